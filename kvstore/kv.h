@@ -1,0 +1,427 @@
+/*
+ * kv.h — the public API of Strata's ordered key-value store (HBase model).
+ *
+ * Everything above kvstore/ talks to the store only through this header, so
+ * that a second backend on a distributed engine can implement it unchanged.
+ *
+ * Data model
+ *   store > kv tables > column families > rows > cells.
+ *   A cell is (row, family, qualifier, timestamp, type) -> value, ordered by
+ *   row asc, family asc, qualifier asc, timestamp desc, type desc (memcmp
+ *   order for byte strings). Types follow HBase: Put, Delete (one version),
+ *   DeleteColumn (all versions <= ts), DeleteFamily (all cells of the row in
+ *   the family with ts <= marker ts), DeleteFamilyVersion (all cells of the
+ *   row in the family with exactly that ts).
+ *
+ * Time
+ *   Timestamps are microseconds since the Unix epoch from a hybrid logical
+ *   clock: every committed batch gets a unique, strictly increasing commit
+ *   timestamp (max(wall clock, last + 1)). The read point is the newest
+ *   timestamp below which every commit is complete; a read at read_ts sees
+ *   exactly the cells with ts <= read_ts of complete commits, never part of a
+ *   batch. Cells older than the newest version stay readable until
+ *   compaction drops them (retention policy), so reads "as of" a past
+ *   timestamp work within the retention window.
+ *
+ * Errors
+ *   Functions return kv_status. On failure a message describing the error is
+ *   available from kv_errmsg() on the same thread until the next failing
+ *   call. Corruption is always reported as KV_CORRUPTION, never as wrong data.
+ *   After an fsync failure the store refuses writes (KV_READ_ONLY) until it
+ *   is reopened and has recovered from its log.
+ *
+ * Threads
+ *   A kv_store and its kv_tables are safe to use from many threads at once.
+ *   A kv_batch and a kv_iter belong to one thread at a time.
+ */
+#ifndef STRATA_KV_H
+#define STRATA_KV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util.h"
+
+typedef struct kv_store kv_store;
+typedef struct kv_table kv_table;
+typedef struct kv_batch kv_batch;
+typedef struct kv_iter kv_iter;
+typedef struct kv_filter kv_filter;
+typedef struct kv_fs kv_fs; /* file-system interface, see kv_fs.h */
+
+typedef enum kv_status {
+	KV_OK = 0,
+	KV_NOT_FOUND,    /* no such table / family / cell */
+	KV_EXISTS,       /* table or family already exists */
+	KV_CONFLICT,     /* commit_if: a row changed after read_ts */
+	KV_CHECK_FAILED, /* a batch condition did not hold; nothing written */
+	KV_INVALID,      /* bad argument (caller bug or hostile input) */
+	KV_CORRUPTION,   /* checksum mismatch or malformed file */
+	KV_IO_ERROR,     /* EIO and friends */
+	KV_NO_SPACE,     /* ENOSPC; the store stays consistent */
+	KV_READ_ONLY,    /* writes refused after an fsync failure */
+	KV_NO_MEMORY,    /* allocation failed or budget exceeded */
+	KV_BUSY,         /* e.g. table in use by a running operation */
+	KV_CLOSED,       /* store shutting down */
+	KV_TOO_LARGE     /* a value, row or batch exceeds a backend limit */
+} kv_status;
+
+const char *kv_status_name(kv_status s);
+/* Message of the last failure on this thread ("" if none). */
+const char *kv_errmsg(void);
+
+typedef uint64_t kv_ts;
+#define KV_TS_MAX UINT64_MAX /* as read_ts: "the current read point" */
+#define KV_TS_LATEST 0       /* as write ts: "the batch's commit timestamp" */
+
+typedef enum kv_cell_type {
+	KV_PUT = 4,
+	KV_DELETE = 8,
+	KV_DELETE_FAMILY_VERSION = 10,
+	KV_DELETE_COLUMN = 12,
+	KV_DELETE_FAMILY = 14
+} kv_cell_type;
+
+/* A view of bytes owned by someone else (see the function's lifetime note). */
+typedef struct kv_slice {
+	const uint8_t *data;
+	size_t len;
+} kv_slice;
+
+typedef struct kv_cell {
+	kv_slice row;
+	kv_slice family;
+	kv_slice qualifier;
+	kv_ts ts;
+	uint8_t type; /* kv_cell_type */
+	kv_slice value;
+} kv_cell;
+
+/* memcmp order with shorter-is-smaller, as for all keys in the store. */
+int kv_slice_cmp(kv_slice a, kv_slice b);
+/* Full cell order (row, family, qualifier asc; ts, type desc). */
+int kv_cell_cmp(const kv_cell *a, const kv_cell *b);
+
+/* ---------------------------------------------------------------- store */
+
+typedef enum kv_durability {
+	KV_SYNC_COMMIT = 0, /* fsync the log before a commit returns (group commit) */
+	KV_SYNC_PERIODIC,   /* fsync every sync_interval_ms; a crash may lose the tail */
+	KV_SYNC_NONE        /* tests and bulk loads only */
+} kv_durability;
+
+typedef struct kv_store_opts {
+	kv_durability durability;
+	int sync_interval_ms;          /* for KV_SYNC_PERIODIC; default 100 */
+	size_t memstore_flush_bytes;   /* per kv table; default 64 MiB */
+	size_t memstore_global_bytes;  /* writers stall above this; default 1 GiB */
+	size_t block_cache_bytes;      /* default 256 MiB */
+	int max_open_files;            /* default 1000 */
+	int compaction_threads;        /* default 1 */
+	size_t wal_segment_bytes;      /* default 64 MiB */
+	kv_fs *fs;                     /* NULL = POSIX; borrowed, must outlive the store */
+	bool create_if_missing;
+	bool read_only;                /* open for inspection (tools); no writes, no compaction */
+} kv_store_opts;
+
+void kv_store_opts_default(kv_store_opts *o);
+
+/* Opens (recovering from the log) or creates a store in directory `path`. */
+kv_status kv_store_open(const char *path, const kv_store_opts *opts, kv_store **out);
+/* Flushes nothing extra (the log is durable), stops background work, frees.
+ * REQUIRES: no open iterators or batches in use. */
+void kv_store_close(kv_store *s);
+
+/* The newest timestamp below which all commits are complete. */
+kv_ts kv_read_point(kv_store *s);
+
+/* ---------------------------------------------------------------- tables */
+
+typedef enum kv_bloom { KV_BLOOM_NONE = 0, KV_BLOOM_ROW, KV_BLOOM_ROWCOL } kv_bloom;
+
+typedef struct kv_family_opts {
+	char name[32];         /* printable, non-empty */
+	int max_versions;      /* default 1; versions kept by major compaction */
+	int min_versions;      /* default 0; kept even when expired by TTL */
+	int64_t ttl_seconds;   /* 0 = forever */
+	bool keep_deleted_cells;
+	int compression_level; /* zstd level 1..19; 0 = no compression; default 3 */
+	kv_bloom bloom;        /* default KV_BLOOM_ROW */
+	uint32_t block_size;   /* default 16 KiB */
+	/* Minimum age (seconds) of versions before compaction may drop them:
+	 * the time-travel retention window. Default 0 (only max_versions). */
+	int64_t retention_seconds;
+} kv_family_opts;
+
+void kv_family_opts_default(kv_family_opts *o, const char *name);
+
+/* Creates kv table `name` with the given families (at least one).
+ * KV_EXISTS if it exists. Durable when it returns. */
+kv_status kv_table_create(kv_store *s, const char *name, const kv_family_opts *fams, int nfams);
+kv_status kv_table_drop(kv_store *s, const char *name);
+/* Adds, changes or removes a family (remove: drop=true). */
+kv_status kv_table_alter_family(kv_store *s, const char *name, const kv_family_opts *fam, bool drop);
+/* Lists tables: calls fn for each; stops early if fn returns non-zero. */
+kv_status kv_table_list(kv_store *s, int (*fn)(void *arg, const char *name), void *arg);
+/* Copies out up to max family options; returns the count via *n. */
+kv_status kv_table_families(kv_store *s, const char *name, kv_family_opts *out, int max, int *n);
+
+/* Opens a handle (reference counted; cheap to call repeatedly). The handle
+ * stays valid until kv_table_close() even if the table is dropped meanwhile
+ * (reads then return KV_NOT_FOUND). */
+kv_status kv_table_open(kv_store *s, const char *name, kv_table **out);
+void kv_table_close(kv_table *t);
+kv_store *kv_table_store(kv_table *t);
+const char *kv_table_name(kv_table *t);
+
+/* ---------------------------------------------------------------- writes */
+
+/* A batch of mutations over any rows and tables of one store, committed
+ * atomically at one timestamp with one log record. The batch copies every
+ * byte passed to it. Caller frees with kv_batch_free(). */
+kv_batch *kv_batch_new(void);
+void kv_batch_free(kv_batch *b);
+void kv_batch_clear(kv_batch *b);
+size_t kv_batch_count(const kv_batch *b);     /* mutations */
+size_t kv_batch_byte_size(const kv_batch *b); /* approximate */
+
+/* ts = KV_TS_LATEST: the commit timestamp. An explicit ts (backfills,
+ * tests, reserve_ts protocols) is kept as given. */
+void kv_batch_put(kv_batch *b, kv_table *t, const void *row, size_t rlen, const char *family,
+		  const void *qual, size_t qlen, kv_ts ts, const void *val, size_t vlen);
+/* type: KV_DELETE, KV_DELETE_COLUMN, KV_DELETE_FAMILY (qual ignored),
+ * KV_DELETE_FAMILY_VERSION (qual ignored, ts required). */
+void kv_batch_delete(kv_batch *b, kv_table *t, const void *row, size_t rlen, const char *family,
+		     const void *qual, size_t qlen, kv_ts ts, kv_cell_type type);
+/* DeleteFamily in every family of the table at ts. */
+void kv_batch_delete_row(kv_batch *b, kv_table *t, const void *row, size_t rlen, kv_ts ts);
+
+typedef enum kv_cmp_op {
+	KV_CMP_EQ = 0,
+	KV_CMP_NE,
+	KV_CMP_LT, /* current value < given value (memcmp order) */
+	KV_CMP_LE,
+	KV_CMP_GT,
+	KV_CMP_GE,
+	KV_CMP_ABSENT, /* the cell has no visible version */
+	KV_CMP_PRESENT
+} kv_cmp_op;
+
+/* A condition checked atomically at commit against the newest visible
+ * version of the cell: "current <op> value". A failing condition makes the
+ * commit return KV_CHECK_FAILED and write nothing. (checkAndMutate is a
+ * batch with one condition and mutations on that row; on a distributed
+ * backend the conditions become the compares of one transaction.) */
+void kv_batch_require(kv_batch *b, kv_table *t, const void *row, size_t rlen, const char *family,
+		      const void *qual, size_t qlen, kv_cmp_op op, const void *val, size_t vlen);
+/* Adds a row to the conflict set of kv_commit_if() without writing it
+ * (rows read under SELECT ... FOR UPDATE, say). */
+void kv_batch_check_row(kv_batch *b, kv_table *t, const void *row, size_t rlen);
+
+typedef struct kv_write_opts {
+	bool no_sync; /* skip the fsync for this batch (bulk loads with their own sync) */
+	kv_ts ts;     /* with kv_ts_reserve(): commit at this reserved timestamp */
+} kv_write_opts;
+
+/* Commits the batch: one commit timestamp (returned in *commit_ts if not
+ * NULL), one log record, durable per the store's durability when it
+ * returns; visible to readers once every earlier timestamp is complete.
+ * An empty batch succeeds without a timestamp. opts may be NULL. */
+kv_status kv_commit(kv_store *s, kv_batch *b, const kv_write_opts *opts, kv_ts *commit_ts);
+/* Like kv_commit, but KV_CONFLICT if any row written by the batch (or added
+ * with kv_batch_check_row) has a committed cell newer than read_ts:
+ * first-committer-wins for snapshot isolation. */
+kv_status kv_commit_if(kv_store *s, kv_batch *b, kv_ts read_ts, const kv_write_opts *opts,
+		       kv_ts *commit_ts);
+
+/* Multi-step writes at one timestamp (index first, then data, when they are
+ * not one batch): reserve a timestamp, commit batches with
+ * kv_write_opts.ts = it, then finish. The read point never passes a reserved
+ * timestamp that is not finished. */
+kv_status kv_ts_reserve(kv_store *s, kv_ts *ts);
+void kv_ts_finish(kv_store *s, kv_ts ts);
+
+/* Atomic, serialisable per cell: reads the newest value (an 8-byte
+ * big-endian int64, or absent = 0), adds delta, writes it at a new
+ * timestamp; returns the new value. */
+kv_status kv_increment(kv_table *t, const void *row, size_t rlen, const char *family, const void *qual,
+		       size_t qlen, int64_t delta, int64_t *result);
+/* Atomic append of bytes to the newest value of a cell. */
+kv_status kv_append(kv_table *t, const void *row, size_t rlen, const char *family, const void *qual,
+		    size_t qlen, const void *val, size_t vlen);
+
+/* ---------------------------------------------------------------- filters */
+
+/* HBase filter return codes: what the scan does with the current cell. */
+typedef enum kv_filter_code {
+	KV_FILTER_INCLUDE = 0,
+	KV_FILTER_SKIP,          /* this cell only */
+	KV_FILTER_NEXT_COL,      /* skip the other versions of this column */
+	KV_FILTER_NEXT_ROW,      /* skip the rest of this row */
+	KV_FILTER_SEEK_HINT,     /* seek to the cell from get_hint() (uses the block index) */
+	KV_FILTER_DONE           /* stop the scan */
+} kv_filter_code;
+
+/* Custom filters (the SQL layer pushes predicates down with these). All
+ * callbacks optional except filter_cell. Called in scan order for visible
+ * cells (after version and delete processing). */
+typedef struct kv_filter_vtbl {
+	/* Row start: return true to skip the whole row without looking at cells. */
+	bool (*filter_row_key)(void *arg, kv_slice row);
+	kv_filter_code (*filter_cell)(void *arg, const kv_cell *c);
+	/* For KV_FILTER_SEEK_HINT: fill *hint with the next cell position to seek
+	 * to (row, family, qualifier; ts/type ignored). Valid until the next call. */
+	void (*get_hint)(void *arg, const kv_cell *current, kv_cell *hint);
+	/* Row end: the cells included for this row; return true to drop the row. */
+	bool (*filter_row)(void *arg, const kv_cell *cells, size_t n);
+	void (*reset)(void *arg); /* called before each row */
+	void (*free)(void *arg);
+} kv_filter_vtbl;
+
+/* Constructors; the caller frees with kv_filter_free() (a list frees its
+ * children). Every filter keeps its own copy of the bytes given. */
+kv_filter *kv_filter_custom(const kv_filter_vtbl *vt, void *arg); /* takes ownership of arg (vt->free) */
+/* Qualifiers in [min, max) (inclusiveness per flag); NULL bound = open. */
+kv_filter *kv_filter_column_range(const void *min, size_t minlen, bool min_incl, const void *max,
+				  size_t maxlen, bool max_incl);
+kv_filter *kv_filter_column_prefix(const void *prefix, size_t len);
+kv_filter *kv_filter_multi_column_prefix(const kv_slice *prefixes, int n);
+kv_filter *kv_filter_row_prefix(const void *prefix, size_t len);
+/* Keep rows whose cell family:qual compares `op` to value (memcmp order);
+ * filter_if_missing drops rows without the cell. */
+kv_filter *kv_filter_single_column_value(const char *family, const void *qual, size_t qlen,
+					 kv_cmp_op op, const void *val, size_t vlen,
+					 bool filter_if_missing);
+typedef enum kv_filter_list_op { KV_FILTER_AND = 0, KV_FILTER_OR } kv_filter_list_op;
+kv_filter *kv_filter_list(kv_filter_list_op op, kv_filter **filters, int n); /* takes ownership */
+void kv_filter_free(kv_filter *f);
+
+/* ---------------------------------------------------------------- reads */
+
+typedef struct kv_column {
+	const char *family;
+	const void *qualifier; /* NULL = every qualifier of the family */
+	size_t qlen;
+} kv_column;
+
+typedef struct kv_read_opts {
+	kv_ts read_ts;      /* 0 or KV_TS_MAX = the current read point */
+	kv_ts min_ts;       /* time range [min_ts, max_ts); 0 = unbounded */
+	kv_ts max_ts;       /* 0 = unbounded */
+	int max_versions;   /* 0 = 1 */
+	const kv_column *columns; /* NULL = all families, all qualifiers */
+	int ncolumns;
+	const kv_filter *filter;  /* borrowed; must outlive the read */
+	bool raw;           /* return delete markers and deleted/excess versions */
+	bool no_cache;      /* do not fill the block cache (big scans) */
+} kv_read_opts;
+
+typedef struct kv_scan_opts {
+	kv_read_opts read;
+	/* Row range [start, stop); NULL/0-length start = from the first row,
+	 * NULL stop = to the last row. The range is the same for reverse scans. */
+	const void *start;
+	size_t start_len;
+	const void *stop;
+	size_t stop_len;
+	bool start_exclusive; /* (start, stop) */
+	bool stop_inclusive;  /* [start, stop] */
+	bool reverse;         /* rows descending; cells within a row still in order */
+	uint64_t limit;       /* max rows; 0 = no limit */
+	uint32_t batch;       /* max cells returned per row chunk (wide rows); 0 = no limit */
+} kv_scan_opts;
+
+/* A row read with kv_get(): cells in order, bytes owned by the arena
+ * passed in (valid until it is reset). n == 0 when the row does not exist. */
+typedef struct kv_row {
+	kv_cell *cells;
+	size_t n;
+} kv_row;
+
+kv_status kv_get(kv_table *t, const void *row, size_t rlen, const kv_read_opts *opts, util_arena *arena,
+		 kv_row *out);
+
+/*
+ * Scans return an iterator over visible cells in scan order; it is
+ * positioned on the first cell when returned (check kv_iter_valid). Never
+ * NULL: an iterator that failed to open carries the error in its status.
+ * Caller frees with kv_iter_close(). The iterator reads a consistent
+ * snapshot at opts->read.read_ts (resolved at creation).
+ */
+kv_iter *kv_scan(kv_table *t, const kv_scan_opts *opts);
+bool kv_iter_valid(const kv_iter *it);
+/* REQUIRES: valid(). Valid until the next call that moves the iterator. */
+const kv_cell *kv_iter_cell(const kv_iter *it);
+void kv_iter_next(kv_iter *it);
+/* Skips the rest of the current row. */
+void kv_iter_next_row(kv_iter *it);
+/* Forward: first row >= row; reverse: first row <= row (clamped to the
+ * scan's range). Uses the block index, never steps cell by cell. */
+void kv_iter_seek_row(kv_iter *it, const void *row, size_t rlen);
+/* True when the last kv_iter_next() moved to a new row. */
+bool kv_iter_row_start(const kv_iter *it);
+kv_status kv_iter_status(const kv_iter *it);
+void kv_iter_close(kv_iter *it);
+
+/* First and last row of a range (one seek / one reverse seek). The row key
+ * is copied into arena. KV_NOT_FOUND if the range is empty. */
+kv_status kv_first_row(kv_table *t, const kv_scan_opts *opts, util_arena *arena, kv_slice *row);
+kv_status kv_last_row(kv_table *t, const kv_scan_opts *opts, util_arena *arena, kv_slice *row);
+
+/* Last row of [lo, hi) found by bisection with existence probes only (as in
+ * Accumulo's FindMax): for backends without reverse scans. *probes counts
+ * the probes made (O(log n) in the key length). */
+kv_status kv_find_max_row(kv_table *t, const kv_scan_opts *opts, util_arena *arena, kv_slice *row,
+			  int *probes);
+
+/* Up to max-1 approximately equal-sized split points of [start, stop),
+ * from the sorted files' block indexes; copied into arena. */
+kv_status kv_split_points(kv_table *t, const void *start, size_t slen, const void *stop, size_t stlen,
+			  int max, util_arena *arena, kv_slice *points, int *n);
+
+/* ---------------------------------------------------------------- maintenance */
+
+typedef enum kv_compaction_decision { KV_COMPACT_KEEP = 0, KV_COMPACT_DROP } kv_compaction_decision;
+/* Called by compaction for each surviving cell; upper layers drop cells (index
+ * GC). Runs in a background thread. fn == NULL removes the hook. */
+typedef kv_compaction_decision (*kv_compaction_filter_fn)(void *arg, const kv_cell *c);
+void kv_table_set_compaction_filter(kv_table *t, kv_compaction_filter_fn fn, void *arg);
+
+/* Writes the table's memstores to sorted files and waits for it. */
+kv_status kv_table_flush(kv_table *t);
+/* Compacts the table and waits: major = all files into one, dropping
+ * deleted, expired and excess versions. */
+kv_status kv_table_compact(kv_table *t, bool major);
+/* Flushes every table (e.g. before a backup). */
+kv_status kv_store_flush(kv_store *s);
+
+typedef struct kv_table_stats {
+	uint64_t memstore_bytes;
+	uint64_t file_count;
+	uint64_t file_bytes;
+	uint64_t entries;        /* cells in files (approximate) */
+	uint64_t compactions;
+	uint64_t flushes;
+} kv_table_stats;
+
+typedef struct kv_store_stats {
+	uint64_t commits;
+	uint64_t wal_bytes;
+	uint64_t wal_syncs;
+	uint64_t cache_hits;
+	uint64_t cache_misses;
+	uint64_t cache_bytes;
+	uint64_t memstore_bytes;
+	uint64_t stalls;
+	kv_ts read_point;
+} kv_store_stats;
+
+kv_status kv_table_get_stats(kv_table *t, kv_table_stats *out);
+void kv_store_get_stats(kv_store *s, kv_store_stats *out);
+
+/* Verifies every checksum of every file and log segment; reports each
+ * problem through fn (may be NULL). KV_CORRUPTION if any. */
+kv_status kv_store_verify(kv_store *s, void (*fn)(void *arg, const char *problem), void *arg);
+
+#endif /* STRATA_KV_H */
