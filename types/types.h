@@ -410,6 +410,11 @@ typedef struct ty_func {
 	const char *prosrc;   /* pg_proc.prosrc (C symbol name) */
 	ty_oid oid;           /* 0 = assigned at registration (stable order) */
 	int16_t nargdefaults; /* trailing args that may be omitted (their defaults are the fn's job) */
+	/* Functions returning rows (OUT columns, e.g. jsonb_each): ret is
+	 * TY_RECORD and each result datum has .p -> ty_datum[nout], .len = nout. */
+	int nout;
+	const ty_oid *outtypes;
+	const char *const *outnames;
 } ty_func;
 
 /* Registration (startup only). The table must stay alive; oids are assigned
@@ -471,6 +476,11 @@ typedef struct ty_agg {
 	/* Moving-frame support (window aggregates): removes one row; NULL if not invertible. */
 	void (*inverse)(void *state, ty_fcinfo *fc);
 	ty_oid oid;
+	/* Ordered-set aggregates (percentile_cont(0.5) WITHIN GROUP (ORDER BY x)):
+	 * the first ndirect args are direct arguments evaluated once per group;
+	 * the executor feeds the aggregated args to step() in sorted order. */
+	bool ordered_set;
+	int ndirect;
 } ty_agg;
 
 void ty_agg_register(const ty_agg *aggs, int n);
