@@ -10,6 +10,11 @@
  * P-digit decimal does, except at powers of two where the rounding interval
  * is narrower below than above, so there the neighbours are tried too. The
  * property is monotone in P, so P is found by binary search.
+ *
+ * PostgreSQL builds Ryu without STRICTLY_SHORTEST, so the interval is open:
+ * a decimal lying exactly halfway between two floats is not accepted even
+ * though it reads back (ties-to-even) as the even one. is_tie() detects
+ * that exactly with integer arithmetic.
  */
 #include "num_priv.h"
 
@@ -30,6 +35,57 @@ static bool trip(cand c, double v, bool isfloat)
 	if (isfloat)
 		return strtof(buf, NULL) == (float)v;
 	return strtod(buf, NULL) == v;
+}
+
+/* True when m * 10^e is exactly halfway between v and a neighbour. */
+static bool is_tie(cand c, double v, bool isfloat)
+{
+	int bits = isfloat ? 24 : 53, min_e2 = isfloat ? -149 : -1074;
+	int e;
+	double f = frexp(v, &e);
+	uint64_t mant = (uint64_t)ldexp(f, bits);
+	int e2 = e - bits;
+	if (e2 < min_e2) { /* subnormal: fixed spacing */
+		mant >>= (min_e2 - e2);
+		e2 = min_e2;
+	}
+	/* the candidate as odd * 2^ex2, if it is a dyadic rational at all */
+	unsigned __int128 odd = c.m;
+	int ex2;
+	if (c.m == 0)
+		return false;
+	if (c.e >= 0) {
+		if (c.e > 27)
+			return false;
+		for (int i = 0; i < c.e; i++)
+			odd *= 5;
+		ex2 = c.e;
+	} else {
+		if (-c.e > 27)
+			return false;
+		uint64_t p5 = 1;
+		for (int i = 0; i < -c.e; i++)
+			p5 *= 5;
+		if (c.m % p5)
+			return false;
+		odd = c.m / p5;
+		ex2 = c.e;
+	}
+	while (!(odd & 1)) {
+		odd >>= 1;
+		ex2++;
+	}
+	unsigned __int128 m2 = mant;
+	if (odd == 2 * m2 + 1 && ex2 == e2 - 1)
+		return true;
+	if (mant == (UINT64_C(1) << (bits - 1)) && e2 > min_e2) /* narrower gap below */
+		return odd == 4 * m2 - 1 && ex2 == e2 - 2;
+	return odd == 2 * m2 - 1 && ex2 == e2 - 1;
+}
+
+static bool accept(cand c, double v, bool isfloat)
+{
+	return trip(c, v, isfloat) && !is_tie(c, v, isfloat);
 }
 
 /* Nearest P-digit decimal to v (positive, finite). */
@@ -60,17 +116,17 @@ static bool pow2(double v, bool isfloat)
 static bool try_prec(double v, int p, bool isfloat, cand *out)
 {
 	cand c = nearest(v, p);
-	if (trip(c, v, isfloat)) {
+	if (accept(c, v, isfloat)) {
 		*out = c;
 		return true;
 	}
 	if (pow2(v, isfloat)) {
 		cand up = {c.m + 1, c.e}, dn = {c.m - 1, c.e};
-		if (trip(up, v, isfloat)) {
+		if (accept(up, v, isfloat)) {
 			*out = up;
 			return true;
 		}
-		if (c.m > 1 && trip(dn, v, isfloat)) {
+		if (c.m > 1 && accept(dn, v, isfloat)) {
 			*out = dn;
 			return true;
 		}

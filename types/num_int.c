@@ -22,19 +22,16 @@ int64_t num_parse_int(const char *s, size_t len, int bits, const char *typname)
 	/* Accumulate negatively so that the minimum value fits. */
 	int64_t lim = bits == 16 ? INT16_MIN : bits == 32 ? INT32_MIN : INT64_MIN;
 	int64_t v = 0;
-	bool over = false;
+	/* Overflow is reported as soon as it happens, before any trailing junk. */
 	while (p < end && *p >= '0' && *p <= '9') {
 		int d = *p++ - '0';
-		if (!over &&
-		    (__builtin_mul_overflow(v, 10, &v) || __builtin_sub_overflow(v, d, &v) || v < lim))
-			over = true;
+		if (__builtin_mul_overflow(v, 10, &v) || __builtin_sub_overflow(v, d, &v) || v < lim)
+			num_err_value_range(typname, s, len);
 	}
 	while (p < end && num_isspace(*p))
 		p++;
 	if (p != end)
 		num_err_syntax(typname, s, len);
-	if (over)
-		num_err_value_range(typname, s, len);
 	if (!neg) {
 		if (v == lim)
 			num_err_value_range(typname, s, len);

@@ -88,35 +88,24 @@ static int64_t modi(int64_t a, int64_t b)
 	{                                                                                                    \
 		return ty_int(divi(ARG_I(0), ARG_I(1), bits));                                               \
 	}
-#define INT_CMP(pfx, cmpname)                                                                                \
-	NUMFN(pfx##eq)                                                                                       \
-	{                                                                                                    \
-		return ty_bool(ARG_I(0) == ARG_I(1));                                                        \
-	}                                                                                                    \
-	NUMFN(pfx##ne)                                                                                       \
-	{                                                                                                    \
-		return ty_bool(ARG_I(0) != ARG_I(1));                                                        \
-	}                                                                                                    \
-	NUMFN(pfx##lt)                                                                                       \
-	{                                                                                                    \
-		return ty_bool(ARG_I(0) < ARG_I(1));                                                         \
-	}                                                                                                    \
-	NUMFN(pfx##le)                                                                                       \
-	{                                                                                                    \
-		return ty_bool(ARG_I(0) <= ARG_I(1));                                                        \
-	}                                                                                                    \
-	NUMFN(pfx##gt)                                                                                       \
-	{                                                                                                    \
-		return ty_bool(ARG_I(0) > ARG_I(1));                                                         \
-	}                                                                                                    \
-	NUMFN(pfx##ge)                                                                                       \
-	{                                                                                                    \
-		return ty_bool(ARG_I(0) >= ARG_I(1));                                                        \
-	}                                                                                                    \
-	NUMFN(cmpname)                                                                                       \
-	{                                                                                                    \
-		return ty_int((ARG_I(0) > ARG_I(1)) - (ARG_I(0) < ARG_I(1)));                                \
-	}
+/* clang-format off */
+#define INT_CMP6(pfx) \
+	NUMFN(pfx##eq) { return ty_bool(ARG_I(0) == ARG_I(1)); } \
+	NUMFN(pfx##ne) { return ty_bool(ARG_I(0) != ARG_I(1)); } \
+	NUMFN(pfx##lt) { return ty_bool(ARG_I(0) < ARG_I(1)); } \
+	NUMFN(pfx##le) { return ty_bool(ARG_I(0) <= ARG_I(1)); } \
+	NUMFN(pfx##gt) { return ty_bool(ARG_I(0) > ARG_I(1)); } \
+	NUMFN(pfx##ge) { return ty_bool(ARG_I(0) >= ARG_I(1)); }
+#define INT_CMP(pfx, cmpname) \
+	INT_CMP6(pfx) \
+	NUMFN(cmpname) { return ty_int((ARG_I(0) > ARG_I(1)) - (ARG_I(0) < ARG_I(1))); }
+/* clang-format on */
+
+/* btint2cmp is a plain difference in PostgreSQL (fits in int32). */
+NUMFN(btint2cmp)
+{
+	return ty_int(ARG_I(0) - ARG_I(1));
+}
 
 INT_ARITH(int2, 16)
 INT_ARITH(int4, 32)
@@ -127,7 +116,7 @@ INT_ARITH(int28, 64)
 INT_ARITH(int82, 64)
 INT_ARITH(int48, 64)
 INT_ARITH(int84, 64)
-INT_CMP(int2, btint2cmp)
+INT_CMP6(int2)
 INT_CMP(int4, btint4cmp)
 INT_CMP(int8, btint8cmp)
 INT_CMP(int24, btint24cmp)

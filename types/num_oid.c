@@ -4,9 +4,9 @@
  * fit after sign extension; xid/cid parse like strtoul with base 0 and
  * never fail), comparison, hashing and key encoding for oid.
  *
- * Datum: .i holds the 32-bit value; readers take (uint32_t).i, so both the
- * zero-extended form and the sign-extended one that a binary-coercible
- * int4 -> oid cast leaves behind mean the same oid.
+ * Datum: .i holds the 32-bit value sign-extended as an int32 (what the
+ * binary-coercible casts int4 <-> oid need: 4294967295::oid::int4 = -1);
+ * readers take (uint32_t).i, so a zero-extended value means the same oid.
  */
 #include "num_priv.h"
 
@@ -37,13 +37,13 @@ static ty_datum oid_in(const char *s, size_t len, int32_t typmod)
 	uint32_t r = (uint32_t)cvt;
 	if (cvt != (unsigned long)r && cvt != (unsigned long)(long)(int32_t)r)
 		num_err_value_range("oid", s, len);
-	return ty_int(r);
+	return ty_int((int32_t)r);
 }
 
 static ty_datum xid_in(const char *s, size_t len, int32_t typmod)
 {
 	(void)typmod;
-	return ty_int((uint32_t)strtoul(ty_strndup(s, len), NULL, 0));
+	return ty_int((int32_t)(uint32_t)strtoul(ty_strndup(s, len), NULL, 0));
 }
 
 static void oid_out(ty_datum v, util_buf *out)
@@ -55,7 +55,7 @@ static ty_datum oid_recv(const uint8_t *p, size_t len, int32_t typmod)
 {
 	(void)typmod;
 	num_recv_check(len, 4);
-	return ty_int((uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]);
+	return ty_int((int32_t)((uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]));
 }
 
 static void oid_send(ty_datum v, util_buf *out)
@@ -83,7 +83,7 @@ static size_t oid_keydec(const uint8_t *p, const uint8_t *end, ty_datum *out)
 {
 	if (end - p < 4)
 		return 0;
-	*out = ty_int((uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]);
+	*out = ty_int((int32_t)((uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]));
 	return 4;
 }
 
@@ -182,7 +182,7 @@ NUMFN(i8tooid)
 {
 	if (ARG_I(0) < 0 || ARG_I(0) > (int64_t)UINT32_MAX)
 		ty_error(UTIL_E_NUMERIC_VALUE_OUT_OF_RANGE, "OID out of range");
-	return ty_int(ARG_I(0));
+	return ty_int((int32_t)(uint32_t)ARG_I(0));
 }
 /* xideq / xidneq also serve xideqint4 / xidneqint4 (xid vs integer). */
 NUMFN(xideq)

@@ -10,6 +10,7 @@ extern const ty_type num_bool_type;
 extern const ty_type num_int_types[3];
 extern const ty_type num_float_types[2];
 extern const ty_type num_oid_types[3];
+extern const ty_type num_numeric_type;
 
 #include "num_catalog.inc"
 
@@ -20,6 +21,7 @@ void ty_register_numeric(void)
 		ty_type_register(&num_int_types[i]);
 	for (int i = 0; i < 2; i++)
 		ty_type_register(&num_float_types[i]);
+	ty_type_register(&num_numeric_type);
 	for (int i = 0; i < 3; i++)
 		ty_type_register(&num_oid_types[i]);
 	ty_func_register(num_funcs, (int)UTIL_ARRAY_LEN(num_funcs));

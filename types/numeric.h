@@ -30,6 +30,10 @@
 /* numeric_in: PostgreSQL's syntax incl. NaN/Infinity and surrounding
  * whitespace; typmod -1 or numeric(p,s). Throws 22P02/22003. */
 ty_datum ty_numeric_parse(const char *s, size_t len, int32_t typmod);
+/* The typmod of numeric(precision, scale) (numerictypmodin): throws 22023
+ * "NUMERIC precision %d must be between 1 and 1000" / "NUMERIC scale %d
+ * must be between -1000 and 1000". */
+int32_t ty_numeric_typmod(int precision, int scale);
 /* numeric_out: appends the text form. */
 void ty_numeric_format(ty_datum n, util_buf *out);
 
