@@ -103,6 +103,28 @@ void ty_str_out_raw(ty_datum v, util_buf *out);
 /* md5 of bytes as 32 lower-case hex digits (text datum). */
 ty_datum ty_str_md5_text(const void *p, size_t n);
 
+/* substring by characters with PostgreSQL's rules for start < 1 and
+ * negative lengths (22011); to_end ignores len. */
+ty_datum ty_str_substring(ty_datum v, int64_t start, int64_t len, bool to_end);
+
+/* A growable string in the current arena (ty_alloc): unlike a heap
+ * util_buf it cannot leak when an error unwinds past it. */
+typedef struct ty_str_sb {
+	char *p;
+	size_t len, cap;
+} ty_str_sb;
+void ty_str_sb_append(ty_str_sb *b, const void *s, size_t n);
+static inline void ty_str_sb_putc(ty_str_sb *b, char c)
+{
+	ty_str_sb_append(b, &c, 1);
+}
+static inline ty_datum ty_str_sb_datum(const ty_str_sb *b)
+{
+	return ty_bytes(b->p ? b->p : "", b->len);
+}
+/* Appends the text output of v (type's output function). */
+void ty_str_sb_output(ty_str_sb *b, ty_oid type, ty_datum v);
+
 /* Per-file tables registered by ty_register_strings(). */
 void ty_str_register_text(void);
 void ty_str_register_bytea(void);

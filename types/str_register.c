@@ -7,4 +7,8 @@ void ty_register_strings(void)
 	ty_str_register_text();
 	ty_str_register_bytea();
 	ty_str_register_like();
+	ty_str_register_uuid();
+	ty_str_register_funcs();
+	ty_str_register_format();
+	ty_str_register_agg();
 }

@@ -195,3 +195,39 @@ void ty_str_out_raw(ty_datum v, util_buf *out)
 {
 	util_buf_append(out, ty_str_p(v), v.len);
 }
+
+void ty_str_sb_append(ty_str_sb *b, const void *s, size_t n)
+{
+	if (b->len + n > b->cap) {
+		size_t cap = b->cap ? b->cap * 2 : 64;
+		while (cap < b->len + n)
+			cap *= 2;
+		char *p = ty_alloc(cap);
+		if (b->len)
+			memcpy(p, b->p, b->len);
+		b->p = p;
+		b->cap = cap;
+	}
+	if (n)
+		memcpy(b->p + b->len, s, n);
+	b->len += n;
+}
+
+void ty_str_sb_output(ty_str_sb *b, ty_oid type, ty_datum v)
+{
+	/* Output functions write to a heap buffer: free it if one throws. */
+	util_buf tmp = UTIL_BUF_INIT;
+	TY_TRY(c)
+	{
+		ty_output(type, v, &tmp);
+	}
+	TY_CATCH(c)
+	{
+		TY_END(c);
+		util_buf_free(&tmp);
+		ty_errthrow();
+	}
+	TY_END(c);
+	ty_str_sb_append(b, tmp.data ? tmp.data : "", tmp.len);
+	util_buf_free(&tmp);
+}

@@ -44,4 +44,13 @@ bool ty_like_match(const char *s, size_t slen, const char *p, size_t plen, bool 
  */
 bool ty_like_prefix(const char *p, size_t plen, util_buf *out);
 
+/* ---------------------------------------------------------------- quoting */
+
+/* quote_ident(): appends s, double-quoted when it is not a lower-case
+ * identifier or is a keyword that is not unreserved. */
+void ty_quote_ident(const char *s, size_t n, util_buf *out);
+/* quote_literal(): appends '...' with quotes doubled, E'...' with doubled
+ * backslashes when s contains a backslash. */
+void ty_quote_literal(const char *s, size_t n, util_buf *out);
+
 #endif /* STRATA_TY_STRINGS_H */

@@ -197,3 +197,124 @@ for v in ["", "0a0B", "0 a", " 0a ", "0a0", "zz", "éa"]:
 for v in ["abc", "a\\\\b", "\\001\\377", "ab\\", "\\400", "\\09"]:
     F("decode", t(v), t("escape"))
 F("decode", t("00"), t("nope"))
+
+# ---------------------------------------------------------------- uuid
+
+for v in ["a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11", "A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11",
+          "{a0eebc99-9c0b4ef8-bb6d6bb9bd380a11}", "a0eebc999c0b4ef8bb6d6bb9bd380a11",
+          "a0ee-bc99-9c0b-4ef8-bb6d-6bb9-bd38-0a11", "{a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11",
+          "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a1", "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a111", "a0eebc99--9c0b",
+          "-a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11", "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11-", "g0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11",
+          "", "{}", "a0e-ebc99-9c0b-4ef8-bb6d-6bb9bd380a11", "00000000-0000-0000-0000-000000000000"]:
+    IN("uuid", v)
+u1, u2 = "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11", "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a1f"
+for a, b in [(u1, u2), (u2, u1), (u1, u1), ("ffffffff-0000-0000-0000-000000000000", u1)]:
+    for op in ["=", "<>", "<", "<=", ">", ">="]:
+        O(op, ("uuid", a), ("uuid", b))
+    F("uuid_cmp", ("uuid", a), ("uuid", b))
+for target in ["text", "varchar(10)", "bpchar"]:
+    CAST(target, "uuid", u1)
+CAST("uuid", "text", u1)
+CAST("uuid", "text", "nope")
+
+# ---------------------------------------------------------------- string functions
+
+words = ["", "hello World", "ÉCOLE école", "it's a 3rd-TEST_case", "  spaced  ", "日本語テキスト", "aBc\u00e9X",
+         "don't STOP", "x1y2z3", "ß", "\u00c0\u00e0"]
+for w in words:
+    for f in ["lower", "upper", "initcap", "length", "char_length", "character_length", "octet_length",
+              "bit_length", "reverse", "ascii", "md5", "btrim", "ltrim", "rtrim", "quote_ident", "quote_literal",
+              "quote_nullable"]:
+        F(f, t(w), collate=f in ("lower", "upper", "initcap"))
+for w in ["", "ab", "ab   ", "日本  ", "   "]:
+    for f in ["length", "char_length", "octet_length"]:
+        F(f, ("bpchar", w))
+F("quote_nullable", t(None))
+for w in ["a\\b", "o'neil", "it's \\ ok", "", "x"]:
+    F("quote_literal", t(w))
+for w in ["select", "Select", "foo", "foo bar", "_x9", "9x", 'we"ird', "", "user", "name", "abs", "between",
+          "é", "current_user", "varchar", "text", "a$b"]:
+    F("quote_ident", t(w))
+
+S = "héllo wörld"
+for s in [-3, -1, 0, 1, 2, 5, 11, 12, 20]:
+    F("substring", t(S), i4(s))
+    F("substr", t(S), i4(s))
+    for n in [-1, 0, 1, 3, 100, 2147483647]:
+        F("substring", t(S), i4(s), i4(n))
+        F("substr", t(S), i4(s), i4(n))
+for needle in ["", "l", "lo", "wö", "ö", "xyz", S, S + "!"]:
+    F("position", t(S), t(needle))
+    F("strpos", t(S), t(needle))
+    F("starts_with", t(S), t(needle))
+    O("^@", t(S), t(needle))
+for rep in ["", "XY", "日本"]:
+    for sp in [-1, 0, 1, 2, 5, 11, 12, 15]:
+        F("overlay", t(S), t(rep), i4(sp))
+        for sl in [-2, 0, 1, 3, 20]:
+            F("overlay", t(S), t(rep), i4(sp), i4(sl))
+F("overlay", t(S), t("x"), i4(2147483647), i4(1))
+for s, chars in [("xxhixx", "x"), ("xyhixy", "yx"), ("  hi  ", " "), ("日本hi本日", "日本"), ("aaa", "a"),
+                 ("hello", ""), ("", "x"), ("éaé", "é"), ("abc", "cba")]:
+    for f in ["btrim", "ltrim", "rtrim"]:
+        F(f, t(s), t(chars))
+for s, a, b in [("abcabc", "b", "XX"), ("abcabc", "", "X"), ("aaa", "aa", "b"), ("héllo", "é", "e"),
+                ("abc", "abc", ""), ("", "a", "b"), ("abababa", "aba", "-"), ("x", "y", "z")]:
+    F("replace", t(s), t(a), t(b))
+for s, a, b in [("12345", "143", "ax"), ("héllo", "éo", "eO"), ("abc", "", "x"), ("abc", "abc", ""),
+                ("aaa", "aa", "xy"), ("日本語", "本", "x"), ("abc", "a", "日")]:
+    F("translate", t(s), t(a), t(b))
+for s, d in [("abc~@~def~@~ghi", "~@~"), ("a,b,,c", ","), ("", ","), ("abc", ""), ("abc", "x"),
+             (",a,", ","), ("日,本,語", ",")]:
+    for n in [-5, -4, -3, -2, -1, 0, 1, 2, 3, 4, 5]:
+        F("split_part", t(s), t(d), i4(n))
+for n in [-20, -3, -1, 0, 1, 3, 20]:
+    F("left", t(S), i4(n))
+    F("right", t(S), i4(n))
+for s in ["hi", "héllo", "", "toolongstring"]:
+    for n in [-1, 0, 2, 5, 8]:
+        F("lpad", t(s), i4(n))
+        F("rpad", t(s), i4(n))
+        for fill in ["xy", "", "日本", "é"]:
+            F("lpad", t(s), i4(n), t(fill))
+            F("rpad", t(s), i4(n), t(fill))
+F("lpad", t("x"), i4(268435455), t("y"))
+F("rpad", t("x"), i4(300000000))
+for s in ["ab", "", "日"]:
+    for n in [-1, 0, 1, 3]:
+        F("repeat", t(s), i4(n))
+F("repeat", t("abc"), i4(1000000000))
+for c in [65, 0, -1, 233, 26085, 128512, 55296, 57343, 1114111, 1114112, 127]:
+    F("chr", i4(c))
+for v in [0, 1, 255, -1, 2147483647, -2147483648]:
+    F("to_hex", i4(v))
+for v in ["0", "255", "-1", "9223372036854775807", "-9223372036854775808"]:
+    F("to_hex", ("int8", v))
+for s, d in [("a,b,c", ","), ("a,,c", ","), ("", ","), ("abc", ""), ("abc", None), ("日本", None), ("a--b", "--")]:
+    F("string_to_table", t(s), t(d), srf=True)
+    F("string_to_table", t(s), t(d), t("b"), srf=True)
+F("string_to_table", t(None), t(","), srf=True)
+
+# concat / concat_ws / format (VARIADIC "any")
+F("concat", t("a"), t(None), t("b"))
+F("concat", t(None))
+F("concat", ("bpchar", "x  "), t("|"))
+F("concat", t("a"), ("int4", "42"), ("bool", "true"), ("bytea", "\\x01"), ("uuid", u1))
+F("concat_ws", t(","), t("a"), t(None), t("b"), ("int4", "7"))
+F("concat_ws", t(None), t("a"))
+F("concat_ws", t(""), t("a"), t("b"))
+F("concat_ws", t(","), t(None))
+for fmt, args in [
+        ("Hello %s", [t("World")]), ("%s %s", [t("a"), t("b")]), ("%%", []), ("%", []), ("abc%", []),
+        ("%2$s %1$s", [t("a"), t("b")]), ("%1$s %s", [t("a"), t("b")]), ("%s", []), ("%3$s", [t("a")]),
+        ("%0$s", [t("a")]), ("%I", [t("Foo bar")]), ("%I", [t("foo")]), ("%I", [t(None)]), ("%L", [t(None)]),
+        ("%L", [t("O'Reilly")]), ("%L", [t("back\\slash")]), ("%s|", [t(None)]), ("|%10s|", [t("hi")]),
+        ("|%-10s|", [t("hi")]), ("|%-10L|", [t("hi")]), ("|%*s|", [i4(6), t("x")]), ("|%*s|", [i4(-6), t("x")]),
+        ("|%*2$s|", [t("x"), i4(5)]), ("|%1$*2$s|", [t("x"), i4(4)]), ("|%3s|", [t("日本語テ")]),
+        ("|%5s|", [t("日本")]), ("%x", [t("a")]), ("%1$", [t("a")]), ("%*", [i4(1)]), ("%*1s", [i4(1)]),
+        ("%-", []), ("%s %s", [t("a")]), ("%1$s%2$s%1$s", [t("a"), t("b")]), ("%--5s|", [t("a")]),
+        ("%99999999999s", [t("a")]), ("%s", [("int4", "5")]), ("%L", [("int4", "5")]), ("%I", [("int4", "5")]),
+        ("%é", [t("a")]), ("%*s", [t(None), t("x")]), ("x", [t("unused")]), ("%s", [("bpchar", "ab  ")]),
+        ("%*s", [t("4"), t("x")]), ("%*s", [t("z"), t("x")])]:
+    F("format", t(fmt), *args)
+F("format", t(None), t("a"))
