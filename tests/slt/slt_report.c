@@ -1,0 +1,213 @@
+/*
+ * slt_report.c — per-directory pass counts of a sqllogictest run: grouping
+ * files into directories, the per-directory minimum pass rates (thresholds
+ * file), and the text and JSON summaries.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "slt.h"
+
+void slt_group_of(const char *relpath, char *out, size_t outlen)
+{
+	snprintf(out, outlen, "%s", relpath);
+	char *slash = strrchr(out, '/');
+	if (!slash) {
+		snprintf(out, outlen, ".");
+		return;
+	}
+	*slash = '\0';
+	/* Drop trailing all-digit components: index/between/1 -> index/between. */
+	for (;;) {
+		char *last = strrchr(out, '/');
+		char *comp = last ? last + 1 : out;
+		bool digits = *comp != '\0';
+		for (char *c = comp; *c; c++)
+			if (*c < '0' || *c > '9')
+				digits = false;
+		if (!digits || !last)
+			break;
+		*last = '\0';
+	}
+}
+
+slt_dir_stats *slt_report_dir(slt_report *rep, const char *group)
+{
+	for (int i = 0; i < rep->n_dirs; i++)
+		if (strcmp(rep->dirs[i].name, group) == 0)
+			return &rep->dirs[i];
+	if (rep->n_dirs == rep->cap_dirs) {
+		rep->cap_dirs = rep->cap_dirs ? rep->cap_dirs * 2 : 16;
+		rep->dirs = realloc(rep->dirs, (size_t)rep->cap_dirs * sizeof(slt_dir_stats));
+		if (!rep->dirs) {
+			fprintf(stderr, "slt: out of memory\n");
+			exit(2);
+		}
+	}
+	slt_dir_stats *d = &rep->dirs[rep->n_dirs++];
+	memset(d, 0, sizeof *d);
+	snprintf(d->name, sizeof d->name, "%s", group);
+	d->threshold = slt_threshold_for(rep, group);
+	return d;
+}
+
+int slt_report_load_thresholds(slt_report *rep, const char *path, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		snprintf(err, errlen, "%s: cannot open", path);
+		return -1;
+	}
+	char line[512];
+	int lineno = 0;
+	while (fgets(line, sizeof line, f)) {
+		lineno++;
+		char *hash = strchr(line, '#');
+		if (hash)
+			*hash = '\0';
+		char name[256];
+		double rate;
+		char extra[8];
+		int n = sscanf(line, "%255s %lf %7s", name, &rate, extra);
+		if (n <= 0)
+			continue;
+		if (n != 2 || rate < 0 || rate > 100) {
+			snprintf(err, errlen, "%s:%d: expected '<directory> <min pass rate in %%>'", path,
+				 lineno);
+			fclose(f);
+			return -1;
+		}
+		if (rep->n_thresholds == (int)(sizeof rep->thresholds / sizeof rep->thresholds[0])) {
+			snprintf(err, errlen, "%s: too many entries", path);
+			fclose(f);
+			return -1;
+		}
+		snprintf(rep->thresholds[rep->n_thresholds].dir, sizeof rep->thresholds[0].dir, "%s", name);
+		rep->thresholds[rep->n_thresholds].rate = rate;
+		rep->n_thresholds++;
+	}
+	fclose(f);
+	return 0;
+}
+
+double slt_threshold_for(const slt_report *rep, const char *group)
+{
+	double def = 0;
+	for (int i = 0; i < rep->n_thresholds; i++) {
+		if (strcmp(rep->thresholds[i].dir, group) == 0)
+			return rep->thresholds[i].rate;
+		if (strcmp(rep->thresholds[i].dir, "*") == 0)
+			def = rep->thresholds[i].rate;
+	}
+	return def;
+}
+
+double slt_rate(long passed, long failed)
+{
+	long n = passed + failed;
+	return n ? 100.0 * (double)passed / (double)n : 100.0;
+}
+
+/* Rates are floored to two decimals for display so 99.999% never shows as 100%. */
+static double shown(double rate)
+{
+	return (double)(long)(rate * 100.0) / 100.0;
+}
+
+static int cmp_dir(const void *a, const void *b)
+{
+	return strcmp(((const slt_dir_stats *)a)->name, ((const slt_dir_stats *)b)->name);
+}
+
+int slt_report_print(slt_report *rep, FILE *out)
+{
+	qsort(rep->dirs, (size_t)rep->n_dirs, sizeof(slt_dir_stats), cmp_dir);
+	slt_dir_stats tot;
+	memset(&tot, 0, sizeof tot);
+	int below = 0;
+	for (int i = 0; i < rep->n_dirs; i++) {
+		slt_dir_stats *d = &rep->dirs[i];
+		double rate = slt_rate(d->passed, d->failed);
+		bool ok = rate + 1e-9 >= d->threshold;
+		if (!ok)
+			below++;
+		fprintf(
+		    out,
+		    "# slt %-16s %6.2f%%  %ld passed, %ld failed, %ld skipped, %ld not run; %d files, %.1f s"
+		    "%s",
+		    d->name, shown(rate), d->passed, d->failed, d->skipped, d->not_run, d->files, d->seconds,
+		    d->threshold > 0 ? "" : "\n");
+		if (d->threshold > 0)
+			fprintf(out, "; min %.2f%% %s\n", d->threshold, ok ? "ok" : "BELOW");
+		tot.passed += d->passed;
+		tot.failed += d->failed;
+		tot.skipped += d->skipped;
+		tot.not_run += d->not_run;
+		tot.files += d->files;
+		tot.seconds += d->seconds;
+	}
+	fprintf(out,
+		"# slt %-16s %6.2f%%  %ld passed, %ld failed, %ld skipped, %ld not run; %d files, %.1f s\n",
+		"total", shown(slt_rate(tot.passed, tot.failed)), tot.passed, tot.failed, tot.skipped,
+		tot.not_run, tot.files, tot.seconds);
+	if (rep->disconnects)
+		fprintf(out, "# slt lost the server connection %d times (first at %s)\n", rep->disconnects,
+			rep->first_disconnect);
+	fprintf(out, "directories: %d passed, %d failed\n", rep->n_dirs - below, below);
+	return below;
+}
+
+static void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			fprintf(f, "\\%c", *p);
+		else if (*p < 0x20)
+			fprintf(f, "\\u%04x", *p);
+		else
+			fputc(*p, f);
+	}
+	fputc('"', f);
+}
+
+int slt_report_json(const slt_report *rep, const char *path, double seconds)
+{
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return -1;
+	fprintf(f, "{\n  \"engine\": ");
+	json_str(f, rep->engine);
+	fprintf(f, ",\n  \"seconds\": %.3f,\n  \"disconnects\": %d,\n  \"directories\": [\n", seconds,
+		rep->disconnects);
+	long p = 0, fl = 0, sk = 0, nr = 0;
+	for (int i = 0; i < rep->n_dirs; i++) {
+		const slt_dir_stats *d = &rep->dirs[i];
+		double rate = slt_rate(d->passed, d->failed);
+		fprintf(f, "    {\"dir\": ");
+		json_str(f, d->name);
+		fprintf(
+		    f,
+		    ", \"files\": %d, \"passed\": %ld, \"failed\": %ld, \"skipped\": %ld, \"not_run\": %ld, "
+		    "\"rate\": %.4f, \"threshold\": %.2f, \"ok\": %s, \"seconds\": %.3f}%s\n",
+		    d->files, d->passed, d->failed, d->skipped, d->not_run, rate, d->threshold,
+		    rate + 1e-9 >= d->threshold ? "true" : "false", d->seconds,
+		    i + 1 < rep->n_dirs ? "," : "");
+		p += d->passed;
+		fl += d->failed;
+		sk += d->skipped;
+		nr += d->not_run;
+	}
+	fprintf(f,
+		"  ],\n  \"total\": {\"passed\": %ld, \"failed\": %ld, \"skipped\": %ld, \"not_run\": %ld, "
+		"\"rate\": %.4f}\n}\n",
+		p, fl, sk, nr, slt_rate(p, fl));
+	return fclose(f) == 0 ? 0 : -1;
+}
+
+void slt_report_free(slt_report *rep)
+{
+	free(rep->dirs);
+	rep->dirs = NULL;
+	rep->n_dirs = rep->cap_dirs = 0;
+}
