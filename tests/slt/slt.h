@@ -136,6 +136,9 @@ double slt_threshold_for(const slt_report *rep, const char *group);
 slt_dir_stats *slt_report_dir(slt_report *rep, const char *group);
 /* Pass rate in percent (100 when nothing ran). */
 double slt_rate(long passed, long failed);
+/* Meets its threshold: informational (0), or something ran and the rate is
+ * at least the threshold. */
+bool slt_dir_ok(const slt_dir_stats *d);
 /* Prints one "# slt ..." line per directory, a total line and a final
  * "directories: N passed, N failed" line; returns the number below threshold. */
 int slt_report_print(slt_report *rep, FILE *out);

@@ -119,26 +119,44 @@ static int cmp_dir(const void *a, const void *b)
 	return strcmp(((const slt_dir_stats *)a)->name, ((const slt_dir_stats *)b)->name);
 }
 
+/* "  97.50%", or "    n/a" when nothing ran. */
+static const char *rate_str(long passed, long failed, char *buf, size_t len)
+{
+	if (passed + failed == 0)
+		snprintf(buf, len, "%7s", "n/a");
+	else
+		snprintf(buf, len, "%6.2f%%", shown(slt_rate(passed, failed)));
+	return buf;
+}
+
+bool slt_dir_ok(const slt_dir_stats *d)
+{
+	if (d->threshold <= 0)
+		return true;
+	if (d->passed + d->failed == 0)
+		return false; /* a required directory that did not run is not passing */
+	return slt_rate(d->passed, d->failed) + 1e-9 >= d->threshold;
+}
+
 int slt_report_print(slt_report *rep, FILE *out)
 {
 	qsort(rep->dirs, (size_t)rep->n_dirs, sizeof(slt_dir_stats), cmp_dir);
 	slt_dir_stats tot;
 	memset(&tot, 0, sizeof tot);
 	int below = 0;
+	char rb[32];
 	for (int i = 0; i < rep->n_dirs; i++) {
 		slt_dir_stats *d = &rep->dirs[i];
-		double rate = slt_rate(d->passed, d->failed);
-		bool ok = rate + 1e-9 >= d->threshold;
+		bool ok = slt_dir_ok(d);
 		if (!ok)
 			below++;
-		fprintf(
-		    out,
-		    "# slt %-16s %6.2f%%  %ld passed, %ld failed, %ld skipped, %ld not run; %d files, %.1f s"
-		    "%s",
-		    d->name, shown(rate), d->passed, d->failed, d->skipped, d->not_run, d->files, d->seconds,
-		    d->threshold > 0 ? "" : "\n");
+		fprintf(out,
+			"# slt %-16s %s  %ld passed, %ld failed, %ld skipped, %ld not run; %d files, %.1f s",
+			d->name, rate_str(d->passed, d->failed, rb, sizeof rb), d->passed, d->failed,
+			d->skipped, d->not_run, d->files, d->seconds);
 		if (d->threshold > 0)
-			fprintf(out, "; min %.2f%% %s\n", d->threshold, ok ? "ok" : "BELOW");
+			fprintf(out, "; min %.2f%% %s", d->threshold, ok ? "ok" : "BELOW");
+		fputc('\n', out);
 		tot.passed += d->passed;
 		tot.failed += d->failed;
 		tot.skipped += d->skipped;
@@ -146,9 +164,8 @@ int slt_report_print(slt_report *rep, FILE *out)
 		tot.files += d->files;
 		tot.seconds += d->seconds;
 	}
-	fprintf(out,
-		"# slt %-16s %6.2f%%  %ld passed, %ld failed, %ld skipped, %ld not run; %d files, %.1f s\n",
-		"total", shown(slt_rate(tot.passed, tot.failed)), tot.passed, tot.failed, tot.skipped,
+	fprintf(out, "# slt %-16s %s  %ld passed, %ld failed, %ld skipped, %ld not run; %d files, %.1f s\n",
+		"total", rate_str(tot.passed, tot.failed, rb, sizeof rb), tot.passed, tot.failed, tot.skipped,
 		tot.not_run, tot.files, tot.seconds);
 	if (rep->disconnects)
 		fprintf(out, "# slt lost the server connection %d times (first at %s)\n", rep->disconnects,

@@ -45,6 +45,7 @@ typedef struct runner {
 	options opt;
 	slt_report rep;
 	double start;
+	double file_deadline; /* with --time-budget: this file's share ends */
 	bool out_of_time;
 	bool server_gone; /* the last connect attempt failed */
 	long failures_shown;
@@ -200,16 +201,29 @@ static int cmp_str(const void *a, const void *b)
 
 static bool budget_left(runner *R)
 {
-	if (R->opt.time_budget > 0 && slt_now() - R->start > R->opt.time_budget)
+	if (R->opt.time_budget > 0 && slt_now() > R->file_deadline)
 		R->out_of_time = true;
 	return !R->out_of_time;
 }
 
 static void note_disconnect(runner *R, const char *rel, int line, const char *why)
 {
-	if (R->rep.disconnects++ == 0)
-		snprintf(R->rep.first_disconnect, sizeof R->rep.first_disconnect, "%s:%d: %s", rel, line,
-			 why);
+	if (R->rep.disconnects++ == 0) {
+		/* One line: libpq's messages span several. */
+		char *w = R->rep.first_disconnect, *end = w + sizeof R->rep.first_disconnect - 1;
+		int n = snprintf(w, (size_t)(end - w), "%s:%d: ", rel, line);
+		w += n < end - w ? n : end - w;
+		bool space = false;
+		for (const char *p = why; *p && w < end; p++) {
+			bool ws = *p == '\n' || *p == '\t' || *p == ' ';
+			if (ws && !space)
+				*w++ = ' ';
+			else if (!ws)
+				*w++ = *p;
+			space = ws;
+		}
+		*w = '\0';
+	}
 }
 
 static void reset_schema(runner *R, PGconn *c)
@@ -635,12 +649,13 @@ int main(int argc, char **argv)
 		}
 	}
 
-	R.start = slt_now();
+	/* Collect every file first so the time budget can be shared fairly. */
+	path_list files = {0}, roots = {0};
 	for (int a = optind; a < argc; a++) {
-		path_list files = {0};
+		int first = files.n;
 		if (collect(&files, argv[a]) != 0)
 			return 2;
-		qsort(files.v, (size_t)files.n, sizeof(char *), cmp_str);
+		qsort(files.v + first, (size_t)(files.n - first), sizeof(char *), cmp_str);
 		/* Root for relative names: --root, else the argument if it is a
 		 * directory, else its parent. */
 		char root[4096];
@@ -660,16 +675,29 @@ int main(int argc, char **argv)
 		size_t rl = strlen(root);
 		while (rl > 1 && root[rl - 1] == '/')
 			root[--rl] = '\0';
-		R.root = root;
-		for (int i = 0; i < files.n; i++) {
-			const char *rel = files.v[i];
-			if (strncmp(rel, root, rl) == 0 && rel[rl] == '/')
-				rel += rl + 1;
-			run_file(&R, files.v[i], rel);
-			free(files.v[i]);
-		}
-		free(files.v);
+		for (int i = first; i < files.n; i++)
+			path_add(&roots, root);
 	}
+
+	R.start = slt_now();
+	for (int i = 0; i < files.n; i++) {
+		/* Each file may use an equal share of the budget still left. */
+		if (o->time_budget > 0) {
+			double left = o->time_budget - (slt_now() - R.start);
+			R.file_deadline = slt_now() + (left > 0 ? left / (files.n - i) : 0);
+		}
+		R.out_of_time = false;
+		R.root = roots.v[i];
+		size_t rl = strlen(R.root);
+		const char *rel = files.v[i];
+		if (strncmp(rel, R.root, rl) == 0 && rel[rl] == '/')
+			rel += rl + 1;
+		run_file(&R, files.v[i], rel);
+		free(files.v[i]);
+		free(roots.v[i]);
+	}
+	free(files.v);
+	free(roots.v);
 	double secs = slt_now() - R.start;
 	if (R.failures)
 		fclose(R.failures);
