@@ -87,7 +87,7 @@ elif ((frc != 0)); then
 fi
 echo "# slt ($mode) against $FIX_HOST:$FIX_PORT"
 "$runner" -h "$FIX_HOST" -p "$FIX_PORT" --root "$corpus" "${budget[@]}" \
-	--thresholds "$here/thresholds.conf" --failures "$logs/failures.txt" --json "$logs/summary.json" \
+	--thresholds "$here/thresholds.conf" --known "$here/known_failures.txt" --failures "$logs/failures.txt" --json "$logs/summary.json" \
 	"${opts[@]}" "${paths[@]}" | tee "$logs/report.txt"
 rc=${PIPESTATUS[0]}
 server_ok=1

@@ -28,6 +28,7 @@ typedef struct options {
 	const char *failures_path;
 	const char *json_path;
 	const char *thresholds_path;
+	const char *known_path;
 	reset_mode reset;
 	bool verbose;
 } options;
@@ -51,6 +52,7 @@ typedef struct runner {
 	long failures_shown;
 	FILE *failures;
 	const char *root; /* of the current argument */
+	label_map known;  /* "relpath:line" -> reason, from --known */
 } runner;
 
 /* ------------------------------------------------------------------ labels */
@@ -105,13 +107,57 @@ static void print_lines(FILE *f, const char *prefix, const char *const *lines, i
 		fprintf(f, "%s... (%d more)\n", prefix, n - max);
 }
 
+/* The reason a record is a listed known failure, or NULL. */
+static const char *known_reason(runner *R, const char *rel, int line)
+{
+	char key[512];
+	snprintf(key, sizeof key, "%s:%d", rel, line);
+	unsigned b = label_hash(key);
+	for (struct label_ent *e = R->known.buckets[b]; e; e = e->next)
+		if (strcmp(e->label, key) == 0)
+			return e->hash;
+	return NULL;
+}
+
+/* Reads --known: "relpath:line reason..." lines, '#' comments. */
+static int load_known(runner *R, const char *path)
+{
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		fprintf(stderr, "slt: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	char line[2048];
+	while (fgets(line, sizeof line, f)) {
+		line[strcspn(line, "\r\n")] = '\0';
+		char *p = line;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p == '\0' || *p == '#')
+			continue;
+		char *sp = p + strcspn(p, " \t");
+		char *reason = sp;
+		if (*sp) {
+			*sp = '\0';
+			reason = sp + 1;
+			while (*reason == ' ' || *reason == '\t')
+				reason++;
+		}
+		label_check(&R->known, p, *reason ? reason : "(no reason given)");
+	}
+	fclose(f);
+	return 0;
+}
+
 /* Reports one failing record: to stdout for the first --show-failures, and
- * to the --failures file always. `got`/`n_got` are formatted values. */
+ * to the --failures file always. `got`/`n_got` are formatted values. Known
+ * failures (--known) go to the failures file only, marked with their reason. */
 static void report_failure(runner *R, const char *rel, const slt_record *rec, const char *reason,
 			   const char *const *got, int n_got, const char *got_hash)
 {
 	FILE *outs[2] = {NULL, NULL};
-	if (R->failures_shown < R->opt.show_failures) {
+	const char *known = known_reason(R, rel, rec->line);
+	if (!known && R->failures_shown < R->opt.show_failures) {
 		outs[0] = stdout;
 		R->failures_shown++;
 	}
@@ -120,7 +166,10 @@ static void report_failure(runner *R, const char *rel, const slt_record *rec, co
 		FILE *f = outs[k];
 		if (!f)
 			continue;
-		fprintf(f, "--- FAIL %s:%d: %s\n", rel, rec->line, reason);
+		if (known)
+			fprintf(f, "--- KNOWN %s:%d: %s [known: %s]\n", rel, rec->line, reason, known);
+		else
+			fprintf(f, "--- FAIL %s:%d: %s\n", rel, rec->line, reason);
 		fprintf(f, "%s\n", rec->sql);
 		if (rec->kind == SLT_QUERY && rec->has_expected && (got || got_hash)) {
 			fprintf(f, "expected:\n");
@@ -407,10 +456,20 @@ static void run_file(runner *R, const char *path, const char *rel)
 		}
 		if (res)
 			PQclear(res);
+		const char *known = known_reason(R, rel, rec->line);
 		if (ok)
 			passed++;
+		else if (known)
+			d->known++;
 		else
 			failed++;
+		if (ok && known) {
+			d->fixed++;
+			if (R->failures)
+				fprintf(R->failures,
+					"--- FIXED %s:%d: passes although listed in the known failures\n",
+					rel, rec->line);
+		}
 		if (st == SLT_EXEC_LOST || st == SLT_EXEC_TIMEOUT_DEAD) {
 			if (st == SLT_EXEC_LOST)
 				note_disconnect(R, rel, rec->line, err);
@@ -480,6 +539,8 @@ static void usage(FILE *f)
 		   "      --json FILE          write a JSON summary to FILE\n"
 		   "      --thresholds FILE    per-directory minimum pass rates ('<dir> <percent>' lines,\n"
 		   "                           '*' for the rest); exit 1 if a directory is below\n"
+		   "      --known FILE         known failures, 'relpath:line reason' lines: counted as\n"
+		   "                           'known', not failed, and left out of the pass rate\n"
 		   "\n"
 		   "Exit status: 0 when every directory meets its threshold, 1 when one does not,\n"
 		   "2 on usage or setup errors. The last output line is\n"
@@ -531,6 +592,7 @@ int main(int argc, char **argv)
 		O_FAILURES,
 		O_JSON,
 		O_THRESH,
+		O_KNOWN,
 		O_HELP
 	};
 	static const struct option longopts[] = {
@@ -550,6 +612,7 @@ int main(int argc, char **argv)
 	    {"failures", required_argument, NULL, O_FAILURES},
 	    {"json", required_argument, NULL, O_JSON},
 	    {"thresholds", required_argument, NULL, O_THRESH},
+	    {"known", required_argument, NULL, O_KNOWN},
 	    {"help", no_argument, NULL, O_HELP},
 	    {NULL, 0, NULL, 0},
 	};
@@ -613,6 +676,9 @@ int main(int argc, char **argv)
 		case O_THRESH:
 			o->thresholds_path = optarg;
 			break;
+		case O_KNOWN:
+			o->known_path = optarg;
+			break;
 		case O_HELP:
 			usage(stdout);
 			return 0;
@@ -641,6 +707,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "slt: %s\n", err);
 		return 2;
 	}
+	if (o->known_path && load_known(&R, o->known_path) != 0)
+		return 2;
 	if (o->failures_path) {
 		R.failures = fopen(o->failures_path, "w");
 		if (!R.failures) {
@@ -705,5 +773,6 @@ int main(int argc, char **argv)
 	if (o->json_path && slt_report_json(&R.rep, o->json_path, secs) != 0)
 		fprintf(stderr, "slt: cannot write %s\n", o->json_path);
 	slt_report_free(&R.rep);
+	label_free(&R.known);
 	return below ? 1 : 0;
 }
