@@ -12,6 +12,7 @@
 # failure artefacts (diffs, server logs) under BUILD_DIR/test-logs/. The directory
 # is emptied at the start of every run. Exit status: 0 only if every suite passed.
 # A suite is bounded by STRATA_SUITE_TIMEOUT seconds (default 1200, 7200 with --long).
+# STRATA_SUITES_FILE replaces tests/suites.list (tests/lib/selftest.sh uses it).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -108,7 +109,7 @@ while read -r name rest; do
 	fi
 	ran=$((ran + 1))
 	run_suite "$name" "$rest"
-done <"$root/tests/suites.list"
+done <"${STRATA_SUITES_FILE:-$root/tests/suites.list}"
 if ((ran == 0)); then
 	echo "run_all: no suite matched${only:+ --only $only}" >&2
 	exit 2

@@ -18,10 +18,11 @@
 #   PGCLIENTENCODING=UTF8    not derived from the locale
 #   PG* variables that would change the session (PGOPTIONS, PGTZ, PGDATESTYLE, ...)
 #   are removed: every setting a file depends on is set in the file itself.
-# Timing (\timing) stays off. Each psql run is bounded by REGRESS_FILE_TIMEOUT
+# REGRESS_DIR (the folder holding sql/ and expected/) may be set by the caller;
+# tests/lib/selftest.sh points it at a scratch copy. Timing (\timing) stays off. Each psql run is bounded by REGRESS_FILE_TIMEOUT
 # seconds (default 300) so a hung server cannot hang the suite.
 
-REGRESS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REGRESS_DIR=${REGRESS_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)}
 
 # regress_psql HOST PORT INFILE OUTFILE: runs INFILE, writes filtered output.
 # Returns psql's exit status (124 on timeout).
