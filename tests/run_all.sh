@@ -15,7 +15,7 @@
 # STRATA_SUITES_FILE replaces tests/suites.list (tests/lib/selftest.sh uses it).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-cd "$root"
+cd "$root" || exit 2
 
 build=
 long=0

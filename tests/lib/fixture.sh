@@ -97,8 +97,7 @@ fixture_start() {
 	fi
 	FIX_DIR=$(mktemp -d "${STRATA_TMP:-/tmp}/strata-$name.XXXXXX") || return 1
 	FIX_LOG=$FIX_DIR/server.log
-	local attempt
-	for attempt in 1 2 3 4 5; do
+	for _ in 1 2 3 4 5; do
 		FIX_PORT=$(fixture_free_port) || return 1
 		: >"$FIX_LOG"
 		ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0} \

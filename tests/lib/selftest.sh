@@ -12,7 +12,7 @@
 # usage: tests/lib/selftest.sh        Last line: "N passed, N failed".
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$root"
+cd "$root" || exit 2
 build=${STRATA_BUILD:-$root/build/asan}
 logs=${STRATA_LOGS:-$build/test-logs}/harness
 mkdir -p "$logs"
@@ -81,7 +81,7 @@ check "fixture: a server that dies during startup fails and keeps its log" fixtu
 fixture_sanitizer() {
 	FAKE_LOG_LINE='==1==ERROR: AddressSanitizer: heap-use-after-free' STRATA_BIN=$tmp/fake_server \
 		fixture_start selftest-asan || return 1
-	FAKE_LOG_LINE= fixture_stop && return 1
+	FAKE_LOG_LINE='' fixture_stop && return 1
 	grep -q AddressSanitizer "$FIX_KEPT_LOG"
 }
 check "fixture: a sanitizer report in the server log fails the stop" fixture_sanitizer
@@ -178,7 +178,7 @@ pytest   echo "===== 2 passed, 1 failed in 0.1s ====="; exit 1
 bare     exit 4
 longonly @long echo "9 passed, 0 failed"
 EOF
-	STRATA_SUITES_FILE=$tmp/suites.list STRATA_LOGS= tests/run_all.sh "$tmp/b" >"$tmp/all.out" 2>&1
+	STRATA_SUITES_FILE=$tmp/suites.list STRATA_LOGS='' tests/run_all.sh "$tmp/b" >"$tmp/all.out" 2>&1
 	local rc=$?
 	((rc != 0)) || return 1
 	tail -1 "$tmp/all.out" | grep -qx '5 passed, 2 failed' || return 1

@@ -110,7 +110,9 @@ for name in $names; do
 	fi
 done
 if ((server_up)); then
-	if ! fixture_stop $( ((failed)) && echo --keep); then
+	keep=()
+	((failed)) && keep=(--keep)
+	if ! fixture_stop "${keep[@]}"; then
 		echo "# FAIL shared server did not exit cleanly${FIX_KEPT_LOG:+ (log: $FIX_KEPT_LOG)}"
 		failed=$((failed + 1))
 	fi
