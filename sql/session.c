@@ -235,6 +235,13 @@ static int finish_implicit(sql_session *s, util_err *err)
 {
 	if (s->txn_state != SQL_TXN_IDLE || !s->txn)
 		return 0;
+	if (ty_protect((void (*)(void *))sql_cursors_at_commit, s, err) != 0) {
+		sql_txn_abort(s->txn);
+		s->txn = NULL;
+		sql_guc_end_txn(s, false);
+		sql_stmt_end_txn(s);
+		return -1;
+	}
 	sql_txn *t = s->txn;
 	s->txn = NULL;
 	int rc = sql_txn_commit(t, err);
