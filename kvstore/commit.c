@@ -297,7 +297,7 @@ static kv_status apply_one(kv_table *t, util_buf *kb, const uint8_t *row, size_t
 	util_buf_reset(kb);
 	util_buf_reserve(kb, ikey_size(rlen, fl, qlen));
 	kb->len = ikey_encode((uint8_t *)kb->data, row, rlen, fam, fl, q, qlen, ts, type);
-	return mem_add(t->mem, (const uint8_t *)kb->data, kb->len, v, vlen, cts, seg);
+	return mem_add(table_target_mem(t, cts), (const uint8_t *)kb->data, kb->len, v, vlen, cts, seg);
 }
 
 static kv_status apply(kv_store *s, const cctx *c, kv_ts cts, uint64_t seg)
@@ -308,16 +308,18 @@ static kv_status apply(kv_store *s, const cctx *c, kv_ts cts, uint64_t seg)
 	while (i < c->n && !st) {
 		kv_table *t = c->r[i].t;
 		pthread_mutex_lock(&t->apply_mu);
-		size_t before = mem_bytes(t->mem);
+		kv_mem *tm = table_target_mem(t, cts);
+		size_t before = mem_bytes(tm);
 		for (; i < c->n && c->r[i].t == t && !st; i++) {
 			const rmut *r = &c->r[i];
 			st = apply_one(t, &kb, r->row, r->rlen, r->fam, r->q, r->qlen,
 				       r->ts == KV_TS_LATEST ? cts : r->ts, r->type, r->v, r->vlen, cts, seg);
 		}
-		size_t after = mem_bytes(t->mem);
+		size_t after = mem_bytes(tm);
+		bool active = tm == t->mem;
 		pthread_mutex_unlock(&t->apply_mu);
 		atomic_fetch_add(&s->mem_total, after - before);
-		if (after >= s->o.memstore_flush_bytes)
+		if (active && after >= s->o.memstore_flush_bytes)
 			store_request_flush(s, t);
 	}
 	util_buf_free(&kb);
@@ -498,8 +500,8 @@ kv_status commit_replay(kv_store *s, const uint8_t *p, size_t n, uint64_t seg, k
 		    type != KV_DELETE_FAMILY && type != KV_DELETE_FAMILY_VERSION)
 			goto bad;
 		kv_table *t = store_find_id(s, (uint32_t)tid);
-		if (!t || !table_has_family(t, fam))
-			continue; /* dropped since */
+		if (!t || !table_has_family(t, fam) || cts <= t->flushed_ts)
+			continue; /* dropped since, or already in sorted files */
 		size_t before = mem_bytes(t->mem);
 		st = apply_one(t, &kb, row, rl, fam, q, ql, ts, type, v, vl, cts, seg);
 		atomic_fetch_add(&s->mem_total, mem_bytes(t->mem) - before);

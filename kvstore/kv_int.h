@@ -105,9 +105,10 @@ struct kv_table {
 	kv_family_opts *fams;
 	int nfam;
 	kv_mem *mem;
-	kv_mem **imm; /* newest first */
+	kv_mem **imm; /* newest first; changed under apply_mu and mu */
 	int nimm;
 	kv_version *v;
+	kv_ts flushed_ts; /* every commit <= this is in sorted files (manifest) */
 	bool flush_queued;
 	uint64_t flush_req, flush_done; /* generations for kv_table_flush waits */
 	kv_status flush_err;
@@ -117,6 +118,8 @@ struct kv_table {
 	atomic_uint_fast64_t n_flushes, n_compactions;
 };
 
+/* The memstore a commit at cts goes to. REQUIRES: t->apply_mu held. */
+kv_mem *table_target_mem(kv_table *t, kv_ts cts);
 /* Takes a reference to the table's current superversion. */
 kv_sv *table_sv(kv_table *t);
 /* Rebuilds t->sv from t->mem/imm/v/fams. REQUIRES: t->mu held. */

@@ -23,6 +23,7 @@ enum {
 	MAN_DROP_FAMILY = 8,
 	MAN_ADD_FILE = 9,
 	MAN_DEL_FILE = 10,
+	MAN_TABLE_FLUSHED = 11,
 };
 
 typedef struct man_file {
@@ -40,6 +41,7 @@ typedef struct man_table {
 	char *name;
 	kv_family_opts *fams;
 	int nfam;
+	kv_ts flushed_ts;
 	bool live;
 } man_table;
 
@@ -69,6 +71,7 @@ void me_set_family(util_buf *b, uint32_t id, const kv_family_opts *fo);
 void me_drop_family(util_buf *b, uint32_t id, const char *name);
 void me_add_file(util_buf *b, const man_file *f);
 void me_del_file(util_buf *b, uint32_t tid, const char *fam, uint64_t number);
+void me_table_flushed(util_buf *b, uint32_t tid, kv_ts ts);
 
 typedef struct man_writer man_writer;
 /* Writes MANIFEST-number holding `snapshot`, then points CURRENT at it. */

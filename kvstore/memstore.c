@@ -32,6 +32,7 @@ struct kv_mem {
 	atomic_uint_fast64_t count;
 	atomic_uint_fast64_t min_seg;
 	atomic_uint_fast64_t max_cts;
+	atomic_uint_fast64_t cutoff;
 	uint64_t rnd;
 };
 
@@ -70,6 +71,7 @@ kv_mem *mem_new(void)
 	atomic_init(&m->refs, 1);
 	atomic_init(&m->height, 1);
 	atomic_init(&m->min_seg, UINT64_MAX);
+	atomic_init(&m->cutoff, KV_TS_MAX);
 	m->rnd = 0x9e3779b97f4a7c15ULL ^ (uintptr_t)m;
 	m->head = arena_alloc(m, sizeof(mnode) + MAX_HEIGHT * sizeof(mnode *));
 	if (!m->head) {
@@ -111,6 +113,16 @@ uint64_t mem_count(const kv_mem *m)
 uint64_t mem_min_seg(const kv_mem *m)
 {
 	return atomic_load(&m->min_seg);
+}
+
+void mem_set_cutoff(kv_mem *m, kv_ts cutoff)
+{
+	atomic_store(&m->cutoff, cutoff);
+}
+
+kv_ts mem_cutoff(const kv_mem *m)
+{
+	return atomic_load(&m->cutoff);
 }
 
 kv_ts mem_max_commit_ts(const kv_mem *m)

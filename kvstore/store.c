@@ -76,6 +76,7 @@ static void snapshot(kv_store *s, util_buf *b)
 		kv_table *t = s->tables[i];
 		pthread_mutex_lock(&t->mu);
 		me_add_table(b, t->id, t->name, t->fams, t->nfam);
+		me_table_flushed(b, t->id, t->flushed_ts);
 		for (int f = 0; f < t->v->nfam; f++)
 			for (int j = t->v->fams[f].n; j-- > 0;)
 				me_add_file(b, &t->v->fams[f].files[j]->m);
@@ -395,6 +396,7 @@ static kv_status load_state(kv_store *s, man_state *m)
 		if (!mt->live)
 			continue;
 		kv_table *t = table_new(s, mt->id, mt->name, mt->fams, mt->nfam);
+		t->flushed_ts = mt->flushed_ts;
 		if (s->ntables == s->ctables) {
 			s->ctables = s->ctables ? 2 * s->ctables : 16;
 			s->tables = util_xrealloc(s->tables, (size_t)s->ctables * sizeof(kv_table *));

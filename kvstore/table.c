@@ -181,6 +181,15 @@ void table_unref(kv_table *t)
 	free(t);
 }
 
+kv_mem *table_target_mem(kv_table *t, kv_ts cts)
+{
+	/* imm is newest first; the oldest memstore whose cutoff covers cts. */
+	for (int i = t->nimm - 1; i >= 0; i--)
+		if (cts <= mem_cutoff(t->imm[i]))
+			return t->imm[i];
+	return t->mem;
+}
+
 bool table_has_family(kv_table *t, const char *fam)
 {
 	pthread_mutex_lock(&t->mu);
