@@ -194,6 +194,7 @@ static kv_status flush_one(kv_store *s, kv_table *t, kv_mem *m)
 			if (!outs[i].done)
 				continue;
 			add[nadd] = sfile_new(s, t->id, outs[i].fo.name, outs[i].number, &outs[i].props);
+			add[nadd]->m.seq = cutoff;
 			me_add_file(&ed, &add[nadd]->m);
 			nadd++;
 		}

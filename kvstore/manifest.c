@@ -81,6 +81,7 @@ void me_add_file(util_buf *b, const man_file *f)
 	util_buf_put_varint(b, f->deletes);
 	util_buf_put_be64(b, f->min_ts);
 	util_buf_put_be64(b, f->max_ts);
+	util_buf_put_be64(b, f->seq);
 	put_str(b, f->smallest, f->slen);
 	put_str(b, f->largest, f->llen);
 }
@@ -276,6 +277,7 @@ kv_status man_apply(man_state *m, const uint8_t *p, size_t n)
 			f.deletes = get_var(&c);
 			f.min_ts = get_be(&c, 8);
 			f.max_ts = get_be(&c, 8);
+			f.seq = get_be(&c, 8);
 			size_t sl, ll;
 			const uint8_t *s = get_str(&c, &sl);
 			const uint8_t *l = get_str(&c, &ll);

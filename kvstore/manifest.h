@@ -31,6 +31,7 @@ typedef struct man_file {
 	char family[32];
 	uint64_t number, size, entries, deletes;
 	kv_ts min_ts, max_ts;
+	uint64_t seq; /* age: newer files have larger seq (flush cutoff ts) */
 	uint8_t *smallest, *largest;
 	size_t slen, llen;
 	bool live;

@@ -592,8 +592,8 @@ static void advance(kv_iter *it)
 		    memcmp(it->colkey.data, s->key, it->colkey.len) != 0) {
 			/* A seek deferred while walking the empty-qualifier column. */
 			if (it->pending.len) {
-				bool ahead = ikey_cmp((const uint8_t *)it->pending.data, it->pending.len, s->key,
-						      s->klen) > 0;
+				bool ahead = ikey_cmp((const uint8_t *)it->pending.data, it->pending.len,
+						      s->key, s->klen) > 0;
 				if (ahead) {
 					util_buf_reset(&it->seekbuf);
 					util_buf_append(&it->seekbuf, it->pending.data, it->pending.len);

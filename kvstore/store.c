@@ -389,6 +389,14 @@ static void store_free(kv_store *s)
 	free(s);
 }
 
+static int file_age_cmp(const void *a, const void *b)
+{
+	const man_file *x = a, *y = b;
+	if (x->seq != y->seq)
+		return x->seq < y->seq ? -1 : 1;
+	return x->number < y->number ? -1 : x->number > y->number;
+}
+
 static kv_status load_state(kv_store *s, man_state *m)
 {
 	for (size_t i = 0; i < m->ntables; i++) {
@@ -403,7 +411,9 @@ static kv_status load_state(kv_store *s, man_state *m)
 		}
 		s->tables[s->ntables++] = t;
 	}
-	/* Files in manifest order are oldest first; each add makes it newest. */
+	/* Oldest first by age, so that each add makes a file the newest. */
+	if (m->nfiles)
+		qsort(m->files, m->nfiles, sizeof(man_file), file_age_cmp);
 	for (size_t i = 0; i < m->nfiles; i++) {
 		man_file *mf = &m->files[i];
 		if (!mf->live)

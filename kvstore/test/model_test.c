@@ -51,7 +51,7 @@ static void m_add(const char *row, const char *fam, const char *qual, kv_ts ts, 
 	c->seq = ++seqno;
 }
 
-#define NROWS 16
+#define NROWS  16
 #define NQUALS 5
 static const char *const FAMS[] = {"a", "b", "c"};
 static const char *const QUALS[NQUALS] = {"", "q1", "q10", "q2", "x"};
@@ -100,15 +100,16 @@ static size_t m_visible(const char *row, const char *fam, const rq *q, mcell *ou
 		bool shadowed = false;
 		for (size_t j = 0; j < ncells && !shadowed; j++) {
 			mcell *o = &cells[j];
-			shadowed = o->seq > p->seq && o->type == KV_PUT && o->ts == p->ts && !strcmp(o->row, row) &&
-				   !strcmp(o->fam, fam) && !strcmp(o->qual, p->qual);
+			shadowed = o->seq > p->seq && o->type == KV_PUT && o->ts == p->ts &&
+				   !strcmp(o->row, row) && !strcmp(o->fam, fam) && !strcmp(o->qual, p->qual);
 		}
 		if (shadowed)
 			continue;
 		bool del = false;
 		for (size_t j = 0; j < ncells && !del; j++) {
 			mcell *m = &cells[j];
-			if (m->type == KV_PUT || m->ts > q->read_ts || strcmp(m->row, row) || strcmp(m->fam, fam))
+			if (m->type == KV_PUT || m->ts > q->read_ts || strcmp(m->row, row) ||
+			    strcmp(m->fam, fam))
 				continue;
 			switch (m->type) {
 			case KV_DELETE_FAMILY:
@@ -296,8 +297,8 @@ static kv_filter *make_filter(const rq *q)
 	return NULL;
 }
 
-static void fmt_cell(char *b, size_t n, const char *row, const char *fam, const char *qual, kv_ts ts, int type,
-		     const char *val)
+static void fmt_cell(char *b, size_t n, const char *row, const char *fam, const char *qual, kv_ts ts,
+		     int type, const char *val)
 {
 	snprintf(b, n, "%s/%s:%s@%llu t%d=%s", row, fam, qual, (unsigned long long)ts, type, val);
 }
@@ -410,7 +411,8 @@ static void check_scan(ctx *c)
 			rows++;
 		for (size_t j = 0; j < n; j++) {
 			char b[128];
-			fmt_cell(b, sizeof(b), out[j].row, out[j].fam, out[j].qual, out[j].ts, KV_PUT, out[j].val);
+			fmt_cell(b, sizeof(b), out[j].row, out[j].fam, out[j].qual, out[j].ts, KV_PUT,
+				 out[j].val);
 			wl += (size_t)snprintf(want + wl, sizeof(want) - wl, "%s\n", b);
 		}
 	}
@@ -430,12 +432,13 @@ static void check_scan(ctx *c)
 	kv_filter_free(f);
 	if (strcmp(want, got)) {
 		fprintf(stderr,
-			"scan mismatch (read_ts %llu maxv %d fam %d quals %d filter %d tr [%llu,%llu) rev %d lo %d%s hi "
+			"scan mismatch (read_ts %llu maxv %d fam %d quals %d filter %d tr [%llu,%llu) rev %d "
+			"lo %d%s hi "
 			"%d%s limit %llu)\nwant:\n%s\ngot:\n%s\n",
 			(unsigned long long)q.read_ts, q.maxv, q.fam_mask, q.qual_mask_a, q.filter,
 			(unsigned long long)q.min_ts, (unsigned long long)q.max_ts, so.reverse, lo,
-			so.start_exclusive ? "x" : "", hi, so.stop_inclusive ? "i" : "", (unsigned long long)so.limit,
-			want, got);
+			so.start_exclusive ? "x" : "", hi, so.stop_inclusive ? "i" : "",
+			(unsigned long long)so.limit, want, got);
 		if (getenv("KV_MODEL_DUMP")) {
 			kv_scan_opts rso = {0};
 			rso.read.raw = true;
@@ -448,18 +451,19 @@ static void check_scan(ctx *c)
 			kv_iter *ri = kv_scan(c->t, &rso);
 			for (; kv_iter_valid(ri); kv_iter_next(ri)) {
 				const kv_cell *x = kv_iter_cell(ri);
-				fprintf(stderr, " raw %.*s:%.*s@%llu t%d=%.*s\n", (int)x->family.len, x->family.data,
-					(int)x->qualifier.len, x->qualifier.data, (unsigned long long)x->ts, x->type,
-					(int)x->value.len, x->value.data);
+				fprintf(stderr, " raw %.*s:%.*s@%llu t%d=%.*s\n", (int)x->family.len,
+					x->family.data, (int)x->qualifier.len, x->qualifier.data,
+					(unsigned long long)x->ts, x->type, (int)x->value.len, x->value.data);
 			}
 			kv_iter_close(ri);
 		}
 		if (getenv("KV_MODEL_DUMP"))
 			for (size_t i = 0; i < ncells; i++)
-				if (!strcmp(cells[i].row, getenv("KV_MODEL_DUMP")) || !strcmp(cells[i].fam, "c"))
-					fprintf(stderr, " hist #%llu %s:%s@%llu t%d=%s\n", (unsigned long long)cells[i].seq,
-						cells[i].fam, cells[i].qual, (unsigned long long)cells[i].ts, cells[i].type,
-						cells[i].val);
+				if (!strcmp(cells[i].row, getenv("KV_MODEL_DUMP")) ||
+				    !strcmp(cells[i].fam, "c"))
+					fprintf(stderr, " hist #%llu %s:%s@%llu t%d=%s\n",
+						(unsigned long long)cells[i].seq, cells[i].fam, cells[i].qual,
+						(unsigned long long)cells[i].ts, cells[i].type, cells[i].val);
 		fail();
 	}
 	c->checks++;
@@ -488,17 +492,17 @@ static void check_get(ctx *c)
 		fprintf(stderr, "get %s: want %zu cells, got %zu (read_ts %llu, filter %d)\n", r, n, kr.n,
 			(unsigned long long)q.read_ts, q.filter);
 		for (size_t i = 0; i < n; i++)
-			fprintf(stderr, " want %s:%s@%llu=%s\n", out[i].fam, out[i].qual, (unsigned long long)out[i].ts,
-				out[i].val);
+			fprintf(stderr, " want %s:%s@%llu=%s\n", out[i].fam, out[i].qual,
+				(unsigned long long)out[i].ts, out[i].val);
 		for (size_t i = 0; i < ncells; i++)
 			if (!strcmp(cells[i].row, r))
-				fprintf(stderr, " hist #%llu %s:%s@%llu t%d=%s\n", (unsigned long long)cells[i].seq,
-					cells[i].fam, cells[i].qual, (unsigned long long)cells[i].ts, cells[i].type,
-					cells[i].val);
+				fprintf(stderr, " hist #%llu %s:%s@%llu t%d=%s\n",
+					(unsigned long long)cells[i].seq, cells[i].fam, cells[i].qual,
+					(unsigned long long)cells[i].ts, cells[i].type, cells[i].val);
 		for (size_t i = 0; i < kr.n; i++)
-			fprintf(stderr, " got %.*s:%.*s@%llu\n", (int)kr.cells[i].family.len, kr.cells[i].family.data,
-				(int)kr.cells[i].qualifier.len, kr.cells[i].qualifier.data,
-				(unsigned long long)kr.cells[i].ts);
+			fprintf(stderr, " got %.*s:%.*s@%llu\n", (int)kr.cells[i].family.len,
+				kr.cells[i].family.data, (int)kr.cells[i].qualifier.len,
+				kr.cells[i].qualifier.data, (unsigned long long)kr.cells[i].ts);
 	}
 	assert_int_equal(kr.n, n);
 	for (size_t i = 0; i < n; i++) {
@@ -721,8 +725,9 @@ static void check_raw(ctx *c, int op)
 	for (; kv_iter_valid(it); kv_iter_next(it), i++) {
 		const kv_cell *x = kv_iter_cell(it);
 		char b[256], w[256];
-		snprintf(b, sizeof(b), "%.*s/%.*s:%.*s@%llu t%d", (int)x->row.len, x->row.data, (int)x->family.len,
-			 x->family.data, (int)x->qualifier.len, x->qualifier.data, (unsigned long long)x->ts, x->type);
+		snprintf(b, sizeof(b), "%.*s/%.*s:%.*s@%llu t%d", (int)x->row.len, x->row.data,
+			 (int)x->family.len, x->family.data, (int)x->qualifier.len, x->qualifier.data,
+			 (unsigned long long)x->ts, x->type);
 		if (i < k)
 			snprintf(w, sizeof(w), "%s/%s:%s@%llu t%d", m[i].row, m[i].fam, m[i].qual,
 				 (unsigned long long)m[i].ts, m[i].type);
@@ -794,7 +799,7 @@ static void test_model(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_model),
+	    cmocka_unit_test(test_model),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
