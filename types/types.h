@@ -94,6 +94,14 @@ typedef struct ty_interval {
 	int32_t month;
 } ty_interval;
 
+/* A row value (type record): .p -> ty_record, .len = sizeof(ty_record). */
+typedef struct ty_record {
+	int n;
+	const ty_oid *types;
+	const char *const *names; /* may be NULL */
+	ty_datum *vals;
+} ty_record;
+
 typedef struct ty_timetz {
 	int64_t time; /* µs since midnight, local */
 	int32_t zone; /* seconds west of UTC, as PostgreSQL */
@@ -315,8 +323,10 @@ typedef uint64_t (*ty_hash_fn)(ty_datum a);
  * find where they end). See docs/key-encoding.md. */
 typedef void (*ty_keyenc_fn)(ty_datum v, util_buf *out);
 /* Decodes one value from [p, end); returns bytes consumed, 0 if malformed.
- * NULL for types whose key encoding is lossy (numeric scale, float -0,
- * interval month/day split, bpchar padding): those store the value too. */
+ * Every keyable type has one. For types whose encoding is lossy (numeric
+ * display scale, float -0, interval month/day split, bpchar padding) the
+ * decoded value only compares equal to the original: ty_type.key_lossy is
+ * set and the SQL layer stores the value itself as well. */
 typedef size_t (*ty_keydec_fn)(const uint8_t *p, const uint8_t *end, ty_datum *out);
 /* Applies a typmod on assignment or explicit cast (varchar(n) length
  * check/truncation, numeric rounding/overflow, timestamp precision). */
@@ -344,6 +354,7 @@ struct ty_type {
 	ty_hash_fn hash;    /* NULL: not hashable */
 	ty_keyenc_fn keyenc;/* NULL: cannot be a key column */
 	ty_keydec_fn keydec;
+	bool key_lossy;
 	ty_typmod_fn typmod_apply;
 	ty_typmodout_fn typmod_out;
 	const char *input_name;  /* pg_proc names for pg_type: "int4in" ... */
@@ -411,7 +422,7 @@ typedef struct ty_func {
 	ty_oid oid;           /* 0 = assigned at registration (stable order) */
 	int16_t nargdefaults; /* trailing args that may be omitted (their defaults are the fn's job) */
 	/* Functions returning rows (OUT columns, e.g. jsonb_each): ret is
-	 * TY_RECORD and each result datum has .p -> ty_datum[nout], .len = nout. */
+	 * TY_RECORD and each result datum has .p -> ty_record with nout fields. */
 	int nout;
 	const ty_oid *outtypes;
 	const char *const *outnames;
@@ -447,7 +458,8 @@ const ty_func *ty_operator_func(const ty_operator *op);
  * datum); method 'i': via text output + input. */
 typedef struct ty_cast {
 	ty_oid source, target;
-	const char *func;  /* ty_func name taking (source[, int4 typmod[, bool explicit]]) */
+	const char *func;  /* ty_func name taking (source); the target typmod is applied
+			    * afterwards with the target type's typmod_apply */
 	char context;      /* 'i' implicit, 'a' assignment, 'e' explicit */
 	char method;       /* 'f' function, 'b' binary, 'i' I/O */
 } ty_cast;
@@ -517,8 +529,8 @@ typedef struct ty_keycol {
 } ty_keycol;
 
 void ty_key_encode(const ty_keycol *col, ty_datum v, util_buf *out);
-/* Decodes one column; returns bytes consumed or 0 if malformed. Types
- * without keydec return 0 (callers keep the value elsewhere). */
+/* Decodes one column; returns bytes consumed or 0 if malformed. The
+ * value is allocated in the current arena. */
 size_t ty_key_decode(const ty_keycol *col, const uint8_t *p, const uint8_t *end, ty_datum *out);
 /* Skips one encoded column without decoding; 0 if malformed. */
 size_t ty_key_skip(const ty_keycol *col, const uint8_t *p, const uint8_t *end);

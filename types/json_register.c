@@ -1,0 +1,7 @@
+/* json_register.c — registers the json area: json and jsonb. */
+#include "json_int.h"
+
+void ty_register_json(void)
+{
+	json_register_types();
+}

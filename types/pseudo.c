@@ -1,0 +1,90 @@
+/* pseudo.c — pseudo-types (unknown, cstring, void, record, any*, internal,
+ * trigger) and record text output, which needs no other area. */
+#include "types_int.h"
+
+#include <string.h>
+
+static ty_datum unknown_in(const char *s, size_t n, int32_t typmod)
+{
+	(void)typmod;
+	return ty_textn(s, n);
+}
+
+static void unknown_out(ty_datum v, util_buf *out) { util_buf_append(out, v.p, v.len); }
+
+static void void_out(ty_datum v, util_buf *out)
+{
+	(void)v;
+	(void)out;
+}
+
+/* record_out: "(a,b)" with PostgreSQL's quoting: a field is quoted when
+ * empty or when it contains quote, backslash, parenthesis, comma or space;
+ * quotes and backslashes inside are doubled. NULL is an empty field. */
+static void record_out(ty_datum v, util_buf *out)
+{
+	const ty_record *r = v.p;
+	util_buf field = UTIL_BUF_INIT;
+	util_buf_putc(out, '(');
+	for (int i = 0; i < r->n; i++) {
+		if (i)
+			util_buf_putc(out, ',');
+		if (r->vals[i].null)
+			continue;
+		util_buf_reset(&field);
+		ty_output(r->types[i], r->vals[i], &field);
+		bool quote = field.len == 0;
+		for (size_t k = 0; k < field.len && !quote; k++)
+			quote = strchr("\"\\(), \t\n\r\v\f", field.data[k]) != NULL;
+		if (!quote) {
+			util_buf_append(out, field.data, field.len);
+			continue;
+		}
+		util_buf_putc(out, '"');
+		for (size_t k = 0; k < field.len; k++) {
+			char c = field.data[k];
+			if (c == '"' || c == '\\')
+				util_buf_putc(out, c);
+			util_buf_putc(out, c);
+		}
+		util_buf_putc(out, '"');
+	}
+	util_buf_putc(out, ')');
+	util_buf_free(&field);
+}
+
+static const ty_type pseudo_types[] = {
+	{.oid = TY_UNKNOWN, .name = "unknown", .len = -2, .category = 'X', .typtype = 'p', .align = 'c',
+	 .in = unknown_in, .out = unknown_out, .input_name = "unknownin", .output_name = "unknownout"},
+	{.oid = TY_CSTRING, .name = "cstring", .len = -2, .category = 'P', .typtype = 'p', .align = 'c',
+	 .array = TY_CSTRING_ARRAY, .in = unknown_in, .out = unknown_out, .input_name = "cstring_in",
+	 .output_name = "cstring_out"},
+	{.oid = TY_VOID, .name = "void", .len = 4, .byval = true, .category = 'P', .typtype = 'p', .align = 'i',
+	 .out = void_out, .input_name = "void_in", .output_name = "void_out"},
+	{.oid = TY_RECORD, .name = "record", .len = -1, .category = 'P', .typtype = 'p', .align = 'd',
+	 .array = TY_RECORD_ARRAY, .out = record_out, .input_name = "record_in", .output_name = "record_out"},
+	{.oid = TY_ANY, .name = "any", .len = 4, .byval = true, .category = 'P', .typtype = 'p', .align = 'i'},
+	{.oid = TY_ANYELEMENT, .name = "anyelement", .len = 4, .byval = true, .category = 'P', .typtype = 'p',
+	 .align = 'i'},
+	{.oid = TY_ANYARRAY, .name = "anyarray", .len = -1, .category = 'P', .typtype = 'p', .align = 'd'},
+	{.oid = TY_ANYNONARRAY, .name = "anynonarray", .len = 4, .byval = true, .category = 'P', .typtype = 'p',
+	 .align = 'i'},
+	{.oid = TY_ANYCOMPATIBLE, .name = "anycompatible", .len = 4, .byval = true, .category = 'P',
+	 .typtype = 'p', .align = 'i'},
+	{.oid = TY_ANYCOMPATIBLEARRAY, .name = "anycompatiblearray", .len = -1, .category = 'P', .typtype = 'p',
+	 .align = 'd'},
+	{.oid = TY_ANYCOMPATIBLENONARRAY, .name = "anycompatiblenonarray", .len = 4, .byval = true,
+	 .category = 'P', .typtype = 'p', .align = 'i'},
+	{.oid = TY_ANYENUM, .name = "anyenum", .len = 4, .byval = true, .category = 'P', .typtype = 'p',
+	 .align = 'i'},
+	{.oid = TY_INTERNAL, .name = "internal", .len = 8, .byval = true, .category = 'P', .typtype = 'p',
+	 .align = 'd'},
+	{.oid = TY_TRIGGER, .name = "trigger", .len = 4, .byval = true, .category = 'P', .typtype = 'p',
+	 .align = 'i'},
+};
+
+void ty_register_pseudo(void)
+{
+	for (size_t i = 0; i < UTIL_ARRAY_LEN(pseudo_types); i++)
+		ty_type_register(&pseudo_types[i]);
+}
