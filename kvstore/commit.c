@@ -353,6 +353,9 @@ kv_status commit_batch(kv_store *s, kv_batch *b, bool check, kv_ts read_ts, cons
 			       (unsigned long long)reserved);
 
 	store_stall(s);
+	for (size_t i = 0; i < b->n; i++)
+		if (atomic_load(&b->m[i].t->too_many_files))
+			store_stall_files(s, b->m[i].t);
 	size_t nstripes;
 	uint32_t *stripes = collect_stripes(b, &nstripes);
 	for (size_t i = 0; i < nstripes; i++)

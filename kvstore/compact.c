@@ -373,6 +373,9 @@ kv_status compact_table(kv_store *s, kv_table *t, bool major, bool manual)
 	t->compacting = false;
 	pthread_mutex_unlock(&t->mu);
 	free(fams);
+	pthread_mutex_lock(&s->bg_mu);
+	pthread_cond_broadcast(&s->done_cv);
+	pthread_mutex_unlock(&s->bg_mu);
 	if (st)
 		util_warn("kvstore: compaction of %s failed: %s", t->name, kv_errmsg());
 	return st;

@@ -34,6 +34,7 @@ kv_status kv_fail_errno(int e, const char *what, const char *path);
 #define KV_QUAL_MAX     (64u << 10)
 #define KV_NROWLOCKS    4096
 #define KV_MAX_FAMILIES 64
+#define KV_STALL_FILES  24 /* writers to a table wait while a family has this many files */
 
 /* ---------------------------------------------------------------- files and versions */
 
@@ -46,7 +47,9 @@ typedef struct kv_sfile {
 	pthread_mutex_t open_mu;
 	sst_reader *rd; /* opened on first use */
 	atomic_bool obsolete;
-	bool compacting; /* chosen by a running compaction (table->mu) */
+	bool compacting;                /* chosen by a running compaction (table->mu) */
+	struct kv_sfile *lprev, *lnext; /* open-file LRU (store->ofc_mu) */
+	atomic_bool in_lru;
 } kv_sfile;
 
 void sfile_ref(kv_sfile *f);
@@ -113,6 +116,7 @@ struct kv_table {
 	uint64_t flush_req, flush_done; /* generations for kv_table_flush waits */
 	kv_status flush_err;
 	bool compacting;
+	atomic_bool too_many_files; /* some family has >= KV_STALL_FILES files */
 	kv_compaction_filter_fn cf_fn;
 	void *cf_arg;
 	atomic_uint_fast64_t n_flushes, n_compactions;
@@ -217,6 +221,10 @@ struct kv_store {
 	pthread_mutex_t rowlocks[KV_NROWLOCKS];
 	recent_map *recent;
 	kv_cache *cache;
+	/* Open-file cache: files with an open reader, most recent first. */
+	pthread_mutex_t ofc_mu;
+	kv_sfile ofc; /* sentinel */
+	atomic_int ofc_count;
 
 	/* Background work. */
 	pthread_t bg;
@@ -249,6 +257,8 @@ void store_request_flush(kv_store *s, kv_table *t);
 void store_wake_bg(kv_store *s);
 /* Waits while memstores use more than the global budget. */
 void store_stall(kv_store *s);
+/* Waits while t has too many files for reads to stay fast. */
+void store_stall_files(kv_store *s, kv_table *t);
 
 /* Clock (clock.c). */
 kv_ts clock_assign(kv_store *s, kv_pend **pend);

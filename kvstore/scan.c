@@ -422,7 +422,8 @@ static act match(kv_iter *it, const ikey_parts *p, const kv_src *s)
 		if ((int64_t)p->ts < cutoff && it->versions >= it->fo->min_versions)
 			return A_NEXT_COL;
 	}
-	if (it->versions >= it->max_versions)
+	/* Reads never return more versions than the family keeps (HBase). */
+	if (it->versions >= it->max_versions || (it->fo && it->versions >= it->fo->max_versions))
 		return A_NEXT_COL;
 	it->versions++;
 	if (it->filter) {

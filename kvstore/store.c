@@ -285,6 +285,30 @@ void store_stall(kv_store *s)
 	pthread_mutex_unlock(&s->bg_mu);
 }
 
+void store_stall_files(kv_store *s, kv_table *t)
+{
+	store_wake_bg(s);
+	pthread_mutex_lock(&s->bg_mu);
+	if (atomic_load(&t->too_many_files)) {
+		atomic_fetch_add(&s->n_stalls, 1);
+		util_info("kvstore: write stall, kv table %s has %d+ files in a family", t->name,
+			  KV_STALL_FILES);
+		int64_t t0 = util_mono_us();
+		while (atomic_load(&t->too_many_files) && !s->bg_stop && !atomic_load(&s->failed) &&
+		       util_mono_us() - t0 < 10 * 1000000) {
+			struct timespec ts;
+			clock_gettime(CLOCK_REALTIME, &ts);
+			ts.tv_nsec += 100 * 1000000;
+			if (ts.tv_nsec >= 1000000000) {
+				ts.tv_sec++;
+				ts.tv_nsec -= 1000000000;
+			}
+			pthread_cond_timedwait(&s->done_cv, &s->bg_mu, &ts);
+		}
+	}
+	pthread_mutex_unlock(&s->bg_mu);
+}
+
 void *bg_main(void *arg)
 {
 	kv_store *s = arg;
@@ -382,6 +406,7 @@ static void store_free(kv_store *s)
 	pthread_mutex_destroy(&s->ts_mu);
 	pthread_cond_destroy(&s->ts_cv);
 	pthread_rwlock_destroy(&s->apply_rw);
+	pthread_mutex_destroy(&s->ofc_mu);
 	pthread_mutex_destroy(&s->bg_mu);
 	pthread_cond_destroy(&s->bg_cv);
 	pthread_cond_destroy(&s->done_cv);
@@ -490,6 +515,8 @@ kv_status kv_store_open(const char *path, const kv_store_opts *opts, kv_store **
 	pthread_cond_init(&s->bg_cv, NULL);
 	pthread_cond_init(&s->done_cv, NULL);
 	s->cache = s->o.block_cache_bytes ? cache_new(s->o.block_cache_bytes) : NULL;
+	pthread_mutex_init(&s->ofc_mu, NULL);
+	s->ofc.lnext = s->ofc.lprev = &s->ofc;
 
 	kv_status st;
 	man_state m = {0};

@@ -26,10 +26,65 @@ void sfile_ref(kv_sfile *f)
 	atomic_fetch_add(&f->refs, 1);
 }
 
+/* Open-file LRU helpers (store->ofc_mu held). */
+static void lru_unlink(kv_store *s, kv_sfile *f)
+{
+	if (!f->in_lru)
+		return;
+	f->lprev->lnext = f->lnext;
+	f->lnext->lprev = f->lprev;
+	f->in_lru = false;
+	s->ofc_count--;
+}
+
+static void lru_front(kv_store *s, kv_sfile *f)
+{
+	lru_unlink(s, f);
+	f->lnext = s->ofc.lnext;
+	f->lprev = &s->ofc;
+	s->ofc.lnext->lprev = f;
+	s->ofc.lnext = f;
+	f->in_lru = true;
+	s->ofc_count++;
+}
+
+/* Closes readers of the least recently used files over max_open_files.
+ * Iterators keep their own reader references, so this is always safe. */
+static void lru_trim(kv_store *s)
+{
+	for (;;) {
+		pthread_mutex_lock(&s->ofc_mu);
+		if (s->ofc_count <= s->o.max_open_files || s->ofc.lprev == &s->ofc) {
+			pthread_mutex_unlock(&s->ofc_mu);
+			return;
+		}
+		kv_sfile *g = s->ofc.lprev;
+		lru_unlink(s, g);
+		/* Pin g unless it is already being destroyed. */
+		int r = atomic_load(&g->refs);
+		bool pinned = false;
+		while (r > 0 && !(pinned = atomic_compare_exchange_weak(&g->refs, &r, r + 1)))
+			;
+		pthread_mutex_unlock(&s->ofc_mu);
+		if (!pinned)
+			continue;
+		pthread_mutex_lock(&g->open_mu);
+		sst_reader *rd = g->rd;
+		g->rd = NULL;
+		pthread_mutex_unlock(&g->open_mu);
+		if (rd)
+			sst_unref(rd);
+		sfile_unref(g);
+	}
+}
+
 void sfile_unref(kv_sfile *f)
 {
 	if (!f || atomic_fetch_sub(&f->refs, 1) != 1)
 		return;
+	pthread_mutex_lock(&f->s->ofc_mu);
+	lru_unlink(f->s, f);
+	pthread_mutex_unlock(&f->s->ofc_mu);
 	if (f->rd)
 		sst_unref(f->rd);
 	if (atomic_load(&f->obsolete)) {
@@ -60,6 +115,17 @@ kv_status sfile_reader(kv_sfile *f, sst_reader **out)
 	sst_ref(f->rd);
 	*out = f->rd;
 	pthread_mutex_unlock(&f->open_mu);
+	kv_store *s = f->s;
+	/* Far from the limit, recency does not matter: skip the global lock. */
+	if (f->in_lru && atomic_load(&s->ofc_count) < s->o.max_open_files / 2)
+		return KV_OK;
+	pthread_mutex_lock(&s->ofc_mu);
+	if (s->ofc.lnext != f)
+		lru_front(s, f);
+	bool over = s->ofc_count > s->o.max_open_files;
+	pthread_mutex_unlock(&s->ofc_mu);
+	if (over)
+		lru_trim(s);
 	return KV_OK;
 }
 
@@ -134,6 +200,10 @@ void table_install_sv(kv_table *t)
 	kv_sv *old = t->sv;
 	t->sv = sv;
 	sv_unref(old);
+	bool many = false;
+	for (int i = 0; i < t->v->nfam; i++)
+		many |= t->v->fams[i].n >= KV_STALL_FILES;
+	atomic_store(&t->too_many_files, many);
 }
 
 static kv_version *version_empty(void)

@@ -159,7 +159,7 @@ static size_t m_visible(const char *row, const char *fam, const rq *q, mcell *ou
 			done = true;
 			continue;
 		}
-		if (versions >= q->maxv) {
+		if (versions >= q->maxv || versions >= FAM_MAXV[fi]) {
 			done = true;
 			continue;
 		}
