@@ -276,6 +276,7 @@ kv_status flush_table(kv_store *s, kv_table *t)
 	pthread_mutex_unlock(&t->flush_mu);
 	pthread_mutex_lock(&s->bg_mu);
 	pthread_cond_broadcast(&s->done_cv);
+	pthread_cond_broadcast(&s->compact_cv);
 	pthread_mutex_unlock(&s->bg_mu);
 	if (!st)
 		store_update_wal_floor(s);

@@ -116,6 +116,7 @@ struct kv_table {
 	uint64_t flush_req, flush_done; /* generations for kv_table_flush waits */
 	kv_status flush_err;
 	bool compacting;
+	int64_t compact_retry_us;   /* after a failed compaction: not before (mono clock) */
 	atomic_bool too_many_files; /* some family has >= KV_STALL_FILES files */
 	kv_compaction_filter_fn cf_fn;
 	void *cf_arg;
@@ -229,9 +230,12 @@ struct kv_store {
 	/* Background work. */
 	pthread_t bg;
 	bool bg_started;
+	pthread_t *compactors;
+	int ncompactors;
 	pthread_mutex_t bg_mu;
-	pthread_cond_t bg_cv;   /* wakes the background thread */
-	pthread_cond_t done_cv; /* flush/compaction finished; stalls released */
+	pthread_cond_t bg_cv;      /* wakes the background thread */
+	pthread_cond_t done_cv;    /* flush/compaction finished; stalls released */
+	pthread_cond_t compact_cv; /* wakes compaction threads */
 	bool bg_stop;
 	kv_table **flushq; /* tables waiting for a flush (referenced) */
 	int nflushq, cflushq;
@@ -285,6 +289,7 @@ kv_status flush_table(kv_store *s, kv_table *t);
 kv_status compact_table(kv_store *s, kv_table *t, bool major, bool manual);
 bool compact_pick_needed(kv_table *t);
 void *bg_main(void *arg);
+void *compactor_main(void *arg);
 
 /* Reads (scan.c). */
 typedef struct scan_internal {

@@ -287,7 +287,9 @@ void store_stall(kv_store *s)
 
 void store_stall_files(kv_store *s, kv_table *t)
 {
-	store_wake_bg(s);
+	pthread_mutex_lock(&s->bg_mu);
+	pthread_cond_broadcast(&s->compact_cv);
+	pthread_mutex_unlock(&s->bg_mu);
 	pthread_mutex_lock(&s->bg_mu);
 	if (atomic_load(&t->too_many_files)) {
 		atomic_fetch_add(&s->n_stalls, 1);
@@ -307,6 +309,40 @@ void store_stall_files(kv_store *s, kv_table *t)
 		}
 	}
 	pthread_mutex_unlock(&s->bg_mu);
+}
+
+/* Compaction threads: compact whatever the file counts call for, sleep
+ * when nothing does (woken after flushes). */
+void *compactor_main(void *arg)
+{
+	kv_store *s = arg;
+	pthread_mutex_lock(&s->bg_mu);
+	while (!s->bg_stop) {
+		pthread_mutex_unlock(&s->bg_mu);
+		kv_table *ct = NULL;
+		pthread_mutex_lock(&s->mu);
+		for (int i = 0; i < s->ntables && !ct; i++) {
+			if (compact_pick_needed(s->tables[i])) {
+				ct = s->tables[i];
+				atomic_fetch_add(&ct->refs, 1);
+			}
+		}
+		pthread_mutex_unlock(&s->mu);
+		if (ct) {
+			if (!atomic_load(&s->failed))
+				compact_table(s, ct, false, false);
+			table_unref(ct);
+		}
+		pthread_mutex_lock(&s->bg_mu);
+		if (ct || s->bg_stop)
+			continue;
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_sec += 1;
+		pthread_cond_timedwait(&s->compact_cv, &s->bg_mu, &ts);
+	}
+	pthread_mutex_unlock(&s->bg_mu);
+	return NULL;
 }
 
 void *bg_main(void *arg)
@@ -330,21 +366,6 @@ void *bg_main(void *arg)
 			continue;
 		}
 		pthread_mutex_unlock(&s->bg_mu);
-		/* Compactions the file counts call for. */
-		kv_table *ct = NULL;
-		pthread_mutex_lock(&s->mu);
-		for (int i = 0; i < s->ntables && !ct; i++) {
-			if (compact_pick_needed(s->tables[i])) {
-				ct = s->tables[i];
-				atomic_fetch_add(&ct->refs, 1);
-			}
-		}
-		pthread_mutex_unlock(&s->mu);
-		if (ct) {
-			if (!atomic_load(&s->failed))
-				compact_table(s, ct, false, false);
-			table_unref(ct);
-		}
 		if (s->o.durability == KV_SYNC_PERIODIC &&
 		    util_mono_us() - last_sync >= (int64_t)s->o.sync_interval_ms * 1000) {
 			if (wal_sync(s->wal) && wal_failed(s->wal))
@@ -352,7 +373,7 @@ void *bg_main(void *arg)
 			last_sync = util_mono_us();
 		}
 		pthread_mutex_lock(&s->bg_mu);
-		if (ct || s->nflushq || s->bg_stop)
+		if (s->nflushq || s->bg_stop)
 			continue;
 		struct timespec ts;
 		clock_gettime(CLOCK_REALTIME, &ts);
@@ -410,6 +431,7 @@ static void store_free(kv_store *s)
 	pthread_mutex_destroy(&s->bg_mu);
 	pthread_cond_destroy(&s->bg_cv);
 	pthread_cond_destroy(&s->done_cv);
+	pthread_cond_destroy(&s->compact_cv);
 	free(s->path);
 	free(s);
 }
@@ -514,6 +536,7 @@ kv_status kv_store_open(const char *path, const kv_store_opts *opts, kv_store **
 	pthread_mutex_init(&s->bg_mu, NULL);
 	pthread_cond_init(&s->bg_cv, NULL);
 	pthread_cond_init(&s->done_cv, NULL);
+	pthread_cond_init(&s->compact_cv, NULL);
 	s->cache = s->o.block_cache_bytes ? cache_new(s->o.block_cache_bytes) : NULL;
 	pthread_mutex_init(&s->ofc_mu, NULL);
 	s->ofc.lnext = s->ofc.lprev = &s->ofc;
@@ -637,6 +660,13 @@ kv_status kv_store_open(const char *path, const kv_store_opts *opts, kv_store **
 			goto fail;
 		}
 		s->bg_started = true;
+		int nc = s->o.compaction_threads > 0 ? s->o.compaction_threads : 1;
+		s->compactors = util_xcalloc((size_t)nc, sizeof(pthread_t));
+		for (int i = 0; i < nc; i++) {
+			if (pthread_create(&s->compactors[i], NULL, compactor_main, s) != 0)
+				break;
+			s->ncompactors++;
+		}
 	}
 	man_state_free(&m);
 	free_scan(&d);
@@ -661,9 +691,13 @@ void kv_store_close(kv_store *s)
 		pthread_mutex_lock(&s->bg_mu);
 		s->bg_stop = true;
 		pthread_cond_broadcast(&s->bg_cv);
+		pthread_cond_broadcast(&s->compact_cv);
 		pthread_cond_broadcast(&s->done_cv);
 		pthread_mutex_unlock(&s->bg_mu);
 		pthread_join(s->bg, NULL);
+		for (int i = 0; i < s->ncompactors; i++)
+			pthread_join(s->compactors[i], NULL);
+		free(s->compactors);
 	}
 	if (s->wal && s->o.durability != KV_SYNC_COMMIT && !atomic_load(&s->failed))
 		wal_sync(s->wal);
