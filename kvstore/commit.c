@@ -158,9 +158,18 @@ static kv_status check_row_conflict(kv_table *t, const uint8_t *row, size_t rlen
 	return KV_OK;
 }
 
-static kv_status check_conflicts(kv_batch *b, kv_ts read_ts)
+static kv_status check_conflicts(kv_store *s, kv_batch *b, kv_ts read_ts)
 {
 	kv_status st = KV_OK;
+	if (!atomic_load(&s->recent_on)) {
+		/* First commit_if: from now on commits note their rows. Writes
+		 * before (timestamps up to last_ts) are covered by the low-water
+		 * mark; commits assigned after see recent_on (set under ts_mu). */
+		pthread_mutex_lock(&s->ts_mu);
+		recent_raise_low_water(s->recent, s->last_ts);
+		atomic_store(&s->recent_on, true);
+		pthread_mutex_unlock(&s->ts_mu);
+	}
 	for (size_t i = 0; i < b->n && !st; i++)
 		st = check_row_conflict(b->m[i].t, batch_ptr(b, b->m[i].roff), b->m[i].rlen, read_ts);
 	for (size_t i = 0; i < b->nk && !st; i++)
@@ -363,12 +372,12 @@ kv_status commit_batch(kv_store *s, kv_batch *b, bool check, kv_ts read_ts, cons
 
 	cctx c = {0};
 	util_buf rec = UTIL_BUF_INIT;
-	kv_pend *pend = NULL;
+	kv_pend pend_store = {0}, *pend = NULL;
 	kv_ts cts = 0;
 	bool rw = false;
 	if ((st = check_conditions(b)))
 		goto out;
-	if (check && (st = check_conflicts(b, read_ts)))
+	if (check && (st = check_conflicts(s, b, read_ts)))
 		goto out;
 	if ((st = resolve(b, &c)))
 		goto out;
@@ -377,7 +386,10 @@ kv_status commit_batch(kv_store *s, kv_batch *b, bool check, kv_ts read_ts, cons
 
 	pthread_rwlock_rdlock(&s->apply_rw);
 	rw = true;
-	cts = reserved ? reserved : clock_assign(s, &pend);
+	if (!reserved)
+		pend = &pend_store;
+	cts = reserved ? reserved : clock_assign(s, pend);
+	bool note_rows = atomic_load(&s->recent_on);
 	encode(&rec, &c, cts);
 	bool sync = s->o.durability == KV_SYNC_COMMIT && !(o && o->no_sync);
 	uint64_t seg = 0;
@@ -392,8 +404,9 @@ kv_status commit_batch(kv_store *s, kv_batch *b, bool check, kv_ts read_ts, cons
 		store_set_failed(s, "could not apply a logged batch");
 		goto out;
 	}
-	for (size_t i = 0; i < c.n; i++)
-		recent_note(s->recent, c.r[i].t->id, c.r[i].row, c.r[i].rlen, cts);
+	if (note_rows)
+		for (size_t i = 0; i < c.n; i++)
+			recent_note(s->recent, c.r[i].t->id, c.r[i].row, c.r[i].rlen, cts);
 	atomic_fetch_add(&s->n_commits, 1);
 out:
 	if (rw)

@@ -95,6 +95,13 @@ const kv_family_opts *sv_family(const kv_sv *sv, const uint8_t *name, size_t len
 
 /* ---------------------------------------------------------------- tables */
 
+/* An immutable list of a table's family names (lock-free family checks). */
+typedef struct famnames {
+	struct famnames *older;
+	int n;
+	char names[][32];
+} famnames;
+
 struct kv_table {
 	kv_store *s;
 	atomic_int refs; /* handles + 1 while listed in the store */
@@ -107,6 +114,8 @@ struct kv_table {
 	kv_sv *sv;
 	kv_family_opts *fams;
 	int nfam;
+	_Atomic(struct famnames *) fnames; /* published names (table_has_family) */
+	struct famnames *retired;          /* older lists, freed with the table */
 	kv_mem *mem;
 	kv_mem **imm; /* newest first; changed under apply_mu and mu */
 	int nimm;
@@ -131,7 +140,10 @@ kv_sv *table_sv(kv_table *t);
 void table_install_sv(kv_table *t);
 void table_unref(kv_table *t);
 kv_table *table_new(kv_store *s, uint32_t id, const char *name, const kv_family_opts *fams, int nfam);
+/* Lock-free: reads the published family-name list. */
 bool table_has_family(kv_table *t, const char *fam);
+/* Publishes t->fams' names for table_has_family. REQUIRES: t->mu held. */
+void table_publish_families(kv_table *t);
 
 /* ---------------------------------------------------------------- batches */
 
@@ -191,6 +203,7 @@ typedef struct kv_pend {
 	kv_ts ts;
 	bool done;
 	bool reserved;
+	bool heap; /* freed when popped (reservations); else the owner's stack */
 	struct kv_pend *next;
 } kv_pend;
 
@@ -241,6 +254,8 @@ struct kv_store {
 	int nflushq, cflushq;
 	atomic_size_t mem_total;
 	atomic_bool failed; /* fsync failure: read-only until reopened */
+	/* Rows are noted in `recent` only once some commit_if needed them. */
+	atomic_bool recent_on;
 
 	atomic_uint_fast64_t n_commits, n_stalls;
 };
@@ -265,7 +280,9 @@ void store_stall(kv_store *s);
 void store_stall_files(kv_store *s, kv_table *t);
 
 /* Clock (clock.c). */
-kv_ts clock_assign(kv_store *s, kv_pend **pend);
+/* Assigns the next commit timestamp and queues p (caller's storage, which
+ * must live until the read point covers the timestamp). */
+kv_ts clock_assign(kv_store *s, kv_pend *p);
 void clock_complete(kv_store *s, kv_pend *p);
 void clock_wait_visible(kv_store *s, kv_ts ts);
 bool clock_is_reserved(kv_store *s, kv_ts ts);
@@ -275,6 +292,7 @@ void clock_init(kv_store *s, kv_ts last);
 recent_map *recent_new(kv_ts low_water);
 void recent_free(recent_map *r);
 void recent_note(recent_map *r, uint32_t table_id, const uint8_t *row, size_t rlen, kv_ts ts);
+void recent_raise_low_water(recent_map *r, kv_ts ts);
 /* 1 = conflict, 0 = none, -1 = unknown (read_ts older than the low-water mark). */
 int recent_check(recent_map *r, uint32_t table_id, const uint8_t *row, size_t rlen, kv_ts read_ts);
 

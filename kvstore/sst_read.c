@@ -199,8 +199,8 @@ static kv_status load_index(sst_reader *r, uint64_t off, uint32_t size, uint32_t
 		return kv_fail(KV_CORRUPTION, "%s: malformed index block", r->path);
 	}
 	for (blki_first(&it); it.valid; blki_next(&it)) {
-		uint64_t o;
-		uint32_t s;
+		uint64_t o = 0;
+		uint32_t s = 0;
 		if ((st = parse_handle(r, it.val, it.vlen, &o, &s)))
 			break;
 		if (!ikey_valid(it.key, it.klen)) {

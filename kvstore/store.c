@@ -416,7 +416,8 @@ static void store_free(kv_store *s)
 	while (s->phead) {
 		kv_pend *p = s->phead;
 		s->phead = p->next;
-		free(p);
+		if (p->heap)
+			free(p);
 	}
 	for (int i = 0; i < s->nflushq; i++)
 		table_unref(s->flushq[i]);

@@ -230,6 +230,7 @@ kv_table *table_new(kv_store *s, uint32_t id, const char *name, const kv_family_
 	UTIL_ASSERT(t->mem, "out of memory creating a memstore");
 	t->v = version_empty();
 	table_install_sv(t);
+	table_publish_families(t);
 	return t;
 }
 
@@ -245,6 +246,17 @@ void table_unref(kv_table *t)
 	version_unref(t->v);
 	free(t->fams);
 	free(t->name);
+	famnames *f = atomic_load(&t->fnames);
+	while (f) {
+		famnames *o = f->older;
+		free(f);
+		f = o;
+	}
+	while (t->retired) {
+		famnames *o = t->retired->older;
+		free(t->retired);
+		t->retired = o;
+	}
 	pthread_mutex_destroy(&t->flush_mu);
 	pthread_mutex_destroy(&t->apply_mu);
 	pthread_mutex_destroy(&t->mu);
@@ -260,14 +272,27 @@ kv_mem *table_target_mem(kv_table *t, kv_ts cts)
 	return t->mem;
 }
 
+void table_publish_families(kv_table *t)
+{
+	famnames *f = util_xcalloc(1, sizeof(famnames) + (size_t)(t->nfam ? t->nfam : 1) * 32);
+	f->n = t->nfam;
+	for (int i = 0; i < t->nfam; i++)
+		memcpy(f->names[i], t->fams[i].name, 32);
+	famnames *old = atomic_exchange(&t->fnames, f);
+	if (old) {
+		/* Readers may still look at it: keep it until the table goes. */
+		old->older = t->retired;
+		t->retired = old;
+	}
+}
+
 bool table_has_family(kv_table *t, const char *fam)
 {
-	pthread_mutex_lock(&t->mu);
-	bool r = false;
-	for (int i = 0; i < t->nfam && !r; i++)
-		r = !strcmp(t->fams[i].name, fam);
-	pthread_mutex_unlock(&t->mu);
-	return r;
+	famnames *f = atomic_load(&t->fnames);
+	for (int i = 0; i < f->n; i++)
+		if (!strcmp(f->names[i], fam))
+			return true;
+	return false;
 }
 
 /* ---------------------------------------------------------------- validation */
@@ -483,6 +508,7 @@ kv_status kv_table_alter_family(kv_store *s, const char *name, const kv_family_o
 			t->fams[i] = f;
 		}
 		table_install_sv(t);
+		table_publish_families(t);
 		pthread_mutex_unlock(&t->mu);
 	}
 	pthread_mutex_unlock(&s->mu);
