@@ -194,3 +194,36 @@ def numeric_cases():
         A(["cast", "float8", v, t])
         A(["cast", "int8", v.split(".")[0] if "e" not in v else "10000000000", t])
     return L
+
+
+def float_math_cases():
+    L = []
+    A = L.append
+    vals = ["0", "-0", "0.5", "-0.5", "1", "-1", "2", "-2.5", "2.5", "3.5", "10", "100", "1e300", "-1e300", "1e-310",
+            "NaN", "Infinity", "-Infinity", "0.7", "30", "45", "60", "90", "180", "270", "360", "-90", "1e20", "710",
+            "-750", "0.1"]
+    for f in ["round", "ceil", "floor", "trunc", "sign", "sqrt", "cbrt", "exp", "ln", "log", "log10", "acos", "asin",
+              "atan", "cos", "sin", "tan", "cot", "acosd", "asind", "atand", "cosd", "sind", "tand", "cotd", "sinh",
+              "cosh", "tanh", "asinh", "acosh", "atanh", "degrees", "radians", "abs", "dsqrt", "dcbrt", "dexp", "dlog1",
+              "dlog10", "dround", "dtrunc"]:
+        for v in vals:
+            A(["call", f, "float8", v])
+    for a in ["0", "-0", "1", "-1", "2", "-2", "0.5", "10", "-8", "NaN", "Infinity", "-Infinity", "1e300", "1e-300"]:
+        for b in ["0", "1", "-1", "2", "0.5", "-0.5", "3", "NaN", "Infinity", "-Infinity", "1000", "-1000", "1e20"]:
+            A(["call", "power", "float8", a, "float8", b])
+    for a, b in [("1", "1"), ("1", "-1"), ("-1", "-1"), ("0", "0"), ("0", "-1"), ("NaN", "1"), ("1", "Infinity"),
+                 ("Infinity", "Infinity"), ("-1", "0"), ("1e300", "1e-300")]:
+        A(["call", "atan2", "float8", a, "float8", b])
+        A(["call", "atan2d", "float8", a, "float8", b])
+    for args in [("5.35", "0.024", "10.06", "5"), ("-1", "0", "10", "5"), ("10", "0", "10", "5"), ("5", "10", "0", "3"),
+                 ("0", "10", "0", "3"), ("10", "10", "0", "3"), ("-1", "10", "0", "3"), ("5", "0", "10", "0"),
+                 ("NaN", "0", "10", "3"), ("5", "0", "Infinity", "3"), ("Infinity", "0", "10", "3"),
+                 ("5", "1", "1", "3"), ("10", "0", "10", "2147483647"), ("1e308", "-1e308", "1.5e308", "10"),
+                 ("9.99999999999", "0", "10", "5"), ("-Infinity", "10", "0", "3")]:
+        A(["call", "width_bucket", "float8", args[0], "float8", args[1], "float8", args[2], "int4", args[3]])
+    A(["call", "pi"])
+    for s in ["0.5", "-1", "1", "0", "1.5", "NaN", "-0.25"]:
+        A(["call", "setseed", "float8", s])
+        A(["call", "random"])
+        A(["call", "random"])
+    return L
