@@ -27,9 +27,18 @@ static double check(double r, double arg, bool inf_ok, bool zero_ok)
 	return r;
 }
 
-NUMFN(dround) { return ty_float(rint(ARG_F(0))); }
-NUMFN(dceil) { return ty_float(ceil(ARG_F(0))); }
-NUMFN(dfloor) { return ty_float(floor(ARG_F(0))); }
+NUMFN(dround)
+{
+	return ty_float(rint(ARG_F(0)));
+}
+NUMFN(dceil)
+{
+	return ty_float(ceil(ARG_F(0)));
+}
+NUMFN(dfloor)
+{
+	return ty_float(floor(ARG_F(0)));
+}
 NUMFN(dtrunc)
 {
 	double a = ARG_F(0);
@@ -45,7 +54,8 @@ NUMFN(dsqrt)
 {
 	double a = ARG_F(0);
 	if (a < 0)
-		ty_error(UTIL_E_INVALID_ARGUMENT_FOR_POWER_FUNCTION, "cannot take square root of a negative number");
+		ty_error(UTIL_E_INVALID_ARGUMENT_FOR_POWER_FUNCTION,
+			 "cannot take square root of a negative number");
 	double r = sqrt(a);
 	return ty_float(check(r, a, false, a == 0.0));
 }
@@ -65,7 +75,8 @@ static double pow8(double x, double y)
 	if (isnan(y))
 		return x != 1.0 ? NAN : 1.0;
 	if (x == 0 && y < 0)
-		ty_error(UTIL_E_INVALID_ARGUMENT_FOR_POWER_FUNCTION, "zero raised to a negative power is undefined");
+		ty_error(UTIL_E_INVALID_ARGUMENT_FOR_POWER_FUNCTION,
+			 "zero raised to a negative power is undefined");
 	if (x < 0 && floor(y) != y)
 		ty_error(UTIL_E_INVALID_ARGUMENT_FOR_POWER_FUNCTION,
 			 "a negative number raised to a non-integer power yields a complex result");
@@ -112,7 +123,10 @@ static double pow8(double x, double y)
 	return r;
 }
 
-NUMFN(dpow) { return ty_float(pow8(ARG_F(0), ARG_F(1))); }
+NUMFN(dpow)
+{
+	return ty_float(pow8(ARG_F(0), ARG_F(1)));
+}
 
 NUMFN(dexp)
 {
@@ -145,8 +159,14 @@ static double log_common(double a, double (*fn)(double))
 	return check(r, a, false, a == 1.0);
 }
 
-NUMFN(dlog1) { return ty_float(log_common(ARG_F(0), log)); }
-NUMFN(dlog10) { return ty_float(log_common(ARG_F(0), log10)); }
+NUMFN(dlog1)
+{
+	return ty_float(log_common(ARG_F(0), log));
+}
+NUMFN(dlog10)
+{
+	return ty_float(log_common(ARG_F(0), log10));
+}
 
 /* ---------------------------------------------------------------- trig */
 
@@ -236,7 +256,10 @@ NUMFN(dcot)
 static double sin_30, one_minus_cos_60, asin_0_5, acos_0_5, atan_1_0, tan_45, cot_45;
 static _Thread_local bool degree_consts; /* computed per thread; same values everywhere */
 
-static double sind_0_to_30(double x) { return (sin(x * RADIANS_PER_DEGREE) / sin_30) / 2.0; }
+static double sind_0_to_30(double x)
+{
+	return (sin(x * RADIANS_PER_DEGREE) / sin_30) / 2.0;
+}
 
 static double cosd_0_to_60(double x)
 {
@@ -244,8 +267,14 @@ static double cosd_0_to_60(double x)
 	return 1.0 - (one_minus_cos_x / one_minus_cos_60) / 2.0;
 }
 
-static double sind_q1(double x) { return x <= 30.0 ? sind_0_to_30(x) : cosd_0_to_60(90.0 - x); }
-static double cosd_q1(double x) { return x <= 60.0 ? cosd_0_to_60(x) : sind_0_to_30(90.0 - x); }
+static double sind_q1(double x)
+{
+	return x <= 30.0 ? sind_0_to_30(x) : cosd_0_to_60(90.0 - x);
+}
+static double cosd_q1(double x)
+{
+	return x <= 60.0 ? cosd_0_to_60(x) : sind_0_to_30(90.0 - x);
+}
 
 static void init_degrees(void)
 {
@@ -463,7 +492,10 @@ NUMFN(dtanh)
 	return ty_float(r);
 }
 
-NUMFN(dasinh) { return ty_float(asinh(ARG_F(0))); }
+NUMFN(dasinh)
+{
+	return ty_float(asinh(ARG_F(0)));
+}
 
 NUMFN(dacosh)
 {
@@ -501,7 +533,10 @@ NUMFN(radians)
 	return ty_float(check(r, a, false, a == 0.0));
 }
 
-NUMFN(dpi) { return ty_float(M_PI); }
+NUMFN(dpi)
+{
+	return ty_float(M_PI);
+}
 
 /* double -> int32 as x86's cvttsd2si does it (PostgreSQL assigns the
  * double to an int32): NaN and out-of-range values become INT32_MIN. */
@@ -520,12 +555,14 @@ NUMFN(width_bucket_float8)
 	int32_t count = (int32_t)ARG_I(3);
 	int32_t r;
 	if (count <= 0)
-		ty_error(UTIL_E_INVALID_ARGUMENT_FOR_WIDTH_BUCKET_FUNCTION, "count must be greater than zero");
+		ty_error(UTIL_E_INVALID_ARGUMENT_FOR_WIDTH_BUCKET_FUNCTION,
+			 "count must be greater than zero");
 	if (isnan(op) || isnan(b1) || isnan(b2))
 		ty_error(UTIL_E_INVALID_ARGUMENT_FOR_WIDTH_BUCKET_FUNCTION,
 			 "operand, lower bound, and upper bound cannot be NaN");
 	if (isinf(b1) || isinf(b2))
-		ty_error(UTIL_E_INVALID_ARGUMENT_FOR_WIDTH_BUCKET_FUNCTION, "lower and upper bounds must be finite");
+		ty_error(UTIL_E_INVALID_ARGUMENT_FOR_WIDTH_BUCKET_FUNCTION,
+			 "lower and upper bounds must be finite");
 	if (b1 < b2) {
 		if (op < b1)
 			r = 0;
@@ -543,7 +580,8 @@ NUMFN(width_bucket_float8)
 		} else
 			r = to_int32_x86((double)count * (b1 - op) / (b1 - b2) + 1);
 	} else {
-		ty_error(UTIL_E_INVALID_ARGUMENT_FOR_WIDTH_BUCKET_FUNCTION, "lower bound cannot equal upper bound");
+		ty_error(UTIL_E_INVALID_ARGUMENT_FOR_WIDTH_BUCKET_FUNCTION,
+			 "lower bound cannot equal upper bound");
 	}
 	return ty_int(r);
 }

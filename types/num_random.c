@@ -19,7 +19,10 @@ typedef struct prng {
 static _Thread_local prng state;
 static _Thread_local bool seeded;
 
-static uint64_t rotl(uint64_t x, int bits) { return (x << bits) | (x >> (64 - bits)); }
+static uint64_t rotl(uint64_t x, int bits)
+{
+	return (x << bits) | (x >> (64 - bits));
+}
 
 static uint64_t next(prng *p)
 {
@@ -63,8 +66,11 @@ NUMFN(setseed)
 	if (s < -1 || s > 1 || isnan(s)) {
 		char buf[32];
 		snprintf(buf, sizeof buf, "%g", s);
-		ty_error(UTIL_E_INVALID_PARAMETER_VALUE, "setseed parameter %s is out of allowed range [-1,1]",
-			 isnan(s) ? "NaN" : isinf(s) ? (s < 0 ? "-Inf" : "Inf") : buf);
+		ty_error(UTIL_E_INVALID_PARAMETER_VALUE,
+			 "setseed parameter %s is out of allowed range [-1,1]",
+			 isnan(s)   ? "NaN"
+			 : isinf(s) ? (s < 0 ? "-Inf" : "Inf")
+				    : buf);
 	}
 	int64_t iseed = (int64_t)((double)((UINT64_C(1) << 52) - 1) * s);
 	seed(&state, (uint64_t)iseed);

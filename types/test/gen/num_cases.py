@@ -21,7 +21,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from num_cases_base import base_cases, float_math_cases, numeric_cases  # noqa: E402
+from num_cases_base import base_cases, float_math_cases, numeric_cases, numeric_math_cases  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "..", "num_cases.inc")
@@ -105,7 +105,7 @@ def random_cases():
 
 
 def main():
-    cases = base_cases() + numeric_cases() + float_math_cases()
+    cases = base_cases() + numeric_cases() + float_math_cases() + numeric_math_cases()
     with open(os.path.join(HERE, "num_cases.txt")) as f:
         for line in f:
             line = line.rstrip("\n")

@@ -227,3 +227,47 @@ def float_math_cases():
         A(["call", "random"])
         A(["call", "random"])
     return L
+
+
+def numeric_math_cases():
+    import random
+    rnd = random.Random(42)
+    L = []
+    A = L.append
+    vals = ["0", "1", "2", "0.5", "10", "100", "1e-10", "1e10", "123.456", "0.999", "1.001", "1.0000001",
+            "0.9999999", "2.718281828459045", "1e100", "1e-100", "-1", "-0.5", "NaN", "Infinity", "-Infinity",
+            "0.00", "4.0000", "1e-1000", "12345678901234567890.12345", "0.1", "0.01", "7", "1e300", "1e-300"]
+    for f in ["sqrt", "exp", "ln", "log", "log10"]:
+        for v in vals:
+            A(["call", f, "numeric", v])
+    for v in ["-5000", "-6000", "5000", "6000", "-1000", "1000", "-0.001", "0.0001", "50.5", "-50.5", "300", "-300"]:
+        A(["call", "exp", "numeric", v])
+    for _ in range(60):
+        v = "%.*f" % (rnd.randint(0, 30), rnd.uniform(0, 10 ** rnd.randint(-5, 30)))
+        A(["call", "sqrt", "numeric", v])
+        A(["call", "ln", "numeric", v])
+        A(["call", "log10", "numeric", v])
+        A(["call", "exp", "numeric", "%.*f" % (rnd.randint(0, 20), rnd.uniform(-200, 200))])
+    bases = ["0", "1", "-1", "2", "-2", "0.5", "10", "1.5", "-1.5", "3.7", "0.001", "1e20", "NaN", "Infinity",
+             "-Infinity", "9.99", "1.000001", "2.00"]
+    exps = ["0", "1", "-1", "2", "-2", "3", "-3", "0.5", "-0.5", "10", "100", "-100", "1.5", "2.5", "NaN",
+            "Infinity", "-Infinity", "1000", "0.0", "3.000", "1e5", "2147483648", "-2147483649", "0.333"]
+    for b in bases:
+        for e in exps:
+            A(["call", "power", "numeric", b, "numeric", e])
+    for _ in range(60):
+        b = "%.*f" % (rnd.randint(0, 10), rnd.uniform(0, 100))
+        e = "%.*f" % (rnd.randint(0, 6), rnd.uniform(-20, 20))
+        A(["call", "power", "numeric", b, "numeric", e])
+        A(["call", "power", "numeric", b, "numeric", str(rnd.randint(-40, 40))])
+    for b, x in [("2", "8"), ("10", "1000"), ("2", "1024.0"), ("1", "10"), ("0", "10"), ("10", "0"), ("-2", "8"),
+                 ("2", "-8"), ("Infinity", "Infinity"), ("Infinity", "10"), ("10", "Infinity"), ("NaN", "2"),
+                 ("0.5", "0.25"), ("3", "100"), ("1.5", "2.25"), ("-Infinity", "2")]:
+        A(["call", "log", "numeric", b, "numeric", x])
+    for args in [("5.35", "0.024", "10.06", "5"), ("-1", "0", "10", "5"), ("10", "0", "10", "5"),
+                 ("5", "10", "0", "3"), ("0", "10", "0", "3"), ("10", "10", "0", "3"), ("5", "0", "10", "0"),
+                 ("NaN", "0", "10", "3"), ("5", "0", "Infinity", "3"), ("Infinity", "0", "10", "3"),
+                 ("-Infinity", "0", "10", "3"), ("5", "1", "1", "3"), ("10", "0", "10", "2147483647"),
+                 ("9.99999999999999999999", "0", "10", "5"), ("0.5", "0", "1.000", "7")]:
+        A(["call", "width_bucket", "numeric", args[0], "numeric", args[1], "numeric", args[2], "int4", args[3]])
+    return L
