@@ -11,6 +11,8 @@ extern const ty_type num_int_types[3];
 extern const ty_type num_float_types[2];
 extern const ty_type num_oid_types[3];
 extern const ty_type num_numeric_type;
+extern const ty_agg num_aggs[];
+extern const int num_naggs;
 
 #include "num_catalog.inc"
 
@@ -27,4 +29,5 @@ void ty_register_numeric(void)
 	ty_func_register(num_funcs, (int)UTIL_ARRAY_LEN(num_funcs));
 	ty_operator_register(num_ops, (int)UTIL_ARRAY_LEN(num_ops));
 	ty_cast_register(num_casts, (int)UTIL_ARRAY_LEN(num_casts));
+	ty_agg_register(num_aggs, num_naggs);
 }

@@ -8,6 +8,7 @@ plus seeded random ones generated below:
     in|TYPE|TEXT                  text input then output ('TEXT'::TYPE)
     call|FUNC|TYPE|VAL|TYPE|VAL   FUNC('VAL'::TYPE, ...) by pg_proc name
     cast|SRC|VAL|DST              'VAL'::SRC::DST (DST may carry a typmod)
+    agg|AGG|TYPE|V1;V2;...        AGG over the values (NULL for a null input)
     set|extra_float_digits|N      session setting for the following cases
 For each case the expected output text, or the SQLSTATE, message and
 detail of the error, is recorded.
@@ -21,7 +22,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from num_cases_base import base_cases, float_math_cases, numeric_cases, numeric_math_cases  # noqa: E402
+from num_cases_base import agg_cases, base_cases, float_math_cases, numeric_cases, numeric_math_cases  # noqa: E402,E501
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "..", "num_cases.inc")
@@ -55,6 +56,12 @@ def sql_of(case):
         expr = "%s(%s)" % (case[1], args)
     elif kind == "cast":
         expr = "%s::%s::%s" % (lit(case[2]), case[1], case[3])
+    elif kind == "agg":
+        vals = case[3].split(";") if case[3] else []
+        rows = ", ".join("(%s)" % ("NULL" if v == "NULL" else lit(v)) for v in vals) or "(NULL)"
+        where = "" if vals else " where false"
+        return ("select pg_typeof(x)::text, x::text from (select %s(v::%s) as x from (values %s) t(v)%s) s"
+                % (case[1], case[2], rows, where))
     else:
         raise ValueError(case)
     return "select pg_typeof(x)::text, x::text from (select %s as x) s" % expr
@@ -105,7 +112,7 @@ def random_cases():
 
 
 def main():
-    cases = base_cases() + numeric_cases() + float_math_cases() + numeric_math_cases()
+    cases = base_cases() + numeric_cases() + float_math_cases() + numeric_math_cases() + agg_cases()
     with open(os.path.join(HERE, "num_cases.txt")) as f:
         for line in f:
             line = line.rstrip("\n")

@@ -271,3 +271,44 @@ def numeric_math_cases():
                  ("9.99999999999999999999", "0", "10", "5"), ("0.5", "0", "1.000", "7")]:
         A(["call", "width_bucket", "numeric", args[0], "numeric", args[1], "numeric", args[2], "int4", args[3]])
     return L
+
+
+def agg_cases():
+    import random
+    rnd = random.Random(7)
+    L = []
+    A = L.append
+    sets = {
+        "int2": ["1;2;3;4", "", "NULL", "5;NULL;7", "32767;32767;32767", "-32768;1", "7", "-5;5;0;3"],
+        "int4": ["1;2;3;4", "", "NULL;NULL", "5;NULL;7", "2147483647;2147483647", "-3;-3;-3", "7", "10;20"],
+        "int8": ["1;2;3;4", "", "NULL", "9223372036854775807;9223372036854775807", "-9223372036854775808;-1",
+                 "7", "3037000499;3037000500;-3037000499"],
+        "float4": ["1.5;2.5", "", "NULL", "3e38;3e38", "NaN;1", "Infinity;1", "Infinity;-Infinity", "0.1;0.2;0.3",
+                   "7"],
+        "float8": ["1.5;2.5", "", "NULL", "1e308;1e308", "NaN;1", "Infinity;1", "Infinity;-Infinity",
+                   "0.1;0.2;0.3", "7", "1e-300;1e-300;1e-300", "Infinity"],
+        "numeric": ["1.5;2.25", "", "NULL", "NaN;1", "Infinity;1", "Infinity;-Infinity", "-Infinity;5",
+                    "0.1;0.2;0.3", "7", "1.000;2", "99999999999999999999.99;0.01", "1e-20;1", "-1.5;1.5",
+                    "123456789012345678901234567890;1", "Infinity", "NaN"],
+    }
+    for t in ["int2", "int4", "int8", "float4", "float8", "numeric"]:
+        vals = list(sets[t])
+        for _ in range(6):
+            n = rnd.randint(1, 12)
+            if t in ("int2", "int4", "int8"):
+                lim = {"int2": 30000, "int4": 2000000000, "int8": 9 * 10 ** 18}[t] // max(n, 1)
+                vals.append(";".join(str(rnd.randint(-lim, lim)) for _ in range(n)))
+            elif t == "numeric":
+                vals.append(";".join("%.*f" % (rnd.randint(0, 6), rnd.uniform(-1e6, 1e6)) for _ in range(n)))
+            else:
+                vals.append(";".join(repr(rnd.uniform(-1e6, 1e6)) for _ in range(n)))
+        for v in vals:
+            for a in ["sum", "avg", "variance", "var_samp", "var_pop", "stddev", "stddev_samp", "stddev_pop"]:
+                A(["agg", a, t, v])
+            if t in ("int2", "int4", "int8"):
+                for a in ["bit_and", "bit_or", "bit_xor"]:
+                    A(["agg", a, t, v])
+    for v in ["t;t", "t;f", "f;f", "", "NULL", "t;NULL", "f;NULL;t"]:
+        for a in ["bool_and", "bool_or", "every"]:
+            A(["agg", a, "bool", v])
+    return L
