@@ -281,7 +281,9 @@ static void numeric_send(ty_datum d, util_buf *out)
 	util_buf_put_be16(out, (uint16_t)v.ndigits);
 	util_buf_put_be16(out, (uint16_t)(int16_t)v.weight);
 	util_buf_put_be16(out, (uint16_t)v.sign);
-	util_buf_put_be16(out, (uint16_t)v.dscale);
+	/* PostgreSQL reads the infinities' dscale out of their header bits as
+	 * if they were short-format numerics, which gives 32; clients see it. */
+	util_buf_put_be16(out, (uint16_t)(nv_isinf(&v) ? 32 : v.dscale));
 	for (int i = 0; i < v.ndigits; i++)
 		util_buf_put_be16(out, (uint16_t)v.digits[i]);
 }

@@ -198,6 +198,24 @@ static void run_case(void *arg)
 		ty_datum d = ty_input(s->oid, c->f[2], strlen(c->f[2]), -1);
 		d = ty_cast_value(d, s->oid, t->oid, tm, true);
 		ty_output(t->oid, d, r->out);
+	} else if (strcmp(c->f[0], "send") == 0) {
+		/* hex of the send format; recv of those bytes must print the same */
+		const ty_type *t = parse_type(c->f[1], &tm);
+		if (!t) {
+			r->skipped = true;
+			return;
+		}
+		ty_datum d = ty_input(t->oid, c->f[2], strlen(c->f[2]), -1);
+		util_buf b = UTIL_BUF_INIT;
+		t->send(d, &b);
+		for (size_t i = 0; i < b.len; i++)
+			util_buf_printf(r->out, "%02x", (uint8_t)b.data[i]);
+		ty_datum back = t->recv((const uint8_t *)b.data, b.len, -1);
+		util_buf_free(&b);
+		if (t->cmp && !ty_equal(t->oid, d, back))
+			util_buf_puts(r->out, " <recv differs>");
+		if (strcmp(ty_output_cstring(t->oid, d), ty_output_cstring(t->oid, back)) != 0)
+			util_buf_puts(r->out, " <recv prints differently>");
 	} else if (strcmp(c->f[0], "agg") == 0) {
 		run_agg(r, agg_mode);
 	} else if (strcmp(c->f[0], "set") == 0) {

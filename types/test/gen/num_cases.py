@@ -9,6 +9,7 @@ plus seeded random ones generated below:
     call|FUNC|TYPE|VAL|TYPE|VAL   FUNC('VAL'::TYPE, ...) by pg_proc name
     cast|SRC|VAL|DST              'VAL'::SRC::DST (DST may carry a typmod)
     agg|AGG|TYPE|V1;V2;...        AGG over the values (NULL for a null input)
+    send|TYPE|VAL                 hex of the binary send format (and recv must read it back)
     set|extra_float_digits|N      session setting for the following cases
 For each case the expected output text, or the SQLSTATE, message and
 detail of the error, is recorded.
@@ -22,7 +23,8 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from num_cases_base import agg_cases, base_cases, float_math_cases, numeric_cases, numeric_math_cases  # noqa: E402,E501
+from num_cases_base import (agg_cases, base_cases, float_math_cases, numeric_cases,  # noqa: E402
+                            numeric_math_cases, send_cases)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "..", "num_cases.inc")
@@ -56,6 +58,11 @@ def sql_of(case):
         expr = "%s(%s)" % (case[1], args)
     elif kind == "cast":
         expr = "%s::%s::%s" % (lit(case[2]), case[1], case[3])
+    elif kind == "send":
+        fn = {"bool": "boolsend", "int2": "int2send", "int4": "int4send", "int8": "int8send",
+              "float4": "float4send", "float8": "float8send", "numeric": "numeric_send", "oid": "oidsend",
+              "xid": "xidsend", "cid": "cidsend"}[case[1]]
+        expr = "encode(%s(%s::%s), 'hex')" % (fn, lit(case[2]), case[1])
     elif kind == "agg":
         vals = case[3].split(";") if case[3] else []
         rows = ", ".join("(%s)" % ("NULL" if v == "NULL" else lit(v)) for v in vals) or "(NULL)"
@@ -112,7 +119,7 @@ def random_cases():
 
 
 def main():
-    cases = base_cases() + numeric_cases() + float_math_cases() + numeric_math_cases() + agg_cases()
+    cases = base_cases() + numeric_cases() + float_math_cases() + numeric_math_cases() + agg_cases() + send_cases()
     with open(os.path.join(HERE, "num_cases.txt")) as f:
         for line in f:
             line = line.rstrip("\n")
