@@ -107,4 +107,25 @@ int64_t ty_numeric_sum_count(const ty_numeric_sum *s);
  * NaN, else +-Infinity (NaN when both); zero when empty. */
 ty_datum ty_numeric_sum_result(const ty_numeric_sum *s);
 
+/*
+ * The oid-alias types regclass, regtype, regproc, regprocedure, regoper,
+ * regoperator, regnamespace, regrole, regcollation, regconfig and
+ * regdictionary are oids whose text form names a catalog object. types/
+ * knows no catalog, so the SQL layer installs a resolver (at startup,
+ * before sessions run; it reads its own per-thread session state such as
+ * search_path). Without a resolver, or when it returns false, input accepts
+ * only digit strings (and "-" for 0) and output prints the number, which is
+ * also PostgreSQL's output for an oid it cannot find.
+ */
+typedef struct ty_reg_resolver {
+	/* Name -> oid: true with *oid set, or throw PostgreSQL's error
+	 * (42P01 relation "x" does not exist ...); false if not handled. */
+	bool (*in)(ty_oid regtype, const char *name, ty_oid *oid);
+	/* Oid -> name appended to out as PostgreSQL prints it (qualified and
+	 * quoted when needed); false when the oid is unknown. */
+	bool (*out)(ty_oid regtype, ty_oid oid, util_buf *out);
+} ty_reg_resolver;
+
+void ty_set_reg_resolver(const ty_reg_resolver *r); /* r must stay alive */
+
 #endif /* STRATA_NUMERIC_H */

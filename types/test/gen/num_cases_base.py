@@ -334,3 +334,17 @@ def send_cases():
         for v in vs:
             L.append(["send", t, v])
     return L
+
+
+def reg_cases():
+    L = []
+    for t in ["regclass", "regtype", "regproc", "regprocedure", "regoper", "regoperator", "regnamespace", "regrole",
+              "regcollation", "regconfig", "regdictionary"]:
+        for v in ["-", "0", "99999", "4294967295", "nosuch_object_x"]:
+            if v == "-" and t in ("regoper", "regoperator"):
+                continue  # an operator name: the resolver's business
+            L.append(["in", t, v])
+        L.append(["cast", "int4", "99999", t])
+        L.append(["cast", t, "99999", "int8"])
+        L.append(["cast", t, "99999", "oid"])
+    return L
