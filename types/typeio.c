@@ -94,6 +94,26 @@ static ty_datum apply_typmod(const ty_type *t, ty_datum v, int32_t typmod, bool 
 	return v;
 }
 
+/* The argument type to call a cast function with: the source type itself,
+ * or, as pg_cast allows (regclass -> int8 uses int8(oid)), a type the
+ * source is binary-coercible to. */
+static ty_oid cast_func_arg(const char *func, ty_oid source)
+{
+	int cur = 0;
+	const ty_func *f;
+	ty_oid alt = source;
+	while ((f = ty_func_lookup(func, &cur))) {
+		if (f->nargs != 1)
+			continue;
+		if (f->args[0] == source)
+			return source;
+		const ty_cast *b = ty_cast_lookup(source, f->args[0]);
+		if (b && b->method == 'b')
+			alt = f->args[0];
+	}
+	return alt;
+}
+
 static ty_datum io_cast(ty_datum v, const ty_type *src, const ty_type *dst, int32_t typmod)
 {
 	util_buf b = UTIL_BUF_INIT;
@@ -126,7 +146,7 @@ ty_datum ty_cast_value(ty_datum v, ty_oid source, ty_oid target, int32_t typmod,
 		if (c->method == 'b')
 			return apply_typmod(dst, v, typmod, explicit_cast);
 		if (c->method == 'f') {
-			ty_oid argt = source;
+			ty_oid argt = cast_func_arg(c->func, source);
 			ty_datum r = ty_call(c->func, 1, &argt, &v);
 			return apply_typmod(dst, r, typmod, explicit_cast);
 		}
