@@ -164,33 +164,20 @@ static ty_datum navg_final(void *st, ty_fcinfo *fc)
 	return ty_numeric_div(sum, ty_numeric_from_int64(s->x.n));
 }
 
-/* numeric and int8 inputs for the variance family: sums of x and x^2. */
+/* numeric inputs for the variance family: exact sums of x and x^2, built
+ * without allocating per row. */
 static void nvar_step(void *st, ty_fcinfo *fc)
 {
 	nsum *s = st;
 	ty_numeric_sum_add(&s->x, IN(fc));
-	nvar v, sq;
-	nv_from_datum(IN(fc), &v);
-	if (nv_special(&v)) {
-		ty_numeric_sum_add(&s->x2, IN(fc));
-		return;
-	}
-	nv_mul(&v, &v, &sq, v.dscale * 2);
-	ty_numeric_sum_add(&s->x2, nv_to_datum(&sq));
+	ty_numeric_sum_add_square(&s->x2, IN(fc), false);
 }
 
 static void nvar_inv(void *st, ty_fcinfo *fc)
 {
 	nsum *s = st;
 	ty_numeric_sum_sub(&s->x, IN(fc));
-	nvar v, sq;
-	nv_from_datum(IN(fc), &v);
-	if (nv_special(&v)) {
-		ty_numeric_sum_sub(&s->x2, IN(fc));
-		return;
-	}
-	nv_mul(&v, &v, &sq, v.dscale * 2);
-	ty_numeric_sum_sub(&s->x2, nv_to_datum(&sq));
+	ty_numeric_sum_add_square(&s->x2, IN(fc), true);
 }
 
 static void i8var_step(void *st, ty_fcinfo *fc)

@@ -116,6 +116,14 @@ static void normalise(ty_numeric_sum *s)
 	s->adds = 0;
 }
 
+/* Counts an addition; slots gain at most ~10^8 * digits per addition, so
+ * normalising every 2^20 additions keeps them far from overflow. */
+static void count_add(ty_numeric_sum *s)
+{
+	if (++s->adds >= (1 << 20))
+		normalise(s);
+}
+
 static void add_digits(ty_numeric_sum *s, const ndig *d, int n, int weight, int sign)
 {
 	if (n == 0)
@@ -130,16 +138,45 @@ static void add_digits(ty_numeric_sum *s, const ndig *d, int n, int weight, int 
 	else
 		for (int i = 0; i < n; i++)
 			a[off + i] += d[i];
-	if (++s->adds >= (1 << 30))
-		normalise(s);
+	count_add(s);
 }
 
-static void add_var(ty_numeric_sum *s, const nvar *v, bool remove)
+/* The same straight from a datum's bytes (little-endian digits), so that
+ * adding a row allocates nothing. */
+static void add_raw(ty_numeric_sum *s, const uint8_t *d, int n, int weight, bool neg)
 {
-	int sign = v->sign;
-	if (remove)
-		sign = sign == TY_NUMERIC_NEG ? TY_NUMERIC_POS : TY_NUMERIC_NEG;
-	add_digits(s, v->digits, v->ndigits, v->weight, sign);
+	if (n == 0)
+		return;
+	cover(s, weight + 1, weight - n + 1);
+	int64_t *a = slots(s);
+	int off = s->weight - weight;
+	for (int i = 0; i < n; i++) {
+		int64_t v = d[2 * i] | d[2 * i + 1] << 8;
+		a[off + i] += neg ? -v : v;
+	}
+	count_add(s);
+}
+
+/* Adds (or removes) the exact square of the datum's value: every digit
+ * product lands in its slot, no intermediate numeric is built. */
+static void add_square_raw(ty_numeric_sum *s, const uint8_t *d, int n, int weight, bool neg)
+{
+	if (n == 0)
+		return;
+	/* x^2 has weight 2*weight (+1 for carries); lowest slot 2*(weight-n+1) */
+	cover(s, 2 * weight + 2, 2 * (weight - n + 1));
+	int64_t *a = slots(s);
+	int top = s->weight - 2 * weight;
+	for (int i = 0; i < n; i++) {
+		int64_t x = d[2 * i] | d[2 * i + 1] << 8;
+		if (!x)
+			continue;
+		for (int j = 0; j < n; j++) {
+			int64_t p = x * (d[2 * j] | d[2 * j + 1] << 8);
+			a[top + i + j] += neg ? -p : p;
+		}
+	}
+	count_add(s);
 }
 
 static bool special(ty_numeric_sum *s, const nvar *v, int64_t delta)
@@ -155,33 +192,51 @@ static bool special(ty_numeric_sum *s, const nvar *v, int64_t delta)
 	return true;
 }
 
-void ty_numeric_sum_add(ty_numeric_sum *s, ty_datum d)
+/* Header fields of a numeric datum. */
+typedef struct rawnum {
+	int sign, weight, dscale, n;
+	const uint8_t *digits;
+} rawnum;
+
+static rawnum raw(ty_datum d)
 {
-	nvar v;
-	nv_from_datum(d, &v);
-	if (special(s, &v, 1))
-		return;
-	s->n++;
-	count_scale(s, v.dscale, 1);
-	add_var(s, &v, false);
+	const uint8_t *p = d.p;
+	rawnum r = {p[0] | p[1] << 8, (int16_t)(p[2] | p[3] << 8), p[4] | p[5] << 8,
+		    (int)(d.len - TY_NUMERIC_HDRSZ) / 2, p + TY_NUMERIC_HDRSZ};
+	return r;
 }
 
-void ty_numeric_sum_sub(ty_numeric_sum *s, ty_datum d)
+static bool special_raw(ty_numeric_sum *s, int sign, int64_t delta)
 {
 	nvar v;
-	nv_from_datum(d, &v);
-	if (special(s, &v, -1))
+	v.sign = sign;
+	return special(s, &v, delta);
+}
+
+/* One value in or out: counts, scale bookkeeping, then x (or x^2). */
+static void put(ty_numeric_sum *s, ty_datum d, bool remove, bool square)
+{
+	rawnum r = raw(d);
+	if (special_raw(s, r.sign, remove ? -1 : 1))
 		return;
-	s->n--;
-	count_scale(s, v.dscale, -1);
-	if (s->n == 0) {
+	s->n += remove ? -1 : 1;
+	count_scale(s, square ? 2 * r.dscale : r.dscale, remove ? -1 : 1);
+	if (remove && s->n == 0) {
 		/* exact zero again: drop the slots */
 		s->ndigits = 0;
 		s->adds = 0;
 		return;
 	}
-	add_var(s, &v, true);
+	bool neg = (r.sign == TY_NUMERIC_NEG) != remove;
+	if (square)
+		add_square_raw(s, r.digits, r.n, r.weight, remove);
+	else
+		add_raw(s, r.digits, r.n, r.weight, neg);
 }
+
+void ty_numeric_sum_add(ty_numeric_sum *s, ty_datum d) { put(s, d, false, false); }
+void ty_numeric_sum_sub(ty_numeric_sum *s, ty_datum d) { put(s, d, true, false); }
+void ty_numeric_sum_add_square(ty_numeric_sum *s, ty_datum d, bool remove) { put(s, d, remove, true); }
 
 void ty_numeric_sum_add_int128(ty_numeric_sum *s, __int128 v, bool remove)
 {

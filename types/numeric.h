@@ -97,6 +97,9 @@ typedef struct ty_numeric_sum {
 void ty_numeric_sum_add(ty_numeric_sum *s, ty_datum n);
 /* Removes a value added before (window frames). */
 void ty_numeric_sum_sub(ty_numeric_sum *s, ty_datum n);
+/* Adds (or with remove, takes away) the square of a value, exactly, with
+ * twice its display scale (the sum of squares of the variance family). */
+void ty_numeric_sum_add_square(ty_numeric_sum *s, ty_datum n, bool remove);
 /* Adds (or with remove, takes away) an integer, counted like a value. */
 void ty_numeric_sum_add_int128(ty_numeric_sum *s, __int128 v, bool remove);
 /* Merges b into a (parallel partial sums). */
