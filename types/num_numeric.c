@@ -307,11 +307,26 @@ static int special_rank(int sign)
 
 /* Datum accessors for the allocation-free paths (order, hash): datums
  * are always normalised (no leading/trailing zero digits). */
-static inline uint16_t dn16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
-static inline int dn_sign(ty_datum d) { return dn16(d.p); }
-static inline int dn_weight(ty_datum d) { return (int16_t)dn16((const uint8_t *)d.p + 2); }
-static inline int dn_ndigits(ty_datum d) { return (int)(d.len - TY_NUMERIC_HDRSZ) / 2; }
-static inline int dn_digit(ty_datum d, int i) { return dn16((const uint8_t *)d.p + TY_NUMERIC_HDRSZ + 2 * i); }
+static inline uint16_t dn16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] | p[1] << 8);
+}
+static inline int dn_sign(ty_datum d)
+{
+	return dn16(d.p);
+}
+static inline int dn_weight(ty_datum d)
+{
+	return (int16_t)dn16((const uint8_t *)d.p + 2);
+}
+static inline int dn_ndigits(ty_datum d)
+{
+	return (int)(d.len - TY_NUMERIC_HDRSZ) / 2;
+}
+static inline int dn_digit(ty_datum d, int i)
+{
+	return dn16((const uint8_t *)d.p + TY_NUMERIC_HDRSZ + 2 * i);
+}
 
 int ty_numeric_cmp(ty_datum a, ty_datum b)
 {

@@ -12,7 +12,10 @@
 
 static _Atomic(const ty_reg_resolver *) resolver;
 
-void ty_set_reg_resolver(const ty_reg_resolver *r) { atomic_store(&resolver, r); }
+void ty_set_reg_resolver(const ty_reg_resolver *r)
+{
+	atomic_store(&resolver, r);
+}
 
 /* PostgreSQL's error for a name that does not resolve, per type. */
 static UTIL_NORETURN void not_found(ty_oid t, const char *name)
@@ -33,7 +36,8 @@ static UTIL_NORETURN void not_found(ty_oid t, const char *name)
 	case TY_REGROLE:
 		ty_error(UTIL_E_UNDEFINED_OBJECT, "role \"%s\" does not exist", name);
 	case TY_REGCOLLATION:
-		ty_error(UTIL_E_UNDEFINED_OBJECT, "collation \"%s\" for encoding \"UTF8\" does not exist", name);
+		ty_error(UTIL_E_UNDEFINED_OBJECT, "collation \"%s\" for encoding \"UTF8\" does not exist",
+			 name);
 	case TY_REGCONFIG:
 		ty_error(UTIL_E_UNDEFINED_OBJECT, "text search configuration \"%s\" does not exist", name);
 	default:
@@ -42,7 +46,10 @@ static UTIL_NORETURN void not_found(ty_oid t, const char *name)
 }
 
 /* regoper and regoperator spell InvalidOid "0"; the others "-". */
-static bool zero_is_digit(ty_oid t) { return t == TY_REGOPER || t == TY_REGOPERATOR; }
+static bool zero_is_digit(ty_oid t)
+{
+	return t == TY_REGOPER || t == TY_REGOPERATOR;
+}
 
 static ty_datum reg_in(ty_oid t, const char *s, size_t len)
 {
@@ -78,12 +85,15 @@ static void reg_out(ty_oid t, ty_datum v, util_buf *out)
 }
 
 #define REG_IO(name, oidc)                                                                                   \
-	static ty_datum name##_in(const char *s, size_t len, int32_t typmod)                               \
+	static ty_datum name##_in(const char *s, size_t len, int32_t typmod)                                 \
 	{                                                                                                    \
 		(void)typmod;                                                                                \
 		return reg_in(oidc, s, len);                                                                 \
 	}                                                                                                    \
-	static void name##_out(ty_datum v, util_buf *out) { reg_out(oidc, v, out); }
+	static void name##_out(ty_datum v, util_buf *out)                                                    \
+	{                                                                                                    \
+		reg_out(oidc, v, out);                                                                       \
+	}
 
 REG_IO(regproc, TY_REGPROC)
 REG_IO(regprocedure, TY_REGPROCEDURE)
@@ -100,16 +110,24 @@ REG_IO(regdictionary, 3769)
 extern const ty_type num_oid_types[3];
 
 #define REG_TYPE(nm, oidc, arr)                                                                              \
-	{.oid = oidc, .name = #nm, .len = 4, .byval = true, .category = 'N', .typtype = 'b', .align = 'i',     \
-	 .array = arr, .in = nm##_in, .out = nm##_out, .input_name = #nm "in", .output_name = #nm "out"}
+	{                                                                                                    \
+		.oid = oidc, .name = #nm, .len = 4, .byval = true, .category = 'N', .typtype = 'b',          \
+		.align = 'i', .array = arr, .in = nm##_in, .out = nm##_out, .input_name = #nm "in",          \
+		.output_name = #nm "out"                                                                     \
+	}
 
 static ty_type reg_types[] = {
-	REG_TYPE(regproc, TY_REGPROC, 1008),		REG_TYPE(regprocedure, TY_REGPROCEDURE, 2207),
-	REG_TYPE(regoper, TY_REGOPER, 2208),		REG_TYPE(regoperator, TY_REGOPERATOR, 2209),
-	REG_TYPE(regclass, TY_REGCLASS, TY_REGCLASS_ARRAY), REG_TYPE(regtype, TY_REGTYPE, TY_REGTYPE_ARRAY),
-	REG_TYPE(regnamespace, TY_REGNAMESPACE, 4090),	REG_TYPE(regrole, TY_REGROLE, 4097),
-	REG_TYPE(regcollation, TY_REGCOLLATION, 4192),	REG_TYPE(regconfig, TY_REGCONFIG, 3735),
-	REG_TYPE(regdictionary, 3769, 3770),
+    REG_TYPE(regproc, TY_REGPROC, 1008),
+    REG_TYPE(regprocedure, TY_REGPROCEDURE, 2207),
+    REG_TYPE(regoper, TY_REGOPER, 2208),
+    REG_TYPE(regoperator, TY_REGOPERATOR, 2209),
+    REG_TYPE(regclass, TY_REGCLASS, TY_REGCLASS_ARRAY),
+    REG_TYPE(regtype, TY_REGTYPE, TY_REGTYPE_ARRAY),
+    REG_TYPE(regnamespace, TY_REGNAMESPACE, 4090),
+    REG_TYPE(regrole, TY_REGROLE, 4097),
+    REG_TYPE(regcollation, TY_REGCOLLATION, 4192),
+    REG_TYPE(regconfig, TY_REGCONFIG, 3735),
+    REG_TYPE(regdictionary, 3769, 3770),
 };
 
 /* Registers the reg* types with oid's binary I/O, order, hash and keys. */

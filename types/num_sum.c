@@ -234,9 +234,18 @@ static void put(ty_numeric_sum *s, ty_datum d, bool remove, bool square)
 		add_raw(s, r.digits, r.n, r.weight, neg);
 }
 
-void ty_numeric_sum_add(ty_numeric_sum *s, ty_datum d) { put(s, d, false, false); }
-void ty_numeric_sum_sub(ty_numeric_sum *s, ty_datum d) { put(s, d, true, false); }
-void ty_numeric_sum_add_square(ty_numeric_sum *s, ty_datum d, bool remove) { put(s, d, remove, true); }
+void ty_numeric_sum_add(ty_numeric_sum *s, ty_datum d)
+{
+	put(s, d, false, false);
+}
+void ty_numeric_sum_sub(ty_numeric_sum *s, ty_datum d)
+{
+	put(s, d, true, false);
+}
+void ty_numeric_sum_add_square(ty_numeric_sum *s, ty_datum d, bool remove)
+{
+	put(s, d, remove, true);
+}
 
 void ty_numeric_sum_add_int128(ty_numeric_sum *s, __int128 v, bool remove)
 {
