@@ -198,6 +198,35 @@ static void run_case(void *arg)
 		ty_datum d = ty_input(s->oid, c->f[2], strlen(c->f[2]), -1);
 		d = ty_cast_value(d, s->oid, t->oid, tm, true);
 		ty_output(t->oid, d, r->out);
+	} else if (strcmp(c->f[0], "srf") == 0) {
+		int n = (c->n - 2) / 2;
+		ty_oid types[8];
+		ty_datum args[8];
+		for (int i = 0; i < n; i++) {
+			const ty_type *t = parse_type(c->f[2 + 2 * i], &tm);
+			types[i] = t->oid;
+			args[i] = ty_input(types[i], c->f[3 + 2 * i], strlen(c->f[3 + 2 * i]), -1);
+		}
+		const ty_func *f = find_func(c->f[1], n, types);
+		if (!f || !f->retset) {
+			util_buf_printf(r->out, "<no set-returning function %s>", c->f[1]);
+			return;
+		}
+		void *cache = NULL;
+		ty_fcinfo fc = {.nargs = n, .args = args, .argtypes = types, .rettype = f->ret, .cache = &cache,
+				.cache_arena = ty_get_arena(), .srf_first = true};
+		int rows = 0;
+		for (;;) {
+			ty_datum d = f->fn(&fc);
+			fc.srf_first = false;
+			if (fc.srf_done)
+				break;
+			if (rows++)
+				util_buf_putc(r->out, ';');
+			ty_output(f->ret, d, r->out);
+		}
+		if (!rows)
+			util_buf_puts(r->out, "<NULL>");
 	} else if (strcmp(c->f[0], "send") == 0) {
 		/* hex of the send format; recv of those bytes must print the same */
 		const ty_type *t = parse_type(c->f[1], &tm);

@@ -10,6 +10,7 @@ plus seeded random ones generated below:
     cast|SRC|VAL|DST              'VAL'::SRC::DST (DST may carry a typmod)
     agg|AGG|TYPE|V1;V2;...        AGG over the values (NULL for a null input)
     send|TYPE|VAL                 hex of the binary send format (and recv must read it back)
+    srf|FUNC|TYPE|VAL|...         the rows of a set-returning function, ';'-joined
     set|extra_float_digits|N      session setting for the following cases
 For each case the expected output text, or the SQLSTATE, message and
 detail of the error, is recorded.
@@ -24,7 +25,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from num_cases_base import (agg_cases, base_cases, float_math_cases, numeric_cases,  # noqa: E402
-                            numeric_math_cases, reg_cases, send_cases)
+                            numeric_math_cases, reg_cases, send_cases, srf_cases)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "..", "num_cases.inc")
@@ -63,6 +64,10 @@ def sql_of(case):
               "float4": "float4send", "float8": "float8send", "numeric": "numeric_send", "oid": "oidsend",
               "xid": "xidsend", "cid": "cidsend"}[case[1]]
         expr = "encode(%s(%s::%s), 'hex')" % (fn, lit(case[2]), case[1])
+    elif kind == "srf":
+        args = ", ".join("%s::%s" % (lit(case[i + 1]), case[i]) for i in range(2, len(case), 2))
+        return ("select pg_typeof(x)::text, x::text from (select string_agg(v::text, ';') as x from %s(%s) v) s"
+                % (case[1], args))
     elif kind == "agg":
         vals = case[3].split(";") if case[3] else []
         rows = ", ".join("(%s)" % ("NULL" if v == "NULL" else lit(v)) for v in vals) or "(NULL)"
@@ -119,7 +124,7 @@ def random_cases():
 
 
 def main():
-    cases = base_cases() + numeric_cases() + float_math_cases() + numeric_math_cases() + agg_cases() + send_cases() + reg_cases()
+    cases = base_cases() + numeric_cases() + float_math_cases() + numeric_math_cases() + agg_cases() + send_cases() + reg_cases() + srf_cases()
     with open(os.path.join(HERE, "num_cases.txt")) as f:
         for line in f:
             line = line.rstrip("\n")

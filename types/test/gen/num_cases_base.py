@@ -348,3 +348,21 @@ def reg_cases():
         L.append(["cast", t, "99999", "int8"])
         L.append(["cast", t, "99999", "oid"])
     return L
+
+
+def srf_cases():
+    L = []
+    for t in ["int4", "int8", "numeric"]:
+        for a, b in [("1", "5"), ("5", "1"), ("3", "3"), ("-2", "2")]:
+            L.append(["srf", "generate_series", t, a, t, b])
+        for a, b, c in [("1", "10", "3"), ("10", "1", "-3"), ("1", "10", "-1"), ("1", "3", "0"), ("0", "0", "5")]:
+            L.append(["srf", "generate_series", t, a, t, b, t, c])
+    L.append(["srf", "generate_series", "int4", "2147483645", "int4", "2147483647"])
+    L.append(["srf", "generate_series", "int4", "2147483640", "int4", "2147483647", "int4", "5"])
+    L.append(["srf", "generate_series", "int4", "-2147483640", "int4", "-2147483648", "int4", "-5"])
+    L.append(["srf", "generate_series", "int8", "9223372036854775805", "int8", "9223372036854775807"])
+    for a, b, c in [("1.5", "3.0", "0.25"), ("0", "1", "0.3"), ("1", "NaN", "1"), ("NaN", "1", "1"),
+                    ("1", "2", "NaN"), ("1", "Infinity", "1"), ("-Infinity", "1", "1"), ("1", "2", "Infinity"),
+                    ("1", "2", "0.000"), ("3", "1.00", "-0.5")]:
+        L.append(["srf", "generate_series", "numeric", a, "numeric", b, "numeric", c])
+    return L
