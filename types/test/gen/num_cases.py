@@ -25,7 +25,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from num_cases_base import (agg_cases, base_cases, float_math_cases, numeric_cases,  # noqa: E402
-                            numeric_math_cases, reg_cases, send_cases, srf_cases)
+                            numeric_math_cases, reg_cases, send_cases, srf_cases, in_range_cases)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "..", "num_cases.inc")
@@ -124,7 +124,7 @@ def random_cases():
 
 
 def main():
-    cases = base_cases() + numeric_cases() + float_math_cases() + numeric_math_cases() + agg_cases() + send_cases() + reg_cases() + srf_cases()
+    cases = base_cases() + numeric_cases() + float_math_cases() + numeric_math_cases() + agg_cases() + send_cases() + reg_cases() + srf_cases() + in_range_cases()
     with open(os.path.join(HERE, "num_cases.txt")) as f:
         for line in f:
             line = line.rstrip("\n")

@@ -366,3 +366,26 @@ def srf_cases():
                     ("1", "2", "0.000"), ("3", "1.00", "-0.5")]:
         L.append(["srf", "generate_series", "numeric", a, "numeric", b, "numeric", c])
     return L
+
+
+def in_range_cases():
+    L = []
+    pairs = [("int2", "int2"), ("int2", "int4"), ("int2", "int8"), ("int4", "int2"), ("int4", "int4"),
+             ("int4", "int8"), ("int8", "int8"), ("float8", "float8"), ("float4", "float8"), ("numeric", "numeric")]
+    for vt, ot in pairs:
+        vals = [("5", "3", "2"), ("6", "3", "2"), ("1", "3", "2"), ("0", "3", "2"), ("3", "3", "0"),
+                ("5", "3", "-1"), ("32767", "32767", "1"), ("-32768", "-32768", "1"),
+                ("32767", "32760", "32767")]
+        if vt in ("int4", "int8"):
+            vals += [("2147483647", "2147483647", "2147483647"), ("-2147483648", "-2147483648", "2147483647")]
+        if vt in ("float8", "float4", "numeric"):
+            vals += [("NaN", "1", "1"), ("1", "NaN", "1"), ("NaN", "NaN", "1"), ("1", "1", "NaN"),
+                     ("Infinity", "1", "1"), ("1", "Infinity", "1"), ("-Infinity", "1", "1"),
+                     ("1", "-Infinity", "1"), ("1", "1", "Infinity"), ("1", "Infinity", "Infinity"),
+                     ("1", "-Infinity", "Infinity"), ("Infinity", "Infinity", "Infinity"),
+                     ("-Infinity", "-Infinity", "1"), ("1", "1", "-Infinity"), ("1.5", "1.25", "0.25")]
+        for v, b, o in vals:
+            for sub in ("t", "f"):
+                for less in ("t", "f"):
+                    L.append(["call", "in_range", vt, v, vt, b, ot, o, "bool", sub, "bool", less])
+    return L
