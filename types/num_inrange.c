@@ -11,7 +11,8 @@
 
 static UTIL_NORETURN void bad_offset(void)
 {
-	ty_error(UTIL_E_INVALID_PRECEDING_OR_FOLLOWING_SIZE, "invalid preceding or following size in window function");
+	ty_error(UTIL_E_INVALID_PRECEDING_OR_FOLLOWING_SIZE,
+		 "invalid preceding or following size in window function");
 }
 
 /* Integers: exact in 128 bits, which gives what PostgreSQL's overflow
@@ -26,13 +27,34 @@ static ty_datum int_in_range(ty_fcinfo *fc)
 	return ty_bool(less ? val <= sum : val >= sum);
 }
 
-NUMFN(in_range_int2_int2) { return int_in_range(fc); }
-NUMFN(in_range_int2_int4) { return int_in_range(fc); }
-NUMFN(in_range_int2_int8) { return int_in_range(fc); }
-NUMFN(in_range_int4_int2) { return int_in_range(fc); }
-NUMFN(in_range_int4_int4) { return int_in_range(fc); }
-NUMFN(in_range_int4_int8) { return int_in_range(fc); }
-NUMFN(in_range_int8_int8) { return int_in_range(fc); }
+NUMFN(in_range_int2_int2)
+{
+	return int_in_range(fc);
+}
+NUMFN(in_range_int2_int4)
+{
+	return int_in_range(fc);
+}
+NUMFN(in_range_int2_int8)
+{
+	return int_in_range(fc);
+}
+NUMFN(in_range_int4_int2)
+{
+	return int_in_range(fc);
+}
+NUMFN(in_range_int4_int4)
+{
+	return int_in_range(fc);
+}
+NUMFN(in_range_int4_int8)
+{
+	return int_in_range(fc);
+}
+NUMFN(in_range_int8_int8)
+{
+	return int_in_range(fc);
+}
 
 static ty_datum float_in_range(ty_fcinfo *fc)
 {
@@ -52,8 +74,14 @@ static ty_datum float_in_range(ty_fcinfo *fc)
 	return ty_bool(less ? val <= sum : val >= sum);
 }
 
-NUMFN(in_range_float8_float8) { return float_in_range(fc); }
-NUMFN(in_range_float4_float8) { return float_in_range(fc); }
+NUMFN(in_range_float8_float8)
+{
+	return float_in_range(fc);
+}
+NUMFN(in_range_float4_float8)
+{
+	return float_in_range(fc);
+}
 
 NUMFN(in_range_numeric_numeric)
 {

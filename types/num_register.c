@@ -15,6 +15,8 @@ extern const ty_type num_numeric_type;
 void num_register_reg_types(void);
 extern const ty_agg num_aggs[];
 extern const int num_naggs;
+extern const ty_agg num_regr_aggs[];
+extern const int num_nregr_aggs;
 
 #include "num_catalog.inc"
 
@@ -33,4 +35,5 @@ void ty_register_numeric(void)
 	ty_operator_register(num_ops, (int)UTIL_ARRAY_LEN(num_ops));
 	ty_cast_register(num_casts, (int)UTIL_ARRAY_LEN(num_casts));
 	ty_agg_register(num_aggs, num_naggs);
+	ty_agg_register(num_regr_aggs, num_nregr_aggs);
 }

@@ -47,10 +47,22 @@ static ty_datum int_series_next(ty_fcinfo *fc, int bits, int64_t step)
 	return r;
 }
 
-NUMFN(generate_series_int4) { return int_series_next(fc, 32, 1); }
-NUMFN(generate_series_step_int4) { return int_series_next(fc, 32, ARG_I(2)); }
-NUMFN(generate_series_int8) { return int_series_next(fc, 64, 1); }
-NUMFN(generate_series_step_int8) { return int_series_next(fc, 64, ARG_I(2)); }
+NUMFN(generate_series_int4)
+{
+	return int_series_next(fc, 32, 1);
+}
+NUMFN(generate_series_step_int4)
+{
+	return int_series_next(fc, 32, ARG_I(2));
+}
+NUMFN(generate_series_int8)
+{
+	return int_series_next(fc, 64, 1);
+}
+NUMFN(generate_series_step_int8)
+{
+	return int_series_next(fc, 64, ARG_I(2));
+}
 
 typedef struct num_series {
 	ty_datum cur, stop, step; /* copies in the cache arena */
@@ -111,5 +123,11 @@ static ty_datum num_series_next(ty_fcinfo *fc, ty_datum step)
 	return r;
 }
 
-NUMFN(generate_series_numeric) { return num_series_next(fc, ty_numeric_from_int64(1)); }
-NUMFN(generate_series_step_numeric) { return num_series_next(fc, ARG(2)); }
+NUMFN(generate_series_numeric)
+{
+	return num_series_next(fc, ty_numeric_from_int64(1));
+}
+NUMFN(generate_series_step_numeric)
+{
+	return num_series_next(fc, ARG(2));
+}

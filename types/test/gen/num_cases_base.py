@@ -389,3 +389,23 @@ def in_range_cases():
                 for less in ("t", "f"):
                     L.append(["call", "in_range", vt, v, vt, b, ot, o, "bool", sub, "bool", less])
     return L
+
+
+def regr_cases():
+    import random
+    rnd = random.Random(11)
+    L = []
+    sets = ["1,2;2,4;3,7", "", "NULL,1;2,NULL", "1,1", "1,1;1,2", "1,1;2,1", "5,5;5,5", "1,2;NaN,3",
+            "Infinity,1;2,3", "1e308,1e308;-1e308,1e308", "1,Infinity;2,3", "3,1;2,2;1,3;0,4"]
+    for _ in range(6):
+        n = rnd.randint(1, 10)
+        sets.append(";".join("%r,%r" % (rnd.uniform(-100, 100), rnd.uniform(-100, 100)) for _ in range(n)))
+    for v in sets:
+        for a in ["corr", "covar_pop", "covar_samp", "regr_avgx", "regr_avgy", "regr_count", "regr_intercept",
+                  "regr_r2", "regr_slope", "regr_sxx", "regr_sxy", "regr_syy"]:
+            L.append(["agg2", a, "float8", v])
+    for v in ["0", "1", "255", "-1", "2147483647", "-2147483648"]:
+        L.append(["call", "to_hex", "int4", v])
+        L.append(["call", "to_hex", "int8", v])
+    L.append(["call", "to_hex", "int8", "-9223372036854775808"])
+    return L
