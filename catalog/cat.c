@@ -295,11 +295,14 @@ cat_txn *cat_txn_begin(cat *c, cat_snap *base)
 	return t;
 }
 
+/* Every change makes a new snapshot, so that snapshots handed out earlier
+ * (statements, cached plans) never change under their holders. */
 static cat_snap *work(cat_txn *t)
 {
-	if (!t->snap)
-		t->snap = cat_snap_clone(t->base);
-	return t->snap;
+	cat_snap *n = cat_snap_clone(t->snap ? t->snap : t->base);
+	cat_snap_release(t->snap);
+	t->snap = n;
+	return n;
 }
 
 cat_snap *cat_txn_snap(cat_txn *t) { return t->snap ? t->snap : t->base; }

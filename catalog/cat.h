@@ -278,7 +278,7 @@ void cat_foreach(const cat_snap *s, cat_kind kind, cat_oid db, int (*fn)(void *a
 /* Column helpers. */
 const cat_column *cat_column_by_name(const cat_rel *r, const char *name);
 const cat_column *cat_column_by_attnum(const cat_rel *r, int attnum);
-const char *cat_reloption(const cat_rel *r, const char *name);
+const char *cat_rel_option(const cat_rel *r, const char *name);
 
 /* ---------------------------------------------------------------- changes */
 
@@ -291,8 +291,8 @@ int cat_new_oid(cat *c, cat_oid *out, util_err *err);
 
 /* Starts a change set on base (the caller's snapshot; ref taken). */
 cat_txn *cat_txn_begin(cat *c, cat_snap *base);
-/* The snapshot including the pending changes (owned by the txn; valid until
- * the next change or the end of the txn). */
+/* The snapshot including the pending changes (borrowed: take a reference
+ * to keep it past the next change; every change makes a new snapshot). */
 cat_snap *cat_txn_snap(cat_txn *t);
 bool cat_txn_dirty(const cat_txn *t);
 /* A new object of a kind, zeroed, with its own arena (caller fills it and

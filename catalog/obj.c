@@ -143,7 +143,7 @@ const cat_constraint *cat_constraint_by_name(const cat_rel *r, const char *name)
 	return NULL;
 }
 
-const char *cat_reloption(const cat_rel *r, const char *name)
+const char *cat_rel_option(const cat_rel *r, const char *name)
 {
 	for (int i = 0; i < r->nopts; i++)
 		if (strcmp(r->opts[i].name, name) == 0)

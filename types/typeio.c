@@ -72,6 +72,9 @@ void ty_format_type(ty_oid oid, int32_t typmod, util_buf *out)
 		return;
 	}
 	const char *name = t->sqlname ? t->sqlname : t->name;
+	/* format_type spells char(n) "character(n)" but plain bpchar "bpchar". */
+	if (oid == TY_BPCHAR && typmod < 0)
+		name = t->name;
 	/* Time types put the precision before "with/without time zone". */
 	if (typmod >= 0 && t->typmod_out &&
 	    (oid == TY_TIMESTAMP || oid == TY_TIMESTAMPTZ || oid == TY_TIME || oid == TY_TIMETZ)) {
@@ -94,24 +97,30 @@ static ty_datum apply_typmod(const ty_type *t, ty_datum v, int32_t typmod, bool 
 	return v;
 }
 
-/* The argument type to call a cast function with: the source type itself,
- * or, as pg_cast allows (regclass -> int8 uses int8(oid)), a type the
- * source is binary-coercible to. */
+/* The argument type of a cast's function: the source type itself, else a
+ * type the source is binary-coercible to, else one of the same category.
+ * PostgreSQL's pg_cast names functions whose argument is only
+ * representation-compatible with the source: varchar -> "char" and
+ * bpchar -> "char" both go through "char"(text). */
 static ty_oid cast_func_arg(const char *func, ty_oid source)
 {
 	int cur = 0;
 	const ty_func *f;
-	ty_oid alt = source;
+	ty_oid binary = 0, same_cat = 0;
+	const ty_type *st = ty_type_get(source);
 	while ((f = ty_func_lookup(func, &cur))) {
 		if (f->nargs != 1)
 			continue;
 		if (f->args[0] == source)
 			return source;
 		const ty_cast *b = ty_cast_lookup(source, f->args[0]);
+		const ty_type *at = ty_type_get(f->args[0]);
 		if (b && b->method == 'b')
-			alt = f->args[0];
+			binary = f->args[0];
+		else if (st && at && st->category == at->category)
+			same_cat = f->args[0];
 	}
-	return alt;
+	return binary ? binary : same_cat ? same_cat : source;
 }
 
 static ty_datum io_cast(ty_datum v, const ty_type *src, const ty_type *dst, int32_t typmod)
