@@ -15,15 +15,18 @@
  *    O(text * program) per tree node.
  * 3. Back-references make matching non-regular: their NFA stands in with a
  *    superset, and candidate (start, end) pairs are verified by dissection
- *    with backtracking. Every simulation step counts against a budget
- *    (and checks for query cancellation), so hostile patterns end with
- *    "invalid regular expression: regular expression is too complex"
- *    instead of running forever.
+ *    with backtracking (as PostgreSQL does, which can take exponential
+ *    time). Only then do simulation steps count against a budget: past it
+ *    the match fails with "invalid regular expression: regular expression
+ *    is too complex" instead of running for hours. Every simulation checks
+ *    for query cancellation / statement_timeout.
  */
 #include "regex_int.h"
 
-/* Simulation steps allowed per text (about seconds of CPU). */
-#define STEP_BUDGET 2000000000ULL
+/* Simulation steps allowed per text when back-references force
+ * backtracking (a few seconds of CPU). Without back-references the work is
+ * polynomial by construction and only query cancellation limits it. */
+uint64_t ty_re_backref_budget = 500000000ULL;
 
 /* ---------------------------------------------------------------- preparation */
 
@@ -65,6 +68,34 @@ void ty_re_prepare(ty_regex *re)
 	prep(re, re->tree);
 }
 
+/* ---------------------------------------------------------------- work buffers */
+
+/* A zeroed buffer of at least n bytes, released by tmp_pop() in LIFO
+ * order; buffers are kept and reused by later calls at the same depth. */
+static void *tmp_push(re_exec *x, size_t n)
+{
+	if (x->ntmp == x->tmpcap) {
+		int cap = x->tmpcap ? x->tmpcap * 2 : 16;
+		struct re_tmp *t = ty_alloc0((size_t)cap * sizeof *t);
+		if (x->ntmp)
+			memcpy(t, x->tmp, (size_t)x->ntmp * sizeof *t);
+		x->tmp = t;
+		x->tmpcap = cap;
+	}
+	struct re_tmp *t = &x->tmp[x->ntmp++];
+	if (t->cap < n) {
+		t->cap = n < 64 ? 64 : n;
+		t->p = ty_alloc(t->cap);
+	}
+	memset(t->p, 0, n);
+	return t->p;
+}
+
+static void tmp_pop(re_exec *x, int k)
+{
+	x->ntmp -= k;
+}
+
 /* ---------------------------------------------------------------- dissection */
 
 static bool dissect(re_exec *x, re_sub *t, int b, int e);
@@ -81,19 +112,22 @@ static bool condissect(re_exec *x, re_sub *t, int b, int e)
 {
 	re_sub *l = t->child, *r = l->sibling;
 	size_t len = (size_t)(e - b) + 1;
-	uint8_t *lend = ty_alloc0(len), *rstart = ty_alloc0(len);
+	uint8_t *lend = tmp_push(x, len), *rstart = tmp_push(x, len);
 	ty_re_reach(x, l->fwd, b, e, lend, b);
 	ty_re_reach(x, r->rev, e, b, rstart, b);
-	bool shorter = (l->flags & SR_SHORTER) != 0;
+	bool shorter = (l->flags & SR_SHORTER) != 0, ok = false;
 	for (int k = shorter ? b : e; shorter ? k <= e : k >= b; k += shorter ? 1 : -1) {
 		if (!lend[k - b] || !rstart[k - b])
 			continue;
-		if (dissect(x, l, b, k) && dissect(x, r, k, e))
-			return true;
+		if (dissect(x, l, b, k) && dissect(x, r, k, e)) {
+			ok = true;
+			break;
+		}
 		zap(x, l);
 		zap(x, r);
 	}
-	return false;
+	tmp_pop(x, 2);
+	return ok;
 }
 
 static bool altdissect(re_exec *x, re_sub *t, int b, int e)
@@ -132,7 +166,8 @@ static bool iterdissect(re_exec *x, re_sub *t, int b, int e)
 		maxm = t->max;
 	if (maxm < min)
 		maxm = min;
-	int *endpts = ty_alloc(((size_t)maxm + 1) * sizeof *endpts);
+	int *endpts = tmp_push(x, ((size_t)maxm + 1) * sizeof *endpts);
+	bool ok = false;
 	endpts[0] = b;
 	int nverified = 0, k = 1, limit = e;
 	while (k > 0) {
@@ -158,8 +193,10 @@ static bool iterdissect(re_exec *x, re_sub *t, int b, int e)
 		if (k < min)
 			goto backtrack;
 		int i = verify(x, child, endpts, nverified + 1, k);
-		if (i > k)
-			return true;
+		if (i > k) {
+			ok = true;
+			break;
+		}
 		nverified = i - 1;
 		k = i;
 	backtrack:
@@ -173,8 +210,9 @@ static bool iterdissect(re_exec *x, re_sub *t, int b, int e)
 			k--;
 		}
 	}
+	tmp_pop(x, 1);
 	/* zero repetitions match an empty span */
-	return t->min == 0 && b == e;
+	return ok || (t->min == 0 && b == e);
 }
 
 /* Non-greedy iteration: each repetition as short as possible. */
@@ -192,7 +230,8 @@ static bool reviterdissect(re_exec *x, re_sub *t, int b, int e)
 		maxm = t->max;
 	if (maxm < min)
 		maxm = min;
-	int *endpts = ty_alloc(((size_t)maxm + 1) * sizeof *endpts);
+	int *endpts = tmp_push(x, ((size_t)maxm + 1) * sizeof *endpts);
+	bool ok = false;
 	endpts[0] = b;
 	int nverified = 0, k = 1, limit = b;
 	while (k > 0) {
@@ -220,8 +259,10 @@ static bool reviterdissect(re_exec *x, re_sub *t, int b, int e)
 		if (k < min)
 			goto backtrack;
 		int i = verify(x, child, endpts, nverified + 1, k);
-		if (i > k)
-			return true;
+		if (i > k) {
+			ok = true;
+			break;
+		}
 		nverified = i - 1;
 		k = i;
 	backtrack:
@@ -233,7 +274,8 @@ static bool reviterdissect(re_exec *x, re_sub *t, int b, int e)
 			k--;
 		}
 	}
-	return false;
+	tmp_pop(x, 1);
+	return ok;
 }
 
 static uint32_t fold(const re_exec *x, uint32_t c)
@@ -318,7 +360,7 @@ re_exec *ty_re_exec_new(const ty_regex *re, const char *s, size_t len)
 	x->caps = ty_alloc((size_t)(2 * (re->ncap + 1)) * sizeof *x->caps);
 	x->look_memo = ty_alloc0((size_t)(re->nlooks + 1) * sizeof *x->look_memo);
 	x->scratch = ty_alloc0((size_t)re->nprogs * sizeof *x->scratch);
-	x->budget = STEP_BUDGET;
+	x->budget = re->has_backref ? ty_re_backref_budget : UINT64_MAX;
 	return x;
 }
 
@@ -341,7 +383,7 @@ bool ty_re_find(re_exec *x, int start)
 	}
 	/* With back-references: candidate starts from the approximate NFA,
 	 * ends in preference order, each verified by dissection. */
-	uint8_t *ends = ty_alloc((size_t)x->n + 1);
+	uint8_t *ends = tmp_push(x, (size_t)x->n + 1);
 	int from = start;
 	while (from <= x->n && ty_re_search(x, re->search, from, shortest, &s, &e)) {
 		memset(ends, 0, (size_t)(x->n - s) + 1);
@@ -351,6 +393,7 @@ bool ty_re_find(re_exec *x, int start)
 				continue;
 			zap(x, re->tree);
 			if (dissect(x, re->tree, s, k)) {
+				tmp_pop(x, 1);
 				x->caps[0] = s;
 				x->caps[1] = k;
 				return true;
@@ -358,6 +401,7 @@ bool ty_re_find(re_exec *x, int start)
 		}
 		from = s + 1;
 	}
+	tmp_pop(x, 1);
 	for (int i = 0; i < 2 * (re->ncap + 1); i++)
 		x->caps[i] = -1;
 	return false;

@@ -88,7 +88,8 @@ struct re_ast {
 typedef struct re_look {
 	re_ast *ast;
 	bool behind, negated;
-	struct re_prog *prog;
+	struct re_prog *prog; /* forward; lookahead constraints also get rev */
+	struct re_prog *rev;
 } re_look;
 
 /* ---------------------------------------------------------------- NFA programs */
@@ -168,6 +169,13 @@ typedef struct re_exec {
 	uint8_t **look_memo;  /* per look: per position 0 unknown, 1 true, 2 false */
 	re_scratch **scratch; /* per program id, made on first use */
 	uint64_t steps, budget;
+	/* stack of reusable work buffers for the (recursive) dissection, so
+	 * backtracking does not allocate on every try */
+	struct re_tmp {
+		void *p;
+		size_t cap;
+	} * tmp;
+	int ntmp, tmpcap;
 } re_exec;
 
 /* Simulation primitives (regex_nfa.c). REQUIRES: begin <= limit <= n. */
@@ -185,6 +193,9 @@ bool ty_re_search(re_exec *x, re_prog *p, int start, bool shortest, int *s, int 
 void ty_re_count_steps(re_exec *x, uint64_t n);
 
 bool ty_re_is_word(uint32_t c);
+
+/* Step budget for back-reference backtracking per text (tests lower it). */
+extern uint64_t ty_re_backref_budget;
 
 /* Execution over one text (regex_exec.c): decodes s into the current
  * arena; valid until the arena is reset. */

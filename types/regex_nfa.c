@@ -223,13 +223,13 @@ static bool look_holds(re_exec *x, int idx, int pos)
 	const re_look *l = &x->re->looks[idx];
 	uint8_t *memo = x->look_memo[idx];
 	if (!memo) {
+		/* One unanchored pass answers every position: forward for
+		 * lookbehind (where can a match end?), reversed for lookahead
+		 * (where can one start?). */
 		memo = ty_alloc0((size_t)x->n + 1);
 		x->look_memo[idx] = memo;
-		if (l->behind)
-			all_ends(x, l->prog, memo); /* fills every position at once */
+		all_ends(x, l->behind ? l->prog : l->rev, memo);
 	}
-	if (!memo[pos])
-		memo[pos] = ty_re_shortest(x, l->prog, pos, pos, x->n) >= 0 ? 1 : 2;
 	return (memo[pos] == 1) != l->negated;
 }
 
@@ -383,17 +383,19 @@ void ty_re_reach(re_exec *x, re_prog *p, int begin, int limit, uint8_t *out, int
 	run_anchored(x, p, begin, limit, cb_mark, &r);
 }
 
-/* Unanchored forward run over the whole text: memo[i] = 1 where some
- * match ends at i, 2 elsewhere (lookbehind constraints). */
+/* Unanchored run over the whole text, left to right for a forward
+ * program (memo[i] = 1 where some match ends at i) or right to left for a
+ * reversed one (memo[i] = 1 where some match starts at i); 2 elsewhere. */
 static void all_ends(re_exec *x, re_prog *p, uint8_t *memo)
 {
 	re_scratch *s = scratch(x, p);
 	int cur = 0;
 	s->cnt[0] = s->cnt[1] = 0;
-	for (int pos = 0;; pos++) {
+	for (int k = 0; k <= x->n; k++) {
+		int pos = p->reversed ? x->n - k : k;
 		closure(x, p, s, cur, 0, pos, 0);
 		memo[pos] = match_tag(p, s, cur) >= 0 ? 1 : 2;
-		if (pos == x->n)
+		if (k == x->n)
 			break;
 		step(x, p, s, cur, pos);
 		cur = 1 - cur;

@@ -1349,8 +1349,11 @@ ty_regex *ty_regex_compile(const char *pat, size_t len, int cflags, util_arena *
 	re->ast = r.ast;
 	re->tree = r.sub;
 	re->ncap = ps.nsubexp;
-	for (int i = 0; i < re->nlooks; i++)
+	for (int i = 0; i < re->nlooks; i++) {
 		re->looks[i].prog = ty_re_compile_prog(re, re->looks[i].ast, false);
+		if (!re->looks[i].behind)
+			re->looks[i].rev = ty_re_compile_prog(re, re->looks[i].ast, true);
+	}
 	re->search = ty_re_compile_prog(re, re->ast, false);
 	ty_re_prepare(re);
 	find_prefix(re, &ps);
