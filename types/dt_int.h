@@ -294,6 +294,13 @@ int dt_decode_timeonly(char **field, int *ftype, int nf, int *dtype, dt_tm *tm, 
 int dt_decode_interval(char **field, int *ftype, int nf, int range, int *dtype, dt_itm_in *itm);
 int dt_decode_iso8601_interval(char *str, int *dtype, dt_itm_in *itm);
 int dt_decode_timezone(const char *str, int *tzp);
+/* Final Y/M/D checks and BC / 2-digit year adjustment (ValidateDate). */
+int dt_validate_date(int fmask, bool isjulian, bool is2digits, bool bc, dt_tm *tm);
+/* Raises the error for an interval time zone with months or days. */
+UTIL_NORETURN void dt_err_interval_zone(const ty_interval *iv);
+/* Zone lookup as AT TIME ZONE does: abbreviation, then zone name. Returns
+ * DT_TZ/DT_DTZ (fixed *offset_east), DT_DYNTZ or DT_UNKNOWN_FIELD (zone set). */
+int dt_lookup_zone_text(const char *name, int *offset_east, const ty_timezone **zone);
 /* Token tables: returns the token class (DT_*) and *val, or DT_UNKNOWN_FIELD. */
 int dt_decode_special(const char *lowtoken, int *val);
 int dt_decode_units(const char *lowtoken, int *val);

@@ -729,7 +729,7 @@ int dt_decode_timezone(const char *str, int *tzp)
 	return 0;
 }
 
-static int validate_date(int fmask, bool isjulian, bool is2digits, bool bc, dt_tm *tm)
+int dt_validate_date(int fmask, bool isjulian, bool is2digits, bool bc, dt_tm *tm)
 {
 	if (fmask & DTK_M(DT_YEAR)) {
 		if (isjulian) {
@@ -1077,7 +1077,7 @@ int dt_decode_datetime(char **field, int *ftype, int nf, int *dtype, dt_tm *tm, 
 		return DTERR_BAD_FORMAT;
 
 	if (*dtype == DTK_DATE) {
-		r = validate_date(fmask, isjulian, is2digits, bc, tm);
+		r = dt_validate_date(fmask, isjulian, is2digits, bc, tm);
 		if (r)
 			return r;
 		if (mer != DT_HR24 && tm->hour > 12)
@@ -1325,7 +1325,7 @@ int dt_decode_timeonly(char **field, int *ftype, int nf, int *dtype, dt_tm *tm, 
 	}
 	if (ptype != 0)
 		return DTERR_BAD_FORMAT;
-	r = validate_date(fmask, isjulian, is2digits, bc, tm);
+	r = dt_validate_date(fmask, isjulian, is2digits, bc, tm);
 	if (r)
 		return r;
 	if (mer != DT_HR24 && tm->hour > 12)
