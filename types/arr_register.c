@@ -1,4 +1,7 @@
 /* arr_register.c — registers the arrays area: arrays of every base type and array functions. */
-#include "types_int.h"
+#include "arr_int.h"
 
-void ty_register_arrays(void) {}
+void ty_register_arrays(void)
+{
+	arr_register_types();
+}

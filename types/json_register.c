@@ -1,4 +1,7 @@
 /* json_register.c — registers the json area: json and jsonb. */
-#include "types_int.h"
+#include "json_int.h"
 
-void ty_register_json(void) {}
+void ty_register_json(void)
+{
+	json_register_types();
+}

@@ -1,0 +1,38 @@
+/*
+ * exp_case.h — shapes of the expectation tables generated from PostgreSQL 15
+ * by types/test/gen/ (arr_*_cases.h, json_*_cases.h).
+ */
+#ifndef EXP_CASE_H
+#define EXP_CASE_H
+
+#include <stdbool.h>
+
+/* '<input>'::<type>, then its text output (or the error). */
+typedef struct exp_io {
+	const char *type; /* pg_type.typname */
+	const char *input;
+	const char *output; /* NULL when an error is expected */
+	const char *sqlstate, *message, *detail, *context;
+} exp_io;
+
+/* Sign of the btree comparison of two values of one type. */
+typedef struct exp_cmp {
+	const char *type, *a, *b;
+	int cmp;
+} exp_cmp;
+
+/* fn(args...) with argument types (pg_type names) and text literals
+ * (NULL = SQL NULL); result as text (isnull) or the error. For
+ * set-returning functions out holds the rows joined by '\n'. */
+typedef struct exp_call {
+	const char *fn;
+	int nargs;
+	const char *types[8];
+	const char *args[8];
+	const char *ret; /* result type name */
+	bool isnull;
+	const char *out;
+	const char *sqlstate, *message, *detail, *hint;
+} exp_call;
+
+#endif /* EXP_CASE_H */
