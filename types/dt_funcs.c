@@ -11,6 +11,18 @@
 #include <stdio.h>
 #include <string.h>
 
+/* printf's %02g as PostgreSQL's snprintf prints it (NaN, Infinity). */
+static const char *dt_fmt_g(double v)
+{
+	if (isnan(v))
+		return "NaN";
+	if (isinf(v))
+		return v < 0 ? "-Infinity" : "Infinity";
+	char buf[64];
+	snprintf(buf, sizeof buf, "%02g", v);
+	return ty_strdup(buf);
+}
+
 /* ---------------------------------------------------------------- current time */
 
 static DT_FN(now)
@@ -211,8 +223,8 @@ static DT_FN(make_time)
 	int h = (int)DT_I(0), m = (int)DT_I(1);
 	double sec = DT_F(2);
 	if (float_time_overflows(h, m, sec))
-		ty_error(UTIL_E_DATETIME_FIELD_OVERFLOW, "time field value out of range: %d:%02d:%02g", h, m,
-			 sec);
+		ty_error(UTIL_E_DATETIME_FIELD_OVERFLOW, "time field value out of range: %d:%02d:%s", h, m,
+			 dt_fmt_g(sec));
 	return ty_int(((int64_t)h * 60 + m) * 60 * DT_USECS_PER_SEC + (int64_t)rint(sec * DT_USECS_PER_SEC));
 }
 
@@ -233,15 +245,16 @@ static int64_t make_timestamp(int year, int month, int mday, int hour, int min, 
 			 mday);
 	int64_t date = (int64_t)dt_date2j(tm.year, tm.mon, tm.mday) - DT_POSTGRES_EPOCH_JDATE;
 	if (float_time_overflows(hour, min, sec))
-		ty_error(UTIL_E_DATETIME_FIELD_OVERFLOW, "time field value out of range: %d:%02d:%02g", hour,
-			 min, sec);
+		ty_error(UTIL_E_DATETIME_FIELD_OVERFLOW, "time field value out of range: %d:%02d:%s", hour,
+			 min, dt_fmt_g(sec));
 	int64_t time =
 	    ((int64_t)hour * 60 + min) * 60 * DT_USECS_PER_SEC + (int64_t)rint(sec * DT_USECS_PER_SEC);
-	int64_t r = date * DT_USECS_PER_DAY + time;
-	if ((r - time) / DT_USECS_PER_DAY != date || (r < 0 && date > 0) || (r > 0 && date < -1) ||
-	    !DT_VALID_TIMESTAMP(r))
-		ty_error(UTIL_E_DATETIME_FIELD_OVERFLOW, "timestamp out of range: %d-%02d-%02d %d:%02d:%02g",
-			 year, month, mday, hour, min, sec);
+	/* Wrapping arithmetic, then PostgreSQL's overflow tests. */
+	int64_t r = (int64_t)((uint64_t)date * (uint64_t)DT_USECS_PER_DAY + (uint64_t)time);
+	if ((int64_t)((uint64_t)r - (uint64_t)time) / DT_USECS_PER_DAY != date || (r < 0 && date > 0) ||
+	    (r > 0 && date < -1) || !DT_VALID_TIMESTAMP(r))
+		ty_error(UTIL_E_DATETIME_FIELD_OVERFLOW, "timestamp out of range: %d-%02d-%02d %d:%02d:%s",
+			 year, month, mday, hour, min, dt_fmt_g(sec));
 	return r;
 }
 
@@ -326,15 +339,13 @@ static DT_FN(make_interval)
 	ty_interval r;
 	if (isinf(secs) || isnan(secs))
 		dt_err_interval_range();
-	if (dt_mul32(v[0], 12, &r.month) || dt_add32(r.month, v[1], &r.month) || dt_mul32(v[2], 7, &r.day) ||
-	    dt_add32(r.day, v[3], &r.day))
-		dt_err_interval_range();
+	/* PostgreSQL 15 does not check these for overflow: they wrap. */
+	r.month = (int32_t)((uint32_t)v[0] * 12u + (uint32_t)v[1]);
+	r.day = (int32_t)((uint32_t)v[2] * 7u + (uint32_t)v[3]);
 	secs = rint(secs * DT_USECS_PER_SEC);
-	int64_t t;
-	if (!(secs >= (double)INT64_MIN && secs < -(double)INT64_MIN) ||
-	    dt_mul64(v[4], DT_USECS_PER_HOUR, &r.time) || dt_mul64(v[5], DT_USECS_PER_MINUTE, &t) ||
-	    dt_add64(r.time, t, &r.time) || dt_add64(r.time, (int64_t)secs, &r.time))
-		dt_err_interval_range();
+	int64_t isecs = (secs >= (double)INT64_MIN && secs < -(double)INT64_MIN) ? (int64_t)secs : INT64_MIN;
+	r.time = (int64_t)((uint64_t)(int64_t)v[4] * (uint64_t)DT_USECS_PER_HOUR +
+			   (uint64_t)(int64_t)v[5] * (uint64_t)DT_USECS_PER_MINUTE + (uint64_t)isecs);
 	return dt_interval_datum(&r);
 }
 
@@ -347,12 +358,12 @@ static DT_FN(float8_timestamptz)
 		return ty_int(s < 0 ? TY_TS_NOBEGIN : TY_TS_NOEND);
 	if (s < (double)DT_SECS_PER_DAY * (DT_DATETIME_MIN_JULIAN - DT_UNIX_EPOCH_JDATE) ||
 	    s >= (double)DT_SECS_PER_DAY * (DT_TIMESTAMP_END_JULIAN - DT_UNIX_EPOCH_JDATE))
-		ty_error(UTIL_E_DATETIME_FIELD_OVERFLOW, "timestamp out of range: \"%g\"", s);
+		ty_error(UTIL_E_DATETIME_FIELD_OVERFLOW, "timestamp out of range: \"%s\"", dt_fmt_g(s));
 	double v = s - (double)(DT_POSTGRES_EPOCH_JDATE - DT_UNIX_EPOCH_JDATE) * DT_SECS_PER_DAY;
 	v = rint(v * DT_USECS_PER_SEC);
 	int64_t r = (int64_t)v;
 	if (!DT_VALID_TIMESTAMP(r))
-		ty_error(UTIL_E_DATETIME_FIELD_OVERFLOW, "timestamp out of range: \"%g\"", s);
+		ty_error(UTIL_E_DATETIME_FIELD_OVERFLOW, "timestamp out of range: \"%s\"", dt_fmt_g(s));
 	return ty_int(r);
 }
 

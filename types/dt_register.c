@@ -9,4 +9,5 @@ void ty_register_datetime(void)
 	dt_register_interval();
 	dt_register_time();
 	dt_register_funcs();
+	dt_register_fields();
 }

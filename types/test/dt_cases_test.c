@@ -115,6 +115,8 @@ static void test_cases(void **state)
 		bool ok;
 		if (c->expect)
 			ok = rv == 0 && rc.result && strcmp(rc.result, c->expect) == 0;
+		else if (!c->sqlstate)
+			ok = rv == 0 && !rc.result; /* SQL NULL */
 		else
 			ok = rv != 0 && strcmp(util_errcode_sqlstate(e.code), c->sqlstate) == 0 &&
 			     strcmp(e.message, c->message) == 0;

@@ -167,3 +167,136 @@ for a in ["2021-02-03 04:05:06.5", "infinity"]:
 for d in ["2021-02-03", "infinity", "294277-01-01", "5874897-01-01"]:
     add("timestamp", ["date"], [d])
     add("timestamptz", ["date"], [d], ("ISO, MDY", "postgres", "America/New_York"))
+
+# ---------------------------------------------------------------- time / timetz
+TIMES = ["04:05:06", "04:05:06.789", "4:05 PM", "12:00 am", "24:00:00", "24:00:01", "23:59:60", "040506", "0405",
+         "04:05:06+02", "04:05:06 PST", "04:05:06 America/New_York", "2021-06-01 04:05:06 America/New_York",
+         "04:05:06 Asia/Kolkata", "allballs", "now x", "x", "25:00", "04:05:06.9999995", "T040506", "04:05:06 z",
+         "2021-01-01 04:05:06", "04:05:06-15:59", "04:05:06+16", "1:2:3.4 +5:30", "04:05 Europe/Berlin"]
+for t in TIMES:
+    inp("time", t)
+    inp("timetz", t)
+    inp("timetz", t, ("ISO, MDY", "postgres", "America/New_York"))
+for p in range(0, 7):
+    inp("time(%d)" % p, "23:59:59.9999999")
+    inp("timetz(%d)" % p, "12:34:56.789123+03")
+for a, b in [("04:05:06", "05:00"), ("00:00", "24:00"), ("12:00", "12:00")]:
+    add("time_cmp", ["time", "time"], [a, b])
+    add("time_mi_time", ["time", "time"], [a, b])
+for a, b in [("04:05:06+02", "02:05:06+00"), ("04:05:06+02", "04:05:06+03"), ("23:00-05", "04:00+00")]:
+    add("timetz_cmp", ["timetz", "timetz"], [a, b])
+    add("timetz_eq", ["timetz", "timetz"], [a, b])
+for t in ["04:05:06", "23:30:00", "00:00:00"]:
+    for iv in ["1 hour", "-5 hours", "1 day 2 hours", "27 hours", "-1 sec", "1 mon"]:
+        add("time_pl_interval", ["time", "interval"], [t, iv])
+        add("time_mi_interval", ["time", "interval"], [t, iv])
+        add("timetz_pl_interval", ["timetz", "interval"], [t + "+02", iv])
+for iv in ["1 day 02:03:04", "-02:03:04", "26:00:00", "-26:00:00", "3 mons 04:00"]:
+    add("time", ["interval"], [iv])
+for z in ["UTC", "America/New_York", "Asia/Kolkata"]:
+    s = ("ISO, MDY", "postgres", z)
+    add("time", ["timestamptz"], ["2021-06-01 04:05:06.5+00"], s)
+    add("timetz", ["timestamptz"], ["2021-06-01 04:05:06.5+00"], s)
+    add("time", ["timestamptz"], ["infinity"], s)
+    for zn in ["EST", "America/New_York", "Asia/Kolkata", "UTC", "+05", "-03:30", "bogus", "MSK"]:
+        add("timezone", ["text", "timetz"], [zn, "04:05:06+02"], s)
+    for iv in ["05:30", "-03:00", "1 day"]:
+        add("timezone", ["interval", "timetz"], [iv, "04:05:06+02"], s)
+add("time", ["timetz"], ["04:05:06+02"])
+add("time", ["timestamp"], ["2021-06-01 04:05:06.5"])
+add("interval", ["time"], ["04:05:06.5"])
+add("timestamp", ["date", "time"], ["2021-06-01", "04:05:06.5"])
+add("timestamptz", ["date", "timetz"], ["2021-06-01", "04:05:06.5+02"])
+add("timestamptz", ["date", "time"], ["2021-03-14", "02:30"], ("ISO, MDY", "postgres", "America/New_York"))
+
+# ---------------------------------------------------------------- functions
+for a, b in [("2021-03-31", "2021-02-28"), ("2021-02-28", "2021-03-31"), ("2020-02-29 12:00", "2019-03-01 13:00:00.5"),
+             ("2001-04-10", "1957-06-13"), ("1957-06-13", "2001-04-10"), ("2021-01-01", "2021-01-01"),
+             ("2021-03-01 00:00", "2021-01-31 23:59:59.999999")]:
+    add("age", ["timestamp", "timestamp"], [a, b])
+    for z in ["UTC", "America/New_York", "Europe/Berlin"]:
+        add("age", ["timestamptz", "timestamptz"], [a, b], ("ISO, MDY", "postgres", z))
+for y, m, d in [(2021, 2, 28), (2021, 2, 29), (2020, 2, 29), (-44, 3, 15), (0, 1, 1), (2021, 13, 1), (5874898, 1, 1),
+                (-4714, 11, 24), (-4714, 11, 23)]:
+    add("make_date", ["int4", "int4", "int4"], [str(y), str(m), str(d)])
+    add("make_timestamp", ["int4", "int4", "int4", "int4", "int4", "float8"], [str(y), str(m), str(d), "10", "20", "30.5"])
+for h, mi, s in [(4, 5, "6.5"), (24, 0, "0"), (24, 0, "0.000001"), (23, 59, "60"), (23, 59, "59.9999999"), (-1, 0, "0"),
+                 (10, 60, "0"), (10, 0, "nan"), (10, 0, "-1")]:
+    add("make_time", ["int4", "int4", "float8"], [str(h), str(mi), s])
+    add("make_timestamp", ["int4", "int4", "int4", "int4", "int4", "float8"], ["2021", "6", "1", str(h), str(mi), s])
+for z in ["UTC", "America/New_York", "Australia/Lord_Howe"]:
+    s = ("ISO, MDY", "postgres", z)
+    add("make_timestamptz", ["int4", "int4", "int4", "int4", "int4", "float8"], ["2021", "3", "14", "2", "30", "0"], s)
+    add("make_timestamptz", ["int4", "int4", "int4", "int4", "int4", "float8"], ["2021", "10", "3", "2", "15", "0"], s)
+    for zn in ["Europe/Berlin", "EST", "+05:30", "-8", "8", "+16", "bogus", "MSK", "Asia/Kolkata", "utc"]:
+        add("make_timestamptz", ["int4", "int4", "int4", "int4", "int4", "float8", "text"], ["2021", "7", "1", "12", "0", "0", zn], s)
+for args in [["1", "2", "3", "4", "5", "6", "7.5"], ["0", "0", "0", "0", "0", "0", "0"], ["-1", "0", "0", "0", "0", "0", "-0.0000005"],
+             ["178956971", "0", "0", "0", "0", "0", "0"], ["0", "0", "0", "0", "0", "0", "nan"], ["0", "0", "0", "0", "2562047788", "0", "0"]]:
+    add("make_interval", ["int4", "int4", "int4", "int4", "int4", "int4", "float8"], args)
+for f in ["0", "1612325106.5", "-1e12", "1e20", "nan", "inf", "-inf", "1.0000005", "9224318015999", "-210866803200"]:
+    for z in ["UTC", "Asia/Kolkata"]:
+        add("to_timestamp", ["float8"], [f], ("ISO, MDY", "postgres", z))
+for z in ["UTC", "America/New_York"]:
+    s = ("ISO, MDY", "postgres", z)
+    for zn in ["UTC", "EST", "America/Los_Angeles", "Europe/Berlin", "+05:30", "-8", "bogus", "MSK", "LHDT", "Asia/Kolkata"]:
+        for ts in ["2021-06-01 12:00:00+00", "2021-03-14 07:30:00+00", "infinity"]:
+            add("timezone", ["text", "timestamptz"], [zn, ts], s)
+        for ts in ["2021-06-01 12:00:00", "2021-03-14 02:30:00", "2021-11-07 01:30:00"]:
+            add("timezone", ["text", "timestamp"], [zn, ts], s)
+    for iv in ["05:30", "-08:00", "1 day", "00:00:01.5"]:
+        add("timezone", ["interval", "timestamptz"], [iv, "2021-06-01 12:00:00+00"], s)
+        add("timezone", ["interval", "timestamp"], [iv, "2021-06-01 12:00:00"], s)
+for stride, ts, origin in [("15 minutes", "2020-02-11 15:44:17", "2001-01-01"), ("15 minutes", "2020-02-11 15:44:17", "2001-01-01 00:02:30"),
+                           ("1 day", "2020-02-11 15:44:17", "2021-01-01"), ("1 month", "2020-02-11", "2001-01-01"),
+                           ("0 days", "2020-02-11", "2001-01-01"), ("-1 hour", "2020-02-11", "2001-01-01"),
+                           ("1 hour", "infinity", "2001-01-01"), ("1 hour", "2020-02-11", "infinity"),
+                           ("7 days", "1999-12-31 23:00", "2000-01-03"), ("1 hour", "2000-01-01 00:00", "2000-01-01 01:00")]:
+    add("date_bin", ["interval", "timestamp", "timestamp"], [stride, ts, origin])
+    add("date_bin", ["interval", "timestamptz", "timestamptz"], [stride, ts, origin], ("ISO, MDY", "postgres", "America/New_York"))
+for a in [["2001-02-16", "2001-12-21", "2001-10-30", "2002-10-30"], ["2001-02-16", "2001-12-21", "2001-12-21", "2002-10-30"],
+          ["2001-12-21", "2001-02-16", "2001-10-30", "2002-10-30"], ["2001-02-16", "2001-02-16", "2001-02-16", "2001-02-16"]]:
+    add("overlaps", ["timestamp"] * 4, a)
+    add("overlaps", ["timestamptz"] * 4, a)
+    add("overlaps", ["date"] * 4, a) if False else None
+add("overlaps", ["timestamp", "interval", "timestamp", "interval"], ["2001-02-16", "100 days", "2001-10-30", "1 year"])
+add("overlaps", ["time", "time", "time", "time"], ["01:00", "03:00", "02:00", "04:00"])
+add("overlaps", ["time", "interval", "time", "time"], ["01:00", "1 hour", "02:00", "04:00"])
+add("overlaps", ["timetz", "timetz", "timetz", "timetz"], ["01:00+00", "03:00+00", "04:00+02", "05:00+02"])
+
+UNITS = ["microseconds", "milliseconds", "second", "minute", "hour", "day", "week", "month", "quarter", "year", "decade",
+         "century", "millennium", "julian", "isoyear", "dow", "isodow", "doy", "epoch", "timezone", "timezone_hour",
+         "timezone_minute", "bogus", "now", "msec", "MILLENNIA", "Hours", "ms", "J"]
+for u in UNITS:
+    for ts in ["2021-02-03 04:05:06.789", "0044-03-15 12:00:00 BC", "2000-01-01 00:00:00", "2020-12-31 23:59:59.5", "infinity", "-infinity"]:
+        add("date_part", ["text", "timestamp"], [u, ts])
+        add("extract", ["text", "timestamp"], [u, ts])
+        add("date_trunc", ["text", "timestamp"], [u, ts])
+        for z in ["UTC", "America/New_York", "Asia/Kolkata"]:
+            tz = ts + "+00" if ts[0].isdigit() and "BC" not in ts else ts
+            add("date_part", ["text", "timestamptz"], [u, tz], ("ISO, MDY", "postgres", z))
+            add("extract", ["text", "timestamptz"], [u, tz], ("ISO, MDY", "postgres", z))
+            add("date_trunc", ["text", "timestamptz"], [u, tz], ("ISO, MDY", "postgres", z))
+    for d in ["2021-02-03", "0044-03-15 BC", "2021-01-01", "2020-12-31", "infinity", "-infinity"]:
+        add("date_part", ["text", "date"], [u, d])
+        add("extract", ["text", "date"], [u, d])
+    for t in ["04:05:06.789", "00:00", "24:00"]:
+        add("date_part", ["text", "time"], [u, t])
+        add("extract", ["text", "time"], [u, t])
+        add("date_part", ["text", "timetz"], [u, t + "-05:30"])
+        add("extract", ["text", "timetz"], [u, t + "-05:30"])
+    for iv in ["1 year 2 months 3 days 04:05:06.789", "-1 year -2 months -3 days -04:05:06.789", "1000 years 11 months", "0", "-1 sec",
+               "178000000 years", "-2147483648 days -2562047788 hours"]:
+        add("date_part", ["text", "interval"], [u, iv])
+        add("extract", ["text", "interval"], [u, iv])
+        add("date_trunc", ["text", "interval"], [u, iv])
+for ts in ["2021-01-03", "2021-01-04", "2020-12-31", "2019-12-30", "2027-01-01", "0001-01-01", "0001-01-07 BC"]:
+    add("date_trunc", ["text", "timestamp"], ["week", ts])
+    add("date_part", ["text", "timestamp"], ["week", ts])
+    add("date_part", ["text", "timestamp"], ["isoyear", ts])
+for zn in ["Europe/Berlin", "EST", "UTC", "+05", "bogus", "MSK", "Australia/Lord_Howe"]:
+    for u in ["day", "hour", "month", "week"]:
+        add("date_trunc", ["text", "timestamptz", "text"], [u, "2021-10-31 01:30:00+00", zn], ("ISO, MDY", "postgres", "America/New_York"))
+for z in ["America/New_York", "Australia/Lord_Howe", "Europe/Berlin"]:
+    for u in ["day", "hour", "month", "week", "year"]:
+        for ts in ["2021-03-14 12:00+00", "2021-11-07 12:00+00", "2021-04-04 12:00+00", "2021-10-03 12:00+00", "2021-03-28 12:00+00"]:
+            add("date_trunc", ["text", "timestamptz"], [u, ts], ("ISO, MDY", "postgres", z))

@@ -44,16 +44,16 @@ def run(settings, fn, types, args):
     ds, ivs, tz = settings
     cur.execute("SET datestyle = %s; SET intervalstyle = %s; SET timezone = %s", (ds, ivs, tz))
     if fn.startswith("in:"):
-        sql = "SELECT (%s::" + fn[3:] + ")::text"
+        sql = "SELECT v IS NULL, format('%%s', v) FROM (SELECT %s::" + fn[3:] + " AS v) s"
         params = (args[0],)
     else:
         casts = ", ".join("%s::" + t for t in types)
-        sql = "SELECT (pg_catalog." + fn + "(" + casts + "))::text"
+        sql = "SELECT v IS NULL, format('%%s', v) FROM (SELECT pg_catalog." + fn + "(" + casts + ") AS v) s"
         params = tuple(args)
     try:
         cur.execute(sql, params)
         row = cur.fetchone()
-        return (row[0], None, None)
+        return (None if row[0] else row[1], None, None)
     except psycopg2.Error as e:
         return (None, e.pgcode, e.diag.message_primary)
 
