@@ -10,4 +10,5 @@ void ty_register_datetime(void)
 	dt_register_time();
 	dt_register_funcs();
 	dt_register_fields();
+	dt_register_format();
 }

@@ -300,3 +300,49 @@ for z in ["America/New_York", "Australia/Lord_Howe", "Europe/Berlin"]:
     for u in ["day", "hour", "month", "week", "year"]:
         for ts in ["2021-03-14 12:00+00", "2021-11-07 12:00+00", "2021-04-04 12:00+00", "2021-10-03 12:00+00", "2021-03-28 12:00+00"]:
             add("date_trunc", ["text", "timestamptz"], [u, ts], ("ISO, MDY", "postgres", z))
+
+# ---------------------------------------------------------------- to_char / to_timestamp / to_date
+FMTS = ["YYYY-MM-DD HH24:MI:SS", "YYYY-MM-DD HH24:MI:SS.MS US FF1 FF2 FF3 FF4 FF5 FF6", "Day, DD Month YYYY",
+        "FMDay, FMDD FMMonth YYYY", "DAY day Dy dy DY MON Mon mon MONTH month", "HH HH12 HH24 AM am PM pm A.M. p.m.",
+        "YYYY YYY YY Y IYYY IYY IY I", "Y,YYY CC cc", "DDD IDDD DD D ID WW IW W Q J", "RM rm FMRM", "SSSS SSSSS",
+        "TZ tz TZH:TZM OF FMOF", "DDth DDTH FMDDth Dth", "\"Quoted YYYY\" YYYY \\\"MM", "AD ad BC bc A.D. B.C.",
+        "YYYYMMDD", "FMHH12:MI am", "TMMonth TMDay TMMon", "HH24:MI:SS.FF6 TZH", "YYYY-MM-DD\"T\"HH24:MI:SSOF",
+        "\\YYYY", "fmdd/mm/yyyy", "xYYYYx", "MMth", "SSth", "Q th", "IW IYYY", "CCth"]
+for f in FMTS:
+    for ts in ["2021-02-03 04:05:06.789", "0044-03-15 13:00:00 BC", "2020-12-31 23:59:59.999999", "2021-01-01 00:00:00",
+               "2021-11-21 12:30:00", "infinity"]:
+        add("to_char", ["timestamp", "text"], [ts, f])
+        for z in ["UTC", "America/New_York", "Asia/Kolkata", "Australia/Lord_Howe", "America/St_Johns"]:
+            tz = ts + "+00" if ts[0].isdigit() and "BC" not in ts else ts
+            add("to_char", ["timestamptz", "text"], [tz, f], ("ISO, MDY", "postgres", z))
+add("to_char", ["timestamp", "text"], ["2021-02-03", ""])
+for f in ["HH24:MI:SS.US", "HH:MI:SS", "YYYY MM DD", "DDD", "Month", "Day", "J", "CC", "RM", "YYYY Q", "HH12 AM", "SSSS",
+          "FMHH24 \"hours\"", "TZ", "IYYY", "MS FF3", "WW W", "DD \"days\"", "Y,YYY", "AD"]:
+    for iv in ["1 year 2 months 3 days 04:05:06.789", "-1 year -2 months -3 days -04:05:06.789", "100 hours", "0", "15 months",
+               "-15 months"]:
+        add("to_char", ["interval", "text"], [iv, f])
+PARSE = [("2021-02-03 04:05:06", "YYYY-MM-DD HH24:MI:SS"), ("2021-02-03 04:05:06.789", "YYYY-MM-DD HH24:MI:SS.MS"),
+         ("2021-02-03 04:05:06.789123", "YYYY-MM-DD HH24:MI:SS.US"), ("03 Feb 2021", "DD Mon YYYY"),
+         ("03 February 2021", "DD Month YYYY"), ("3 feb 21", "DD mon YY"), ("20210203", "YYYYMMDD"), ("2021-02-30", "YYYY-MM-DD"),
+         ("2021-13-03", "YYYY-MM-DD"), ("xx", "YYYY"), ("2021", "YYYY"), ("21", "YY"), ("1", "Y"), ("821", "YYY"),
+         ("2021-034", "YYYY-DDD"), ("2021-W05-3", "IYYY-\"W\"IW-ID"), ("2021 05", "IYYY IW"), ("2021 5 3", "YYYY MM D"),
+         ("2459249", "J"), ("12:30 PM", "HH:MI AM"), ("12:30 AM", "HH:MI AM"), ("13:30 PM", "HH:MI AM"),
+         ("0:30 PM", "HH:MI AM"), ("04:05:06 +05:30", "HH24:MI:SS TZH:TZM"), ("2021-02-03 04:05 -03", "YYYY-MM-DD HH24:MI TZH"),
+         ("2021-02-03 04:05 +16", "YYYY-MM-DD HH24:MI TZH"), ("44 BC", "YYYY BC"), ("21 2", "CC YY"), ("21", "CC"),
+         ("-1 2", "CC YY"), ("2021 Wed", "YYYY Dy"), ("2021 Wednesday 5", "YYYY Day WW"), ("  2021   02  03", "YYYY MM DD"),
+         ("2021/02/03", "YYYY-MM-DD"), ("2021 02 03", "YYYYMMDD"), ("2021-2-3", "YYYY-MM-DD"), ("2021-2-3", "FMYYYY-FMMM-FMDD"),
+         ("20210203040506", "YYYYMMDDHH24MISS"), ("2021 III", "YYYY RM"), ("2021 xii", "YYYY rm"), ("2021 feb 3rd", "YYYY mon DDth"),
+         ("2021-02-03", "YYYY-MM-DD TZ"), ("2021-02-03", "YYYY-MM-DD OF"), ("2021 1 2", "YYYY MM MM"), ("2021 1 1", "YYYY MM MM"),
+         ("2021 05 3", "YYYY IW D"), ("1,234", "Y,YYY"), ("99999", "YYYY"), ("9999999999", "YYYY"), ("2021-02-03 25:00", "YYYY-MM-DD HH24:MI"),
+         ("", ""), ("2021", ""), ("12345", "SSSS"), ("2021 365", "YYYY DDD"), ("2020 366", "YYYY DDD"), ("2021 366", "YYYY DDD"),
+         ("365", "DDD"), ("Q3 2021", "\"Q\"Q YYYY"), ("2021-02-03T04:05:06", "YYYY-MM-DD\"T\"HH24:MI:SS"),
+         ("2021-02-03 04:05:06.1", "YYYY-MM-DD HH24:MI:SS.FF1"), ("2021-02-03 04:05:06.123456", "YYYY-MM-DD HH24:MI:SS.FF6"),
+         ("2021-02-03 04:05:06.12", "YYYY-MM-DD HH24:MI:SS.FF3"), ("1999-12-31", "FXYYYY-MM-DD"), ("1999 12 31", "FXYYYY-MM-DD"),
+         ("1999-12-31", "FXYYYY  MM DD"), ("2021-02-03 040506", "YYYY-MM-DD HH24MISS"), ("2021-02-03 4:5:6", "YYYY-MM-DD HH24:MI:SS"),
+         ("Feb 3, 2021 4:05 pm", "Mon DD, YYYY HH:MI pm"), ("2021-02-03 4:05 p.m.", "YYYY-MM-DD HH:MI a.m."),
+         ("5 2021", "W YYYY"), ("2021 2 5", "YYYY MM W")]
+for z in ["UTC", "America/New_York"]:
+    for s_, f in PARSE:
+        add("to_timestamp", ["text", "text"], [s_, f], ("ISO, MDY", "postgres", z))
+for s_, f in PARSE:
+    add("to_date", ["text", "text"], [s_, f])
