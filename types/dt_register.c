@@ -11,4 +11,5 @@ void ty_register_datetime(void)
 	dt_register_funcs();
 	dt_register_fields();
 	dt_register_format();
+	dt_register_numfmt();
 }
