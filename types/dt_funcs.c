@@ -680,6 +680,75 @@ static DT_FN(generate_series_timestamptz)
 	return series_next(fc, true);
 }
 
+/* ---------------------------------------------------------------- in_range (window RANGE offsets) */
+
+UTIL_NORETURN static void bad_window_offset(void)
+{
+	ty_error(UTIL_E_INVALID_PRECEDING_OR_FOLLOWING_SIZE,
+		 "invalid preceding or following size in window function");
+}
+
+static void check_offset(const ty_interval *off)
+{
+	ty_interval zero = {0, 0, 0};
+	if (dt_interval_cmp(off, &zero) < 0)
+		bad_window_offset();
+}
+
+static ty_datum in_range_ts(int64_t val, int64_t base, ty_interval off, bool sub, bool less, bool tz)
+{
+	check_offset(&off);
+	if (sub)
+		off = dt_interval_um(&off);
+	int64_t sum =
+	    tz ? dt_timestamptz_pl_interval(base, &off, NULL) : dt_timestamp_pl_interval(base, &off);
+	return ty_bool(less ? val <= sum : val >= sum);
+}
+
+static DT_FN(in_range_timestamp_interval)
+{
+	return in_range_ts(DT_I(0), DT_I(1), dt_interval_get(DT_A(2)), DT_I(3) != 0, DT_I(4) != 0, false);
+}
+static DT_FN(in_range_timestamptz_interval)
+{
+	return in_range_ts(DT_I(0), DT_I(1), dt_interval_get(DT_A(2)), DT_I(3) != 0, DT_I(4) != 0, true);
+}
+static DT_FN(in_range_date_interval)
+{
+	return in_range_ts(dt_date2timestamp((int32_t)DT_I(0)), dt_date2timestamp((int32_t)DT_I(1)),
+			   dt_interval_get(DT_A(2)), DT_I(3) != 0, DT_I(4) != 0, false);
+}
+static DT_FN(in_range_interval_interval)
+{
+	ty_interval val = dt_interval_get(DT_A(0)), base = dt_interval_get(DT_A(1)),
+		    off = dt_interval_get(DT_A(2));
+	check_offset(&off);
+	if (DT_I(3))
+		off = dt_interval_um(&off);
+	ty_interval sum = dt_interval_pl(&base, &off);
+	int c = dt_interval_cmp(&val, &sum);
+	return ty_bool(DT_I(4) ? c <= 0 : c >= 0);
+}
+static DT_FN(in_range_time_interval)
+{
+	ty_interval off = dt_interval_get(DT_A(2));
+	/* Only the time part counts, as time + interval ignores months and days. */
+	if (off.time < 0)
+		bad_window_offset();
+	int64_t sum = DT_I(3) ? DT_I(1) - off.time : DT_I(1) + off.time;
+	return ty_bool(DT_I(4) ? DT_I(0) <= sum : DT_I(0) >= sum);
+}
+static DT_FN(in_range_timetz_interval)
+{
+	ty_interval off = dt_interval_get(DT_A(2));
+	if (off.time < 0)
+		bad_window_offset();
+	ty_timetz base = dt_timetz_get(DT_A(1));
+	base.time = DT_I(3) ? base.time - off.time : base.time + off.time;
+	int c = ty_compare(TY_TIMETZ, DT_A(0), dt_timetz_datum(base.time, base.zone));
+	return ty_bool(DT_I(4) ? c <= 0 : c >= 0);
+}
+
 /* ---------------------------------------------------------------- registration */
 
 #define D  TY_DATE
@@ -755,6 +824,12 @@ static const ty_func fn_table[] = {
     DTFN("overlaps", 1309, overlaps_t_iv_t_iv, 'i', B, 4, T, IV, T, IV),
     DTFN("overlaps", 1310, overlaps_t_t_t_iv, 'i', B, 4, T, T, T, IV),
     DTFN("overlaps", 1311, overlaps_t_iv_t_t, 'i', B, 4, T, IV, T, T),
+    DTF("in_range", 4133, in_range_date_interval, 'i', B, 5, D, D, IV, B, B),
+    DTF("in_range", 4134, in_range_timestamp_interval, 'i', B, 5, TS, TS, IV, B, B),
+    DTF("in_range", 4135, in_range_timestamptz_interval, 's', B, 5, TZ, TZ, IV, B, B),
+    DTF("in_range", 4136, in_range_interval_interval, 'i', B, 5, IV, IV, IV, B, B),
+    DTF("in_range", 4137, in_range_time_interval, 'i', B, 5, T, T, IV, B, B),
+    DTF("in_range", 4138, in_range_timetz_interval, 'i', B, 5, TT, TT, IV, B, B),
     {.name = "generate_series",
      .nargs = 3,
      .args = {TS, TS, IV},

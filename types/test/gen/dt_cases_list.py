@@ -377,3 +377,15 @@ TONUM = [("12,454.8-", "99G999D9S"), ("-12,345.6", "99G999D9S"), ("12345", "999V
          ("123.", "999.99"), (".5", ".9"), ("99999", "999"), ("12", "")]
 for s_, f in TONUM:
     add("to_number", ["text", "text"], [s_, f])
+
+# ---------------------------------------------------------------- in_range
+for v, b, o in [("2021-01-05", "2021-01-03", "2 days"), ("2021-01-06", "2021-01-03", "2 days"), ("2021-01-01", "2021-01-03", "-1 day"),
+                ("2021-01-01", "2021-01-03", "1 mon")]:
+    for sub in ["true", "false"]:
+        for less in ["true", "false"]:
+            add("in_range", ["date", "date", "interval", "bool", "bool"], [v, b, o, sub, less])
+            add("in_range", ["timestamp", "timestamp", "interval", "bool", "bool"], [v, b, o, sub, less])
+            add("in_range", ["timestamptz", "timestamptz", "interval", "bool", "bool"], [v, b, o, sub, less], ("ISO, MDY", "postgres", "America/New_York"))
+            add("in_range", ["interval", "interval", "interval", "bool", "bool"], ["5 days", "3 days", o, sub, less])
+            add("in_range", ["time", "time", "interval", "bool", "bool"], ["05:00", "03:00", o, sub, less])
+            add("in_range", ["timetz", "timetz", "interval", "bool", "bool"], ["05:00+01", "03:00+00", o, sub, less])
