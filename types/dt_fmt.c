@@ -887,7 +887,7 @@ static void dch_from_char(const fnode *node, const char *in, tmfc *out)
 		case K_MS:
 			len = parse_int_len(&out->ms, &s, 3, n);
 			/* 25 is 0.25 and 250 is 0.25 too; 025 is 0.025 */
-			out->ms *= len == 1 ? 100 : len == 2 ? 10 : 1;
+			out->ms = dt_wmul(out->ms, len == 1 ? 100 : len == 2 ? 10 : 1);
 			skip_th(&s, n->suffix);
 			break;
 		case K_FF:
@@ -896,7 +896,7 @@ static void dch_from_char(const fnode *node, const char *in, tmfc *out)
 				out->ff = n->key->ff;
 			len = parse_int_len(&out->us, &s, n->key->id == K_US ? 6 : out->ff, n);
 			static const int mul[7] = {1, 100000, 10000, 1000, 100, 10, 1};
-			out->us *= mul[len > 6 ? 6 : len];
+			out->us = dt_wmul(out->us, mul[len > 6 ? 6 : len]);
 			skip_th(&s, n->suffix);
 			break;
 		}
@@ -998,7 +998,7 @@ static void dch_from_char(const fnode *node, const char *in, tmfc *out)
 			if (sscanf(s, "%d,%03d%n", &millennia, &years, &nch) < 2)
 				ty_error(UTIL_E_INVALID_DATETIME_FORMAT,
 					 "invalid input string for \"Y,YYY\"");
-			years += millennia * 1000;
+			years = dt_wadd(years, dt_wmul(millennia, 1000));
 			set_int(&out->year, years, n);
 			out->yysz = 4;
 			s += nch;
@@ -1093,11 +1093,11 @@ static void do_to_timestamp(const char *date_str, const char *fmt, dt_tm *tm, in
 			tm->year = t.year % 100;
 			if (tm->year) {
 				if (t.cc >= 0)
-					tm->year += (t.cc - 1) * 100;
+					tm->year = dt_wadd(tm->year, dt_wmul(t.cc - 1, 100));
 				else
-					tm->year = (t.cc + 1) * 100 - tm->year + 1;
+					tm->year = dt_wadd(dt_wmul(dt_wadd(t.cc, 1), 100), 1 - tm->year);
 			} else {
-				tm->year = t.cc * 100 + (t.cc >= 0 ? 0 : 1);
+				tm->year = dt_wadd(dt_wmul(t.cc, 100), t.cc >= 0 ? 0 : 1);
 			}
 		} else {
 			tm->year = t.year;
@@ -1110,7 +1110,7 @@ static void do_to_timestamp(const char *date_str, const char *fmt, dt_tm *tm, in
 	} else if (t.cc) {
 		if (t.bc)
 			t.cc = -t.cc;
-		tm->year = t.cc >= 0 ? (t.cc - 1) * 100 + 1 : t.cc * 100 + 1;
+		tm->year = t.cc >= 0 ? dt_wadd(dt_wmul(t.cc - 1, 100), 1) : dt_wadd(dt_wmul(t.cc, 100), 1);
 		fmask |= DTK_M(DT_YEAR);
 	}
 	if (t.j) {
@@ -1125,11 +1125,11 @@ static void do_to_timestamp(const char *date_str, const char *fmt, dt_tm *tm, in
 				dt_isoweek2date(t.ww, &tm->year, &tm->mon, &tm->mday);
 			fmask |= DTK_DATE_M;
 		} else {
-			t.ddd = (t.ww - 1) * 7 + 1;
+			t.ddd = dt_wadd(dt_wmul(dt_wadd(t.ww, -1), 7), 1);
 		}
 	}
 	if (t.w)
-		t.dd = (t.w - 1) * 7 + 1;
+		t.dd = dt_wadd(dt_wmul(dt_wadd(t.w, -1), 7), 1);
 	if (t.dd) {
 		tm->mday = t.dd;
 		fmask |= DTK_M(DT_DAY);
@@ -1163,9 +1163,9 @@ static void do_to_timestamp(const char *date_str, const char *fmt, dt_tm *tm, in
 		}
 	}
 	if (t.ms)
-		*fsec += t.ms * 1000;
+		*fsec = dt_wadd(*fsec, dt_wmul(t.ms, 1000));
 	if (t.us)
-		*fsec += t.us;
+		*fsec = dt_wadd(*fsec, t.us);
 	if (fprec)
 		*fprec = t.ff;
 	if (fmask != 0 && dt_validate_date(fmask, true, false, false, tm) != 0)

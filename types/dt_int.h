@@ -126,6 +126,17 @@ UTIL_NORETURN void dt_err_ts_range(void);
 UTIL_NORETURN void dt_err_date_range(void);
 UTIL_NORETURN void dt_err_interval_range(void);
 
+/* Wrapping int arithmetic: PostgreSQL is built with -fwrapv, so where it
+ * does not check for overflow its results are these. */
+static inline int dt_wmul(int a, int b)
+{
+	return (int)((unsigned)a * (unsigned)b);
+}
+static inline int dt_wadd(int a, int b)
+{
+	return (int)((unsigned)a + (unsigned)b);
+}
+
 /* Checked arithmetic helpers. */
 static inline bool dt_add64(int64_t a, int64_t b, int64_t *r)
 {

@@ -337,7 +337,10 @@ static bool parse_tzif(const uint8_t *buf, size_t len, ty_timezone *tz)
 		if (e && e > p + 1) {
 			char *spec = dup_abbr((const char *)p + 1, (int)(e - p - 1));
 			ty_timezone rule = {0};
-			if (parse_posix(spec, &rule)) {
+			if (!parse_posix(spec, &rule)) {
+				free((void *)rule.std.abbr);
+				free((void *)rule.dst.abbr);
+			} else {
 				tz->has_rule = true;
 				tz->rule_dst = rule.rule_dst;
 				tz->std = rule.std;
@@ -445,6 +448,20 @@ static ty_timezone *cache_find(const char *key)
 	return NULL;
 }
 
+/* Frees a zone that failed to load (loaded zones live forever). */
+static void zone_discard(ty_timezone *tz)
+{
+	free(tz->trans);
+	free(tz->idx);
+	if (tz->types && tz->types != &tz->std) {
+		/* TZif abbreviations share one block starting at the first type's. */
+		free(tz->types);
+	}
+	free((void *)tz->std.abbr);
+	free((void *)tz->dst.abbr);
+	memset(tz, 0, sizeof *tz);
+}
+
 static ty_timezone *load_zone(const char *upper)
 {
 	ty_timezone *tz = util_xcalloc(1, sizeof *tz);
@@ -457,9 +474,10 @@ static ty_timezone *load_zone(const char *upper)
 		return tz;
 	}
 	free(buf);
-	memset(tz, 0, sizeof *tz);
+	zone_discard(tz);
 	/* "GMT" is parsed as a POSIX spec with offset 0, as tzcode's last-ditch parse. */
 	if (upper[0] == ':' || !parse_posix(strcmp(upper, "GMT") == 0 ? "GMT0" : upper, tz)) {
+		zone_discard(tz);
 		free(tz);
 		return NULL;
 	}
