@@ -320,12 +320,54 @@ static void test_typmodin(void **state)
 	assert_string_equal(ty_output_cstring(TY_TIMESTAMPTZ, v), "2021-01-01 12:34:57+00");
 }
 
+/* SET datestyle = ...; SHOW datestyle from "ISO, MDY" (PostgreSQL 15). */
+static void test_datestyle(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *set, *show, *detail;
+	} cases[] = {
+	    {"European", "ISO, DMY", NULL},
+	    {"German", "German, DMY", NULL},
+	    {"SQL, YMD", "SQL, YMD", NULL},
+	    {"Postgres", "Postgres, MDY", NULL},
+	    {"US", "ISO, MDY", NULL},
+	    {"dmy, german", "German, DMY", NULL},
+	    {"default", "ISO, MDY", NULL},
+	    {"ISO, SQL", NULL, "Conflicting \"datestyle\" specifications."},
+	    {"Postgres, DMY, YMD", NULL, "Conflicting \"datestyle\" specifications."},
+	    {"foo", NULL, "Unrecognized key word: \"foo\"."},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		ty_datestyle st = TY_DATES_ISO;
+		ty_dateorder ord = TY_ORDER_MDY;
+		util_err e;
+		util_err_clear(&e);
+		int r = ty_dt_parse_datestyle(cases[i].set, &st, &ord, &e);
+		if (cases[i].show) {
+			assert_int_equal(r, 0);
+			assert_string_equal(ty_dt_datestyle_name(st, ord), cases[i].show);
+		} else {
+			assert_int_equal(r, -1);
+			assert_string_equal(util_errcode_sqlstate(e.code), "22023");
+			assert_string_equal(e.detail, cases[i].detail);
+		}
+	}
+	ty_intervalstyle is;
+	util_err e;
+	assert_int_equal(ty_dt_parse_intervalstyle("SQL_standard", &is, &e), 0);
+	assert_string_equal(ty_dt_intervalstyle_name(is), "sql_standard");
+	assert_int_equal(ty_dt_parse_intervalstyle("foo", &is, &e), -1);
+	assert_string_equal(e.hint, "Available values: postgres, postgres_verbose, sql_standard, iso_8601.");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_guc_timezone),    cmocka_unit_test(test_zone_cache_threads),
 	    cmocka_unit_test(test_generate_series), cmocka_unit_test(test_aggregates),
 	    cmocka_unit_test(test_current_time),    cmocka_unit_test(test_typmodin),
+	    cmocka_unit_test(test_datestyle),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
