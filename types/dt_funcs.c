@@ -680,6 +680,39 @@ static DT_FN(generate_series_timestamptz)
 	return series_next(fc, true);
 }
 
+/* ---------------------------------------------------------------- pg_sleep */
+
+/* Sleeps until the wall clock passes the end, checking for cancellation
+ * (statement_timeout, query cancel) every few milliseconds. */
+static ty_datum sleep_seconds(double secs)
+{
+	double end = (double)util_now_us() / 1e6 + secs;
+	for (;;) {
+		ty_check_interrupts();
+		double delay = end - (double)util_now_us() / 1e6;
+		if (!(delay > 0.0))
+			break;
+		util_sleep_us(delay > 0.01 ? 10000 : (int64_t)ceil(delay * 1e6));
+	}
+	return ty_int(0);
+}
+
+static DT_FN(pg_sleep)
+{
+	return sleep_seconds(DT_F(0));
+}
+static DT_FN(pg_sleep_for)
+{
+	ty_interval iv = dt_interval_get(DT_A(0));
+	int64_t now = ty_dt_clock_now();
+	int64_t end = dt_timestamptz_pl_interval(now, &iv, NULL);
+	return sleep_seconds((double)(end - now) / 1e6);
+}
+static DT_FN(pg_sleep_until)
+{
+	return sleep_seconds((double)(DT_I(0) - ty_dt_clock_now()) / 1e6);
+}
+
 /* ---------------------------------------------------------------- in_range (window RANGE offsets) */
 
 UTIL_NORETURN static void bad_window_offset(void)
@@ -824,6 +857,9 @@ static const ty_func fn_table[] = {
     DTFN("overlaps", 1309, overlaps_t_iv_t_iv, 'i', B, 4, T, IV, T, IV),
     DTFN("overlaps", 1310, overlaps_t_t_t_iv, 'i', B, 4, T, T, T, IV),
     DTFN("overlaps", 1311, overlaps_t_iv_t_t, 'i', B, 4, T, IV, T, T),
+    DTF("pg_sleep", 2626, pg_sleep, 'v', TY_VOID, 1, F8),
+    DTF("pg_sleep_for", 3935, pg_sleep_for, 'v', TY_VOID, 1, IV),
+    DTF("pg_sleep_until", 3936, pg_sleep_until, 'v', TY_VOID, 1, TZ),
     DTF("in_range", 4133, in_range_date_interval, 'i', B, 5, D, D, IV, B, B),
     DTF("in_range", 4134, in_range_timestamp_interval, 'i', B, 5, TS, TS, IV, B, B),
     DTF("in_range", 4135, in_range_timestamptz_interval, 's', B, 5, TZ, TZ, IV, B, B),

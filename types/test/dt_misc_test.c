@@ -254,6 +254,12 @@ static void test_current_time(void **state)
 	assert_string_equal(ty_output_cstring(TY_DATE, d), "2021-07-05");
 	ty_datum n = ty_input(TY_TIMESTAMP, "now", 3, -1);
 	assert_string_equal(ty_output_cstring(TY_TIMESTAMP, n), "2021-07-04 21:00:45.123456");
+	/* pg_sleep_for sleeps about that long. */
+	ty_datum iv = ty_input(TY_INTERVAL, "0.05 seconds", 12, -1);
+	int64_t t0 = util_mono_us();
+	ty_oid ivt = TY_INTERVAL;
+	ty_call("pg_sleep_for", 1, &ivt, &iv);
+	assert_true(util_mono_us() - t0 >= 45000);
 	/* clock_timestamp() is the wall clock. */
 	int64_t before = ty_dt_clock_now();
 	ty_datum c = ty_call("clock_timestamp", 0, NULL, NULL);
