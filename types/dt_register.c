@@ -12,4 +12,5 @@ void ty_register_datetime(void)
 	dt_register_fields();
 	dt_register_format();
 	dt_register_numfmt();
+	dt_register_tznames();
 }
