@@ -389,3 +389,46 @@ for v, b, o in [("2021-01-05", "2021-01-03", "2 days"), ("2021-01-06", "2021-01-
             add("in_range", ["interval", "interval", "interval", "bool", "bool"], ["5 days", "3 days", o, sub, less])
             add("in_range", ["time", "time", "interval", "bool", "bool"], ["05:00", "03:00", o, sub, less])
             add("in_range", ["timetz", "timetz", "interval", "bool", "bool"], ["05:00+01", "03:00+00", o, sub, less])
+
+# ---------------------------------------------------------------- randomized (fixed seed) differential cases
+import random as _random
+_r = _random.Random(20240601)
+_DATEPARTS = ["%Y-%m-%d", "%m/%d/%Y", "%d/%m/%Y", "%Y%m%d", "%d %b %Y", "%b %d, %Y", "%Y.%j", "%d-%b-%y", "%y-%m-%d",
+              "%A %B %d %Y", "%Y-%m-%dT"]
+_TIMEPARTS = ["%H:%M", "%H:%M:%S", "%H:%M:%S.%f", "%I:%M %p", "%H%M%S", ""]
+_ZPARTS = ["", "Z", "+02", "-05:30", " UTC", " EST", " CEST", " America/Chicago", " Asia/Kathmandu", " +0545", " -1"]
+import datetime as _dt
+for _i in range(900):
+    y = _r.choice([_r.randint(1, 9999), _r.randint(1900, 2100), _r.randint(2030, 2300)])
+    d = _dt.date(2000, 1, 1) + _dt.timedelta(days=_r.randint(0, 365))
+    try:
+        base = _dt.datetime(y, d.month, d.day, _r.randint(0, 23), _r.randint(0, 59), _r.randint(0, 59), _r.randint(0, 999999))
+    except ValueError:
+        continue
+    dp = _r.choice(_DATEPARTS)
+    tp = _r.choice(_TIMEPARTS)
+    txt = base.strftime(dp) + ("" if dp.endswith("T") and not tp else (" " if not dp.endswith("T") else "")) + base.strftime(tp)
+    txt = txt.strip() + _r.choice(_ZPARTS)
+    style = _r.choice(STYLES)
+    zone = _r.choice(ZONES + ["America/Sao_Paulo", "Pacific/Chatham", "Asia/Tehran", "Africa/Casablanca"])
+    typ = _r.choice(["timestamptz", "timestamptz", "timestamp", "date", "timetz", "time"])
+    inp(typ, txt, (style, "postgres", zone))
+for _i in range(400):
+    parts = []
+    for unit in _r.sample(["years", "mons", "days", "hours", "minutes", "seconds", "weeks", "ms", "decades"], _r.randint(1, 4)):
+        v = _r.choice([_r.randint(-100, 100), _r.randint(-100000, 100000), round(_r.uniform(-50, 50), _r.randint(0, 7))])
+        parts.append("%s %s" % (v, unit))
+    if _r.random() < 0.3:
+        parts.append("%s%d:%02d:%02d" % (_r.choice(["", "-", "+"]), _r.randint(0, 99), _r.randint(0, 59), _r.randint(0, 59)))
+    if _r.random() < 0.2:
+        parts.append("ago")
+    inp("interval", " ".join(parts), ("ISO, MDY", _r.choice(IVSTYLES), "UTC"))
+for _i in range(400):
+    ts = "%04d-%02d-%02d %02d:%02d:%02d.%06d+00" % (_r.randint(1900, 2100), _r.randint(1, 12), _r.randint(1, 28), _r.randint(0, 23),
+                                                 _r.randint(0, 59), _r.randint(0, 59), _r.randint(0, 999999))
+    iv = "%d mons %d days %d:%02d:%02d" % (_r.randint(-30, 30), _r.randint(-40, 40), _r.randint(-30, 30), _r.randint(0, 59), _r.randint(0, 59))
+    zone = _r.choice(ZONES + ["America/Sao_Paulo", "Pacific/Chatham"])
+    add("timestamptz_pl_interval", ["timestamptz", "interval"], [ts, iv], ("ISO, MDY", "postgres", zone))
+    add("age", ["timestamptz", "timestamptz"], [ts, "2000-02-29 12:00:00+00"], ("ISO, MDY", "postgres", zone))
+    add("date_trunc", ["text", "timestamptz"], [_r.choice(["week", "month", "day", "hour", "quarter", "year"]), ts], ("ISO, MDY", "postgres", zone))
+    add("to_char", ["timestamptz", "text"], [ts, _r.choice(FMTS)], ("ISO, MDY", "postgres", zone))
