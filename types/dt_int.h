@@ -318,6 +318,14 @@ int dt_decode_units(const char *lowtoken, int *val);
 /* Abbreviation lookup: DT_TZ / DT_DTZ / DT_DYNTZ or DT_UNKNOWN_FIELD; *val =
  * seconds east; *tz set for dynamic ones. */
 int dt_decode_tzabbrev(const char *lowtoken, int *val, const ty_timezone **tz);
+/* Fast path for YYYY-MM-DD[( |T)HH:MM[:SS[.ffffff]]][Z|+HH[:MM]|-HH[:MM]]:
+ * fills the fields (tz = seconds west when *has_tz) and returns true, or
+ * false when the general parser must decide (it gives the same result for
+ * everything accepted here). */
+bool dt_parse_iso_fast(const char *s, size_t len, dt_tm *tm, int32_t *fsec, bool *has_tz, int *tz);
+/* timestamp(tz) input through the general parser only (tests compare it
+ * with the fast path). */
+int64_t dt_ts_parse_generic(const char *s, size_t len, bool with_tz, const char *tname);
 /* Throws the PostgreSQL error for a parse failure (DateTimeParseError). */
 UTIL_NORETURN void dt_parse_error(int dterr, const char *str, const char *datatype);
 /* Copies [s, s+len) into a NUL-terminated arena string. */

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "dt_int.h"
 #include "dt_test_support.h"
 
 static uint64_t rng = 42;
@@ -214,8 +215,77 @@ static void test_fuzz(void **state)
 	util_arena_destroy(a);
 }
 
+typedef struct parse_arg {
+	const char *s;
+	bool generic, tz;
+	int64_t out;
+} parse_arg;
+
+static void do_parse(void *arg)
+{
+	parse_arg *p = arg;
+	size_t n = strlen(p->s);
+	p->out = p->generic
+		     ? dt_ts_parse_generic(p->s, n, p->tz, p->tz ? "timestamp with time zone" : "timestamp")
+		     : ty_input(p->tz ? TY_TIMESTAMPTZ : TY_TIMESTAMP, p->s, n, -1).i;
+}
+
+/* The ISO fast path must agree with the general parser on everything:
+ * values, and errors for what it hands over. */
+static void test_fast_path(void **state)
+{
+	(void)state;
+	util_arena *a = util_arena_new(1 << 16, 0);
+	ty_set_arena(a);
+	ty_settings s;
+	dtt_settings(&s, "ISO, MDY", "postgres", "America/New_York");
+	ty_set_settings(&s);
+	static const char *const seeds[] = {"2021-03-14 02:30:00",        "2021-11-07 01:30:00.5",
+					    "0001-01-01 00:00:00",        "9999-12-31T23:59:59.999999",
+					    "2020-02-29 12:00Z",          "2021-06-01 04:05:06+05:30",
+					    "2021-06-01 04:05:06-15",     "2021-06-01",
+					    "1999-12-31 23:59:59.9999995"};
+	const char alphabet[] = "0123456789-:. TZ+9";
+	char buf[64];
+	for (int i = 0; i < 20000; i++) {
+		snprintf(buf, sizeof buf, "%s", seeds[rnd() % (sizeof seeds / sizeof seeds[0])]);
+		int muts = (int)(rnd() % 3);
+		size_t n = strlen(buf);
+		for (int k = 0; k < muts; k++) {
+			int op = (int)(rnd() % 3);
+			size_t pos = rnd() % (n + 1);
+			if (op == 0 && pos < n) {
+				buf[pos] = alphabet[rnd() % (sizeof alphabet - 1)];
+			} else if (op == 1 && pos < n) {
+				memmove(buf + pos, buf + pos + 1, n - pos);
+				n--;
+			} else if (n + 1 < sizeof buf) {
+				memmove(buf + pos + 1, buf + pos, n - pos + 1);
+				buf[pos] = alphabet[rnd() % (sizeof alphabet - 1)];
+				n++;
+			}
+		}
+		for (int tz = 0; tz < 2; tz++) {
+			parse_arg f = {buf, false, tz, 0}, g = {buf, true, tz, 0};
+			util_err ef, eg;
+			int rf = ty_protect(do_parse, &f, &ef), rg = ty_protect(do_parse, &g, &eg);
+			if (rf != rg || (rf == 0 && f.out != g.out) ||
+			    (rf != 0 && strcmp(ef.message, eg.message) != 0)) {
+				fprintf(stderr, "fast/generic differ on '%s' (%s): %d %lld %s / %d %lld %s\n",
+					buf, tz ? "tz" : "ts", rf, (long long)f.out, rf ? ef.message : "", rg,
+					(long long)g.out, rg ? eg.message : "");
+				fail();
+			}
+		}
+		util_arena_reset(a);
+	}
+	ty_set_settings(NULL);
+	ty_set_arena(NULL);
+	util_arena_destroy(a);
+}
+
 int main(void)
 {
-	const struct CMUnitTest tests[] = {cmocka_unit_test(test_fuzz)};
+	const struct CMUnitTest tests[] = {cmocka_unit_test(test_fuzz), cmocka_unit_test(test_fast_path)};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
