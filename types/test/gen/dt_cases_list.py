@@ -432,3 +432,18 @@ for _i in range(400):
     add("age", ["timestamptz", "timestamptz"], [ts, "2000-02-29 12:00:00+00"], ("ISO, MDY", "postgres", zone))
     add("date_trunc", ["text", "timestamptz"], [_r.choice(["week", "month", "day", "hour", "quarter", "year"]), ts], ("ISO, MDY", "postgres", zone))
     add("to_char", ["timestamptz", "text"], [ts, _r.choice(FMTS)], ("ISO, MDY", "postgres", zone))
+
+# ---------------------------------------------------------------- zone sweep (a sample of the full 1198-zone check)
+SWEEP_ZONES = ["Africa/Cairo", "Africa/Casablanca", "Africa/Johannesburg", "America/Anchorage", "America/Argentina/Buenos_Aires",
+               "America/Havana", "America/Los_Angeles", "America/Mexico_City", "America/Santiago", "America/Sao_Paulo",
+               "America/St_Johns", "Antarctica/Troll", "Asia/Dhaka", "Asia/Gaza", "Asia/Jerusalem", "Asia/Kathmandu",
+               "Asia/Shanghai", "Asia/Tehran", "Asia/Tokyo", "Atlantic/Azores", "Australia/Adelaide", "Australia/Eucla",
+               "Australia/Sydney", "Europe/Dublin", "Europe/Lisbon", "Europe/London", "Europe/Moscow", "Europe/Paris",
+               "Pacific/Apia", "Pacific/Auckland", "Pacific/Chatham", "Pacific/Kiritimati", "Pacific/Honolulu", "Etc/GMT-14",
+               "Etc/GMT+12", "EST5EDT", "PST8PDT", "CET", "NZ", "posix/Europe/Berlin"]
+SWEEP_TS = ["1900-01-01 00:00+00", "1945-08-15 00:00+00", "1996-03-31 01:30+00", "2010-03-14 07:30+00", "2021-10-31 00:59:59+00",
+            "2024-02-29 23:59:59.999999+00", "2050-06-30 12:00+00", "2199-10-27 01:00+00"]
+for z in SWEEP_ZONES:
+    for t in SWEEP_TS:
+        add("timezone", ["text", "timestamptz"], [z, t])
+        add("timezone", ["text", "timestamp"], [z, t[:-3]])
