@@ -73,6 +73,20 @@ int32_t ty_dt_typmodin(ty_oid type, const int32_t *mods, int n, char *warning);
 #define TY_INTERVAL_FULL_RANGE     0x7FFF
 #define TY_INTERVAL_FULL_PRECISION 0xFFFF
 
+/*
+ * SET DateStyle: parses value as PostgreSQL's check_datestyle (keywords ISO,
+ * SQL, Postgres, German, YMD, DMY/Euro*, MDY/US/NonEuro*, DEFAULT; a keyword
+ * left out keeps the current setting, German implies DMY). *style and
+ * *order are the current values on input, the new ones on success. Returns
+ * 0, or -1 with err (22023 invalid value for parameter "DateStyle").
+ */
+int ty_dt_parse_datestyle(const char *value, ty_datestyle *style, ty_dateorder *order, util_err *err);
+/* SHOW DateStyle: "ISO, MDY", "German, DMY", ... (static string). */
+const char *ty_dt_datestyle_name(ty_datestyle style, ty_dateorder order);
+/* SET/SHOW IntervalStyle (postgres, postgres_verbose, sql_standard, iso_8601). */
+int ty_dt_parse_intervalstyle(const char *value, ty_intervalstyle *out, util_err *err);
+const char *ty_dt_intervalstyle_name(ty_intervalstyle s);
+
 /* Parses a timestamptz literal with the session settings (DateStyle,
  * TimeZone) — same as ty_input(TY_TIMESTAMPTZ, ...). */
 int64_t ty_dt_parse_timestamptz(const char *s);
