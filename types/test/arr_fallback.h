@@ -16,7 +16,7 @@
 
 #include "arr_int.h"
 
-static ty_datum fb_int_in(const char *s, size_t n, int64_t lo, int64_t hi, const char *name)
+static inline ty_datum fb_int_in(const char *s, size_t n, int64_t lo, int64_t hi, const char *name)
 {
 	char *str = ty_strndup(s, n);
 	const char *p = str;
@@ -47,55 +47,55 @@ static ty_datum fb_int_in(const char *s, size_t n, int64_t lo, int64_t hi, const
 	return ty_int((int64_t)v);
 }
 
-static ty_datum fb_int4_in(const char *s, size_t n, int32_t tm)
+static inline ty_datum fb_int4_in(const char *s, size_t n, int32_t tm)
 {
 	(void)tm;
 	return fb_int_in(s, n, INT32_MIN, INT32_MAX, "integer");
 }
-static ty_datum fb_int8_in(const char *s, size_t n, int32_t tm)
+static inline ty_datum fb_int8_in(const char *s, size_t n, int32_t tm)
 {
 	(void)tm;
 	return fb_int_in(s, n, INT64_MIN, INT64_MAX, "bigint");
 }
-static void fb_int_out(ty_datum v, util_buf *out)
+static inline void fb_int_out(ty_datum v, util_buf *out)
 {
 	util_buf_printf(out, "%lld", (long long)v.i);
 }
-static int fb_int_cmp(ty_datum a, ty_datum b)
+static inline int fb_int_cmp(ty_datum a, ty_datum b)
 {
 	return a.i < b.i ? -1 : a.i > b.i;
 }
-static uint64_t fb_int_hash(ty_datum a)
+static inline uint64_t fb_int_hash(ty_datum a)
 {
 	return util_hash_mix((uint64_t)a.i);
 }
-static void fb_int4_send(ty_datum v, util_buf *out)
+static inline void fb_int4_send(ty_datum v, util_buf *out)
 {
 	util_buf_put_be32(out, (uint32_t)v.i);
 }
-static ty_datum fb_int4_recv(const uint8_t *p, size_t n, int32_t tm)
+static inline ty_datum fb_int4_recv(const uint8_t *p, size_t n, int32_t tm)
 {
 	(void)tm;
 	if (n != 4)
 		ty_error(UTIL_E_INVALID_BINARY_REPRESENTATION, "incorrect binary data format");
 	return ty_int((int32_t)util_get_be32(p));
 }
-static void fb_int8_send(ty_datum v, util_buf *out)
+static inline void fb_int8_send(ty_datum v, util_buf *out)
 {
 	util_buf_put_be64(out, (uint64_t)v.i);
 }
-static ty_datum fb_int8_recv(const uint8_t *p, size_t n, int32_t tm)
+static inline ty_datum fb_int8_recv(const uint8_t *p, size_t n, int32_t tm)
 {
 	(void)tm;
 	if (n != 8)
 		ty_error(UTIL_E_INVALID_BINARY_REPRESENTATION, "incorrect binary data format");
 	return ty_int((int64_t)util_get_be64(p));
 }
-static void fb_int_keyenc(ty_datum v, util_buf *out)
+static inline void fb_int_keyenc(ty_datum v, util_buf *out)
 {
 	util_buf_put_be64(out, (uint64_t)v.i ^ (1ull << 63));
 }
-static size_t fb_int_keydec(const uint8_t *p, const uint8_t *e, ty_datum *o)
+static inline size_t fb_int_keydec(const uint8_t *p, const uint8_t *e, ty_datum *o)
 {
 	if (e - p < 8)
 		return 0;
@@ -103,30 +103,30 @@ static size_t fb_int_keydec(const uint8_t *p, const uint8_t *e, ty_datum *o)
 	return 8;
 }
 
-static ty_datum fb_text_in(const char *s, size_t n, int32_t tm)
+static inline ty_datum fb_text_in(const char *s, size_t n, int32_t tm)
 {
 	(void)tm;
 	return ty_textn(s, n);
 }
-static void fb_text_out(ty_datum v, util_buf *out)
+static inline void fb_text_out(ty_datum v, util_buf *out)
 {
 	util_buf_append(out, v.p, v.len);
 }
-static int fb_text_cmp(ty_datum a, ty_datum b)
+static inline int fb_text_cmp(ty_datum a, ty_datum b)
 {
 	int c = memcmp(a.p, b.p, a.len < b.len ? a.len : b.len);
 	return c ? (c < 0 ? -1 : 1) : a.len < b.len ? -1 : a.len > b.len;
 }
-static uint64_t fb_text_hash(ty_datum a)
+static inline uint64_t fb_text_hash(ty_datum a)
 {
 	return util_hash64(a.p, a.len, 7);
 }
-static ty_datum fb_text_recv(const uint8_t *p, size_t n, int32_t tm)
+static inline ty_datum fb_text_recv(const uint8_t *p, size_t n, int32_t tm)
 {
 	(void)tm;
 	return ty_textn((const char *)p, n);
 }
-static void fb_text_keyenc(ty_datum v, util_buf *out)
+static inline void fb_text_keyenc(ty_datum v, util_buf *out)
 {
 	const uint8_t *p = v.p;
 	for (uint32_t i = 0; i < v.len; i++) {
@@ -137,7 +137,7 @@ static void fb_text_keyenc(ty_datum v, util_buf *out)
 	util_buf_put_u8(out, 0);
 	util_buf_put_u8(out, 1);
 }
-static size_t fb_text_keydec(const uint8_t *p, const uint8_t *e, ty_datum *o)
+static inline size_t fb_text_keydec(const uint8_t *p, const uint8_t *e, ty_datum *o)
 {
 	char *buf = ty_alloc((size_t)(e - p) + 1);
 	size_t n = 0;
@@ -157,7 +157,7 @@ static size_t fb_text_keydec(const uint8_t *p, const uint8_t *e, ty_datum *o)
 	return 0;
 }
 
-static ty_datum fb_bool_in(const char *s, size_t n, int32_t tm)
+static inline ty_datum fb_bool_in(const char *s, size_t n, int32_t tm)
 {
 	(void)tm;
 	char *str = ty_strndup(s, n);
@@ -178,15 +178,15 @@ static ty_datum fb_bool_in(const char *s, size_t n, int32_t tm)
 			return ty_bool(words[i].val);
 	ty_error(UTIL_E_INVALID_TEXT_REPRESENTATION, "invalid input syntax for type boolean: \"%s\"", str);
 }
-static void fb_bool_out(ty_datum v, util_buf *out)
+static inline void fb_bool_out(ty_datum v, util_buf *out)
 {
 	util_buf_puts(out, v.i ? "t" : "f");
 }
-static void fb_bool_send(ty_datum v, util_buf *out)
+static inline void fb_bool_send(ty_datum v, util_buf *out)
 {
 	util_buf_put_u8(out, v.i ? 1 : 0);
 }
-static ty_datum fb_bool_recv(const uint8_t *p, size_t n, int32_t tm)
+static inline ty_datum fb_bool_recv(const uint8_t *p, size_t n, int32_t tm)
 {
 	(void)tm;
 	if (n != 1)
@@ -266,7 +266,7 @@ static const ty_type fb_types[] = {
 };
 
 /* ty_init(), then stand-ins for element types nobody registered yet. */
-static void fb_init(void)
+static inline void fb_init(void)
 {
 	ty_init();
 	for (size_t i = 0; i < sizeof fb_types / sizeof fb_types[0]; i++) {

@@ -29,10 +29,21 @@ typedef struct exp_call {
 	int nargs;
 	const char *types[8];
 	const char *args[8];
-	const char *ret; /* result type name */
+	bool retset; /* out = "<rows>:" then the rows joined by '\n' (NULL rows as "NULL") */
 	bool isnull;
 	const char *out;
 	const char *sqlstate, *message, *detail, *hint;
 } exp_call;
+
+/* agg(x) over the rows values[0..n) (NULL = SQL NULL) of one type. */
+typedef struct exp_agg {
+	const char *agg;
+	const char *type;
+	int n;
+	const char *values[16];
+	bool isnull;
+	const char *out;
+	const char *sqlstate, *message, *detail, *hint;
+} exp_agg;
 
 #endif /* EXP_CASE_H */

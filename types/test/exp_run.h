@@ -20,7 +20,7 @@
 
 static util_arena *exp_arena;
 
-static void exp_setup_arena(void)
+static inline void exp_setup_arena(void)
 {
 	if (!exp_arena)
 		exp_arena = util_arena_new(1 << 16, 0);
@@ -28,12 +28,12 @@ static void exp_setup_arena(void)
 	ty_set_arena(exp_arena);
 }
 
-static const char *nz(const char *s)
+static inline const char *nz(const char *s)
 {
 	return s ? s : "";
 }
 
-static ty_oid exp_type(const char *name)
+static inline ty_oid exp_type(const char *name)
 {
 	const ty_type *t = ty_type_by_name(name);
 	if (!t) {
@@ -44,8 +44,9 @@ static ty_oid exp_type(const char *name)
 }
 
 /* Compares an error with the expected fields; returns 1 on mismatch. */
-static int exp_check_err(const char *what, const util_err *e, const char *sqlstate, const char *message,
-			 const char *detail, const char *hint, const char *context)
+static inline int exp_check_err(const char *what, const util_err *e, const char *sqlstate,
+				const char *message, const char *detail, const char *hint,
+				const char *context)
 {
 	int bad = 0;
 	if (strcmp(util_errcode_sqlstate(e->code), sqlstate) != 0 || strcmp(e->message, message) != 0 ||
@@ -66,7 +67,7 @@ typedef struct io_run {
 	char *out;
 } io_run;
 
-static void io_body(void *arg)
+static inline void io_body(void *arg)
 {
 	io_run *r = arg;
 	ty_oid t = exp_type(r->c->type);
@@ -79,7 +80,7 @@ static void io_body(void *arg)
 		ty_error(UTIL_E_INTERNAL_ERROR, "round trip changed %s into %s", r->out, out2);
 }
 
-static int exp_run_io(const exp_io *cases, size_t n)
+static inline int exp_run_io(const exp_io *cases, size_t n)
 {
 	int bad = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -115,7 +116,7 @@ typedef struct cmp_run {
 	int got;
 } cmp_run;
 
-static void cmp_body(void *arg)
+static inline void cmp_body(void *arg)
 {
 	cmp_run *r = arg;
 	ty_oid t = exp_type(r->c->type);
@@ -149,7 +150,7 @@ static void cmp_body(void *arg)
 	}
 }
 
-static int exp_run_cmp(const exp_cmp *cases, size_t n)
+static inline int exp_run_cmp(const exp_cmp *cases, size_t n)
 {
 	int bad = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -165,6 +166,267 @@ static int exp_run_cmp(const exp_cmp *cases, size_t n)
 				cases[i].a, cases[i].b, cases[i].cmp, r.got);
 			bad++;
 		}
+	}
+	return bad;
+}
+
+/* ---------------------------------------------------------------- calls */
+
+static inline bool exp_poly(ty_oid t)
+{
+	return t == TY_ANY || t == TY_ANYELEMENT || t == TY_ANYARRAY || t == TY_ANYNONARRAY ||
+	       t == TY_ANYCOMPATIBLE || t == TY_ANYCOMPATIBLEARRAY || t == TY_ANYCOMPATIBLENONARRAY;
+}
+
+/* The registered function for concrete argument types: an exact match,
+ * else one whose differing arguments are all polymorphic. */
+static inline const ty_func *exp_find_func(const char *name, int nargs, const ty_oid *types)
+{
+	const ty_func *best = NULL, *f;
+	int cur = 0;
+	while ((f = ty_func_lookup(name, &cur))) {
+		if (f->nargs != nargs || !f->fn)
+			continue;
+		bool exact = true, ok = true;
+		for (int i = 0; i < nargs; i++) {
+			if (f->args[i] == types[i])
+				continue;
+			exact = false;
+			if (!exp_poly(f->args[i]) && !(f->variadic && i == nargs - 1))
+				ok = false;
+		}
+		if (exact)
+			return f;
+		if (ok && !best)
+			best = f;
+	}
+	return best;
+}
+
+/* The result type PostgreSQL would resolve for polymorphic f. */
+static inline ty_oid exp_resolve_ret(const ty_func *f, const ty_oid *types)
+{
+	ty_oid r = f->ret;
+	if (!exp_poly(r))
+		return r;
+	ty_oid arr = 0, elem = 0;
+	for (int i = 0; i < f->nargs; i++) {
+		if (!exp_poly(f->args[i]))
+			continue;
+		const ty_type *t = ty_type_get(types[i]);
+		if (t && t->category == 'A' && t->elem) {
+			if (!arr)
+				arr = types[i];
+		} else if (!elem) {
+			elem = types[i];
+		}
+	}
+	if (r == TY_ANYARRAY || r == TY_ANYCOMPATIBLEARRAY) {
+		if (arr)
+			return arr;
+		const ty_type *e = ty_type_get(elem);
+		return e ? e->array : 0;
+	}
+	if (arr)
+		return ty_type_get(arr)->elem;
+	return elem;
+}
+
+typedef struct call_run {
+	const exp_call *c;
+	char *out;
+	bool isnull;
+} call_run;
+
+static inline void call_body(void *arg)
+{
+	call_run *r = arg;
+	const exp_call *c = r->c;
+	ty_oid types[8];
+	ty_datum args[8];
+	bool anynull = false;
+	for (int i = 0; i < c->nargs; i++) {
+		types[i] = exp_type(c->types[i]);
+		if (c->args[i]) {
+			args[i] = ty_input(types[i], c->args[i], strlen(c->args[i]), TY_TYPMOD_NONE);
+		} else {
+			args[i] = ty_null();
+			anynull = true;
+		}
+	}
+	const ty_func *f = exp_find_func(c->fn, c->nargs, types);
+	if (!f)
+		ty_error(UTIL_E_UNDEFINED_FUNCTION, "no function %s for these types", c->fn);
+	ty_oid ret = exp_resolve_ret(f, types);
+	void *cache = NULL;
+	ty_fcinfo fc = {.nargs = c->nargs,
+			.args = args,
+			.argtypes = types,
+			.rettype = ret,
+			.rettypmod = TY_TYPMOD_NONE,
+			.cache = &cache,
+			.cache_arena = ty_get_arena()};
+	if (!f->retset) {
+		if (f->strict && anynull) {
+			r->isnull = true;
+			return;
+		}
+		ty_datum d = f->fn(&fc);
+		r->isnull = d.null;
+		if (!d.null)
+			r->out = ty_output_cstring(ret, d);
+		return;
+	}
+	util_buf rows = UTIL_BUF_INIT;
+	int n = 0;
+	if (!(f->strict && anynull)) {
+		fc.srf_first = true;
+		for (;;) {
+			ty_datum d = f->fn(&fc);
+			if (fc.srf_done)
+				break;
+			if (n++)
+				util_buf_putc(&rows, '\n');
+			if (d.null) {
+				util_buf_puts(&rows, "NULL");
+			} else {
+				char *s = ty_output_cstring(ret, d);
+				util_buf_puts(&rows, s);
+			}
+			if (n > 100000)
+				ty_error(UTIL_E_INTERNAL_ERROR, "runaway set-returning function");
+		}
+	}
+	char head[32];
+	snprintf(head, sizeof head, "%d:", n);
+	r->out = ty_alloc(strlen(head) + rows.len + 1);
+	strcpy(r->out, head);
+	memcpy(r->out + strlen(head), rows.data ? rows.data : "", rows.len + 1);
+	util_buf_free(&rows);
+	r->isnull = false;
+}
+
+static inline void exp_describe_call(const exp_call *c, char *buf, size_t n)
+{
+	size_t o = (size_t)snprintf(buf, n, "%s(", c->fn);
+	for (int i = 0; i < c->nargs && o < n; i++)
+		o += (size_t)snprintf(buf + o, n - o, "%s%s::%s", i ? ", " : "",
+				      c->args[i] ? c->args[i] : "NULL", c->types[i]);
+	if (o < n)
+		snprintf(buf + o, n - o, ")");
+}
+
+static inline int exp_check_result(const char *what, int rc, const util_err *e, bool gotnull, const char *got,
+				   bool isnull, const char *out, const char *sqlstate, const char *message,
+				   const char *detail, const char *hint)
+{
+	if (rc != 0) {
+		if (sqlstate)
+			return exp_check_err(what, e, sqlstate, message, detail, hint, NULL);
+		fprintf(stderr, "MISMATCH %s\n  expected %s\n  got error %s: %s (%s)\n", what,
+			isnull ? "NULL" : out, util_errcode_sqlstate(e->code), e->message, e->detail);
+		return 1;
+	}
+	if (sqlstate) {
+		fprintf(stderr, "MISMATCH %s\n  expected error %s: %s\n  got      %s\n", what, sqlstate,
+			message, gotnull ? "NULL" : got);
+		return 1;
+	}
+	if (gotnull != isnull || (!isnull && strcmp(got, out) != 0)) {
+		fprintf(stderr, "MISMATCH %s\n  expected %s\n  got      %s\n", what, isnull ? "NULL" : out,
+			gotnull ? "NULL" : got);
+		return 1;
+	}
+	return 0;
+}
+
+static inline int exp_run_calls(const exp_call *cases, size_t n)
+{
+	int bad = 0;
+	for (size_t i = 0; i < n; i++) {
+		exp_setup_arena();
+		call_run r = {&cases[i], NULL, false};
+		util_err e;
+		char what[1024];
+		exp_describe_call(&cases[i], what, sizeof what);
+		int rc = ty_protect(call_body, &r, &e);
+		bad += exp_check_result(what, rc, &e, r.isnull, r.out, cases[i].isnull, cases[i].out,
+					cases[i].sqlstate, cases[i].message, cases[i].detail, cases[i].hint);
+	}
+	return bad;
+}
+
+/* ---------------------------------------------------------------- aggregates */
+
+typedef struct agg_run {
+	const exp_agg *c;
+	char *out;
+	bool isnull;
+} agg_run;
+
+static inline void agg_body(void *arg)
+{
+	agg_run *r = arg;
+	const exp_agg *c = r->c;
+	ty_oid t = exp_type(c->type);
+	const ty_agg *a = NULL, *x;
+	int cur = 0;
+	while ((x = ty_agg_lookup(c->agg, &cur))) {
+		if (x->nargs != 1)
+			continue;
+		const ty_type *tt = ty_type_get(t);
+		bool isarr = tt->category == 'A' && tt->elem;
+		if (x->args[0] == t || (x->args[0] == TY_ANYARRAY && isarr) ||
+		    (x->args[0] == TY_ANYNONARRAY && !isarr) || x->args[0] == TY_ANYELEMENT ||
+		    x->args[0] == TY_ANY) {
+			a = x;
+			if (x->args[0] == t)
+				break;
+		}
+	}
+	if (!a)
+		ty_error(UTIL_E_UNDEFINED_FUNCTION, "no aggregate %s(%s)", c->agg, c->type);
+	ty_oid ret = a->ret;
+	if (ret == TY_ANYARRAY)
+		ret = ty_type_get(t)->category == 'A' ? t : ty_type_get(t)->array;
+	else if (ret == TY_ANYELEMENT)
+		ret = t;
+	void *state = ty_alloc0(a->state_size ? a->state_size : 1);
+	void *cache = NULL;
+	ty_datum arg0;
+	ty_fcinfo fc = {.nargs = 1,
+			.args = &arg0,
+			.argtypes = &t,
+			.rettype = ret,
+			.rettypmod = TY_TYPMOD_NONE,
+			.cache = &cache,
+			.cache_arena = ty_get_arena()};
+	a->init(state, &fc);
+	for (int i = 0; i < c->n; i++) {
+		arg0 = c->values[i] ? ty_input(t, c->values[i], strlen(c->values[i]), TY_TYPMOD_NONE)
+				    : ty_null();
+		if (arg0.null && a->strict)
+			continue;
+		a->step(state, &fc);
+	}
+	ty_datum d = a->final(state, &fc);
+	r->isnull = d.null;
+	if (!d.null)
+		r->out = ty_output_cstring(ret, d);
+}
+
+static inline int exp_run_aggs(const exp_agg *cases, size_t n)
+{
+	int bad = 0;
+	for (size_t i = 0; i < n; i++) {
+		exp_setup_arena();
+		agg_run r = {&cases[i], NULL, false};
+		util_err e;
+		char what[256];
+		snprintf(what, sizeof what, "%s over %d %s rows", cases[i].agg, cases[i].n, cases[i].type);
+		int rc = ty_protect(agg_body, &r, &e);
+		bad += exp_check_result(what, rc, &e, r.isnull, r.out, cases[i].isnull, cases[i].out,
+					cases[i].sqlstate, cases[i].message, cases[i].detail, cases[i].hint);
 	}
 	return bad;
 }
