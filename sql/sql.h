@@ -67,7 +67,7 @@ typedef struct sql_client {
 	void (*parameter_status)(void *arg, const char *name, const char *value);
 	/* COPY FROM STDIN: send CopyInResponse, then the engine pulls data. */
 	int (*copy_in_begin)(void *arg, sql_copy_format fmt, int ncols);
-	/* Next CopyData payload: returns 1 with *data/*len set (valid until the
+	/* Next CopyData payload: returns 1 with data and len set (valid until the
 	 * next call), 0 at CopyDone, -1 on CopyFail or a broken connection (err
 	 * filled: 57014 for CopyFail with the client's message). */
 	int (*copy_in_read)(void *arg, const uint8_t **data, size_t *len, util_err *err);

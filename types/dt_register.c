@@ -1,4 +1,10 @@
-/* dt_register.c — registers the datetime area: date, time, timetz, timestamp, timestamptz, interval, time zones and date/time functions. */
-#include "types_int.h"
+/* dt_register.c — registers the datetime area: date, time, timetz, timestamp, timestamptz, interval, time
+ * zones and date/time functions. */
+#include "dt_int.h"
 
-void ty_register_datetime(void) {}
+void ty_register_datetime(void)
+{
+	dt_register_date();
+	dt_register_timestamp();
+	dt_register_interval();
+}

@@ -1,4 +1,30 @@
-/* num_register.c — registers the numeric area: bool, int2/4/8, float4/8, numeric, the oid family and math functions. */
-#include "types_int.h"
+/*
+ * num_register.c — registers the numeric area with the types registry:
+ * the types bool, int2/4/8, float4/8, numeric, oid, xid, cid, then the
+ * generated pg_proc/pg_operator/pg_cast tables (num_catalog.inc) and the
+ * aggregates.
+ */
+#include "num_priv.h"
 
-void ty_register_numeric(void) {}
+extern const ty_type num_bool_type;
+extern const ty_type num_int_types[3];
+extern const ty_type num_float_types[2];
+extern const ty_type num_oid_types[3];
+extern const ty_type num_numeric_type;
+
+#include "num_catalog.inc"
+
+void ty_register_numeric(void)
+{
+	ty_type_register(&num_bool_type);
+	for (int i = 0; i < 3; i++)
+		ty_type_register(&num_int_types[i]);
+	for (int i = 0; i < 2; i++)
+		ty_type_register(&num_float_types[i]);
+	ty_type_register(&num_numeric_type);
+	for (int i = 0; i < 3; i++)
+		ty_type_register(&num_oid_types[i]);
+	ty_func_register(num_funcs, (int)UTIL_ARRAY_LEN(num_funcs));
+	ty_operator_register(num_ops, (int)UTIL_ARRAY_LEN(num_ops));
+	ty_cast_register(num_casts, (int)UTIL_ARRAY_LEN(num_casts));
+}

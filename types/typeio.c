@@ -72,6 +72,9 @@ void ty_format_type(ty_oid oid, int32_t typmod, util_buf *out)
 		return;
 	}
 	const char *name = t->sqlname ? t->sqlname : t->name;
+	/* format_type spells char(n) "character(n)" but plain bpchar "bpchar". */
+	if (oid == TY_BPCHAR && typmod < 0)
+		name = t->name;
 	/* Time types put the precision before "with/without time zone". */
 	if (typmod >= 0 && t->typmod_out &&
 	    (oid == TY_TIMESTAMP || oid == TY_TIMESTAMPTZ || oid == TY_TIME || oid == TY_TIMETZ)) {
@@ -92,6 +95,32 @@ static ty_datum apply_typmod(const ty_type *t, ty_datum v, int32_t typmod, bool 
 	if (typmod >= 0 && t->typmod_apply && !v.null)
 		return t->typmod_apply(v, typmod, explicit_cast);
 	return v;
+}
+
+/* The argument type of a cast's function: the source type itself, else a
+ * type the source is binary-coercible to, else one of the same category.
+ * PostgreSQL's pg_cast names functions whose argument is only
+ * representation-compatible with the source: varchar -> "char" and
+ * bpchar -> "char" both go through "char"(text). */
+static ty_oid cast_func_arg(const char *func, ty_oid source)
+{
+	int cur = 0;
+	const ty_func *f;
+	ty_oid binary = 0, same_cat = 0;
+	const ty_type *st = ty_type_get(source);
+	while ((f = ty_func_lookup(func, &cur))) {
+		if (f->nargs != 1)
+			continue;
+		if (f->args[0] == source)
+			return source;
+		const ty_cast *b = ty_cast_lookup(source, f->args[0]);
+		const ty_type *at = ty_type_get(f->args[0]);
+		if (b && b->method == 'b')
+			binary = f->args[0];
+		else if (st && at && st->category == at->category)
+			same_cat = f->args[0];
+	}
+	return binary ? binary : same_cat ? same_cat : source;
 }
 
 static ty_datum io_cast(ty_datum v, const ty_type *src, const ty_type *dst, int32_t typmod)
@@ -126,7 +155,7 @@ ty_datum ty_cast_value(ty_datum v, ty_oid source, ty_oid target, int32_t typmod,
 		if (c->method == 'b')
 			return apply_typmod(dst, v, typmod, explicit_cast);
 		if (c->method == 'f') {
-			ty_oid argt = source;
+			ty_oid argt = cast_func_arg(c->func, source);
 			ty_datum r = ty_call(c->func, 1, &argt, &v);
 			return apply_typmod(dst, r, typmod, explicit_cast);
 		}

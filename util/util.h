@@ -272,6 +272,42 @@ int64_t util_now_us(void);
 int64_t util_mono_us(void);
 void util_sleep_us(int64_t us);
 
+/* ---------------------------------------------------------------- hash map */
+
+/*
+ * util_map: a hash map from byte-string keys to pointers. The map keeps its
+ * own copy of each key; values are borrowed (the caller owns them).
+ * Iteration order is unspecified. Not thread-safe.
+ */
+typedef struct util_map_entry {
+	uint64_t hash;
+	void *key; /* NULL = empty slot */
+	size_t klen;
+	void *value;
+} util_map_entry;
+
+typedef struct util_map {
+	util_map_entry *slots;
+	size_t cap, n, tombstones;
+} util_map;
+
+#define UTIL_MAP_INIT {NULL, 0, 0, 0}
+void util_map_free(util_map *m); /* frees keys and slots, not values */
+/* Inserts or replaces; returns the previous value or NULL. */
+void *util_map_put(util_map *m, const void *key, size_t klen, void *value);
+void *util_map_get(const util_map *m, const void *key, size_t klen);
+/* Removes; returns the removed value or NULL. */
+void *util_map_del(util_map *m, const void *key, size_t klen);
+/* Iterates: start with *pos = 0; returns false at the end. */
+bool util_map_next(const util_map *m, size_t *pos, const void **key, size_t *klen, void **value);
+static inline size_t util_map_count(const util_map *m) { return m->n; }
+/* Convenience for C-string and integer keys. */
+void *util_map_puts(util_map *m, const char *key, void *value);
+void *util_map_gets(const util_map *m, const char *key);
+void *util_map_put_u64(util_map *m, uint64_t key, void *value);
+void *util_map_get_u64(const util_map *m, uint64_t key);
+void *util_map_del_u64(util_map *m, uint64_t key);
+
 /* ---------------------------------------------------------------- misc */
 
 /* Random bytes from the OS (getrandom); -1 on failure. */

@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "util.h"
@@ -104,11 +105,47 @@ static void test_hash(void **state)
 	assert_true(util_hash64("", 0, 0) != util_hash64("\0", 1, 0));
 }
 
+static void test_map(void **state)
+{
+	(void)state;
+	util_map m = UTIL_MAP_INIT;
+	int vals[1000];
+	for (int i = 0; i < 1000; i++) {
+		vals[i] = i;
+		char k[16];
+		snprintf(k, sizeof k, "k%d", i);
+		assert_null(util_map_puts(&m, k, &vals[i]));
+	}
+	assert_int_equal(util_map_count(&m), 1000);
+	for (int i = 0; i < 1000; i += 2) {
+		char k[16];
+		snprintf(k, sizeof k, "k%d", i);
+		assert_ptr_equal(util_map_del(&m, k, strlen(k)), &vals[i]);
+	}
+	for (int i = 0; i < 1000; i++) {
+		char k[16];
+		snprintf(k, sizeof k, "k%d", i);
+		int *v = util_map_gets(&m, k);
+		if (i % 2)
+			assert_ptr_equal(v, &vals[i]);
+		else
+			assert_null(v);
+	}
+	size_t pos = 0, seen = 0;
+	void *v;
+	while (util_map_next(&m, &pos, NULL, NULL, &v))
+		seen++;
+	assert_int_equal(seen, 500);
+	assert_null(util_map_put_u64(&m, 42, &vals[1]));
+	assert_ptr_equal(util_map_get_u64(&m, 42), &vals[1]);
+	util_map_free(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_errcodes), cmocka_unit_test(test_arena), cmocka_unit_test(test_buf_varint),
-		cmocka_unit_test(test_crc32c), cmocka_unit_test(test_hash),
+		cmocka_unit_test(test_crc32c), cmocka_unit_test(test_hash), cmocka_unit_test(test_map),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

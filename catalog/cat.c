@@ -1,0 +1,369 @@
+/*
+ * cat.c — the catalog manager: loading "sys.catalog" into a snapshot,
+ * first-start bootstrap, oid allocation, change sets (cat_txn) and
+ * publishing new snapshots, and removal of kv tables left behind by a
+ * crash in the middle of DDL.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cat_int.h"
+
+static const char META_ROW[] = "m";
+static const char META_NEXT_OID[] = "next_oid";
+#define OID_BATCH 256
+
+static void obj_row(cat_oid oid, uint8_t row[5])
+{
+	row[0] = 'o';
+	util_put_be32(row + 1, oid);
+}
+
+static int kv_fail(util_err *err, kv_status st, const char *what)
+{
+	util_errcode code = st == KV_NO_SPACE	 ? UTIL_E_DISK_FULL
+			    : st == KV_CORRUPTION ? UTIL_E_DATA_CORRUPTED
+			    : st == KV_IO_ERROR	  ? UTIL_E_IO_ERROR
+						  : UTIL_E_INTERNAL_ERROR;
+	return util_err_set(err, code, "catalog: %s: %s (%s)", what, kv_status_name(st), kv_errmsg());
+}
+
+kv_store *cat_kv(cat *c) { return c->kv; }
+
+/* ---- bootstrap ---- */
+
+static cat_obj *boot_schema(cat_oid oid, cat_oid db, const char *name, const char *comment)
+{
+	cat_obj *o = cat_obj_new(CAT_SCHEMA, oid, db);
+	snprintf(o->schema.name, sizeof o->schema.name, "%s", name);
+	o->schema.owner = CAT_OID_POSTGRES_ROLE;
+	o->schema.comment = cat_obj_strdup(o, comment);
+	return o;
+}
+
+static cat_obj *boot_db(cat_oid oid, const char *name, bool allow, const char *comment)
+{
+	cat_obj *o = cat_obj_new(CAT_DATABASE, oid, 0);
+	snprintf(o->db.name, sizeof o->db.name, "%s", name);
+	o->db.owner = CAT_OID_POSTGRES_ROLE;
+	o->db.allow_connections = allow;
+	o->db.conn_limit = -1;
+	o->db.comment = cat_obj_strdup(o, comment);
+	return o;
+}
+
+static int bootstrap(cat *c, util_err *err)
+{
+	cat_obj *objs[8];
+	int n = 0;
+	cat_obj *role = cat_obj_new(CAT_ROLE, CAT_OID_POSTGRES_ROLE, 0);
+	snprintf(role->role.name, sizeof role->role.name, "postgres");
+	role->role.superuser = role->role.inherit = role->role.createrole = role->role.createdb = true;
+	role->role.login = role->role.replication = role->role.bypassrls = true;
+	role->role.conn_limit = -1;
+	objs[n++] = role;
+	objs[n++] = boot_db(CAT_OID_TEMPLATE1, "template1", true, "default template for new databases");
+	objs[n++] = boot_db(4, "template0", false, "unmodifiable empty database");
+	objs[n++] = boot_db(CAT_OID_POSTGRES_DB, "postgres", true, "default administrative connection database");
+	objs[n++] = boot_schema(CAT_OID_PG_CATALOG, 0, "pg_catalog", "system catalog schema");
+	objs[n++] = boot_schema(CAT_OID_INFORMATION_SCHEMA, 0, "information_schema", NULL);
+	cat_obj *pub = boot_schema(CAT_OID_PUBLIC, CAT_OID_POSTGRES_DB, "public", "standard public schema");
+	pub->schema.owner = 6171; /* pg_database_owner, as PostgreSQL 15 */
+	objs[n++] = pub;
+	cat_obj *pub1 = boot_schema(CAT_FIRST_USER_OID - 1, CAT_OID_TEMPLATE1, "public", "standard public schema");
+	pub1->schema.owner = 6171;
+	objs[n++] = pub1;
+
+	kv_batch *b = kv_batch_new();
+	util_buf buf = UTIL_BUF_INIT;
+	for (int i = 0; i < n; i++) {
+		uint8_t row[5];
+		obj_row(objs[i]->oid, row);
+		util_buf_reset(&buf);
+		cat_obj_encode(objs[i], &buf);
+		kv_batch_put(b, c->tbl, row, 5, CAT_FAMILY, "", 0, KV_TS_LATEST, buf.data, buf.len);
+		cat_snap_add(c->current, objs[i]);
+	}
+	uint8_t next[4];
+	util_put_be32(next, CAT_FIRST_USER_OID);
+	kv_batch_put(b, c->tbl, META_ROW, 1, CAT_FAMILY, META_NEXT_OID, strlen(META_NEXT_OID), KV_TS_LATEST, next, 4);
+	kv_status st = kv_commit(c->kv, b, NULL, NULL);
+	kv_batch_free(b);
+	util_buf_free(&buf);
+	c->next_oid = c->oid_limit = CAT_FIRST_USER_OID;
+	if (st != KV_OK)
+		return kv_fail(err, st, "bootstrap");
+	util_info("initialised a new catalog (role \"postgres\", database \"postgres\")");
+	return 0;
+}
+
+/* ---- load ---- */
+
+static int load(cat *c, cat_snap *snap, bool *empty, util_err *err)
+{
+	kv_scan_opts so;
+	memset(&so, 0, sizeof so);
+	kv_iter *it = kv_scan(c->tbl, &so);
+	*empty = true;
+	int rc = 0;
+	for (; kv_iter_valid(it); kv_iter_next(it)) {
+		const kv_cell *cell = kv_iter_cell(it);
+		*empty = false;
+		if (cell->row.len == 1 && cell->row.data[0] == 'm') {
+			if (cell->qualifier.len == strlen(META_NEXT_OID) && cell->value.len == 4)
+				c->next_oid = c->oid_limit = util_get_be32(cell->value.data);
+			continue;
+		}
+		if (cell->row.len != 5 || cell->row.data[0] != 'o')
+			continue;
+		cat_oid oid = util_get_be32(cell->row.data + 1);
+		cat_obj *o = cat_obj_decode(oid, cell->value.data, cell->value.len);
+		if (!o) {
+			rc = util_err_set(err, UTIL_E_DATA_CORRUPTED, "catalog entry for oid %u is corrupted", oid);
+			break;
+		}
+		cat_snap_add(snap, o);
+	}
+	if (rc == 0 && kv_iter_status(it) != KV_OK)
+		rc = kv_fail(err, kv_iter_status(it), "load");
+	kv_iter_close(it);
+	return rc;
+}
+
+/* Drops data tables that no relation references (left by a crash between
+ * creating a kv table and committing the DDL, or after a DROP committed). */
+typedef struct orphan_ctx {
+	cat_snap *snap;
+	char **names;
+	int n, cap;
+} orphan_ctx;
+
+static int collect_table(void *arg, const char *name)
+{
+	orphan_ctx *oc = arg;
+	if (name[0] != 'r' && name[0] != 'i')
+		return 0; /* only Strata's data and index tables */
+	if (oc->n == oc->cap) {
+		oc->cap = oc->cap ? oc->cap * 2 : 16;
+		oc->names = util_xrealloc(oc->names, sizeof *oc->names * (size_t)oc->cap);
+	}
+	oc->names[oc->n++] = util_xstrdup(name);
+	return 0;
+}
+
+static int mark_used(void *arg, const cat_obj *o)
+{
+	util_map *used = arg;
+	if (o->rel.storage[0])
+		util_map_puts(used, o->rel.storage, (void *)1);
+	return 0;
+}
+
+static void drop_orphans(cat *c)
+{
+	orphan_ctx oc = {c->current, NULL, 0, 0};
+	kv_table_list(c->kv, collect_table, &oc);
+	util_map used = UTIL_MAP_INIT;
+	cat_foreach(c->current, CAT_REL, 0, mark_used, &used);
+	for (int i = 0; i < oc.n; i++) {
+		if (!util_map_gets(&used, oc.names[i])) {
+			util_info("dropping orphaned kv table \"%s\"", oc.names[i]);
+			kv_table_drop(c->kv, oc.names[i]);
+		}
+		free(oc.names[i]);
+	}
+	free(oc.names);
+	util_map_free(&used);
+}
+
+int cat_open(kv_store *kv, cat **out, util_err *err)
+{
+	cat *c = util_xcalloc(1, sizeof *c);
+	c->kv = kv;
+	pthread_mutex_init(&c->mu, NULL);
+	pthread_mutex_init(&c->ddl_mu, NULL);
+	kv_status st = kv_table_open(kv, CAT_KV_TABLE, &c->tbl);
+	if (st == KV_NOT_FOUND) {
+		kv_family_opts fam;
+		kv_family_opts_default(&fam, CAT_FAMILY);
+		fam.max_versions = 1;
+		st = kv_table_create(kv, CAT_KV_TABLE, &fam, 1);
+		if (st == KV_OK)
+			st = kv_table_open(kv, CAT_KV_TABLE, &c->tbl);
+	}
+	if (st != KV_OK) {
+		kv_fail(err, st, "open sys.catalog");
+		goto fail;
+	}
+	c->current = cat_snap_new(1);
+	bool empty;
+	if (load(c, c->current, &empty, err) != 0)
+		goto fail;
+	if (empty && bootstrap(c, err) != 0)
+		goto fail;
+	drop_orphans(c);
+	*out = c;
+	return 0;
+fail:
+	if (c->tbl)
+		kv_table_close(c->tbl);
+	cat_snap_release(c->current);
+	free(c);
+	return -1;
+}
+
+void cat_close(cat *c)
+{
+	if (!c)
+		return;
+	cat_snap_release(c->current);
+	kv_table_close(c->tbl);
+	pthread_mutex_destroy(&c->mu);
+	pthread_mutex_destroy(&c->ddl_mu);
+	free(c);
+}
+
+cat_snap *cat_current(cat *c)
+{
+	pthread_mutex_lock(&c->mu);
+	cat_snap *s = c->current;
+	cat_snap_ref(s);
+	pthread_mutex_unlock(&c->mu);
+	return s;
+}
+
+bool cat_snap_stale(cat *c, const cat_snap *s)
+{
+	pthread_mutex_lock(&c->mu);
+	bool stale = c->current->version != s->version;
+	pthread_mutex_unlock(&c->mu);
+	return stale;
+}
+
+int cat_reload(cat *c, util_err *err)
+{
+	cat_snap *s = cat_snap_new(0);
+	bool empty;
+	if (load(c, s, &empty, err) != 0) {
+		cat_snap_release(s);
+		return -1;
+	}
+	pthread_mutex_lock(&c->mu);
+	s->version = c->current->version + 1;
+	cat_snap *old = c->current;
+	c->current = s;
+	pthread_mutex_unlock(&c->mu);
+	cat_snap_release(old);
+	return 0;
+}
+
+void cat_ddl_lock(cat *c) { pthread_mutex_lock(&c->ddl_mu); }
+void cat_ddl_unlock(cat *c) { pthread_mutex_unlock(&c->ddl_mu); }
+
+int cat_new_oid(cat *c, cat_oid *out, util_err *err)
+{
+	pthread_mutex_lock(&c->mu);
+	if (c->next_oid >= c->oid_limit) {
+		/* Reserve a range durably first so that oids are never reused. */
+		uint8_t v[4];
+		util_put_be32(v, c->oid_limit + OID_BATCH);
+		kv_batch *b = kv_batch_new();
+		kv_batch_put(b, c->tbl, META_ROW, 1, CAT_FAMILY, META_NEXT_OID, strlen(META_NEXT_OID), KV_TS_LATEST,
+			     v, 4);
+		kv_status st = kv_commit(c->kv, b, NULL, NULL);
+		kv_batch_free(b);
+		if (st != KV_OK) {
+			pthread_mutex_unlock(&c->mu);
+			return kv_fail(err, st, "allocate oid");
+		}
+		c->oid_limit += OID_BATCH;
+	}
+	*out = c->next_oid++;
+	pthread_mutex_unlock(&c->mu);
+	return 0;
+}
+
+/* ---- change sets ---- */
+
+cat_txn *cat_txn_begin(cat *c, cat_snap *base)
+{
+	cat_txn *t = util_xcalloc(1, sizeof *t);
+	t->c = c;
+	t->base = base;
+	cat_snap_ref(base);
+	return t;
+}
+
+/* Every change makes a new snapshot, so that snapshots handed out earlier
+ * (statements, cached plans) never change under their holders. */
+static cat_snap *work(cat_txn *t)
+{
+	cat_snap *n = cat_snap_clone(t->snap ? t->snap : t->base);
+	cat_snap_release(t->snap);
+	t->snap = n;
+	return n;
+}
+
+cat_snap *cat_txn_snap(cat_txn *t) { return t->snap ? t->snap : t->base; }
+bool cat_txn_dirty(const cat_txn *t) { return util_map_count(&t->changed) > 0; }
+
+void cat_txn_put(cat_txn *t, cat_obj *o)
+{
+	cat_snap_add(work(t), o);
+	util_map_put_u64(&t->changed, o->oid, (void *)1);
+}
+
+void cat_txn_delete(cat_txn *t, cat_oid oid)
+{
+	cat_snap_remove(work(t), oid);
+	util_map_put_u64(&t->changed, oid, (void *)2);
+}
+
+void cat_txn_write(cat_txn *t, kv_batch *b)
+{
+	util_buf buf = UTIL_BUF_INIT;
+	size_t pos = 0;
+	const void *k;
+	void *v;
+	while (util_map_next(&t->changed, &pos, &k, NULL, &v)) {
+		uint64_t oid;
+		memcpy(&oid, k, sizeof oid);
+		uint8_t row[5];
+		obj_row((cat_oid)oid, row);
+		const cat_obj *o = cat_get(t->snap, (cat_oid)oid);
+		if (v == (void *)2 || !o) {
+			kv_batch_delete_row(b, t->c->tbl, row, 5, KV_TS_LATEST);
+			continue;
+		}
+		util_buf_reset(&buf);
+		cat_obj_encode(o, &buf);
+		kv_batch_put(b, t->c->tbl, row, 5, CAT_FAMILY, "", 0, KV_TS_LATEST, buf.data, buf.len);
+	}
+	util_buf_free(&buf);
+}
+
+static void txn_free(cat_txn *t)
+{
+	cat_snap_release(t->base);
+	cat_snap_release(t->snap);
+	util_map_free(&t->changed);
+	free(t);
+}
+
+void cat_txn_publish(cat_txn *t)
+{
+	cat *c = t->c;
+	if (t->snap && cat_txn_dirty(t)) {
+		pthread_mutex_lock(&c->mu);
+		cat_snap *old = c->current;
+		t->snap->version = old->version + 1;
+		c->current = t->snap;
+		t->snap = NULL; /* the catalog owns it now */
+		pthread_mutex_unlock(&c->mu);
+		cat_snap_release(old);
+	}
+	txn_free(t);
+}
+
+void cat_txn_abort(cat_txn *t) { txn_free(t); }

@@ -1,0 +1,48 @@
+/* cat_int.h — private to catalog/: snapshot structure and serialisation. */
+#ifndef STRATA_CAT_INT_H
+#define STRATA_CAT_INT_H
+
+#include <pthread.h>
+
+#include "cat.h"
+
+/* An immutable version of the catalog. Objects are shared between
+ * snapshots by reference count. */
+struct cat_snap {
+	int refs; /* atomic */
+	uint64_t version;
+	util_map by_oid;  /* oid -> cat_obj* (one object reference each) */
+	util_map by_name; /* name key (see cat_name_key) -> cat_obj* (borrowed) */
+};
+
+struct cat {
+	kv_store *kv;
+	kv_table *tbl; /* sys.catalog */
+	pthread_mutex_t mu; /* guards current, oid allocation */
+	pthread_mutex_t ddl_mu;
+	cat_snap *current;
+	cat_oid next_oid, oid_limit; /* allocated range [next_oid, oid_limit) */
+};
+
+struct cat_txn {
+	cat *c;
+	cat_snap *base;  /* reference */
+	cat_snap *snap;  /* private working copy (NULL until the first change) */
+	util_map changed; /* oid -> (void*)1 for put, (void*)2 for delete */
+};
+
+#define CAT_KV_TABLE "sys.catalog"
+#define CAT_FAMILY "d"
+
+cat_snap *cat_snap_new(uint64_t version);
+cat_snap *cat_snap_clone(const cat_snap *s);
+void cat_snap_add(cat_snap *s, cat_obj *o);     /* takes a reference */
+void cat_snap_remove(cat_snap *s, cat_oid oid); /* drops its reference */
+void cat_obj_release(cat_obj *o);
+void cat_obj_addref(cat_obj *o);
+
+/* Serialised form (docs/catalog-format.md). */
+void cat_obj_encode(const cat_obj *o, util_buf *out);
+cat_obj *cat_obj_decode(cat_oid oid, const uint8_t *p, size_t n); /* NULL if malformed */
+
+#endif

@@ -1,0 +1,74 @@
+/*
+ * blk.h — blocks of sorted entries with prefix-compressed keys and restart
+ * points (the data and index blocks of sorted files; format in
+ * docs/file-format.md):
+ *
+ *   entry*  := varint shared | varint unshared | varint vlen | key[unshared] | value
+ *   restarts := u32be offset * n | u32be n
+ *
+ * Every `interval`-th entry is a restart point with shared = 0, which lets a
+ * seek binary-search the restart array and decode at most one interval.
+ */
+#ifndef STRATA_KV_BLK_H
+#define STRATA_KV_BLK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util.h"
+
+typedef struct blk_builder {
+	util_buf buf;
+	uint32_t *rest;
+	size_t nrest, crest;
+	int counter;
+	int interval;
+	util_buf last;
+	size_t nentries;
+} blk_builder;
+
+void blkb_init(blk_builder *b, int interval);
+void blkb_free(blk_builder *b);
+void blkb_reset(blk_builder *b);
+/* REQUIRES: key > every key added before (in the caller's order). */
+void blkb_add(blk_builder *b, const uint8_t *key, size_t klen, const void *val, size_t vlen);
+/* Size the block would have if finished now. */
+size_t blkb_size(const blk_builder *b);
+static inline bool blkb_empty(const blk_builder *b)
+{
+	return b->nentries == 0;
+}
+/* Appends the restart array; the block is b->buf.data[0..b->buf.len). */
+void blkb_finish(blk_builder *b);
+
+typedef struct blk_iter {
+	const uint8_t *data;
+	size_t limit; /* end of entries = start of the restart array */
+	const uint8_t *restarts;
+	uint32_t nrest;
+	size_t cur, next; /* offsets of the current entry and the one after */
+	uint8_t *key;
+	size_t klen, kcap;
+	const uint8_t *val;
+	size_t vlen;
+	bool valid;
+	bool corrupt; /* set when an entry fails to decode */
+} blk_iter;
+
+/* Prepares an iterator over data[0..size) (not copied; must outlive it).
+ * Returns false if the restart array is malformed. The key buffer is kept
+ * across inits; free it with blki_free(). */
+bool blki_init(blk_iter *it, const uint8_t *data, size_t size);
+void blki_free(blk_iter *it);
+void blki_first(blk_iter *it);
+void blki_last(blk_iter *it);
+void blki_next(blk_iter *it);
+/* Comparator for keys in this block. */
+typedef int (*blk_cmp_fn)(const uint8_t *a, size_t al, const uint8_t *b, size_t bl);
+/* First entry >= k. */
+void blki_seek(blk_iter *it, blk_cmp_fn cmp, const uint8_t *k, size_t kl);
+/* Last entry < k. */
+void blki_seek_lt(blk_iter *it, blk_cmp_fn cmp, const uint8_t *k, size_t kl);
+
+#endif /* STRATA_KV_BLK_H */

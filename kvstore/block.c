@@ -1,0 +1,274 @@
+/* block.c — building and reading prefix-compressed blocks with restart
+ * points (see blk.h for the layout). Readers never trust the bytes: every
+ * length is checked against the block end and a bad entry sets `corrupt`. */
+#include "blk.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void blkb_init(blk_builder *b, int interval)
+{
+	memset(b, 0, sizeof(*b));
+	b->interval = interval > 0 ? interval : 16;
+}
+
+void blkb_free(blk_builder *b)
+{
+	util_buf_free(&b->buf);
+	util_buf_free(&b->last);
+	free(b->rest);
+	memset(b, 0, sizeof(*b));
+}
+
+void blkb_reset(blk_builder *b)
+{
+	util_buf_reset(&b->buf);
+	util_buf_reset(&b->last);
+	b->nrest = 0;
+	b->counter = 0;
+	b->nentries = 0;
+}
+
+void blkb_add(blk_builder *b, const uint8_t *key, size_t klen, const void *val, size_t vlen)
+{
+	size_t shared = 0;
+	if (b->counter < b->interval && b->nentries > 0) {
+		size_t n = UTIL_MIN(b->last.len, klen);
+		const uint8_t *l = (const uint8_t *)b->last.data;
+		while (shared < n && l[shared] == key[shared])
+			shared++;
+	} else {
+		if (b->nrest == b->crest) {
+			b->crest = b->crest ? 2 * b->crest : 64;
+			b->rest = util_xrealloc(b->rest, b->crest * sizeof(uint32_t));
+		}
+		b->rest[b->nrest++] = (uint32_t)b->buf.len;
+		b->counter = 0;
+	}
+	uint8_t hdr[30];
+	size_t h = util_varint_put(hdr, shared);
+	h += util_varint_put(hdr + h, klen - shared);
+	h += util_varint_put(hdr + h, vlen);
+	util_buf_reserve(&b->buf, h + klen - shared + vlen);
+	util_buf_append(&b->buf, hdr, h);
+	util_buf_append(&b->buf, key + shared, klen - shared);
+	if (vlen)
+		util_buf_append(&b->buf, val, vlen);
+	util_buf_reset(&b->last);
+	util_buf_append(&b->last, key, klen);
+	b->counter++;
+	b->nentries++;
+}
+
+size_t blkb_size(const blk_builder *b)
+{
+	return b->buf.len + 4 * b->nrest + 4;
+}
+
+void blkb_finish(blk_builder *b)
+{
+	for (size_t i = 0; i < b->nrest; i++)
+		util_buf_put_be32(&b->buf, b->rest[i]);
+	util_buf_put_be32(&b->buf, (uint32_t)b->nrest);
+}
+
+/* ---------------------------------------------------------------- reading */
+
+bool blki_init(blk_iter *it, const uint8_t *data, size_t size)
+{
+	it->data = data;
+	it->valid = false;
+	it->corrupt = false;
+	if (size < 4)
+		return false;
+	uint32_t n = util_get_be32(data + size - 4);
+	if (n == 0 || (size - 4) / 4 < n)
+		return false;
+	it->nrest = n;
+	it->restarts = data + size - 4 - 4 * (size_t)n;
+	it->limit = (size_t)(it->restarts - data);
+	it->cur = it->next = 0;
+	return true;
+}
+
+void blki_free(blk_iter *it)
+{
+	free(it->key);
+	it->key = NULL;
+	it->kcap = 0;
+}
+
+static inline size_t rest_off(const blk_iter *it, uint32_t i)
+{
+	return util_get_be32(it->restarts + 4 * (size_t)i);
+}
+
+static inline bool get_varint32(const uint8_t **p, const uint8_t *end, size_t *v)
+{
+	if (*p < end && **p < 0x80) {
+		*v = *(*p)++;
+		return true;
+	}
+	uint64_t x;
+	size_t n = util_varint_get(*p, end, &x);
+	if (!n || x > 0xffffffffu)
+		return false;
+	*p += n;
+	*v = (size_t)x;
+	return true;
+}
+
+static void set_corrupt(blk_iter *it)
+{
+	it->valid = false;
+	it->corrupt = true;
+}
+
+/* Decodes the entry at it->next, extending the current key. */
+static bool decode_next(blk_iter *it)
+{
+	if (it->next >= it->limit) {
+		it->valid = false;
+		return false;
+	}
+	const uint8_t *p = it->data + it->next, *end = it->data + it->limit;
+	size_t shared, unshared, vlen;
+	if (!get_varint32(&p, end, &shared) || !get_varint32(&p, end, &unshared) ||
+	    !get_varint32(&p, end, &vlen) || shared > it->klen || (size_t)(end - p) < unshared ||
+	    (size_t)(end - p) - unshared < vlen) {
+		set_corrupt(it);
+		return false;
+	}
+	size_t kl = shared + unshared;
+	if (kl > it->kcap) {
+		size_t cap = it->kcap ? it->kcap : 64;
+		while (cap < kl)
+			cap *= 2;
+		uint8_t *nk = realloc(it->key, cap);
+		if (!nk) {
+			set_corrupt(it);
+			return false;
+		}
+		it->key = nk;
+		it->kcap = cap;
+	}
+	memcpy(it->key + shared, p, unshared);
+	it->klen = kl;
+	it->val = p + unshared;
+	it->vlen = vlen;
+	it->cur = it->next;
+	it->next = (size_t)(it->val + vlen - it->data);
+	it->valid = true;
+	return true;
+}
+
+static void to_restart(blk_iter *it, uint32_t i)
+{
+	it->klen = 0;
+	it->next = rest_off(it, i);
+	if (it->next > it->limit)
+		set_corrupt(it);
+}
+
+void blki_first(blk_iter *it)
+{
+	to_restart(it, 0);
+	if (!it->corrupt)
+		decode_next(it);
+}
+
+void blki_next(blk_iter *it)
+{
+	decode_next(it);
+}
+
+void blki_last(blk_iter *it)
+{
+	to_restart(it, it->nrest - 1);
+	if (it->corrupt)
+		return;
+	while (decode_next(it) && it->next < it->limit)
+		;
+}
+
+/* Key stored at restart point i (shared is 0 there); false if malformed. */
+static bool restart_key(blk_iter *it, uint32_t i, const uint8_t **k, size_t *kl)
+{
+	size_t off = rest_off(it, i);
+	if (off >= it->limit)
+		return false;
+	const uint8_t *p = it->data + off, *end = it->data + it->limit;
+	size_t shared, unshared, vlen;
+	if (!get_varint32(&p, end, &shared) || !get_varint32(&p, end, &unshared) ||
+	    !get_varint32(&p, end, &vlen) || shared != 0 || (size_t)(end - p) < unshared)
+		return false;
+	*k = p;
+	*kl = unshared;
+	return true;
+}
+
+/* Index of the last restart whose key is < k, or -1 if none (-2: corrupt). */
+static int64_t find_restart(blk_iter *it, blk_cmp_fn cmp, const uint8_t *k, size_t kl)
+{
+	int64_t lo = 0, hi = (int64_t)it->nrest - 1, ans = -1;
+	while (lo <= hi) {
+		int64_t mid = (lo + hi) / 2;
+		const uint8_t *rk;
+		size_t rkl;
+		if (!restart_key(it, (uint32_t)mid, &rk, &rkl))
+			return -2;
+		if (cmp(rk, rkl, k, kl) < 0) {
+			ans = mid;
+			lo = mid + 1;
+		} else {
+			hi = mid - 1;
+		}
+	}
+	return ans;
+}
+
+void blki_seek(blk_iter *it, blk_cmp_fn cmp, const uint8_t *k, size_t kl)
+{
+	int64_t r = find_restart(it, cmp, k, kl);
+	if (r == -2) {
+		set_corrupt(it);
+		return;
+	}
+	to_restart(it, r < 0 ? 0 : (uint32_t)r);
+	if (it->corrupt)
+		return;
+	while (decode_next(it)) {
+		if (cmp(it->key, it->klen, k, kl) >= 0)
+			return;
+	}
+}
+
+void blki_seek_lt(blk_iter *it, blk_cmp_fn cmp, const uint8_t *k, size_t kl)
+{
+	int64_t r = find_restart(it, cmp, k, kl);
+	if (r == -2) {
+		set_corrupt(it);
+		return;
+	}
+	if (r < 0) {
+		it->valid = false;
+		return;
+	}
+	to_restart(it, (uint32_t)r);
+	if (it->corrupt)
+		return;
+	size_t last = SIZE_MAX;
+	while (decode_next(it)) {
+		if (cmp(it->key, it->klen, k, kl) >= 0)
+			break;
+		last = it->cur;
+	}
+	if (it->corrupt)
+		return;
+	/* Decode again up to the last entry < k (keys are prefix-compressed). */
+	to_restart(it, (uint32_t)r);
+	while (decode_next(it) && it->cur != last)
+		;
+	if (it->cur != last)
+		set_corrupt(it);
+}

@@ -1,0 +1,65 @@
+/*
+ * iter.h — the internal iterator shape every cell source implements
+ * (memstore, sorted file, merge of many), LevelDB style. A source exposes
+ * its current entry as fields (no call per access). Keys are ikeys.
+ *
+ *   seek(k)     first entry >= k (k == NULL: the first entry)
+ *   seek_lt(k)  last entry < k (k == NULL: the last entry); used to find the
+ *               previous row in reverse scans
+ *   next()      the following entry
+ * After any move, `valid` says whether an entry is current and `status`
+ * carries an error (then valid is false). key/val are valid until the next
+ * move.
+ */
+#ifndef STRATA_KV_ITER_H
+#define STRATA_KV_ITER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kv.h"
+
+typedef struct kv_src kv_src;
+
+typedef struct kv_src_ops {
+	void (*seek)(kv_src *s, const uint8_t *k, size_t n);
+	void (*seek_lt)(kv_src *s, const uint8_t *k, size_t n);
+	void (*next)(kv_src *s);
+	void (*close)(kv_src *s);
+} kv_src_ops;
+
+struct kv_src {
+	const kv_src_ops *ops;
+	bool valid;
+	kv_status status;
+	const uint8_t *key;
+	size_t klen;
+	const uint8_t *val;
+	size_t vlen;
+};
+
+static inline void src_seek(kv_src *s, const uint8_t *k, size_t n)
+{
+	s->ops->seek(s, k, n);
+}
+static inline void src_seek_lt(kv_src *s, const uint8_t *k, size_t n)
+{
+	s->ops->seek_lt(s, k, n);
+}
+static inline void src_next(kv_src *s)
+{
+	s->ops->next(s);
+}
+static inline void src_close(kv_src *s)
+{
+	if (s)
+		s->ops->close(s);
+}
+
+/* Merges n sources into one ordered stream; on equal keys the source with
+ * the lower index comes first (callers pass newest first). Takes ownership
+ * of the children and of the array contents (the array is copied). */
+kv_src *merge_new(kv_src **children, int n);
+
+#endif /* STRATA_KV_ITER_H */

@@ -1,0 +1,299 @@
+/*
+ * kv_int.h — kvstore internals shared between its files: the store, kv
+ * tables, file sets (versions), read views (superversions), batches and
+ * the helpers that report errors. Nothing outside kvstore/ includes this.
+ *
+ * Locking order (outer to inner): row locks (sorted stripes) ->
+ * store->apply_rw -> table->flush_mu -> table->apply_mu -> store->mu ->
+ * table->mu -> store->ts_mu -> store->bg_mu. The WAL and the block cache have private locks taken
+ * last. Readers take table->mu only long enough to reference a superversion.
+ */
+#ifndef STRATA_KV_INT_H
+#define STRATA_KV_INT_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "blk.h"
+#include "cache.h"
+#include "ikey.h"
+#include "iter.h"
+#include "kv.h"
+#include "kv_fs.h"
+#include "manifest.h"
+#include "mem.h"
+#include "sst.h"
+#include "wal.h"
+
+/* Sets this thread's error message and returns st. */
+kv_status kv_fail(kv_status st, const char *fmt, ...) UTIL_PRINTF(2, 3);
+kv_status kv_errno_status(int e);
+kv_status kv_fail_errno(int e, const char *what, const char *path);
+
+#define KV_VALUE_MAX    (64u << 20)
+#define KV_QUAL_MAX     (64u << 10)
+#define KV_NROWLOCKS    4096
+#define KV_MAX_FAMILIES 64
+
+/* ---------------------------------------------------------------- files and versions */
+
+/* A live sorted file of one (table, family). Reference counted by the
+ * versions that list it; unlinked when it is obsolete and unreferenced. */
+typedef struct kv_sfile {
+	atomic_int refs;
+	kv_store *s;
+	man_file m; /* metadata; smallest/largest owned */
+	pthread_mutex_t open_mu;
+	sst_reader *rd; /* opened on first use */
+	atomic_bool obsolete;
+	bool compacting; /* chosen by a running compaction (table->mu) */
+} kv_sfile;
+
+void sfile_ref(kv_sfile *f);
+void sfile_unref(kv_sfile *f);
+/* The file's reader (opened on first use); a new reference the caller
+ * drops with sst_unref(). */
+kv_status sfile_reader(kv_sfile *f, sst_reader **out);
+
+typedef struct kv_fileset {
+	char family[32];
+	kv_sfile **files; /* newest first */
+	int n;
+} kv_fileset;
+
+/* An immutable set of files per family. */
+typedef struct kv_version {
+	atomic_int refs;
+	int nfam;
+	kv_fileset *fams;
+} kv_version;
+
+void version_unref(kv_version *v);
+void version_mark_obsolete(kv_version *v);
+/* A copy of v with files added (newest first) and removed. REQUIRES: t->mu. */
+kv_version *version_edit(kv_version *v, kv_sfile **add, int nadd, kv_sfile **del, int ndel);
+/* A new file object from a finished writer's properties (refs = 1). */
+kv_sfile *sfile_new(kv_store *s, uint32_t tid, const char *fam, uint64_t number, const sst_props *p);
+kv_fileset *version_family(kv_version *v, const char *fam, size_t flen);
+
+/* What a reader needs: memstores + files + family options, pinned together. */
+typedef struct kv_sv {
+	atomic_int refs;
+	kv_mem *mem;
+	kv_mem **imm; /* frozen, newest first */
+	int nimm;
+	kv_version *v;
+	kv_family_opts *fams;
+	int nfam;
+} kv_sv;
+
+void sv_unref(kv_sv *sv);
+const kv_family_opts *sv_family(const kv_sv *sv, const uint8_t *name, size_t len);
+
+/* ---------------------------------------------------------------- tables */
+
+struct kv_table {
+	kv_store *s;
+	atomic_int refs; /* handles + 1 while listed in the store */
+	uint32_t id;
+	char *name;
+	atomic_bool dropped;
+	pthread_mutex_t flush_mu; /* one flush of this table at a time */
+	pthread_mutex_t apply_mu; /* inserts into the active memstore; its swap */
+	pthread_mutex_t mu;       /* everything below */
+	kv_sv *sv;
+	kv_family_opts *fams;
+	int nfam;
+	kv_mem *mem;
+	kv_mem **imm; /* newest first */
+	int nimm;
+	kv_version *v;
+	bool flush_queued;
+	uint64_t flush_req, flush_done; /* generations for kv_table_flush waits */
+	kv_status flush_err;
+	bool compacting;
+	kv_compaction_filter_fn cf_fn;
+	void *cf_arg;
+	atomic_uint_fast64_t n_flushes, n_compactions;
+};
+
+/* Takes a reference to the table's current superversion. */
+kv_sv *table_sv(kv_table *t);
+/* Rebuilds t->sv from t->mem/imm/v/fams. REQUIRES: t->mu held. */
+void table_install_sv(kv_table *t);
+void table_unref(kv_table *t);
+kv_table *table_new(kv_store *s, uint32_t id, const char *name, const kv_family_opts *fams, int nfam);
+bool table_has_family(kv_table *t, const char *fam);
+
+/* ---------------------------------------------------------------- batches */
+
+enum {
+	MUT_DELETE_ROW = 200,
+	MUT_INCR = 201,
+	MUT_APPEND = 202,
+};
+
+typedef struct kv_mut {
+	kv_table *t;
+	uint8_t type;
+	char fam[32];
+	size_t roff, rlen, qoff, qlen, voff, vlen;
+	kv_ts ts;
+	int64_t delta;
+} kv_mut;
+
+typedef struct kv_cond {
+	kv_table *t;
+	char fam[32];
+	size_t roff, rlen, qoff, qlen, voff, vlen;
+	kv_cmp_op op;
+} kv_cond;
+
+typedef struct kv_chk {
+	kv_table *t;
+	size_t roff, rlen;
+} kv_chk;
+
+struct kv_batch {
+	util_buf data;
+	kv_mut *m;
+	size_t n, cap;
+	kv_cond *c;
+	size_t nc, cc;
+	kv_chk *k;
+	size_t nk, ck;
+	kv_status bad;
+	char badmsg[160];
+	int64_t incr_result; /* value written by the last MUT_INCR */
+};
+
+void batch_add_incr(kv_batch *b, kv_table *t, const void *row, size_t rlen, const char *family,
+		    const void *qual, size_t qlen, int64_t delta);
+void batch_add_append(kv_batch *b, kv_table *t, const void *row, size_t rlen, const char *family,
+		      const void *qual, size_t qlen, const void *val, size_t vlen);
+
+static inline const uint8_t *batch_ptr(const kv_batch *b, size_t off)
+{
+	return (const uint8_t *)b->data.data + off;
+}
+
+/* ---------------------------------------------------------------- store */
+
+typedef struct kv_pend {
+	kv_ts ts;
+	bool done;
+	bool reserved;
+	struct kv_pend *next;
+} kv_pend;
+
+typedef struct recent_map recent_map;
+
+struct kv_store {
+	char *path;
+	kv_store_opts o;
+	kv_fs *fs;
+	atomic_bool closing;
+
+	pthread_mutex_t mu; /* tables, manifest, numbering */
+	kv_table **tables;
+	int ntables, ctables;
+	man_writer *man;
+	uint64_t next_file;
+	uint32_t next_table;
+	uint64_t wal_floor;
+
+	/* Clock and read point. */
+	pthread_mutex_t ts_mu;
+	pthread_cond_t ts_cv;
+	kv_ts last_ts;
+	kv_pend *phead, *ptail;
+	atomic_uint_fast64_t read_point;
+
+	kv_wal *wal;
+	pthread_rwlock_t apply_rw; /* commits hold it shared from log write to apply */
+	pthread_mutex_t rowlocks[KV_NROWLOCKS];
+	recent_map *recent;
+	kv_cache *cache;
+
+	/* Background work. */
+	pthread_t bg;
+	bool bg_started;
+	pthread_mutex_t bg_mu;
+	pthread_cond_t bg_cv;   /* wakes the background thread */
+	pthread_cond_t done_cv; /* flush/compaction finished; stalls released */
+	bool bg_stop;
+	kv_table **flushq; /* tables waiting for a flush (referenced) */
+	int nflushq, cflushq;
+	atomic_size_t mem_total;
+	atomic_bool failed; /* fsync failure: read-only until reopened */
+
+	atomic_uint_fast64_t n_commits, n_stalls;
+};
+
+uint64_t store_next_file(kv_store *s);
+/* Looks a live table up by id (REQUIRES: s->mu held); no reference taken. */
+kv_table *store_find_id(kv_store *s, uint32_t id);
+/* Recomputes the oldest WAL segment still needed and deletes older ones. */
+void store_update_wal_floor(kv_store *s);
+/* Appends an edit to the manifest (REQUIRES: s->mu held). */
+kv_status store_log_edit(kv_store *s, util_buf *edit);
+void store_file_path(kv_store *s, uint64_t number, const char *ext, char *buf, size_t len);
+/* Marks the store read-only after an unrecoverable write failure. */
+void store_set_failed(kv_store *s, const char *why);
+kv_status store_writable(kv_store *s);
+/* Asks the background thread to flush t (the memstore is over its size). */
+void store_request_flush(kv_store *s, kv_table *t);
+void store_wake_bg(kv_store *s);
+/* Waits while memstores use more than the global budget. */
+void store_stall(kv_store *s);
+
+/* Clock (clock.c). */
+kv_ts clock_assign(kv_store *s, kv_pend **pend);
+void clock_complete(kv_store *s, kv_pend *p);
+void clock_wait_visible(kv_store *s, kv_ts ts);
+bool clock_is_reserved(kv_store *s, kv_ts ts);
+void clock_init(kv_store *s, kv_ts last);
+
+/* Recent writes (recent.c): newest commit ts of recently written rows. */
+recent_map *recent_new(kv_ts low_water);
+void recent_free(recent_map *r);
+void recent_note(recent_map *r, uint32_t table_id, const uint8_t *row, size_t rlen, kv_ts ts);
+/* 1 = conflict, 0 = none, -1 = unknown (read_ts older than the low-water mark). */
+int recent_check(recent_map *r, uint32_t table_id, const uint8_t *row, size_t rlen, kv_ts read_ts);
+
+/* Commit (commit.c). */
+kv_status commit_batch(kv_store *s, kv_batch *b, bool check, kv_ts read_ts, const kv_write_opts *o,
+		       kv_ts *commit_ts);
+/* Applies one decoded WAL record (recovery). */
+kv_status commit_replay(kv_store *s, const uint8_t *p, size_t n, uint64_t seg, kv_ts *max_ts);
+
+/* Flush and compaction (flush.c, compact.c). */
+kv_status flush_table(kv_store *s, kv_table *t);
+kv_status compact_table(kv_store *s, kv_table *t, bool major, bool manual);
+bool compact_pick_needed(kv_table *t);
+void *bg_main(void *arg);
+
+/* Reads (scan.c). */
+typedef struct scan_internal {
+	bool latest;       /* read every applied write (commit checks) */
+	bool all_versions; /* raw compaction-style view */
+} scan_internal;
+kv_iter *scan_open(kv_table *t, const kv_scan_opts *o, const scan_internal *in);
+/* The newest visible version of one cell in the latest view. */
+kv_status read_latest_cell(kv_table *t, const uint8_t *row, size_t rlen, const char *fam, const uint8_t *q,
+			   size_t qlen, util_buf *val, kv_ts *ts, bool *found);
+/* Newest timestamp of any cell (markers included) of a row, latest view. */
+kv_status read_latest_row_ts(kv_table *t, const uint8_t *row, size_t rlen, kv_ts *ts);
+
+/* Filters (filter.c). */
+struct kv_filter {
+	kv_filter_vtbl vt;
+	void *arg;
+	bool needs_row; /* has a row-end decision (buffers rows) */
+	int kind;
+	/* For row-prefix filters: the prefix, to narrow the scan range. */
+	const uint8_t *prefix;
+	size_t prefix_len;
+};
+
+#endif /* STRATA_KV_INT_H */

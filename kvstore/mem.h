@@ -1,0 +1,37 @@
+/*
+ * mem.h — the memstore: a concurrent skiplist in a private arena holding
+ * recent cells of one kv table (all families), until flushed.
+ *
+ * One writer at a time (the caller serialises inserts, see table apply_mu);
+ * any number of readers without locks. Entries with identical ikeys are
+ * ordered newest commit first, so a later write of the same cell wins.
+ */
+#ifndef STRATA_KV_MEM_H
+#define STRATA_KV_MEM_H
+
+#include <stdatomic.h>
+
+#include "iter.h"
+
+typedef struct kv_mem kv_mem;
+
+kv_mem *mem_new(void); /* refs = 1 */
+void mem_ref(kv_mem *m);
+void mem_unref(kv_mem *m);
+
+/* Inserts a copy of key/value. REQUIRES: caller holds the writer lock.
+ * Returns KV_NO_MEMORY if the arena cannot grow. */
+kv_status mem_add(kv_mem *m, const uint8_t *key, size_t klen, const void *val, size_t vlen, kv_ts commit_ts,
+		  uint64_t wal_seg);
+size_t mem_bytes(const kv_mem *m);
+uint64_t mem_count(const kv_mem *m);
+/* Oldest WAL segment holding an entry of this memstore (UINT64_MAX if empty). */
+uint64_t mem_min_seg(const kv_mem *m);
+kv_ts mem_max_commit_ts(const kv_mem *m);
+
+/* A source over the memstore; entries with commit_ts > read_ts are skipped
+ * (read_ts == KV_TS_MAX: everything applied). Holds a reference. Caller
+ * closes with src_close(). */
+kv_src *mem_iter_new(kv_mem *m, kv_ts read_ts);
+
+#endif /* STRATA_KV_MEM_H */

@@ -1,0 +1,1152 @@
+/*
+ * scan.c — reads: the scan iterator (HBase's StoreScanner + ScanQueryMatcher
+ * in one), kv_get, first/last row. A scan merges the memstores and sorted
+ * files of a superversion, then per cell applies, in order: read timestamp,
+ * duplicate removal, delete markers (DeleteFamily, DeleteFamilyVersion,
+ * DeleteColumn, Delete), column selection, time range, TTL/min versions,
+ * max versions, and the filter. Skips use "step a few cells, then seek" so
+ * that a skip over many cells goes through the block index.
+ *
+ * Reverse scans walk rows backwards (seek_lt to find the previous row) and
+ * read each row forwards, as HBase does since HBASE-4811.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kv_int.h"
+
+#define STEPS_BEFORE_SEEK 4
+
+typedef struct colsel {
+	char fam[32];
+	size_t flen;
+	kv_slice *quals; /* sorted; NULL = all qualifiers */
+	int nq;
+} colsel;
+
+struct kv_iter {
+	kv_table *t;
+	kv_sv *sv;
+	kv_status st;
+	char errmsg[256];
+	kv_src *src;
+	util_arena *mem; /* iterator-lifetime allocations */
+
+	kv_ts read_ts;
+	bool latest;
+	kv_ts min_ts, max_ts;
+	int max_versions;
+	bool raw;
+	int64_t now_us;
+	colsel *cols;
+	int ncols;
+	kv_filter *filter;
+	bool buffer_rows;
+
+	bool reverse;
+	const uint8_t *start;
+	size_t start_len;
+	bool start_excl;
+	const uint8_t *stop;
+	size_t stop_len;
+	bool stop_incl;
+	bool has_stop;
+	uint64_t limit, rows_out;
+	uint32_t batch;
+
+	/* Position. */
+	bool done;
+	bool need_next;
+	bool in_row;
+	util_buf row;
+	bool row_counted;
+	uint64_t row_cells;
+	util_buf rev_target; /* reverse: next seek_lt target (empty = from the end) */
+	bool rev_from_end;
+
+	/* Family state. */
+	util_buf famname;
+	const kv_family_opts *fo;
+	const colsel *fsel;
+	int qidx;
+	bool has_df;
+	kv_ts df_ts;
+	kv_ts *dfv;
+	int ndfv, cdfv;
+
+	/* Column state. */
+	util_buf colkey; /* key bytes of the current column (without suffix) */
+	bool col_done;
+	bool col_selected;
+	bool has_dc;
+	kv_ts dc_ts;
+	bool has_del;
+	kv_ts del_ts;
+	int versions;
+	kv_ts last_ts;
+	uint8_t last_type;
+	bool have_last;
+
+	/* Output. */
+	kv_cell cell;
+	bool valid;
+	bool row_start;
+	/* Buffered rows (filters with a row-end decision). */
+	util_arena *rowmem;
+	kv_cell *rcells;
+	size_t nr, cr, rpos;
+	bool draining;
+	util_buf seekbuf;
+	bool is_static;
+};
+
+static void it_fail(kv_iter *it, kv_status st)
+{
+	if (!it->st) {
+		it->st = st;
+		snprintf(it->errmsg, sizeof(it->errmsg), "%s", kv_errmsg());
+	}
+	it->valid = false;
+	it->done = true;
+}
+
+/* ---------------------------------------------------------------- seeking */
+
+static void seek_key(kv_iter *it, const uint8_t *k, size_t kl)
+{
+	src_seek(it->src, k, kl);
+	it->need_next = false;
+}
+
+static uint8_t *seekbuf(kv_iter *it, size_t n)
+{
+	util_buf_reset(&it->seekbuf);
+	util_buf_reserve(&it->seekbuf, n);
+	return (uint8_t *)it->seekbuf.data;
+}
+
+/* Seeks to the first key after every cell of the current row. */
+static void seek_next_row(kv_iter *it)
+{
+	size_t rl = it->row.len;
+	uint8_t *k = seekbuf(it, ikey_size(rl + 1, 0, 0));
+	uint8_t tmp[IKEY_ROW_MAX + 2];
+	memcpy(tmp, it->row.data, rl);
+	tmp[rl] = 0;
+	size_t n = ikey_row_first(k, tmp, rl + 1);
+	seek_key(it, k, n);
+}
+
+/* Seeks to (row, family || 0x00): past the current family. */
+static void seek_next_family(kv_iter *it)
+{
+	uint8_t fam[40];
+	size_t fl = it->famname.len;
+	memcpy(fam, it->famname.data, fl);
+	fam[fl] = 0;
+	uint8_t *k = seekbuf(it, ikey_size(it->row.len, fl + 1, 0));
+	size_t n =
+	    ikey_encode(k, it->row.data, it->row.len, fam, fl + 1, NULL, 0, KV_TS_MAX, IKEY_TYPE_MIN_SORT);
+	seek_key(it, k, n);
+}
+
+static void seek_column(kv_iter *it, const uint8_t *q, size_t ql, bool after)
+{
+	uint8_t *k = seekbuf(it, ikey_size(it->row.len, it->famname.len, ql + 1));
+	size_t n = ikey_encode(k, it->row.data, it->row.len, it->famname.data, it->famname.len, q, ql,
+			       KV_TS_MAX, IKEY_TYPE_MIN_SORT);
+	if (after) {
+		/* (q || 0x00) is the first qualifier after q. */
+		memmove(k + n - IKEY_SUFFIX + 1, k + n - IKEY_SUFFIX, IKEY_SUFFIX);
+		k[n - IKEY_SUFFIX] = 0;
+		n++;
+	}
+	seek_key(it, k, n);
+}
+
+/* Skips the rest of the current column: a few steps, then a seek. */
+static void skip_column(kv_iter *it)
+{
+	kv_src *s = it->src;
+	for (int i = 0; i < STEPS_BEFORE_SEEK; i++) {
+		src_next(s);
+		if (!s->valid || !ikey_same_column(s->key, s->klen, (const uint8_t *)it->colkey.data,
+						   it->colkey.len + IKEY_SUFFIX)) {
+			it->need_next = false;
+			return;
+		}
+	}
+	ikey_parts p;
+	ikey_split(s->key, s->klen, &p);
+	seek_column(it, p.qual, p.qlen, true);
+}
+
+/* ---------------------------------------------------------------- row and column state */
+
+static void reset_column(kv_iter *it, const uint8_t *k, size_t kl)
+{
+	util_buf_reset(&it->colkey);
+	util_buf_append(&it->colkey, k, kl - IKEY_SUFFIX);
+	it->col_done = false;
+	it->has_dc = false;
+	it->has_del = false;
+	it->versions = 0;
+	it->have_last = false;
+}
+
+static void reset_family(kv_iter *it)
+{
+	it->has_df = false;
+	it->ndfv = 0;
+	it->qidx = 0;
+}
+
+static void start_row(kv_iter *it, const uint8_t *row, size_t rlen)
+{
+	util_buf_reset(&it->row);
+	util_buf_append(&it->row, row, rlen);
+	it->in_row = true;
+	it->row_counted = false;
+	it->row_cells = 0;
+	util_buf_reset(&it->famname);
+	it->fo = NULL;
+	util_buf_reset(&it->colkey);
+	reset_family(it);
+	if (it->filter && it->filter->vt.reset)
+		it->filter->vt.reset(it->filter->arg);
+	if (it->buffer_rows) {
+		util_arena_reset(it->rowmem);
+		it->nr = 0;
+		it->rpos = 0;
+	}
+}
+
+static bool dfv_has(kv_iter *it, kv_ts ts)
+{
+	for (int i = 0; i < it->ndfv; i++)
+		if (it->dfv[i] == ts)
+			return true;
+	return false;
+}
+
+static void dfv_add(kv_iter *it, kv_ts ts)
+{
+	if (it->ndfv == it->cdfv) {
+		it->cdfv = it->cdfv ? 2 * it->cdfv : 8;
+		it->dfv = util_xrealloc(it->dfv, (size_t)it->cdfv * sizeof(kv_ts));
+	}
+	it->dfv[it->ndfv++] = ts;
+}
+
+static const colsel *find_colsel(kv_iter *it, const uint8_t *fam, size_t flen)
+{
+	for (int i = 0; i < it->ncols; i++)
+		if (it->cols[i].flen == flen && !memcmp(it->cols[i].fam, fam, flen))
+			return &it->cols[i];
+	return NULL;
+}
+
+/* ---------------------------------------------------------------- bounds */
+
+static bool past_stop_forward(kv_iter *it, const uint8_t *row, size_t rlen)
+{
+	if (!it->has_stop)
+		return false;
+	int c = ikey_bytes_cmp(row, rlen, it->stop, it->stop_len);
+	return it->stop_incl ? c > 0 : c >= 0;
+}
+
+static bool before_start(kv_iter *it, const uint8_t *row, size_t rlen)
+{
+	if (!it->start)
+		return false;
+	int c = ikey_bytes_cmp(row, rlen, it->start, it->start_len);
+	return it->start_excl ? c <= 0 : c < 0;
+}
+
+/* Reverse: positions the source at the previous row and starts it. Returns
+ * false at the end of the range. */
+static bool rev_prev_row(kv_iter *it)
+{
+	if (it->rev_from_end)
+		src_seek_lt(it->src, NULL, 0);
+	else
+		src_seek_lt(it->src, (const uint8_t *)it->rev_target.data, it->rev_target.len);
+	it->rev_from_end = false;
+	kv_src *s = it->src;
+	if (s->status) {
+		it_fail(it, s->status);
+		return false;
+	}
+	if (!s->valid) {
+		it->done = true;
+		return false;
+	}
+	size_t rl = ikey_rowlen(s->key);
+	uint8_t row[IKEY_ROW_MAX + 1];
+	memcpy(row, s->key + 2, rl);
+	if (before_start(it, row, rl)) {
+		it->done = true;
+		return false;
+	}
+	util_buf_reset(&it->rev_target);
+	util_buf_reserve(&it->rev_target, ikey_size(rl, 0, 0));
+	it->rev_target.len = ikey_row_first((uint8_t *)it->rev_target.data, row, rl);
+	seek_key(it, (const uint8_t *)it->rev_target.data, it->rev_target.len);
+	start_row(it, row, rl);
+	return true;
+}
+
+/* ---------------------------------------------------------------- the matcher */
+
+typedef enum act { A_SKIP, A_EMIT, A_NEXT_COL, A_NEXT_ROW, A_NEXT_FAM, A_SEEK, A_DONE } act;
+
+static void set_cell(kv_iter *it, const ikey_parts *p, const kv_src *s)
+{
+	it->cell.row.data = p->row;
+	it->cell.row.len = p->rlen;
+	it->cell.family.data = p->fam;
+	it->cell.family.len = p->flen;
+	it->cell.qualifier.data = p->qual;
+	it->cell.qualifier.len = p->qlen;
+	it->cell.ts = p->ts;
+	it->cell.type = p->type;
+	it->cell.value.data = s->val;
+	it->cell.value.len = s->vlen;
+}
+
+static act apply_filter(kv_iter *it, const ikey_parts *p, const kv_src *s)
+{
+	set_cell(it, p, s);
+	kv_filter_code c = it->filter->vt.filter_cell(it->filter->arg, &it->cell);
+	switch (c) {
+	case KV_FILTER_INCLUDE:
+		return A_EMIT;
+	case KV_FILTER_SKIP:
+		return A_SKIP;
+	case KV_FILTER_NEXT_COL:
+		return A_NEXT_COL;
+	case KV_FILTER_NEXT_ROW:
+		return A_NEXT_ROW;
+	case KV_FILTER_DONE:
+		return A_DONE;
+	case KV_FILTER_SEEK_HINT: {
+		if (!it->filter->vt.get_hint)
+			return A_SKIP;
+		kv_cell h = {0};
+		it->filter->vt.get_hint(it->filter->arg, &it->cell, &h);
+		if (h.row.len > IKEY_ROW_MAX + 1 || h.family.len > IKEY_FAM_MAX + 1 ||
+		    h.qualifier.len > KV_QUAL_MAX)
+			return A_SKIP;
+		size_t need = ikey_size(h.row.len, h.family.len, h.qualifier.len);
+		uint8_t *k = seekbuf(it, need);
+		size_t n = ikey_encode(k, h.row.data, h.row.len, h.family.data, h.family.len,
+				       h.qualifier.data, h.qualifier.len, KV_TS_MAX, IKEY_TYPE_MIN_SORT);
+		it->seekbuf.len = n;
+		int cmp = ikey_cmp(k, n, s->key, s->klen);
+		if (cmp <= 0)
+			return A_SKIP; /* a hint must move forward */
+		if (it->reverse) {
+			int rc = ikey_bytes_cmp(h.row.data, h.row.len, p->row, p->rlen);
+			if (rc != 0)
+				return A_NEXT_ROW; /* leave this row; reverse continues backwards */
+		}
+		return A_SEEK;
+	}
+	}
+	return A_SKIP;
+}
+
+/* Decides what to do with the source's current cell. */
+static act match(kv_iter *it, const ikey_parts *p, const kv_src *s)
+{
+	if (p->ts > it->read_ts)
+		return A_SKIP;
+	if (it->have_last && p->ts == it->last_ts && p->type == it->last_type)
+		return A_SKIP; /* an older copy of the same cell */
+	it->have_last = true;
+	it->last_ts = p->ts;
+	it->last_type = p->type;
+	if (it->raw) {
+		if (it->fsel && it->fsel->quals && !it->col_selected)
+			return A_SKIP;
+		if ((it->max_ts && p->ts >= it->max_ts) || p->ts < it->min_ts)
+			return A_SKIP;
+		return it->filter ? apply_filter(it, p, s) : A_EMIT;
+	}
+	switch (p->type) {
+	case KV_DELETE_FAMILY:
+		if (!it->has_df) {
+			it->has_df = true;
+			it->df_ts = p->ts;
+		}
+		return A_SKIP;
+	case KV_DELETE_FAMILY_VERSION:
+		dfv_add(it, p->ts);
+		return A_SKIP;
+	case KV_DELETE_COLUMN:
+		if (!it->has_dc) {
+			it->has_dc = true;
+			it->dc_ts = p->ts;
+		}
+		return A_SKIP;
+	case KV_DELETE:
+		it->has_del = true;
+		it->del_ts = p->ts;
+		return A_SKIP;
+	case KV_PUT:
+		break;
+	default:
+		return A_SKIP;
+	}
+	if (!it->col_selected)
+		return p->qlen == 0 ? A_SKIP : A_NEXT_COL;
+	if (it->has_df && p->ts <= it->df_ts)
+		return A_NEXT_COL;
+	if (it->has_dc && p->ts <= it->dc_ts)
+		return A_NEXT_COL;
+	if (it->has_del && it->del_ts == p->ts)
+		return A_SKIP;
+	if (it->ndfv && dfv_has(it, p->ts))
+		return A_SKIP;
+	if (it->max_ts && p->ts >= it->max_ts)
+		return A_SKIP;
+	if (p->ts < it->min_ts)
+		return A_NEXT_COL;
+	if (it->fo && it->fo->ttl_seconds > 0) {
+		int64_t cutoff = it->now_us - it->fo->ttl_seconds * 1000000;
+		if ((int64_t)p->ts < cutoff && it->versions >= it->fo->min_versions)
+			return A_NEXT_COL;
+	}
+	if (it->versions >= it->max_versions)
+		return A_NEXT_COL;
+	it->versions++;
+	if (it->filter) {
+		act a = apply_filter(it, p, s);
+		if (a != A_EMIT)
+			it->versions--;
+		return a;
+	}
+	return A_EMIT;
+}
+
+/* Family or column changed at key k: update selection state. Returns an
+ * action if the cell must be skipped by selection. */
+static act enter_column(kv_iter *it, const ikey_parts *p, const uint8_t *k, size_t kl)
+{
+	bool fam_changed = it->famname.len != p->flen || memcmp(it->famname.data, p->fam, p->flen) != 0;
+	if (fam_changed) {
+		util_buf_reset(&it->famname);
+		util_buf_append(&it->famname, p->fam, p->flen);
+		reset_family(it);
+		it->fo = sv_family(it->sv, p->fam, p->flen);
+		it->fsel = NULL;
+		if (!it->fo)
+			return A_NEXT_FAM; /* a dropped family's leftovers */
+		if (it->ncols) {
+			it->fsel = find_colsel(it, p->fam, p->flen);
+			if (!it->fsel)
+				return A_NEXT_FAM;
+		}
+	}
+	reset_column(it, k, kl);
+	it->col_selected = true;
+	if (it->fsel && it->fsel->quals) {
+		const colsel *c = it->fsel;
+		while (it->qidx < c->nq &&
+		       ikey_bytes_cmp(c->quals[it->qidx].data, c->quals[it->qidx].len, p->qual, p->qlen) < 0)
+			it->qidx++;
+		if (it->qidx < c->nq &&
+		    ikey_bytes_cmp(c->quals[it->qidx].data, c->quals[it->qidx].len, p->qual, p->qlen) == 0)
+			return A_EMIT; /* selected */
+		it->col_selected = false;
+		/* Markers on the empty qualifier apply to the whole family:
+		 * walk that column instead of seeking over it. */
+		if (p->qlen == 0)
+			return A_EMIT;
+		if (it->qidx >= c->nq)
+			return A_NEXT_FAM;
+		return A_SEEK;
+	}
+	return A_EMIT;
+}
+
+/* Finishes a buffered row: the filter's row decision, then drain. */
+static bool finish_buffered_row(kv_iter *it)
+{
+	if (!it->buffer_rows || it->nr == 0)
+		return false;
+	bool drop =
+	    it->filter->vt.filter_row && it->filter->vt.filter_row(it->filter->arg, it->rcells, it->nr);
+	if (drop) {
+		it->nr = 0;
+		return false;
+	}
+	if (it->limit && it->rows_out >= it->limit) {
+		it->done = true;
+		it->nr = 0;
+		return false;
+	}
+	it->rows_out++;
+	it->draining = true;
+	it->rpos = 0;
+	return true;
+}
+
+static void emit_buffered(kv_iter *it)
+{
+	if (it->nr == it->cr) {
+		it->cr = it->cr ? 2 * it->cr : 16;
+		it->rcells = util_xrealloc(it->rcells, it->cr * sizeof(kv_cell));
+	}
+	kv_cell *c = &it->rcells[it->nr++];
+	*c = it->cell;
+	c->row.data = util_arena_memdup(it->rowmem, c->row.data, c->row.len ? c->row.len : 1);
+	c->family.data = util_arena_memdup(it->rowmem, c->family.data, c->family.len ? c->family.len : 1);
+	c->qualifier.data =
+	    util_arena_memdup(it->rowmem, c->qualifier.data, c->qualifier.len ? c->qualifier.len : 1);
+	c->value.data = util_arena_memdup(it->rowmem, c->value.data, c->value.len ? c->value.len : 1);
+}
+
+/* Called when the current row has ended (the source moved past it).
+ * Returns true if buffered cells are ready to drain. */
+static bool row_ended(kv_iter *it)
+{
+	bool drain = finish_buffered_row(it);
+	it->in_row = false;
+	return drain;
+}
+
+static bool row_key_filtered(kv_iter *it)
+{
+	if (!it->filter || !it->filter->vt.filter_row_key)
+		return false;
+	kv_slice r = {(const uint8_t *)it->row.data, it->row.len};
+	return it->filter->vt.filter_row_key(it->filter->arg, r);
+}
+
+/* Advances to the next visible cell (or the end). */
+static void advance(kv_iter *it)
+{
+	kv_src *s = it->src;
+	it->valid = false;
+	for (;;) {
+		if (it->done)
+			return;
+		if (it->need_next) {
+			src_next(s);
+			it->need_next = false;
+		}
+		if (s->status) {
+			it_fail(it, s->status);
+			return;
+		}
+		bool row_end = !it->in_row || !s->valid ||
+			       ikey_row_cmp(s->key, (const uint8_t *)it->row.data, it->row.len) != 0;
+		if (row_end) {
+			if (it->in_row) {
+				if (row_ended(it)) {
+					it->valid = true;
+					it->cell = it->rcells[0];
+					it->row_start = true;
+					it->rpos = 1;
+					return;
+				}
+				continue;
+			}
+			if (it->reverse) {
+				if (!rev_prev_row(it))
+					return;
+				if (row_key_filtered(it))
+					seek_next_row(it);
+				continue;
+			}
+			if (!s->valid) {
+				it->done = true;
+				return;
+			}
+			size_t rl = ikey_rowlen(s->key);
+			if (past_stop_forward(it, s->key + 2, rl)) {
+				it->done = true;
+				return;
+			}
+			if (it->limit && it->rows_out >= it->limit) {
+				it->done = true;
+				return;
+			}
+			start_row(it, s->key + 2, rl);
+			if (row_key_filtered(it)) {
+				seek_next_row(it);
+				continue;
+			}
+		}
+
+		ikey_parts p;
+		ikey_split(s->key, s->klen, &p);
+		act a = A_EMIT;
+		if (it->colkey.len + IKEY_SUFFIX != s->klen ||
+		    memcmp(it->colkey.data, s->key, it->colkey.len) != 0) {
+			a = enter_column(it, &p, s->key, s->klen);
+			if (a == A_SEEK) {
+				const colsel *c = it->fsel;
+				seek_column(it, c->quals[it->qidx].data, c->quals[it->qidx].len, false);
+				continue;
+			}
+		} else if (it->col_done) {
+			a = A_NEXT_COL;
+		}
+		if (a == A_EMIT)
+			a = match(it, &p, s);
+		switch (a) {
+		case A_SKIP:
+			it->need_next = true;
+			continue;
+		case A_NEXT_COL:
+			it->col_done = true;
+			skip_column(it);
+			continue;
+		case A_NEXT_FAM:
+			seek_next_family(it);
+			continue;
+		case A_NEXT_ROW:
+			/* Reverse scans then see the row end and move backwards. */
+			seek_next_row(it);
+			continue;
+		case A_SEEK:
+			seek_key(it, (const uint8_t *)it->seekbuf.data, it->seekbuf.len);
+			continue;
+		case A_DONE:
+			if (it->buffer_rows)
+				finish_buffered_row(it);
+			it->done = true;
+			if (it->draining) {
+				it->valid = true;
+				it->cell = it->rcells[0];
+				it->row_start = true;
+				it->rpos = 1;
+			}
+			return;
+		case A_EMIT:
+			break;
+		}
+		set_cell(it, &p, s);
+		it->need_next = true;
+		if (it->buffer_rows) {
+			emit_buffered(it);
+			continue;
+		}
+		if (!it->row_counted) {
+			if (it->limit && it->rows_out >= it->limit) {
+				it->done = true;
+				return;
+			}
+			it->rows_out++;
+			it->row_counted = true;
+		}
+		it->row_start = it->row_cells == 0 || (it->batch && it->row_cells % it->batch == 0);
+		it->row_cells++;
+		it->valid = true;
+		return;
+	}
+}
+
+/* ---------------------------------------------------------------- public iterator */
+
+static kv_iter *failed_iter(kv_status st)
+{
+	kv_iter *it = calloc(1, sizeof(*it));
+	if (!it) {
+		static kv_iter oom = {.st = KV_NO_MEMORY, .done = true, .is_static = true};
+		return &oom;
+	}
+	it->st = st;
+	snprintf(it->errmsg, sizeof(it->errmsg), "%s", kv_errmsg());
+	it->done = true;
+	return it;
+}
+
+static int qual_cmp(const void *a, const void *b)
+{
+	const kv_slice *x = a, *y = b;
+	return ikey_bytes_cmp(x->data, x->len, y->data, y->len);
+}
+
+static kv_status setup_columns(kv_iter *it, const kv_read_opts *ro)
+{
+	if (!ro->columns || ro->ncolumns <= 0)
+		return KV_OK;
+	it->cols = util_arena_zalloc(it->mem, sizeof(colsel) * (size_t)ro->ncolumns);
+	for (int i = 0; i < ro->ncolumns; i++) {
+		const kv_column *c = &ro->columns[i];
+		if (!c->family || strlen(c->family) > IKEY_FAM_MAX)
+			return kv_fail(KV_INVALID, "bad column family in read options");
+		colsel *cs = (colsel *)find_colsel(it, (const uint8_t *)c->family, strlen(c->family));
+		if (!cs) {
+			cs = &it->cols[it->ncols++];
+			snprintf(cs->fam, sizeof(cs->fam), "%s", c->family);
+			cs->flen = strlen(c->family);
+			cs->nq = c->qualifier ? 0 : -1;
+		}
+		if (cs->nq < 0)
+			continue; /* already all qualifiers */
+		if (!c->qualifier) {
+			cs->nq = -1;
+			cs->quals = NULL;
+			continue;
+		}
+		kv_slice *nq = util_arena_alloc(it->mem, sizeof(kv_slice) * (size_t)(cs->nq + 1));
+		if (cs->nq)
+			memcpy(nq, cs->quals, sizeof(kv_slice) * (size_t)cs->nq);
+		nq[cs->nq].data = util_arena_memdup(it->mem, c->qualifier, c->qlen ? c->qlen : 1);
+		nq[cs->nq].len = c->qlen;
+		cs->quals = nq;
+		cs->nq++;
+	}
+	for (int i = 0; i < it->ncols; i++) {
+		if (it->cols[i].nq < 0) {
+			it->cols[i].nq = 0;
+			it->cols[i].quals = NULL;
+		} else {
+			qsort(it->cols[i].quals, (size_t)it->cols[i].nq, sizeof(kv_slice), qual_cmp);
+		}
+	}
+	return KV_OK;
+}
+
+/* True if family f is read by the scan. */
+static bool family_wanted(kv_iter *it, const char *f)
+{
+	if (!it->ncols)
+		return true;
+	return find_colsel(it, (const uint8_t *)f, strlen(f)) != NULL;
+}
+
+/* Builds the merged source: memstores, then files newest first. */
+static kv_status build_sources(kv_iter *it, const kv_scan_opts *o, bool fill_cache)
+{
+	kv_sv *sv = it->sv;
+	int cap = 1 + sv->nimm;
+	for (int i = 0; i < sv->v->nfam; i++)
+		cap += sv->v->fams[i].n;
+	kv_src **kids = util_arena_alloc(it->mem, sizeof(kv_src *) * (size_t)(cap ? cap : 1));
+	int n = 0;
+	kv_ts mts = it->latest ? KV_TS_MAX : it->read_ts;
+	kv_status st = KV_OK;
+	if (mem_count(sv->mem))
+		kids[n++] = mem_iter_new(sv->mem, mts);
+	for (int i = 0; i < sv->nimm; i++)
+		if (mem_count(sv->imm[i]))
+			kids[n++] = mem_iter_new(sv->imm[i], mts);
+	/* A point read (one row) can skip files by key range and bloom filter. */
+	bool point = o->start && o->stop && o->stop_inclusive && !o->start_exclusive &&
+		     o->start_len == o->stop_len && !memcmp(o->start, o->stop, o->start_len);
+	for (int i = 0; i < sv->v->nfam && !st; i++) {
+		kv_fileset *fs = &sv->v->fams[i];
+		if (!family_wanted(it, fs->family) ||
+		    !sv_family(sv, (const uint8_t *)fs->family, strlen(fs->family)))
+			continue;
+		for (int j = 0; j < fs->n; j++) {
+			kv_sfile *f = fs->files[j];
+			if (f->m.max_ts < it->min_ts && !it->raw)
+				continue;
+			if (o->start && ikey_row_cmp(f->m.largest, o->start, o->start_len) < 0)
+				continue;
+			if (o->stop && !o->stop_inclusive &&
+			    ikey_row_cmp(f->m.smallest, o->stop, o->stop_len) >= 0)
+				continue;
+			if (o->stop && o->stop_inclusive &&
+			    ikey_row_cmp(f->m.smallest, o->stop, o->stop_len) > 0)
+				continue;
+			sst_reader *r;
+			if ((st = sfile_reader(f, &r)))
+				break;
+			if (point && !sst_may_have_row(r, o->start, o->start_len)) {
+				sst_unref(r);
+				continue;
+			}
+			kids[n++] = sst_iter_new(r, fill_cache);
+			sst_unref(r);
+		}
+	}
+	for (int i = 0; i < n; i++)
+		if (!kids[i] && !st)
+			st = kv_fail(KV_NO_MEMORY, "out of memory opening a scan");
+	if (st) {
+		for (int i = 0; i < n; i++)
+			src_close(kids[i]);
+		return st;
+	}
+	if (n == 0) {
+		it->src = NULL;
+		return KV_OK;
+	}
+	it->src = merge_new(kids, n);
+	if (!it->src)
+		return kv_fail(KV_NO_MEMORY, "out of memory opening a scan");
+	return KV_OK;
+}
+
+kv_iter *scan_open(kv_table *t, const kv_scan_opts *o, const scan_internal *in)
+{
+	if (!t || !o)
+		return failed_iter(kv_fail(KV_INVALID, "kv_scan: NULL argument"));
+	if (atomic_load(&t->dropped))
+		return failed_iter(kv_fail(KV_NOT_FOUND, "kv table %s was dropped", t->name));
+	if ((o->start && o->start_len > IKEY_ROW_MAX) || (o->stop && o->stop_len > IKEY_ROW_MAX))
+		return failed_iter(kv_fail(KV_INVALID, "scan bound longer than the row limit"));
+	kv_iter *it = calloc(1, sizeof(*it));
+	if (!it)
+		return failed_iter(kv_fail(KV_NO_MEMORY, "out of memory"));
+	it->t = t;
+	it->mem = util_arena_new(1024, 0);
+	const kv_read_opts *ro = &o->read;
+	it->latest = in && in->latest;
+	kv_ts rp = (kv_ts)atomic_load(&t->s->read_point);
+	it->read_ts = it->latest                                       ? KV_TS_MAX
+		      : (ro->read_ts == 0 || ro->read_ts == KV_TS_MAX) ? rp
+								       : ro->read_ts;
+	if (!it->latest && it->read_ts > rp)
+		it->read_ts = rp; /* never read past complete commits */
+	it->min_ts = ro->min_ts;
+	it->max_ts = ro->max_ts;
+	it->max_versions = ro->max_versions > 0 ? ro->max_versions : 1;
+	it->raw = ro->raw || (in && in->all_versions);
+	it->now_us = util_now_us();
+	it->filter = (kv_filter *)ro->filter;
+	it->buffer_rows = it->filter && it->filter->needs_row;
+	if (it->buffer_rows)
+		it->rowmem = util_arena_new(8192, 0);
+	it->reverse = o->reverse;
+	if (o->start && o->start_len) {
+		it->start = util_arena_memdup(it->mem, o->start, o->start_len);
+		it->start_len = o->start_len;
+		it->start_excl = o->start_exclusive;
+	}
+	if (o->stop) {
+		it->stop = util_arena_memdup(it->mem, o->stop, o->stop_len ? o->stop_len : 1);
+		it->stop_len = o->stop_len;
+		it->stop_incl = o->stop_inclusive;
+		it->has_stop = true;
+	}
+	/* A row-prefix filter narrows the range. */
+	if (it->filter && it->filter->prefix && it->filter->prefix_len) {
+		const uint8_t *pf = it->filter->prefix;
+		size_t pl = it->filter->prefix_len;
+		if (!it->start || ikey_bytes_cmp(it->start, it->start_len, pf, pl) < 0) {
+			it->start = pf;
+			it->start_len = pl;
+			it->start_excl = false;
+		}
+		/* Stop at the prefix's successor (last non-0xff byte + 1). */
+		size_t sl = pl;
+		while (sl > 0 && pf[sl - 1] == 0xff)
+			sl--;
+		if (sl > 0) {
+			uint8_t *succ = util_arena_memdup(it->mem, pf, sl);
+			succ[sl - 1]++;
+			if (!it->has_stop || ikey_bytes_cmp(succ, sl, it->stop, it->stop_len) < 0) {
+				it->stop = succ;
+				it->stop_len = sl;
+				it->stop_incl = false;
+				it->has_stop = true;
+			}
+		}
+	}
+	it->limit = o->limit;
+	it->batch = o->batch;
+	kv_status st = setup_columns(it, ro);
+	if (!st) {
+		it->sv = table_sv(t);
+		st = build_sources(it, o, !ro->no_cache);
+	}
+	if (st) {
+		kv_iter *f = failed_iter(st);
+		kv_iter_close(it);
+		return f;
+	}
+	if (!it->src) {
+		it->done = true;
+		return it;
+	}
+	if (it->reverse) {
+		if (it->has_stop) {
+			size_t sl = it->stop_len + (it->stop_incl ? 1 : 0);
+			uint8_t tmp[IKEY_ROW_MAX + 2];
+			memcpy(tmp, it->stop, it->stop_len);
+			tmp[it->stop_len] = 0;
+			util_buf_reserve(&it->rev_target, ikey_size(sl, 0, 0));
+			it->rev_target.len = ikey_row_first((uint8_t *)it->rev_target.data, tmp, sl);
+		} else {
+			it->rev_from_end = true;
+		}
+	} else if (it->start) {
+		size_t sl = it->start_len + (it->start_excl ? 1 : 0);
+		uint8_t tmp[IKEY_ROW_MAX + 2];
+		memcpy(tmp, it->start, it->start_len);
+		tmp[it->start_len] = 0;
+		uint8_t *k = seekbuf(it, ikey_size(sl, 0, 0));
+		seek_key(it, k, ikey_row_first(k, tmp, sl));
+	} else {
+		seek_key(it, NULL, 0);
+	}
+	advance(it);
+	return it;
+}
+
+kv_iter *kv_scan(kv_table *t, const kv_scan_opts *opts)
+{
+	return scan_open(t, opts, NULL);
+}
+
+bool kv_iter_valid(const kv_iter *it)
+{
+	return it->valid;
+}
+
+const kv_cell *kv_iter_cell(const kv_iter *it)
+{
+	return &it->cell;
+}
+
+void kv_iter_next(kv_iter *it)
+{
+	if (!it->valid)
+		return;
+	if (it->draining) {
+		if (it->rpos < it->nr) {
+			it->cell = it->rcells[it->rpos];
+			it->row_start = it->batch && it->rpos % it->batch == 0;
+			it->rpos++;
+			return;
+		}
+		it->draining = false;
+		it->nr = 0;
+		if (it->done) {
+			it->valid = false;
+			return;
+		}
+	}
+	advance(it);
+}
+
+void kv_iter_next_row(kv_iter *it)
+{
+	if (!it->valid)
+		return;
+	if (it->draining) {
+		it->draining = false;
+		it->nr = 0;
+		if (it->done) {
+			it->valid = false;
+			return;
+		}
+		advance(it);
+		return;
+	}
+	seek_next_row(it);
+	advance(it);
+}
+
+void kv_iter_seek_row(kv_iter *it, const void *row, size_t rlen)
+{
+	if (it->st || !it->src || rlen > IKEY_ROW_MAX)
+		return;
+	it->done = false;
+	it->draining = false;
+	it->nr = 0;
+	it->in_row = false;
+	it->need_next = false;
+	uint8_t tmp[IKEY_ROW_MAX + 2];
+	if (it->reverse) {
+		/* First row <= row: seek_lt(row || 0x00), clamped to the stop bound. */
+		memcpy(tmp, row, rlen);
+		tmp[rlen] = 0;
+		size_t l = rlen + 1;
+		if (it->has_stop && ikey_bytes_cmp(row, rlen, it->stop, it->stop_len) >= 0) {
+			memcpy(tmp, it->stop, it->stop_len);
+			tmp[it->stop_len] = 0;
+			l = it->stop_len + (it->stop_incl ? 1 : 0);
+		}
+		util_buf_reset(&it->rev_target);
+		util_buf_reserve(&it->rev_target, ikey_size(l, 0, 0));
+		it->rev_target.len = ikey_row_first((uint8_t *)it->rev_target.data, tmp, l);
+		it->rev_from_end = false;
+	} else {
+		const uint8_t *r = row;
+		size_t l = rlen;
+		if (it->start && ikey_bytes_cmp(row, rlen, it->start, it->start_len) < 0) {
+			r = it->start;
+			l = it->start_len;
+		}
+		memcpy(tmp, r, l);
+		if (r == it->start && it->start_excl)
+			tmp[l++] = 0;
+		uint8_t *k = seekbuf(it, ikey_size(l, 0, 0));
+		seek_key(it, k, ikey_row_first(k, tmp, l));
+	}
+	advance(it);
+}
+
+bool kv_iter_row_start(const kv_iter *it)
+{
+	return it->valid && it->row_start;
+}
+
+kv_status kv_iter_status(const kv_iter *it)
+{
+	if (it->st)
+		kv_fail(it->st, "%s", it->errmsg);
+	return it->st;
+}
+
+void kv_iter_close(kv_iter *it)
+{
+	if (!it || it->is_static)
+		return;
+	src_close(it->src);
+	if (it->sv)
+		sv_unref(it->sv);
+	util_arena_destroy(it->mem);
+	if (it->rowmem)
+		util_arena_destroy(it->rowmem);
+	free(it->rcells);
+	free(it->dfv);
+	util_buf_free(&it->row);
+	util_buf_free(&it->famname);
+	util_buf_free(&it->colkey);
+	util_buf_free(&it->rev_target);
+	util_buf_free(&it->seekbuf);
+	free(it);
+}
+
+/* ---------------------------------------------------------------- get, first/last row */
+
+static void point_opts(kv_scan_opts *so, const void *row, size_t rlen, const kv_read_opts *ro)
+{
+	memset(so, 0, sizeof(*so));
+	if (ro)
+		so->read = *ro;
+	so->start = row;
+	so->start_len = rlen;
+	so->stop = row;
+	so->stop_len = rlen;
+	so->stop_inclusive = true;
+}
+
+kv_status kv_get(kv_table *t, const void *row, size_t rlen, const kv_read_opts *opts, util_arena *arena,
+		 kv_row *out)
+{
+	out->cells = NULL;
+	out->n = 0;
+	if (!row && rlen)
+		return kv_fail(KV_INVALID, "kv_get: NULL row");
+	kv_scan_opts so;
+	point_opts(&so, row ? row : "", rlen, opts);
+	kv_iter *it = scan_open(t, &so, NULL);
+	size_t cap = 0;
+	kv_status st = KV_OK;
+	for (; kv_iter_valid(it); kv_iter_next(it)) {
+		const kv_cell *c = kv_iter_cell(it);
+		if (out->n == cap) {
+			size_t ncap = cap ? 2 * cap : 8;
+			kv_cell *nc = util_arena_alloc(arena, ncap * sizeof(kv_cell));
+			if (!nc) {
+				st = kv_fail(KV_NO_MEMORY, "kv_get: arena budget exceeded");
+				break;
+			}
+			if (out->n)
+				memcpy(nc, out->cells, out->n * sizeof(kv_cell));
+			out->cells = nc;
+			cap = ncap;
+		}
+		kv_cell *d = &out->cells[out->n];
+		*d = *c;
+		d->row.data = util_arena_memdup(arena, c->row.data, c->row.len ? c->row.len : 1);
+		d->family.data = util_arena_memdup(arena, c->family.data, c->family.len ? c->family.len : 1);
+		d->qualifier.data =
+		    util_arena_memdup(arena, c->qualifier.data, c->qualifier.len ? c->qualifier.len : 1);
+		d->value.data = util_arena_memdup(arena, c->value.data, c->value.len ? c->value.len : 1);
+		if (!d->row.data || !d->family.data || !d->qualifier.data || !d->value.data) {
+			st = kv_fail(KV_NO_MEMORY, "kv_get: arena budget exceeded");
+			break;
+		}
+		out->n++;
+	}
+	if (!st)
+		st = kv_iter_status(it);
+	kv_iter_close(it);
+	return st;
+}
+
+static kv_status edge_row(kv_table *t, const kv_scan_opts *opts, bool last, util_arena *arena, kv_slice *row)
+{
+	kv_scan_opts so = *opts;
+	so.reverse = last;
+	so.limit = 1;
+	kv_iter *it = scan_open(t, &so, NULL);
+	kv_status st = kv_iter_status(it);
+	if (!st && !kv_iter_valid(it))
+		st = KV_NOT_FOUND;
+	if (!st) {
+		const kv_cell *c = kv_iter_cell(it);
+		row->data = util_arena_memdup(arena, c->row.data, c->row.len ? c->row.len : 1);
+		row->len = c->row.len;
+		if (!row->data)
+			st = kv_fail(KV_NO_MEMORY, "arena budget exceeded");
+	}
+	kv_iter_close(it);
+	return st;
+}
+
+kv_status kv_first_row(kv_table *t, const kv_scan_opts *opts, util_arena *arena, kv_slice *row)
+{
+	return edge_row(t, opts, false, arena, row);
+}
+
+kv_status kv_last_row(kv_table *t, const kv_scan_opts *opts, util_arena *arena, kv_slice *row)
+{
+	return edge_row(t, opts, true, arena, row);
+}
+
+/* ---------------------------------------------------------------- latest-view reads for commits */
+
+kv_status read_latest_cell(kv_table *t, const uint8_t *row, size_t rlen, const char *fam, const uint8_t *q,
+			   size_t qlen, util_buf *val, kv_ts *ts, bool *found)
+{
+	kv_scan_opts so;
+	point_opts(&so, row, rlen, NULL);
+	kv_column col = {fam, q ? (const void *)q : (const void *)"", qlen};
+	so.read.columns = &col;
+	so.read.ncolumns = 1;
+	scan_internal in = {.latest = true};
+	kv_iter *it = scan_open(t, &so, &in);
+	*found = false;
+	if (kv_iter_valid(it)) {
+		const kv_cell *c = kv_iter_cell(it);
+		*found = true;
+		*ts = c->ts;
+		if (val) {
+			util_buf_reset(val);
+			util_buf_append(val, c->value.data, c->value.len);
+		}
+	}
+	kv_status st = kv_iter_status(it);
+	kv_iter_close(it);
+	return st;
+}
+
+kv_status read_latest_row_ts(kv_table *t, const uint8_t *row, size_t rlen, kv_ts *ts)
+{
+	kv_scan_opts so;
+	point_opts(&so, row, rlen, NULL);
+	scan_internal in = {.latest = true, .all_versions = true};
+	kv_iter *it = scan_open(t, &so, &in);
+	*ts = 0;
+	for (; kv_iter_valid(it); kv_iter_next(it))
+		if (kv_iter_cell(it)->ts > *ts)
+			*ts = kv_iter_cell(it)->ts;
+	kv_status st = kv_iter_status(it);
+	kv_iter_close(it);
+	return st;
+}

@@ -1,0 +1,90 @@
+/*
+ * sst.h — sorted files: immutable, one per (kv table, family) flush or
+ * compaction output. Layout (docs/file-format.md):
+ *
+ *   data block* | index block* | bloom block | info block | trailer (64 bytes)
+ *
+ * Every block is followed by u8 compression type and u32 masked CRC32C of
+ * (block bytes, type). Data blocks hold (ikey, value) entries; index
+ * blocks hold (separator ikey, handle) entries, in one or more levels.
+ */
+#ifndef STRATA_KV_SST_H
+#define STRATA_KV_SST_H
+
+#include "cache.h"
+#include "iter.h"
+#include "kv_fs.h"
+
+#define SST_MAGIC         0x5354524154414b31ULL /* "STRATAK1" */
+#define SST_VERSION       1
+#define SST_TRAILER_SIZE  64
+#define SST_BLOCK_TRAILER 5
+#define SST_COMP_NONE     0
+#define SST_COMP_ZSTD     1
+#define SST_BLOOM_SEED    0x5354524bULL
+
+/* Properties of a file (its info block). Keys are malloc'd; free with
+ * sst_props_free(). */
+typedef struct sst_props {
+	uint32_t table_id;
+	char family[32];
+	uint8_t bloom; /* kv_bloom */
+	uint64_t entries, deletes, data_blocks;
+	kv_ts min_ts, max_ts;
+	uint8_t *smallest, *largest;
+	size_t slen, llen;
+	uint64_t file_size;
+	uint32_t index_levels;
+} sst_props;
+
+void sst_props_free(sst_props *p);
+
+typedef struct sst_writer sst_writer;
+
+kv_status sst_writer_open(kv_fs *fs, const char *path, const kv_family_opts *fo, uint32_t table_id,
+			  sst_writer **out);
+/* REQUIRES: keys strictly increasing in ikey order (duplicates dropped by
+ * the caller). */
+kv_status sst_writer_add(sst_writer *w, const uint8_t *k, size_t kl, const uint8_t *v, size_t vl);
+uint64_t sst_writer_entries(const sst_writer *w);
+uint64_t sst_writer_bytes(const sst_writer *w); /* file bytes written so far */
+/* Writes index, bloom, info and trailer, fsyncs and closes; frees w (also
+ * on failure). props receives the file's properties (caller frees). */
+kv_status sst_writer_finish(sst_writer *w, sst_props *props);
+/* Closes and frees without finishing (the caller unlinks the file). */
+void sst_writer_abandon(sst_writer *w);
+
+typedef struct sst_reader sst_reader;
+
+/* Opens a file and loads its index, bloom filter and info (verified).
+ * KV_CORRUPTION if anything is malformed. refs = 1. */
+kv_status sst_open(kv_fs *fs, const char *path, uint64_t number, kv_cache *cache, sst_reader **out);
+void sst_ref(sst_reader *r);
+void sst_unref(sst_reader *r);
+const sst_props *sst_get_props(const sst_reader *r);
+bool sst_may_have_row(const sst_reader *r, const void *row, size_t rlen);
+bool sst_may_have_column(const sst_reader *r, const void *row, size_t rlen, const void *q, size_t qlen);
+/* A source over the file (holds a reference). fill_cache=false reads blocks
+ * without inserting them into the block cache. */
+kv_src *sst_iter_new(sst_reader *r, bool fill_cache);
+/* Data block index: count and separator key i (valid while r is open). */
+size_t sst_nblocks(const sst_reader *r);
+void sst_block_key(const sst_reader *r, size_t i, const uint8_t **k, size_t *kl);
+/* Reads and checks every block; reports problems through fn. */
+kv_status sst_verify(sst_reader *r, void (*fn)(void *arg, const char *problem), void *arg);
+/* Calls fn for each entry (for the dump tool). */
+kv_status sst_dump(sst_reader *r,
+		   void (*fn)(void *arg, const uint8_t *k, size_t kl, const uint8_t *v, size_t vl),
+		   void *arg);
+
+/* Bloom hashes (stable on disk). */
+static inline uint64_t sst_row_hash(const void *row, size_t rlen)
+{
+	return util_hash64(row, rlen, SST_BLOOM_SEED);
+}
+static inline uint64_t sst_rowcol_hash(const void *row, size_t rlen, const void *q, size_t qlen)
+{
+	return util_hash64(q, qlen, sst_row_hash(row, rlen));
+}
+
+#endif /* STRATA_KV_SST_H */

@@ -1,0 +1,450 @@
+/* sst_write.c — writing sorted files: data blocks (zstd per block when it
+ * pays), a multi-level block index with shortest separators, a bloom filter
+ * over rows (and row+qualifier), the info block and the trailer. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zstd.h>
+
+#include "ikey.h"
+#include "kv_int.h"
+#include "sst.h"
+
+#define RESTART_INTERVAL       16
+#define INDEX_RESTART_INTERVAL 1
+
+typedef struct idx_ent {
+	uint32_t koff, klen;
+	uint64_t off;
+	uint32_t size;
+} idx_ent;
+
+struct sst_writer {
+	kv_fs *fs;
+	kv_file *f;
+	char *path;
+	kv_family_opts fo;
+	uint32_t table_id;
+	uint64_t off;
+	blk_builder data;
+	util_buf last; /* last key added */
+	bool pending;  /* a finished block awaits its index separator */
+	uint64_t pend_off;
+	uint32_t pend_size;
+	util_buf idx_keys; /* separator bytes */
+	idx_ent *idx;
+	size_t nidx, cidx;
+	uint64_t *hashes; /* bloom hashes */
+	size_t nhash, chash;
+	util_buf last_row, last_col; /* for bloom dedup */
+	util_buf smallest;
+	sst_props pr;
+	ZSTD_CCtx *zc;
+	util_buf cbuf;
+	kv_status st;
+};
+
+kv_status sst_writer_open(kv_fs *fs, const char *path, const kv_family_opts *fo, uint32_t table_id,
+			  sst_writer **out)
+{
+	kv_file *f;
+	int e = fs->open_write(fs, path, true, &f);
+	if (e)
+		return kv_fail_errno(e, "create", path);
+	sst_writer *w = util_xcalloc(1, sizeof(*w));
+	w->fs = fs;
+	w->f = f;
+	w->path = util_xstrdup(path);
+	w->fo = *fo;
+	if (w->fo.block_size < 1024)
+		w->fo.block_size = 1024;
+	w->table_id = table_id;
+	blkb_init(&w->data, RESTART_INTERVAL);
+	w->pr.min_ts = KV_TS_MAX;
+	w->pr.table_id = table_id;
+	snprintf(w->pr.family, sizeof(w->pr.family), "%s", fo->name);
+	w->pr.bloom = (uint8_t)fo->bloom;
+	*out = w;
+	return KV_OK;
+}
+
+static void free_writer(sst_writer *w)
+{
+	blkb_free(&w->data);
+	util_buf_free(&w->last);
+	util_buf_free(&w->idx_keys);
+	free(w->idx);
+	free(w->hashes);
+	util_buf_free(&w->last_row);
+	util_buf_free(&w->last_col);
+	util_buf_free(&w->smallest);
+	util_buf_free(&w->cbuf);
+	if (w->zc)
+		ZSTD_freeCCtx(w->zc);
+	free(w->path);
+	free(w);
+}
+
+void sst_writer_abandon(sst_writer *w)
+{
+	if (!w)
+		return;
+	w->fs->close(w->f);
+	free_writer(w);
+}
+
+uint64_t sst_writer_entries(const sst_writer *w)
+{
+	return w->pr.entries;
+}
+
+uint64_t sst_writer_bytes(const sst_writer *w)
+{
+	return w->off + blkb_size(&w->data);
+}
+
+/* Writes one physical block: bytes, type, masked CRC. */
+static kv_status write_block(sst_writer *w, const uint8_t *data, size_t n, bool compress, uint64_t *off,
+			     uint32_t *size)
+{
+	uint8_t type = SST_COMP_NONE;
+	if (compress && w->fo.compression_level > 0) {
+		if (!w->zc)
+			w->zc = ZSTD_createCCtx();
+		size_t bound = ZSTD_compressBound(n);
+		util_buf_reset(&w->cbuf);
+		util_buf_reserve(&w->cbuf, bound);
+		size_t c =
+		    w->zc ? ZSTD_compressCCtx(w->zc, w->cbuf.data, bound, data, n, w->fo.compression_level)
+			  : 0;
+		/* Keep the raw block unless compression saves at least 1/8. */
+		if (w->zc && !ZSTD_isError(c) && c < n - n / 8) {
+			data = (const uint8_t *)w->cbuf.data;
+			n = c;
+			type = SST_COMP_ZSTD;
+		}
+	}
+	uint8_t tr[SST_BLOCK_TRAILER];
+	tr[0] = type;
+	uint32_t crc = util_crc32c(0, data, n);
+	crc = util_crc32c(crc, tr, 1);
+	util_put_be32(tr + 1, util_crc_mask(crc));
+	int e = w->fs->append(w->f, data, n);
+	if (!e)
+		e = w->fs->append(w->f, tr, SST_BLOCK_TRAILER);
+	if (e)
+		return kv_fail_errno(e, "write", w->path);
+	*off = w->off;
+	*size = (uint32_t)n;
+	w->off += n + SST_BLOCK_TRAILER;
+	return KV_OK;
+}
+
+static void add_index(sst_writer *w, const uint8_t *k, size_t kl, uint64_t off, uint32_t size)
+{
+	if (w->nidx == w->cidx) {
+		w->cidx = w->cidx ? 2 * w->cidx : 256;
+		w->idx = util_xrealloc(w->idx, w->cidx * sizeof(idx_ent));
+	}
+	idx_ent *e = &w->idx[w->nidx++];
+	e->koff = (uint32_t)w->idx_keys.len;
+	e->klen = (uint32_t)kl;
+	e->off = off;
+	e->size = size;
+	util_buf_append(&w->idx_keys, k, kl);
+}
+
+/* A short key s with a <= s < b (LevelDB's FindShortestSeparator on rows). */
+static void separator(util_buf *out, const uint8_t *a, size_t al, const uint8_t *b, size_t bl)
+{
+	util_buf_reset(out);
+	size_t ra = ikey_rowlen(a), rb = ikey_rowlen(b);
+	const uint8_t *pa = a + 2, *pb = b + 2;
+	size_t n = UTIL_MIN(ra, rb), i = 0;
+	while (i < n && pa[i] == pb[i])
+		i++;
+	if (i < n) {
+		uint8_t s[IKEY_ROW_MAX + 1];
+		size_t sl = 0;
+		if ((unsigned)pa[i] + 1 < pb[i]) {
+			memcpy(s, pa, i);
+			s[i] = (uint8_t)(pa[i] + 1);
+			sl = i + 1;
+		} else {
+			for (size_t j = i + 1; j < ra; j++) {
+				if (pa[j] != 0xff) {
+					memcpy(s, pa, j);
+					s[j] = (uint8_t)(pa[j] + 1);
+					sl = j + 1;
+					break;
+				}
+			}
+		}
+		if (sl) {
+			util_buf_reserve(out, ikey_size(sl, 0, 0));
+			out->len = ikey_row_first((uint8_t *)out->data, s, sl);
+			return;
+		}
+	}
+	util_buf_append(out, a, al);
+}
+
+static kv_status flush_data(sst_writer *w)
+{
+	if (blkb_empty(&w->data))
+		return KV_OK;
+	blkb_finish(&w->data);
+	kv_status st = write_block(w, (const uint8_t *)w->data.buf.data, w->data.buf.len, true, &w->pend_off,
+				   &w->pend_size);
+	blkb_reset(&w->data);
+	if (st)
+		return st;
+	w->pending = true;
+	w->pr.data_blocks++;
+	return KV_OK;
+}
+
+static void add_hash(sst_writer *w, uint64_t h)
+{
+	if (w->nhash == w->chash) {
+		w->chash = w->chash ? 2 * w->chash : 1024;
+		w->hashes = util_xrealloc(w->hashes, w->chash * sizeof(uint64_t));
+	}
+	w->hashes[w->nhash++] = h;
+}
+
+kv_status sst_writer_add(sst_writer *w, const uint8_t *k, size_t kl, const uint8_t *v, size_t vl)
+{
+	if (w->st)
+		return w->st;
+	if (w->pending) {
+		util_buf sep = UTIL_BUF_INIT;
+		separator(&sep, (const uint8_t *)w->last.data, w->last.len, k, kl);
+		add_index(w, (const uint8_t *)sep.data, sep.len, w->pend_off, w->pend_size);
+		util_buf_free(&sep);
+		w->pending = false;
+	}
+	ikey_parts p;
+	ikey_split(k, kl, &p);
+	if (w->fo.bloom != KV_BLOOM_NONE) {
+		bool new_row = w->pr.entries == 0 || w->last_row.len != p.rlen ||
+			       memcmp(w->last_row.data, p.row, p.rlen) != 0;
+		if (new_row) {
+			add_hash(w, sst_row_hash(p.row, p.rlen));
+			util_buf_reset(&w->last_row);
+			util_buf_append(&w->last_row, p.row, p.rlen);
+		}
+		if (w->fo.bloom == KV_BLOOM_ROWCOL &&
+		    (new_row || w->last_col.len != p.qlen || memcmp(w->last_col.data, p.qual, p.qlen) != 0)) {
+			add_hash(w, sst_rowcol_hash(p.row, p.rlen, p.qual, p.qlen));
+			util_buf_reset(&w->last_col);
+			util_buf_append(&w->last_col, p.qual, p.qlen);
+		}
+	}
+	if (w->pr.entries == 0)
+		util_buf_append(&w->smallest, k, kl);
+	w->pr.entries++;
+	if (p.type != KV_PUT)
+		w->pr.deletes++;
+	if (p.ts < w->pr.min_ts)
+		w->pr.min_ts = p.ts;
+	if (p.ts > w->pr.max_ts)
+		w->pr.max_ts = p.ts;
+	blkb_add(&w->data, k, kl, v, vl);
+	util_buf_reset(&w->last);
+	util_buf_append(&w->last, k, kl);
+	if (blkb_size(&w->data) >= w->fo.block_size)
+		w->st = flush_data(w);
+	return w->st;
+}
+
+/* Writes index levels bottom-up; returns the root handle and level count. */
+static kv_status write_index(sst_writer *w, uint64_t *root_off, uint32_t *root_size, uint32_t *levels)
+{
+	idx_ent *ents = w->idx;
+	size_t n = w->nidx;
+	util_buf *keys = &w->idx_keys;
+	util_buf next_keys = UTIL_BUF_INIT;
+	idx_ent *next = NULL;
+	kv_status st = KV_OK;
+	blk_builder b;
+	blkb_init(&b, INDEX_RESTART_INTERVAL);
+	*levels = 0;
+	for (;;) {
+		size_t nn = 0, cn = 0;
+		size_t start = 0;
+		(*levels)++;
+		for (size_t i = 0; i < n; i++) {
+			uint8_t hv[20];
+			size_t hl = util_varint_put(hv, ents[i].off);
+			hl += util_varint_put(hv + hl, ents[i].size);
+			blkb_add(&b, (const uint8_t *)keys->data + ents[i].koff, ents[i].klen, hv, hl);
+			bool last = i + 1 == n;
+			/* Cut a block at the target size unless this level fits in one. */
+			if (last || blkb_size(&b) >= w->fo.block_size) {
+				if (last && start == 0) {
+					blkb_finish(&b);
+					st = write_block(w, (const uint8_t *)b.buf.data, b.buf.len, false,
+							 root_off, root_size);
+					goto done;
+				}
+				blkb_finish(&b);
+				uint64_t off;
+				uint32_t size;
+				st = write_block(w, (const uint8_t *)b.buf.data, b.buf.len, false, &off,
+						 &size);
+				if (st)
+					goto done;
+				blkb_reset(&b);
+				if (nn == cn) {
+					cn = cn ? 2 * cn : 64;
+					next = util_xrealloc(next, cn * sizeof(idx_ent));
+				}
+				/* Upper level separator: the chunk's last separator. */
+				next[nn].koff = (uint32_t)next_keys.len;
+				next[nn].klen = ents[i].klen;
+				next[nn].off = off;
+				next[nn].size = size;
+				util_buf_append(&next_keys, keys->data + ents[i].koff, ents[i].klen);
+				nn++;
+				start = i + 1;
+			}
+		}
+		/* Move up one level. */
+		if (ents != w->idx)
+			free(ents);
+		if (keys != &w->idx_keys) {
+			util_buf_free(keys);
+			free(keys);
+		}
+		ents = next;
+		n = nn;
+		keys = util_xmalloc(sizeof(util_buf));
+		*keys = next_keys;
+		util_buf_init(&next_keys);
+		next = NULL;
+	}
+done:
+	if (ents != w->idx)
+		free(ents);
+	if (keys != &w->idx_keys) {
+		util_buf_free(keys);
+		free(keys);
+	}
+	free(next);
+	util_buf_free(&next_keys);
+	blkb_free(&b);
+	return st;
+}
+
+static kv_status write_bloom(sst_writer *w, uint64_t *off, uint32_t *size)
+{
+	if (w->fo.bloom == KV_BLOOM_NONE || w->nhash == 0) {
+		*off = 0;
+		*size = 0;
+		return KV_OK;
+	}
+	size_t nbits = w->nhash * 10;
+	if (nbits < 64)
+		nbits = 64;
+	nbits = (nbits + 7) & ~(size_t)7;
+	const int k = 6;
+	uint8_t *bits = util_xcalloc(nbits / 8 + 1, 1);
+	for (size_t i = 0; i < w->nhash; i++) {
+		uint64_t h = w->hashes[i], d = (h >> 33) | 1;
+		for (int j = 0; j < k; j++) {
+			size_t bit = (size_t)((h + (uint64_t)j * d) % nbits);
+			bits[bit / 8] |= (uint8_t)(1u << (bit % 8));
+		}
+	}
+	bits[nbits / 8] = (uint8_t)k;
+	kv_status st = write_block(w, bits, nbits / 8 + 1, false, off, size);
+	free(bits);
+	return st;
+}
+
+static kv_status write_info(sst_writer *w, uint64_t *off, uint32_t *size)
+{
+	util_buf b = UTIL_BUF_INIT;
+	size_t fl = strlen(w->pr.family);
+	util_buf_put_u8(&b, 1);
+	util_buf_put_be32(&b, w->table_id);
+	util_buf_put_u8(&b, (uint8_t)fl);
+	util_buf_append(&b, w->pr.family, fl);
+	util_buf_put_u8(&b, w->pr.bloom);
+	util_buf_put_be64(&b, w->pr.entries);
+	util_buf_put_be64(&b, w->pr.deletes);
+	util_buf_put_be64(&b, w->pr.min_ts);
+	util_buf_put_be64(&b, w->pr.max_ts);
+	util_buf_put_be64(&b, w->pr.data_blocks);
+	util_buf_put_be32(&b, (uint32_t)w->smallest.len);
+	util_buf_append(&b, w->smallest.data, w->smallest.len);
+	util_buf_put_be32(&b, (uint32_t)w->last.len);
+	util_buf_append(&b, w->last.data, w->last.len);
+	kv_status st = write_block(w, (const uint8_t *)b.data, b.len, false, off, size);
+	util_buf_free(&b);
+	return st;
+}
+
+kv_status sst_writer_finish(sst_writer *w, sst_props *props)
+{
+	kv_status st = w->st;
+	uint64_t ioff = 0, boff = 0, foff = 0;
+	uint32_t isz = 0, bsz = 0, fsz = 0, levels = 0;
+	memset(props, 0, sizeof(*props));
+	if (!st && w->pr.entries == 0)
+		st = kv_fail(KV_INVALID, "empty sorted file %s", w->path);
+	if (!st)
+		st = flush_data(w);
+	if (!st && w->pending) {
+		add_index(w, (const uint8_t *)w->last.data, w->last.len, w->pend_off, w->pend_size);
+		w->pending = false;
+	}
+	if (!st)
+		st = write_index(w, &ioff, &isz, &levels);
+	if (!st)
+		st = write_bloom(w, &boff, &bsz);
+	if (!st)
+		st = write_info(w, &foff, &fsz);
+	if (!st) {
+		uint8_t t[SST_TRAILER_SIZE];
+		memset(t, 0, sizeof(t));
+		util_put_be64(t + 0, ioff);
+		util_put_be32(t + 8, isz);
+		util_put_be64(t + 12, boff);
+		util_put_be32(t + 20, bsz);
+		util_put_be64(t + 24, foff);
+		util_put_be32(t + 32, fsz);
+		util_put_be32(t + 36, levels);
+		util_put_be32(t + 40, SST_VERSION);
+		util_put_be32(t + 52, util_crc_mask(util_crc32c(0, t, 52)));
+		util_put_be64(t + 56, SST_MAGIC);
+		int e = w->fs->append(w->f, t, sizeof(t));
+		if (!e)
+			e = w->fs->sync(w->f);
+		if (e)
+			st = kv_fail_errno(e, "write", w->path);
+		w->off += sizeof(t);
+	}
+	if (!st) {
+		*props = w->pr;
+		props->smallest = util_xmalloc(w->smallest.len);
+		memcpy(props->smallest, w->smallest.data, w->smallest.len);
+		props->slen = w->smallest.len;
+		props->largest = util_xmalloc(w->last.len);
+		memcpy(props->largest, w->last.data, w->last.len);
+		props->llen = w->last.len;
+		props->file_size = w->off;
+		props->index_levels = levels;
+	}
+	w->fs->close(w->f);
+	free_writer(w);
+	return st;
+}
+
+void sst_props_free(sst_props *p)
+{
+	free(p->smallest);
+	free(p->largest);
+	p->smallest = p->largest = NULL;
+}

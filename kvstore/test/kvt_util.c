@@ -1,0 +1,131 @@
+/* kvt_util.c — shared helpers for the kvstore unit tests (kvt_util.h). */
+#include "kvt_util.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+char *kvt_tmpdir(const char *tag)
+{
+	const char *base = getenv("TMPDIR");
+	char tmpl[4096];
+	snprintf(tmpl, sizeof(tmpl), "%s/kvt-%s-XXXXXX", base ? base : "/tmp", tag);
+	char *d = mkdtemp(tmpl);
+	if (!d)
+		abort();
+	return strdup(d);
+}
+
+void kvt_rmdir(const char *path)
+{
+	DIR *d = opendir(path);
+	if (!d)
+		return;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		char p[4096];
+		snprintf(p, sizeof(p), "%s/%s", path, e->d_name);
+		struct stat st;
+		if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
+			kvt_rmdir(p);
+		else
+			unlink(p);
+	}
+	closedir(d);
+	rmdir(path);
+}
+
+kv_store *kvt_open(const char *dir, const kv_store_opts *o)
+{
+	kv_store_opts def;
+	kv_store_opts_default(&def);
+	def.durability = KV_SYNC_NONE;
+	kv_store *s = NULL;
+	kv_status st = kv_store_open(dir, o ? o : &def, &s);
+	if (st) {
+		fprintf(stderr, "kv_store_open(%s): %s: %s\n", dir, kv_status_name(st), kv_errmsg());
+		return NULL;
+	}
+	return s;
+}
+
+kv_table *kvt_table(kv_store *s, const char *name, int nfam, const char *const *fams)
+{
+	kv_family_opts fo[8];
+	for (int i = 0; i < nfam; i++)
+		kv_family_opts_default(&fo[i], fams[i]);
+	kv_status st = kv_table_create(s, name, fo, nfam);
+	if (st && st != KV_EXISTS) {
+		fprintf(stderr, "kv_table_create: %s\n", kv_errmsg());
+		return NULL;
+	}
+	kv_table *t = NULL;
+	kv_table_open(s, name, &t);
+	return t;
+}
+
+kv_status kvt_put(kv_store *s, kv_table *t, const char *row, const char *fam, const char *q, kv_ts ts,
+		  const char *val)
+{
+	kv_batch *b = kv_batch_new();
+	kv_batch_put(b, t, row, strlen(row), fam, q, strlen(q), ts, val, strlen(val));
+	kv_status st = kv_commit(s, b, NULL, NULL);
+	kv_batch_free(b);
+	return st;
+}
+
+kv_status kvt_del(kv_store *s, kv_table *t, const char *row, const char *fam, const char *q, kv_ts ts,
+		  kv_cell_type type)
+{
+	kv_batch *b = kv_batch_new();
+	kv_batch_delete(b, t, row, strlen(row), fam, q, q ? strlen(q) : 0, ts, type);
+	kv_status st = kv_commit(s, b, NULL, NULL);
+	kv_batch_free(b);
+	return st;
+}
+
+bool kvt_get(kv_table *t, const char *row, const char *fam, const char *q, kv_ts read_ts, char *buf,
+	     size_t len)
+{
+	util_arena *a = util_arena_new(4096, 0);
+	kv_column col = {fam, q, strlen(q)};
+	kv_read_opts ro = {0};
+	ro.read_ts = read_ts;
+	ro.columns = &col;
+	ro.ncolumns = 1;
+	kv_row r;
+	buf[0] = 0;
+	bool found = false;
+	if (kv_get(t, row, strlen(row), &ro, a, &r) == KV_OK && r.n > 0) {
+		size_t n = r.cells[0].value.len < len - 1 ? r.cells[0].value.len : len - 1;
+		memcpy(buf, r.cells[0].value.data, n);
+		buf[n] = 0;
+		found = true;
+	}
+	util_arena_destroy(a);
+	return found;
+}
+
+void kvt_scan_rows(kv_table *t, const kv_scan_opts *o, char *buf, size_t len)
+{
+	kv_iter *it = kv_scan(t, o);
+	size_t used = 0;
+	buf[0] = 0;
+	for (; kv_iter_valid(it); kv_iter_next(it)) {
+		if (!kv_iter_row_start(it))
+			continue;
+		const kv_cell *c = kv_iter_cell(it);
+		int n = snprintf(buf + used, len - used, "%s%.*s", used ? "," : "", (int)c->row.len,
+				 (const char *)c->row.data);
+		if (n > 0 && (size_t)n < len - used)
+			used += (size_t)n;
+	}
+	if (kv_iter_status(it))
+		snprintf(buf, len, "ERROR:%s", kv_errmsg());
+	kv_iter_close(it);
+}

@@ -1,0 +1,214 @@
+/*
+ * rowcodec.c — how a SQL row sits on the store: row key = order-preserving
+ * encoding of the primary key (types/keys.c) or a hidden 8-byte row id; one
+ * cell per non-NULL column in family "d" with qualifier = column id (2 bytes
+ * big-endian); an empty-qualifier sentinel cell marks the row as existing.
+ * Primary-key columns whose key encoding is lossless are not stored again
+ * as cells: they are decoded from the row key. Format: docs/row-format.md.
+ */
+#include <string.h>
+
+#include "sql_int.h"
+
+static int byval_len(ty_oid type)
+{
+	switch (type) {
+	case TY_BOOL:
+	case TY_CHAR:
+		return 1;
+	case TY_INT2:
+		return 2;
+	case TY_INT4:
+	case TY_DATE:
+	case TY_OID:
+	case TY_REGCLASS:
+	case TY_REGTYPE:
+	case TY_REGPROC:
+	case TY_REGPROCEDURE:
+	case TY_REGOPER:
+	case TY_REGOPERATOR:
+	case TY_REGNAMESPACE:
+	case TY_REGROLE:
+	case TY_XID:
+	case TY_CID:
+		return 4;
+	case TY_FLOAT4:
+		return -4; /* stored as IEEE single */
+	case TY_FLOAT8:
+		return -8;
+	default:
+		return 8;
+	}
+}
+
+void sql_value_encode(ty_oid type, ty_datum v, util_buf *out)
+{
+	const ty_type *t = ty_type_get(type);
+	if (t && !t->byval) {
+		util_buf_append(out, v.p, v.len);
+		return;
+	}
+	uint8_t b[8];
+	int n = byval_len(type);
+	if (n == -4) {
+		float f = (float)v.f;
+		uint32_t u;
+		memcpy(&u, &f, 4);
+		util_put_be32(b, u);
+		util_buf_append(out, b, 4);
+	} else if (n == -8) {
+		uint64_t u;
+		memcpy(&u, &v.f, 8);
+		util_put_be64(b, u);
+		util_buf_append(out, b, 8);
+	} else if (n == 1) {
+		b[0] = (uint8_t)v.i;
+		util_buf_append(out, b, 1);
+	} else if (n == 2) {
+		util_put_be16(b, (uint16_t)v.i);
+		util_buf_append(out, b, 2);
+	} else if (n == 4) {
+		util_put_be32(b, (uint32_t)v.i);
+		util_buf_append(out, b, 4);
+	} else {
+		util_put_be64(b, (uint64_t)v.i);
+		util_buf_append(out, b, 8);
+	}
+}
+
+ty_datum sql_value_decode(ty_oid type, const uint8_t *p, size_t n)
+{
+	const ty_type *t = ty_type_get(type);
+	if (t && !t->byval) {
+		void *c = ty_alloc(n ? n : 1);
+		memcpy(c, p, n);
+		return ty_bytes(c, n);
+	}
+	int len = byval_len(type);
+	size_t want = (size_t)(len < 0 ? -len : len);
+	if (n != want)
+		ty_error(UTIL_E_DATA_CORRUPTED, "stored value of type %s has length %zu, expected %zu",
+			 t ? t->name : "?", n, want);
+	switch (len) {
+	case -4: {
+		uint32_t u = util_get_be32(p);
+		float f;
+		memcpy(&f, &u, 4);
+		return ty_float(f);
+	}
+	case -8: {
+		uint64_t u = util_get_be64(p);
+		double d;
+		memcpy(&d, &u, 8);
+		return ty_float(d);
+	}
+	case 1:
+		return ty_int(type == TY_BOOL ? p[0] != 0 : (int8_t)p[0]);
+	case 2:
+		return ty_int((int16_t)util_get_be16(p));
+	case 4:
+		if (type == TY_INT4 || type == TY_DATE)
+			return ty_int((int32_t)util_get_be32(p));
+		return ty_int(util_get_be32(p));
+	default:
+		return ty_int((int64_t)util_get_be64(p));
+	}
+}
+
+/* A hidden row id: wall-clock µs shifted left with a counter, so ids stay
+ * unique across restarts and increase over time. */
+static _Atomic uint64_t last_rowid;
+
+static uint64_t new_rowid(void)
+{
+	uint64_t now = (uint64_t)util_now_us() << 4;
+	uint64_t prev = atomic_load(&last_rowid);
+	for (;;) {
+		uint64_t next = prev >= now ? prev + 1 : now;
+		if (atomic_compare_exchange_weak(&last_rowid, &prev, next))
+			return next;
+	}
+}
+
+void sql_row_key(const cat_rel *r, const ty_datum *vals, util_buf *out)
+{
+	if (r->npk == 0) {
+		util_buf_put_u8(out, TY_KEY_VALUE);
+		util_buf_put_be64(out, new_rowid());
+		return;
+	}
+	for (int i = 0; i < r->npk; i++) {
+		const cat_column *c = cat_column_by_attnum(r, r->pk[i]);
+		ty_keycol kc = {c->type, r->pk_desc ? r->pk_desc[i] : false, false};
+		ty_key_encode(&kc, vals[r->pk[i] - 1], out);
+	}
+}
+
+/* True when a column's value lives only in the row key. */
+static bool key_only(const cat_rel *r, const cat_column *c)
+{
+	for (int i = 0; i < r->npk; i++)
+		if (r->pk[i] == c->attnum) {
+			const ty_type *t = ty_type_get(c->type);
+			return t && !t->key_lossy;
+		}
+	return false;
+}
+
+bool sql_column_in_cells(const cat_rel *r, const cat_column *c) { return !key_only(r, c); }
+
+void sql_key_decode(const cat_rel *r, const uint8_t *key, size_t len, ty_datum *vals)
+{
+	const uint8_t *p = key, *end = key + len;
+	for (int i = 0; i < r->npk; i++) {
+		const cat_column *c = cat_column_by_attnum(r, r->pk[i]);
+		ty_keycol kc = {c->type, r->pk_desc ? r->pk_desc[i] : false, false};
+		ty_datum d;
+		size_t n = ty_key_decode(&kc, p, end, &d);
+		if (n == 0)
+			ty_error(UTIL_E_DATA_CORRUPTED, "malformed row key in table \"%s\"", r->name);
+		if (!ty_type_get(c->type)->key_lossy)
+			vals[c->attnum - 1] = d;
+		p += n;
+	}
+}
+
+void sql_rowmap_build(const cat_rel *r, util_arena *a, sql_rowmap *m)
+{
+	m->ncolids = r->next_col_id + 1;
+	m->idx = util_arena_alloc(a, sizeof(int16_t) * (size_t)m->ncolids);
+	if (!m->idx)
+		ty_error(UTIL_E_OUT_OF_MEMORY, "out of memory");
+	for (int i = 0; i < m->ncolids; i++)
+		m->idx[i] = -1;
+	for (int i = 0; i < r->ncols; i++)
+		if (!r->cols[i].dropped && r->cols[i].col_id < m->ncolids)
+			m->idx[r->cols[i].col_id] = (int16_t)i;
+}
+
+bool sql_row_decode(const cat_rel *r, const sql_rowmap *m, const kv_cell *cells, size_t n, const bool *needed,
+		    ty_datum *vals)
+{
+	bool exists = false;
+	for (int i = 0; i < r->ncols; i++)
+		vals[i] = ty_null();
+	for (size_t k = 0; k < n; k++) {
+		const kv_cell *c = &cells[k];
+		if (c->qualifier.len == 0) {
+			exists = true;
+			continue;
+		}
+		if (c->qualifier.len != 2)
+			continue;
+		uint16_t id = (uint16_t)((c->qualifier.data[0] << 8) | c->qualifier.data[1]);
+		if (id >= m->ncolids || m->idx[id] < 0)
+			continue; /* a dropped column */
+		int col = m->idx[id];
+		if (needed && !needed[col])
+			continue;
+		vals[col] = sql_value_decode(r->cols[col].type, c->value.data, c->value.len);
+	}
+	if (exists && r->npk && n)
+		sql_key_decode(r, cells[0].row.data, cells[0].row.len, vals);
+	return exists;
+}

@@ -1,0 +1,499 @@
+/*
+ * session.c — a client session: startup settings, the simple query
+ * protocol with PostgreSQL's implicit-transaction rules, and the extended
+ * protocol's prepared statements and portals (Parse/Bind/Describe/
+ * Execute/Close/Sync).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sql_int.h"
+
+static _Thread_local sql_session *cur_session;
+
+sql_session *sql_current_session(void) { return cur_session; }
+
+void sql_check_interrupts(sql_session *s)
+{
+	if (!s)
+		return;
+	if (atomic_load_explicit(&s->cancel, memory_order_relaxed)) {
+		atomic_store(&s->cancel, false);
+		ty_error(UTIL_E_QUERY_CANCELED, "canceling statement due to user request");
+	}
+	if (s->deadline_us && util_mono_us() >= s->deadline_us) {
+		s->deadline_us = 0;
+		ty_error(UTIL_E_QUERY_CANCELED, "canceling statement due to statement timeout");
+	}
+}
+
+static void interrupt_hook(void) { sql_check_interrupts(cur_session); }
+
+/* Binds the session to the calling thread for the duration of a call. */
+static void enter(sql_session *s)
+{
+	cur_session = s;
+	ty_set_settings(&s->tys);
+	ty_set_arena(s->stmt_arena);
+	ty_set_interrupt_hook(interrupt_hook);
+}
+
+static void leave(sql_session *s)
+{
+	(void)s;
+	ty_set_arena(NULL);
+}
+
+/* ---------------------------------------------------------------- open / close */
+
+int sql_session_open(sql_engine *e, const sql_startup *st, const sql_client *cl, sql_session **out,
+		     util_err *err)
+{
+	sql_session *s = util_xcalloc(1, sizeof *s);
+	s->e = e;
+	s->client = *cl;
+	s->pid = atomic_fetch_add(&e->next_pid, 1);
+	util_random_bytes(&s->secret, sizeof s->secret);
+	s->arena = util_arena_new(16 * 1024, 0);
+	s->stmt_arena = util_arena_new(64 * 1024, 0);
+	pthread_mutex_init(&s->mu, NULL);
+	atomic_init(&s->cancel, false);
+	ty_settings_default(&s->tys);
+	snprintf(s->user, sizeof s->user, "%s", st->user ? st->user : "");
+	snprintf(s->database, sizeof s->database, "%s", st->database && *st->database ? st->database : s->user);
+	snprintf(s->state_desc, sizeof s->state_desc, "idle");
+	s->backend_start_us = util_now_us();
+
+	cat_snap *cs = cat_current(e->cat);
+	const cat_obj *role = cat_role_by_name(cs, s->user);
+	const cat_obj *db = cat_database_by_name(cs, s->database);
+	if (!role) {
+		cat_snap_release(cs);
+		util_err_set(err, UTIL_E_INVALID_AUTHORIZATION_SPECIFICATION, "role \"%s\" does not exist", s->user);
+		err->severity = UTIL_SEV_FATAL;
+		goto fail;
+	}
+	if (!db) {
+		cat_snap_release(cs);
+		util_err_set(err, UTIL_E_INVALID_CATALOG_NAME, "database \"%s\" does not exist", s->database);
+		err->severity = UTIL_SEV_FATAL;
+		goto fail;
+	}
+	if (!db->db.allow_connections) {
+		cat_snap_release(cs);
+		util_err_set(err, UTIL_E_OBJECT_NOT_IN_PREREQUISITE_STATE, "database \"%s\" is not currently accepting connections",
+			     s->database);
+		err->severity = UTIL_SEV_FATAL;
+		goto fail;
+	}
+	if (!role->role.login) {
+		cat_snap_release(cs);
+		util_err_set(err, UTIL_E_INVALID_AUTHORIZATION_SPECIFICATION, "role \"%s\" is not permitted to log in",
+			     s->user);
+		err->severity = UTIL_SEV_FATAL;
+		goto fail;
+	}
+	s->user_oid = role->oid;
+	s->db_oid = db->oid;
+	s->superuser = role->role.superuser;
+	cat_snap_release(cs);
+
+	enter(s);
+	sql_guc_init_session(s);
+	for (int i = 0; i < st->nparams; i++) {
+		const char *n = st->names[i];
+		if (!strcmp(n, "user") || !strcmp(n, "database") || !strcmp(n, "replication") || !strcmp(n, "options"))
+			continue;
+		if (sql_guc_set_startup(s, n, st->values[i], err) != 0) {
+			err->severity = UTIL_SEV_FATAL;
+			leave(s);
+			goto fail;
+		}
+	}
+	leave(s);
+	sql_engine_add_session(e, s);
+	*out = s;
+	return 0;
+fail:
+	util_arena_destroy(s->arena);
+	util_arena_destroy(s->stmt_arena);
+	pthread_mutex_destroy(&s->mu);
+	free(s);
+	return -1;
+}
+
+void sql_portal_free(sql_session *s, sql_portal_s *p)
+{
+	if (!p)
+		return;
+	if (p->ex) {
+		util_arena *old = ty_set_arena(p->arena);
+		util_err e;
+		sql_exec *ex = p->ex;
+		p->ex = NULL;
+		ty_protect((void (*)(void *))sql_exec_close, ex, &e);
+		ty_set_arena(old);
+	}
+	sql_cached_plan_release(p->cp);
+	if (p->owns_stmt)
+		sql_prepared_release(p->stmt);
+	util_arena_destroy(p->mat_arena);
+	(void)s;
+	util_arena_destroy(p->arena);
+}
+
+static void drop_all_portals(sql_session *s, bool keep_holdable)
+{
+	size_t pos = 0;
+	const void *k;
+	size_t kl;
+	void *v;
+	util_map keep = UTIL_MAP_INIT;
+	while (util_map_next(&s->portals, &pos, &k, &kl, &v)) {
+		sql_portal_s *p = v;
+		if (keep_holdable && p->holdable && !p->ex)
+			util_map_put(&keep, k, kl, p);
+		else
+			sql_portal_free(s, p);
+	}
+	util_map_free(&s->portals);
+	s->portals = keep;
+}
+
+void sql_session_close(sql_session *s)
+{
+	if (!s)
+		return;
+	enter(s);
+	if (s->txn) {
+		sql_txn_abort(s->txn);
+		s->txn = NULL;
+	}
+	drop_all_portals(s, false);
+	size_t pos = 0;
+	void *v;
+	while (util_map_next(&s->prepared, &pos, NULL, NULL, &v))
+		sql_prepared_release(v);
+	util_map_free(&s->prepared);
+	util_map_free(&s->portals);
+	leave(s);
+	sql_engine_remove_session(s->e, s);
+	if (s->cat)
+		cat_snap_release(s->cat);
+	sql_guc_free_session(s);
+	pos = 0;
+	while (util_map_next(&s->seq_currval, &pos, NULL, NULL, &v))
+		free(v);
+	util_map_free(&s->seq_currval);
+	util_buf_free(&s->rowbuf);
+	free(s->current_query);
+	util_arena_destroy(s->arena);
+	util_arena_destroy(s->stmt_arena);
+	pthread_mutex_destroy(&s->mu);
+	free(s);
+}
+
+void sql_session_report_params(sql_session *s, void (*fn)(void *arg, const char *name, const char *value),
+			       void *arg)
+{
+	sql_guc_report_all(s, fn, arg);
+}
+
+int32_t sql_session_pid(sql_session *s) { return s->pid; }
+int32_t sql_session_secret(sql_session *s) { return s->secret; }
+
+char sql_session_txn_status(sql_session *s)
+{
+	switch (s->txn_state) {
+	case SQL_TXN_BLOCK: return 'T';
+	case SQL_TXN_FAILED: return 'E';
+	default: return 'I';
+	}
+}
+
+int64_t sql_session_idle_in_txn_timeout(sql_session *s) { return s->idle_in_txn_timeout_ms; }
+int64_t sql_session_idle_timeout(sql_session *s) { return s->idle_timeout_ms; }
+
+static void set_activity(sql_session *s, const char *state, const char *query)
+{
+	pthread_mutex_lock(&s->mu);
+	snprintf(s->state_desc, sizeof s->state_desc, "%s", state);
+	if (query) {
+		free(s->current_query);
+		s->current_query = util_xstrdup(query);
+		s->query_start_us = util_now_us();
+	}
+	pthread_mutex_unlock(&s->mu);
+}
+
+/* ---------------------------------------------------------------- implicit transactions */
+
+/* Ends the implicit transaction at the end of a simple Query or at Sync:
+ * commit unless an explicit block is open (or failed). */
+static int finish_implicit(sql_session *s, util_err *err)
+{
+	if (s->txn_state != SQL_TXN_IDLE || !s->txn)
+		return 0;
+	sql_txn *t = s->txn;
+	s->txn = NULL;
+	int rc = sql_txn_commit(t, err);
+	sql_guc_end_txn(s, rc == 0);
+	sql_stmt_end_txn(s);
+	return rc;
+}
+
+static void abort_implicit(sql_session *s)
+{
+	if (s->txn_state == SQL_TXN_IDLE && s->txn) {
+		sql_txn_abort(s->txn);
+		s->txn = NULL;
+		sql_guc_end_txn(s, false);
+		sql_stmt_end_txn(s);
+	}
+}
+
+/* ---------------------------------------------------------------- simple query */
+
+static size_t stmt_text(const char *query, PgQuery__RawStmt *rs, char **out)
+{
+	size_t qlen = strlen(query);
+	size_t start = (size_t)rs->stmt_location, len = rs->stmt_len ? (size_t)rs->stmt_len : qlen - start;
+	if (start > qlen)
+		start = qlen;
+	if (start + len > qlen)
+		len = qlen - start;
+	*out = ty_strndup(query + start, len);
+	return start;
+}
+
+int sql_simple_query(sql_session *s, const char *query, sql_dest *dest,
+		     void (*done)(void *arg, const sql_complete *c), void *done_arg, util_err *err)
+{
+	enter(s);
+	util_arena_reset(s->stmt_arena);
+	set_activity(s, "active", query);
+	int rc = 0;
+	PgQuery__ParseResult *pr = sql_parse_text(query, err);
+	if (!pr) {
+		if (s->txn_state == SQL_TXN_BLOCK)
+			sql_stmt_fail_block(s);
+		else
+			abort_implicit(s);
+		rc = -1;
+		goto out;
+	}
+	if (pr->n_stmts == 0) {
+		sql_complete c = {.empty = true};
+		done(done_arg, &c);
+		goto out_free;
+	}
+	s->implicit_block = pr->n_stmts > 1;
+	for (size_t i = 0; i < pr->n_stmts; i++) {
+		sql_prepared ps;
+		memset(&ps, 0, sizeof ps);
+		ps.raw = pr->stmts[i]->stmt;
+		size_t off = stmt_text(query, pr->stmts[i], &ps.text);
+		ps.stmt_location = (int)off;
+		ps.full_text = query;
+		ps.is_utility = sql_stmt_is_utility(ps.raw);
+		sql_complete c;
+		memset(&c, 0, sizeof c);
+		bool last = i + 1 == pr->n_stmts;
+		if (sql_stmt_run(s, &ps, NULL, dest, 0, &c, err) != 0) {
+			rc = -1;
+			break;
+		}
+		if (last) {
+			s->implicit_block = false;
+			if (finish_implicit(s, err) != 0) {
+				rc = -1;
+				break;
+			}
+		}
+		done(done_arg, &c);
+		util_arena_reset(s->stmt_arena);
+	}
+	s->implicit_block = false;
+	if (rc != 0)
+		abort_implicit(s);
+out_free:
+	pg_query__parse_result__free_unpacked(pr, NULL);
+out:
+	set_activity(s, s->txn_state == SQL_TXN_IDLE ? "idle" : s->txn_state == SQL_TXN_BLOCK ? "idle in transaction" : "idle in transaction (aborted)", NULL);
+	leave(s);
+	return rc;
+}
+
+/* ---------------------------------------------------------------- extended protocol */
+
+static sql_prepared *find_prepared(sql_session *s, const char *name)
+{
+	return util_map_gets(&s->prepared, name);
+}
+
+static void drop_prepared(sql_session *s, const char *name)
+{
+	sql_prepared *p = util_map_del(&s->prepared, name, strlen(name));
+	if (p)
+		sql_prepared_release(p);
+}
+
+int sql_parse(sql_session *s, const char *name, const char *query, int nparams, const uint32_t *param_types,
+	      util_err *err)
+{
+	enter(s);
+	util_arena_reset(s->stmt_arena);
+	set_activity(s, "active", query);
+	int rc = -1;
+	if (*name && find_prepared(s, name)) {
+		util_err_set(err, UTIL_E_DUPLICATE_PSTATEMENT, "prepared statement \"%s\" already exists", name);
+		goto out;
+	}
+	sql_prepared *p = sql_prepare(s, name, query, nparams, param_types, err);
+	if (!p)
+		goto out;
+	if (!*name)
+		drop_prepared(s, "");
+	util_map_puts(&s->prepared, name, p);
+	rc = 0;
+out:
+	if (rc != 0) {
+		if (s->txn_state == SQL_TXN_BLOCK)
+			sql_stmt_fail_block(s);
+	}
+	leave(s);
+	return rc;
+}
+
+int sql_describe_stmt(sql_session *s, const char *name, int *nparams, const uint32_t **param_types,
+		      sql_rowdesc *desc, bool *returns_rows, util_err *err)
+{
+	enter(s);
+	int rc = -1;
+	sql_prepared *p = find_prepared(s, name);
+	if (!p) {
+		util_err_set(err, UTIL_E_INVALID_SQL_STATEMENT_NAME, "prepared statement \"%s\" does not exist", name);
+		goto out;
+	}
+	if (sql_prepared_describe(s, p, desc, returns_rows, NULL, 0, err) != 0)
+		goto out;
+	*nparams = p->nparams;
+	*param_types = p->param_types;
+	rc = 0;
+out:
+	leave(s);
+	return rc;
+}
+
+int sql_bind(sql_session *s, const char *portal, const char *stmt, const sql_bind_params *bp, util_err *err)
+{
+	enter(s);
+	util_arena_reset(s->stmt_arena);
+	int rc = -1;
+	sql_prepared *p = find_prepared(s, stmt);
+	if (!p) {
+		util_err_set(err, UTIL_E_INVALID_SQL_STATEMENT_NAME, "prepared statement \"%s\" does not exist", stmt);
+		goto out;
+	}
+	if (*portal && util_map_gets(&s->portals, portal)) {
+		util_err_set(err, UTIL_E_DUPLICATE_CURSOR, "portal \"%s\" already exists", portal);
+		goto out;
+	}
+	if (!*portal) {
+		sql_portal_s *old = util_map_del(&s->portals, "", 0);
+		sql_portal_free(s, old);
+	}
+	sql_portal_s *po = sql_portal_create(s, portal, p, bp, err);
+	if (!po)
+		goto out;
+	util_map_puts(&s->portals, portal, po);
+	rc = 0;
+out:
+	if (rc != 0 && s->txn_state == SQL_TXN_BLOCK)
+		sql_stmt_fail_block(s);
+	leave(s);
+	return rc;
+}
+
+int sql_describe_portal(sql_session *s, const char *portal, sql_rowdesc *desc, bool *returns_rows, util_err *err)
+{
+	enter(s);
+	int rc = -1;
+	sql_portal_s *po = util_map_gets(&s->portals, portal);
+	if (!po) {
+		util_err_set(err, UTIL_E_INVALID_CURSOR_NAME, "portal \"%s\" does not exist", portal);
+		goto out;
+	}
+	if (po->cols) {
+		*desc = po->desc;
+		*returns_rows = true;
+		rc = 0;
+		goto out;
+	}
+	rc = sql_prepared_describe(s, po->stmt, desc, returns_rows, po->result_formats, po->nresult_formats, err);
+out:
+	leave(s);
+	return rc;
+}
+
+int sql_execute(sql_session *s, const char *portal, int64_t max_rows, sql_dest *dest, sql_complete *c,
+		util_err *err)
+{
+	enter(s);
+	int rc = -1;
+	memset(c, 0, sizeof *c);
+	sql_portal_s *po = util_map_gets(&s->portals, portal);
+	if (!po) {
+		util_err_set(err, UTIL_E_INVALID_CURSOR_NAME, "portal \"%s\" does not exist", portal);
+		goto out;
+	}
+	set_activity(s, "active", po->stmt->text);
+	rc = sql_stmt_run(s, po->stmt, po, dest, max_rows, c, err);
+	if (rc == 0 && !c->suspended && !*portal && !po->is_cursor) {
+		/* The unnamed portal is done; keep it for Describe until replaced. */
+	}
+out:
+	if (rc != 0)
+		s->ext_failed = true;
+	leave(s);
+	return rc;
+}
+
+int sql_close_stmt(sql_session *s, const char *name)
+{
+	enter(s);
+	drop_prepared(s, name);
+	leave(s);
+	return 0;
+}
+
+int sql_close_portal(sql_session *s, const char *name)
+{
+	enter(s);
+	sql_portal_s *p = util_map_del(&s->portals, name, strlen(name));
+	sql_portal_free(s, p);
+	leave(s);
+	return 0;
+}
+
+int sql_sync(sql_session *s, util_err *err)
+{
+	enter(s);
+	int rc = 0;
+	if (s->ext_failed) {
+		s->ext_failed = false;
+		if (s->txn_state == SQL_TXN_BLOCK)
+			sql_stmt_fail_block(s);
+		else
+			abort_implicit(s);
+	} else {
+		rc = finish_implicit(s, err);
+	}
+	util_arena_reset(s->stmt_arena);
+	set_activity(s, s->txn_state == SQL_TXN_IDLE ? "idle" : s->txn_state == SQL_TXN_BLOCK ? "idle in transaction" : "idle in transaction (aborted)", NULL);
+	leave(s);
+	return rc;
+}
+
+void sql_extended_error(sql_session *s) { s->ext_failed = true; }

@@ -1,0 +1,1140 @@
+/*
+ * sql_int.h — private to sql/: the engine, sessions and settings, the
+ * analyzed query tree and typed expressions, plans, the executor and the
+ * transaction layer. One header so that the pieces of the pipeline
+ *   parse (libpg_query) -> analyze -> plan -> execute
+ * share their data structures; each stage lives in its own files.
+ *
+ * Memory: analysis and planning allocate from the statement's arena (or a
+ * prepared statement's own arena, so plans can be cached); execution
+ * allocates per-execution state from the portal arena and row data from
+ * per-batch arenas. Errors are thrown with ty_error() (types.h) and caught
+ * at the statement boundary, which releases registered resources.
+ */
+#ifndef STRATA_SQL_INT_H
+#define STRATA_SQL_INT_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include <pg_query.h>
+#include <pg_query/pg_query.pb-c.h>
+
+#include "cat.h"
+#include "kv.h"
+#include "sql.h"
+#include "types.h"
+#include "util.h"
+
+typedef PgQuery__Node pnode; /* a raw parse-tree node */
+
+typedef struct sql_expr sql_expr;
+typedef struct sql_query sql_query;
+typedef struct sql_plan sql_plan;
+typedef struct sql_exec sql_exec;
+typedef struct sql_op sql_op;
+typedef struct sql_txn sql_txn;
+typedef struct sql_guc_value sql_guc_value;
+
+/* ---------------------------------------------------------------- engine */
+
+struct sql_engine {
+	sql_engine_opts opts;
+	char data_dir[1024];
+	kv_store *kv;
+	cat *cat;
+	kv_table *seq_tbl; /* sequence values ("sys.sequences") */
+	pthread_mutex_t sessions_mu;
+	sql_session **sessions; /* for CancelRequest and pg_stat_activity */
+	int nsessions, sessions_cap;
+	atomic_int next_pid;
+	pthread_mutex_t locks_mu; /* the row lock manager (txn_locks.c) */
+	pthread_cond_t locks_cv;
+	util_map locks;           /* (table oid, row key) -> lock */
+	int64_t start_time_us;
+};
+
+/* ---------------------------------------------------------------- settings */
+
+typedef enum sql_guc_type { GUC_BOOL, GUC_INT, GUC_REAL, GUC_STRING, GUC_ENUM } sql_guc_type;
+
+typedef struct sql_guc {
+	const char *name;        /* canonical spelling (SHOW ALL order) */
+	sql_guc_type type;
+	const char *boot;        /* default value as text */
+	const char *unit;        /* "ms", "kB", or NULL */
+	bool report;             /* GUC_REPORT: sent as ParameterStatus */
+	bool readonly;           /* e.g. server_version */
+	const char *category;
+	const char *desc;
+	const char *const *enums;  /* GUC_ENUM: accepted values, NULL-terminated */
+	int64_t min, max;
+	/* Validates/canonicalises a new value for this session (may rewrite
+	 * it into out); returns -1 with err. NULL = generic checks only. */
+	int (*check)(sql_session *s, const char *in, util_buf *out, util_err *err);
+	/* Applies the value to session state after a change. */
+	void (*assign)(sql_session *s, const char *val);
+} sql_guc;
+
+const sql_guc *sql_guc_find(const char *name);
+const sql_guc *sql_guc_nth(int i);
+int sql_guc_count(void);
+
+/* ---------------------------------------------------------------- values of a session */
+
+typedef struct sql_prepared sql_prepared;
+typedef struct sql_portal_s sql_portal_s;
+
+typedef enum sql_txn_state {
+	SQL_TXN_IDLE = 0, /* no transaction block ('I') */
+	SQL_TXN_BLOCK,    /* in BEGIN ... ('T') */
+	SQL_TXN_FAILED    /* error in a block, until ROLLBACK ('E') */
+} sql_txn_state;
+
+typedef enum sql_isolation {
+	SQL_READ_COMMITTED = 0,
+	SQL_REPEATABLE_READ,
+	SQL_SERIALIZABLE
+} sql_isolation;
+
+struct sql_session {
+	sql_engine *e;
+	sql_client client;
+	int32_t pid, secret;
+	char user[CAT_NAME_MAX];
+	char database[CAT_NAME_MAX];
+	cat_oid user_oid, db_oid;
+	bool superuser;
+	char application_name[128];
+	atomic_bool cancel;          /* set by sql_cancel(); checked in loops */
+	int64_t deadline_us;         /* statement_timeout deadline (mono), 0 = none */
+	util_arena *arena;           /* session lifetime */
+	util_arena *stmt_arena;      /* one statement; reset after it */
+	ty_settings tys;             /* datestyle, timezone ... for types/ */
+	util_map gucs;               /* name -> sql_guc_value* (session values) */
+	struct guc_undo *guc_undo;   /* SET in the current transaction, newest first */
+	/* Cached typed settings (assign hooks keep these in sync). */
+	char search_path[256];
+	int64_t statement_timeout_ms, lock_timeout_ms, idle_in_txn_timeout_ms, idle_timeout_ms;
+	size_t work_mem;
+	sql_isolation default_isolation;
+	bool default_read_only;
+	/* transaction */
+	sql_txn_state txn_state;
+	bool implicit_block;         /* simple query with several statements */
+	sql_txn *txn;                /* current transaction (NULL outside one) */
+	cat_snap *cat;               /* catalog snapshot of the current statement/txn */
+	/* extended protocol */
+	util_map prepared;           /* name -> sql_prepared* */
+	util_map portals;            /* name -> sql_portal_s* */
+	bool ext_failed;             /* an error in an extended batch: skip to Sync */
+	/* state */
+	char state_desc[32];         /* pg_stat_activity.state */
+	char *current_query;         /* in arena-independent heap memory */
+	int64_t query_start_us, backend_start_us, xact_start_us;
+	uint64_t seq_currval_valid;  /* lastval/currval bookkeeping */
+	util_map seq_currval;        /* seq oid -> int64 (boxed) */
+	int64_t lastval;
+	bool has_lastval;
+	int next_cursor;             /* <unnamed portal N> */
+	pthread_mutex_t mu;          /* guards current_query/state for other threads */
+	util_buf rowbuf;             /* DataRow body being built (reused) */
+};
+
+/* Throws 57014 if the session was cancelled or its statement timed out. */
+void sql_check_interrupts(sql_session *s);
+/* The session running on this thread (for interrupt checks in loops). */
+sql_session *sql_current_session(void);
+
+/* Session settings (guc.c). */
+const char *sql_guc_get(sql_session *s, const char *name);
+int sql_guc_set(sql_session *s, const char *name, const char *value, bool local, util_err *err);
+void sql_guc_init_session(sql_session *s);
+void sql_guc_reset_all(sql_session *s);
+/* End of transaction: undo SET LOCAL values (and SET values on abort). */
+void sql_guc_end_txn(sql_session *s, bool commit);
+void sql_guc_report_all(sql_session *s, void (*fn)(void *arg, const char *name, const char *value), void *arg);
+int sql_guc_set_startup(sql_session *s, const char *name, const char *value, util_err *err);
+void sql_guc_show(sql_session *s, const char *name, util_buf *out, util_err *err, bool *found);
+void sql_guc_free_session(sql_session *s);
+
+/* ---------------------------------------------------------------- expressions */
+
+typedef enum sql_expr_kind {
+	SQL_E_CONST = 1,
+	SQL_E_PARAM,      /* $n (1-based), value from the portal's parameters */
+	SQL_E_EXECPARAM,  /* value set by the executor (correlated subqueries) */
+	SQL_E_VAR,        /* a column of a range-table entry (analyzer output) */
+	SQL_E_SLOT,       /* a column of the input row (after planning) */
+	SQL_E_FUNC,       /* function or operator call */
+	SQL_E_AND,
+	SQL_E_OR,
+	SQL_E_NOT,
+	SQL_E_CASE,       /* args: [test], when1, then1, ..., else */
+	SQL_E_CASETEST,   /* the CASE test value inside WHEN comparisons */
+	SQL_E_COALESCE,
+	SQL_E_NULLIF,     /* args[0], args[1], fn = equality */
+	SQL_E_GREATEST,
+	SQL_E_LEAST,
+	SQL_E_NULLTEST,   /* is null / is not null (negate) */
+	SQL_E_BOOLTEST,   /* is [not] true/false/unknown */
+	SQL_E_DISTINCT,   /* IS DISTINCT FROM (negate: NOT DISTINCT) with fn = equality */
+	SQL_E_CAST,       /* coercion: by function, relabel, I/O, array element-wise */
+	SQL_E_SUBLINK,    /* subquery: EXISTS, ANY, ALL, EXPR, ARRAY */
+	SQL_E_ARRAY,      /* ARRAY[...] */
+	SQL_E_ROW,        /* ROW(...) */
+	SQL_E_ANYARRAY,   /* x op ANY/ALL (array): fn = op, all flag */
+	SQL_E_ROWCMP,     /* (a, b) op (c, d) */
+	SQL_E_AGG,        /* aggregate call (index into the query's aggregate list) */
+	SQL_E_WINDOW,     /* window function call */
+	SQL_E_SRF,        /* set-returning function in a target list */
+	SQL_E_FIELD,      /* (record).field */
+	SQL_E_SUBSCRIPT,  /* array[i] / array[i:j] */
+	SQL_E_GROUPING,   /* GROUPING(...) */
+	SQL_E_SESSION,    /* session values: current_user, current_schema, ... */
+	SQL_E_DEFAULT     /* DEFAULT in INSERT/UPDATE (replaced during analysis) */
+} sql_expr_kind;
+
+typedef enum sql_cast_method {
+	SQL_CAST_RELABEL = 0, /* binary compatible: same datum */
+	SQL_CAST_FUNC,        /* call fn */
+	SQL_CAST_IO,          /* output as text, input as target */
+	SQL_CAST_ARRAY,       /* element-wise (elem source/target in the node) */
+	SQL_CAST_TYPMOD       /* only apply the target typmod */
+} sql_cast_method;
+
+typedef enum sql_sublink_kind {
+	SQL_SUB_EXISTS = 1,
+	SQL_SUB_ANY,
+	SQL_SUB_ALL,
+	SQL_SUB_EXPR,
+	SQL_SUB_ARRAY,
+	SQL_SUB_ROWCMP
+} sql_sublink_kind;
+
+typedef enum sql_session_value {
+	SQL_SV_CURRENT_USER = 1,
+	SQL_SV_SESSION_USER,
+	SQL_SV_CURRENT_SCHEMA,
+	SQL_SV_CURRENT_CATALOG
+} sql_session_value;
+
+/* An aggregate call of a query (referenced by SQL_E_AGG nodes). */
+typedef struct sql_aggref {
+	const ty_agg *agg;      /* NULL for count/min/max handled generically */
+	int kind;               /* SQL_AGG_* */
+	int nargs;
+	sql_expr **args;
+	ty_oid *argtypes;
+	ty_oid rettype;
+	bool star;              /* count(*) */
+	bool distinct;
+	sql_expr *filter;
+	int norder;             /* ORDER BY inside the aggregate / WITHIN GROUP */
+	struct sql_sortkey *order;
+	int ndirect;            /* ordered-set aggregates: direct arguments */
+	sql_expr **direct;
+} sql_aggref;
+
+enum { SQL_AGG_GENERIC = 0, SQL_AGG_COUNT, SQL_AGG_COUNT_STAR, SQL_AGG_MIN, SQL_AGG_MAX };
+
+typedef struct sql_window_clause sql_window_clause;
+
+typedef struct sql_winref {
+	const char *name;       /* row_number, rank, ... or an aggregate's name */
+	const ty_agg *agg;      /* aggregates used as window functions */
+	int aggkind;            /* SQL_AGG_* when agg or generic count/min/max */
+	int nargs;
+	sql_expr **args;
+	ty_oid *argtypes;
+	ty_oid rettype;
+	bool star;
+	sql_expr *filter;
+	int winclause;          /* index into the query's window clauses */
+} sql_winref;
+
+struct sql_expr {
+	sql_expr_kind kind;
+	ty_oid type;
+	int32_t typmod;
+	int location;          /* byte offset in the query text, -1 if none */
+	union {
+		ty_datum c;        /* CONST (by-reference bytes live in the plan arena) */
+		int param;         /* PARAM ($n, 1-based), EXECPARAM (index) */
+		struct {
+			int rte;       /* range-table index within the query at levelsup */
+			int col;       /* 0-based column of the RTE */
+			int levelsup;
+		} var;
+		int slot;          /* SLOT */
+		struct {
+			const ty_func *fn;
+			int nargs;
+			sql_expr **args;
+			ty_oid *argtypes;  /* resolved argument types */
+			const char *opname; /* operator spelling (EXPLAIN), or NULL */
+			bool all;          /* ANYARRAY: ALL instead of ANY */
+			int cache;         /* executor cache slot */
+			bool negate;       /* NULLTEST/DISTINCT/BOOLTEST flavour */
+			int booltest;      /* BOOLTEST: PG_QUERY__BOOL_TEST_TYPE__* */
+		} f;               /* FUNC, AND/OR/NOT, CASE, COALESCE, GREATEST/LEAST, NULLTEST,
+				    * BOOLTEST, DISTINCT, NULLIF, ARRAY, ROW, ANYARRAY, ROWCMP */
+		struct {
+			sql_expr *arg;
+			sql_cast_method method;
+			const ty_func *fn;   /* SQL_CAST_FUNC (or element cast for ARRAY) */
+			ty_oid src_type;
+			ty_oid elem_src, elem_dst;
+			bool explicit_cast;
+			sql_cast_method elem_method;
+		} cast;
+		struct {
+			sql_sublink_kind kind;
+			sql_query *query;    /* analyzed subquery */
+			sql_plan *plan;      /* set by the planner */
+			sql_expr *testexpr;  /* ANY/ALL: left side (ROW for row compares) */
+			const ty_func **cmp; /* ANY/ALL/ROWCMP: comparison per column */
+			int ncmp;
+			int *params;         /* EXECPARAMs the subplan reads ... */
+			sql_expr **param_vals; /* ... and their values in this row */
+			int nparams;
+			bool correlated;
+			int cache;           /* executor slot (uncorrelated results cached) */
+			int rowcmp_op;       /* ROWCMP: PG_QUERY__ROW_COMPARE_TYPE__* */
+		} sub;
+		int agg;              /* AGG: index into the query's aggrefs */
+		int win;              /* WINDOW: index into the query's winrefs */
+		struct {
+			sql_expr *arg;
+			int field;
+		} field;
+		struct {
+			sql_expr *arg;
+			sql_expr *lower, *upper; /* upper NULL = single index */
+			bool slice;
+		} subscript;
+		struct {
+			int nargs;
+			sql_expr **args;  /* as written */
+			int *refs;        /* group clause indexes (filled by analysis) */
+		} grouping;
+		sql_session_value sv;
+	};
+};
+
+sql_expr *sql_expr_new(sql_expr_kind kind, ty_oid type, int location);
+sql_expr *sql_expr_const(ty_oid type, int32_t typmod, ty_datum v, int location);
+sql_expr *sql_expr_copy(const sql_expr *e);
+bool sql_expr_equal(const sql_expr *a, const sql_expr *b);
+/* Walks every sub-expression (pre-order); stops if fn returns true. Does
+ * not descend into sublink queries. */
+bool sql_expr_walk(sql_expr *e, bool (*fn)(sql_expr *e, void *arg), void *arg);
+/* Rewrites bottom-up: fn returns the replacement (or e itself). */
+sql_expr *sql_expr_mutate(sql_expr *e, sql_expr *(*fn)(sql_expr *e, void *arg), void *arg);
+bool sql_expr_is_const(const sql_expr *e);
+bool sql_expr_volatile(const sql_expr *e);
+
+/* ---------------------------------------------------------------- queries */
+
+typedef enum sql_rte_kind {
+	SQL_RTE_TABLE = 1,
+	SQL_RTE_SUBQUERY,
+	SQL_RTE_FUNCTION,
+	SQL_RTE_VALUES,
+	SQL_RTE_JOIN,
+	SQL_RTE_CTE,
+	SQL_RTE_SYSTEM   /* generated catalog view (pg_catalog / information_schema) */
+} sql_rte_kind;
+
+typedef enum sql_jointype {
+	SQL_JOIN_INNER = 0,
+	SQL_JOIN_LEFT,
+	SQL_JOIN_RIGHT,
+	SQL_JOIN_FULL,
+	SQL_JOIN_SEMI,
+	SQL_JOIN_ANTI
+} sql_jointype;
+
+typedef struct sql_cte sql_cte;
+
+typedef struct sql_rte {
+	sql_rte_kind kind;
+	char alias[CAT_NAME_MAX];   /* name used to qualify columns */
+	bool has_alias;
+	int ncols;
+	char **colnames;
+	ty_oid *coltypes;
+	int32_t *coltypmods;
+	bool lateral;
+	bool inh;
+	int location;
+	/* TABLE */
+	const cat_obj *rel;
+	/* SUBQUERY, CTE */
+	sql_query *subquery;
+	sql_cte *cte;
+	/* FUNCTION */
+	int nfuncs;
+	sql_expr **funcs;
+	bool ordinality;
+	/* VALUES */
+	int nrows;
+	sql_expr ***rows;
+	/* JOIN */
+	sql_jointype jointype;
+	sql_expr **joinvars;        /* per output column: the merged expression */
+	/* SYSTEM */
+	const struct sql_sysview *sysview;
+	/* filled by the analyzer: which columns are referenced (for pushdown) */
+	bool *used;
+	/* FOR UPDATE/SHARE on this table */
+	int lock_strength;          /* 0 none, else PG_QUERY__LOCK_CLAUSE_STRENGTH__* */
+	int lock_wait;              /* PG_QUERY__LOCK_WAIT_POLICY__* */
+} sql_rte;
+
+typedef struct sql_jnode {
+	bool is_join;
+	int rte;                    /* base RTE, or the join's RTE */
+	sql_jointype jointype;
+	struct sql_jnode *left, *right;
+	sql_expr *quals;
+} sql_jnode;
+
+typedef struct sql_target {
+	sql_expr *expr;
+	char *name;                 /* result column name */
+	bool junk;                  /* not returned (ORDER BY helpers) */
+	int sortgroupref;           /* > 0 when ORDER BY/GROUP BY/DISTINCT refer to it */
+	cat_oid src_table;          /* RowDescription: table oid and column */
+	int16_t src_attnum;
+} sql_target;
+
+typedef struct sql_sortkey {
+	sql_expr *expr;
+	bool desc;
+	bool nulls_first;
+	const ty_type *type;        /* comparison by the type's btree order */
+	int target;                 /* target index the key refers to, -1 if none */
+} sql_sortkey;
+
+struct sql_window_clause {
+	char *name;
+	int npart;
+	sql_expr **part;
+	int norder;
+	sql_sortkey *order;
+	int frame_options;          /* PostgreSQL's FRAMEOPTION_* bits */
+	sql_expr *start_offset, *end_offset;
+};
+
+typedef enum sql_setop_kind { SQL_SETOP_UNION = 1, SQL_SETOP_INTERSECT, SQL_SETOP_EXCEPT } sql_setop_kind;
+
+typedef struct sql_setop {
+	bool is_leaf;
+	sql_query *leaf;            /* leaf: a SELECT */
+	sql_setop_kind op;
+	bool all;
+	struct sql_setop *left, *right;
+	int ncols;
+	ty_oid *types;
+	int32_t *typmods;
+} sql_setop;
+
+struct sql_cte {
+	char name[CAT_NAME_MAX];
+	sql_query *query;
+	bool recursive;
+	sql_query *nonrec;          /* WITH RECURSIVE: the non-recursive term ... */
+	sql_query *rec;             /* ... and the recursive one */
+	bool union_all;
+	int ncols;
+	char **colnames;
+	ty_oid *coltypes;
+	int32_t *coltypmods;
+	int id;                     /* executor slot of the materialised result */
+	int refcount;
+	bool materialized;          /* MATERIALIZED / data-modifying */
+};
+
+typedef enum sql_cmd { SQL_CMD_SELECT = 1, SQL_CMD_INSERT, SQL_CMD_UPDATE, SQL_CMD_DELETE } sql_cmd;
+
+typedef struct sql_onconflict {
+	bool do_update;
+	int narbiter;               /* conflict target columns (attnums), 0 = any */
+	int16_t *arbiter;
+	cat_oid arbiter_index;      /* ON CONSTRAINT / inferred index, 0 = primary key */
+	int nset;
+	int16_t *set_cols;          /* attnums assigned */
+	sql_expr **set_exprs;       /* may reference EXCLUDED (rte excluded_rte) */
+	sql_expr *where;
+	int excluded_rte;
+} sql_onconflict;
+
+typedef enum sql_expr_ctx {
+	SQL_EXPR_OTHER = 0,
+	SQL_EXPR_WHERE,
+	SQL_EXPR_JOIN_ON,
+	SQL_EXPR_SELECT,
+	SQL_EXPR_HAVING,
+	SQL_EXPR_GROUP,
+	SQL_EXPR_ORDER,
+	SQL_EXPR_LIMIT,
+	SQL_EXPR_OFFSET,
+	SQL_EXPR_VALUES,
+	SQL_EXPR_INSERT_VALUES,
+	SQL_EXPR_UPDATE_SET,
+	SQL_EXPR_RETURNING,
+	SQL_EXPR_DEFAULT,
+	SQL_EXPR_CHECK,
+	SQL_EXPR_FROM_FUNCTION,
+	SQL_EXPR_WINDOW,
+	SQL_EXPR_INDEX,
+	SQL_EXPR_CALL
+} sql_expr_ctx;
+
+/* Query-wide state shared by a statement and its subqueries. */
+typedef struct sql_pstate {
+	int nparams;
+	ty_oid *param_types;        /* $n types, grown as $n are seen (TY_UNKNOWN until known) */
+	int params_cap;
+	int nexec_params;           /* EXECPARAM slots handed out */
+	int ncache;                 /* executor cache slots (functions, sublinks) */
+	int nctes;
+	const char *text;           /* query text, for error positions */
+} sql_pstate;
+
+struct sql_query {
+	sql_cmd cmd;
+	sql_pstate *ps;
+	struct sql_query *parent;   /* enclosing query (for outer references) */
+	int nrtes;
+	sql_rte **rtes;             /* 1-based in Vars: rtes[var.rte - 1] */
+	int nfrom;
+	sql_jnode **from;
+	sql_expr *where;
+	int ntargets;
+	sql_target *targets;
+	int nret;                   /* non-junk targets */
+	/* grouping and aggregation */
+	int ngroup;
+	sql_expr **group;
+	int ngsets;                 /* grouping sets: each a list of group indexes */
+	int **gsets;
+	int *gset_len;
+	bool has_aggs;
+	int naggs;
+	sql_aggref *aggs;
+	sql_expr *having;
+	/* windows */
+	int nwinclauses;
+	sql_window_clause *winclauses;
+	int nwins;
+	sql_winref *wins;
+	bool has_srf;
+	/* ordering, distinct, limit */
+	int nsort;
+	sql_sortkey *sort;
+	bool distinct;
+	int ndistinct_on;
+	sql_expr **distinct_on;
+	sql_expr *limit, *offset;
+	bool limit_ties;
+	/* set operations (cmd SELECT with setop != NULL: targets describe the result) */
+	sql_setop *setop;
+	/* CTEs visible in this query */
+	int nctes;
+	sql_cte **ctes;
+	/* DML */
+	int result_rte;             /* target table RTE (INSERT/UPDATE/DELETE) */
+	int ninsert_cols;
+	int16_t *insert_cols;       /* INSERT: attnum per source column */
+	sql_query *source;          /* INSERT ... SELECT / VALUES */
+	int nset;                   /* UPDATE: assignments */
+	int16_t *set_cols;
+	sql_expr **set_exprs;
+	sql_onconflict *onconflict;
+	int nreturning;
+	sql_target *returning;
+	bool overriding_system;
+	/* locking */
+	bool for_update;
+	/* analysis state (namespace of FROM items, current clause) */
+	struct sql_nsitem *ns;
+	int nns, ns_cap;
+	sql_expr_ctx cur_ctx;
+	int agg_depth;          /* > 0 while analyzing aggregate arguments */
+	bool in_window;
+	bool is_values;         /* a bare VALUES list */
+};
+
+typedef struct sql_nsitem {
+	int rte;                /* 1-based */
+	bool rel_visible;       /* referenceable by its alias */
+	bool cols_visible;      /* columns visible to unqualified names */
+	bool lateral_ok;
+} sql_nsitem;
+
+/* ---------------------------------------------------------------- analysis */
+
+typedef struct sql_actx {
+	sql_session *s;
+	cat_snap *cat;
+	util_arena *arena;   /* where the query tree lives */
+	sql_pstate *ps;
+} sql_actx;
+
+/* Analyzes one statement (SELECT/INSERT/UPDATE/DELETE/VALUES). */
+sql_query *sql_analyze(sql_actx *ax, pnode *stmt);
+sql_query *sql_analyze_select(sql_actx *ax, PgQuery__SelectStmt *sel, sql_query *parent, sql_cte **ctes, int nctes);
+/* Expression analysis inside a query; `what` names the clause for errors
+ * ("WHERE", "JOIN/ON", ...). */
+
+
+sql_expr *sql_transform_expr(sql_actx *ax, sql_query *q, pnode *n, sql_expr_ctx ctx);
+void sql_add_sortby(sql_actx *ax, sql_query *q, PgQuery__Node **items, size_t n, sql_sortkey **out, int *nout);
+int sql_window_clause_for(sql_actx *ax, sql_query *q, PgQuery__WindowDef *wd);
+/* Coercion (PostgreSQL's coerce_to_target_type and friends). */
+typedef enum sql_coerce_ctx { SQL_COERCE_IMPLICIT = 0, SQL_COERCE_ASSIGNMENT, SQL_COERCE_EXPLICIT } sql_coerce_ctx;
+bool sql_can_coerce(ty_oid from, ty_oid to, sql_coerce_ctx ctx);
+sql_expr *sql_coerce(sql_actx *ax, sql_expr *e, ty_oid to, int32_t typmod, sql_coerce_ctx ctx, int location);
+/* Coerces or fails with 42804 "argument of WHERE must be type boolean". */
+sql_expr *sql_coerce_bool(sql_actx *ax, sql_expr *e, const char *what);
+/* PostgreSQL's select_common_type for UNION/CASE/COALESCE/...; throws 42804. */
+ty_oid sql_common_type(sql_expr **exprs, int n, const char *context, int *locations);
+/* Operator / function resolution (PostgreSQL's rules). */
+sql_expr *sql_make_op(sql_actx *ax, const char *opname, sql_expr *l, sql_expr *r, int location);
+sql_expr *sql_make_func(sql_actx *ax, const char *name, sql_expr **args, int nargs, int location, bool variadic_call);
+const ty_func *sql_find_cmp_op(const char *opname, ty_oid left, ty_oid right);
+/* The type named by a TypeName node (with typmod); throws 42704. */
+void sql_typename(sql_actx *ax, PgQuery__TypeName *tn, ty_oid *type, int32_t *typmod);
+/* Name of an operator/function node list ["pg_catalog", "+"] -> "+". */
+const char *sql_last_name(PgQuery__Node **names, size_t n);
+/* Relation lookup with search_path: throws 42P01 unless missing_ok. */
+const cat_obj *sql_lookup_rel(sql_session *s, cat_snap *cs, PgQuery__RangeVar *rv, bool missing_ok);
+const cat_obj *sql_lookup_rel_name(sql_session *s, cat_snap *cs, const char *schema, const char *name);
+/* The schema for creating an object (explicit or first of search_path). */
+cat_oid sql_creation_schema(sql_session *s, cat_snap *cs, const char *schema, int location);
+const cat_obj *sql_lookup_schema(sql_session *s, cat_snap *cs, const char *name);
+const char *sql_schema_name(cat_snap *cs, cat_oid oid);
+
+/* Error helpers: throw with a cursor position (1-based character offset
+ * computed from the byte location in the query text). */
+UTIL_NORETURN void sql_error_at(sql_actx *ax, int location, util_errcode code, const char *fmt, ...)
+	UTIL_PRINTF(4, 5);
+int sql_errposition(const char *text, int location);
+
+/* ---------------------------------------------------------------- plans */
+
+typedef enum sql_plan_kind {
+	SQL_P_RESULT = 1,   /* one row (or none: one-time filter) from no input */
+	SQL_P_VALUES,
+	SQL_P_SCAN,         /* table: full or key-range scan */
+	SQL_P_INDEXSCAN,
+	SQL_P_SYSSCAN,      /* generated catalog rows */
+	SQL_P_FUNCSCAN,
+	SQL_P_FILTER,
+	SQL_P_PROJECT,
+	SQL_P_NESTLOOP,
+	SQL_P_HASHJOIN,
+	SQL_P_AGG,
+	SQL_P_SORT,
+	SQL_P_LIMIT,
+	SQL_P_UNIQUE,       /* DISTINCT / DISTINCT ON */
+	SQL_P_SETOP,
+	SQL_P_APPEND,
+	SQL_P_WINDOW,
+	SQL_P_MODIFY,
+	SQL_P_CTESCAN,
+	SQL_P_RECURSIVE,
+	SQL_P_WORKTABLE,
+	SQL_P_MATERIAL,
+	SQL_P_PROJECTSET,   /* SRFs in the target list */
+	SQL_P_LOCKROWS,
+	SQL_P_FIRSTROW      /* MIN/MAX on a key by one seek */
+} sql_plan_kind;
+
+/* A key range of a table or index scan: [lo, hi) on the encoded key, with
+ * bounds computed at execution time from expressions (params fold in). */
+typedef struct sql_keybound {
+	int ncols;              /* key columns fixed (prefix) */
+	sql_expr **vals;        /* values of the prefix columns */
+	bool inclusive;
+	bool infinite;          /* no bound */
+} sql_keybound;
+
+typedef struct sql_keyrange {
+	sql_keybound lo, hi;
+	bool is_null_range;     /* IS NULL on the next key column */
+} sql_keyrange;
+
+typedef struct sql_agg_plan {
+	int ngroup;
+	sql_expr **group;       /* against input */
+	int naggs;
+	sql_aggref *aggs;       /* args against input */
+	bool hashed;
+	int ngsets;             /* grouping sets (ROLLUP/CUBE), 0 = plain */
+	int **gsets;
+	int *gset_len;
+} sql_agg_plan;
+
+struct sql_plan {
+	sql_plan_kind kind;
+	int id;                  /* index of the node's state in the executor */
+	int ncols;               /* output row width */
+	ty_oid *types;
+	int32_t *typmods;
+	sql_plan *left, *right;
+	double rows;             /* estimated output rows */
+	double cost;
+	sql_expr *qual;          /* filter applied to output rows (scans, joins) */
+	union {
+		struct {
+			sql_expr **exprs; /* RESULT: computed outputs (no input) */
+			sql_expr *onetime; /* RESULT: constant filter */
+		} result;
+		struct {
+			int nrows;
+			sql_expr ***rows;
+		} values;
+		struct {
+			const cat_obj *rel;
+			cat_oid reloid;
+			char storage[CAT_NAME_MAX];
+			bool *needed;     /* per column (ncols of the table) */
+			int nranges;      /* 0 = full scan */
+			sql_keyrange *ranges;
+			bool reverse;
+			sql_expr *limit;  /* pushed-down LIMIT (+ offset) or NULL */
+			bool count_only;  /* count(*) without decoding values */
+			int lock_strength, lock_wait;
+			const struct sql_sysview *sysview;
+			cat_oid index_oid; /* INDEXSCAN */
+			bool index_only;
+			sql_expr **index_cond; /* INDEXSCAN: recheck after lookup */
+		} scan;
+		struct {
+			int nfuncs;
+			sql_expr **funcs;
+			bool ordinality;
+		} func;
+		struct {
+			sql_expr **exprs;
+		} project;
+		struct {
+			sql_jointype type;
+			sql_expr *joinqual;   /* join condition (against left ++ right) */
+			int nkeys;            /* hash join keys */
+			sql_expr **lkeys, **rkeys;
+			const ty_type **keytypes;
+			int nparams;          /* nestloop: params set from the left row */
+			int *params;
+			sql_expr **param_vals;
+		} join;
+		sql_agg_plan agg;
+		struct {
+			int nkeys;
+			sql_sortkey *keys;   /* against input */
+			sql_expr *limit;     /* top-N (limit + offset) */
+		} sort;
+		struct {
+			sql_expr *limit, *offset;
+			bool ties;
+			int nsort;
+			sql_sortkey *sort;
+		} limit;
+		struct {
+			int nkeys;           /* DISTINCT ON: first nkeys columns; all when 0 */
+			sql_expr **keys;
+			bool hashed;
+		} unique;
+		struct {
+			sql_setop_kind op;
+			bool all;
+		} setop;
+		struct {
+			int nchildren;
+			sql_plan **children;
+		} append;
+		struct {
+			sql_window_clause *clause;
+			int nfuncs;
+			sql_winref *funcs;   /* args against input */
+			sql_expr **part;     /* against input */
+			sql_sortkey *order;
+		} window;
+		struct {
+			sql_cmd cmd;
+			const cat_obj *rel;
+			cat_oid reloid;
+			sql_query *q;
+			int ncols_in;
+			sql_expr **new_vals;   /* UPDATE/INSERT: value per table column (NULL = keep) */
+			sql_expr **returning;  /* against (table row ++ input) */
+			int nreturning;
+			sql_onconflict *oc;
+			sql_expr **oc_set;     /* against (existing row ++ excluded row) */
+			sql_expr *oc_where;
+			sql_expr **checks;     /* CHECK constraints against the new row */
+			int nchecks;
+			const char **check_names;
+		} modify;
+		struct {
+			int cte;             /* CTESCAN/WORKTABLE: CTE id */
+		} cte;
+		struct {
+			int nfuncs;          /* PROJECTSET */
+			sql_expr **exprs;
+		} pset;
+		struct {
+			const cat_obj *rel;
+			char storage[CAT_NAME_MAX];
+			bool max;
+			int keycol;          /* FIRSTROW: which key column is aggregated */
+			sql_keyrange range;
+		} first;
+	};
+};
+
+sql_plan *sql_plan_new(sql_plan_kind kind, int ncols);
+
+typedef struct sql_planned {
+	sql_plan *plan;
+	int nnodes;               /* plan ids handed out */
+	int nexec_params;
+	int ncache;
+	int nctes;
+	sql_plan **cte_plans;
+	sql_cte **ctes;
+	bool returns_rows;
+	sql_rowdesc desc;         /* result description (text formats) */
+	sql_column *cols;
+	sql_cmd cmd;
+	bool read_only;
+} sql_planned;
+
+sql_planned *sql_plan_query(sql_actx *ax, sql_query *q);
+/* Plans a subquery inside the same statement (sublinks, CTEs). */
+sql_plan *sql_plan_subquery(sql_actx *ax, sql_planned *top, sql_query *q);
+
+/* ---------------------------------------------------------------- execution */
+
+/* A batch of rows, row-major: vals[i * ncols + j]. By-reference datums point
+ * into the batch arena or into longer-lived memory. */
+typedef struct sql_batch {
+	int n, cap, ncols;
+	ty_datum *vals;
+	util_arena *arena;
+} sql_batch;
+
+#define SQL_BATCH_ROWS 256
+
+static inline ty_datum *sql_batch_row(sql_batch *b, int i) { return b->vals + (size_t)i * (size_t)b->ncols; }
+
+/* An executor node (per execution of a plan node). next() returns a batch
+ * with n > 0 rows, or n == 0 at the end; the batch is valid until the next
+ * call. Errors are thrown. */
+struct sql_op {
+	const sql_plan *plan;
+	sql_exec *ex;
+	sql_op *left, *right;
+	void (*open)(sql_op *op);
+	sql_batch *(*next)(sql_op *op);
+	void (*rescan)(sql_op *op);
+	void (*close)(sql_op *op);
+	sql_batch *out;
+	void *state;
+	bool opened, done;
+	/* EXPLAIN ANALYZE */
+	uint64_t rows_out;
+	uint64_t loops;
+	int64_t time_us;
+};
+
+typedef struct sql_cache_slot {
+	void *fn_cache;           /* ty_fcinfo.cache for function calls */
+	void *srf_state;
+	bool valid;               /* uncorrelated sublink: value computed */
+	ty_datum value;
+} sql_cache_slot;
+
+/* Per-execution state of a planned statement. */
+struct sql_exec {
+	sql_session *s;
+	sql_planned *pl;
+	util_arena *arena;        /* execution lifetime (portal) */
+	sql_txn *txn;
+	kv_ts read_ts;
+	cat_snap *cat;
+	int nparams;
+	ty_datum *params;         /* $n values */
+	ty_oid *param_types;
+	ty_datum *exec_params;
+	sql_cache_slot *cache;
+	sql_op **ops;             /* by plan id */
+	sql_op **cte_ops;
+	struct sql_ctestore **ctes;
+	uint64_t processed;       /* rows affected (DML) / returned */
+	bool analyze;             /* EXPLAIN ANALYZE timing */
+	int64_t max_mem;
+	util_arena *eval_arena;   /* scratch for expression evaluation, reset per batch */
+};
+
+sql_exec *sql_exec_new(sql_session *s, sql_planned *pl, util_arena *arena, ty_datum *params, int nparams);
+sql_op *sql_exec_node(sql_exec *ex, const sql_plan *p);
+sql_batch *sql_op_next(sql_op *op);
+void sql_op_rescan(sql_op *op);
+void sql_exec_close(sql_exec *ex);
+sql_batch *sql_batch_new(util_arena *a, int ncols, int cap);
+/* Evaluates an expression against one input row. */
+ty_datum sql_eval(sql_exec *ex, const sql_expr *e, const ty_datum *row);
+bool sql_eval_qual(sql_exec *ex, const sql_expr *e, const ty_datum *row);
+/* Runs a sublink's plan (correlated or not) and returns its value. */
+ty_datum sql_eval_sublink(sql_exec *ex, const sql_expr *e, const ty_datum *row);
+
+/* Operator constructors (exec_*.c). */
+sql_op *sql_op_result(sql_exec *ex, const sql_plan *p);
+sql_op *sql_op_values(sql_exec *ex, const sql_plan *p);
+sql_op *sql_op_scan(sql_exec *ex, const sql_plan *p);
+sql_op *sql_op_filter(sql_exec *ex, const sql_plan *p);
+sql_op *sql_op_project(sql_exec *ex, const sql_plan *p);
+sql_op *sql_op_nestloop(sql_exec *ex, const sql_plan *p);
+sql_op *sql_op_hashjoin(sql_exec *ex, const sql_plan *p);
+sql_op *sql_op_agg(sql_exec *ex, const sql_plan *p);
+sql_op *sql_op_sort(sql_exec *ex, const sql_plan *p);
+sql_op *sql_op_limit(sql_exec *ex, const sql_plan *p);
+sql_op *sql_op_unique(sql_exec *ex, const sql_plan *p);
+sql_op *sql_op_setop(sql_exec *ex, const sql_plan *p);
+sql_op *sql_op_append(sql_exec *ex, const sql_plan *p);
+sql_op *sql_op_funcscan(sql_exec *ex, const sql_plan *p);
+sql_op *sql_op_modify(sql_exec *ex, const sql_plan *p);
+sql_op *sql_op_window(sql_exec *ex, const sql_plan *p);
+sql_op *sql_op_material(sql_exec *ex, const sql_plan *p);
+sql_op *sql_op_ctescan(sql_exec *ex, const sql_plan *p);
+sql_op *sql_op_recursive(sql_exec *ex, const sql_plan *p);
+sql_op *sql_op_projectset(sql_exec *ex, const sql_plan *p);
+sql_op *sql_op_sysscan(sql_exec *ex, const sql_plan *p);
+sql_op *sql_op_firstrow(sql_exec *ex, const sql_plan *p);
+
+/* ---------------------------------------------------------------- rows on the store */
+
+/* Table layout on the store (rowcodec.c): row key = encoded primary key
+ * (or hidden row id), family "d", qualifier = column id (2 bytes BE), the
+ * sentinel cell (empty qualifier) marks that the row exists. */
+#define SQL_FAMILY "d"
+
+typedef struct sql_tabledef {
+	const cat_rel *rel;
+	cat_oid oid;
+	kv_table *kv;             /* opened storage (reference held) */
+	int ncols;
+	ty_keycol *pkcols;        /* key column types/orders */
+	int npk;
+	bool hidden_rowid;
+} sql_tabledef;
+
+/* Opens (cached per statement) the kv table of a relation. */
+kv_table *sql_open_storage(sql_session *s, const char *storage);
+/* Encodes the primary key of a row (values indexed by attnum-1). */
+void sql_row_key(const cat_rel *r, const ty_datum *vals, util_buf *out);
+/* Encodes one column value for storage / decodes it (type-specific). */
+void sql_value_encode(ty_oid type, ty_datum v, util_buf *out);
+ty_datum sql_value_decode(ty_oid type, const uint8_t *p, size_t n);
+/* Column id -> column index of a relation (built once per scan). */
+typedef struct sql_rowmap {
+	int ncolids;
+	int16_t *idx;
+} sql_rowmap;
+void sql_rowmap_build(const cat_rel *r, util_arena *a, sql_rowmap *m);
+/* Decodes a kv row (its cells, all of one row) into vals (attnum-1
+ * indexed); NULL where absent. Returns false if the row has no sentinel
+ * (does not exist). Values are copied into the current arena. */
+bool sql_row_decode(const cat_rel *r, const sql_rowmap *m, const kv_cell *cells, size_t n, const bool *needed,
+		    ty_datum *vals);
+/* False for primary-key columns stored only in the row key. */
+bool sql_column_in_cells(const cat_rel *r, const cat_column *c);
+/* Decodes the key columns from a row key into vals (for lossless types). */
+void sql_key_decode(const cat_rel *r, const uint8_t *key, size_t len, ty_datum *vals);
+static inline void sql_colid_qual(uint16_t id, uint8_t q[2]) { q[0] = (uint8_t)(id >> 8), q[1] = (uint8_t)id; }
+
+/* ---------------------------------------------------------------- transactions */
+
+/* A pending write to one row in a transaction: the row's state as this
+ * transaction will commit it. */
+typedef struct sql_wrow {
+	cat_oid table;
+	kv_table *kv;
+	uint8_t *key;
+	size_t keylen;
+	bool deleted;             /* the committed row is deleted ... */
+	bool present;             /* ... and/or the row exists with the values in cols */
+	bool inserted;            /* cols is the whole row (insert, or insert after delete) */
+	int ncols;
+	ty_datum *cols;           /* value per column (attnum-1) */
+	bool *set;                /* updates: which cols were written */
+	int cid;                  /* statement that last wrote it */
+	struct sql_wrow *prev;    /* state as of the previous statement, if it differs */
+	struct sql_wrow *next_in_table;
+} sql_wrow;
+
+struct sql_txn {
+	sql_session *s;
+	util_arena *arena;        /* transaction lifetime */
+	kv_ts snapshot_ts;        /* REPEATABLE READ: fixed; READ COMMITTED: per statement */
+	kv_ts stmt_ts;
+	sql_isolation iso;
+	bool read_only;
+	bool explicit_block;
+	int cid;                  /* current statement number */
+	util_map writes;          /* (table oid ++ key) -> sql_wrow* */
+	util_map tables;          /* table oid -> per-table write list (for scans) */
+	size_t nwrites;
+	cat_txn *ddl;             /* catalog changes, when DDL ran */
+	bool ddl_locked;
+	int nlocks;               /* row locks held */
+	struct sql_rowlock **locks;
+	int locks_cap;
+	kv_table **dropped;       /* storages to drop after commit */
+	char **drop_after_commit;
+	int ndrop;
+	char **drop_on_abort;     /* storages created by this txn */
+	int nabort;
+	struct sql_savepoint *savepoints;
+	int64_t start_us;
+};
+
+sql_txn *sql_txn_begin(sql_session *s, sql_isolation iso, bool read_only, bool explicit_block);
+/* Commits: writes the buffered rows (and catalog changes) as one batch. */
+int sql_txn_commit(sql_txn *t, util_err *err);
+void sql_txn_abort(sql_txn *t);
+/* Starts a statement inside the transaction: a new snapshot for READ
+ * COMMITTED, a new command id. */
+void sql_txn_stmt_begin(sql_txn *t);
+kv_ts sql_txn_read_ts(sql_txn *t);
+/* Row writes (values indexed by attnum-1). */
+sql_wrow *sql_txn_put_row(sql_txn *t, const cat_obj *rel, kv_table *kv, const uint8_t *key, size_t klen,
+			  const ty_datum *vals, const bool *set, bool insert, bool exists_before);
+void sql_txn_delete_row(sql_txn *t, const cat_obj *rel, kv_table *kv, const uint8_t *key, size_t klen);
+/* The pending write of a row visible to the current statement, or NULL. */
+sql_wrow *sql_txn_lookup(sql_txn *t, cat_oid table, const uint8_t *key, size_t klen, bool visible_only);
+/* Pending writes of a table in key order (for scans), visible to the
+ * current statement; the array is allocated in arena. */
+sql_wrow **sql_txn_table_writes(sql_txn *t, cat_oid table, util_arena *arena, int *n);
+/* Catalog change set of the transaction (DDL lock taken on first use). */
+cat_txn *sql_txn_ddl(sql_txn *t);
+void sql_txn_drop_storage_after_commit(sql_txn *t, const char *storage);
+void sql_txn_drop_storage_on_abort(sql_txn *t, const char *storage);
+/* Row lock (lock manager in txn_lock.c); throws 55P03/40P01/57014. */
+void sql_txn_lock_row(sql_txn *t, cat_oid table, const uint8_t *key, size_t klen, int strength, int wait_policy,
+		      bool *skipped);
+void sql_txn_unlock_all(sql_txn *t);
+
+/* ---------------------------------------------------------------- statements */
+
+/* An analyzed and planned statement for one catalog snapshot; shared by a
+ * prepared statement and the portals running it (reference counted). */
+typedef struct sql_cached_plan {
+	int refs;
+	util_arena *arena;        /* holds query and plan */
+	cat_snap *cat;            /* the catalog it was made for (reference) */
+	sql_query *query;
+	sql_planned *planned;
+} sql_cached_plan;
+
+struct sql_prepared {
+	int refs;
+	char *name;
+	util_arena *arena;
+	char *text;               /* this statement's text */
+	const char *full_text;    /* the text parse locations refer to */
+	PgQuery__ParseResult *parse; /* owns the raw tree (protobuf-c allocation) */
+	pnode *raw;               /* the statement (NULL: empty query) */
+	int stmt_location;
+	int nparams;
+	ty_oid *param_types;
+	bool types_fixed;
+	bool is_utility;
+	sql_cached_plan *cp;      /* current plan (non-utility) */
+};
+
+struct sql_portal_s {
+	char *name;
+	util_arena *arena;
+	sql_prepared *stmt;       /* reference held when owns_stmt */
+	bool owns_stmt;
+	sql_cached_plan *cp;      /* plan being executed (reference) */
+	ty_datum *params;
+	int nparams;
+	int16_t *result_formats;
+	int nresult_formats;
+	const int16_t *formats;   /* per output column, NULL = text */
+	sql_exec *ex;             /* started on first Execute */
+	sql_op *root;
+	sql_batch *pending;       /* rows fetched but not yet sent */
+	int pending_pos;
+	bool done;
+	bool exhausted;           /* ran to completion */
+	bool holdable;            /* cursor WITH HOLD (materialised at commit) */
+	bool is_cursor;
+	bool scroll;
+	uint64_t nsent;
+	/* materialised results (held cursors, scrollable cursors) */
+	util_arena *mat_arena;
+	int mat_n, mat_cap, mat_cols;
+	ty_datum *mat;
+	int64_t mat_pos;
+	sql_rowdesc desc;
+	sql_column *cols;
+	char tag[64];
+};
+
+/* Statement execution (stmt.c). */
+void sql_cached_plan_release(sql_cached_plan *cp);
+int sql_stmt_run(sql_session *s, sql_prepared *ps, sql_portal_s *portal, sql_dest *dest, int64_t max_rows,
+		 sql_complete *c, util_err *err);
+void sql_stmt_fail_block(sql_session *s);
+void sql_stmt_end_txn(sql_session *s);
+void sql_stmt_ensure_txn(sql_session *s);
+/* Starts a statement: transaction, snapshot, catalog. */
+void sql_stmt_begin(sql_session *s);
+sql_prepared *sql_prepare(sql_session *s, const char *name, const char *query, int nparams,
+			  const uint32_t *param_types, util_err *err);
+void sql_prepared_release(sql_prepared *p);
+int sql_prepared_describe(sql_session *s, sql_prepared *p, sql_rowdesc *desc, bool *returns_rows,
+			  const int16_t *formats, int nformats, util_err *err);
+sql_portal_s *sql_portal_create(sql_session *s, const char *name, sql_prepared *p, const sql_bind_params *bp,
+				util_err *err);
+void sql_portal_free(sql_session *s, sql_portal_s *p);
+void sql_portal_run(sql_session *s, sql_portal_s *po, sql_dest *dest, int64_t max_rows, bool send_desc,
+		    sql_complete *c);
+
+/* Parses text into statements; throws 42601 with position. */
+PgQuery__ParseResult *sql_parse_text(const char *text, util_err *err);
+/* The command tag of a raw statement ("SELECT", "CREATE TABLE", ...). */
+const char *sql_command_tag(pnode *stmt);
+bool sql_stmt_is_utility(pnode *stmt);
+/* Utility statements (utility.c and ddl_*.c): throws on error. */
+void sql_exec_utility(sql_session *s, sql_prepared *ps, sql_dest *dest, sql_complete *c);
+
+/* Row output (output.c): formats a row of datums per the column formats. */
+void sql_format_row(sql_session *s, const ty_datum *vals, int ncols, const ty_oid *types, const int16_t *formats,
+		    util_buf *out);
+/* Sends a materialised result set (SHOW, EXPLAIN ...). */
+void sql_send_rows(sql_session *s, sql_dest *dest, int ncols, const char *const *names, const ty_oid *types,
+		   const ty_datum *vals, int nrows);
+
+/* DDL entry points (ddl_*.c). */
+void sql_ddl_create_table(sql_session *s, PgQuery__CreateStmt *st, const char *text);
+void sql_ddl_drop(sql_session *s, PgQuery__DropStmt *st, const char *text);
+
+/* Sequences (sequence.c). */
+int64_t sql_nextval(sql_session *s, cat_oid seq);
+
+/* Mapping of kv failures to SQL errors. */
+UTIL_NORETURN void sql_kv_error(kv_status st, const char *what);
+
+/* The engine's session registry (engine.c). */
+void sql_engine_add_session(sql_engine *e, sql_session *s);
+void sql_engine_remove_session(sql_engine *e, sql_session *s);
+
+#endif /* STRATA_SQL_INT_H */

@@ -1,0 +1,636 @@
+/*
+ * stmt.c — running one statement: the failed-transaction rule (25P02), the
+ * statement timeout, implicit transactions, analysis and planning (cached
+ * for prepared statements and replanned when the catalog changes), portals
+ * with parameters and row limits, and turning errors into the transaction
+ * state PostgreSQL would be in.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sql_int.h"
+
+/* ---------------------------------------------------------------- cached plans */
+
+void sql_cached_plan_release(sql_cached_plan *cp)
+{
+	if (!cp || --cp->refs > 0)
+		return;
+	if (cp->cat)
+		cat_snap_release(cp->cat);
+	util_arena_destroy(cp->arena);
+}
+
+/* Analyzes and plans a statement against the session's current catalog. */
+static sql_cached_plan *plan_build(sql_session *s, sql_prepared *p)
+{
+	util_arena *a = util_arena_new(16 * 1024, 0);
+	sql_cached_plan *cp = util_arena_zalloc(a, sizeof *cp);
+	cp->arena = a;
+	cp->refs = 1;
+	cp->cat = s->cat;
+	cat_snap_ref(s->cat);
+	util_arena *old = ty_set_arena(a);
+	TY_TRY(tc)
+	{
+		sql_pstate *ps = ty_alloc0(sizeof *ps);
+		ps->text = p->full_text;
+		ps->nparams = p->nparams;
+		ps->params_cap = p->nparams > 8 ? p->nparams : 8;
+		ps->param_types = ty_alloc0(sizeof(ty_oid) * (size_t)ps->params_cap);
+		for (int i = 0; i < p->nparams; i++)
+			ps->param_types[i] = p->param_types[i] ? p->param_types[i] : TY_UNKNOWN;
+		sql_actx ax = {s, s->cat, a, ps};
+		cp->query = sql_analyze(&ax, p->raw);
+		cp->planned = sql_plan_query(&ax, cp->query);
+		/* Parameter types are fixed by the first analysis. */
+		if (!p->types_fixed) {
+			p->nparams = ps->nparams;
+			p->param_types = util_arena_memdup(p->arena, ps->param_types,
+							   sizeof(ty_oid) * (size_t)(ps->nparams ? ps->nparams : 1));
+			for (int i = 0; i < p->nparams; i++)
+				if (p->param_types[i] == TY_UNKNOWN)
+					p->param_types[i] = TY_TEXT; /* PostgreSQL resolves unknown $n to text */
+			p->types_fixed = true;
+		}
+	}
+	TY_CATCH(tc)
+	{
+		TY_END(tc);
+		ty_set_arena(old);
+		sql_cached_plan_release(cp);
+		ty_errthrow();
+	}
+	TY_END(tc);
+	ty_set_arena(old);
+	return cp;
+}
+
+/* The prepared statement's plan, rebuilt if the catalog changed. */
+static sql_cached_plan *plan_get(sql_session *s, sql_prepared *p)
+{
+	if (p->cp && p->cp->cat != s->cat) {
+		sql_cached_plan_release(p->cp);
+		p->cp = NULL;
+	}
+	if (!p->cp)
+		p->cp = plan_build(s, p);
+	p->cp->refs++;
+	return p->cp;
+}
+
+/* ---------------------------------------------------------------- transactions */
+
+static void refresh_cat(sql_session *s)
+{
+	cat_snap *cs;
+	if (s->txn && s->txn->ddl) {
+		cs = cat_txn_snap(s->txn->ddl);
+		cat_snap_ref(cs);
+	} else {
+		cs = cat_current(s->e->cat);
+	}
+	if (s->cat)
+		cat_snap_release(s->cat);
+	s->cat = cs;
+}
+
+void sql_stmt_ensure_txn(sql_session *s)
+{
+	if (!s->txn) {
+		s->txn = sql_txn_begin(s, s->default_isolation, s->default_read_only, false);
+		s->xact_start_us = util_now_us();
+		s->tys.txn_timestamp = s->xact_start_us - 946684800000000LL;
+	}
+}
+
+void sql_stmt_begin(sql_session *s)
+{
+	sql_stmt_ensure_txn(s);
+	sql_txn_stmt_begin(s->txn);
+	s->tys.stmt_timestamp = util_now_us() - 946684800000000LL;
+	refresh_cat(s);
+}
+
+/* After COMMIT/ROLLBACK: cursors without HOLD close, the catalog snapshot
+ * moves on. */
+void sql_stmt_end_txn(sql_session *s)
+{
+	size_t pos = 0;
+	const void *k;
+	size_t kl;
+	void *v;
+	util_map keep = UTIL_MAP_INIT;
+	while (util_map_next(&s->portals, &pos, &k, &kl, &v)) {
+		sql_portal_s *p = v;
+		if (p->is_cursor && !p->holdable)
+			sql_portal_free(s, p);
+		else
+			util_map_put(&keep, k, kl, p);
+	}
+	util_map_free(&s->portals);
+	s->portals = keep;
+	refresh_cat(s);
+}
+
+/* An error inside BEGIN ... : the work is discarded, the block stays open
+ * in the failed state until ROLLBACK. */
+void sql_stmt_fail_block(sql_session *s)
+{
+	if (s->txn) {
+		sql_txn_abort(s->txn);
+		s->txn = NULL;
+	}
+	s->txn_state = SQL_TXN_FAILED;
+	refresh_cat(s);
+}
+
+static bool allowed_when_failed(pnode *n)
+{
+	if (n->node_case != PG_QUERY__NODE__NODE_TRANSACTION_STMT)
+		return false;
+	switch (n->transaction_stmt->kind) {
+	case PG_QUERY__TRANSACTION_STMT_KIND__TRANS_STMT_COMMIT:
+	case PG_QUERY__TRANSACTION_STMT_KIND__TRANS_STMT_ROLLBACK:
+	case PG_QUERY__TRANSACTION_STMT_KIND__TRANS_STMT_ROLLBACK_TO:
+	case PG_QUERY__TRANSACTION_STMT_KIND__TRANS_STMT_PREPARE:
+	case PG_QUERY__TRANSACTION_STMT_KIND__TRANS_STMT_ROLLBACK_PREPARED:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* ---------------------------------------------------------------- prepared statements */
+
+sql_prepared *sql_prepare(sql_session *s, const char *name, const char *query, int nparams,
+			  const uint32_t *param_types, util_err *err)
+{
+	PgQuery__ParseResult *pr = sql_parse_text(query, err);
+	if (!pr)
+		return NULL;
+	if (pr->n_stmts > 1) {
+		pg_query__parse_result__free_unpacked(pr, NULL);
+		util_err_set(err, UTIL_E_SYNTAX_ERROR, "cannot insert multiple commands into a prepared statement");
+		return NULL;
+	}
+	util_arena *a = util_arena_new(4096, 0);
+	sql_prepared *p = util_arena_zalloc(a, sizeof *p);
+	p->arena = a;
+	p->refs = 1;
+	p->name = util_arena_strdup(a, name);
+	p->text = util_arena_strdup(a, query);
+	p->full_text = p->text;
+	p->parse = pr;
+	p->raw = pr->n_stmts ? pr->stmts[0]->stmt : NULL;
+	p->nparams = nparams;
+	p->param_types = util_arena_zalloc(a, sizeof(ty_oid) * (size_t)(nparams ? nparams : 1));
+	for (int i = 0; i < nparams; i++)
+		p->param_types[i] = param_types ? param_types[i] : 0;
+	p->is_utility = !p->raw || sql_stmt_is_utility(p->raw);
+	if (s->txn_state == SQL_TXN_FAILED && p->raw && !allowed_when_failed(p->raw)) {
+		util_err_set(err, UTIL_E_IN_FAILED_SQL_TRANSACTION,
+			     "current transaction is aborted, commands ignored until end of transaction block");
+		sql_prepared_release(p);
+		return NULL;
+	}
+	if (!p->is_utility) {
+		TY_TRY(tc)
+		{
+			sql_stmt_ensure_txn(s);
+			refresh_cat(s);
+			p->cp = plan_build(s, p);
+		}
+		TY_CATCH(tc)
+		{
+			TY_END(tc);
+			memcpy(err, ty_err(), sizeof *err);
+			sql_prepared_release(p);
+			return NULL;
+		}
+		TY_END(tc);
+	} else {
+		/* Utility statements take no parameters; count $n anyway for Describe. */
+		for (int i = 0; i < nparams; i++)
+			if (!p->param_types[i])
+				p->param_types[i] = TY_TEXT;
+		p->types_fixed = true;
+	}
+	return p;
+}
+
+void sql_prepared_release(sql_prepared *p)
+{
+	if (!p || --p->refs > 0)
+		return;
+	sql_cached_plan_release(p->cp);
+	if (p->parse)
+		pg_query__parse_result__free_unpacked(p->parse, NULL);
+	util_arena_destroy(p->arena);
+}
+
+/* Row description of what a utility statement returns (SHOW, EXPLAIN, FETCH). */
+static int utility_desc(sql_session *s, pnode *raw, sql_rowdesc *desc, bool *returns_rows, util_arena *a);
+
+static void fill_desc(sql_planned *pl, const int16_t *formats, int nformats, sql_rowdesc *desc, util_arena *a)
+{
+	if (!formats || nformats == 0) {
+		*desc = pl->desc;
+		return;
+	}
+	sql_column *cols = util_arena_memdup(a, pl->cols, sizeof *cols * (size_t)(pl->desc.ncols ? pl->desc.ncols : 1));
+	for (int i = 0; i < pl->desc.ncols; i++)
+		cols[i].format = nformats == 1 ? formats[0] : i < nformats ? formats[i] : 0;
+	desc->ncols = pl->desc.ncols;
+	desc->cols = cols;
+}
+
+int sql_prepared_describe(sql_session *s, sql_prepared *p, sql_rowdesc *desc, bool *returns_rows,
+			  const int16_t *formats, int nformats, util_err *err)
+{
+	memset(desc, 0, sizeof *desc);
+	*returns_rows = false;
+	if (!p->raw)
+		return 0;
+	volatile int rc = 0;
+	TY_TRY(tc)
+	{
+		if (p->is_utility) {
+			utility_desc(s, p->raw, desc, returns_rows, s->stmt_arena);
+		} else {
+			refresh_cat(s);
+			sql_cached_plan *cp = plan_get(s, p);
+			*returns_rows = cp->planned->returns_rows;
+			if (*returns_rows)
+				fill_desc(cp->planned, formats, nformats, desc, s->stmt_arena);
+			sql_cached_plan_release(cp);
+		}
+	}
+	TY_CATCH(tc)
+	{
+		TY_END(tc);
+		memcpy(err, ty_err(), sizeof *err);
+		rc = -1;
+	}
+	TY_END(tc);
+	return rc;
+}
+
+/* ---------------------------------------------------------------- portals */
+
+static ty_datum convert_param(ty_oid type, int16_t format, const uint8_t *v, int32_t len)
+{
+	if (type == 0 || type == TY_UNKNOWN)
+		type = TY_TEXT;
+	const ty_type *t = ty_type_get(type);
+	if (!t)
+		ty_error(UTIL_E_UNDEFINED_OBJECT, "type with OID %u does not exist", type);
+	if (format == 1) {
+		if (!t->recv)
+			ty_error(UTIL_E_UNDEFINED_FUNCTION, "no binary input function available for type %s", t->name);
+		return t->recv(v, (size_t)len, -1);
+	}
+	if (memchr(v, 0, (size_t)len))
+		ty_error(UTIL_E_CHARACTER_NOT_IN_REPERTOIRE, "invalid byte sequence for encoding \"UTF8\": 0x00");
+	return ty_input(type, (const char *)v, (size_t)len, -1);
+}
+
+/* Converts a Bind parameter; errors get PostgreSQL's CONTEXT line. */
+static ty_datum param_value(ty_oid type, int16_t format, const uint8_t *v, int32_t len, int idx)
+{
+	if (!v)
+		return ty_null();
+	ty_datum d = ty_null();
+	TY_TRY(tc)
+	{
+		d = convert_param(type, format, v, len);
+	}
+	TY_CATCH(tc)
+	{
+		TY_END(tc);
+		if (format == 1)
+			util_err_context(ty_err(), "unnamed portal parameter $%d", idx + 1);
+		else
+			util_err_context(ty_err(), "unnamed portal parameter $%d = '%.*s'", idx + 1, len > 200 ? 200 : len,
+					 (const char *)v);
+		ty_errthrow();
+	}
+	TY_END(tc);
+	return d;
+}
+
+sql_portal_s *sql_portal_create(sql_session *s, const char *name, sql_prepared *p, const sql_bind_params *bp,
+				util_err *err)
+{
+	if (s->txn_state == SQL_TXN_FAILED && p->raw && !allowed_when_failed(p->raw)) {
+		util_err_set(err, UTIL_E_IN_FAILED_SQL_TRANSACTION,
+			     "current transaction is aborted, commands ignored until end of transaction block");
+		return NULL;
+	}
+	if (bp->nparams != p->nparams) {
+		util_err_set(err, UTIL_E_PROTOCOL_VIOLATION,
+			     "bind message supplies %d parameters, but prepared statement \"%s\" requires %d", bp->nparams,
+			     p->name, p->nparams);
+		return NULL;
+	}
+	if (bp->nformats > 1 && bp->nformats != bp->nparams) {
+		util_err_set(err, UTIL_E_PROTOCOL_VIOLATION, "bind message has %d parameter formats but %d parameters",
+			     bp->nformats, bp->nparams);
+		return NULL;
+	}
+	util_arena *a = util_arena_new(8192, 0);
+	sql_portal_s *po = util_arena_zalloc(a, sizeof *po);
+	po->arena = a;
+	po->name = util_arena_strdup(a, name);
+	po->stmt = p;
+	p->refs++;
+	po->owns_stmt = true;
+	po->nparams = bp->nparams;
+	util_arena *old = ty_set_arena(a);
+	volatile int rc = 0;
+	TY_TRY(tc)
+	{
+		po->params = ty_alloc0(sizeof(ty_datum) * (size_t)(bp->nparams ? bp->nparams : 1));
+		for (int i = 0; i < bp->nparams; i++) {
+			int16_t f = bp->nformats == 0 ? 0 : bp->nformats == 1 ? bp->formats[0] : bp->formats[i];
+			po->params[i] = param_value(p->param_types[i], f, bp->values[i], bp->lengths[i], i);
+		}
+		po->nresult_formats = bp->nresult_formats;
+		if (bp->nresult_formats)
+			po->result_formats = util_arena_memdup(a, bp->result_formats,
+							       sizeof(int16_t) * (size_t)bp->nresult_formats);
+	}
+	TY_CATCH(tc)
+	{
+		TY_END(tc);
+		memcpy(err, ty_err(), sizeof *err);
+		rc = -1;
+	}
+	TY_END(tc);
+	ty_set_arena(old);
+	if (rc != 0) {
+		sql_portal_free(s, po);
+		return NULL;
+	}
+	return po;
+}
+
+static void make_tag(sql_planned *pl, uint64_t n, char *tag, size_t cap)
+{
+	switch (pl->cmd) {
+	case SQL_CMD_INSERT: snprintf(tag, cap, "INSERT 0 %llu", (unsigned long long)n); break;
+	case SQL_CMD_UPDATE: snprintf(tag, cap, "UPDATE %llu", (unsigned long long)n); break;
+	case SQL_CMD_DELETE: snprintf(tag, cap, "DELETE %llu", (unsigned long long)n); break;
+	default: snprintf(tag, cap, "SELECT %llu", (unsigned long long)n); break;
+	}
+}
+
+/* Per-column output formats of a portal. */
+static const int16_t *portal_formats(sql_portal_s *po, int ncols)
+{
+	if (po->nresult_formats == 0)
+		return NULL;
+	int16_t *f = util_arena_alloc(po->arena, sizeof(int16_t) * (size_t)(ncols ? ncols : 1));
+	for (int i = 0; i < ncols; i++)
+		f[i] = po->nresult_formats == 1 ? po->result_formats[0]
+					       : i < po->nresult_formats ? po->result_formats[i] : 0;
+	return f;
+}
+
+/* Runs (or resumes) a portal: sends up to max_rows rows (0 = all). */
+void sql_portal_run(sql_session *s, sql_portal_s *po, sql_dest *dest, int64_t max_rows, bool send_desc,
+		    sql_complete *c)
+{
+	if (!po->ex) {
+		po->cp = plan_get(s, po->stmt);
+		sql_planned *pl = po->cp->planned;
+		if (s->txn->read_only && pl->cmd != SQL_CMD_SELECT)
+			ty_error(UTIL_E_READ_ONLY_SQL_TRANSACTION, "cannot execute %s in a read-only transaction",
+				 pl->cmd == SQL_CMD_INSERT ? "INSERT" : pl->cmd == SQL_CMD_UPDATE ? "UPDATE" : "DELETE");
+		util_arena *old = ty_set_arena(po->arena);
+		po->ex = sql_exec_new(s, pl, po->arena, po->params, po->nparams);
+		po->root = sql_exec_node(po->ex, pl->plan);
+		po->formats = portal_formats(po, pl->desc.ncols);
+		ty_set_arena(old);
+		if (send_desc && pl->returns_rows && dest->startup) {
+			sql_rowdesc d;
+			fill_desc(pl, po->formats, po->formats ? pl->desc.ncols : 0, &d, s->stmt_arena);
+			dest->startup(dest->arg, &d);
+		}
+	}
+	sql_planned *pl = po->cp->planned;
+	int64_t sent = 0;
+	bool suspended = false;
+	util_buf *rb = &s->rowbuf;
+	while (!po->done) {
+		if (!po->pending || po->pending_pos >= po->pending->n) {
+			util_arena *old = ty_set_arena(po->arena);
+			po->pending = sql_op_next(po->root);
+			ty_set_arena(old);
+			po->pending_pos = 0;
+			if (po->pending->n == 0) {
+				po->done = true;
+				break;
+			}
+		}
+		if (max_rows > 0 && sent >= max_rows) {
+			suspended = true;
+			break;
+		}
+		sql_batch *b = po->pending;
+		if (pl->returns_rows) {
+			ty_datum *row = sql_batch_row(b, po->pending_pos);
+			sql_format_row(s, row, pl->desc.ncols, pl->plan->types, po->formats, rb);
+			if (dest->row(dest->arg, (const uint8_t *)rb->data, rb->len, pl->desc.ncols) != 0)
+				ty_error(UTIL_E_CONNECTION_FAILURE, "connection to client lost");
+			po->nsent++;
+			sent++;
+		}
+		po->pending_pos++;
+	}
+	memset(c, 0, sizeof *c);
+	if (suspended) {
+		c->suspended = true;
+		return;
+	}
+	uint64_t n = pl->cmd == SQL_CMD_SELECT ? po->nsent : po->ex->processed;
+	make_tag(pl, n, c->tag, sizeof c->tag);
+	/* Finished: release execution state now (locks on iterators etc.). */
+	util_arena *old = ty_set_arena(po->arena);
+	sql_exec_close(po->ex);
+	ty_set_arena(old);
+	po->ex = NULL;
+	po->root = NULL;
+	po->pending = NULL;
+	po->exhausted = true;
+	sql_cached_plan_release(po->cp);
+	po->cp = NULL;
+}
+
+/* ---------------------------------------------------------------- the statement boundary */
+
+static void run(sql_session *s, sql_prepared *ps, sql_portal_s *portal, sql_dest *dest, int64_t max_rows,
+		sql_complete *c)
+{
+	if (s->txn_state == SQL_TXN_FAILED && !allowed_when_failed(ps->raw))
+		ty_error(UTIL_E_IN_FAILED_SQL_TRANSACTION,
+			 "current transaction is aborted, commands ignored until end of transaction block");
+	if (!portal || !portal->ex)
+		s->deadline_us = s->statement_timeout_ms > 0 ? util_mono_us() + s->statement_timeout_ms * 1000 : 0;
+	if (ps->is_utility) {
+		if (portal && portal->exhausted) {
+			snprintf(c->tag, sizeof c->tag, "%s", portal->tag);
+			return;
+		}
+		sql_exec_utility(s, ps, dest, c);
+		if (portal) {
+			portal->exhausted = true;
+			snprintf(portal->tag, sizeof portal->tag, "%s", c->tag);
+		}
+		return;
+	}
+	if (portal && portal->exhausted) {
+		/* Executing a completed portal again returns no rows (PostgreSQL). */
+		snprintf(c->tag, sizeof c->tag, "%s 0", portal->stmt->cp && portal->stmt->cp->planned->cmd != SQL_CMD_SELECT ? "SELECT" : "SELECT");
+		return;
+	}
+	if (!portal || !portal->ex)
+		sql_stmt_begin(s);
+	if (portal) {
+		sql_portal_run(s, portal, dest, max_rows, false, c);
+		return;
+	}
+	/* Simple query: a transient portal in the statement arena. */
+	sql_prepared *p = ps;
+	p->refs = 2; /* never freed through release: it lives on the caller's stack */
+	sql_portal_s *po = ty_alloc0(sizeof *po);
+	po->arena = s->stmt_arena;
+	po->stmt = p;
+	TY_TRY(tc)
+	{
+		sql_portal_run(s, po, dest, 0, true, c);
+	}
+	TY_CATCH(tc)
+	{
+		TY_END(tc);
+		if (po->ex) {
+			util_err saved;
+			memcpy(&saved, ty_err(), sizeof saved);
+			util_err ignore;
+			ty_protect((void (*)(void *))sql_exec_close, po->ex, &ignore);
+			memcpy(ty_err(), &saved, sizeof saved);
+		}
+		if (po->cp)
+			sql_cached_plan_release(po->cp);
+		sql_cached_plan_release(p->cp);
+		p->cp = NULL;
+		ty_errthrow();
+	}
+	TY_END(tc);
+	sql_cached_plan_release(p->cp);
+	p->cp = NULL;
+}
+
+int sql_stmt_run(sql_session *s, sql_prepared *ps, sql_portal_s *portal, sql_dest *dest, int64_t max_rows,
+		 sql_complete *c, util_err *err)
+{
+	memset(c, 0, sizeof *c);
+	if (!ps->raw) {
+		c->empty = true;
+		return 0;
+	}
+	TY_TRY(tc)
+	{
+		run(s, ps, portal, dest, max_rows, c);
+	}
+	TY_CATCH(tc)
+	{
+		TY_END(tc);
+		memcpy(err, ty_err(), sizeof *err);
+		if (portal && portal->ex) {
+			util_err ignore;
+			ty_protect((void (*)(void *))sql_exec_close, portal->ex, &ignore);
+			portal->ex = NULL;
+			portal->exhausted = true;
+		}
+		if (s->txn_state == SQL_TXN_BLOCK)
+			sql_stmt_fail_block(s);
+		else if (s->txn_state == SQL_TXN_IDLE && s->txn && !s->implicit_block) {
+			/* Caller (simple query end / Sync) aborts the implicit transaction. */
+		}
+		s->deadline_us = 0;
+		return -1;
+	}
+	TY_END(tc);
+	s->deadline_us = 0;
+	return 0;
+}
+
+/* ---------------------------------------------------------------- utility descriptions */
+
+static int utility_desc(sql_session *s, pnode *raw, sql_rowdesc *desc, bool *returns_rows, util_arena *a)
+{
+	*returns_rows = false;
+	memset(desc, 0, sizeof *desc);
+	const char *one = NULL;
+	switch (raw->node_case) {
+	case PG_QUERY__NODE__NODE_VARIABLE_SHOW_STMT: {
+		const char *name = raw->variable_show_stmt->name;
+		if (!util_strcasecmp(name, "all")) {
+			sql_column *cols = util_arena_zalloc(a, sizeof *cols * 3);
+			const char *names[3] = {"name", "setting", "description"};
+			for (int i = 0; i < 3; i++) {
+				cols[i].name = names[i];
+				cols[i].type_oid = TY_TEXT;
+				cols[i].type_len = -1;
+				cols[i].typmod = -1;
+			}
+			desc->ncols = 3;
+			desc->cols = cols;
+			*returns_rows = true;
+			return 0;
+		}
+		const sql_guc *g = sql_guc_find(name);
+		one = g ? g->name : name;
+		if (!util_strcasecmp(name, "time zone") || !util_strcasecmp(name, "timezone"))
+			one = "TimeZone";
+		else if (!util_strcasecmp(name, "transaction_isolation"))
+			one = "transaction_isolation";
+		break;
+	}
+	case PG_QUERY__NODE__NODE_EXPLAIN_STMT:
+		one = "QUERY PLAN";
+		break;
+	case PG_QUERY__NODE__NODE_FETCH_STMT: {
+		sql_portal_s *p = util_map_gets(&s->portals, raw->fetch_stmt->portalname);
+		if (p && !raw->fetch_stmt->ismove && p->stmt && p->stmt->cp) {
+			*desc = p->stmt->cp->planned->desc;
+			*returns_rows = true;
+		} else if (p && !raw->fetch_stmt->ismove && p->cols) {
+			*desc = p->desc;
+			*returns_rows = true;
+		}
+		return 0;
+	}
+	case PG_QUERY__NODE__NODE_EXECUTE_STMT: {
+		sql_prepared *p = util_map_gets(&s->prepared, raw->execute_stmt->name);
+		if (p && !p->is_utility && p->cp) {
+			*returns_rows = p->cp->planned->returns_rows;
+			*desc = p->cp->planned->desc;
+		}
+		return 0;
+	}
+	default:
+		return 0;
+	}
+	sql_column *col = util_arena_zalloc(a, sizeof *col);
+	col->name = util_arena_strdup(a, one);
+	col->type_oid = TY_TEXT;
+	col->type_len = -1;
+	col->typmod = -1;
+	desc->ncols = 1;
+	desc->cols = col;
+	*returns_rows = true;
+	return 0;
+}

@@ -1,0 +1,361 @@
+/*
+ * txn.c — transactions: a snapshot (read timestamp) per transaction or per
+ * statement, writes buffered per row until COMMIT, then written as one kv
+ * batch at one commit timestamp together with the transaction's catalog
+ * changes — so a crash never exposes part of a transaction. Reads see the
+ * transaction's own writes of earlier statements (command ids).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sql_int.h"
+
+sql_txn *sql_txn_begin(sql_session *s, sql_isolation iso, bool read_only, bool explicit_block)
+{
+	util_arena *a = util_arena_new(64 * 1024, 0);
+	sql_txn *t = util_arena_zalloc(a, sizeof *t);
+	UTIL_ASSERT(t, "transaction allocation");
+	t->s = s;
+	t->arena = a;
+	t->iso = iso;
+	t->read_only = read_only;
+	t->explicit_block = explicit_block;
+	t->snapshot_ts = kv_read_point(s->e->kv);
+	t->stmt_ts = t->snapshot_ts;
+	t->start_us = util_now_us();
+	return t;
+}
+
+void sql_txn_stmt_begin(sql_txn *t)
+{
+	t->cid++;
+	if (t->iso == SQL_READ_COMMITTED)
+		t->stmt_ts = kv_read_point(t->s->e->kv);
+	else
+		t->stmt_ts = t->snapshot_ts;
+}
+
+kv_ts sql_txn_read_ts(sql_txn *t) { return t->stmt_ts; }
+
+static size_t wkey(cat_oid table, const uint8_t *key, size_t klen, uint8_t *buf, size_t cap)
+{
+	if (klen + 4 > cap)
+		return 0;
+	util_put_be32(buf, table);
+	memcpy(buf + 4, key, klen);
+	return klen + 4;
+}
+
+/* Map lookup without the 4+key copy for short keys. */
+static sql_wrow *find(sql_txn *t, cat_oid table, const uint8_t *key, size_t klen)
+{
+	uint8_t stackbuf[512];
+	uint8_t *buf = klen + 4 <= sizeof stackbuf ? stackbuf : util_xmalloc(klen + 4);
+	wkey(table, key, klen, buf, klen + 4);
+	sql_wrow *w = util_map_get(&t->writes, buf, klen + 4);
+	if (buf != stackbuf)
+		free(buf);
+	return w;
+}
+
+typedef struct table_writes {
+	sql_wrow *head, *tail;
+	size_t n;
+} table_writes;
+
+static sql_wrow *new_wrow(sql_txn *t, const cat_obj *rel, kv_table *kv, const uint8_t *key, size_t klen)
+{
+	sql_wrow *w = util_arena_zalloc(t->arena, sizeof *w);
+	int ncols = rel->rel.ncols;
+	w->table = rel->oid;
+	w->kv = kv;
+	w->key = util_arena_memdup(t->arena, key, klen);
+	w->keylen = klen;
+	w->ncols = ncols;
+	w->cols = util_arena_zalloc(t->arena, sizeof(ty_datum) * (size_t)(ncols ? ncols : 1));
+	w->set = util_arena_zalloc(t->arena, sizeof(bool) * (size_t)(ncols ? ncols : 1));
+	if (!w->key || !w->cols || !w->set)
+		ty_error(UTIL_E_OUT_OF_MEMORY, "out of memory");
+	for (int i = 0; i < ncols; i++)
+		w->cols[i] = ty_null();
+	w->cid = t->cid;
+	uint8_t *buf = util_xmalloc(klen + 4);
+	wkey(rel->oid, key, klen, buf, klen + 4);
+	util_map_put(&t->writes, buf, klen + 4, w);
+	free(buf);
+	table_writes *tw = util_map_get_u64(&t->tables, rel->oid);
+	if (!tw) {
+		tw = util_arena_zalloc(t->arena, sizeof *tw);
+		util_map_put_u64(&t->tables, rel->oid, tw);
+	}
+	if (tw->tail)
+		tw->tail->next_in_table = w;
+	else
+		tw->head = w;
+	tw->tail = w;
+	tw->n++;
+	t->nwrites++;
+	return w;
+}
+
+/* Before the first change by this statement, remember the row's state as
+ * earlier statements left it (what this statement's reads must see). */
+static void save_prev(sql_txn *t, sql_wrow *w)
+{
+	if (w->cid == t->cid)
+		return;
+	sql_wrow *p = util_arena_alloc(t->arena, sizeof *p);
+	if (!p)
+		ty_error(UTIL_E_OUT_OF_MEMORY, "out of memory");
+	*p = *w;
+	p->cols = util_arena_memdup(t->arena, w->cols, sizeof(ty_datum) * (size_t)(w->ncols ? w->ncols : 1));
+	p->set = util_arena_memdup(t->arena, w->set, sizeof(bool) * (size_t)(w->ncols ? w->ncols : 1));
+	p->prev = NULL;
+	w->prev = p;
+	w->cid = t->cid;
+}
+
+static void copy_vals(sql_txn *t, const cat_rel *r, sql_wrow *w, const ty_datum *vals, const bool *set)
+{
+	util_arena *old = ty_set_arena(t->arena);
+	for (int i = 0; i < w->ncols; i++) {
+		if (set && !set[i])
+			continue;
+		const ty_type *ty = ty_type_get(r->cols[i].type);
+		w->cols[i] = ty_datum_copy(vals[i], ty ? ty->byval : true);
+		w->set[i] = true;
+	}
+	ty_set_arena(old);
+}
+
+sql_wrow *sql_txn_put_row(sql_txn *t, const cat_obj *rel, kv_table *kv, const uint8_t *key, size_t klen,
+			  const ty_datum *vals, const bool *set, bool insert, bool exists_before)
+{
+	sql_wrow *w = find(t, rel->oid, key, klen);
+	if (!w) {
+		w = new_wrow(t, rel, kv, key, klen);
+		w->deleted = false;
+	} else {
+		save_prev(t, w);
+	}
+	if (insert) {
+		/* An insert replaces the whole row: after a delete of the committed
+		 * row (or of our own insert), or on a row that never existed. */
+		if (exists_before || w->present || w->deleted)
+			w->deleted = exists_before || w->deleted;
+		for (int i = 0; i < w->ncols; i++) {
+			w->cols[i] = ty_null();
+			w->set[i] = true;
+		}
+		w->inserted = true;
+		w->present = true;
+		copy_vals(t, &rel->rel, w, vals, NULL);
+	} else {
+		w->present = true;
+		copy_vals(t, &rel->rel, w, vals, set);
+	}
+	return w;
+}
+
+void sql_txn_delete_row(sql_txn *t, const cat_obj *rel, kv_table *kv, const uint8_t *key, size_t klen)
+{
+	sql_wrow *w = find(t, rel->oid, key, klen);
+	if (!w)
+		w = new_wrow(t, rel, kv, key, klen);
+	else
+		save_prev(t, w);
+	/* If only our own insert existed, deleting it leaves nothing to write
+	 * but the delete marker is harmless and keeps the logic simple. */
+	w->deleted = true;
+	w->present = false;
+	w->inserted = false;
+	for (int i = 0; i < w->ncols; i++) {
+		w->cols[i] = ty_null();
+		w->set[i] = false;
+	}
+}
+
+sql_wrow *sql_txn_lookup(sql_txn *t, cat_oid table, const uint8_t *key, size_t klen, bool visible_only)
+{
+	sql_wrow *w = find(t, table, key, klen);
+	if (!w || !visible_only)
+		return w;
+	return w->cid < t->cid ? w : w->prev;
+}
+
+static int cmp_wrow(const void *a, const void *b)
+{
+	const sql_wrow *x = *(sql_wrow *const *)a, *y = *(sql_wrow *const *)b;
+	size_t n = x->keylen < y->keylen ? x->keylen : y->keylen;
+	int c = memcmp(x->key, y->key, n);
+	return c ? c : (x->keylen > y->keylen) - (x->keylen < y->keylen);
+}
+
+sql_wrow **sql_txn_table_writes(sql_txn *t, cat_oid table, util_arena *arena, int *n)
+{
+	*n = 0;
+	table_writes *tw = util_map_get_u64(&t->tables, table);
+	if (!tw)
+		return NULL;
+	sql_wrow **list = util_arena_alloc(arena, sizeof *list * (tw->n ? tw->n : 1));
+	if (!list)
+		ty_error(UTIL_E_OUT_OF_MEMORY, "out of memory");
+	int k = 0;
+	for (sql_wrow *w = tw->head; w; w = w->next_in_table) {
+		sql_wrow *v = w->cid < t->cid ? w : w->prev;
+		if (v)
+			list[k++] = v;
+	}
+	qsort(list, (size_t)k, sizeof *list, cmp_wrow);
+	*n = k;
+	return list;
+}
+
+cat_txn *sql_txn_ddl(sql_txn *t)
+{
+	if (!t->ddl) {
+		sql_engine *e = t->s->e;
+		cat_ddl_lock(e->cat);
+		t->ddl_locked = true;
+		/* DDL works on the newest catalog, under the DDL lock. */
+		cat_snap *cur = cat_current(e->cat);
+		t->ddl = cat_txn_begin(e->cat, cur);
+		cat_snap_release(cur);
+	}
+	return t->ddl;
+}
+
+static void push_name(sql_txn *t, char ***list, int *n, const char *name)
+{
+	char **nl = util_arena_alloc(t->arena, sizeof *nl * (size_t)(*n + 1));
+	if (!nl)
+		ty_error(UTIL_E_OUT_OF_MEMORY, "out of memory");
+	if (*n)
+		memcpy(nl, *list, sizeof *nl * (size_t)*n);
+	nl[(*n)++] = util_arena_strdup(t->arena, name);
+	*list = nl;
+}
+
+void sql_txn_drop_storage_after_commit(sql_txn *t, const char *storage)
+{
+	push_name(t, &t->drop_after_commit, &t->ndrop, storage);
+}
+
+void sql_txn_drop_storage_on_abort(sql_txn *t, const char *storage)
+{
+	push_name(t, &t->drop_on_abort, &t->nabort, storage);
+}
+
+/* Appends one row's final state to the commit batch. */
+static void write_row(sql_txn *t, kv_batch *b, const cat_snap *cs, sql_wrow *w, util_buf *buf)
+{
+	const cat_obj *o = cat_get(cs, w->table);
+	if (!o)
+		return; /* the table was dropped in this transaction */
+	const cat_rel *r = &o->rel;
+	if (!w->present) {
+		kv_batch_delete_row(b, w->kv, w->key, w->keylen, KV_TS_LATEST);
+		return;
+	}
+	bool whole = w->inserted;
+	uint8_t q[2];
+	for (int i = 0; i < r->ncols && i < w->ncols; i++) {
+		const cat_column *c = &r->cols[i];
+		if (c->dropped || !sql_column_in_cells(r, c))
+			continue;
+		if (!whole && !w->set[i])
+			continue;
+		sql_colid_qual(c->col_id, q);
+		if (w->cols[i].null) {
+			/* Only needed when an older version of the cell may exist. */
+			if (!whole || w->deleted)
+				kv_batch_delete(b, w->kv, w->key, w->keylen, SQL_FAMILY, q, 2, KV_TS_LATEST,
+						KV_DELETE_COLUMN);
+			continue;
+		}
+		util_buf_reset(buf);
+		sql_value_encode(c->type, w->cols[i], buf);
+		kv_batch_put(b, w->kv, w->key, w->keylen, SQL_FAMILY, q, 2, KV_TS_LATEST, buf->data, buf->len);
+	}
+	if (whole)
+		kv_batch_put(b, w->kv, w->key, w->keylen, SQL_FAMILY, "", 0, KV_TS_LATEST, "", 0);
+}
+
+static void txn_free(sql_txn *t)
+{
+	util_map_free(&t->writes);
+	util_map_free(&t->tables);
+	util_arena_destroy(t->arena);
+}
+
+static void release(sql_txn *t)
+{
+	sql_txn_unlock_all(t);
+	if (t->ddl_locked) {
+		cat_ddl_unlock(t->s->e->cat);
+		t->ddl_locked = false;
+	}
+}
+
+int sql_txn_commit(sql_txn *t, util_err *err)
+{
+	sql_engine *e = t->s->e;
+	int rc = 0;
+	if (t->nwrites == 0 && !(t->ddl && cat_txn_dirty(t->ddl)))
+		goto done;
+	kv_batch *b = kv_batch_new();
+	util_buf buf = UTIL_BUF_INIT;
+	cat_snap *cs = t->ddl ? cat_txn_snap(t->ddl) : t->s->cat;
+	size_t pos = 0;
+	void *v;
+	while (util_map_next(&t->writes, &pos, NULL, NULL, &v))
+		write_row(t, b, cs, v, &buf);
+	if (t->ddl)
+		cat_txn_write(t->ddl, b);
+	util_buf_free(&buf);
+	kv_status st;
+	if (t->iso != SQL_READ_COMMITTED)
+		st = kv_commit_if(e->kv, b, t->snapshot_ts, NULL, NULL);
+	else
+		st = kv_commit(e->kv, b, NULL, NULL);
+	kv_batch_free(b);
+	if (st != KV_OK) {
+		if (st == KV_CONFLICT)
+			util_err_set(err, UTIL_E_T_R_SERIALIZATION_FAILURE,
+				     "could not serialize access due to concurrent update");
+		else
+			util_err_set(err, st == KV_NO_SPACE ? UTIL_E_DISK_FULL : UTIL_E_IO_ERROR,
+				     "could not commit the transaction: %s", kv_errmsg());
+		rc = -1;
+		goto abort;
+	}
+	if (t->ddl) {
+		cat_txn_publish(t->ddl);
+		t->ddl = NULL;
+	}
+	for (int i = 0; i < t->ndrop; i++)
+		kv_table_drop(e->kv, t->drop_after_commit[i]);
+done:
+	if (t->ddl) {
+		cat_txn_abort(t->ddl);
+		t->ddl = NULL;
+	}
+	release(t);
+	txn_free(t);
+	return rc;
+abort:
+	sql_txn_abort(t);
+	return rc;
+}
+
+void sql_txn_abort(sql_txn *t)
+{
+	if (t->ddl) {
+		cat_txn_abort(t->ddl);
+		t->ddl = NULL;
+	}
+	for (int i = 0; i < t->nabort; i++)
+		kv_table_drop(t->s->e->kv, t->drop_on_abort[i]);
+	release(t);
+	txn_free(t);
+}

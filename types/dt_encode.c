@@ -1,0 +1,316 @@
+/*
+ * dt_encode.c — date/time text output as PostgreSQL's EncodeDateOnly,
+ * EncodeTimeOnly, EncodeDateTime and EncodeInterval: DateStyle (ISO, SQL,
+ * Postgres, German with MDY/DMY order), IntervalStyle (postgres,
+ * postgres_verbose, sql_standard, iso_8601), zone offsets as +hh[:mm[:ss]],
+ * fractional seconds without trailing zeros.
+ */
+#include "dt_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const char *const dt_months[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul",
+				 "Aug", "Sep", "Oct", "Nov", "Dec", NULL};
+const char *const dt_days[] = {"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat", NULL};
+const char *const dt_months_full[] = {"January",  "February", "March",  "April",     "May",
+				      "June",     "July",     "August", "September", "October",
+				      "November", "December", NULL};
+const char *const dt_days_full[] = {"Sunday",   "Monday", "Tuesday",  "Wednesday",
+				    "Thursday", "Friday", "Saturday", NULL};
+
+static void pad(util_buf *out, long long v, int width)
+{
+	util_buf_printf(out, "%0*lld", width, v);
+}
+
+/* Years print as 4+ digits, BC years counted from 1. */
+static void year4(util_buf *out, int year)
+{
+	pad(out, year > 0 ? year : -(year - 1), 4);
+}
+
+void dt_append_seconds(util_buf *out, int sec, int32_t fsec, int precision, bool fillzeros)
+{
+	if (fillzeros)
+		pad(out, abs(sec), 2);
+	else
+		util_buf_printf(out, "%d", abs(sec));
+	if (fsec == 0)
+		return;
+	int32_t v = abs(fsec);
+	char digits[16];
+	int n = precision;
+	/* The fraction has `precision` digits; trailing zeros are dropped. */
+	for (int i = n - 1; i >= 0; i--) {
+		digits[i] = (char)('0' + v % 10);
+		v /= 10;
+	}
+	if (v) {
+		/* Did not fit: print the whole value, as PostgreSQL does. */
+		util_buf_printf(out, ".%d", abs(fsec));
+		return;
+	}
+	while (n > 0 && digits[n - 1] == '0')
+		n--;
+	util_buf_putc(out, '.');
+	util_buf_append(out, digits, (size_t)n);
+}
+
+void dt_encode_timezone(int tz, bool xsd, util_buf *out)
+{
+	int sec = abs(tz);
+	int min = sec / 60;
+	sec -= min * 60;
+	int hour = min / 60;
+	min -= hour * 60;
+	/* tz counts seconds west: the sign shown is the opposite. */
+	util_buf_putc(out, tz <= 0 ? '+' : '-');
+	if (sec != 0)
+		util_buf_printf(out, "%02d:%02d:%02d", hour, min, sec);
+	else if (min != 0 || xsd)
+		util_buf_printf(out, "%02d:%02d", hour, min);
+	else
+		util_buf_printf(out, "%02d", hour);
+}
+
+void dt_encode_date(const dt_tm *tm, int style, util_buf *out)
+{
+	int order = (int)ty_get_settings()->dateorder;
+	switch (style) {
+	case TY_DATES_ISO:
+		year4(out, tm->year);
+		util_buf_printf(out, "-%02d-%02d", tm->mon, tm->mday);
+		break;
+	case TY_DATES_SQL:
+		if (order == TY_ORDER_DMY)
+			util_buf_printf(out, "%02d/%02d", tm->mday, tm->mon);
+		else
+			util_buf_printf(out, "%02d/%02d", tm->mon, tm->mday);
+		util_buf_putc(out, '/');
+		year4(out, tm->year);
+		break;
+	case TY_DATES_GERMAN:
+		util_buf_printf(out, "%02d.%02d.", tm->mday, tm->mon);
+		year4(out, tm->year);
+		break;
+	default:
+		if (order == TY_ORDER_DMY)
+			util_buf_printf(out, "%02d-%02d", tm->mday, tm->mon);
+		else
+			util_buf_printf(out, "%02d-%02d", tm->mon, tm->mday);
+		util_buf_putc(out, '-');
+		year4(out, tm->year);
+		break;
+	}
+	if (tm->year <= 0)
+		util_buf_puts(out, " BC");
+}
+
+void dt_encode_time(const dt_tm *tm, int32_t fsec, bool print_tz, int tz, util_buf *out)
+{
+	util_buf_printf(out, "%02d:%02d:", tm->hour, tm->min);
+	dt_append_seconds(out, tm->sec, fsec, DT_MAX_TIME_PRECISION, true);
+	if (print_tz)
+		dt_encode_timezone(tz, false, out);
+}
+
+static void zone_name(util_buf *out, const char *tzn)
+{
+	util_buf_printf(out, " %.*s", DT_MAXTZLEN, tzn);
+}
+
+void dt_encode_datetime(dt_tm *tm, int32_t fsec, bool print_tz, int tz, const char *tzn, int style,
+			util_buf *out)
+{
+	int order = (int)ty_get_settings()->dateorder;
+	if (tm->isdst < 0)
+		print_tz = false;
+	switch (style) {
+	case TY_DATES_ISO:
+		year4(out, tm->year);
+		util_buf_printf(out, "-%02d-%02d %02d:%02d:", tm->mon, tm->mday, tm->hour, tm->min);
+		dt_append_seconds(out, tm->sec, fsec, DT_MAX_TIMESTAMP_PRECISION, true);
+		if (print_tz)
+			dt_encode_timezone(tz, false, out);
+		break;
+	case TY_DATES_SQL:
+		if (order == TY_ORDER_DMY)
+			util_buf_printf(out, "%02d/%02d/", tm->mday, tm->mon);
+		else
+			util_buf_printf(out, "%02d/%02d/", tm->mon, tm->mday);
+		year4(out, tm->year);
+		util_buf_printf(out, " %02d:%02d:", tm->hour, tm->min);
+		dt_append_seconds(out, tm->sec, fsec, DT_MAX_TIMESTAMP_PRECISION, true);
+		if (print_tz) {
+			if (tzn)
+				zone_name(out, tzn);
+			else
+				dt_encode_timezone(tz, false, out);
+		}
+		break;
+	case TY_DATES_GERMAN:
+		util_buf_printf(out, "%02d.%02d.", tm->mday, tm->mon);
+		year4(out, tm->year);
+		util_buf_printf(out, " %02d:%02d:", tm->hour, tm->min);
+		dt_append_seconds(out, tm->sec, fsec, DT_MAX_TIMESTAMP_PRECISION, true);
+		if (print_tz) {
+			if (tzn)
+				zone_name(out, tzn);
+			else
+				dt_encode_timezone(tz, false, out);
+		}
+		break;
+	default:
+		tm->wday = dt_j2day(dt_date2j(tm->year, tm->mon, tm->mday));
+		util_buf_printf(out, "%s ", dt_days[tm->wday]);
+		if (order == TY_ORDER_DMY)
+			util_buf_printf(out, "%02d %s", tm->mday, dt_months[tm->mon - 1]);
+		else
+			util_buf_printf(out, "%s %02d", dt_months[tm->mon - 1], tm->mday);
+		util_buf_printf(out, " %02d:%02d:", tm->hour, tm->min);
+		dt_append_seconds(out, tm->sec, fsec, DT_MAX_TIMESTAMP_PRECISION, true);
+		util_buf_putc(out, ' ');
+		year4(out, tm->year);
+		if (print_tz) {
+			if (tzn) {
+				zone_name(out, tzn);
+			} else {
+				util_buf_putc(out, ' ');
+				dt_encode_timezone(tz, false, out);
+			}
+		}
+		break;
+	}
+	if (tm->year <= 0)
+		util_buf_puts(out, " BC");
+}
+
+static void iso_part(util_buf *out, int64_t v, char unit)
+{
+	if (v != 0)
+		util_buf_printf(out, "%lld%c", (long long)v, unit);
+}
+
+static void postgres_part(util_buf *out, int64_t v, const char *units, bool *is_zero, bool *is_before)
+{
+	if (v == 0)
+		return;
+	util_buf_printf(out, "%s%s%lld %s%s", !*is_zero ? " " : "", (*is_before && v > 0) ? "+" : "",
+			(long long)v, units, v != 1 ? "s" : "");
+	/* Each nonzero field decides the sign marking of (only) the next one. */
+	*is_before = v < 0;
+	*is_zero = false;
+}
+
+static void verbose_part(util_buf *out, int64_t v, const char *units, bool *is_zero, bool *is_before)
+{
+	if (v == 0)
+		return;
+	if (*is_zero) {
+		*is_before = v < 0;
+		v = llabs(v);
+	} else if (*is_before) {
+		v = -v;
+	}
+	util_buf_printf(out, " %lld %s%s", (long long)v, units, v == 1 ? "" : "s");
+	*is_zero = false;
+}
+
+void dt_encode_interval(const dt_itm *itm, int style, util_buf *out)
+{
+	int year = itm->year, mon = itm->mon, min = itm->min, sec = itm->sec, fsec = itm->usec;
+	int64_t mday = itm->mday, hour = itm->hour;
+	bool is_before = false, is_zero = true;
+	switch (style) {
+	case TY_INTERVAL_SQL_STANDARD: {
+		bool has_neg = year < 0 || mon < 0 || mday < 0 || hour < 0 || min < 0 || sec < 0 || fsec < 0;
+		bool has_pos = year > 0 || mon > 0 || mday > 0 || hour > 0 || min > 0 || sec > 0 || fsec > 0;
+		bool has_ym = year != 0 || mon != 0;
+		bool has_dt = mday != 0 || hour != 0 || min != 0 || sec != 0 || fsec != 0;
+		bool standard = !(has_neg && has_pos) && !(has_ym && has_dt);
+		if (has_neg && standard) {
+			util_buf_putc(out, '-');
+			year = -year, mon = -mon, mday = -mday, hour = -hour, min = -min, sec = -sec,
+			fsec = -fsec;
+		}
+		if (!has_neg && !has_pos) {
+			util_buf_putc(out, '0');
+		} else if (!standard) {
+			char ys = (year < 0 || mon < 0) ? '-' : '+';
+			char ds = mday < 0 ? '-' : '+';
+			char ss = (hour < 0 || min < 0 || sec < 0 || fsec < 0) ? '-' : '+';
+			util_buf_printf(out, "%c%d-%d %c%lld %c%lld:%02d:", ys, abs(year), abs(mon), ds,
+					(long long)llabs(mday), ss, (long long)llabs(hour), abs(min));
+			dt_append_seconds(out, sec, fsec, DT_MAX_INTERVAL_PRECISION, true);
+		} else if (has_ym) {
+			util_buf_printf(out, "%d-%d", year, mon);
+		} else if (mday != 0) {
+			util_buf_printf(out, "%lld %lld:%02d:", (long long)mday, (long long)hour, min);
+			dt_append_seconds(out, sec, fsec, DT_MAX_INTERVAL_PRECISION, true);
+		} else {
+			util_buf_printf(out, "%lld:%02d:", (long long)hour, min);
+			dt_append_seconds(out, sec, fsec, DT_MAX_INTERVAL_PRECISION, true);
+		}
+		break;
+	}
+	case TY_INTERVAL_ISO_8601:
+		if (year == 0 && mon == 0 && mday == 0 && hour == 0 && min == 0 && sec == 0 && fsec == 0) {
+			util_buf_puts(out, "PT0S");
+			break;
+		}
+		util_buf_putc(out, 'P');
+		iso_part(out, year, 'Y');
+		iso_part(out, mon, 'M');
+		iso_part(out, mday, 'D');
+		if (hour != 0 || min != 0 || sec != 0 || fsec != 0)
+			util_buf_putc(out, 'T');
+		iso_part(out, hour, 'H');
+		iso_part(out, min, 'M');
+		if (sec != 0 || fsec != 0) {
+			if (sec < 0 || fsec < 0)
+				util_buf_putc(out, '-');
+			dt_append_seconds(out, sec, fsec, DT_MAX_INTERVAL_PRECISION, false);
+			util_buf_putc(out, 'S');
+		}
+		break;
+	case TY_INTERVAL_POSTGRES:
+		postgres_part(out, year, "year", &is_zero, &is_before);
+		postgres_part(out, mon, "mon", &is_zero, &is_before);
+		postgres_part(out, mday, "day", &is_zero, &is_before);
+		if (is_zero || hour != 0 || min != 0 || sec != 0 || fsec != 0) {
+			bool minus = hour < 0 || min < 0 || sec < 0 || fsec < 0;
+			util_buf_printf(out, "%s%s%02lld:%02d:", is_zero ? "" : " ",
+					minus ? "-" : (is_before ? "+" : ""), (long long)llabs(hour),
+					abs(min));
+			dt_append_seconds(out, sec, fsec, DT_MAX_INTERVAL_PRECISION, true);
+		}
+		break;
+	default:
+		util_buf_putc(out, '@');
+		verbose_part(out, year, "year", &is_zero, &is_before);
+		verbose_part(out, mon, "mon", &is_zero, &is_before);
+		verbose_part(out, mday, "day", &is_zero, &is_before);
+		verbose_part(out, hour, "hour", &is_zero, &is_before);
+		verbose_part(out, min, "min", &is_zero, &is_before);
+		if (sec != 0 || fsec != 0) {
+			util_buf_putc(out, ' ');
+			if (sec < 0 || (sec == 0 && fsec < 0)) {
+				if (is_zero)
+					is_before = true;
+				else if (!is_before)
+					util_buf_putc(out, '-');
+			} else if (is_before) {
+				util_buf_putc(out, '-');
+			}
+			dt_append_seconds(out, sec, fsec, DT_MAX_INTERVAL_PRECISION, false);
+			util_buf_printf(out, " sec%s", (abs(sec) != 1 || fsec != 0) ? "s" : "");
+			is_zero = false;
+		}
+		if (is_zero)
+			util_buf_puts(out, " 0");
+		if (is_before)
+			util_buf_puts(out, " ago");
+		break;
+	}
+}
