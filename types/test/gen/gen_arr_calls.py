@@ -110,6 +110,23 @@ for a, b, s in [("1", "10", "3"), ("10", "1", "-4"), ("1", "10", "0"), ("1", "10
         CALLS.append(c("generate_series", [I4, I4, I4], [a, b, s], retset=True))
     CALLS.append(c("generate_series", [I8, I8, I8], [a, b, s], retset=True))
 
+N = "numeric"
+for a, b, st in [("1", "3", None), ("1", "3", "0.5"), ("1.0", "2", "0.25"), ("3", "1", "-1.5"), ("1", "3", "0"),
+                 ("NaN", "3", "1"), ("1", "NaN", "1"), ("1", "3", "NaN"), ("1", "Infinity", "1"),
+                 ("-Infinity", "1", "1"), ("1", "3", "Infinity"), ("0.1", "0.35", "0.1"), ("5", "1", "1")]:
+    if st is None:
+        CALLS.append(c("generate_series", [N, N], [a, b], retset=True))
+    else:
+        CALLS.append(c("generate_series", [N, N, N], [a, b, st], retset=True))
+CALLS.append(c("unnest", ["_numeric"], ["{1.50,NULL,NaN}"], retset=True))
+CALLS.append(c("array_position", ["_numeric", N], ["{1.50,2}", "1.5"]))
+CALLS.append(op("arraycontains", "@>", "_numeric", "_numeric", "{1.50,2}", "{2.000}"))
+CALLS.append(op("array_eq", "=", "_numeric", "_numeric", "{1.50}", "{1.5}"))
+CALLS.append(op("array_eq", "=", "_float8", "_float8", "{NaN}", "{NaN}"))
+CALLS.append(op("array_lt", "<", "_float8", "_float8", "{1}", "{NaN}"))
+CALLS.append(c("array_to_string", ["_float8", T], ["{1.5,0.1,NaN}", ";"]))
+CALLS.append(c("array_to_string", ["_date", T], ["{2024-01-31,infinity}", ";"]))
+
 AGGS = [
     {"agg": "array_agg", "type": I4, "values": ["1", "2", None, "4"]},
     {"agg": "array_agg", "type": I4, "values": []},
