@@ -1,6 +1,6 @@
 /*
- * json.h — json and jsonb for the rest of Strata: JSON string escaping. The jsonb datum format is described in
- * docs/jsonb-format.md; only the json area reads it directly.
+ * json.h — json and jsonb for the rest of Strata: JSON string escaping. The jsonb datum format is described
+ * in docs/jsonb-format.md; only the json area reads it directly.
  */
 #ifndef STRATA_JSON_H
 #define STRATA_JSON_H

@@ -4,4 +4,6 @@
 void ty_register_json(void)
 {
 	json_register_types();
+	json_register_access();
+	json_register_modify();
 }

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "array.h"
 #include "exp_case.h"
 #include "types.h"
 
@@ -206,7 +207,16 @@ static inline const ty_func *exp_find_func(const char *name, int nargs, const ty
 	const ty_func *best = NULL, *f;
 	int cur = 0;
 	while ((f = ty_func_lookup(name, &cur))) {
-		if (f->nargs != nargs || !f->fn)
+		if (f->variadic && f->fn && nargs >= f->nargs) {
+			/* VARIADIC: trailing arguments of the element type, packed by the caller. */
+			bool ok = true;
+			for (int i = 0; i < nargs && ok; i++)
+				ok = i < f->nargs - 1 ? (f->args[i] == types[i] || exp_poly(f->args[i]))
+						      : (types[i] == f->variadic || f->variadic == TY_ANY);
+			if (ok && !(nargs == f->nargs && types[nargs - 1] == f->args[nargs - 1]))
+				return f;
+		}
+		if (nargs > f->nargs || nargs < f->nargs - f->nargdefaults || !f->fn)
 			continue;
 		bool exact = true, ok = true;
 		for (int i = 0; i < nargs; i++) {
@@ -216,7 +226,7 @@ static inline const ty_func *exp_find_func(const char *name, int nargs, const ty
 			if (!exp_poly(f->args[i]) && !(f->variadic && i == nargs - 1))
 				ok = false;
 		}
-		if (exact)
+		if (exact && f->nargs == nargs)
 			return f;
 		if (ok && !best)
 			best = f;
@@ -276,11 +286,33 @@ static inline void call_body(void *arg)
 		}
 	}
 	const ty_func *f = exp_find_func(c->fn, c->nargs, types);
+	const ty_type *cast_to = c->nargs == 1 ? ty_type_by_name(c->fn) : NULL;
+	if (!f && cast_to) {
+		/* A cast without a function (I/O or binary coercion). */
+		ty_datum d = ty_cast_value(args[0], types[0], cast_to->oid, TY_TYPMOD_NONE, true);
+		r->isnull = d.null;
+		if (!d.null)
+			r->out = ty_output_cstring(cast_to->oid, d);
+		return;
+	}
 	if (!f)
 		ty_error(UTIL_E_UNDEFINED_FUNCTION, "no function %s for these types", c->fn);
 	ty_oid ret = exp_resolve_ret(f, types);
+	int nargs = c->nargs;
+	if (f->variadic && f->variadic != TY_ANY &&
+	    !(nargs == f->nargs && types[nargs - 1] == f->args[nargs - 1])) {
+		/* Pack the trailing arguments into the VARIADIC array. */
+		int first = f->nargs - 1;
+		ty_datum arr = ty_array_from_list(f->variadic, nargs - first, args + first);
+		args[first] = arr;
+		types[first] = f->args[first];
+		nargs = f->nargs;
+		anynull = false;
+		for (int i = 0; i < nargs; i++)
+			anynull = anynull || args[i].null;
+	}
 	void *cache = NULL;
-	ty_fcinfo fc = {.nargs = c->nargs,
+	ty_fcinfo fc = {.nargs = nargs,
 			.args = args,
 			.argtypes = types,
 			.rettype = ret,
