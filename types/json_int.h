@@ -159,6 +159,9 @@ bool json_path_index(const char *s, size_t n, int *out);
 ty_datum jbe_as_text(jbe e);
 /* The root of a jsonb datum as an entry (a raw scalar unwrapped). */
 jbe jb_root_entry(ty_datum d);
+/* A SQL value as a JSON tree (to_jsonb rules); key: as an object key
+ * (scalars only, always a string). */
+jv *json_datum_to_jv(ty_datum v, ty_oid type, bool key);
 /* Compact JSON text of a tree (no spaces), as json_strip_nulls prints. */
 void jv_out_compact(const jv *v, util_buf *out);
 

@@ -22,7 +22,8 @@ typedef struct exp_cmp {
 } exp_cmp;
 
 /* fn(args...) with argument types (pg_type names) and text literals
- * (NULL = SQL NULL); result as text (isnull) or the error. For
+ * (NULL = SQL NULL); a type "record(t1,t2,...)" takes its fields as
+ * literals separated by \x1f, "\x1e" standing for a NULL field; result as text (isnull) or the error. For
  * set-returning functions out holds the rows joined by '\n'. */
 typedef struct exp_call {
 	const char *fn;
@@ -41,6 +42,8 @@ typedef struct exp_agg {
 	const char *type;
 	int n;
 	const char *values[16];
+	const char *type2; /* two-argument aggregates: second argument */
+	const char *values2[16];
 	bool isnull;
 	const char *out;
 	const char *sqlstate, *message, *detail, *hint;

@@ -38,13 +38,78 @@ static inline const char *nz(const char *s)
  * (counted and reported), not failed. */
 static int exp_skipped;
 
+/* "record(t1,t2,...)": field type names (current arena). */
+static inline int exp_record_fields(const char *name, char ***out)
+{
+	char *s = ty_strdup(name + strlen("record("));
+	s[strlen(s) - 1] = '\0';
+	char **f = ty_alloc(sizeof *f * 16);
+	int n = 0;
+	char *save = NULL;
+	for (char *tok = strtok_r(s, ",", &save); tok && n < 16; tok = strtok_r(NULL, ",", &save))
+		f[n++] = tok;
+	*out = f;
+	return n;
+}
+
+static inline bool exp_is_record(const char *name)
+{
+	return strncmp(name, "record(", 7) == 0;
+}
+
 static inline bool exp_have_type(const char *name)
 {
+	if (exp_is_record(name)) {
+		char **f;
+		int n = exp_record_fields(name, &f);
+		for (int i = 0; i < n; i++)
+			if (!ty_type_by_name(f[i]))
+				return false;
+		return true;
+	}
 	return ty_type_by_name(name) != NULL;
+}
+
+/* A record value from \x1f-separated field literals ("\x1e" = NULL). */
+static inline ty_datum exp_record_input(const char *type, const char *lit)
+{
+	char **f;
+	int n = exp_record_fields(type, &f);
+	ty_record *r = ty_alloc(sizeof *r);
+	ty_oid *types = ty_alloc(sizeof *types * (size_t)n);
+	ty_datum *vals = ty_alloc(sizeof *vals * (size_t)n);
+	char *copy = ty_strdup(lit);
+	char *p = copy;
+	for (int i = 0; i < n; i++) {
+		char *end = strchr(p, '\x1f');
+		if (end)
+			*end = '\0';
+		types[i] = ty_type_by_name(f[i])->oid;
+		vals[i] =
+		    strcmp(p, "\x1e") == 0 ? ty_null() : ty_input(types[i], p, strlen(p), TY_TYPMOD_NONE);
+		p = end ? end + 1 : p + strlen(p);
+	}
+	r->n = n;
+	r->types = types;
+	r->names = NULL;
+	r->vals = vals;
+	return ty_bytes(r, sizeof *r);
+}
+
+static inline ty_datum exp_input(const char *type, const char *lit)
+{
+	if (!lit)
+		return ty_null();
+	if (exp_is_record(type))
+		return exp_record_input(type, lit);
+	const ty_type *t = ty_type_by_name(type);
+	return ty_input(t->oid, lit, strlen(lit), TY_TYPMOD_NONE);
 }
 
 static inline ty_oid exp_type(const char *name)
 {
+	if (exp_is_record(name))
+		return TY_RECORD;
 	const ty_type *t = ty_type_by_name(name);
 	if (!t)
 		ty_error(UTIL_E_UNDEFINED_OBJECT, "type \"%s\" does not exist", name);
@@ -278,12 +343,8 @@ static inline void call_body(void *arg)
 	bool anynull = false;
 	for (int i = 0; i < c->nargs; i++) {
 		types[i] = exp_type(c->types[i]);
-		if (c->args[i]) {
-			args[i] = ty_input(types[i], c->args[i], strlen(c->args[i]), TY_TYPMOD_NONE);
-		} else {
-			args[i] = ty_null();
-			anynull = true;
-		}
+		args[i] = exp_input(c->types[i], c->args[i]);
+		anynull = anynull || args[i].null;
 	}
 	const ty_func *f = exp_find_func(c->fn, c->nargs, types);
 	const ty_type *cast_to = c->nargs == 1 ? ty_type_by_name(c->fn) : NULL;
@@ -431,9 +492,14 @@ static inline void agg_body(void *arg)
 	ty_oid t = exp_type(c->type);
 	const ty_agg *a = NULL, *x;
 	int cur = 0;
+	int nargs = c->type2 ? 2 : 1;
 	while ((x = ty_agg_lookup(c->agg, &cur))) {
-		if (x->nargs != 1)
+		if (x->nargs != nargs)
 			continue;
+		if (nargs == 2) {
+			a = x;
+			break;
+		}
 		const ty_type *tt = ty_type_get(t);
 		bool isarr = tt->category == 'A' && tt->elem;
 		if (x->args[0] == t || (x->args[0] == TY_ANYARRAY && isarr) ||
@@ -453,19 +519,21 @@ static inline void agg_body(void *arg)
 		ret = t;
 	void *state = ty_alloc0(a->state_size ? a->state_size : 1);
 	void *cache = NULL;
-	ty_datum arg0;
-	ty_fcinfo fc = {.nargs = 1,
-			.args = &arg0,
-			.argtypes = &t,
+	ty_datum argv[2];
+	ty_oid types[2] = {t, c->type2 ? exp_type(c->type2) : 0};
+	ty_fcinfo fc = {.nargs = nargs,
+			.args = argv,
+			.argtypes = types,
 			.rettype = ret,
 			.rettypmod = TY_TYPMOD_NONE,
 			.cache = &cache,
 			.cache_arena = ty_get_arena()};
 	a->init(state, &fc);
 	for (int i = 0; i < c->n; i++) {
-		arg0 = c->values[i] ? ty_input(t, c->values[i], strlen(c->values[i]), TY_TYPMOD_NONE)
-				    : ty_null();
-		if (arg0.null && a->strict)
+		argv[0] = exp_input(c->type, c->values[i]);
+		if (nargs == 2)
+			argv[1] = exp_input(c->type2, c->values2[i]);
+		if ((argv[0].null || (nargs == 2 && argv[1].null)) && a->strict)
 			continue;
 		a->step(state, &fc);
 	}
@@ -480,7 +548,7 @@ static inline int exp_run_aggs(const exp_agg *cases, size_t n)
 	int bad = 0;
 	for (size_t i = 0; i < n; i++) {
 		exp_setup_arena();
-		if (!exp_have_type(cases[i].type)) {
+		if (!exp_have_type(cases[i].type) || (cases[i].type2 && !exp_have_type(cases[i].type2))) {
 			exp_skipped++;
 			continue;
 		}

@@ -14,11 +14,19 @@ static void test_calls(void **state)
 	assert_int_equal(bad, 0);
 }
 
+static void test_aggs(void **state)
+{
+	(void)state;
+	int bad = exp_run_aggs(json_agg_cases, sizeof json_agg_cases / sizeof json_agg_cases[0]);
+	assert_int_equal(bad, 0);
+}
+
 int main(void)
 {
 	ty_init();
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_calls),
+	    cmocka_unit_test(test_aggs),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	exp_report_skips();

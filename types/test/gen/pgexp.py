@@ -90,9 +90,28 @@ def header(name):
             % (name, os.path.basename(__import__("sys").argv[0])))
 
 
+def record_types(t):
+    return t[len("record("):-1].split(",")
+
+
 def lit(v, t):
-    """SQL for a typed argument (None = NULL)."""
+    """SQL for a typed argument (None = NULL); records take a list of fields."""
+    if t.startswith("record("):
+        if v is None:
+            return "NULL::record"
+        return "row(%s)" % ", ".join(lit(f, ft) for f, ft in zip(v, record_types(t)))
     return "NULL::%s" % t if v is None else "%s::%s" % (dq(v), t)
+
+
+def cargs(args, types):
+    """Argument literals for the C table (records as \\x1f-joined fields)."""
+    out = []
+    for a, t in zip(args, types):
+        if t.startswith("record(") and a is not None:
+            out.append("\x1f".join("\x1e" if f is None else f for f in a))
+        else:
+            out.append(a)
+    return out
 
 
 def call_expr(c):
@@ -106,8 +125,12 @@ def run_call(c):
     """One exp_call case: dict(fn, types, args[, sql][, retset])."""
     e = call_expr(c)
     if c.get("retset"):
-        r = run("select count(*)::text || ':' || coalesce(string_agg(case when x is null then 'N' else encode(convert_to("
-                "format('%%s', x), 'UTF8'), 'hex') end, ',' order by n), '') from %s with ordinality as t(x, n)" % e)
+        cols = c.get("cols", 1)
+        names = ", ".join("c%d" % i for i in range(cols))
+        x = "c0" if cols == 1 else "row(%s)" % names
+        r = run("select count(*)::text || ':' || coalesce(string_agg(case when %s is null then 'N' else encode(convert_to("
+                "format('%%s', %s), 'UTF8'), 'hex') end, ',' order by n), '') from %s with ordinality as t(%s, n)"
+                % (x if cols == 1 else "false", x, e, names))
         if r["err"]:
             return r
         cnt, rows = r["out"].split(":", 1)
@@ -119,7 +142,7 @@ def run_call(c):
 def call_row(c, r):
     n = len(c["args"])
     types = ", ".join(cstr(t) for t in c["types"]) or "NULL"
-    args = ", ".join(cstr(a) for a in c["args"]) or "NULL"
+    args = ", ".join(cstr(a) for a in cargs(c["args"], c["types"])) or "NULL"
     head = "\t{%s, %d, {%s}, {%s}, %s, " % (cstr(c["fn"]), n, types, args, "true" if c.get("retset") else "false")
     if r["err"]:
         e = r["err"]
@@ -129,7 +152,17 @@ def call_row(c, r):
 
 
 def run_agg(a):
-    """One exp_agg case: dict(agg, type, values[, sql])."""
+    """One exp_agg case: dict(agg, type, values[, type2, values2][, sql])."""
+    if a.get("type2"):
+        rows = ", ".join("(%d, %s, %s)" % (i, lit(v, a["type"]), lit(w, a["type2"]))
+                         for i, (v, w) in enumerate(zip(a["values"], a["values2"])))
+        expr = a.get("sql", "%s(x, y order by i)" % a["agg"])
+        if rows:
+            q = "(select %s from (values %s) t(i, x, y))" % (expr, rows)
+        else:
+            q = "(select %s from (select 1 as i, NULL::%s as x, NULL::%s as y) t where false)" % (
+                expr, a["type"], a["type2"])
+        return run_expr(q)
     rows = ", ".join("(%d, %s)" % (i, lit(v, a["type"])) for i, v in enumerate(a["values"]))
     expr = a.get("sql", "%s(x order by i)" % a["agg"])
     if rows:
@@ -140,8 +173,10 @@ def run_agg(a):
 
 
 def agg_row(a, r):
-    vals = ", ".join(cstr(v) for v in a["values"]) or "NULL"
-    head = "\t{%s, %s, %d, {%s}, " % (cstr(a["agg"]), cstr(a["type"]), len(a["values"]), vals)
+    vals = ", ".join(cstr(v) for v in cargs(a["values"], [a["type"]] * len(a["values"]))) or "NULL"
+    vals2 = ", ".join(cstr(v) for v in a.get("values2", [])) or "NULL"
+    head = "\t{%s, %s, %d, {%s}, %s, {%s}, " % (cstr(a["agg"]), cstr(a["type"]), len(a["values"]), vals,
+                                             cstr(a.get("type2")), vals2)
     if r["err"]:
         e = r["err"]
         return head + "false, NULL, %s, %s, %s, %s}," % (cstr(e["sqlstate"]), cstr(e["message"]),
