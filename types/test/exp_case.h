@@ -36,6 +36,11 @@ typedef struct exp_call {
 	const char *sqlstate, *message, *detail, *hint;
 } exp_call;
 
+/* Binary send of '<input>'::<type> as hex (PostgreSQL's typsend). */
+typedef struct exp_bin {
+	const char *type, *input, *hex;
+} exp_bin;
+
 /* agg(x) over the rows values[0..n) (NULL = SQL NULL) of one type. */
 typedef struct exp_agg {
 	const char *agg;

@@ -125,6 +125,27 @@ def cmp_table(name, cases):
     return "static const exp_cmp %s[] = {\n%s\n};\n" % (name, "\n".join(rows))
 
 
+BIN = [(t, s) for t, s in [
+    ("_int4", "{1,2,NULL}"), ("_int4", "{}"), ("_int4", "[0:1][-1:0]={{1,2},{3,4}}"), ("_text", "{a,\"b c\",\"\"}"),
+    ("_int8", "{-1,9223372036854775807}"), ("_bool", "{t,f}"), ("_float8", "{1.5,NaN,-Infinity}"),
+    ("_numeric", "{1.50,-0.001,NaN}"), ("_date", "{2024-01-31}"), ("_timestamptz", "{\"2024-01-31 10:00+00\"}"),
+    ("_uuid", "{a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11}"), ("_bytea", "{\"\\\\x00ff\"}"), ("_varchar", "{x}"),
+    ("_jsonb", "{\"{\\\"a\\\": 1}\"}"), ("_json", "{\"[1, 2]\"}"), ("_int2", "{{1},{2}}"),
+    ("jsonb", '{"b": [1, 2.50], "a": null, "c": "\\u00e9"}'), ("jsonb", "1"), ("jsonb", "[]"),
+    ("json", '{"b": [1,  2.50], "a" : null}')]]
+
+
+def bin_table(name, cases):
+    rows = []
+    for typ, s in cases:
+        send = {"jsonb": "jsonb_send", "json": "json_send"}.get(typ, "array_send")
+        r = run("select encode(%s(%s::%s), 'hex')" % (send, dq(s), typ))
+        if r["err"]:
+            raise SystemExit("send failed: %r %r: %r" % (typ, s, r["err"]))
+        rows.append("\t{%s, %s, %s}," % (cstr(typ), cstr(s), cstr(r["out"])))
+    return "static const exp_bin %s[] = {\n%s\n};\n" % (name, "\n".join(rows))
+
+
 def write(fname, body):
     with open(os.path.join(OUT, fname), "w") as f:
         f.write(header(fname))
@@ -132,5 +153,6 @@ def write(fname, body):
         f.write(body)
 
 
-write("arr_io_cases.h", io_table("arr_io_cases", ARR_IO) + "\n" + cmp_table("arr_cmp_cases", ARR_CMP))
+write("arr_io_cases.h", io_table("arr_io_cases", ARR_IO) + "\n" + cmp_table("arr_cmp_cases", ARR_CMP) + "\n" +
+      bin_table("bin_cases", BIN))
 write("json_io_cases.h", io_table("json_io_cases", JSON_IO) + "\n" + cmp_table("json_cmp_cases", JSON_CMP))
