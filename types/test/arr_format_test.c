@@ -188,6 +188,47 @@ static void test_coerce(void **state)
 	assert_string_equal(num.value, "{1.0,NULL,3.0}");
 }
 
+typedef struct cast_case {
+	const char *value;
+	ty_oid from, to;
+	int32_t typmod;
+	bool explicit_cast;
+	const char *result;
+} cast_case;
+
+static void cast_body(void *arg)
+{
+	cast_case *c = arg;
+	c->result =
+	    out(c->to, ty_cast_value(in(c->from, c->value), c->from, c->to, c->typmod, c->explicit_cast));
+}
+
+/* Through ty_cast_value: element-wise casts, and the array typmod applied
+ * to each element. PostgreSQL 15: '{abcd}'::varchar(3)[] = {abc} (explicit
+ * cast truncates), inserting array['abcd'] into a varchar(3)[] column fails
+ * with "value too long for type character varying(3)", '{1.234}'::
+ * numeric(4,2)[] = {1.23}. */
+static void test_cast_value(void **state)
+{
+	(void)state;
+	util_err e;
+	cast_case c1 = {"{abcd}", TY_VARCHAR_ARRAY, TY_VARCHAR_ARRAY, 3 + 4, true, NULL};
+	assert_int_equal(ty_protect(cast_body, &c1, &e), 0);
+	assert_string_equal(c1.result, "{abc}");
+	cast_case c2 = {"{abcd}", TY_TEXT_ARRAY, TY_VARCHAR_ARRAY, 3 + 4, false, NULL};
+	assert_int_equal(ty_protect(cast_body, &c2, &e), -1);
+	assert_string_equal(e.message, "value too long for type character varying(3)");
+	cast_case c3 = {"{1.234}", TY_NUMERIC_ARRAY, TY_NUMERIC_ARRAY, (4 << 16 | 2) + 4, true, NULL};
+	assert_int_equal(ty_protect(cast_body, &c3, &e), 0);
+	assert_string_equal(c3.result, "{1.23}");
+	cast_case c4 = {"{1,2}", TY_INT4_ARRAY, TY_TEXT_ARRAY, TY_TYPMOD_NONE, true, NULL};
+	assert_int_equal(ty_protect(cast_body, &c4, &e), 0);
+	assert_string_equal(c4.result, "{1,2}");
+	cast_case c5 = {"{1.5,2.5}", TY_NUMERIC_ARRAY, TY_INT4_ARRAY, TY_TYPMOD_NONE, true, NULL};
+	assert_int_equal(ty_protect(cast_body, &c5, &e), 0);
+	assert_string_equal(c5.result, "{2,3}");
+}
+
 static ty_datum any_all(const char *x, const char *arr, bool use_or)
 {
 	int cur = 0;
@@ -284,6 +325,7 @@ int main(void)
 	    cmocka_unit_test_setup(test_validate_corrupt, setup),
 	    cmocka_unit_test_setup(test_recv_errors, setup),
 	    cmocka_unit_test_setup(test_coerce, setup),
+	    cmocka_unit_test_setup(test_cast_value, setup),
 	    cmocka_unit_test_setup(test_any_all, setup),
 	    cmocka_unit_test_setup(test_key_property, setup),
 	};
