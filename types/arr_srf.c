@@ -3,9 +3,11 @@
  * (ty_fcinfo srf_*): unnest(anyarray), generate_subscripts, and
  * generate_series over int4, int8 and numeric. State lives in
  * fc->cache_arena between calls; arguments are copied there on the first
- * call because they need not outlive it.
+ * call because they need not outlive it. Numeric arithmetic uses the
+ * numeric area's API (numeric.h).
  */
 #include "arr_int.h"
+#include "numeric.h"
 
 #include <limits.h>
 
@@ -139,20 +141,20 @@ static ty_datum f_generate_series_int(ty_fcinfo *fc)
 
 /* ---------------------------------------------------------------- numeric */
 
-/* Numeric arithmetic goes through the numeric area's registered functions
- * (numeric_add, numeric_cmp via ty_compare), so this file needs no numeric
- * library of its own. */
+/* cur lives in a buffer reused across calls, so a long series does not
+ * grow the (plan-lifetime) cache arena by one value per row. */
 typedef struct num_state {
 	ty_datum cur, stop, step;
+	uint8_t *buf;
+	size_t cap;
 	int dir; /* sign of step */
 } num_state;
 
 static void check_finite(ty_datum v, const char *what)
 {
-	char *s = ty_output_cstring(TY_NUMERIC, v);
-	if (strcmp(s, "NaN") == 0)
+	if (ty_numeric_is_nan(v))
 		ty_error(UTIL_E_INVALID_PARAMETER_VALUE, "%s cannot be NaN", what);
-	if (strcmp(s, "Infinity") == 0 || strcmp(s, "-Infinity") == 0)
+	if (ty_numeric_is_inf(v))
 		ty_error(UTIL_E_INVALID_PARAMETER_VALUE, "%s cannot be infinity", what);
 }
 
@@ -162,22 +164,21 @@ static void num_init(void *arg)
 	num_state *st = ty_alloc0(sizeof *st);
 	st->cur = ty_datum_copy(fc->args[0], false);
 	st->stop = ty_datum_copy(fc->args[1], false);
-	st->step =
-	    fc->nargs == 3 ? ty_datum_copy(fc->args[2], false) : ty_input(TY_NUMERIC, "1", 1, TY_TYPMOD_NONE);
-	st->dir = ty_compare(TY_NUMERIC, st->step, ty_input(TY_NUMERIC, "0", 1, TY_TYPMOD_NONE));
+	st->step = fc->nargs == 3 ? ty_datum_copy(fc->args[2], false) : ty_numeric_from_int64(1);
+	st->dir = ty_numeric_sign(st->step);
 	fc->srf_state = st;
 }
 
-typedef struct num_step {
+typedef struct num_grow {
 	num_state *st;
-} num_step;
+	size_t need;
+} num_grow;
 
-static void num_advance(void *arg)
+static void num_grow_buf(void *arg)
 {
-	num_state *st = arg;
-	ty_oid at[2] = {TY_NUMERIC, TY_NUMERIC};
-	ty_datum args[2] = {st->cur, st->step};
-	st->cur = ty_call("numeric_add", 2, at, args);
+	num_grow *g = arg;
+	g->st->cap = g->need * 2;
+	g->st->buf = ty_alloc(g->st->cap);
 }
 
 static ty_datum f_generate_series_numeric(ty_fcinfo *fc)
@@ -188,19 +189,24 @@ static ty_datum f_generate_series_numeric(ty_fcinfo *fc)
 		check_finite(fc->args[1], "stop value");
 		if (fc->nargs == 3) {
 			check_finite(fc->args[2], "step size");
-			if (ty_compare(TY_NUMERIC, fc->args[2],
-				       ty_input(TY_NUMERIC, "0", 1, TY_TYPMOD_NONE)) == 0)
+			if (ty_numeric_sign(fc->args[2]) == 0)
 				ty_error(UTIL_E_INVALID_PARAMETER_VALUE, "step size cannot equal zero");
 		}
 		arr_with_cache_arena(fc, num_init, fc);
 	}
 	num_state *st = fc->srf_state;
-	int c = ty_compare(TY_NUMERIC, st->cur, st->stop);
+	int c = ty_numeric_cmp(st->cur, st->stop);
 	if ((st->dir > 0 && c > 0) || (st->dir < 0 && c < 0))
 		return done(fc);
 	/* The returned value must stay valid after the state advances. */
 	ty_datum r = ty_datum_copy(st->cur, false);
-	arr_with_cache_arena(fc, num_advance, st);
+	ty_datum next = ty_numeric_add(st->cur, st->step);
+	if (next.len > st->cap) {
+		num_grow g = {st, next.len};
+		arr_with_cache_arena(fc, num_grow_buf, &g);
+	}
+	memcpy(st->buf, next.p, next.len);
+	st->cur = ty_bytes(st->buf, next.len);
 	return r;
 }
 
