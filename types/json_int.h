@@ -147,6 +147,9 @@ void jsonb_out_buf(ty_datum d, util_buf *out);
 /* Ordering and hashing (json_cmp.c). */
 int jsonb_cmp_datum(ty_datum a, ty_datum b);
 uint64_t jsonb_hash_datum(ty_datum a);
+/* Order-preserving key encoding (json_keys.c). */
+void jsonb_keyenc(ty_datum v, util_buf *out);
+size_t jsonb_keydec(const uint8_t *p, const uint8_t *end, ty_datum *out);
 /* @> (jsonb_contains). */
 bool jsonb_contains_datum(ty_datum a, ty_datum b);
 

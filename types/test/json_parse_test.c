@@ -39,10 +39,10 @@ static int try_parse(ty_oid type, const char *s, size_t n, ty_datum *out, util_e
 }
 
 static const char *seeds[] = {
-	"{\"a\":1,\"b\":[1,2,{\"c\":\"x\\u00e9\\n\"}],\"d\":null,\"e\":true,\"f\":-1.5e3}",
-	"[[[]],{},\"\\ud83d\\ude00\",0.000,1e-5,\"\\\\\\\"\"]",
-	"  {\"k\" : [ false , null , 12345678901234567890 ] }  ",
-	"\"just a string\"",
+    "{\"a\":1,\"b\":[1,2,{\"c\":\"x\\u00e9\\n\"}],\"d\":null,\"e\":true,\"f\":-1.5e3}",
+    "[[[]],{},\"\\ud83d\\ude00\",0.000,1e-5,\"\\\\\\\"\"]",
+    "  {\"k\" : [ false , null , 12345678901234567890 ] }  ",
+    "\"just a string\"",
 };
 
 static void test_mutations(void **state)
@@ -85,7 +85,8 @@ static void test_mutations(void **state)
 		int rb = try_parse(TY_JSONB, buf, n, &jb, &e);
 		if (rb != 0) {
 			const char *st = util_errcode_sqlstate(e.code);
-			assert_true(strcmp(st, "22P02") == 0 || strcmp(st, "22P05") == 0 || strcmp(st, "22003") == 0);
+			assert_true(strcmp(st, "22P02") == 0 || strcmp(st, "22P05") == 0 ||
+				    strcmp(st, "22003") == 0);
 			continue;
 		}
 		assert_int_equal(rj, 0);
@@ -128,14 +129,92 @@ static void test_depth(void **state)
 	assert_string_equal(ty_output_cstring(TY_JSONB, a), ok);
 }
 
+/* Random small JSON documents as text. */
+static void random_json(util_buf *b, int depth)
+{
+	static const char *scalars[] = {"null",         "true",      "false", "0",     "-0.0",   "1",
+					"1.0",          "-1",        "2.5",   "-2.50", "10",     "1e2",
+					"0.001",        "-1000",     "\"\"",  "\"a\"", "\"ab\"", "\"b\"",
+					"\"\\u0000x\"", "\"\u00e9\""};
+	int r = rand() % (depth > 2 ? 1 : 4);
+	if (r == 0 || r == 1) {
+		util_buf_puts(b, scalars[rand() % (int)(sizeof scalars / sizeof scalars[0])]);
+	} else if (r == 2) {
+		int n = rand() % 3;
+		util_buf_putc(b, '[');
+		for (int i = 0; i < n; i++) {
+			if (i)
+				util_buf_putc(b, ',');
+			random_json(b, depth + 1);
+		}
+		util_buf_putc(b, ']');
+	} else {
+		static const char *keys[] = {"\"a\"", "\"b\"", "\"aa\"", "\"\""};
+		int n = rand() % 3;
+		util_buf_putc(b, '{');
+		for (int i = 0; i < n; i++) {
+			if (i)
+				util_buf_putc(b, ',');
+			util_buf_puts(b, keys[rand() % 4]);
+			util_buf_putc(b, ':');
+			random_json(b, depth + 1);
+		}
+		util_buf_putc(b, '}');
+	}
+}
+
+/* memcmp order of jsonb keys == jsonb btree order; keys decode to an equal value. */
+static void test_key_property(void **state)
+{
+	(void)state;
+	srand(99);
+	const ty_type *t = ty_type_get(TY_JSONB);
+	for (int round = 0; round < 5000; round++) {
+		util_arena_reset(arena);
+		util_buf x = UTIL_BUF_INIT, y = UTIL_BUF_INIT;
+		random_json(&x, 0);
+		random_json(&y, 0);
+		ty_datum a, b;
+		util_err e;
+		int ra = try_parse(TY_JSONB, x.data, x.len, &a, &e);
+		int rb = try_parse(TY_JSONB, y.data, y.len, &b, &e);
+		if (ra || rb) {
+			/* Only \u0000 is rejected; it is in the pool on purpose. */
+			assert_string_equal(util_errcode_sqlstate(e.code), "22P05");
+			util_buf_free(&x);
+			util_buf_free(&y);
+			continue;
+		}
+		util_buf ka = UTIL_BUF_INIT, kb = UTIL_BUF_INIT;
+		t->keyenc(a, &ka);
+		t->keyenc(b, &kb);
+		size_t m = ka.len < kb.len ? ka.len : kb.len;
+		int kc = memcmp(ka.data, kb.data, m);
+		kc = kc ? (kc < 0 ? -1 : 1) : (ka.len < kb.len ? -1 : ka.len > kb.len);
+		int c = ty_compare(TY_JSONB, a, b);
+		c = c < 0 ? -1 : c > 0;
+		if (kc != c)
+			fail_msg("key order %d != compare %d: %s vs %s", kc, c, x.data, y.data);
+		ty_datum d;
+		size_t used = t->keydec((const uint8_t *)ka.data, (const uint8_t *)ka.data + ka.len, &d);
+		assert_int_equal(used, ka.len);
+		assert_int_equal(ty_compare(TY_JSONB, d, a), 0);
+		util_buf_free(&ka);
+		util_buf_free(&kb);
+		util_buf_free(&x);
+		util_buf_free(&y);
+	}
+}
+
 int main(void)
 {
 	ty_init();
 	arena = util_arena_new(1 << 16, 0);
 	ty_set_arena(arena);
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_mutations),
-		cmocka_unit_test(test_depth),
+	    cmocka_unit_test(test_mutations),
+	    cmocka_unit_test(test_depth),
+	    cmocka_unit_test(test_key_property),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	util_arena_destroy(arena);
