@@ -20,12 +20,60 @@ static void test_aggs(void **state)
 	assert_int_equal(bad, 0);
 }
 
+typedef struct sub_run {
+	const exp_sub *c;
+	char *out;
+	bool isnull;
+} sub_run;
+
+static void sub_body(void *arg)
+{
+	sub_run *r = arg;
+	const exp_sub *c = r->c;
+	ty_datum a =
+	    c->array ? ty_input(TY_INT4_ARRAY, c->array, strlen(c->array), TY_TYPMOD_NONE) : ty_null();
+	ty_datum d;
+	if (c->kind == 'g') {
+		d = ty_array_get_element(a, c->n, c->lo);
+	} else if (c->kind == 's') {
+		d = ty_array_get_slice(a, c->n, c->lo, c->has_lo, c->hi, c->has_hi);
+	} else {
+		ty_datum v =
+		    c->value ? ty_input(TY_INT4, c->value, strlen(c->value), TY_TYPMOD_NONE) : ty_null();
+		d = ty_array_set_element(a, TY_INT4, c->n, c->lo, v);
+	}
+	r->isnull = d.null;
+	if (!d.null)
+		r->out = ty_output_cstring(c->kind == 'g' ? TY_INT4 : TY_INT4_ARRAY, d);
+}
+
+static void test_subscripts(void **state)
+{
+	(void)state;
+	int bad = 0;
+	for (size_t i = 0; i < sizeof arr_sub_cases / sizeof arr_sub_cases[0]; i++) {
+		exp_setup_arena();
+		const exp_sub *c = &arr_sub_cases[i];
+		sub_run r = {c, NULL, false};
+		util_err e;
+		char what[256];
+		int o = snprintf(what, sizeof what, "%c %s", c->kind, c->array ? c->array : "NULL");
+		for (int k = 0; k < c->n && o < (int)sizeof what; k++)
+			o += snprintf(what + o, sizeof what - (size_t)o, "[%d:%d]", c->lo[k], c->hi[k]);
+		int rc = ty_protect(sub_body, &r, &e);
+		bad += exp_check_result(what, rc, &e, r.isnull, r.out, c->isnull, c->out, c->sqlstate,
+					c->message, NULL, NULL);
+	}
+	assert_int_equal(bad, 0);
+}
+
 int main(void)
 {
 	ty_init();
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_calls),
 	    cmocka_unit_test(test_aggs),
+	    cmocka_unit_test(test_subscripts),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	exp_report_skips();

@@ -41,6 +41,20 @@ typedef struct exp_bin {
 	const char *type, *input, *hex;
 } exp_bin;
 
+/* Array subscripting on an int4[]: kind 'g' a[lo]..., 's' a[lo:hi]...
+ * (has_lo/has_hi false = bound omitted), 'a' UPDATE ... SET a[lo]... = value. */
+typedef struct exp_sub {
+	const char *array; /* NULL = SQL NULL */
+	char kind;
+	int n;
+	int lo[6], hi[6];
+	bool has_lo[6], has_hi[6];
+	const char *value; /* 'a' only; NULL = SQL NULL */
+	bool isnull;
+	const char *out;
+	const char *sqlstate, *message;
+} exp_sub;
+
 /* agg(x) over the rows values[0..n) (NULL = SQL NULL) of one type. */
 typedef struct exp_agg {
 	const char *agg;

@@ -8,7 +8,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
-from pgexp import run_call, call_row, run_agg, agg_row, header  # noqa: E402
+from pgexp import run, run_expr, dq, cstr, run_call, call_row, run_agg, agg_row, header  # noqa: E402
 
 I4A, TA, I4, T, I8, B = "_int4", "_text", "int4", "text", "int8", "bool"
 
@@ -143,6 +143,50 @@ AGGS = [
     {"agg": "array_agg", "type": I4A, "values": []},
 ]
 
+# ---- subscripting: (array, kind, [(lo, hi)...], value)
+SUBS = []
+A1, A2, A0 = "[0:3]={1,2,3,4}", "[2:3][0:2]={{1,2,3},{4,5,6}}", "{}"
+for a in [A1, A2, "{1,NULL,3}", A0, None]:
+    for subs in [[0], [2], [3], [9], [-1], [2, 1], [3, 0], [3, 2], [1, 1], [2, 5]]:
+        SUBS.append((a, "g", [(s, None) for s in subs], None))
+    for subs in [[(1, 2)], [(None, 1)], [(2, None)], [(None, None)], [(5, 9)], [(3, 1)], [(2, 3), (1, 2)],
+                 [(3, 3), (None, 0)], [(-5, 99)], [(1, 1), (1, 1), (1, 1)]]:
+        SUBS.append((a, "s", subs, None))
+    for subs, v in [([1], "9"), ([5], "9"), ([-2], "7"), ([4], None), ([2, 1], "8"), ([3, 5], "8"),
+                    ([2, 0], None), ([1, 1, 1], "5"), ([0], "0")]:
+        SUBS.append((a, "a", [(s, None) for s in subs], v))
+
+
+def sub_sql(a, kind, subs, v):
+    lit = "NULL::int4[]" if a is None else "%s::int4[]" % dq(a)
+    if kind == "g":
+        return run_expr("(%s)%s" % (lit, "".join("[%d]" % lo for lo, _ in subs)))
+    if kind == "s":
+        def b(x):
+            return "" if x is None else str(x)
+        return run_expr("(%s)%s" % (lit, "".join("[%s:%s]" % (b(lo), b(hi)) for lo, hi in subs)))
+    r = run("create temp table t(a int4[]); insert into t values (%s); update t set a%s = %s; "
+            "select case when a is null then null else encode(convert_to(format('%%s', a), 'UTF8'), 'hex') "
+            "end from t" % (lit, "".join("[%d]" % lo for lo, _ in subs), "NULL" if v is None else v))
+    if not r["err"]:
+        last = r["out"].split("\n")[-1] if r["out"] else ""
+        r["isnull"] = last == "\x01NULL\x01"
+        r["out"] = None if r["isnull"] else bytes.fromhex(last).decode()
+    return r
+
+
+def sub_row(a, kind, subs, v, r):
+    n = len(subs)
+    lo = ", ".join(str(x if x is not None else 0) for x, _ in subs) or "0"
+    hi = ", ".join(str(y if y is not None else 0) for _, y in subs) or "0"
+    hlo = ", ".join("true" if x is not None else "false" for x, _ in subs) or "false"
+    hhi = ", ".join("true" if y is not None else "false" for _, y in subs) or "false"
+    head = "\t{%s, '%s', %d, {%s}, {%s}, {%s}, {%s}, %s, " % (cstr(a), kind, n, lo, hi, hlo, hhi, cstr(v))
+    if r["err"]:
+        return head + "false, NULL, %s, %s}," % (cstr(r["err"]["sqlstate"]), cstr(r["err"]["message"]))
+    return head + "%s, %s, NULL, NULL}," % ("true" if r["isnull"] else "false", cstr(r["out"]))
+
+
 out = os.path.join(os.path.dirname(__file__), "..", "arr_call_cases.h")
 with open(out, "w") as f:
     f.write(header("arr_call_cases.h"))
@@ -152,4 +196,7 @@ with open(out, "w") as f:
     f.write("};\n\nstatic const exp_agg arr_agg_cases[] = {\n")
     for a in AGGS:
         f.write(agg_row(a, run_agg(a)) + "\n")
+    f.write("};\n\nstatic const exp_sub arr_sub_cases[] = {\n")
+    for a, kind, subs, v in SUBS:
+        f.write(sub_row(a, kind, subs, v, sub_sql(a, kind, subs, v)) + "\n")
     f.write("};\n")
