@@ -894,3 +894,53 @@ void dt_register_funcs(void)
 {
 	ty_func_register(fn_table, (int)UTIL_ARRAY_LEN(fn_table));
 }
+
+/* ---------------------------------------------------------------- *_send as SQL functions */
+
+static ty_datum send_bytes(ty_oid type, ty_datum v)
+{
+	util_buf b = UTIL_BUF_INIT;
+	ty_type_get(type)->send(v, &b);
+	ty_datum r = ty_datum_copy(ty_bytes(b.data, b.len), false);
+	util_buf_free(&b);
+	return r;
+}
+
+static DT_FN(date_send)
+{
+	return send_bytes(TY_DATE, DT_A(0));
+}
+static DT_FN(time_send)
+{
+	return send_bytes(TY_TIME, DT_A(0));
+}
+static DT_FN(timetz_send)
+{
+	return send_bytes(TY_TIMETZ, DT_A(0));
+}
+static DT_FN(timestamp_send)
+{
+	return send_bytes(TY_TIMESTAMP, DT_A(0));
+}
+static DT_FN(timestamptz_send)
+{
+	return send_bytes(TY_TIMESTAMPTZ, DT_A(0));
+}
+static DT_FN(interval_send)
+{
+	return send_bytes(TY_INTERVAL, DT_A(0));
+}
+
+static const ty_func send_table[] = {
+    DTF("date_send", 2469, date_send, 'i', TY_BYTEA, 1, TY_DATE),
+    DTF("time_send", 2471, time_send, 'i', TY_BYTEA, 1, TY_TIME),
+    DTF("timetz_send", 2473, timetz_send, 'i', TY_BYTEA, 1, TY_TIMETZ),
+    DTF("timestamp_send", 2475, timestamp_send, 'i', TY_BYTEA, 1, TY_TIMESTAMP),
+    DTF("timestamptz_send", 2477, timestamptz_send, 'i', TY_BYTEA, 1, TY_TIMESTAMPTZ),
+    DTF("interval_send", 2479, interval_send, 'i', TY_BYTEA, 1, TY_INTERVAL),
+};
+
+void dt_register_sends(void)
+{
+	ty_func_register(send_table, (int)UTIL_ARRAY_LEN(send_table));
+}
