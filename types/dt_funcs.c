@@ -1,8 +1,9 @@
 /*
  * dt_funcs.c — date/time functions: the current time (now, statement and
- * clock timestamps, timeofday, and the SQL keywords current_date and
- * friends), age, make_*, to_timestamp(float8), AT TIME ZONE (timezone()),
- * date_bin, OVERLAPS and generate_series over timestamps.
+ * clock timestamps, timeofday; the SQL keywords CURRENT_DATE etc. are casts
+ * of now() in the analyzer, as in PostgreSQL), age, make_*,
+ * to_timestamp(float8), AT TIME ZONE (timezone()), date_bin, OVERLAPS,
+ * generate_series over timestamps, in_range, pg_sleep*, *_send.
  */
 #include "dt_int.h"
 
@@ -55,46 +56,6 @@ static DT_FN(timeofday)
 	snprintf(buf, sizeof buf, "%s %s %02d %02d:%02d:%02d.%06d %d %s", dt_days[wday],
 		 dt_months[tm.mon - 1], tm.mday, tm.hour, tm.min, tm.sec, (int)usec, tm.year, tzn ? tzn : "");
 	return ty_text(buf);
-}
-
-static int32_t opt_typmod(ty_fcinfo *fc)
-{
-	if (fc->nargs < 1)
-		return -1;
-	int32_t p = (int32_t)DT_I(0);
-	if (p < 0)
-		ty_error(UTIL_E_INVALID_PARAMETER_VALUE, "precision must not be negative");
-	return p > 6 ? 6 : p;
-}
-
-static DT_FN(current_date)
-{
-	dt_tm tm;
-	dt_current_tm(&tm, NULL, NULL);
-	return ty_int(dt_date2j(tm.year, tm.mon, tm.mday) - DT_POSTGRES_EPOCH_JDATE);
-}
-static DT_FN(current_time)
-{
-	dt_tm tm;
-	int32_t fsec;
-	int tz;
-	dt_current_tm(&tm, &fsec, &tz);
-	return dt_timetz_datum(dt_adjust_time(dt_time2t(tm.hour, tm.min, tm.sec, fsec), opt_typmod(fc)), tz);
-}
-static DT_FN(current_timestamp)
-{
-	return ty_int(dt_adjust_timestamp(dt_txn_timestamp(), opt_typmod(fc)));
-}
-static DT_FN(localtime)
-{
-	dt_tm tm;
-	int32_t fsec;
-	dt_current_tm(&tm, &fsec, NULL);
-	return ty_int(dt_adjust_time(dt_time2t(tm.hour, tm.min, tm.sec, fsec), opt_typmod(fc)));
-}
-static DT_FN(localtimestamp)
-{
-	return ty_int(dt_adjust_timestamp(dt_timestamptz2timestamp(dt_txn_timestamp()), opt_typmod(fc)));
 }
 
 /* ---------------------------------------------------------------- age */
@@ -807,16 +768,6 @@ static const ty_func fn_table[] = {
     DTF("statement_timestamp", 2648, statement_timestamp, 's', TZ, 0, 0),
     DTF("clock_timestamp", 2649, clock_timestamp, 'v', TZ, 0, 0),
     DTF("timeofday", 274, timeofday, 'v', TX, 0, 0),
-    /* The SQL keywords CURRENT_DATE etc. (no pg_proc entries in PostgreSQL). */
-    DTF("current_date", 0, current_date, 's', D, 0, 0),
-    DTF("current_time", 0, current_time, 's', TT, 0, 0),
-    DTF("current_time", 0, current_time, 's', TT, 1, I4),
-    DTF("current_timestamp", 0, current_timestamp, 's', TZ, 0, 0),
-    DTF("current_timestamp", 0, current_timestamp, 's', TZ, 1, I4),
-    DTF("localtime", 0, localtime, 's', T, 0, 0),
-    DTF("localtime", 0, localtime, 's', T, 1, I4),
-    DTF("localtimestamp", 0, localtimestamp, 's', TS, 0, 0),
-    DTF("localtimestamp", 0, localtimestamp, 's', TS, 1, I4),
     DTF("age", 2058, timestamp_age, 'i', IV, 2, TS, TS),
     DTF("age", 1199, timestamptz_age, 'i', IV, 2, TZ, TZ),
     DTF("age", 2059, age_timestamp, 's', IV, 1, TS),
