@@ -1,8 +1,9 @@
 /*
  * dt_funcs.c — date/time functions: the current time (now, statement and
- * clock timestamps, timeofday, and the SQL keywords current_date and
- * friends), age, make_*, to_timestamp(float8), AT TIME ZONE (timezone()),
- * date_bin, OVERLAPS and generate_series over timestamps.
+ * clock timestamps, timeofday; the SQL keywords CURRENT_DATE etc. are casts
+ * of now() in the analyzer, as in PostgreSQL), age, make_*,
+ * to_timestamp(float8), AT TIME ZONE (timezone()), date_bin, OVERLAPS,
+ * generate_series over timestamps, in_range, pg_sleep*, *_send.
  */
 #include "dt_int.h"
 
@@ -55,46 +56,6 @@ static DT_FN(timeofday)
 	snprintf(buf, sizeof buf, "%s %s %02d %02d:%02d:%02d.%06d %d %s", dt_days[wday],
 		 dt_months[tm.mon - 1], tm.mday, tm.hour, tm.min, tm.sec, (int)usec, tm.year, tzn ? tzn : "");
 	return ty_text(buf);
-}
-
-static int32_t opt_typmod(ty_fcinfo *fc)
-{
-	if (fc->nargs < 1)
-		return -1;
-	int32_t p = (int32_t)DT_I(0);
-	if (p < 0)
-		ty_error(UTIL_E_INVALID_PARAMETER_VALUE, "precision must not be negative");
-	return p > 6 ? 6 : p;
-}
-
-static DT_FN(current_date)
-{
-	dt_tm tm;
-	dt_current_tm(&tm, NULL, NULL);
-	return ty_int(dt_date2j(tm.year, tm.mon, tm.mday) - DT_POSTGRES_EPOCH_JDATE);
-}
-static DT_FN(current_time)
-{
-	dt_tm tm;
-	int32_t fsec;
-	int tz;
-	dt_current_tm(&tm, &fsec, &tz);
-	return dt_timetz_datum(dt_adjust_time(dt_time2t(tm.hour, tm.min, tm.sec, fsec), opt_typmod(fc)), tz);
-}
-static DT_FN(current_timestamp)
-{
-	return ty_int(dt_adjust_timestamp(dt_txn_timestamp(), opt_typmod(fc)));
-}
-static DT_FN(localtime)
-{
-	dt_tm tm;
-	int32_t fsec;
-	dt_current_tm(&tm, &fsec, NULL);
-	return ty_int(dt_adjust_time(dt_time2t(tm.hour, tm.min, tm.sec, fsec), opt_typmod(fc)));
-}
-static DT_FN(localtimestamp)
-{
-	return ty_int(dt_adjust_timestamp(dt_timestamptz2timestamp(dt_txn_timestamp()), opt_typmod(fc)));
 }
 
 /* ---------------------------------------------------------------- age */
@@ -807,16 +768,6 @@ static const ty_func fn_table[] = {
     DTF("statement_timestamp", 2648, statement_timestamp, 's', TZ, 0, 0),
     DTF("clock_timestamp", 2649, clock_timestamp, 'v', TZ, 0, 0),
     DTF("timeofday", 274, timeofday, 'v', TX, 0, 0),
-    /* The SQL keywords CURRENT_DATE etc. (no pg_proc entries in PostgreSQL). */
-    DTF("current_date", 0, current_date, 's', D, 0, 0),
-    DTF("current_time", 0, current_time, 's', TT, 0, 0),
-    DTF("current_time", 0, current_time, 's', TT, 1, I4),
-    DTF("current_timestamp", 0, current_timestamp, 's', TZ, 0, 0),
-    DTF("current_timestamp", 0, current_timestamp, 's', TZ, 1, I4),
-    DTF("localtime", 0, localtime, 's', T, 0, 0),
-    DTF("localtime", 0, localtime, 's', T, 1, I4),
-    DTF("localtimestamp", 0, localtimestamp, 's', TS, 0, 0),
-    DTF("localtimestamp", 0, localtimestamp, 's', TS, 1, I4),
     DTF("age", 2058, timestamp_age, 'i', IV, 2, TS, TS),
     DTF("age", 1199, timestamptz_age, 'i', IV, 2, TZ, TZ),
     DTF("age", 2059, age_timestamp, 's', IV, 1, TS),
@@ -893,4 +844,54 @@ static const ty_func fn_table[] = {
 void dt_register_funcs(void)
 {
 	ty_func_register(fn_table, (int)UTIL_ARRAY_LEN(fn_table));
+}
+
+/* ---------------------------------------------------------------- *_send as SQL functions */
+
+static ty_datum send_bytes(ty_oid type, ty_datum v)
+{
+	util_buf b = UTIL_BUF_INIT;
+	ty_type_get(type)->send(v, &b);
+	ty_datum r = ty_datum_copy(ty_bytes(b.data, b.len), false);
+	util_buf_free(&b);
+	return r;
+}
+
+static DT_FN(date_send)
+{
+	return send_bytes(TY_DATE, DT_A(0));
+}
+static DT_FN(time_send)
+{
+	return send_bytes(TY_TIME, DT_A(0));
+}
+static DT_FN(timetz_send)
+{
+	return send_bytes(TY_TIMETZ, DT_A(0));
+}
+static DT_FN(timestamp_send)
+{
+	return send_bytes(TY_TIMESTAMP, DT_A(0));
+}
+static DT_FN(timestamptz_send)
+{
+	return send_bytes(TY_TIMESTAMPTZ, DT_A(0));
+}
+static DT_FN(interval_send)
+{
+	return send_bytes(TY_INTERVAL, DT_A(0));
+}
+
+static const ty_func send_table[] = {
+    DTF("date_send", 2469, date_send, 'i', TY_BYTEA, 1, TY_DATE),
+    DTF("time_send", 2471, time_send, 'i', TY_BYTEA, 1, TY_TIME),
+    DTF("timetz_send", 2473, timetz_send, 'i', TY_BYTEA, 1, TY_TIMETZ),
+    DTF("timestamp_send", 2475, timestamp_send, 'i', TY_BYTEA, 1, TY_TIMESTAMP),
+    DTF("timestamptz_send", 2477, timestamptz_send, 'i', TY_BYTEA, 1, TY_TIMESTAMPTZ),
+    DTF("interval_send", 2479, interval_send, 'i', TY_BYTEA, 1, TY_INTERVAL),
+};
+
+void dt_register_sends(void)
+{
+	ty_func_register(send_table, (int)UTIL_ARRAY_LEN(send_table));
 }

@@ -434,5 +434,6 @@ void dt_register_fields(void);
 void dt_register_format(void);
 void dt_register_numfmt(void);
 void dt_register_tznames(void);
+void dt_register_sends(void);
 
 #endif /* STRATA_DT_INT_H */

@@ -13,4 +13,5 @@ void ty_register_datetime(void)
 	dt_register_format();
 	dt_register_numfmt();
 	dt_register_tznames();
+	dt_register_sends();
 }

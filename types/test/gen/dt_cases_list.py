@@ -447,3 +447,8 @@ for z in SWEEP_ZONES:
     for t in SWEEP_TS:
         add("timezone", ["text", "timestamptz"], [z, t])
         add("timezone", ["text", "timestamp"], [z, t[:-3]])
+
+# ---------------------------------------------------------------- *_send
+for t, v in [("date", "2021-02-03"), ("time", "04:05:06.5"), ("timetz", "04:05:06.5+02"), ("timestamp", "2021-02-03 04:05:06"),
+             ("timestamptz", "2021-02-03 04:05:06+01"), ("interval", "1 year 2 days 03:04:05")]:
+    add(t + "_send", [t], [v])
