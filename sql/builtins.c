@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "numeric.h"
 #include "sql_int.h"
 
 static sql_session *sess(void)
@@ -284,32 +285,39 @@ static void regrole_out(ty_datum v, util_buf *out)
 		util_buf_printf(out, "%u", (unsigned)v.i);
 }
 
-static ty_datum oid4_recv(const uint8_t *p, size_t n, int32_t typmod)
+/* The resolver types/ calls for the reg* types' text I/O. */
+static bool reg_in(ty_oid regtype, const char *name, ty_oid *oid)
 {
-	(void)typmod;
-	if (n != 4)
-		ty_error(UTIL_E_INVALID_BINARY_REPRESENTATION, "insufficient data left in message");
-	return ty_int(util_get_be32(p));
+	size_t n = strlen(name);
+	ty_datum d;
+	switch (regtype) {
+	case TY_REGCLASS: d = regclass_in(name, n, -1); break;
+	case TY_REGTYPE: d = regtype_in(name, n, -1); break;
+	case TY_REGPROC:
+	case TY_REGPROCEDURE: d = regproc_in(name, n, -1); break;
+	case TY_REGNAMESPACE: d = regnamespace_in(name, n, -1); break;
+	case TY_REGROLE: d = regrole_in(name, n, -1); break;
+	default: return false;
+	}
+	*oid = (ty_oid)d.i;
+	return true;
 }
 
-static void oid4_send(ty_datum v, util_buf *out) { util_buf_put_be32(out, (uint32_t)v.i); }
+static bool reg_out(ty_oid regtype, ty_oid oid, util_buf *out)
+{
+	ty_datum d = ty_int(oid);
+	switch (regtype) {
+	case TY_REGCLASS: regclass_out(d, out); return true;
+	case TY_REGTYPE: regtype_out(d, out); return true;
+	case TY_REGPROC:
+	case TY_REGPROCEDURE: regproc_out(d, out); return true;
+	case TY_REGNAMESPACE: regnamespace_out(d, out); return true;
+	case TY_REGROLE: regrole_out(d, out); return true;
+	default: return false;
+	}
+}
 
-static int oid_cmp(ty_datum a, ty_datum b) { return (uint32_t)a.i < (uint32_t)b.i ? -1 : (uint32_t)a.i > (uint32_t)b.i; }
-static uint64_t oid_hash(ty_datum a) { return util_hash_mix((uint64_t)(uint32_t)a.i); }
-
-#define REGTYPE(o, nm, arr, infn, outfn)                                                                          \
-	{.oid = o, .name = nm, .len = 4, .byval = true, .category = 'N', .typtype = 'b', .align = 'i', .array = arr, \
-	 .in = infn, .out = outfn, .recv = oid4_recv, .send = oid4_send, .cmp = oid_cmp, .hash = oid_hash,          \
-	 .input_name = nm "in", .output_name = nm "out"}
-
-static const ty_type reg_types[] = {
-	REGTYPE(TY_REGCLASS, "regclass", TY_REGCLASS_ARRAY, regclass_in, regclass_out),
-	REGTYPE(TY_REGTYPE, "regtype", TY_REGTYPE_ARRAY, regtype_in, regtype_out),
-	REGTYPE(TY_REGPROC, "regproc", 1008, regproc_in, regproc_out),
-	REGTYPE(TY_REGPROCEDURE, "regprocedure", 2207, regproc_in, regproc_out),
-	REGTYPE(TY_REGNAMESPACE, "regnamespace", 4090, regnamespace_in, regnamespace_out),
-	REGTYPE(TY_REGROLE, "regrole", 4097, regrole_in, regrole_out),
-};
+static const ty_reg_resolver resolver = {reg_in, reg_out};
 
 /* ---- functions ---- */
 
@@ -461,27 +469,13 @@ static const ty_func sql_funcs[] = {
 	{.name = "inet_client_addr", .nargs = 0, .ret = TY_TEXT, .fn = f_inet_client, .volatility = TY_STABLE, .strict = false, .kind = 'f', .prosrc = "inet_client_addr", .oid = 2196},
 };
 
-static const ty_cast sql_casts[] = {
-	{TY_OID, TY_REGCLASS, NULL, 'i', 'b'}, {TY_REGCLASS, TY_OID, NULL, 'i', 'b'},
-	{TY_INT4, TY_REGCLASS, NULL, 'i', 'b'}, {TY_INT8, TY_REGCLASS, "oid", 'i', 'f'},
-	{TY_REGCLASS, TY_INT8, "int8", 'a', 'f'}, {TY_OID, TY_REGTYPE, NULL, 'i', 'b'},
-	{TY_REGTYPE, TY_OID, NULL, 'i', 'b'}, {TY_INT4, TY_REGTYPE, NULL, 'i', 'b'},
-	{TY_OID, TY_REGPROC, NULL, 'i', 'b'}, {TY_REGPROC, TY_OID, NULL, 'i', 'b'},
-	{TY_OID, TY_REGNAMESPACE, NULL, 'i', 'b'}, {TY_REGNAMESPACE, TY_OID, NULL, 'i', 'b'},
-	{TY_OID, TY_REGROLE, NULL, 'i', 'b'}, {TY_REGROLE, TY_OID, NULL, 'i', 'b'},
-	{TY_REGPROC, TY_REGPROCEDURE, NULL, 'i', 'b'}, {TY_OID, TY_REGPROCEDURE, NULL, 'i', 'b'},
-	{TY_REGPROCEDURE, TY_OID, NULL, 'i', 'b'},
-};
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 static void init(void)
 {
-	for (size_t i = 0; i < UTIL_ARRAY_LEN(reg_types); i++)
-		if (!ty_type_get(reg_types[i].oid))
-			ty_type_register(&reg_types[i]);
+	ty_set_reg_resolver(&resolver);
 	ty_func_register(sql_funcs, (int)UTIL_ARRAY_LEN(sql_funcs));
-	ty_cast_register(sql_casts, (int)UTIL_ARRAY_LEN(sql_casts));
 	sql_register_catalog_functions();
 }
 

@@ -72,8 +72,6 @@ sql_op *sql_exec_node(sql_exec *ex, const sql_plan *p)
 	case SQL_P_CTESCAN:
 	case SQL_P_WORKTABLE: op = sql_op_ctescan(ex, p); break;
 	case SQL_P_RECURSIVE: op = sql_op_recursive(ex, p); break;
-	case SQL_P_MATERIAL: op = sql_op_material(ex, p); break;
-	case SQL_P_FIRSTROW: op = sql_op_firstrow(ex, p); break;
 	default:
 		ty_error(UTIL_E_FEATURE_NOT_SUPPORTED, "plan node %d is not supported", p->kind);
 	}

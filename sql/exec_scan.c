@@ -131,7 +131,7 @@ static void build_ranges(sql_op *op, scan_state *st)
 	st->nranges = 0;
 	for (int ri = 0; ri < p->scan.nranges; ri++) {
 		const sql_keyrange *kr = &p->scan.ranges[ri];
-		int nfix = kr->lo.ncols < kr->hi.ncols ? kr->lo.ncols : kr->hi.ncols;
+		int nfix = kr->nfix;
 		/* The equality prefix is shared by lo and hi. */
 		bool lo_extra = kr->lo.ncols > nfix, hi_extra = kr->hi.ncols > nfix;
 		bound_vals lo, hi;
@@ -151,7 +151,8 @@ static void build_ranges(sql_op *op, scan_state *st)
 			keyrange kr2;
 			memset(&kr2, 0, sizeof kr2);
 			uint8_t *pfx = ty_alloc(pre.len ? pre.len : 1);
-			memcpy(pfx, pre.data, pre.len);
+			if (pre.len)
+				memcpy(pfx, pre.data, pre.len);
 			size_t plen = pre.len;
 			util_buf_free(&pre);
 			/* Start and stop from the prefix and the optional range column. */
@@ -169,7 +170,8 @@ static void build_ranges(sql_op *op, scan_state *st)
 					ty_datum v = is_lo ? lo.alts[nfix][0] : hi.alts[nfix][0];
 					bool incl = is_lo ? kr->lo.inclusive : kr->hi.inclusive;
 					util_buf kb = UTIL_BUF_INIT;
-					util_buf_append(&kb, pfx, plen);
+					if (plen)
+						util_buf_append(&kb, pfx, plen);
 					ty_key_encode(&kc, v, &kb);
 					uint8_t *k = ty_alloc(kb.len);
 					memcpy(k, kb.data, kb.len);

@@ -367,7 +367,7 @@ static void walk(explain_ctx *x, const sql_plan *p, int depth)
 			const cat_rel *r = &p->scan.rel->rel;
 			util_buf b = UTIL_BUF_INIT;
 			const sql_keyrange *kr = &p->scan.ranges[0];
-			int nfix = kr->lo.ncols < kr->hi.ncols ? kr->lo.ncols : kr->hi.ncols;
+			int nfix = kr->nfix;
 			for (int i = 0; i < nfix; i++) {
 				if (i)
 					util_buf_puts(&b, " AND ");

@@ -161,6 +161,7 @@ sql_plan *sql_plan_table_scan(sql_planner *pl, int rte, sql_expr **quals, int nq
 			sql_tlist *empty = sql_tl_new();
 			/* IN lists multiply into several ranges (expanded at run time). */
 			sql_keyrange *kr = ty_alloc0(sizeof *kr);
+			kr->nfix = nfix;
 			kr->lo.ncols = kr->hi.ncols = nfix;
 			kr->lo.vals = ty_alloc0(sizeof(sql_expr *) * (size_t)(nfix + 1));
 			kr->hi.vals = ty_alloc0(sizeof(sql_expr *) * (size_t)(nfix + 1));

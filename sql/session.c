@@ -300,6 +300,7 @@ int sql_simple_query(sql_session *s, const char *query, sql_dest *dest,
 		sql_prepared ps;
 		memset(&ps, 0, sizeof ps);
 		ps.raw = pr->stmts[i]->stmt;
+		ps.arena = s->stmt_arena;
 		size_t off = stmt_text(query, pr->stmts[i], &ps.text);
 		ps.stmt_location = (int)off;
 		ps.full_text = query;

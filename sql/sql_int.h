@@ -678,6 +678,7 @@ typedef struct sql_keybound {
 } sql_keybound;
 
 typedef struct sql_keyrange {
+	int nfix;               /* leading key columns fixed by equality (or IN) */
 	sql_keybound lo, hi;
 	bool is_null_range;     /* IS NULL on the next key column */
 } sql_keyrange;
@@ -931,12 +932,10 @@ sql_op *sql_op_append(sql_exec *ex, const sql_plan *p);
 sql_op *sql_op_funcscan(sql_exec *ex, const sql_plan *p);
 sql_op *sql_op_modify(sql_exec *ex, const sql_plan *p);
 sql_op *sql_op_window(sql_exec *ex, const sql_plan *p);
-sql_op *sql_op_material(sql_exec *ex, const sql_plan *p);
 sql_op *sql_op_ctescan(sql_exec *ex, const sql_plan *p);
 sql_op *sql_op_recursive(sql_exec *ex, const sql_plan *p);
 sql_op *sql_op_projectset(sql_exec *ex, const sql_plan *p);
 sql_op *sql_op_sysscan(sql_exec *ex, const sql_plan *p);
-sql_op *sql_op_firstrow(sql_exec *ex, const sql_plan *p);
 
 /* ---------------------------------------------------------------- rows on the store */
 

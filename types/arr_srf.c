@@ -1,10 +1,9 @@
 /*
  * arr_srf.c — set-returning functions of the arrays area, value-per-call
- * (ty_fcinfo srf_*): unnest(anyarray), generate_subscripts, and
- * generate_series over int4, int8 and numeric. State lives in
- * fc->cache_arena between calls; arguments are copied there on the first
- * call because they need not outlive it. Numeric arithmetic uses the
- * numeric area's API (numeric.h).
+ * (ty_fcinfo srf_*): unnest(anyarray) and generate_subscripts. State lives
+ * in fc->cache_arena between calls; arguments are copied there on the
+ * first call because they need not outlive it. (generate_series over
+ * numbers belongs to the numeric area, num_series.c.)
  */
 #include "arr_int.h"
 #include "numeric.h"
@@ -115,101 +114,6 @@ static ty_datum f_generate_subscripts(ty_fcinfo *fc)
 	return series_next(fc);
 }
 
-static void int_series_init(void *arg)
-{
-	ty_fcinfo *fc = arg;
-	series_state *st = ty_alloc0(sizeof *st);
-	st->cur = fc->args[0].i;
-	st->stop = fc->args[1].i;
-	st->step = fc->nargs == 3 ? fc->args[2].i : 1;
-	bool is8 = fc->rettype == TY_INT8;
-	st->min = is8 ? INT64_MIN : INT32_MIN;
-	st->max = is8 ? INT64_MAX : INT32_MAX;
-	fc->srf_state = st;
-}
-
-static ty_datum f_generate_series_int(ty_fcinfo *fc)
-{
-	if (fc->srf_first || !fc->srf_state) {
-		fc->srf_first = false;
-		if (fc->nargs == 3 && fc->args[2].i == 0)
-			ty_error(UTIL_E_INVALID_PARAMETER_VALUE, "step size cannot equal zero");
-		arr_with_cache_arena(fc, int_series_init, fc);
-	}
-	return series_next(fc);
-}
-
-/* ---------------------------------------------------------------- numeric */
-
-/* cur lives in a buffer reused across calls, so a long series does not
- * grow the (plan-lifetime) cache arena by one value per row. */
-typedef struct num_state {
-	ty_datum cur, stop, step;
-	uint8_t *buf;
-	size_t cap;
-	int dir; /* sign of step */
-} num_state;
-
-static void check_finite(ty_datum v, const char *what)
-{
-	if (ty_numeric_is_nan(v))
-		ty_error(UTIL_E_INVALID_PARAMETER_VALUE, "%s cannot be NaN", what);
-	if (ty_numeric_is_inf(v))
-		ty_error(UTIL_E_INVALID_PARAMETER_VALUE, "%s cannot be infinity", what);
-}
-
-static void num_init(void *arg)
-{
-	ty_fcinfo *fc = arg;
-	num_state *st = ty_alloc0(sizeof *st);
-	st->cur = ty_datum_copy(fc->args[0], false);
-	st->stop = ty_datum_copy(fc->args[1], false);
-	st->step = fc->nargs == 3 ? ty_datum_copy(fc->args[2], false) : ty_numeric_from_int64(1);
-	st->dir = ty_numeric_sign(st->step);
-	fc->srf_state = st;
-}
-
-typedef struct num_grow {
-	num_state *st;
-	size_t need;
-} num_grow;
-
-static void num_grow_buf(void *arg)
-{
-	num_grow *g = arg;
-	g->st->cap = g->need * 2;
-	g->st->buf = ty_alloc(g->st->cap);
-}
-
-static ty_datum f_generate_series_numeric(ty_fcinfo *fc)
-{
-	if (fc->srf_first || !fc->srf_state) {
-		fc->srf_first = false;
-		check_finite(fc->args[0], "start value");
-		check_finite(fc->args[1], "stop value");
-		if (fc->nargs == 3) {
-			check_finite(fc->args[2], "step size");
-			if (ty_numeric_sign(fc->args[2]) == 0)
-				ty_error(UTIL_E_INVALID_PARAMETER_VALUE, "step size cannot equal zero");
-		}
-		arr_with_cache_arena(fc, num_init, fc);
-	}
-	num_state *st = fc->srf_state;
-	int c = ty_numeric_cmp(st->cur, st->stop);
-	if ((st->dir > 0 && c > 0) || (st->dir < 0 && c < 0))
-		return done(fc);
-	/* The returned value must stay valid after the state advances. */
-	ty_datum r = ty_datum_copy(st->cur, false);
-	ty_datum next = ty_numeric_add(st->cur, st->step);
-	if (next.len > st->cap) {
-		num_grow g = {st, next.len};
-		arr_with_cache_arena(fc, num_grow_buf, &g);
-	}
-	memcpy(st->buf, next.p, next.len);
-	st->cur = ty_bytes(st->buf, next.len);
-	return r;
-}
-
 #define F(nm, oid_, na, ret_, fn_, src, ...)                                                                 \
 	{                                                                                                    \
 		.name = nm, .nargs = na, .args = __VA_ARGS__, .ret = ret_, .fn = fn_,                        \
@@ -223,16 +127,6 @@ static const ty_func funcs[] = {
       {TY_ANYARRAY, TY_INT4}),
     F("generate_subscripts", 1191, 3, TY_INT4, f_generate_subscripts, "generate_subscripts",
       {TY_ANYARRAY, TY_INT4, TY_BOOL}),
-    F("generate_series", 1067, 2, TY_INT4, f_generate_series_int, "generate_series_int4", {TY_INT4, TY_INT4}),
-    F("generate_series", 1066, 3, TY_INT4, f_generate_series_int, "generate_series_step_int4",
-      {TY_INT4, TY_INT4, TY_INT4}),
-    F("generate_series", 1069, 2, TY_INT8, f_generate_series_int, "generate_series_int8", {TY_INT8, TY_INT8}),
-    F("generate_series", 1068, 3, TY_INT8, f_generate_series_int, "generate_series_step_int8",
-      {TY_INT8, TY_INT8, TY_INT8}),
-    F("generate_series", 3260, 2, TY_NUMERIC, f_generate_series_numeric, "generate_series_numeric",
-      {TY_NUMERIC, TY_NUMERIC}),
-    F("generate_series", 3259, 3, TY_NUMERIC, f_generate_series_numeric, "generate_series_step_numeric",
-      {TY_NUMERIC, TY_NUMERIC, TY_NUMERIC}),
 };
 
 void arr_register_srfs(void)
