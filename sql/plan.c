@@ -13,8 +13,6 @@
 
 /* ---------------------------------------------------------------- target lists */
 
-static uint64_t var_key(int rte, int col) { return ((uint64_t)(uint32_t)rte << 32) | (uint32_t)col; }
-
 sql_tlist *sql_tl_new(void) { return ty_alloc0(sizeof(sql_tlist)); }
 
 void sql_tl_add(sql_tlist *tl, sql_expr *e)
@@ -24,9 +22,6 @@ void sql_tl_add(sql_tlist *tl, sql_expr *e)
 		memcpy(n, tl->items, sizeof(sql_expr *) * (size_t)tl->n);
 	n[tl->n] = e;
 	tl->items = n;
-	if (e && e->kind == SQL_E_VAR && e->var.levelsup == 0 &&
-	    !util_map_get_u64(&tl->vars, var_key(e->var.rte, e->var.col)))
-		util_map_put_u64(&tl->vars, var_key(e->var.rte, e->var.col), (void *)(intptr_t)(tl->n + 1));
 	tl->n++;
 }
 
@@ -53,8 +48,12 @@ static int tl_find(const sql_tlist *tl, const sql_expr *e)
 	if (e->kind == SQL_E_VAR) {
 		if (e->var.levelsup)
 			return -1;
-		intptr_t v = (intptr_t)util_map_get_u64(&tl->vars, var_key(e->var.rte, e->var.col));
-		return v ? (int)v - 1 : -1;
+		for (int i = 0; i < tl->n; i++) {
+			const sql_expr *t = tl->items[i];
+			if (t && t->kind == SQL_E_VAR && t->var.levelsup == 0 && t->var.rte == e->var.rte && t->var.col == e->var.col)
+				return i;
+		}
+		return -1;
 	}
 	if (e->kind == SQL_E_CONST || e->kind == SQL_E_PARAM || e->kind == SQL_E_EXECPARAM)
 		return -1;

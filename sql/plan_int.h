@@ -13,7 +13,6 @@
 typedef struct sql_tlist {
 	int n;
 	sql_expr **items;
-	util_map vars; /* (rte, col) -> slot + 1, for fast Var lookup */
 } sql_tlist;
 
 typedef struct sql_planner {

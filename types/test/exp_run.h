@@ -397,6 +397,7 @@ static inline void call_body(void *arg)
 		fc.srf_first = true;
 		for (;;) {
 			ty_datum d = f->fn(&fc);
+			fc.srf_first = false; /* as the executor does after each call */
 			if (fc.srf_done)
 				break;
 			if (n++)
