@@ -101,6 +101,8 @@ struct kv_iter {
 	util_buf seekbuf;
 	util_buf pending; /* seek deferred until the empty-qualifier column ends */
 	bool is_static;
+	bool no_done;
+	rscan *rs; /* reverse scans delegate to rscan.c */
 };
 
 static void it_fail(kv_iter *it, kv_status st)
@@ -333,7 +335,7 @@ static act apply_filter(kv_iter *it, const ikey_parts *p, const kv_src *s)
 	case KV_FILTER_NEXT_ROW:
 		return A_NEXT_ROW;
 	case KV_FILTER_DONE:
-		return A_DONE;
+		return it->no_done ? A_NEXT_ROW : A_DONE;
 	case KV_FILTER_SEEK_HINT: {
 		if (!it->filter->vt.get_hint)
 			return A_SKIP;
@@ -833,16 +835,22 @@ kv_iter *scan_open(kv_table *t, const kv_scan_opts *o, const scan_internal *in)
 	if (!it)
 		return failed_iter(kv_fail(KV_NO_MEMORY, "out of memory"));
 	it->t = t;
-	it->mem = util_arena_new(1024, 0);
 	const kv_read_opts *ro = &o->read;
 	it->latest = in && in->latest;
-	kv_ts rp = (kv_ts)atomic_load(&t->s->read_point);
+	kv_ts rp = in && in->sv ? in->read_point : (kv_ts)atomic_load(&t->s->read_point);
 	it->read_ts = it->latest                                       ? KV_TS_MAX
+		      : in && in->sv                                   ? in->read_ts
 		      : (ro->read_ts == 0 || ro->read_ts == KV_TS_MAX) ? rp
 								       : ro->read_ts;
 	if (!it->latest && it->read_ts > rp)
 		it->read_ts = rp; /* never read past complete commits */
 	it->read_point = rp;
+	if (o->reverse && !(in && in->forward)) {
+		it->rs = rscan_new(t, o, table_sv(t), it->read_ts, rp, in);
+		return it;
+	}
+	it->no_done = in && in->no_done;
+	it->mem = util_arena_new(1024, 0);
 	it->min_ts = ro->min_ts;
 	it->max_ts = ro->max_ts;
 	it->max_versions = ro->max_versions > 0 ? ro->max_versions : 1;
@@ -892,7 +900,12 @@ kv_iter *scan_open(kv_table *t, const kv_scan_opts *o, const scan_internal *in)
 	it->batch = o->batch;
 	kv_status st = setup_columns(it, ro);
 	if (!st) {
-		it->sv = table_sv(t);
+		if (in && in->sv) {
+			it->sv = in->sv;
+			atomic_fetch_add(&it->sv->refs, 1);
+		} else {
+			it->sv = table_sv(t);
+		}
 		st = build_sources(it, o, !ro->no_cache);
 	}
 	if (st) {
@@ -936,16 +949,20 @@ kv_iter *kv_scan(kv_table *t, const kv_scan_opts *opts)
 
 bool kv_iter_valid(const kv_iter *it)
 {
-	return it->valid;
+	return it->rs ? rscan_valid(it->rs) : it->valid;
 }
 
 const kv_cell *kv_iter_cell(const kv_iter *it)
 {
-	return &it->cell;
+	return it->rs ? rscan_cell(it->rs) : &it->cell;
 }
 
 void kv_iter_next(kv_iter *it)
 {
+	if (it->rs) {
+		rscan_next(it->rs);
+		return;
+	}
 	if (!it->valid)
 		return;
 	if (it->draining) {
@@ -967,6 +984,10 @@ void kv_iter_next(kv_iter *it)
 
 void kv_iter_next_row(kv_iter *it)
 {
+	if (it->rs) {
+		rscan_next_row(it->rs);
+		return;
+	}
 	if (!it->valid)
 		return;
 	if (it->draining) {
@@ -985,6 +1006,11 @@ void kv_iter_next_row(kv_iter *it)
 
 void kv_iter_seek_row(kv_iter *it, const void *row, size_t rlen)
 {
+	if (it->rs) {
+		if (rlen <= IKEY_ROW_MAX)
+			rscan_seek_row(it->rs, row, rlen);
+		return;
+	}
 	if (it->st || !it->src || rlen > IKEY_ROW_MAX)
 		return;
 	it->done = false;
@@ -1025,11 +1051,20 @@ void kv_iter_seek_row(kv_iter *it, const void *row, size_t rlen)
 
 bool kv_iter_row_start(const kv_iter *it)
 {
+	if (it->rs)
+		return rscan_row_start(it->rs);
 	return it->valid && it->row_start;
 }
 
 kv_status kv_iter_status(const kv_iter *it)
 {
+	if (it->rs) {
+		const char *msg;
+		kv_status st = rscan_status(it->rs, &msg);
+		if (st)
+			kv_fail(st, "%s", msg);
+		return st;
+	}
 	if (it->st)
 		kv_fail(it->st, "%s", it->errmsg);
 	return it->st;
@@ -1039,6 +1074,11 @@ void kv_iter_close(kv_iter *it)
 {
 	if (!it || it->is_static)
 		return;
+	if (it->rs) {
+		rscan_free(it->rs);
+		free(it);
+		return;
+	}
 	src_close(it->src);
 	if (it->sv)
 		sv_unref(it->sv);
