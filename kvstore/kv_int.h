@@ -351,4 +351,9 @@ struct kv_filter {
 	size_t prefix_len;
 };
 
+/* The family a row must have a cell in to pass the filter (a single column
+ * value filter that drops rows without the column), or NULL. Scans then
+ * read that family first and the others only for rows that pass. */
+const char *filter_essential_family(const kv_filter *f);
+
 #endif /* STRATA_KV_INT_H */
