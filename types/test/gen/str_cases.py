@@ -438,3 +438,16 @@ F("similar_escape", t(None), t("#"))
 for s, p, e in [("abcdef", "a#\"%#\"f", "#"), ("abcdef", "%#\"c_#\"%", "#"), ("foobar", "#\"o_b#\"%", "#"),
                 ("foobar", "%#\"o_b#\"%", "#"), ("abc", "x#\"%#\"", "#"), ("abc", "a%", "#")]:
     F("substring", t(s), t(p), t(e))
+
+# array-returning regexp functions (text[] output from the arrays area)
+for s, p in sem[:60]:
+    F("regexp_match", t(s), t(p), collate=True)
+for s, p, fl in [("foobarbequebaz", "(bar)(beque)", ""), ("foobarbequebaz", "ba.", "g"), ("abc", "(x)?b", ""),
+                 ("AbAb", "(a)(b)", "gi"), ("abc", "b", "g"), ("a1b2", "[0-9]", "z"), ("abc", "", "g"),
+                 ("aaa", "a*?", "g"), ("xyz", "(q)|(y)", "g")]:
+    F("regexp_match", t(s), t(p), t(fl), collate=True)
+    F("regexp_matches", t(s), t(p), t(fl), srf=True, collate=True)
+    F("regexp_split_to_array", t(s), t(p), t(fl), collate=True)
+F("regexp_matches", t("abcabc"), t("(a)(b)?"), srf=True)
+F("regexp_split_to_array", t("hello world"), t("\\s+"))
+F("regexp_split_to_array", t(""), t("x"))
