@@ -34,6 +34,7 @@ struct kv_iter {
 	util_arena *mem; /* iterator-lifetime allocations */
 
 	kv_ts read_ts;
+	kv_ts read_point; /* at creation */
 	bool latest;
 	kv_ts min_ts, max_ts;
 	int max_versions;
@@ -98,6 +99,7 @@ struct kv_iter {
 	size_t nr, cr, rpos;
 	bool draining;
 	util_buf seekbuf;
+	util_buf pending; /* seek deferred until the empty-qualifier column ends */
 	bool is_static;
 };
 
@@ -212,6 +214,7 @@ static void start_row(kv_iter *it, const uint8_t *row, size_t rlen)
 	util_buf_reset(&it->famname);
 	it->fo = NULL;
 	util_buf_reset(&it->colkey);
+	util_buf_reset(&it->pending);
 	reset_family(it);
 	if (it->filter && it->filter->vt.reset)
 		it->filter->vt.reset(it->filter->arg);
@@ -419,7 +422,8 @@ static act match(kv_iter *it, const ikey_parts *p, const kv_src *s)
 		if ((int64_t)p->ts < cutoff && it->versions >= it->fo->min_versions)
 			return A_NEXT_COL;
 	}
-	if (it->versions >= it->max_versions)
+	/* Reads never return more versions than the family keeps (HBase). */
+	if (it->versions >= it->max_versions || (it->fo && it->versions >= it->fo->max_versions))
 		return A_NEXT_COL;
 	it->versions++;
 	if (it->filter) {
@@ -587,6 +591,19 @@ static void advance(kv_iter *it)
 		act a = A_EMIT;
 		if (it->colkey.len + IKEY_SUFFIX != s->klen ||
 		    memcmp(it->colkey.data, s->key, it->colkey.len) != 0) {
+			/* A seek deferred while walking the empty-qualifier column. */
+			if (it->pending.len) {
+				bool ahead = ikey_cmp((const uint8_t *)it->pending.data, it->pending.len,
+						      s->key, s->klen) > 0;
+				if (ahead) {
+					util_buf_reset(&it->seekbuf);
+					util_buf_append(&it->seekbuf, it->pending.data, it->pending.len);
+					util_buf_reset(&it->pending);
+					seek_key(it, (const uint8_t *)it->seekbuf.data, it->seekbuf.len);
+					continue;
+				}
+				util_buf_reset(&it->pending);
+			}
 			a = enter_column(it, &p, s->key, s->klen);
 			if (a == A_SEEK) {
 				const colsel *c = it->fsel;
@@ -594,10 +611,24 @@ static void advance(kv_iter *it)
 				continue;
 			}
 		} else if (it->col_done) {
-			a = A_NEXT_COL;
+			/* The empty-qualifier column also holds the family's delete
+			 * markers: keep reading them after its puts are done. */
+			a = p.qlen == 0 && p.type != KV_PUT ? A_EMIT : A_NEXT_COL;
+			if (p.qlen == 0 && p.type == KV_PUT)
+				a = A_SKIP;
 		}
 		if (a == A_EMIT)
 			a = match(it, &p, s);
+		if (p.qlen == 0 && (a == A_NEXT_COL || a == A_SEEK)) {
+			/* Never skip over family markers: walk the rest of this
+			 * column, seek afterwards. */
+			if (a == A_SEEK) {
+				util_buf_reset(&it->pending);
+				util_buf_append(&it->pending, it->seekbuf.data, it->seekbuf.len);
+			}
+			it->col_done = true;
+			a = A_SKIP;
+		}
 		switch (a) {
 		case A_SKIP:
 			it->need_next = true;
@@ -731,7 +762,10 @@ static kv_status build_sources(kv_iter *it, const kv_scan_opts *o, bool fill_cac
 		cap += sv->v->fams[i].n;
 	kv_src **kids = util_arena_alloc(it->mem, sizeof(kv_src *) * (size_t)(cap ? cap : 1));
 	int n = 0;
-	kv_ts mts = it->latest ? KV_TS_MAX : it->read_ts;
+	/* Memstore entries are filtered by commit timestamp against the read
+	 * point (complete batches only); cell timestamps against read_ts in the
+	 * matcher, as in sorted files, so past reads see the same in both. */
+	kv_ts mts = it->latest ? KV_TS_MAX : it->read_point;
 	kv_status st = KV_OK;
 	if (mem_count(sv->mem))
 		kids[n++] = mem_iter_new(sv->mem, mts);
@@ -808,6 +842,7 @@ kv_iter *scan_open(kv_table *t, const kv_scan_opts *o, const scan_internal *in)
 								       : ro->read_ts;
 	if (!it->latest && it->read_ts > rp)
 		it->read_ts = rp; /* never read past complete commits */
+	it->read_point = rp;
 	it->min_ts = ro->min_ts;
 	it->max_ts = ro->max_ts;
 	it->max_versions = ro->max_versions > 0 ? ro->max_versions : 1;
@@ -1017,6 +1052,7 @@ void kv_iter_close(kv_iter *it)
 	util_buf_free(&it->colkey);
 	util_buf_free(&it->rev_target);
 	util_buf_free(&it->seekbuf);
+	util_buf_free(&it->pending);
 	free(it);
 }
 

@@ -33,6 +33,8 @@ static int kv_err(util_err *err, kv_status st, const char *what)
 int sql_engine_open(const sql_engine_opts *o, sql_engine **out, util_err *err)
 {
 	ty_init();
+	sql_builtins_init();
+	sql_sysviews_init();
 	sql_engine *e = util_xcalloc(1, sizeof *e);
 	e->opts = *o;
 	snprintf(e->data_dir, sizeof e->data_dir, "%s", o->data_dir);

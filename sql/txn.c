@@ -135,8 +135,21 @@ sql_wrow *sql_txn_put_row(sql_txn *t, const cat_obj *rel, kv_table *kv, const ui
 	if (!w) {
 		w = new_wrow(t, rel, kv, key, klen);
 		w->deleted = false;
+		if (t->savepoints)
+			sql_txn_undo_record(t, w, true);
 	} else {
+		if (t->savepoints)
+			sql_txn_undo_record(t, w, false);
 		save_prev(t, w);
+	}
+	if (w->dead) {
+		/* Revived after ROLLBACK TO: start from the committed state. */
+		w->dead = false;
+		w->present = w->deleted = w->inserted = false;
+		for (int i = 0; i < w->ncols; i++) {
+			w->cols[i] = ty_null();
+			w->set[i] = false;
+		}
 	}
 	if (insert) {
 		/* An insert replaces the whole row: after a delete of the committed
@@ -160,10 +173,16 @@ sql_wrow *sql_txn_put_row(sql_txn *t, const cat_obj *rel, kv_table *kv, const ui
 void sql_txn_delete_row(sql_txn *t, const cat_obj *rel, kv_table *kv, const uint8_t *key, size_t klen)
 {
 	sql_wrow *w = find(t, rel->oid, key, klen);
-	if (!w)
+	if (!w) {
 		w = new_wrow(t, rel, kv, key, klen);
-	else
+		if (t->savepoints)
+			sql_txn_undo_record(t, w, true);
+	} else {
+		if (t->savepoints)
+			sql_txn_undo_record(t, w, false);
 		save_prev(t, w);
+	}
+	w->dead = false;
 	/* If only our own insert existed, deleting it leaves nothing to write
 	 * but the delete marker is harmless and keeps the logic simple. */
 	w->deleted = true;
@@ -178,6 +197,8 @@ void sql_txn_delete_row(sql_txn *t, const cat_obj *rel, kv_table *kv, const uint
 sql_wrow *sql_txn_lookup(sql_txn *t, cat_oid table, const uint8_t *key, size_t klen, bool visible_only)
 {
 	sql_wrow *w = find(t, table, key, klen);
+	if (w && w->dead)
+		return NULL;
 	if (!w || !visible_only)
 		return w;
 	return w->cid < t->cid ? w : w->prev;
@@ -202,6 +223,8 @@ sql_wrow **sql_txn_table_writes(sql_txn *t, cat_oid table, util_arena *arena, in
 		ty_error(UTIL_E_OUT_OF_MEMORY, "out of memory");
 	int k = 0;
 	for (sql_wrow *w = tw->head; w; w = w->next_in_table) {
+		if (w->dead)
+			continue;
 		sql_wrow *v = w->cid < t->cid ? w : w->prev;
 		if (v)
 			list[k++] = v;
@@ -246,12 +269,33 @@ void sql_txn_drop_storage_on_abort(sql_txn *t, const char *storage)
 	push_name(t, &t->drop_on_abort, &t->nabort, storage);
 }
 
+void sql_txn_bulk_row(sql_txn *t, const cat_obj *rel, kv_table *kv, const uint8_t *key, size_t klen,
+		      const ty_datum *vals)
+{
+	if (!t->bulk)
+		t->bulk = kv_batch_new();
+	const cat_rel *r = &rel->rel;
+	util_buf *buf = &t->s->rowbuf;
+	uint8_t q[2];
+	for (int i = 0; i < r->ncols; i++) {
+		const cat_column *c = &r->cols[i];
+		if (c->dropped || vals[i].null || !sql_column_in_cells(r, c))
+			continue;
+		sql_colid_qual(c->col_id, q);
+		util_buf_reset(buf);
+		sql_value_encode(c->type, vals[i], buf);
+		kv_batch_put(t->bulk, kv, key, klen, SQL_FAMILY, q, 2, KV_TS_LATEST, buf->data, buf->len);
+	}
+	kv_batch_put(t->bulk, kv, key, klen, SQL_FAMILY, "", 0, KV_TS_LATEST, "", 0);
+	t->nwrites++;
+}
+
 /* Appends one row's final state to the commit batch. */
 static void write_row(sql_txn *t, kv_batch *b, const cat_snap *cs, sql_wrow *w, util_buf *buf)
 {
 	const cat_obj *o = cat_get(cs, w->table);
-	if (!o)
-		return; /* the table was dropped in this transaction */
+	if (!o || w->dead)
+		return; /* the table was dropped in this transaction, or the write rolled back */
 	const cat_rel *r = &o->rel;
 	if (!w->present) {
 		kv_batch_delete_row(b, w->kv, w->key, w->keylen, KV_TS_LATEST);
@@ -283,6 +327,9 @@ static void write_row(sql_txn *t, kv_batch *b, const cat_snap *cs, sql_wrow *w, 
 
 static void txn_free(sql_txn *t)
 {
+	free(t->undo);
+	if (t->bulk)
+		kv_batch_free(t->bulk);
 	util_map_free(&t->writes);
 	util_map_free(&t->tables);
 	util_arena_destroy(t->arena);
@@ -303,7 +350,8 @@ int sql_txn_commit(sql_txn *t, util_err *err)
 	int rc = 0;
 	if (t->nwrites == 0 && !(t->ddl && cat_txn_dirty(t->ddl)))
 		goto done;
-	kv_batch *b = kv_batch_new();
+	kv_batch *b = t->bulk ? t->bulk : kv_batch_new();
+	t->bulk = NULL;
 	util_buf buf = UTIL_BUF_INIT;
 	cat_snap *cs = t->ddl ? cat_txn_snap(t->ddl) : t->s->cat;
 	size_t pos = 0;
