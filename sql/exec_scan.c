@@ -395,14 +395,31 @@ static void skip_writes_below(scan_state *st, const keyrange *kr)
 		st->wpos++;
 }
 
-static void lock_row(sql_op *op, const ty_datum *row)
+/* Reads one row of the store at read_ts into row (the scan's columns
+ * plus the key); false if it does not exist there. */
+static bool store_get(sql_op *op, scan_state *st, const uint8_t *key, size_t klen, kv_ts read_ts, ty_datum *row)
 {
-	const sql_plan *p = op->plan;
-	scan_state *st = op->state;
-	if (!p->scan.lock_strength || !op->ex->txn)
-		return;
-	ty_datum key = row[st->rel->ncols];
-	sql_txn_lock_row(op->ex->txn, p->scan.reloid, key.p, key.len, p->scan.lock_strength, p->scan.lock_wait, NULL);
+	if (!st->get_arena)
+		st->get_arena = util_arena_new(4096, 0);
+	else
+		util_arena_reset(st->get_arena);
+	kv_read_opts ro;
+	memset(&ro, 0, sizeof ro);
+	ro.read_ts = read_ts;
+	ro.columns = st->cols;
+	ro.ncolumns = st->ncols_read;
+	kv_row kr2;
+	kv_status s = kv_get(st->kv, key, klen, &ro, st->get_arena, &kr2);
+	if (s != KV_OK && s != KV_NOT_FOUND)
+		sql_kv_error(s, "reading a row");
+	if (s == KV_NOT_FOUND || kr2.n == 0)
+		return false;
+	row_build rb = {st->rel, &st->map, op->plan->scan.needed, row, false, false};
+	rb_start(&rb, &kr2.cells[0]);
+	for (size_t i = 0; i < kr2.n; i++)
+		rb_cell(&rb, &kr2.cells[i]);
+	rb_finish(&rb);
+	return rb.exists;
 }
 
 /* A point lookup (whole key fixed). */
@@ -418,27 +435,7 @@ static bool point_get(sql_op *op, scan_state *st, const keyrange *kr, ty_datum *
 			return sql_eval_qual(op->ex, p->qual, row);
 		}
 	}
-	if (!st->get_arena)
-		st->get_arena = util_arena_new(4096, 0);
-	else
-		util_arena_reset(st->get_arena);
-	kv_read_opts ro;
-	memset(&ro, 0, sizeof ro);
-	ro.read_ts = op->ex->read_ts;
-	ro.columns = st->cols;
-	ro.ncolumns = st->ncols_read;
-	kv_row kr2;
-	kv_status s = kv_get(st->kv, kr->start, kr->start_len, &ro, st->get_arena, &kr2);
-	if (s != KV_OK && s != KV_NOT_FOUND)
-		sql_kv_error(s, "reading a row");
-	if (s == KV_NOT_FOUND || kr2.n == 0)
-		return false;
-	row_build rb = {st->rel, &st->map, p->scan.needed, row, false, false};
-	rb_start(&rb, &kr2.cells[0]);
-	for (size_t i = 0; i < kr2.n; i++)
-		rb_cell(&rb, &kr2.cells[i]);
-	rb_finish(&rb);
-	if (!rb.exists)
+	if (!store_get(op, st, kr->start, kr->start_len, op->ex->read_ts, row))
 		return false;
 	if (st->has_writes) {
 		sql_wrow *w = sql_txn_lookup(op->ex->txn, p->scan.reloid, kr->start, kr->start_len, true);
@@ -446,6 +443,31 @@ static bool point_get(sql_op *op, scan_state *st, const keyrange *kr, ty_datum *
 			return false;
 	}
 	return sql_eval_qual(op->ex, p->qual, row);
+}
+
+/* SELECT ... FOR UPDATE/SHARE: locks a row that passed the scan's qual.
+ * False drops the row: SKIP LOCKED found it locked, or it changed after
+ * the snapshot (READ COMMITTED) and is now gone or no longer matches —
+ * otherwise row is replaced by the newest version, as PostgreSQL's
+ * EvalPlanQual does. REPEATABLE READ fails with 40001 instead. */
+static bool lock_row(sql_op *op, ty_datum *row)
+{
+	const sql_plan *p = op->plan;
+	scan_state *st = op->state;
+	sql_txn *t = op->ex->txn;
+	if (!p->scan.lock_strength || !t)
+		return true;
+	ty_datum key = row[st->rel->ncols];
+	bool skipped = false;
+	sql_txn_lock_row(t, p->scan.reloid, key.p, key.len, p->scan.lock_strength, p->scan.lock_wait, &skipped);
+	if (skipped)
+		return false;
+	if (sql_txn_lookup(t, p->scan.reloid, key.p, key.len, false) || !sql_txn_row_changed(t, st->kv, key.p, key.len))
+		return true;
+	bool exists = store_get(op, st, key.p, key.len, KV_TS_MAX, row);
+	if (t->iso != SQL_READ_COMMITTED)
+		sql_txn_serialization_failure(!exists);
+	return exists && sql_eval_qual(op->ex, p->qual, row);
 }
 
 static sql_batch *scan_next(sql_op *op)
@@ -458,10 +480,8 @@ static sql_batch *scan_next(sql_op *op)
 		keyrange *kr = p->scan.nranges ? &st->ranges[st->cur] : NULL;
 		if (kr && kr->point) {
 			ty_datum *row = sql_batch_row(b, b->n);
-			if (point_get(op, st, kr, row)) {
-				lock_row(op, row);
+			if (point_get(op, st, kr, row) && lock_row(op, row))
 				b->n++;
-			}
 			st->cur++;
 			continue;
 		}
@@ -516,10 +536,8 @@ static sql_batch *scan_next(sql_op *op)
 					keep = overlay(st->rel, w, row, rb.exists);
 				}
 			}
-			if (keep && sql_eval_qual(op->ex, p->qual, row)) {
-				lock_row(op, row);
+			if (keep && sql_eval_qual(op->ex, p->qual, row) && lock_row(op, row))
 				b->n++;
-			}
 			ty_check_interrupts();
 		}
 	}

@@ -800,6 +800,9 @@ struct sql_plan {
 			int nchecks;
 			const char **check_names;
 			bool pk_changes;       /* UPDATE assigns a key column */
+			sql_expr *epq_qual;    /* UPDATE/DELETE: the WHERE conjuncts on the target
+						* alone, against the table row (with key); READ
+						* COMMITTED rechecks them on a newer row version */
 		} modify;
 		struct {
 			int cte;             /* CTESCAN/WORKTABLE: CTE id */
@@ -1004,6 +1007,7 @@ struct sql_txn {
 	util_arena *arena;        /* transaction lifetime */
 	kv_ts snapshot_ts;        /* REPEATABLE READ: fixed; READ COMMITTED: per statement */
 	kv_ts stmt_ts;
+	bool snapshot_taken;      /* REPEATABLE READ: at the first statement, as PostgreSQL */
 	sql_isolation iso;
 	bool read_only;
 	bool explicit_block;
@@ -1039,6 +1043,13 @@ void sql_txn_abort(sql_txn *t);
  * COMMITTED, a new command id. */
 void sql_txn_stmt_begin(sql_txn *t);
 kv_ts sql_txn_read_ts(sql_txn *t);
+/* After a row lock is granted: true if another transaction committed a
+ * change to the row (insert, update or delete) after the statement's
+ * snapshot, i.e. the version the statement read is not the newest. */
+bool sql_txn_row_changed(sql_txn *t, kv_table *kv, const uint8_t *key, size_t klen);
+/* Throws 40001 as PostgreSQL does when a REPEATABLE READ or SERIALIZABLE
+ * transaction finds its target row changed after its snapshot. */
+UTIL_NORETURN void sql_txn_serialization_failure(bool deleted);
 /* Row writes (values indexed by attnum-1). */
 sql_wrow *sql_txn_put_row(sql_txn *t, const cat_obj *rel, kv_table *kv, const uint8_t *key, size_t klen,
 			  const ty_datum *vals, const bool *set, bool insert, bool exists_before);

@@ -29,13 +29,42 @@ sql_txn *sql_txn_begin(sql_session *s, sql_isolation iso, bool read_only, bool e
 void sql_txn_stmt_begin(sql_txn *t)
 {
 	t->cid++;
-	if (t->iso == SQL_READ_COMMITTED)
+	if (t->iso == SQL_READ_COMMITTED) {
 		t->stmt_ts = kv_read_point(t->s->e->kv);
-	else
-		t->stmt_ts = t->snapshot_ts;
+		return;
+	}
+	/* REPEATABLE READ: the snapshot is taken by the first statement of
+	 * the block, not by BEGIN (a later SET TRANSACTION still applies). */
+	if (!t->snapshot_taken) {
+		t->snapshot_ts = kv_read_point(t->s->e->kv);
+		t->snapshot_taken = true;
+	}
+	t->stmt_ts = t->snapshot_ts;
 }
 
 kv_ts sql_txn_read_ts(sql_txn *t) { return t->stmt_ts; }
+
+bool sql_txn_row_changed(sql_txn *t, kv_table *kv, const uint8_t *key, size_t klen)
+{
+	kv_read_opts ro;
+	memset(&ro, 0, sizeof ro);
+	ro.read_ts = KV_TS_MAX;
+	ro.min_ts = t->stmt_ts + 1;
+	ro.raw = true; /* a delete is a change too */
+	kv_row row;
+	kv_status st = kv_get(kv, key, klen, &ro, ty_get_arena(), &row);
+	if (st == KV_NOT_FOUND)
+		return false;
+	if (st != KV_OK)
+		sql_kv_error(st, "reading a row");
+	return row.n > 0;
+}
+
+void sql_txn_serialization_failure(bool deleted)
+{
+	ty_error(UTIL_E_T_R_SERIALIZATION_FAILURE, "could not serialize access due to concurrent %s",
+		 deleted ? "delete" : "update");
+}
 
 static size_t wkey(cat_oid table, const uint8_t *key, size_t klen, uint8_t *buf, size_t cap)
 {
