@@ -36,6 +36,13 @@ struct kv_mem {
 	atomic_uint_fast64_t max_cts;
 	atomic_uint_fast64_t cutoff;
 	uint64_t rnd;
+	/* Insertion finger (writers are serialised by the table's apply_mu):
+	 * the last node inserted and its predecessors, so that ascending
+	 * inserts (bulk loads, a batch's cells in order) start the search next
+	 * to where the previous one ended instead of at the head. */
+	mnode *last;
+	int last_height;
+	mnode *last_prev[MAX_HEIGHT];
 };
 
 static void *arena_alloc(kv_mem *m, size_t n)
@@ -179,12 +186,21 @@ kv_status mem_add(kv_mem *m, const uint8_t *key, size_t klen, const void *val, s
 	mnode *prev[MAX_HEIGHT];
 	mnode *x = m->head;
 	int level = atomic_load_explicit(&m->height, memory_order_relaxed) - 1;
+	/* After the last insert: start each level from the last node (levels
+	 * it has) or its predecessor there; both lie before the new key. */
+	bool finger = m->last && node_cmp(m->last, key, klen, cts) < 0;
 	for (;;) {
-		mnode *nx = atomic_load_explicit(&x->next[level], memory_order_acquire);
-		if (nx && node_cmp(nx, key, klen, cts) < 0) {
-			x = nx;
-			continue;
+		if (finger) {
+			/* Jump ahead only: the descent may already be past it. */
+			mnode *start = level < m->last_height ? m->last : m->last_prev[level];
+			if (start && start != x && start != m->head &&
+			    (x == m->head || node_cmp(x, start->kv, start->klen, start->cts) < 0))
+				x = start;
 		}
+		mnode *nx;
+		while ((nx = atomic_load_explicit(&x->next[level], memory_order_acquire)) &&
+		       node_cmp(nx, key, klen, cts) < 0)
+			x = nx;
 		prev[level] = x;
 		if (level == 0)
 			break;
@@ -202,6 +218,11 @@ kv_status mem_add(kv_mem *m, const uint8_t *key, size_t klen, const void *val, s
 				      memory_order_relaxed);
 		atomic_store_explicit(&prev[i]->next[i], n, memory_order_release);
 	}
+	int top = h > cur_h ? h : cur_h;
+	for (int i = 0; i < top; i++)
+		m->last_prev[i] = prev[i];
+	m->last = n;
+	m->last_height = h;
 	atomic_fetch_add(&m->count, 1);
 	uint64_t ms = atomic_load(&m->min_seg);
 	while (wal_seg < ms && !atomic_compare_exchange_weak(&m->min_seg, &ms, wal_seg))
