@@ -264,7 +264,11 @@ static void do_update(sql_op *op, modify_state *st, const ty_datum *in, sql_batc
 	const cat_rel *r = &rel->rel;
 	sql_txn *t = op->ex->txn;
 	ty_datum oldkey = in[p->modify.key_slot];
-	sql_txn_lock_row(t, rel->oid, oldkey.p, oldkey.len, PG_QUERY__LOCK_CLAUSE_STRENGTH__LCS_FORUPDATE,
+	/* As PostgreSQL: an UPDATE that leaves the key alone takes FOR NO KEY
+	 * UPDATE, so it does not block foreign-key checks (FOR KEY SHARE). */
+	sql_txn_lock_row(t, rel->oid, oldkey.p, oldkey.len,
+			 p->modify.pk_changes ? PG_QUERY__LOCK_CLAUSE_STRENGTH__LCS_FORUPDATE
+					      : PG_QUERY__LOCK_CLAUSE_STRENGTH__LCS_FORNOKEYUPDATE,
 			 PG_QUERY__LOCK_WAIT_POLICY__LockWaitBlock, NULL);
 	in = recheck_locked(op, st, in, oldkey.p, oldkey.len);
 	if (!in)

@@ -314,6 +314,7 @@ static void open_iter(sql_op *op, scan_state *st)
 		so.stop_len = kr->stop ? kr->stop_len : 0;
 	}
 	so.reverse = p->scan.reverse;
+	sql_txn_note_read(op->ex->txn, st->rel->storage, so.start, so.start_len, so.stop, so.stop_len, false);
 	st->it = kv_scan(st->kv, &so);
 	if (kv_iter_status(st->it) != KV_OK)
 		sql_kv_error(kv_iter_status(st->it), "scanning a table");
@@ -435,6 +436,7 @@ static bool point_get(sql_op *op, scan_state *st, const keyrange *kr, ty_datum *
 			return sql_eval_qual(op->ex, p->qual, row);
 		}
 	}
+	sql_txn_note_read(op->ex->txn, st->rel->storage, kr->start, kr->start_len, NULL, 0, true);
 	if (!store_get(op, st, kr->start, kr->start_len, op->ex->read_ts, row))
 		return false;
 	if (st->has_writes) {

@@ -50,6 +50,7 @@ struct sql_engine {
 	atomic_int next_pid;
 	pthread_mutex_t locks_mu; /* the row lock manager (txn_locks.c) */
 	pthread_cond_t locks_cv;
+	pthread_mutex_t serial_mu; /* SERIALIZABLE read validation + commit (txn_serial.c) */
 	util_map locks;           /* (table oid, row key) -> lock */
 	int64_t start_time_us;
 };
@@ -1030,6 +1031,7 @@ struct sql_txn {
 	kv_batch *bulk;           /* autocommit COPY: rows written straight into the commit batch */
 	size_t nundo, undo_cap;
 	int64_t start_us;
+	struct sql_readset *reads; /* SERIALIZABLE: key ranges read (txn_serial.c) */
 };
 
 /* Savepoints (txn_savepoint.c): called before a row write is applied. */
@@ -1067,6 +1069,19 @@ void sql_txn_drop_storage_on_abort(sql_txn *t, const char *storage);
 void sql_txn_lock_row(sql_txn *t, cat_oid table, const uint8_t *key, size_t klen, int strength, int wait_policy,
 		      bool *skipped);
 void sql_txn_unlock_all(sql_txn *t);
+/* SERIALIZABLE (txn_serial.c): records a key range [start, stop) (stop NULL
+ * = to the end; point: the single key start) read from a kv table. */
+void sql_txn_note_read(sql_txn *t, const char *storage, const uint8_t *start, size_t slen, const uint8_t *stop,
+		       size_t stlen, bool point);
+/* Whether reads of this transaction must be recorded. */
+static inline bool sql_txn_tracks_reads(const sql_txn *t)
+{
+	return t && t->iso == SQL_SERIALIZABLE && !t->read_only;
+}
+/* At commit of a writing SERIALIZABLE transaction, with engine->serial_mu
+ * held: KV_CONFLICT if a write committed after the snapshot touches a
+ * range the transaction read. */
+kv_status sql_txn_validate_reads(sql_txn *t);
 /* Bulk load: encodes a new row straight into the commit batch (no read-your-
  * writes; only for a single-statement transaction). */
 void sql_txn_bulk_row(sql_txn *t, const cat_obj *rel, kv_table *kv, const uint8_t *key, size_t klen,

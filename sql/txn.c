@@ -391,13 +391,25 @@ int sql_txn_commit(sql_txn *t, util_err *err)
 		cat_txn_write(t->ddl, b);
 	util_buf_free(&buf);
 	kv_status st;
-	if (t->iso != SQL_READ_COMMITTED)
+	if (t->iso == SQL_SERIALIZABLE && t->reads) {
+		/* Validation and commit are one step among serializable
+		 * transactions, so they serialize in commit order. */
+		pthread_mutex_lock(&e->serial_mu);
+		st = sql_txn_validate_reads(t);
+		if (st == KV_OK)
+			st = kv_commit_if(e->kv, b, t->snapshot_ts, NULL, NULL);
+		pthread_mutex_unlock(&e->serial_mu);
+	} else if (t->iso != SQL_READ_COMMITTED) {
 		st = kv_commit_if(e->kv, b, t->snapshot_ts, NULL, NULL);
-	else
+	} else {
 		st = kv_commit(e->kv, b, NULL, NULL);
+	}
 	kv_batch_free(b);
 	if (st != KV_OK) {
-		if (st == KV_CONFLICT)
+		if (st == KV_CONFLICT && t->iso == SQL_SERIALIZABLE)
+			util_err_set(err, UTIL_E_T_R_SERIALIZATION_FAILURE,
+				     "could not serialize access due to read/write dependencies among transactions");
+		else if (st == KV_CONFLICT)
 			util_err_set(err, UTIL_E_T_R_SERIALIZATION_FAILURE,
 				     "could not serialize access due to concurrent update");
 		else
