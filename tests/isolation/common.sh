@@ -38,13 +38,23 @@ iso_spec_path() {
 	return 1
 }
 
-# iso_expected NAME: the expected transcript of spec NAME (beside a pending
+# iso_expected NAME: PostgreSQL's transcript of spec NAME (beside a pending
 # spec in pending/, else in expected/).
 iso_expected() {
 	if [[ -f $ISO_DIR/pending/$1.spec ]]; then
 		echo "$ISO_DIR/pending/$1.out"
 	else
 		echo "$ISO_DIR/expected/$1.out"
+	fi
+}
+
+# iso_compare_to NAME: what run.sh diffs against: expected/NAME_strata.out (a
+# deliberate difference, docs/compatibility.md) when it exists, else iso_expected.
+iso_compare_to() {
+	if [[ -f $ISO_DIR/expected/${1}_strata.out ]]; then
+		echo "$ISO_DIR/expected/${1}_strata.out"
+	else
+		iso_expected "$1"
 	fi
 }
 

@@ -41,10 +41,10 @@ static char *xstrndup(const char *s, size_t n)
 	return d;
 }
 
-#define APPEND(arr, n, v)                                                                                          \
-	do {                                                                                                       \
-		(arr) = xrealloc((arr), sizeof *(arr) * (size_t)((n) + 1));                                        \
-		(arr)[(n)++] = (v);                                                                                \
+#define APPEND(arr, n, v)                                                                                    \
+	do {                                                                                                 \
+		(arr) = xrealloc((arr), sizeof *(arr) * (size_t)((n) + 1));                                  \
+		(arr)[(n)++] = (v);                                                                          \
 	} while (0)
 
 static bool fail(parser *ps, const char *fmt, ...)
@@ -81,8 +81,14 @@ static void skip_space(parser *ps)
 	}
 }
 
-static bool is_ident_start(char c) { return isalpha((unsigned char)c) || c == '_'; }
-static bool is_ident_cont(char c) { return isalnum((unsigned char)c) || c == '_' || c == '$'; }
+static bool is_ident_start(char c)
+{
+	return isalpha((unsigned char)c) || c == '_';
+}
+static bool is_ident_cont(char c)
+{
+	return isalnum((unsigned char)c) || c == '_' || c == '$';
+}
 
 /* True if the next token is the unquoted keyword KW (does not consume it). */
 static bool peek_keyword(parser *ps, const char *kw)

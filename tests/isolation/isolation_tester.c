@@ -98,7 +98,8 @@ static void notice_receiver(void *arg, const PGresult *r)
 	const char *msg = PQresultErrorField(r, PG_DIAG_MESSAGE_PRIMARY);
 	char line[4096];
 	if (sev && msg)
-		snprintf(line, sizeof line, "%s: %s:  %s%s%s\n", c->name, sev, code ? code : "", code ? ": " : "", msg);
+		snprintf(line, sizeof line, "%s: %s:  %s%s%s\n", c->name, sev, code ? code : "",
+			 code ? ": " : "", msg);
 	else
 		snprintf(line, sizeof line, "%s: %s", c->name, PQresultErrorMessage(r));
 	notice_append(c, line);
@@ -262,7 +263,8 @@ static void check_waiting(conn_state *except, int64_t deadline)
  * transcript shows the hang instead of the suite hanging. */
 static void cancel_step(conn_state *c)
 {
-	printf("isolation: step %s still running after %d s; canceling it\n", c->active->name, opt.step_timeout_s);
+	printf("isolation: step %s still running after %d s; canceling it\n", c->active->name,
+	       opt.step_timeout_s);
 	char buf[256];
 	PGcancel *cn = PQgetCancel(c->conn);
 	if (!cn || !PQcancel(cn, buf, sizeof buf))
@@ -375,11 +377,13 @@ static void connect_all(iso_spec *spec, const char *specname)
 		c->name = i == 0 ? "control connection" : spec->sessions[i - 1]->name;
 		char app[128];
 		snprintf(app, sizeof app, "%s/%s/%s", opt.appname, specname, i == 0 ? "control" : c->name);
-		const char *keys[] = {"host", "port", "user", "dbname", "application_name", "connect_timeout", NULL};
+		const char *keys[] = {"host", "port", "user", "dbname", "application_name", "connect_timeout",
+				      NULL};
 		const char *vals[] = {opt.host, opt.port, opt.user, opt.dbname, app, "10", NULL};
 		c->conn = PQconnectdbParams(keys, vals, 1);
 		if (PQstatus(c->conn) != CONNECTION_OK) {
-			fprintf(stderr, "isolation: connection for %s failed: %s", c->name, PQerrorMessage(c->conn));
+			fprintf(stderr, "isolation: connection for %s failed: %s", c->name,
+				PQerrorMessage(c->conn));
 			exit(1);
 		}
 		PQsetNoticeReceiver(c->conn, notice_receiver, c);
@@ -402,10 +406,10 @@ static void usage(FILE *f)
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-	    {"host", required_argument, NULL, 'h'},      {"port", required_argument, NULL, 'p'},
-	    {"user", required_argument, NULL, 'U'},      {"dbname", required_argument, NULL, 'd'},
-	    {"wait-ms", required_argument, NULL, 'w'},   {"step-timeout", required_argument, NULL, 't'},
-	    {"help", no_argument, NULL, 'H'},            {NULL, 0, NULL, 0},
+	    {"host", required_argument, NULL, 'h'},    {"port", required_argument, NULL, 'p'},
+	    {"user", required_argument, NULL, 'U'},    {"dbname", required_argument, NULL, 'd'},
+	    {"wait-ms", required_argument, NULL, 'w'}, {"step-timeout", required_argument, NULL, 't'},
+	    {"help", no_argument, NULL, 'H'},          {NULL, 0, NULL, 0},
 	};
 	opt.user = "postgres";
 	opt.dbname = "postgres";
@@ -414,14 +418,30 @@ int main(int argc, char **argv)
 	int ch;
 	while ((ch = getopt_long(argc, argv, "h:p:U:d:w:t:", longopts, NULL)) != -1) {
 		switch (ch) {
-		case 'h': opt.host = optarg; break;
-		case 'p': opt.port = optarg; break;
-		case 'U': opt.user = optarg; break;
-		case 'd': opt.dbname = optarg; break;
-		case 'w': opt.wait_ms = atoi(optarg); break;
-		case 't': opt.step_timeout_s = atoi(optarg); break;
-		case 'H': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		case 'h':
+			opt.host = optarg;
+			break;
+		case 'p':
+			opt.port = optarg;
+			break;
+		case 'U':
+			opt.user = optarg;
+			break;
+		case 'd':
+			opt.dbname = optarg;
+			break;
+		case 'w':
+			opt.wait_ms = atoi(optarg);
+			break;
+		case 't':
+			opt.step_timeout_s = atoi(optarg);
+			break;
+		case 'H':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
 		}
 	}
 	if (optind != argc - 1 || opt.wait_ms <= 0 || opt.step_timeout_s <= 0) {

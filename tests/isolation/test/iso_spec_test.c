@@ -85,9 +85,12 @@ static void test_errors(void **state)
 {
 	(void)state;
 	expect_error("setup { SELECT 1 }\n", "line 2: expected a session");
-	expect_error("session s1\nstep a { SELECT 1 }\nstep a { SELECT 2 }\n", "line 3: duplicate step name \"a\"");
-	expect_error("session s1\nstep a { SELECT 1 }\nsession s1 step b { SELECT 1 }", "duplicate session name");
-	expect_error("session s1\nstep a { SELECT 1 }\npermutation a b\n", "line 3: permutation names unknown step \"b\"");
+	expect_error("session s1\nstep a { SELECT 1 }\nstep a { SELECT 2 }\n",
+		     "line 3: duplicate step name \"a\"");
+	expect_error("session s1\nstep a { SELECT 1 }\nsession s1 step b { SELECT 1 }",
+		     "duplicate session name");
+	expect_error("session s1\nstep a { SELECT 1 }\npermutation a b\n",
+		     "line 3: permutation names unknown step \"b\"");
 	expect_error("session s1\nstep a { SELECT 1 \n", "line 2: unterminated SQL block");
 	expect_error("session s1\nstep a SELECT 1", "expected { SQL }");
 	expect_error("session s1\n", "session \"s1\" has no steps");
