@@ -5,7 +5,7 @@
 #
 # usage: tests/bank/run.sh [--long] [bank.py options...]
 #   default  ~40 s: 20 accounts, 4 workers, 2 checkers, 2 kill/restart cycles of 15 s
-#   --long   ~4 min: 50 accounts, 8 workers, 3 checkers, 3 cycles of 60 s (make soak)
+#   --long   ~2.5 min: 50 accounts, 8 workers, 3 checkers, 3 cycles of 60 s (make soak)
 # Set BANK_SEED to replay a run (the seed is printed first). Server: the
 # fixture's (STRATA_BIN, STRATA_BUILD; not STRATA_TEST_PORT, it must be killable).
 set -uo pipefail
