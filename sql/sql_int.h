@@ -725,7 +725,8 @@ struct sql_plan {
 			sql_keyrange *ranges;
 			int npoint;       /* > 0: ranges fix the whole key (point lookups) */
 			bool reverse;
-			sql_expr *limit;  /* pushed-down LIMIT (+ offset) or NULL */
+			sql_expr *limit;  /* pushed-down LIMIT or NULL (plan_order.c) ... */
+			sql_expr *limit_offset; /* ... plus this OFFSET: rows the scan reads at most */
 			bool count_only;  /* count(*) without decoding values */
 			int lock_strength, lock_wait;
 			const struct sql_sysview *sysview;
@@ -842,6 +843,9 @@ typedef struct sql_planned {
 sql_planned *sql_plan_query(sql_actx *ax, sql_query *q);
 /* Plans a subquery inside the same statement (sublinks, CTEs). */
 sql_plan *sql_plan_subquery(sql_actx *ax, sql_planned *top, sql_query *q);
+/* plan_order.c: lets the primary-key order of scans replace sorts, take
+ * LIMITs and answer MIN/MAX by first/last-row reads. */
+void sql_plan_use_key_order(sql_planned *pd, sql_plan **root);
 
 /* ---------------------------------------------------------------- execution */
 
@@ -980,6 +984,8 @@ bool sql_row_decode(const cat_rel *r, const sql_rowmap *m, const kv_cell *cells,
 bool sql_column_in_cells(const cat_rel *r, const cat_column *c);
 /* Decodes the key columns from a row key into vals (for lossless types). */
 void sql_key_decode(const cat_rel *r, const uint8_t *key, size_t len, ty_datum *vals);
+/* Only the key columns with needed[attnum-1] (NULL: all). */
+void sql_key_decode_needed(const cat_rel *r, const uint8_t *key, size_t len, const bool *needed, ty_datum *vals);
 static inline void sql_colid_qual(uint16_t id, uint8_t q[2]) { q[0] = (uint8_t)(id >> 8), q[1] = (uint8_t)id; }
 
 /* ---------------------------------------------------------------- transactions */
