@@ -175,6 +175,8 @@ static const sql_guc gucs[] = {
 	 NULL},
 	{"DateStyle", GUC_STRING, "ISO, MDY", NULL, true, false, "Client Connection Defaults / Locale and Formatting",
 	 "Sets the display format for date and time values.", NULL, 0, 0, check_datestyle, assign_datestyle},
+	{"deadlock_timeout", GUC_INT, "1000", "ms", false, false, "Lock Management",
+	 "Sets the time to wait on a lock before checking for deadlock.", NULL, 1, 2147483647, NULL, NULL},
 	G("default_tablespace", GUC_STRING, "", NULL, false, false, "Client Connection Defaults / Statement Behavior",
 	  "Sets the default tablespace to create tables and indexes in."),
 	G("default_text_search_config", GUC_STRING, "pg_catalog.simple", NULL, false, false,
