@@ -560,6 +560,7 @@ struct sql_query {
 	bool overriding_system;
 	/* locking */
 	bool for_update;
+	int lock_strength;        /* of the first locking clause (names the command) */
 	/* analysis state (namespace of FROM items, current clause) */
 	struct sql_nsitem *ns;
 	int nns, ns_cap;
@@ -838,6 +839,7 @@ typedef struct sql_planned {
 	sql_column *cols;
 	sql_cmd cmd;
 	bool read_only;
+	int lock_strength;        /* SELECT ... FOR ...: the first locking clause's */
 } sql_planned;
 
 sql_planned *sql_plan_query(sql_actx *ax, sql_query *q);
