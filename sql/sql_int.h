@@ -682,6 +682,9 @@ typedef struct sql_keybound {
 typedef struct sql_keyrange {
 	int nfix;               /* leading key columns fixed by equality (or IN) */
 	sql_keybound lo, hi;
+	sql_expr *like;         /* LIKE pattern on key column nfix (text, ASC): its
+				 * literal prefix narrows the range; the LIKE itself
+				 * stays in the scan's filter */
 	bool is_null_range;     /* IS NULL on the next key column */
 } sql_keyrange;
 
