@@ -160,6 +160,8 @@ static int random_height(kv_mem *m)
 	return h;
 }
 
+static void insert(kv_mem *m, mnode *n, int h, kv_ts cts, uint64_t wal_seg);
+
 kv_status mem_add(kv_mem *m, const uint8_t *key, size_t klen, const void *val, size_t vlen, kv_ts cts,
 		  uint64_t wal_seg)
 {
@@ -175,15 +177,49 @@ kv_status mem_add(kv_mem *m, const uint8_t *key, size_t klen, const void *val, s
 	n->klen = (uint32_t)klen;
 	n->vlen = (uint32_t)vlen;
 	n->cts = cts;
+	insert(m, n, h, cts, wal_seg);
+	return KV_OK;
+}
 
+kv_status mem_add_cell(kv_mem *m, const void *row, size_t rlen, const void *fam, size_t flen, const void *q,
+		       size_t qlen, kv_ts ts, uint8_t type, const void *val, size_t vlen, kv_ts cts,
+		       uint64_t wal_seg)
+{
+	int h = random_height(m);
+	size_t klen = ikey_size(rlen, flen, qlen);
+	mnode *n = arena_alloc(m, sizeof(mnode) + (size_t)h * sizeof(mnode *) + klen + vlen);
+	if (!n)
+		return KV_NO_MEMORY;
+	uint8_t *kv = (uint8_t *)&n->next[h];
+	ikey_encode(kv, row, rlen, fam, flen, q, qlen, ts, type);
+	if (vlen)
+		memcpy(kv + klen, val, vlen);
+	n->kv = kv;
+	n->klen = (uint32_t)klen;
+	n->vlen = (uint32_t)vlen;
+	n->cts = cts;
+	insert(m, n, h, cts, wal_seg);
+	return KV_OK;
+}
+
+/* Links node n (height h) in. REQUIRES: the writer lock. */
+static void insert(kv_mem *m, mnode *n, int h, kv_ts cts, uint64_t wal_seg)
+{
+	const uint8_t *key = n->kv;
+	size_t klen = n->klen;
 	mnode *prev[MAX_HEIGHT];
 	mnode *x = m->head;
+	mnode *bigger = NULL;
 	int level = atomic_load_explicit(&m->height, memory_order_relaxed) - 1;
 	for (;;) {
 		mnode *nx = atomic_load_explicit(&x->next[level], memory_order_acquire);
-		if (nx && node_cmp(nx, key, klen, cts) < 0) {
-			x = nx;
-			continue;
+		if (nx && nx != bigger) {
+			__builtin_prefetch(nx->kv);
+			if (node_cmp(nx, key, klen, cts) < 0) {
+				x = nx;
+				continue;
+			}
+			bigger = nx;
 		}
 		prev[level] = x;
 		if (level == 0)
@@ -209,7 +245,6 @@ kv_status mem_add(kv_mem *m, const uint8_t *key, size_t klen, const void *val, s
 	uint64_t mc = atomic_load(&m->max_cts);
 	while (cts > mc && !atomic_compare_exchange_weak(&m->max_cts, &mc, cts))
 		;
-	return KV_OK;
 }
 
 /* ---------------------------------------------------------------- iterator */
@@ -239,12 +274,17 @@ static void mi_set(mem_iter *it, mnode *n)
 static mnode *find_lt(kv_mem *m, const uint8_t *k, size_t kl)
 {
 	mnode *x = m->head;
+	mnode *bigger = NULL; /* last node found >= k: no need to compare it again */
 	int level = atomic_load_explicit(&m->height, memory_order_relaxed) - 1;
 	for (;;) {
 		mnode *nx = atomic_load_explicit(&x->next[level], memory_order_acquire);
-		if (nx && (!k || ikey_cmp(nx->kv, nx->klen, k, kl) < 0)) {
-			x = nx;
-			continue;
+		if (nx && nx != bigger) {
+			__builtin_prefetch(nx->kv);
+			if (!k || ikey_cmp(nx->kv, nx->klen, k, kl) < 0) {
+				x = nx;
+				continue;
+			}
+			bigger = nx;
 		}
 		if (level == 0)
 			return x;

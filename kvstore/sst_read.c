@@ -336,7 +336,7 @@ kv_status sst_open(kv_fs *fs, const char *path, uint64_t number, kv_cache *cache
 	if (bsz) {
 		if ((st = read_raw(r, boff, bsz, &d, &n)))
 			goto fail;
-		if (n < 9 || d[n - 1] < 1 || d[n - 1] > 30) {
+		if (n < 65 || (n - 1) % 64 != 0 || d[n - 1] < 1 || d[n - 1] > 30) {
 			free(d);
 			st = kv_fail(KV_CORRUPTION, "%s: malformed bloom filter", path);
 			goto fail;
@@ -388,9 +388,9 @@ static bool bloom_check(const sst_reader *r, uint64_t h)
 {
 	if (!r->bloom)
 		return true;
-	uint64_t d = (h >> 33) | 1;
+	size_t nlines = r->bloom_bits / SST_BLOOM_LINE_BITS;
 	for (int j = 0; j < r->bloom_k; j++) {
-		size_t bit = (size_t)((h + (uint64_t)j * d) % r->bloom_bits);
+		size_t bit = sst_bloom_bit(h, nlines, j);
 		if (!(r->bloom[bit / 8] & (1u << (bit % 8))))
 			return false;
 	}

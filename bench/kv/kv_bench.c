@@ -10,6 +10,7 @@
  * --key_size; values are half random, half repeated (compressible 2:1).
  */
 #include <pthread.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,8 +107,15 @@ typedef struct job {
 	const char *name;
 	int tid;
 	long ops, found, bytes;
-	double secs;
+	double secs, cpu;
 } job;
+
+static double thread_cpu(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
 
 static void (*bench_fn)(job *);
 
@@ -115,7 +123,9 @@ static void *thread_main(void *arg)
 {
 	job *j = arg;
 	int64_t t0 = util_mono_us();
+	double c0 = thread_cpu();
 	bench_fn(j);
+	j->cpu = thread_cpu() - c0;
 	j->secs = (double)(util_mono_us() - t0) / 1e6;
 	return NULL;
 }
@@ -132,11 +142,13 @@ static void run(const char *name, void (*fn)(job *), int threads)
 		pthread_create(&th[i], NULL, thread_main, &jobs[i]);
 	}
 	long ops = 0, found = 0, bytes = 0;
+	double cpu = 0;
 	for (int i = 0; i < threads; i++) {
 		pthread_join(th[i], NULL);
 		ops += jobs[i].ops;
 		found += jobs[i].found;
 		bytes += jobs[i].bytes;
+		cpu += jobs[i].cpu;
 	}
 	double secs = (double)(util_mono_us() - t0) / 1e6;
 	printf("%-12s : %11.3f micros/op %ld ops/sec %.3f seconds %ld operations; %.1f MB/s", name,
@@ -144,7 +156,7 @@ static void run(const char *name, void (*fn)(job *), int threads)
 	       (double)bytes / secs / 1048576.0);
 	if (found)
 		printf(" (%ld found)", found);
-	printf("\n");
+	printf(" [cpu %.3f us/op]\n", cpu * 1e6 / (double)(ops ? ops : 1));
 	fflush(stdout);
 	free(jobs);
 	free(th);
