@@ -16,6 +16,9 @@
 typedef struct kv_mem kv_mem;
 
 kv_mem *mem_new(void); /* refs = 1 */
+/* False if no entry of the row can be in the memstore (a row bloom filter
+ * built once the memstore passes 1 MiB; point reads skip the memstore). */
+bool mem_may_have_row(const kv_mem *m, const void *row, size_t rlen);
 void mem_ref(kv_mem *m);
 void mem_unref(kv_mem *m);
 

@@ -6,6 +6,10 @@
 #include <string.h>
 
 #include "ikey.h"
+#include "sst.h"
+
+#define BLOOM_AT_BYTES (1u << 20)
+#define BLOOM_LINES    2048 /* 1 Mbit: ~100k rows at 10 bits each, degrades gently beyond */
 
 #define MAX_HEIGHT 12
 #define CHUNK_MIN  (16u << 10) /* first chunk; doubles up to CHUNK_MAX */
@@ -36,6 +40,8 @@ struct kv_mem {
 	atomic_uint_fast64_t max_cts;
 	atomic_uint_fast64_t cutoff;
 	uint64_t rnd;
+	_Atomic(_Atomic uint8_t *) bloom; /* row bloom, BLOOM_LINES lines */
+	bool bloom_tried;
 };
 
 static void *arena_alloc(kv_mem *m, size_t n)
@@ -98,6 +104,7 @@ void mem_unref(kv_mem *m)
 {
 	if (!m || atomic_fetch_sub(&m->refs, 1) != 1)
 		return;
+	free((void *)atomic_load(&m->bloom));
 	chunk *c = m->chunks;
 	while (c) {
 		chunk *n = c->next;
@@ -162,6 +169,42 @@ static int random_height(kv_mem *m)
 
 static void insert(kv_mem *m, mnode *n, int h, kv_ts cts, uint64_t wal_seg);
 
+static void bloom_add(_Atomic uint8_t *b, const uint8_t *key)
+{
+	uint64_t h = sst_row_hash(key + 2, ikey_rowlen(key));
+	for (int j = 0; j < 6; j++) {
+		size_t bit = sst_bloom_bit(h, BLOOM_LINES, j);
+		atomic_fetch_or_explicit(&b[bit / 8], (uint8_t)(1u << (bit % 8)), memory_order_relaxed);
+	}
+}
+
+bool mem_may_have_row(const kv_mem *m, const void *row, size_t rlen)
+{
+	_Atomic uint8_t *b = atomic_load_explicit(&((kv_mem *)m)->bloom, memory_order_acquire);
+	if (!b)
+		return true;
+	uint64_t h = sst_row_hash(row, rlen);
+	for (int j = 0; j < 6; j++) {
+		size_t bit = sst_bloom_bit(h, BLOOM_LINES, j);
+		if (!(atomic_load_explicit(&b[bit / 8], memory_order_relaxed) & (1u << (bit % 8))))
+			return false;
+	}
+	return true;
+}
+
+/* Builds the row bloom from the entries so far (the writer, once). */
+static void bloom_build(kv_mem *m)
+{
+	m->bloom_tried = true;
+	_Atomic uint8_t *b = calloc((size_t)BLOOM_LINES * SST_BLOOM_LINE_BITS / 8, 1);
+	if (!b)
+		return;
+	for (mnode *x = atomic_load_explicit(&m->head->next[0], memory_order_acquire); x;
+	     x = atomic_load_explicit(&x->next[0], memory_order_acquire))
+		bloom_add(b, x->kv);
+	atomic_store_explicit(&m->bloom, b, memory_order_release);
+}
+
 kv_status mem_add(kv_mem *m, const uint8_t *key, size_t klen, const void *val, size_t vlen, kv_ts cts,
 		  uint64_t wal_seg)
 {
@@ -205,6 +248,12 @@ kv_status mem_add_cell(kv_mem *m, const void *row, size_t rlen, const void *fam,
 /* Links node n (height h) in. REQUIRES: the writer lock. */
 static void insert(kv_mem *m, mnode *n, int h, kv_ts cts, uint64_t wal_seg)
 {
+	/* Bloom bits first: a reader that can see the node sees its bits. */
+	_Atomic uint8_t *bl = atomic_load_explicit(&m->bloom, memory_order_relaxed);
+	if (bl)
+		bloom_add(bl, n->kv);
+	else if (!m->bloom_tried && atomic_load_explicit(&m->bytes, memory_order_relaxed) >= BLOOM_AT_BYTES)
+		bloom_build(m);
 	const uint8_t *key = n->kv;
 	size_t klen = n->klen;
 	mnode *prev[MAX_HEIGHT];
