@@ -250,10 +250,12 @@ static void insert(kv_mem *m, mnode *n, int h, kv_ts cts, uint64_t wal_seg)
 {
 	/* Bloom bits first: a reader that can see the node sees its bits. */
 	_Atomic uint8_t *bl = atomic_load_explicit(&m->bloom, memory_order_relaxed);
+	if (!bl && !m->bloom_tried && atomic_load_explicit(&m->bytes, memory_order_relaxed) >= BLOOM_AT_BYTES) {
+		bloom_build(m); /* the entries linked so far */
+		bl = atomic_load_explicit(&m->bloom, memory_order_relaxed);
+	}
 	if (bl)
 		bloom_add(bl, n->kv);
-	else if (!m->bloom_tried && atomic_load_explicit(&m->bytes, memory_order_relaxed) >= BLOOM_AT_BYTES)
-		bloom_build(m);
 	const uint8_t *key = n->kv;
 	size_t klen = n->klen;
 	mnode *prev[MAX_HEIGHT];

@@ -332,11 +332,13 @@ typedef struct part {
 	kv_slice lo, hi;
 	long rows_out;
 	kv_status st;
+	double cpu;
 } part;
 
 static void *scan_part(void *arg)
 {
 	part *p = arg;
+	double c0 = thread_cpu();
 	kv_filter *f = kv_filter_single_column_value("b", "y", 1, KV_CMP_EQ, "nomatch", 7, true);
 	kv_scan_opts o = {0};
 	o.read.filter = f;
@@ -350,8 +352,11 @@ static void *scan_part(void *arg)
 	p->st = kv_iter_status(it);
 	kv_iter_close(it);
 	kv_filter_free(f);
+	p->cpu = thread_cpu() - c0;
 	return NULL;
 }
+
+static double last_cpu;
 
 static double scan20m_once(int nthreads)
 {
@@ -373,11 +378,13 @@ static double scan20m_once(int nthreads)
 	for (int i = 0; i <= n; i++)
 		pthread_create(&th[i], NULL, scan_part, &parts[i]);
 	long out = 0;
+	last_cpu = 0;
 	for (int i = 0; i <= n; i++) {
 		pthread_join(th[i], NULL);
 		if (parts[i].st)
 			die("scan20m", parts[i].st);
 		out += parts[i].rows_out;
+		last_cpu += parts[i].cpu;
 	}
 	double secs = (double)(util_mono_us() - t0) / 1e6;
 	util_arena_destroy(a);
