@@ -202,7 +202,7 @@ static kv_status compact_files(kv_store *s, kv_table *t, const kv_family_opts *f
 	void *cfarg = t->cf_arg;
 	pthread_mutex_unlock(&t->mu);
 	int64_t now = util_now_us();
-	kv_ts horizon = kv_read_point(s);
+	kv_ts horizon = clock_horizon(s);
 	if (fo->retention_seconds > 0) {
 		int64_t r = now - fo->retention_seconds * 1000000;
 		if (r < 0)

@@ -136,6 +136,14 @@ void kv_store_close(kv_store *s);
 /* The newest timestamp below which all commits are complete. */
 kv_ts kv_read_point(kv_store *s);
 
+/* Pins a snapshot for reads that span many statements (a transaction):
+ * *ts receives the current read point, and compactions keep every version a
+ * read at *ts can see until kv_snapshot_release(s, *ts). Pins nest (each
+ * acquire needs one release). Without a pin, versions older than the
+ * family's retention_seconds may be dropped by a major compaction. */
+kv_status kv_snapshot_acquire(kv_store *s, kv_ts *ts);
+void kv_snapshot_release(kv_store *s, kv_ts ts);
+
 /* ---------------------------------------------------------------- tables */
 
 typedef enum kv_bloom { KV_BLOOM_NONE = 0, KV_BLOOM_ROW, KV_BLOOM_ROWCOL } kv_bloom;

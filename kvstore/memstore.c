@@ -250,7 +250,8 @@ static void insert(kv_mem *m, mnode *n, int h, kv_ts cts, uint64_t wal_seg)
 {
 	/* Bloom bits first: a reader that can see the node sees its bits. */
 	_Atomic uint8_t *bl = atomic_load_explicit(&m->bloom, memory_order_relaxed);
-	if (!bl && !m->bloom_tried && atomic_load_explicit(&m->bytes, memory_order_relaxed) >= BLOOM_AT_BYTES) {
+	if (!bl && !m->bloom_tried &&
+	    atomic_load_explicit(&m->bytes, memory_order_relaxed) >= BLOOM_AT_BYTES) {
 		bloom_build(m); /* the entries linked so far */
 		bl = atomic_load_explicit(&m->bloom, memory_order_relaxed);
 	}

@@ -419,6 +419,7 @@ static void store_free(kv_store *s)
 		if (p->heap)
 			free(p);
 	}
+	free(s->snaps);
 	for (int i = 0; i < s->nflushq; i++)
 		table_unref(s->flushq[i]);
 	free(s->flushq);
