@@ -233,6 +233,14 @@ static inline bool bytes_eq(const uint8_t *a, const uint8_t *b, size_t n)
 		if (x != y)
 			return false;
 	}
+	if (i + 4 <= n) {
+		uint32_t x, y;
+		memcpy(&x, a + i, 4);
+		memcpy(&y, b + i, 4);
+		if (x != y)
+			return false;
+		i += 4;
+	}
 	for (; i < n; i++)
 		if (a[i] != b[i])
 			return false;
