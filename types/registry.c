@@ -134,14 +134,16 @@ const ty_type *ty_type_get(ty_oid oid)
 	return i ? types_vec.items[i - 1] : NULL;
 }
 
-/* SQL spellings that are not pg_type names. */
+/* SQL spellings that are not pg_type names. (Not "char": that is the
+ * one-byte pg_type "char"; the parser already turns the CHAR keyword into
+ * bpchar.) */
 static const struct {
 	const char *alias, *name;
 } type_aliases[] = {
 	{"integer", "int4"}, {"int", "int4"}, {"smallint", "int2"}, {"bigint", "int8"},
 	{"real", "float4"}, {"double precision", "float8"}, {"float", "float8"},
 	{"boolean", "bool"}, {"decimal", "numeric"}, {"character varying", "varchar"},
-	{"character", "bpchar"}, {"char", "bpchar"}, {"timestamp without time zone", "timestamp"},
+	{"character", "bpchar"}, {"timestamp without time zone", "timestamp"},
 	{"timestamp with time zone", "timestamptz"}, {"time without time zone", "time"},
 	{"time with time zone", "timetz"},
 };

@@ -164,8 +164,8 @@ int util_scram_secret_salt(const char *password, int iterations, const uint8_t *
 	uint8_t stored[UTIL_SHA256_LEN], server[UTIL_SHA256_LEN];
 	if (util_scram_keys(password, salt, saltlen, iterations, NULL, stored, server) < 0)
 		return -1;
-	char s64[util_base64_encoded_len(UTIL_SCRAM_SALT_MAX)];
-	char st64[util_base64_encoded_len(UTIL_SHA256_LEN)], sv64[util_base64_encoded_len(UTIL_SHA256_LEN)];
+	char s64[UTIL_BASE64_LEN(UTIL_SCRAM_SALT_MAX)];
+	char st64[UTIL_BASE64_LEN(UTIL_SHA256_LEN)], sv64[UTIL_BASE64_LEN(UTIL_SHA256_LEN)];
 	util_base64_encode(salt, saltlen, s64);
 	util_base64_encode(stored, sizeof stored, st64);
 	util_base64_encode(server, sizeof server, sv64);

@@ -39,10 +39,11 @@ void util_md5(const void *data, size_t n, uint8_t out[UTIL_MD5_LEN]);
 void util_md5_hex(const void *data, size_t n, char out[33]);
 
 /* Standard base64 with padding. Encoding writes 4*ceil(n/3) characters and a
- * NUL; dst must hold util_base64_encoded_len(n). */
+ * NUL; dst must hold UTIL_BASE64_LEN(n) bytes. */
+#define UTIL_BASE64_LEN(n) (((n) + 2) / 3 * 4 + 1)
 static inline size_t util_base64_encoded_len(size_t n)
 {
-	return (n + 2) / 3 * 4 + 1;
+	return UTIL_BASE64_LEN(n);
 }
 size_t util_base64_encode(const uint8_t *src, size_t n, char *dst);
 /* Decodes exactly n characters (padding required, no whitespace); returns
