@@ -118,7 +118,7 @@ typedef struct kv_store_opts {
 	size_t memstore_global_bytes; /* writers stall above this; default 1 GiB */
 	size_t block_cache_bytes;     /* default 256 MiB */
 	int max_open_files;           /* default 1000 */
-	int compaction_threads;       /* default 1 */
+	int compaction_threads;       /* default 1; < 0: no background compactions (tests) */
 	size_t wal_segment_bytes;     /* default 64 MiB */
 	kv_fs *fs;                    /* NULL = POSIX; borrowed, must outlive the store */
 	bool create_if_missing;

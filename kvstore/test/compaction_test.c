@@ -174,7 +174,9 @@ static void test_minor_and_open_files(void **state)
 	assert_int_equal(kv_table_compact(t, false), KV_OK);
 	kv_table_get_stats(t, &st);
 	assert_true(st.file_count < 6);
-	assert_int_equal(raw_count(t, NULL), 300); /* minor keeps all versions */
+	/* A minor compaction of all files may trim versions beyond max_versions
+	 * (markers would be kept): one version of each row is left. */
+	assert_int_equal(raw_count(t, NULL), 50);
 	char buf[16];
 	assert_true(kvt_get(t, "r007", "f", "q", 0, buf, sizeof(buf)));
 	assert_string_equal(buf, "odd");
