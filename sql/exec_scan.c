@@ -269,7 +269,7 @@ static void rb_finish(row_build *rb)
 {
 	const cat_rel *r = rb->rel;
 	if (rb->exists && r->npk)
-		sql_key_decode(r, rb->out[r->ncols].p, rb->out[r->ncols].len, rb->out);
+		sql_key_decode_needed(r, rb->out[r->ncols].p, rb->out[r->ncols].len, rb->needed, rb->out);
 }
 
 /* Applies a pending write to a row built from the store (or makes one). */
@@ -342,7 +342,10 @@ static void scan_open(sql_op *op)
 		sql_kv_error(s, "opening a table");
 	util_arena *old = ty_set_arena(ex->arena);
 	sql_rowmap_build(st->rel, ex->arena, &st->map);
-	/* Read only the needed columns (and the sentinel). */
+	/* Read only the needed columns (and the sentinel) when that skips most
+	 * cells of wide rows: a column list makes the store seek from column to
+	 * column, which on narrow rows costs more than stepping over the cells
+	 * (1M rows x 7 cells: 2 needed 470 vs 240 ms CPU, count(*) 366 vs 200). */
 	int need = 0, total = 0;
 	for (int c = 0; c < st->rel->ncols; c++) {
 		if (st->rel->cols[c].dropped || !sql_column_in_cells(st->rel, &st->rel->cols[c]))
@@ -350,7 +353,7 @@ static void scan_open(sql_op *op)
 		total++;
 		need += p->scan.needed[c];
 	}
-	if (need < total) {
+	if (total >= 32 && need * 8 <= total) {
 		st->cols = ty_alloc(sizeof(kv_column) * (size_t)(need + 1));
 		st->cols[0] = (kv_column){SQL_FAMILY, "", 0};
 		int k = 1;

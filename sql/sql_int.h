@@ -984,6 +984,8 @@ bool sql_row_decode(const cat_rel *r, const sql_rowmap *m, const kv_cell *cells,
 bool sql_column_in_cells(const cat_rel *r, const cat_column *c);
 /* Decodes the key columns from a row key into vals (for lossless types). */
 void sql_key_decode(const cat_rel *r, const uint8_t *key, size_t len, ty_datum *vals);
+/* Only the key columns with needed[attnum-1] (NULL: all). */
+void sql_key_decode_needed(const cat_rel *r, const uint8_t *key, size_t len, const bool *needed, ty_datum *vals);
 static inline void sql_colid_qual(uint16_t id, uint8_t q[2]) { q[0] = (uint8_t)(id >> 8), q[1] = (uint8_t)id; }
 
 /* ---------------------------------------------------------------- transactions */
