@@ -72,8 +72,8 @@ const char *kv_status_name(kv_status s);
 const char *kv_errmsg(void);
 
 typedef uint64_t kv_ts;
-#define KV_TS_MAX    UINT64_MAX /* as read_ts: "the current read point" */
-#define KV_TS_LATEST 0          /* as write ts: "the batch's commit timestamp" */
+#define KV_TS_MAX UINT64_MAX /* as read_ts: "the current read point" */
+#define KV_TS_LATEST 0       /* as write ts: "the batch's commit timestamp" */
 
 typedef enum kv_cell_type {
 	KV_PUT = 4,
@@ -113,16 +113,16 @@ typedef enum kv_durability {
 
 typedef struct kv_store_opts {
 	kv_durability durability;
-	int sync_interval_ms;         /* for KV_SYNC_PERIODIC; default 100 */
-	size_t memstore_flush_bytes;  /* per kv table; default 64 MiB */
-	size_t memstore_global_bytes; /* writers stall above this; default 1 GiB */
-	size_t block_cache_bytes;     /* default 256 MiB */
-	int max_open_files;           /* default 1000 */
-	int compaction_threads;       /* default 1; < 0: no background compactions (tests) */
-	size_t wal_segment_bytes;     /* default 64 MiB */
-	kv_fs *fs;                    /* NULL = POSIX; borrowed, must outlive the store */
+	int sync_interval_ms;          /* for KV_SYNC_PERIODIC; default 100 */
+	size_t memstore_flush_bytes;   /* per kv table; default 64 MiB */
+	size_t memstore_global_bytes;  /* writers stall above this; default 1 GiB */
+	size_t block_cache_bytes;      /* default 256 MiB */
+	int max_open_files;            /* default 1000 */
+	int compaction_threads;        /* default 1; < 0: no background compactions (tests) */
+	size_t wal_segment_bytes;      /* default 64 MiB */
+	kv_fs *fs;                     /* NULL = POSIX; borrowed, must outlive the store */
 	bool create_if_missing;
-	bool read_only; /* open for inspection (tools); no writes, no compaction */
+	bool read_only;                /* open for inspection (tools); no writes, no compaction */
 } kv_store_opts;
 
 void kv_store_opts_default(kv_store_opts *o);
@@ -149,10 +149,10 @@ void kv_snapshot_release(kv_store *s, kv_ts ts);
 typedef enum kv_bloom { KV_BLOOM_NONE = 0, KV_BLOOM_ROW, KV_BLOOM_ROWCOL } kv_bloom;
 
 typedef struct kv_family_opts {
-	char name[32];       /* printable, non-empty */
-	int max_versions;    /* default 1; versions kept by major compaction */
-	int min_versions;    /* default 0; kept even when expired by TTL */
-	int64_t ttl_seconds; /* 0 = forever */
+	char name[32];         /* printable, non-empty */
+	int max_versions;      /* default 1; versions kept by major compaction */
+	int min_versions;      /* default 0; kept even when expired by TTL */
+	int64_t ttl_seconds;   /* 0 = forever */
 	bool keep_deleted_cells;
 	int compression_level; /* zstd level 1..19; 0 = no compression; default 3 */
 	kv_bloom bloom;        /* default KV_BLOOM_ROW */
@@ -240,7 +240,8 @@ kv_status kv_commit(kv_store *s, kv_batch *b, const kv_write_opts *opts, kv_ts *
 /* Like kv_commit, but KV_CONFLICT if any row written by the batch (or added
  * with kv_batch_check_row) has a committed cell newer than read_ts:
  * first-committer-wins for snapshot isolation. */
-kv_status kv_commit_if(kv_store *s, kv_batch *b, kv_ts read_ts, const kv_write_opts *opts, kv_ts *commit_ts);
+kv_status kv_commit_if(kv_store *s, kv_batch *b, kv_ts read_ts, const kv_write_opts *opts,
+		       kv_ts *commit_ts);
 
 /* Multi-step writes at one timestamp (index first, then data, when they are
  * not one batch): reserve a timestamp, commit batches with
@@ -263,11 +264,11 @@ kv_status kv_append(kv_table *t, const void *row, size_t rlen, const char *famil
 /* HBase filter return codes: what the scan does with the current cell. */
 typedef enum kv_filter_code {
 	KV_FILTER_INCLUDE = 0,
-	KV_FILTER_SKIP,      /* this cell only */
-	KV_FILTER_NEXT_COL,  /* skip the other versions of this column */
-	KV_FILTER_NEXT_ROW,  /* skip the rest of this row */
-	KV_FILTER_SEEK_HINT, /* seek to the cell from get_hint() (uses the block index) */
-	KV_FILTER_DONE       /* stop the scan */
+	KV_FILTER_SKIP,          /* this cell only */
+	KV_FILTER_NEXT_COL,      /* skip the other versions of this column */
+	KV_FILTER_NEXT_ROW,      /* skip the rest of this row */
+	KV_FILTER_SEEK_HINT,     /* seek to the cell from get_hint() (uses the block index) */
+	KV_FILTER_DONE           /* stop the scan */
 } kv_filter_code;
 
 /* Custom filters (the SQL layer pushes predicates down with these). All
@@ -297,8 +298,9 @@ kv_filter *kv_filter_multi_column_prefix(const kv_slice *prefixes, int n);
 kv_filter *kv_filter_row_prefix(const void *prefix, size_t len);
 /* Keep rows whose cell family:qual compares `op` to value (memcmp order);
  * filter_if_missing drops rows without the cell. */
-kv_filter *kv_filter_single_column_value(const char *family, const void *qual, size_t qlen, kv_cmp_op op,
-					 const void *val, size_t vlen, bool filter_if_missing);
+kv_filter *kv_filter_single_column_value(const char *family, const void *qual, size_t qlen,
+					 kv_cmp_op op, const void *val, size_t vlen,
+					 bool filter_if_missing);
 typedef enum kv_filter_list_op { KV_FILTER_AND = 0, KV_FILTER_OR } kv_filter_list_op;
 kv_filter *kv_filter_list(kv_filter_list_op op, kv_filter **filters, int n); /* takes ownership */
 void kv_filter_free(kv_filter *f);
@@ -312,15 +314,15 @@ typedef struct kv_column {
 } kv_column;
 
 typedef struct kv_read_opts {
-	kv_ts read_ts;            /* 0 or KV_TS_MAX = the current read point */
-	kv_ts min_ts;             /* time range [min_ts, max_ts); 0 = unbounded */
-	kv_ts max_ts;             /* 0 = unbounded */
-	int max_versions;         /* 0 = 1 */
+	kv_ts read_ts;      /* 0 or KV_TS_MAX = the current read point */
+	kv_ts min_ts;       /* time range [min_ts, max_ts); 0 = unbounded */
+	kv_ts max_ts;       /* 0 = unbounded */
+	int max_versions;   /* 0 = 1 */
 	const kv_column *columns; /* NULL = all families, all qualifiers */
 	int ncolumns;
-	const kv_filter *filter; /* borrowed; must outlive the read */
-	bool raw;                /* return delete markers and deleted/excess versions */
-	bool no_cache;           /* do not fill the block cache (big scans) */
+	const kv_filter *filter;  /* borrowed; must outlive the read */
+	bool raw;           /* return delete markers and deleted/excess versions */
+	bool no_cache;      /* do not fill the block cache (big scans) */
 } kv_read_opts;
 
 typedef struct kv_scan_opts {
@@ -406,7 +408,7 @@ typedef struct kv_table_stats {
 	uint64_t memstore_bytes;
 	uint64_t file_count;
 	uint64_t file_bytes;
-	uint64_t entries; /* cells in files (approximate) */
+	uint64_t entries;        /* cells in files (approximate) */
 	uint64_t compactions;
 	uint64_t flushes;
 } kv_table_stats;
