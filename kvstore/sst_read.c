@@ -12,7 +12,7 @@
 #include "kv_int.h"
 #include "sst.h"
 
-#define MAX_BLOCK (64u << 20)
+#define MAX_BLOCK (128u << 20) /* a block holds at least one cell: values up to KV_VALUE_MAX */
 
 typedef struct ridx {
 	uint64_t p0, p1; /* first 16 row bytes, zero-padded, as big-endian numbers */
