@@ -1020,6 +1020,9 @@ struct sql_txn {
 	kv_ts snapshot_ts;        /* REPEATABLE READ: fixed; READ COMMITTED: per statement */
 	kv_ts stmt_ts;
 	bool snapshot_taken;      /* REPEATABLE READ: at the first statement, as PostgreSQL */
+	bool pinned;              /* pin_ts is pinned in the store (kv_snapshot_acquire), so
+				   compactions keep what the snapshot reads */
+	kv_ts pin_ts;
 	sql_isolation iso;
 	bool read_only;
 	bool explicit_block;

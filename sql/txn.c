@@ -26,17 +26,29 @@ sql_txn *sql_txn_begin(sql_session *s, sql_isolation iso, bool read_only, bool e
 	return t;
 }
 
+/* A new snapshot at the current read point, pinned so that compactions
+ * keep every version it can see until the next one or the end. */
+static kv_ts new_snapshot(sql_txn *t)
+{
+	kv_store *kv = t->s->e->kv;
+	if (t->pinned)
+		kv_snapshot_release(kv, t->pin_ts);
+	kv_snapshot_acquire(kv, &t->pin_ts);
+	t->pinned = true;
+	return t->pin_ts;
+}
+
 void sql_txn_stmt_begin(sql_txn *t)
 {
 	t->cid++;
 	if (t->iso == SQL_READ_COMMITTED) {
-		t->stmt_ts = kv_read_point(t->s->e->kv);
+		t->stmt_ts = new_snapshot(t);
 		return;
 	}
 	/* REPEATABLE READ: the snapshot is taken by the first statement of
 	 * the block, not by BEGIN (a later SET TRANSACTION still applies). */
 	if (!t->snapshot_taken) {
-		t->snapshot_ts = kv_read_point(t->s->e->kv);
+		t->snapshot_ts = new_snapshot(t);
 		t->snapshot_taken = true;
 	}
 	t->stmt_ts = t->snapshot_ts;
@@ -369,6 +381,10 @@ static void txn_free(sql_txn *t)
 static void release(sql_txn *t)
 {
 	sql_txn_unlock_all(t);
+	if (t->pinned) {
+		kv_snapshot_release(t->s->e->kv, t->pin_ts);
+		t->pinned = false;
+	}
 	if (t->ddl_locked) {
 		cat_ddl_unlock(t->s->e->cat);
 		t->ddl_locked = false;
