@@ -290,8 +290,14 @@ static void accept_on(pgw_server *s, int lfd, bool is_unix)
 		if (fd < 0) {
 			if (errno == EINTR)
 				continue;
-			if (errno != EAGAIN && errno != EWOULDBLOCK && errno != ECONNABORTED)
+			if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
+				/* Out of descriptors: back off instead of spinning
+				 * on a listener that stays readable. */
 				util_warn("accept failed: %s", strerror(errno));
+				util_sleep_us(100 * 1000);
+			} else if (errno != EAGAIN && errno != EWOULDBLOCK && errno != ECONNABORTED) {
+				util_warn("accept failed: %s", strerror(errno));
+			}
 			return;
 		}
 		if (!is_unix) {

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # pg_as_strata.sh — a stand-in for the strata binary that runs a real PostgreSQL 15
 # with strata's command line (--listen ADDR --port N --data-dir DIR, and the wire
-# options --hba-file F --tls-cert F --tls-key F --max-connections N), so the
+# options --hba-file F --tls-cert F --tls-key F --max-connections N
+# --unix-socket-dir D), so the
 # fixture and every suite can be checked against PostgreSQL itself:
 #   STRATA_BIN=tests/lib/pg_as_strata.sh tests/run_all.sh build/asan
 # First start initialises DIR like tests/regress/gen_expected.sh does (C locale,
 # UTF8, TimeZone UTC). Runs in the foreground; SIGTERM stops it.
 set -euo pipefail
-listen=127.0.0.1 port=5433 data=./strata-data hba= cert= key= maxconn=
+listen=127.0.0.1 port=5433 data=./strata-data hba= cert= key= maxconn= sockdir=
 while (($#)); do
 	case $1 in
 	--listen) listen=$2; shift 2 ;;
@@ -17,6 +18,7 @@ while (($#)); do
 	--tls-cert) cert=$2; shift 2 ;;
 	--tls-key) key=$2; shift 2 ;;
 	--max-connections) maxconn=$2; shift 2 ;;
+	--unix-socket-dir) sockdir=$2; shift 2 ;;
 	--log-level | --config) shift 2 ;;
 	*) echo "pg_as_strata: unknown option $1" >&2; exit 2 ;;
 	esac
@@ -53,5 +55,5 @@ fi
 if [[ $(id -u) == 0 ]]; then
 	chown -R postgres "$data"
 fi
-exec "${as[@]}" "$bin/postgres" -D "$data" -p "$port" -k "$data" -c listen_addresses="$listen" \
+exec "${as[@]}" "$bin/postgres" -D "$data" -p "$port" -k "${sockdir:-$data}" -c listen_addresses="$listen" \
 	-c TimeZone=UTC -c fsync=off -c log_min_messages=warning "${extra[@]}"

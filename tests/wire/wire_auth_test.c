@@ -215,6 +215,50 @@ static void test_hba_reload(fixture_server *fx)
 	connect_fails(fx, "scramu", "", NULL, "password");
 }
 
+static void test_unix_socket(fixture_server *shared)
+{
+	(void)shared;
+	fixture_server fx;
+	char sock[300], hbaf[512], cmd[800];
+	if (fixture_init(&fx, "wire_unix") != 0) {
+		CHECK(false, "fixture_init");
+		return;
+	}
+	/* a directory the server (perhaps another user) can create its socket in */
+	fixture_path(&fx, "sock", sock, sizeof sock);
+	snprintf(cmd, sizeof cmd, "mkdir -p '%s' && chmod 777 '%s'", sock, sock);
+	CHECK(system(cmd) == 0, "%s", cmd);
+	fixture_write_file(&fx, "hba.conf",
+			   "local all postgres trust\n"
+			   "local all peeru peer\n"
+			   "host all all 127.0.0.1/32 trust\n",
+			   hbaf, sizeof hbaf);
+	const char *args[] = {"--unix-socket-dir", sock, "--hba-file", hbaf, NULL};
+	if (fixture_start(&fx, args) != 0) {
+		CHECK(false, "could not start a server with a Unix socket");
+		fixture_stop(&fx, true);
+		return;
+	}
+	char extra[512];
+	snprintf(extra, sizeof extra, "host=%s user=postgres", sock);
+	PGconn *c = wt_connect(&fx, extra);
+	if (c) {
+		CHECK(PQhost(c) && PQhost(c)[0] == '/', "not over the socket: %s", PQhost(c));
+		PQclear(wt_exec(c, "select 1", PGRES_TUPLES_OK));
+	}
+	PQfinish(c);
+	/* peer: the socket's other end is this process's user, not peeru */
+	snprintf(extra, sizeof extra, "host=%s user=peeru", sock);
+	const char *m = wt_connect_fail(&fx, extra);
+	CHECK(strstr(m, "Peer authentication failed for user \"peeru\""), "%s", m);
+	/* an SSLRequest on the socket is answered 'N' */
+	snprintf(extra, sizeof extra, "host=%s user=postgres sslmode=prefer", sock);
+	c = wt_connect(&fx, extra);
+	CHECK(c && !PQsslInUse(c), "TLS over a Unix socket");
+	PQfinish(c);
+	CHECK(fixture_stop(&fx, wt_case_failures() > 0) == 0, "server did not exit cleanly (%s)", fx.kept);
+}
+
 static void test_passwords_not_logged(fixture_server *fx)
 {
 	FILE *f = fopen(fx->log, "r");
@@ -238,6 +282,7 @@ int main(int argc, char **argv)
 	    {"password", test_password},
 	    {"failures", test_failures},
 	    {"hba_reload", test_hba_reload},
+	    {"unix_socket", test_unix_socket},
 	    {"passwords_not_logged", test_passwords_not_logged},
 	};
 	return wt_main(argc, argv, "wire_auth", server_args, cases, sizeof cases / sizeof cases[0]);
