@@ -356,6 +356,8 @@ static int do_close(pgw_conn *c)
  * connection must end (a FATAL, a broken socket, shutdown). */
 static bool report_error(pgw_conn *c)
 {
+	if (!util_err_isset(&c->err))
+		util_err_set(&c->err, UTIL_E_INTERNAL_ERROR, "internal error: a statement failed without a message");
 	if (c->fatal_pending) {
 		pgw_conn_fatal(c, &c->fatal);
 		return false;
