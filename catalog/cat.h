@@ -162,6 +162,9 @@ typedef struct cat_sequence_info {
 	bool cycle;
 	cat_oid owned_by_table; /* OWNED BY table.column, or 0 */
 	int16_t owned_by_col;
+	/* Transient (not stored): ALTER SEQUENCE ... RESTART [WITH n]. */
+	bool restart_requested;
+	int64_t restart_value;
 } cat_sequence_info;
 
 typedef struct cat_reloption {

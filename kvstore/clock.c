@@ -25,7 +25,8 @@ static void advance(kv_store *s)
 		s->phead = p->next;
 		if (!s->phead)
 			s->ptail = NULL;
-		free(p);
+		if (p->heap)
+			free(p);
 	}
 	kv_ts rp = s->phead ? s->phead->ts - 1 : s->last_ts;
 	if (rp > (kv_ts)atomic_load(&s->read_point)) {
@@ -34,9 +35,8 @@ static void advance(kv_store *s)
 	}
 }
 
-kv_ts clock_assign(kv_store *s, kv_pend **pend)
+kv_ts clock_assign(kv_store *s, kv_pend *p)
 {
-	kv_pend *p = util_xmalloc(sizeof(*p));
 	p->done = false;
 	p->reserved = false;
 	p->next = NULL;
@@ -51,7 +51,6 @@ kv_ts clock_assign(kv_store *s, kv_pend **pend)
 		s->phead = p;
 	s->ptail = p;
 	pthread_mutex_unlock(&s->ts_mu);
-	*pend = p;
 	return ts;
 }
 
@@ -99,8 +98,9 @@ kv_status kv_ts_reserve(kv_store *s, kv_ts *ts)
 	kv_status st = store_writable(s);
 	if (st)
 		return st;
-	kv_pend *p;
-	*ts = clock_assign(s, &p);
+	kv_pend *p = util_xmalloc(sizeof(*p));
+	p->heap = true;
+	*ts = clock_assign(s, p);
 	pthread_mutex_lock(&s->ts_mu);
 	p->reserved = true;
 	pthread_mutex_unlock(&s->ts_mu);

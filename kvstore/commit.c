@@ -158,9 +158,18 @@ static kv_status check_row_conflict(kv_table *t, const uint8_t *row, size_t rlen
 	return KV_OK;
 }
 
-static kv_status check_conflicts(kv_batch *b, kv_ts read_ts)
+static kv_status check_conflicts(kv_store *s, kv_batch *b, kv_ts read_ts)
 {
 	kv_status st = KV_OK;
+	if (!atomic_load(&s->recent_on)) {
+		/* First commit_if: from now on commits note their rows. Writes
+		 * before (timestamps up to last_ts) are covered by the low-water
+		 * mark; commits assigned after see recent_on (set under ts_mu). */
+		pthread_mutex_lock(&s->ts_mu);
+		recent_raise_low_water(s->recent, s->last_ts);
+		atomic_store(&s->recent_on, true);
+		pthread_mutex_unlock(&s->ts_mu);
+	}
 	for (size_t i = 0; i < b->n && !st; i++)
 		st = check_row_conflict(b->m[i].t, batch_ptr(b, b->m[i].roff), b->m[i].rlen, read_ts);
 	for (size_t i = 0; i < b->nk && !st; i++)
@@ -297,7 +306,7 @@ static kv_status apply_one(kv_table *t, util_buf *kb, const uint8_t *row, size_t
 	util_buf_reset(kb);
 	util_buf_reserve(kb, ikey_size(rlen, fl, qlen));
 	kb->len = ikey_encode((uint8_t *)kb->data, row, rlen, fam, fl, q, qlen, ts, type);
-	return mem_add(t->mem, (const uint8_t *)kb->data, kb->len, v, vlen, cts, seg);
+	return mem_add(table_target_mem(t, cts), (const uint8_t *)kb->data, kb->len, v, vlen, cts, seg);
 }
 
 static kv_status apply(kv_store *s, const cctx *c, kv_ts cts, uint64_t seg)
@@ -308,16 +317,18 @@ static kv_status apply(kv_store *s, const cctx *c, kv_ts cts, uint64_t seg)
 	while (i < c->n && !st) {
 		kv_table *t = c->r[i].t;
 		pthread_mutex_lock(&t->apply_mu);
-		size_t before = mem_bytes(t->mem);
+		kv_mem *tm = table_target_mem(t, cts);
+		size_t before = mem_bytes(tm);
 		for (; i < c->n && c->r[i].t == t && !st; i++) {
 			const rmut *r = &c->r[i];
 			st = apply_one(t, &kb, r->row, r->rlen, r->fam, r->q, r->qlen,
 				       r->ts == KV_TS_LATEST ? cts : r->ts, r->type, r->v, r->vlen, cts, seg);
 		}
-		size_t after = mem_bytes(t->mem);
+		size_t after = mem_bytes(tm);
+		bool active = tm == t->mem;
 		pthread_mutex_unlock(&t->apply_mu);
 		atomic_fetch_add(&s->mem_total, after - before);
-		if (after >= s->o.memstore_flush_bytes)
+		if (active && after >= s->o.memstore_flush_bytes)
 			store_request_flush(s, t);
 	}
 	util_buf_free(&kb);
@@ -351,6 +362,9 @@ kv_status commit_batch(kv_store *s, kv_batch *b, bool check, kv_ts read_ts, cons
 			       (unsigned long long)reserved);
 
 	store_stall(s);
+	for (size_t i = 0; i < b->n; i++)
+		if (atomic_load(&b->m[i].t->too_many_files))
+			store_stall_files(s, b->m[i].t);
 	size_t nstripes;
 	uint32_t *stripes = collect_stripes(b, &nstripes);
 	for (size_t i = 0; i < nstripes; i++)
@@ -358,12 +372,12 @@ kv_status commit_batch(kv_store *s, kv_batch *b, bool check, kv_ts read_ts, cons
 
 	cctx c = {0};
 	util_buf rec = UTIL_BUF_INIT;
-	kv_pend *pend = NULL;
+	kv_pend pend_store = {0}, *pend = NULL;
 	kv_ts cts = 0;
 	bool rw = false;
 	if ((st = check_conditions(b)))
 		goto out;
-	if (check && (st = check_conflicts(b, read_ts)))
+	if (check && (st = check_conflicts(s, b, read_ts)))
 		goto out;
 	if ((st = resolve(b, &c)))
 		goto out;
@@ -372,7 +386,10 @@ kv_status commit_batch(kv_store *s, kv_batch *b, bool check, kv_ts read_ts, cons
 
 	pthread_rwlock_rdlock(&s->apply_rw);
 	rw = true;
-	cts = reserved ? reserved : clock_assign(s, &pend);
+	if (!reserved)
+		pend = &pend_store;
+	cts = reserved ? reserved : clock_assign(s, pend);
+	bool note_rows = atomic_load(&s->recent_on);
 	encode(&rec, &c, cts);
 	bool sync = s->o.durability == KV_SYNC_COMMIT && !(o && o->no_sync);
 	uint64_t seg = 0;
@@ -387,8 +404,9 @@ kv_status commit_batch(kv_store *s, kv_batch *b, bool check, kv_ts read_ts, cons
 		store_set_failed(s, "could not apply a logged batch");
 		goto out;
 	}
-	for (size_t i = 0; i < c.n; i++)
-		recent_note(s->recent, c.r[i].t->id, c.r[i].row, c.r[i].rlen, cts);
+	if (note_rows)
+		for (size_t i = 0; i < c.n; i++)
+			recent_note(s->recent, c.r[i].t->id, c.r[i].row, c.r[i].rlen, cts);
 	atomic_fetch_add(&s->n_commits, 1);
 out:
 	if (rw)
@@ -498,8 +516,8 @@ kv_status commit_replay(kv_store *s, const uint8_t *p, size_t n, uint64_t seg, k
 		    type != KV_DELETE_FAMILY && type != KV_DELETE_FAMILY_VERSION)
 			goto bad;
 		kv_table *t = store_find_id(s, (uint32_t)tid);
-		if (!t || !table_has_family(t, fam))
-			continue; /* dropped since */
+		if (!t || !table_has_family(t, fam) || cts <= t->flushed_ts)
+			continue; /* dropped since, or already in sorted files */
 		size_t before = mem_bytes(t->mem);
 		st = apply_one(t, &kb, row, rl, fam, q, ql, ts, type, v, vl, cts, seg);
 		atomic_fetch_add(&s->mem_total, mem_bytes(t->mem) - before);

@@ -59,6 +59,10 @@ bool compact_pick_needed(kv_table *t)
 {
 	bool need = false;
 	pthread_mutex_lock(&t->mu);
+	if (t->compact_retry_us && util_mono_us() < t->compact_retry_us) {
+		pthread_mutex_unlock(&t->mu);
+		return false;
+	}
 	for (int i = 0; i < t->v->nfam && !need && !t->compacting; i++) {
 		kv_fileset *fs = &t->v->fams[i];
 		int lo, hi;
@@ -282,6 +286,8 @@ static kv_status compact_files(kv_store *s, kv_table *t, const kv_family_opts *f
 		util_buf ed = UTIL_BUF_INIT;
 		if (have_out) {
 			out = sfile_new(s, t->id, fo->name, number, &props);
+			for (int i = 0; i < nin; i++)
+				out->m.seq = UTIL_MAX(out->m.seq, in[i]->m.seq);
 			me_add_file(&ed, &out->m);
 		}
 		for (int i = 0; i < nin; i++)
@@ -369,8 +375,13 @@ kv_status compact_table(kv_store *s, kv_table *t, bool major, bool manual)
 	}
 	pthread_mutex_lock(&t->mu);
 	t->compacting = false;
+	/* Back off after a failure (no space, I/O error) instead of spinning. */
+	t->compact_retry_us = st ? util_mono_us() + 2 * 1000000 : 0;
 	pthread_mutex_unlock(&t->mu);
 	free(fams);
+	pthread_mutex_lock(&s->bg_mu);
+	pthread_cond_broadcast(&s->done_cv);
+	pthread_mutex_unlock(&s->bg_mu);
 	if (st)
 		util_warn("kvstore: compaction of %s failed: %s", t->name, kv_errmsg());
 	return st;

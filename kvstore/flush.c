@@ -26,6 +26,11 @@ static void freeze(kv_table *t)
 	if (mem_count(t->mem) > 0) {
 		kv_mem *nm = mem_new();
 		if (nm) {
+			/* Commits up to the last assigned timestamp belong to the
+			 * frozen memstore, even those still in flight. */
+			pthread_mutex_lock(&t->s->ts_mu);
+			mem_set_cutoff(t->mem, t->s->last_ts);
+			pthread_mutex_unlock(&t->s->ts_mu);
 			t->imm = util_xrealloc(t->imm, (size_t)(t->nimm + 1) * sizeof(kv_mem *));
 			memmove(t->imm + 1, t->imm, (size_t)t->nimm * sizeof(kv_mem *));
 			t->imm[0] = t->mem;
@@ -110,7 +115,8 @@ static kv_status flush_one(kv_store *s, kv_table *t, kv_mem *m)
 {
 	/* Every commit in the memstore must be complete before it becomes a
 	 * file (files carry no commit timestamps). */
-	clock_wait_visible(s, mem_max_commit_ts(m));
+	kv_ts cutoff = mem_cutoff(m);
+	clock_wait_visible(s, cutoff);
 
 	pthread_mutex_lock(&t->mu);
 	int nf = t->nfam;
@@ -188,9 +194,12 @@ static kv_status flush_one(kv_store *s, kv_table *t, kv_mem *m)
 			if (!outs[i].done)
 				continue;
 			add[nadd] = sfile_new(s, t->id, outs[i].fo.name, outs[i].number, &outs[i].props);
+			add[nadd]->m.seq = cutoff;
 			me_add_file(&ed, &add[nadd]->m);
 			nadd++;
 		}
+		me_table_flushed(&ed, t->id, cutoff);
+		pthread_mutex_lock(&t->apply_mu);
 		pthread_mutex_lock(&s->mu);
 		me_u64(&ed, MAN_LAST_TS, (kv_ts)atomic_load(&s->read_point));
 		st = atomic_load(&t->dropped) ? KV_OK : store_log_edit(s, &ed);
@@ -210,6 +219,7 @@ static kv_status flush_one(kv_store *s, kv_table *t, kv_mem *m)
 					break;
 				}
 			}
+			t->flushed_ts = UTIL_MAX(t->flushed_ts, cutoff);
 			table_install_sv(t);
 			pthread_mutex_unlock(&t->mu);
 			size_t mb = mem_bytes(m);
@@ -217,6 +227,7 @@ static kv_status flush_one(kv_store *s, kv_table *t, kv_mem *m)
 			mem_unref(m); /* the table's reference */
 		}
 		pthread_mutex_unlock(&s->mu);
+		pthread_mutex_unlock(&t->apply_mu);
 		util_buf_free(&ed);
 	}
 	if (st) {
@@ -265,6 +276,7 @@ kv_status flush_table(kv_store *s, kv_table *t)
 	pthread_mutex_unlock(&t->flush_mu);
 	pthread_mutex_lock(&s->bg_mu);
 	pthread_cond_broadcast(&s->done_cv);
+	pthread_cond_broadcast(&s->compact_cv);
 	pthread_mutex_unlock(&s->bg_mu);
 	if (!st)
 		store_update_wal_floor(s);

@@ -34,6 +34,7 @@ kv_status kv_fail_errno(int e, const char *what, const char *path);
 #define KV_QUAL_MAX     (64u << 10)
 #define KV_NROWLOCKS    4096
 #define KV_MAX_FAMILIES 64
+#define KV_STALL_FILES  24 /* writers to a table wait while a family has this many files */
 
 /* ---------------------------------------------------------------- files and versions */
 
@@ -46,7 +47,9 @@ typedef struct kv_sfile {
 	pthread_mutex_t open_mu;
 	sst_reader *rd; /* opened on first use */
 	atomic_bool obsolete;
-	bool compacting; /* chosen by a running compaction (table->mu) */
+	bool compacting;                /* chosen by a running compaction (table->mu) */
+	struct kv_sfile *lprev, *lnext; /* open-file LRU (store->ofc_mu) */
+	atomic_bool in_lru;
 } kv_sfile;
 
 void sfile_ref(kv_sfile *f);
@@ -92,6 +95,13 @@ const kv_family_opts *sv_family(const kv_sv *sv, const uint8_t *name, size_t len
 
 /* ---------------------------------------------------------------- tables */
 
+/* An immutable list of a table's family names (lock-free family checks). */
+typedef struct famnames {
+	struct famnames *older;
+	int n;
+	char names[][32];
+} famnames;
+
 struct kv_table {
 	kv_store *s;
 	atomic_int refs; /* handles + 1 while listed in the store */
@@ -104,26 +114,36 @@ struct kv_table {
 	kv_sv *sv;
 	kv_family_opts *fams;
 	int nfam;
+	_Atomic(struct famnames *) fnames; /* published names (table_has_family) */
+	struct famnames *retired;          /* older lists, freed with the table */
 	kv_mem *mem;
-	kv_mem **imm; /* newest first */
+	kv_mem **imm; /* newest first; changed under apply_mu and mu */
 	int nimm;
 	kv_version *v;
+	kv_ts flushed_ts; /* every commit <= this is in sorted files (manifest) */
 	bool flush_queued;
 	uint64_t flush_req, flush_done; /* generations for kv_table_flush waits */
 	kv_status flush_err;
 	bool compacting;
+	int64_t compact_retry_us;   /* after a failed compaction: not before (mono clock) */
+	atomic_bool too_many_files; /* some family has >= KV_STALL_FILES files */
 	kv_compaction_filter_fn cf_fn;
 	void *cf_arg;
 	atomic_uint_fast64_t n_flushes, n_compactions;
 };
 
+/* The memstore a commit at cts goes to. REQUIRES: t->apply_mu held. */
+kv_mem *table_target_mem(kv_table *t, kv_ts cts);
 /* Takes a reference to the table's current superversion. */
 kv_sv *table_sv(kv_table *t);
 /* Rebuilds t->sv from t->mem/imm/v/fams. REQUIRES: t->mu held. */
 void table_install_sv(kv_table *t);
 void table_unref(kv_table *t);
 kv_table *table_new(kv_store *s, uint32_t id, const char *name, const kv_family_opts *fams, int nfam);
+/* Lock-free: reads the published family-name list. */
 bool table_has_family(kv_table *t, const char *fam);
+/* Publishes t->fams' names for table_has_family. REQUIRES: t->mu held. */
+void table_publish_families(kv_table *t);
 
 /* ---------------------------------------------------------------- batches */
 
@@ -183,6 +203,7 @@ typedef struct kv_pend {
 	kv_ts ts;
 	bool done;
 	bool reserved;
+	bool heap; /* freed when popped (reservations); else the owner's stack */
 	struct kv_pend *next;
 } kv_pend;
 
@@ -214,18 +235,27 @@ struct kv_store {
 	pthread_mutex_t rowlocks[KV_NROWLOCKS];
 	recent_map *recent;
 	kv_cache *cache;
+	/* Open-file cache: files with an open reader, most recent first. */
+	pthread_mutex_t ofc_mu;
+	kv_sfile ofc; /* sentinel */
+	atomic_int ofc_count;
 
 	/* Background work. */
 	pthread_t bg;
 	bool bg_started;
+	pthread_t *compactors;
+	int ncompactors;
 	pthread_mutex_t bg_mu;
-	pthread_cond_t bg_cv;   /* wakes the background thread */
-	pthread_cond_t done_cv; /* flush/compaction finished; stalls released */
+	pthread_cond_t bg_cv;      /* wakes the background thread */
+	pthread_cond_t done_cv;    /* flush/compaction finished; stalls released */
+	pthread_cond_t compact_cv; /* wakes compaction threads */
 	bool bg_stop;
 	kv_table **flushq; /* tables waiting for a flush (referenced) */
 	int nflushq, cflushq;
 	atomic_size_t mem_total;
 	atomic_bool failed; /* fsync failure: read-only until reopened */
+	/* Rows are noted in `recent` only once some commit_if needed them. */
+	atomic_bool recent_on;
 
 	atomic_uint_fast64_t n_commits, n_stalls;
 };
@@ -246,9 +276,13 @@ void store_request_flush(kv_store *s, kv_table *t);
 void store_wake_bg(kv_store *s);
 /* Waits while memstores use more than the global budget. */
 void store_stall(kv_store *s);
+/* Waits while t has too many files for reads to stay fast. */
+void store_stall_files(kv_store *s, kv_table *t);
 
 /* Clock (clock.c). */
-kv_ts clock_assign(kv_store *s, kv_pend **pend);
+/* Assigns the next commit timestamp and queues p (caller's storage, which
+ * must live until the read point covers the timestamp). */
+kv_ts clock_assign(kv_store *s, kv_pend *p);
 void clock_complete(kv_store *s, kv_pend *p);
 void clock_wait_visible(kv_store *s, kv_ts ts);
 bool clock_is_reserved(kv_store *s, kv_ts ts);
@@ -258,6 +292,7 @@ void clock_init(kv_store *s, kv_ts last);
 recent_map *recent_new(kv_ts low_water);
 void recent_free(recent_map *r);
 void recent_note(recent_map *r, uint32_t table_id, const uint8_t *row, size_t rlen, kv_ts ts);
+void recent_raise_low_water(recent_map *r, kv_ts ts);
 /* 1 = conflict, 0 = none, -1 = unknown (read_ts older than the low-water mark). */
 int recent_check(recent_map *r, uint32_t table_id, const uint8_t *row, size_t rlen, kv_ts read_ts);
 
@@ -272,13 +307,33 @@ kv_status flush_table(kv_store *s, kv_table *t);
 kv_status compact_table(kv_store *s, kv_table *t, bool major, bool manual);
 bool compact_pick_needed(kv_table *t);
 void *bg_main(void *arg);
+void *compactor_main(void *arg);
 
 /* Reads (scan.c). */
 typedef struct scan_internal {
 	bool latest;       /* read every applied write (commit checks) */
 	bool all_versions; /* raw compaction-style view */
+	/* Reverse scans read chunks with forward sub-scans over one snapshot:
+	 * these pin the sub-scan to the outer scan's view. */
+	kv_sv *sv;
+	kv_ts read_ts, read_point;
+	bool no_done; /* KV_FILTER_DONE acts as NEXT_ROW */
+	bool forward; /* ignore opts->reverse */
 } scan_internal;
 kv_iter *scan_open(kv_table *t, const kv_scan_opts *o, const scan_internal *in);
+/* Reverse scans (rscan.c). */
+typedef struct rscan rscan;
+/* Takes the reference to sv. */
+rscan *rscan_new(kv_table *t, const kv_scan_opts *o, kv_sv *sv, kv_ts read_ts, kv_ts read_point,
+		 const scan_internal *in);
+bool rscan_valid(const rscan *r);
+const kv_cell *rscan_cell(const rscan *r);
+bool rscan_row_start(const rscan *r);
+void rscan_next(rscan *r);
+void rscan_next_row(rscan *r);
+void rscan_seek_row(rscan *r, const void *row, size_t rlen);
+kv_status rscan_status(const rscan *r, const char **msg);
+void rscan_free(rscan *r);
 /* The newest visible version of one cell in the latest view. */
 kv_status read_latest_cell(kv_table *t, const uint8_t *row, size_t rlen, const char *fam, const uint8_t *q,
 			   size_t qlen, util_buf *val, kv_ts *ts, bool *found);
@@ -295,5 +350,10 @@ struct kv_filter {
 	const uint8_t *prefix;
 	size_t prefix_len;
 };
+
+/* The family a row must have a cell in to pass the filter (a single column
+ * value filter that drops rows without the column), or NULL. Scans then
+ * read that family first and the others only for rows that pass. */
+const char *filter_essential_family(const kv_filter *f);
 
 #endif /* STRATA_KV_INT_H */

@@ -81,8 +81,16 @@ void me_add_file(util_buf *b, const man_file *f)
 	util_buf_put_varint(b, f->deletes);
 	util_buf_put_be64(b, f->min_ts);
 	util_buf_put_be64(b, f->max_ts);
+	util_buf_put_be64(b, f->seq);
 	put_str(b, f->smallest, f->slen);
 	put_str(b, f->largest, f->llen);
+}
+
+void me_table_flushed(util_buf *b, uint32_t tid, kv_ts ts)
+{
+	util_buf_put_u8(b, MAN_TABLE_FLUSHED);
+	util_buf_put_varint(b, tid);
+	util_buf_put_be64(b, ts);
 }
 
 void me_del_file(util_buf *b, uint32_t tid, const char *fam, uint64_t number)
@@ -269,6 +277,7 @@ kv_status man_apply(man_state *m, const uint8_t *p, size_t n)
 			f.deletes = get_var(&c);
 			f.min_ts = get_be(&c, 8);
 			f.max_ts = get_be(&c, 8);
+			f.seq = get_be(&c, 8);
 			size_t sl, ll;
 			const uint8_t *s = get_str(&c, &sl);
 			const uint8_t *l = get_str(&c, &ll);
@@ -299,6 +308,13 @@ kv_status man_apply(man_state *m, const uint8_t *p, size_t n)
 					free_file(&m->files[i]);
 				}
 			}
+			break;
+		}
+		case MAN_TABLE_FLUSHED: {
+			man_table *t = find_table(m, (uint32_t)get_var(&c));
+			kv_ts ts = get_be(&c, 8);
+			if (t && !c.bad)
+				t->flushed_ts = ts;
 			break;
 		}
 		default:

@@ -23,6 +23,7 @@ enum {
 	MAN_DROP_FAMILY = 8,
 	MAN_ADD_FILE = 9,
 	MAN_DEL_FILE = 10,
+	MAN_TABLE_FLUSHED = 11,
 };
 
 typedef struct man_file {
@@ -30,6 +31,7 @@ typedef struct man_file {
 	char family[32];
 	uint64_t number, size, entries, deletes;
 	kv_ts min_ts, max_ts;
+	uint64_t seq; /* age: newer files have larger seq (flush cutoff ts) */
 	uint8_t *smallest, *largest;
 	size_t slen, llen;
 	bool live;
@@ -40,6 +42,7 @@ typedef struct man_table {
 	char *name;
 	kv_family_opts *fams;
 	int nfam;
+	kv_ts flushed_ts;
 	bool live;
 } man_table;
 
@@ -69,6 +72,7 @@ void me_set_family(util_buf *b, uint32_t id, const kv_family_opts *fo);
 void me_drop_family(util_buf *b, uint32_t id, const char *name);
 void me_add_file(util_buf *b, const man_file *f);
 void me_del_file(util_buf *b, uint32_t tid, const char *fam, uint64_t number);
+void me_table_flushed(util_buf *b, uint32_t tid, kv_ts ts);
 
 typedef struct man_writer man_writer;
 /* Writes MANIFEST-number holding `snapshot`, then points CURRENT at it. */

@@ -28,6 +28,11 @@ uint64_t mem_count(const kv_mem *m);
 /* Oldest WAL segment holding an entry of this memstore (UINT64_MAX if empty). */
 uint64_t mem_min_seg(const kv_mem *m);
 kv_ts mem_max_commit_ts(const kv_mem *m);
+/* Frozen memstores take the commits with ts <= their cutoff (set at
+ * freeze; KV_TS_MAX while active), so a flush holds exactly the commits up
+ * to a timestamp. */
+void mem_set_cutoff(kv_mem *m, kv_ts cutoff);
+kv_ts mem_cutoff(const kv_mem *m);
 
 /* A source over the memstore; entries with commit_ts > read_ts are skipped
  * (read_ts == KV_TS_MAX: everything applied). Holds a reference. Caller

@@ -7,8 +7,9 @@
 
 #include "ikey.h"
 
-#define MAX_HEIGHT  12
-#define CHUNK_BYTES (1u << 20)
+#define MAX_HEIGHT 12
+#define CHUNK_MIN  (16u << 10) /* first chunk; doubles up to CHUNK_MAX */
+#define CHUNK_MAX  (1u << 20)
 
 typedef struct mnode {
 	const uint8_t *kv; /* key bytes, then value bytes */
@@ -28,10 +29,12 @@ struct kv_mem {
 	mnode *head;
 	atomic_int height;
 	chunk *chunks;
-	atomic_size_t bytes;
+	atomic_size_t bytes; /* bytes handed out (what flush thresholds see) */
+	size_t next_chunk;
 	atomic_uint_fast64_t count;
 	atomic_uint_fast64_t min_seg;
 	atomic_uint_fast64_t max_cts;
+	atomic_uint_fast64_t cutoff;
 	uint64_t rnd;
 };
 
@@ -40,13 +43,18 @@ static void *arena_alloc(kv_mem *m, size_t n)
 	n = (n + 7) & ~(size_t)7;
 	chunk *c = m->chunks;
 	if (!c || c->cap - c->used < n) {
-		size_t cap = n > CHUNK_BYTES / 4 ? n : CHUNK_BYTES;
+		/* Small chunks first, so that idle tables cost little. */
+		size_t std = m->next_chunk ? m->next_chunk : CHUNK_MIN;
+		bool big = n > std / 4;
+		size_t cap = big ? n : std;
+		if (!big && m->next_chunk < CHUNK_MAX)
+			m->next_chunk = std * 2;
 		chunk *nc = malloc(sizeof(chunk) + cap);
 		if (!nc)
 			return NULL;
 		nc->used = 0;
 		nc->cap = cap;
-		if (c && cap != CHUNK_BYTES) {
+		if (c && big) {
 			/* Big entry: keep the current chunk for small ones. */
 			nc->next = c->next;
 			c->next = nc;
@@ -54,11 +62,11 @@ static void *arena_alloc(kv_mem *m, size_t n)
 			nc->next = c;
 			m->chunks = nc;
 		}
-		atomic_fetch_add(&m->bytes, sizeof(chunk) + cap);
 		c = nc;
 	}
 	void *p = c->data + c->used;
 	c->used += n;
+	atomic_fetch_add(&m->bytes, n);
 	return p;
 }
 
@@ -70,6 +78,7 @@ kv_mem *mem_new(void)
 	atomic_init(&m->refs, 1);
 	atomic_init(&m->height, 1);
 	atomic_init(&m->min_seg, UINT64_MAX);
+	atomic_init(&m->cutoff, KV_TS_MAX);
 	m->rnd = 0x9e3779b97f4a7c15ULL ^ (uintptr_t)m;
 	m->head = arena_alloc(m, sizeof(mnode) + MAX_HEIGHT * sizeof(mnode *));
 	if (!m->head) {
@@ -111,6 +120,16 @@ uint64_t mem_count(const kv_mem *m)
 uint64_t mem_min_seg(const kv_mem *m)
 {
 	return atomic_load(&m->min_seg);
+}
+
+void mem_set_cutoff(kv_mem *m, kv_ts cutoff)
+{
+	atomic_store(&m->cutoff, cutoff);
+}
+
+kv_ts mem_cutoff(const kv_mem *m)
+{
+	return atomic_load(&m->cutoff);
 }
 
 kv_ts mem_max_commit_ts(const kv_mem *m)

@@ -79,6 +79,13 @@ void recent_note(recent_map *r, uint32_t tid, const uint8_t *row, size_t rlen, k
 	pthread_mutex_unlock(mu);
 }
 
+void recent_raise_low_water(recent_map *r, kv_ts ts)
+{
+	uint64_t lw = atomic_load(&r->low_water);
+	while (ts > lw && !atomic_compare_exchange_weak(&r->low_water, &lw, ts))
+		;
+}
+
 int recent_check(recent_map *r, uint32_t tid, const uint8_t *row, size_t rlen, kv_ts read_ts)
 {
 	uint64_t h = row_hash(tid, row, rlen);

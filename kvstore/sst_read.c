@@ -1,6 +1,7 @@
 /* sst_read.c — reading sorted files: open (trailer, info, bloom, full
  * index decoded into memory), block reads through the block cache with
  * checksum verification and zstd, and the file iterator. */
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,7 +45,31 @@ typedef struct blk_ref {
 	uint8_t *own;
 } blk_ref;
 
-static _Thread_local ZSTD_DCtx *tls_dctx;
+/* One zstd decompression context per thread, freed at thread exit. */
+static pthread_key_t dctx_key;
+static pthread_once_t dctx_once = PTHREAD_ONCE_INIT;
+
+static void dctx_free(void *p)
+{
+	ZSTD_freeDCtx(p);
+}
+
+static void dctx_init(void)
+{
+	pthread_key_create(&dctx_key, dctx_free);
+}
+
+static ZSTD_DCtx *thread_dctx(void)
+{
+	pthread_once(&dctx_once, dctx_init);
+	ZSTD_DCtx *d = pthread_getspecific(dctx_key);
+	if (!d) {
+		d = ZSTD_createDCtx();
+		if (d)
+			pthread_setspecific(dctx_key, d);
+	}
+	return d;
+}
 
 static void ref_release(sst_reader *r, blk_ref *b)
 {
@@ -101,9 +126,8 @@ static kv_status read_raw(sst_reader *r, uint64_t off, uint32_t size, uint8_t **
 		free(buf);
 		return kv_fail(KV_NO_MEMORY, "out of memory reading %s", r->path);
 	}
-	if (!tls_dctx)
-		tls_dctx = ZSTD_createDCtx();
-	size_t got2 = tls_dctx ? ZSTD_decompressDCtx(tls_dctx, d, n, buf, size) : (size_t)-1;
+	ZSTD_DCtx *dctx = thread_dctx();
+	size_t got2 = dctx ? ZSTD_decompressDCtx(dctx, d, n, buf, size) : (size_t)-1;
 	free(buf);
 	if (ZSTD_isError(got2) || got2 != n) {
 		free(d);
@@ -175,8 +199,8 @@ static kv_status load_index(sst_reader *r, uint64_t off, uint32_t size, uint32_t
 		return kv_fail(KV_CORRUPTION, "%s: malformed index block", r->path);
 	}
 	for (blki_first(&it); it.valid; blki_next(&it)) {
-		uint64_t o;
-		uint32_t s;
+		uint64_t o = 0;
+		uint32_t s = 0;
 		if ((st = parse_handle(r, it.val, it.vlen, &o, &s)))
 			break;
 		if (!ikey_valid(it.key, it.klen)) {
@@ -401,6 +425,13 @@ void sst_block_key(const sst_reader *r, size_t i, const uint8_t **k, size_t *kl)
 }
 
 /* First block whose separator is >= k (nidx if none). */
+static size_t find_block(const sst_reader *r, const uint8_t *k, size_t kl);
+
+size_t sst_find_block(const sst_reader *r, const uint8_t *k, size_t kl)
+{
+	return find_block(r, k, kl);
+}
+
 static size_t find_block(const sst_reader *r, const uint8_t *k, size_t kl)
 {
 	size_t lo = 0, hi = r->nidx;

@@ -76,6 +76,7 @@ static void snapshot(kv_store *s, util_buf *b)
 		kv_table *t = s->tables[i];
 		pthread_mutex_lock(&t->mu);
 		me_add_table(b, t->id, t->name, t->fams, t->nfam);
+		me_table_flushed(b, t->id, t->flushed_ts);
 		for (int f = 0; f < t->v->nfam; f++)
 			for (int j = t->v->fams[f].n; j-- > 0;)
 				me_add_file(b, &t->v->fams[f].files[j]->m);
@@ -284,6 +285,66 @@ void store_stall(kv_store *s)
 	pthread_mutex_unlock(&s->bg_mu);
 }
 
+void store_stall_files(kv_store *s, kv_table *t)
+{
+	pthread_mutex_lock(&s->bg_mu);
+	pthread_cond_broadcast(&s->compact_cv);
+	pthread_mutex_unlock(&s->bg_mu);
+	pthread_mutex_lock(&s->bg_mu);
+	if (atomic_load(&t->too_many_files)) {
+		atomic_fetch_add(&s->n_stalls, 1);
+		util_info("kvstore: write stall, kv table %s has %d+ files in a family", t->name,
+			  KV_STALL_FILES);
+		int64_t t0 = util_mono_us();
+		while (atomic_load(&t->too_many_files) && !s->bg_stop && !atomic_load(&s->failed) &&
+		       util_mono_us() - t0 < 10 * 1000000) {
+			struct timespec ts;
+			clock_gettime(CLOCK_REALTIME, &ts);
+			ts.tv_nsec += 100 * 1000000;
+			if (ts.tv_nsec >= 1000000000) {
+				ts.tv_sec++;
+				ts.tv_nsec -= 1000000000;
+			}
+			pthread_cond_timedwait(&s->done_cv, &s->bg_mu, &ts);
+		}
+	}
+	pthread_mutex_unlock(&s->bg_mu);
+}
+
+/* Compaction threads: compact whatever the file counts call for, sleep
+ * when nothing does (woken after flushes). */
+void *compactor_main(void *arg)
+{
+	kv_store *s = arg;
+	pthread_mutex_lock(&s->bg_mu);
+	while (!s->bg_stop) {
+		pthread_mutex_unlock(&s->bg_mu);
+		kv_table *ct = NULL;
+		pthread_mutex_lock(&s->mu);
+		for (int i = 0; i < s->ntables && !ct; i++) {
+			if (compact_pick_needed(s->tables[i])) {
+				ct = s->tables[i];
+				atomic_fetch_add(&ct->refs, 1);
+			}
+		}
+		pthread_mutex_unlock(&s->mu);
+		if (ct) {
+			if (!atomic_load(&s->failed))
+				compact_table(s, ct, false, false);
+			table_unref(ct);
+		}
+		pthread_mutex_lock(&s->bg_mu);
+		if (ct || s->bg_stop)
+			continue;
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_sec += 1;
+		pthread_cond_timedwait(&s->compact_cv, &s->bg_mu, &ts);
+	}
+	pthread_mutex_unlock(&s->bg_mu);
+	return NULL;
+}
+
 void *bg_main(void *arg)
 {
 	kv_store *s = arg;
@@ -305,21 +366,6 @@ void *bg_main(void *arg)
 			continue;
 		}
 		pthread_mutex_unlock(&s->bg_mu);
-		/* Compactions the file counts call for. */
-		kv_table *ct = NULL;
-		pthread_mutex_lock(&s->mu);
-		for (int i = 0; i < s->ntables && !ct; i++) {
-			if (compact_pick_needed(s->tables[i])) {
-				ct = s->tables[i];
-				atomic_fetch_add(&ct->refs, 1);
-			}
-		}
-		pthread_mutex_unlock(&s->mu);
-		if (ct) {
-			if (!atomic_load(&s->failed))
-				compact_table(s, ct, false, false);
-			table_unref(ct);
-		}
 		if (s->o.durability == KV_SYNC_PERIODIC &&
 		    util_mono_us() - last_sync >= (int64_t)s->o.sync_interval_ms * 1000) {
 			if (wal_sync(s->wal) && wal_failed(s->wal))
@@ -327,7 +373,7 @@ void *bg_main(void *arg)
 			last_sync = util_mono_us();
 		}
 		pthread_mutex_lock(&s->bg_mu);
-		if (ct || s->nflushq || s->bg_stop)
+		if (s->nflushq || s->bg_stop)
 			continue;
 		struct timespec ts;
 		clock_gettime(CLOCK_REALTIME, &ts);
@@ -370,7 +416,8 @@ static void store_free(kv_store *s)
 	while (s->phead) {
 		kv_pend *p = s->phead;
 		s->phead = p->next;
-		free(p);
+		if (p->heap)
+			free(p);
 	}
 	for (int i = 0; i < s->nflushq; i++)
 		table_unref(s->flushq[i]);
@@ -381,11 +428,21 @@ static void store_free(kv_store *s)
 	pthread_mutex_destroy(&s->ts_mu);
 	pthread_cond_destroy(&s->ts_cv);
 	pthread_rwlock_destroy(&s->apply_rw);
+	pthread_mutex_destroy(&s->ofc_mu);
 	pthread_mutex_destroy(&s->bg_mu);
 	pthread_cond_destroy(&s->bg_cv);
 	pthread_cond_destroy(&s->done_cv);
+	pthread_cond_destroy(&s->compact_cv);
 	free(s->path);
 	free(s);
+}
+
+static int file_age_cmp(const void *a, const void *b)
+{
+	const man_file *x = a, *y = b;
+	if (x->seq != y->seq)
+		return x->seq < y->seq ? -1 : 1;
+	return x->number < y->number ? -1 : x->number > y->number;
 }
 
 static kv_status load_state(kv_store *s, man_state *m)
@@ -395,13 +452,16 @@ static kv_status load_state(kv_store *s, man_state *m)
 		if (!mt->live)
 			continue;
 		kv_table *t = table_new(s, mt->id, mt->name, mt->fams, mt->nfam);
+		t->flushed_ts = mt->flushed_ts;
 		if (s->ntables == s->ctables) {
 			s->ctables = s->ctables ? 2 * s->ctables : 16;
 			s->tables = util_xrealloc(s->tables, (size_t)s->ctables * sizeof(kv_table *));
 		}
 		s->tables[s->ntables++] = t;
 	}
-	/* Files in manifest order are oldest first; each add makes it newest. */
+	/* Oldest first by age, so that each add makes a file the newest. */
+	if (m->nfiles)
+		qsort(m->files, m->nfiles, sizeof(man_file), file_age_cmp);
 	for (size_t i = 0; i < m->nfiles; i++) {
 		man_file *mf = &m->files[i];
 		if (!mf->live)
@@ -477,7 +537,10 @@ kv_status kv_store_open(const char *path, const kv_store_opts *opts, kv_store **
 	pthread_mutex_init(&s->bg_mu, NULL);
 	pthread_cond_init(&s->bg_cv, NULL);
 	pthread_cond_init(&s->done_cv, NULL);
+	pthread_cond_init(&s->compact_cv, NULL);
 	s->cache = s->o.block_cache_bytes ? cache_new(s->o.block_cache_bytes) : NULL;
+	pthread_mutex_init(&s->ofc_mu, NULL);
+	s->ofc.lnext = s->ofc.lprev = &s->ofc;
 
 	kv_status st;
 	man_state m = {0};
@@ -598,6 +661,13 @@ kv_status kv_store_open(const char *path, const kv_store_opts *opts, kv_store **
 			goto fail;
 		}
 		s->bg_started = true;
+		int nc = s->o.compaction_threads > 0 ? s->o.compaction_threads : 1;
+		s->compactors = util_xcalloc((size_t)nc, sizeof(pthread_t));
+		for (int i = 0; i < nc; i++) {
+			if (pthread_create(&s->compactors[i], NULL, compactor_main, s) != 0)
+				break;
+			s->ncompactors++;
+		}
 	}
 	man_state_free(&m);
 	free_scan(&d);
@@ -622,9 +692,13 @@ void kv_store_close(kv_store *s)
 		pthread_mutex_lock(&s->bg_mu);
 		s->bg_stop = true;
 		pthread_cond_broadcast(&s->bg_cv);
+		pthread_cond_broadcast(&s->compact_cv);
 		pthread_cond_broadcast(&s->done_cv);
 		pthread_mutex_unlock(&s->bg_mu);
 		pthread_join(s->bg, NULL);
+		for (int i = 0; i < s->ncompactors; i++)
+			pthread_join(s->compactors[i], NULL);
+		free(s->compactors);
 	}
 	if (s->wal && s->o.durability != KV_SYNC_COMMIT && !atomic_load(&s->failed))
 		wal_sync(s->wal);

@@ -26,10 +26,65 @@ void sfile_ref(kv_sfile *f)
 	atomic_fetch_add(&f->refs, 1);
 }
 
+/* Open-file LRU helpers (store->ofc_mu held). */
+static void lru_unlink(kv_store *s, kv_sfile *f)
+{
+	if (!f->in_lru)
+		return;
+	f->lprev->lnext = f->lnext;
+	f->lnext->lprev = f->lprev;
+	f->in_lru = false;
+	s->ofc_count--;
+}
+
+static void lru_front(kv_store *s, kv_sfile *f)
+{
+	lru_unlink(s, f);
+	f->lnext = s->ofc.lnext;
+	f->lprev = &s->ofc;
+	s->ofc.lnext->lprev = f;
+	s->ofc.lnext = f;
+	f->in_lru = true;
+	s->ofc_count++;
+}
+
+/* Closes readers of the least recently used files over max_open_files.
+ * Iterators keep their own reader references, so this is always safe. */
+static void lru_trim(kv_store *s)
+{
+	for (;;) {
+		pthread_mutex_lock(&s->ofc_mu);
+		if (s->ofc_count <= s->o.max_open_files || s->ofc.lprev == &s->ofc) {
+			pthread_mutex_unlock(&s->ofc_mu);
+			return;
+		}
+		kv_sfile *g = s->ofc.lprev;
+		lru_unlink(s, g);
+		/* Pin g unless it is already being destroyed. */
+		int r = atomic_load(&g->refs);
+		bool pinned = false;
+		while (r > 0 && !(pinned = atomic_compare_exchange_weak(&g->refs, &r, r + 1)))
+			;
+		pthread_mutex_unlock(&s->ofc_mu);
+		if (!pinned)
+			continue;
+		pthread_mutex_lock(&g->open_mu);
+		sst_reader *rd = g->rd;
+		g->rd = NULL;
+		pthread_mutex_unlock(&g->open_mu);
+		if (rd)
+			sst_unref(rd);
+		sfile_unref(g);
+	}
+}
+
 void sfile_unref(kv_sfile *f)
 {
 	if (!f || atomic_fetch_sub(&f->refs, 1) != 1)
 		return;
+	pthread_mutex_lock(&f->s->ofc_mu);
+	lru_unlink(f->s, f);
+	pthread_mutex_unlock(&f->s->ofc_mu);
 	if (f->rd)
 		sst_unref(f->rd);
 	if (atomic_load(&f->obsolete)) {
@@ -60,6 +115,17 @@ kv_status sfile_reader(kv_sfile *f, sst_reader **out)
 	sst_ref(f->rd);
 	*out = f->rd;
 	pthread_mutex_unlock(&f->open_mu);
+	kv_store *s = f->s;
+	/* Far from the limit, recency does not matter: skip the global lock. */
+	if (f->in_lru && atomic_load(&s->ofc_count) < s->o.max_open_files / 2)
+		return KV_OK;
+	pthread_mutex_lock(&s->ofc_mu);
+	if (s->ofc.lnext != f)
+		lru_front(s, f);
+	bool over = s->ofc_count > s->o.max_open_files;
+	pthread_mutex_unlock(&s->ofc_mu);
+	if (over)
+		lru_trim(s);
 	return KV_OK;
 }
 
@@ -134,6 +200,10 @@ void table_install_sv(kv_table *t)
 	kv_sv *old = t->sv;
 	t->sv = sv;
 	sv_unref(old);
+	bool many = false;
+	for (int i = 0; i < t->v->nfam; i++)
+		many |= t->v->fams[i].n >= KV_STALL_FILES;
+	atomic_store(&t->too_many_files, many);
 }
 
 static kv_version *version_empty(void)
@@ -160,6 +230,7 @@ kv_table *table_new(kv_store *s, uint32_t id, const char *name, const kv_family_
 	UTIL_ASSERT(t->mem, "out of memory creating a memstore");
 	t->v = version_empty();
 	table_install_sv(t);
+	table_publish_families(t);
 	return t;
 }
 
@@ -175,20 +246,53 @@ void table_unref(kv_table *t)
 	version_unref(t->v);
 	free(t->fams);
 	free(t->name);
+	famnames *f = atomic_load(&t->fnames);
+	while (f) {
+		famnames *o = f->older;
+		free(f);
+		f = o;
+	}
+	while (t->retired) {
+		famnames *o = t->retired->older;
+		free(t->retired);
+		t->retired = o;
+	}
 	pthread_mutex_destroy(&t->flush_mu);
 	pthread_mutex_destroy(&t->apply_mu);
 	pthread_mutex_destroy(&t->mu);
 	free(t);
 }
 
+kv_mem *table_target_mem(kv_table *t, kv_ts cts)
+{
+	/* imm is newest first; the oldest memstore whose cutoff covers cts. */
+	for (int i = t->nimm - 1; i >= 0; i--)
+		if (cts <= mem_cutoff(t->imm[i]))
+			return t->imm[i];
+	return t->mem;
+}
+
+void table_publish_families(kv_table *t)
+{
+	famnames *f = util_xcalloc(1, sizeof(famnames) + (size_t)(t->nfam ? t->nfam : 1) * 32);
+	f->n = t->nfam;
+	for (int i = 0; i < t->nfam; i++)
+		memcpy(f->names[i], t->fams[i].name, 32);
+	famnames *old = atomic_exchange(&t->fnames, f);
+	if (old) {
+		/* Readers may still look at it: keep it until the table goes. */
+		old->older = t->retired;
+		t->retired = old;
+	}
+}
+
 bool table_has_family(kv_table *t, const char *fam)
 {
-	pthread_mutex_lock(&t->mu);
-	bool r = false;
-	for (int i = 0; i < t->nfam && !r; i++)
-		r = !strcmp(t->fams[i].name, fam);
-	pthread_mutex_unlock(&t->mu);
-	return r;
+	famnames *f = atomic_load(&t->fnames);
+	for (int i = 0; i < f->n; i++)
+		if (!strcmp(f->names[i], fam))
+			return true;
+	return false;
 }
 
 /* ---------------------------------------------------------------- validation */
@@ -404,6 +508,7 @@ kv_status kv_table_alter_family(kv_store *s, const char *name, const kv_family_o
 			t->fams[i] = f;
 		}
 		table_install_sv(t);
+		table_publish_families(t);
 		pthread_mutex_unlock(&t->mu);
 	}
 	pthread_mutex_unlock(&s->mu);

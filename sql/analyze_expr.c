@@ -158,6 +158,12 @@ bool sql_expr_equal(const sql_expr *a, const sql_expr *b)
 		       sql_expr_equal(a->subscript.lower, b->subscript.lower) &&
 		       sql_expr_equal(a->subscript.upper, b->subscript.upper);
 	case SQL_E_GROUPING:
+		if (a->grouping.nargs != b->grouping.nargs)
+			return false;
+		for (int i = 0; i < a->grouping.nargs; i++)
+			if (!sql_expr_equal(a->grouping.args[i], b->grouping.args[i]))
+				return false;
+		return true;
 	case SQL_E_DEFAULT:
 	case SQL_E_CASETEST:
 		return false;
@@ -314,6 +320,11 @@ static sql_expr *make_var(sql_query *q, int rte, int col, int levelsup, int loca
 	e->var.levelsup = levelsup;
 	mark_used(q, rte, col);
 	return e;
+}
+
+sql_expr *sql_make_var(sql_query *q, int rte, int col, int levelsup, int location)
+{
+	return make_var(q, rte, col, levelsup, location);
 }
 
 /* Whole-row reference to an RTE: a ROW() of its columns. */

@@ -235,6 +235,13 @@ static int finish_implicit(sql_session *s, util_err *err)
 {
 	if (s->txn_state != SQL_TXN_IDLE || !s->txn)
 		return 0;
+	if (ty_protect((void (*)(void *))sql_cursors_at_commit, s, err) != 0) {
+		sql_txn_abort(s->txn);
+		s->txn = NULL;
+		sql_guc_end_txn(s, false);
+		sql_stmt_end_txn(s);
+		return -1;
+	}
 	sql_txn *t = s->txn;
 	s->txn = NULL;
 	int rc = sql_txn_commit(t, err);
@@ -293,6 +300,7 @@ int sql_simple_query(sql_session *s, const char *query, sql_dest *dest,
 		sql_prepared ps;
 		memset(&ps, 0, sizeof ps);
 		ps.raw = pr->stmts[i]->stmt;
+		ps.arena = s->stmt_arena;
 		size_t off = stmt_text(query, pr->stmts[i], &ps.text);
 		ps.stmt_location = (int)off;
 		ps.full_text = query;

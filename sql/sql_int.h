@@ -50,6 +50,7 @@ struct sql_engine {
 	atomic_int next_pid;
 	pthread_mutex_t locks_mu; /* the row lock manager (txn_locks.c) */
 	pthread_cond_t locks_cv;
+	pthread_mutex_t serial_mu; /* SERIALIZABLE read validation + commit (txn_serial.c) */
 	util_map locks;           /* (table oid, row key) -> lock */
 	int64_t start_time_us;
 };
@@ -136,6 +137,7 @@ struct sql_session {
 	util_map seq_currval;        /* seq oid -> int64 (boxed) */
 	int64_t lastval;
 	bool has_lastval;
+	cat_oid lastval_seq;
 	int next_cursor;             /* <unnamed portal N> */
 	pthread_mutex_t mu;          /* guards current_query/state for other threads */
 	util_buf rowbuf;             /* DataRow body being built (reused) */
@@ -591,6 +593,16 @@ sql_query *sql_analyze_select(sql_actx *ax, PgQuery__SelectStmt *sel, sql_query 
 
 
 sql_expr *sql_transform_expr(sql_actx *ax, sql_query *q, pnode *n, sql_expr_ctx ctx);
+sql_expr *sql_make_var(sql_query *q, int rte, int col, int levelsup, int location);
+sql_query *sql_new_query(sql_actx *ax, sql_cmd cmd, sql_query *parent);
+void sql_transform_targets(sql_actx *ax, sql_query *q, PgQuery__Node **list, size_t n, sql_expr_ctx ctx);
+int sql_add_from_item(sql_actx *ax, sql_query *q, pnode *n, sql_jnode **out);
+int sql_add_table_rte(sql_actx *ax, sql_query *q, const cat_obj *rel, const char *alias, sql_jnode **out);
+void sql_add_namespace(sql_query *q, int rte, bool rel_visible, bool cols_visible);
+void sql_add_query_target(sql_query *q, sql_expr *e, const char *name, bool junk);
+const char *sql_figure_colname(pnode *n);
+void sql_transform_with(sql_actx *ax, sql_query *q, PgQuery__WithClause *wc);
+sql_expr *sql_column_default(sql_actx *ax, const cat_rel *r, int col);
 void sql_add_sortby(sql_actx *ax, sql_query *q, PgQuery__Node **items, size_t n, sql_sortkey **out, int *nout);
 int sql_window_clause_for(sql_actx *ax, sql_query *q, PgQuery__WindowDef *wd);
 /* Coercion (PostgreSQL's coerce_to_target_type and friends). */
@@ -616,6 +628,10 @@ const cat_obj *sql_lookup_rel_name(sql_session *s, cat_snap *cs, const char *sch
 cat_oid sql_creation_schema(sql_session *s, cat_snap *cs, const char *schema, int location);
 const cat_obj *sql_lookup_schema(sql_session *s, cat_snap *cs, const char *name);
 const char *sql_schema_name(cat_snap *cs, cat_oid oid);
+/* First schema of the search path that exists (current_schema()), or NULL. */
+const char *sql_current_schema_name(sql_session *s);
+/* The schemas of the search path (pg_catalog first unless listed). */
+int sql_search_path(sql_session *s, cat_snap *cs, cat_oid *out, int max);
 
 /* Error helpers: throw with a cursor position (1-based character offset
  * computed from the byte location in the query text). */
@@ -663,11 +679,14 @@ typedef struct sql_keybound {
 } sql_keybound;
 
 typedef struct sql_keyrange {
+	int nfix;               /* leading key columns fixed by equality (or IN) */
 	sql_keybound lo, hi;
 	bool is_null_range;     /* IS NULL on the next key column */
 } sql_keyrange;
 
 typedef struct sql_agg_plan {
+	int ngrouping;          /* GROUPING(...) outputs after the aggregates */
+	sql_expr **grouping;
 	int ngroup;
 	sql_expr **group;       /* against input */
 	int naggs;
@@ -704,8 +723,10 @@ struct sql_plan {
 			bool *needed;     /* per column (ncols of the table) */
 			int nranges;      /* 0 = full scan */
 			sql_keyrange *ranges;
+			int npoint;       /* > 0: ranges fix the whole key (point lookups) */
 			bool reverse;
-			sql_expr *limit;  /* pushed-down LIMIT (+ offset) or NULL */
+			sql_expr *limit;  /* pushed-down LIMIT or NULL (plan_order.c) ... */
+			sql_expr *limit_offset; /* ... plus this OFFSET: rows the scan reads at most */
 			bool count_only;  /* count(*) without decoding values */
 			int lock_strength, lock_wait;
 			const struct sql_sysview *sysview;
@@ -735,7 +756,8 @@ struct sql_plan {
 		struct {
 			int nkeys;
 			sql_sortkey *keys;   /* against input */
-			sql_expr *limit;     /* top-N (limit + offset) */
+			sql_expr *limit;     /* top-N: keep limit + offset rows */
+			sql_expr *offset;
 		} sort;
 		struct {
 			sql_expr *limit, *offset;
@@ -767,17 +789,22 @@ struct sql_plan {
 			sql_cmd cmd;
 			const cat_obj *rel;
 			cat_oid reloid;
-			sql_query *q;
-			int ncols_in;
-			sql_expr **new_vals;   /* UPDATE/INSERT: value per table column (NULL = keep) */
-			sql_expr **returning;  /* against (table row ++ input) */
+			int nnew;
+			sql_expr **new_vals;   /* per table column, against the input row */
+			int *old_slots;        /* UPDATE/DELETE: input slot of each old column */
+			int key_slot;          /* UPDATE/DELETE: input slot of the row key */
+			sql_expr **returning;  /* against (new/old row with key) ++ input */
 			int nreturning;
 			sql_onconflict *oc;
-			sql_expr **oc_set;     /* against (existing row ++ excluded row) */
+			sql_expr **oc_set;     /* against (existing row with key) ++ (excluded row with key) */
 			sql_expr *oc_where;
-			sql_expr **checks;     /* CHECK constraints against the new row */
+			sql_expr **checks;     /* CHECK constraints against the new row (with key) */
 			int nchecks;
 			const char **check_names;
+			bool pk_changes;       /* UPDATE assigns a key column */
+			sql_expr *epq_qual;    /* UPDATE/DELETE: the WHERE conjuncts on the target
+						* alone, against the table row (with key); READ
+						* COMMITTED rechecks them on a newer row version */
 		} modify;
 		struct {
 			int cte;             /* CTESCAN/WORKTABLE: CTE id */
@@ -816,6 +843,9 @@ typedef struct sql_planned {
 sql_planned *sql_plan_query(sql_actx *ax, sql_query *q);
 /* Plans a subquery inside the same statement (sublinks, CTEs). */
 sql_plan *sql_plan_subquery(sql_actx *ax, sql_planned *top, sql_query *q);
+/* plan_order.c: lets the primary-key order of scans replace sorts, take
+ * LIMITs and answer MIN/MAX by first/last-row reads. */
+void sql_plan_use_key_order(sql_planned *pd, sql_plan **root);
 
 /* ---------------------------------------------------------------- execution */
 
@@ -885,6 +915,7 @@ sql_op *sql_exec_node(sql_exec *ex, const sql_plan *p);
 sql_batch *sql_op_next(sql_op *op);
 void sql_op_rescan(sql_op *op);
 void sql_exec_close(sql_exec *ex);
+void sql_exec_free_ctes(sql_exec *ex);
 sql_batch *sql_batch_new(util_arena *a, int ncols, int cap);
 /* Evaluates an expression against one input row. */
 ty_datum sql_eval(sql_exec *ex, const sql_expr *e, const ty_datum *row);
@@ -909,12 +940,10 @@ sql_op *sql_op_append(sql_exec *ex, const sql_plan *p);
 sql_op *sql_op_funcscan(sql_exec *ex, const sql_plan *p);
 sql_op *sql_op_modify(sql_exec *ex, const sql_plan *p);
 sql_op *sql_op_window(sql_exec *ex, const sql_plan *p);
-sql_op *sql_op_material(sql_exec *ex, const sql_plan *p);
 sql_op *sql_op_ctescan(sql_exec *ex, const sql_plan *p);
 sql_op *sql_op_recursive(sql_exec *ex, const sql_plan *p);
 sql_op *sql_op_projectset(sql_exec *ex, const sql_plan *p);
 sql_op *sql_op_sysscan(sql_exec *ex, const sql_plan *p);
-sql_op *sql_op_firstrow(sql_exec *ex, const sql_plan *p);
 
 /* ---------------------------------------------------------------- rows on the store */
 
@@ -955,6 +984,8 @@ bool sql_row_decode(const cat_rel *r, const sql_rowmap *m, const kv_cell *cells,
 bool sql_column_in_cells(const cat_rel *r, const cat_column *c);
 /* Decodes the key columns from a row key into vals (for lossless types). */
 void sql_key_decode(const cat_rel *r, const uint8_t *key, size_t len, ty_datum *vals);
+/* Only the key columns with needed[attnum-1] (NULL: all). */
+void sql_key_decode_needed(const cat_rel *r, const uint8_t *key, size_t len, const bool *needed, ty_datum *vals);
 static inline void sql_colid_qual(uint16_t id, uint8_t q[2]) { q[0] = (uint8_t)(id >> 8), q[1] = (uint8_t)id; }
 
 /* ---------------------------------------------------------------- transactions */
@@ -973,6 +1004,7 @@ typedef struct sql_wrow {
 	ty_datum *cols;           /* value per column (attnum-1) */
 	bool *set;                /* updates: which cols were written */
 	int cid;                  /* statement that last wrote it */
+	bool dead;                /* created after a savepoint that was rolled back */
 	struct sql_wrow *prev;    /* state as of the previous statement, if it differs */
 	struct sql_wrow *next_in_table;
 } sql_wrow;
@@ -982,6 +1014,7 @@ struct sql_txn {
 	util_arena *arena;        /* transaction lifetime */
 	kv_ts snapshot_ts;        /* REPEATABLE READ: fixed; READ COMMITTED: per statement */
 	kv_ts stmt_ts;
+	bool snapshot_taken;      /* REPEATABLE READ: at the first statement, as PostgreSQL */
 	sql_isolation iso;
 	bool read_only;
 	bool explicit_block;
@@ -999,9 +1032,16 @@ struct sql_txn {
 	int ndrop;
 	char **drop_on_abort;     /* storages created by this txn */
 	int nabort;
-	struct sql_savepoint *savepoints;
+	struct sql_savepoint *savepoints; /* innermost first */
+	struct sql_undo *undo;    /* row states before changes, while savepoints exist */
+	kv_batch *bulk;           /* autocommit COPY: rows written straight into the commit batch */
+	size_t nundo, undo_cap;
 	int64_t start_us;
+	struct sql_readset *reads; /* SERIALIZABLE: key ranges read (txn_serial.c) */
 };
+
+/* Savepoints (txn_savepoint.c): called before a row write is applied. */
+void sql_txn_undo_record(sql_txn *t, sql_wrow *w, bool created);
 
 sql_txn *sql_txn_begin(sql_session *s, sql_isolation iso, bool read_only, bool explicit_block);
 /* Commits: writes the buffered rows (and catalog changes) as one batch. */
@@ -1011,6 +1051,13 @@ void sql_txn_abort(sql_txn *t);
  * COMMITTED, a new command id. */
 void sql_txn_stmt_begin(sql_txn *t);
 kv_ts sql_txn_read_ts(sql_txn *t);
+/* After a row lock is granted: true if another transaction committed a
+ * change to the row (insert, update or delete) after the statement's
+ * snapshot, i.e. the version the statement read is not the newest. */
+bool sql_txn_row_changed(sql_txn *t, kv_table *kv, const uint8_t *key, size_t klen);
+/* Throws 40001 as PostgreSQL does when a REPEATABLE READ or SERIALIZABLE
+ * transaction finds its target row changed after its snapshot. */
+UTIL_NORETURN void sql_txn_serialization_failure(bool deleted);
 /* Row writes (values indexed by attnum-1). */
 sql_wrow *sql_txn_put_row(sql_txn *t, const cat_obj *rel, kv_table *kv, const uint8_t *key, size_t klen,
 			  const ty_datum *vals, const bool *set, bool insert, bool exists_before);
@@ -1028,6 +1075,24 @@ void sql_txn_drop_storage_on_abort(sql_txn *t, const char *storage);
 void sql_txn_lock_row(sql_txn *t, cat_oid table, const uint8_t *key, size_t klen, int strength, int wait_policy,
 		      bool *skipped);
 void sql_txn_unlock_all(sql_txn *t);
+/* SERIALIZABLE (txn_serial.c): records a key range [start, stop) (stop NULL
+ * = to the end; point: the single key start) read from a kv table. */
+void sql_txn_note_read(sql_txn *t, const char *storage, const uint8_t *start, size_t slen, const uint8_t *stop,
+		       size_t stlen, bool point);
+/* Whether reads of this transaction must be recorded. */
+static inline bool sql_txn_tracks_reads(const sql_txn *t)
+{
+	return t && t->iso == SQL_SERIALIZABLE && !t->read_only;
+}
+/* At commit of a writing SERIALIZABLE transaction, with engine->serial_mu
+ * held: KV_CONFLICT if a write committed after the snapshot touches a
+ * range the transaction read. */
+kv_status sql_txn_validate_reads(sql_txn *t);
+/* Bulk load: encodes a new row straight into the commit batch (no read-your-
+ * writes; only for a single-statement transaction). */
+void sql_txn_bulk_row(sql_txn *t, const cat_obj *rel, kv_table *kv, const uint8_t *key, size_t klen,
+		      const ty_datum *vals);
+void sql_cursors_at_commit(sql_session *s);
 
 /* ---------------------------------------------------------------- statements */
 
@@ -1129,6 +1194,45 @@ void sql_ddl_drop(sql_session *s, PgQuery__DropStmt *st, const char *text);
 
 /* Sequences (sequence.c). */
 int64_t sql_nextval(sql_session *s, cat_oid seq);
+int64_t sql_currval(sql_session *s, cat_oid seq);
+int64_t sql_lastval(sql_session *s);
+int64_t sql_setval(sql_session *s, cat_oid seq, int64_t v, bool called);
+void sql_seq_peek(sql_session *s, cat_oid seq, int64_t *last, int64_t *log_cnt, bool *called);
+void sql_seq_init_value(sql_session *s, cat_oid seq, const cat_sequence_info *info);
+void sql_seq_forget(sql_session *s, cat_oid seq);
+void sql_seq_options(sql_session *s, cat_sequence_info *sq, PgQuery__Node **opts, size_t n, bool creating);
+
+/* Notices and warnings to the client (utility.c). */
+void sql_notice(sql_session *s, util_errcode code, const char *fmt, ...) UTIL_PRINTF(3, 4);
+void sql_warning(sql_session *s, util_errcode code, const char *fmt, ...) UTIL_PRINTF(3, 4);
+
+/* DDL helpers shared by the DDL files. */
+char *sql_deparse_select_expr(pnode *expr);
+char *sql_deparse_stmt(pnode *stmt);
+void sql_create_storage(sql_session *s, sql_txn *t, const char *name);
+void sql_create_constraint_indexes(sql_session *s, cat_oid table);
+void sql_drop_index(sql_session *s, cat_txn *ct, const cat_obj *index, bool cascade);
+bool sql_view_depends_on(sql_session *s, const cat_obj *view, cat_oid rel);
+void sql_apply_reloptions(sql_session *s, cat_obj *o, PgQuery__Node **opts, size_t n);
+int64_t sql_def_int(pnode *arg, bool *ok);
+void sql_ctas(sql_session *s, PgQuery__CreateTableAsStmt *st, const char *text, sql_complete *c);
+void sql_drop_database_objects(sql_session *s, cat_txn *ct, cat_oid db);
+ty_datum sql_reloptions_array(const cat_rel *r);
+
+/* Small shared helpers (builtins.c, misc.c). */
+void sql_quote_ident(const char *name, util_buf *out);
+bool sql_is_reserved_keyword(const char *word);
+ty_datum sql_make_text_array(const ty_datum *vals, int n);
+ty_datum sql_make_name_array(const ty_datum *vals, int n);
+bool sql_rel_visible(sql_session *s, cat_snap *cs, const cat_obj *o);
+void sql_builtins_init(void);
+void sql_register_catalog_functions(void);
+void sql_sysviews_core_init(void);
+/* Registers every generated catalog relation (once). */
+void sql_sysviews_init(void);
+const struct sql_sysview *sql_sysview_find(const char *schema, const char *name);
+cat_oid sql_sysview_oid(const struct sql_sysview *v);
+const char *sql_sysview_name_by_oid(cat_oid oid);
 
 /* Mapping of kv failures to SQL errors. */
 UTIL_NORETURN void sql_kv_error(kv_status st, const char *what);

@@ -138,7 +138,8 @@ void sql_stmt_end_txn(sql_session *s)
  * in the failed state until ROLLBACK. */
 void sql_stmt_fail_block(sql_session *s)
 {
-	if (s->txn) {
+	/* With savepoints the work before them may still be kept (ROLLBACK TO). */
+	if (s->txn && !s->txn->savepoints) {
 		sql_txn_abort(s->txn);
 		s->txn = NULL;
 	}

@@ -29,13 +29,42 @@ sql_txn *sql_txn_begin(sql_session *s, sql_isolation iso, bool read_only, bool e
 void sql_txn_stmt_begin(sql_txn *t)
 {
 	t->cid++;
-	if (t->iso == SQL_READ_COMMITTED)
+	if (t->iso == SQL_READ_COMMITTED) {
 		t->stmt_ts = kv_read_point(t->s->e->kv);
-	else
-		t->stmt_ts = t->snapshot_ts;
+		return;
+	}
+	/* REPEATABLE READ: the snapshot is taken by the first statement of
+	 * the block, not by BEGIN (a later SET TRANSACTION still applies). */
+	if (!t->snapshot_taken) {
+		t->snapshot_ts = kv_read_point(t->s->e->kv);
+		t->snapshot_taken = true;
+	}
+	t->stmt_ts = t->snapshot_ts;
 }
 
 kv_ts sql_txn_read_ts(sql_txn *t) { return t->stmt_ts; }
+
+bool sql_txn_row_changed(sql_txn *t, kv_table *kv, const uint8_t *key, size_t klen)
+{
+	kv_read_opts ro;
+	memset(&ro, 0, sizeof ro);
+	ro.read_ts = KV_TS_MAX;
+	ro.min_ts = t->stmt_ts + 1;
+	ro.raw = true; /* a delete is a change too */
+	kv_row row;
+	kv_status st = kv_get(kv, key, klen, &ro, ty_get_arena(), &row);
+	if (st == KV_NOT_FOUND)
+		return false;
+	if (st != KV_OK)
+		sql_kv_error(st, "reading a row");
+	return row.n > 0;
+}
+
+void sql_txn_serialization_failure(bool deleted)
+{
+	ty_error(UTIL_E_T_R_SERIALIZATION_FAILURE, "could not serialize access due to concurrent %s",
+		 deleted ? "delete" : "update");
+}
 
 static size_t wkey(cat_oid table, const uint8_t *key, size_t klen, uint8_t *buf, size_t cap)
 {
@@ -135,8 +164,21 @@ sql_wrow *sql_txn_put_row(sql_txn *t, const cat_obj *rel, kv_table *kv, const ui
 	if (!w) {
 		w = new_wrow(t, rel, kv, key, klen);
 		w->deleted = false;
+		if (t->savepoints)
+			sql_txn_undo_record(t, w, true);
 	} else {
+		if (t->savepoints)
+			sql_txn_undo_record(t, w, false);
 		save_prev(t, w);
+	}
+	if (w->dead) {
+		/* Revived after ROLLBACK TO: start from the committed state. */
+		w->dead = false;
+		w->present = w->deleted = w->inserted = false;
+		for (int i = 0; i < w->ncols; i++) {
+			w->cols[i] = ty_null();
+			w->set[i] = false;
+		}
 	}
 	if (insert) {
 		/* An insert replaces the whole row: after a delete of the committed
@@ -160,10 +202,16 @@ sql_wrow *sql_txn_put_row(sql_txn *t, const cat_obj *rel, kv_table *kv, const ui
 void sql_txn_delete_row(sql_txn *t, const cat_obj *rel, kv_table *kv, const uint8_t *key, size_t klen)
 {
 	sql_wrow *w = find(t, rel->oid, key, klen);
-	if (!w)
+	if (!w) {
 		w = new_wrow(t, rel, kv, key, klen);
-	else
+		if (t->savepoints)
+			sql_txn_undo_record(t, w, true);
+	} else {
+		if (t->savepoints)
+			sql_txn_undo_record(t, w, false);
 		save_prev(t, w);
+	}
+	w->dead = false;
 	/* If only our own insert existed, deleting it leaves nothing to write
 	 * but the delete marker is harmless and keeps the logic simple. */
 	w->deleted = true;
@@ -178,6 +226,8 @@ void sql_txn_delete_row(sql_txn *t, const cat_obj *rel, kv_table *kv, const uint
 sql_wrow *sql_txn_lookup(sql_txn *t, cat_oid table, const uint8_t *key, size_t klen, bool visible_only)
 {
 	sql_wrow *w = find(t, table, key, klen);
+	if (w && w->dead)
+		return NULL;
 	if (!w || !visible_only)
 		return w;
 	return w->cid < t->cid ? w : w->prev;
@@ -202,6 +252,8 @@ sql_wrow **sql_txn_table_writes(sql_txn *t, cat_oid table, util_arena *arena, in
 		ty_error(UTIL_E_OUT_OF_MEMORY, "out of memory");
 	int k = 0;
 	for (sql_wrow *w = tw->head; w; w = w->next_in_table) {
+		if (w->dead)
+			continue;
 		sql_wrow *v = w->cid < t->cid ? w : w->prev;
 		if (v)
 			list[k++] = v;
@@ -246,12 +298,33 @@ void sql_txn_drop_storage_on_abort(sql_txn *t, const char *storage)
 	push_name(t, &t->drop_on_abort, &t->nabort, storage);
 }
 
+void sql_txn_bulk_row(sql_txn *t, const cat_obj *rel, kv_table *kv, const uint8_t *key, size_t klen,
+		      const ty_datum *vals)
+{
+	if (!t->bulk)
+		t->bulk = kv_batch_new();
+	const cat_rel *r = &rel->rel;
+	util_buf *buf = &t->s->rowbuf;
+	uint8_t q[2];
+	for (int i = 0; i < r->ncols; i++) {
+		const cat_column *c = &r->cols[i];
+		if (c->dropped || vals[i].null || !sql_column_in_cells(r, c))
+			continue;
+		sql_colid_qual(c->col_id, q);
+		util_buf_reset(buf);
+		sql_value_encode(c->type, vals[i], buf);
+		kv_batch_put(t->bulk, kv, key, klen, SQL_FAMILY, q, 2, KV_TS_LATEST, buf->data, buf->len);
+	}
+	kv_batch_put(t->bulk, kv, key, klen, SQL_FAMILY, "", 0, KV_TS_LATEST, "", 0);
+	t->nwrites++;
+}
+
 /* Appends one row's final state to the commit batch. */
 static void write_row(sql_txn *t, kv_batch *b, const cat_snap *cs, sql_wrow *w, util_buf *buf)
 {
 	const cat_obj *o = cat_get(cs, w->table);
-	if (!o)
-		return; /* the table was dropped in this transaction */
+	if (!o || w->dead)
+		return; /* the table was dropped in this transaction, or the write rolled back */
 	const cat_rel *r = &o->rel;
 	if (!w->present) {
 		kv_batch_delete_row(b, w->kv, w->key, w->keylen, KV_TS_LATEST);
@@ -283,6 +356,9 @@ static void write_row(sql_txn *t, kv_batch *b, const cat_snap *cs, sql_wrow *w, 
 
 static void txn_free(sql_txn *t)
 {
+	free(t->undo);
+	if (t->bulk)
+		kv_batch_free(t->bulk);
 	util_map_free(&t->writes);
 	util_map_free(&t->tables);
 	util_arena_destroy(t->arena);
@@ -303,7 +379,8 @@ int sql_txn_commit(sql_txn *t, util_err *err)
 	int rc = 0;
 	if (t->nwrites == 0 && !(t->ddl && cat_txn_dirty(t->ddl)))
 		goto done;
-	kv_batch *b = kv_batch_new();
+	kv_batch *b = t->bulk ? t->bulk : kv_batch_new();
+	t->bulk = NULL;
 	util_buf buf = UTIL_BUF_INIT;
 	cat_snap *cs = t->ddl ? cat_txn_snap(t->ddl) : t->s->cat;
 	size_t pos = 0;
@@ -314,13 +391,25 @@ int sql_txn_commit(sql_txn *t, util_err *err)
 		cat_txn_write(t->ddl, b);
 	util_buf_free(&buf);
 	kv_status st;
-	if (t->iso != SQL_READ_COMMITTED)
+	if (t->iso == SQL_SERIALIZABLE && t->reads) {
+		/* Validation and commit are one step among serializable
+		 * transactions, so they serialize in commit order. */
+		pthread_mutex_lock(&e->serial_mu);
+		st = sql_txn_validate_reads(t);
+		if (st == KV_OK)
+			st = kv_commit_if(e->kv, b, t->snapshot_ts, NULL, NULL);
+		pthread_mutex_unlock(&e->serial_mu);
+	} else if (t->iso != SQL_READ_COMMITTED) {
 		st = kv_commit_if(e->kv, b, t->snapshot_ts, NULL, NULL);
-	else
+	} else {
 		st = kv_commit(e->kv, b, NULL, NULL);
+	}
 	kv_batch_free(b);
 	if (st != KV_OK) {
-		if (st == KV_CONFLICT)
+		if (st == KV_CONFLICT && t->iso == SQL_SERIALIZABLE)
+			util_err_set(err, UTIL_E_T_R_SERIALIZATION_FAILURE,
+				     "could not serialize access due to read/write dependencies among transactions");
+		else if (st == KV_CONFLICT)
 			util_err_set(err, UTIL_E_T_R_SERIALIZATION_FAILURE,
 				     "could not serialize access due to concurrent update");
 		else

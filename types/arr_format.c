@@ -263,6 +263,11 @@ void ty_array_validate(ty_datum a)
 	int nd = p[0];
 	if (nd > TY_ARRAY_MAXDIM || (p[1] & 0xf0) || a.len < arr_hdr_size(nd))
 		corrupt();
+	/* The element type must exist and agree with the layout flags. */
+	const ty_type *et = ty_type_get(ty_array_elemtype(a));
+	if (!et || et->byval != ((p[1] & TY_ARRAY_BYVAL) != 0) ||
+	    log2_align(arr_align_of(et->align)) != (unsigned)((p[1] >> 2) & 3))
+		corrupt();
 	int64_t n = nd ? 1 : 0;
 	for (int i = 0; i < nd; i++) {
 		int32_t d = ty_array_dim(a, i);

@@ -52,9 +52,23 @@ void arr_keyenc(ty_datum v, util_buf *out);
 size_t arr_keydec(ty_oid elem, const uint8_t *p, const uint8_t *end, ty_datum *out);
 ty_datum arr_typmod_apply(ty_datum v, int32_t typmod, bool explicit_cast);
 
+/* Polymorphic arguments: the element type of array argument i, from the
+ * resolved argument types, the value itself or the result type. */
+ty_oid arr_fc_elem(const ty_fcinfo *fc, int i);
+/* The element type, checked to have an equality (cmp) function (42883). */
+const ty_type *arr_eq_type(ty_oid elem);
+/* IS NOT DISTINCT FROM on elements of type t. */
+bool arr_not_distinct(const ty_type *t, ty_datum a, ty_datum b);
+
+/* Set-returning functions keep state between calls in fc->cache_arena:
+ * runs fn(arg) with that arena current (restored on error as well). */
+void arr_with_cache_arena(ty_fcinfo *fc, void (*fn)(void *), void *arg);
+
 /* Registration pieces (one per file). */
 void arr_register_types(void);
 void arr_register_funcs(void);
+void arr_register_manip(void);
+void arr_register_text(void);
 void arr_register_srfs(void);
 void arr_register_aggs(void);
 /* Registers the array type over elem if PostgreSQL has one (json area

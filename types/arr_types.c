@@ -150,3 +150,12 @@ void arr_register_types(void)
 	for (size_t i = 0; i < UTIL_ARRAY_LEN(defs); i++)
 		arr_register_array_of(defs[i].eoid);
 }
+
+ty_oid ty_array_type_of(ty_oid elemtype)
+{
+	for (size_t i = 0; i < UTIL_ARRAY_LEN(defs); i++)
+		if (defs[i].eoid == elemtype)
+			return ty_type_get(defs[i].aoid) ? defs[i].aoid : 0;
+	const ty_type *t = ty_type_get(elemtype);
+	return t && t->array && ty_type_get(t->array) ? t->array : 0;
+}

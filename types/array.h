@@ -92,6 +92,22 @@ ty_oid ty_array_type_of(ty_oid elemtype);
 ty_oid ty_array_elem_of(ty_oid arraytype);
 
 /*
+ * Subscripting (PostgreSQL 15 semantics). ty_array_get_element: a[s1]..[sn],
+ * NULL when n differs from the array's dimensions or a subscript is out
+ * of range. ty_array_get_slice: a[lo:hi]..., bounds clipped to the array
+ * (has_lower/has_upper false = omitted bound), dimensions past n taken
+ * whole, result lower bounds 1, empty array when nothing is selected.
+ * ty_array_set_element: a[s1]..[sn] := v; a NULL or empty array becomes a
+ * one-element array at the subscripts, a one-dimensional array grows (with
+ * NULLs in any gap), otherwise 2202E "wrong number of array subscripts" /
+ * "array subscript out of range". Results in the current arena.
+ */
+ty_datum ty_array_get_element(ty_datum a, int n, const int *subs);
+ty_datum ty_array_get_slice(ty_datum a, int n, const int *lower, const bool *has_lower, const int *upper,
+			    const bool *has_upper);
+ty_datum ty_array_set_element(ty_datum a, ty_oid elemtype, int n, const int *subs, ty_datum v);
+
+/*
  * Element-wise cast of an array to another array type (text[]::int[],
  * int[]::numeric(10,2)[]): each non-NULL element goes through
  * ty_cast_value(elem, source elem, target elem, typmod, explicit_cast).

@@ -39,11 +39,13 @@ int64_t ty_dt_clock_now(void);
  * number is hours east of UTC in SQL sign convention ('-8' = UTC-8, shown as
  * "<-08>+08"); otherwise a tz database name (case-insensitive) or a POSIX TZ
  * spec. Returns NULL with err set (22023 invalid value for parameter
- * "TimeZone") when unknown. Zones are cached forever: never freed.
+ * "TimeZone") when unknown, or for leap-second zones (right/...) as
+ * PostgreSQL. Does not throw. Zones are cached forever: never freed.
  */
 const ty_timezone *ty_dt_timezone_for_guc(const char *value, util_err *err);
 /* A fixed-offset zone, gmtoff in seconds east of UTC (SET TIME ZONE
- * INTERVAL '+05:30' HOUR TO MINUTE). NULL if |gmtoff| is out of range. */
+ * INTERVAL '+05:30' HOUR TO MINUTE; SHOW gives "<+05:30>-05:30"). NULL if
+ * |gmtoff| is out of range. Does not throw. */
 const ty_timezone *ty_dt_timezone_fixed(int32_t gmtoff);
 
 /* The local offset (seconds east of UTC) of zone tz (NULL = UTC) at the
@@ -72,6 +74,21 @@ int32_t ty_dt_typmodin(ty_oid type, const int32_t *mods, int n, char *warning);
 #define TY_INTERVAL_SECOND         (1 << 12)
 #define TY_INTERVAL_FULL_RANGE     0x7FFF
 #define TY_INTERVAL_FULL_PRECISION 0xFFFF
+
+/*
+ * SET DateStyle: parses value as PostgreSQL's check_datestyle (keywords ISO,
+ * SQL, Postgres, German, YMD, DMY/Euro*, MDY/US/NonEuro*, DEFAULT; a keyword
+ * left out keeps the current setting, German implies DMY). *style and
+ * *order are the current values on input, the new ones on success. Returns
+ * 0, or -1 with err (22023 invalid value for parameter "DateStyle", with
+ * PostgreSQL's DETAIL). Does not throw.
+ */
+int ty_dt_parse_datestyle(const char *value, ty_datestyle *style, ty_dateorder *order, util_err *err);
+/* SHOW DateStyle: "ISO, MDY", "German, DMY", ... (static string). */
+const char *ty_dt_datestyle_name(ty_datestyle style, ty_dateorder order);
+/* SET/SHOW IntervalStyle (postgres, postgres_verbose, sql_standard, iso_8601). */
+int ty_dt_parse_intervalstyle(const char *value, ty_intervalstyle *out, util_err *err);
+const char *ty_dt_intervalstyle_name(ty_intervalstyle s);
 
 /* Parses a timestamptz literal with the session settings (DateStyle,
  * TimeZone) — same as ty_input(TY_TIMESTAMPTZ, ...). */

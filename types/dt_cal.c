@@ -205,7 +205,7 @@ static int iso_week_start(int year)
 
 int dt_isoweek2j(int year, int week)
 {
-	return (week - 1) * 7 + iso_week_start(year);
+	return dt_wadd(dt_wmul(dt_wadd(week, -1), 7), iso_week_start(year));
 }
 
 void dt_isoweek2date(int woy, int *year, int *mon, int *mday)
@@ -217,7 +217,7 @@ void dt_isoweekdate2date(int isoweek, int wday, int *year, int *mon, int *mday)
 {
 	int jday = dt_isoweek2j(*year, isoweek);
 	/* wday is Gregorian (Sunday = 1); ISO weeks start on Monday. */
-	jday += wday > 1 ? wday - 2 : 6;
+	jday = dt_wadd(jday, wday > 1 ? wday - 2 : 6);
 	dt_j2date(jday, year, mon, mday);
 }
 

@@ -13,6 +13,12 @@
 static ty_datum date_in(const char *s, size_t len, int32_t typmod)
 {
 	(void)typmod;
+	dt_tm ftm;
+	int32_t ffsec;
+	bool fhas_tz;
+	int ftz;
+	if (len == 10 && dt_parse_iso_fast(s, len, &ftm, &ffsec, &fhas_tz, &ftz))
+		return ty_int(dt_date2j(ftm.year, ftm.mon, ftm.mday) - DT_POSTGRES_EPOCH_JDATE);
 	char *str = dt_cstr(s, len);
 	char workbuf[DT_MAXDATELEN + 1];
 	char *field[DT_MAXDATEFIELDS];

@@ -19,9 +19,37 @@ const char *const dt_months_full[] = {"January",  "February", "March",  "April",
 const char *const dt_days_full[] = {"Sunday",   "Monday", "Tuesday",  "Wednesday",
 				    "Thursday", "Friday", "Saturday", NULL};
 
+/* Zero-padded decimal without printf (output is on the hot path of COPY TO
+ * and result sets). */
 static void pad(util_buf *out, long long v, int width)
 {
-	util_buf_printf(out, "%0*lld", width, v);
+	char tmp[32];
+	int n = 0;
+	bool neg = v < 0;
+	unsigned long long u = neg ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+	do {
+		tmp[n++] = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (neg)
+		width--;
+	while (n < width && n < (int)sizeof tmp - 1)
+		tmp[n++] = '0';
+	if (neg)
+		tmp[n++] = '-';
+	char rev[32];
+	for (int i = 0; i < n; i++)
+		rev[i] = tmp[n - 1 - i];
+	util_buf_append(out, rev, (size_t)n);
+}
+
+/* "hh:mm:" */
+static void hhmm(util_buf *out, int h, int m)
+{
+	pad(out, h, 2);
+	util_buf_putc(out, ':');
+	pad(out, m, 2);
+	util_buf_putc(out, ':');
 }
 
 /* Years print as 4+ digits, BC years counted from 1. */
@@ -32,10 +60,7 @@ static void year4(util_buf *out, int year)
 
 void dt_append_seconds(util_buf *out, int sec, int32_t fsec, int precision, bool fillzeros)
 {
-	if (fillzeros)
-		pad(out, abs(sec), 2);
-	else
-		util_buf_printf(out, "%d", abs(sec));
+	pad(out, abs(sec), fillzeros ? 2 : 1);
 	if (fsec == 0)
 		return;
 	int32_t v = abs(fsec);
@@ -66,12 +91,15 @@ void dt_encode_timezone(int tz, bool xsd, util_buf *out)
 	min -= hour * 60;
 	/* tz counts seconds west: the sign shown is the opposite. */
 	util_buf_putc(out, tz <= 0 ? '+' : '-');
-	if (sec != 0)
-		util_buf_printf(out, "%02d:%02d:%02d", hour, min, sec);
-	else if (min != 0 || xsd)
-		util_buf_printf(out, "%02d:%02d", hour, min);
-	else
-		util_buf_printf(out, "%02d", hour);
+	pad(out, hour, 2);
+	if (sec != 0 || min != 0 || xsd) {
+		util_buf_putc(out, ':');
+		pad(out, min, 2);
+	}
+	if (sec != 0) {
+		util_buf_putc(out, ':');
+		pad(out, sec, 2);
+	}
 }
 
 void dt_encode_date(const dt_tm *tm, int style, util_buf *out)
@@ -80,7 +108,10 @@ void dt_encode_date(const dt_tm *tm, int style, util_buf *out)
 	switch (style) {
 	case TY_DATES_ISO:
 		year4(out, tm->year);
-		util_buf_printf(out, "-%02d-%02d", tm->mon, tm->mday);
+		util_buf_putc(out, '-');
+		pad(out, tm->mon, 2);
+		util_buf_putc(out, '-');
+		pad(out, tm->mday, 2);
 		break;
 	case TY_DATES_SQL:
 		if (order == TY_ORDER_DMY)
@@ -109,7 +140,7 @@ void dt_encode_date(const dt_tm *tm, int style, util_buf *out)
 
 void dt_encode_time(const dt_tm *tm, int32_t fsec, bool print_tz, int tz, util_buf *out)
 {
-	util_buf_printf(out, "%02d:%02d:", tm->hour, tm->min);
+	hhmm(out, tm->hour, tm->min);
 	dt_append_seconds(out, tm->sec, fsec, DT_MAX_TIME_PRECISION, true);
 	if (print_tz)
 		dt_encode_timezone(tz, false, out);
@@ -129,7 +160,12 @@ void dt_encode_datetime(dt_tm *tm, int32_t fsec, bool print_tz, int tz, const ch
 	switch (style) {
 	case TY_DATES_ISO:
 		year4(out, tm->year);
-		util_buf_printf(out, "-%02d-%02d %02d:%02d:", tm->mon, tm->mday, tm->hour, tm->min);
+		util_buf_putc(out, '-');
+		pad(out, tm->mon, 2);
+		util_buf_putc(out, '-');
+		pad(out, tm->mday, 2);
+		util_buf_putc(out, ' ');
+		hhmm(out, tm->hour, tm->min);
 		dt_append_seconds(out, tm->sec, fsec, DT_MAX_TIMESTAMP_PRECISION, true);
 		if (print_tz)
 			dt_encode_timezone(tz, false, out);

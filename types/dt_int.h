@@ -126,6 +126,17 @@ UTIL_NORETURN void dt_err_ts_range(void);
 UTIL_NORETURN void dt_err_date_range(void);
 UTIL_NORETURN void dt_err_interval_range(void);
 
+/* Wrapping int arithmetic: PostgreSQL is built with -fwrapv, so where it
+ * does not check for overflow its results are these. */
+static inline int dt_wmul(int a, int b)
+{
+	return (int)((unsigned)a * (unsigned)b);
+}
+static inline int dt_wadd(int a, int b)
+{
+	return (int)((unsigned)a + (unsigned)b);
+}
+
 /* Checked arithmetic helpers. */
 static inline bool dt_add64(int64_t a, int64_t b, int64_t *r)
 {
@@ -294,12 +305,27 @@ int dt_decode_timeonly(char **field, int *ftype, int nf, int *dtype, dt_tm *tm, 
 int dt_decode_interval(char **field, int *ftype, int nf, int range, int *dtype, dt_itm_in *itm);
 int dt_decode_iso8601_interval(char *str, int *dtype, dt_itm_in *itm);
 int dt_decode_timezone(const char *str, int *tzp);
+/* Final Y/M/D checks and BC / 2-digit year adjustment (ValidateDate). */
+int dt_validate_date(int fmask, bool isjulian, bool is2digits, bool bc, dt_tm *tm);
+/* Raises the error for an interval time zone with months or days. */
+UTIL_NORETURN void dt_err_interval_zone(const ty_interval *iv);
+/* Zone lookup as AT TIME ZONE does: abbreviation, then zone name. Returns
+ * DT_TZ/DT_DTZ (fixed *offset_east), DT_DYNTZ or DT_UNKNOWN_FIELD (zone set). */
+int dt_lookup_zone_text(const char *name, int *offset_east, const ty_timezone **zone);
 /* Token tables: returns the token class (DT_*) and *val, or DT_UNKNOWN_FIELD. */
 int dt_decode_special(const char *lowtoken, int *val);
 int dt_decode_units(const char *lowtoken, int *val);
 /* Abbreviation lookup: DT_TZ / DT_DTZ / DT_DYNTZ or DT_UNKNOWN_FIELD; *val =
  * seconds east; *tz set for dynamic ones. */
 int dt_decode_tzabbrev(const char *lowtoken, int *val, const ty_timezone **tz);
+/* Fast path for YYYY-MM-DD[( |T)HH:MM[:SS[.ffffff]]][Z|+HH[:MM]|-HH[:MM]]:
+ * fills the fields (tz = seconds west when *has_tz) and returns true, or
+ * false when the general parser must decide (it gives the same result for
+ * everything accepted here). */
+bool dt_parse_iso_fast(const char *s, size_t len, dt_tm *tm, int32_t *fsec, bool *has_tz, int *tz);
+/* timestamp(tz) input through the general parser only (tests compare it
+ * with the fast path). */
+int64_t dt_ts_parse_generic(const char *s, size_t len, bool with_tz, const char *tname);
 /* Throws the PostgreSQL error for a parse failure (DateTimeParseError). */
 UTIL_NORETURN void dt_parse_error(int dterr, const char *str, const char *datatype);
 /* Copies [s, s+len) into a NUL-terminated arena string. */
@@ -407,5 +433,7 @@ void dt_register_funcs(void);
 void dt_register_fields(void);
 void dt_register_format(void);
 void dt_register_numfmt(void);
+void dt_register_tznames(void);
+void dt_register_sends(void);
 
 #endif /* STRATA_DT_INT_H */

@@ -729,7 +729,7 @@ int dt_decode_timezone(const char *str, int *tzp)
 	return 0;
 }
 
-static int validate_date(int fmask, bool isjulian, bool is2digits, bool bc, dt_tm *tm)
+int dt_validate_date(int fmask, bool isjulian, bool is2digits, bool bc, dt_tm *tm)
 {
 	if (fmask & DTK_M(DT_YEAR)) {
 		if (isjulian) {
@@ -1077,7 +1077,7 @@ int dt_decode_datetime(char **field, int *ftype, int nf, int *dtype, dt_tm *tm, 
 		return DTERR_BAD_FORMAT;
 
 	if (*dtype == DTK_DATE) {
-		r = validate_date(fmask, isjulian, is2digits, bc, tm);
+		r = dt_validate_date(fmask, isjulian, is2digits, bc, tm);
 		if (r)
 			return r;
 		if (mer != DT_HR24 && tm->hour > 12)
@@ -1325,7 +1325,7 @@ int dt_decode_timeonly(char **field, int *ftype, int nf, int *dtype, dt_tm *tm, 
 	}
 	if (ptype != 0)
 		return DTERR_BAD_FORMAT;
-	r = validate_date(fmask, isjulian, is2digits, bc, tm);
+	r = dt_validate_date(fmask, isjulian, is2digits, bc, tm);
 	if (r)
 		return r;
 	if (mer != DT_HR24 && tm->hour > 12)
@@ -1374,4 +1374,84 @@ int dt_decode_timeonly(char **field, int *ftype, int nf, int *dtype, dt_tm *tm, 
 		tm->isdst = tt.isdst;
 	}
 	return 0;
+}
+
+/* ---------------------------------------------------------------- fast path */
+
+static bool digits(const char *s, int n, int *v)
+{
+	int x = 0;
+	for (int i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+		x = x * 10 + (s[i] - '0');
+	}
+	*v = x;
+	return true;
+}
+
+bool dt_parse_iso_fast(const char *s, size_t len, dt_tm *tm, int32_t *fsec, bool *has_tz, int *tz)
+{
+	int y, m, d;
+	if (len < 10 || s[4] != '-' || s[7] != '-' || !digits(s, 4, &y) || !digits(s + 5, 2, &m) ||
+	    !digits(s + 8, 2, &d))
+		return false;
+	if (y < 1 || m < 1 || m > 12 || d < 1 || d > dt_days_in_month(y, m))
+		return false;
+	memset(tm, 0, sizeof *tm);
+	tm->year = y, tm->mon = m, tm->mday = d;
+	*fsec = 0;
+	*has_tz = false;
+	*tz = 0;
+	size_t i = 10;
+	if (i == len)
+		return true;
+	int hh, mi, ss = 0;
+	if ((s[i] != ' ' && s[i] != 'T') || len < i + 6 || !digits(s + i + 1, 2, &hh) || s[i + 3] != ':' ||
+	    !digits(s + i + 4, 2, &mi) || hh > 23 || mi > 59)
+		return false;
+	i += 6;
+	if (i < len && s[i] == ':') {
+		if (len < i + 3 || !digits(s + i + 1, 2, &ss) || ss > 59)
+			return false;
+		i += 3;
+		if (i < len && s[i] == '.') {
+			int n = 0, f = 0;
+			i++;
+			while (i < len && s[i] >= '0' && s[i] <= '9' && n < 7) {
+				f = f * 10 + (s[i] - '0');
+				n++;
+				i++;
+			}
+			/* 7+ digits need rounding: leave them to the general parser. */
+			if (n == 0 || n > 6)
+				return false;
+			while (n++ < 6)
+				f *= 10;
+			*fsec = f;
+		}
+	}
+	tm->hour = hh, tm->min = mi, tm->sec = ss;
+	if (i == len)
+		return true;
+	if (s[i] == 'Z' && i + 1 == len) {
+		*has_tz = true;
+		return true;
+	}
+	if (s[i] != '+' && s[i] != '-')
+		return false;
+	int zh, zm = 0;
+	if (len < i + 3 || !digits(s + i + 1, 2, &zh))
+		return false;
+	size_t j = i + 3;
+	if (j < len) {
+		if (s[j] != ':' || len != j + 3 || !digits(s + j + 1, 2, &zm))
+			return false;
+	}
+	if (zh > DT_MAX_TZDISP_HOUR || zm > 59)
+		return false;
+	int secs = zh * 3600 + zm * 60;
+	*tz = s[i] == '-' ? secs : -secs;
+	*has_tz = true;
+	return true;
 }

@@ -11,7 +11,26 @@
 
 /* ---------------------------------------------------------------- I/O */
 
+static int64_t ts_parse(const char *s, size_t len, bool with_tz, const char *tname);
+
 static int64_t ts_parse(const char *s, size_t len, bool with_tz, const char *tname)
+{
+	dt_tm ftm;
+	int32_t ffsec;
+	bool fhas_tz;
+	int ftz;
+	int64_t fres;
+	if (dt_parse_iso_fast(s, len, &ftm, &ffsec, &fhas_tz, &ftz)) {
+		if (with_tz && !fhas_tz)
+			ftz = dt_determine_tz_offset(&ftm, dt_session_tz());
+		if (dt_tm2ts(&ftm, ffsec, with_tz ? &ftz : NULL, &fres) == 0)
+			return fres;
+		/* out of range: let the general path raise the error */
+	}
+	return dt_ts_parse_generic(s, len, with_tz, tname);
+}
+
+int64_t dt_ts_parse_generic(const char *s, size_t len, bool with_tz, const char *tname)
 {
 	char *str = dt_cstr(s, len);
 	char workbuf[DT_MAXDATELEN + DT_MAXDATEFIELDS];

@@ -337,7 +337,10 @@ static bool parse_tzif(const uint8_t *buf, size_t len, ty_timezone *tz)
 		if (e && e > p + 1) {
 			char *spec = dup_abbr((const char *)p + 1, (int)(e - p - 1));
 			ty_timezone rule = {0};
-			if (parse_posix(spec, &rule)) {
+			if (!parse_posix(spec, &rule)) {
+				free((void *)rule.std.abbr);
+				free((void *)rule.dst.abbr);
+			} else {
 				tz->has_rule = true;
 				tz->rule_dst = rule.rule_dst;
 				tz->std = rule.std;
@@ -426,8 +429,41 @@ static uint8_t *read_zone_file(const char *name, char *canon, size_t canon_size,
 
 /* ---------------------------------------------------------------- cache */
 
+/* The zone cache: a chained hash table keyed by the upper-cased name,
+ * growing by doubling; entries are never removed. */
 static pthread_mutex_t cache_mu = PTHREAD_MUTEX_INITIALIZER;
-static ty_timezone *cache_head;
+static ty_timezone **cache_tab;
+static size_t cache_cap, cache_n;
+
+static size_t cache_slot(const char *key, size_t cap)
+{
+	return (size_t)(util_hash64(key, strlen(key), 7) & (cap - 1));
+}
+
+static void cache_insert(ty_timezone *tz)
+{
+	if (cache_n * 2 >= cache_cap) {
+		size_t ncap = cache_cap ? cache_cap * 2 : 256;
+		ty_timezone **ntab = util_xcalloc(ncap, sizeof *ntab);
+		for (size_t i = 0; i < cache_cap; i++) {
+			ty_timezone *z = cache_tab[i];
+			while (z) {
+				ty_timezone *next = z->next;
+				size_t h = cache_slot(z->key, ncap);
+				z->next = ntab[h];
+				ntab[h] = z;
+				z = next;
+			}
+		}
+		free(cache_tab);
+		cache_tab = ntab;
+		cache_cap = ncap;
+	}
+	size_t h = cache_slot(tz->key, cache_cap);
+	tz->next = cache_tab[h];
+	cache_tab[h] = tz;
+	cache_n++;
+}
 
 static ty_timezone utc_zone = {
     .name = "UTC", .ntypes = 1, .types = &utc_zone.std, .has_rule = true, .std = {0, false, "UTC"}};
@@ -439,10 +475,26 @@ const ty_timezone *dt_tz_utc(void)
 
 static ty_timezone *cache_find(const char *key)
 {
-	for (ty_timezone *z = cache_head; z; z = z->next)
+	if (!cache_cap)
+		return NULL;
+	for (ty_timezone *z = cache_tab[cache_slot(key, cache_cap)]; z; z = z->next)
 		if (strcmp(z->key, key) == 0)
 			return z;
 	return NULL;
+}
+
+/* Frees a zone that failed to load (loaded zones live forever). */
+static void zone_discard(ty_timezone *tz)
+{
+	free(tz->trans);
+	free(tz->idx);
+	if (tz->types && tz->types != &tz->std) {
+		/* TZif abbreviations share one block starting at the first type's. */
+		free(tz->types);
+	}
+	free((void *)tz->std.abbr);
+	free((void *)tz->dst.abbr);
+	memset(tz, 0, sizeof *tz);
 }
 
 static ty_timezone *load_zone(const char *upper)
@@ -457,9 +509,10 @@ static ty_timezone *load_zone(const char *upper)
 		return tz;
 	}
 	free(buf);
-	memset(tz, 0, sizeof *tz);
+	zone_discard(tz);
 	/* "GMT" is parsed as a POSIX spec with offset 0, as tzcode's last-ditch parse. */
 	if (upper[0] == ':' || !parse_posix(strcmp(upper, "GMT") == 0 ? "GMT0" : upper, tz)) {
+		zone_discard(tz);
 		free(tz);
 		return NULL;
 	}
@@ -486,8 +539,7 @@ const ty_timezone *dt_tzset(const char *name)
 		tz = load_zone(upper);
 		if (tz) {
 			tz->key = util_xstrdup(upper);
-			tz->next = cache_head;
-			cache_head = tz;
+			cache_insert(tz);
 		}
 	}
 	pthread_mutex_unlock(&cache_mu);

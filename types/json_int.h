@@ -8,6 +8,7 @@
 #ifndef STRATA_JSON_INT_H
 #define STRATA_JSON_INT_H
 
+#include "array.h"
 #include "json.h"
 #include "types_int.h"
 
@@ -146,11 +147,31 @@ void jsonb_out_buf(ty_datum d, util_buf *out);
 /* Ordering and hashing (json_cmp.c). */
 int jsonb_cmp_datum(ty_datum a, ty_datum b);
 uint64_t jsonb_hash_datum(ty_datum a);
+/* Order-preserving key encoding (json_keys.c). */
+void jsonb_keyenc(ty_datum v, util_buf *out);
+size_t jsonb_keydec(const uint8_t *p, const uint8_t *end, ty_datum *out);
 /* @> (jsonb_contains). */
 bool jsonb_contains_datum(ty_datum a, ty_datum b);
 
+/* Shared by the json function files. */
+jv *json_tree_of(ty_datum json_text); /* json functions' parse (de-escaped, as written) */
+/* A path step as an array index (strtoint: leading spaces, sign, digits,
+ * nothing after, int range); false if not one. */
+bool json_path_index(const char *s, size_t n, int *out);
+/* JsonbValueAsText: strings bare, null -> SQL NULL, containers as text. */
+ty_datum jbe_as_text(jbe e);
+/* The root of a jsonb datum as an entry (a raw scalar unwrapped). */
+jbe jb_root_entry(ty_datum d);
+/* A SQL value as a JSON tree (to_jsonb rules); key: as an object key
+ * (scalars only, always a string). */
+jv *json_datum_to_jv(ty_datum v, ty_oid type, bool key);
+/* Compact JSON text of a tree (no spaces), as json_strip_nulls prints. */
+void jv_out_compact(const jv *v, util_buf *out);
+
 /* Registration pieces of the json area. */
 void json_register_types(void);
+void json_register_access(void);
+void json_register_modify(void);
 void json_register_ops(void);
 void json_register_funcs(void);
 void json_register_build(void);

@@ -82,6 +82,9 @@ static const ty_type json_types[] = {
      .send = jsonb_send,
      .cmp = jsonb_cmp_datum,
      .hash = jsonb_hash_datum,
+     .keyenc = jsonb_keyenc,
+     .keydec = jsonb_keydec,
+     .key_lossy = true,
      .input_name = "jsonb_in",
      .output_name = "jsonb_out"},
 };

@@ -4,4 +4,9 @@
 void ty_register_json(void)
 {
 	json_register_types();
+	json_register_access();
+	json_register_modify();
+	json_register_build();
+	json_register_srfs();
+	json_register_aggs();
 }

@@ -219,3 +219,32 @@ void jv_out(const jv *v, util_buf *out, bool pretty)
 {
 	out_rec(v, out, pretty, 0);
 }
+
+static void compact_rec(const jv *v, util_buf *out, int depth)
+{
+	if (depth > JSON_MAX_DEPTH)
+		json_depth_error();
+	if (v->type != JV_ARRAY && v->type != JV_OBJECT) {
+		out_scalar(v, out);
+		return;
+	}
+	bool obj = v->type == JV_OBJECT;
+	util_buf_putc(out, obj ? '{' : '[');
+	for (uint32_t i = 0; i < v->n; i++) {
+		if (i)
+			util_buf_putc(out, ',');
+		if (obj) {
+			json_escape(out, v->kids[2 * i].s, v->kids[2 * i].len);
+			util_buf_putc(out, ':');
+			compact_rec(&v->kids[2 * i + 1], out, depth + 1);
+		} else {
+			compact_rec(&v->kids[i], out, depth + 1);
+		}
+	}
+	util_buf_putc(out, obj ? '}' : ']');
+}
+
+void jv_out_compact(const jv *v, util_buf *out)
+{
+	compact_rec(v, out, 0);
+}

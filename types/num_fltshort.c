@@ -4,6 +4,8 @@
  * significant digits that read back as the same binary value, and among
  * those the one nearest the exact value.
  *
+ * This is the test oracle for num_ryu.c (the production path).
+ *
  * Method (a correct search, not Ryu itself): for a precision P, the
  * correctly rounded P-digit decimal (printf %.*e, exact in glibc) is the
  * nearest P-digit candidate; it round-trips (strtod/strtof, exact) iff some
@@ -159,11 +161,11 @@ static int shortest(double v, bool isfloat, char *d, int *exp10)
 	return n;
 }
 
-int num_shortest_double(double v, char *d, int *exp10)
+int num_shortest_search_double(double v, char *d, int *exp10)
 {
 	return shortest(v, false, d, exp10);
 }
-int num_shortest_float(float v, char *d, int *exp10)
+int num_shortest_search_float(float v, char *d, int *exp10)
 {
 	return shortest(v, true, d, exp10);
 }

@@ -281,7 +281,9 @@ static void numeric_send(ty_datum d, util_buf *out)
 	util_buf_put_be16(out, (uint16_t)v.ndigits);
 	util_buf_put_be16(out, (uint16_t)(int16_t)v.weight);
 	util_buf_put_be16(out, (uint16_t)v.sign);
-	util_buf_put_be16(out, (uint16_t)v.dscale);
+	/* PostgreSQL reads the infinities' dscale out of their header bits as
+	 * if they were short-format numerics, which gives 32; clients see it. */
+	util_buf_put_be16(out, (uint16_t)(nv_isinf(&v) ? 32 : v.dscale));
 	for (int i = 0; i < v.ndigits; i++)
 		util_buf_put_be16(out, (uint16_t)v.digits[i]);
 }
@@ -303,31 +305,69 @@ static int special_rank(int sign)
 	}
 }
 
-int ty_numeric_cmp(ty_datum a, ty_datum b)
+/* Datum accessors for the allocation-free paths (order, hash): datums
+ * are always normalised (no leading/trailing zero digits). */
+static inline uint16_t dn16(const uint8_t *p)
 {
-	nvar x, y;
-	nv_from_datum(a, &x);
-	nv_from_datum(b, &y);
-	int rx = special_rank(x.sign), ry = special_rank(y.sign);
-	if (rx || ry)
-		return (rx > ry) - (rx < ry);
-	return nv_cmp(&x, &y);
+	return (uint16_t)(p[0] | p[1] << 8);
+}
+static inline int dn_sign(ty_datum d)
+{
+	return dn16(d.p);
+}
+static inline int dn_weight(ty_datum d)
+{
+	return (int16_t)dn16((const uint8_t *)d.p + 2);
+}
+static inline int dn_ndigits(ty_datum d)
+{
+	return (int)(d.len - TY_NUMERIC_HDRSZ) / 2;
+}
+static inline int dn_digit(ty_datum d, int i)
+{
+	return dn16((const uint8_t *)d.p + TY_NUMERIC_HDRSZ + 2 * i);
 }
 
-/* Hash of the stripped digits, weight and sign: dscale is ignored so
- * 1.0 and 1.00 hash alike. */
+int ty_numeric_cmp(ty_datum a, ty_datum b)
+{
+	int sa = dn_sign(a), sb = dn_sign(b);
+	int rx = special_rank(sa), ry = special_rank(sb);
+	if (rx || ry)
+		return (rx > ry) - (rx < ry);
+	int na = dn_ndigits(a), nb = dn_ndigits(b);
+	int ga = na == 0 ? 0 : sa == TY_NUMERIC_NEG ? -1 : 1;
+	int gb = nb == 0 ? 0 : sb == TY_NUMERIC_NEG ? -1 : 1;
+	if (ga != gb)
+		return ga < gb ? -1 : 1;
+	if (ga == 0)
+		return 0;
+	/* same sign: compare magnitudes, then flip for negatives */
+	int c = 0, wa = dn_weight(a), wb = dn_weight(b);
+	if (wa != wb) {
+		c = wa > wb ? 1 : -1;
+	} else {
+		int n = na < nb ? na : nb;
+		for (int i = 0; i < n && !c; i++) {
+			int x = dn_digit(a, i), y = dn_digit(b, i);
+			c = (x > y) - (x < y);
+		}
+		if (!c)
+			c = (na > nb) - (na < nb);
+	}
+	return ga > 0 ? c : -c;
+}
+
+/* Hash of sign, weight and digits: dscale is ignored so 1.0 and 1.00 hash
+ * alike. */
 uint64_t ty_numeric_hash(ty_datum n)
 {
-	nvar v;
-	nv_from_datum(n, &v);
-	nv_strip(&v);
-	if (nv_special(&v))
-		return util_hash_mix((uint64_t)v.sign);
-	if (v.ndigits == 0)
+	int sign = dn_sign(n);
+	if ((sign & 0xC000) == 0xC000)
+		return util_hash_mix((uint64_t)sign);
+	if (dn_ndigits(n) == 0)
 		return util_hash_mix(0x5eed);
-	uint64_t h =
-	    util_hash64(v.digits, (size_t)v.ndigits * sizeof(ndig), (uint64_t)(v.weight * 2 + (v.sign != 0)));
-	return h;
+	return util_hash64((const uint8_t *)n.p + TY_NUMERIC_HDRSZ, n.len - TY_NUMERIC_HDRSZ,
+			   (uint64_t)(dn_weight(n) * 2 + (sign != 0)));
 }
 
 /*

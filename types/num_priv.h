@@ -54,11 +54,16 @@ double num_float8_parse(const char *s, size_t len, const char *typname, const ch
 float num_float4_parse(const char *s, size_t len);
 void num_float8_out(double v, util_buf *out);
 void num_float4_out(float v, util_buf *out);
-/* Shortest round-trip digits: writes digits (no point) into d, returns the
+/* Shortest round-trip digits as PostgreSQL's Ryu picks them: writes the
+ * digits (no point, no trailing zeros) into d (>= 24 bytes), returns their
  * count; *exp10 is the decimal exponent of the first digit (value =
- * 0.d1d2... * 10^(exp10)). For finite nonzero v. */
+ * d1.d2d3... * 10^exp10). For finite, nonzero, positive v. num_ryu.c; the
+ * _search variants (num_fltshort.c) compute the same by an independent
+ * search and serve as the test oracle. */
 int num_shortest_double(double v, char *d, int *exp10);
 int num_shortest_float(float v, char *d, int *exp10);
+int num_shortest_search_double(double v, char *d, int *exp10);
+int num_shortest_search_float(float v, char *d, int *exp10);
 
 /* ---------------------------------------------------------------- numeric */
 

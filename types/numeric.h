@@ -68,30 +68,67 @@ int ty_numeric_sign(ty_datum n);
 int ty_numeric_dscale(ty_datum n);
 
 /*
- * A running sum of numeric values (the sum/avg aggregates' state, also for
- * the SQL layer): add values, read the sum at any time. The accumulator
- * keeps its digits in memory from the arena current at ty_numeric_sum_add()
- * time; it grows only when a value needs more digits than seen before.
+ * An exact running sum of numeric values (the state of sum/avg/stddev over
+ * numeric, also usable by the SQL layer): add and remove values, read the
+ * sum at any time. Digits are kept unnormalised in int64 slots, so adding
+ * is a loop of integer additions without allocation; the inline slots hold
+ * 32 decimal digits, wider sums move to memory from the arena current at
+ * the time of the add (which must live as long as the sum, like an
+ * aggregate's group arena). The struct holds no pointer into itself, but
+ * it is not byte-copyable once it has spilled to arena memory.
  * Zero-initialise before use.
  */
+#define TY_NUMERIC_SUM_INLINE 8
 typedef struct ty_numeric_sum {
-	int64_t count;  /* values added (incl. specials) */
-	int npos, nneg; /* NaN / +Inf / -Inf seen */
-	int nnan;
-	int weight;  /* weight of acc[0] */
-	int ndigits; /* acc slots in use */
-	int cap;
-	int dscale;   /* max dscale of the inputs */
-	int pending;  /* additions since the last carry propagation */
-	int32_t *acc; /* base-10000 digits, unnormalised (may exceed NBASE) */
+	int64_t n;                  /* finite values added (minus removed) */
+	int64_t nnan, npinf, nninf; /* special values */
+	int32_t weight;             /* base-10000 weight of slot 0 */
+	int32_t ndigits;            /* slots in use */
+	int32_t cap;                /* capacity of heap (0: inline) */
+	int32_t adds;               /* additions since the last normalisation */
+	int64_t *heap;              /* arena slots when wider than inline */
+	int64_t inl[TY_NUMERIC_SUM_INLINE];
+	/* display scales seen, to know the sum's dscale after removals */
+	int32_t scale_cap; /* entries at scales (0: inline) */
+	int32_t *scales;
+	int32_t inl_scales[8];
 } ty_numeric_sum;
 
 void ty_numeric_sum_add(ty_numeric_sum *s, ty_datum n);
-void ty_numeric_sum_sub(ty_numeric_sum *s, ty_datum n); /* inverse transition */
-void ty_numeric_sum_add_int64(ty_numeric_sum *s, int64_t v);
+/* Removes a value added before (window frames). */
+void ty_numeric_sum_sub(ty_numeric_sum *s, ty_datum n);
+/* Adds (or with remove, takes away) the square of a value, exactly, with
+ * twice its display scale (the sum of squares of the variance family). */
+void ty_numeric_sum_add_square(ty_numeric_sum *s, ty_datum n, bool remove);
+/* Adds (or with remove, takes away) an integer, counted like a value. */
+void ty_numeric_sum_add_int128(ty_numeric_sum *s, __int128 v, bool remove);
 /* Merges b into a (parallel partial sums). */
 void ty_numeric_sum_combine(ty_numeric_sum *a, const ty_numeric_sum *b);
-/* The sum (NaN/Infinity rules as PostgreSQL); count == 0 gives zero. */
+/* Values added and not removed, specials included. */
+int64_t ty_numeric_sum_count(const ty_numeric_sum *s);
+/* The sum with the largest display scale of the values in it; NaN if any
+ * NaN, else +-Infinity (NaN when both); zero when empty. */
 ty_datum ty_numeric_sum_result(const ty_numeric_sum *s);
+
+/*
+ * The oid-alias types regclass, regtype, regproc, regprocedure, regoper,
+ * regoperator, regnamespace, regrole, regcollation, regconfig and
+ * regdictionary are oids whose text form names a catalog object. types/
+ * knows no catalog, so the SQL layer installs a resolver (at startup,
+ * before sessions run; it reads its own per-thread session state such as
+ * search_path). Without a resolver, or when it returns false, input accepts
+ * only digit strings (and "-" for 0) and output prints the number, which is
+ * also PostgreSQL's output for an oid it cannot find.
+ */
+typedef struct ty_reg_resolver {
+	/* Name -> oid: true with *oid set, or throw PostgreSQL's error
+	 * (42P01 relation "x" does not exist ...); false if not handled. */
+	bool (*in)(ty_oid regtype, const char *name, ty_oid *oid);
+	/* Oid -> name appended to out as PostgreSQL prints it (qualified and
+	 * quoted when needed); false when the oid is unknown. */
+	bool (*out)(ty_oid regtype, ty_oid oid, util_buf *out);
+} ty_reg_resolver;
+
+void ty_set_reg_resolver(const ty_reg_resolver *r); /* r must stay alive */
 
 #endif /* STRATA_NUMERIC_H */

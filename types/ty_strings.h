@@ -44,6 +44,31 @@ bool ty_like_match(const char *s, size_t slen, const char *p, size_t plen, bool 
  */
 bool ty_like_prefix(const char *p, size_t plen, util_buf *out);
 
+/* ---------------------------------------------------------------- regular expressions */
+
+/*
+ * PostgreSQL's advanced regular expressions (the ~ operators, regexp_*),
+ * matched by Strata's own engine (types/regex_*.c): leftmost match, longest
+ * or shortest by the RE's greediness, captures dissected as PostgreSQL's;
+ * Thompson-NFA simulation, bounded work (see regex_exec.c).
+ */
+typedef struct ty_regex ty_regex;
+
+/* Parses regexp flag letters ("gimnpqstwx..."); 'g' sets *glob when glob
+ * is not NULL and is rejected otherwise. Throws 22023 `invalid regular
+ * expression option: "z"`. Returns cflags for ty_regex_compile. */
+int ty_regex_parse_flags(const char *s, size_t n, bool *glob);
+/* Compiles pattern (UTF-8) into arena a; valid as long as a. Throws 2201B
+ * `invalid regular expression: ...` as PostgreSQL. */
+ty_regex *ty_regex_compile(const char *pat, size_t len, int cflags, util_arena *a);
+int ty_regex_ncaptures(const ty_regex *re);
+/* Does s contain a match? Scratch memory comes from the current arena. */
+bool ty_regex_match(const ty_regex *re, const char *s, size_t len);
+/* The literal prefix every match starts with when the RE is anchored at
+ * the start (^abc...); appended to out. Returns true when the RE is exactly
+ * ^literal$ . */
+bool ty_regex_prefix(const ty_regex *re, util_buf *out);
+
 /* ---------------------------------------------------------------- quoting */
 
 /* quote_ident(): appends s, double-quoted when it is not a lower-case

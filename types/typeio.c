@@ -1,5 +1,6 @@
 /* typeio.c — type-dispatching helpers: text I/O, comparison, format_type
  * and run-time casts, on top of the registry. */
+#include "array.h"
 #include "types_int.h"
 
 #include <string.h>
@@ -161,6 +162,10 @@ ty_datum ty_cast_value(ty_datum v, ty_oid source, ty_oid target, int32_t typmod,
 		}
 		return apply_typmod(dst, io_cast(v, src, dst, TY_TYPMOD_NONE), typmod, explicit_cast);
 	}
+	/* Arrays cast element by element (PostgreSQL's array coercion:
+	 * text[]::int[]); the target typmod applies to each element. */
+	if (src->category == 'A' && dst->category == 'A' && src->elem && dst->elem)
+		return ty_array_coerce(v, target, typmod, explicit_cast);
 	/* Unknown literals and string types convert through text I/O, as
 	 * PostgreSQL's automatic I/O conversion casts do. */
 	if (source == TY_UNKNOWN || src->category == 'S' || dst->category == 'S')

@@ -92,6 +92,10 @@ static void test_snapshot_reads(void **state)
 static void test_versions(void **state)
 {
 	env *e = *state;
+	kv_family_opts fo;
+	kv_family_opts_default(&fo, "a");
+	fo.max_versions = 5;
+	assert_int_equal(kv_table_alter_family(e->s, "t", &fo, false), KV_OK);
 	for (int i = 1; i <= 5; i++) {
 		char v[16];
 		snprintf(v, sizeof(v), "v%d", i);

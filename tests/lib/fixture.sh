@@ -60,7 +60,7 @@ fixture_wait_port() {
 
 # fixture_sanitizer_report LOG: 0 if LOG holds an ASan/UBSan/LSan report.
 fixture_sanitizer_report() {
-	grep -qE 'ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:|SUMMARY: (Address|Undefined|Leak)Sanitizer' \
+	grep -qE 'ERROR: (AddressSanitizer|LeakSanitizer)|[0-9]+:[0-9]+: runtime error: |SUMMARY: (Address|Undefined|Leak)Sanitizer' \
 		"$1" 2>/dev/null
 }
 

@@ -79,10 +79,10 @@ fixture_early_death() {
 check "fixture: a server that dies during startup fails and keeps its log" fixture_early_death
 
 fixture_sanitizer() {
-	FAKE_LOG_LINE='==1==ERROR: AddressSanitizer: heap-use-after-free' STRATA_BIN=$tmp/fake_server \
+	FAKE_LOG_LINE='x.c:12:5: runtime error: signed integer overflow' STRATA_BIN=$tmp/fake_server \
 		fixture_start selftest-asan || return 1
 	FAKE_LOG_LINE='' fixture_stop && return 1
-	grep -q AddressSanitizer "$FIX_KEPT_LOG"
+	grep -q "runtime error" "$FIX_KEPT_LOG"
 }
 check "fixture: a sanitizer report in the server log fails the stop" fixture_sanitizer
 
@@ -103,9 +103,12 @@ check "fixture: a server ignoring SIGTERM is killed and fails the stop" fixture_
 python_fixture() {
 	STRATA_BIN=$pgshim /usr/bin/python3 tests/lib/strata_fixture.py run selftest-py -- \
 		sh -c 'psql -X -At -c "select 40 + 2" | grep -qx 42' || return 1
-	! FAKE_EXIT=2 STRATA_BIN=$tmp/fake_server /usr/bin/python3 tests/lib/strata_fixture.py run selftest-py2 -- true
+	FAKE_EXIT=2 STRATA_BIN=$tmp/fake_server /usr/bin/python3 tests/lib/strata_fixture.py run selftest-py2 -- true &&
+		return 1
+	! FAKE_LOG_LINE='==7==ERROR: AddressSanitizer: heap-use-after-free' STRATA_BIN=$tmp/fake_server \
+		/usr/bin/python3 tests/lib/strata_fixture.py run selftest-py3 -- true
 }
-check "fixture (python): runs a client with PG* set; flags an unclean exit" python_fixture
+check "fixture (python): runs a client with PG* set; flags an exit status or sanitizer report" python_fixture
 
 # ---------------------------------------------------------------- slt_runner
 STRATA_BIN=$pgshim fixture_start selftest-runners || {

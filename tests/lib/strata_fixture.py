@@ -23,6 +23,7 @@ PGHOST/PGPORT/PGUSER/PGDATABASE and STRATA_DSN set for it:
 The exit status is the command's, or 1 if the server did not exit cleanly.
 """
 import os
+import re
 import shutil
 import signal
 import socket
@@ -32,9 +33,8 @@ import tempfile
 import time
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-SANITIZER_MARKS = ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:",
-                   "SUMMARY: AddressSanitizer", "SUMMARY: UndefinedBehaviorSanitizer",
-                   "SUMMARY: LeakSanitizer")
+SANITIZER_RE = re.compile(r"ERROR: (AddressSanitizer|LeakSanitizer)|[0-9]+:[0-9]+: runtime error: "
+                          r"|SUMMARY: (Address|Undefined|Leak)Sanitizer")
 
 
 def strata_bin():
@@ -186,7 +186,7 @@ class StrataServer:
         if self.log_path and os.path.exists(self.log_path):
             with open(self.log_path, errors="replace") as f:
                 text = f.read()
-            if any(m in text for m in SANITIZER_MARKS):
+            if SANITIZER_RE.search(text):
                 print("fixture: sanitizer report in the server log", file=sys.stderr)
                 clean = False
         if not clean or self._failed or os.environ.get("FIX_KEEP") == "always":

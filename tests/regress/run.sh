@@ -51,8 +51,9 @@ failed=0
 server_up=0
 
 start_server() { # NAME
-	fixture_start "regress-$1"
+	fixture_start "regress-$1" 2>"$logs/fixture.err"
 	local rc=$?
+	cat "$logs/fixture.err" >&2
 	if ((rc == 3)); then
 		n=$(wc -w <<<"$names")
 		echo "# regress: skipped, this tree has no server yet"
@@ -66,7 +67,8 @@ start_server() { # NAME
 for name in $names; do
 	t0=$(date +%s.%N)
 	if ((!server_up)) && ! start_server "$name"; then
-		echo "# FAIL $name: server did not start"
+		echo "# FAIL $name: server did not start: $(grep -v 'log kept' "$logs/fixture.err" | head -1)"
+		grep 'log kept' "$logs/fixture.err" | sed 's/^/#      /'
 		failed=$((failed + 1))
 		continue
 	fi

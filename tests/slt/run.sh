@@ -74,14 +74,16 @@ for a in "${extra[@]}"; do
 	fi
 done
 
-fixture_start slt
+fixture_start slt 2>"$logs/fixture.err"
 frc=$?
+cat "$logs/fixture.err" >&2
 if ((frc == 3)); then
 	echo "# slt: skipped, this tree has no server yet"
 	echo "0 passed, 0 failed, 1 skipped"
 	exit 0
 elif ((frc != 0)); then
-	echo "# slt: server did not start"
+	echo "# slt: server did not start: $(grep -v 'log kept' "$logs/fixture.err" | head -1)"
+	grep 'log kept' "$logs/fixture.err" | sed 's/^/#   /'
 	echo "0 passed, 1 failed"
 	exit 1
 fi

@@ -14,7 +14,10 @@ static void throws_22012(void *arg)
 	ty_error(UTIL_E_DIVISION_BY_ZERO, "division by zero");
 }
 
-static void nothing(void *arg) { *(int *)arg = 42; }
+static void nothing(void *arg)
+{
+	*(int *)arg = 42;
+}
 
 static void test_protect(void **state)
 {
@@ -99,8 +102,10 @@ static void test_registry(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_protect), cmocka_unit_test(test_nested_try), cmocka_unit_test(test_budget),
-		cmocka_unit_test(test_registry),
+	    cmocka_unit_test(test_protect),
+	    cmocka_unit_test(test_nested_try),
+	    cmocka_unit_test(test_budget),
+	    cmocka_unit_test(test_registry),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

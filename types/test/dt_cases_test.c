@@ -11,7 +11,8 @@
 #include "dt_test_support.h"
 
 typedef struct dt_case {
-	const char *datestyle, *ivstyle, *tz, *fn, *argtypes, *args, *expect, *sqlstate, *message;
+	const char *datestyle, *ivstyle, *tz, *fn, *argtypes, *args, *expect, *sqlstate, *message, *detail,
+	    *hint;
 } dt_case;
 
 static const dt_case cases[] = {
@@ -115,17 +116,24 @@ static void test_cases(void **state)
 		bool ok;
 		if (c->expect)
 			ok = rv == 0 && rc.result && strcmp(rc.result, c->expect) == 0;
+		else if (!c->sqlstate)
+			ok = rv == 0 && !rc.result; /* SQL NULL */
 		else
 			ok = rv != 0 && strcmp(util_errcode_sqlstate(e.code), c->sqlstate) == 0 &&
-			     strcmp(e.message, c->message) == 0;
+			     strcmp(e.message, c->message) == 0 &&
+			     strcmp(e.detail, c->detail ? c->detail : "") == 0 &&
+			     strcmp(e.hint, c->hint ? c->hint : "") == 0;
 		if (!ok) {
 			failed++;
-			fprintf(stderr, "FAIL [%s|%s|%s] %s(%s) '%s': want %s%s%s%s got %s%s%s%s\n",
-				c->datestyle, c->ivstyle, c->tz, c->fn, c->argtypes, c->args,
-				c->expect ? c->expect : c->sqlstate, c->expect ? "" : " ",
-				c->expect ? "" : c->message, "",
-				rv == 0 ? (rc.result ? rc.result : "NULL") : util_errcode_sqlstate(e.code),
-				rv == 0 ? "" : " ", rv == 0 ? "" : e.message, "");
+			fprintf(
+			    stderr, "FAIL [%s|%s|%s] %s(%s) '%s': want %s %s [%s] [%s] got %s %s [%s] [%s]\n",
+			    c->datestyle, c->ivstyle, c->tz, c->fn, c->argtypes, c->args,
+			    c->expect     ? c->expect
+			    : c->sqlstate ? c->sqlstate
+					  : "NULL",
+			    c->expect ? "" : c->message, c->detail ? c->detail : "", c->hint ? c->hint : "",
+			    rv == 0 ? (rc.result ? rc.result : "NULL") : util_errcode_sqlstate(e.code),
+			    rv == 0 ? "" : e.message, rv == 0 ? "" : e.detail, rv == 0 ? "" : e.hint);
 		}
 		util_arena_reset(a);
 	}

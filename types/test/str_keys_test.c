@@ -157,6 +157,12 @@ static void test_char(void **state)
 	check_type(TY_CHAR);
 }
 
+static void test_uuid(void **state)
+{
+	(void)state;
+	check_type(TY_UUID);
+}
+
 static void expect_key(ty_oid type, ty_datum v, bool desc, const char *hex)
 {
 	ty_keycol col = {type, desc, false};
@@ -182,13 +188,15 @@ static void test_vectors(void **state)
 	expect_key(TY_NAME, ty_text("pg"), false, "0270670001");
 	expect_key(TY_CHAR, ty_int(0xff), false, "02ff");
 	expect_key(TY_TEXT, ty_null(), false, "03");
+	const char *u = "00112233-4455-6677-8899-aabbccddeeff";
+	expect_key(TY_UUID, ty_input(TY_UUID, u, strlen(u), -1), false, "0200112233445566778899aabbccddeeff");
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_vectors), cmocka_unit_test(test_text), cmocka_unit_test(test_bpchar),
-	    cmocka_unit_test(test_bytea),   cmocka_unit_test(test_char),
+	    cmocka_unit_test(test_bytea),   cmocka_unit_test(test_char), cmocka_unit_test(test_uuid),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

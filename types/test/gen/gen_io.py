@@ -35,7 +35,25 @@ ARR_IO = [("_int4", s) for s in [
     "{\"\\\\\"}", "{N,NU,NULLL}", "{\"Null\",NuLl}", "{a\"b\"c}", "{\"a\"\"b\"}", "{\"ab}", "{\"a\",\"b\"",
     "{ \"a\" , \"b\" }", "{\" \"}", "{x,y}}", "{[1:2]}", "{\"a\\\"}",
 ]] + [("_bool", s) for s in ["{t,f,NULL}", "{true,false}", "{yes}", "{{t},{f}}"]] + \
-    [("_int8", s) for s in ["{9223372036854775807,-9223372036854775808}", "{9223372036854775808}"]]
+    [("_int8", s) for s in ["{9223372036854775807,-9223372036854775808}", "{9223372036854775808}"]] + \
+    [("_numeric", s) for s in ["{1.50,NaN,-0.0,1e3,Infinity}", "{abc}", "{{1.1,2.2},{3.3,NULL}}"]] + \
+    [("_float8", s) for s in ["{1.5,NaN,Infinity,-0,1e300,0.1}", "{1e400}"]] + \
+    [("_float4", s) for s in ["{1.5,3.4028235e38,1e-45}"]] + \
+    [("_int2", s) for s in ["{1,-32768}", "{32768}"]] + \
+    [("_date", s) for s in ["{2024-01-31,infinity,epoch}", "{2024-02-30}"]] + \
+    [("_timestamp", s) for s in ["{\"2024-01-31 10:00:00\",-infinity}"]] + \
+    [("_timestamptz", s) for s in ["{\"2024-01-31 10:00:00+02\"}"]] + \
+    [("_interval", s) for s in ["{\"1 day 2 hours\",\"-1 mons\"}"]] + \
+    [("_time", s) for s in ["{10:00,23:59:59.999999}"]] + \
+    [("_uuid", s) for s in ["{a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11,NULL}", "{xyz}"]] + \
+    [("_bytea", s) for s in ["{\"\\\\x0102\",\"abc\"}"]] + \
+    [("_varchar", s) for s in ["{abc,\"d e\"}"]] + \
+    [("_bpchar", s) for s in ["{\"a  \",b}"]] + \
+    [("_name", s) for s in ["{pg_class,\"x y\"}"]] + \
+    [("_char", s) for s in ["{a,b}"]] + \
+    [("_oid", s) for s in ["{1,4294967295}"]] + \
+    [("_json", s) for s in ["{\"{\\\"a\\\": 1}\",\"[1, 2]\"}", "{\"{x}\"}"]] + \
+    [("_jsonb", s) for s in ["{\"{\\\"b\\\":1, \\\"a\\\": [1,2]}\",null,\"3\"}"]]
 
 ARR_CMP = [("_int4", a, b) for a, b in [
     ("{1,2}", "{1,2}"), ("{1,2}", "{1,3}"), ("{1,2}", "{1,2,3}"), ("{1,2,3}", "{1,3}"), ("{}", "{1}"),
@@ -107,6 +125,27 @@ def cmp_table(name, cases):
     return "static const exp_cmp %s[] = {\n%s\n};\n" % (name, "\n".join(rows))
 
 
+BIN = [(t, s) for t, s in [
+    ("_int4", "{1,2,NULL}"), ("_int4", "{}"), ("_int4", "[0:1][-1:0]={{1,2},{3,4}}"), ("_text", "{a,\"b c\",\"\"}"),
+    ("_int8", "{-1,9223372036854775807}"), ("_bool", "{t,f}"), ("_float8", "{1.5,NaN,-Infinity}"),
+    ("_numeric", "{1.50,-0.001,NaN}"), ("_date", "{2024-01-31}"), ("_timestamptz", "{\"2024-01-31 10:00+00\"}"),
+    ("_uuid", "{a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11}"), ("_bytea", "{\"\\\\x00ff\"}"), ("_varchar", "{x}"),
+    ("_jsonb", "{\"{\\\"a\\\": 1}\"}"), ("_json", "{\"[1, 2]\"}"), ("_int2", "{{1},{2}}"),
+    ("jsonb", '{"b": [1, 2.50], "a": null, "c": "\\u00e9"}'), ("jsonb", "1"), ("jsonb", "[]"),
+    ("json", '{"b": [1,  2.50], "a" : null}')]]
+
+
+def bin_table(name, cases):
+    rows = []
+    for typ, s in cases:
+        send = {"jsonb": "jsonb_send", "json": "json_send"}.get(typ, "array_send")
+        r = run("select encode(%s(%s::%s), 'hex')" % (send, dq(s), typ))
+        if r["err"]:
+            raise SystemExit("send failed: %r %r: %r" % (typ, s, r["err"]))
+        rows.append("\t{%s, %s, %s}," % (cstr(typ), cstr(s), cstr(r["out"])))
+    return "static const exp_bin %s[] = {\n%s\n};\n" % (name, "\n".join(rows))
+
+
 def write(fname, body):
     with open(os.path.join(OUT, fname), "w") as f:
         f.write(header(fname))
@@ -114,5 +153,6 @@ def write(fname, body):
         f.write(body)
 
 
-write("arr_io_cases.h", io_table("arr_io_cases", ARR_IO) + "\n" + cmp_table("arr_cmp_cases", ARR_CMP))
+write("arr_io_cases.h", io_table("arr_io_cases", ARR_IO) + "\n" + cmp_table("arr_cmp_cases", ARR_CMP) + "\n" +
+      bin_table("bin_cases", BIN))
 write("json_io_cases.h", io_table("json_io_cases", JSON_IO) + "\n" + cmp_table("json_cmp_cases", JSON_CMP))

@@ -8,6 +8,10 @@ plus seeded random ones generated below:
     in|TYPE|TEXT                  text input then output ('TEXT'::TYPE)
     call|FUNC|TYPE|VAL|TYPE|VAL   FUNC('VAL'::TYPE, ...) by pg_proc name
     cast|SRC|VAL|DST              'VAL'::SRC::DST (DST may carry a typmod)
+    agg|AGG|TYPE|V1;V2;...        AGG over the values (NULL for a null input)
+    agg2|AGG|TYPE|Y1,X1;Y2,X2;... a two-argument aggregate over (Y, X) pairs
+    send|TYPE|VAL                 hex of the binary send format (and recv must read it back)
+    srf|FUNC|TYPE|VAL|...         the rows of a set-returning function, ';'-joined
     set|extra_float_digits|N      session setting for the following cases
 For each case the expected output text, or the SQLSTATE, message and
 detail of the error, is recorded.
@@ -21,7 +25,8 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from num_cases_base import base_cases, numeric_cases  # noqa: E402
+from num_cases_base import (agg_cases, base_cases, float_math_cases, numeric_cases,  # noqa: E402
+                            numeric_math_cases, reg_cases, send_cases, srf_cases, in_range_cases, regr_cases)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "..", "num_cases.inc")
@@ -55,6 +60,28 @@ def sql_of(case):
         expr = "%s(%s)" % (case[1], args)
     elif kind == "cast":
         expr = "%s::%s::%s" % (lit(case[2]), case[1], case[3])
+    elif kind == "send":
+        fn = {"bool": "boolsend", "int2": "int2send", "int4": "int4send", "int8": "int8send",
+              "float4": "float4send", "float8": "float8send", "numeric": "numeric_send", "oid": "oidsend",
+              "xid": "xidsend", "cid": "cidsend"}[case[1]]
+        expr = "encode(%s(%s::%s), 'hex')" % (fn, lit(case[2]), case[1])
+    elif kind == "srf":
+        args = ", ".join("%s::%s" % (lit(case[i + 1]), case[i]) for i in range(2, len(case), 2))
+        return ("select pg_typeof(x)::text, x::text from (select string_agg(v::text, ';') as x from %s(%s) v) s"
+                % (case[1], args))
+    elif kind == "agg2":
+        pairs = [v.split(",") for v in case[3].split(";")] if case[3] else []
+        rows = ", ".join("(%s)" % ", ".join("NULL" if x == "NULL" else lit(x) for x in p) for p in pairs)
+        where = "" if pairs else " where false"
+        rows = rows or "(NULL, NULL)"
+        return ("select pg_typeof(x)::text, x::text from (select %s(y::%s, z::%s) as x from (values %s) t(y, z)%s) s"
+                % (case[1], case[2], case[2], rows, where))
+    elif kind == "agg":
+        vals = case[3].split(";") if case[3] else []
+        rows = ", ".join("(%s)" % ("NULL" if v == "NULL" else lit(v)) for v in vals) or "(NULL)"
+        where = "" if vals else " where false"
+        return ("select pg_typeof(x)::text, x::text from (select %s(v::%s) as x from (values %s) t(v)%s) s"
+                % (case[1], case[2], rows, where))
     else:
         raise ValueError(case)
     return "select pg_typeof(x)::text, x::text from (select %s as x) s" % expr
@@ -105,7 +132,7 @@ def random_cases():
 
 
 def main():
-    cases = base_cases() + numeric_cases()
+    cases = base_cases() + numeric_cases() + float_math_cases() + numeric_math_cases() + agg_cases() + send_cases() + reg_cases() + srf_cases() + in_range_cases() + regr_cases()
     with open(os.path.join(HERE, "num_cases.txt")) as f:
         for line in f:
             line = line.rstrip("\n")

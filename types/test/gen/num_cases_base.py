@@ -194,3 +194,218 @@ def numeric_cases():
         A(["cast", "float8", v, t])
         A(["cast", "int8", v.split(".")[0] if "e" not in v else "10000000000", t])
     return L
+
+
+def float_math_cases():
+    L = []
+    A = L.append
+    vals = ["0", "-0", "0.5", "-0.5", "1", "-1", "2", "-2.5", "2.5", "3.5", "10", "100", "1e300", "-1e300", "1e-310",
+            "NaN", "Infinity", "-Infinity", "0.7", "30", "45", "60", "90", "180", "270", "360", "-90", "1e20", "710",
+            "-750", "0.1"]
+    for f in ["round", "ceil", "floor", "trunc", "sign", "sqrt", "cbrt", "exp", "ln", "log", "log10", "acos", "asin",
+              "atan", "cos", "sin", "tan", "cot", "acosd", "asind", "atand", "cosd", "sind", "tand", "cotd", "sinh",
+              "cosh", "tanh", "asinh", "acosh", "atanh", "degrees", "radians", "abs", "dsqrt", "dcbrt", "dexp", "dlog1",
+              "dlog10", "dround", "dtrunc"]:
+        for v in vals:
+            A(["call", f, "float8", v])
+    for a in ["0", "-0", "1", "-1", "2", "-2", "0.5", "10", "-8", "NaN", "Infinity", "-Infinity", "1e300", "1e-300"]:
+        for b in ["0", "1", "-1", "2", "0.5", "-0.5", "3", "NaN", "Infinity", "-Infinity", "1000", "-1000", "1e20"]:
+            A(["call", "power", "float8", a, "float8", b])
+    for a, b in [("1", "1"), ("1", "-1"), ("-1", "-1"), ("0", "0"), ("0", "-1"), ("NaN", "1"), ("1", "Infinity"),
+                 ("Infinity", "Infinity"), ("-1", "0"), ("1e300", "1e-300")]:
+        A(["call", "atan2", "float8", a, "float8", b])
+        A(["call", "atan2d", "float8", a, "float8", b])
+    for args in [("5.35", "0.024", "10.06", "5"), ("-1", "0", "10", "5"), ("10", "0", "10", "5"), ("5", "10", "0", "3"),
+                 ("0", "10", "0", "3"), ("10", "10", "0", "3"), ("-1", "10", "0", "3"), ("5", "0", "10", "0"),
+                 ("NaN", "0", "10", "3"), ("5", "0", "Infinity", "3"), ("Infinity", "0", "10", "3"),
+                 ("5", "1", "1", "3"), ("10", "0", "10", "2147483647"), ("1e308", "-1e308", "1.5e308", "10"),
+                 ("9.99999999999", "0", "10", "5"), ("-Infinity", "10", "0", "3")]:
+        A(["call", "width_bucket", "float8", args[0], "float8", args[1], "float8", args[2], "int4", args[3]])
+    A(["call", "pi"])
+    for s in ["0.5", "-1", "1", "0", "1.5", "NaN", "-0.25"]:
+        A(["call", "setseed", "float8", s])
+        A(["call", "random"])
+        A(["call", "random"])
+    return L
+
+
+def numeric_math_cases():
+    import random
+    rnd = random.Random(42)
+    L = []
+    A = L.append
+    vals = ["0", "1", "2", "0.5", "10", "100", "1e-10", "1e10", "123.456", "0.999", "1.001", "1.0000001",
+            "0.9999999", "2.718281828459045", "1e100", "1e-100", "-1", "-0.5", "NaN", "Infinity", "-Infinity",
+            "0.00", "4.0000", "1e-1000", "12345678901234567890.12345", "0.1", "0.01", "7", "1e300", "1e-300"]
+    for f in ["sqrt", "exp", "ln", "log", "log10"]:
+        for v in vals:
+            A(["call", f, "numeric", v])
+    for v in ["-5000", "-6000", "5000", "6000", "-1000", "1000", "-0.001", "0.0001", "50.5", "-50.5", "300", "-300"]:
+        A(["call", "exp", "numeric", v])
+    for _ in range(60):
+        v = "%.*f" % (rnd.randint(0, 30), rnd.uniform(0, 10 ** rnd.randint(-5, 30)))
+        A(["call", "sqrt", "numeric", v])
+        A(["call", "ln", "numeric", v])
+        A(["call", "log10", "numeric", v])
+        A(["call", "exp", "numeric", "%.*f" % (rnd.randint(0, 20), rnd.uniform(-200, 200))])
+    bases = ["0", "1", "-1", "2", "-2", "0.5", "10", "1.5", "-1.5", "3.7", "0.001", "1e20", "NaN", "Infinity",
+             "-Infinity", "9.99", "1.000001", "2.00"]
+    exps = ["0", "1", "-1", "2", "-2", "3", "-3", "0.5", "-0.5", "10", "100", "-100", "1.5", "2.5", "NaN",
+            "Infinity", "-Infinity", "1000", "0.0", "3.000", "1e5", "2147483648", "-2147483649", "0.333"]
+    for b in bases:
+        for e in exps:
+            A(["call", "power", "numeric", b, "numeric", e])
+    for _ in range(60):
+        b = "%.*f" % (rnd.randint(0, 10), rnd.uniform(0, 100))
+        e = "%.*f" % (rnd.randint(0, 6), rnd.uniform(-20, 20))
+        A(["call", "power", "numeric", b, "numeric", e])
+        A(["call", "power", "numeric", b, "numeric", str(rnd.randint(-40, 40))])
+    for b, x in [("2", "8"), ("10", "1000"), ("2", "1024.0"), ("1", "10"), ("0", "10"), ("10", "0"), ("-2", "8"),
+                 ("2", "-8"), ("Infinity", "Infinity"), ("Infinity", "10"), ("10", "Infinity"), ("NaN", "2"),
+                 ("0.5", "0.25"), ("3", "100"), ("1.5", "2.25"), ("-Infinity", "2")]:
+        A(["call", "log", "numeric", b, "numeric", x])
+    for args in [("5.35", "0.024", "10.06", "5"), ("-1", "0", "10", "5"), ("10", "0", "10", "5"),
+                 ("5", "10", "0", "3"), ("0", "10", "0", "3"), ("10", "10", "0", "3"), ("5", "0", "10", "0"),
+                 ("NaN", "0", "10", "3"), ("5", "0", "Infinity", "3"), ("Infinity", "0", "10", "3"),
+                 ("-Infinity", "0", "10", "3"), ("5", "1", "1", "3"), ("10", "0", "10", "2147483647"),
+                 ("9.99999999999999999999", "0", "10", "5"), ("0.5", "0", "1.000", "7")]:
+        A(["call", "width_bucket", "numeric", args[0], "numeric", args[1], "numeric", args[2], "int4", args[3]])
+    return L
+
+
+def agg_cases():
+    import random
+    rnd = random.Random(7)
+    L = []
+    A = L.append
+    sets = {
+        "int2": ["1;2;3;4", "", "NULL", "5;NULL;7", "32767;32767;32767", "-32768;1", "7", "-5;5;0;3"],
+        "int4": ["1;2;3;4", "", "NULL;NULL", "5;NULL;7", "2147483647;2147483647", "-3;-3;-3", "7", "10;20"],
+        "int8": ["1;2;3;4", "", "NULL", "9223372036854775807;9223372036854775807", "-9223372036854775808;-1",
+                 "7", "3037000499;3037000500;-3037000499"],
+        "float4": ["1.5;2.5", "", "NULL", "3e38;3e38", "NaN;1", "Infinity;1", "Infinity;-Infinity", "0.1;0.2;0.3",
+                   "7"],
+        "float8": ["1.5;2.5", "", "NULL", "1e308;1e308", "NaN;1", "Infinity;1", "Infinity;-Infinity",
+                   "0.1;0.2;0.3", "7", "1e-300;1e-300;1e-300", "Infinity"],
+        "numeric": ["1.5;2.25", "", "NULL", "NaN;1", "Infinity;1", "Infinity;-Infinity", "-Infinity;5",
+                    "0.1;0.2;0.3", "7", "1.000;2", "99999999999999999999.99;0.01", "1e-20;1", "-1.5;1.5",
+                    "123456789012345678901234567890;1", "Infinity", "NaN"],
+    }
+    for t in ["int2", "int4", "int8", "float4", "float8", "numeric"]:
+        vals = list(sets[t])
+        for _ in range(6):
+            n = rnd.randint(1, 12)
+            if t in ("int2", "int4", "int8"):
+                lim = {"int2": 30000, "int4": 2000000000, "int8": 9 * 10 ** 18}[t] // max(n, 1)
+                vals.append(";".join(str(rnd.randint(-lim, lim)) for _ in range(n)))
+            elif t == "numeric":
+                vals.append(";".join("%.*f" % (rnd.randint(0, 6), rnd.uniform(-1e6, 1e6)) for _ in range(n)))
+            else:
+                vals.append(";".join(repr(rnd.uniform(-1e6, 1e6)) for _ in range(n)))
+        for v in vals:
+            for a in ["sum", "avg", "variance", "var_samp", "var_pop", "stddev", "stddev_samp", "stddev_pop"]:
+                A(["agg", a, t, v])
+            if t in ("int2", "int4", "int8"):
+                for a in ["bit_and", "bit_or", "bit_xor"]:
+                    A(["agg", a, t, v])
+    for v in ["t;t", "t;f", "f;f", "", "NULL", "t;NULL", "f;NULL;t"]:
+        for a in ["bool_and", "bool_or", "every"]:
+            A(["agg", a, "bool", v])
+    return L
+
+
+def send_cases():
+    L = []
+    vals = {
+        "bool": ["t", "f"],
+        "int2": ["0", "-1", "32767", "-32768", "258"],
+        "int4": ["0", "-1", "2147483647", "-2147483648", "16909060"],
+        "int8": ["0", "-1", "9223372036854775807", "-9223372036854775808", "72623859790382856"],
+        "float4": ["0", "-0", "1.5", "-3.25e-20", "NaN", "Infinity", "-Infinity", "1e-45"],
+        "float8": ["0", "-0", "1.5", "-3.25e-200", "NaN", "Infinity", "-Infinity", "5e-324", "0.1"],
+        "numeric": ["0", "0.00", "1", "-1", "1.5", "12345.678", "-0.000123", "1e100", "NaN", "Infinity",
+                    "-Infinity", "123456789012345678901234567890.1234567890", "10000", "0.0001", "9999.9999",
+                    "1e-100", "100.000"],
+        "oid": ["0", "4294967295", "12345"],
+        "xid": ["0", "4294967295"],
+        "cid": ["7"],
+    }
+    for t, vs in vals.items():
+        for v in vs:
+            L.append(["send", t, v])
+    return L
+
+
+def reg_cases():
+    L = []
+    for t in ["regclass", "regtype", "regproc", "regprocedure", "regoper", "regoperator", "regnamespace", "regrole",
+              "regcollation", "regconfig", "regdictionary"]:
+        for v in ["-", "0", "99999", "4294967295", "nosuch_object_x"]:
+            if v == "-" and t in ("regoper", "regoperator"):
+                continue  # an operator name: the resolver's business
+            L.append(["in", t, v])
+        L.append(["cast", "int4", "99999", t])
+        L.append(["cast", t, "99999", "int8"])
+        L.append(["cast", t, "99999", "oid"])
+    return L
+
+
+def srf_cases():
+    L = []
+    for t in ["int4", "int8", "numeric"]:
+        for a, b in [("1", "5"), ("5", "1"), ("3", "3"), ("-2", "2")]:
+            L.append(["srf", "generate_series", t, a, t, b])
+        for a, b, c in [("1", "10", "3"), ("10", "1", "-3"), ("1", "10", "-1"), ("1", "3", "0"), ("0", "0", "5")]:
+            L.append(["srf", "generate_series", t, a, t, b, t, c])
+    L.append(["srf", "generate_series", "int4", "2147483645", "int4", "2147483647"])
+    L.append(["srf", "generate_series", "int4", "2147483640", "int4", "2147483647", "int4", "5"])
+    L.append(["srf", "generate_series", "int4", "-2147483640", "int4", "-2147483648", "int4", "-5"])
+    L.append(["srf", "generate_series", "int8", "9223372036854775805", "int8", "9223372036854775807"])
+    for a, b, c in [("1.5", "3.0", "0.25"), ("0", "1", "0.3"), ("1", "NaN", "1"), ("NaN", "1", "1"),
+                    ("1", "2", "NaN"), ("1", "Infinity", "1"), ("-Infinity", "1", "1"), ("1", "2", "Infinity"),
+                    ("1", "2", "0.000"), ("3", "1.00", "-0.5")]:
+        L.append(["srf", "generate_series", "numeric", a, "numeric", b, "numeric", c])
+    return L
+
+
+def in_range_cases():
+    L = []
+    pairs = [("int2", "int2"), ("int2", "int4"), ("int2", "int8"), ("int4", "int2"), ("int4", "int4"),
+             ("int4", "int8"), ("int8", "int8"), ("float8", "float8"), ("float4", "float8"), ("numeric", "numeric")]
+    for vt, ot in pairs:
+        vals = [("5", "3", "2"), ("6", "3", "2"), ("1", "3", "2"), ("0", "3", "2"), ("3", "3", "0"),
+                ("5", "3", "-1"), ("32767", "32767", "1"), ("-32768", "-32768", "1"),
+                ("32767", "32760", "32767")]
+        if vt in ("int4", "int8"):
+            vals += [("2147483647", "2147483647", "2147483647"), ("-2147483648", "-2147483648", "2147483647")]
+        if vt in ("float8", "float4", "numeric"):
+            vals += [("NaN", "1", "1"), ("1", "NaN", "1"), ("NaN", "NaN", "1"), ("1", "1", "NaN"),
+                     ("Infinity", "1", "1"), ("1", "Infinity", "1"), ("-Infinity", "1", "1"),
+                     ("1", "-Infinity", "1"), ("1", "1", "Infinity"), ("1", "Infinity", "Infinity"),
+                     ("1", "-Infinity", "Infinity"), ("Infinity", "Infinity", "Infinity"),
+                     ("-Infinity", "-Infinity", "1"), ("1", "1", "-Infinity"), ("1.5", "1.25", "0.25")]
+        for v, b, o in vals:
+            for sub in ("t", "f"):
+                for less in ("t", "f"):
+                    L.append(["call", "in_range", vt, v, vt, b, ot, o, "bool", sub, "bool", less])
+    return L
+
+
+def regr_cases():
+    import random
+    rnd = random.Random(11)
+    L = []
+    sets = ["1,2;2,4;3,7", "", "NULL,1;2,NULL", "1,1", "1,1;1,2", "1,1;2,1", "5,5;5,5", "1,2;NaN,3",
+            "Infinity,1;2,3", "1e308,1e308;-1e308,1e308", "1,Infinity;2,3", "3,1;2,2;1,3;0,4"]
+    for _ in range(6):
+        n = rnd.randint(1, 10)
+        sets.append(";".join("%r,%r" % (rnd.uniform(-100, 100), rnd.uniform(-100, 100)) for _ in range(n)))
+    for v in sets:
+        for a in ["corr", "covar_pop", "covar_samp", "regr_avgx", "regr_avgy", "regr_count", "regr_intercept",
+                  "regr_r2", "regr_slope", "regr_sxx", "regr_sxy", "regr_syy"]:
+            L.append(["agg2", a, "float8", v])
+    for v in ["0", "1", "255", "-1", "2147483647", "-2147483648"]:
+        L.append(["call", "to_hex", "int4", v])
+        L.append(["call", "to_hex", "int8", v])
+    L.append(["call", "to_hex", "int8", "-9223372036854775808"])
+    return L

@@ -318,3 +318,147 @@ for fmt, args in [
         ("%*s", [t("4"), t("x")]), ("%*s", [t("z"), t("x")])]:
     F("format", t(fmt), *args)
 F("format", t(None), t("a"))
+
+# ---------------------------------------------------------------- regular expressions
+
+# Match semantics: captures shown through regexp_replace with \1..\3.
+sem = [
+    ("abcd", "(a|ab)(c|bcd)(d*)"), ("aaa", "(a*)*"), ("b", "(a*)*"), ("aaa", "(a*)+"), ("ab", "(a|b)*"),
+    ("XY1234Z", "Y*?([0-9]{1,3})"), ("XY1234Z", "Y*([0-9]{1,3})"), ("aaa", "(a*?)(a*)"), ("abcabc", "a.*?c"),
+    ("abcabc", "a.*?c.*"), ("a@b@c", "(.*)@(.*)"), ("xabcx", "(a|ab)(bc|c)?"), ("aaa", "(a+)(a+)"),
+    ("aaaa", "(a+?)(a+)"), ("aaaa", "(a{1,2}?)(a*)"), ("abab", "(ab)*?"), ("abab", "(ab)*?$"),
+    ("foobar", "foo(bar)?"), ("foo", "foo(bar)?"), ("aa", "(a)|b"), ("b", "(a)|b"), ("abc", "(?:(a)|b)*c"),
+    ("abba", "(a)(b)\\2\\1"), ("ABab", "(?i)(ab)\\1"), ("aaaa", "(a*)\\1"), ("abcabc", "(.+)\\1"),
+    ("xyz", "(x)(y)?(q)?"), ("hello world", "(\\w+) (\\w+)"), ("2024-01-15", "(\\d+)-(\\d+)-(\\d+)"),
+    ("aaa", "a|aa|aaa"), ("abc", "((a)(b))c"), ("abcabc", "(abc){2}"), ("ab", "((a)|b)+"),
+    ("xaaay", "a{2}"), ("aaaa", "(a{2})*"), ("aaaaa", "(a{2})*"), ("foo.bar", "\\."), ("a+b", "a\\+b"),
+    ("tab\there", "\\t"), ("Hello", "[[:upper:]][[:lower:]]+"), ("x1_y", "\\W"), ("a b", "\\s"),
+    ("abc", "^abc$"), ("abc", "^b"), ("ab\ncd", "^cd"), ("ab\ncd", "b$"), ("word boundary", "\\mbou"),
+    ("word boundary", "\\yboundary\\y"), ("wordboundary", "\\yboundary"), ("abc", "\\Yb\\Y"),
+    ("price: $42", "\\$(\\d+)"), ("aXbXc", "X"), ("", "^$"), ("", "a*"), ("abc", ""), ("abc", "()"),
+    ("abc", "x*"), ("foobar", "(?=bar)"), ("foobar", "foo(?=bar)"), ("foobaz", "foo(?!bar)"),
+    ("xfoo", "(?<=x)foo"), ("yfoo", "(?<!x)foo"), ("ab12cd", "[a-c]+"), ("ab12cd", "[^a-c]+"),
+    ("a]b", "[]]"), ("a-b", "[a\\-z]+"), ("a-b", "[-a]+"), ("café", "caf."), ("日本語", "本."),
+    ("日本語", "[日本]+"), ("aBc", "(?i)abc"), ("ABC", "[a-c]+"), ("x{2}", "x{2"), ("a{,2}", "a{,2}"),
+    ("ab", "a(?#comment)b"), ("a b", "(?x) a \\  b"), ("ab", "(?x) a # c\n b"), ("a.b", "***=a.b"),
+    ("axb", "***=a.b"), ("a.b", "***:a.b"), ("aaa", "a{2,}"), ("aaa", "a{0}"), ("abcabcabc", "(abc)+?"),
+    ("mississippi", "(ss)(i)"), ("mississippi", "s+i"), ("AbAb", "(?i)(ab)+"), ("ab\ncd", "(?n).+"),
+    ("ab\ncd", "(?s).+"), ("ab\ncd", "(?p)^cd"), ("ab\ncd", "(?w)^cd"), ("ab\ncd", "(?w).+"),
+    ("12ab", "\\d+(?=ab)"), ("foo123", "[[:alpha:]]+([[:digit:]]+)"), ("a\\b", "\\\\"), ("a|b", "\\|"),
+    ("aaa", "(a)(?:a)(a)"), ("abcd", "(a(b(c)))d"), ("zzz", "(z)\\1*"), ("xyxyxy", "(xy)\\1+"),
+    ("abab", "(a|b)\\1"), ("aa", "(a|b)\\1"), ("x", "\\x78"), ("A", "\\u0041"), ("\u00e9", "\\u00e9"),
+    ("ab", "a\\B"), ("aAbB", "[[:lower:]]+"), ("aAbB", "(?i)[[:lower:]]+"), ("Ab", "(?i)[A-B]+"),
+]
+for s, p in sem:
+    F("regexp_replace", t(s), t(p), t("[\\1|\\2|\\3]"), collate=True)
+    O("~", t(s), t(p), collate=True)
+    F("substring", t(s), t(p), collate=True)
+for s, p in [("abc", "B"), ("ÉA", "éa"), ("ABC", "a.c"), ("x", "X")]:
+    O("~*", t(s), t(p), collate=True)
+    O("!~*", t(s), t(p), collate=True)
+    O("!~", t(s), t(p), collate=True)
+    O("~", ("name", s), t(p), collate=True)
+    O("~*", ("bpchar", s), t(p), collate=True)
+
+bad = ["(", ")", "a)", "[a", "[z-a]", "[[:foo:]]", "\\", "a\\", "\\q", "*a", "a**", "a{2", "a{256}", "a{3,2}",
+       "(?z)", "a(?i)b", "^*", "$+", "\\1", "(a)\\2", "(a\\1)", "(?=a\\1)", "[a-\\d]", "[[.foo.]]", "a|*",
+       "\\8", "***x", "(?:a", "a+?*", "(?", "(?<a)", "[[:alpha:]-z]", "a{1,2,3}", "a{1x}", "\\u12",
+       "\\x", "\\cA", "((((((((((((((((((((a))))))))))))))))))))\\20", "a{2}{3}", "(a)(b)\\12", "[\\w-z]",
+       "[a", "a[]", "(a{255}){255}{255}", "x\\", "\\U00110000", "(?i", "a\\Z+"]
+for p in bad:
+    O("~", t("aA.b"), t(p), collate=True)
+for s, p in [("aA.b", "[\\D]"), ("aA.b", "[.space.]"), ("a b", "[[.space.]]"), ("aA.b", "[[=a=]]"),
+             ("aA.b", "[^]a]"), ("x", "\\0"), ("A", "\\101"), ("a^b", "a\\^b"), ("a{b", "a\\{b"),
+             ("a}b", "a}b"), ("a{b", "a{b"), ("word", "[[:<:]]w"), ("word", "d[[:>:]]")]:
+    F("regexp_replace", t(s), t(p), t("<\\&>"), collate=True)
+
+# regexp_replace forms
+for s, p, r, fl in [("foobarbaz", "b..", "X", ""), ("foobarbaz", "b..", "X", "g"), ("fooBARbaz", "b..", "X", "gi"),
+                    ("abc", "(b)", "\\1\\1", ""), ("abc", "b", "\\&\\&", ""), ("abc", "b", "\\\\", ""),
+                    ("abc", "b", "\\x", ""), ("abc", "b", "end\\", ""), ("abc", "b", "\\9", ""),
+                    ("aaa", "", "-", "g"), ("aaa", "x*", "-", "g"), ("abc", "b", "X", "z"),
+                    ("abc", "b", "X", "1"), ("hello world", "(\\w+) (\\w+)", "\\2 \\1", ""),
+                    ("a\nb\nc", "^", ">", "gn"), ("a.b.c", ".", "-", "gq"), ("AbAb", "ab", "x", "gc")]:
+    F("regexp_replace", t(s), t(p), t(r), t(fl), collate=True)
+F("regexp_replace", t("abcabc"), t("b"), t("X"))
+for st in [-1, 0, 1, 3, 7, 100]:
+    F("regexp_replace", t("abcabcabc"), t("b"), t("X"), i4(st))
+    for n in [-1, 0, 1, 2, 5]:
+        F("regexp_replace", t("abcabcabc"), t("b"), t("X"), i4(st), i4(n))
+        F("regexp_replace", t("aBcabcABC"), t("b"), t("X"), i4(st), i4(n), t("i"))
+F("regexp_replace", t("abcabc"), t("b"), t("X"), i4(1), i4(0), t("g"))
+
+# count / instr / like / substr
+for s, p in [("abcabcabc", "b"), ("abcabcabc", "(b)(c)"), ("aaa", "a*"), ("", "x*"), ("ABab", "a"),
+             ("日本日本", "本")]:
+    F("regexp_count", t(s), t(p))
+    for st in [-1, 0, 1, 2, 5, 20]:
+        F("regexp_count", t(s), t(p), i4(st))
+    F("regexp_count", t(s), t(p), i4(1), t("i"))
+    F("regexp_count", t(s), t(p), i4(1), t("g"))
+    F("regexp_instr", t(s), t(p))
+    F("regexp_instr", t(s), t(p), i4(2))
+    for n in [0, 1, 2, 3, 5]:
+        F("regexp_instr", t(s), t(p), i4(1), i4(n))
+        for endo in [0, 1, 2]:
+            F("regexp_instr", t(s), t(p), i4(1), i4(n), i4(endo))
+    F("regexp_instr", t(s), t(p), i4(1), i4(1), i4(0), t("i"))
+    F("regexp_instr", t(s), t(p), i4(1), i4(1), i4(0), t("g"))
+    for sub in [-1, 0, 1, 2, 3]:
+        F("regexp_instr", t(s), t(p), i4(1), i4(1), i4(0), t(""), i4(sub))
+        F("regexp_instr", t(s), t(p), i4(1), i4(2), i4(1), t("i"), i4(sub))
+        F("regexp_substr", t(s), t(p), i4(1), i4(1), t(""), i4(sub))
+        F("regexp_substr", t(s), t(p), i4(2), i4(2), t("i"), i4(sub))
+    F("regexp_like", t(s), t(p))
+    F("regexp_like", t(s), t(p), t("i"))
+    F("regexp_like", t(s), t(p), t("g"))
+    F("regexp_substr", t(s), t(p))
+    for st in [0, 1, 4]:
+        F("regexp_substr", t(s), t(p), i4(st))
+        F("regexp_substr", t(s), t(p), i4(st), i4(2))
+        F("regexp_substr", t(s), t(p), i4(st), i4(0))
+    F("regexp_substr", t(s), t(p), i4(1), i4(1), t("g"))
+
+# splitting
+for s, p, fl in [("the quick  brown fox", "\\s+", ""), ("abc", "", ""), ("a,b,,c", ",", ""), ("abc", "x*", ""),
+                 (",a,", ",", ""), ("", ",", ""), ("aXbxc", "x", "i"), ("abc", "b", "g"), ("日本語", "", "")]:
+    F("regexp_split_to_table", t(s), t(p), t(fl), srf=True)
+F("regexp_split_to_table", t("a1b2c"), t("\\d"), srf=True)
+
+# SIMILAR TO
+for p in ["abc", "a%", "%b_", "a|b", "(a|b)*c", "[a-c]%", "a.b", "a^b$", "a\\%b", "a#\"b#\"c", "#\"a#\"",
+          "a#\"b", "a#\"b#\"c#\"d", "%[]]%", "%[\\]%", "100\\%", "a{2}", "é%", "x(y)z"]:
+    F("similar_to_escape", t(p))
+    F("similar_to_escape", t(p), t("#"))
+    F("similar_to_escape", t(p), t(""))
+F("similar_to_escape", t("a"), t("ab"))
+F("similar_to_escape", t("aéb"), t("é"))
+F("similar_escape", t("a%"), t(None))
+F("similar_escape", t(None), t("#"))
+for s, p, e in [("abcdef", "a#\"%#\"f", "#"), ("abcdef", "%#\"c_#\"%", "#"), ("foobar", "#\"o_b#\"%", "#"),
+                ("foobar", "%#\"o_b#\"%", "#"), ("abc", "x#\"%#\"", "#"), ("abc", "a%", "#")]:
+    F("substring", t(s), t(p), t(e))
+
+# array-returning regexp functions (text[] output from the arrays area)
+for s, p in sem[:60]:
+    F("regexp_match", t(s), t(p), collate=True)
+for s, p, fl in [("foobarbequebaz", "(bar)(beque)", ""), ("foobarbequebaz", "ba.", "g"), ("abc", "(x)?b", ""),
+                 ("AbAb", "(a)(b)", "gi"), ("abc", "b", "g"), ("a1b2", "[0-9]", "z"), ("abc", "", "g"),
+                 ("aaa", "a*?", "g"), ("xyz", "(q)|(y)", "g")]:
+    F("regexp_match", t(s), t(p), t(fl), collate=True)
+    F("regexp_matches", t(s), t(p), t(fl), srf=True, collate=True)
+    F("regexp_split_to_array", t(s), t(p), t(fl), collate=True)
+F("regexp_matches", t("abcabc"), t("(a)(b)?"), srf=True)
+F("regexp_split_to_array", t("hello world"), t("\\s+"))
+F("regexp_split_to_array", t(""), t("x"))
+
+# encoding conversions
+for b, enc in [("\\xc3a9", "UTF8"), ("\\xe9", "LATIN1"), ("\\xe9", "latin-1"), ("\\xe9", "utf8"), ("\\xe9", "bogus"),
+               ("\\xe9", "SQL_ASCII"), ("\\x00", "LATIN1"), ("\\x00", "SQL_ASCII"), ("\\x61", "ISO_8859_1"),
+               ("\\x61", "Unicode"), ("\\xff", "UTF8"), ("\\x", "LATIN1")]:
+    F("convert_from", ("bytea", b), ("name", enc))
+    F("length", ("bytea", b), ("name", enc))
+    F("convert", ("bytea", b), ("name", enc), ("name", "UTF8"))
+    F("convert", ("bytea", b), ("name", "UTF8"), ("name", enc))
+for s, enc in [("é€", "LATIN1"), ("é", "latin1"), ("é", "SQL_ASCII"), ("abc", "UTF8"), ("x", "nope"), ("", "LATIN1")]:
+    F("convert_to", t(s), ("name", enc))

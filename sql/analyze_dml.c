@@ -1,0 +1,438 @@
+/*
+ * analyze_dml.c — INSERT (VALUES, SELECT, DEFAULT VALUES, column lists,
+ * defaults and identity columns, ON CONFLICT), UPDATE (SET, FROM) and DELETE
+ * (USING), with RETURNING, into analyzed queries for the planner.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "sql_int.h"
+
+static const char *str_of(pnode *n) { return n && n->node_case == PG_QUERY__NODE__NODE_STRING ? n->string->sval : NULL; }
+
+static const cat_obj *target_rel(sql_actx *ax, PgQuery__RangeVar *rv, const char *verb)
+{
+	const cat_obj *rel;
+	TY_TRY(tc)
+	{
+		rel = sql_lookup_rel(ax->s, ax->cat, rv, false);
+	}
+	TY_CATCH(tc)
+	{
+		TY_END(tc);
+		if (ty_err()->position < 0)
+			ty_err()->position = sql_errposition(ax->ps->text, -1 - ty_err()->position);
+		ty_errthrow();
+	}
+	TY_END(tc);
+	if (rel->rel.relkind == CAT_RELKIND_VIEW) {
+		util_err *e = ty_errstart(UTIL_E_OBJECT_NOT_IN_PREREQUISITE_STATE, "cannot %s view \"%s\"", verb, rel->rel.name);
+		util_err_detail(e, "Views that do not select from a single table or view are not automatically updatable.");
+		ty_errthrow();
+	}
+	if (rel->rel.relkind == CAT_RELKIND_SEQUENCE)
+		ty_error(UTIL_E_WRONG_OBJECT_TYPE, "cannot change sequence \"%s\"", rel->rel.name);
+	if (rel->rel.relkind != CAT_RELKIND_TABLE)
+		ty_error(UTIL_E_WRONG_OBJECT_TYPE, "cannot %s relation \"%s\"", verb, rel->rel.name);
+	if (rel->rel.schema == CAT_OID_PG_CATALOG || rel->rel.schema == CAT_OID_INFORMATION_SCHEMA)
+		ty_error(UTIL_E_INSUFFICIENT_PRIVILEGE, "permission denied for table %s", rel->rel.name);
+	return rel;
+}
+
+/* The DEFAULT of a column as an expression (NULL constant when none). */
+sql_expr *sql_column_default(sql_actx *ax, const cat_rel *r, int col)
+{
+	const cat_column *c = &r->cols[col];
+	if (!c->default_sql)
+		return sql_expr_const(c->type, c->typmod, ty_null(), -1);
+	util_err perr;
+	PgQuery__ParseResult *pr = sql_parse_text(c->default_sql, &perr);
+	if (!pr)
+		ty_error(UTIL_E_DATA_CORRUPTED, "default of column \"%s\" is not valid SQL: %s", c->name, perr.message);
+	/* "SELECT <expr>" is how defaults are stored. */
+	pnode *stmt = pr->n_stmts ? pr->stmts[0]->stmt : NULL;
+	if (!stmt || stmt->node_case != PG_QUERY__NODE__NODE_SELECT_STMT || stmt->select_stmt->n_target_list != 1) {
+		pg_query__parse_result__free_unpacked(pr, NULL);
+		ty_error(UTIL_E_DATA_CORRUPTED, "default of column \"%s\" is malformed", c->name);
+	}
+	sql_pstate *saved = ax->ps;
+	sql_pstate dps = *saved;
+	dps.text = c->default_sql;
+	ax->ps = &dps;
+	sql_query *dq = sql_new_query(ax, SQL_CMD_SELECT, NULL);
+	sql_expr *e;
+	TY_TRY(tc)
+	{
+		e = sql_transform_expr(ax, dq, stmt->select_stmt->target_list[0]->res_target->val, SQL_EXPR_DEFAULT);
+		e = sql_coerce(ax, e, c->type, c->typmod, SQL_COERCE_ASSIGNMENT, -1);
+	}
+	TY_CATCH(tc)
+	{
+		TY_END(tc);
+		ax->ps = saved;
+		pg_query__parse_result__free_unpacked(pr, NULL);
+		ty_errthrow();
+	}
+	TY_END(tc);
+	saved->ncache = dps.ncache;
+	saved->nexec_params = dps.nexec_params;
+	ax->ps = saved;
+	pg_query__parse_result__free_unpacked(pr, NULL);
+	return e;
+}
+
+static int column_index(sql_actx *ax, const cat_rel *r, const char *name, int location)
+{
+	const cat_column *c = cat_column_by_name(r, name);
+	if (!c)
+		sql_error_at(ax, location, UTIL_E_UNDEFINED_COLUMN, "column \"%s\" of relation \"%s\" does not exist", name,
+			     r->name);
+	return c->attnum - 1;
+}
+
+static void add_returning(sql_actx *ax, sql_query *q, PgQuery__Node **list, size_t n)
+{
+	if (!n)
+		return;
+	sql_query tmp = *q;
+	tmp.targets = NULL;
+	tmp.ntargets = tmp.nret = 0;
+	sql_transform_targets(ax, &tmp, list, n, SQL_EXPR_RETURNING);
+	for (int i = 0; i < tmp.ntargets; i++)
+		if (tmp.targets[i].expr->type == TY_UNKNOWN)
+			tmp.targets[i].expr = sql_coerce(ax, tmp.targets[i].expr, TY_TEXT, -1, SQL_COERCE_IMPLICIT, -1);
+	q->returning = tmp.targets;
+	q->nreturning = tmp.ntargets;
+	q->naggs = tmp.naggs;
+	q->aggs = tmp.aggs;
+	q->nrtes = tmp.nrtes;
+	q->rtes = tmp.rtes;
+	if (tmp.has_aggs)
+		sql_error_at(ax, -1, UTIL_E_GROUPING_ERROR, "aggregate functions are not allowed in RETURNING");
+	/* RETURNING rows are the statement's result. */
+	q->targets = tmp.targets;
+	q->ntargets = tmp.ntargets;
+	q->nret = tmp.nret;
+}
+
+static void check_identity(sql_actx *ax, const cat_rel *r, int col, bool overriding, int location)
+{
+	if (r->cols[col].identity == 'a' && !overriding) {
+		util_err *e = ty_errstart(UTIL_E_GENERATED_ALWAYS, "cannot insert a non-DEFAULT value into column \"%s\"",
+					  r->cols[col].name);
+		util_err_detail(e, "Column \"%s\" is an identity column defined as GENERATED ALWAYS.", r->cols[col].name);
+		util_err_hint(e, "Use OVERRIDING SYSTEM VALUE to override.");
+		e->position = sql_errposition(ax->ps->text, location);
+		ty_errthrow();
+	}
+	if (r->cols[col].generated == 's') {
+		util_err *e = ty_errstart(UTIL_E_GENERATED_ALWAYS, "cannot insert a non-DEFAULT value into column \"%s\"",
+					  r->cols[col].name);
+		util_err_detail(e, "Column \"%s\" is a generated column.", r->cols[col].name);
+		e->position = sql_errposition(ax->ps->text, location);
+		ty_errthrow();
+	}
+}
+
+static void transform_onconflict(sql_actx *ax, sql_query *q, const cat_obj *rel, PgQuery__OnConflictClause *oc, int target_rte)
+{
+	const cat_rel *r = &rel->rel;
+	sql_onconflict *o = ty_alloc0(sizeof *o);
+	o->do_update = oc->action == PG_QUERY__ON_CONFLICT_ACTION__ONCONFLICT_UPDATE;
+	if (oc->infer) {
+		PgQuery__InferClause *ic = oc->infer;
+		if (ic->conname && *ic->conname) {
+			const cat_constraint *c = cat_constraint_by_name(r, ic->conname);
+			if (!c || (c->type != 'p' && c->type != 'u'))
+				ty_error(UTIL_E_UNDEFINED_OBJECT, "constraint \"%s\" for table \"%s\" does not exist", ic->conname, r->name);
+			o->narbiter = c->ncols;
+			o->arbiter = c->cols;
+			o->arbiter_index = c->index_oid;
+		} else {
+			o->narbiter = (int)ic->n_index_elems;
+			o->arbiter = ty_alloc(sizeof(int16_t) * (ic->n_index_elems ? ic->n_index_elems : 1));
+			for (size_t i = 0; i < ic->n_index_elems; i++) {
+				PgQuery__IndexElem *ie = ic->index_elems[i]->index_elem;
+				if (!ie->name || !*ie->name)
+					sql_error_at(ax, -1, UTIL_E_FEATURE_NOT_SUPPORTED, "ON CONFLICT on expressions is not supported");
+				o->arbiter[i] = (int16_t)(column_index(ax, r, ie->name, -1) + 1);
+			}
+			/* Must match the primary key or a unique constraint exactly. */
+			bool ok = false;
+			for (int c = 0; c < r->ncons && !ok; c++) {
+				const cat_constraint *k = &r->cons[c];
+				if ((k->type != 'p' && k->type != 'u') || k->ncols != o->narbiter)
+					continue;
+				bool all = true;
+				for (int i = 0; i < k->ncols && all; i++) {
+					bool found = false;
+					for (int x = 0; x < o->narbiter; x++)
+						found |= o->arbiter[x] == k->cols[i];
+					all = found;
+				}
+				if (all) {
+					ok = true;
+					o->arbiter_index = k->index_oid;
+					o->arbiter = k->cols;
+				}
+			}
+			if (!ok)
+				ty_error(UTIL_E_INVALID_COLUMN_REFERENCE,
+					 "there is no unique or exclusion constraint matching the ON CONFLICT specification");
+		}
+	} else if (o->do_update) {
+		sql_error_at(ax, -1, UTIL_E_SYNTAX_ERROR, "ON CONFLICT DO UPDATE requires inference specification or constraint name");
+	}
+	if (o->do_update) {
+		/* EXCLUDED: the proposed row, visible by name beside the target. */
+		sql_jnode *j;
+		int ex = sql_add_table_rte(ax, q, rel, "excluded", &j);
+		o->excluded_rte = ex;
+		sql_add_namespace(q, ex, true, false);
+		o->nset = (int)oc->n_target_list;
+		o->set_cols = ty_alloc(sizeof(int16_t) * (oc->n_target_list ? oc->n_target_list : 1));
+		o->set_exprs = ty_alloc(sizeof(sql_expr *) * (oc->n_target_list ? oc->n_target_list : 1));
+		for (size_t i = 0; i < oc->n_target_list; i++) {
+			PgQuery__ResTarget *rt = oc->target_list[i]->res_target;
+			int col = column_index(ax, r, rt->name, rt->location);
+			o->set_cols[i] = (int16_t)(col + 1);
+			sql_expr *e = sql_transform_expr(ax, q, rt->val, SQL_EXPR_UPDATE_SET);
+			if (e->kind == SQL_E_DEFAULT)
+				e = sql_column_default(ax, r, col);
+			o->set_exprs[i] = sql_coerce(ax, e, r->cols[col].type, r->cols[col].typmod, SQL_COERCE_ASSIGNMENT, rt->location);
+		}
+		if (oc->where_clause)
+			o->where = sql_coerce_bool(ax, sql_transform_expr(ax, q, oc->where_clause, SQL_EXPR_WHERE), "WHERE");
+	}
+	(void)target_rte;
+	q->onconflict = o;
+}
+
+sql_query *sql_analyze_insert(sql_actx *ax, PgQuery__InsertStmt *st)
+{
+	sql_query *q = sql_new_query(ax, SQL_CMD_INSERT, NULL);
+	if (st->with_clause)
+		sql_transform_with(ax, q, st->with_clause);
+	const cat_obj *rel = target_rel(ax, st->relation, "insert into");
+	const cat_rel *r = &rel->rel;
+	sql_jnode *j;
+	const char *alias = st->relation->alias ? st->relation->alias->aliasname : NULL;
+	q->result_rte = sql_add_table_rte(ax, q, rel, alias, &j);
+	q->overriding_system = st->override == PG_QUERY__OVERRIDING_KIND__OVERRIDING_SYSTEM_VALUE;
+	/* Target columns. */
+	int ncols = (int)st->n_cols;
+	int16_t *cols;
+	if (ncols) {
+		cols = ty_alloc(sizeof(int16_t) * (size_t)ncols);
+		for (int i = 0; i < ncols; i++) {
+			PgQuery__ResTarget *rt = st->cols[i]->res_target;
+			if (rt->n_indirection)
+				sql_error_at(ax, rt->location, UTIL_E_FEATURE_NOT_SUPPORTED, "assignment to subscripts or fields is not supported");
+			int c = column_index(ax, r, rt->name, rt->location);
+			for (int k = 0; k < i; k++)
+				if (cols[k] == c + 1)
+					sql_error_at(ax, rt->location, UTIL_E_DUPLICATE_COLUMN, "column \"%s\" specified more than once",
+						     rt->name);
+			cols[i] = (int16_t)(c + 1);
+		}
+	} else {
+		cols = ty_alloc(sizeof(int16_t) * (size_t)(r->ncols ? r->ncols : 1));
+		for (int i = 0; i < r->ncols; i++)
+			if (!r->cols[i].dropped)
+				cols[ncols++] = (int16_t)(i + 1);
+	}
+	pnode *src = st->select_stmt;
+	if (!src) {
+		/* DEFAULT VALUES */
+		q->ninsert_cols = 0;
+		q->insert_cols = NULL;
+	} else if (src->select_stmt->n_values_lists && src->select_stmt->op == PG_QUERY__SET_OPERATION__SETOP_NONE &&
+		   !src->select_stmt->n_sort_clause && !src->select_stmt->limit_count) {
+		/* VALUES: coerce each value to its column, DEFAULT allowed. */
+		PgQuery__SelectStmt *vs = src->select_stmt;
+		sql_query *vq = sql_new_query(ax, SQL_CMD_SELECT, NULL);
+		vq->ctes = q->ctes;
+		vq->nctes = q->nctes;
+		int nrows = (int)vs->n_values_lists;
+		sql_expr ***rows = ty_alloc(sizeof(sql_expr **) * (size_t)nrows);
+		int width = -1;
+		for (int rr = 0; rr < nrows; rr++) {
+			PgQuery__List *l = vs->values_lists[rr]->list;
+			int n = (int)l->n_items;
+			if (width >= 0 && n != width)
+				sql_error_at(ax, -1, UTIL_E_SYNTAX_ERROR, "VALUES lists must all be the same length");
+			width = n;
+			if (n > ncols)
+				sql_error_at(ax, -1, UTIL_E_SYNTAX_ERROR, "INSERT has more expressions than target columns");
+			if (n < ncols && st->n_cols)
+				sql_error_at(ax, -1, UTIL_E_SYNTAX_ERROR, "INSERT has more target columns than expressions");
+			rows[rr] = ty_alloc(sizeof(sql_expr *) * (size_t)(n ? n : 1));
+			for (int c = 0; c < n; c++) {
+				int col = cols[c] - 1;
+				sql_expr *e = sql_transform_expr(ax, vq, l->items[c], SQL_EXPR_INSERT_VALUES);
+				if (e->kind == SQL_E_DEFAULT) {
+					e = sql_column_default(ax, r, col);
+				} else {
+					check_identity(ax, r, col, q->overriding_system, e->location);
+					e = sql_coerce(ax, e, r->cols[col].type, r->cols[col].typmod, SQL_COERCE_ASSIGNMENT, e->location);
+				}
+				rows[rr][c] = e;
+			}
+		}
+		ncols = width;
+		if (vq->has_aggs)
+			sql_error_at(ax, -1, UTIL_E_GROUPING_ERROR, "aggregate functions are not allowed in VALUES");
+		sql_rte *rt = ty_alloc0(sizeof *rt);
+		rt->kind = SQL_RTE_VALUES;
+		snprintf(rt->alias, sizeof rt->alias, "*VALUES*");
+		rt->ncols = ncols;
+		rt->colnames = ty_alloc0(sizeof(char *) * (size_t)(ncols ? ncols : 1));
+		rt->coltypes = ty_alloc0(sizeof(ty_oid) * (size_t)(ncols ? ncols : 1));
+		rt->coltypmods = ty_alloc0(sizeof(int32_t) * (size_t)(ncols ? ncols : 1));
+		rt->used = ty_alloc0(sizeof(bool) * (size_t)(ncols ? ncols : 1));
+		for (int c = 0; c < ncols; c++) {
+			rt->colnames[c] = "column";
+			rt->coltypes[c] = r->cols[cols[c] - 1].type;
+			rt->coltypmods[c] = r->cols[cols[c] - 1].typmod;
+		}
+		rt->rows = rows;
+		rt->nrows = nrows;
+		vq->rtes = ty_alloc(sizeof(sql_rte *));
+		vq->rtes[0] = rt;
+		vq->nrtes = 1;
+		vq->from = ty_alloc(sizeof(sql_jnode *));
+		vq->from[0] = ty_alloc0(sizeof(sql_jnode));
+		vq->from[0]->rte = 1;
+		vq->nfrom = 1;
+		vq->is_values = true;
+		for (int c = 0; c < ncols; c++) {
+			sql_expr *v = sql_expr_new(SQL_E_VAR, rt->coltypes[c], -1);
+			v->typmod = rt->coltypmods[c];
+			v->var.rte = 1;
+			v->var.col = c;
+			sql_add_query_target(vq, v, "column", false);
+		}
+		q->source = vq;
+		q->ninsert_cols = ncols;
+		q->insert_cols = cols;
+	} else {
+		sql_query *sq = sql_analyze_select(ax, src->select_stmt, NULL, q->ctes, q->nctes);
+		if (sq->nret > ncols)
+			sql_error_at(ax, -1, UTIL_E_SYNTAX_ERROR, "INSERT has more expressions than target columns");
+		if (sq->nret < ncols && st->n_cols)
+			sql_error_at(ax, -1, UTIL_E_SYNTAX_ERROR, "INSERT has more target columns than expressions");
+		ncols = sq->nret;
+		for (int i = 0, k = 0; i < sq->ntargets; i++) {
+			sql_target *t = &sq->targets[i];
+			if (t->junk)
+				continue;
+			int col = cols[k++] - 1;
+			check_identity(ax, r, col, q->overriding_system, t->expr->location);
+			t->expr = sql_coerce(ax, t->expr, r->cols[col].type, r->cols[col].typmod, SQL_COERCE_ASSIGNMENT,
+					     t->expr->location);
+		}
+		q->source = sq;
+		q->ninsert_cols = ncols;
+		q->insert_cols = cols;
+	}
+	/* RETURNING and ON CONFLICT see the target table by its name. */
+	sql_add_namespace(q, q->result_rte, true, true);
+	if (st->on_conflict_clause)
+		transform_onconflict(ax, q, rel, st->on_conflict_clause, q->result_rte);
+	add_returning(ax, q, st->returning_list, st->n_returning_list);
+	return q;
+}
+
+sql_query *sql_analyze_update(sql_actx *ax, PgQuery__UpdateStmt *st)
+{
+	sql_query *q = sql_new_query(ax, SQL_CMD_UPDATE, NULL);
+	if (st->with_clause)
+		sql_transform_with(ax, q, st->with_clause);
+	const cat_obj *rel = target_rel(ax, st->relation, "update");
+	const cat_rel *r = &rel->rel;
+	sql_jnode *j;
+	const char *alias = st->relation->alias ? st->relation->alias->aliasname : NULL;
+	q->result_rte = sql_add_table_rte(ax, q, rel, alias, &j);
+	sql_add_namespace(q, q->result_rte, true, true);
+	q->from = ty_alloc(sizeof(sql_jnode *) * (st->n_from_clause + 1));
+	q->from[q->nfrom++] = j;
+	for (size_t i = 0; i < st->n_from_clause; i++) {
+		sql_jnode *fj;
+		sql_add_from_item(ax, q, st->from_clause[i], &fj);
+		q->from[q->nfrom++] = fj;
+	}
+	if (st->where_clause)
+		q->where = sql_coerce_bool(ax, sql_transform_expr(ax, q, st->where_clause, SQL_EXPR_WHERE), "WHERE");
+	/* SET */
+	int nset = 0;
+	q->set_cols = ty_alloc(sizeof(int16_t) * (st->n_target_list ? st->n_target_list : 1));
+	q->set_exprs = ty_alloc(sizeof(sql_expr *) * (st->n_target_list ? st->n_target_list : 1));
+	for (size_t i = 0; i < st->n_target_list; i++) {
+		PgQuery__ResTarget *rt = st->target_list[i]->res_target;
+		if (rt->n_indirection)
+			sql_error_at(ax, rt->location, UTIL_E_FEATURE_NOT_SUPPORTED, "assignment to subscripts or fields is not supported");
+		int col = column_index(ax, r, rt->name, rt->location);
+		for (int k = 0; k < nset; k++)
+			if (q->set_cols[k] == col + 1)
+				sql_error_at(ax, rt->location, UTIL_E_DUPLICATE_COLUMN, "multiple assignments to same column \"%s\"",
+					     rt->name);
+		sql_expr *e;
+		if (rt->val->node_case == PG_QUERY__NODE__NODE_MULTI_ASSIGN_REF) {
+			PgQuery__MultiAssignRef *ma = rt->val->multi_assign_ref;
+			pnode *source = ma->source;
+			if (source->node_case == PG_QUERY__NODE__NODE_ROW_EXPR) {
+				e = sql_transform_expr(ax, q, source->row_expr->args[ma->colno - 1], SQL_EXPR_UPDATE_SET);
+			} else {
+				sql_error_at(ax, rt->location, UTIL_E_FEATURE_NOT_SUPPORTED,
+					     "multiple-column UPDATE from a subquery is not supported");
+			}
+		} else {
+			e = sql_transform_expr(ax, q, rt->val, SQL_EXPR_UPDATE_SET);
+		}
+		if (e->kind == SQL_E_DEFAULT) {
+			e = sql_column_default(ax, r, col);
+		} else {
+			if (r->cols[col].identity == 'a') {
+				util_err *er = ty_errstart(UTIL_E_GENERATED_ALWAYS, "column \"%s\" can only be updated to DEFAULT",
+							   r->cols[col].name);
+				util_err_detail(er, "Column \"%s\" is an identity column defined as GENERATED ALWAYS.", r->cols[col].name);
+				er->position = sql_errposition(ax->ps->text, rt->location);
+				ty_errthrow();
+			}
+			e = sql_coerce(ax, e, r->cols[col].type, r->cols[col].typmod, SQL_COERCE_ASSIGNMENT, rt->location);
+		}
+		if (q->has_aggs)
+			sql_error_at(ax, rt->location, UTIL_E_GROUPING_ERROR, "aggregate functions are not allowed in UPDATE");
+		q->set_cols[nset] = (int16_t)(col + 1);
+		q->set_exprs[nset++] = e;
+	}
+	q->nset = nset;
+	add_returning(ax, q, st->returning_list, st->n_returning_list);
+	return q;
+}
+
+sql_query *sql_analyze_delete(sql_actx *ax, PgQuery__DeleteStmt *st)
+{
+	sql_query *q = sql_new_query(ax, SQL_CMD_DELETE, NULL);
+	if (st->with_clause)
+		sql_transform_with(ax, q, st->with_clause);
+	const cat_obj *rel = target_rel(ax, st->relation, "delete from");
+	sql_jnode *j;
+	const char *alias = st->relation->alias ? st->relation->alias->aliasname : NULL;
+	q->result_rte = sql_add_table_rte(ax, q, rel, alias, &j);
+	sql_add_namespace(q, q->result_rte, true, true);
+	q->from = ty_alloc(sizeof(sql_jnode *) * (st->n_using_clause + 1));
+	q->from[q->nfrom++] = j;
+	for (size_t i = 0; i < st->n_using_clause; i++) {
+		sql_jnode *fj;
+		sql_add_from_item(ax, q, st->using_clause[i], &fj);
+		q->from[q->nfrom++] = fj;
+	}
+	if (st->where_clause)
+		q->where = sql_coerce_bool(ax, sql_transform_expr(ax, q, st->where_clause, SQL_EXPR_WHERE), "WHERE");
+	if (q->has_aggs)
+		sql_error_at(ax, -1, UTIL_E_GROUPING_ERROR, "aggregate functions are not allowed in WHERE");
+	add_returning(ax, q, st->returning_list, st->n_returning_list);
+	(void)str_of;
+	return q;
+}

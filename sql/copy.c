@@ -1,0 +1,863 @@
+/*
+ * copy.c — COPY FROM STDIN / TO STDOUT in PostgreSQL's text and csv
+ * formats (HEADER, DELIMITER, NULL, QUOTE, ESCAPE, FORCE_QUOTE,
+ * FORCE_NOT_NULL), COPY (query) TO STDOUT, and server files for
+ * superusers. Bad data reports the line (22P04, 22P02 ...) and loads
+ * nothing. In autocommit the load writes rows straight into the commit
+ * batch (no per-row transaction bookkeeping): one atomic batch per COPY.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sql_int.h"
+
+static const char *str_of(pnode *n) { return n && n->node_case == PG_QUERY__NODE__NODE_STRING ? n->string->sval : NULL; }
+
+typedef struct copy_opts {
+	sql_copy_format fmt;
+	char delim;
+	char quote;
+	char escape;
+	const char *null_str;
+	size_t null_len;
+	bool header;
+	bool freeze;
+	bool *force_quote;     /* per output column */
+	bool force_quote_all;
+	bool *force_not_null;  /* per input column */
+	char **fq_names, **fnn_names;
+	int nfq, nfnn;
+} copy_opts;
+
+static char opt_char(PgQuery__DefElem *d, const char *what)
+{
+	const char *v = str_of(d->arg);
+	if (!v || strlen(v) != 1)
+		ty_error(UTIL_E_FEATURE_NOT_SUPPORTED, "COPY %s must be a single one-byte character", what);
+	return v[0];
+}
+
+static void parse_opts(PgQuery__CopyStmt *st, copy_opts *o)
+{
+	memset(o, 0, sizeof *o);
+	o->fmt = SQL_COPY_TEXT;
+	bool has_delim = false, has_null = false;
+	for (size_t i = 0; i < st->n_options; i++) {
+		PgQuery__DefElem *d = st->options[i]->def_elem;
+		const char *n = d->defname;
+		if (!strcmp(n, "format")) {
+			const char *v = str_of(d->arg);
+			if (!strcmp(v, "text"))
+				o->fmt = SQL_COPY_TEXT;
+			else if (!strcmp(v, "csv"))
+				o->fmt = SQL_COPY_CSV;
+			else if (!strcmp(v, "binary"))
+				o->fmt = SQL_COPY_BINARY;
+			else
+				ty_error(UTIL_E_INVALID_PARAMETER_VALUE, "COPY format \"%s\" not recognized", v);
+		} else if (!strcmp(n, "delimiter")) {
+			o->delim = opt_char(d, "delimiter");
+			has_delim = true;
+		} else if (!strcmp(n, "null")) {
+			o->null_str = str_of(d->arg);
+			has_null = true;
+		} else if (!strcmp(n, "header")) {
+			o->header = !d->arg || (d->arg->node_case == PG_QUERY__NODE__NODE_BOOLEAN ? d->arg->boolean->boolval
+						: d->arg->node_case == PG_QUERY__NODE__NODE_INTEGER ? d->arg->integer->ival != 0
+						: str_of(d->arg) && (!util_strcasecmp(str_of(d->arg), "true") || !util_strcasecmp(str_of(d->arg), "on") ||
+								     !strcmp(str_of(d->arg), "1") || !util_strcasecmp(str_of(d->arg), "match")));
+		} else if (!strcmp(n, "quote")) {
+			o->quote = opt_char(d, "quote");
+		} else if (!strcmp(n, "escape")) {
+			o->escape = opt_char(d, "escape");
+		} else if (!strcmp(n, "freeze")) {
+			o->freeze = true;
+		} else if (!strcmp(n, "force_quote")) {
+			if (d->arg && d->arg->node_case == PG_QUERY__NODE__NODE_A_STAR)
+				o->force_quote_all = true;
+			else if (d->arg && d->arg->node_case == PG_QUERY__NODE__NODE_LIST) {
+				PgQuery__List *l = d->arg->list;
+				o->nfq = (int)l->n_items;
+				o->fq_names = ty_alloc(sizeof(char *) * (l->n_items ? l->n_items : 1));
+				for (size_t k = 0; k < l->n_items; k++)
+					o->fq_names[k] = (char *)str_of(l->items[k]);
+			}
+		} else if (!strcmp(n, "force_not_null")) {
+			if (d->arg && d->arg->node_case == PG_QUERY__NODE__NODE_LIST) {
+				PgQuery__List *l = d->arg->list;
+				o->nfnn = (int)l->n_items;
+				o->fnn_names = ty_alloc(sizeof(char *) * (l->n_items ? l->n_items : 1));
+				for (size_t k = 0; k < l->n_items; k++)
+					o->fnn_names[k] = (char *)str_of(l->items[k]);
+			}
+		} else if (!strcmp(n, "encoding")) {
+			const char *v = str_of(d->arg);
+			if (v && util_strcasecmp(v, "utf8") && util_strcasecmp(v, "utf-8") && util_strcasecmp(v, "sql_ascii"))
+				ty_error(UTIL_E_FEATURE_NOT_SUPPORTED, "COPY encoding \"%s\" is not supported", v);
+		} else if (!strcmp(n, "oids")) {
+			ty_error(UTIL_E_SYNTAX_ERROR, "COPY with OIDS is not supported");
+		} else {
+			ty_error(UTIL_E_SYNTAX_ERROR, "option \"%s\" not recognized", n);
+		}
+	}
+	if (o->fmt == SQL_COPY_BINARY)
+		ty_error(UTIL_E_FEATURE_NOT_SUPPORTED, "COPY BINARY is not supported");
+	bool csv = o->fmt == SQL_COPY_CSV;
+	if (!has_delim)
+		o->delim = csv ? ',' : '\t';
+	if (!has_null)
+		o->null_str = csv ? "" : "\\N";
+	o->null_len = strlen(o->null_str);
+	if (!o->quote)
+		o->quote = '"';
+	if (!o->escape)
+		o->escape = o->quote;
+	if (!csv && (o->quote != '"' || o->escape != '"'))
+		ty_error(UTIL_E_FEATURE_NOT_SUPPORTED, "COPY quote available only in CSV mode");
+	if (!csv && o->header)
+		ty_error(UTIL_E_FEATURE_NOT_SUPPORTED, "COPY HEADER available only in CSV mode");
+	if (o->delim == '\r' || o->delim == '\n')
+		ty_error(UTIL_E_INVALID_PARAMETER_VALUE, "COPY delimiter cannot be newline or carriage return");
+	if (!csv && (o->delim == '\\' || (o->delim >= 'a' && o->delim <= 'z') || (o->delim >= '0' && o->delim <= '9') || o->delim == '.'))
+		ty_error(UTIL_E_INVALID_PARAMETER_VALUE, "COPY delimiter cannot be \"%c\"", o->delim);
+	if (csv && o->delim == o->quote)
+		ty_error(UTIL_E_INVALID_PARAMETER_VALUE, "COPY delimiter and quote must be different");
+}
+
+/* ---------------------------------------------------------------- input reading */
+
+typedef struct copy_in {
+	sql_session *s;
+	FILE *file;         /* server file, or NULL for STDIN */
+	const uint8_t *chunk;
+	size_t chunk_len, chunk_pos;
+	bool eof;
+	util_buf line;
+	int64_t lineno;
+} copy_in;
+
+/* Next byte of input, -1 at the end. */
+static int next_byte(copy_in *ci)
+{
+	if (ci->chunk_pos < ci->chunk_len)
+		return ci->chunk[ci->chunk_pos++];
+	if (ci->eof)
+		return -1;
+	if (ci->file) {
+		int c = fgetc(ci->file);
+		if (c == EOF)
+			ci->eof = true;
+		return c == EOF ? -1 : c;
+	}
+	const uint8_t *data;
+	size_t len;
+	util_err err;
+	util_err_clear(&err);
+	for (;;) {
+		int r = ci->s->client.copy_in_read(ci->s->client.arg, &data, &len, &err);
+		if (r < 0)
+			ty_throw(&err);
+		if (r == 0) {
+			ci->eof = true;
+			return -1;
+		}
+		if (len)
+			break;
+	}
+	ci->chunk = data;
+	ci->chunk_len = len;
+	ci->chunk_pos = 1;
+	return data[0];
+}
+
+/* Reads one raw line (without the newline); false at the end. CSV lines may
+ * contain newlines inside quotes. */
+static bool read_line(copy_in *ci, const copy_opts *o)
+{
+	util_buf_reset(&ci->line);
+	bool in_quote = false;
+	bool any = false;
+	for (;;) {
+		int c = next_byte(ci);
+		if (c < 0)
+			return any || ci->line.len > 0;
+		any = true;
+		if (o->fmt == SQL_COPY_CSV) {
+			if (in_quote && c == o->escape && o->escape != o->quote) {
+				util_buf_putc(&ci->line, (char)c);
+				int d = next_byte(ci);
+				if (d >= 0)
+					util_buf_putc(&ci->line, (char)d);
+				continue;
+			}
+			if (c == o->quote) {
+				in_quote = !in_quote;
+				util_buf_putc(&ci->line, (char)c);
+				continue;
+			}
+		} else if (c == '\\') {
+			util_buf_putc(&ci->line, (char)c);
+			int d = next_byte(ci);
+			if (d < 0)
+				return true;
+			util_buf_putc(&ci->line, (char)d);
+			continue;
+		}
+		if (!in_quote && (c == '\n' || c == '\r')) {
+			if (c == '\r') {
+				int d = next_byte(ci);
+				if (d >= 0 && d != '\n')
+					ci->chunk_pos--; /* not CRLF: give it back (same chunk) */
+			}
+			return true;
+		}
+		util_buf_putc(&ci->line, (char)c);
+	}
+}
+
+static UTIL_NORETURN void bad_copy(copy_in *ci, const char *table, util_errcode code, const char *msg)
+{
+	util_err *e = ty_errstart(code, "%s", msg);
+	util_err_context(e, "COPY %s, line %lld", table, (long long)ci->lineno);
+	ty_errthrow();
+}
+
+/* Splits a text-format line into fields, unescaping; NULL marks SQL NULL. */
+static int split_text(copy_in *ci, const copy_opts *o, const char *table, char **fields, size_t *lens, int max)
+{
+	const char *p = ci->line.data ? ci->line.data : "", *end = p + ci->line.len;
+	int n = 0;
+	util_buf f = UTIL_BUF_INIT;
+	for (;;) {
+		const char *start = p;
+		util_buf_reset(&f);
+		bool raw_null = false;
+		while (p < end && *p != o->delim) {
+			if (*p == '\\' && p + 1 < end) {
+				p++;
+				char c = *p++;
+				switch (c) {
+				case 'b': util_buf_putc(&f, '\b'); break;
+				case 'f': util_buf_putc(&f, '\f'); break;
+				case 'n': util_buf_putc(&f, '\n'); break;
+				case 'r': util_buf_putc(&f, '\r'); break;
+				case 't': util_buf_putc(&f, '\t'); break;
+				case 'v': util_buf_putc(&f, '\v'); break;
+				case 'x': {
+					int v = 0, k = 0;
+					while (k < 2 && p < end && ((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f') || (*p >= 'A' && *p <= 'F'))) {
+						v = v * 16 + (*p <= '9' ? *p - '0' : (*p | 32) - 'a' + 10);
+						p++;
+						k++;
+					}
+					if (k)
+						util_buf_putc(&f, (char)v);
+					else
+						util_buf_putc(&f, 'x');
+					break;
+				}
+				default:
+					if (c >= '0' && c <= '7') {
+						int v = c - '0', k = 1;
+						while (k < 3 && p < end && *p >= '0' && *p <= '7') {
+							v = v * 8 + (*p++ - '0');
+							k++;
+						}
+						util_buf_putc(&f, (char)v);
+					} else {
+						util_buf_putc(&f, c);
+					}
+				}
+			} else {
+				util_buf_putc(&f, *p++);
+			}
+		}
+		size_t rawlen = (size_t)(p - start);
+		raw_null = rawlen == o->null_len && memcmp(start, o->null_str, rawlen) == 0;
+		if (n >= max)
+			bad_copy(ci, table, UTIL_E_BAD_COPY_FILE_FORMAT, "extra data after last expected column");
+		if (raw_null) {
+			fields[n] = NULL;
+			lens[n] = 0;
+		} else {
+			fields[n] = ty_strndup(f.data ? f.data : "", f.len);
+			lens[n] = f.len;
+		}
+		n++;
+		if (p >= end)
+			break;
+		p++; /* delimiter */
+	}
+	util_buf_free(&f);
+	return n;
+}
+
+static int split_csv(copy_in *ci, const copy_opts *o, const char *table, char **fields, size_t *lens, int max,
+		     bool *quoted)
+{
+	const char *p = ci->line.data ? ci->line.data : "", *end = p + ci->line.len;
+	int n = 0;
+	util_buf f = UTIL_BUF_INIT;
+	for (;;) {
+		util_buf_reset(&f);
+		bool was_quoted = false;
+		const char *start = p;
+		while (p < end && *p != o->delim) {
+			if (*p == o->quote) {
+				was_quoted = true;
+				p++;
+				for (;;) {
+					if (p >= end)
+						bad_copy(ci, table, UTIL_E_BAD_COPY_FILE_FORMAT, "unterminated CSV quoted field");
+					if (*p == o->escape && p + 1 < end && p[1] == o->quote) {
+						util_buf_putc(&f, o->quote);
+						p += 2;
+						continue;
+					}
+					if (*p == o->escape && o->escape != o->quote && p + 1 < end && p[1] == o->escape) {
+						util_buf_putc(&f, o->escape);
+						p += 2;
+						continue;
+					}
+					if (*p == o->quote) {
+						p++;
+						break;
+					}
+					util_buf_putc(&f, *p++);
+				}
+			} else {
+				util_buf_putc(&f, *p++);
+			}
+		}
+		if (n >= max)
+			bad_copy(ci, table, UTIL_E_BAD_COPY_FILE_FORMAT, "extra data after last expected column");
+		size_t rawlen = (size_t)(p - start);
+		bool is_null = !was_quoted && rawlen == o->null_len && memcmp(start, o->null_str, rawlen) == 0;
+		quoted[n] = was_quoted;
+		if (is_null) {
+			fields[n] = NULL;
+			lens[n] = 0;
+		} else {
+			fields[n] = ty_strndup(f.data ? f.data : "", f.len);
+			lens[n] = f.len;
+		}
+		n++;
+		if (p >= end)
+			break;
+		p++;
+	}
+	util_buf_free(&f);
+	return n;
+}
+
+/* ---------------------------------------------------------------- COPY FROM */
+
+typedef struct loader {
+	sql_session *s;
+	const cat_obj *rel;
+	kv_table *kv;
+	bool bulk;             /* write straight into the commit batch */
+	util_map keys;         /* keys loaded by this COPY (duplicate detection) */
+	util_arena *scratch;
+	sql_expr **defaults;   /* per column not listed */
+	sql_exec *ex;
+	util_buf enc;
+	util_buf key;
+} loader;
+
+static UTIL_NORETURN void dup_key(loader *ld, const ty_datum *vals, copy_in *ci)
+{
+	const cat_rel *r = &ld->rel->rel;
+	util_buf cols = UTIL_BUF_INIT, v = UTIL_BUF_INIT;
+	const char *pk = "?";
+	for (int i = 0; i < r->ncons; i++)
+		if (r->cons[i].type == 'p')
+			pk = r->cons[i].name;
+	for (int i = 0; i < r->npk; i++) {
+		const cat_column *c = cat_column_by_attnum(r, r->pk[i]);
+		if (i) {
+			util_buf_puts(&cols, ", ");
+			util_buf_puts(&v, ", ");
+		}
+		util_buf_puts(&cols, c->name);
+		ty_output(c->type, vals[c->attnum - 1], &v);
+	}
+	util_err *e = ty_errstart(UTIL_E_UNIQUE_VIOLATION, "duplicate key value violates unique constraint \"%s\"", pk);
+	util_err_detail(e, "Key (%s)=(%s) already exists.", cols.data, v.data);
+	util_err_context(e, "COPY %s, line %lld", r->name, (long long)ci->lineno);
+	util_buf_free(&cols);
+	util_buf_free(&v);
+	ty_errthrow();
+}
+
+static bool key_exists(loader *ld, const uint8_t *k, size_t kl)
+{
+	if (util_map_get(&ld->keys, k, kl))
+		return true;
+	sql_txn *t = ld->s->txn;
+	sql_wrow *w = sql_txn_lookup(t, ld->rel->oid, k, kl, false);
+	if (w)
+		return w->present;
+	kv_read_opts ro;
+	memset(&ro, 0, sizeof ro);
+	ro.read_ts = KV_TS_MAX;
+	kv_column sentinel = {SQL_FAMILY, "", 0};
+	ro.columns = &sentinel;
+	ro.ncolumns = 1;
+	kv_row row;
+	util_arena_reset(ld->scratch);
+	kv_status st = kv_get(ld->kv, k, kl, &ro, ld->scratch, &row);
+	if (st != KV_OK && st != KV_NOT_FOUND)
+		sql_kv_error(st, "reading a row");
+	return st == KV_OK && row.n > 0;
+}
+
+static void load_row(loader *ld, ty_datum *vals, copy_in *ci)
+{
+	const cat_rel *r = &ld->rel->rel;
+	sql_txn *t = ld->s->txn;
+	for (int c = 0; c < r->ncols; c++)
+		if (!r->cols[c].dropped && r->cols[c].notnull && vals[c].null) {
+			util_buf row = UTIL_BUF_INIT;
+			util_buf_putc(&row, '(');
+			bool first = true;
+			for (int k = 0; k < r->ncols; k++) {
+				if (r->cols[k].dropped)
+					continue;
+				if (!first)
+					util_buf_puts(&row, ", ");
+				first = false;
+				if (vals[k].null)
+					util_buf_puts(&row, "null");
+				else
+					ty_output(r->cols[k].type, vals[k], &row);
+			}
+			util_buf_putc(&row, ')');
+			util_err *e = ty_errstart(UTIL_E_NOT_NULL_VIOLATION,
+						  "null value in column \"%s\" of relation \"%s\" violates not-null constraint",
+						  r->cols[c].name, r->name);
+			util_err_detail(e, "Failing row contains %s.", row.data);
+			util_err_context(e, "COPY %s, line %lld", r->name, (long long)ci->lineno);
+			util_buf_free(&row);
+			ty_errthrow();
+		}
+	util_buf_reset(&ld->key);
+	sql_row_key(r, vals, &ld->key);
+	const uint8_t *k = (const uint8_t *)ld->key.data;
+	size_t kl = ld->key.len;
+	if (r->npk) {
+		if (key_exists(ld, k, kl))
+			dup_key(ld, vals, ci);
+		util_map_put(&ld->keys, k, kl, (void *)1);
+	}
+	if (!ld->bulk) {
+		sql_txn_put_row(t, ld->rel, ld->kv, k, kl, vals, NULL, true, false);
+		return;
+	}
+	sql_txn_bulk_row(t, ld->rel, ld->kv, k, kl, vals);
+}
+
+static void copy_from(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o, sql_complete *c)
+{
+	const cat_obj *rel = sql_lookup_rel(s, s->cat, st->relation, false);
+	if (rel->rel.relkind != CAT_RELKIND_TABLE)
+		ty_error(UTIL_E_WRONG_OBJECT_TYPE, "cannot copy to %s \"%s\"",
+			 rel->rel.relkind == CAT_RELKIND_VIEW ? "view" : rel->rel.relkind == CAT_RELKIND_SEQUENCE ? "sequence" : "non-table relation",
+			 rel->rel.name);
+	if (s->txn->read_only)
+		ty_error(UTIL_E_READ_ONLY_SQL_TRANSACTION, "cannot execute COPY FROM in a read-only transaction");
+	const cat_rel *r = &rel->rel;
+	/* Target columns. */
+	int ncols = 0;
+	int *cols = ty_alloc(sizeof(int) * (size_t)(r->ncols + 1));
+	if (st->n_attlist) {
+		for (size_t i = 0; i < st->n_attlist; i++) {
+			const char *name = str_of(st->attlist[i]);
+			const cat_column *cc = cat_column_by_name(r, name);
+			if (!cc)
+				ty_error(UTIL_E_UNDEFINED_COLUMN, "column \"%s\" of relation \"%s\" does not exist", name, r->name);
+			for (int k = 0; k < ncols; k++)
+				if (cols[k] == cc->attnum - 1)
+					ty_error(UTIL_E_DUPLICATE_COLUMN, "column \"%s\" specified more than once", name);
+			cols[ncols++] = cc->attnum - 1;
+		}
+	} else {
+		for (int i = 0; i < r->ncols; i++)
+			if (!r->cols[i].dropped)
+				cols[ncols++] = i;
+	}
+	loader ld;
+	memset(&ld, 0, sizeof ld);
+	ld.s = s;
+	ld.rel = rel;
+	ld.scratch = util_arena_new(4096, 0);
+	kv_status kst = kv_table_open(s->e->kv, r->storage, &ld.kv);
+	if (kst != KV_OK)
+		sql_kv_error(kst, "opening a table");
+	/* Autocommit COPY writes directly into the commit batch. */
+	ld.bulk = s->txn_state == SQL_TXN_IDLE && !s->implicit_block;
+	/* Defaults of the columns not loaded. */
+	sql_pstate ps = {.text = ""};
+	ps.param_types = ty_alloc0(sizeof(ty_oid) * 8);
+	ps.params_cap = 8;
+	sql_actx ax = {s, s->cat, ty_get_arena(), &ps};
+	ld.defaults = ty_alloc0(sizeof(sql_expr *) * (size_t)(r->ncols + 1));
+	bool *listed = ty_alloc0(sizeof(bool) * (size_t)(r->ncols + 1));
+	for (int i = 0; i < ncols; i++)
+		listed[cols[i]] = true;
+	for (int i = 0; i < r->ncols; i++)
+		if (!listed[i] && !r->cols[i].dropped && r->cols[i].default_sql)
+			ld.defaults[i] = sql_column_default(&ax, r, i);
+	sql_planned *pl = ty_alloc0(sizeof *pl);
+	ld.ex = sql_exec_new(s, pl, ty_get_arena(), NULL, 0);
+	ld.ex->cache = ty_alloc0(sizeof(sql_cache_slot) * (size_t)(ps.ncache + 1));
+	bool *fnn = ty_alloc0(sizeof(bool) * (size_t)(ncols + 1));
+	for (int i = 0; i < o->nfnn; i++) {
+		bool found = false;
+		for (int k = 0; k < ncols; k++)
+			if (!strcmp(r->cols[cols[k]].name, o->fnn_names[i])) {
+				fnn[k] = true;
+				found = true;
+			}
+		if (!found)
+			ty_error(UTIL_E_INVALID_COLUMN_REFERENCE, "FORCE_NOT_NULL column \"%s\" not referenced by COPY", o->fnn_names[i]);
+	}
+	copy_in ci;
+	memset(&ci, 0, sizeof ci);
+	ci.s = s;
+	if (st->filename && *st->filename) {
+		if (!s->superuser) {
+			util_err *e = ty_errstart(UTIL_E_INSUFFICIENT_PRIVILEGE, "must be superuser or have privileges of the pg_read_server_files role to COPY from a file");
+			util_err_hint(e, "Anyone can COPY to stdout or from stdin. psql's \\copy command also works for anyone.");
+			ty_errthrow();
+		}
+		ci.file = fopen(st->filename, "r");
+		if (!ci.file)
+			ty_error(UTIL_E_UNDEFINED_FILE, "could not open file \"%s\" for reading: %s", st->filename, strerror(errno));
+	} else if (!s->client.copy_in_begin || s->client.copy_in_begin(s->client.arg, o->fmt, ncols) != 0) {
+		ty_error(UTIL_E_CONNECTION_FAILURE, "could not start COPY");
+	}
+	uint64_t n = 0;
+	char **fields = ty_alloc(sizeof(char *) * (size_t)(ncols + 1));
+	size_t *lens = ty_alloc(sizeof(size_t) * (size_t)(ncols + 1));
+	bool *quoted = ty_alloc0(sizeof(bool) * (size_t)(ncols + 1));
+	ty_datum *vals = ty_alloc(sizeof(ty_datum) * (size_t)(r->ncols + 1));
+	util_arena *rowa = util_arena_new(16 * 1024, 0);
+	util_arena *saved = ty_get_arena();
+	TY_TRY(tc)
+	{
+		bool first = true;
+		while (read_line(&ci, o)) {
+			ci.lineno++;
+			if (o->fmt == SQL_COPY_TEXT && ci.line.len == 2 && ci.line.data[0] == '\\' && ci.line.data[1] == '.')
+				break;
+			if (o->fmt == SQL_COPY_CSV && ci.line.len == 2 && ci.line.data[0] == '\\' && ci.line.data[1] == '.')
+				break;
+			if (first && o->header) {
+				first = false;
+				continue;
+			}
+			first = false;
+			util_arena_reset(rowa);
+			ty_set_arena(rowa);
+			int nf = o->fmt == SQL_COPY_CSV ? split_csv(&ci, o, r->name, fields, lens, ncols, quoted)
+							: split_text(&ci, o, r->name, fields, lens, ncols);
+			if (ncols == 0 && nf == 1 && fields[0] && lens[0] == 0)
+				nf = 0;
+			if (nf < ncols) {
+				char msg[256];
+				snprintf(msg, sizeof msg, "missing data for column \"%s\"", r->cols[cols[nf]].name);
+				bad_copy(&ci, r->name, UTIL_E_BAD_COPY_FILE_FORMAT, msg);
+			}
+			for (int i = 0; i < r->ncols; i++)
+				vals[i] = ty_null();
+			for (int i = 0; i < ncols; i++) {
+				int col = cols[i];
+				const char *fv = fields[i];
+				if (!fv && fnn[i])
+					fv = o->null_str;
+				if (!fv)
+					continue;
+				TY_TRY(tv)
+				{
+					vals[col] = ty_input(r->cols[col].type, fv, fv == o->null_str ? o->null_len : lens[i],
+							     r->cols[col].typmod);
+				}
+				TY_CATCH(tv)
+				{
+					TY_END(tv);
+					util_err_context(ty_err(), "COPY %s, line %lld, column %s: \"%.*s\"", r->name, (long long)ci.lineno,
+							 r->cols[col].name, (int)(lens[i] > 100 ? 100 : lens[i]), fv);
+					ty_errthrow();
+				}
+				TY_END(tv);
+			}
+			for (int i = 0; i < r->ncols; i++)
+				if (ld.defaults[i])
+					vals[i] = sql_eval(ld.ex, ld.defaults[i], NULL);
+			load_row(&ld, vals, &ci);
+			n++;
+			if ((n & 1023) == 0)
+				ty_check_interrupts();
+		}
+		/* Drain the rest of the client's data after the end marker. */
+		if (!ci.file)
+			while (next_byte(&ci) >= 0)
+				;
+	}
+	TY_CATCH(tc)
+	{
+		TY_END(tc);
+		ty_set_arena(saved);
+		util_err err;
+		memcpy(&err, ty_err(), sizeof err);
+		/* The client keeps sending CopyData until CopyDone/CopyFail: eat it. */
+		if (!ci.file && !ci.eof) {
+			util_err ignore;
+			(void)ignore;
+			TY_TRY(t2)
+			{
+				while (next_byte(&ci) >= 0)
+					;
+			}
+			TY_CATCH(t2)
+			{
+			}
+			TY_END(t2);
+		}
+		if (ci.file)
+			fclose(ci.file);
+		util_arena_destroy(rowa);
+		util_arena_destroy(ld.scratch);
+		util_map_free(&ld.keys);
+		util_buf_free(&ci.line);
+		util_buf_free(&ld.key);
+		kv_table_close(ld.kv);
+		ty_throw(&err);
+	}
+	TY_END(tc);
+	ty_set_arena(saved);
+	if (ci.file)
+		fclose(ci.file);
+	util_arena_destroy(rowa);
+	util_arena_destroy(ld.scratch);
+	util_map_free(&ld.keys);
+	util_buf_free(&ci.line);
+	util_buf_free(&ld.key);
+	kv_table_close(ld.kv);
+	snprintf(c->tag, sizeof c->tag, "COPY %llu", (unsigned long long)n);
+}
+
+/* ---------------------------------------------------------------- COPY TO */
+
+static void out_text_field(util_buf *b, const char *v, size_t n, char delim)
+{
+	for (size_t i = 0; i < n; i++) {
+		char ch = v[i];
+		switch (ch) {
+		case '\\': util_buf_puts(b, "\\\\"); break;
+		case '\n': util_buf_puts(b, "\\n"); break;
+		case '\r': util_buf_puts(b, "\\r"); break;
+		case '\t': util_buf_puts(b, delim == '\t' ? "\\t" : "\t"); break;
+		case '\b': util_buf_puts(b, "\\b"); break;
+		case '\f': util_buf_puts(b, "\\f"); break;
+		case '\v': util_buf_puts(b, "\\v"); break;
+		default:
+			if (ch == delim) {
+				util_buf_putc(b, '\\');
+				util_buf_putc(b, ch);
+			} else
+				util_buf_putc(b, ch);
+		}
+	}
+}
+
+static void out_csv_field(util_buf *b, const char *v, size_t n, const copy_opts *o, bool force)
+{
+	bool q = force || n == 0 || (n == o->null_len && !memcmp(v, o->null_str, n));
+	for (size_t i = 0; i < n && !q; i++)
+		q = v[i] == o->delim || v[i] == o->quote || v[i] == '\n' || v[i] == '\r' || v[i] == o->escape;
+	if (n == 2 && v[0] == '\\' && v[1] == '.')
+		q = true;
+	if (!q) {
+		util_buf_append(b, v, n);
+		return;
+	}
+	util_buf_putc(b, o->quote);
+	for (size_t i = 0; i < n; i++) {
+		if (v[i] == o->quote || v[i] == o->escape)
+			util_buf_putc(b, o->escape);
+		util_buf_putc(b, v[i]);
+	}
+	util_buf_putc(b, o->quote);
+}
+
+static void copy_to(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o, const char *text, sql_complete *c)
+{
+	/* Build the query: the table's columns, or the given query. */
+	char *q;
+	if (st->query) {
+		q = sql_deparse_stmt(st->query);
+	} else {
+		const cat_obj *rel = sql_lookup_rel(s, s->cat, st->relation, false);
+		if (rel->rel.relkind == CAT_RELKIND_VIEW) {
+			util_err *e = ty_errstart(UTIL_E_WRONG_OBJECT_TYPE, "cannot copy from view \"%s\"", rel->rel.name);
+			util_err_hint(e, "Try the COPY (SELECT ...) TO variant.");
+			ty_errthrow();
+		}
+		util_buf b = UTIL_BUF_INIT;
+		util_buf_puts(&b, "SELECT ");
+		if (st->n_attlist) {
+			for (size_t i = 0; i < st->n_attlist; i++) {
+				const char *name = str_of(st->attlist[i]);
+				if (!cat_column_by_name(&rel->rel, name)) {
+					util_buf_free(&b);
+					ty_error(UTIL_E_UNDEFINED_COLUMN, "column \"%s\" of relation \"%s\" does not exist", name, rel->rel.name);
+				}
+				if (i)
+					util_buf_puts(&b, ", ");
+				sql_quote_ident(name, &b);
+			}
+		} else {
+			util_buf_puts(&b, "*");
+		}
+		util_buf_puts(&b, " FROM ");
+		sql_quote_ident(sql_schema_name(s->cat, rel->rel.schema), &b);
+		util_buf_putc(&b, '.');
+		sql_quote_ident(rel->rel.name, &b);
+		q = ty_strdup(b.data);
+		util_buf_free(&b);
+	}
+	(void)text;
+	util_err err;
+	PgQuery__ParseResult *pr = sql_parse_text(q, &err);
+	if (!pr)
+		ty_throw(&err);
+	sql_pstate ps = {.text = q};
+	ps.param_types = ty_alloc0(sizeof(ty_oid) * 8);
+	ps.params_cap = 8;
+	sql_actx ax = {s, s->cat, ty_get_arena(), &ps};
+	sql_query *qq;
+	sql_planned *pl;
+	TY_TRY(tc)
+	{
+		qq = sql_analyze(&ax, pr->stmts[0]->stmt);
+		pl = sql_plan_query(&ax, qq);
+	}
+	TY_CATCH(tc)
+	{
+		TY_END(tc);
+		pg_query__parse_result__free_unpacked(pr, NULL);
+		ty_errthrow();
+	}
+	TY_END(tc);
+	pg_query__parse_result__free_unpacked(pr, NULL);
+	int ncols = pl->desc.ncols;
+	bool *fq = ty_alloc0(sizeof(bool) * (size_t)(ncols + 1));
+	for (int i = 0; i < ncols; i++) {
+		fq[i] = o->force_quote_all;
+		for (int k = 0; k < o->nfq; k++)
+			if (!strcmp(pl->cols[i].name, o->fq_names[k]))
+				fq[i] = true;
+	}
+	FILE *f = NULL;
+	if (st->filename && *st->filename) {
+		if (!s->superuser) {
+			util_err *e = ty_errstart(UTIL_E_INSUFFICIENT_PRIVILEGE, "must be superuser or have privileges of the pg_write_server_files role to COPY to a file");
+			util_err_hint(e, "Anyone can COPY to stdout or from stdin. psql's \\copy command also works for anyone.");
+			ty_errthrow();
+		}
+		f = fopen(st->filename, "w");
+		if (!f)
+			ty_error(UTIL_E_UNDEFINED_FILE, "could not open file \"%s\" for writing: %s", st->filename, strerror(errno));
+	} else if (!s->client.copy_out_begin || s->client.copy_out_begin(s->client.arg, o->fmt, ncols) != 0) {
+		ty_error(UTIL_E_CONNECTION_FAILURE, "could not start COPY");
+	}
+	util_buf line = UTIL_BUF_INIT, val = UTIL_BUF_INIT;
+	uint64_t n = 0;
+	sql_exec *ex = sql_exec_new(s, pl, ty_get_arena(), NULL, 0);
+	TY_TRY(t2)
+	{
+		if (o->header) {
+			util_buf_reset(&line);
+			for (int i = 0; i < ncols; i++) {
+				if (i)
+					util_buf_putc(&line, o->delim);
+				out_csv_field(&line, pl->cols[i].name, strlen(pl->cols[i].name), o, false);
+			}
+			util_buf_putc(&line, '\n');
+			if (f)
+				fwrite(line.data, 1, line.len, f);
+			else
+				s->client.copy_out_data(s->client.arg, line.data, line.len);
+		}
+		sql_op *root = sql_exec_node(ex, pl->plan);
+		for (;;) {
+			sql_batch *b = sql_op_next(root);
+			if (b->n == 0)
+				break;
+			for (int r = 0; r < b->n; r++) {
+				ty_datum *row = sql_batch_row(b, r);
+				util_buf_reset(&line);
+				for (int i = 0; i < ncols; i++) {
+					if (i)
+						util_buf_putc(&line, o->delim);
+					if (row[i].null) {
+						util_buf_append(&line, o->null_str, o->null_len);
+						continue;
+					}
+					util_buf_reset(&val);
+					ty_output(pl->plan->types[i], row[i], &val);
+					if (o->fmt == SQL_COPY_CSV)
+						out_csv_field(&line, val.data ? val.data : "", val.len, o, fq[i]);
+					else
+						out_text_field(&line, val.data ? val.data : "", val.len, o->delim);
+				}
+				util_buf_putc(&line, '\n');
+				if (f)
+					fwrite(line.data, 1, line.len, f);
+				else if (s->client.copy_out_data(s->client.arg, line.data, line.len) != 0)
+					ty_error(UTIL_E_CONNECTION_FAILURE, "connection to client lost");
+				n++;
+			}
+		}
+		sql_exec_close(ex);
+	}
+	TY_CATCH(t2)
+	{
+		TY_END(t2);
+		util_err saved, ignore;
+		memcpy(&saved, ty_err(), sizeof saved);
+		ty_protect((void (*)(void *))sql_exec_close, ex, &ignore);
+		util_buf_free(&line);
+		util_buf_free(&val);
+		if (f)
+			fclose(f);
+		ty_throw(&saved);
+	}
+	TY_END(t2);
+	util_buf_free(&line);
+	util_buf_free(&val);
+	if (f)
+		fclose(f);
+	else
+		s->client.copy_out_end(s->client.arg);
+	snprintf(c->tag, sizeof c->tag, "COPY %llu", (unsigned long long)n);
+}
+
+void sql_exec_copy(sql_session *s, PgQuery__CopyStmt *st, const char *text, sql_dest *dest, sql_complete *c)
+{
+	(void)dest;
+	if (st->is_program)
+		ty_error(UTIL_E_INSUFFICIENT_PRIVILEGE, "COPY to or from an external program is not allowed");
+	if (st->where_clause)
+		ty_error(UTIL_E_FEATURE_NOT_SUPPORTED, "COPY FROM ... WHERE is not supported");
+	copy_opts o;
+	parse_opts(st, &o);
+	if (st->is_from)
+		copy_from(s, st, &o, c);
+	else
+		copy_to(s, st, &o, text, c);
+}

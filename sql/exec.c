@@ -1,0 +1,164 @@
+/*
+ * exec.c — the executor framework: per-execution state for a planned
+ * statement, building operator nodes from plan nodes (once per plan id),
+ * demand-pull iteration over batches with EXPLAIN ANALYZE accounting,
+ * rescans and cleanup.
+ */
+#include <string.h>
+
+#include "sql_int.h"
+
+sql_batch *sql_batch_new(util_arena *a, int ncols, int cap)
+{
+	sql_batch *b = util_arena_zalloc(a, sizeof *b);
+	if (!b)
+		ty_error(UTIL_E_OUT_OF_MEMORY, "out of memory");
+	b->ncols = ncols;
+	b->cap = cap;
+	b->vals = util_arena_alloc(a, sizeof(ty_datum) * (size_t)(ncols ? ncols : 1) * (size_t)cap);
+	if (!b->vals)
+		ty_error(UTIL_E_OUT_OF_MEMORY, "out of memory");
+	b->arena = util_arena_new(32 * 1024, 0);
+	return b;
+}
+
+sql_exec *sql_exec_new(sql_session *s, sql_planned *pl, util_arena *arena, ty_datum *params, int nparams)
+{
+	sql_exec *ex = util_arena_zalloc(arena, sizeof *ex);
+	if (!ex)
+		ty_error(UTIL_E_OUT_OF_MEMORY, "out of memory");
+	ex->s = s;
+	ex->pl = pl;
+	ex->arena = arena;
+	ex->txn = s->txn;
+	ex->read_ts = s->txn ? sql_txn_read_ts(s->txn) : kv_read_point(s->e->kv);
+	ex->cat = s->cat;
+	ex->params = params;
+	ex->nparams = nparams;
+	ex->exec_params = util_arena_zalloc(arena, sizeof(ty_datum) * (size_t)(pl->nexec_params + 1));
+	ex->cache = util_arena_zalloc(arena, sizeof(sql_cache_slot) * (size_t)(pl->ncache + 1));
+	ex->ops = util_arena_zalloc(arena, sizeof(sql_op *) * (size_t)(pl->nnodes + 1));
+	ex->cte_ops = util_arena_zalloc(arena, sizeof(sql_op *) * (size_t)(pl->nctes + 1));
+	ex->ctes = util_arena_zalloc(arena, sizeof(struct sql_ctestore *) * (size_t)(pl->nctes + 1));
+	if (!ex->exec_params || !ex->cache || !ex->ops || !ex->cte_ops || !ex->ctes)
+		ty_error(UTIL_E_OUT_OF_MEMORY, "out of memory");
+	return ex;
+}
+
+sql_op *sql_exec_node(sql_exec *ex, const sql_plan *p)
+{
+	if (p->id < ex->pl->nnodes && ex->ops[p->id])
+		return ex->ops[p->id];
+	sql_op *op;
+	switch (p->kind) {
+	case SQL_P_RESULT: op = sql_op_result(ex, p); break;
+	case SQL_P_VALUES: op = sql_op_values(ex, p); break;
+	case SQL_P_SCAN: op = sql_op_scan(ex, p); break;
+	case SQL_P_SYSSCAN: op = sql_op_sysscan(ex, p); break;
+	case SQL_P_FUNCSCAN: op = sql_op_funcscan(ex, p); break;
+	case SQL_P_FILTER: op = sql_op_filter(ex, p); break;
+	case SQL_P_PROJECT: op = sql_op_project(ex, p); break;
+	case SQL_P_PROJECTSET: op = sql_op_projectset(ex, p); break;
+	case SQL_P_NESTLOOP: op = sql_op_nestloop(ex, p); break;
+	case SQL_P_HASHJOIN: op = sql_op_hashjoin(ex, p); break;
+	case SQL_P_AGG: op = sql_op_agg(ex, p); break;
+	case SQL_P_SORT: op = sql_op_sort(ex, p); break;
+	case SQL_P_LIMIT: op = sql_op_limit(ex, p); break;
+	case SQL_P_UNIQUE: op = sql_op_unique(ex, p); break;
+	case SQL_P_SETOP: op = sql_op_setop(ex, p); break;
+	case SQL_P_APPEND: op = sql_op_append(ex, p); break;
+	case SQL_P_WINDOW: op = sql_op_window(ex, p); break;
+	case SQL_P_MODIFY: op = sql_op_modify(ex, p); break;
+	case SQL_P_CTESCAN:
+	case SQL_P_WORKTABLE: op = sql_op_ctescan(ex, p); break;
+	case SQL_P_RECURSIVE: op = sql_op_recursive(ex, p); break;
+	default:
+		ty_error(UTIL_E_FEATURE_NOT_SUPPORTED, "plan node %d is not supported", p->kind);
+	}
+	op->plan = p;
+	op->ex = ex;
+	if (!op->out)
+		op->out = sql_batch_new(ex->arena, p->ncols, SQL_BATCH_ROWS);
+	if (p->id < ex->pl->nnodes)
+		ex->ops[p->id] = op;
+	if (p->left && !op->left)
+		op->left = sql_exec_node(ex, p->left);
+	if (p->right && !op->right && p->kind != SQL_P_RECURSIVE)
+		op->right = sql_exec_node(ex, p->right);
+	return op;
+}
+
+sql_batch *sql_op_next(sql_op *op)
+{
+	util_arena *caller = ty_get_arena();
+	if (!op->opened) {
+		op->opened = true;
+		op->loops++;
+		if (op->open)
+			op->open(op);
+	}
+	int64_t t0 = op->ex->analyze ? util_mono_us() : 0;
+	sql_batch *b;
+	if (op->done) {
+		op->out->n = 0;
+		b = op->out;
+	} else {
+		b = op->next(op);
+		if (b->n == 0)
+			op->done = true;
+	}
+	if (op->ex->analyze)
+		op->time_us += util_mono_us() - t0;
+	op->rows_out += (uint64_t)b->n;
+	ty_set_arena(caller);
+	return b;
+}
+
+void sql_op_rescan(sql_op *op)
+{
+	op->done = false;
+	op->loops++;
+	if (op->rescan)
+		op->rescan(op);
+	else {
+		if (op->left)
+			sql_op_rescan(op->left);
+		if (op->right)
+			sql_op_rescan(op->right);
+	}
+}
+
+static void close_op(sql_op *op)
+{
+	if (op->close)
+		op->close(op);
+	op->close = NULL;
+	if (op->out && op->out->arena) {
+		util_arena_destroy(op->out->arena);
+		op->out->arena = NULL;
+	}
+}
+
+void sql_exec_close(sql_exec *ex)
+{
+	if (!ex)
+		return;
+	for (int i = 0; i < ex->pl->nnodes; i++)
+		if (ex->ops[i])
+			close_op(ex->ops[i]);
+	for (int i = 0; i < ex->pl->nctes; i++)
+		if (ex->cte_ops[i])
+			close_op(ex->cte_ops[i]);
+	sql_exec_free_ctes(ex);
+}
+
+/* Starts filling an op's output batch: resets its arena and makes it current. */
+sql_batch *sql_op_begin_batch(sql_op *op)
+{
+	sql_batch *b = op->out;
+	util_arena_reset(b->arena);
+	b->n = 0;
+	ty_set_arena(b->arena);
+	ty_check_interrupts();
+	return b;
+}

@@ -1,0 +1,414 @@
+/*
+ * exec_modify.c — INSERT, UPDATE and DELETE: computes new rows, enforces
+ * NOT NULL, CHECK, primary-key uniqueness (with ON CONFLICT DO NOTHING /
+ * DO UPDATE), locks the rows it writes, buffers the writes in the
+ * transaction and produces RETURNING rows. Every statement is atomic: its
+ * writes only reach the store at commit, all together.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "sql_int.h"
+
+sql_batch *sql_op_begin_batch(sql_op *op);
+sql_op *sql_op_new_internal(sql_exec *ex, size_t state);
+
+typedef struct modify_state {
+	const cat_obj *rel;
+	kv_table *kv;
+	bool *assigned;      /* UPDATE: columns the statement writes */
+	ty_datum *newrow;    /* ncols + key */
+	ty_datum *ocrow;     /* ON CONFLICT: existing ++ excluded (2 * (ncols + 1)) */
+	util_arena *scratch;
+	const char *pk_name;
+	bool done;
+} modify_state;
+
+/* "(1, null, abc)" as PostgreSQL's "Failing row contains" detail. */
+static void row_text(const cat_rel *r, const ty_datum *vals, util_buf *out)
+{
+	util_buf_putc(out, '(');
+	bool first = true;
+	for (int c = 0; c < r->ncols; c++) {
+		if (r->cols[c].dropped)
+			continue;
+		if (!first)
+			util_buf_puts(out, ", ");
+		first = false;
+		if (vals[c].null)
+			util_buf_puts(out, "null");
+		else
+			ty_output(r->cols[c].type, vals[c], out);
+	}
+	util_buf_putc(out, ')');
+}
+
+static UTIL_NORETURN void fail_row(util_errcode code, const cat_obj *rel, const ty_datum *vals, const char *constraint,
+				   const char *column, const char *fmt, const char *a, const char *b)
+{
+	util_buf row = UTIL_BUF_INIT;
+	row_text(&rel->rel, vals, &row);
+	util_err *e = ty_errstart(code, fmt, a, b);
+	util_err_detail(e, "Failing row contains %s.", row.data);
+	util_buf_free(&row);
+	util_err_field(e->table, rel->rel.name);
+	if (constraint)
+		util_err_field(e->constraint, constraint);
+	if (column)
+		util_err_field(e->column, column);
+	ty_errthrow();
+}
+
+static void check_row(sql_op *op, modify_state *st, const ty_datum *vals)
+{
+	const sql_plan *p = op->plan;
+	const cat_rel *r = &st->rel->rel;
+	for (int c = 0; c < r->ncols; c++)
+		if (!r->cols[c].dropped && r->cols[c].notnull && vals[c].null)
+			fail_row(UTIL_E_NOT_NULL_VIOLATION, st->rel, vals, NULL, r->cols[c].name,
+				 "null value in column \"%s\" of relation \"%s\" violates not-null constraint", r->cols[c].name,
+				 r->name);
+	for (int i = 0; i < p->modify.nchecks; i++) {
+		ty_datum d = sql_eval(op->ex, p->modify.checks[i], vals);
+		if (!d.null && !d.i)
+			fail_row(UTIL_E_CHECK_VIOLATION, st->rel, vals, p->modify.check_names[i], NULL,
+				 "new row for relation \"%s\" violates check constraint \"%s\"", r->name,
+				 p->modify.check_names[i]);
+	}
+}
+
+static UTIL_NORETURN void duplicate_key(modify_state *st, const ty_datum *vals)
+{
+	const cat_rel *r = &st->rel->rel;
+	util_buf cols = UTIL_BUF_INIT, v = UTIL_BUF_INIT;
+	for (int i = 0; i < r->npk; i++) {
+		const cat_column *c = cat_column_by_attnum(r, r->pk[i]);
+		if (i) {
+			util_buf_puts(&cols, ", ");
+			util_buf_puts(&v, ", ");
+		}
+		util_buf_puts(&cols, c->name);
+		if (vals[c->attnum - 1].null)
+			util_buf_puts(&v, "null");
+		else
+			ty_output(c->type, vals[c->attnum - 1], &v);
+	}
+	util_err *e = ty_errstart(UTIL_E_UNIQUE_VIOLATION, "duplicate key value violates unique constraint \"%s\"",
+				  st->pk_name ? st->pk_name : "?");
+	util_err_detail(e, "Key (%s)=(%s) already exists.", cols.data ? cols.data : "", v.data ? v.data : "");
+	util_err_field(e->table, r->name);
+	if (st->pk_name)
+		util_err_field(e->constraint, st->pk_name);
+	util_buf_free(&cols);
+	util_buf_free(&v);
+	ty_errthrow();
+}
+
+/* Reads the newest committed version of a row (plus this transaction's
+ * pending write) into out (ncols + key); false if it does not exist. */
+static bool read_latest(sql_op *op, modify_state *st, const uint8_t *key, size_t klen, ty_datum *out)
+{
+	const cat_rel *r = &st->rel->rel;
+	sql_txn *t = op->ex->txn;
+	sql_wrow *w = sql_txn_lookup(t, st->rel->oid, key, klen, false);
+	if (w && (w->inserted || !w->present)) {
+		if (!w->present)
+			return false;
+		for (int c = 0; c < r->ncols; c++)
+			out[c] = w->cols[c];
+		out[r->ncols] = ty_bytes(w->key, w->keylen);
+		return true;
+	}
+	if (!st->scratch)
+		st->scratch = util_arena_new(4096, 0);
+	kv_read_opts ro;
+	memset(&ro, 0, sizeof ro);
+	ro.read_ts = KV_TS_MAX;
+	kv_row row;
+	kv_status s = kv_get(st->kv, key, klen, &ro, st->scratch, &row);
+	if (s != KV_OK && s != KV_NOT_FOUND)
+		sql_kv_error(s, "reading a row");
+	if (s == KV_NOT_FOUND || row.n == 0)
+		return false;
+	sql_rowmap map;
+	sql_rowmap_build(r, st->scratch, &map);
+	if (!sql_row_decode(r, &map, row.cells, row.n, NULL, out))
+		return false;
+	uint8_t *k = ty_alloc(klen ? klen : 1);
+	memcpy(k, key, klen);
+	out[r->ncols] = ty_bytes(k, klen);
+	if (w && w->present)
+		for (int c = 0; c < r->ncols; c++)
+			if (w->set[c])
+				out[c] = w->cols[c];
+	return true;
+}
+
+/* After the target row of an UPDATE or DELETE is locked: if another
+ * transaction changed it after this statement's snapshot, REPEATABLE READ
+ * fails with 40001, and READ COMMITTED carries on with the newest version
+ * if it still exists and still passes the target's WHERE conjuncts
+ * (PostgreSQL's EvalPlanQual). Returns the input row to use, or NULL to
+ * skip the row. */
+static const ty_datum *recheck_locked(sql_op *op, modify_state *st, const ty_datum *in, const uint8_t *key,
+				      size_t klen)
+{
+	const sql_plan *p = op->plan;
+	sql_txn *t = op->ex->txn;
+	if (sql_txn_lookup(t, st->rel->oid, key, klen, false))
+		return in; /* written by this transaction earlier: locked since */
+	if (!sql_txn_row_changed(t, st->kv, key, klen))
+		return in;
+	const cat_rel *r = &st->rel->rel;
+	ty_datum *cur = ty_alloc(sizeof(ty_datum) * (size_t)(r->ncols + 1));
+	bool exists = read_latest(op, st, key, klen, cur);
+	if (t->iso != SQL_READ_COMMITTED)
+		sql_txn_serialization_failure(!exists);
+	if (!exists)
+		return NULL;
+	if (p->modify.epq_qual && !sql_eval_qual(op->ex, p->modify.epq_qual, cur))
+		return NULL;
+	int nin = p->left->ncols;
+	ty_datum *in2 = ty_alloc(sizeof(ty_datum) * (size_t)(nin ? nin : 1));
+	memcpy(in2, in, sizeof(ty_datum) * (size_t)nin);
+	for (int c = 0; c < r->ncols; c++)
+		if (p->modify.old_slots[c] >= 0)
+			in2[p->modify.old_slots[c]] = cur[c];
+	return in2;
+}
+
+static int st_ncols(sql_op *op) { return ((modify_state *)op->state)->rel->rel.ncols; }
+
+static void emit_returning(sql_op *op, sql_batch *b, const ty_datum *tablerow, const ty_datum *in)
+{
+	const sql_plan *p = op->plan;
+	if (!p->modify.nreturning)
+		return;
+	int ncols = st_ncols(op);
+	int nin = p->modify.cmd == SQL_CMD_INSERT ? 0 : p->left->ncols;
+	ty_datum *combo = ty_alloc(sizeof(ty_datum) * (size_t)(ncols + 1 + nin));
+	memcpy(combo, tablerow, sizeof(ty_datum) * (size_t)(ncols + 1));
+	if (nin)
+		memcpy(combo + ncols + 1, in, sizeof(ty_datum) * (size_t)nin);
+	ty_datum *out = sql_batch_row(b, b->n++);
+	for (int i = 0; i < p->modify.nreturning; i++)
+		out[i] = sql_eval(op->ex, p->modify.returning[i], combo);
+}
+
+
+static void do_insert(sql_op *op, modify_state *st, const ty_datum *in, sql_batch *b)
+{
+	const sql_plan *p = op->plan;
+	const cat_obj *rel = st->rel;
+	const cat_rel *r = &rel->rel;
+	sql_txn *t = op->ex->txn;
+	ty_datum *row = st->newrow;
+	for (int c = 0; c < r->ncols; c++)
+		row[c] = sql_eval(op->ex, p->modify.new_vals[c], in);
+	util_buf key = UTIL_BUF_INIT;
+	sql_row_key(r, row, &key);
+	uint8_t *k = ty_alloc(key.len);
+	memcpy(k, key.data, key.len);
+	size_t kl = key.len;
+	util_buf_free(&key);
+	row[r->ncols] = ty_bytes(k, kl);
+	check_row(op, st, row);
+	if (r->npk) {
+		/* Serialise inserts of the same key, then look at the newest state. */
+		sql_txn_lock_row(t, rel->oid, k, kl, PG_QUERY__LOCK_CLAUSE_STRENGTH__LCS_FORUPDATE,
+				 PG_QUERY__LOCK_WAIT_POLICY__LockWaitBlock, NULL);
+		ty_datum *existing = st->ocrow;
+		if (read_latest(op, st, k, kl, existing)) {
+			sql_onconflict *oc = p->modify.oc;
+			if (!oc)
+				duplicate_key(st, row);
+			/* A conflicting row this snapshot cannot see (PostgreSQL's
+			 * ExecCheckTupleVisible). */
+			if (t->iso != SQL_READ_COMMITTED && !sql_txn_lookup(t, rel->oid, k, kl, false) &&
+			    sql_txn_row_changed(t, st->kv, k, kl))
+				sql_txn_serialization_failure(false);
+			if (!oc->do_update)
+				return;
+			/* DO UPDATE: expressions see existing ++ excluded. */
+			ty_datum *excl = existing + r->ncols + 1;
+			memcpy(excl, row, sizeof(ty_datum) * (size_t)(r->ncols + 1));
+			if (p->modify.oc_where && !sql_eval_qual(op->ex, p->modify.oc_where, existing))
+				return;
+			ty_datum *upd = ty_alloc(sizeof(ty_datum) * (size_t)(r->ncols + 1));
+			memcpy(upd, existing, sizeof(ty_datum) * (size_t)(r->ncols + 1));
+			bool *set = ty_alloc0(sizeof(bool) * (size_t)(r->ncols ? r->ncols : 1));
+			for (int i = 0; i < oc->nset; i++) {
+				int c = oc->set_cols[i] - 1;
+				upd[c] = sql_eval(op->ex, p->modify.oc_set[i], existing);
+				set[c] = true;
+			}
+			check_row(op, st, upd);
+			for (int i = 0; i < r->npk; i++)
+				if (set[r->pk[i] - 1] && !ty_equal(r->cols[r->pk[i] - 1].type, upd[r->pk[i] - 1], existing[r->pk[i] - 1]))
+					ty_error(UTIL_E_FEATURE_NOT_SUPPORTED, "ON CONFLICT DO UPDATE cannot change the primary key");
+			sql_txn_put_row(t, rel, st->kv, k, kl, upd, set, false, true);
+			op->ex->processed++;
+			emit_returning(op, b, upd, in);
+			return;
+		}
+	}
+	sql_txn_put_row(t, rel, st->kv, k, kl, row, NULL, true, false);
+	op->ex->processed++;
+	emit_returning(op, b, row, in);
+}
+
+static void do_update(sql_op *op, modify_state *st, const ty_datum *in, sql_batch *b)
+{
+	const sql_plan *p = op->plan;
+	const cat_obj *rel = st->rel;
+	const cat_rel *r = &rel->rel;
+	sql_txn *t = op->ex->txn;
+	ty_datum oldkey = in[p->modify.key_slot];
+	/* As PostgreSQL: an UPDATE that leaves the key alone takes FOR NO KEY
+	 * UPDATE, so it does not block foreign-key checks (FOR KEY SHARE). */
+	sql_txn_lock_row(t, rel->oid, oldkey.p, oldkey.len,
+			 p->modify.pk_changes ? PG_QUERY__LOCK_CLAUSE_STRENGTH__LCS_FORUPDATE
+					      : PG_QUERY__LOCK_CLAUSE_STRENGTH__LCS_FORNOKEYUPDATE,
+			 PG_QUERY__LOCK_WAIT_POLICY__LockWaitBlock, NULL);
+	in = recheck_locked(op, st, in, oldkey.p, oldkey.len);
+	if (!in)
+		return;
+	ty_datum *row = st->newrow;
+	for (int c = 0; c < r->ncols; c++)
+		row[c] = sql_eval(op->ex, p->modify.new_vals[c], in);
+	row[r->ncols] = oldkey;
+	check_row(op, st, row);
+	if (p->modify.pk_changes) {
+		util_buf key = UTIL_BUF_INIT;
+		sql_row_key(r, row, &key);
+		bool same = key.len == oldkey.len && memcmp(key.data, oldkey.p, key.len) == 0;
+		if (!same) {
+			uint8_t *k = ty_alloc(key.len);
+			memcpy(k, key.data, key.len);
+			size_t kl = key.len;
+			util_buf_free(&key);
+			sql_txn_lock_row(t, rel->oid, k, kl, PG_QUERY__LOCK_CLAUSE_STRENGTH__LCS_FORUPDATE,
+					 PG_QUERY__LOCK_WAIT_POLICY__LockWaitBlock, NULL);
+			if (read_latest(op, st, k, kl, st->ocrow))
+				duplicate_key(st, row);
+			sql_txn_delete_row(t, rel, st->kv, oldkey.p, oldkey.len);
+			row[r->ncols] = ty_bytes(k, kl);
+			sql_txn_put_row(t, rel, st->kv, k, kl, row, NULL, true, false);
+			op->ex->processed++;
+			emit_returning(op, b, row, in);
+			return;
+		}
+		util_buf_free(&key);
+	}
+	sql_txn_put_row(t, rel, st->kv, oldkey.p, oldkey.len, row, st->assigned, false, true);
+	op->ex->processed++;
+	emit_returning(op, b, row, in);
+}
+
+static void do_delete(sql_op *op, modify_state *st, const ty_datum *in, sql_batch *b)
+{
+	const sql_plan *p = op->plan;
+	const cat_obj *rel = st->rel;
+	const cat_rel *r = &rel->rel;
+	sql_txn *t = op->ex->txn;
+	ty_datum key = in[p->modify.key_slot];
+	/* Two FROM rows may name the same target row: delete it once. */
+	sql_wrow *w = sql_txn_lookup(t, rel->oid, key.p, key.len, false);
+	if (w && w->cid == t->cid && !w->present)
+		return;
+	sql_txn_lock_row(t, rel->oid, key.p, key.len, PG_QUERY__LOCK_CLAUSE_STRENGTH__LCS_FORUPDATE,
+			 PG_QUERY__LOCK_WAIT_POLICY__LockWaitBlock, NULL);
+	in = recheck_locked(op, st, in, key.p, key.len);
+	if (!in)
+		return;
+	sql_txn_delete_row(t, rel, st->kv, key.p, key.len);
+	op->ex->processed++;
+	if (p->modify.nreturning) {
+		ty_datum *old = st->newrow;
+		for (int c = 0; c < r->ncols; c++)
+			old[c] = in[p->modify.old_slots[c]];
+		old[r->ncols] = key;
+		emit_returning(op, b, old, in);
+	}
+}
+
+static void modify_open(sql_op *op)
+{
+	modify_state *st = op->state;
+	const sql_plan *p = op->plan;
+	sql_exec *ex = op->ex;
+	st->rel = cat_get(ex->cat, p->modify.reloid);
+	if (!st->rel)
+		ty_error(UTIL_E_UNDEFINED_TABLE, "relation with OID %u does not exist", p->modify.reloid);
+	const cat_rel *r = &st->rel->rel;
+	kv_status s = kv_table_open(ex->s->e->kv, r->storage, &st->kv);
+	if (s != KV_OK)
+		sql_kv_error(s, "opening a table");
+	util_arena *old = ty_set_arena(ex->arena);
+	st->newrow = ty_alloc(sizeof(ty_datum) * (size_t)(r->ncols + 1));
+	st->ocrow = ty_alloc(sizeof(ty_datum) * (size_t)(2 * (r->ncols + 1)));
+	st->assigned = ty_alloc0(sizeof(bool) * (size_t)(r->ncols ? r->ncols : 1));
+	if (p->modify.cmd == SQL_CMD_UPDATE)
+		for (int c = 0; c < r->ncols; c++) {
+			const sql_expr *e = p->modify.new_vals[c];
+			st->assigned[c] = !(e->kind == SQL_E_SLOT && e->slot == p->modify.old_slots[c]);
+		}
+	for (int i = 0; i < r->ncons; i++)
+		if (r->cons[i].type == 'p')
+			st->pk_name = ty_strdup(r->cons[i].name);
+	ty_set_arena(old);
+	if (!ex->txn)
+		ty_error(UTIL_E_INTERNAL_ERROR, "data modification outside a transaction");
+}
+
+static sql_batch *modify_next(sql_op *op)
+{
+	modify_state *st = op->state;
+	const sql_plan *p = op->plan;
+	for (;;) {
+		sql_batch *b = sql_op_begin_batch(op);
+		if (st->done)
+			return b;
+		sql_batch *in = sql_op_next(op->left);
+		if (in->n == 0) {
+			st->done = true;
+			return b;
+		}
+		ty_set_arena(b->arena);
+		for (int i = 0; i < in->n; i++) {
+			ty_datum *row = sql_batch_row(in, i);
+			switch (p->modify.cmd) {
+			case SQL_CMD_INSERT: do_insert(op, st, row, b); break;
+			case SQL_CMD_UPDATE: do_update(op, st, row, b); break;
+			case SQL_CMD_DELETE: do_delete(op, st, row, b); break;
+			default: break;
+			}
+			if (st->scratch)
+				util_arena_reset(st->scratch);
+		}
+		if (b->n)
+			return b;
+	}
+}
+
+static void modify_close(sql_op *op)
+{
+	modify_state *st = op->state;
+	if (st->kv)
+		kv_table_close(st->kv);
+	st->kv = NULL;
+	util_arena_destroy(st->scratch);
+	st->scratch = NULL;
+}
+
+sql_op *sql_op_modify(sql_exec *ex, const sql_plan *p)
+{
+	(void)p;
+	sql_op *op = sql_op_new_internal(ex, sizeof(modify_state));
+	op->open = modify_open;
+	op->next = modify_next;
+	op->close = modify_close;
+	/* Returning rows can exceed the batch when one input row yields one
+	 * output row per input: the batch is sized like the input. */
+	return op;
+}

@@ -1,0 +1,1284 @@
+/*
+ * plan.c — analyzed queries to physical plans: the join tree (WHERE
+ * conjuncts pushed down, equi-joins as hash joins), aggregation with
+ * grouping sets, windows, HAVING, projection with set-returning functions,
+ * DISTINCT [ON], ORDER BY (top-N with LIMIT), LIMIT/OFFSET, set operations,
+ * CTEs, sublinks (cached when uncorrelated, parameterised when correlated)
+ * and the INSERT/UPDATE/DELETE node. Vars become input slots here.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "plan_int.h"
+
+/* ---------------------------------------------------------------- target lists */
+
+sql_tlist *sql_tl_new(void) { return ty_alloc0(sizeof(sql_tlist)); }
+
+void sql_tl_add(sql_tlist *tl, sql_expr *e)
+{
+	sql_expr **n = ty_alloc(sizeof(sql_expr *) * (size_t)(tl->n + 1));
+	if (tl->n)
+		memcpy(n, tl->items, sizeof(sql_expr *) * (size_t)tl->n);
+	n[tl->n] = e;
+	tl->items = n;
+	tl->n++;
+}
+
+sql_tlist *sql_tl_concat(const sql_tlist *a, const sql_tlist *b)
+{
+	sql_tlist *t = sql_tl_new();
+	for (int i = 0; i < a->n; i++)
+		sql_tl_add(t, a->items[i]);
+	for (int i = 0; i < b->n; i++)
+		sql_tl_add(t, b->items[i]);
+	return t;
+}
+
+static sql_expr *slot(int i, const sql_expr *like)
+{
+	sql_expr *s = sql_expr_new(SQL_E_SLOT, like->type, like->location);
+	s->typmod = like->typmod;
+	s->slot = i;
+	return s;
+}
+
+static int tl_find(const sql_tlist *tl, const sql_expr *e)
+{
+	if (e->kind == SQL_E_VAR) {
+		if (e->var.levelsup)
+			return -1;
+		for (int i = 0; i < tl->n; i++) {
+			const sql_expr *t = tl->items[i];
+			if (t && t->kind == SQL_E_VAR && t->var.levelsup == 0 && t->var.rte == e->var.rte && t->var.col == e->var.col)
+				return i;
+		}
+		return -1;
+	}
+	if (e->kind == SQL_E_CONST || e->kind == SQL_E_PARAM || e->kind == SQL_E_EXECPARAM)
+		return -1;
+	for (int i = 0; i < tl->n; i++)
+		if (tl->items[i] && tl->items[i]->kind != SQL_E_VAR && sql_expr_equal(tl->items[i], e))
+			return i;
+	return -1;
+}
+
+static sql_expr *refs(sql_planner *pl, sql_expr *e, const sql_tlist *tl)
+{
+	if (!e)
+		return NULL;
+	int i = tl_find(tl, e);
+	if (i >= 0)
+		return slot(i, e);
+	switch (e->kind) {
+	case SQL_E_VAR:
+		if (e->var.levelsup == 0) {
+			sql_rte *r = pl->q->rtes[e->var.rte - 1];
+			ty_error(UTIL_E_INTERNAL_ERROR, "variable %s.%s not found in plan input", r->alias,
+				 e->var.col < r->ncols && r->colnames[e->var.col] ? r->colnames[e->var.col] : "?");
+		}
+		ty_error(UTIL_E_INTERNAL_ERROR, "unresolved outer reference");
+	case SQL_E_AGG:
+		ty_error(UTIL_E_GROUPING_ERROR, "aggregate functions are not allowed here");
+	case SQL_E_WINDOW:
+		ty_error(UTIL_E_WINDOWING_ERROR, "window functions are not allowed here");
+	case SQL_E_CONST:
+	case SQL_E_PARAM:
+	case SQL_E_EXECPARAM:
+	case SQL_E_SLOT:
+	case SQL_E_SESSION:
+	case SQL_E_CASETEST:
+	case SQL_E_DEFAULT:
+		return e;
+	case SQL_E_GROUPING:
+		ty_error(UTIL_E_GROUPING_ERROR, "GROUPING must be used with GROUP BY");
+	default:
+		break;
+	}
+	sql_expr *c = ty_alloc(sizeof *c);
+	*c = *e;
+	switch (e->kind) {
+	case SQL_E_CAST:
+		c->cast.arg = refs(pl, e->cast.arg, tl);
+		break;
+	case SQL_E_SUBLINK:
+		c->sub.testexpr = refs(pl, e->sub.testexpr, tl);
+		if (e->sub.nparams) {
+			c->sub.param_vals = ty_alloc(sizeof(sql_expr *) * (size_t)e->sub.nparams);
+			for (int k = 0; k < e->sub.nparams; k++)
+				c->sub.param_vals[k] = refs(pl, e->sub.param_vals[k], tl);
+		}
+		break;
+	case SQL_E_FIELD:
+		c->field.arg = refs(pl, e->field.arg, tl);
+		break;
+	case SQL_E_SUBSCRIPT:
+		c->subscript.arg = refs(pl, e->subscript.arg, tl);
+		c->subscript.lower = refs(pl, e->subscript.lower, tl);
+		c->subscript.upper = refs(pl, e->subscript.upper, tl);
+		break;
+	default:
+		if (e->f.nargs) {
+			c->f.args = ty_alloc(sizeof(sql_expr *) * (size_t)e->f.nargs);
+			for (int k = 0; k < e->f.nargs; k++)
+				c->f.args[k] = refs(pl, e->f.args[k], tl);
+		}
+		break;
+	}
+	return c;
+}
+
+sql_expr *sql_set_refs(sql_planner *pl, sql_expr *e, const sql_tlist *tl) { return refs(pl, e, tl); }
+
+/* ---------------------------------------------------------------- helpers */
+
+sql_plan *sql_plan_new(sql_plan_kind kind, int ncols)
+{
+	sql_plan *p = ty_alloc0(sizeof *p);
+	p->kind = kind;
+	p->ncols = ncols;
+	p->types = ty_alloc0(sizeof(ty_oid) * (size_t)(ncols ? ncols : 1));
+	p->typmods = ty_alloc0(sizeof(int32_t) * (size_t)(ncols ? ncols : 1));
+	p->rows = 1000;
+	return p;
+}
+
+sql_plan *sql_new_node(sql_planner *pl, sql_plan_kind kind, const sql_tlist *tl)
+{
+	sql_plan *p = sql_plan_new(kind, tl ? tl->n : 0);
+	p->id = pl->top->nnodes++;
+	for (int i = 0; tl && i < tl->n; i++) {
+		p->types[i] = tl->items[i] ? tl->items[i]->type : TY_INT8;
+		p->typmods[i] = tl->items[i] ? tl->items[i]->typmod : -1;
+	}
+	return p;
+}
+
+int sql_conjuncts(sql_expr *e, sql_expr ***out)
+{
+	if (!e) {
+		*out = NULL;
+		return 0;
+	}
+	if (e->kind != SQL_E_AND) {
+		*out = ty_alloc(sizeof(sql_expr *));
+		(*out)[0] = e;
+		return 1;
+	}
+	sql_expr **acc = NULL;
+	int n = 0;
+	for (int i = 0; i < e->f.nargs; i++) {
+		sql_expr **sub;
+		int k = sql_conjuncts(e->f.args[i], &sub);
+		sql_expr **na = ty_alloc(sizeof(sql_expr *) * (size_t)(n + k + 1));
+		if (n)
+			memcpy(na, acc, sizeof(sql_expr *) * (size_t)n);
+		memcpy(na + n, sub, sizeof(sql_expr *) * (size_t)k);
+		acc = na;
+		n += k;
+	}
+	*out = acc;
+	return n;
+}
+
+sql_expr *sql_make_and(sql_expr **list, int n)
+{
+	if (n == 0)
+		return NULL;
+	if (n == 1)
+		return list[0];
+	sql_expr *e = sql_expr_new(SQL_E_AND, TY_BOOL, -1);
+	e->f.nargs = n;
+	e->f.args = ty_alloc(sizeof(sql_expr *) * (size_t)n);
+	memcpy(e->f.args, list, sizeof(sql_expr *) * (size_t)n);
+	return e;
+}
+
+typedef struct rte_walk {
+	bool *rtes;
+	int n;
+	bool other; /* references sublinks/volatile (cannot move freely) */
+} rte_walk;
+
+static bool rte_walker(sql_expr *e, void *arg)
+{
+	rte_walk *w = arg;
+	if (e->kind == SQL_E_VAR && e->var.levelsup == 0 && e->var.rte >= 1 && e->var.rte <= w->n)
+		w->rtes[e->var.rte - 1] = true;
+	if (e->kind == SQL_E_SUBLINK) {
+		/* Params of a correlated sublink are Vars of this level. */
+		for (int i = 0; i < e->sub.nparams; i++)
+			sql_expr_walk(e->sub.param_vals[i], rte_walker, arg);
+	}
+	return false;
+}
+
+void sql_expr_rtes(sql_expr *e, bool *rtes, int nrtes)
+{
+	rte_walk w = {rtes, nrtes, false};
+	sql_expr_walk(e, rte_walker, &w);
+}
+
+/* ---------------------------------------------------------------- sublinks */
+
+typedef struct outer_ctx {
+	sql_planner *pl;
+	int depth;     /* nesting depth inside the subquery being prepared */
+	int *params;
+	sql_expr **vals;
+	int n, cap;
+} outer_ctx;
+
+static void replace_outer_in_query(outer_ctx *oc, sql_query *q);
+
+static int outer_param(outer_ctx *oc, sql_expr *v)
+{
+	/* v references the planner's query (levelsup == depth + 1). */
+	for (int i = 0; i < oc->n; i++)
+		if (oc->vals[i]->var.rte == v->var.rte && oc->vals[i]->var.col == v->var.col)
+			return oc->params[i];
+	if (oc->n == oc->cap) {
+		oc->cap = oc->cap ? oc->cap * 2 : 8;
+		int *np = ty_alloc(sizeof(int) * (size_t)oc->cap);
+		sql_expr **nv = ty_alloc(sizeof(sql_expr *) * (size_t)oc->cap);
+		if (oc->n) {
+			memcpy(np, oc->params, sizeof(int) * (size_t)oc->n);
+			memcpy(nv, oc->vals, sizeof(sql_expr *) * (size_t)oc->n);
+		}
+		oc->params = np;
+		oc->vals = nv;
+	}
+	sql_expr *local = sql_expr_copy(v);
+	local->var.levelsup = 0;
+	oc->params[oc->n] = oc->pl->ax->ps->nexec_params++;
+	oc->vals[oc->n] = local;
+	return oc->params[oc->n++];
+}
+
+static sql_expr *outer_mutator(sql_expr *e, void *arg)
+{
+	outer_ctx *oc = arg;
+	if (e->kind == SQL_E_VAR && e->var.levelsup == oc->depth + 1) {
+		sql_expr *p = sql_expr_new(SQL_E_EXECPARAM, e->type, e->location);
+		p->typmod = e->typmod;
+		p->param = outer_param(oc, e);
+		return p;
+	}
+	if (e->kind == SQL_E_SUBLINK && e->sub.query) {
+		oc->depth++;
+		replace_outer_in_query(oc, e->sub.query);
+		oc->depth--;
+	}
+	return e;
+}
+
+static sql_expr *rewrite(outer_ctx *oc, sql_expr *e) { return e ? sql_expr_mutate(e, outer_mutator, oc) : NULL; }
+
+static void rewrite_list(outer_ctx *oc, sql_expr **l, int n)
+{
+	for (int i = 0; i < n; i++)
+		l[i] = rewrite(oc, l[i]);
+}
+
+static void replace_outer_in_jnode(outer_ctx *oc, sql_jnode *j)
+{
+	if (!j)
+		return;
+	j->quals = rewrite(oc, j->quals);
+	if (j->is_join) {
+		replace_outer_in_jnode(oc, j->left);
+		replace_outer_in_jnode(oc, j->right);
+	}
+}
+
+static void replace_outer_in_setop(outer_ctx *oc, sql_setop *s)
+{
+	if (s->is_leaf)
+		replace_outer_in_query(oc, s->leaf);
+	else {
+		replace_outer_in_setop(oc, s->left);
+		replace_outer_in_setop(oc, s->right);
+	}
+}
+
+/* Replaces, in q and everything nested, Vars that reference the planner's
+ * query by EXECPARAMs (PostgreSQL's PARAM_EXEC for correlated subplans). */
+static void replace_outer_in_query(outer_ctx *oc, sql_query *q)
+{
+	for (int i = 0; i < q->ntargets; i++)
+		q->targets[i].expr = rewrite(oc, q->targets[i].expr);
+	q->where = rewrite(oc, q->where);
+	q->having = rewrite(oc, q->having);
+	rewrite_list(oc, q->group, q->ngroup);
+	for (int i = 0; i < q->nsort; i++)
+		q->sort[i].expr = rewrite(oc, q->sort[i].expr);
+	rewrite_list(oc, q->distinct_on, q->ndistinct_on);
+	q->limit = rewrite(oc, q->limit);
+	q->offset = rewrite(oc, q->offset);
+	for (int i = 0; i < q->naggs; i++) {
+		rewrite_list(oc, q->aggs[i].args, q->aggs[i].nargs);
+		q->aggs[i].filter = rewrite(oc, q->aggs[i].filter);
+		rewrite_list(oc, q->aggs[i].direct, q->aggs[i].ndirect);
+		for (int k = 0; k < q->aggs[i].norder; k++)
+			q->aggs[i].order[k].expr = rewrite(oc, q->aggs[i].order[k].expr);
+	}
+	for (int i = 0; i < q->nwins; i++)
+		rewrite_list(oc, q->wins[i].args, q->wins[i].nargs);
+	for (int i = 0; i < q->nwinclauses; i++) {
+		rewrite_list(oc, q->winclauses[i].part, q->winclauses[i].npart);
+		for (int k = 0; k < q->winclauses[i].norder; k++)
+			q->winclauses[i].order[k].expr = rewrite(oc, q->winclauses[i].order[k].expr);
+	}
+	for (int i = 0; i < q->nfrom; i++)
+		replace_outer_in_jnode(oc, q->from[i]);
+	for (int i = 0; i < q->nrtes; i++) {
+		sql_rte *r = q->rtes[i];
+		if (r->kind == SQL_RTE_SUBQUERY && r->subquery) {
+			oc->depth++;
+			replace_outer_in_query(oc, r->subquery);
+			oc->depth--;
+		} else if (r->kind == SQL_RTE_FUNCTION) {
+			rewrite_list(oc, r->funcs, r->nfuncs);
+		} else if (r->kind == SQL_RTE_VALUES) {
+			for (int k = 0; k < r->nrows; k++)
+				rewrite_list(oc, r->rows[k], r->ncols);
+		} else if (r->kind == SQL_RTE_JOIN) {
+			rewrite_list(oc, r->joinvars, r->ncols);
+		}
+	}
+	if (q->setop)
+		replace_outer_in_setop(oc, q->setop);
+}
+
+static sql_plan *plan_query(sql_planner *pl, sql_query *q, sql_tlist **tl_out);
+
+static sql_expr *sublink_mutator(sql_expr *e, void *arg)
+{
+	sql_planner *pl = arg;
+	if (e->kind != SQL_E_SUBLINK || e->sub.plan)
+		return e;
+	outer_ctx oc = {pl, 0, NULL, NULL, 0, 0};
+	replace_outer_in_query(&oc, e->sub.query);
+	sql_planner sub = {pl->ax, pl->top, pl, e->sub.query, 0};
+	sql_tlist *tl;
+	e->sub.plan = plan_query(&sub, e->sub.query, &tl);
+	e->sub.params = oc.params;
+	e->sub.param_vals = oc.vals;
+	e->sub.nparams = oc.n;
+	e->sub.correlated = oc.n > 0;
+	e->sub.cache = pl->ax->ps->ncache++;
+	return e;
+}
+
+sql_expr *sql_plan_sublinks(sql_planner *pl, sql_expr *e)
+{
+	if (!e)
+		return NULL;
+	/* Function call sites get executor cache slots too. */
+	return sql_expr_mutate(e, sublink_mutator, pl);
+}
+
+/* Gives every function call a cache slot (regex, parsed formats ...). */
+static sql_expr *cache_mutator(sql_expr *e, void *arg)
+{
+	sql_planner *pl = arg;
+	if (e->kind == SQL_E_FUNC || e->kind == SQL_E_SRF || e->kind == SQL_E_ANYARRAY)
+		e->f.cache = pl->ax->ps->ncache++;
+	return e;
+}
+
+static sql_expr *prep(sql_planner *pl, sql_expr *e)
+{
+	if (!e)
+		return NULL;
+	e = sql_plan_sublinks(pl, e);
+	return sql_expr_mutate(e, cache_mutator, pl);
+}
+
+/* ---------------------------------------------------------------- FROM items */
+
+static sql_plan *plan_jnode(sql_planner *pl, sql_jnode *j, sql_expr ***quals, int *nquals, sql_tlist **tl_out);
+
+/* Which RTE indexes a join tree node covers. */
+static void jnode_rtes(sql_query *q, sql_jnode *j, bool *set)
+{
+	if (!j->is_join) {
+		set[j->rte - 1] = true;
+		return;
+	}
+	jnode_rtes(q, j->left, set);
+	jnode_rtes(q, j->right, set);
+	set[j->rte - 1] = true;
+}
+
+static bool covered(const bool *need, const bool *have, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (need[i] && !have[i])
+			return false;
+	return true;
+}
+
+static bool any(const bool *s, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (s[i])
+			return true;
+	return false;
+}
+
+/* Takes the quals evaluable with the RTEs in `have` out of the list. */
+static int take_quals(sql_planner *pl, sql_expr ***quals, int *nquals, const bool *have, sql_expr ***out)
+{
+	int n = pl->q->nrtes;
+	sql_expr **taken = ty_alloc(sizeof(sql_expr *) * (size_t)(*nquals ? *nquals : 1));
+	int k = 0, rest = 0;
+	for (int i = 0; i < *nquals; i++) {
+		bool *need = ty_alloc0(sizeof(bool) * (size_t)(n ? n : 1));
+		sql_expr_rtes((*quals)[i], need, n);
+		if (covered(need, have, n))
+			taken[k++] = (*quals)[i];
+		else
+			(*quals)[rest++] = (*quals)[i];
+	}
+	*nquals = rest;
+	*out = taken;
+	return k;
+}
+
+static sql_plan *plan_values(sql_planner *pl, int rte, sql_tlist **tl_out)
+{
+	sql_rte *r = pl->q->rtes[rte - 1];
+	sql_tlist *tl = sql_tl_new();
+	for (int c = 0; c < r->ncols; c++) {
+		sql_expr *v = sql_expr_new(SQL_E_VAR, r->coltypes[c], -1);
+		v->typmod = r->coltypmods[c];
+		v->var.rte = rte;
+		v->var.col = c;
+		sql_tl_add(tl, v);
+	}
+	sql_plan *p = sql_new_node(pl, SQL_P_VALUES, tl);
+	p->values.nrows = r->nrows;
+	p->values.rows = ty_alloc(sizeof(sql_expr **) * (size_t)(r->nrows ? r->nrows : 1));
+	sql_tlist *empty = sql_tl_new();
+	for (int i = 0; i < r->nrows; i++) {
+		p->values.rows[i] = ty_alloc(sizeof(sql_expr *) * (size_t)(r->ncols ? r->ncols : 1));
+		for (int c = 0; c < r->ncols; c++)
+			p->values.rows[i][c] = sql_set_refs(pl, prep(pl, r->rows[i][c]), empty);
+	}
+	p->rows = r->nrows;
+	*tl_out = tl;
+	return p;
+}
+
+static sql_tlist *rte_tlist(sql_planner *pl, int rte)
+{
+	sql_rte *r = pl->q->rtes[rte - 1];
+	sql_tlist *tl = sql_tl_new();
+	for (int c = 0; c < r->ncols; c++) {
+		sql_expr *v = sql_expr_new(SQL_E_VAR, r->coltypes[c], -1);
+		v->typmod = r->coltypmods[c];
+		v->var.rte = rte;
+		v->var.col = c;
+		sql_tl_add(tl, v);
+	}
+	return tl;
+}
+
+static sql_plan *plan_cte_scan(sql_planner *pl, int rte, sql_tlist **tl_out);
+
+static sql_plan *plan_leaf(sql_planner *pl, int rte, sql_expr ***quals, int *nquals, sql_tlist **tl_out)
+{
+	sql_query *q = pl->q;
+	sql_rte *r = q->rtes[rte - 1];
+	bool *have = ty_alloc0(sizeof(bool) * (size_t)q->nrtes);
+	have[rte - 1] = true;
+	sql_expr **mine;
+	int nmine = take_quals(pl, quals, nquals, have, &mine);
+	sql_plan *p;
+	sql_tlist *tl;
+	switch (r->kind) {
+	case SQL_RTE_TABLE:
+		return sql_plan_table_scan(pl, rte, mine, nmine, tl_out);
+	case SQL_RTE_VALUES:
+		p = plan_values(pl, rte, &tl);
+		break;
+	case SQL_RTE_SUBQUERY: {
+		sql_planner sub = {pl->ax, pl->top, pl, r->subquery, 0};
+		sql_tlist *stl;
+		p = plan_query(&sub, r->subquery, &stl);
+		/* The subquery's output slots are this RTE's columns. */
+		tl = rte_tlist(pl, rte);
+		break;
+	}
+	case SQL_RTE_FUNCTION: {
+		tl = rte_tlist(pl, rte);
+		p = sql_new_node(pl, SQL_P_FUNCSCAN, tl);
+		p->func.nfuncs = r->nfuncs;
+		p->func.funcs = ty_alloc(sizeof(sql_expr *) * (size_t)r->nfuncs);
+		sql_tlist *empty = sql_tl_new();
+		for (int i = 0; i < r->nfuncs; i++)
+			p->func.funcs[i] = sql_set_refs(pl, prep(pl, r->funcs[i]), empty);
+		p->func.ordinality = r->ordinality;
+		break;
+	}
+	case SQL_RTE_CTE:
+		p = plan_cte_scan(pl, rte, &tl);
+		break;
+	case SQL_RTE_SYSTEM:
+		tl = rte_tlist(pl, rte);
+		p = sql_new_node(pl, SQL_P_SYSSCAN, tl);
+		p->scan.sysview = r->sysview;
+		p->scan.rel = r->rel;
+		break;
+	default:
+		ty_error(UTIL_E_INTERNAL_ERROR, "unexpected range table entry kind %d", r->kind);
+	}
+	if (nmine) {
+		for (int i = 0; i < nmine; i++)
+			mine[i] = sql_set_refs(pl, prep(pl, mine[i]), tl);
+		sql_plan *f = sql_new_node(pl, SQL_P_FILTER, tl);
+		f->left = p;
+		f->qual = sql_make_and(mine, nmine);
+		f->rows = p->rows / 3 + 1;
+		p = f;
+	}
+	*tl_out = tl;
+	return p;
+}
+
+/* Splits join quals into hash keys (l = r, one side each) and the rest. */
+static void hash_keys(sql_planner *pl, sql_expr **quals, int n, const bool *lset, const bool *rset, sql_plan *j,
+		      const sql_tlist *ltl, const sql_tlist *rtl, sql_expr ***rest, int *nrest)
+{
+	int nr = pl->q->nrtes;
+	j->join.lkeys = ty_alloc(sizeof(sql_expr *) * (size_t)(n ? n : 1));
+	j->join.rkeys = ty_alloc(sizeof(sql_expr *) * (size_t)(n ? n : 1));
+	j->join.keytypes = ty_alloc(sizeof(ty_type *) * (size_t)(n ? n : 1));
+	*rest = ty_alloc(sizeof(sql_expr *) * (size_t)(n ? n : 1));
+	*nrest = 0;
+	for (int i = 0; i < n; i++) {
+		sql_expr *e = quals[i];
+		bool ok = e->kind == SQL_E_FUNC && e->f.nargs == 2 && e->f.opname && !strcmp(e->f.opname, "=") &&
+			  e->f.argtypes[0] == e->f.argtypes[1] && !sql_expr_volatile(e);
+		const ty_type *t = ok ? ty_type_get(e->f.argtypes[0]) : NULL;
+		ok = ok && t && t->hash && t->cmp;
+		if (ok) {
+			bool *a = ty_alloc0(sizeof(bool) * (size_t)nr), *b = ty_alloc0(sizeof(bool) * (size_t)nr);
+			sql_expr_rtes(e->f.args[0], a, nr);
+			sql_expr_rtes(e->f.args[1], b, nr);
+			sql_expr *l = NULL, *r = NULL;
+			if (any(a, nr) && any(b, nr) && covered(a, lset, nr) && covered(b, rset, nr)) {
+				l = e->f.args[0];
+				r = e->f.args[1];
+			} else if (any(a, nr) && any(b, nr) && covered(a, rset, nr) && covered(b, lset, nr)) {
+				l = e->f.args[1];
+				r = e->f.args[0];
+			}
+			if (l) {
+				int k = j->join.nkeys++;
+				j->join.lkeys[k] = sql_set_refs(pl, prep(pl, l), ltl);
+				j->join.rkeys[k] = sql_set_refs(pl, prep(pl, r), rtl);
+				j->join.keytypes[k] = t;
+				continue;
+			}
+		}
+		(*rest)[(*nrest)++] = e;
+	}
+}
+
+static sql_plan *make_join(sql_planner *pl, sql_jointype type, sql_plan *lp, sql_tlist *ltl, const bool *lset,
+			   sql_plan *rp, sql_tlist *rtl, const bool *rset, sql_expr **jq, int njq, sql_tlist **tl_out)
+{
+	sql_tlist *tl = sql_tl_concat(ltl, rtl);
+	sql_plan *j = sql_new_node(pl, SQL_P_HASHJOIN, tl);
+	j->join.type = type;
+	j->left = lp;
+	j->right = rp;
+	sql_expr **rest;
+	int nrest;
+	hash_keys(pl, jq, njq, lset, rset, j, ltl, rtl, &rest, &nrest);
+	if (j->join.nkeys == 0)
+		j->kind = SQL_P_NESTLOOP;
+	for (int i = 0; i < nrest; i++)
+		rest[i] = sql_set_refs(pl, prep(pl, rest[i]), tl);
+	j->join.joinqual = sql_make_and(rest, nrest);
+	double lr = lp->rows, rr = rp->rows;
+	j->rows = j->join.nkeys ? (lr > rr ? lr : rr) : lr * rr / (nrest ? 3 : 1);
+	*tl_out = tl;
+	return j;
+}
+
+static sql_plan *plan_jnode(sql_planner *pl, sql_jnode *j, sql_expr ***quals, int *nquals, sql_tlist **tl_out)
+{
+	sql_query *q = pl->q;
+	int n = q->nrtes;
+	if (!j->is_join)
+		return plan_leaf(pl, j->rte, quals, nquals, tl_out);
+	bool *lset = ty_alloc0(sizeof(bool) * (size_t)n), *rset = ty_alloc0(sizeof(bool) * (size_t)n);
+	jnode_rtes(q, j->left, lset);
+	jnode_rtes(q, j->right, rset);
+	sql_tlist *ltl, *rtl;
+	sql_plan *lp, *rp;
+	/* WHERE quals go below inner joins only; outer joins keep their sides'
+	 * quals above (a qual on the nullable side must see the NULLs). */
+	int none = 0;
+	sql_expr **noq = NULL;
+	bool inner = j->jointype == SQL_JOIN_INNER;
+	bool left_ok = inner || j->jointype == SQL_JOIN_LEFT;
+	bool right_ok = inner || j->jointype == SQL_JOIN_RIGHT;
+	lp = plan_jnode(pl, j->left, left_ok ? quals : &noq, left_ok ? nquals : &none, &ltl);
+	rp = plan_jnode(pl, j->right, right_ok ? quals : &noq, right_ok ? nquals : &none, &rtl);
+	/* The join's own condition, plus (inner joins) WHERE quals over both sides. */
+	sql_expr **jq;
+	int njq = sql_conjuncts(j->quals, &jq);
+	if (inner) {
+		bool *both = ty_alloc0(sizeof(bool) * (size_t)n);
+		for (int i = 0; i < n; i++)
+			both[i] = lset[i] || rset[i];
+		sql_expr **more;
+		int nmore = take_quals(pl, quals, nquals, both, &more);
+		sql_expr **all = ty_alloc(sizeof(sql_expr *) * (size_t)(njq + nmore + 1));
+		if (njq)
+			memcpy(all, jq, sizeof(sql_expr *) * (size_t)njq);
+		if (nmore)
+			memcpy(all + njq, more, sizeof(sql_expr *) * (size_t)nmore);
+		jq = all;
+		njq += nmore;
+	}
+	sql_jointype jt = j->jointype;
+	/* RIGHT JOIN runs as a LEFT JOIN with the sides swapped back in the row. */
+	sql_tlist *tl;
+	sql_plan *p = make_join(pl, jt, lp, ltl, lset, rp, rtl, rset, jq, njq, &tl);
+	/* The join RTE's own columns are expressions over the children. */
+	*tl_out = tl;
+	return p;
+}
+
+/* Cross-joins the FROM list items, then applies the remaining quals. */
+static sql_plan *plan_from(sql_planner *pl, sql_query *q, sql_expr **quals, int nquals, sql_tlist **tl_out)
+{
+	int n = q->nrtes;
+	if (q->nfrom == 0) {
+		sql_tlist *tl = sql_tl_new();
+		sql_plan *p = sql_new_node(pl, SQL_P_RESULT, tl);
+		p->result.exprs = NULL;
+		p->rows = 1;
+		if (nquals) {
+			sql_expr **qs = ty_alloc(sizeof(sql_expr *) * (size_t)nquals);
+			for (int i = 0; i < nquals; i++)
+				qs[i] = sql_set_refs(pl, prep(pl, quals[i]), tl);
+			p->result.onetime = sql_make_and(qs, nquals);
+		}
+		*tl_out = tl;
+		return p;
+	}
+	sql_tlist *tl;
+	sql_plan *p = plan_jnode(pl, q->from[0], &quals, &nquals, &tl);
+	bool *have = ty_alloc0(sizeof(bool) * (size_t)(n ? n : 1));
+	jnode_rtes(q, q->from[0], have);
+	for (int i = 1; i < q->nfrom; i++) {
+		sql_tlist *rtl;
+		bool *rset = ty_alloc0(sizeof(bool) * (size_t)n);
+		jnode_rtes(q, q->from[i], rset);
+		sql_plan *rp = plan_jnode(pl, q->from[i], &quals, &nquals, &rtl);
+		bool *both = ty_alloc0(sizeof(bool) * (size_t)n);
+		for (int k = 0; k < n; k++)
+			both[k] = have[k] || rset[k];
+		sql_expr **jq;
+		int njq = take_quals(pl, &quals, &nquals, both, &jq);
+		p = make_join(pl, SQL_JOIN_INNER, p, tl, have, rp, rtl, rset, jq, njq, &tl);
+		have = both;
+	}
+	if (nquals) {
+		/* Quals that reference no RTE (constants) or remain. */
+		sql_expr **qs = ty_alloc(sizeof(sql_expr *) * (size_t)nquals);
+		for (int i = 0; i < nquals; i++)
+			qs[i] = sql_set_refs(pl, prep(pl, quals[i]), tl);
+		sql_plan *f = sql_new_node(pl, SQL_P_FILTER, tl);
+		f->left = p;
+		f->qual = sql_make_and(qs, nquals);
+		f->rows = p->rows / 3 + 1;
+		p = f;
+	}
+	*tl_out = tl;
+	return p;
+}
+
+/* ---------------------------------------------------------------- CTEs */
+
+static sql_planner *cte_owner(sql_planner *pl, sql_cte *c)
+{
+	for (sql_planner *p = pl; p; p = p->parent)
+		for (int i = 0; i < p->q->nctes; i++)
+			if (p->q->ctes[i] == c)
+				return p;
+	return pl;
+}
+
+static void plan_cte(sql_planner *pl, sql_cte *c)
+{
+	sql_planned *top = pl->top;
+	if (c->id < top->nctes && top->cte_plans[c->id])
+		return;
+	if (c->id >= top->nctes) {
+		int n = c->id + 1;
+		sql_plan **np = ty_alloc0(sizeof(sql_plan *) * (size_t)n);
+		sql_cte **nc = ty_alloc0(sizeof(sql_cte *) * (size_t)n);
+		if (top->nctes) {
+			memcpy(np, top->cte_plans, sizeof(sql_plan *) * (size_t)top->nctes);
+			memcpy(nc, top->ctes, sizeof(sql_cte *) * (size_t)top->nctes);
+		}
+		top->cte_plans = np;
+		top->ctes = nc;
+		top->nctes = n;
+	}
+	top->ctes[c->id] = c;
+	sql_planner *owner = cte_owner(pl, c);
+	if (!c->recursive) {
+		sql_planner sub = {pl->ax, top, owner, c->query, 0};
+		sql_tlist *tl;
+		/* Mark as in progress to stop self-reference loops. */
+		top->cte_plans[c->id] = sql_plan_new(SQL_P_RESULT, 0);
+		top->cte_plans[c->id] = plan_query(&sub, c->query, &tl);
+		return;
+	}
+	sql_plan *rec = sql_plan_new(SQL_P_RECURSIVE, c->ncols);
+	rec->id = top->nnodes++;
+	for (int i = 0; i < c->ncols; i++) {
+		rec->types[i] = c->coltypes[i];
+		rec->typmods[i] = c->coltypmods[i];
+	}
+	rec->cte.cte = c->id;
+	rec->setop.all = c->union_all;
+	top->cte_plans[c->id] = rec;
+	sql_planner s1 = {pl->ax, top, owner, c->nonrec, 0};
+	sql_tlist *tl;
+	rec->left = plan_query(&s1, c->nonrec, &tl);
+	sql_planner s2 = {pl->ax, top, owner, c->rec, 0};
+	rec->right = plan_query(&s2, c->rec, &tl);
+}
+
+static sql_plan *plan_cte_scan(sql_planner *pl, int rte, sql_tlist **tl_out)
+{
+	sql_rte *r = pl->q->rtes[rte - 1];
+	sql_cte *c = r->cte;
+	sql_tlist *tl = rte_tlist(pl, rte);
+	bool self = c->recursive && pl->top->cte_plans && c->id < pl->top->nctes && pl->top->cte_plans[c->id] &&
+		    pl->top->cte_plans[c->id]->kind == SQL_P_RECURSIVE && !pl->top->cte_plans[c->id]->right;
+	if (!self)
+		plan_cte(pl, c);
+	sql_plan *p = sql_new_node(pl, self ? SQL_P_WORKTABLE : SQL_P_CTESCAN, tl);
+	p->cte.cte = c->id;
+	*tl_out = tl;
+	return p;
+}
+
+/* ---------------------------------------------------------------- aggregation */
+
+typedef struct extra_vars {
+	sql_query *q;
+	sql_expr **vars;
+	int n;
+} extra_vars;
+
+static bool collect_ungrouped(sql_expr *e, void *arg)
+{
+	extra_vars *ev = arg;
+	sql_query *q = ev->q;
+	for (int i = 0; i < q->ngroup; i++)
+		if (sql_expr_equal(q->group[i], e))
+			return false;
+	if (e->kind == SQL_E_AGG || e->kind == SQL_E_WINDOW)
+		return false;
+	if (e->kind == SQL_E_VAR && e->var.levelsup == 0) {
+		for (int i = 0; i < ev->n; i++)
+			if (sql_expr_equal(ev->vars[i], e))
+				return false;
+		sql_expr **nv = ty_alloc(sizeof(sql_expr *) * (size_t)(ev->n + 1));
+		if (ev->n)
+			memcpy(nv, ev->vars, sizeof(sql_expr *) * (size_t)ev->n);
+		nv[ev->n++] = e;
+		ev->vars = nv;
+	}
+	return false;
+}
+
+static bool collect_grouping(sql_expr *e, void *arg)
+{
+	sql_plan *a = arg;
+	if (e->kind != SQL_E_GROUPING)
+		return false;
+	for (int i = 0; i < a->agg.ngrouping; i++)
+		if (a->agg.grouping[i] == e)
+			return true;
+	sql_expr **n = ty_alloc(sizeof(sql_expr *) * (size_t)(a->agg.ngrouping + 1));
+	if (a->agg.ngrouping)
+		memcpy(n, a->agg.grouping, sizeof(sql_expr *) * (size_t)a->agg.ngrouping);
+	n[a->agg.ngrouping++] = e;
+	a->agg.grouping = n;
+	return true;
+}
+
+static sql_plan *plan_agg(sql_planner *pl, sql_query *q, sql_plan *in, sql_tlist *itl, sql_tlist **tl_out)
+{
+	/* Columns functionally dependent on a grouped primary key ride along
+	 * as extra group keys. */
+	extra_vars ev = {q, NULL, 0};
+	for (int i = 0; i < q->ntargets; i++)
+		sql_expr_walk(q->targets[i].expr, collect_ungrouped, &ev);
+	sql_expr_walk(q->having, collect_ungrouped, &ev);
+	for (int i = 0; i < q->nsort; i++)
+		sql_expr_walk(q->sort[i].expr, collect_ungrouped, &ev);
+	for (int w = 0; w < q->nwinclauses; w++) {
+		for (int i = 0; i < q->winclauses[w].npart; i++)
+			sql_expr_walk(q->winclauses[w].part[i], collect_ungrouped, &ev);
+		for (int i = 0; i < q->winclauses[w].norder; i++)
+			sql_expr_walk(q->winclauses[w].order[i].expr, collect_ungrouped, &ev);
+	}
+	for (int i = 0; i < q->nwins; i++)
+		for (int k = 0; k < q->wins[i].nargs; k++)
+			sql_expr_walk(q->wins[i].args[k], collect_ungrouped, &ev);
+	int ngroup = q->ngroup + ev.n;
+	sql_tlist *tl = sql_tl_new();
+	sql_plan *a = sql_plan_new(SQL_P_AGG, 0);
+	a->id = pl->top->nnodes++;
+	a->left = in;
+	a->agg.ngroup = ngroup;
+	a->agg.group = ty_alloc(sizeof(sql_expr *) * (size_t)(ngroup ? ngroup : 1));
+	for (int i = 0; i < q->ngroup; i++) {
+		a->agg.group[i] = sql_set_refs(pl, prep(pl, q->group[i]), itl);
+		sql_tl_add(tl, q->group[i]);
+	}
+	for (int i = 0; i < ev.n; i++) {
+		a->agg.group[q->ngroup + i] = sql_set_refs(pl, ev.vars[i], itl);
+		sql_tl_add(tl, ev.vars[i]);
+	}
+	a->agg.naggs = q->naggs;
+	a->agg.aggs = ty_alloc(sizeof(sql_aggref) * (size_t)(q->naggs ? q->naggs : 1));
+	for (int i = 0; i < q->naggs; i++) {
+		sql_aggref ar = q->aggs[i];
+		ar.args = ty_alloc(sizeof(sql_expr *) * (size_t)(ar.nargs ? ar.nargs : 1));
+		for (int k = 0; k < ar.nargs; k++)
+			ar.args[k] = sql_set_refs(pl, prep(pl, q->aggs[i].args[k]), itl);
+		ar.filter = sql_set_refs(pl, prep(pl, ar.filter), itl);
+		if (ar.norder) {
+			ar.order = ty_alloc(sizeof(sql_sortkey) * (size_t)ar.norder);
+			for (int k = 0; k < ar.norder; k++) {
+				ar.order[k] = q->aggs[i].order[k];
+				ar.order[k].expr = sql_set_refs(pl, prep(pl, q->aggs[i].order[k].expr), itl);
+			}
+		}
+		if (ar.ndirect) {
+			ar.direct = ty_alloc(sizeof(sql_expr *) * (size_t)ar.ndirect);
+			for (int k = 0; k < ar.ndirect; k++)
+				ar.direct[k] = sql_set_refs(pl, prep(pl, q->aggs[i].direct[k]), itl);
+		}
+		a->agg.aggs[i] = ar;
+		sql_expr *ae = sql_expr_new(SQL_E_AGG, ar.rettype, -1);
+		ae->agg = i;
+		sql_tl_add(tl, ae);
+	}
+	/* GROUPING(...) calls become outputs of the aggregate node. */
+	for (int i = 0; i < q->ntargets; i++)
+		sql_expr_walk(q->targets[i].expr, collect_grouping, a);
+	sql_expr_walk(q->having, collect_grouping, a);
+	for (int i = 0; i < q->nsort; i++)
+		sql_expr_walk(q->sort[i].expr, collect_grouping, a);
+	for (int i = 0; i < a->agg.ngrouping; i++)
+		sql_tl_add(tl, a->agg.grouping[i]);
+	a->agg.hashed = ngroup > 0;
+	a->agg.ngsets = q->ngsets;
+	a->agg.gsets = q->gsets;
+	a->agg.gset_len = q->gset_len;
+	/* GROUPING(...) values come out of the aggregate node too. */
+	a->ncols = tl->n;
+	a->types = ty_alloc(sizeof(ty_oid) * (size_t)(tl->n ? tl->n : 1));
+	a->typmods = ty_alloc(sizeof(int32_t) * (size_t)(tl->n ? tl->n : 1));
+	for (int i = 0; i < tl->n; i++) {
+		a->types[i] = tl->items[i]->type;
+		a->typmods[i] = tl->items[i]->typmod;
+	}
+	a->rows = ngroup ? in->rows / 10 + 1 : 1;
+	*tl_out = tl;
+	return a;
+}
+
+/* ---------------------------------------------------------------- windows */
+
+static sql_plan *plan_windows(sql_planner *pl, sql_query *q, sql_plan *in, sql_tlist *itl, sql_tlist **tl_out)
+{
+	sql_plan *p = in;
+	sql_tlist *tl = itl;
+	for (int w = 0; w < q->nwinclauses; w++) {
+		sql_window_clause *wc = &q->winclauses[w];
+		int nf = 0;
+		for (int i = 0; i < q->nwins; i++)
+			nf += q->wins[i].winclause == w;
+		if (!nf)
+			continue;
+		/* Sort by partition then order keys. */
+		int nk = wc->npart + wc->norder;
+		if (nk) {
+			sql_plan *s = sql_new_node(pl, SQL_P_SORT, tl);
+			s->left = p;
+			s->sort.nkeys = nk;
+			s->sort.keys = ty_alloc0(sizeof(sql_sortkey) * (size_t)nk);
+			for (int i = 0; i < wc->npart; i++) {
+				s->sort.keys[i].expr = sql_set_refs(pl, prep(pl, wc->part[i]), tl);
+				s->sort.keys[i].type = ty_type_get(wc->part[i]->type);
+			}
+			for (int i = 0; i < wc->norder; i++) {
+				s->sort.keys[wc->npart + i] = wc->order[i];
+				s->sort.keys[wc->npart + i].expr = sql_set_refs(pl, prep(pl, wc->order[i].expr), tl);
+			}
+			s->rows = p->rows;
+			p = s;
+		}
+		sql_tlist *ntl = sql_tl_new();
+		for (int i = 0; i < tl->n; i++)
+			sql_tl_add(ntl, tl->items[i]);
+		sql_plan *wp = sql_plan_new(SQL_P_WINDOW, 0);
+		wp->id = pl->top->nnodes++;
+		wp->left = p;
+		wp->window.clause = ty_alloc(sizeof(sql_window_clause));
+		*wp->window.clause = *wc;
+		wp->window.part = ty_alloc(sizeof(sql_expr *) * (size_t)(wc->npart ? wc->npart : 1));
+		for (int i = 0; i < wc->npart; i++)
+			wp->window.part[i] = sql_set_refs(pl, prep(pl, wc->part[i]), tl);
+		wp->window.order = ty_alloc(sizeof(sql_sortkey) * (size_t)(wc->norder ? wc->norder : 1));
+		for (int i = 0; i < wc->norder; i++) {
+			wp->window.order[i] = wc->order[i];
+			wp->window.order[i].expr = sql_set_refs(pl, prep(pl, wc->order[i].expr), tl);
+		}
+		wp->window.clause->start_offset = sql_set_refs(pl, prep(pl, wc->start_offset), tl);
+		wp->window.clause->end_offset = sql_set_refs(pl, prep(pl, wc->end_offset), tl);
+		wp->window.nfuncs = nf;
+		wp->window.funcs = ty_alloc(sizeof(sql_winref) * (size_t)nf);
+		int k = 0;
+		for (int i = 0; i < q->nwins; i++) {
+			if (q->wins[i].winclause != w)
+				continue;
+			sql_winref wr = q->wins[i];
+			wr.args = ty_alloc(sizeof(sql_expr *) * (size_t)(wr.nargs ? wr.nargs : 1));
+			for (int x = 0; x < wr.nargs; x++)
+				wr.args[x] = sql_set_refs(pl, prep(pl, q->wins[i].args[x]), tl);
+			wr.filter = sql_set_refs(pl, prep(pl, wr.filter), tl);
+			wp->window.funcs[k++] = wr;
+			sql_expr *we = sql_expr_new(SQL_E_WINDOW, wr.rettype, -1);
+			we->win = i;
+			sql_tl_add(ntl, we);
+		}
+		wp->ncols = ntl->n;
+		wp->types = ty_alloc(sizeof(ty_oid) * (size_t)ntl->n);
+		wp->typmods = ty_alloc(sizeof(int32_t) * (size_t)ntl->n);
+		for (int i = 0; i < ntl->n; i++) {
+			wp->types[i] = ntl->items[i]->type;
+			wp->typmods[i] = ntl->items[i]->typmod;
+		}
+		wp->rows = p->rows;
+		p = wp;
+		tl = ntl;
+	}
+	*tl_out = tl;
+	return p;
+}
+
+/* ---------------------------------------------------------------- set operations */
+
+static sql_plan *plan_setop(sql_planner *pl, sql_setop *s)
+{
+	if (s->is_leaf) {
+		sql_planner sub = {pl->ax, pl->top, pl->parent, s->leaf, 0};
+		sql_tlist *tl;
+		return plan_query(&sub, s->leaf, &tl);
+	}
+	sql_plan *l = plan_setop(pl, s->left), *r = plan_setop(pl, s->right);
+	sql_plan *p;
+	if (s->op == SQL_SETOP_UNION) {
+		p = sql_plan_new(SQL_P_APPEND, s->ncols);
+		p->id = pl->top->nnodes++;
+		p->append.nchildren = 2;
+		p->append.children = ty_alloc(sizeof(sql_plan *) * 2);
+		p->append.children[0] = l;
+		p->append.children[1] = r;
+		p->rows = l->rows + r->rows;
+		if (!s->all) {
+			sql_plan *u = sql_plan_new(SQL_P_UNIQUE, s->ncols);
+			u->id = pl->top->nnodes++;
+			u->left = p;
+			u->unique.hashed = true;
+			u->rows = p->rows;
+			memcpy(p->types, s->types, sizeof(ty_oid) * (size_t)s->ncols);
+			memcpy(p->typmods, s->typmods, sizeof(int32_t) * (size_t)s->ncols);
+			p = u;
+		}
+	} else {
+		p = sql_plan_new(SQL_P_SETOP, s->ncols);
+		p->id = pl->top->nnodes++;
+		p->left = l;
+		p->right = r;
+		p->setop.op = s->op;
+		p->setop.all = s->all;
+		p->rows = l->rows;
+	}
+	memcpy(p->types, s->types, sizeof(ty_oid) * (size_t)s->ncols);
+	memcpy(p->typmods, s->typmods, sizeof(int32_t) * (size_t)s->ncols);
+	return p;
+}
+
+/* ---------------------------------------------------------------- SELECT */
+
+static bool has_srf(sql_expr *e, void *arg)
+{
+	(void)arg;
+	return e->kind == SQL_E_SRF;
+}
+
+static sql_plan *plan_limit(sql_planner *pl, sql_query *q, sql_plan *p, const sql_tlist *tl)
+{
+	if (!q->limit && !q->offset)
+		return p;
+	sql_plan *l = sql_new_node(pl, SQL_P_LIMIT, tl);
+	l->left = p;
+	sql_tlist *empty = sql_tl_new();
+	l->limit.limit = sql_set_refs(pl, prep(pl, q->limit), empty);
+	l->limit.offset = sql_set_refs(pl, prep(pl, q->offset), empty);
+	l->limit.ties = q->limit_ties;
+	if (q->limit_ties) {
+		l->limit.nsort = q->nsort;
+		l->limit.sort = ty_alloc(sizeof(sql_sortkey) * (size_t)(q->nsort ? q->nsort : 1));
+		for (int i = 0; i < q->nsort; i++) {
+			l->limit.sort[i] = q->sort[i];
+			l->limit.sort[i].expr = sql_set_refs(pl, q->sort[i].expr, tl);
+		}
+	}
+	l->rows = p->rows;
+	return l;
+}
+
+/* Plans a SELECT; *tl_out describes the output (all targets, junk included
+ * until the final projection drops them at the top level). */
+static sql_plan *plan_query(sql_planner *pl, sql_query *q, sql_tlist **tl_out)
+{
+	ty_check_interrupts();
+	sql_tlist *tl;
+	sql_plan *p;
+	/* CTEs defined here are planned on first reference. */
+	if (q->setop) {
+		p = plan_setop(pl, q->setop);
+		tl = sql_tl_new();
+		for (int i = 0; i < q->ntargets; i++)
+			sql_tl_add(tl, q->targets[i].expr);
+		/* Output of the setop node = the Vars of the "*SELECT*" RTE. */
+	} else {
+		sql_expr **quals;
+		int nquals = sql_conjuncts(q->where, &quals);
+		p = plan_from(pl, q, quals, nquals, &tl);
+		if (q->has_aggs || q->ngroup)
+			p = plan_agg(pl, q, p, tl, &tl);
+		if (q->having) {
+			sql_plan *f = sql_new_node(pl, SQL_P_FILTER, tl);
+			f->left = p;
+			f->qual = sql_set_refs(pl, prep(pl, q->having), tl);
+			p = f;
+		}
+		if (q->nwins)
+			p = plan_windows(pl, q, p, tl, &tl);
+		/* Projection of the target list (with SRFs: ProjectSet). */
+		sql_tlist *ttl = sql_tl_new();
+		bool srf = false;
+		sql_expr **exprs = ty_alloc(sizeof(sql_expr *) * (size_t)(q->ntargets ? q->ntargets : 1));
+		for (int i = 0; i < q->ntargets; i++) {
+			srf |= sql_expr_walk(q->targets[i].expr, has_srf, NULL);
+			exprs[i] = sql_set_refs(pl, prep(pl, q->targets[i].expr), tl);
+			sql_tl_add(ttl, q->targets[i].expr);
+		}
+		sql_plan *pr = sql_new_node(pl, srf ? SQL_P_PROJECTSET : SQL_P_PROJECT, ttl);
+		pr->left = p;
+		pr->project.exprs = exprs;
+		pr->rows = p->rows;
+		p = pr;
+		tl = ttl;
+	}
+	/* DISTINCT */
+	if (q->distinct && q->ndistinct_on == 0) {
+		if (q->nsort) {
+			/* Sort by ORDER BY then the other output columns; drop adjacent dups. */
+			int nk = q->nsort;
+			sql_sortkey *keys = ty_alloc0(sizeof(sql_sortkey) * (size_t)(q->nsort + q->ntargets));
+			for (int i = 0; i < q->nsort; i++) {
+				keys[i] = q->sort[i];
+				keys[i].expr = sql_set_refs(pl, q->sort[i].expr, tl);
+			}
+			for (int i = 0; i < q->ntargets; i++) {
+				if (q->targets[i].junk)
+					continue;
+				bool in = false;
+				for (int k = 0; k < q->nsort; k++)
+					in |= q->sort[k].target == i;
+				if (in)
+					continue;
+				keys[nk].expr = slot(i, q->targets[i].expr);
+				keys[nk].type = ty_type_get(q->targets[i].expr->type);
+				keys[nk].target = i;
+				nk++;
+			}
+			sql_plan *s = sql_new_node(pl, SQL_P_SORT, tl);
+			s->left = p;
+			s->sort.nkeys = nk;
+			s->sort.keys = keys;
+			p = s;
+			sql_plan *u = sql_new_node(pl, SQL_P_UNIQUE, tl);
+			u->left = p;
+			u->unique.hashed = false;
+			u->unique.nkeys = q->nret; /* non-junk columns come first */
+			p = u;
+			p = plan_limit(pl, q, p, tl);
+		} else {
+			sql_plan *u = sql_new_node(pl, SQL_P_UNIQUE, tl);
+			u->left = p;
+			u->unique.hashed = true;
+			u->unique.nkeys = q->nret;
+			p = plan_limit(pl, q, u, tl);
+		}
+	} else {
+		if (q->ndistinct_on) {
+			/* Sort by the DISTINCT ON keys (then ORDER BY); keep the first row. */
+			int nk = 0;
+			sql_sortkey *keys = ty_alloc0(sizeof(sql_sortkey) * (size_t)(q->ndistinct_on + q->nsort));
+			for (int i = 0; i < q->nsort; i++) {
+				keys[nk] = q->sort[i];
+				keys[nk++].expr = sql_set_refs(pl, q->sort[i].expr, tl);
+			}
+			for (int i = 0; i < q->ndistinct_on; i++) {
+				bool in = false;
+				for (int k = 0; k < q->nsort; k++)
+					in |= sql_expr_equal(q->sort[k].expr, q->distinct_on[i]);
+				if (in)
+					continue;
+				keys[nk].expr = sql_set_refs(pl, q->distinct_on[i], tl);
+				keys[nk].type = ty_type_get(q->distinct_on[i]->type);
+				nk++;
+			}
+			sql_plan *s = sql_new_node(pl, SQL_P_SORT, tl);
+			s->left = p;
+			s->sort.nkeys = nk;
+			s->sort.keys = keys;
+			p = s;
+			sql_plan *u = sql_new_node(pl, SQL_P_UNIQUE, tl);
+			u->left = p;
+			u->unique.nkeys = q->ndistinct_on;
+			u->unique.keys = ty_alloc(sizeof(sql_expr *) * (size_t)q->ndistinct_on);
+			for (int i = 0; i < q->ndistinct_on; i++)
+				u->unique.keys[i] = sql_set_refs(pl, q->distinct_on[i], tl);
+			p = u;
+		} else if (q->nsort) {
+			sql_plan *s = sql_new_node(pl, SQL_P_SORT, tl);
+			s->left = p;
+			s->sort.nkeys = q->nsort;
+			s->sort.keys = ty_alloc(sizeof(sql_sortkey) * (size_t)q->nsort);
+			for (int i = 0; i < q->nsort; i++) {
+				s->sort.keys[i] = q->sort[i];
+				s->sort.keys[i].expr = sql_set_refs(pl, q->sort[i].expr, tl);
+			}
+			/* Top-N: LIMIT + OFFSET bounds the sort. */
+			if (q->limit && !q->limit_ties) {
+				sql_tlist *empty = sql_tl_new();
+				s->sort.limit = sql_set_refs(pl, prep(pl, q->limit), empty);
+				s->sort.offset = sql_set_refs(pl, prep(pl, q->offset), empty);
+			}
+			s->rows = p->rows;
+			p = s;
+		}
+		p = plan_limit(pl, q, p, tl);
+	}
+	/* LOCKING (SELECT ... FOR UPDATE) happens in the scans. */
+	*tl_out = tl;
+	return p;
+}
+
+/* ---------------------------------------------------------------- DML */
+
+sql_plan *sql_plan_modify(sql_planner *pl, sql_query *q, sql_tlist **tl_out);
+
+sql_planned *sql_plan_query(sql_actx *ax, sql_query *q)
+{
+	sql_planned *pd = ty_alloc0(sizeof *pd);
+	sql_planner pl = {ax, pd, NULL, q, 0};
+	sql_tlist *tl;
+	sql_plan *p;
+	pd->cmd = q->cmd;
+	if (q->cmd == SQL_CMD_SELECT)
+		p = plan_query(&pl, q, &tl);
+	else
+		p = sql_plan_modify(&pl, q, &tl);
+	/* Final projection: drop junk columns. */
+	bool junk = false;
+	for (int i = 0; i < q->ntargets; i++)
+		junk |= q->targets[i].junk;
+	if (junk && q->cmd == SQL_CMD_SELECT) {
+		sql_tlist *out = sql_tl_new();
+		sql_expr **exprs = ty_alloc(sizeof(sql_expr *) * (size_t)(q->nret ? q->nret : 1));
+		int k = 0;
+		for (int i = 0; i < q->ntargets; i++) {
+			if (q->targets[i].junk)
+				continue;
+			exprs[k++] = slot(i, q->targets[i].expr);
+			sql_tl_add(out, q->targets[i].expr);
+		}
+		sql_plan *pr = sql_new_node(&pl, SQL_P_PROJECT, out);
+		pr->left = p;
+		pr->project.exprs = exprs;
+		pr->rows = p->rows;
+		p = pr;
+	}
+	pd->plan = p;
+	sql_plan_use_key_order(pd, &pd->plan);
+	pd->nexec_params = ax->ps->nexec_params;
+	pd->ncache = ax->ps->ncache;
+	pd->returns_rows = q->cmd == SQL_CMD_SELECT || q->nreturning > 0;
+	int nret = q->cmd == SQL_CMD_SELECT ? q->nret : q->nreturning;
+	pd->cols = ty_alloc0(sizeof(sql_column) * (size_t)(nret ? nret : 1));
+	int k = 0;
+	for (int i = 0; i < q->ntargets; i++) {
+		sql_target *t = &q->targets[i];
+		if (t->junk)
+			continue;
+		sql_column *c = &pd->cols[k++];
+		c->name = t->name;
+		c->table_oid = t->src_table;
+		c->attnum = t->src_attnum;
+		c->type_oid = t->expr->type;
+		const ty_type *ty = ty_type_get(t->expr->type);
+		c->type_len = ty ? ty->len : -1;
+		c->typmod = t->expr->typmod;
+		c->format = 0;
+	}
+	pd->desc.ncols = k;
+	pd->desc.cols = pd->cols;
+	if (q->cmd == SQL_CMD_SELECT && p->ncols != k) {
+		/* Keep the declared output types for the formatter. */
+		sql_plan *pr = p;
+		(void)pr;
+	}
+	pd->read_only = q->cmd == SQL_CMD_SELECT && !q->for_update;
+	return pd;
+}
+
+sql_plan *sql_plan_subquery(sql_actx *ax, sql_planned *top, sql_query *q)
+{
+	sql_planner pl = {ax, top, NULL, q, 0};
+	sql_tlist *tl;
+	sql_plan *p = plan_query(&pl, q, &tl);
+	sql_plan_use_key_order(top, &p);
+	return p;
+}
+
+/* Exposed to plan_modify.c. */
+sql_plan *sql_plan_select_internal(sql_planner *pl, sql_query *q, sql_tlist **tl_out) { return plan_query(pl, q, tl_out); }
+sql_plan *sql_plan_from_internal(sql_planner *pl, sql_query *q, sql_expr **quals, int nquals, sql_tlist **tl_out)
+{
+	return plan_from(pl, q, quals, nquals, tl_out);
+}
+sql_expr *sql_plan_prep(sql_planner *pl, sql_expr *e) { return prep(pl, e); }

@@ -1,0 +1,47 @@
+/*
+ * plan_int.h — private to the planner files (plan*.c): the planner state,
+ * target lists describing what each plan node outputs, and reference
+ * resolution (Vars and computed expressions to input slots).
+ */
+#ifndef STRATA_PLAN_INT_H
+#define STRATA_PLAN_INT_H
+
+#include "sql_int.h"
+
+/* What a plan node outputs: one expression per output slot, in the terms
+ * of the query being planned (Vars, group expressions, aggregates ...). */
+typedef struct sql_tlist {
+	int n;
+	sql_expr **items;
+} sql_tlist;
+
+typedef struct sql_planner {
+	sql_actx *ax;
+	sql_planned *top;
+	struct sql_planner *parent; /* planner of the enclosing query */
+	sql_query *q;
+	int next_id;
+} sql_planner;
+
+sql_tlist *sql_tl_new(void);
+void sql_tl_add(sql_tlist *tl, sql_expr *e);
+sql_tlist *sql_tl_concat(const sql_tlist *a, const sql_tlist *b);
+/* Rewrites e in terms of the slots of tl; outer references (levelsup > 0)
+ * must already be EXECPARAMs. Throws if a Var is not available. */
+sql_expr *sql_set_refs(sql_planner *pl, sql_expr *e, const sql_tlist *tl);
+/* Plans the sublinks inside e (subqueries, their params). */
+sql_expr *sql_plan_sublinks(sql_planner *pl, sql_expr *e);
+sql_plan *sql_new_node(sql_planner *pl, sql_plan_kind kind, const sql_tlist *tl);
+/* Splits an AND tree into conjuncts. */
+int sql_conjuncts(sql_expr *e, sql_expr ***out);
+sql_expr *sql_make_and(sql_expr **list, int n);
+/* Which RTEs an expression references at level 0 (bit set per rte index). */
+void sql_expr_rtes(sql_expr *e, bool *rtes, int nrtes);
+
+/* Sublinks planned and executor cache slots assigned. */
+sql_expr *sql_plan_prep(sql_planner *pl, sql_expr *e);
+
+/* Table scans with key ranges (plan_scan.c). */
+sql_plan *sql_plan_table_scan(sql_planner *pl, int rte, sql_expr **quals, int nquals, sql_tlist **tl_out);
+
+#endif

@@ -1,0 +1,211 @@
+/*
+ * plan_scan.c — table scans: which columns are read, and which WHERE
+ * conjuncts on a primary-key prefix become key ranges (=, IN, <, <=, >, >=
+ * and BETWEEN). Bounds stay expressions so that parameters of prepared
+ * statements become bounds at execution time; the remaining conjuncts run
+ * as a filter inside the scan, before rows are built.
+ */
+#include <string.h>
+
+#include "plan_int.h"
+
+static bool int_family(ty_oid t) { return t == TY_INT2 || t == TY_INT4 || t == TY_INT8; }
+
+/* A value usable as a key bound: no Vars of this query level, no volatile
+ * functions, no sublinks. */
+static bool var_walker(sql_expr *e, void *arg)
+{
+	(void)arg;
+	return (e->kind == SQL_E_VAR && e->var.levelsup == 0) || e->kind == SQL_E_SUBLINK || e->kind == SQL_E_AGG ||
+	       e->kind == SQL_E_WINDOW || e->kind == SQL_E_SRF ||
+	       (e->kind == SQL_E_FUNC && e->f.fn->volatility == TY_VOLATILE);
+}
+
+static bool is_bound_value(sql_expr *e) { return !sql_expr_walk(e, var_walker, NULL); }
+
+/* Which key column (0-based position in the key) a Var of this RTE is. */
+static int key_pos(const cat_rel *r, int rte, sql_expr *e)
+{
+	if (e->kind != SQL_E_VAR || e->var.levelsup || e->var.rte != rte)
+		return -1;
+	for (int i = 0; i < r->npk; i++)
+		if (r->pk[i] == e->var.col + 1)
+			return i;
+	return -1;
+}
+
+/* The comparison types a key bound can use: same type, or integers of any
+ * width (they share one key encoding). */
+static bool comparable(ty_oid col, ty_oid val) { return col == val || (int_family(col) && int_family(val)); }
+
+typedef struct colcons {
+	sql_expr *eq;          /* = value */
+	sql_expr *in;          /* = ANY(array) */
+	sql_expr *lo, *hi;
+	bool lo_incl, hi_incl;
+	int used[8];           /* conjunct indexes consumed */
+	int nused;
+} colcons;
+
+static void use(colcons *c, int qi)
+{
+	if (c->nused < 8)
+		c->used[c->nused++] = qi;
+}
+
+/* Records one conjunct if it constrains a key column; returns true if taken. */
+static bool take(const cat_rel *r, int rte, sql_expr *q, int qi, colcons *cc)
+{
+	if (q->kind == SQL_E_ANYARRAY && !q->f.all && q->f.opname && !strcmp(q->f.opname, "=")) {
+		int kp = key_pos(r, rte, q->f.args[0]);
+		if (kp < 0 || !is_bound_value(q->f.args[1]))
+			return false;
+		const ty_type *at = ty_type_get(q->f.args[1]->type);
+		if (!at || !comparable(q->f.args[0]->type, at->elem))
+			return false;
+		if (cc[kp].eq || cc[kp].in)
+			return false;
+		cc[kp].in = q->f.args[1];
+		use(&cc[kp], qi);
+		return true;
+	}
+	if (q->kind != SQL_E_FUNC || q->f.nargs != 2 || !q->f.opname)
+		return false;
+	const char *op = q->f.opname;
+	sql_expr *a = q->f.args[0], *b = q->f.args[1];
+	int kp = key_pos(r, rte, a);
+	bool flipped = false;
+	if (kp < 0) {
+		kp = key_pos(r, rte, b);
+		if (kp < 0)
+			return false;
+		sql_expr *t = a;
+		a = b;
+		b = t;
+		flipped = true;
+	}
+	if (!is_bound_value(b) || !comparable(a->type, b->type))
+		return false;
+	char o[3] = {0};
+	strncpy(o, op, 2);
+	if (flipped) {
+		if (!strcmp(o, "<"))
+			strcpy(o, ">");
+		else if (!strcmp(o, ">"))
+			strcpy(o, "<");
+		else if (!strcmp(o, "<="))
+			strcpy(o, ">=");
+		else if (!strcmp(o, ">="))
+			strcpy(o, "<=");
+	}
+	colcons *c = &cc[kp];
+	if (!strcmp(o, "=")) {
+		if (c->eq || c->in)
+			return false;
+		c->eq = b;
+	} else if (!strcmp(o, ">") || !strcmp(o, ">=")) {
+		if (c->lo)
+			return false;
+		c->lo = b;
+		c->lo_incl = o[1] == '=';
+	} else if (!strcmp(o, "<") || !strcmp(o, "<=")) {
+		if (c->hi)
+			return false;
+		c->hi = b;
+		c->hi_incl = o[1] == '=';
+	} else {
+		return false;
+	}
+	use(c, qi);
+	return true;
+}
+
+sql_plan *sql_plan_table_scan(sql_planner *pl, int rte, sql_expr **quals, int nquals, sql_tlist **tl_out)
+{
+	sql_query *q = pl->q;
+	sql_rte *r = q->rtes[rte - 1];
+	const cat_rel *rel = &r->rel->rel;
+	/* Output: every column (attnum order) plus the row key. */
+	sql_tlist *tl = sql_tl_new();
+	for (int c = 0; c <= rel->ncols; c++) {
+		sql_expr *v = sql_expr_new(SQL_E_VAR, c < rel->ncols ? rel->cols[c].type : TY_BYTEA, -1);
+		v->typmod = c < rel->ncols ? rel->cols[c].typmod : -1;
+		v->var.rte = rte;
+		v->var.col = c;
+		sql_tl_add(tl, v);
+	}
+	sql_plan *p = sql_new_node(pl, SQL_P_SCAN, tl);
+	p->scan.rel = r->rel;
+	p->scan.reloid = r->rel->oid;
+	memcpy(p->scan.storage, rel->storage, sizeof p->scan.storage);
+	p->scan.needed = ty_alloc0(sizeof(bool) * (size_t)(rel->ncols + 1));
+	for (int c = 0; c < rel->ncols; c++)
+		p->scan.needed[c] = r->used ? r->used[c] : true;
+	p->scan.needed[rel->ncols] = true;
+	p->scan.lock_strength = r->lock_strength;
+	p->scan.lock_wait = r->lock_wait;
+
+	/* Key ranges from conjuncts on a key prefix. */
+	int npk = rel->npk;
+	bool *consumed = ty_alloc0(sizeof(bool) * (size_t)(nquals ? nquals : 1));
+	if (npk > 0) {
+		colcons *cc = ty_alloc0(sizeof(colcons) * (size_t)npk);
+		for (int i = 0; i < nquals; i++)
+			take(rel, rte, quals[i], i, cc);
+		/* Use the prefix of equalities, then one range column. */
+		int nfix = 0;
+		while (nfix < npk && (cc[nfix].eq || cc[nfix].in))
+			nfix++;
+		bool range_col = nfix < npk && (cc[nfix].lo || cc[nfix].hi);
+		if (nfix > 0 || range_col) {
+			sql_tlist *empty = sql_tl_new();
+			/* IN lists multiply into several ranges (expanded at run time). */
+			sql_keyrange *kr = ty_alloc0(sizeof *kr);
+			kr->nfix = nfix;
+			kr->lo.ncols = kr->hi.ncols = nfix;
+			kr->lo.vals = ty_alloc0(sizeof(sql_expr *) * (size_t)(nfix + 1));
+			kr->hi.vals = ty_alloc0(sizeof(sql_expr *) * (size_t)(nfix + 1));
+			for (int i = 0; i < nfix; i++) {
+				sql_expr *v = cc[i].eq ? cc[i].eq : cc[i].in;
+				kr->lo.vals[i] = kr->hi.vals[i] = sql_set_refs(pl, sql_plan_prep(pl, v), empty);
+				for (int k = 0; k < cc[i].nused; k++)
+					consumed[cc[i].used[k]] = true;
+			}
+			kr->lo.inclusive = kr->hi.inclusive = true;
+			kr->lo.infinite = kr->hi.infinite = false;
+			if (range_col) {
+				colcons *c = &cc[nfix];
+				if (c->lo) {
+					kr->lo.vals[nfix] = sql_set_refs(pl, sql_plan_prep(pl, c->lo), empty);
+					kr->lo.ncols = nfix + 1;
+					kr->lo.inclusive = c->lo_incl;
+				}
+				if (c->hi) {
+					kr->hi.vals[nfix] = sql_set_refs(pl, sql_plan_prep(pl, c->hi), empty);
+					kr->hi.ncols = nfix + 1;
+					kr->hi.inclusive = c->hi_incl;
+				}
+				for (int k = 0; k < c->nused; k++)
+					consumed[c->used[k]] = true;
+			}
+			p->scan.nranges = 1;
+			p->scan.ranges = kr;
+			p->scan.npoint = nfix == npk ? npk : 0;
+		}
+	}
+	/* The rest filters inside the scan. */
+	sql_expr **rest = ty_alloc(sizeof(sql_expr *) * (size_t)(nquals ? nquals : 1));
+	int nrest = 0;
+	for (int i = 0; i < nquals; i++)
+		if (!consumed[i])
+			rest[nrest++] = sql_set_refs(pl, sql_plan_prep(pl, quals[i]), tl);
+	p->qual = sql_make_and(rest, nrest);
+	double rows = rel->stats_rows ? (double)rel->stats_rows : 1000;
+	if (p->scan.nranges)
+		rows = p->scan.npoint ? 1 : rows / 10;
+	if (nrest)
+		rows = rows / 3 + 1;
+	p->rows = rows;
+	*tl_out = tl;
+	return p;
+}
