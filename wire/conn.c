@@ -383,8 +383,7 @@ void *pgw_conn_main(void *arg)
 		s->conns = c->next;
 	if (c->next)
 		c->next->prev = c->prev;
-	s->nthreads--;
-	pthread_cond_broadcast(&s->cv);
+	pgw_server_thread_done(s);
 	pthread_mutex_unlock(&s->mu);
 	conn_free(c);
 	return NULL;

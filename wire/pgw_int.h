@@ -323,6 +323,7 @@ struct pgw_server {
 	char unix_path[108];
 	int port;
 	int stop_pipe[2]; /* [0] becomes readable at shutdown and stays so */
+	int reap_pipe[2]; /* a connection thread ended: join it */
 	atomic_bool stopping;
 	SSL_CTX *tls;
 	uint8_t cb_hash[64];
@@ -331,7 +332,12 @@ struct pgw_server {
 	pthread_mutex_t mu; /* guards everything below */
 	pthread_cond_t cv;  /* signalled when a connection thread ends */
 	pgw_conn *conns;
-	int nthreads;  /* connection threads alive */
+	int nthreads; /* connection threads alive */
+	/* Threads that finished and await pthread_join (joining, not
+	 * detaching, makes sure their exit, OpenSSL's per-thread cleanup
+	 * included, is over before the server is freed). */
+	pthread_t *finished;
+	int nfinished, capfinished;
 	int nsessions; /* connections counted against max_connections */
 	pgw_hba *hba;
 	int64_t hba_mtime_ns;
@@ -404,6 +410,8 @@ void pgw_proto_client(pgw_conn *c, sql_client *cl);
 /* The connection thread's entry point (conn.c); takes ownership of c. */
 void *pgw_conn_main(void *arg);
 pgw_conn *pgw_conn_new(pgw_server *s, int fd, const struct sockaddr *addr, socklen_t len, bool is_unix);
+/* Called by a connection thread as its last act, under srv->mu. */
+void pgw_server_thread_done(pgw_server *s);
 /* Current hba rules (re-read when the file changed); returns a rule set the
  * caller matches against under srv->mu. */
 pgw_auth_method pgw_server_hba_match(pgw_server *s, const pgw_hba_client *c, int *line);

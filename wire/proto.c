@@ -249,7 +249,11 @@ static int do_query(pgw_conn *c)
 		return -1;
 	q = stable(c, q);
 	sql_dest dest = {.arg = c, .startup = dest_startup, .row = dest_row};
-	return sql_simple_query(c->sess, q, &dest, complete, c, &c->err);
+	int rc = sql_simple_query(c->sess, q, &dest, complete, c, &c->err);
+	/* A COPY that failed before CopyDone: the rest of its data is ignored
+	 * by the loop. */
+	c->in_copy_in = false;
+	return rc;
 }
 
 static int do_parse(pgw_conn *c)
@@ -322,7 +326,9 @@ static int do_execute(pgw_conn *c)
 	sql_dest dest = {.arg = c, .startup = dest_startup, .row = dest_row};
 	sql_complete cc;
 	memset(&cc, 0, sizeof cc);
-	if (sql_execute(c->sess, portal, max_rows > 0 ? max_rows : 0, &dest, &cc, &c->err) < 0)
+	int rc = sql_execute(c->sess, portal, max_rows > 0 ? max_rows : 0, &dest, &cc, &c->err);
+	c->in_copy_in = false;
+	if (rc < 0)
 		return -1;
 	if (cc.empty)
 		pgw_wr_empty(&c->io.out, 'I'); /* EmptyQueryResponse */
@@ -357,7 +363,8 @@ static int do_close(pgw_conn *c)
 static bool report_error(pgw_conn *c)
 {
 	if (!util_err_isset(&c->err))
-		util_err_set(&c->err, UTIL_E_INTERNAL_ERROR, "internal error: a statement failed without a message");
+		util_err_set(&c->err, UTIL_E_INTERNAL_ERROR,
+			     "internal error: a statement failed without a message");
 	if (c->fatal_pending) {
 		pgw_conn_fatal(c, &c->fatal);
 		return false;
