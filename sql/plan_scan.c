@@ -28,7 +28,9 @@ static int key_pos(const cat_rel *r, int rte, sql_expr *e)
 {
 	if (e->kind != SQL_E_VAR || e->var.levelsup || e->var.rte != rte)
 		return -1;
-	for (int i = 0; i < r->npk; i++)
+	/* Interleaved children: only the kv row key's columns bound a range. */
+	int n = r->ilv_depth ? r->ilv_path[0] : r->npk;
+	for (int i = 0; i < n; i++)
 		if (r->pk[i] == e->var.col + 1)
 			return i;
 	return -1;
@@ -211,8 +213,9 @@ sql_plan *sql_plan_table_scan(sql_planner *pl, int rte, sql_expr **quals, int nq
 	p->scan.lock_strength = r->lock_strength;
 	p->scan.lock_wait = r->lock_wait;
 
-	/* Key ranges from conjuncts on a key prefix. */
-	int npk = rel->npk;
+	/* Key ranges from conjuncts on a key prefix: for an interleaved child,
+	 * the prefix in the kv row key (its root's key columns). */
+	int npk = rel->ilv_depth ? rel->ilv_path[0] : rel->npk;
 	bool *consumed = ty_alloc0(sizeof(bool) * (size_t)(nquals ? nquals : 1));
 	if (npk > 0) {
 		colcons *cc = ty_alloc0(sizeof(colcons) * (size_t)npk);
@@ -259,7 +262,7 @@ sql_plan *sql_plan_table_scan(sql_planner *pl, int rte, sql_expr **quals, int nq
 				kr->like = sql_set_refs(pl, sql_plan_prep(pl, sql_expr_copy(cc[nfix].like)), empty);
 			p->scan.nranges = 1;
 			p->scan.ranges = kr;
-			p->scan.npoint = nfix == npk ? npk : 0;
+			p->scan.npoint = nfix == npk && !rel->ilv_depth ? npk : 0;
 		}
 	}
 	/* The rest filters inside the scan. */

@@ -989,6 +989,34 @@ bool sql_row_decode(const cat_rel *r, const sql_rowmap *m, const kv_cell *cells,
 bool sql_column_in_cells(const cat_rel *r, const cat_column *c);
 /* Decodes the key columns from a row key into vals (for lossless types). */
 void sql_key_decode(const cat_rel *r, const uint8_t *key, size_t len, ty_datum *vals);
+/* Entity groups: a child row's key is its root's kv row key, then per
+ * level SQL_ILV_SEP, the table tag (2 bytes) and that level's key columns;
+ * the part after the kv row key prefixes the row's cell qualifiers. */
+#define SQL_ILV_SEP 0xFF
+/* Length of the kv row key within an (interleaved) row key. */
+size_t sql_ilv_rowlen(const cat_rel *r, const uint8_t *key, size_t klen);
+/* interleave.c. CREATE TABLE: if the table has interleave_in_parent, makes
+ * it a child (storage, key path, tags; updates parent and root) and returns
+ * true (no storage of its own to create). */
+bool sql_ilv_create(sql_session *s, cat_txn *ct, cat_obj *o);
+/* At commit of DDL: every interleaved table still has its parent (else
+ * 2BP01); a storage still named by a relation is not dropped. */
+void sql_ilv_check_catalog(cat_snap *before, cat_snap *after);
+bool sql_ilv_storage_in_use(cat_snap *cs, const char *storage);
+/* Writes: a child row needs its parent row (23503; locks the parent FOR KEY
+ * SHARE); a parent row with rows of a child table that is not
+ * interleave_on_delete = 'cascade' cannot be deleted (23503). */
+void sql_ilv_check_parent(sql_txn *t, const cat_snap *cs, kv_table *kv, const cat_obj *rel, const ty_datum *vals);
+void sql_ilv_check_delete(sql_txn *t, const cat_snap *cs, kv_table *kv, const cat_obj *rel, const uint8_t *key,
+			  size_t klen, const ty_datum *vals);
+/* Reads the cells of one row of table r by its key (interleaved or not):
+ * *qpre_len gets the length of the row's qualifier prefix. */
+kv_status sql_row_get(kv_table *kv, const cat_rel *r, const uint8_t *key, size_t klen, const kv_read_opts *ro,
+		      util_arena *a, kv_row *out, size_t *qpre_len);
+/* Decodes a row read with sql_row_get (cells of that row only; key = the
+ * row's key); false if the row does not exist. */
+bool sql_row_decode_in(const cat_rel *r, const sql_rowmap *m, const kv_cell *cells, size_t n, size_t qpre,
+		       const uint8_t *key, size_t klen, const bool *needed, ty_datum *vals);
 /* Only the key columns with needed[attnum-1] (NULL: all). */
 void sql_key_decode_needed(const cat_rel *r, const uint8_t *key, size_t len, const bool *needed, ty_datum *vals);
 static inline void sql_colid_qual(uint16_t id, uint8_t q[2]) { q[0] = (uint8_t)(id >> 8), q[1] = (uint8_t)id; }
@@ -1062,7 +1090,7 @@ kv_ts sql_txn_read_ts(sql_txn *t);
 /* After a row lock is granted: true if another transaction committed a
  * change to the row (insert, update or delete) after the statement's
  * snapshot, i.e. the version the statement read is not the newest. */
-bool sql_txn_row_changed(sql_txn *t, kv_table *kv, const uint8_t *key, size_t klen);
+bool sql_txn_row_changed(sql_txn *t, kv_table *kv, const cat_rel *r, const uint8_t *key, size_t klen);
 /* Throws 40001 as PostgreSQL does when a REPEATABLE READ or SERIALIZABLE
  * transaction finds its target row changed after its snapshot. */
 UTIL_NORETURN void sql_txn_serialization_failure(bool deleted);
