@@ -1056,6 +1056,9 @@ void sql_txn_drop_storage_on_abort(sql_txn *t, const char *storage);
 void sql_txn_lock_row(sql_txn *t, cat_oid table, const uint8_t *key, size_t klen, int strength, int wait_policy,
 		      bool *skipped);
 void sql_txn_unlock_all(sql_txn *t);
+/* pg_locks: calls fn for each held row lock (granted) and each waiting
+ * transaction (not granted), under the lock manager's mutex. */
+void sql_locks_report(sql_engine *e, void (*fn)(void *arg, cat_oid table, int32_t pid, bool granted), void *arg);
 /* Bulk load: encodes a new row straight into the commit batch (no read-your-
  * writes; only for a single-statement transaction). */
 void sql_txn_bulk_row(sql_txn *t, const cat_obj *rel, kv_table *kv, const uint8_t *key, size_t klen,

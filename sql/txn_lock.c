@@ -171,3 +171,18 @@ void sql_txn_unlock_all(sql_txn *t)
 	t->locks = NULL;
 	t->nlocks = t->locks_cap = 0;
 }
+
+/* pg_locks: every held row lock and every waiting transaction. */
+void sql_locks_report(sql_engine *e, void (*fn)(void *arg, cat_oid table, int32_t pid, bool granted), void *arg)
+{
+	pthread_mutex_lock(&e->locks_mu);
+	size_t pos = 0;
+	void *v;
+	while (util_map_next(&e->locks, &pos, NULL, NULL, &v)) {
+		const sql_rowlock *l = v;
+		fn(arg, util_get_be32(l->key), l->owner->s->pid, true);
+	}
+	for (int i = 0; i < nwaiters; i++)
+		fn(arg, util_get_be32(waiters[i].key), waiters[i].t->s->pid, false);
+	pthread_mutex_unlock(&e->locks_mu);
+}

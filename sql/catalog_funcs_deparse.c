@@ -1,0 +1,1581 @@
+/*
+ * catalog_funcs_deparse.c — PostgreSQL's ruleutils for Strata: turns stored
+ * SQL (column defaults, CHECK constraints, index expressions and
+ * predicates, view queries) back into the text pg_get_expr(),
+ * pg_get_constraintdef(), pg_get_indexdef() and pg_get_viewdef() print.
+ *
+ * The stored text is analyzed against its table (as PostgreSQL's catalog
+ * holds analyzed trees) and the analyzed tree is printed with PostgreSQL's
+ * rules: constants labelled with their type unless it is obvious,
+ * implicit casts hidden, explicit ones as ::type, Vars qualified in view
+ * queries, and two modes — "pretty" (PRETTYFLAG_PAREN: parentheses only
+ * where precedence needs them) and plain (every operator parenthesised).
+ * Both indent clauses of a query as PostgreSQL does (PRETTYFLAG_INDENT).
+ * When stored text cannot be analyzed any more, it is printed as stored.
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "array.h"
+#include "sysview.h"
+
+/* ---------------------------------------------------------------- context */
+
+#define INDENT_STD  8
+#define INDENT_JOIN 4
+#define INDENT_VAR  4
+
+typedef struct qlevel {
+	const sql_query *q;
+	const struct qlevel *up;
+} qlevel;
+
+typedef struct dctx {
+	util_buf *b;
+	bool paren;       /* pretty: parenthesise only where needed */
+	bool varprefix;   /* qualify column references */
+	int level;        /* indentation level */
+	const char *text; /* source text (locations point into it) */
+	const qlevel *qs; /* the query being printed and its parents */
+	sql_session *s;
+	cat_snap *cs;
+} dctx;
+
+static void expr(dctx *d, const sql_expr *e, bool showimplicit);
+static void query_def(dctx *d, const sql_query *q, int startindent);
+
+/* PostgreSQL's keywords that are not unreserved: identifiers spelled like
+ * one must be quoted (quote_identifier). Sorted. */
+static const char *const keywords[] = {
+    "all",
+    "analyse",
+    "analyze",
+    "and",
+    "any",
+    "array",
+    "as",
+    "asc",
+    "asymmetric",
+    "authorization",
+    "between",
+    "bigint",
+    "binary",
+    "bit",
+    "boolean",
+    "both",
+    "case",
+    "cast",
+    "char",
+    "character",
+    "check",
+    "coalesce",
+    "collate",
+    "collation",
+    "column",
+    "concurrently",
+    "constraint",
+    "create",
+    "cross",
+    "current_catalog",
+    "current_date",
+    "current_role",
+    "current_schema",
+    "current_time",
+    "current_timestamp",
+    "current_user",
+    "dec",
+    "decimal",
+    "default",
+    "deferrable",
+    "desc",
+    "distinct",
+    "do",
+    "else",
+    "end",
+    "except",
+    "exists",
+    "extract",
+    "false",
+    "fetch",
+    "float",
+    "for",
+    "foreign",
+    "freeze",
+    "from",
+    "full",
+    "grant",
+    "greatest",
+    "group",
+    "grouping",
+    "having",
+    "ilike",
+    "in",
+    "initially",
+    "inner",
+    "inout",
+    "int",
+    "integer",
+    "intersect",
+    "interval",
+    "into",
+    "is",
+    "isnull",
+    "join",
+    "lateral",
+    "leading",
+    "least",
+    "left",
+    "like",
+    "limit",
+    "localtime",
+    "localtimestamp",
+    "national",
+    "natural",
+    "nchar",
+    "none",
+    "normalize",
+    "not",
+    "notnull",
+    "null",
+    "nullif",
+    "numeric",
+    "offset",
+    "on",
+    "only",
+    "or",
+    "order",
+    "out",
+    "outer",
+    "overlaps",
+    "overlay",
+    "placing",
+    "position",
+    "precision",
+    "primary",
+    "real",
+    "references",
+    "returning",
+    "right",
+    "row",
+    "select",
+    "session_user",
+    "setof",
+    "similar",
+    "smallint",
+    "some",
+    "substring",
+    "symmetric",
+    "table",
+    "tablesample",
+    "then",
+    "time",
+    "timestamp",
+    "to",
+    "trailing",
+    "treat",
+    "trim",
+    "true",
+    "union",
+    "unique",
+    "user",
+    "using",
+    "values",
+    "varchar",
+    "variadic",
+    "verbose",
+    "when",
+    "where",
+    "window",
+    "with",
+    "xmlattributes",
+    "xmlconcat",
+    "xmlelement",
+    "xmlexists",
+    "xmlforest",
+    "xmlnamespaces",
+    "xmlparse",
+    "xmlpi",
+    "xmlroot",
+    "xmlserialize",
+    "xmltable",
+};
+
+static bool is_keyword(const char *w)
+{
+	size_t lo = 0, hi = UTIL_ARRAY_LEN(keywords);
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		int c = strcmp(w, keywords[mid]);
+		if (!c)
+			return true;
+		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return false;
+}
+
+/* PostgreSQL's quote_identifier. */
+void sql_quote_identifier(const char *n, util_buf *out)
+{
+	bool safe = (*n >= 'a' && *n <= 'z') || *n == '_';
+	for (const char *p = n; *p && safe; p++)
+		safe = (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_';
+	if (safe && !is_keyword(n)) {
+		util_buf_puts(out, n);
+		return;
+	}
+	util_buf_putc(out, '"');
+	for (const char *p = n; *p; p++) {
+		if (*p == '"')
+			util_buf_putc(out, '"');
+		util_buf_putc(out, *p);
+	}
+	util_buf_putc(out, '"');
+}
+
+static void ident(dctx *d, const char *n)
+{
+	sql_quote_identifier(n, d->b);
+}
+
+/* Strips trailing spaces, then starts a new line indented for a clause
+ * keyword (ruleutils' appendContextKeyword). */
+static void keyword(dctx *d, const char *str, int before, int after, int plus)
+{
+	d->level += before;
+	while (d->b->len && d->b->data[d->b->len - 1] == ' ')
+		d->b->len--;
+	if (d->b->data)
+		d->b->data[d->b->len] = '\0';
+	util_buf_putc(d->b, '\n');
+	int n = (d->level < 0 ? 0 : d->level) + plus;
+	for (int i = 0; i < n; i++)
+		util_buf_putc(d->b, ' ');
+	util_buf_puts(d->b, str);
+	d->level += after;
+	if (d->level < 0)
+		d->level = 0;
+}
+
+/* ---------------------------------------------------------------- constants */
+
+static void quote_literal(util_buf *b, const char *s, size_t n)
+{
+	bool bs = memchr(s, '\\', n) != NULL;
+	if (bs)
+		util_buf_putc(b, 'E');
+	util_buf_putc(b, '\'');
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '\'' || s[i] == '\\')
+			util_buf_putc(b, s[i]);
+		util_buf_putc(b, s[i]);
+	}
+	util_buf_putc(b, '\'');
+}
+
+static void type_label(dctx *d, ty_oid type, int32_t typmod)
+{
+	util_buf_puts(d->b, "::");
+	ty_format_type(type, typmod, d->b);
+}
+
+/* showtype: -1 never label, 0 label when needed, 1 always label. */
+static void const_expr(dctx *d, const sql_expr *e, int showtype)
+{
+	if (e->c.null) {
+		util_buf_puts(d->b, "NULL");
+		if (showtype >= 0 && e->type != TY_UNKNOWN)
+			type_label(d, e->type, e->typmod);
+		return;
+	}
+	util_buf v = UTIL_BUF_INIT;
+	ty_output(e->type, e->c, &v);
+	const char *s = v.data ? v.data : "";
+	bool needlabel = false;
+	switch (e->type) {
+	case TY_INT4:
+		if (s[0] != '-') {
+			util_buf_puts(d->b, s);
+		} else {
+			quote_literal(d->b, s, v.len);
+			needlabel = true;
+		}
+		break;
+	case TY_NUMERIC:
+		if (isdigit((unsigned char)s[0]) && strcspn(s, "eE.") != strlen(s)) {
+			util_buf_puts(d->b, s);
+		} else {
+			quote_literal(d->b, s, v.len);
+			needlabel = true;
+		}
+		break;
+	case TY_BOOL:
+		util_buf_puts(d->b, e->c.i ? "true" : "false");
+		break;
+	default:
+		quote_literal(d->b, s, v.len);
+		break;
+	}
+	util_buf_free(&v);
+	if (showtype < 0)
+		return;
+	switch (e->type) {
+	case TY_BOOL:
+	case TY_UNKNOWN:
+		needlabel = false;
+		break;
+	case TY_INT4:
+		break;
+	case TY_NUMERIC:
+		needlabel |= e->typmod >= 0;
+		break;
+	default:
+		needlabel = true;
+		break;
+	}
+	if (needlabel || showtype > 0)
+		type_label(d, e->type, e->typmod);
+}
+
+/* ---------------------------------------------------------------- precedence */
+
+typedef enum ncls {
+	N_SIMPLE = 1, /* words and function-like nodes */
+	N_OP,         /* operator */
+	N_TEST,       /* IS NULL, IS TRUE, IS DISTINCT, sublinks */
+	N_BOOL,       /* AND / OR / NOT */
+	N_OTHER
+} ncls;
+
+static bool is_implicit_cast(const sql_expr *e)
+{
+	return e->kind == SQL_E_CAST && !e->cast.explicit_cast;
+}
+
+static ncls classify(const sql_expr *e)
+{
+	switch (e->kind) {
+	case SQL_E_CONST:
+	case SQL_E_PARAM:
+	case SQL_E_EXECPARAM:
+	case SQL_E_VAR:
+	case SQL_E_SLOT:
+	case SQL_E_CASETEST:
+	case SQL_E_SESSION:
+	case SQL_E_CASE:
+	case SQL_E_COALESCE:
+	case SQL_E_NULLIF:
+	case SQL_E_GREATEST:
+	case SQL_E_LEAST:
+	case SQL_E_ARRAY:
+	case SQL_E_ROW:
+	case SQL_E_AGG:
+	case SQL_E_WINDOW:
+	case SQL_E_SRF:
+	case SQL_E_SUBSCRIPT:
+	case SQL_E_GROUPING:
+	case SQL_E_FIELD:
+		return N_SIMPLE;
+	case SQL_E_FUNC:
+		return e->f.opname ? N_OP : N_SIMPLE;
+	case SQL_E_CAST:
+		return N_SIMPLE;
+	case SQL_E_NULLTEST:
+	case SQL_E_BOOLTEST:
+	case SQL_E_DISTINCT:
+	case SQL_E_SUBLINK:
+		return N_TEST;
+	case SQL_E_AND:
+	case SQL_E_OR:
+	case SQL_E_NOT:
+		return N_BOOL;
+	default:
+		return N_OTHER;
+	}
+}
+
+static int op_prio(const char *op)
+{
+	if (!op || !op[0] || op[1])
+		return 0;
+	if (strchr("+-", op[0]))
+		return 1;
+	if (strchr("*/%", op[0]))
+		return 2;
+	return 0;
+}
+
+/* Whether node e printed under parent needs no parentheses in pretty
+ * mode (ruleutils' isSimpleNode). first: e is the parent's first operand. */
+static bool simple_under(const sql_expr *e, const sql_expr *parent, bool first)
+{
+	/* Implicit casts print as their argument. */
+	while (is_implicit_cast(e))
+		e = e->cast.arg;
+	ncls c = classify(e), pc = parent ? classify(parent) : N_OTHER;
+	if (e->kind == SQL_E_CAST && e->cast.method != SQL_CAST_FUNC)
+		return simple_under(e->cast.arg, e, true);
+	switch (c) {
+	case N_SIMPLE:
+		return true;
+	case N_OP:
+		if (parent && pc == N_OP && e->f.nargs == 2 && parent->f.nargs == 2) {
+			int p = op_prio(e->f.opname), pp = op_prio(parent->f.opname);
+			if (!p || !pp)
+				return false;
+			if (p == 2 && pp == 1)
+				return true;
+			if (p == 1 && pp == 2)
+				return false;
+			return first;
+		}
+		/* fall through */
+	case N_TEST:
+		if (!parent)
+			return false;
+		switch (parent->kind) {
+		case SQL_E_FUNC:
+			return !parent->f.opname;
+		case SQL_E_CAST:
+			return false;
+		case SQL_E_AND:
+		case SQL_E_OR:
+		case SQL_E_NOT:
+		case SQL_E_SUBSCRIPT:
+		case SQL_E_ARRAY:
+		case SQL_E_ROW:
+		case SQL_E_COALESCE:
+		case SQL_E_GREATEST:
+		case SQL_E_LEAST:
+		case SQL_E_NULLIF:
+		case SQL_E_AGG:
+		case SQL_E_WINDOW:
+		case SQL_E_CASE:
+			return true;
+		default:
+			return false;
+		}
+	case N_BOOL:
+		if (!parent)
+			return false;
+		switch (parent->kind) {
+		case SQL_E_AND:
+		case SQL_E_OR:
+		case SQL_E_NOT:
+			if (e->kind == SQL_E_NOT || e->kind == SQL_E_AND)
+				return parent->kind == SQL_E_AND || parent->kind == SQL_E_OR;
+			return parent->kind == SQL_E_OR;
+		case SQL_E_FUNC:
+			return !parent->f.opname;
+		case SQL_E_CAST:
+			return false;
+		case SQL_E_SUBSCRIPT:
+		case SQL_E_ARRAY:
+		case SQL_E_ROW:
+		case SQL_E_COALESCE:
+		case SQL_E_GREATEST:
+		case SQL_E_LEAST:
+		case SQL_E_NULLIF:
+		case SQL_E_AGG:
+		case SQL_E_WINDOW:
+		case SQL_E_CASE:
+			return true;
+		default:
+			return false;
+		}
+	default:
+		return false;
+	}
+}
+
+static void expr_paren(dctx *d, const sql_expr *e, bool showimplicit, const sql_expr *parent, bool first)
+{
+	bool need = d->paren && !simple_under(e, parent, first);
+	if (need)
+		util_buf_putc(d->b, '(');
+	expr(d, e, showimplicit);
+	if (need)
+		util_buf_putc(d->b, ')');
+}
+
+/* ---------------------------------------------------------------- names */
+
+static const sql_rte *var_rte(dctx *d, const sql_expr *e, const sql_query **qout)
+{
+	const qlevel *l = d->qs;
+	for (int i = 0; l && i < e->var.levelsup; i++)
+		l = l->up;
+	if (!l || e->var.rte < 1 || e->var.rte > l->q->nrtes)
+		return NULL;
+	*qout = l->q;
+	return l->q->rtes[e->var.rte - 1];
+}
+
+/* The name a relation is printed with: qualified when not visible. */
+static void rel_name(dctx *d, const cat_obj *rel)
+{
+	if (!sql_rel_visible(d->s, d->cs, rel)) {
+		ident(d, sql_schema_name(d->cs, rel->rel.schema));
+		util_buf_putc(d->b, '.');
+	}
+	ident(d, rel->rel.name);
+}
+
+static const char *rte_refname(const sql_rte *r)
+{
+	if (r->kind == SQL_RTE_TABLE && !r->has_alias && r->rel)
+		return r->rel->rel.name;
+	return r->alias;
+}
+
+static void var_expr(dctx *d, const sql_expr *e)
+{
+	const sql_query *q;
+	const sql_rte *r = var_rte(d, e, &q);
+	if (!r || e->var.col >= r->ncols) {
+		util_buf_puts(d->b, "?");
+		return;
+	}
+	/* A merged column of a JOIN ... USING prints as its first source. */
+	if (r->kind == SQL_RTE_JOIN && r->joinvars && r->joinvars[e->var.col] && !r->has_alias) {
+		const sql_expr *jv = r->joinvars[e->var.col];
+		while (is_implicit_cast(jv))
+			jv = jv->cast.arg;
+		if (jv->kind == SQL_E_VAR) {
+			sql_expr tmp = *jv;
+			tmp.var.levelsup += e->var.levelsup;
+			var_expr(d, &tmp);
+			return;
+		}
+		if (jv->kind == SQL_E_COALESCE) {
+			expr(d, jv, false);
+			return;
+		}
+	}
+	if (d->varprefix && *rte_refname(r)) {
+		ident(d, rte_refname(r));
+		util_buf_putc(d->b, '.');
+	}
+	ident(d, r->colnames[e->var.col]);
+}
+
+/* ---------------------------------------------------------------- expressions */
+
+static void args_list(dctx *d, sql_expr *const *args, int n)
+{
+	for (int i = 0; i < n; i++) {
+		if (i)
+			util_buf_puts(d->b, ", ");
+		expr(d, args[i], true);
+	}
+}
+
+/* SQL keyword functions (CURRENT_DATE ...) are analyzed into now() and
+ * casts; the source text tells which one was written. */
+static const char *sqlvalue_at(dctx *d, int location)
+{
+	static const char *const kws[] = {"current_timestamp", "current_date", "current_time",
+					  "localtimestamp", "localtime"};
+	if (!d->text || location < 0 || (size_t)location >= strlen(d->text))
+		return NULL;
+	const char *p = d->text + location;
+	for (size_t i = 0; i < UTIL_ARRAY_LEN(kws); i++) {
+		size_t n = strlen(kws[i]);
+		if (!strncasecmp(p, kws[i], n) && !(isalnum((unsigned char)p[n]) || p[n] == '_'))
+			return kws[i];
+	}
+	return NULL;
+}
+
+static bool sqlvalue(dctx *d, const sql_expr *e)
+{
+	const sql_expr *now = e;
+	if (e->kind == SQL_E_CAST)
+		now = e->cast.arg;
+	if (now->kind != SQL_E_FUNC || now->f.opname || now->f.nargs || strcmp(now->f.fn->name, "now"))
+		return false;
+	const char *kw = sqlvalue_at(d, e->location);
+	if (!kw)
+		return false;
+	for (const char *p = kw; *p; p++)
+		util_buf_putc(d->b, (char)toupper((unsigned char)*p));
+	if (e->kind == SQL_E_CAST && e->typmod >= 0)
+		util_buf_printf(d->b, "(%d)", e->typmod);
+	return true;
+}
+
+static void func_call(dctx *d, const sql_expr *e)
+{
+	util_buf_puts(d->b, e->f.fn->name);
+	util_buf_putc(d->b, '(');
+	int n = e->f.nargs;
+	for (int i = 0; i < n; i++) {
+		if (i)
+			util_buf_puts(d->b, ", ");
+		if (e->f.fn->variadic && i == n - 1 && e->f.args[i]->kind == SQL_E_ARRAY)
+			util_buf_puts(d->b, "VARIADIC ");
+		expr(d, e->f.args[i], true);
+	}
+	util_buf_putc(d->b, ')');
+}
+
+static void oper(dctx *d, const sql_expr *e)
+{
+	if (!d->paren)
+		util_buf_putc(d->b, '(');
+	if (e->f.nargs == 2) {
+		expr_paren(d, e->f.args[0], true, e, true);
+		util_buf_printf(d->b, " %s ", e->f.opname);
+		expr_paren(d, e->f.args[1], true, e, false);
+	} else {
+		util_buf_printf(d->b, "%s ", e->f.opname);
+		expr_paren(d, e->f.args[0], true, e, true);
+	}
+	if (!d->paren)
+		util_buf_putc(d->b, ')');
+}
+
+static void cast_expr(dctx *d, const sql_expr *e, bool showimplicit)
+{
+	const sql_expr *arg = e->cast.arg;
+	if (!e->cast.explicit_cast && !showimplicit) {
+		expr_paren(d, arg, false, e, true);
+		return;
+	}
+	if (!e->cast.explicit_cast) {
+		/* Implicit casts shown only where the type matters (rare). */
+		expr_paren(d, arg, false, e, true);
+		return;
+	}
+	if (arg->kind == SQL_E_CONST) {
+		const_expr(d, arg, -1);
+	} else {
+		if (!d->paren)
+			util_buf_putc(d->b, '(');
+		expr_paren(d, arg, false, e, true);
+		if (!d->paren)
+			util_buf_putc(d->b, ')');
+	}
+	type_label(d, e->type, e->typmod);
+}
+
+static void case_expr(dctx *d, const sql_expr *e)
+{
+	int k = 0;
+	util_buf_puts(d->b, "CASE");
+	if (e->f.negate) {
+		util_buf_putc(d->b, ' ');
+		expr(d, e->f.args[k++], true);
+	}
+	d->level += INDENT_VAR;
+	for (; k + 1 < e->f.nargs; k += 2) {
+		const sql_expr *w = e->f.args[k];
+		keyword(d, "WHEN ", 0, 0, 0);
+		if (e->f.negate && w->kind == SQL_E_FUNC && w->f.nargs == 2 &&
+		    w->f.args[0]->kind == SQL_E_CASETEST)
+			expr(d, w->f.args[1], false); /* CASE x WHEN v: print only v */
+		else
+			expr(d, w, false);
+		util_buf_puts(d->b, " THEN ");
+		expr(d, e->f.args[k + 1], true);
+	}
+	const sql_expr *def = e->f.args[e->f.nargs - 1];
+	while (is_implicit_cast(def))
+		def = def->cast.arg;
+	if (!(def->kind == SQL_E_CONST && def->c.null)) {
+		keyword(d, "ELSE ", 0, 0, 0);
+		expr(d, e->f.args[e->f.nargs - 1], true);
+	}
+	d->level -= INDENT_VAR;
+	keyword(d, "END", 0, 0, 0);
+}
+
+static void sublink(dctx *d, const sql_expr *e)
+{
+	bool test = e->sub.kind == SQL_SUB_ANY || e->sub.kind == SQL_SUB_ALL;
+	if (test) {
+		if (!d->paren)
+			util_buf_putc(d->b, '(');
+		expr_paren(d, e->sub.testexpr, true, e, true);
+		util_buf_puts(d->b, e->sub.kind == SQL_SUB_ANY ? " IN " : " <> ALL ");
+	} else if (e->sub.kind == SQL_SUB_EXISTS) {
+		util_buf_puts(d->b, "EXISTS ");
+	} else if (e->sub.kind == SQL_SUB_ARRAY) {
+		util_buf_puts(d->b, "ARRAY");
+	}
+	util_buf_putc(d->b, '(');
+	qlevel ql = {e->sub.query, d->qs};
+	const qlevel *saved = d->qs;
+	d->qs = &ql;
+	query_def(d, e->sub.query, d->level);
+	d->qs = saved;
+	util_buf_putc(d->b, ')');
+	if (test && !d->paren)
+		util_buf_putc(d->b, ')');
+}
+
+static void agg_expr(dctx *d, const sql_aggref *a, const char *name)
+{
+	util_buf_puts(d->b, name);
+	util_buf_putc(d->b, '(');
+	if (a->distinct)
+		util_buf_puts(d->b, "DISTINCT ");
+	if (a->star) {
+		util_buf_putc(d->b, '*');
+	} else {
+		args_list(d, a->args, a->nargs);
+		if (a->norder && a->ndirect == 0) {
+			util_buf_puts(d->b, " ORDER BY ");
+			for (int i = 0; i < a->norder; i++) {
+				if (i)
+					util_buf_puts(d->b, ", ");
+				expr(d, a->order[i].expr, false);
+				if (a->order[i].desc)
+					util_buf_puts(d->b, " DESC");
+			}
+		}
+	}
+	util_buf_putc(d->b, ')');
+	if (a->filter) {
+		util_buf_puts(d->b, " FILTER (WHERE ");
+		expr(d, a->filter, false);
+		util_buf_putc(d->b, ')');
+	}
+}
+
+static const char *aggref_name(const sql_aggref *a)
+{
+	if (a->agg)
+		return a->agg->name;
+	switch (a->kind) {
+	case SQL_AGG_COUNT:
+	case SQL_AGG_COUNT_STAR:
+		return "count";
+	case SQL_AGG_MIN:
+		return "min";
+	case SQL_AGG_MAX:
+		return "max";
+	default:
+		return "agg";
+	}
+}
+
+static void expr(dctx *d, const sql_expr *e, bool showimplicit)
+{
+	if (!e) {
+		util_buf_puts(d->b, "NULL");
+		return;
+	}
+	switch (e->kind) {
+	case SQL_E_CONST:
+		const_expr(d, e, 0);
+		return;
+	case SQL_E_PARAM:
+	case SQL_E_EXECPARAM:
+		util_buf_printf(d->b, "$%d", e->param);
+		return;
+	case SQL_E_VAR:
+		var_expr(d, e);
+		return;
+	case SQL_E_SLOT:
+		util_buf_printf(d->b, "$col%d", e->slot + 1);
+		return;
+	case SQL_E_FUNC:
+		if (sqlvalue(d, e))
+			return;
+		if (e->f.opname)
+			oper(d, e);
+		else
+			func_call(d, e);
+		return;
+	case SQL_E_AND:
+	case SQL_E_OR:
+		if (!d->paren)
+			util_buf_putc(d->b, '(');
+		for (int i = 0; i < e->f.nargs; i++) {
+			if (i)
+				util_buf_puts(d->b, e->kind == SQL_E_AND ? " AND " : " OR ");
+			expr_paren(d, e->f.args[i], false, e, i == 0);
+		}
+		if (!d->paren)
+			util_buf_putc(d->b, ')');
+		return;
+	case SQL_E_NOT:
+		if (!d->paren)
+			util_buf_putc(d->b, '(');
+		util_buf_puts(d->b, "NOT ");
+		expr_paren(d, e->f.args[0], false, e, true);
+		if (!d->paren)
+			util_buf_putc(d->b, ')');
+		return;
+	case SQL_E_CASE:
+		case_expr(d, e);
+		return;
+	case SQL_E_CASETEST:
+		util_buf_puts(d->b, "CASE_TEST_EXPR");
+		return;
+	case SQL_E_COALESCE:
+	case SQL_E_GREATEST:
+	case SQL_E_LEAST:
+		util_buf_puts(d->b, e->kind == SQL_E_COALESCE   ? "COALESCE("
+				    : e->kind == SQL_E_GREATEST ? "GREATEST("
+								: "LEAST(");
+		args_list(d, e->f.args, e->f.nargs);
+		util_buf_putc(d->b, ')');
+		return;
+	case SQL_E_NULLIF:
+		util_buf_puts(d->b, "NULLIF(");
+		args_list(d, e->f.args, e->f.nargs);
+		util_buf_putc(d->b, ')');
+		return;
+	case SQL_E_NULLTEST:
+		if (!d->paren)
+			util_buf_putc(d->b, '(');
+		expr_paren(d, e->f.args[0], true, e, true);
+		util_buf_puts(d->b, e->f.negate ? " IS NOT NULL" : " IS NULL");
+		if (!d->paren)
+			util_buf_putc(d->b, ')');
+		return;
+	case SQL_E_BOOLTEST: {
+		static const char *const tests[] = {"",
+						    " IS TRUE",
+						    " IS NOT TRUE",
+						    " IS FALSE",
+						    " IS NOT FALSE",
+						    " IS UNKNOWN",
+						    " IS NOT UNKNOWN"};
+		if (!d->paren)
+			util_buf_putc(d->b, '(');
+		expr_paren(d, e->f.args[0], false, e, true);
+		util_buf_puts(d->b,
+			      e->f.booltest > 0 && e->f.booltest < 7 ? tests[e->f.booltest] : " IS UNKNOWN");
+		if (!d->paren)
+			util_buf_putc(d->b, ')');
+		return;
+	}
+	case SQL_E_DISTINCT:
+		if (!d->paren)
+			util_buf_putc(d->b, '(');
+		expr_paren(d, e->f.args[0], true, e, true);
+		util_buf_puts(d->b, e->f.negate ? " IS NOT DISTINCT FROM " : " IS DISTINCT FROM ");
+		expr_paren(d, e->f.args[1], true, e, false);
+		if (!d->paren)
+			util_buf_putc(d->b, ')');
+		return;
+	case SQL_E_CAST:
+		if (sqlvalue(d, e))
+			return;
+		cast_expr(d, e, showimplicit);
+		return;
+	case SQL_E_SUBLINK:
+		sublink(d, e);
+		return;
+	case SQL_E_ARRAY:
+		util_buf_puts(d->b, "ARRAY[");
+		args_list(d, e->f.args, e->f.nargs);
+		util_buf_putc(d->b, ']');
+		return;
+	case SQL_E_ROW:
+		util_buf_puts(d->b, "ROW(");
+		args_list(d, e->f.args, e->f.nargs);
+		util_buf_putc(d->b, ')');
+		return;
+	case SQL_E_ANYARRAY:
+		if (!d->paren)
+			util_buf_putc(d->b, '(');
+		expr_paren(d, e->f.args[0], true, e, true);
+		util_buf_printf(d->b, " %s %s (", e->f.opname ? e->f.opname : "=", e->f.all ? "ALL" : "ANY");
+		expr(d, e->f.args[1], true);
+		util_buf_putc(d->b, ')');
+		if (!d->paren)
+			util_buf_putc(d->b, ')');
+		return;
+	case SQL_E_ROWCMP: {
+		util_buf_puts(d->b, "(ROW(");
+		for (int i = 0; i < e->f.nargs; i += 2) {
+			if (i)
+				util_buf_puts(d->b, ", ");
+			expr(d, e->f.args[i], true);
+		}
+		util_buf_printf(d->b, ") %s ROW(", e->f.opname ? e->f.opname : "=");
+		for (int i = 1; i < e->f.nargs; i += 2) {
+			if (i > 1)
+				util_buf_puts(d->b, ", ");
+			expr(d, e->f.args[i], true);
+		}
+		util_buf_puts(d->b, "))");
+		return;
+	}
+	case SQL_E_AGG: {
+		const sql_query *q = d->qs ? d->qs->q : NULL;
+		if (q && e->agg >= 0 && e->agg < q->naggs)
+			agg_expr(d, &q->aggs[e->agg], aggref_name(&q->aggs[e->agg]));
+		else
+			util_buf_puts(d->b, "aggregate()");
+		return;
+	}
+	case SQL_E_WINDOW: {
+		const sql_query *q = d->qs ? d->qs->q : NULL;
+		if (!q || e->win < 0 || e->win >= q->nwins) {
+			util_buf_puts(d->b, "window()");
+			return;
+		}
+		const sql_winref *w = &q->wins[e->win];
+		util_buf_puts(d->b, w->name);
+		util_buf_putc(d->b, '(');
+		if (w->star)
+			util_buf_putc(d->b, '*');
+		else
+			args_list(d, w->args, w->nargs);
+		util_buf_puts(d->b, ") OVER (");
+		if (w->winclause >= 0 && w->winclause < q->nwinclauses) {
+			const sql_window_clause *wc = &q->winclauses[w->winclause];
+			if (wc->npart) {
+				util_buf_puts(d->b, "PARTITION BY ");
+				args_list(d, wc->part, wc->npart);
+			}
+			if (wc->norder) {
+				util_buf_puts(d->b, wc->npart ? " ORDER BY " : "ORDER BY ");
+				for (int i = 0; i < wc->norder; i++) {
+					if (i)
+						util_buf_puts(d->b, ", ");
+					expr(d, wc->order[i].expr, false);
+					if (wc->order[i].desc)
+						util_buf_puts(d->b, " DESC");
+				}
+			}
+		}
+		util_buf_putc(d->b, ')');
+		return;
+	}
+	case SQL_E_SRF:
+		func_call(d, e);
+		return;
+	case SQL_E_FIELD:
+		util_buf_putc(d->b, '(');
+		expr(d, e->field.arg, true);
+		util_buf_printf(d->b, ").f%d", e->field.field + 1);
+		return;
+	case SQL_E_SUBSCRIPT:
+		expr_paren(d, e->subscript.arg, true, e, true);
+		util_buf_putc(d->b, '[');
+		if (e->subscript.slice) {
+			if (e->subscript.lower)
+				expr(d, e->subscript.lower, false);
+			util_buf_putc(d->b, ':');
+			if (e->subscript.upper)
+				expr(d, e->subscript.upper, false);
+		} else {
+			expr(d, e->subscript.lower, false);
+		}
+		util_buf_putc(d->b, ']');
+		return;
+	case SQL_E_SESSION:
+		util_buf_puts(d->b, e->sv == SQL_SV_CURRENT_USER     ? "CURRENT_USER"
+				    : e->sv == SQL_SV_SESSION_USER   ? "SESSION_USER"
+				    : e->sv == SQL_SV_CURRENT_SCHEMA ? "CURRENT_SCHEMA"
+								     : "CURRENT_CATALOG");
+		return;
+	case SQL_E_GROUPING:
+		util_buf_puts(d->b, "GROUPING(");
+		args_list(d, e->grouping.args, e->grouping.nargs);
+		util_buf_putc(d->b, ')');
+		return;
+	default:
+		util_buf_puts(d->b, "?");
+		return;
+	}
+}
+
+/* ---------------------------------------------------------------- queries */
+
+static bool target_needs_alias(const sql_target *t, dctx *d)
+{
+	const sql_expr *e = t->expr;
+	if (e->kind == SQL_E_VAR) {
+		const sql_query *q;
+		const sql_rte *r = var_rte(d, e, &q);
+		if (r && e->var.col < r->ncols)
+			return strcmp(r->colnames[e->var.col], t->name) != 0;
+	}
+	return true;
+}
+
+static void from_item(dctx *d, const sql_query *q, const sql_jnode *j);
+
+static void rte_item(dctx *d, const sql_rte *r)
+{
+	switch (r->kind) {
+	case SQL_RTE_TABLE:
+		if (r->rel)
+			rel_name(d, r->rel);
+		break;
+	case SQL_RTE_SYSTEM:
+		if (r->sysview) {
+			if (strcmp(r->sysview->schema, "pg_catalog")) {
+				ident(d, r->sysview->schema);
+				util_buf_putc(d->b, '.');
+			}
+			ident(d, r->sysview->name);
+		} else if (r->rel) {
+			rel_name(d, r->rel);
+		}
+		break;
+	case SQL_RTE_SUBQUERY:
+		util_buf_putc(d->b, '(');
+		{
+			qlevel ql = {r->subquery, d->qs};
+			const qlevel *saved = d->qs;
+			d->qs = &ql;
+			query_def(d, r->subquery, d->level);
+			d->qs = saved;
+		}
+		util_buf_putc(d->b, ')');
+		break;
+	case SQL_RTE_FUNCTION:
+		for (int i = 0; i < r->nfuncs; i++) {
+			if (i)
+				util_buf_puts(d->b, ", ");
+			expr(d, r->funcs[i], true);
+		}
+		if (r->ordinality)
+			util_buf_puts(d->b, " WITH ORDINALITY");
+		break;
+	case SQL_RTE_CTE:
+		ident(d, r->alias);
+		return;
+	case SQL_RTE_VALUES:
+		util_buf_puts(d->b, "( VALUES ");
+		for (int i = 0; i < r->nrows; i++) {
+			if (i)
+				util_buf_puts(d->b, ", ");
+			util_buf_putc(d->b, '(');
+			args_list(d, r->rows[i], r->ncols);
+			util_buf_putc(d->b, ')');
+		}
+		util_buf_putc(d->b, ')');
+		break;
+	default:
+		break;
+	}
+	if (r->has_alias || r->kind == SQL_RTE_SUBQUERY) {
+		util_buf_putc(d->b, ' ');
+		ident(d, r->alias);
+	}
+}
+
+static void from_item(dctx *d, const sql_query *q, const sql_jnode *j)
+{
+	const sql_rte *r = q->rtes[j->rte - 1];
+	if (!j->is_join) {
+		rte_item(d, r);
+		return;
+	}
+	if (!d->paren || r->has_alias)
+		util_buf_putc(d->b, '(');
+	from_item(d, q, j->left);
+	const char *kw = j->jointype == SQL_JOIN_LEFT    ? " LEFT JOIN "
+			 : j->jointype == SQL_JOIN_RIGHT ? " RIGHT JOIN "
+			 : j->jointype == SQL_JOIN_FULL  ? " FULL JOIN "
+			 : j->quals                      ? " JOIN "
+							 : " CROSS JOIN ";
+	keyword(d, kw, -INDENT_STD, INDENT_STD, INDENT_JOIN);
+	from_item(d, q, j->right);
+	if (j->quals) {
+		util_buf_puts(d->b, " ON ");
+		if (!d->paren)
+			util_buf_putc(d->b, '(');
+		expr(d, j->quals, false);
+		if (!d->paren)
+			util_buf_putc(d->b, ')');
+	}
+	if (!d->paren || r->has_alias)
+		util_buf_putc(d->b, ')');
+	if (r->has_alias) {
+		util_buf_putc(d->b, ' ');
+		ident(d, r->alias);
+	}
+}
+
+static void sort_list(dctx *d, const sql_sortkey *keys, int n)
+{
+	for (int i = 0; i < n; i++) {
+		if (i)
+			util_buf_puts(d->b, ", ");
+		expr(d, keys[i].expr, false);
+		if (keys[i].desc)
+			util_buf_puts(d->b, " DESC");
+		if (keys[i].nulls_first != keys[i].desc)
+			util_buf_puts(d->b, keys[i].nulls_first ? " NULLS FIRST" : " NULLS LAST");
+	}
+}
+
+static void basic_select(dctx *d, const sql_query *q)
+{
+	util_buf_putc(d->b, ' ');
+	d->level += INDENT_STD;
+	util_buf_puts(d->b, "SELECT");
+	if (q->ndistinct_on) {
+		util_buf_puts(d->b, " DISTINCT ON (");
+		args_list(d, q->distinct_on, q->ndistinct_on);
+		util_buf_putc(d->b, ')');
+	} else if (q->distinct) {
+		util_buf_puts(d->b, " DISTINCT");
+	}
+	int col = 0;
+	for (int i = 0; i < q->ntargets; i++) {
+		const sql_target *t = &q->targets[i];
+		if (t->junk)
+			continue;
+		util_buf_puts(d->b, col ? "," : " ");
+		if (col)
+			keyword(d, "", -INDENT_STD, INDENT_STD, INDENT_VAR);
+		expr(d, t->expr, true);
+		if (t->name && target_needs_alias(t, d)) {
+			util_buf_puts(d->b, " AS ");
+			ident(d, t->name);
+		}
+		col++;
+	}
+	if (q->nfrom) {
+		keyword(d, " FROM ", -INDENT_STD, INDENT_STD, 2);
+		for (int i = 0; i < q->nfrom; i++) {
+			if (i)
+				util_buf_puts(d->b, ", ");
+			from_item(d, q, q->from[i]);
+		}
+	}
+	if (q->where) {
+		keyword(d, " WHERE ", -INDENT_STD, INDENT_STD, 1);
+		expr(d, q->where, false);
+	}
+	if (q->ngroup) {
+		keyword(d, " GROUP BY ", -INDENT_STD, INDENT_STD, 1);
+		for (int i = 0; i < q->ngroup; i++) {
+			if (i)
+				util_buf_puts(d->b, ", ");
+			expr(d, q->group[i], false);
+		}
+	}
+	if (q->having) {
+		keyword(d, " HAVING ", -INDENT_STD, INDENT_STD, 0);
+		expr(d, q->having, false);
+	}
+}
+
+static void setop(dctx *d, const sql_setop *so, const sql_query *top)
+{
+	if (so->is_leaf) {
+		qlevel ql = {so->leaf, d->qs ? d->qs->up : NULL};
+		const qlevel *saved = d->qs;
+		d->qs = &ql;
+		query_def(d, so->leaf, d->level);
+		d->qs = saved;
+		return;
+	}
+	bool lparen = !so->left->is_leaf, rparen = !so->right->is_leaf;
+	if (lparen) {
+		util_buf_putc(d->b, '(');
+		d->level += INDENT_STD;
+	}
+	setop(d, so->left, top);
+	if (lparen) {
+		util_buf_putc(d->b, ')');
+		d->level -= INDENT_STD;
+	}
+	const char *op = so->op == SQL_SETOP_UNION       ? "UNION"
+			 : so->op == SQL_SETOP_INTERSECT ? "INTERSECT"
+							 : "EXCEPT";
+	keyword(d, op, -INDENT_STD, INDENT_STD, 0);
+	if (so->all)
+		util_buf_puts(d->b, " ALL");
+	keyword(d, "", -INDENT_STD, INDENT_STD, 0);
+	if (rparen) {
+		util_buf_putc(d->b, '(');
+		d->level += INDENT_STD;
+	}
+	setop(d, so->right, top);
+	if (rparen) {
+		util_buf_putc(d->b, ')');
+		d->level -= INDENT_STD;
+	}
+}
+
+static void query_def(dctx *d, const sql_query *q, int startindent)
+{
+	int saved_level = d->level;
+	bool saved_prefix = d->varprefix;
+	d->level = startindent;
+	d->varprefix = true;
+	if (q->setop)
+		setop(d, q->setop, q);
+	else
+		basic_select(d, q);
+	if (q->nsort) {
+		keyword(d, " ORDER BY ", -INDENT_STD, INDENT_STD, 1);
+		sort_list(d, q->sort, q->nsort);
+	}
+	if (q->offset) {
+		keyword(d, " OFFSET ", -INDENT_STD, INDENT_STD, 0);
+		expr(d, q->offset, false);
+	}
+	if (q->limit) {
+		keyword(d, " LIMIT ", -INDENT_STD, INDENT_STD, 0);
+		const sql_expr *l = q->limit;
+		while (is_implicit_cast(l))
+			l = l->cast.arg;
+		if (l->kind == SQL_E_CONST && l->c.null)
+			util_buf_puts(d->b, "ALL");
+		else
+			expr(d, q->limit, false);
+	}
+	d->level = saved_level;
+	d->varprefix = saved_prefix;
+}
+
+/* ---------------------------------------------------------------- analysis of stored text */
+
+/* The single expression of stored text: "SELECT <expr>" or a bare expression. */
+static pnode *parse_expr(const char *sql, char **text_out, PgQuery__ParseResult **pr_out)
+{
+	util_err err;
+	const char *text = sql;
+	PgQuery__ParseResult *pr = NULL;
+	if (!strncasecmp(sql, "SELECT ", 7))
+		pr = sql_parse_text(sql, &err);
+	if (pr) {
+		pnode *st = pr->n_stmts ? pr->stmts[0]->stmt : NULL;
+		if (!st || st->node_case != PG_QUERY__NODE__NODE_SELECT_STMT ||
+		    st->select_stmt->n_target_list != 1 || st->select_stmt->n_from_clause) {
+			pg_query__parse_result__free_unpacked(pr, NULL);
+			pr = NULL;
+		}
+	}
+	if (!pr) {
+		char *t = ty_alloc(strlen(sql) + 8);
+		sprintf(t, "SELECT %s", sql);
+		text = t;
+		pr = sql_parse_text(t, &err);
+		if (!pr)
+			return NULL;
+		pnode *st = pr->n_stmts ? pr->stmts[0]->stmt : NULL;
+		if (!st || st->node_case != PG_QUERY__NODE__NODE_SELECT_STMT ||
+		    st->select_stmt->n_target_list != 1) {
+			pg_query__parse_result__free_unpacked(pr, NULL);
+			return NULL;
+		}
+	}
+	*text_out = ty_strdup(text);
+	*pr_out = pr;
+	return pr->stmts[0]->stmt->select_stmt->target_list[0]->res_target->val;
+}
+
+typedef struct analyzed {
+	sql_expr *e;
+	sql_query *q;
+	char *text;
+} analyzed;
+
+typedef struct an_args {
+	sql_session *s;
+	cat_snap *cs;
+	const cat_obj *table;
+	const char *sql;
+	int default_col; /* >= 0: the table column whose default this is */
+	analyzed *out;
+} an_args;
+
+static void analyze_fn(void *arg)
+{
+	an_args *a = arg;
+	sql_pstate *ps = ty_alloc0(sizeof *ps);
+	sql_actx ax = {a->s, a->cs, ty_get_arena(), ps};
+	const cat_column *defcol = a->default_col >= 0 ? &a->table->rel.cols[a->default_col] : NULL;
+	PgQuery__ParseResult *pr;
+	char *text;
+	pnode *n = parse_expr(defcol ? defcol->default_sql : a->sql, &text, &pr);
+	if (!n)
+		ty_error(UTIL_E_SYNTAX_ERROR, "stored expression is not valid SQL");
+	ps->text = text;
+	a->out->text = text;
+	sql_query *q = sql_new_query(&ax, SQL_CMD_SELECT, NULL);
+	if (a->table) {
+		sql_jnode *j;
+		int rte = sql_add_table_rte(&ax, q, a->table, NULL, &j);
+		(void)rte;
+	}
+	a->out->q = q;
+	TY_TRY(tc)
+	{
+		a->out->e = sql_transform_expr(&ax, q, n, defcol ? SQL_EXPR_DEFAULT : SQL_EXPR_CHECK);
+		/* PostgreSQL stores a default coerced to the column's type: a
+		 * literal becomes a constant of the type (its typmod applied by
+		 * an implicit, unprinted cast); other expressions keep their type
+		 * under an implicit cast, which prints as the expression itself. */
+		sql_expr *e = a->out->e;
+		if (defcol && e->kind == SQL_E_CONST && e->type == TY_UNKNOWN) {
+			sql_expr *c = sql_expr_copy(e);
+			c->type = defcol->type;
+			c->typmod = -1;
+			if (!e->c.null) {
+				char *lit = ty_cstring(e->c);
+				c->c = ty_input(defcol->type, lit, strlen(lit), -1);
+			}
+			a->out->e = c;
+		}
+	}
+	TY_CATCH(tc)
+	{
+		TY_END(tc);
+		pg_query__parse_result__free_unpacked(pr, NULL);
+		ty_errthrow();
+	}
+	TY_END(tc);
+	pg_query__parse_result__free_unpacked(pr, NULL);
+}
+
+/* Analyzes stored text against a table; false when it no longer analyzes. */
+static bool analyze_stored(sql_session *s, cat_snap *cs, const cat_obj *table, const char *sql,
+			   int default_col, analyzed *out)
+{
+	memset(out, 0, sizeof *out);
+	an_args a = {s, cs, table, sql, default_col, out};
+	util_err err;
+	return ty_protect(analyze_fn, &a, &err) == 0 && out->e;
+}
+
+static char *print_expr(sql_session *s, cat_snap *cs, const analyzed *an, bool pretty)
+{
+	util_buf b = UTIL_BUF_INIT;
+	qlevel ql = {an->q, NULL};
+	dctx d = {&b, pretty, false, 0, an->text, &ql, s, cs};
+	expr(&d, an->e, false);
+	char *r = ty_strndup(b.data ? b.data : "", b.len);
+	util_buf_free(&b);
+	return r;
+}
+
+static const char *strip_select(const char *sql)
+{
+	return sql && !strncasecmp(sql, "SELECT ", 7) ? sql + 7 : sql ? sql : "";
+}
+
+char *sql_deparse_expr_text(sql_session *s, cat_snap *cs, const cat_obj *table, const char *sql, bool pretty)
+{
+	analyzed an;
+	if (!sql)
+		return NULL;
+	if (!analyze_stored(s, cs, table, sql, -1, &an))
+		return ty_strdup(strip_select(sql));
+	return print_expr(s, cs, &an, pretty);
+}
+
+char *sql_deparse_default_text(sql_session *s, cat_snap *cs, const cat_obj *table, int col, bool pretty)
+{
+	analyzed an;
+	const char *sql = table->rel.cols[col].default_sql;
+	if (!analyze_stored(s, cs, table, NULL, col, &an))
+		return ty_strdup(strip_select(sql));
+	return print_expr(s, cs, &an, pretty);
+}
+
+ty_oid sql_index_expr_type(sql_session *s, cat_snap *cs, const cat_obj *table, const char *expr_sql,
+			   int32_t *typmod)
+{
+	analyzed an;
+	*typmod = -1;
+	if (!analyze_stored(s, cs, table, expr_sql, -1, &an))
+		return TY_TEXT;
+	*typmod = an.e->typmod;
+	return an.e->type == TY_UNKNOWN ? TY_TEXT : an.e->type;
+}
+
+/* ---- what stored expressions reference ---- */
+
+typedef struct refs {
+	int16_t *cols;
+	int n, cap;
+	cat_oid *oids;
+	int noids, oids_cap;
+} refs;
+
+static void add_oid(refs *r, cat_oid o)
+{
+	for (int i = 0; i < r->noids; i++)
+		if (r->oids[i] == o)
+			return;
+	cat_oid *n = ty_alloc(sizeof(cat_oid) * (size_t)(r->noids + 1));
+	if (r->noids)
+		memcpy(n, r->oids, sizeof(cat_oid) * (size_t)r->noids);
+	n[r->noids++] = o;
+	r->oids = n;
+}
+
+static bool col_walker(sql_expr *e, void *arg)
+{
+	refs *r = arg;
+	if (e->kind == SQL_E_VAR && e->var.levelsup == 0 && e->var.rte == 1) {
+		int16_t c = (int16_t)(e->var.col + 1);
+		for (int i = 0; i < r->n; i++)
+			if (r->cols[i] == c)
+				return false;
+		int16_t *nc = ty_alloc(sizeof(int16_t) * (size_t)(r->n + 1));
+		if (r->n)
+			memcpy(nc, r->cols, sizeof(int16_t) * (size_t)r->n);
+		nc[r->n++] = c;
+		r->cols = nc;
+	}
+	return false;
+}
+
+int sql_check_columns(sql_session *s, cat_snap *cs, const cat_obj *table, const char *check_sql,
+		      int16_t **out)
+{
+	analyzed an;
+	refs r = {0};
+	if (check_sql && analyze_stored(s, cs, table, check_sql, -1, &an)) {
+		sql_expr_walk(an.e, col_walker, &r);
+		/* Column numbers are attnums: the table RTE lists live columns in
+		 * attnum order including dropped slots. */
+		for (int i = 0; i < r.n; i++)
+			r.cols[i] =
+			    (int16_t)(r.cols[i] <= table->rel.ncols ? table->rel.cols[r.cols[i] - 1].attnum
+								    : r.cols[i]);
+	}
+	*out = r.cols;
+	return r.n;
+}
+
+static bool seq_walker(sql_expr *e, void *arg)
+{
+	refs *r = arg;
+	if (e->kind == SQL_E_FUNC && !e->f.opname && e->f.nargs >= 1 &&
+	    (!strcmp(e->f.fn->name, "nextval") || !strcmp(e->f.fn->name, "currval"))) {
+		const sql_expr *a = e->f.args[0];
+		while (a->kind == SQL_E_CAST)
+			a = a->cast.arg;
+		if (a->kind == SQL_E_CONST && !a->c.null && (a->type == TY_REGCLASS || a->type == TY_OID))
+			add_oid(r, (cat_oid)a->c.i);
+	}
+	return false;
+}
+
+int sql_default_sequences(sql_session *s, cat_snap *cs, const cat_obj *table, int col, cat_oid **out)
+{
+	analyzed an;
+	refs r = {0};
+	if (analyze_stored(s, cs, table, NULL, col, &an))
+		sql_expr_walk(an.e, seq_walker, &r);
+	*out = r.oids;
+	return r.noids;
+}
+
+/* ---------------------------------------------------------------- views */
+
+typedef struct view_args {
+	sql_session *s;
+	cat_snap *cs;
+	const cat_obj *view;
+	sql_query *q;
+	char *text;
+} view_args;
+
+static void analyze_view_fn(void *arg)
+{
+	view_args *a = arg;
+	util_err err;
+	PgQuery__ParseResult *pr = sql_parse_text(a->view->rel.view_sql, &err);
+	if (!pr)
+		ty_error(UTIL_E_SYNTAX_ERROR, "stored view is not valid SQL");
+	sql_pstate *ps = ty_alloc0(sizeof *ps);
+	ps->text = a->view->rel.view_sql;
+	a->text = (char *)ps->text;
+	sql_actx ax = {a->s, a->cs, ty_get_arena(), ps};
+	pnode *st = pr->n_stmts ? pr->stmts[0]->stmt : NULL;
+	TY_TRY(tc)
+	{
+		if (!st || st->node_case != PG_QUERY__NODE__NODE_SELECT_STMT)
+			ty_error(UTIL_E_SYNTAX_ERROR, "stored view is not a SELECT");
+		a->q = sql_analyze_select(&ax, st->select_stmt, NULL, NULL, 0);
+	}
+	TY_CATCH(tc)
+	{
+		TY_END(tc);
+		pg_query__parse_result__free_unpacked(pr, NULL);
+		ty_errthrow();
+	}
+	TY_END(tc);
+	pg_query__parse_result__free_unpacked(pr, NULL);
+}
+
+static sql_query *analyze_view(sql_session *s, cat_snap *cs, const cat_obj *view, char **text)
+{
+	view_args a = {s, cs, view, NULL, NULL};
+	util_err err;
+	if (!view->rel.view_sql || ty_protect(analyze_view_fn, &a, &err) != 0)
+		return NULL;
+	*text = a.text;
+	return a.q;
+}
+
+char *sql_deparse_view_text(sql_session *s, cat_snap *cs, const cat_obj *view, bool pretty)
+{
+	char *text;
+	sql_query *q = analyze_view(s, cs, view, &text);
+	if (!q)
+		return ty_strdup(view->rel.view_sql ? view->rel.view_sql : "");
+	/* The view's column names win over the query's (CREATE VIEW v (a, b)). */
+	int col = 0;
+	for (int i = 0; i < q->ntargets; i++) {
+		if (q->targets[i].junk)
+			continue;
+		if (col < view->rel.ncols)
+			q->targets[i].name = (char *)view->rel.cols[col].name;
+		col++;
+	}
+	util_buf b = UTIL_BUF_INIT;
+	qlevel ql = {q, NULL};
+	dctx d = {&b, pretty, true, 0, text, &ql, s, cs};
+	query_def(&d, q, 0);
+	util_buf_putc(&b, ';');
+	char *r = ty_strndup(b.data ? b.data : "", b.len);
+	util_buf_free(&b);
+	return r;
+}
+
+static void collect_rels(const sql_query *q, refs *r)
+{
+	for (int i = 0; i < q->nrtes; i++) {
+		const sql_rte *rt = q->rtes[i];
+		if (rt->kind == SQL_RTE_TABLE && rt->rel)
+			add_oid(r, rt->rel->oid);
+		if (rt->kind == SQL_RTE_SUBQUERY && rt->subquery)
+			collect_rels(rt->subquery, r);
+	}
+}
+
+int sql_view_referenced_rels(sql_session *s, cat_snap *cs, const cat_obj *view, cat_oid **out)
+{
+	char *text;
+	refs r = {0};
+	sql_query *q = analyze_view(s, cs, view, &text);
+	if (q)
+		collect_rels(q, &r);
+	*out = r.oids;
+	return r.noids;
+}
+
+bool sql_view_simple(sql_session *s, cat_snap *cs, const cat_obj *view)
+{
+	char *text;
+	sql_query *q = analyze_view(s, cs, view, &text);
+	if (!q || q->setop || q->has_aggs || q->ngroup || q->having || q->distinct || q->ndistinct_on ||
+	    q->limit || q->offset || q->nwins || q->has_srf || q->nfrom != 1 || q->from[0]->is_join)
+		return false;
+	const sql_rte *r = q->rtes[q->from[0]->rte - 1];
+	return r->kind == SQL_RTE_TABLE;
+}
