@@ -64,10 +64,17 @@ static ty_datum f_table_is_visible(ty_fcinfo *fc)
 		return ty_bool(sql_rel_visible(s, snap(s), o));
 	sql_index_desc d;
 	if (sql_index_by_oid(snap(s), oid, &d) && d.table) {
-		/* A synthesized index is visible when no relation of its name
-		 * precedes its schema in the search path. */
-		const cat_obj *shadow = sql_lookup_rel_name(s, snap(s), NULL, d.name);
-		return ty_bool(!shadow || shadow->rel.schema == d.table->rel.schema);
+		/* A synthesized index is visible when its schema is searched and
+		 * no schema before it holds a relation of the same name. */
+		cat_oid path[32];
+		int n = sql_search_path(s, snap(s), path, 32);
+		for (int i = 0; i < n; i++) {
+			if (path[i] == d.table->rel.schema)
+				return ty_bool(true);
+			if (cat_rel_by_name(snap(s), path[i], d.name))
+				return ty_bool(false);
+		}
+		return ty_bool(false);
 	}
 	const sql_sysview *v = sql_sysview_by_oid(oid);
 	if (v) {
@@ -236,6 +243,14 @@ static ty_datum f_get_expr(ty_fcinfo *fc)
 	const cat_obj *rel = relid ? rel_by_oid(snap(s), relid) : NULL;
 	if (relid && !rel)
 		ty_error(UTIL_E_UNDEFINED_TABLE, "could not open relation with OID %u", relid);
+	int attnum, used = 0;
+	if (rel && sscanf(text, "{DEFAULT %d} %n", &attnum, &used) == 1 && used > 0) {
+		const cat_column *c = cat_column_by_attnum(&rel->rel, attnum);
+		if (c && sql_column_has_default(c))
+			return ty_text(
+			    sql_deparse_default_text(s, snap(s), rel, (int)(c - rel->rel.cols), pretty));
+		text += used;
+	}
 	return ty_text(sql_deparse_expr_text(s, snap(s), rel, text, pretty));
 }
 

@@ -14,6 +14,8 @@
  * When stored text cannot be analyzed any more, it is printed as stored.
  */
 #include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -41,6 +43,9 @@ typedef struct dctx {
 	const qlevel *qs; /* the query being printed and its parents */
 	sql_session *s;
 	cat_snap *cs;
+	char **resnames; /* set operation leaves: the result's column names */
+	int nresnames;
+	bool in_sublink; /* printing a sublink's query */
 } dctx;
 
 static void expr(dctx *d, const sql_expr *e, bool showimplicit);
@@ -339,6 +344,69 @@ static void const_expr(dctx *d, const sql_expr *e, int showtype)
 	}
 	if (needlabel || showtype > 0)
 		type_label(d, e->type, e->typmod);
+}
+
+/*
+ * The analyzer folds casts of constants (1::float8 becomes a float8 1);
+ * PostgreSQL keeps the cast and prints it: (1)::double precision. A
+ * constant whose source text is a numeric literal of another type is
+ * printed that way: the literal as a constant of its own type, then the
+ * cast — always for a cast written out (::), for an implicit one only
+ * where implicit casts show (operator and function arguments).
+ */
+static bool literal_cast(dctx *d, const sql_expr *e, bool showimplicit)
+{
+	if (e->c.null || !d->text || e->location < 0 || (size_t)e->location >= strlen(d->text))
+		return false;
+	const char *p = d->text + e->location, *q = p;
+	if (*q == '-')
+		q++;
+	if (!isdigit((unsigned char)*q) && !(*q == '.' && isdigit((unsigned char)q[1])))
+		return false;
+	bool integral = true;
+	while (isdigit((unsigned char)*q) || *q == '.' || *q == 'e' || *q == 'E' ||
+	       ((*q == '+' || *q == '-') && (q[-1] == 'e' || q[-1] == 'E'))) {
+		if (!isdigit((unsigned char)*q))
+			integral = false;
+		q++;
+	}
+	if (isalpha((unsigned char)*q) || *q == '_')
+		return false;
+	char lit[64];
+	size_t n = (size_t)(q - p);
+	if (n >= sizeof lit)
+		return false;
+	memcpy(lit, p, n);
+	lit[n] = '\0';
+	/* The literal's own type, as the parser gives it. */
+	ty_oid natural = TY_NUMERIC;
+	if (integral) {
+		errno = 0;
+		long long v = strtoll(lit, NULL, 10);
+		if (errno == 0)
+			natural = v >= INT32_MIN && v <= INT32_MAX ? TY_INT4 : TY_INT8;
+	}
+	if (natural == e->type)
+		return false;
+	const char *after = q;
+	while (*after == ' ')
+		after++;
+	bool written = after[0] == ':' && after[1] == ':';
+	sql_expr inner = *e;
+	inner.type = natural;
+	inner.typmod = -1;
+	inner.c = ty_input(natural, lit, n, -1);
+	if (!written && !showimplicit) {
+		const_expr(d, &inner, 0);
+		return true;
+	}
+	if (!d->paren)
+		util_buf_putc(d->b, '(');
+	const_expr(d, &inner, 0);
+	if (!d->paren)
+		util_buf_putc(d->b, ')');
+	type_label(d, e->type, e->typmod);
+	return true;
 }
 
 /* ---------------------------------------------------------------- precedence */
@@ -642,12 +710,9 @@ static void oper(dctx *d, const sql_expr *e)
 static void cast_expr(dctx *d, const sql_expr *e, bool showimplicit)
 {
 	const sql_expr *arg = e->cast.arg;
+	/* Implicit casts show only where the caller asks (operator and
+	 * function arguments), as ruleutils' showimplicit. */
 	if (!e->cast.explicit_cast && !showimplicit) {
-		expr_paren(d, arg, false, e, true);
-		return;
-	}
-	if (!e->cast.explicit_cast) {
-		/* Implicit casts shown only where the type matters (rare). */
 		expr_paren(d, arg, false, e, true);
 		return;
 	}
@@ -666,12 +731,11 @@ static void cast_expr(dctx *d, const sql_expr *e, bool showimplicit)
 static void case_expr(dctx *d, const sql_expr *e)
 {
 	int k = 0;
-	util_buf_puts(d->b, "CASE");
+	keyword(d, "CASE", 0, INDENT_VAR, 0);
 	if (e->f.negate) {
 		util_buf_putc(d->b, ' ');
 		expr(d, e->f.args[k++], true);
 	}
-	d->level += INDENT_VAR;
 	for (; k + 1 < e->f.nargs; k += 2) {
 		const sql_expr *w = e->f.args[k];
 		keyword(d, "WHEN ", 0, 0, 0);
@@ -690,32 +754,32 @@ static void case_expr(dctx *d, const sql_expr *e)
 		keyword(d, "ELSE ", 0, 0, 0);
 		expr(d, e->f.args[e->f.nargs - 1], true);
 	}
-	d->level -= INDENT_VAR;
-	keyword(d, "END", 0, 0, 0);
+	keyword(d, "END", -INDENT_VAR, 0, 0);
 }
 
+/* ruleutils' get_sublink_expr: "(EXISTS (q))", "(x IN (q))", "(q)", "ARRAY(q)". */
 static void sublink(dctx *d, const sql_expr *e)
 {
 	bool test = e->sub.kind == SQL_SUB_ANY || e->sub.kind == SQL_SUB_ALL;
+	bool need_paren = e->sub.kind != SQL_SUB_EXPR && e->sub.kind != SQL_SUB_ARRAY;
+	util_buf_puts(d->b, e->sub.kind == SQL_SUB_ARRAY ? "ARRAY(" : "(");
 	if (test) {
-		if (!d->paren)
-			util_buf_putc(d->b, '(');
-		expr_paren(d, e->sub.testexpr, true, e, true);
+		expr(d, e->sub.testexpr, true);
 		util_buf_puts(d->b, e->sub.kind == SQL_SUB_ANY ? " IN " : " <> ALL ");
 	} else if (e->sub.kind == SQL_SUB_EXISTS) {
 		util_buf_puts(d->b, "EXISTS ");
-	} else if (e->sub.kind == SQL_SUB_ARRAY) {
-		util_buf_puts(d->b, "ARRAY");
 	}
-	util_buf_putc(d->b, '(');
+	if (need_paren)
+		util_buf_putc(d->b, '(');
 	qlevel ql = {e->sub.query, d->qs};
 	const qlevel *saved = d->qs;
+	bool saved_in = d->in_sublink;
 	d->qs = &ql;
+	d->in_sublink = true;
 	query_def(d, e->sub.query, d->level);
 	d->qs = saved;
-	util_buf_putc(d->b, ')');
-	if (test && !d->paren)
-		util_buf_putc(d->b, ')');
+	d->in_sublink = saved_in;
+	util_buf_puts(d->b, need_paren ? "))" : ")");
 }
 
 static void agg_expr(dctx *d, const sql_aggref *a, const char *name)
@@ -772,7 +836,8 @@ static void expr(dctx *d, const sql_expr *e, bool showimplicit)
 	}
 	switch (e->kind) {
 	case SQL_E_CONST:
-		const_expr(d, e, 0);
+		if (!literal_cast(d, e, showimplicit))
+			const_expr(d, e, 0);
 		return;
 	case SQL_E_PARAM:
 	case SQL_E_EXECPARAM:
@@ -887,7 +952,10 @@ static void expr(dctx *d, const sql_expr *e, bool showimplicit)
 	case SQL_E_ANYARRAY:
 		if (!d->paren)
 			util_buf_putc(d->b, '(');
-		expr_paren(d, e->f.args[0], true, e, true);
+		/* Strata coerces the left side of IN lists to the items' type;
+		 * PostgreSQL keeps it and picks a cross-type operator: print it
+		 * without that cast. */
+		expr_paren(d, e->f.args[0], !is_implicit_cast(e->f.args[0]), e, true);
 		util_buf_printf(d->b, " %s %s (", e->f.opname ? e->f.opname : "=", e->f.all ? "ALL" : "ANY");
 		expr(d, e->f.args[1], true);
 		util_buf_putc(d->b, ')');
@@ -993,14 +1061,20 @@ static void expr(dctx *d, const sql_expr *e, bool showimplicit)
 
 /* ---------------------------------------------------------------- queries */
 
-static bool target_needs_alias(const sql_target *t, dctx *d)
+/* Whether a target prints " AS name": unless the name is what the
+ * expression would be called anyway (a column under its own name). In a
+ * sublink's query an unnamed expression ("?column?") prints bare, as
+ * PostgreSQL's. */
+static bool target_needs_alias(const sql_target *t, const char *name, dctx *d)
 {
 	const sql_expr *e = t->expr;
+	if (d->in_sublink && !strcmp(name, "?column?"))
+		return false;
 	if (e->kind == SQL_E_VAR) {
 		const sql_query *q;
 		const sql_rte *r = var_rte(d, e, &q);
-		if (r && e->var.col < r->ncols)
-			return strcmp(r->colnames[e->var.col], t->name) != 0;
+		if (r && e->var.col < r->ncols && r->colnames[e->var.col])
+			return strcmp(r->colnames[e->var.col], name) != 0;
 	}
 	return true;
 }
@@ -1030,9 +1104,12 @@ static void rte_item(dctx *d, const sql_rte *r)
 		{
 			qlevel ql = {r->subquery, d->qs};
 			const qlevel *saved = d->qs;
+			bool saved_in = d->in_sublink;
 			d->qs = &ql;
+			d->in_sublink = false;
 			query_def(d, r->subquery, d->level);
 			d->qs = saved;
+			d->in_sublink = saved_in;
 		}
 		util_buf_putc(d->b, ')');
 		break;
@@ -1135,12 +1212,14 @@ static void basic_select(dctx *d, const sql_query *q)
 		if (col)
 			keyword(d, "", -INDENT_STD, INDENT_STD, INDENT_VAR);
 		expr(d, t->expr, true);
-		if (t->name && target_needs_alias(t, d)) {
+		const char *name = d->resnames && col < d->nresnames ? d->resnames[col] : t->name;
+		if (name && target_needs_alias(t, name, d)) {
 			util_buf_puts(d->b, " AS ");
-			ident(d, t->name);
+			ident(d, name);
 		}
 		col++;
 	}
+	d->resnames = NULL;
 	if (q->nfrom) {
 		keyword(d, " FROM ", -INDENT_STD, INDENT_STD, 2);
 		for (int i = 0; i < q->nfrom; i++) {
@@ -1172,9 +1251,20 @@ static void setop(dctx *d, const sql_setop *so, const sql_query *top)
 	if (so->is_leaf) {
 		qlevel ql = {so->leaf, d->qs ? d->qs->up : NULL};
 		const qlevel *saved = d->qs;
+		char **saved_names = d->resnames;
+		int saved_n = d->nresnames;
+		char **names = ty_alloc(sizeof(char *) * (size_t)(top->ntargets ? top->ntargets : 1));
+		int n = 0;
+		for (int i = 0; i < top->ntargets; i++)
+			if (!top->targets[i].junk)
+				names[n++] = top->targets[i].name;
+		d->resnames = names;
+		d->nresnames = n;
 		d->qs = &ql;
 		query_def(d, so->leaf, d->level);
 		d->qs = saved;
+		d->resnames = saved_names;
+		d->nresnames = saved_n;
 		return;
 	}
 	bool lparen = !so->left->is_leaf, rparen = !so->right->is_leaf;
@@ -1209,12 +1299,16 @@ static void query_def(dctx *d, const sql_query *q, int startindent)
 {
 	int saved_level = d->level;
 	bool saved_prefix = d->varprefix;
+	char **saved_names = d->resnames;
 	d->level = startindent;
 	d->varprefix = true;
-	if (q->setop)
+	if (q->setop) {
+		d->resnames = NULL;
 		setop(d, q->setop, q);
-	else
+	} else {
 		basic_select(d, q);
+	}
+	d->resnames = saved_names;
 	if (q->nsort) {
 		keyword(d, " ORDER BY ", -INDENT_STD, INDENT_STD, 1);
 		sort_list(d, q->sort, q->nsort);
@@ -1239,124 +1333,261 @@ static void query_def(dctx *d, const sql_query *q, int startindent)
 
 /* ---------------------------------------------------------------- analysis of stored text */
 
+/*
+ * Every use of stored text is a job: parse, analyze against the table (or
+ * the view's query), then act on the analyzed tree while the parse tree it
+ * points into is still alive. Jobs run under ty_protect(): stored text
+ * that no longer analyzes (a dropped function, a renamed column) makes the
+ * job fail, and callers fall back to the text as stored.
+ */
+typedef enum job_kind {
+	JOB_PRINT_EXPR = 1, /* -> text */
+	JOB_EXPR_TYPE,      /* -> type, typmod */
+	JOB_EXPR_COLUMNS,   /* -> cols: table columns referenced */
+	JOB_EXPR_SEQUENCES, /* -> oids: sequences passed to nextval() */
+	JOB_PRINT_VIEW,     /* -> text */
+	JOB_VIEW_RELS,      /* -> oids: relations read */
+	JOB_VIEW_SIMPLE     /* -> simple */
+} job_kind;
+
+typedef struct job {
+	job_kind kind;
+	sql_session *s;
+	cat_snap *cs;
+	const cat_obj *table; /* expressions: the table they belong to (or NULL) */
+	const char *sql;      /* expressions: stored text */
+	int default_col;      /* >= 0: the expression is this column's DEFAULT */
+	const cat_obj *view;  /* views */
+	bool pretty;
+	PgQuery__ParseResult *pr;
+	/* results */
+	char *text;
+	ty_oid type;
+	int32_t typmod;
+	int16_t *cols;
+	int ncols;
+	cat_oid *oids;
+	int noids;
+	bool simple;
+} job;
+
 /* The single expression of stored text: "SELECT <expr>" or a bare expression. */
-static pnode *parse_expr(const char *sql, char **text_out, PgQuery__ParseResult **pr_out)
+static pnode *parse_expr(job *j, const char *sql, char **text_out)
 {
 	util_err err;
 	const char *text = sql;
-	PgQuery__ParseResult *pr = NULL;
-	if (!strncasecmp(sql, "SELECT ", 7))
-		pr = sql_parse_text(sql, &err);
-	if (pr) {
-		pnode *st = pr->n_stmts ? pr->stmts[0]->stmt : NULL;
-		if (!st || st->node_case != PG_QUERY__NODE__NODE_SELECT_STMT ||
-		    st->select_stmt->n_target_list != 1 || st->select_stmt->n_from_clause) {
-			pg_query__parse_result__free_unpacked(pr, NULL);
-			pr = NULL;
+	if (!strncasecmp(sql, "SELECT ", 7)) {
+		j->pr = sql_parse_text(sql, &err);
+		pnode *st = j->pr && j->pr->n_stmts ? j->pr->stmts[0]->stmt : NULL;
+		if (j->pr && (!st || st->node_case != PG_QUERY__NODE__NODE_SELECT_STMT ||
+			      st->select_stmt->n_target_list != 1 || st->select_stmt->n_from_clause)) {
+			pg_query__parse_result__free_unpacked(j->pr, NULL);
+			j->pr = NULL;
 		}
 	}
-	if (!pr) {
+	if (!j->pr) {
 		char *t = ty_alloc(strlen(sql) + 8);
 		sprintf(t, "SELECT %s", sql);
 		text = t;
-		pr = sql_parse_text(t, &err);
-		if (!pr)
-			return NULL;
-		pnode *st = pr->n_stmts ? pr->stmts[0]->stmt : NULL;
+		j->pr = sql_parse_text(t, &err);
+		pnode *st = j->pr && j->pr->n_stmts ? j->pr->stmts[0]->stmt : NULL;
 		if (!st || st->node_case != PG_QUERY__NODE__NODE_SELECT_STMT ||
-		    st->select_stmt->n_target_list != 1) {
-			pg_query__parse_result__free_unpacked(pr, NULL);
-			return NULL;
-		}
+		    st->select_stmt->n_target_list != 1)
+			ty_error(UTIL_E_SYNTAX_ERROR, "stored expression is not valid SQL");
 	}
 	*text_out = ty_strdup(text);
-	*pr_out = pr;
-	return pr->stmts[0]->stmt->select_stmt->target_list[0]->res_target->val;
+	return j->pr->stmts[0]->stmt->select_stmt->target_list[0]->res_target->val;
 }
 
-typedef struct analyzed {
-	sql_expr *e;
-	sql_query *q;
-	char *text;
-} analyzed;
-
-typedef struct an_args {
-	sql_session *s;
-	cat_snap *cs;
-	const cat_obj *table;
-	const char *sql;
-	int default_col; /* >= 0: the table column whose default this is */
-	analyzed *out;
-} an_args;
-
-static void analyze_fn(void *arg)
+static void add_oid(job *j, cat_oid o)
 {
-	an_args *a = arg;
+	for (int i = 0; i < j->noids; i++)
+		if (j->oids[i] == o)
+			return;
+	cat_oid *n = ty_alloc(sizeof(cat_oid) * (size_t)(j->noids + 1));
+	if (j->noids)
+		memcpy(n, j->oids, sizeof(cat_oid) * (size_t)j->noids);
+	n[j->noids++] = o;
+	j->oids = n;
+}
+
+static bool col_walker(sql_expr *e, void *arg)
+{
+	job *j = arg;
+	if (e->kind == SQL_E_VAR && e->var.levelsup == 0 && e->var.rte == 1 &&
+	    e->var.col < j->table->rel.ncols) {
+		int16_t c = j->table->rel.cols[e->var.col].attnum;
+		for (int i = 0; i < j->ncols; i++)
+			if (j->cols[i] == c)
+				return false;
+		int16_t *nc = ty_alloc(sizeof(int16_t) * (size_t)(j->ncols + 1));
+		if (j->ncols)
+			memcpy(nc, j->cols, sizeof(int16_t) * (size_t)j->ncols);
+		nc[j->ncols++] = c;
+		j->cols = nc;
+	}
+	return false;
+}
+
+static bool seq_walker(sql_expr *e, void *arg)
+{
+	job *j = arg;
+	if (e->kind == SQL_E_FUNC && !e->f.opname && e->f.nargs >= 1 &&
+	    (!strcmp(e->f.fn->name, "nextval") || !strcmp(e->f.fn->name, "currval"))) {
+		const sql_expr *a = e->f.args[0];
+		while (a->kind == SQL_E_CAST)
+			a = a->cast.arg;
+		if (a->kind == SQL_E_CONST && !a->c.null && (a->type == TY_REGCLASS || a->type == TY_OID))
+			add_oid(j, (cat_oid)a->c.i);
+	}
+	return false;
+}
+
+static void expr_job(job *j)
+{
 	sql_pstate *ps = ty_alloc0(sizeof *ps);
-	sql_actx ax = {a->s, a->cs, ty_get_arena(), ps};
-	const cat_column *defcol = a->default_col >= 0 ? &a->table->rel.cols[a->default_col] : NULL;
-	PgQuery__ParseResult *pr;
+	sql_actx ax = {j->s, j->cs, ty_get_arena(), ps};
+	const cat_column *defcol = j->default_col >= 0 ? &j->table->rel.cols[j->default_col] : NULL;
 	char *text;
-	pnode *n = parse_expr(defcol ? defcol->default_sql : a->sql, &text, &pr);
-	if (!n)
-		ty_error(UTIL_E_SYNTAX_ERROR, "stored expression is not valid SQL");
+	pnode *n = parse_expr(j, defcol ? defcol->default_sql : j->sql, &text);
 	ps->text = text;
-	a->out->text = text;
 	sql_query *q = sql_new_query(&ax, SQL_CMD_SELECT, NULL);
-	if (a->table) {
-		sql_jnode *j;
-		int rte = sql_add_table_rte(&ax, q, a->table, NULL, &j);
-		(void)rte;
+	if (j->table) {
+		sql_jnode *jn;
+		int rte = sql_add_table_rte(&ax, q, j->table, NULL, &jn);
+		sql_add_namespace(q, rte, true, true);
 	}
-	a->out->q = q;
-	TY_TRY(tc)
-	{
-		a->out->e = sql_transform_expr(&ax, q, n, defcol ? SQL_EXPR_DEFAULT : SQL_EXPR_CHECK);
-		/* PostgreSQL stores a default coerced to the column's type: a
-		 * literal becomes a constant of the type (its typmod applied by
-		 * an implicit, unprinted cast); other expressions keep their type
-		 * under an implicit cast, which prints as the expression itself. */
-		sql_expr *e = a->out->e;
-		if (defcol && e->kind == SQL_E_CONST && e->type == TY_UNKNOWN) {
-			sql_expr *c = sql_expr_copy(e);
-			c->type = defcol->type;
-			c->typmod = -1;
-			if (!e->c.null) {
-				char *lit = ty_cstring(e->c);
-				c->c = ty_input(defcol->type, lit, strlen(lit), -1);
-			}
-			a->out->e = c;
+	sql_expr *e = sql_transform_expr(&ax, q, n, defcol ? SQL_EXPR_DEFAULT : SQL_EXPR_CHECK);
+	/* PostgreSQL stores a default coerced to the column's type: a literal
+	 * becomes a constant of the type (its typmod applied by an implicit,
+	 * unprinted cast); other expressions keep their type under an implicit
+	 * cast, which prints as the expression itself. */
+	if (defcol && e->kind == SQL_E_CONST && e->type == TY_UNKNOWN) {
+		sql_expr *c = sql_expr_copy(e);
+		c->type = defcol->type;
+		c->typmod = -1;
+		if (!e->c.null) {
+			char *lit = ty_cstring(e->c);
+			c->c = ty_input(defcol->type, lit, strlen(lit), -1);
 		}
+		e = c;
 	}
-	TY_CATCH(tc)
-	{
-		TY_END(tc);
-		pg_query__parse_result__free_unpacked(pr, NULL);
-		ty_errthrow();
+	switch (j->kind) {
+	case JOB_PRINT_EXPR: {
+		util_buf b = UTIL_BUF_INIT;
+		qlevel ql = {q, NULL};
+		dctx d = {&b, j->pretty, false, 0, text, &ql, j->s, j->cs};
+		expr(&d, e, false);
+		j->text = ty_strndup(b.data ? b.data : "", b.len);
+		util_buf_free(&b);
+		break;
 	}
-	TY_END(tc);
-	pg_query__parse_result__free_unpacked(pr, NULL);
+	case JOB_EXPR_TYPE:
+		j->type = e->type == TY_UNKNOWN ? TY_TEXT : e->type;
+		j->typmod = e->typmod;
+		break;
+	case JOB_EXPR_COLUMNS:
+		sql_expr_walk(e, col_walker, j);
+		break;
+	case JOB_EXPR_SEQUENCES:
+		sql_expr_walk(e, seq_walker, j);
+		break;
+	default:
+		break;
+	}
 }
 
-/* Analyzes stored text against a table; false when it no longer analyzes. */
-static bool analyze_stored(sql_session *s, cat_snap *cs, const cat_obj *table, const char *sql,
-			   int default_col, analyzed *out)
+static void collect_rels(job *j, const sql_query *q)
 {
-	memset(out, 0, sizeof *out);
-	an_args a = {s, cs, table, sql, default_col, out};
+	for (int i = 0; i < q->nrtes; i++) {
+		const sql_rte *rt = q->rtes[i];
+		if (rt->kind == SQL_RTE_TABLE && rt->rel)
+			add_oid(j, rt->rel->oid);
+		if (rt->kind == SQL_RTE_SUBQUERY && rt->subquery)
+			collect_rels(j, rt->subquery);
+	}
+}
+
+static void view_job(job *j)
+{
 	util_err err;
-	return ty_protect(analyze_fn, &a, &err) == 0 && out->e;
+	if (!j->view->rel.view_sql)
+		ty_error(UTIL_E_SYNTAX_ERROR, "view has no query");
+	j->pr = sql_parse_text(j->view->rel.view_sql, &err);
+	pnode *st = j->pr && j->pr->n_stmts ? j->pr->stmts[0]->stmt : NULL;
+	if (!st || st->node_case != PG_QUERY__NODE__NODE_SELECT_STMT)
+		ty_error(UTIL_E_SYNTAX_ERROR, "stored view is not a SELECT");
+	/* CREATE VIEW v (a, b) stores "SELECT * FROM (<query>) AS v(a, b)";
+	 * PostgreSQL prints the query itself with the view's column names. */
+	PgQuery__SelectStmt *sel = st->select_stmt;
+	if (sel->n_target_list == 1 && sel->n_from_clause == 1 &&
+	    sel->from_clause[0]->node_case == PG_QUERY__NODE__NODE_RANGE_SUBSELECT) {
+		PgQuery__ResTarget *rt = sel->target_list[0]->res_target;
+		PgQuery__RangeSubselect *rs = sel->from_clause[0]->range_subselect;
+		bool star = rt && rt->val && rt->val->node_case == PG_QUERY__NODE__NODE_COLUMN_REF &&
+			    rt->val->column_ref->n_fields == 1 &&
+			    rt->val->column_ref->fields[0]->node_case == PG_QUERY__NODE__NODE_A_STAR;
+		if (star && !sel->where_clause && rs->alias && rs->alias->aliasname &&
+		    !strcmp(rs->alias->aliasname, "v") && rs->alias->n_colnames && rs->subquery &&
+		    rs->subquery->node_case == PG_QUERY__NODE__NODE_SELECT_STMT)
+			st = rs->subquery;
+	}
+	sql_pstate *ps = ty_alloc0(sizeof *ps);
+	ps->text = j->view->rel.view_sql;
+	sql_actx ax = {j->s, j->cs, ty_get_arena(), ps};
+	sql_query *q = sql_analyze_select(&ax, st->select_stmt, NULL, NULL, 0);
+	switch (j->kind) {
+	case JOB_PRINT_VIEW: {
+		/* The view's column names win over the query's (CREATE VIEW v (a, b)). */
+		int col = 0;
+		for (int i = 0; i < q->ntargets; i++) {
+			if (q->targets[i].junk)
+				continue;
+			if (col < j->view->rel.ncols)
+				q->targets[i].name = (char *)j->view->rel.cols[col].name;
+			col++;
+		}
+		util_buf b = UTIL_BUF_INIT;
+		qlevel ql = {q, NULL};
+		dctx d = {&b, j->pretty, true, 0, ps->text, &ql, j->s, j->cs};
+		query_def(&d, q, 0);
+		util_buf_putc(&b, ';');
+		j->text = ty_strndup(b.data ? b.data : "", b.len);
+		util_buf_free(&b);
+		break;
+	}
+	case JOB_VIEW_RELS:
+		collect_rels(j, q);
+		break;
+	case JOB_VIEW_SIMPLE:
+		j->simple = !(q->setop || q->has_aggs || q->ngroup || q->having || q->distinct ||
+			      q->ndistinct_on || q->limit || q->offset || q->nwins || q->has_srf ||
+			      q->nfrom != 1 || q->from[0]->is_join) &&
+			    q->rtes[q->from[0]->rte - 1]->kind == SQL_RTE_TABLE;
+		break;
+	default:
+		break;
+	}
 }
 
-static char *print_expr(sql_session *s, cat_snap *cs, const analyzed *an, bool pretty)
+static void job_fn(void *arg)
 {
-	util_buf b = UTIL_BUF_INIT;
-	qlevel ql = {an->q, NULL};
-	dctx d = {&b, pretty, false, 0, an->text, &ql, s, cs};
-	expr(&d, an->e, false);
-	char *r = ty_strndup(b.data ? b.data : "", b.len);
-	util_buf_free(&b);
-	return r;
+	job *j = arg;
+	if (j->kind >= JOB_PRINT_VIEW)
+		view_job(j);
+	else
+		expr_job(j);
+}
+
+/* Runs a job; false when the stored text no longer analyzes. */
+static bool run_job(job *j)
+{
+	util_err err;
+	int rc = ty_protect(job_fn, j, &err);
+	if (j->pr)
+		pg_query__parse_result__free_unpacked(j->pr, NULL);
+	j->pr = NULL;
+	return rc == 0;
 }
 
 static const char *strip_select(const char *sql)
@@ -1364,218 +1595,88 @@ static const char *strip_select(const char *sql)
 	return sql && !strncasecmp(sql, "SELECT ", 7) ? sql + 7 : sql ? sql : "";
 }
 
+const char *sql_node_text(const char *stored_sql)
+{
+	return strip_select(stored_sql);
+}
+
+bool sql_column_has_default(const cat_column *c)
+{
+	if (!c->default_sql || c->identity || c->dropped)
+		return false;
+	const char *t = strip_select(c->default_sql);
+	return strcasecmp(t, "NULL") != 0;
+}
+
 char *sql_deparse_expr_text(sql_session *s, cat_snap *cs, const cat_obj *table, const char *sql, bool pretty)
 {
-	analyzed an;
 	if (!sql)
 		return NULL;
-	if (!analyze_stored(s, cs, table, sql, -1, &an))
-		return ty_strdup(strip_select(sql));
-	return print_expr(s, cs, &an, pretty);
+	job j = {.kind = JOB_PRINT_EXPR,
+		 .s = s,
+		 .cs = cs,
+		 .table = table,
+		 .sql = sql,
+		 .default_col = -1,
+		 .pretty = pretty};
+	return run_job(&j) ? j.text : ty_strdup(strip_select(sql));
 }
 
 char *sql_deparse_default_text(sql_session *s, cat_snap *cs, const cat_obj *table, int col, bool pretty)
 {
-	analyzed an;
-	const char *sql = table->rel.cols[col].default_sql;
-	if (!analyze_stored(s, cs, table, NULL, col, &an))
-		return ty_strdup(strip_select(sql));
-	return print_expr(s, cs, &an, pretty);
+	job j = {
+	    .kind = JOB_PRINT_EXPR, .s = s, .cs = cs, .table = table, .default_col = col, .pretty = pretty};
+	return run_job(&j) ? j.text : ty_strdup(strip_select(table->rel.cols[col].default_sql));
 }
 
 ty_oid sql_index_expr_type(sql_session *s, cat_snap *cs, const cat_obj *table, const char *expr_sql,
 			   int32_t *typmod)
 {
-	analyzed an;
+	job j = {.kind = JOB_EXPR_TYPE, .s = s, .cs = cs, .table = table, .sql = expr_sql, .default_col = -1};
 	*typmod = -1;
-	if (!analyze_stored(s, cs, table, expr_sql, -1, &an))
+	if (!expr_sql || !run_job(&j))
 		return TY_TEXT;
-	*typmod = an.e->typmod;
-	return an.e->type == TY_UNKNOWN ? TY_TEXT : an.e->type;
-}
-
-/* ---- what stored expressions reference ---- */
-
-typedef struct refs {
-	int16_t *cols;
-	int n, cap;
-	cat_oid *oids;
-	int noids, oids_cap;
-} refs;
-
-static void add_oid(refs *r, cat_oid o)
-{
-	for (int i = 0; i < r->noids; i++)
-		if (r->oids[i] == o)
-			return;
-	cat_oid *n = ty_alloc(sizeof(cat_oid) * (size_t)(r->noids + 1));
-	if (r->noids)
-		memcpy(n, r->oids, sizeof(cat_oid) * (size_t)r->noids);
-	n[r->noids++] = o;
-	r->oids = n;
-}
-
-static bool col_walker(sql_expr *e, void *arg)
-{
-	refs *r = arg;
-	if (e->kind == SQL_E_VAR && e->var.levelsup == 0 && e->var.rte == 1) {
-		int16_t c = (int16_t)(e->var.col + 1);
-		for (int i = 0; i < r->n; i++)
-			if (r->cols[i] == c)
-				return false;
-		int16_t *nc = ty_alloc(sizeof(int16_t) * (size_t)(r->n + 1));
-		if (r->n)
-			memcpy(nc, r->cols, sizeof(int16_t) * (size_t)r->n);
-		nc[r->n++] = c;
-		r->cols = nc;
-	}
-	return false;
+	*typmod = j.typmod;
+	return j.type;
 }
 
 int sql_check_columns(sql_session *s, cat_snap *cs, const cat_obj *table, const char *check_sql,
 		      int16_t **out)
 {
-	analyzed an;
-	refs r = {0};
-	if (check_sql && analyze_stored(s, cs, table, check_sql, -1, &an)) {
-		sql_expr_walk(an.e, col_walker, &r);
-		/* Column numbers are attnums: the table RTE lists live columns in
-		 * attnum order including dropped slots. */
-		for (int i = 0; i < r.n; i++)
-			r.cols[i] =
-			    (int16_t)(r.cols[i] <= table->rel.ncols ? table->rel.cols[r.cols[i] - 1].attnum
-								    : r.cols[i]);
-	}
-	*out = r.cols;
-	return r.n;
-}
-
-static bool seq_walker(sql_expr *e, void *arg)
-{
-	refs *r = arg;
-	if (e->kind == SQL_E_FUNC && !e->f.opname && e->f.nargs >= 1 &&
-	    (!strcmp(e->f.fn->name, "nextval") || !strcmp(e->f.fn->name, "currval"))) {
-		const sql_expr *a = e->f.args[0];
-		while (a->kind == SQL_E_CAST)
-			a = a->cast.arg;
-		if (a->kind == SQL_E_CONST && !a->c.null && (a->type == TY_REGCLASS || a->type == TY_OID))
-			add_oid(r, (cat_oid)a->c.i);
-	}
-	return false;
+	job j = {
+	    .kind = JOB_EXPR_COLUMNS, .s = s, .cs = cs, .table = table, .sql = check_sql, .default_col = -1};
+	if (!check_sql || !run_job(&j))
+		j.ncols = 0;
+	*out = j.cols;
+	return j.ncols;
 }
 
 int sql_default_sequences(sql_session *s, cat_snap *cs, const cat_obj *table, int col, cat_oid **out)
 {
-	analyzed an;
-	refs r = {0};
-	if (analyze_stored(s, cs, table, NULL, col, &an))
-		sql_expr_walk(an.e, seq_walker, &r);
-	*out = r.oids;
-	return r.noids;
-}
-
-/* ---------------------------------------------------------------- views */
-
-typedef struct view_args {
-	sql_session *s;
-	cat_snap *cs;
-	const cat_obj *view;
-	sql_query *q;
-	char *text;
-} view_args;
-
-static void analyze_view_fn(void *arg)
-{
-	view_args *a = arg;
-	util_err err;
-	PgQuery__ParseResult *pr = sql_parse_text(a->view->rel.view_sql, &err);
-	if (!pr)
-		ty_error(UTIL_E_SYNTAX_ERROR, "stored view is not valid SQL");
-	sql_pstate *ps = ty_alloc0(sizeof *ps);
-	ps->text = a->view->rel.view_sql;
-	a->text = (char *)ps->text;
-	sql_actx ax = {a->s, a->cs, ty_get_arena(), ps};
-	pnode *st = pr->n_stmts ? pr->stmts[0]->stmt : NULL;
-	TY_TRY(tc)
-	{
-		if (!st || st->node_case != PG_QUERY__NODE__NODE_SELECT_STMT)
-			ty_error(UTIL_E_SYNTAX_ERROR, "stored view is not a SELECT");
-		a->q = sql_analyze_select(&ax, st->select_stmt, NULL, NULL, 0);
-	}
-	TY_CATCH(tc)
-	{
-		TY_END(tc);
-		pg_query__parse_result__free_unpacked(pr, NULL);
-		ty_errthrow();
-	}
-	TY_END(tc);
-	pg_query__parse_result__free_unpacked(pr, NULL);
-}
-
-static sql_query *analyze_view(sql_session *s, cat_snap *cs, const cat_obj *view, char **text)
-{
-	view_args a = {s, cs, view, NULL, NULL};
-	util_err err;
-	if (!view->rel.view_sql || ty_protect(analyze_view_fn, &a, &err) != 0)
-		return NULL;
-	*text = a.text;
-	return a.q;
+	job j = {.kind = JOB_EXPR_SEQUENCES, .s = s, .cs = cs, .table = table, .default_col = col};
+	if (!run_job(&j))
+		j.noids = 0;
+	*out = j.oids;
+	return j.noids;
 }
 
 char *sql_deparse_view_text(sql_session *s, cat_snap *cs, const cat_obj *view, bool pretty)
 {
-	char *text;
-	sql_query *q = analyze_view(s, cs, view, &text);
-	if (!q)
-		return ty_strdup(view->rel.view_sql ? view->rel.view_sql : "");
-	/* The view's column names win over the query's (CREATE VIEW v (a, b)). */
-	int col = 0;
-	for (int i = 0; i < q->ntargets; i++) {
-		if (q->targets[i].junk)
-			continue;
-		if (col < view->rel.ncols)
-			q->targets[i].name = (char *)view->rel.cols[col].name;
-		col++;
-	}
-	util_buf b = UTIL_BUF_INIT;
-	qlevel ql = {q, NULL};
-	dctx d = {&b, pretty, true, 0, text, &ql, s, cs};
-	query_def(&d, q, 0);
-	util_buf_putc(&b, ';');
-	char *r = ty_strndup(b.data ? b.data : "", b.len);
-	util_buf_free(&b);
-	return r;
-}
-
-static void collect_rels(const sql_query *q, refs *r)
-{
-	for (int i = 0; i < q->nrtes; i++) {
-		const sql_rte *rt = q->rtes[i];
-		if (rt->kind == SQL_RTE_TABLE && rt->rel)
-			add_oid(r, rt->rel->oid);
-		if (rt->kind == SQL_RTE_SUBQUERY && rt->subquery)
-			collect_rels(rt->subquery, r);
-	}
+	job j = {.kind = JOB_PRINT_VIEW, .s = s, .cs = cs, .view = view, .default_col = -1, .pretty = pretty};
+	return run_job(&j) ? j.text : ty_strdup(view->rel.view_sql ? view->rel.view_sql : "");
 }
 
 int sql_view_referenced_rels(sql_session *s, cat_snap *cs, const cat_obj *view, cat_oid **out)
 {
-	char *text;
-	refs r = {0};
-	sql_query *q = analyze_view(s, cs, view, &text);
-	if (q)
-		collect_rels(q, &r);
-	*out = r.oids;
-	return r.noids;
+	job j = {.kind = JOB_VIEW_RELS, .s = s, .cs = cs, .view = view, .default_col = -1};
+	if (!run_job(&j))
+		j.noids = 0;
+	*out = j.oids;
+	return j.noids;
 }
 
 bool sql_view_simple(sql_session *s, cat_snap *cs, const cat_obj *view)
 {
-	char *text;
-	sql_query *q = analyze_view(s, cs, view, &text);
-	if (!q || q->setop || q->has_aggs || q->ngroup || q->having || q->distinct || q->ndistinct_on ||
-	    q->limit || q->offset || q->nwins || q->has_srf || q->nfrom != 1 || q->from[0]->is_join)
-		return false;
-	const sql_rte *r = q->rtes[q->from[0]->rte - 1];
-	return r->kind == SQL_RTE_TABLE;
+	job j = {.kind = JOB_VIEW_SIMPLE, .s = s, .cs = cs, .view = view, .default_col = -1};
+	return run_job(&j) && j.simple;
 }

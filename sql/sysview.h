@@ -168,6 +168,14 @@ cat_oid sql_fk_index_oid(cat_snap *cs, const cat_constraint *fk);
 /* ---- deparsing stored SQL (catalog_funcs_deparse.c); results in the
  * current arena; stored text that no longer analyzes is returned as is ---- */
 
+/* pg_node_tree values (adbin, conbin, indexprs, indpred) hold Strata's
+ * stored SQL text of the expression ("SELECT " prefix removed); a column
+ * default is prefixed "{DEFAULT attnum} " so pg_get_expr() can coerce it to
+ * the column's type. sql_node_text gives the text form (arena). */
+const char *sql_node_text(const char *stored_sql);
+/* Whether a column has a default PostgreSQL would store (not an identity
+ * column, not a plain DEFAULT NULL, which PostgreSQL drops). */
+bool sql_column_has_default(const cat_column *c);
 /* PostgreSQL's quote_identifier (quotes keywords other than unreserved ones). */
 void sql_quote_identifier(const char *name, util_buf *out);
 /* An expression stored for a table (CHECK, index expression, predicate)

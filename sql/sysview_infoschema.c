@@ -596,7 +596,7 @@ static int columns_rows(void *arg, const cat_obj *o)
 			continue;
 		col_spec cs = {schema_of(g, o), rl->name, c->name,     c->attnum,    c->type, c->typmod,
 			       c->notnull,      NULL,     c->identity, c->generated, NULL,    upd};
-		if (c->default_sql && !c->identity)
+		if (sql_column_has_default(c))
 			cs.def = sql_deparse_default_text(g->s, g->cs, o, i, false);
 		if (c->identity) {
 			seq_find f = {o->oid, c->attnum, NULL};
@@ -1073,7 +1073,7 @@ static void gen_character_sets(sql_session *s, cat_snap *cs, sql_sysrows *out)
 	sql_sysrow_set(&r, "form_of_use", sql_d_name("UTF8"));
 	sql_sysrow_set(&r, "default_collate_catalog", sql_d_name(s->database));
 	sql_sysrow_set(&r, "default_collate_schema", sql_d_name("pg_catalog"));
-	sql_sysrow_set(&r, "default_collate_name", sql_d_name("C.UTF-8"));
+	sql_sysrow_set(&r, "default_collate_name", sql_d_name("C"));
 	sql_sysrow_emit(&r, out);
 }
 

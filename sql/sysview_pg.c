@@ -377,7 +377,7 @@ static int att_rows(void *arg, const cat_obj *o)
 			      c->typmod,
 			      c->attnum,
 			      c->notnull,
-			      c->default_sql != NULL && !c->identity,
+			      sql_column_has_default(c),
 			      c->dropped,
 			      c->identity,
 			      c->generated};
@@ -537,8 +537,8 @@ static int db_row(void *arg, const cat_obj *o)
 			  sql_d_int(716),
 			  sql_d_int(1),
 			  sql_d_oid(1663),
-			  sql_d_text("C.UTF-8"),
-			  sql_d_text("C.UTF-8"),
+			  sql_d_text("C"),
+			  sql_d_text("C"),
 			  ty_null(),
 			  ty_null(),
 			  acl};

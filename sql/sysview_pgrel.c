@@ -105,9 +105,7 @@ static void index_row(gen_ctx *g, const sql_index_desc *d)
 	v[k++] = ty_oidvector_from(ix->nkeys, classes);
 	v[k++] = ty_int2vector_from(ix->nkeys, opts);
 	v[k++] = exprs.len ? ty_textn(exprs.data, exprs.len) : ty_null();
-	v[k++] = ix->predicate_sql && d->table
-		     ? sql_d_text(sql_deparse_expr_text(g->s, g->cs, d->table, ix->predicate_sql, false))
-		     : ty_null();
+	v[k++] = ix->predicate_sql ? sql_d_text(sql_node_text(ix->predicate_sql)) : ty_null();
 	util_buf_free(&exprs);
 	sql_sysrows_add(g->out, v);
 }
@@ -242,7 +240,7 @@ static int con_rows(void *arg, const cat_obj *o)
 			int16_t *cols;
 			int nc = sql_check_columns(g->s, g->cs, o, c->check_sql, &cols);
 			v[18] = sql_d_int2_array(nc, cols);
-			v[25] = sql_d_text(sql_deparse_expr_text(g->s, g->cs, o, c->check_sql, false));
+			v[25] = sql_d_text(sql_node_text(c->check_sql));
 		} else {
 			v[18] = sql_d_int2_array(c->ncols, c->cols);
 		}
@@ -284,11 +282,16 @@ static int attrdef_rows(void *arg, const cat_obj *o)
 		return 0;
 	for (int i = 0; i < r->ncols; i++) {
 		const cat_column *c = &r->cols[i];
-		if (!c->default_sql || c->identity || c->dropped)
+		if (!sql_column_has_default(c))
 			continue;
+		char head[48];
+		snprintf(head, sizeof head, "{DEFAULT %d} ", c->attnum);
+		util_buf b = UTIL_BUF_INIT;
+		util_buf_puts(&b, head);
+		util_buf_puts(&b, sql_node_text(c->default_sql));
 		ty_datum v[4] = {sql_d_oid(sql_derived_oid(o->oid, SQL_DOID_ATTRDEF + c->attnum)),
-				 sql_d_oid(o->oid), sql_d_int(c->attnum),
-				 sql_d_text(sql_deparse_default_text(g->s, g->cs, o, i, false))};
+				 sql_d_oid(o->oid), sql_d_int(c->attnum), ty_textn(b.data, b.len)};
+		util_buf_free(&b);
 		sql_sysrows_add(g->out, v);
 	}
 	return 0;
@@ -446,7 +449,7 @@ static int depend_rows(void *arg, const cat_obj *o)
 	}
 	for (int i = 0; i < r->ncols; i++) {
 		const cat_column *c = &r->cols[i];
-		if (!c->default_sql || c->identity || c->dropped)
+		if (!sql_column_has_default(c))
 			continue;
 		cat_oid def = sql_derived_oid(o->oid, SQL_DOID_ATTRDEF + c->attnum);
 		dep_add(g, PG_ATTRDEF, def, 0, CAT_OID_PG_CLASS, o->oid, c->attnum, 'a');
