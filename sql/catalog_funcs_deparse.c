@@ -1448,6 +1448,8 @@ static void expr_job(job *j)
 	sql_pstate *ps = ty_alloc0(sizeof *ps);
 	sql_actx ax = {j->s, j->cs, ty_get_arena(), ps};
 	const cat_column *defcol = j->default_col >= 0 ? &j->table->rel.cols[j->default_col] : NULL;
+	if (defcol && !defcol->default_sql)
+		ty_error(UTIL_E_INTERNAL_ERROR, "column \"%s\" has no default", defcol->name);
 	char *text;
 	pnode *n = parse_expr(j, defcol ? defcol->default_sql : j->sql, &text);
 	ps->text = text;

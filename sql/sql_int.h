@@ -1204,6 +1204,14 @@ void sql_sysviews_init(void);
 const struct sql_sysview *sql_sysview_find(const char *schema, const char *name);
 cat_oid sql_sysview_oid(const struct sql_sysview *v);
 const char *sql_sysview_name_by_oid(cat_oid oid);
+const char *sql_sysview_schema_by_oid(cat_oid oid);
+/* Roles by name/oid, PostgreSQL's predefined roles included (sysview.c). */
+cat_oid sql_role_oid(cat_snap *cs, const char *name);
+const char *sql_role_name(cat_snap *cs, cat_oid oid);
+/* Indexes Strata keeps as a table's storage key (primary keys) have no
+ * catalog object; regclass finds and prints them (sysview.c). */
+cat_oid sql_synth_index_by_name(sql_session *s, cat_snap *cs, const char *schema, const char *name);
+bool sql_synth_index_out(sql_session *s, cat_snap *cs, cat_oid oid, util_buf *out);
 
 /* Mapping of kv failures to SQL errors. */
 UTIL_NORETURN void sql_kv_error(kv_status st, const char *what);

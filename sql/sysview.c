@@ -95,6 +95,12 @@ const sql_sysview *sql_sysview_by_oid(cat_oid oid)
 	return NULL;
 }
 
+const char *sql_sysview_schema_by_oid(cat_oid oid)
+{
+	const sql_sysview *v = sql_sysview_by_oid(oid);
+	return v ? v->schema : NULL;
+}
+
 const char *sql_sysview_name_by_oid(cat_oid oid)
 {
 	const sql_sysview *v = sql_sysview_by_oid(oid);
@@ -256,6 +262,17 @@ const char *sql_role_name(cat_snap *cs, cat_oid oid)
 	return NULL;
 }
 
+cat_oid sql_role_oid(cat_snap *cs, const char *name)
+{
+	const cat_obj *o = cat_role_by_name(cs, name);
+	if (o)
+		return o->oid;
+	for (size_t i = 0; i < UTIL_ARRAY_LEN(builtin_roles); i++)
+		if (!strcmp(builtin_roles[i].name, name))
+			return builtin_roles[i].oid;
+	return 0;
+}
+
 cat_oid sql_db_owner(cat_snap *cs, cat_oid db)
 {
 	const cat_obj *o = cat_get(cs, db);
@@ -390,6 +407,62 @@ bool sql_index_by_oid(cat_snap *cs, cat_oid oid, sql_index_desc *out)
 			return true;
 		}
 	return false;
+}
+
+typedef struct synth_find {
+	cat_oid schema; /* 0: any */
+	const char *name;
+	cat_oid found;
+} synth_find;
+
+static int find_synth(void *arg, const cat_obj *o)
+{
+	synth_find *f = arg;
+	if (o->rel.relkind != CAT_RELKIND_TABLE || (f->schema && o->rel.schema != f->schema))
+		return 0;
+	for (int i = 0; i < o->rel.ncons; i++)
+		if (sql_constraint_index_synthetic(o, i) && !strcmp(o->rel.cons[i].name, f->name)) {
+			f->found = sql_constraint_index_oid(o, i);
+			return 1;
+		}
+	return 0;
+}
+
+cat_oid sql_synth_index_by_name(sql_session *s, cat_snap *cs, const char *schema, const char *name)
+{
+	cat_oid path[32];
+	int n;
+	if (schema) {
+		const cat_obj *sch = sql_lookup_schema(s, cs, schema);
+		if (!sch)
+			return 0;
+		path[0] = sch->oid;
+		n = 1;
+	} else {
+		n = sql_search_path(s, cs, path, 32);
+	}
+	for (int i = 0; i < n; i++) {
+		if (cat_rel_by_name(cs, path[i], name))
+			return 0; /* a catalog relation of that name comes first */
+		synth_find f = {path[i], name, 0};
+		cat_foreach(cs, CAT_REL, s->db_oid, find_synth, &f);
+		if (f.found)
+			return f.found;
+	}
+	return 0;
+}
+
+bool sql_synth_index_out(sql_session *s, cat_snap *cs, cat_oid oid, util_buf *out)
+{
+	sql_index_desc d;
+	if (cat_get(cs, oid) || !sql_index_by_oid(cs, oid, &d) || !d.table)
+		return false;
+	if (sql_synth_index_by_name(s, cs, NULL, d.name) != oid) {
+		sql_quote_ident(sql_schema_name(cs, d.table->rel.schema), out);
+		util_buf_putc(out, '.');
+	}
+	sql_quote_ident(d.name, out);
+	return true;
 }
 
 /* ---- types ---- */

@@ -110,7 +110,6 @@ typedef struct sql_builtin_role {
 int sql_builtin_role_count(void);
 const sql_builtin_role *sql_builtin_role_nth(int i);
 /* A role's name (catalog role or predefined role), or NULL. */
-const char *sql_role_name(cat_snap *cs, cat_oid oid);
 
 /* Oids for catalog rows Strata's catalog has no object for. kind selects
  * the slot: SQL_DOID_ATTRDEF + attnum, SQL_DOID_RULE, SQL_DOID_PKEY_INDEX,

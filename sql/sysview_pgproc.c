@@ -272,6 +272,8 @@ static void gen_cast(sql_session *s, cat_snap *cs, sql_sysrows *out)
 		const ty_cast *c = ty_cast_nth(i);
 		if (!c)
 			break;
+		if (ty_cast_lookup(c->source, c->target) != c)
+			continue; /* registered again later: the later entry is the one used */
 		ty_datum v[6] = {
 		    sql_d_oid(CAST_OID_BASE + (cat_oid)i), sql_d_oid(c->source),   sql_d_oid(c->target),
 		    sql_d_oid(cast_func_oid(c)),           sql_d_char(c->context), sql_d_char(c->method)};
