@@ -295,7 +295,7 @@ typedef struct locks_ctx {
 	cat_oid db;
 } locks_ctx;
 
-static void lock_row(void *arg, cat_oid table, int32_t pid, bool granted)
+static void lock_row(void *arg, cat_oid table, int32_t pid, const char *mode, bool granted)
 {
 	locks_ctx *l = arg;
 	char vt[32];
@@ -312,7 +312,7 @@ static void lock_row(void *arg, cat_oid table, int32_t pid, bool granted)
 			  ty_null(),
 			  sql_d_text(vt),
 			  sql_d_int(pid),
-			  sql_d_text(granted ? "ExclusiveLock" : "ExclusiveLock"),
+			  sql_d_text(mode),
 			  sql_d_bool(granted),
 			  sql_d_bool(false),
 			  ty_null()};
