@@ -1124,6 +1124,8 @@ struct sql_prepared {
 	bool types_fixed;
 	bool is_utility;
 	sql_cached_plan *cp;      /* current plan (non-utility) */
+	int64_t prepare_time_us;  /* pg_prepared_statements.prepare_time (µs since the Unix epoch) */
+	bool from_sql;            /* made by PREPARE, not by the protocol's Parse */
 };
 
 struct sql_portal_s {

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "array.h"
 #include "sysview.h"
 
 #define T  TY_TEXT
@@ -300,22 +301,10 @@ static void lock_row(void *arg, cat_oid table, int32_t pid, const char *mode, bo
 	locks_ctx *l = arg;
 	char vt[32];
 	snprintf(vt, sizeof vt, "%d/1", pid);
-	ty_datum v[16] = {sql_d_text("tuple"),
-			  sql_d_oid(l->db),
-			  sql_d_oid(table),
-			  ty_null(),
-			  ty_null(),
-			  ty_null(),
-			  ty_null(),
-			  ty_null(),
-			  ty_null(),
-			  ty_null(),
-			  sql_d_text(vt),
-			  sql_d_int(pid),
-			  sql_d_text(mode),
-			  sql_d_bool(granted),
-			  sql_d_bool(false),
-			  ty_null()};
+	ty_datum v[16] = {sql_d_text("tuple"), sql_d_oid(l->db),    sql_d_oid(table),  ty_null(),
+			  ty_null(),           ty_null(),           ty_null(),         ty_null(),
+			  ty_null(),           ty_null(),           sql_d_text(vt),    sql_d_int(pid),
+			  sql_d_text(mode),    sql_d_bool(granted), sql_d_bool(false), ty_null()};
 	sql_sysrows_add(l->out, v);
 }
 
@@ -565,7 +554,62 @@ static void gen_stat_database(sql_session *s, cat_snap *cs, sql_sysrows *out)
 	cat_foreach(cs, CAT_DATABASE, 0, stat_db_row, &d);
 }
 
+/* ---- pg_prepared_statements, pg_cursors: this session's ---- */
+
+static const sql_syscol prepared_cols[] = {
+    {"name", T},     {"statement", T},      {"prepare_time", TS}, {"parameter_types", TY_REGTYPE_ARRAY},
+    {"from_sql", B}, {"generic_plans", I8}, {"custom_plans", I8}};
+
+static void gen_prepared(sql_session *s, cat_snap *cs, sql_sysrows *out)
+{
+	(void)cs;
+	size_t pos = 0;
+	const void *key;
+	size_t klen;
+	void *v;
+	while (util_map_next(&s->prepared, &pos, &key, &klen, &v)) {
+		const sql_prepared *p = v;
+		if (!p->name || !*p->name)
+			continue; /* the unnamed statement is not listed */
+		ty_datum *types = ty_alloc(sizeof(ty_datum) * (size_t)(p->nparams ? p->nparams : 1));
+		for (int i = 0; i < p->nparams; i++)
+			types[i] = sql_d_oid(p->param_types[i]);
+		ty_datum r[7] = {sql_d_text(p->name),
+				 sql_d_text(p->text),
+				 sql_d_timestamptz_us(p->prepare_time_us),
+				 ty_array_from_list(TY_REGTYPE, p->nparams, types),
+				 sql_d_bool(p->from_sql),
+				 sql_d_int(0),
+				 sql_d_int(0)};
+		sql_sysrows_add(out, r);
+	}
+}
+
+static const sql_syscol cursors_cols[] = {{"name", T},      {"statement", T},     {"is_holdable", B},
+					  {"is_binary", B}, {"is_scrollable", B}, {"creation_time", TS}};
+
+static void gen_cursors(sql_session *s, cat_snap *cs, sql_sysrows *out)
+{
+	(void)cs;
+	size_t pos = 0;
+	const void *key;
+	size_t klen;
+	void *v;
+	while (util_map_next(&s->portals, &pos, &key, &klen, &v)) {
+		const sql_portal_s *po = v;
+		if (!po->is_cursor || !po->name)
+			continue;
+		ty_datum r[6] = {
+		    sql_d_text(po->name),     sql_d_text(po->stmt ? po->stmt->text : NULL),
+		    sql_d_bool(po->holdable), sql_d_bool(po->formats != NULL),
+		    sql_d_bool(po->scroll),   sql_d_timestamptz_us(po->stmt ? po->stmt->prepare_time_us : 0)};
+		sql_sysrows_add(out, r);
+	}
+}
+
 static const sql_sysview views_views[] = {
+    SQL_SYSVIEW("pg_catalog", "pg_prepared_statements", 12095, 'v', prepared_cols, gen_prepared),
+    SQL_SYSVIEW("pg_catalog", "pg_cursors", 12077, 'v', cursors_cols, gen_cursors),
     SQL_SYSVIEW("pg_catalog", "pg_tables", 12033, 'v', tables_cols, gen_tables),
     SQL_SYSVIEW("pg_catalog", "pg_views", 12028, 'v', views_cols, gen_views),
     SQL_SYSVIEW("pg_catalog", "pg_indexes", 12043, 'v', indexes_cols, gen_indexes),
