@@ -990,6 +990,11 @@ static sql_expr *transform_indirection(sql_actx *ax, sql_query *q, PgQuery__AInd
 			e = s;
 		} else if (n->node_case == PG_QUERY__NODE__NODE_STRING) {
 			const char *fname = n->string->sval;
+			sql_expr *fe = sql_record_field(q, e, fname);
+			if (fe) {
+				e = fe;
+				continue;
+			}
 			if (e->kind == SQL_E_ROW || e->type == TY_RECORD) {
 				sql_error_at(ax, e->location, UTIL_E_FEATURE_NOT_SUPPORTED,
 					     "field selection \"%s\" on a record is not supported", fname);

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "array.h"
 #include "numeric.h"
 #include "sysview.h"
 
@@ -471,6 +472,44 @@ static ty_datum f_relation_is_publishable(ty_fcinfo *fc)
 		       o->rel.schema != CAT_OID_INFORMATION_SCHEMA);
 }
 
+/* ---- information_schema._pg_expandarray(anyarray) -> (x anyelement, n int) ---- */
+
+typedef struct expand_state {
+	ty_datum *elems;
+	int n, pos;
+	ty_oid types[2];
+} expand_state;
+
+static const char *const expand_names[] = {"x", "n"};
+static const ty_oid expand_types[] = {TY_ANYELEMENT, TY_INT4};
+
+static ty_datum f_pg_expandarray(ty_fcinfo *fc)
+{
+	expand_state *st = fc->srf_state;
+	if (fc->srf_first || !st) {
+		st = util_arena_zalloc(fc->cache_arena, sizeof *st);
+		util_arena *old = ty_set_arena(fc->cache_arena);
+		st->elems = ty_array_deconstruct(fc->args[0], &st->n);
+		ty_set_arena(old);
+		st->types[0] = ty_array_elemtype(fc->args[0]);
+		st->types[1] = TY_INT4;
+		fc->srf_state = st;
+	}
+	if (st->pos >= st->n) {
+		fc->srf_done = true;
+		return ty_null();
+	}
+	ty_record *r = ty_alloc(sizeof *r);
+	r->n = 2;
+	r->types = st->types;
+	r->names = expand_names;
+	r->vals = ty_alloc(sizeof(ty_datum) * 2);
+	r->vals[0] = st->elems[st->pos];
+	r->vals[1] = ty_int(st->pos + 1);
+	st->pos++;
+	return ty_bytes(r, sizeof *r);
+}
+
 /* ---- sizes ---- */
 
 /* Bytes the store holds for a relation (memstore + files); 0 for views and
@@ -699,6 +738,20 @@ static const ty_func funcs[] = {
      .prosrc = "pg_partition_ancestors",
      .oid = 3425},
     F("pg_partition_root", 3424, TY_REGCLASS, f_null, V, TY_REGCLASS),
+    /* information_schema._pg_expandarray (pgjdbc's DatabaseMetaData uses it). */
+    {.name = "_pg_expandarray",
+     .nargs = 1,
+     .args = {TY_ANYARRAY},
+     .ret = TY_RECORD,
+     .fn = f_pg_expandarray,
+     .volatility = I,
+     .strict = true,
+     .retset = true,
+     .kind = 'f',
+     .prosrc = "_pg_expandarray",
+     .nout = 2,
+     .outtypes = expand_types,
+     .outnames = expand_names},
     F("pg_relation_is_publishable", 6121, TY_BOOL, f_relation_is_publishable, S, TY_REGCLASS),
     F("pg_relation_size", 2325, TY_INT8, f_relation_size, V, TY_REGCLASS),
     F("pg_relation_size", 2332, TY_INT8, f_relation_size, V, TY_REGCLASS, TY_TEXT),

@@ -603,6 +603,10 @@ void sql_add_query_target(sql_query *q, sql_expr *e, const char *name, bool junk
 const char *sql_figure_colname(pnode *n);
 void sql_transform_with(sql_actx *ax, sql_query *q, PgQuery__WithClause *wc);
 sql_expr *sql_column_default(sql_actx *ax, const cat_rel *r, int col);
+/* (expr).name on a record whose fields are known at analysis: a call of a
+ * function with OUT columns, or a subquery column holding one. NULL if e
+ * is not such a record or has no field of that name (analyze_field.c). */
+sql_expr *sql_record_field(sql_query *q, sql_expr *e, const char *name);
 void sql_add_sortby(sql_actx *ax, sql_query *q, PgQuery__Node **items, size_t n, sql_sortkey **out, int *nout);
 int sql_window_clause_for(sql_actx *ax, sql_query *q, PgQuery__WindowDef *wd);
 /* Coercion (PostgreSQL's coerce_to_target_type and friends). */
