@@ -112,6 +112,23 @@ ty_datum ty_oidvector_from(int n, const ty_oid *vals)
 
 /* ---------------------------------------------------------------- text-like */
 
+/* pg_node_tree values come only from the catalog, as in PostgreSQL. */
+static ty_datum node_tree_in(const char *s, size_t len, int32_t typmod)
+{
+	(void)s;
+	(void)len;
+	(void)typmod;
+	ty_error(UTIL_E_FEATURE_NOT_SUPPORTED, "cannot accept a value of type pg_node_tree");
+}
+
+static ty_datum node_tree_recv(const uint8_t *p, size_t len, int32_t typmod)
+{
+	(void)p;
+	(void)len;
+	(void)typmod;
+	ty_error(UTIL_E_FEATURE_NOT_SUPPORTED, "cannot accept a value of type pg_node_tree");
+}
+
 /* aclitem and pg_node_tree keep their text form; I/O is text's. */
 static ty_type int2vector_type = {
     .oid = TY_INT2VECTOR,
@@ -185,9 +202,10 @@ void ty_catalog_types_register(void)
 	const ty_type *text = ty_type_get(TY_TEXT);
 	if (ty_type_get(TY_INT2VECTOR))
 		return; /* already registered */
-	aclitem_type.in = node_tree_type.in = text->in;
+	aclitem_type.in = text->in;
+	node_tree_type.in = node_tree_in;
 	aclitem_type.out = node_tree_type.out = text->out;
-	node_tree_type.recv = text->recv;
+	node_tree_type.recv = node_tree_recv;
 	node_tree_type.send = text->send;
 	aclitem_type.cmp = text->cmp;
 	aclitem_type.hash = text->hash;
