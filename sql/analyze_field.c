@@ -4,7 +4,8 @@
  * (information_schema._pg_expandarray, jsonb_each ...), also through a
  * subquery column that holds such a call ((sub.keys).x, as pgjdbc's
  * DatabaseMetaData queries write it). Records of other origins keep
- * PostgreSQL's 0A000 from the caller.
+ * PostgreSQL's 0A000 from the caller. Also subscripts on name, which
+ * PostgreSQL treats as a fixed-length "char" array.
  */
 #include <string.h>
 
@@ -71,4 +72,17 @@ sql_expr *sql_record_field(sql_query *q, sql_expr *e, const char *name)
 		return fe;
 	}
 	return NULL;
+}
+
+sql_expr *sql_name_subscript(sql_actx *ax, sql_expr *name, sql_expr *index)
+{
+	/* substr(name::text, index + 1, 1)::"char" */
+	sql_expr *args[3];
+	args[0] = sql_coerce(ax, name, TY_TEXT, -1, SQL_COERCE_IMPLICIT, name->location);
+	args[1] =
+	    sql_make_op(ax, "+", sql_coerce(ax, index, TY_INT4, -1, SQL_COERCE_ASSIGNMENT, index->location),
+			sql_expr_const(TY_INT4, -1, ty_int(1), -1), index->location);
+	args[2] = sql_expr_const(TY_INT4, -1, ty_int(1), -1);
+	sql_expr *sub = sql_make_func(ax, "substr", args, 3, name->location, false);
+	return sql_coerce(ax, sub, TY_CHAR, -1, SQL_COERCE_EXPLICIT, name->location);
 }

@@ -510,6 +510,41 @@ static ty_datum f_pg_expandarray(ty_fcinfo *fc)
 	return ty_bytes(r, sizeof *r);
 }
 
+/* ---- pg_options_to_table(text[]) -> (option_name text, option_value text) ---- */
+
+static const char *const option_names[] = {"option_name", "option_value"};
+static const ty_oid option_types[] = {TY_TEXT, TY_TEXT};
+
+static ty_datum f_options_to_table(ty_fcinfo *fc)
+{
+	expand_state *st = fc->srf_state;
+	if (fc->srf_first || !st) {
+		st = util_arena_zalloc(fc->cache_arena, sizeof *st);
+		util_arena *old = ty_set_arena(fc->cache_arena);
+		st->elems = ty_array_deconstruct(fc->args[0], &st->n);
+		ty_set_arena(old);
+		st->types[0] = st->types[1] = TY_TEXT;
+		fc->srf_state = st;
+	}
+	while (st->pos < st->n && st->elems[st->pos].null)
+		st->pos++;
+	if (st->pos >= st->n) {
+		fc->srf_done = true;
+		return ty_null();
+	}
+	/* "name=value"; an option without '=' has a NULL value. */
+	ty_datum e = st->elems[st->pos++];
+	const char *p = e.p, *eqs = memchr(p, '=', e.len);
+	ty_record *r = ty_alloc(sizeof *r);
+	r->n = 2;
+	r->types = option_types;
+	r->names = option_names;
+	r->vals = ty_alloc(sizeof(ty_datum) * 2);
+	r->vals[0] = ty_textn(p, eqs ? (size_t)(eqs - p) : e.len);
+	r->vals[1] = eqs ? ty_textn(eqs + 1, e.len - (size_t)(eqs + 1 - p)) : ty_null();
+	return ty_bytes(r, sizeof *r);
+}
+
 /* ---- sizes ---- */
 
 /* Bytes the store holds for a relation (memstore + files); 0 for views and
@@ -738,6 +773,20 @@ static const ty_func funcs[] = {
      .prosrc = "pg_partition_ancestors",
      .oid = 3425},
     F("pg_partition_root", 3424, TY_REGCLASS, f_null, V, TY_REGCLASS),
+    {.name = "pg_options_to_table",
+     .nargs = 1,
+     .args = {TY_TEXT_ARRAY},
+     .ret = TY_RECORD,
+     .fn = f_options_to_table,
+     .volatility = S,
+     .strict = true,
+     .retset = true,
+     .kind = 'f',
+     .prosrc = "pg_options_to_table",
+     .oid = 2289,
+     .nout = 2,
+     .outtypes = option_types,
+     .outnames = option_names},
     /* information_schema._pg_expandarray (pgjdbc's DatabaseMetaData uses it). */
     {.name = "_pg_expandarray",
      .nargs = 1,

@@ -1459,7 +1459,26 @@ static void expr_job(job *j)
 		int rte = sql_add_table_rte(&ax, q, j->table, NULL, &jn);
 		sql_add_namespace(q, rte, true, true);
 	}
-	sql_expr *e = sql_transform_expr(&ax, q, n, defcol ? SQL_EXPR_DEFAULT : SQL_EXPR_CHECK);
+	/* Names resolve from the table's schema (then public), as at CREATE
+	 * TABLE time; the caller's search_path is back for printing. */
+	char saved_path[sizeof j->s->search_path];
+	memcpy(saved_path, j->s->search_path, sizeof saved_path);
+	if (j->table)
+		snprintf(j->s->search_path, sizeof j->s->search_path, "\"%s\", public",
+			 sql_schema_name(j->cs, j->table->rel.schema));
+	sql_expr *e;
+	TY_TRY(tc)
+	{
+		e = sql_transform_expr(&ax, q, n, defcol ? SQL_EXPR_DEFAULT : SQL_EXPR_CHECK);
+	}
+	TY_CATCH(tc)
+	{
+		TY_END(tc);
+		memcpy(j->s->search_path, saved_path, sizeof saved_path);
+		ty_errthrow();
+	}
+	TY_END(tc);
+	memcpy(j->s->search_path, saved_path, sizeof saved_path);
 	/* PostgreSQL stores a default coerced to the column's type: a literal
 	 * becomes a constant of the type (its typmod applied by an implicit,
 	 * unprinted cast); other expressions keep their type under an implicit
@@ -1537,7 +1556,27 @@ static void view_job(job *j)
 	sql_pstate *ps = ty_alloc0(sizeof *ps);
 	ps->text = j->view->rel.view_sql;
 	sql_actx ax = {j->s, j->cs, ty_get_arena(), ps};
-	sql_query *q = sql_analyze_select(&ax, st->select_stmt, NULL, NULL, 0);
+	/* Names in a stored view resolve from its own schema (then public), as
+	 * when it was created — not from the caller's search_path (pg_dump
+	 * runs with an empty one). The caller's path is back for printing, so
+	 * relations it cannot see print qualified. */
+	char saved_path[sizeof j->s->search_path];
+	memcpy(saved_path, j->s->search_path, sizeof saved_path);
+	snprintf(j->s->search_path, sizeof j->s->search_path, "\"%s\", public",
+		 sql_schema_name(j->cs, j->view->rel.schema));
+	sql_query *q;
+	TY_TRY(tc)
+	{
+		q = sql_analyze_select(&ax, st->select_stmt, NULL, NULL, 0);
+	}
+	TY_CATCH(tc)
+	{
+		TY_END(tc);
+		memcpy(j->s->search_path, saved_path, sizeof saved_path);
+		ty_errthrow();
+	}
+	TY_END(tc);
+	memcpy(j->s->search_path, saved_path, sizeof saved_path);
 	switch (j->kind) {
 	case JOB_PRINT_VIEW: {
 		/* The view's column names win over the query's (CREATE VIEW v (a, b)). */
@@ -1665,7 +1704,13 @@ int sql_default_sequences(sql_session *s, cat_snap *cs, const cat_obj *table, in
 char *sql_deparse_view_text(sql_session *s, cat_snap *cs, const cat_obj *view, bool pretty)
 {
 	job j = {.kind = JOB_PRINT_VIEW, .s = s, .cs = cs, .view = view, .default_col = -1, .pretty = pretty};
-	return run_job(&j) ? j.text : ty_strdup(view->rel.view_sql ? view->rel.view_sql : "");
+	if (run_job(&j))
+		return j.text;
+	/* As stored, with the ';' callers such as pg_dump strip. */
+	const char *raw = view->rel.view_sql ? view->rel.view_sql : "";
+	char *t = ty_alloc(strlen(raw) + 2);
+	sprintf(t, "%s;", raw);
+	return t;
 }
 
 int sql_view_referenced_rels(sql_session *s, cat_snap *cs, const cat_obj *view, cat_oid **out)

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "array.h"
 #include "sysview.h"
 
 static sql_session *sess(void)
@@ -470,6 +471,86 @@ static ty_datum f_pg_has_role(ty_fcinfo *fc)
 	return ty_bool(sql_priv_has_role(cs, a.user, role));
 }
 
+/* acldefault(objtype, owner): PostgreSQL's built-in privileges of an
+ * object kind, as aclitem[] (pg_dump compares ACLs against them). */
+static ty_datum f_acldefault(ty_fcinfo *fc)
+{
+	sql_session *s = sess();
+	cat_snap *cs = snap(s);
+	char kind = (char)fc->args[0].i;
+	cat_oid owner = (cat_oid)fc->args[1].i;
+	const char *own, *pub = NULL;
+	switch (kind) {
+	case 'c':
+		own = NULL;
+		break; /* columns: nothing by default */
+	case 'r':
+		own = "arwdDxt";
+		break;
+	case 's':
+		own = "rwU";
+		break;
+	case 'd':
+		own = "CTc", pub = "Tc";
+		break;
+	case 'f':
+		own = "X", pub = "X";
+		break;
+	case 'l':
+		own = "U", pub = "U";
+		break;
+	case 'L':
+		own = "rw";
+		break;
+	case 'n':
+		own = "UC";
+		break;
+	case 't':
+		own = "C";
+		break;
+	case 'F':
+	case 'S':
+		own = "U";
+		break;
+	case 'T':
+		own = "U", pub = "U";
+		break;
+	case 'p':
+		own = NULL;
+		break;
+	default:
+		ty_error(UTIL_E_INTERNAL_ERROR, "unrecognized object type abbreviation: %c", kind);
+	}
+	util_buf b = UTIL_BUF_INIT;
+	ty_datum items[2];
+	int n = 0;
+	const char *oname = sql_role_name(cs, owner);
+	if (pub) {
+		util_buf_reset(&b);
+		util_buf_printf(&b, "=%s/", pub);
+		if (oname)
+			sql_quote_identifier(oname, &b);
+		else
+			util_buf_printf(&b, "%u", owner);
+		items[n++] = ty_textn(b.data, b.len);
+	}
+	if (own) {
+		util_buf_reset(&b);
+		if (oname)
+			sql_quote_identifier(oname, &b);
+		else
+			util_buf_printf(&b, "%u", owner);
+		util_buf_printf(&b, "=%s/", own);
+		if (oname)
+			sql_quote_identifier(oname, &b);
+		else
+			util_buf_printf(&b, "%u", owner);
+		items[n++] = ty_textn(b.data, b.len);
+	}
+	util_buf_free(&b);
+	return ty_array_from_list(TY_ACLITEM, n, items);
+}
+
 /* Each function comes in the (object, privilege) form and the
  * (user, object, privilege) forms with names and oids. */
 #define PRIV3(fname, fnp, textt, objt, o1, o2, o3, o4, o5, o6)                                               \
@@ -535,6 +616,16 @@ static ty_datum f_pg_has_role(ty_fcinfo *fc)
 	}
 
 static const ty_func funcs[] = {
+    {.name = "acldefault",
+     .nargs = 2,
+     .args = {TY_CHAR, TY_OID},
+     .ret = TY_ACLITEM_ARRAY,
+     .fn = f_acldefault,
+     .volatility = TY_IMMUTABLE,
+     .strict = true,
+     .kind = 'f',
+     .prosrc = "acldefault_sql",
+     .oid = 3943},
     PRIV3("has_table_privilege", f_has_table_privilege, TY_TEXT, TY_OID, 1922, 1923, 1924, 1925, 1926, 1927),
     PRIV3("has_sequence_privilege", f_has_sequence_privilege, TY_TEXT, TY_OID, 2181, 2182, 2183, 2184, 2185,
 	  2186),

@@ -607,6 +607,8 @@ sql_expr *sql_column_default(sql_actx *ax, const cat_rel *r, int col);
  * function with OUT columns, or a subquery column holding one. NULL if e
  * is not such a record or has no field of that name (analyze_field.c). */
 sql_expr *sql_record_field(sql_query *q, sql_expr *e, const char *name);
+/* name[i]: the i-th byte (0-based) as "char" (pg_dump writes typname[0]). */
+sql_expr *sql_name_subscript(sql_actx *ax, sql_expr *name, sql_expr *index);
 void sql_add_sortby(sql_actx *ax, sql_query *q, PgQuery__Node **items, size_t n, sql_sortkey **out, int *nout);
 int sql_window_clause_for(sql_actx *ax, sql_query *q, PgQuery__WindowDef *wd);
 /* Coercion (PostgreSQL's coerce_to_target_type and friends). */

@@ -281,16 +281,17 @@ cat_oid sql_db_owner(cat_snap *cs, cat_oid db)
 
 /* ---- derived oids ---- */
 
-/* Derived oids live above 2^31, far from the catalog's allocator (which
- * counts up from 16384): 2^31 + (rel - 16384) * 2048 + slot. Unique for
- * relation oids below 16384 + 2^20. */
-#define DOID_BASE  0x80000000u
+/* Derived oids live from 2^30 up, far from the catalog's allocator (which
+ * counts up from 16384) and below 2^31 for clients that read oids as signed
+ * 32-bit integers: 2^30 + (rel - 16384) * 2048 + slot. Unique for relation
+ * oids below 16384 + 2^19. */
+#define DOID_BASE  0x40000000u
 #define DOID_SLOTS 2048u
 
 cat_oid sql_derived_oid(cat_oid rel, int slot)
 {
 	uint32_t r = rel >= CAT_FIRST_USER_OID ? rel - CAT_FIRST_USER_OID : rel;
-	return DOID_BASE + ((r * DOID_SLOTS) & 0x7fffffffu) + (uint32_t)slot;
+	return DOID_BASE + ((r * DOID_SLOTS) & 0x3fffffffu) + (uint32_t)slot;
 }
 
 bool sql_derived_oid_parts(cat_oid oid, cat_oid *rel, int *slot)

@@ -28,7 +28,48 @@ typedef struct gen_ctx {
 	sql_session *s;
 	cat_snap *cs;
 	sql_sysrows *out;
+	cat_oid *fk_tables; /* pg_class: tables with or referenced by a foreign key */
+	int nfk;
 } gen_ctx;
+
+static int collect_fk(void *arg, const cat_obj *o)
+{
+	gen_ctx *g = arg;
+	for (int i = 0; i < o->rel.ncons; i++) {
+		if (o->rel.cons[i].type != 'f')
+			continue;
+		cat_oid *n = ty_alloc(sizeof(cat_oid) * (size_t)(g->nfk + 2));
+		if (g->nfk)
+			memcpy(n, g->fk_tables, sizeof(cat_oid) * (size_t)g->nfk);
+		n[g->nfk++] = o->oid;
+		n[g->nfk++] = o->rel.cons[i].ref_table;
+		g->fk_tables = n;
+	}
+	return 0;
+}
+
+static bool fk_member(gen_ctx *g, cat_oid table)
+{
+	for (int i = 0; i < g->nfk; i++)
+		if (g->fk_tables[i] == table)
+			return true;
+	return false;
+}
+
+/* The generated catalogs' ACL: the owner has all, everyone may read. */
+static ty_datum catalog_acl(cat_snap *cs)
+{
+	cat_acl a[2] = {{CAT_OID_POSTGRES_ROLE, CAT_OID_POSTGRES_ROLE, 0x7f, 0},
+			{0, CAT_OID_POSTGRES_ROLE, CAT_PRIV_SELECT, 0}};
+	return sql_d_acl(cs, 2, a);
+}
+
+/* The built-in schemas' ACL: owner UC, PUBLIC U. */
+static ty_datum builtin_schema_acl(cat_snap *cs, cat_oid owner)
+{
+	cat_acl a[2] = {{owner, owner, CAT_PRIV_USAGE | CAT_PRIV_CREATE, 0}, {0, owner, CAT_PRIV_USAGE, 0}};
+	return sql_d_acl(cs, 2, a);
+}
 
 /* ---- pg_namespace ---- */
 
@@ -41,9 +82,7 @@ static int ns_row(void *arg, const cat_obj *o)
 	if (acl.null && (o->oid == CAT_OID_PG_CATALOG || o->oid == CAT_OID_INFORMATION_SCHEMA ||
 			 !strcmp(o->schema.name, "public"))) {
 		/* Built-in schemas carry explicit ACLs in PostgreSQL: owner UC, PUBLIC U. */
-		cat_acl a[2] = {{o->schema.owner, o->schema.owner, CAT_PRIV_USAGE | CAT_PRIV_CREATE, 0},
-				{0, o->schema.owner, CAT_PRIV_USAGE, 0}};
-		acl = sql_d_acl(g->cs, 2, a);
+		acl = builtin_schema_acl(g->cs, o->schema.owner);
 	}
 	ty_datum v[4] = {sql_d_oid(o->oid), sql_d_name(o->schema.name), sql_d_oid(o->schema.owner), acl};
 	sql_sysrows_add(g->out, v);
@@ -100,32 +139,6 @@ static const sql_syscol class_cols[] = {
 #define CLASS_NCOLS 33
 
 ty_datum sql_reloptions_array(const cat_rel *r);
-
-/* Whether a table takes part in a foreign key (PostgreSQL implements
- * foreign keys with triggers on both tables). */
-typedef struct fk_ctx {
-	cat_oid table;
-	bool found;
-} fk_ctx;
-
-static int fk_refs(void *arg, const cat_obj *o)
-{
-	fk_ctx *f = arg;
-	for (int i = 0; i < o->rel.ncons; i++)
-		if (o->rel.cons[i].type == 'f' &&
-		    (o->rel.cons[i].ref_table == f->table || o->oid == f->table)) {
-			f->found = true;
-			return 1;
-		}
-	return 0;
-}
-
-static bool has_fk_triggers(cat_snap *cs, const cat_obj *o)
-{
-	fk_ctx f = {o->oid, false};
-	cat_foreach(cs, CAT_REL, o->database, fk_refs, &f);
-	return f.found;
-}
 
 static void class_defaults(ty_datum *v)
 {
@@ -201,7 +214,10 @@ static int class_row(void *arg, const cat_obj *o)
 	v[17] = sql_d_int(r->relkind == CAT_RELKIND_SEQUENCE ? 3 : natts);
 	v[18] = sql_d_int(nchecks);
 	v[19] = sql_d_bool(r->relkind == CAT_RELKIND_VIEW);
-	v[20] = sql_d_bool(table && has_fk_triggers(g->cs, o));
+	/* PostgreSQL enforces foreign keys with (internal, unlisted) triggers
+	 * on both tables; psql and pg_dump look for foreign keys only where
+	 * relhastriggers is set. */
+	v[20] = sql_d_bool(table && fk_member(g, o->oid));
 	v[25] = sql_d_char(table ? 'd' : 'n');
 	/* Tables report a frozen xid and multixact as PostgreSQL's do. */
 	v[28] = sql_d_int(table ? 716 : 0);
@@ -217,7 +233,8 @@ static int class_row(void *arg, const cat_obj *o)
 
 static void gen_class(sql_session *s, cat_snap *cs, sql_sysrows *out)
 {
-	gen_ctx g = {s, cs, out};
+	gen_ctx g = {s, cs, out, NULL, 0};
+	cat_foreach(cs, CAT_REL, s->db_oid, collect_fk, &g);
 	cat_foreach(cs, CAT_REL, s->db_oid, class_row, &g);
 	/* The generated catalogs are relations too. */
 	for (int i = 0; i < sql_sysview_count(); i++) {
@@ -236,10 +253,7 @@ static void gen_class(sql_session *s, cat_snap *cs, sql_sysrows *out)
 		v[17] = sql_d_int(sv->ncols);
 		v[19] = sql_d_bool(sv->relkind == 'v');
 		v[25] = sql_d_char(sv->relkind == 'r' ? 'd' : 'n');
-		/* Everyone may read the catalogs. */
-		cat_acl a[2] = {{CAT_OID_POSTGRES_ROLE, CAT_OID_POSTGRES_ROLE, 0x7f, 0},
-				{0, CAT_OID_POSTGRES_ROLE, CAT_PRIV_SELECT, 0}};
-		v[30] = sql_d_acl(cs, 2, a);
+		v[30] = catalog_acl(cs);
 		sql_sysrows_add(out, v);
 	}
 }
@@ -771,7 +785,37 @@ static void gen_tablespace(sql_session *s, cat_snap *cs, sql_sysrows *out)
 	sql_sysrows_add(out, g);
 }
 
+/* ---- pg_init_privs: the built-in objects' initial privileges ---- */
+
+static const sql_syscol init_privs_cols[] = {
+    {"objoid", O}, {"classoid", O}, {"objsubid", I4}, {"privtype", C}, {"initprivs", ACL}};
+
+static int init_privs_schema(void *arg, const cat_obj *o)
+{
+	gen_ctx *g = arg;
+	if (o->oid != CAT_OID_PG_CATALOG && o->oid != CAT_OID_INFORMATION_SCHEMA &&
+	    strcmp(o->schema.name, "public"))
+		return 0;
+	ty_datum v[5] = {sql_d_oid(o->oid), sql_d_oid(CAT_OID_PG_NAMESPACE), sql_d_int(0), sql_d_char('i'),
+			 builtin_schema_acl(g->cs, o->schema.owner)};
+	sql_sysrows_add(g->out, v);
+	return 0;
+}
+
+static void gen_init_privs(sql_session *s, cat_snap *cs, sql_sysrows *out)
+{
+	gen_ctx g = {s, cs, out};
+	cat_foreach(cs, CAT_SCHEMA, s->db_oid, init_privs_schema, &g);
+	for (int i = 0; i < sql_sysview_count(); i++) {
+		const sql_sysview *sv = sql_sysview_nth(i);
+		ty_datum v[5] = {sql_d_oid(sv->oid), sql_d_oid(CAT_OID_PG_CLASS), sql_d_int(0),
+				 sql_d_char('i'), catalog_acl(cs)};
+		sql_sysrows_add(out, v);
+	}
+}
+
 static const sql_sysview core_views[] = {
+    SQL_SYSVIEW("pg_catalog", "pg_init_privs", 3394, 'r', init_privs_cols, gen_init_privs),
     SQL_SYSVIEW("pg_catalog", "pg_namespace", 2615, 'r', ns_cols, gen_namespace),
     SQL_SYSVIEW("pg_catalog", "pg_class", 1259, 'r', class_cols, gen_class),
     SQL_SYSVIEW("pg_catalog", "pg_attribute", 1249, 'r', att_cols, gen_attribute),

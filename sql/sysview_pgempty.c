@@ -2,7 +2,7 @@
  * sysview_pgempty.c — pg_catalog relations for features Strata does not
  * have (row security policies, triggers, extended statistics, publications,
  * extensions, foreign data, partitioning, inheritance, text search,
- * enums and ranges, per-column statistics ...). They exist with
+ * enums and ranges, subscriptions, per-column statistics ...). They exist with
  * PostgreSQL 15's exact columns so that client queries joining them run;
  * they are always empty because no such objects can exist in Strata.
  * Column lists were taken from a PostgreSQL 15 catalog.
@@ -68,11 +68,6 @@ static const sql_syscol pg_foreign_table_cols[] = {
     {"ftrelid", TY_OID}, {"ftserver", TY_OID}, {"ftoptions", TY_TEXT_ARRAY}};
 static const sql_syscol pg_inherits_cols[] = {
     {"inhrelid", TY_OID}, {"inhparent", TY_OID}, {"inhseqno", TY_INT4}, {"inhdetachpending", TY_BOOL}};
-static const sql_syscol pg_init_privs_cols[] = {{"objoid", TY_OID},
-						{"classoid", TY_OID},
-						{"objsubid", TY_INT4},
-						{"privtype", TY_CHAR},
-						{"initprivs", TY_ACLITEM_ARRAY}};
 static const sql_syscol pg_largeobject_metadata_cols[] = {
     {"oid", TY_OID}, {"lomowner", TY_OID}, {"lomacl", TY_ACLITEM_ARRAY}};
 static const sql_syscol pg_matviews_cols[] = {
@@ -226,8 +221,28 @@ static const sql_syscol pg_ts_template_cols[] = {{"oid", TY_OID},
 						 {"tmpllexize", TY_REGPROC}};
 static const sql_syscol pg_user_mapping_cols[] = {
     {"oid", TY_OID}, {"umuser", TY_OID}, {"umserver", TY_OID}, {"umoptions", TY_TEXT_ARRAY}};
+static const sql_syscol pg_subscription_cols[] = {{"oid", TY_OID},
+						  {"subdbid", TY_OID},
+						  {"subskiplsn", TY_PG_LSN},
+						  {"subname", TY_NAME},
+						  {"subowner", TY_OID},
+						  {"subenabled", TY_BOOL},
+						  {"subbinary", TY_BOOL},
+						  {"substream", TY_BOOL},
+						  {"subtwophasestate", TY_CHAR},
+						  {"subdisableonerr", TY_BOOL},
+						  {"subconninfo", TY_TEXT},
+						  {"subslotname", TY_NAME},
+						  {"subsynccommit", TY_TEXT},
+						  {"subpublications", TY_TEXT_ARRAY}};
+
+static const sql_syscol pg_seclabels_cols[] = {
+    {"objoid", TY_OID},       {"classoid", TY_OID}, {"objsubid", TY_INT4}, {"objtype", TY_TEXT},
+    {"objnamespace", TY_OID}, {"objname", TY_TEXT}, {"provider", TY_TEXT}, {"label", TY_TEXT}};
 
 static const sql_sysview empty_views[] = {
+    SQL_SYSVIEW("pg_catalog", "pg_seclabels", 12099, 'v', pg_seclabels_cols, gen_empty),
+    SQL_SYSVIEW("pg_catalog", "pg_subscription", 6100, 'r', pg_subscription_cols, gen_empty),
     SQL_SYSVIEW("pg_catalog", "pg_amop", 2602, 'r', pg_amop_cols, gen_empty),
     SQL_SYSVIEW("pg_catalog", "pg_amproc", 2603, 'r', pg_amproc_cols, gen_empty),
     SQL_SYSVIEW("pg_catalog", "pg_available_extensions", 12081, 'v', pg_available_extensions_cols, gen_empty),
@@ -241,7 +256,6 @@ static const sql_sysview empty_views[] = {
     SQL_SYSVIEW("pg_catalog", "pg_foreign_server", 1417, 'r', pg_foreign_server_cols, gen_empty),
     SQL_SYSVIEW("pg_catalog", "pg_foreign_table", 3118, 'r', pg_foreign_table_cols, gen_empty),
     SQL_SYSVIEW("pg_catalog", "pg_inherits", 2611, 'r', pg_inherits_cols, gen_empty),
-    SQL_SYSVIEW("pg_catalog", "pg_init_privs", 3394, 'r', pg_init_privs_cols, gen_empty),
     SQL_SYSVIEW("pg_catalog", "pg_largeobject_metadata", 2995, 'r', pg_largeobject_metadata_cols, gen_empty),
     SQL_SYSVIEW("pg_catalog", "pg_matviews", 12038, 'v', pg_matviews_cols, gen_empty),
     SQL_SYSVIEW("pg_catalog", "pg_partitioned_table", 3350, 'r', pg_partitioned_table_cols, gen_empty),

@@ -42,32 +42,51 @@ static const sql_syscol tables_cols[] = {{"schemaname", N},  {"tablename", N},  
 					 {"tablespace", N},  {"hasindexes", B}, {"hasrules", B},
 					 {"hastriggers", B}, {"rowsecurity", B}};
 
+typedef struct tables_ctx {
+	gen_ctx g;
+	const cat_obj **fk; /* tables with or referenced by a foreign key */
+	int nfk;
+} tables_ctx;
+
+static int note_fk(void *arg, const cat_obj *o)
+{
+	tables_ctx *t = arg;
+	for (int i = 0; i < o->rel.ncons; i++)
+		if (o->rel.cons[i].type == 'f') {
+			const cat_obj **n = ty_alloc(sizeof(cat_obj *) * (size_t)(t->nfk + 2));
+			if (t->nfk)
+				memcpy(n, t->fk, sizeof(cat_obj *) * (size_t)t->nfk);
+			n[t->nfk++] = o;
+			n[t->nfk++] = cat_get(t->g.cs, o->rel.cons[i].ref_table);
+			t->fk = n;
+		}
+	return 0;
+}
+
 static int table_row(void *arg, const cat_obj *o)
 {
-	gen_ctx *g = arg;
+	tables_ctx *t = arg;
+	gen_ctx *g = &t->g;
 	if (o->rel.relkind != CAT_RELKIND_TABLE)
 		return 0;
 	int nidx;
 	sql_table_indexes(g->cs, o, &nidx);
-	bool fk = false;
-	for (int i = 0; i < o->rel.ncons; i++)
-		fk |= o->rel.cons[i].type == 'f';
-	ty_datum v[8] = {sql_d_name(schema_of(g, o)),
-			 sql_d_name(o->rel.name),
-			 sql_d_name(owner_of(g, o)),
-			 ty_null(),
-			 sql_d_bool(nidx > 0),
-			 sql_d_bool(false),
-			 sql_d_bool(fk),
-			 sql_d_bool(false)};
+	bool triggers = false; /* foreign keys count as triggers, as in PostgreSQL */
+	for (int i = 0; i < t->nfk && !triggers; i++)
+		triggers = t->fk[i] == o;
+	ty_datum v[8] = {sql_d_name(schema_of(g, o)), sql_d_name(o->rel.name),
+			 sql_d_name(owner_of(g, o)),  ty_null(),
+			 sql_d_bool(nidx > 0),        sql_d_bool(false),
+			 sql_d_bool(triggers),        sql_d_bool(false)};
 	sql_sysrows_add(g->out, v);
 	return 0;
 }
 
 static void gen_tables(sql_session *s, cat_snap *cs, sql_sysrows *out)
 {
-	gen_ctx g = {s, cs, out};
-	cat_foreach(cs, CAT_REL, s->db_oid, table_row, &g);
+	tables_ctx t = {{s, cs, out}, NULL, 0};
+	cat_foreach(cs, CAT_REL, s->db_oid, note_fk, &t);
+	cat_foreach(cs, CAT_REL, s->db_oid, table_row, &t);
 }
 
 /* ---- pg_views ---- */

@@ -5,10 +5,13 @@
  *     one-dimensional arrays with lower bound 0, written "1 2 3";
  *   aclitem (1033): relacl, nspacl ... ("postgres=arwdDxt/postgres");
  *   pg_node_tree (194): adbin, conbin, indexprs ... (Strata keeps the
- *     expression's SQL text there; pg_get_expr() prints it).
+ *     expression's SQL text there; pg_get_expr() prints it);
+ *   pg_lsn (3220): pg_subscription.subskiplsn.
  * Registered by the SQL layer at startup (ty_catalog_types_register), with
  * their array types.
  */
+#include <stdio.h>
+
 #include "cat_types.h"
 
 #include <stdlib.h>
@@ -191,6 +194,56 @@ static ty_type node_tree_type = {
     .output_name = "pg_node_tree_out",
 };
 
+/* ---------------------------------------------------------------- pg_lsn */
+
+/* A WAL position "hi/lo" (hex): 64 bits by value. Strata has no PostgreSQL
+ * WAL; the type exists for catalog columns (pg_subscription.subskiplsn). */
+static ty_datum lsn_in(const char *s, size_t len, int32_t typmod)
+{
+	(void)typmod;
+	char buf[40];
+	unsigned long long hi, lo;
+	int used = 0;
+	if (len >= sizeof buf)
+		goto bad;
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	if (sscanf(buf, "%8llX/%8llX%n", &hi, &lo, &used) != 2 || (size_t)used != len)
+		goto bad;
+	return ty_int((int64_t)((hi << 32) | lo));
+bad:
+	ty_error(UTIL_E_INVALID_TEXT_REPRESENTATION, "invalid input syntax for type pg_lsn: \"%.*s\"",
+		 (int)len, s);
+}
+
+static void lsn_out(ty_datum v, util_buf *out)
+{
+	uint64_t x = (uint64_t)v.i;
+	util_buf_printf(out, "%X/%X", (unsigned)(x >> 32), (unsigned)x);
+}
+
+static int lsn_cmp(ty_datum a, ty_datum b)
+{
+	uint64_t x = (uint64_t)a.i, y = (uint64_t)b.i;
+	return x < y ? -1 : x > y;
+}
+
+static ty_type lsn_type = {
+    .oid = TY_PG_LSN,
+    .name = "pg_lsn",
+    .len = 8,
+    .byval = true,
+    .category = 'U',
+    .typtype = 'b',
+    .align = 'd',
+    .array = 3221,
+    .in = lsn_in,
+    .out = lsn_out,
+    .cmp = lsn_cmp,
+    .input_name = "pg_lsn_in",
+    .output_name = "pg_lsn_out",
+};
+
 /* pg_node_tree -> text is binary coercible and implicit in PostgreSQL. */
 static const ty_cast casts[] = {
     {TY_PG_NODE_TREE, TY_TEXT, NULL, 'i', 'b'},
@@ -216,6 +269,10 @@ void ty_catalog_types_register(void)
 	arr_register_array_of(TY_INT2VECTOR);
 	arr_register_array_of(TY_OIDVECTOR);
 	arr_register_array_of(TY_ACLITEM);
+	if (!ty_type_get(TY_PG_LSN)) {
+		ty_type_register(&lsn_type);
+		arr_register_array_of(TY_PG_LSN);
+	}
 	ty_cast_register(casts, (int)UTIL_ARRAY_LEN(casts));
 	ty_register_inet();
 }
