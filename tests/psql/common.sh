@@ -20,6 +20,8 @@
 #   the port in \conninfo                           -> PORT
 #   \watch headers ("<date> (every 0.1s)")           -> WATCH (every Ns)
 #   the server's pid                                -> PID (cases print it as "pid=...")
+#   pg_dump's server version and \restrict key lines (\! pg_dump in cases; the
+#   client inherits PGHOST/PGPORT/PGUSER/PGDATABASE)
 
 PSQLCASE_DIR=${PSQLCASE_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)}
 
@@ -29,7 +31,9 @@ psqlcase_filter() {
 		-e 's/^Time: [0-9.]+ ms( \([0-9:.]+\))?$/Time: T/' \
 		-e 's/ at port "[0-9]+"/ at port "PORT"/' \
 		-e 's/^.* \(every ([0-9.]+)s\)$/WATCH (every \1s)/' \
-		-e 's/pid=[0-9]+/pid=PID/g' |
+		-e 's/pid=[0-9]+/pid=PID/g' \
+		-e 's/^-- Dumped from database version .*/-- Dumped from database version VERSION/' \
+		-e 's/^\\(un)?restrict .*/\\\1restrict KEY/' |
 		grep -v '^LOCATION:  '
 }
 
@@ -42,6 +46,7 @@ psqlcase_run() {
 			-u PGPASSWORD -u PGPASSFILE -u PGDATABASE -u PGUSER -u PGHOST -u PGPORT -u PGSSLMODE \
 			-u PGCLIENTENCODING -u PSQLRC -u PSQL_PAGER -u PAGER -u PSQL_WATCH_PAGER \
 			LC_ALL=C PGCLIENTENCODING=UTF8 PGAPPNAME=strata_psql PGCONNECT_TIMEOUT=10 \
+			PGHOST="$host" PGPORT="$port" PGUSER=postgres PGDATABASE=postgres \
 			timeout --kill-after=5 "${PSQLCASE_TIMEOUT:-120}" \
 			psql -X -a -h "$host" -p "$port" -U postgres -d postgres \
 			-v ON_ERROR_STOP=0 -v VERBOSITY=verbose -P pager=off \
