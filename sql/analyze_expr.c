@@ -576,7 +576,7 @@ static sql_expr *make_anyarray(sql_actx *ax, const char *opname, sql_expr *l, sq
 	e->f.args[1] = arr;
 	e->f.argtypes = cmp->f.argtypes;
 	e->f.all = all;
-	e->f.opname = opname;
+	e->f.opname = cmp->f.opname; /* arena copy */
 	return e;
 }
 
@@ -670,7 +670,7 @@ static sql_expr *transform_aexpr(sql_actx *ax, sql_query *q, PgQuery__AExpr *a)
 			sql_expr *e = sql_expr_new(SQL_E_ROWCMP, TY_BOOL, a->location);
 			e->f.nargs = l->f.nargs * 2;
 			e->f.args = ty_alloc(sizeof(sql_expr *) * (size_t)e->f.nargs);
-			e->f.opname = op;
+			e->f.opname = ty_strdup(op);
 			for (int i = 0; i < l->f.nargs; i++) {
 				sql_expr *c = sql_make_op(ax, op, l->f.args[i], r->f.args[i], a->location);
 				e->f.args[2 * i] = c->f.args[0];

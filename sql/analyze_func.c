@@ -588,7 +588,9 @@ sql_expr *sql_make_op(sql_actx *ax, const char *opname, sql_expr *l, sql_expr *r
 		decl[i] = f->args[i];
 	coerce_args(ax, e->f.args, n, decl, e->f.argtypes);
 	e->type = resolve_ret(chosen->result, decl, e->f.argtypes, n);
-	e->f.opname = opname;
+	/* a copy: the spelling may live in a parse tree that is freed after
+	 * analysis (a view's body), while plans read it (plan_scan.c) */
+	e->f.opname = opname ? ty_strdup(opname) : NULL;
 	return e;
 }
 
