@@ -604,6 +604,12 @@ void sql_add_query_target(sql_query *q, sql_expr *e, const char *name, bool junk
 const char *sql_figure_colname(pnode *n);
 void sql_transform_with(sql_actx *ax, sql_query *q, PgQuery__WithClause *wc);
 sql_expr *sql_column_default(sql_actx *ax, const cat_rel *r, int col);
+/* (expr).name on a record whose fields are known at analysis: a call of a
+ * function with OUT columns, or a subquery column holding one. NULL if e
+ * is not such a record or has no field of that name (analyze_field.c). */
+sql_expr *sql_record_field(sql_query *q, sql_expr *e, const char *name);
+/* name[i]: the i-th byte (0-based) as "char" (pg_dump writes typname[0]). */
+sql_expr *sql_name_subscript(sql_actx *ax, sql_expr *name, sql_expr *index);
 void sql_add_sortby(sql_actx *ax, sql_query *q, PgQuery__Node **items, size_t n, sql_sortkey **out, int *nout);
 int sql_window_clause_for(sql_actx *ax, sql_query *q, PgQuery__WindowDef *wd);
 /* Coercion (PostgreSQL's coerce_to_target_type and friends). */
@@ -1114,6 +1120,10 @@ bool sql_txn_storage_private(const sql_txn *t, const char *storage);
 void sql_txn_lock_row(sql_txn *t, cat_oid table, const uint8_t *key, size_t klen, int strength, int wait_policy,
 		      bool *skipped);
 void sql_txn_unlock_all(sql_txn *t);
+/* pg_locks: calls fn for each held row lock (granted) and each waiting
+ * transaction (not granted), under the lock manager's mutex. */
+void sql_locks_report(sql_engine *e, void (*fn)(void *arg, cat_oid table, int32_t pid, const char *mode, bool granted),
+		      void *arg);
 /* SERIALIZABLE (txn_serial.c): records a key range [start, stop) (stop NULL
  * = to the end; point: the single key start) read from a kv table. */
 void sql_txn_note_read(sql_txn *t, const char *storage, const uint8_t *start, size_t slen, const uint8_t *stop,
@@ -1159,6 +1169,8 @@ struct sql_prepared {
 	bool types_fixed;
 	bool is_utility;
 	sql_cached_plan *cp;      /* current plan (non-utility) */
+	int64_t prepare_time_us;  /* pg_prepared_statements.prepare_time (µs since the Unix epoch) */
+	bool from_sql;            /* made by PREPARE, not by the protocol's Parse */
 };
 
 struct sql_portal_s {
@@ -1272,6 +1284,14 @@ void sql_sysviews_init(void);
 const struct sql_sysview *sql_sysview_find(const char *schema, const char *name);
 cat_oid sql_sysview_oid(const struct sql_sysview *v);
 const char *sql_sysview_name_by_oid(cat_oid oid);
+const char *sql_sysview_schema_by_oid(cat_oid oid);
+/* Roles by name/oid, PostgreSQL's predefined roles included (sysview.c). */
+cat_oid sql_role_oid(cat_snap *cs, const char *name);
+const char *sql_role_name(cat_snap *cs, cat_oid oid);
+/* Indexes Strata keeps as a table's storage key (primary keys) have no
+ * catalog object; regclass finds and prints them (sysview.c). */
+cat_oid sql_synth_index_by_name(sql_session *s, cat_snap *cs, const char *schema, const char *name);
+bool sql_synth_index_out(sql_session *s, cat_snap *cs, cat_oid oid, util_buf *out);
 
 /* Mapping of kv failures to SQL errors. */
 UTIL_NORETURN void sql_kv_error(kv_status st, const char *what);
