@@ -52,6 +52,7 @@ struct sql_engine {
 	pthread_cond_t locks_cv;
 	pthread_mutex_t serial_mu; /* SERIALIZABLE read validation + commit (txn_serial.c) */
 	util_map locks;           /* (table oid, row key) -> lock */
+	struct sql_autoanalyze *autoanalyze; /* background ANALYZE after big loads */
 	int64_t start_time_us;
 };
 
@@ -1018,6 +1019,19 @@ size_t sql_ilv_rowlen(const cat_rel *r, const uint8_t *key, size_t klen);
  * it a child (storage, key path, tags; updates parent and root) and returns
  * true (no storage of its own to create). */
 bool sql_ilv_create(sql_session *s, cat_txn *ct, cat_obj *o);
+/* stats.c: ANALYZE (a statement, or one relation), and what the planner
+ * asks of the statistics: the fraction of rows below v in a column, the
+ * number of distinct values (-1 when unknown: never analyzed). */
+void sql_analyze_stmt(sql_session *s, PgQuery__VacuumStmt *vs);
+/* autoanalyze.c: the background worker; note() after a commit that wrote
+ * rows_written rows of table queues it when that is a big change. */
+typedef struct sql_autoanalyze sql_autoanalyze;
+sql_autoanalyze *sql_autoanalyze_start(sql_engine *e);
+void sql_autoanalyze_stop(sql_autoanalyze *a);
+void sql_autoanalyze_note(sql_session *s, const cat_snap *cs, cat_oid table, size_t rows_written);
+void sql_analyze_rel(sql_session *s, const cat_obj *o);
+double sql_stats_fraction_below(sql_session *s, const cat_obj *rel, int attnum, ty_datum v, bool inclusive);
+double sql_stats_ndistinct(sql_session *s, const cat_obj *rel, int attnum);
 /* At commit of DDL: every interleaved table still has its parent (else
  * 2BP01); a storage still named by a relation is not dropped. */
 void sql_ilv_check_catalog(cat_snap *before, cat_snap *after);
@@ -1091,6 +1105,8 @@ struct sql_txn {
 	struct sql_savepoint *savepoints; /* innermost first */
 	struct sql_undo *undo;    /* row states before changes, while savepoints exist */
 	kv_batch *bulk;           /* autocommit COPY: rows written straight into the commit batch */
+	cat_oid bulk_table;       /* ... into this table */
+	size_t bulk_rows;
 	size_t nundo, undo_cap;
 	int64_t start_us;
 	struct sql_readset *reads; /* SERIALIZABLE: key ranges read (txn_serial.c) */

@@ -357,6 +357,8 @@ void sql_txn_bulk_row(sql_txn *t, const cat_obj *rel, kv_table *kv, const uint8_
 	/* Cells in key order (the sentinel's empty qualifier first), so the
 	 * store's memstore inserts them next to each other. */
 	kv_batch_put(t->bulk, kv, key, rl, fam, x.q, x.pre, KV_TS_LATEST, "", 0);
+	t->bulk_table = rel->oid;
+	t->bulk_rows++;
 	for (int i = 0; i < r->ncols; i++) {
 		const cat_column *c = &r->cols[i];
 		if (c->dropped || vals[i].null || !sql_column_in_cells(r, c))
@@ -566,6 +568,22 @@ int sql_txn_commit(sql_txn *t, util_err *err)
 	if (t->ddl) {
 		cat_txn_publish(t->ddl);
 		t->ddl = NULL;
+	}
+	/* Big loads: statistics refreshed in the background. */
+	{
+		cat_snap *now = cat_current(e->cat);
+		size_t pos2 = 0;
+		const void *k2;
+		size_t kl2;
+		void *v2;
+		while (util_map_next(&t->tables, &pos2, &k2, &kl2, &v2)) {
+			uint64_t oid;
+			memcpy(&oid, k2, sizeof oid);
+			sql_autoanalyze_note(t->s, now, (cat_oid)oid, ((table_writes *)v2)->n);
+		}
+		if (t->bulk_table)
+			sql_autoanalyze_note(t->s, now, t->bulk_table, t->bulk_rows);
+		cat_snap_release(now);
 	}
 	for (int i = 0; i < t->ndrop; i++) {
 		/* A storage an interleaved table still lives in stays. */

@@ -387,7 +387,7 @@ static bool needs_txn(pnode *n)
 /* VACUUM compacts the tables' storage (the store's dead versions and
  * delete markers are what VACUUM reclaims in PostgreSQL): a minor
  * compaction, or with FULL a major one that rewrites everything into one
- * file per family. ANALYZE alone does nothing yet (no statistics). */
+ * file per family. ANALYZE: stats.c. */
 typedef struct vac_ctx {
 	sql_session *s;
 	bool full;
@@ -420,18 +420,25 @@ static int vacuum_each(void *arg, const cat_obj *o)
 
 static void vacuum(sql_session *s, PgQuery__VacuumStmt *vs)
 {
-	if (!vs->is_vacuumcmd)
+	if (!vs->is_vacuumcmd) {
+		sql_analyze_stmt(s, vs);
 		return;
+	}
 	if (s->txn_state != SQL_TXN_IDLE || s->implicit_block)
 		ty_error(UTIL_E_ACTIVE_SQL_TRANSACTION, "VACUUM cannot run inside a transaction block");
 	vac_ctx v = {s, false, 0};
+	bool analyze = false;
 	for (size_t i = 0; i < vs->n_options; i++) {
 		PgQuery__DefElem *d = vs->options[i]->def_elem;
+		if (d && !strcmp(d->defname, "analyze"))
+			analyze = true;
 		if (d && !strcmp(d->defname, "full"))
 			v.full = !d->arg || (d->arg->node_case == PG_QUERY__NODE__NODE_BOOLEAN && d->arg->boolean->boolval) ||
 				 (d->arg->node_case == PG_QUERY__NODE__NODE_STRING &&
 				  (!util_strcasecmp(d->arg->string->sval, "true") || !util_strcasecmp(d->arg->string->sval, "on")));
 	}
+	if (analyze)
+		sql_analyze_stmt(s, vs);
 	if (vs->n_rels == 0) {
 		cat_foreach(s->cat, CAT_REL, s->db_oid, vacuum_each, &v);
 		return;
