@@ -395,6 +395,8 @@ static void walk(explain_ctx *x, const sql_plan *p, int depth)
 			detail(x, depth, "Key: %s", b.data ? b.data : "");
 			util_buf_free(&b);
 		}
+		if (p->scan.parallel)
+			detail(x, depth, "Workers Planned: %d", p->scan.parallel);
 		if (p->qual)
 			detail(x, depth, "Filter: %s", expr_text(p->qual, self));
 		break;

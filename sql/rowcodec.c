@@ -78,7 +78,11 @@ void sql_value_encode(ty_oid type, ty_datum v, util_buf *out)
 
 ty_datum sql_value_decode(ty_oid type, const uint8_t *p, size_t n)
 {
-	const ty_type *t = ty_type_get(type);
+	return sql_value_decode_t(ty_type_get(type), type, p, n);
+}
+
+ty_datum sql_value_decode_t(const ty_type *t, ty_oid type, const uint8_t *p, size_t n)
+{
 	if (t && !t->byval) {
 		void *c = ty_alloc(n ? n : 1);
 		memcpy(c, p, n);
@@ -237,6 +241,11 @@ void sql_rowmap_build(const cat_rel *r, util_arena *a, sql_rowmap *m)
 		ty_error(UTIL_E_OUT_OF_MEMORY, "out of memory");
 	for (int i = 0; i < m->ncolids; i++)
 		m->idx[i] = -1;
+	m->types = util_arena_alloc(a, sizeof(const ty_type *) * (size_t)(r->ncols ? r->ncols : 1));
+	if (!m->types)
+		ty_error(UTIL_E_OUT_OF_MEMORY, "out of memory");
+	for (int i = 0; i < r->ncols; i++)
+		m->types[i] = ty_type_get(r->cols[i].type);
 	for (int i = 0; i < r->ncols; i++)
 		if (!r->cols[i].dropped && r->cols[i].col_id < m->ncolids)
 			m->idx[r->cols[i].col_id] = (int16_t)i;

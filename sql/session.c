@@ -39,6 +39,13 @@ static void enter(sql_session *s)
 	ty_set_interrupt_hook(interrupt_hook);
 }
 
+void sql_session_enter_thread(sql_session *s)
+{
+	cur_session = s;
+	ty_set_settings(&s->tys);
+	ty_set_interrupt_hook(interrupt_hook);
+}
+
 static void leave(sql_session *s)
 {
 	(void)s;

@@ -740,6 +740,8 @@ struct sql_plan {
 			sql_expr *limit;  /* pushed-down LIMIT or NULL (plan_order.c) ... */
 			sql_expr *limit_offset; /* ... plus this OFFSET: rows the scan reads at most */
 			bool count_only;  /* count(*) without decoding values */
+			bool ordered;     /* a consumer relies on key order (plan_order.c) */
+			int parallel;     /* worker threads planned (0: none; plan_order.c) */
 			int lock_strength, lock_wait;
 			const struct sql_sysview *sysview;
 			cat_oid index_oid; /* INDEXSCAN */
@@ -948,6 +950,9 @@ sql_op *sql_op_result(sql_exec *ex, const sql_plan *p);
 sql_op *sql_op_values(sql_exec *ex, const sql_plan *p);
 sql_op *sql_op_scan(sql_exec *ex, const sql_plan *p);
 sql_op *sql_op_groupjoin(sql_exec *ex, const sql_plan *p);
+/* A worker thread of a statement of s (parallel scans): the session's
+ * settings and interrupt checks, read-only. */
+void sql_session_enter_thread(sql_session *s);
 sql_op *sql_op_filter(sql_exec *ex, const sql_plan *p);
 sql_op *sql_op_project(sql_exec *ex, const sql_plan *p);
 sql_op *sql_op_nestloop(sql_exec *ex, const sql_plan *p);
@@ -994,7 +999,10 @@ ty_datum sql_value_decode(ty_oid type, const uint8_t *p, size_t n);
 typedef struct sql_rowmap {
 	int ncolids;
 	int16_t *idx;
+	const ty_type **types; /* per column (attnum-1): its type, looked up once */
 } sql_rowmap;
+/* sql_value_decode with the type already looked up. */
+ty_datum sql_value_decode_t(const ty_type *t, ty_oid type, const uint8_t *p, size_t n);
 void sql_rowmap_build(const cat_rel *r, util_arena *a, sql_rowmap *m);
 /* Decodes a kv row (its cells, all of one row) into vals (attnum-1
  * indexed); NULL where absent. Returns false if the row has no sentinel

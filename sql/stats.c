@@ -295,7 +295,7 @@ static uint64_t sample_table(sql_session *s, const cat_obj *o, colacc *acc, util
 	util_arena *a = util_arena_new(64 * 1024, 0);
 	util_arena *old = ty_set_arena(a);
 	uint64_t rows = 0, rng = 0x9e3779b97f4a7c15ULL ^ o->oid;
-	sql_exec *ex = NULL;
+	sql_exec *volatile ex = NULL; /* read after a longjmp */
 	TY_TRY(tc)
 	{
 		sql_planned *pd = ty_alloc0(sizeof *pd);
