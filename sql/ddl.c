@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sql_int.h"
+#include "ddl_int.h"
 
 void sql_notice(sql_session *s, util_errcode code, const char *fmt, ...) UTIL_PRINTF(3, 4);
 
@@ -88,7 +88,7 @@ char *sql_deparse_stmt(pnode *stmt)
 	return s;
 }
 
-static cat_oid new_oid(sql_session *s)
+cat_oid sql_ddl_new_oid(sql_session *s)
 {
 	cat_oid o;
 	util_err err;
@@ -97,10 +97,12 @@ static cat_oid new_oid(sql_session *s)
 	return o;
 }
 
+static cat_oid new_oid(sql_session *s) { return sql_ddl_new_oid(s); }
+
 /* PostgreSQL's ChooseRelationName: table_col_suffix truncated to fit in
  * 63 bytes, made unique with a number. */
-static void choose_name(cat_snap *cs, cat_oid schema, const char *t, const char *col, const char *suffix, char *out,
-			const cat_rel *in_rel)
+void sql_ddl_choose_name(cat_snap *cs, cat_oid schema, const char *t, const char *col, const char *suffix, char *out,
+			 const cat_rel *in_rel)
 {
 	for (int pass = 0; pass < 1000; pass++) {
 		char sfx[32];
@@ -163,8 +165,8 @@ int64_t sql_def_int(pnode *arg, bool *ok) { return def_int(arg, ok); }
 void sql_seq_options(sql_session *s, cat_sequence_info *sq, PgQuery__Node **opts, size_t n, bool creating);
 void sql_seq_init_value(sql_session *s, cat_oid seq, const cat_sequence_info *info);
 
-static cat_obj *make_sequence(sql_session *s, cat_oid schema, const char *name, ty_oid type, PgQuery__Node **opts,
-			      size_t nopts)
+cat_obj *sql_ddl_make_sequence(sql_session *s, cat_oid schema, const char *name, ty_oid type, PgQuery__Node **opts,
+			       size_t nopts)
 {
 	cat_obj *o = cat_obj_new(CAT_REL, new_oid(s), s->db_oid);
 	cat_rel *r = &o->rel;
@@ -196,19 +198,7 @@ static cat_obj *make_sequence(sql_session *s, cat_oid schema, const char *name, 
 
 /* ---------------------------------------------------------------- CREATE TABLE */
 
-typedef struct tbl_build {
-	sql_session *s;
-	cat_snap *cs;
-	cat_txn *ct;
-	cat_obj *o;
-	cat_rel *r;
-	int cols_cap, cons_cap;
-	cat_obj **extra; /* sequences created for serial/identity columns */
-	int nextra;
-	const char *text;
-} tbl_build;
-
-static cat_constraint *add_constraint(tbl_build *tb, char type, const char *name)
+static cat_constraint *add_constraint(sql_tbl_build *tb, char type, const char *name)
 {
 	cat_rel *r = tb->r;
 	if (r->ncons == tb->cons_cap) {
@@ -232,7 +222,7 @@ static cat_constraint *add_constraint(tbl_build *tb, char type, const char *name
 	return c;
 }
 
-static int16_t col_attnum(tbl_build *tb, const char *name, int location)
+static int16_t col_attnum(sql_tbl_build *tb, const char *name, int location)
 {
 	const cat_column *c = cat_column_by_name(tb->r, name);
 	if (!c) {
@@ -243,7 +233,7 @@ static int16_t col_attnum(tbl_build *tb, const char *name, int location)
 	return c->attnum;
 }
 
-static void set_keys(tbl_build *tb, cat_constraint *c, PgQuery__Node **keys, size_t n, int location)
+static void set_keys(sql_tbl_build *tb, cat_constraint *c, PgQuery__Node **keys, size_t n, int location)
 {
 	c->ncols = (int)n;
 	c->cols = cat_obj_alloc(tb->o, sizeof(int16_t) * (n ? n : 1));
@@ -269,27 +259,24 @@ static char fk_action(const char *a)
 	}
 }
 
-void sql_fk_resolve(sql_session *s, cat_snap *cs, const cat_rel *r, cat_oid self_oid, cat_constraint *c,
-		    PgQuery__Constraint *con, cat_obj *owner);
-
-static void apply_constraint(tbl_build *tb, PgQuery__Constraint *con, cat_column *col)
+cat_constraint *sql_ddl_apply_constraint(sql_tbl_build *tb, PgQuery__Constraint *con, cat_column *col)
 {
 	cat_rel *r = tb->r;
 	switch (con->contype) {
 	case PG_QUERY__CONSTR_TYPE__CONSTR_NULL:
 		if (col)
 			col->notnull = false;
-		return;
+		return NULL;
 	case PG_QUERY__CONSTR_TYPE__CONSTR_NOTNULL:
 		if (col)
 			col->notnull = true;
-		return;
+		return NULL;
 	case PG_QUERY__CONSTR_TYPE__CONSTR_DEFAULT:
 		if (col->identity)
 			ty_error(UTIL_E_SYNTAX_ERROR, "both default and identity specified for column \"%s\" of table \"%s\"",
 				 col->name, r->name);
 		col->default_sql = cat_obj_strdup(tb->o, sql_deparse_select_expr(con->raw_expr));
-		return;
+		return NULL;
 	case PG_QUERY__CONSTR_TYPE__CONSTR_IDENTITY: {
 		if (col->default_sql)
 			ty_error(UTIL_E_SYNTAX_ERROR, "both default and identity specified for column \"%s\" of table \"%s\"",
@@ -299,16 +286,14 @@ static void apply_constraint(tbl_build *tb, PgQuery__Constraint *con, cat_column
 		col->identity = con->generated_when && con->generated_when[0] == 'a' ? 'a' : 'd';
 		col->notnull = true;
 		char sname[CAT_NAME_MAX];
-		choose_name(tb->cs, r->schema, r->name, col->name, "seq", sname, NULL);
-		cat_obj *sq = make_sequence(tb->s, r->schema, sname, col->type, con->options, con->n_options);
+		sql_ddl_choose_name(tb->cs, r->schema, r->name, col->name, "seq", sname, NULL);
+		cat_obj *sq = sql_ddl_make_sequence(tb->s, r->schema, sname, col->type, con->options, con->n_options);
 		sq->rel.seq->owned_by_table = tb->o->oid;
 		sq->rel.seq->owned_by_col = col->attnum;
 		tb->extra = ty_realloc_list(tb->extra, tb->nextra, sizeof(cat_obj *));
 		tb->extra[tb->nextra++] = sq;
-		char *def = ty_alloc(strlen(sname) + 64);
-		sprintf(def, "SELECT nextval('%s'::regclass)", sname);
-		col->default_sql = cat_obj_strdup(tb->o, def);
-		return;
+		col->default_sql = cat_obj_strdup(tb->o, sql_ddl_nextval_default(tb->cs, r->schema, sname));
+		return NULL;
 	}
 	case PG_QUERY__CONSTR_TYPE__CONSTR_GENERATED:
 		ty_error(UTIL_E_FEATURE_NOT_SUPPORTED, "generated columns are not supported");
@@ -318,11 +303,15 @@ static void apply_constraint(tbl_build *tb, PgQuery__Constraint *con, cat_column
 		c->no_inherit = con->is_no_inherit;
 		c->validated = !con->skip_validation;
 		if (!c->name[0]) {
+			/* PostgreSQL names it after the column when the expression uses exactly one. */
 			char nm[CAT_NAME_MAX];
-			choose_name(tb->cs, r->schema, r->name, col ? col->name : NULL, "check", nm, r);
+			const char *refs[2];
+			int nrefs = sql_text_column_refs(con->raw_expr, refs, 2);
+			const char *cname = nrefs == 1 && cat_column_by_name(r, refs[0]) ? refs[0] : NULL;
+			sql_ddl_choose_name(tb->cs, r->schema, r->name, cname, "check", nm, r);
 			snprintf(c->name, sizeof c->name, "%s", nm);
 		}
-		return;
+		return c;
 	}
 	case PG_QUERY__CONSTR_TYPE__CONSTR_PRIMARY: {
 		for (int i = 0; i < r->ncons; i++)
@@ -339,10 +328,10 @@ static void apply_constraint(tbl_build *tb, PgQuery__Constraint *con, cat_column
 		}
 		if (!c->name[0]) {
 			char nm[CAT_NAME_MAX];
-			choose_name(tb->cs, r->schema, r->name, NULL, "pkey", nm, r);
+			sql_ddl_choose_name(tb->cs, r->schema, r->name, NULL, "pkey", nm, r);
 			snprintf(c->name, sizeof c->name, "%s", nm);
 		}
-		return;
+		return c;
 	}
 	case PG_QUERY__CONSTR_TYPE__CONSTR_UNIQUE: {
 		cat_constraint *c = add_constraint(tb, 'u', con->conname);
@@ -361,11 +350,11 @@ static void apply_constraint(tbl_build *tb, PgQuery__Constraint *con, cat_column
 					util_buf_putc(&cols, '_');
 				util_buf_puts(&cols, cat_column_by_attnum(r, c->cols[i])->name);
 			}
-			choose_name(tb->cs, r->schema, r->name, cols.data, "key", nm, r);
+			sql_ddl_choose_name(tb->cs, r->schema, r->name, cols.data, "key", nm, r);
 			util_buf_free(&cols);
 			snprintf(c->name, sizeof c->name, "%s", nm);
 		}
-		return;
+		return c;
 	}
 	case PG_QUERY__CONSTR_TYPE__CONSTR_FOREIGN: {
 		cat_constraint *c = add_constraint(tb, 'f', con->conname);
@@ -381,7 +370,8 @@ static void apply_constraint(tbl_build *tb, PgQuery__Constraint *con, cat_column
 		c->match = con->fk_matchtype && con->fk_matchtype[0] == 'f' ? 'f' : 's';
 		c->deferrable = con->deferrable;
 		c->deferred = con->initdeferred;
-		sql_fk_resolve(tb->s, tb->cs, r, tb->o->oid, c, con, tb->o);
+		if (con->n_fk_del_set_cols)
+			ty_error(UTIL_E_FEATURE_NOT_SUPPORTED, "ON DELETE SET NULL/SET DEFAULT with a column list is not supported");
 		if (!c->name[0]) {
 			char nm[CAT_NAME_MAX];
 			util_buf cols = UTIL_BUF_INIT;
@@ -390,31 +380,45 @@ static void apply_constraint(tbl_build *tb, PgQuery__Constraint *con, cat_column
 					util_buf_putc(&cols, '_');
 				util_buf_puts(&cols, cat_column_by_attnum(r, c->cols[i])->name);
 			}
-			choose_name(tb->cs, r->schema, r->name, cols.data, "fkey", nm, r);
+			sql_ddl_choose_name(tb->cs, r->schema, r->name, cols.data, "fkey", nm, r);
 			util_buf_free(&cols);
 			snprintf(c->name, sizeof c->name, "%s", nm);
 		}
-		return;
+		c->validated = !con->skip_validation;
+		sql_fk_resolve(tb->s, tb->cs, r, tb->o->oid, c, con, tb->o);
+		return c;
 	}
 	case PG_QUERY__CONSTR_TYPE__CONSTR_ATTR_DEFERRABLE:
 	case PG_QUERY__CONSTR_TYPE__CONSTR_ATTR_NOT_DEFERRABLE:
 	case PG_QUERY__CONSTR_TYPE__CONSTR_ATTR_DEFERRED:
 	case PG_QUERY__CONSTR_TYPE__CONSTR_ATTR_IMMEDIATE:
-		return;
+		return NULL;
 	default:
 		ty_error(UTIL_E_FEATURE_NOT_SUPPORTED, "constraint type is not supported");
 	}
 }
 
-static cat_column *add_column(tbl_build *tb, PgQuery__ColumnDef *cd)
+static bool system_column_name(const char *n)
+{
+	static const char *const sys[] = {"tableoid", "cmax", "xmax", "cmin", "xmin", "ctid"};
+	for (size_t i = 0; i < UTIL_ARRAY_LEN(sys); i++)
+		if (!strcmp(n, sys[i]))
+			return true;
+	return false;
+}
+
+cat_column *sql_ddl_add_column(sql_tbl_build *tb, PgQuery__ColumnDef *cd)
 {
 	cat_rel *r = tb->r;
-	for (int i = 0; i < r->ncols; i++)
-		if (!strcmp(r->cols[i].name, cd->colname)) {
-			util_err *e = ty_errstart(UTIL_E_DUPLICATE_COLUMN, "column \"%s\" specified more than once", cd->colname);
-			(void)e;
-			ty_errthrow();
-		}
+	if (cat_column_by_name(r, cd->colname)) {
+		if (tb->altering)
+			ty_error(UTIL_E_DUPLICATE_COLUMN, "column \"%s\" of relation \"%s\" already exists", cd->colname, r->name);
+		ty_error(UTIL_E_DUPLICATE_COLUMN, "column \"%s\" specified more than once", cd->colname);
+	}
+	if (system_column_name(cd->colname))
+		ty_error(UTIL_E_DUPLICATE_COLUMN, "column name \"%s\" conflicts with a system column name", cd->colname);
+	if (strlen(cd->colname) >= CAT_NAME_MAX)
+		ty_error(UTIL_E_NAME_TOO_LONG, "identifier too long");
 	if (r->ncols >= 1600)
 		ty_error(UTIL_E_TOO_MANY_COLUMNS, "tables can have at most 1600 columns");
 	if (r->ncols == tb->cols_cap) {
@@ -440,26 +444,24 @@ static cat_column *add_column(tbl_build *tb, PgQuery__ColumnDef *cd)
 	     !strcmp(tn, "smallserial") || !strcmp(tn, "serial2")) &&
 	    cd->type_name->n_names <= 2) {
 		char sname[CAT_NAME_MAX];
-		choose_name(tb->cs, r->schema, r->name, c->name, "seq", sname, NULL);
-		cat_obj *sq = make_sequence(tb->s, r->schema, sname, c->type, NULL, 0);
+		sql_ddl_choose_name(tb->cs, r->schema, r->name, c->name, "seq", sname, NULL);
+		cat_obj *sq = sql_ddl_make_sequence(tb->s, r->schema, sname, c->type, NULL, 0);
 		sq->rel.seq->owned_by_table = tb->o->oid;
 		sq->rel.seq->owned_by_col = c->attnum;
 		tb->extra = ty_realloc_list(tb->extra, tb->nextra, sizeof(cat_obj *));
 		tb->extra[tb->nextra++] = sq;
-		char *def = ty_alloc(strlen(sname) + 64);
-		sprintf(def, "SELECT nextval('%s'::regclass)", sname);
-		c->default_sql = cat_obj_strdup(tb->o, def);
+		c->default_sql = cat_obj_strdup(tb->o, sql_ddl_nextval_default(tb->cs, r->schema, sname));
 		c->notnull = true;
 	}
 	if (cd->raw_default)
 		c->default_sql = cat_obj_strdup(tb->o, sql_deparse_select_expr(cd->raw_default));
 	for (size_t i = 0; i < cd->n_constraints; i++)
-		apply_constraint(tb, cd->constraints[i]->constraint, c);
+		sql_ddl_apply_constraint(tb, cd->constraints[i]->constraint, c);
 	return c;
 }
 
 /* Validates default and CHECK expressions by analyzing them once. */
-static void validate_exprs(tbl_build *tb)
+static void validate_exprs(sql_tbl_build *tb)
 {
 	cat_rel *r = tb->r;
 	util_arena *a = ty_get_arena();
@@ -477,6 +479,94 @@ static void validate_exprs(tbl_build *tb)
 static void storage_name(cat_obj *o, char prefix)
 {
 	snprintf(o->rel.storage, sizeof o->rel.storage, "%c%u.1", prefix, o->oid);
+}
+
+void sql_ddl_next_storage(const cat_rel *r, char prefix, cat_oid oid, char *out, size_t n)
+{
+	const char *dot = strrchr(r->storage, '.');
+	int gen = dot ? atoi(dot + 1) : 1;
+	snprintf(out, n, "%c%u.%d", prefix, oid, gen + 1);
+}
+
+char *sql_ddl_nextval_default(cat_snap *cs, cat_oid schema, const char *seqname)
+{
+	util_buf q = UTIL_BUF_INIT, b = UTIL_BUF_INIT;
+	if (schema != CAT_OID_PUBLIC) {
+		sql_quote_ident(sql_schema_name(cs, schema), &q);
+		util_buf_putc(&q, '.');
+	}
+	sql_quote_ident(seqname, &q);
+	util_buf_puts(&b, "SELECT nextval('");
+	for (size_t i = 0; i < q.len; i++) {
+		if (q.data[i] == '\'')
+			util_buf_putc(&b, '\'');
+		util_buf_putc(&b, q.data[i]);
+	}
+	util_buf_puts(&b, "'::regclass)");
+	char *r = ty_strdup(b.data);
+	util_buf_free(&q);
+	util_buf_free(&b);
+	return r;
+}
+
+const char *sql_ddl_kind_word(char relkind)
+{
+	switch (relkind) {
+	case CAT_RELKIND_TABLE: return "table";
+	case CAT_RELKIND_VIEW: return "view";
+	case CAT_RELKIND_SEQUENCE: return "sequence";
+	case CAT_RELKIND_INDEX: return "index";
+	default: return "relation";
+	}
+}
+
+void sql_tbl_build_from(sql_tbl_build *tb, sql_session *s, cat_txn *ct, const cat_obj *rel, const char *text)
+{
+	memset(tb, 0, sizeof *tb);
+	tb->s = s;
+	tb->ct = ct;
+	tb->cs = cat_txn_snap(ct);
+	tb->text = text;
+	tb->o = cat_obj_copy(rel);
+	tb->r = &tb->o->rel;
+	tb->cols_cap = tb->r->ncols;
+	tb->cons_cap = tb->r->ncons;
+	tb->altering = true;
+}
+
+void sql_ddl_set_storage_key(sql_tbl_build *tb)
+{
+	cat_rel *r = tb->r;
+	const char *ko = cat_rel_option(r, "key_order");
+	bool desc = ko && !util_strcasecmp(ko, "desc");
+	r->npk = 0;
+	r->pk = NULL;
+	r->pk_desc = NULL;
+	for (int i = 0; i < r->ncons; i++) {
+		cat_constraint *c = &r->cons[i];
+		if (c->type != 'p')
+			continue;
+		r->npk = c->ncols;
+		r->pk = cat_obj_alloc(tb->o, sizeof(int16_t) * (size_t)c->ncols);
+		r->pk_desc = cat_obj_alloc(tb->o, sizeof(bool) * (size_t)c->ncols);
+		for (int k = 0; k < c->ncols; k++) {
+			r->pk[k] = c->cols[k];
+			r->pk_desc[k] = desc;
+			cat_column *col = &r->cols[c->cols[k] - 1];
+			col->notnull = true;
+			const ty_type *ty = ty_type_get(col->type);
+			if (!ty || !ty->keyenc) {
+				util_buf tn = UTIL_BUF_INIT;
+				ty_format_type(col->type, -1, &tn);
+				util_err *e = ty_errstart(UTIL_E_UNDEFINED_OBJECT,
+							  "data type %s has no default operator class for access method \"btree\"",
+							  tn.data ? tn.data : "?");
+				util_buf_free(&tn);
+				util_err_hint(e, "You must specify an operator class for the index or define a default operator class for the data type.");
+				ty_errthrow();
+			}
+		}
+	}
 }
 
 void sql_create_storage(sql_session *s, sql_txn *t, const char *name)
@@ -520,7 +610,7 @@ void sql_ddl_create_table(sql_session *s, PgQuery__CreateStmt *st, const char *t
 		}
 		ty_error(UTIL_E_DUPLICATE_TABLE, "relation \"%s\" already exists", rv->relname);
 	}
-	tbl_build tb;
+	sql_tbl_build tb;
 	memset(&tb, 0, sizeof tb);
 	tb.s = s;
 	tb.cs = cs;
@@ -539,35 +629,20 @@ void sql_ddl_create_table(sql_session *s, PgQuery__CreateStmt *st, const char *t
 		for (size_t i = 0; i < st->n_table_elts; i++) {
 			pnode *el = st->table_elts[i];
 			if (el->node_case == PG_QUERY__NODE__NODE_COLUMN_DEF)
-				add_column(&tb, el->column_def);
+				sql_ddl_add_column(&tb, el->column_def);
 			else if (el->node_case == PG_QUERY__NODE__NODE_TABLE_LIKE_CLAUSE)
 				ty_error(UTIL_E_FEATURE_NOT_SUPPORTED, "CREATE TABLE ... LIKE is not supported");
 		}
 		for (size_t i = 0; i < st->n_table_elts; i++) {
 			pnode *el = st->table_elts[i];
 			if (el->node_case == PG_QUERY__NODE__NODE_CONSTRAINT)
-				apply_constraint(&tb, el->constraint, NULL);
+				sql_ddl_apply_constraint(&tb, el->constraint, NULL);
 		}
 		for (size_t i = 0; i < st->n_constraints; i++)
-			apply_constraint(&tb, st->constraints[i]->constraint, NULL);
-		/* Primary key: its columns are NOT NULL and form the row key. */
-		for (int i = 0; i < r->ncons; i++) {
-			cat_constraint *c = &r->cons[i];
-			if (c->type != 'p')
-				continue;
-			r->npk = c->ncols;
-			r->pk = cat_obj_alloc(tb.o, sizeof(int16_t) * (size_t)c->ncols);
-			r->pk_desc = cat_obj_alloc(tb.o, sizeof(bool) * (size_t)c->ncols);
-			for (int k = 0; k < c->ncols; k++) {
-				r->pk[k] = c->cols[k];
-				r->cols[c->cols[k] - 1].notnull = true;
-				const ty_type *ty = ty_type_get(r->cols[c->cols[k] - 1].type);
-				if (!ty || !ty->keyenc)
-					ty_error(UTIL_E_UNDEFINED_OBJECT, "data type %s has no default operator class for access method \"btree\"",
-						 ty ? ty->name : "?");
-			}
-		}
+			sql_ddl_apply_constraint(&tb, st->constraints[i]->constraint, NULL);
 		sql_apply_reloptions(s, tb.o, st->options, st->n_options);
+		/* Primary key: its columns are NOT NULL and form the row key. */
+		sql_ddl_set_storage_key(&tb);
 		validate_exprs(&tb);
 	}
 	TY_CATCH(tc)
@@ -752,16 +827,7 @@ static void drop_rel(drop_ctx *dc, const cat_obj *o)
 	cat_txn_delete(dc->ct, o->oid);
 }
 
-static const char *kind_word(char relkind)
-{
-	switch (relkind) {
-	case CAT_RELKIND_TABLE: return "table";
-	case CAT_RELKIND_VIEW: return "view";
-	case CAT_RELKIND_SEQUENCE: return "sequence";
-	case CAT_RELKIND_INDEX: return "index";
-	default: return "relation";
-	}
-}
+static const char *kind_word(char relkind) { return sql_ddl_kind_word(relkind); }
 
 typedef struct schema_count {
 	cat_oid schema;
@@ -894,7 +960,7 @@ static void create_sequence(sql_session *s, PgQuery__CreateSeqStmt *st)
 		}
 		ty_error(UTIL_E_DUPLICATE_TABLE, "relation \"%s\" already exists", rv->relname);
 	}
-	cat_obj *o = make_sequence(s, schema, rv->relname, TY_INT8, st->options, st->n_options);
+	cat_obj *o = sql_ddl_make_sequence(s, schema, rv->relname, TY_INT8, st->options, st->n_options);
 	cat_txn_put(ct, o);
 	sql_seq_init_value(s, o->oid, o->rel.seq);
 }
@@ -912,6 +978,7 @@ void sql_ddl_index(sql_session *s, PgQuery__IndexStmt *st, const char *text);
 void sql_ddl_role(sql_session *s, pnode *stmt);
 void sql_ddl_database(sql_session *s, pnode *stmt);
 void sql_ddl_grant(sql_session *s, pnode *stmt);
+void sql_ddl_set_schema(sql_session *s, PgQuery__AlterObjectSchemaStmt *st);
 
 bool sql_is_ddl(pnode *n)
 {
@@ -936,6 +1003,8 @@ bool sql_is_ddl(pnode *n)
 	case PG_QUERY__NODE__NODE_GRANT_STMT:
 	case PG_QUERY__NODE__NODE_GRANT_ROLE_STMT:
 	case PG_QUERY__NODE__NODE_ALTER_OWNER_STMT:
+	case PG_QUERY__NODE__NODE_ALTER_DEFAULT_PRIVILEGES_STMT:
+	case PG_QUERY__NODE__NODE_ALTER_OBJECT_SCHEMA_STMT:
 	case PG_QUERY__NODE__NODE_CREATE_EXTENSION_STMT:
 	case PG_QUERY__NODE__NODE_REINDEX_STMT:
 		return true;
@@ -998,7 +1067,11 @@ void sql_exec_ddl(sql_session *s, pnode *n, const char *text, sql_complete *c)
 	case PG_QUERY__NODE__NODE_GRANT_STMT:
 	case PG_QUERY__NODE__NODE_GRANT_ROLE_STMT:
 	case PG_QUERY__NODE__NODE_ALTER_OWNER_STMT:
+	case PG_QUERY__NODE__NODE_ALTER_DEFAULT_PRIVILEGES_STMT:
 		sql_ddl_grant(s, n);
+		break;
+	case PG_QUERY__NODE__NODE_ALTER_OBJECT_SCHEMA_STMT:
+		sql_ddl_set_schema(s, n->alter_object_schema_stmt);
 		break;
 	case PG_QUERY__NODE__NODE_CREATE_EXTENSION_STMT:
 		ty_error(UTIL_E_FEATURE_NOT_SUPPORTED, "extensions are not supported");

@@ -171,9 +171,6 @@ void sql_apply_reloptions(sql_session *s, cat_obj *o, PgQuery__Node **opts, size
 		r->nopts++;
 		if (!strcmp(name, "salt_buckets"))
 			r->salt_buckets = atoi(v);
-		if (!strcmp(name, "key_order") && !util_strcasecmp(v, "desc") && r->npk)
-			for (int k = 0; k < r->npk; k++)
-				r->pk_desc[k] = true;
 	}
 }
 
@@ -188,85 +185,6 @@ ty_datum sql_reloptions_array(const cat_rel *r)
 		vals[i] = ty_text(b);
 	}
 	return sql_make_text_array(vals, r->nopts);
-}
-
-/* ---------------------------------------------------------------- foreign keys */
-
-void sql_fk_resolve(sql_session *s, cat_snap *cs, const cat_rel *r, cat_oid self_oid, cat_constraint *c,
-		    PgQuery__Constraint *con, cat_obj *owner)
-{
-	PgQuery__RangeVar *rv = con->pktable;
-	const cat_obj *ref = NULL;
-	const cat_rel *rr;
-	bool self = !strcmp(rv->relname, r->name) &&
-		    (!rv->schemaname || !*rv->schemaname || !strcmp(rv->schemaname, sql_schema_name(cs, r->schema)));
-	if (self) {
-		rr = r;
-	} else {
-		ref = must_rel(s, cs, rv, false);
-		if (ref->rel.relkind != CAT_RELKIND_TABLE)
-			ty_error(UTIL_E_WRONG_OBJECT_TYPE, "referenced relation \"%s\" is not a table", ref->rel.name);
-		rr = &ref->rel;
-	}
-	c->ref_table = self ? self_oid : ref->oid;
-	c->ref_cols = cat_obj_alloc(owner, sizeof(int16_t) * (size_t)(c->ncols ? c->ncols : 1));
-	if (con->n_pk_attrs) {
-		if ((int)con->n_pk_attrs != c->ncols)
-			ty_error(UTIL_E_INVALID_FOREIGN_KEY, "number of referencing and referenced columns for foreign key disagree");
-		for (size_t i = 0; i < con->n_pk_attrs; i++) {
-			const cat_column *col = cat_column_by_name(rr, str_of(con->pk_attrs[i]));
-			if (!col)
-				ty_error(UTIL_E_UNDEFINED_COLUMN, "column \"%s\" referenced in foreign key constraint does not exist",
-					 str_of(con->pk_attrs[i]));
-			c->ref_cols[i] = col->attnum;
-		}
-	} else {
-		/* The referenced table's primary key. */
-		const cat_constraint *pk = NULL;
-		for (int i = 0; i < rr->ncons; i++)
-			if (rr->cons[i].type == 'p')
-				pk = &rr->cons[i];
-		if (!pk)
-			ty_error(UTIL_E_UNDEFINED_OBJECT, "there is no primary key for referenced table \"%s\"", rr->name);
-		if (pk->ncols != c->ncols)
-			ty_error(UTIL_E_INVALID_FOREIGN_KEY, "number of referencing and referenced columns for foreign key disagree");
-		for (int i = 0; i < c->ncols; i++)
-			c->ref_cols[i] = pk->cols[i];
-	}
-	/* The referenced columns must carry a primary key or unique constraint. */
-	bool unique = false;
-	for (int i = 0; i < rr->ncons && !unique; i++) {
-		const cat_constraint *k = &rr->cons[i];
-		if ((k->type != 'p' && k->type != 'u') || k->ncols != c->ncols)
-			continue;
-		bool all = true;
-		for (int a = 0; a < k->ncols && all; a++) {
-			bool f = false;
-			for (int b = 0; b < c->ncols; b++)
-				f |= k->cols[a] == c->ref_cols[b];
-			all = f;
-		}
-		unique = all;
-	}
-	if (!unique)
-		ty_error(UTIL_E_INVALID_FOREIGN_KEY, "there is no unique constraint matching given keys for referenced table \"%s\"",
-			 rr->name);
-	for (int i = 0; i < c->ncols; i++) {
-		const cat_column *a = cat_column_by_attnum(r, c->cols[i]);
-		const cat_column *b = cat_column_by_attnum(rr, c->ref_cols[i]);
-		if (a->type != b->type && !sql_can_coerce(a->type, b->type, SQL_COERCE_IMPLICIT)) {
-			util_buf ta = UTIL_BUF_INIT, tb = UTIL_BUF_INIT;
-			ty_format_type(a->type, -1, &ta);
-			ty_format_type(b->type, -1, &tb);
-			util_err *e = ty_errstart(UTIL_E_DATATYPE_MISMATCH, "foreign key constraint \"%s\" cannot be implemented",
-						  c->name[0] ? c->name : "?");
-			util_err_detail(e, "Key columns \"%s\" and \"%s\" are of incompatible types: %s and %s.", a->name, b->name,
-					ta.data, tb.data);
-			util_buf_free(&ta);
-			util_buf_free(&tb);
-			ty_errthrow();
-		}
-	}
 }
 
 /* ---------------------------------------------------------------- views */
@@ -543,71 +461,6 @@ void sql_ddl_alter_sequence(sql_session *s, PgQuery__AlterSeqStmt *st)
 		sql_setval(s, o->oid, c->rel.seq->restart_value, false);
 	}
 	cat_txn_put(ct, c);
-}
-
-/* ---------------------------------------------------------------- RENAME */
-
-void sql_ddl_rename(sql_session *s, PgQuery__RenameStmt *st)
-{
-	cat_txn *ct = sql_txn_ddl(s->txn);
-	cat_snap *cs = cat_txn_snap(ct);
-	switch (st->rename_type) {
-	case PG_QUERY__OBJECT_TYPE__OBJECT_TABLE:
-	case PG_QUERY__OBJECT_TYPE__OBJECT_VIEW:
-	case PG_QUERY__OBJECT_TYPE__OBJECT_SEQUENCE:
-	case PG_QUERY__OBJECT_TYPE__OBJECT_INDEX: {
-		const cat_obj *o = must_rel(s, cs, st->relation, st->missing_ok);
-		if (!o) {
-			sql_notice(s, UTIL_E_SUCCESSFUL_COMPLETION, "relation \"%s\" does not exist, skipping", st->relation->relname);
-			return;
-		}
-		if (cat_rel_by_name(cs, o->rel.schema, st->newname))
-			ty_error(UTIL_E_DUPLICATE_TABLE, "relation \"%s\" already exists", st->newname);
-		cat_obj *c = cat_obj_copy(o);
-		snprintf(c->rel.name, sizeof c->rel.name, "%s", st->newname);
-		cat_txn_put(ct, c);
-		return;
-	}
-	case PG_QUERY__OBJECT_TYPE__OBJECT_COLUMN: {
-		const cat_obj *o = must_rel(s, cs, st->relation, st->missing_ok);
-		if (!o)
-			return;
-		cat_obj *c = cat_obj_copy(o);
-		cat_column *col = (cat_column *)cat_column_by_name(&c->rel, st->subname);
-		if (!col)
-			ty_error(UTIL_E_UNDEFINED_COLUMN, "column \"%s\" does not exist", st->subname);
-		if (cat_column_by_name(&c->rel, st->newname))
-			ty_error(UTIL_E_DUPLICATE_COLUMN, "column \"%s\" of relation \"%s\" already exists", st->newname, o->rel.name);
-		snprintf(col->name, sizeof col->name, "%s", st->newname);
-		cat_txn_put(ct, c);
-		return;
-	}
-	case PG_QUERY__OBJECT_TYPE__OBJECT_TABCONSTRAINT: {
-		const cat_obj *o = must_rel(s, cs, st->relation, st->missing_ok);
-		if (!o)
-			return;
-		cat_obj *c = cat_obj_copy(o);
-		cat_constraint *k = (cat_constraint *)cat_constraint_by_name(&c->rel, st->subname);
-		if (!k)
-			ty_error(UTIL_E_UNDEFINED_OBJECT, "constraint \"%s\" for table \"%s\" does not exist", st->subname, o->rel.name);
-		snprintf(k->name, sizeof k->name, "%s", st->newname);
-		cat_txn_put(ct, c);
-		return;
-	}
-	case PG_QUERY__OBJECT_TYPE__OBJECT_SCHEMA: {
-		const cat_obj *o = sql_lookup_schema(s, cs, st->subname);
-		if (!o)
-			ty_error(UTIL_E_INVALID_SCHEMA_NAME, "schema \"%s\" does not exist", st->subname);
-		if (sql_lookup_schema(s, cs, st->newname))
-			ty_error(UTIL_E_DUPLICATE_SCHEMA, "schema \"%s\" already exists", st->newname);
-		cat_obj *c = cat_obj_copy(o);
-		snprintf(c->schema.name, sizeof c->schema.name, "%s", st->newname);
-		cat_txn_put(ct, c);
-		return;
-	}
-	default:
-		ty_error(UTIL_E_FEATURE_NOT_SUPPORTED, "this kind of RENAME is not supported");
-	}
 }
 
 /* ---------------------------------------------------------------- CREATE TABLE AS */

@@ -1262,6 +1262,7 @@ sql_planned *sql_plan_query(sql_actx *ax, sql_query *q)
 		(void)pr;
 	}
 	pd->read_only = q->cmd == SQL_CMD_SELECT && !q->for_update;
+	pd->query = q;
 	return pd;
 }
 

@@ -97,6 +97,8 @@ int sql_session_open(sql_engine *e, const sql_startup *st, const sql_client *cl,
 	s->user_oid = role->oid;
 	s->db_oid = db->oid;
 	s->superuser = role->role.superuser;
+	s->auth_user_oid = s->session_user_oid = role->oid;
+	snprintf(s->session_user, sizeof s->session_user, "%s", s->user);
 	cat_snap_release(cs);
 
 	enter(s);

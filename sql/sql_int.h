@@ -101,10 +101,13 @@ struct sql_session {
 	sql_engine *e;
 	sql_client client;
 	int32_t pid, secret;
-	char user[CAT_NAME_MAX];
+	char user[CAT_NAME_MAX];     /* current_user (SET ROLE changes it) */
 	char database[CAT_NAME_MAX];
 	cat_oid user_oid, db_oid;
 	bool superuser;
+	char session_user[CAT_NAME_MAX]; /* SET SESSION AUTHORIZATION changes it */
+	cat_oid session_user_oid;
+	cat_oid auth_user_oid;       /* the role that logged in */
 	char application_name[128];
 	atomic_bool cancel;          /* set by sql_cancel(); checked in loops */
 	int64_t deadline_us;         /* statement_timeout deadline (mono), 0 = none */
@@ -833,6 +836,7 @@ typedef struct sql_planned {
 	sql_column *cols;
 	sql_cmd cmd;
 	bool read_only;
+	sql_query *query;         /* what was planned (privilege checks at execution); NULL = internal */
 } sql_planned;
 
 sql_planned *sql_plan_query(sql_actx *ax, sql_query *q);
@@ -1024,6 +1028,7 @@ struct sql_txn {
 	struct sql_savepoint *savepoints; /* innermost first */
 	struct sql_undo *undo;    /* row states before changes, while savepoints exist */
 	kv_batch *bulk;           /* autocommit COPY: rows written straight into the commit batch */
+	struct sql_fk_txn *fk;    /* deferred foreign-key checks, SET CONSTRAINTS (fk.c) */
 	size_t nundo, undo_cap;
 	int64_t start_us;
 };
@@ -1048,6 +1053,9 @@ sql_wrow *sql_txn_lookup(sql_txn *t, cat_oid table, const uint8_t *key, size_t k
 /* Pending writes of a table in key order (for scans), visible to the
  * current statement; the array is allocated in arena. */
 sql_wrow **sql_txn_table_writes(sql_txn *t, cat_oid table, util_arena *arena, int *n);
+/* ALTER TABLE: the table's pending writes grow to ncols columns, or (forget)
+ * are discarded because their rows were copied into a new storage. */
+void sql_txn_table_reshape(sql_txn *t, cat_oid table, int ncols, bool forget);
 /* Catalog change set of the transaction (DDL lock taken on first use). */
 cat_txn *sql_txn_ddl(sql_txn *t);
 void sql_txn_drop_storage_after_commit(sql_txn *t, const char *storage);
@@ -1155,6 +1163,29 @@ void sql_format_row(sql_session *s, const ty_datum *vals, int ncols, const ty_oi
 /* Sends a materialised result set (SHOW, EXPLAIN ...). */
 void sql_send_rows(sql_session *s, sql_dest *dest, int ncols, const char *const *names, const ty_oid *types,
 		   const ty_datum *vals, int nrows);
+
+/* Foreign keys (fk.c): the modify node reports every row it writes; the
+ * checks and actions run at sql_fk_end (end of the statement's modify
+ * node) or at COMMIT for deferred constraints. sql_fk_begin returns NULL
+ * when the table has no foreign keys either way. */
+typedef struct sql_fk_state sql_fk_state;
+sql_fk_state *sql_fk_begin(sql_exec *ex, const cat_obj *rel, sql_cmd cmd);
+/* oldrow/newrow: ncols + row key; NULL for INSERT / DELETE. */
+void sql_fk_row(sql_fk_state *fs, const ty_datum *oldrow, const ty_datum *newrow);
+void sql_fk_end(sql_fk_state *fs);
+void sql_fk_abandon(sql_fk_state *fs);
+/* Deferred checks before the commit batch is written; -1 with err fails the commit. */
+int sql_fk_at_commit(sql_txn *t, util_err *err);
+void sql_fk_set_constraints(sql_session *s, PgQuery__ConstraintsSetStmt *st);
+/* Tables with foreign keys referencing table (TRUNCATE). Arrays in the arena. */
+bool sql_fk_referencing_tables(sql_session *s, cat_snap *cs, cat_oid table, cat_oid **out, int *n);
+
+/* Privileges (privilege.c): checks the relations a query reads and writes
+ * against the current user's privileges (views with their owner's rights);
+ * throws 42501. */
+void sql_priv_check_query(sql_session *s, cat_snap *cs, const sql_query *q);
+/* Throws 42501 unless the current user has privs (CAT_PRIV_*) on rel. */
+void sql_priv_check_rel(sql_session *s, cat_snap *cs, const cat_obj *rel, uint32_t privs);
 
 /* DDL entry points (ddl_*.c). */
 void sql_ddl_create_table(sql_session *s, PgQuery__CreateStmt *st, const char *text);

@@ -1,0 +1,1001 @@
+/*
+ * privilege.c — roles and privileges as PostgreSQL 15 has them: ACLs on
+ * tables, views, sequences and schemas (cat_acl lists; an empty list is the
+ * object kind's default ACL), role membership with INHERIT, ownership
+ * checks for DDL, GRANT/REVOKE (with grant options, ALL TABLES IN SCHEMA),
+ * GRANT/REVOKE role, ALTER ... OWNER TO, SET ROLE and SET SESSION
+ * AUTHORIZATION, and the check of a query's relations at execution start
+ * (views with their owner's rights). Superusers bypass every check.
+ * The aclitem text form (pg_class.relacl) is produced here too.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ddl_int.h"
+
+static const char *str_of(pnode *n)
+{
+	return n && n->node_case == PG_QUERY__NODE__NODE_STRING ? n->string->sval : NULL;
+}
+
+#define PG_DATABASE_OWNER 6171 /* the pseudo-role owning each database's public schema */
+
+#define PRIV_TABLE_ALL                                                                                       \
+	(CAT_PRIV_INSERT | CAT_PRIV_SELECT | CAT_PRIV_UPDATE | CAT_PRIV_DELETE | CAT_PRIV_TRUNCATE |         \
+	 CAT_PRIV_REFERENCES | CAT_PRIV_TRIGGER)
+#define PRIV_SEQ_ALL    (CAT_PRIV_SELECT | CAT_PRIV_UPDATE | CAT_PRIV_USAGE)
+#define PRIV_SCHEMA_ALL (CAT_PRIV_USAGE | CAT_PRIV_CREATE)
+
+/* ---------------------------------------------------------------- roles */
+
+static const cat_role *role_of(cat_snap *cs, cat_oid oid)
+{
+	const cat_obj *o = cat_get(cs, oid);
+	return o && o->kind == CAT_ROLE ? &o->role : NULL;
+}
+
+static bool is_superuser(cat_snap *cs, cat_oid role)
+{
+	const cat_role *r = role_of(cs, role);
+	return r && r->superuser;
+}
+
+static cat_oid db_owner(sql_session *s, cat_snap *cs)
+{
+	const cat_obj *db = cat_get(cs, s->db_oid);
+	return db && db->kind == CAT_DATABASE ? db->db.owner : CAT_OID_POSTGRES_ROLE;
+}
+
+/* Is member (directly or through other roles) in role? With inherit_only,
+ * only through roles that inherit (PostgreSQL's has_privs_of_role). */
+static bool member_walk(sql_session *s, cat_snap *cs, cat_oid member, cat_oid role, bool inherit_only,
+			int depth)
+{
+	if (member == role)
+		return true;
+	if (depth > 64)
+		return false;
+	if (role == PG_DATABASE_OWNER && member_walk(s, cs, member, db_owner(s, cs), inherit_only, depth + 1))
+		return true;
+	const cat_role *m = role_of(cs, member);
+	if (!m || (inherit_only && !m->inherit))
+		return false;
+	for (int i = 0; i < m->nmembers_of; i++)
+		if (member_walk(s, cs, m->member_of[i], role, inherit_only, depth + 1))
+			return true;
+	return false;
+}
+
+bool sql_priv_has_role(sql_session *s, cat_snap *cs, cat_oid member, cat_oid role)
+{
+	if (is_superuser(cs, member))
+		return true;
+	return member_walk(s, cs, member, role, true, 0);
+}
+
+static bool is_member_of(sql_session *s, cat_snap *cs, cat_oid member, cat_oid role)
+{
+	if (is_superuser(cs, member))
+		return true;
+	return member_walk(s, cs, member, role, false, 0);
+}
+
+bool sql_priv_is_owner(sql_session *s, cat_snap *cs, cat_oid owner)
+{
+	return sql_priv_has_role(s, cs, s->user_oid, owner);
+}
+
+static const char *role_name(cat_snap *cs, cat_oid oid)
+{
+	if (oid == PG_DATABASE_OWNER)
+		return "pg_database_owner";
+	const cat_role *r = role_of(cs, oid);
+	return r ? r->name : "?";
+}
+
+cat_oid sql_priv_role_oid(sql_session *s, cat_snap *cs, PgQuery__RoleSpec *rs, bool missing_ok)
+{
+	switch (rs->roletype) {
+	case PG_QUERY__ROLE_SPEC_TYPE__ROLESPEC_CURRENT_USER:
+	case PG_QUERY__ROLE_SPEC_TYPE__ROLESPEC_CURRENT_ROLE:
+		return s->user_oid;
+	case PG_QUERY__ROLE_SPEC_TYPE__ROLESPEC_SESSION_USER:
+		return s->session_user_oid ? s->session_user_oid : s->user_oid;
+	case PG_QUERY__ROLE_SPEC_TYPE__ROLESPEC_PUBLIC:
+		return 0;
+	default:
+		break;
+	}
+	if (!strcmp(rs->rolename, "pg_database_owner"))
+		return PG_DATABASE_OWNER;
+	const cat_obj *o = cat_role_by_name(cs, rs->rolename);
+	if (!o) {
+		if (missing_ok)
+			return (cat_oid)-1;
+		ty_error(UTIL_E_UNDEFINED_OBJECT, "role \"%s\" does not exist", rs->rolename);
+	}
+	return o->oid;
+}
+
+/* ---------------------------------------------------------------- ACLs */
+
+typedef enum acl_kind { ACLK_TABLE, ACLK_SEQUENCE, ACLK_SCHEMA } acl_kind;
+
+static acl_kind rel_kind(const cat_rel *r)
+{
+	return r->relkind == CAT_RELKIND_SEQUENCE ? ACLK_SEQUENCE : ACLK_TABLE;
+}
+
+static uint32_t all_privs(acl_kind k)
+{
+	return k == ACLK_TABLE ? PRIV_TABLE_ALL : k == ACLK_SEQUENCE ? PRIV_SEQ_ALL : PRIV_SCHEMA_ALL;
+}
+
+static const char *kind_name(acl_kind k, const cat_rel *r)
+{
+	if (k == ACLK_SCHEMA)
+		return "schema";
+	if (r && r->relkind == CAT_RELKIND_VIEW)
+		return "view";
+	return k == ACLK_SEQUENCE ? "sequence" : "table";
+}
+
+/* The ACL an object has before any GRANT (PostgreSQL's acldefault). */
+static cat_acl *default_acl(acl_kind k, cat_oid owner, cat_oid schema_oid, int *n)
+{
+	cat_acl *a = ty_alloc0(sizeof(cat_acl) * 2);
+	a[0] = (cat_acl){owner, owner, all_privs(k), 0};
+	*n = 1;
+	if (k == ACLK_SCHEMA &&
+	    (schema_oid == CAT_OID_PG_CATALOG || schema_oid == CAT_OID_INFORMATION_SCHEMA)) {
+		a[1] = (cat_acl){0, owner, CAT_PRIV_USAGE, 0};
+		*n = 2;
+	}
+	return a;
+}
+
+/* The privileges (and grant options) role has through the ACL: its own
+ * entries, PUBLIC's and those of roles it inherits from. The owner always
+ * holds every grant option. */
+static uint32_t acl_mask(sql_session *s, cat_snap *cs, const cat_acl *acl, int nacl, cat_oid owner,
+			 cat_oid role, uint32_t *goptions)
+{
+	uint32_t privs = 0, go = 0;
+	for (int i = 0; i < nacl; i++) {
+		const cat_acl *a = &acl[i];
+		if (a->grantee == 0 || a->grantee == role || sql_priv_has_role(s, cs, role, a->grantee)) {
+			privs |= a->privs;
+			go |= a->grant_option;
+		}
+	}
+	if (sql_priv_has_role(s, cs, role, owner))
+		go = ~0u;
+	if (goptions)
+		*goptions = go;
+	return privs;
+}
+
+static const cat_acl *effective_acl(const cat_acl *acl, int nacl, acl_kind k, cat_oid owner, cat_oid oid,
+				    int *n)
+{
+	if (nacl) {
+		*n = nacl;
+		return acl;
+	}
+	return default_acl(k, owner, oid, n);
+}
+
+static uint32_t rel_privs(sql_session *s, cat_snap *cs, const cat_obj *rel, cat_oid role)
+{
+	if (is_superuser(cs, role))
+		return ~0u;
+	int n;
+	const cat_acl *acl =
+	    effective_acl(rel->rel.acl, rel->rel.nacl, rel_kind(&rel->rel), rel->rel.owner, rel->oid, &n);
+	return acl_mask(s, cs, acl, n, rel->rel.owner, role, NULL);
+}
+
+static bool schema_has(sql_session *s, cat_snap *cs, cat_oid schema, cat_oid role, uint32_t priv)
+{
+	if (is_superuser(cs, role))
+		return true;
+	const cat_obj *o = cat_get(cs, schema);
+	if (!o || o->kind != CAT_SCHEMA)
+		return true;
+	int n;
+	const cat_acl *acl =
+	    effective_acl(o->schema.acl, o->schema.nacl, ACLK_SCHEMA, o->schema.owner, o->oid, &n);
+	return (acl_mask(s, cs, acl, n, o->schema.owner, role, NULL) & priv) == priv;
+}
+
+static UTIL_NORETURN void denied_rel(const cat_obj *rel)
+{
+	ty_error(UTIL_E_INSUFFICIENT_PRIVILEGE, "permission denied for %s %s",
+		 kind_name(rel_kind(&rel->rel), &rel->rel), rel->rel.name);
+}
+
+static void check_rel_as(sql_session *s, cat_snap *cs, const cat_obj *rel, uint32_t privs, cat_oid role)
+{
+	if ((rel_privs(s, cs, rel, role) & privs) != privs)
+		denied_rel(rel);
+}
+
+void sql_priv_check_rel(sql_session *s, cat_snap *cs, const cat_obj *rel, uint32_t privs)
+{
+	check_rel_as(s, cs, rel, privs, s->user_oid);
+}
+
+void sql_priv_check_schema_create(sql_session *s, cat_snap *cs, cat_oid schema)
+{
+	if (!schema_has(s, cs, schema, s->user_oid, CAT_PRIV_CREATE))
+		ty_error(UTIL_E_INSUFFICIENT_PRIVILEGE, "permission denied for schema %s",
+			 sql_schema_name(cs, schema));
+}
+
+void sql_priv_check_schema_usage(sql_session *s, cat_snap *cs, cat_oid schema)
+{
+	if (!schema_has(s, cs, schema, s->user_oid, CAT_PRIV_USAGE))
+		ty_error(UTIL_E_INSUFFICIENT_PRIVILEGE, "permission denied for schema %s",
+			 sql_schema_name(cs, schema));
+}
+
+void sql_ddl_check_owner(sql_session *s, const cat_obj *rel)
+{
+	cat_snap *cs = s->txn && s->txn->ddl ? cat_txn_snap(s->txn->ddl) : s->cat;
+	if (!sql_priv_has_role(s, cs, s->user_oid, rel->rel.owner))
+		ty_error(UTIL_E_INSUFFICIENT_PRIVILEGE, "must be owner of %s %s",
+			 sql_ddl_kind_word(rel->rel.relkind), rel->rel.name);
+}
+
+void sql_priv_check_owner_change(sql_session *s, cat_snap *cs, cat_oid old_owner, cat_oid new_owner)
+{
+	(void)old_owner;
+	if (is_superuser(cs, s->user_oid))
+		return;
+	if (!is_member_of(s, cs, s->user_oid, new_owner))
+		ty_error(UTIL_E_INSUFFICIENT_PRIVILEGE, "must be able to SET ROLE \"%s\"",
+			 role_name(cs, new_owner));
+}
+
+/* "alice=arw*", grantee empty for PUBLIC, then "/grantor". */
+void sql_priv_acl_text(cat_snap *cs, const cat_acl *a, util_buf *out)
+{
+	static const struct {
+		uint32_t bit;
+		char c;
+	} order[] = {{CAT_PRIV_INSERT, 'a'},  {CAT_PRIV_SELECT, 'r'},   {CAT_PRIV_UPDATE, 'w'},
+		     {CAT_PRIV_DELETE, 'd'},  {CAT_PRIV_TRUNCATE, 'D'}, {CAT_PRIV_REFERENCES, 'x'},
+		     {CAT_PRIV_TRIGGER, 't'}, {CAT_PRIV_USAGE, 'U'},    {CAT_PRIV_CREATE, 'C'},
+		     {CAT_PRIV_TEMP, 'T'},    {CAT_PRIV_CONNECT, 'c'}};
+	if (a->grantee)
+		sql_quote_ident(role_name(cs, a->grantee), out);
+	util_buf_putc(out, '=');
+	for (size_t i = 0; i < UTIL_ARRAY_LEN(order); i++)
+		if (a->privs & order[i].bit) {
+			util_buf_putc(out, order[i].c);
+			if (a->grant_option & order[i].bit)
+				util_buf_putc(out, '*');
+		}
+	util_buf_putc(out, '/');
+	sql_quote_ident(role_name(cs, a->grantor), out);
+}
+
+ty_datum sql_priv_acl_array(cat_snap *cs, const cat_acl *acl, int nacl)
+{
+	if (!nacl)
+		return ty_null();
+	ty_datum *vals = ty_alloc(sizeof(ty_datum) * (size_t)nacl);
+	for (int i = 0; i < nacl; i++) {
+		util_buf b = UTIL_BUF_INIT;
+		sql_priv_acl_text(cs, &acl[i], &b);
+		vals[i] = ty_text(ty_strdup(b.data));
+		util_buf_free(&b);
+	}
+	return sql_make_text_array(vals, nacl);
+}
+
+/* ---------------------------------------------------------------- query checks */
+
+typedef struct qcheck {
+	sql_session *s;
+	cat_snap *cs;
+} qcheck;
+
+static void check_query(qcheck *qc, const sql_query *q, cat_oid as, bool in_view);
+
+typedef struct expr_walk {
+	qcheck *qc;
+	cat_oid as;
+	bool in_view;
+	int target_rte; /* Vars of this RTE (level 0) count as reads of the target */
+	bool reads_target;
+} expr_walk;
+
+static bool walk_expr_fn(sql_expr *e, void *arg)
+{
+	expr_walk *w = arg;
+	if (e->kind == SQL_E_SUBLINK && e->sub.query)
+		check_query(w->qc, e->sub.query, w->as, w->in_view);
+	if (e->kind == SQL_E_SUBLINK && e->sub.testexpr)
+		sql_expr_walk(e->sub.testexpr, walk_expr_fn, arg);
+	if (e->kind == SQL_E_VAR && w->target_rte && e->var.rte == w->target_rte && e->var.levelsup == 0)
+		w->reads_target = true;
+	return false;
+}
+
+static bool walk_exprs(qcheck *qc, sql_expr *e, cat_oid as, bool in_view, int target_rte)
+{
+	if (!e)
+		return false;
+	expr_walk w = {qc, as, in_view, target_rte, false};
+	sql_expr_walk(e, walk_expr_fn, &w);
+	return w.reads_target;
+}
+
+static bool walk_jnode(qcheck *qc, sql_jnode *j, cat_oid as, bool in_view, int target_rte)
+{
+	if (!j)
+		return false;
+	bool r = walk_exprs(qc, j->quals, as, in_view, target_rte);
+	if (j->is_join) {
+		r |= walk_jnode(qc, j->left, as, in_view, target_rte);
+		r |= walk_jnode(qc, j->right, as, in_view, target_rte);
+	}
+	return r;
+}
+
+static void check_setop(qcheck *qc, const sql_setop *so, cat_oid as, bool in_view)
+{
+	if (!so)
+		return;
+	if (so->is_leaf) {
+		check_query(qc, so->leaf, as, in_view);
+		return;
+	}
+	check_setop(qc, so->left, as, in_view);
+	check_setop(qc, so->right, as, in_view);
+}
+
+static void check_table(qcheck *qc, const sql_rte *r, uint32_t privs, cat_oid as, bool in_view,
+			const sql_query *q)
+{
+	sql_session *s = qc->s;
+	const cat_obj *rel = r->rel;
+	if (!in_view && !schema_has(s, qc->cs, rel->rel.schema, as, CAT_PRIV_USAGE)) {
+		util_err *e = ty_errstart(UTIL_E_INSUFFICIENT_PRIVILEGE, "permission denied for schema %s",
+					  sql_schema_name(qc->cs, rel->rel.schema));
+		if (r->location >= 0 && q->ps && q->ps->text)
+			e->position = sql_errposition(q->ps->text, r->location);
+		ty_errthrow();
+	}
+	if (privs)
+		check_rel_as(s, qc->cs, rel, privs, as);
+}
+
+static void check_query(qcheck *qc, const sql_query *q, cat_oid as, bool in_view)
+{
+	if (!q)
+		return;
+	int target = q->cmd == SQL_CMD_SELECT ? 0 : q->result_rte;
+	bool reads_target = false;
+	for (int i = 0; i < q->nrtes; i++) {
+		const sql_rte *r = q->rtes[i];
+		if (r->kind == SQL_RTE_TABLE && r->rel) {
+			if (i + 1 == target)
+				continue;
+			check_table(qc, r, CAT_PRIV_SELECT, as, in_view, q);
+		} else if (r->kind == SQL_RTE_SUBQUERY) {
+			if (r->rel && r->rel->rel.relkind == CAT_RELKIND_VIEW) {
+				/* The view's own privilege for the user; its body with the owner's rights. */
+				check_table(qc, r, CAT_PRIV_SELECT, as, in_view, q);
+				check_query(qc, r->subquery, r->rel->rel.owner, true);
+			} else {
+				check_query(qc, r->subquery, as, in_view);
+			}
+		} else if (r->kind == SQL_RTE_FUNCTION) {
+			for (int k = 0; k < r->nfuncs; k++)
+				walk_exprs(qc, r->funcs[k], as, in_view, 0);
+		} else if (r->kind == SQL_RTE_VALUES) {
+			for (int k = 0; k < r->nrows; k++)
+				for (int c = 0; c < r->ncols; c++)
+					if (r->rows[k][c])
+						walk_exprs(qc, r->rows[k][c], as, in_view, 0);
+		}
+	}
+	for (int i = 0; i < q->nctes; i++)
+		if (q->ctes[i]) {
+			check_query(qc, q->ctes[i]->query, as, in_view);
+			check_query(qc, q->ctes[i]->nonrec, as, in_view);
+			check_query(qc, q->ctes[i]->rec, as, in_view);
+		}
+	check_setop(qc, q->setop, as, in_view);
+	for (int i = 0; i < q->nfrom; i++)
+		reads_target |= walk_jnode(qc, q->from[i], as, in_view, target);
+	reads_target |= walk_exprs(qc, q->where, as, in_view, target);
+	walk_exprs(qc, q->having, as, in_view, 0);
+	for (int i = 0; i < q->ntargets; i++)
+		walk_exprs(qc, q->targets[i].expr, as, in_view, 0);
+	for (int i = 0; i < q->nset; i++)
+		reads_target |= walk_exprs(qc, q->set_exprs[i], as, in_view, target);
+	for (int i = 0; i < q->nreturning; i++) {
+		walk_exprs(qc, q->returning[i].expr, as, in_view, 0);
+		reads_target = true;
+	}
+	if (q->source)
+		check_query(qc, q->source, as, in_view);
+	if (target) {
+		const sql_rte *r = q->rtes[target - 1];
+		uint32_t need = q->cmd == SQL_CMD_INSERT   ? CAT_PRIV_INSERT
+				: q->cmd == SQL_CMD_UPDATE ? CAT_PRIV_UPDATE
+							   : CAT_PRIV_DELETE;
+		if (q->onconflict && q->onconflict->do_update) {
+			need |= CAT_PRIV_UPDATE;
+			for (int i = 0; i < q->onconflict->nset; i++)
+				walk_exprs(qc, q->onconflict->set_exprs[i], as, in_view, 0);
+		}
+		if (reads_target)
+			need |= CAT_PRIV_SELECT;
+		if (r->rel)
+			check_table(qc, r, need, as, in_view, q);
+	}
+}
+
+void sql_priv_check_query(sql_session *s, cat_snap *cs, const sql_query *q)
+{
+	if (is_superuser(cs, s->user_oid))
+		return;
+	qcheck qc = {s, cs};
+	check_query(&qc, q, s->user_oid, false);
+}
+
+/* ---------------------------------------------------------------- GRANT / REVOKE on objects */
+
+typedef struct grant_target {
+	acl_kind kind;
+	cat_oid oid;
+	const char *name;
+	cat_oid owner;
+	const cat_rel *rel; /* relations */
+} grant_target;
+
+static uint32_t priv_bit(const char *name, acl_kind k, bool *ok)
+{
+	static const struct {
+		const char *n;
+		uint32_t bit;
+	} names[] = {{"select", CAT_PRIV_SELECT},     {"insert", CAT_PRIV_INSERT},
+		     {"update", CAT_PRIV_UPDATE},     {"delete", CAT_PRIV_DELETE},
+		     {"truncate", CAT_PRIV_TRUNCATE}, {"references", CAT_PRIV_REFERENCES},
+		     {"trigger", CAT_PRIV_TRIGGER},   {"usage", CAT_PRIV_USAGE},
+		     {"create", CAT_PRIV_CREATE},     {"connect", CAT_PRIV_CONNECT},
+		     {"temporary", CAT_PRIV_TEMP},    {"temp", CAT_PRIV_TEMP}};
+	*ok = false;
+	for (size_t i = 0; i < UTIL_ARRAY_LEN(names); i++)
+		if (!strcmp(names[i].n, name)) {
+			*ok = (names[i].bit & all_privs(k)) != 0;
+			return names[i].bit;
+		}
+	return 0;
+}
+
+static const char *upper_priv(const char *n, char *buf, size_t len)
+{
+	size_t i = 0;
+	for (; n[i] && i + 1 < len; i++)
+		buf[i] = (char)(n[i] >= 'a' && n[i] <= 'z' ? n[i] - 32 : n[i]);
+	buf[i] = 0;
+	return buf;
+}
+
+/* Applies GRANT or REVOKE of privs (and grant options) to grantees in an
+ * ACL; returns the new ACL in the object's arena. */
+static cat_acl *merge_acl(cat_obj *o, const cat_acl *acl, int nacl, int *nout, bool grant,
+			  bool grant_option_only, bool with_grant_option, cat_oid grantor,
+			  const cat_oid *grantees, int ngrantees, uint32_t privs)
+{
+	cat_acl *out = cat_obj_alloc(o, sizeof(cat_acl) * (size_t)(nacl + ngrantees + 1));
+	int n = 0;
+	for (int i = 0; i < nacl; i++)
+		out[n++] = acl[i];
+	for (int g = 0; g < ngrantees; g++) {
+		int k = -1;
+		for (int i = 0; i < n; i++)
+			if (out[i].grantee == grantees[g] && out[i].grantor == grantor)
+				k = i;
+		if (grant) {
+			if (k < 0) {
+				out[n] = (cat_acl){grantees[g], grantor, 0, 0};
+				k = n++;
+			}
+			out[k].privs |= privs;
+			if (with_grant_option)
+				out[k].grant_option |= privs;
+		} else if (k >= 0) {
+			out[k].grant_option &= ~privs;
+			if (!grant_option_only)
+				out[k].privs &= ~privs;
+			if (!out[k].privs) {
+				for (int i = k; i + 1 < n; i++)
+					out[i] = out[i + 1];
+				n--;
+			}
+		}
+	}
+	*nout = n;
+	return out;
+}
+
+/* REVOKE ... CASCADE: grants made by grantee through grant options it no
+ * longer holds are revoked too (PostgreSQL's recursive_revoke). */
+static cat_acl *revoke_dependents(sql_session *s, cat_snap *cs, cat_obj *o, cat_acl *acl, int *n,
+				  cat_oid owner, cat_oid grantee, uint32_t privs, bool cascade,
+				  const char *objname)
+{
+	(void)objname;
+	for (int depth = 0; depth < 32; depth++) {
+		bool changed = false;
+		for (int i = 0; i < *n; i++) {
+			cat_acl *a = &acl[i];
+			if (a->grantor == owner || !(a->privs & privs))
+				continue;
+			uint32_t go;
+			/* What the grantor still holds, not counting this entry. */
+			cat_acl saved = *a;
+			a->privs = 0;
+			a->grant_option = 0;
+			acl_mask(s, cs, acl, *n, owner, saved.grantor, &go);
+			*a = saved;
+			uint32_t lost = saved.privs & privs & ~go;
+			if (!lost)
+				continue;
+			if (!cascade && saved.grantor == grantee)
+				ty_error(UTIL_E_DEPENDENT_PRIVILEGE_DESCRIPTORS_STILL_EXIST,
+					 "dependent privileges exist");
+			if (!cascade)
+				continue;
+			cat_oid who = saved.grantee;
+			acl = merge_acl(o, acl, *n, n, false, false, false, saved.grantor, &who, 1, lost);
+			changed = true;
+			break;
+		}
+		if (!changed)
+			break;
+	}
+	return acl;
+}
+
+static void grant_on(sql_session *s, cat_txn *ct, PgQuery__GrantStmt *st, const grant_target *t,
+		     uint32_t privs, const cat_oid *grantees, int ngrantees, bool all)
+{
+	cat_snap *cs = cat_txn_snap(ct);
+	const cat_obj *obj = cat_get(cs, t->oid);
+	int nacl = t->kind == ACLK_SCHEMA ? obj->schema.nacl : obj->rel.nacl;
+	const cat_acl *acl0 = t->kind == ACLK_SCHEMA ? obj->schema.acl : obj->rel.acl;
+	int neff;
+	const cat_acl *acl = effective_acl(acl0, nacl, t->kind, t->owner, t->oid, &neff);
+	/* The grantor: the owner when the user owns the object (or is a
+	 * superuser), else the user itself, with the grant options it holds. */
+	cat_oid grantor;
+	uint32_t go;
+	if (is_superuser(cs, s->user_oid) || sql_priv_has_role(s, cs, s->user_oid, t->owner)) {
+		grantor = t->owner;
+		go = ~0u;
+	} else {
+		grantor = s->user_oid;
+		uint32_t have = acl_mask(s, cs, acl, neff, t->owner, s->user_oid, &go);
+		if (!have && !go) {
+			if (t->kind == ACLK_SCHEMA)
+				ty_error(UTIL_E_INSUFFICIENT_PRIVILEGE, "permission denied for schema %s",
+					 t->name);
+			ty_error(UTIL_E_INSUFFICIENT_PRIVILEGE, "permission denied for %s %s",
+				 kind_name(t->kind, t->rel), t->name);
+		}
+	}
+	uint32_t doable = privs & go;
+	if (doable != privs) {
+		if (!doable)
+			sql_warning(s,
+				    st->is_grant ? UTIL_E_WARNING_PRIVILEGE_NOT_GRANTED
+						 : UTIL_E_WARNING_PRIVILEGE_NOT_REVOKED,
+				    st->is_grant ? "no privileges were granted for \"%s\""
+						 : "no privileges could be revoked for \"%s\"",
+				    t->name);
+		else if (!all)
+			sql_warning(s,
+				    st->is_grant ? UTIL_E_WARNING_PRIVILEGE_NOT_GRANTED
+						 : UTIL_E_WARNING_PRIVILEGE_NOT_REVOKED,
+				    st->is_grant ? "not all privileges were granted for \"%s\""
+						 : "not all privileges could be revoked for \"%s\"",
+				    t->name);
+	}
+	if (!doable)
+		return;
+	cat_obj *c = cat_obj_copy(obj);
+	int n;
+	cat_acl *na = merge_acl(c, acl, neff, &n, st->is_grant, !st->is_grant && st->grant_option,
+				st->is_grant && st->grant_option, grantor, grantees, ngrantees, doable);
+	if (!st->is_grant)
+		for (int g = 0; g < ngrantees; g++)
+			na =
+			    revoke_dependents(s, cs, c, na, &n, t->owner, grantees[g], doable,
+					      st->behavior == PG_QUERY__DROP_BEHAVIOR__DROP_CASCADE, t->name);
+	if (t->kind == ACLK_SCHEMA) {
+		c->schema.acl = na;
+		c->schema.nacl = n;
+	} else {
+		c->rel.acl = na;
+		c->rel.nacl = n;
+	}
+	cat_txn_put(ct, c);
+}
+
+typedef struct schema_rels {
+	cat_oid schema;
+	char want; /* 't' tables and views, 's' sequences */
+	cat_oid *oids;
+	int n;
+} schema_rels;
+
+static int collect_schema_rels(void *arg, const cat_obj *o)
+{
+	schema_rels *sr = arg;
+	if (o->rel.schema != sr->schema)
+		return 0;
+	bool ok = sr->want == 's' ? o->rel.relkind == CAT_RELKIND_SEQUENCE
+				  : o->rel.relkind == CAT_RELKIND_TABLE || o->rel.relkind == CAT_RELKIND_VIEW;
+	if (!ok)
+		return 0;
+	cat_oid *n = ty_alloc(sizeof(cat_oid) * (size_t)(sr->n + 1));
+	if (sr->n)
+		memcpy(n, sr->oids, sizeof(cat_oid) * (size_t)sr->n);
+	n[sr->n++] = o->oid;
+	sr->oids = n;
+	return 0;
+}
+
+static void grant_stmt(sql_session *s, PgQuery__GrantStmt *st)
+{
+	cat_txn *ct = sql_txn_ddl(s->txn);
+	cat_snap *cs = cat_txn_snap(ct);
+	acl_kind kind;
+	switch (st->objtype) {
+	case PG_QUERY__OBJECT_TYPE__OBJECT_TABLE:
+		kind = ACLK_TABLE;
+		break;
+	case PG_QUERY__OBJECT_TYPE__OBJECT_SEQUENCE:
+		kind = ACLK_SEQUENCE;
+		break;
+	case PG_QUERY__OBJECT_TYPE__OBJECT_SCHEMA:
+		kind = ACLK_SCHEMA;
+		break;
+	default:
+		ty_error(UTIL_E_FEATURE_NOT_SUPPORTED,
+			 "GRANT/REVOKE on this kind of object is not supported");
+	}
+	if (st->targtype == PG_QUERY__GRANT_TARGET_TYPE__ACL_TARGET_DEFAULTS)
+		ty_error(UTIL_E_FEATURE_NOT_SUPPORTED,
+			 "GRANT/REVOKE on default privileges must use ALTER DEFAULT PRIVILEGES");
+	/* Privileges. */
+	bool all = st->n_privileges == 0;
+	uint32_t privs = 0;
+	for (size_t i = 0; i < st->n_privileges; i++) {
+		PgQuery__AccessPriv *ap = st->privileges[i]->access_priv;
+		if (ap->n_cols)
+			ty_error(UTIL_E_FEATURE_NOT_SUPPORTED, "column privileges are not supported");
+		bool ok;
+		uint32_t bit = priv_bit(ap->priv_name, kind, &ok);
+		if (!ok) {
+			char up[32];
+			ty_error(UTIL_E_INVALID_GRANT_OPERATION, "invalid privilege type %s for %s",
+				 upper_priv(ap->priv_name, up, sizeof up),
+				 kind == ACLK_SCHEMA     ? "schema"
+				 : kind == ACLK_SEQUENCE ? "sequence"
+							 : "table");
+		}
+		privs |= bit;
+	}
+	/* Grantees (PUBLIC = 0). */
+	cat_oid *grantees = ty_alloc(sizeof(cat_oid) * (st->n_grantees + 1));
+	int ng = 0;
+	for (size_t i = 0; i < st->n_grantees; i++)
+		grantees[ng++] = sql_priv_role_oid(s, cs, st->grantees[i]->role_spec, false);
+	if (st->grantor && !is_superuser(cs, s->user_oid) &&
+	    sql_priv_role_oid(s, cs, st->grantor, false) != s->user_oid)
+		ty_error(UTIL_E_FEATURE_NOT_SUPPORTED, "grantor must be current user");
+	/* Targets. */
+	for (size_t i = 0; i < st->n_objects; i++) {
+		if (st->targtype == PG_QUERY__GRANT_TARGET_TYPE__ACL_TARGET_ALL_IN_SCHEMA) {
+			const char *sname = str_of(st->objects[i]);
+			const cat_obj *sch = sql_lookup_schema(s, cs, sname);
+			if (!sch)
+				ty_error(UTIL_E_INVALID_SCHEMA_NAME, "schema \"%s\" does not exist", sname);
+			schema_rels sr = {sch->oid, kind == ACLK_SEQUENCE ? 's' : 't', NULL, 0};
+			cat_foreach(cs, CAT_REL, s->db_oid, collect_schema_rels, &sr);
+			for (int k = 0; k < sr.n; k++) {
+				const cat_obj *o = cat_get(cat_txn_snap(ct), sr.oids[k]);
+				grant_target t = {kind, o->oid, o->rel.name, o->rel.owner, &o->rel};
+				uint32_t p = all ? all_privs(kind) : privs;
+				grant_on(s, ct, st, &t, p, grantees, ng, all);
+			}
+			continue;
+		}
+		if (kind == ACLK_SCHEMA) {
+			const char *sname = str_of(st->objects[i]);
+			const cat_obj *sch = sql_lookup_schema(s, cat_txn_snap(ct), sname);
+			if (!sch)
+				ty_error(UTIL_E_INVALID_SCHEMA_NAME, "schema \"%s\" does not exist", sname);
+			grant_target t = {kind, sch->oid, sch->schema.name, sch->schema.owner, NULL};
+			grant_on(s, ct, st, &t, all ? PRIV_SCHEMA_ALL : privs, grantees, ng, all);
+			continue;
+		}
+		PgQuery__RangeVar *rv = st->objects[i]->range_var;
+		const cat_obj *o;
+		TY_TRY(tc)
+		{
+			o = sql_lookup_rel(s, cat_txn_snap(ct), rv, false);
+		}
+		TY_CATCH(tc)
+		{
+			TY_END(tc);
+			if (ty_err()->position < 0)
+				ty_err()->position = 0;
+			ty_errthrow();
+		}
+		TY_END(tc);
+		acl_kind k = rel_kind(&o->rel);
+		if (kind == ACLK_SEQUENCE && o->rel.relkind != CAT_RELKIND_SEQUENCE)
+			ty_error(UTIL_E_WRONG_OBJECT_TYPE, "\"%s\" is not a sequence", o->rel.name);
+		if (o->rel.relkind == CAT_RELKIND_INDEX)
+			ty_error(UTIL_E_WRONG_OBJECT_TYPE, "\"%s\" is an index", o->rel.name);
+		uint32_t p = all ? all_privs(k) : privs;
+		if (k == ACLK_SEQUENCE && kind == ACLK_TABLE && !all) {
+			/* Table privileges on a sequence: only SELECT and UPDATE apply. */
+			if (p & ~PRIV_SEQ_ALL)
+				sql_warning(
+				    s, UTIL_E_WARNING,
+				    "sequence \"%s\" only supports USAGE, SELECT, and UPDATE privileges",
+				    o->rel.name);
+			p &= PRIV_SEQ_ALL;
+		}
+		grant_target t = {k, o->oid, o->rel.name, o->rel.owner, &o->rel};
+		grant_on(s, ct, st, &t, p, grantees, ng, all);
+	}
+}
+
+/* ---------------------------------------------------------------- GRANT / REVOKE role */
+
+static void grant_role_stmt(sql_session *s, PgQuery__GrantRoleStmt *st)
+{
+	cat_txn *ct = sql_txn_ddl(s->txn);
+	for (size_t i = 0; i < st->n_granted_roles; i++) {
+		PgQuery__AccessPriv *ap = st->granted_roles[i]->access_priv;
+		cat_snap *cs = cat_txn_snap(ct);
+		const cat_obj *granted = cat_role_by_name(cs, ap->priv_name);
+		if (!granted)
+			ty_error(UTIL_E_UNDEFINED_OBJECT, "role \"%s\" does not exist", ap->priv_name);
+		/* PostgreSQL 15: superusers, CREATEROLE (for non-superuser roles), or admins. */
+		const cat_role *me = role_of(cs, s->user_oid);
+		bool allowed = (me && me->superuser) || (me && me->createrole && !granted->role.superuser);
+		if (!allowed) {
+			if (granted->role.superuser)
+				ty_error(UTIL_E_INSUFFICIENT_PRIVILEGE,
+					 "must be superuser to alter superusers");
+			ty_error(UTIL_E_INSUFFICIENT_PRIVILEGE, "must have admin option on role \"%s\"",
+				 granted->role.name);
+		}
+		for (size_t g = 0; g < st->n_grantee_roles; g++) {
+			cs = cat_txn_snap(ct);
+			cat_oid mo = sql_priv_role_oid(s, cs, st->grantee_roles[g]->role_spec, false);
+			if (mo == 0)
+				ty_error(UTIL_E_RESERVED_NAME, "role name \"public\" is reserved");
+			const cat_obj *member = cat_get(cs, mo);
+			bool already = false;
+			for (int k = 0; k < member->role.nmembers_of; k++)
+				already |= member->role.member_of[k] == granted->oid;
+			if (st->is_grant) {
+				if (already) {
+					sql_notice(s, UTIL_E_SUCCESSFUL_COMPLETION,
+						   "role \"%s\" is already a member of role \"%s\"",
+						   member->role.name, granted->role.name);
+					continue;
+				}
+				if (mo == granted->oid || member_walk(s, cs, granted->oid, mo, false, 0))
+					ty_error(UTIL_E_INVALID_GRANT_OPERATION,
+						 "role \"%s\" is a member of role \"%s\"", granted->role.name,
+						 member->role.name);
+				cat_obj *c = cat_obj_copy(member);
+				cat_oid *nm =
+				    cat_obj_alloc(c, sizeof(cat_oid) * (size_t)(c->role.nmembers_of + 1));
+				if (c->role.nmembers_of)
+					memcpy(nm, c->role.member_of,
+					       sizeof(cat_oid) * (size_t)c->role.nmembers_of);
+				nm[c->role.nmembers_of++] = granted->oid;
+				c->role.member_of = nm;
+				cat_txn_put(ct, c);
+			} else {
+				if (!already) {
+					sql_warning(s, UTIL_E_WARNING,
+						    "role \"%s\" is not a member of role \"%s\"",
+						    member->role.name, granted->role.name);
+					continue;
+				}
+				if (st->admin_opt)
+					continue; /* REVOKE ADMIN OPTION FOR: membership stays */
+				cat_obj *c = cat_obj_copy(member);
+				int k = 0;
+				for (int x = 0; x < c->role.nmembers_of; x++)
+					if (c->role.member_of[x] != granted->oid)
+						c->role.member_of[k++] = c->role.member_of[x];
+				c->role.nmembers_of = k;
+				cat_txn_put(ct, c);
+			}
+		}
+	}
+}
+
+/* ---------------------------------------------------------------- ALTER ... OWNER TO (schemas, databases) */
+
+static void alter_owner_stmt(sql_session *s, PgQuery__AlterOwnerStmt *st)
+{
+	cat_txn *ct = sql_txn_ddl(s->txn);
+	cat_snap *cs = cat_txn_snap(ct);
+	cat_oid nowner = sql_priv_role_oid(s, cs, st->newowner, false);
+	switch (st->object_type) {
+	case PG_QUERY__OBJECT_TYPE__OBJECT_SCHEMA: {
+		const char *name = str_of(st->object);
+		const cat_obj *o = sql_lookup_schema(s, cs, name);
+		if (!o)
+			ty_error(UTIL_E_INVALID_SCHEMA_NAME, "schema \"%s\" does not exist", name);
+		if (o->schema.owner == nowner)
+			return;
+		if (!sql_priv_has_role(s, cs, s->user_oid, o->schema.owner))
+			ty_error(UTIL_E_INSUFFICIENT_PRIVILEGE, "must be owner of schema %s", name);
+		sql_priv_check_owner_change(s, cs, o->schema.owner, nowner);
+		cat_obj *c = cat_obj_copy(o);
+		for (int i = 0; i < c->schema.nacl; i++) {
+			if (c->schema.acl[i].grantor == o->schema.owner)
+				c->schema.acl[i].grantor = nowner;
+			if (c->schema.acl[i].grantee == o->schema.owner)
+				c->schema.acl[i].grantee = nowner;
+		}
+		c->schema.owner = nowner;
+		cat_txn_put(ct, c);
+		return;
+	}
+	case PG_QUERY__OBJECT_TYPE__OBJECT_DATABASE: {
+		const char *name = str_of(st->object);
+		const cat_obj *o = cat_database_by_name(cs, name);
+		if (!o)
+			ty_error(UTIL_E_INVALID_CATALOG_NAME, "database \"%s\" does not exist", name);
+		if (o->db.owner == nowner)
+			return;
+		if (!sql_priv_has_role(s, cs, s->user_oid, o->db.owner))
+			ty_error(UTIL_E_INSUFFICIENT_PRIVILEGE, "must be owner of database %s", name);
+		sql_priv_check_owner_change(s, cs, o->db.owner, nowner);
+		const cat_role *me = role_of(cs, s->user_oid);
+		if (!(me && (me->superuser || me->createdb)))
+			ty_error(UTIL_E_INSUFFICIENT_PRIVILEGE,
+				 "permission denied to change owner of database");
+		cat_obj *c = cat_obj_copy(o);
+		c->db.owner = nowner;
+		cat_txn_put(ct, c);
+		return;
+	}
+	default:
+		ty_error(UTIL_E_FEATURE_NOT_SUPPORTED, "ALTER OWNER on this kind of object is not supported");
+	}
+}
+
+/* ---------------------------------------------------------------- ALTER DEFAULT PRIVILEGES */
+
+static void alter_default_privileges(sql_session *s, PgQuery__AlterDefaultPrivilegesStmt *st)
+{
+	cat_snap *cs = sql_ddl_snap(s);
+	/* FOR ROLE / IN SCHEMA options are validated like PostgreSQL does. */
+	for (size_t i = 0; i < st->n_options; i++) {
+		PgQuery__DefElem *d = st->options[i]->def_elem;
+		PgQuery__List *l = d->arg->list;
+		for (size_t k = 0; k < l->n_items; k++) {
+			if (!strcmp(d->defname, "roles")) {
+				cat_oid r = sql_priv_role_oid(s, cs, l->items[k]->role_spec, false);
+				if (!is_member_of(s, cs, s->user_oid, r))
+					ty_error(UTIL_E_INSUFFICIENT_PRIVILEGE,
+						 "must be member of role \"%s\"", role_name(cs, r));
+			} else if (!strcmp(d->defname, "schemas")) {
+				const char *n = str_of(l->items[k]);
+				if (!sql_lookup_schema(s, cs, n))
+					ty_error(UTIL_E_INVALID_SCHEMA_NAME, "schema \"%s\" does not exist",
+						 n);
+			}
+		}
+	}
+	for (size_t i = 0; i < st->action->n_grantees; i++)
+		sql_priv_role_oid(s, cs, st->action->grantees[i]->role_spec, false);
+	ty_error(UTIL_E_FEATURE_NOT_SUPPORTED, "ALTER DEFAULT PRIVILEGES is not supported yet");
+}
+
+/* ---------------------------------------------------------------- dispatch */
+
+void sql_ddl_grant(sql_session *s, pnode *n)
+{
+	switch (n->node_case) {
+	case PG_QUERY__NODE__NODE_GRANT_STMT:
+		grant_stmt(s, n->grant_stmt);
+		return;
+	case PG_QUERY__NODE__NODE_GRANT_ROLE_STMT:
+		grant_role_stmt(s, n->grant_role_stmt);
+		return;
+	case PG_QUERY__NODE__NODE_ALTER_OWNER_STMT:
+		alter_owner_stmt(s, n->alter_owner_stmt);
+		return;
+	case PG_QUERY__NODE__NODE_ALTER_DEFAULT_PRIVILEGES_STMT:
+		alter_default_privileges(s, n->alter_default_privileges_stmt);
+		return;
+	default:
+		ty_error(UTIL_E_FEATURE_NOT_SUPPORTED, "%s is not supported", sql_command_tag(n));
+	}
+}
+
+/* ---------------------------------------------------------------- SET ROLE / SESSION AUTHORIZATION */
+
+static void become(sql_session *s, const cat_obj *role)
+{
+	snprintf(s->user, sizeof s->user, "%s", role->role.name);
+	s->user_oid = role->oid;
+	s->superuser = role->role.superuser;
+}
+
+int sql_priv_check_role_setting(sql_session *s, const char *name, bool session_auth, util_err *err)
+{
+	cat_snap *cs = s->cat ? s->cat : NULL;
+	bool own = false;
+	if (!cs) {
+		cs = cat_current(s->e->cat);
+		own = true;
+	}
+	int rc = 0;
+	if (session_auth) {
+		if (*name) {
+			const cat_obj *r = cat_role_by_name(cs, name);
+			if (!r)
+				rc = util_err_set(err, UTIL_E_INVALID_PARAMETER_VALUE,
+						  "role \"%s\" does not exist", name);
+			else if (r->oid != s->auth_user_oid && !is_superuser(cs, s->auth_user_oid))
+				rc = util_err_set(err, UTIL_E_INSUFFICIENT_PRIVILEGE,
+						  "permission denied to set session authorization");
+		}
+	} else if (util_strcasecmp(name, "none")) {
+		const cat_obj *r = cat_role_by_name(cs, name);
+		cat_oid sess = s->session_user_oid ? s->session_user_oid : s->auth_user_oid;
+		if (!r)
+			rc = util_err_set(err, UTIL_E_INVALID_PARAMETER_VALUE, "role \"%s\" does not exist",
+					  name);
+		else if (!is_member_of(s, cs, sess, r->oid))
+			rc = util_err_set(err, UTIL_E_INSUFFICIENT_PRIVILEGE,
+					  "permission denied to set role \"%s\"", name);
+	}
+	if (own)
+		cat_snap_release(cs);
+	return rc;
+}
+
+void sql_priv_assign_role_setting(sql_session *s, const char *name, bool session_auth)
+{
+	cat_snap *cs = cat_current(s->e->cat);
+	if (session_auth) {
+		const cat_obj *r = *name ? cat_role_by_name(cs, name) : cat_get(cs, s->auth_user_oid);
+		if (r) {
+			snprintf(s->session_user, sizeof s->session_user, "%s", r->role.name);
+			s->session_user_oid = r->oid;
+			become(s, r);
+		}
+	} else {
+		const cat_obj *r = util_strcasecmp(name, "none") ? cat_role_by_name(cs, name) : NULL;
+		if (!r)
+			r = cat_get(cs, s->session_user_oid ? s->session_user_oid : s->auth_user_oid);
+		if (r)
+			become(s, r);
+	}
+	cat_snap_release(cs);
+}
