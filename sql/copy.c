@@ -365,6 +365,7 @@ typedef struct loader {
 	sql_exec *ex;
 	util_buf enc;
 	util_buf key;
+	sql_fk_state *fk;      /* foreign keys of the table (fk.c), or NULL */
 } loader;
 
 static UTIL_NORETURN void dup_key(loader *ld, const ty_datum *vals, copy_in *ci)
@@ -452,6 +453,10 @@ static void load_row(loader *ld, ty_datum *vals, copy_in *ci)
 			dup_key(ld, vals, ci);
 		util_map_put(&ld->keys, k, kl, (void *)1);
 	}
+	if (ld->fk) {
+		vals[r->ncols] = ty_bytes(k, kl);
+		sql_fk_row(ld->fk, NULL, vals);
+	}
 	if (!ld->bulk) {
 		sql_txn_put_row(t, ld->rel, ld->kv, k, kl, vals, NULL, true, false);
 		return;
@@ -469,6 +474,7 @@ static void copy_from(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o,
 	if (s->txn->read_only)
 		ty_error(UTIL_E_READ_ONLY_SQL_TRANSACTION, "cannot execute COPY FROM in a read-only transaction");
 	const cat_rel *r = &rel->rel;
+	sql_priv_check_rel(s, s->cat, rel, CAT_PRIV_INSERT);
 	/* Target columns. */
 	int ncols = 0;
 	int *cols = ty_alloc(sizeof(int) * (size_t)(r->ncols + 1));
@@ -498,6 +504,10 @@ static void copy_from(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o,
 		sql_kv_error(kst, "opening a table");
 	/* Autocommit COPY writes directly into the commit batch. */
 	ld.bulk = s->txn_state == SQL_TXN_IDLE && !s->implicit_block;
+	/* A table referencing itself must see its own new rows: no bulk path. */
+	for (int i = 0; i < r->ncons; i++)
+		if (r->cons[i].type == 'f' && r->cons[i].ref_table == rel->oid)
+			ld.bulk = false;
 	/* Defaults of the columns not loaded. */
 	sql_pstate ps = {.text = ""};
 	ps.param_types = ty_alloc0(sizeof(ty_oid) * 8);
@@ -513,6 +523,7 @@ static void copy_from(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o,
 	sql_planned *pl = ty_alloc0(sizeof *pl);
 	ld.ex = sql_exec_new(s, pl, ty_get_arena(), NULL, 0);
 	ld.ex->cache = ty_alloc0(sizeof(sql_cache_slot) * (size_t)(ps.ncache + 1));
+	ld.fk = sql_fk_begin(ld.ex, rel, SQL_CMD_INSERT);
 	bool *fnn = ty_alloc0(sizeof(bool) * (size_t)(ncols + 1));
 	for (int i = 0; i < o->nfnn; i++) {
 		bool found = false;
@@ -606,6 +617,9 @@ static void copy_from(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o,
 		if (!ci.file)
 			while (next_byte(&ci) >= 0)
 				;
+		sql_fk_state *fk = ld.fk;
+		ld.fk = NULL;
+		sql_fk_end(fk);
 	}
 	TY_CATCH(tc)
 	{
@@ -629,6 +643,7 @@ static void copy_from(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o,
 		}
 		if (ci.file)
 			fclose(ci.file);
+		sql_fk_abandon(ld.fk);
 		util_arena_destroy(rowa);
 		util_arena_destroy(ld.scratch);
 		util_map_free(&ld.keys);

@@ -99,6 +99,24 @@ cat_oid sql_ddl_new_oid(sql_session *s)
 
 static cat_oid new_oid(sql_session *s) { return sql_ddl_new_oid(s); }
 
+cat_oid sql_ddl_creation_schema(sql_session *s, cat_snap *cs, PgQuery__RangeVar *rv, const char *text)
+{
+	cat_oid schema = sql_creation_schema(s, cs, rv->schemaname, rv->location);
+	TY_TRY(tc)
+	{
+		sql_priv_check_schema_create(s, cs, schema);
+	}
+	TY_CATCH(tc)
+	{
+		TY_END(tc);
+		if (text && rv->location >= 0)
+			ty_err()->position = sql_errposition(text, rv->location);
+		ty_errthrow();
+	}
+	TY_END(tc);
+	return schema;
+}
+
 /* PostgreSQL's ChooseRelationName: table_col_suffix truncated to fit in
  * 63 bytes, made unique with a number. */
 void sql_ddl_choose_name(cat_snap *cs, cat_oid schema, const char *t, const char *col, const char *suffix, char *out,
@@ -455,8 +473,37 @@ cat_column *sql_ddl_add_column(sql_tbl_build *tb, PgQuery__ColumnDef *cd)
 	}
 	if (cd->raw_default)
 		c->default_sql = cat_obj_strdup(tb->o, sql_deparse_select_expr(cd->raw_default));
-	for (size_t i = 0; i < cd->n_constraints; i++)
-		sql_ddl_apply_constraint(tb, cd->constraints[i]->constraint, c);
+	/* DEFERRABLE / INITIALLY DEFERRED follow the constraint they modify. */
+	cat_constraint *last = NULL;
+	for (size_t i = 0; i < cd->n_constraints; i++) {
+		PgQuery__Constraint *con = cd->constraints[i]->constraint;
+		switch (con->contype) {
+		case PG_QUERY__CONSTR_TYPE__CONSTR_ATTR_DEFERRABLE:
+		case PG_QUERY__CONSTR_TYPE__CONSTR_ATTR_NOT_DEFERRABLE:
+		case PG_QUERY__CONSTR_TYPE__CONSTR_ATTR_DEFERRED:
+		case PG_QUERY__CONSTR_TYPE__CONSTR_ATTR_IMMEDIATE:
+			if (!last || (last->type != 'f' && last->type != 'u' && last->type != 'p'))
+				ty_error(UTIL_E_SYNTAX_ERROR, "misplaced %s clause",
+					 con->contype == PG_QUERY__CONSTR_TYPE__CONSTR_ATTR_DEFERRABLE       ? "DEFERRABLE"
+					 : con->contype == PG_QUERY__CONSTR_TYPE__CONSTR_ATTR_NOT_DEFERRABLE ? "NOT DEFERRABLE"
+					 : con->contype == PG_QUERY__CONSTR_TYPE__CONSTR_ATTR_DEFERRED       ? "INITIALLY DEFERRED"
+													      : "INITIALLY IMMEDIATE");
+			if (con->contype == PG_QUERY__CONSTR_TYPE__CONSTR_ATTR_DEFERRABLE)
+				last->deferrable = true;
+			else if (con->contype == PG_QUERY__CONSTR_TYPE__CONSTR_ATTR_NOT_DEFERRABLE)
+				last->deferrable = false;
+			else if (con->contype == PG_QUERY__CONSTR_TYPE__CONSTR_ATTR_DEFERRED)
+				last->deferrable = last->deferred = true;
+			else
+				last->deferred = false;
+			break;
+		default: {
+			cat_constraint *k = sql_ddl_apply_constraint(tb, con, c);
+			if (k)
+				last = k;
+		}
+		}
+	}
 	return c;
 }
 
@@ -596,7 +643,7 @@ void sql_ddl_create_table(sql_session *s, PgQuery__CreateStmt *st, const char *t
 		ty_error(UTIL_E_FEATURE_NOT_SUPPORTED, "partitioned tables are not supported");
 	if (st->of_typename)
 		ty_error(UTIL_E_FEATURE_NOT_SUPPORTED, "typed tables are not supported");
-	cat_oid schema = sql_creation_schema(s, cs, rv->schemaname, rv->location);
+	cat_oid schema = sql_ddl_creation_schema(s, cs, rv, text);
 	if (schema == CAT_OID_PG_CATALOG || schema == CAT_OID_INFORMATION_SCHEMA)
 		ty_error(UTIL_E_INSUFFICIENT_PRIVILEGE, "permission denied to create \"%s.%s\"", sql_schema_name(cs, schema),
 			 rv->relname);
@@ -698,261 +745,14 @@ static void create_schema(sql_session *s, PgQuery__CreateSchemaStmt *st)
 		ty_error(UTIL_E_FEATURE_NOT_SUPPORTED, "CREATE SCHEMA with schema elements is not supported");
 }
 
-/* ---------------------------------------------------------------- DROP */
-
-typedef struct drop_ctx {
-	sql_session *s;
-	cat_txn *ct;
-	bool cascade;
-	util_map dropped;
-} drop_ctx;
-
-static void drop_rel(drop_ctx *dc, const cat_obj *o);
-
-typedef struct dep_scan {
-	drop_ctx *dc;
-	const cat_obj *target;
-	const cat_obj *found;
-	char what[CAT_NAME_MAX + 16];
-	const cat_obj *found_from;
-} dep_scan;
-
-/* Objects that depend on a relation: views naming it, foreign keys
- * referencing it, sequences owned by it (dropped with it silently). */
-static int find_deps(void *arg, const cat_obj *o)
-{
-	dep_scan *ds = arg;
-	if (util_map_get_u64(&ds->dc->dropped, o->oid) || o == ds->target)
-		return 0;
-	const cat_rel *r = &o->rel;
-	if (r->relkind == CAT_RELKIND_VIEW && r->view_sql && sql_view_depends_on(ds->dc->s, o, ds->target->oid)) {
-		ds->found = o;
-		snprintf(ds->what, sizeof ds->what, "view");
-		return 1;
-	}
-	for (int i = 0; i < r->ncons; i++)
-		if (r->cons[i].type == 'f' && r->cons[i].ref_table == ds->target->oid && o->oid != ds->target->oid) {
-			ds->found = o;
-			ds->found_from = o;
-			snprintf(ds->what, sizeof ds->what, "constraint %s", r->cons[i].name);
-			return 1;
-		}
-	return 0;
-}
-
-static void drop_fk_constraints_to(drop_ctx *dc, const cat_obj *target)
-{
-	/* CASCADE: drop the referencing constraints, not the referencing tables. */
-	cat_snap *cs = cat_txn_snap(dc->ct);
-	typedef struct { const cat_obj **list; int n, cap; } lst;
-	lst l = {0};
-	for (;;) {
-		dep_scan ds = {dc, target, NULL, "", NULL};
-		cat_foreach(cs, CAT_REL, dc->s->db_oid, find_deps, &ds);
-		if (!ds.found)
-			break;
-		const cat_obj *o = ds.found;
-		if (o->rel.relkind == CAT_RELKIND_VIEW) {
-			sql_notice(dc->s, UTIL_E_SUCCESSFUL_COMPLETION, "drop cascades to view %s", o->rel.name);
-			drop_rel(dc, o);
-		} else {
-			cat_obj *c = cat_obj_copy(o);
-			int k = 0;
-			for (int i = 0; i < c->rel.ncons; i++) {
-				if (c->rel.cons[i].type == 'f' && c->rel.cons[i].ref_table == target->oid) {
-					sql_notice(dc->s, UTIL_E_SUCCESSFUL_COMPLETION, "drop cascades to constraint %s on table %s",
-						   c->rel.cons[i].name, c->rel.name);
-					continue;
-				}
-				c->rel.cons[k++] = c->rel.cons[i];
-			}
-			c->rel.ncons = k;
-			cat_txn_put(dc->ct, c);
-		}
-		cs = cat_txn_snap(dc->ct);
-		(void)l;
-	}
-}
-
-static int owned_seq(void *arg, const cat_obj *o)
-{
-	void **a = arg;
-	drop_ctx *dc = a[0];
-	const cat_obj *t = a[1];
-	if (o->rel.relkind == CAT_RELKIND_SEQUENCE && o->rel.seq && o->rel.seq->owned_by_table == t->oid &&
-	    !util_map_get_u64(&dc->dropped, o->oid)) {
-		util_map_put_u64(&dc->dropped, o->oid, (void *)1);
-		cat_txn_delete(dc->ct, o->oid);
-	}
-	return 0;
-}
-
-static void drop_rel(drop_ctx *dc, const cat_obj *o)
-{
-	if (util_map_get_u64(&dc->dropped, o->oid))
-		return;
-	cat_snap *cs = cat_txn_snap(dc->ct);
-	dep_scan ds = {dc, o, NULL, "", NULL};
-	cat_foreach(cs, CAT_REL, dc->s->db_oid, find_deps, &ds);
-	if (ds.found && !dc->cascade) {
-		const char *kind = o->rel.relkind == CAT_RELKIND_VIEW ? "view" : o->rel.relkind == CAT_RELKIND_SEQUENCE ? "sequence" : "table";
-		util_err *e = ty_errstart(UTIL_E_DEPENDENT_OBJECTS_STILL_EXIST, "cannot drop %s %s because other objects depend on it",
-					  kind, o->rel.name);
-		if (ds.found->rel.relkind == CAT_RELKIND_VIEW)
-			util_err_detail(e, "view %s depends on %s %s", ds.found->rel.name, kind, o->rel.name);
-		else
-			util_err_detail(e, "%s on table %s depends on %s %s", ds.what, ds.found->rel.name, kind, o->rel.name);
-		util_err_hint(e, "Use DROP ... CASCADE to drop the dependent objects too.");
-		ty_errthrow();
-	}
-	util_map_put_u64(&dc->dropped, o->oid, (void *)1);
-	if (ds.found)
-		drop_fk_constraints_to(dc, o);
-	/* Indexes, owned sequences. */
-	for (int i = 0; i < o->rel.nindexes; i++) {
-		const cat_obj *ix = cat_get(cat_txn_snap(dc->ct), o->rel.indexes[i]);
-		if (ix) {
-			util_map_put_u64(&dc->dropped, ix->oid, (void *)1);
-			if (ix->rel.storage[0])
-				sql_txn_drop_storage_after_commit(dc->s->txn, ix->rel.storage);
-			cat_txn_delete(dc->ct, ix->oid);
-		}
-	}
-	void *a[2] = {dc, (void *)o};
-	cat_foreach(cat_txn_snap(dc->ct), CAT_REL, dc->s->db_oid, owned_seq, a);
-	if (o->rel.storage[0])
-		sql_txn_drop_storage_after_commit(dc->s->txn, o->rel.storage);
-	if (o->rel.relkind == CAT_RELKIND_SEQUENCE)
-		sql_seq_forget(dc->s, o->oid);
-	cat_txn_delete(dc->ct, o->oid);
-}
-
-static const char *kind_word(char relkind) { return sql_ddl_kind_word(relkind); }
-
-typedef struct schema_count {
-	cat_oid schema;
-	const cat_obj *first; /* first table, view or free-standing sequence */
-	size_t n;
-} schema_count;
-
-static int count_in_schema(void *arg, const cat_obj *o)
-{
-	schema_count *c = arg;
-	if (o->rel.schema != c->schema || o->rel.relkind == CAT_RELKIND_INDEX)
-		return 0;
-	if (o->rel.relkind == CAT_RELKIND_SEQUENCE && o->rel.seq && o->rel.seq->owned_by_table)
-		return 0;
-	if (!c->first)
-		c->first = o;
-	c->n++;
-	return 0;
-}
-
-static void drop_stmt(sql_session *s, PgQuery__DropStmt *st)
-{
-	cat_txn *ct = sql_txn_ddl(s->txn);
-	drop_ctx dc = {s, ct, st->behavior == PG_QUERY__DROP_BEHAVIOR__DROP_CASCADE, UTIL_MAP_INIT};
-	char want = 0;
-	switch (st->remove_type) {
-	case PG_QUERY__OBJECT_TYPE__OBJECT_TABLE: want = CAT_RELKIND_TABLE; break;
-	case PG_QUERY__OBJECT_TYPE__OBJECT_VIEW: want = CAT_RELKIND_VIEW; break;
-	case PG_QUERY__OBJECT_TYPE__OBJECT_SEQUENCE: want = CAT_RELKIND_SEQUENCE; break;
-	case PG_QUERY__OBJECT_TYPE__OBJECT_INDEX: want = CAT_RELKIND_INDEX; break;
-	case PG_QUERY__OBJECT_TYPE__OBJECT_SCHEMA: {
-		for (size_t i = 0; i < st->n_objects; i++) {
-			const char *name = str_of(st->objects[i]);
-			const cat_obj *sch = sql_lookup_schema(s, cat_txn_snap(ct), name);
-			if (!sch) {
-				if (st->missing_ok) {
-					sql_notice(s, UTIL_E_SUCCESSFUL_COMPLETION, "schema \"%s\" does not exist, skipping", name);
-					continue;
-				}
-				ty_error(UTIL_E_INVALID_SCHEMA_NAME, "schema \"%s\" does not exist", name);
-			}
-			if (sch->database == 0)
-				ty_error(UTIL_E_DEPENDENT_OBJECTS_STILL_EXIST, "cannot drop schema %s because it is required by the database system", name);
-			/* Contents: error unless CASCADE. */
-			schema_count cc = {sch->oid, NULL, 0};
-			cat_foreach(cat_txn_snap(ct), CAT_REL, s->db_oid, count_in_schema, &cc);
-			size_t cnt = cc.n;
-			const cat_obj *first = cc.first;
-			if (cnt && !dc.cascade) {
-				util_err *e = ty_errstart(UTIL_E_DEPENDENT_OBJECTS_STILL_EXIST,
-							  "cannot drop schema %s because other objects depend on it", name);
-				util_err_detail(e, "%s %s depends on schema %s", kind_word(first->rel.relkind), first->rel.name, name);
-				util_err_hint(e, "Use DROP ... CASCADE to drop the dependent objects too.");
-				ty_errthrow();
-			}
-			if (cnt) {
-				/* Drop tables and views (indexes and sequences go with them). */
-				for (;;) {
-					schema_count c2 = {sch->oid, NULL, 0};
-					cat_foreach(cat_txn_snap(ct), CAT_REL, s->db_oid, count_in_schema, &c2);
-					if (!c2.first)
-						break;
-					sql_notice(s, UTIL_E_SUCCESSFUL_COMPLETION, "drop cascades to %s %s",
-						   kind_word(c2.first->rel.relkind), c2.first->rel.name);
-					drop_rel(&dc, c2.first);
-				}
-			}
-			cat_txn_delete(ct, sch->oid);
-		}
-		util_map_free(&dc.dropped);
-		return;
-	}
-	default:
-		ty_error(UTIL_E_FEATURE_NOT_SUPPORTED, "this kind of DROP is not supported");
-	}
-	for (size_t i = 0; i < st->n_objects; i++) {
-		PgQuery__List *l = st->objects[i]->list;
-		const char *schema = l->n_items > 1 ? str_of(l->items[l->n_items - 2]) : NULL;
-		const char *name = str_of(l->items[l->n_items - 1]);
-		cat_snap *cs = cat_txn_snap(ct);
-		if (schema && !sql_lookup_schema(s, cs, schema)) {
-			if (st->missing_ok) {
-				sql_notice(s, UTIL_E_SUCCESSFUL_COMPLETION, "schema \"%s\" does not exist, skipping", schema);
-				continue;
-			}
-			ty_error(UTIL_E_INVALID_SCHEMA_NAME, "schema \"%s\" does not exist", schema);
-		}
-		const cat_obj *o = sql_lookup_rel_name(s, cs, schema, name);
-		if (!o) {
-			if (st->missing_ok) {
-				sql_notice(s, UTIL_E_SUCCESSFUL_COMPLETION, "%s \"%s\" does not exist, skipping", kind_word(want), name);
-				continue;
-			}
-			if (schema)
-				ty_error(want == CAT_RELKIND_INDEX || want == CAT_RELKIND_SEQUENCE || want == CAT_RELKIND_VIEW || want == CAT_RELKIND_TABLE ? UTIL_E_UNDEFINED_TABLE : UTIL_E_UNDEFINED_OBJECT,
-					 "%s \"%s.%s\" does not exist", kind_word(want), schema, name);
-			ty_error(UTIL_E_UNDEFINED_TABLE, "%s \"%s\" does not exist", kind_word(want), name);
-		}
-		if (o->rel.relkind != want) {
-			util_err *e = ty_errstart(UTIL_E_WRONG_OBJECT_TYPE, "\"%s\" is not a%s %s", name,
-						  want == CAT_RELKIND_INDEX ? "n" : "", kind_word(want));
-			util_err_hint(e, "Use DROP %s to remove a%s %s.",
-				      o->rel.relkind == CAT_RELKIND_VIEW ? "VIEW" : o->rel.relkind == CAT_RELKIND_TABLE ? "TABLE" : o->rel.relkind == CAT_RELKIND_INDEX ? "INDEX" : "SEQUENCE",
-				      o->rel.relkind == CAT_RELKIND_INDEX ? "n" : "", kind_word(o->rel.relkind));
-			ty_errthrow();
-		}
-		if (o->rel.schema == CAT_OID_PG_CATALOG || o->rel.schema == CAT_OID_INFORMATION_SCHEMA)
-			ty_error(UTIL_E_INSUFFICIENT_PRIVILEGE, "permission denied: \"%s\" is a system catalog", name);
-		if (want == CAT_RELKIND_INDEX) {
-			sql_drop_index(s, ct, o, dc.cascade);
-			continue;
-		}
-		drop_rel(&dc, o);
-	}
-	util_map_free(&dc.dropped);
-}
-
 /* ---------------------------------------------------------------- CREATE SEQUENCE */
 
-static void create_sequence(sql_session *s, PgQuery__CreateSeqStmt *st)
+static void create_sequence(sql_session *s, PgQuery__CreateSeqStmt *st, const char *text)
 {
 	cat_txn *ct = sql_txn_ddl(s->txn);
 	cat_snap *cs = cat_txn_snap(ct);
 	PgQuery__RangeVar *rv = st->sequence;
-	cat_oid schema = sql_creation_schema(s, cs, rv->schemaname, rv->location);
+	cat_oid schema = sql_ddl_creation_schema(s, cs, rv, text);
 	if (cat_rel_by_name(cs, schema, rv->relname)) {
 		if (st->if_not_exists) {
 			sql_notice(s, UTIL_E_DUPLICATE_TABLE, "relation \"%s\" already exists, skipping", rv->relname);
@@ -1022,13 +822,13 @@ void sql_exec_ddl(sql_session *s, pnode *n, const char *text, sql_complete *c)
 		sql_ddl_create_table(s, n->create_stmt, text);
 		break;
 	case PG_QUERY__NODE__NODE_DROP_STMT:
-		drop_stmt(s, n->drop_stmt);
+		sql_ddl_drop(s, n->drop_stmt, text);
 		break;
 	case PG_QUERY__NODE__NODE_CREATE_SCHEMA_STMT:
 		create_schema(s, n->create_schema_stmt);
 		break;
 	case PG_QUERY__NODE__NODE_CREATE_SEQ_STMT:
-		create_sequence(s, n->create_seq_stmt);
+		create_sequence(s, n->create_seq_stmt, text);
 		break;
 	case PG_QUERY__NODE__NODE_ALTER_SEQ_STMT:
 		sql_ddl_alter_sequence(s, n->alter_seq_stmt);

@@ -38,6 +38,9 @@ cat_constraint *sql_ddl_apply_constraint(sql_tbl_build *tb, PgQuery__Constraint 
 void sql_ddl_set_storage_key(sql_tbl_build *tb);
 
 cat_oid sql_ddl_new_oid(sql_session *s);
+/* The schema a new relation goes into; throws 42501 (with the name's
+ * position) unless the user may create there. */
+cat_oid sql_ddl_creation_schema(sql_session *s, cat_snap *cs, PgQuery__RangeVar *rv, const char *text);
 /* PostgreSQL's ChooseRelationName/ChooseConstraintName. */
 void sql_ddl_choose_name(cat_snap *cs, cat_oid schema, const char *t, const char *col, const char *suffix,
 			 char *out, const cat_rel *in_rel);
@@ -108,6 +111,8 @@ char *sql_text_view_rename_rel(sql_session *s, cat_snap *cs, const char *view_sq
 /* Distinct column names referenced by a raw expression (at most max;
  * borrowed from the tree). */
 int sql_text_column_refs(pnode *expr, const char **out, int max);
+/* Does a stored default call nextval/currval/setval on sequence seq? */
+bool sql_text_default_uses_seq(sql_session *s, cat_snap *cs, const char *sql, cat_oid seq);
 char *sql_text_view_rename_column(sql_session *s, cat_snap *cs, const char *view_sql, cat_oid rel,
 				  const char *col, const char *newname);
 

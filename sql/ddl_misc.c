@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sql_int.h"
+#include "ddl_int.h"
 #include "crypto.h"
 
 static const char *str_of(pnode *n) { return n && n->node_case == PG_QUERY__NODE__NODE_STRING ? n->string->sval : NULL; }
@@ -248,7 +248,7 @@ void sql_ddl_create_view(sql_session *s, PgQuery__ViewStmt *st, const char *text
 	cat_txn *ct = sql_txn_ddl(s->txn);
 	cat_snap *cs = cat_txn_snap(ct);
 	PgQuery__RangeVar *rv = st->view;
-	cat_oid schema = sql_creation_schema(s, cs, rv->schemaname, rv->location);
+	cat_oid schema = sql_ddl_creation_schema(s, cs, rv, text);
 	const cat_obj *old = cat_rel_by_name(cs, schema, rv->relname);
 	if (old && !st->replace)
 		ty_error(UTIL_E_DUPLICATE_TABLE, "relation \"%s\" already exists", rv->relname);

@@ -306,3 +306,85 @@ int sql_text_column_refs(pnode *expr, const char **out, int max)
 	walk((ProtobufCMessage *)expr, colnames_fn, &c);
 	return c.n;
 }
+
+/* ---------------------------------------------------------------- sequence references */
+
+/* A regclass literal as regclass input reads it: dotted identifiers,
+ * double quotes keep case, the rest folds to lower case. Returns parts. */
+static int split_name(const char *lit, char parts[3][CAT_NAME_MAX])
+{
+	int n = 0;
+	const char *p = lit;
+	while (*p && n < 3) {
+		size_t k = 0;
+		if (*p == '"') {
+			p++;
+			while (*p && !(*p == '"' && p[1] != '"')) {
+				if (*p == '"')
+					p++;
+				if (k + 1 < CAT_NAME_MAX)
+					parts[n][k++] = *p;
+				p++;
+			}
+			if (*p == '"')
+				p++;
+		} else {
+			while (*p && *p != '.') {
+				if (k + 1 < CAT_NAME_MAX)
+					parts[n][k++] = (char)(*p >= 'A' && *p <= 'Z' ? *p + 32 : *p);
+				p++;
+			}
+		}
+		parts[n][k] = 0;
+		n++;
+		if (*p != '.')
+			break;
+		p++;
+	}
+	return n;
+}
+
+typedef struct seqref {
+	sql_session *s;
+	cat_snap *cs;
+	cat_oid seq;
+	bool found;
+} seqref;
+
+static bool seqref_fn(ProtobufCMessage *m, void *arg)
+{
+	seqref *w = arg;
+	if (m->descriptor != &pg_query__func_call__descriptor)
+		return false;
+	PgQuery__FuncCall *fc = (PgQuery__FuncCall *)m;
+	const char *fn = fc->n_funcname ? str_of(fc->funcname[fc->n_funcname - 1]) : NULL;
+	if (!fn || (strcmp(fn, "nextval") && strcmp(fn, "currval") && strcmp(fn, "setval")) || !fc->n_args)
+		return false;
+	pnode *a = fc->args[0];
+	if (a->node_case == PG_QUERY__NODE__NODE_TYPE_CAST)
+		a = a->type_cast->arg;
+	if (a->node_case != PG_QUERY__NODE__NODE_A_CONST || a->a_const->val_case != PG_QUERY__A__CONST__VAL_SVAL)
+		return false;
+	char parts[3][CAT_NAME_MAX];
+	int n = split_name(a->a_const->sval->sval, parts);
+	const cat_obj *o = n == 1 ? sql_lookup_rel_name(w->s, w->cs, NULL, parts[0])
+			   : n >= 2 ? sql_lookup_rel_name(w->s, w->cs, parts[n - 2], parts[n - 1])
+				    : NULL;
+	if (o && o->oid == w->seq) {
+		w->found = true;
+		return true;
+	}
+	return false;
+}
+
+bool sql_text_default_uses_seq(sql_session *s, cat_snap *cs, const char *sql, cat_oid seq)
+{
+	util_err err;
+	PgQuery__ParseResult *pr = sql_parse_text(sql, &err);
+	if (!pr)
+		return false;
+	seqref w = {s, cs, seq, false};
+	walk(&pr->base, seqref_fn, &w);
+	pg_query__parse_result__free_unpacked(pr, NULL);
+	return w.found;
+}

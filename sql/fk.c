@@ -924,6 +924,17 @@ static void fire_action(fire_ctx *fc, fk_event *e)
 	}
 	sql_planned *pl = cached_plan(fc, c->oid, kind, b.data, nparams, types);
 	util_buf_free(&b);
+	if (action == CAT_FK_SET_DEFAULT) {
+		/* Rows whose default equals the old key were "updated" to the same
+		 * values and checked by nobody: look again, as PostgreSQL does. */
+		run_sql(fc->s, fc->cs, pl, params, nparams, NULL);
+		kind = 'R';
+		util_buf_puts(&b, "SELECT 1 FROM ONLY ");
+		put_qualified(fc->cs, fkrel, &b);
+		util_buf_printf(&b, " x WHERE %s LIMIT 1", w.data);
+		pl = cached_plan(fc, c->oid, kind, b.data, nparams, types);
+		util_buf_free(&b);
+	}
 	util_buf_free(&w);
 	if (kind == 'R') {
 		ty_datum one;
@@ -1068,7 +1079,7 @@ static int find_con(void *arg, const cat_obj *o)
 	if (!in_path)
 		return 0;
 	for (int i = 0; i < o->rel.ncons; i++)
-		if (o->rel.cons[i].type == 'f' && !strcmp(o->rel.cons[i].name, cf->name))
+		if (!strcmp(o->rel.cons[i].name, cf->name))
 			cf->found = &o->rel.cons[i];
 	return 0;
 }
