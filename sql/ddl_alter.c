@@ -358,10 +358,21 @@ static void column_default(alter_ctx *ac, PgQuery__AlterTableCmd *cmd)
 		c->default_sql = NULL;
 	} else {
 		c->default_sql = cat_obj_strdup(ac->tb.o, sql_deparse_select_expr(cmd->def));
-		/* Checked now, as PostgreSQL does. */
+		/* Checked now, as PostgreSQL does (positions would point into the
+		 * stored text, not the statement: none are reported). */
 		sql_pstate ps = {.text = ""};
 		sql_actx ax = {ac->s, cat_txn_snap(ac->ct), ty_get_arena(), &ps};
-		sql_column_default(&ax, ac->tb.r, c->attnum - 1);
+		TY_TRY(tc)
+		{
+			sql_column_default(&ax, ac->tb.r, c->attnum - 1);
+		}
+		TY_CATCH(tc)
+		{
+			TY_END(tc);
+			ty_err()->position = 0;
+			ty_errthrow();
+		}
+		TY_END(tc);
 	}
 	ac->changed = true;
 }
@@ -399,8 +410,19 @@ static void alter_type(alter_ctx *ac, PgQuery__AlterTableCmd *cmd)
 		ty_error(UTIL_E_FEATURE_NOT_SUPPORTED, "cannot alter type of column \"%s\" twice", c->name);
 	ty_oid type;
 	int32_t typmod;
+	/* PostgreSQL reports no position for ALTER TYPE's type name. */
 	sql_actx ax = {ac->s, cat_txn_snap(ac->ct), ty_get_arena(), &(sql_pstate){.text = ac->text}};
-	sql_typename(&ax, cd->type_name, &type, &typmod);
+	TY_TRY(tc)
+	{
+		sql_typename(&ax, cd->type_name, &type, &typmod);
+	}
+	TY_CATCH(tc)
+	{
+		TY_END(tc);
+		ty_err()->position = 0;
+		ty_errthrow();
+	}
+	TY_END(tc);
 	/* Views reading the column keep their result types: refuse, as PostgreSQL. */
 	view_find vf = {ac, c->name, NULL};
 	cat_foreach(cat_txn_snap(ac->ct), CAT_REL, ac->s->db_oid, find_view_of_column, &vf);
@@ -1003,8 +1025,41 @@ void sql_ddl_alter_table(sql_session *s, PgQuery__AlterTableStmt *st, const char
 					 "this form of ALTER TABLE is not supported");
 			}
 		}
-		if (ac.changed && rel->rel.relkind == CAT_RELKIND_TABLE && needs_data_pass(&ac))
-			data_pass(&ac);
+		/* Sequences of new serial/identity columns exist before the
+		 * existing rows take values from them. */
+		cs = cat_txn_snap(ct);
+		for (int i = 0; i < ac.tb.nextra; i++)
+			if (cat_rel_by_name(cs, ac.tb.r->schema, ac.tb.extra[i]->rel.name))
+				ty_error(UTIL_E_DUPLICATE_TABLE, "relation \"%s\" already exists",
+					 ac.tb.extra[i]->rel.name);
+		for (int i = 0; i < ac.tb.nextra; i++) {
+			cat_obj *sq = ac.tb.extra[i];
+			ac.tb.extra[i] = NULL;
+			cat_txn_put(ct, sq);
+			sql_seq_init_value(s, sq->oid, sq->rel.seq);
+		}
+		ac.tb.nextra = 0;
+		if (ac.changed && rel->rel.relkind == CAT_RELKIND_TABLE && needs_data_pass(&ac)) {
+			/* Expressions (regclass literals, nextval) resolve names in the
+			 * session's snapshot: make it the one with this statement's changes. */
+			cat_snap *saved = s->cat, *now = cat_txn_snap(ct);
+			cat_snap_ref(now);
+			s->cat = now;
+			TY_TRY(td)
+			{
+				data_pass(&ac);
+			}
+			TY_CATCH(td)
+			{
+				TY_END(td);
+				s->cat = saved;
+				cat_snap_release(now);
+				ty_errthrow();
+			}
+			TY_END(td);
+			s->cat = saved;
+			cat_snap_release(now);
+		}
 	}
 	TY_CATCH(tc)
 	{
@@ -1018,14 +1073,6 @@ void sql_ddl_alter_table(sql_session *s, PgQuery__AlterTableStmt *st, const char
 	if (!ac.changed) {
 		cat_obj_free(ac.tb.o);
 		return;
-	}
-	cs = cat_txn_snap(ct);
-	for (int i = 0; i < ac.tb.nextra; i++) {
-		if (cat_rel_by_name(cs, ac.tb.r->schema, ac.tb.extra[i]->rel.name))
-			ty_error(UTIL_E_DUPLICATE_TABLE, "relation \"%s\" already exists",
-				 ac.tb.extra[i]->rel.name);
-		cat_txn_put(ct, ac.tb.extra[i]);
-		sql_seq_init_value(s, ac.tb.extra[i]->oid, ac.tb.extra[i]->rel.seq);
 	}
 	cat_oid oid = ac.tb.o->oid;
 	cat_txn_put(ct, ac.tb.o);

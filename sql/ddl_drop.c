@@ -15,16 +15,19 @@
 
 #include "ddl_int.h"
 
-static const char *str_of(pnode *n) { return n && n->node_case == PG_QUERY__NODE__NODE_STRING ? n->string->sval : NULL; }
+static const char *str_of(pnode *n)
+{
+	return n && n->node_case == PG_QUERY__NODE__NODE_STRING ? n->string->sval : NULL;
+}
 
 typedef struct dobj {
-	char kind;      /* 'r' relation, 'c' foreign-key constraint, 'd' column default, 's' schema */
-	cat_oid oid;    /* relation or schema; for 'c' and 'd' the table */
-	cat_oid sub;    /* 'c': constraint oid, 'd': attnum */
-	char on_kind;   /* what it was reached from (error detail) */
+	char kind;    /* 'r' relation, 'c' foreign-key constraint, 'd' column default, 's' schema */
+	cat_oid oid;  /* relation or schema; for 'c' and 'd' the table */
+	cat_oid sub;  /* 'c': constraint oid, 'd': attnum */
+	char on_kind; /* what it was reached from (error detail) */
 	cat_oid on_oid, on_sub;
-	bool target;    /* named by the statement */
-	bool silent;    /* goes with its owner without a notice (indexes, owned sequences) */
+	bool target; /* named by the statement */
+	bool silent; /* goes with its owner without a notice (indexes, owned sequences) */
 } dobj;
 
 typedef struct dropset {
@@ -32,7 +35,7 @@ typedef struct dropset {
 	cat_snap *cs;
 	dobj *v;
 	int n, cap;
-	util_map seen;  /* kind|oid|sub -> 1 */
+	util_map seen; /* kind|oid|sub -> 1 */
 } dropset;
 
 static bool in_set(dropset *d, char kind, cat_oid oid, cat_oid sub)
@@ -86,7 +89,8 @@ typedef struct oidlist {
 
 static void push(oidlist *l, cat_oid a, cat_oid b)
 {
-	cat_oid *na = ty_alloc(sizeof(cat_oid) * (size_t)(l->n + 1)), *nb = ty_alloc(sizeof(cat_oid) * (size_t)(l->n + 1));
+	cat_oid *na = ty_alloc(sizeof(cat_oid) * (size_t)(l->n + 1)),
+		*nb = ty_alloc(sizeof(cat_oid) * (size_t)(l->n + 1));
 	if (l->n) {
 		memcpy(na, l->a, sizeof(cat_oid) * (size_t)l->n);
 		memcpy(nb, l->b, sizeof(cat_oid) * (size_t)l->n);
@@ -127,7 +131,8 @@ static int find_fn(void *arg, const cat_obj *o)
 				push(&f->fks, o->oid, r->cons[i].oid);
 	if (t->rel.relkind == CAT_RELKIND_SEQUENCE && r->relkind == CAT_RELKIND_TABLE)
 		for (int i = 0; i < r->ncols; i++)
-			if (!r->cols[i].dropped && r->cols[i].default_sql && strstr(r->cols[i].default_sql, "nextval(") &&
+			if (!r->cols[i].dropped && r->cols[i].default_sql &&
+			    strstr(r->cols[i].default_sql, "nextval(") &&
 			    sql_text_default_uses_seq(f->d->s, f->d->cs, r->cols[i].default_sql, t->oid))
 				push(&f->defaults, o->oid, (cat_oid)r->cols[i].attnum);
 	if (t->rel.relkind == CAT_RELKIND_TABLE && r->relkind == CAT_RELKIND_SEQUENCE && r->seq &&
@@ -160,7 +165,8 @@ static void visit_rel_deps(dropset *d, const cat_obj *o)
 		cat_oid best = 0;
 		int which = -1;
 		cat_oid cand[4] = {iv < f.views.n ? f.views.a[iv] : 0, ifk < f.fks.n ? f.fks.b[ifk] : 0,
-				   idf < f.defaults.n ? f.defaults.a[idf] : 0, im < f.members.n ? f.members.a[im] : 0};
+				   idf < f.defaults.n ? f.defaults.a[idf] : 0,
+				   im < f.members.n ? f.members.a[im] : 0};
 		for (int k = 0; k < 4; k++)
 			if (cand[k] && (which < 0 || cand[k] < best)) {
 				best = cand[k];
@@ -179,7 +185,8 @@ static void visit_rel_deps(dropset *d, const cat_obj *o)
 			ifk++;
 			break;
 		case 2:
-			visit(d, (dobj){'d', f.defaults.a[idf], f.defaults.b[idf], on, o->oid, 0, false, false});
+			visit(d,
+			      (dobj){'d', f.defaults.a[idf], f.defaults.b[idf], on, o->oid, 0, false, false});
 			idf++;
 			break;
 		default:
@@ -283,9 +290,11 @@ static void report(dropset *d, bool cascade, const char *what)
 		}
 	}
 	if (!cascade) {
-		util_err *e = what ? ty_errstart(UTIL_E_DEPENDENT_OBJECTS_STILL_EXIST, "cannot drop %s because other objects depend on it", what)
-				   : ty_errstart(UTIL_E_DEPENDENT_OBJECTS_STILL_EXIST,
-						 "cannot drop desired object(s) because other objects depend on them");
+		util_err *e =
+		    what ? ty_errstart(UTIL_E_DEPENDENT_OBJECTS_STILL_EXIST,
+				       "cannot drop %s because other objects depend on it", what)
+			 : ty_errstart(UTIL_E_DEPENDENT_OBJECTS_STILL_EXIST,
+				       "cannot drop desired object(s) because other objects depend on them");
 		util_err_detail(e, "%s", det.data);
 		util_err_hint(e, "Use DROP ... CASCADE to drop the dependent objects too.");
 		util_buf_free(&det);
@@ -364,21 +373,30 @@ static void execute(dropset *d, cat_txn *ct)
 static char want_kind(PgQuery__ObjectType t)
 {
 	switch (t) {
-	case PG_QUERY__OBJECT_TYPE__OBJECT_TABLE: return CAT_RELKIND_TABLE;
-	case PG_QUERY__OBJECT_TYPE__OBJECT_VIEW: return CAT_RELKIND_VIEW;
-	case PG_QUERY__OBJECT_TYPE__OBJECT_SEQUENCE: return CAT_RELKIND_SEQUENCE;
-	case PG_QUERY__OBJECT_TYPE__OBJECT_INDEX: return CAT_RELKIND_INDEX;
-	default: return 0;
+	case PG_QUERY__OBJECT_TYPE__OBJECT_TABLE:
+		return CAT_RELKIND_TABLE;
+	case PG_QUERY__OBJECT_TYPE__OBJECT_VIEW:
+		return CAT_RELKIND_VIEW;
+	case PG_QUERY__OBJECT_TYPE__OBJECT_SEQUENCE:
+		return CAT_RELKIND_SEQUENCE;
+	case PG_QUERY__OBJECT_TYPE__OBJECT_INDEX:
+		return CAT_RELKIND_INDEX;
+	default:
+		return 0;
 	}
 }
 
 static const char *upper_kind(char relkind)
 {
 	switch (relkind) {
-	case CAT_RELKIND_VIEW: return "VIEW";
-	case CAT_RELKIND_TABLE: return "TABLE";
-	case CAT_RELKIND_INDEX: return "INDEX";
-	default: return "SEQUENCE";
+	case CAT_RELKIND_VIEW:
+		return "VIEW";
+	case CAT_RELKIND_TABLE:
+		return "TABLE";
+	case CAT_RELKIND_INDEX:
+		return "INDEX";
+	default:
+		return "SEQUENCE";
 	}
 }
 
@@ -389,7 +407,8 @@ static const cat_obj *drop_target(sql_session *s, cat_snap *cs, PgQuery__DropStm
 	const char *name = str_of(l->items[l->n_items - 1]);
 	if (schema && !sql_lookup_schema(s, cs, schema)) {
 		if (st->missing_ok) {
-			sql_notice(s, UTIL_E_SUCCESSFUL_COMPLETION, "schema \"%s\" does not exist, skipping", schema);
+			sql_notice(s, UTIL_E_SUCCESSFUL_COMPLETION, "schema \"%s\" does not exist, skipping",
+				   schema);
 			return NULL;
 		}
 		ty_error(UTIL_E_INVALID_SCHEMA_NAME, "schema \"%s\" does not exist", schema);
@@ -397,26 +416,31 @@ static const cat_obj *drop_target(sql_session *s, cat_snap *cs, PgQuery__DropStm
 	const cat_obj *o = sql_lookup_rel_name(s, cs, schema, name);
 	if (!o) {
 		if (st->missing_ok) {
-			sql_notice(s, UTIL_E_SUCCESSFUL_COMPLETION, "%s \"%s\" does not exist, skipping", sql_ddl_kind_word(want), name);
+			sql_notice(s, UTIL_E_SUCCESSFUL_COMPLETION, "%s \"%s\" does not exist, skipping",
+				   sql_ddl_kind_word(want), name);
 			return NULL;
 		}
 		if (schema)
-			ty_error(UTIL_E_UNDEFINED_TABLE, "%s \"%s.%s\" does not exist", sql_ddl_kind_word(want), schema, name);
+			ty_error(UTIL_E_UNDEFINED_TABLE, "%s \"%s.%s\" does not exist",
+				 sql_ddl_kind_word(want), schema, name);
 		ty_error(UTIL_E_UNDEFINED_TABLE, "%s \"%s\" does not exist", sql_ddl_kind_word(want), name);
 	}
 	if (o->rel.relkind != want) {
-		util_err *e = ty_errstart(UTIL_E_WRONG_OBJECT_TYPE, "\"%s\" is not a%s %s", name, want == CAT_RELKIND_INDEX ? "n" : "",
-					  sql_ddl_kind_word(want));
+		util_err *e = ty_errstart(UTIL_E_WRONG_OBJECT_TYPE, "\"%s\" is not a%s %s", name,
+					  want == CAT_RELKIND_INDEX ? "n" : "", sql_ddl_kind_word(want));
 		util_err_hint(e, "Use DROP %s to remove a%s %s.", upper_kind(o->rel.relkind),
-			      o->rel.relkind == CAT_RELKIND_INDEX ? "n" : "", sql_ddl_kind_word(o->rel.relkind));
+			      o->rel.relkind == CAT_RELKIND_INDEX ? "n" : "",
+			      sql_ddl_kind_word(o->rel.relkind));
 		ty_errthrow();
 	}
 	if (o->rel.schema == CAT_OID_PG_CATALOG || o->rel.schema == CAT_OID_INFORMATION_SCHEMA)
-		ty_error(UTIL_E_INSUFFICIENT_PRIVILEGE, "permission denied: \"%s\" is a system catalog", name);
+		ty_error(UTIL_E_INSUFFICIENT_PRIVILEGE, "permission denied: \"%s\" is a system catalog",
+			 name);
 	/* The owner of the relation or of its schema may drop it. */
 	const cat_obj *sch = cat_get(cs, o->rel.schema);
 	if (!sql_priv_is_owner(s, cs, o->rel.owner) && !(sch && sql_priv_is_owner(s, cs, sch->schema.owner)))
-		ty_error(UTIL_E_INSUFFICIENT_PRIVILEGE, "must be owner of %s %s", sql_ddl_kind_word(o->rel.relkind), o->rel.name);
+		ty_error(UTIL_E_INSUFFICIENT_PRIVILEGE, "must be owner of %s %s",
+			 sql_ddl_kind_word(o->rel.relkind), o->rel.name);
 	if (o->rel.relkind == CAT_RELKIND_SEQUENCE && o->rel.seq && o->rel.seq->owned_by_table) {
 		/* PostgreSQL: an owned sequence drops alone (its default goes with it). */
 	}
@@ -443,16 +467,22 @@ void sql_ddl_drop(sql_session *s, PgQuery__DropStmt *st, const char *text)
 				const cat_obj *sch = sql_lookup_schema(s, d.cs, name);
 				if (!sch) {
 					if (st->missing_ok) {
-						sql_notice(s, UTIL_E_SUCCESSFUL_COMPLETION, "schema \"%s\" does not exist, skipping", name);
+						sql_notice(s, UTIL_E_SUCCESSFUL_COMPLETION,
+							   "schema \"%s\" does not exist, skipping", name);
 						continue;
 					}
-					ty_error(UTIL_E_INVALID_SCHEMA_NAME, "schema \"%s\" does not exist", name);
+					ty_error(UTIL_E_INVALID_SCHEMA_NAME, "schema \"%s\" does not exist",
+						 name);
 				}
-				if (sch->database == 0 || sch->oid == CAT_OID_PG_CATALOG || sch->oid == CAT_OID_INFORMATION_SCHEMA)
+				if (sch->database == 0 || sch->oid == CAT_OID_PG_CATALOG ||
+				    sch->oid == CAT_OID_INFORMATION_SCHEMA)
 					ty_error(UTIL_E_DEPENDENT_OBJECTS_STILL_EXIST,
-						 "cannot drop schema %s because it is required by the database system", name);
+						 "cannot drop schema %s because it is required by the "
+						 "database system",
+						 name);
 				if (!sql_priv_is_owner(s, d.cs, sch->schema.owner))
-					ty_error(UTIL_E_INSUFFICIENT_PRIVILEGE, "must be owner of schema %s", name);
+					ty_error(UTIL_E_INSUFFICIENT_PRIVILEGE, "must be owner of schema %s",
+						 name);
 				snprintf(wbuf, sizeof wbuf, "schema %s", name);
 				what = st->n_objects == 1 ? wbuf : NULL;
 				visit(&d, (dobj){'s', sch->oid, 0, 0, 0, 0, true, false});
@@ -477,7 +507,8 @@ void sql_ddl_drop(sql_session *s, PgQuery__DropStmt *st, const char *text)
 			for (int i = 0; i < nt; i++)
 				add(&d, (dobj){'r', targets[i]->oid, 0, 0, 0, 0, true, false});
 			if (nt == 1) {
-				snprintf(wbuf, sizeof wbuf, "%s %s", sql_ddl_kind_word(targets[0]->rel.relkind), targets[0]->rel.name);
+				snprintf(wbuf, sizeof wbuf, "%s %s",
+					 sql_ddl_kind_word(targets[0]->rel.relkind), targets[0]->rel.name);
 				what = wbuf;
 			}
 			for (int i = 0; i < nt; i++)

@@ -323,38 +323,121 @@ void sql_ddl_create_view(sql_session *s, PgQuery__ViewStmt *st, const char *text
 
 /* ---------------------------------------------------------------- TRUNCATE */
 
+typedef struct trunc_list {
+	const cat_obj **rels;
+	int n;
+} trunc_list;
+
+static bool trunc_has(trunc_list *l, cat_oid oid)
+{
+	for (int i = 0; i < l->n; i++)
+		if (l->rels[i]->oid == oid)
+			return true;
+	return false;
+}
+
+static void trunc_add(trunc_list *l, const cat_obj *o)
+{
+	const cat_obj **n = ty_alloc(sizeof(cat_obj *) * (size_t)(l->n + 1));
+	if (l->n)
+		memcpy(n, l->rels, sizeof(cat_obj *) * (size_t)l->n);
+	n[l->n++] = o;
+	l->rels = n;
+}
+
+typedef struct owned_seqs {
+	trunc_list *tables;
+	cat_oid *oids;
+	int n;
+} owned_seqs;
+
+static int find_owned_seqs(void *arg, const cat_obj *o)
+{
+	owned_seqs *os = arg;
+	if (o->rel.relkind != CAT_RELKIND_SEQUENCE || !o->rel.seq || !trunc_has(os->tables, o->rel.seq->owned_by_table))
+		return 0;
+	cat_oid *n = ty_alloc(sizeof(cat_oid) * (size_t)(os->n + 1));
+	if (os->n)
+		memcpy(n, os->oids, sizeof(cat_oid) * (size_t)os->n);
+	n[os->n++] = o->oid;
+	os->oids = n;
+	return 0;
+}
+
+/* A fresh storage generation per table (and index): O(1), transactional,
+ * the old generation dropped after commit. */
+static void truncate_one(sql_session *s, cat_txn *ct, const cat_obj *o)
+{
+	cat_obj *c = cat_obj_copy(o);
+	sql_ddl_next_storage(&o->rel, 'r', o->oid, c->rel.storage, sizeof c->rel.storage);
+	kv_table_drop(s->e->kv, c->rel.storage); /* a crashed transaction's leftover */
+	sql_create_storage(s, s->txn, c->rel.storage);
+	sql_txn_drop_storage_after_commit(s->txn, o->rel.storage);
+	/* Rows this transaction wrote before are gone with the old storage. */
+	sql_txn_table_reshape(s->txn, o->oid, 0, true);
+	for (int k = 0; k < o->rel.nindexes; k++) {
+		const cat_obj *ix = cat_get(cat_txn_snap(ct), o->rel.indexes[k]);
+		if (!ix)
+			continue;
+		cat_obj *nx = cat_obj_copy(ix);
+		sql_ddl_next_storage(&ix->rel, 'i', ix->oid, nx->rel.storage, sizeof nx->rel.storage);
+		kv_table_drop(s->e->kv, nx->rel.storage);
+		sql_create_storage(s, s->txn, nx->rel.storage);
+		sql_txn_drop_storage_after_commit(s->txn, ix->rel.storage);
+		sql_txn_table_reshape(s->txn, ix->oid, 0, true);
+		cat_txn_put(ct, nx);
+	}
+	cat_txn_put(ct, c);
+}
+
 void sql_ddl_truncate(sql_session *s, PgQuery__TruncateStmt *st)
 {
 	cat_txn *ct = sql_txn_ddl(s->txn);
+	cat_snap *cs = cat_txn_snap(ct);
+	bool cascade = st->behavior == PG_QUERY__DROP_BEHAVIOR__DROP_CASCADE;
+	trunc_list l = {NULL, 0};
 	for (size_t i = 0; i < st->n_relations; i++) {
 		PgQuery__RangeVar *rv = st->relations[i]->range_var;
-		const cat_obj *o = must_rel(s, cat_txn_snap(ct), rv, false);
+		const cat_obj *o = must_rel(s, cs, rv, false);
 		if (o->rel.relkind != CAT_RELKIND_TABLE)
 			ty_error(UTIL_E_WRONG_OBJECT_TYPE, "\"%s\" is not a table", o->rel.name);
-		/* Referenced by a foreign key from another table? */
-		cat_obj *c = cat_obj_copy(o);
-		/* A fresh storage generation: O(1), transactional. */
-		const char *dot = strrchr(o->rel.storage, '.');
-		int gen = dot ? atoi(dot + 1) : 1;
-		snprintf(c->rel.storage, sizeof c->rel.storage, "r%u.%d", o->oid, gen + 1);
-		sql_create_storage(s, s->txn, c->rel.storage);
-		sql_txn_drop_storage_after_commit(s->txn, o->rel.storage);
-		for (int k = 0; k < o->rel.nindexes; k++) {
-			const cat_obj *ix = cat_get(cat_txn_snap(ct), o->rel.indexes[k]);
-			if (!ix)
+		if (o->rel.schema == CAT_OID_PG_CATALOG || o->rel.schema == CAT_OID_INFORMATION_SCHEMA)
+			ty_error(UTIL_E_INSUFFICIENT_PRIVILEGE, "permission denied: \"%s\" is a system catalog", o->rel.name);
+		sql_priv_check_rel(s, cs, o, CAT_PRIV_TRUNCATE);
+		if (!trunc_has(&l, o->oid))
+			trunc_add(&l, o);
+	}
+	/* Tables referencing a truncated one: an error, or (CASCADE) truncated too. */
+	for (int i = 0; i < l.n; i++) {
+		cat_oid *refs;
+		int nrefs;
+		sql_fk_referencing_tables(s, cs, l.rels[i]->oid, &refs, &nrefs);
+		for (int k = 0; k < nrefs; k++) {
+			if (trunc_has(&l, refs[k]))
 				continue;
-			cat_obj *nx = cat_obj_copy(ix);
-			const char *d2 = strrchr(ix->rel.storage, '.');
-			int g2 = d2 ? atoi(d2 + 1) : 1;
-			snprintf(nx->rel.storage, sizeof nx->rel.storage, "i%u.%d", ix->oid, g2 + 1);
-			sql_create_storage(s, s->txn, nx->rel.storage);
-			sql_txn_drop_storage_after_commit(s->txn, ix->rel.storage);
-			cat_txn_put(ct, nx);
+			const cat_obj *r = cat_get(cs, refs[k]);
+			if (!cascade) {
+				util_err *e = ty_errstart(UTIL_E_FEATURE_NOT_SUPPORTED,
+							  "cannot truncate a table referenced in a foreign key constraint");
+				util_err_detail(e, "Table \"%s\" references \"%s\".", r->rel.name, l.rels[i]->rel.name);
+				util_err_hint(e, "Truncate table \"%s\" at the same time, or use TRUNCATE ... CASCADE.", r->rel.name);
+				ty_errthrow();
+			}
+			sql_notice(s, UTIL_E_SUCCESSFUL_COMPLETION, "truncate cascades to table \"%s\"", r->rel.name);
+			sql_priv_check_rel(s, cs, r, CAT_PRIV_TRUNCATE);
+			trunc_add(&l, r);
 		}
-		cat_txn_put(ct, c);
-		if (st->restart_seqs)
-			for (int k = 0; k < o->rel.ncols; k++)
-				(void)k;
+	}
+	for (int i = 0; i < l.n; i++)
+		truncate_one(s, ct, l.rels[i]);
+	if (st->restart_seqs) {
+		owned_seqs os = {&l, NULL, 0};
+		cat_foreach(cs, CAT_REL, s->db_oid, find_owned_seqs, &os);
+		for (int i = 0; i < os.n; i++) {
+			const cat_obj *sq = cat_get(cs, os.oids[i]);
+			sql_priv_check_rel(s, cs, sq, CAT_PRIV_UPDATE);
+			sql_setval(s, sq->oid, sq->rel.seq->start, false);
+		}
 	}
 }
 

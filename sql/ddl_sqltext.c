@@ -363,11 +363,12 @@ static bool seqref_fn(ProtobufCMessage *m, void *arg)
 	pnode *a = fc->args[0];
 	if (a->node_case == PG_QUERY__NODE__NODE_TYPE_CAST)
 		a = a->type_cast->arg;
-	if (a->node_case != PG_QUERY__NODE__NODE_A_CONST || a->a_const->val_case != PG_QUERY__A__CONST__VAL_SVAL)
+	if (a->node_case != PG_QUERY__NODE__NODE_A_CONST ||
+	    a->a_const->val_case != PG_QUERY__A__CONST__VAL_SVAL)
 		return false;
 	char parts[3][CAT_NAME_MAX];
 	int n = split_name(a->a_const->sval->sval, parts);
-	const cat_obj *o = n == 1 ? sql_lookup_rel_name(w->s, w->cs, NULL, parts[0])
+	const cat_obj *o = n == 1   ? sql_lookup_rel_name(w->s, w->cs, NULL, parts[0])
 			   : n >= 2 ? sql_lookup_rel_name(w->s, w->cs, parts[n - 2], parts[n - 1])
 				    : NULL;
 	if (o && o->oid == w->seq) {

@@ -373,10 +373,17 @@ typedef struct fk_queue {
 } fk_queue;
 
 /* SET CONSTRAINTS state and deferred events of a transaction. */
+typedef struct con_mode {
+	cat_oid con;
+	char mode; /* 'd' deferred, 'i' immediate */
+} con_mode;
+
+/* Lives in the transaction's arena: nothing to free at its end. */
 struct sql_fk_txn {
 	fk_queue deferred;
-	char all_mode;  /* 0, 'd' (ALL DEFERRED) or 'i' (ALL IMMEDIATE) */
-	util_map modes; /* constraint oid -> (void *)'d' / 'i' */
+	char all_mode;   /* 0, 'd' (ALL DEFERRED) or 'i' (ALL IMMEDIATE) */
+	con_mode *modes; /* SET CONSTRAINTS name ..., newest last */
+	int nmodes;
 };
 
 typedef struct fk_in {
@@ -413,9 +420,9 @@ static bool effective_deferred(sql_txn *t, const cat_constraint *c)
 	if (!c->deferrable)
 		return false;
 	if (t->fk) {
-		void *m = util_map_get_u64(&t->fk->modes, c->oid);
-		if (m)
-			return (uintptr_t)m == 'd';
+		for (int i = t->fk->nmodes - 1; i >= 0; i--)
+			if (t->fk->modes[i].con == c->oid)
+				return t->fk->modes[i].mode == 'd';
 		if (t->fk->all_mode)
 			return t->fk->all_mode == 'd';
 	}
@@ -1095,8 +1102,7 @@ void sql_fk_set_constraints(sql_session *s, PgQuery__ConstraintsSetStmt *st)
 	cat_snap *cs = txn_snap(s, t);
 	if (!st->n_constraints) {
 		ft->all_mode = mode;
-		util_map_free(&ft->modes);
-		memset(&ft->modes, 0, sizeof ft->modes);
+		ft->nmodes = 0;
 	} else {
 		for (size_t i = 0; i < st->n_constraints; i++) {
 			PgQuery__RangeVar *rv = st->constraints[i]->range_var;
@@ -1120,7 +1126,14 @@ void sql_fk_set_constraints(sql_session *s, PgQuery__ConstraintsSetStmt *st)
 			if (!cf.found->deferrable)
 				ty_error(UTIL_E_WRONG_OBJECT_TYPE, "constraint \"%s\" is not deferrable",
 					 rv->relname);
-			util_map_put_u64(&ft->modes, cf.found->oid, (void *)(uintptr_t)mode);
+			con_mode *nm =
+			    util_arena_alloc(t->arena, sizeof(con_mode) * (size_t)(ft->nmodes + 1));
+			if (!nm)
+				ty_error(UTIL_E_OUT_OF_MEMORY, "out of memory");
+			if (ft->nmodes)
+				memcpy(nm, ft->modes, sizeof(con_mode) * (size_t)ft->nmodes);
+			nm[ft->nmodes++] = (con_mode){cf.found->oid, mode};
+			ft->modes = nm;
 		}
 	}
 	if (mode == 'i')

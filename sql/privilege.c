@@ -149,8 +149,8 @@ static cat_acl *default_acl(acl_kind k, cat_oid owner, cat_oid schema_oid, int *
 	*n = 1;
 	/* System schemas and PostgreSQL 15's public schema (owned by
 	 * pg_database_owner) grant USAGE to PUBLIC. */
-	if (k == ACLK_SCHEMA &&
-	    (schema_oid == CAT_OID_PG_CATALOG || schema_oid == CAT_OID_INFORMATION_SCHEMA || owner == PG_DATABASE_OWNER)) {
+	if (k == ACLK_SCHEMA && (schema_oid == CAT_OID_PG_CATALOG ||
+				 schema_oid == CAT_OID_INFORMATION_SCHEMA || owner == PG_DATABASE_OWNER)) {
 		a[1] = (cat_acl){0, owner, CAT_PRIV_USAGE, 0};
 		*n = 2;
 	}
