@@ -103,12 +103,25 @@ static inline size_t ikey_rowlen(const uint8_t *k)
 	return ((size_t)k[0] << 8) | k[1];
 }
 
+/* memcmp order, shorter first on a common prefix. Inline 8-byte steps:
+ * keys are short, and a libc call per comparison costs more than the work. */
 static inline int ikey_bytes_cmp(const uint8_t *a, size_t al, const uint8_t *b, size_t bl)
 {
 	size_t n = al < bl ? al : bl;
-	int c = n ? memcmp(a, b, n) : 0;
-	if (c)
-		return c;
+	size_t i = 0;
+	for (; i + 8 <= n; i += 8) {
+		uint64_t x, y;
+		memcpy(&x, a + i, 8);
+		memcpy(&y, b + i, 8);
+		if (x != y) {
+			x = __builtin_bswap64(x);
+			y = __builtin_bswap64(y);
+			return x < y ? -1 : 1;
+		}
+	}
+	for (; i < n; i++)
+		if (a[i] != b[i])
+			return a[i] < b[i] ? -1 : 1;
 	return al < bl ? -1 : al > bl;
 }
 
@@ -133,7 +146,7 @@ static inline int ikey_cmp(const uint8_t *a, size_t al, const uint8_t *b, size_t
 	c = ikey_bytes_cmp(a + qa_off, al - qa_off - IKEY_SUFFIX, b + qb_off, bl - qb_off - IKEY_SUFFIX);
 	if (c)
 		return c;
-	return memcmp(a + al - IKEY_SUFFIX, b + bl - IKEY_SUFFIX, IKEY_SUFFIX);
+	return ikey_bytes_cmp(a + al - IKEY_SUFFIX, IKEY_SUFFIX, b + bl - IKEY_SUFFIX, IKEY_SUFFIX);
 }
 
 /* True if a and b have the same row, family and qualifier. */

@@ -70,6 +70,8 @@ kv_src *sst_iter_new(sst_reader *r, bool fill_cache);
 /* Data block index: count and separator key i (valid while r is open). */
 size_t sst_nblocks(const sst_reader *r);
 void sst_block_key(const sst_reader *r, size_t i, const uint8_t **k, size_t *kl);
+/* Index of the first data block whose separator is >= k (nblocks if none). */
+size_t sst_find_block(const sst_reader *r, const uint8_t *k, size_t kl);
 /* Reads and checks every block; reports problems through fn. */
 kv_status sst_verify(sst_reader *r, void (*fn)(void *arg, const char *problem), void *arg);
 /* Calls fn for each entry (for the dump tool). */

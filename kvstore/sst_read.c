@@ -425,6 +425,13 @@ void sst_block_key(const sst_reader *r, size_t i, const uint8_t **k, size_t *kl)
 }
 
 /* First block whose separator is >= k (nidx if none). */
+static size_t find_block(const sst_reader *r, const uint8_t *k, size_t kl);
+
+size_t sst_find_block(const sst_reader *r, const uint8_t *k, size_t kl)
+{
+	return find_block(r, k, kl);
+}
+
 static size_t find_block(const sst_reader *r, const uint8_t *k, size_t kl)
 {
 	size_t lo = 0, hi = r->nidx;

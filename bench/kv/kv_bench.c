@@ -24,7 +24,23 @@ static struct {
 	int compression_level, block_size, bloom;
 	bool sync, use_existing;
 	const char *benchmarks;
-} F = {"/tmp/kv_bench", 1000000, -1, 20000000, 16, 100, 1, 1, 0, 1, 268435456, 67108864, 3, 16384, 1, false, false,
+} F = {"/tmp/kv_bench",
+       1000000,
+       -1,
+       20000000,
+       16,
+       100,
+       1,
+       1,
+       0,
+       1,
+       268435456,
+       67108864,
+       3,
+       16384,
+       1,
+       false,
+       false,
        "fillseq,fillrandom,overwrite,readrandom,readseq,readreverse,seekrandom,filterscan"};
 
 static kv_store *S;
@@ -368,8 +384,8 @@ static void b_scan20m(void)
 		if (s < best)
 			best = s;
 	}
-	printf("scan20m      : %.3f seconds for %ld rows (%.1f M rows/s, %d scan thread%s, best of 3)\n", best,
-	       F.rows, (double)F.rows / best / 1e6, F.scan_threads, F.scan_threads == 1 ? "" : "s");
+	printf("scan20m      : %.3f seconds for %ld rows (%.1f M rows/s, %d scan thread%s, best of 3)\n",
+	       best, F.rows, (double)F.rows / best / 1e6, F.scan_threads, F.scan_threads == 1 ? "" : "s");
 }
 
 /* ---------------------------------------------------------------- main */
@@ -442,10 +458,11 @@ int main(int argc, char **argv)
 	kv_status st = kv_store_open(F.db, &o, &S);
 	if (st)
 		die("open", st);
-	printf("kv_bench: %ld entries, %d-byte keys, %d-byte values, zstd %d, %d-byte blocks, bloom %d, cache %ld, "
+	printf("kv_bench: %ld entries, %d-byte keys, %d-byte values, zstd %d, %d-byte blocks, bloom %d, "
+	       "cache %ld, "
 	       "threads %d, batch %d, sync %d\n",
-	       F.num, F.key_size, F.value_size, F.compression_level, F.block_size, F.bloom, F.cache_size, F.threads,
-	       F.batch, F.sync);
+	       F.num, F.key_size, F.value_size, F.compression_level, F.block_size, F.bloom, F.cache_size,
+	       F.threads, F.batch, F.sync);
 	static const char *const FAM[] = {"d"};
 	char *list = strdup(F.benchmarks);
 	for (char *name = strtok(list, ","); name; name = strtok(NULL, ",")) {
