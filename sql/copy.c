@@ -605,10 +605,23 @@ static void copy_from(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o,
 				}
 				TY_END(tv);
 			}
-			for (int i = 0; i < r->ncols; i++)
-				if (ld.defaults[i])
-					vals[i] = sql_eval(ld.ex, ld.defaults[i], NULL);
-			load_row(&ld, vals, &ci);
+			/* Errors of a row (defaults, constraints) name the line, as PostgreSQL. */
+			TY_TRY(tr)
+			{
+				for (int i = 0; i < r->ncols; i++)
+					if (ld.defaults[i])
+						vals[i] = sql_eval(ld.ex, ld.defaults[i], NULL);
+				load_row(&ld, vals, &ci);
+			}
+			TY_CATCH(tr)
+			{
+				TY_END(tr);
+				if (!ty_err()->context[0])
+					util_err_context(ty_err(), "COPY %s, line %lld: \"%.*s\"", r->name, (long long)ci.lineno,
+							 (int)(ci.line.len > 100 ? 100 : ci.line.len), ci.line.data ? ci.line.data : "");
+				ty_errthrow();
+			}
+			TY_END(tr);
 			n++;
 			if ((n & 1023) == 0)
 				ty_check_interrupts();

@@ -676,12 +676,14 @@ static void identity_set(alter_ctx *ac, PgQuery__AlterTableCmd *cmd)
 	if (nseq) {
 		const cat_obj *sq = identity_sequence(ac, c);
 		if (sq) {
-			cat_obj *nsq = cat_obj_copy(sq);
-			sql_seq_options(ac->s, nsq->rel.seq, seqopts, nseq, false);
-			if (nsq->rel.seq->restart_requested) {
-				nsq->rel.seq->restart_requested = false;
-				sql_setval(ac->s, sq->oid, nsq->rel.seq->restart_value, false);
+			cat_sequence_info si = *sq->rel.seq;
+			sql_seq_options(ac->s, &si, seqopts, nseq, false);
+			if (si.restart_requested) {
+				si.restart_requested = false;
+				sql_setval(ac->s, sq->oid, si.restart_value, false);
 			}
+			cat_obj *nsq = cat_obj_copy(sq);
+			*nsq->rel.seq = si;
 			cat_txn_put(ac->ct, nsq);
 		}
 	}
@@ -1309,6 +1311,9 @@ void sql_ddl_rename(sql_session *s, PgQuery__RenameStmt *st)
 		cat_txn_put(ct, c);
 		return;
 	}
+	case PG_QUERY__OBJECT_TYPE__OBJECT_ROLE:
+		sql_ddl_rename_role(s, st);
+		return;
 	default:
 		ty_error(UTIL_E_FEATURE_NOT_SUPPORTED, "this kind of RENAME is not supported");
 	}

@@ -127,6 +127,10 @@ void sql_fk_validate(sql_session *s, cat_snap *cs, cat_oid table, const cat_cons
 /* ---------------------------------------------------------------- privileges (privilege.c) */
 
 bool sql_priv_has_role(sql_session *s, cat_snap *cs, cat_oid member, cat_oid role);
+/* The role a RoleSpec names (0 = PUBLIC); with missing_ok (cat_oid)-1 when
+ * it does not exist, else 42704. */
+cat_oid sql_priv_role_oid(sql_session *s, cat_snap *cs, PgQuery__RoleSpec *rs, bool missing_ok);
+void sql_ddl_rename_role(sql_session *s, PgQuery__RenameStmt *st);
 bool sql_priv_is_owner(sql_session *s, cat_snap *cs, cat_oid owner);
 /* Throws 42501 unless the current user may create objects in schema. */
 void sql_priv_check_schema_create(sql_session *s, cat_snap *cs, cat_oid schema);

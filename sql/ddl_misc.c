@@ -9,9 +9,11 @@
 #include <string.h>
 
 #include "ddl_int.h"
-#include "crypto.h"
 
-static const char *str_of(pnode *n) { return n && n->node_case == PG_QUERY__NODE__NODE_STRING ? n->string->sval : NULL; }
+static const char *str_of(pnode *n)
+{
+	return n && n->node_case == PG_QUERY__NODE__NODE_STRING ? n->string->sval : NULL;
+}
 
 static cat_oid new_oid(sql_session *s)
 {
@@ -50,28 +52,28 @@ typedef struct relopt {
 } relopt;
 
 static const relopt reloptions[] = {
-	{"fillfactor", 'i', 10, 100, false},
-	{"autovacuum_enabled", 'b', 0, 0, false},
-	{"autovacuum_vacuum_threshold", 'i', 0, INT32_MAX, false},
-	{"autovacuum_vacuum_scale_factor", 'r', 0, 100, false},
-	{"autovacuum_analyze_threshold", 'i', 0, INT32_MAX, false},
-	{"autovacuum_analyze_scale_factor", 'r', 0, 100, false},
-	{"toast_tuple_target", 'i', 128, 8160, false},
-	{"parallel_workers", 'i', 0, 1024, false},
-	{"user_catalog_table", 'b', 0, 0, false},
-	{"vacuum_truncate", 'b', 0, 0, false},
-	/* Strata's own (docs/table-options.md) */
-	{"versions", 'i', 1, 1000000, true},
-	{"min_versions", 'i', 0, 1000000, true},
-	{"ttl", 'i', 0, INT64_MAX, true},
-	{"keep_deleted_cells", 'b', 0, 0, true},
-	{"compression", 'z', 0, 0, true},
-	{"bloom_filter", 's', 0, 0, true},
-	{"block_size", 'i', 1024, 16 * 1024 * 1024, true},
-	{"salt_buckets", 'i', 0, 256, true},
-	{"interleave_in_parent", 's', 0, 0, true},
-	{"key_order", 's', 0, 0, true},
-	{"retention", 'i', 0, INT64_MAX, true},
+    {"fillfactor", 'i', 10, 100, false},
+    {"autovacuum_enabled", 'b', 0, 0, false},
+    {"autovacuum_vacuum_threshold", 'i', 0, INT32_MAX, false},
+    {"autovacuum_vacuum_scale_factor", 'r', 0, 100, false},
+    {"autovacuum_analyze_threshold", 'i', 0, INT32_MAX, false},
+    {"autovacuum_analyze_scale_factor", 'r', 0, 100, false},
+    {"toast_tuple_target", 'i', 128, 8160, false},
+    {"parallel_workers", 'i', 0, 1024, false},
+    {"user_catalog_table", 'b', 0, 0, false},
+    {"vacuum_truncate", 'b', 0, 0, false},
+    /* Strata's own (docs/table-options.md) */
+    {"versions", 'i', 1, 1000000, true},
+    {"min_versions", 'i', 0, 1000000, true},
+    {"ttl", 'i', 0, INT64_MAX, true},
+    {"keep_deleted_cells", 'b', 0, 0, true},
+    {"compression", 'z', 0, 0, true},
+    {"bloom_filter", 's', 0, 0, true},
+    {"block_size", 'i', 1024, 16 * 1024 * 1024, true},
+    {"salt_buckets", 'i', 0, 256, true},
+    {"interleave_in_parent", 's', 0, 0, true},
+    {"key_order", 's', 0, 0, true},
+    {"retention", 'i', 0, INT64_MAX, true},
 };
 
 static char *opt_value(pnode *arg)
@@ -79,16 +81,21 @@ static char *opt_value(pnode *arg)
 	if (!arg)
 		return ty_strdup("true");
 	switch (arg->node_case) {
-	case PG_QUERY__NODE__NODE_STRING: return ty_strdup(arg->string->sval);
+	case PG_QUERY__NODE__NODE_STRING:
+		return ty_strdup(arg->string->sval);
 	case PG_QUERY__NODE__NODE_INTEGER: {
 		char b[32];
 		snprintf(b, sizeof b, "%d", arg->integer->ival);
 		return ty_strdup(b);
 	}
-	case PG_QUERY__NODE__NODE_FLOAT: return ty_strdup(arg->float_->fval);
-	case PG_QUERY__NODE__NODE_BOOLEAN: return ty_strdup(arg->boolean->boolval ? "true" : "false");
-	case PG_QUERY__NODE__NODE_TYPE_NAME: return ty_strdup(sql_last_name(arg->type_name->names, arg->type_name->n_names));
-	default: return ty_strdup("");
+	case PG_QUERY__NODE__NODE_FLOAT:
+		return ty_strdup(arg->float_->fval);
+	case PG_QUERY__NODE__NODE_BOOLEAN:
+		return ty_strdup(arg->boolean->boolval ? "true" : "false");
+	case PG_QUERY__NODE__NODE_TYPE_NAME:
+		return ty_strdup(sql_last_name(arg->type_name->names, arg->type_name->n_names));
+	default:
+		return ty_strdup("");
 	}
 }
 
@@ -99,10 +106,13 @@ static void check_opt(const relopt *ro, const char *v)
 	case 'i': {
 		long long x = strtoll(v, &end, 10);
 		if (*end || end == v)
-			ty_error(UTIL_E_INVALID_PARAMETER_VALUE, "invalid value for integer option \"%s\": %s", ro->name, v);
+			ty_error(UTIL_E_INVALID_PARAMETER_VALUE,
+				 "invalid value for integer option \"%s\": %s", ro->name, v);
 		if (x < ro->min || x > ro->max) {
-			util_err *e = ty_errstart(UTIL_E_INVALID_PARAMETER_VALUE, "value %s out of bounds for option \"%s\"", v, ro->name);
-			util_err_detail(e, "Valid values are between \"%lld\" and \"%lld\".", (long long)ro->min, (long long)ro->max);
+			util_err *e = ty_errstart(UTIL_E_INVALID_PARAMETER_VALUE,
+						  "value %s out of bounds for option \"%s\"", v, ro->name);
+			util_err_detail(e, "Valid values are between \"%lld\" and \"%lld\".",
+					(long long)ro->min, (long long)ro->max);
 			ty_errthrow();
 		}
 		return;
@@ -110,27 +120,35 @@ static void check_opt(const relopt *ro, const char *v)
 	case 'r': {
 		double x = strtod(v, &end);
 		if (*end || end == v)
-			ty_error(UTIL_E_INVALID_PARAMETER_VALUE, "invalid value for floating point option \"%s\": %s", ro->name, v);
+			ty_error(UTIL_E_INVALID_PARAMETER_VALUE,
+				 "invalid value for floating point option \"%s\": %s", ro->name, v);
 		if (x < (double)ro->min || x > (double)ro->max)
-			ty_error(UTIL_E_INVALID_PARAMETER_VALUE, "value %s out of bounds for option \"%s\"", v, ro->name);
+			ty_error(UTIL_E_INVALID_PARAMETER_VALUE, "value %s out of bounds for option \"%s\"",
+				 v, ro->name);
 		return;
 	}
 	case 'b':
 		if (util_strcasecmp(v, "true") && util_strcasecmp(v, "false") && util_strcasecmp(v, "on") &&
 		    util_strcasecmp(v, "off") && strcmp(v, "1") && strcmp(v, "0"))
-			ty_error(UTIL_E_INVALID_PARAMETER_VALUE, "invalid value for boolean option \"%s\": %s", ro->name, v);
+			ty_error(UTIL_E_INVALID_PARAMETER_VALUE,
+				 "invalid value for boolean option \"%s\": %s", ro->name, v);
 		return;
 	case 'z':
 		if (util_strcasecmp(v, "none") && util_strcasecmp(v, "zstd") &&
 		    !(strncmp(v, "zstd:", 5) == 0 && atoi(v + 5) >= 1 && atoi(v + 5) <= 19))
-			ty_error(UTIL_E_INVALID_PARAMETER_VALUE, "invalid value for option \"compression\": %s (use none, zstd or zstd:LEVEL)", v);
+			ty_error(
+			    UTIL_E_INVALID_PARAMETER_VALUE,
+			    "invalid value for option \"compression\": %s (use none, zstd or zstd:LEVEL)", v);
 		return;
 	default:
-		if (!strcmp(ro->name, "bloom_filter") && util_strcasecmp(v, "none") && util_strcasecmp(v, "row") &&
-		    util_strcasecmp(v, "rowcol"))
-			ty_error(UTIL_E_INVALID_PARAMETER_VALUE, "invalid value for option \"bloom_filter\": %s (use none, row or rowcol)", v);
+		if (!strcmp(ro->name, "bloom_filter") && util_strcasecmp(v, "none") &&
+		    util_strcasecmp(v, "row") && util_strcasecmp(v, "rowcol"))
+			ty_error(UTIL_E_INVALID_PARAMETER_VALUE,
+				 "invalid value for option \"bloom_filter\": %s (use none, row or rowcol)",
+				 v);
 		if (!strcmp(ro->name, "key_order") && util_strcasecmp(v, "asc") && util_strcasecmp(v, "desc"))
-			ty_error(UTIL_E_INVALID_PARAMETER_VALUE, "invalid value for option \"key_order\": %s (use asc or desc)", v);
+			ty_error(UTIL_E_INVALID_PARAMETER_VALUE,
+				 "invalid value for option \"key_order\": %s (use asc or desc)", v);
 		return;
 	}
 }
@@ -143,7 +161,8 @@ void sql_apply_reloptions(sql_session *s, cat_obj *o, PgQuery__Node **opts, size
 		PgQuery__DefElem *d = opts[i]->def_elem;
 		const char *name = d->defname;
 		if (d->defnamespace && *d->defnamespace && strcmp(d->defnamespace, "toast"))
-			ty_error(UTIL_E_INVALID_PARAMETER_VALUE, "unrecognized parameter namespace \"%s\"", d->defnamespace);
+			ty_error(UTIL_E_INVALID_PARAMETER_VALUE, "unrecognized parameter namespace \"%s\"",
+				 d->defnamespace);
 		const relopt *ro = NULL;
 		for (size_t k = 0; k < UTIL_ARRAY_LEN(reloptions); k++)
 			if (!strcmp(reloptions[k].name, name))
@@ -203,8 +222,8 @@ static void walk_msg(const ProtobufCMessage *m, rv_walk *w)
 		return;
 	if (m->descriptor == &pg_query__range_var__descriptor) {
 		const PgQuery__RangeVar *rv = (const PgQuery__RangeVar *)m;
-		const cat_obj *o = sql_lookup_rel_name(w->s, w->cs, rv->schemaname && *rv->schemaname ? rv->schemaname : NULL,
-						       rv->relname);
+		const cat_obj *o = sql_lookup_rel_name(
+		    w->s, w->cs, rv->schemaname && *rv->schemaname ? rv->schemaname : NULL, rv->relname);
 		if (o && o->oid == w->target)
 			w->found = true;
 		return;
@@ -248,7 +267,7 @@ void sql_ddl_create_view(sql_session *s, PgQuery__ViewStmt *st, const char *text
 	cat_txn *ct = sql_txn_ddl(s->txn);
 	cat_snap *cs = cat_txn_snap(ct);
 	PgQuery__RangeVar *rv = st->view;
-	cat_oid schema = sql_ddl_creation_schema(s, cs, rv, text);
+	cat_oid schema = sql_ddl_creation_schema(s, cs, rv, NULL); /* no position, as PostgreSQL */
 	const cat_obj *old = cat_rel_by_name(cs, schema, rv->relname);
 	if (old && !st->replace)
 		ty_error(UTIL_E_DUPLICATE_TABLE, "relation \"%s\" already exists", rv->relname);
@@ -277,7 +296,8 @@ void sql_ddl_create_view(sql_session *s, PgQuery__ViewStmt *st, const char *text
 		const char *name = (size_t)k < st->n_aliases ? str_of(st->aliases[k]) : q->targets[i].name;
 		for (int x = 0; x < k; x++)
 			if (!strcmp(r->cols[x].name, name))
-				ty_error(UTIL_E_DUPLICATE_COLUMN, "column \"%s\" specified more than once", name);
+				ty_error(UTIL_E_DUPLICATE_COLUMN, "column \"%s\" specified more than once",
+					 name);
 		snprintf(c->name, sizeof c->name, "%s", name);
 		c->attnum = (int16_t)(k + 1);
 		c->col_id = (uint16_t)(k + 1);
@@ -291,11 +311,12 @@ void sql_ddl_create_view(sql_session *s, PgQuery__ViewStmt *st, const char *text
 			if (i >= r->ncols)
 				ty_error(UTIL_E_INVALID_TABLE_DEFINITION, "cannot drop columns from view");
 			if (strcmp(old->rel.cols[i].name, r->cols[i].name))
-				ty_error(UTIL_E_INVALID_TABLE_DEFINITION, "cannot change name of view column \"%s\" to \"%s\"",
+				ty_error(UTIL_E_INVALID_TABLE_DEFINITION,
+					 "cannot change name of view column \"%s\" to \"%s\"",
 					 old->rel.cols[i].name, r->cols[i].name);
 			if (old->rel.cols[i].type != r->cols[i].type)
-				ty_error(UTIL_E_INVALID_TABLE_DEFINITION, "cannot change data type of view column \"%s\"",
-					 r->cols[i].name);
+				ty_error(UTIL_E_INVALID_TABLE_DEFINITION,
+					 "cannot change data type of view column \"%s\"", r->cols[i].name);
 		}
 		r->comment = cat_obj_strdup(o, old->rel.comment);
 	}
@@ -354,7 +375,8 @@ typedef struct owned_seqs {
 static int find_owned_seqs(void *arg, const cat_obj *o)
 {
 	owned_seqs *os = arg;
-	if (o->rel.relkind != CAT_RELKIND_SEQUENCE || !o->rel.seq || !trunc_has(os->tables, o->rel.seq->owned_by_table))
+	if (o->rel.relkind != CAT_RELKIND_SEQUENCE || !o->rel.seq ||
+	    !trunc_has(os->tables, o->rel.seq->owned_by_table))
 		return 0;
 	cat_oid *n = ty_alloc(sizeof(cat_oid) * (size_t)(os->n + 1));
 	if (os->n)
@@ -402,7 +424,8 @@ void sql_ddl_truncate(sql_session *s, PgQuery__TruncateStmt *st)
 		if (o->rel.relkind != CAT_RELKIND_TABLE)
 			ty_error(UTIL_E_WRONG_OBJECT_TYPE, "\"%s\" is not a table", o->rel.name);
 		if (o->rel.schema == CAT_OID_PG_CATALOG || o->rel.schema == CAT_OID_INFORMATION_SCHEMA)
-			ty_error(UTIL_E_INSUFFICIENT_PRIVILEGE, "permission denied: \"%s\" is a system catalog", o->rel.name);
+			ty_error(UTIL_E_INSUFFICIENT_PRIVILEGE,
+				 "permission denied: \"%s\" is a system catalog", o->rel.name);
 		sql_priv_check_rel(s, cs, o, CAT_PRIV_TRUNCATE);
 		if (!trunc_has(&l, o->oid))
 			trunc_add(&l, o);
@@ -417,13 +440,18 @@ void sql_ddl_truncate(sql_session *s, PgQuery__TruncateStmt *st)
 				continue;
 			const cat_obj *r = cat_get(cs, refs[k]);
 			if (!cascade) {
-				util_err *e = ty_errstart(UTIL_E_FEATURE_NOT_SUPPORTED,
-							  "cannot truncate a table referenced in a foreign key constraint");
-				util_err_detail(e, "Table \"%s\" references \"%s\".", r->rel.name, l.rels[i]->rel.name);
-				util_err_hint(e, "Truncate table \"%s\" at the same time, or use TRUNCATE ... CASCADE.", r->rel.name);
+				util_err *e = ty_errstart(
+				    UTIL_E_FEATURE_NOT_SUPPORTED,
+				    "cannot truncate a table referenced in a foreign key constraint");
+				util_err_detail(e, "Table \"%s\" references \"%s\".", r->rel.name,
+						l.rels[i]->rel.name);
+				util_err_hint(
+				    e, "Truncate table \"%s\" at the same time, or use TRUNCATE ... CASCADE.",
+				    r->rel.name);
 				ty_errthrow();
 			}
-			sql_notice(s, UTIL_E_SUCCESSFUL_COMPLETION, "truncate cascades to table \"%s\"", r->rel.name);
+			sql_notice(s, UTIL_E_SUCCESSFUL_COMPLETION, "truncate cascades to table \"%s\"",
+				   r->rel.name);
 			sql_priv_check_rel(s, cs, r, CAT_PRIV_TRUNCATE);
 			trunc_add(&l, r);
 		}
@@ -464,11 +492,13 @@ void sql_ddl_comment(sql_session *s, PgQuery__CommentStmt *st)
 		const cat_obj *o = sql_lookup_rel_name(s, cs, schema, name);
 		if (!o)
 			ty_error(UTIL_E_UNDEFINED_TABLE, "relation \"%s\" does not exist", name);
+		if (col && !cat_column_by_name(&o->rel, colname))
+			ty_error(UTIL_E_UNDEFINED_COLUMN, "column \"%s\" of relation \"%s\" does not exist",
+				 colname, name);
+		sql_ddl_check_owner(s, o);
 		cat_obj *c = cat_obj_copy(o);
 		if (col) {
 			cat_column *cc = (cat_column *)cat_column_by_name(&c->rel, colname);
-			if (!cc)
-				ty_error(UTIL_E_UNDEFINED_COLUMN, "column \"%s\" of relation \"%s\" does not exist", colname, name);
 			cc->comment = cat_obj_strdup(c, text);
 		} else {
 			c->rel.comment = cat_obj_strdup(c, text);
@@ -479,7 +509,8 @@ void sql_ddl_comment(sql_session *s, PgQuery__CommentStmt *st)
 	case PG_QUERY__OBJECT_TYPE__OBJECT_SCHEMA: {
 		const cat_obj *o = sql_lookup_schema(s, cs, str_of(st->object));
 		if (!o)
-			ty_error(UTIL_E_INVALID_SCHEMA_NAME, "schema \"%s\" does not exist", str_of(st->object));
+			ty_error(UTIL_E_INVALID_SCHEMA_NAME, "schema \"%s\" does not exist",
+				 str_of(st->object));
 		cat_obj *c = cat_obj_copy(o);
 		c->schema.comment = cat_obj_strdup(c, text);
 		cat_txn_put(ct, c);
@@ -488,7 +519,8 @@ void sql_ddl_comment(sql_session *s, PgQuery__CommentStmt *st)
 	case PG_QUERY__OBJECT_TYPE__OBJECT_DATABASE: {
 		const cat_obj *o = cat_database_by_name(cs, str_of(st->object));
 		if (!o)
-			ty_error(UTIL_E_INVALID_CATALOG_NAME, "database \"%s\" does not exist", str_of(st->object));
+			ty_error(UTIL_E_INVALID_CATALOG_NAME, "database \"%s\" does not exist",
+				 str_of(st->object));
 		cat_obj *c = cat_obj_copy(o);
 		c->db.comment = cat_obj_strdup(c, text);
 		cat_txn_put(ct, c);
@@ -512,10 +544,12 @@ void sql_ddl_comment(sql_session *s, PgQuery__CommentStmt *st)
 		const cat_obj *o = sql_lookup_rel_name(s, cs, schema, name);
 		if (!o)
 			ty_error(UTIL_E_UNDEFINED_TABLE, "relation \"%s\" does not exist", name);
+		if (!cat_constraint_by_name(&o->rel, conname))
+			ty_error(UTIL_E_UNDEFINED_OBJECT, "constraint \"%s\" for table \"%s\" does not exist",
+				 conname, name);
+		sql_ddl_check_owner(s, o);
 		cat_obj *c = cat_obj_copy(o);
 		cat_constraint *k = (cat_constraint *)cat_constraint_by_name(&c->rel, conname);
-		if (!k)
-			ty_error(UTIL_E_UNDEFINED_OBJECT, "constraint \"%s\" for table \"%s\" does not exist", conname, name);
 		k->comment = cat_obj_strdup(c, text);
 		cat_txn_put(ct, c);
 		return;
@@ -532,143 +566,31 @@ void sql_ddl_alter_sequence(sql_session *s, PgQuery__AlterSeqStmt *st)
 	cat_txn *ct = sql_txn_ddl(s->txn);
 	const cat_obj *o = must_rel(s, cat_txn_snap(ct), st->sequence, st->missing_ok);
 	if (!o) {
-		sql_notice(s, UTIL_E_SUCCESSFUL_COMPLETION, "relation \"%s\" does not exist, skipping", st->sequence->relname);
+		sql_notice(s, UTIL_E_SUCCESSFUL_COMPLETION, "relation \"%s\" does not exist, skipping",
+			   st->sequence->relname);
 		return;
 	}
 	if (o->rel.relkind != CAT_RELKIND_SEQUENCE)
 		ty_error(UTIL_E_WRONG_OBJECT_TYPE, "\"%s\" is not a sequence", o->rel.name);
-	cat_obj *c = cat_obj_copy(o);
-	sql_seq_options(s, c->rel.seq, st->options, st->n_options, false);
-	if (c->rel.seq->restart_requested) {
-		c->rel.seq->restart_requested = false;
-		sql_setval(s, o->oid, c->rel.seq->restart_value, false);
+	sql_ddl_check_owner(s, o);
+	/* Options are checked on a copy of the settings: nothing to free on errors. */
+	cat_sequence_info si = *o->rel.seq;
+	sql_seq_options(s, &si, st->options, st->n_options, false);
+	if (si.restart_requested) {
+		si.restart_requested = false;
+		sql_setval(s, o->oid, si.restart_value, false);
 	}
+	cat_obj *c = cat_obj_copy(o);
+	*c->rel.seq = si;
 	cat_txn_put(ct, c);
 }
 
 /* ---------------------------------------------------------------- CREATE TABLE AS */
 
-void sql_ddl_create_table_as(sql_session *s, PgQuery__CreateTableAsStmt *st, const char *text, sql_complete *c)
+void sql_ddl_create_table_as(sql_session *s, PgQuery__CreateTableAsStmt *st, const char *text,
+			     sql_complete *c)
 {
 	sql_ctas(s, st, text, c);
-}
-
-/* ---------------------------------------------------------------- roles */
-
-static void role_options(sql_session *s, cat_obj *o, PgQuery__Node **opts, size_t n)
-{
-	cat_role *r = &o->role;
-	for (size_t i = 0; i < n; i++) {
-		PgQuery__DefElem *d = opts[i]->def_elem;
-		const char *k = d->defname;
-		bool b = d->arg && d->arg->node_case == PG_QUERY__NODE__NODE_BOOLEAN ? d->arg->boolean->boolval
-			 : d->arg && d->arg->node_case == PG_QUERY__NODE__NODE_INTEGER ? d->arg->integer->ival != 0
-											: true;
-		if (!strcmp(k, "superuser")) {
-			if (!s->superuser)
-				ty_error(UTIL_E_INSUFFICIENT_PRIVILEGE, "must be superuser to create superusers");
-			r->superuser = b;
-		} else if (!strcmp(k, "createrole"))
-			r->createrole = b;
-		else if (!strcmp(k, "createdb"))
-			r->createdb = b;
-		else if (!strcmp(k, "canlogin"))
-			r->login = b;
-		else if (!strcmp(k, "inherit"))
-			r->inherit = b;
-		else if (!strcmp(k, "isreplication"))
-			r->replication = b;
-		else if (!strcmp(k, "bypassrls"))
-			r->bypassrls = b;
-		else if (!strcmp(k, "connectionlimit")) {
-			bool ok;
-			r->conn_limit = (int)sql_def_int(d->arg, &ok);
-		} else if (!strcmp(k, "password")) {
-			if (!d->arg)
-				r->password = NULL;
-			else {
-				const char *pw = str_of(d->arg);
-				/* Already a SCRAM or md5 secret: kept as given (pg_dump). */
-				if (!strncmp(pw, "SCRAM-SHA-256$", 14) || (!strncmp(pw, "md5", 3) && strlen(pw) == 35))
-					r->password = cat_obj_strdup(o, pw);
-				else {
-					char secret[UTIL_SCRAM_SECRET_MAX];
-					if (util_scram_secret(pw, 0, secret) != 0)
-						ty_error(UTIL_E_INTERNAL_ERROR, "could not build password secret");
-					r->password = cat_obj_strdup(o, secret);
-				}
-			}
-		} else if (!strcmp(k, "validUntil")) {
-			const char *v = str_of(d->arg);
-			ty_datum t = ty_input(TY_TIMESTAMPTZ, v, strlen(v), -1);
-			r->valid_until = t.i + 946684800000000LL;
-		} else if (!strcmp(k, "addroleto") || !strcmp(k, "rolemembers") || !strcmp(k, "adminmembers")) {
-			/* membership lists: IN ROLE / ROLE / ADMIN */
-		} else {
-			ty_error(UTIL_E_SYNTAX_ERROR, "unrecognized role option \"%s\"", k);
-		}
-	}
-}
-
-void sql_ddl_role(sql_session *s, pnode *n)
-{
-	cat_txn *ct = sql_txn_ddl(s->txn);
-	cat_snap *cs = cat_txn_snap(ct);
-	if (n->node_case == PG_QUERY__NODE__NODE_CREATE_ROLE_STMT) {
-		PgQuery__CreateRoleStmt *st = n->create_role_stmt;
-		if (!s->superuser)
-			ty_error(UTIL_E_INSUFFICIENT_PRIVILEGE, "permission denied to create role");
-		if (cat_role_by_name(cs, st->role))
-			ty_error(UTIL_E_DUPLICATE_OBJECT, "role \"%s\" already exists", st->role);
-		if (!strncmp(st->role, "pg_", 3)) {
-			util_err *e = ty_errstart(UTIL_E_RESERVED_NAME, "role name \"%s\" is reserved", st->role);
-			util_err_detail(e, "Role names starting with \"pg_\" are reserved.");
-			ty_errthrow();
-		}
-		cat_obj *o = cat_obj_new(CAT_ROLE, new_oid(s), 0);
-		snprintf(o->role.name, sizeof o->role.name, "%s", st->role);
-		o->role.inherit = true;
-		o->role.conn_limit = -1;
-		o->role.login = st->stmt_type == PG_QUERY__ROLE_STMT_TYPE__ROLESTMT_USER;
-		role_options(s, o, st->options, st->n_options);
-		cat_txn_put(ct, o);
-		return;
-	}
-	if (n->node_case == PG_QUERY__NODE__NODE_ALTER_ROLE_STMT) {
-		PgQuery__AlterRoleStmt *st = n->alter_role_stmt;
-		const char *name = st->role->rolename;
-		if (st->role->roletype == PG_QUERY__ROLE_SPEC_TYPE__ROLESPEC_CURRENT_USER ||
-		    st->role->roletype == PG_QUERY__ROLE_SPEC_TYPE__ROLESPEC_SESSION_USER)
-			name = s->user;
-		const cat_obj *o = cat_role_by_name(cs, name);
-		if (!o)
-			ty_error(UTIL_E_UNDEFINED_OBJECT, "role \"%s\" does not exist", name);
-		if (!s->superuser && o->oid != s->user_oid)
-			ty_error(UTIL_E_INSUFFICIENT_PRIVILEGE, "permission denied");
-		cat_obj *c = cat_obj_copy(o);
-		role_options(s, c, st->options, st->n_options);
-		cat_txn_put(ct, c);
-		return;
-	}
-	PgQuery__DropRoleStmt *st = n->drop_role_stmt;
-	if (!s->superuser)
-		ty_error(UTIL_E_INSUFFICIENT_PRIVILEGE, "permission denied to drop role");
-	for (size_t i = 0; i < st->n_roles; i++) {
-		const char *name = st->roles[i]->role_spec->rolename;
-		const cat_obj *o = cat_role_by_name(cs, name);
-		if (!o) {
-			if (st->missing_ok) {
-				sql_notice(s, UTIL_E_SUCCESSFUL_COMPLETION, "role \"%s\" does not exist, skipping", name);
-				continue;
-			}
-			ty_error(UTIL_E_UNDEFINED_OBJECT, "role \"%s\" does not exist", name);
-		}
-		if (o->oid == s->user_oid)
-			ty_error(UTIL_E_OBJECT_IN_USE, "current user cannot be dropped");
-		if (o->oid == CAT_OID_POSTGRES_ROLE)
-			ty_error(UTIL_E_OBJECT_IN_USE, "cannot drop role %s because it is required by the database system", name);
-		cat_txn_delete(ct, o->oid);
-	}
 }
 
 /* ---------------------------------------------------------------- databases */
@@ -676,7 +598,8 @@ void sql_ddl_role(sql_session *s, pnode *n)
 void sql_ddl_database(sql_session *s, pnode *n)
 {
 	if (s->txn_state != SQL_TXN_IDLE || s->implicit_block)
-		ty_error(UTIL_E_ACTIVE_SQL_TRANSACTION, "%s cannot run inside a transaction block", sql_command_tag(n));
+		ty_error(UTIL_E_ACTIVE_SQL_TRANSACTION, "%s cannot run inside a transaction block",
+			 sql_command_tag(n));
 	cat_txn *ct = sql_txn_ddl(s->txn);
 	cat_snap *cs = cat_txn_snap(ct);
 	if (n->node_case == PG_QUERY__NODE__NODE_CREATEDB_STMT) {
@@ -700,7 +623,8 @@ void sql_ddl_database(sql_session *s, pnode *n)
 	const cat_obj *o = cat_database_by_name(cs, st->dbname);
 	if (!o) {
 		if (st->missing_ok) {
-			sql_notice(s, UTIL_E_SUCCESSFUL_COMPLETION, "database \"%s\" does not exist, skipping", st->dbname);
+			sql_notice(s, UTIL_E_SUCCESSFUL_COMPLETION,
+				   "database \"%s\" does not exist, skipping", st->dbname);
 			return;
 		}
 		ty_error(UTIL_E_INVALID_CATALOG_NAME, "database \"%s\" does not exist", st->dbname);

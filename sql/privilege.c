@@ -228,6 +228,12 @@ void sql_priv_check_rel(sql_session *s, cat_snap *cs, const cat_obj *rel, uint32
 	check_rel_as(s, cs, rel, privs, s->user_oid);
 }
 
+void sql_priv_check_rel_any(sql_session *s, cat_snap *cs, const cat_obj *rel, uint32_t privs)
+{
+	if (!(rel_privs(s, cs, rel, s->user_oid) & privs))
+		denied_rel(rel);
+}
+
 void sql_priv_check_schema_create(sql_session *s, cat_snap *cs, cat_oid schema)
 {
 	if (!schema_has(s, cs, schema, s->user_oid, CAT_PRIV_CREATE))
@@ -256,7 +262,7 @@ void sql_priv_check_owner_change(sql_session *s, cat_snap *cs, cat_oid old_owner
 	if (is_superuser(cs, s->user_oid))
 		return;
 	if (!is_member_of(s, cs, s->user_oid, new_owner))
-		ty_error(UTIL_E_INSUFFICIENT_PRIVILEGE, "must be able to SET ROLE \"%s\"",
+		ty_error(UTIL_E_INSUFFICIENT_PRIVILEGE, "must be member of role \"%s\"",
 			 role_name(cs, new_owner));
 }
 
@@ -445,8 +451,8 @@ static void check_query(qcheck *qc, const sql_query *q, cat_oid as, bool in_view
 
 void sql_priv_check_query(sql_session *s, cat_snap *cs, const sql_query *q)
 {
-	if (is_superuser(cs, s->user_oid))
-		return;
+	/* No early exit for superusers: a view's body is checked with its
+	 * owner's rights whoever reads it. */
 	qcheck qc = {s, cs};
 	check_query(&qc, q, s->user_oid, false);
 }
@@ -551,9 +557,12 @@ static cat_acl *revoke_dependents(sql_session *s, cat_snap *cs, cat_obj *o, cat_
 			uint32_t lost = saved.privs & privs & ~go;
 			if (!lost)
 				continue;
-			if (!cascade && saved.grantor == grantee)
-				ty_error(UTIL_E_DEPENDENT_PRIVILEGE_DESCRIPTORS_STILL_EXIST,
-					 "dependent privileges exist");
+			if (!cascade && saved.grantor == grantee) {
+				util_err *e = ty_errstart(UTIL_E_DEPENDENT_OBJECTS_STILL_EXIST,
+							  "dependent privileges exist");
+				util_err_hint(e, "Use CASCADE to revoke them too.");
+				ty_errthrow();
+			}
 			if (!cascade)
 				continue;
 			cat_oid who = saved.grantee;
@@ -617,11 +626,22 @@ static void grant_on(sql_session *s, cat_txn *ct, PgQuery__GrantStmt *st, const 
 	int n;
 	cat_acl *na = merge_acl(c, acl, neff, &n, st->is_grant, !st->is_grant && st->grant_option,
 				st->is_grant && st->grant_option, grantor, grantees, ngrantees, doable);
-	if (!st->is_grant)
-		for (int g = 0; g < ngrantees; g++)
-			na =
-			    revoke_dependents(s, cs, c, na, &n, t->owner, grantees[g], doable,
-					      st->behavior == PG_QUERY__DROP_BEHAVIOR__DROP_CASCADE, t->name);
+	if (!st->is_grant) {
+		TY_TRY(tc)
+		{
+			for (int g = 0; g < ngrantees; g++)
+				na = revoke_dependents(s, cs, c, na, &n, t->owner, grantees[g], doable,
+						       st->behavior == PG_QUERY__DROP_BEHAVIOR__DROP_CASCADE,
+						       t->name);
+		}
+		TY_CATCH(tc)
+		{
+			TY_END(tc);
+			cat_obj_free(c);
+			ty_errthrow();
+		}
+		TY_END(tc);
+	}
 	if (t->kind == ACLK_SCHEMA) {
 		c->schema.acl = na;
 		c->schema.nacl = n;
@@ -790,7 +810,7 @@ static void grant_role_stmt(sql_session *s, PgQuery__GrantRoleStmt *st)
 			cs = cat_txn_snap(ct);
 			cat_oid mo = sql_priv_role_oid(s, cs, st->grantee_roles[g]->role_spec, false);
 			if (mo == 0)
-				ty_error(UTIL_E_RESERVED_NAME, "role name \"public\" is reserved");
+				ty_error(UTIL_E_UNDEFINED_OBJECT, "role \"public\" does not exist");
 			const cat_obj *member = cat_get(cs, mo);
 			bool already = false;
 			for (int k = 0; k < member->role.nmembers_of; k++)
@@ -1000,4 +1020,196 @@ void sql_priv_assign_role_setting(sql_session *s, const char *name, bool session
 			become(s, r);
 	}
 	cat_snap_release(cs);
+}
+
+/* ---------------------------------------------------------------- has_*_privilege, pg_has_role */
+
+static cat_snap *fn_snap(sql_session *s)
+{
+	if (!s->cat)
+		s->cat = cat_current(s->e->cat);
+	return s->txn && s->txn->ddl ? cat_txn_snap(s->txn->ddl) : s->cat;
+}
+
+static char *arg_text(const ty_datum *d)
+{
+	return ty_strndup(d->p, d->len);
+}
+
+/* The role argument: a name (error if missing) or an oid. */
+static cat_oid fn_role(sql_session *s, cat_snap *cs, const ty_fcinfo *fc, int i)
+{
+	if (fc->argtypes[i] == TY_OID)
+		return (cat_oid)fc->args[i].i;
+	char *name = arg_text(&fc->args[i]);
+	if (!strcmp(name, "public"))
+		return 0;
+	const cat_obj *o = cat_role_by_name(cs, name);
+	if (!o)
+		ty_error(UTIL_E_UNDEFINED_OBJECT, "role \"%s\" does not exist", name);
+	return o->oid;
+}
+
+/* "SELECT, INSERT WITH GRANT OPTION": privilege bits (any of them suffices). */
+static uint32_t fn_privs(const ty_datum *d, acl_kind k, bool *grant)
+{
+	char *list = arg_text(d);
+	uint32_t bits = 0;
+	*grant = false;
+	for (char *tok = list; tok && *tok;) {
+		char *comma = strchr(tok, ',');
+		if (comma)
+			*comma = 0;
+		while (*tok == ' ')
+			tok++;
+		char *end = tok + strlen(tok);
+		while (end > tok && end[-1] == ' ')
+			*--end = 0;
+		char low[64];
+		size_t n = 0;
+		for (; tok[n] && n + 1 < sizeof low; n++)
+			low[n] = (char)(tok[n] >= 'A' && tok[n] <= 'Z' ? tok[n] + 32 : tok[n]);
+		low[n] = 0;
+		char *wgo = strstr(low, " with grant option");
+		if (wgo) {
+			*wgo = 0;
+			*grant = true;
+		}
+		bool ok;
+		uint32_t b = priv_bit(low, k, &ok);
+		if (!ok)
+			ty_error(UTIL_E_INVALID_PARAMETER_VALUE, "unrecognized privilege type: \"%s\"", tok);
+		bits |= b;
+		tok = comma ? comma + 1 : NULL;
+	}
+	return bits;
+}
+
+static ty_datum rel_privilege(ty_fcinfo *fc, bool sequence)
+{
+	sql_session *s = sql_current_session();
+	cat_snap *cs = fn_snap(s);
+	int base = fc->nargs == 3 ? 1 : 0;
+	cat_oid role = base ? fn_role(s, cs, fc, 0) : s->user_oid;
+	const cat_obj *rel;
+	if (fc->argtypes[base] == TY_OID) {
+		rel = cat_get(cs, (cat_oid)fc->args[base].i);
+		if (!rel || rel->kind != CAT_REL)
+			return ty_null();
+	} else {
+		char *name = arg_text(&fc->args[base]);
+		cat_oid oid = (cat_oid)ty_input(TY_REGCLASS, name, strlen(name), -1).i;
+		rel = cat_get(cs, oid);
+		if (!rel || rel->kind != CAT_REL)
+			return ty_bool(true); /* a generated catalog relation: readable by all */
+	}
+	if (sequence && rel->rel.relkind != CAT_RELKIND_SEQUENCE)
+		ty_error(UTIL_E_WRONG_OBJECT_TYPE, "\"%s\" is not a sequence", rel->rel.name);
+	bool grant;
+	uint32_t want = fn_privs(&fc->args[base + 1], sequence ? ACLK_SEQUENCE : ACLK_TABLE, &grant);
+	if (is_superuser(cs, role))
+		return ty_bool(true);
+	int n;
+	const cat_acl *acl =
+	    effective_acl(rel->rel.acl, rel->rel.nacl, rel_kind(&rel->rel), rel->rel.owner, rel->oid, &n);
+	uint32_t go, have = acl_mask(s, cs, acl, n, rel->rel.owner, role, &go);
+	return ty_bool(((grant ? go & have : have) & want) != 0);
+}
+
+static ty_datum f_has_table_privilege(ty_fcinfo *fc)
+{
+	return rel_privilege(fc, false);
+}
+static ty_datum f_has_sequence_privilege(ty_fcinfo *fc)
+{
+	return rel_privilege(fc, true);
+}
+
+static ty_datum f_has_schema_privilege(ty_fcinfo *fc)
+{
+	sql_session *s = sql_current_session();
+	cat_snap *cs = fn_snap(s);
+	int base = fc->nargs == 3 ? 1 : 0;
+	cat_oid role = base ? fn_role(s, cs, fc, 0) : s->user_oid;
+	const cat_obj *sch;
+	if (fc->argtypes[base] == TY_OID) {
+		sch = cat_get(cs, (cat_oid)fc->args[base].i);
+		if (!sch || sch->kind != CAT_SCHEMA)
+			return ty_null();
+	} else {
+		char *name = arg_text(&fc->args[base]);
+		sch = sql_lookup_schema(s, cs, name);
+		if (!sch)
+			ty_error(UTIL_E_INVALID_SCHEMA_NAME, "schema \"%s\" does not exist", name);
+	}
+	bool grant;
+	uint32_t want = fn_privs(&fc->args[base + 1], ACLK_SCHEMA, &grant);
+	if (is_superuser(cs, role))
+		return ty_bool(true);
+	int n;
+	const cat_acl *acl =
+	    effective_acl(sch->schema.acl, sch->schema.nacl, ACLK_SCHEMA, sch->schema.owner, sch->oid, &n);
+	uint32_t go, have = acl_mask(s, cs, acl, n, sch->schema.owner, role, &go);
+	return ty_bool(((grant ? go & have : have) & want) != 0);
+}
+
+static ty_datum f_pg_has_role(ty_fcinfo *fc)
+{
+	sql_session *s = sql_current_session();
+	cat_snap *cs = fn_snap(s);
+	int base = fc->nargs == 3 ? 1 : 0;
+	cat_oid member = base ? fn_role(s, cs, fc, 0) : s->user_oid;
+	cat_oid role = fn_role(s, cs, fc, base);
+	char *mode = arg_text(&fc->args[base + 1]);
+	for (char *p = mode; *p; p++)
+		if (*p >= 'A' && *p <= 'Z')
+			*p = (char)(*p + 32);
+	if (!strcmp(mode, "member"))
+		return ty_bool(is_member_of(s, cs, member, role));
+	if (!strcmp(mode, "usage"))
+		return ty_bool(sql_priv_has_role(s, cs, member, role));
+	if (!strcmp(mode, "member with admin option") || !strcmp(mode, "usage with admin option") ||
+	    !strcmp(mode, "member with grant option") || !strcmp(mode, "usage with grant option"))
+		return ty_bool(is_superuser(cs, member));
+	ty_error(UTIL_E_INVALID_PARAMETER_VALUE, "unrecognized privilege type: \"%s\"",
+		 arg_text(&fc->args[base + 1]));
+}
+
+#define PRIVFN(nm, fnc, ...)                                                                                 \
+	{                                                                                                    \
+		.name = nm, .nargs = (int)(sizeof((ty_oid[]){__VA_ARGS__}) / sizeof(ty_oid)),                \
+		.args = {__VA_ARGS__}, .ret = TY_BOOL, .fn = fnc, .volatility = TY_STABLE, .strict = true,   \
+		.kind = 'f', .prosrc = nm                                                                    \
+	}
+
+static const ty_func priv_funcs[] = {
+    PRIVFN("has_table_privilege", f_has_table_privilege, TY_NAME, TY_TEXT, TY_TEXT),
+    PRIVFN("has_table_privilege", f_has_table_privilege, TY_NAME, TY_OID, TY_TEXT),
+    PRIVFN("has_table_privilege", f_has_table_privilege, TY_OID, TY_TEXT, TY_TEXT),
+    PRIVFN("has_table_privilege", f_has_table_privilege, TY_OID, TY_OID, TY_TEXT),
+    PRIVFN("has_table_privilege", f_has_table_privilege, TY_TEXT, TY_TEXT),
+    PRIVFN("has_table_privilege", f_has_table_privilege, TY_OID, TY_TEXT),
+    PRIVFN("has_sequence_privilege", f_has_sequence_privilege, TY_NAME, TY_TEXT, TY_TEXT),
+    PRIVFN("has_sequence_privilege", f_has_sequence_privilege, TY_NAME, TY_OID, TY_TEXT),
+    PRIVFN("has_sequence_privilege", f_has_sequence_privilege, TY_OID, TY_TEXT, TY_TEXT),
+    PRIVFN("has_sequence_privilege", f_has_sequence_privilege, TY_OID, TY_OID, TY_TEXT),
+    PRIVFN("has_sequence_privilege", f_has_sequence_privilege, TY_TEXT, TY_TEXT),
+    PRIVFN("has_sequence_privilege", f_has_sequence_privilege, TY_OID, TY_TEXT),
+    PRIVFN("has_schema_privilege", f_has_schema_privilege, TY_NAME, TY_TEXT, TY_TEXT),
+    PRIVFN("has_schema_privilege", f_has_schema_privilege, TY_NAME, TY_OID, TY_TEXT),
+    PRIVFN("has_schema_privilege", f_has_schema_privilege, TY_OID, TY_TEXT, TY_TEXT),
+    PRIVFN("has_schema_privilege", f_has_schema_privilege, TY_OID, TY_OID, TY_TEXT),
+    PRIVFN("has_schema_privilege", f_has_schema_privilege, TY_TEXT, TY_TEXT),
+    PRIVFN("has_schema_privilege", f_has_schema_privilege, TY_OID, TY_TEXT),
+    PRIVFN("pg_has_role", f_pg_has_role, TY_NAME, TY_NAME, TY_TEXT),
+    PRIVFN("pg_has_role", f_pg_has_role, TY_NAME, TY_OID, TY_TEXT),
+    PRIVFN("pg_has_role", f_pg_has_role, TY_OID, TY_NAME, TY_TEXT),
+    PRIVFN("pg_has_role", f_pg_has_role, TY_OID, TY_OID, TY_TEXT),
+    PRIVFN("pg_has_role", f_pg_has_role, TY_NAME, TY_TEXT),
+    PRIVFN("pg_has_role", f_pg_has_role, TY_OID, TY_TEXT),
+};
+
+void sql_register_privilege_functions(void)
+{
+	ty_func_register(priv_funcs, (int)UTIL_ARRAY_LEN(priv_funcs));
 }

@@ -1216,8 +1216,15 @@ bool sql_fk_referencing_tables(sql_session *s, cat_snap *cs, cat_oid table, cat_
  * against the current user's privileges (views with their owner's rights);
  * throws 42501. */
 void sql_priv_check_query(sql_session *s, cat_snap *cs, const sql_query *q);
+/* has_table_privilege and friends (privilege.c). */
+void sql_register_privilege_functions(void);
+/* An ACL as PostgreSQL's aclitem[] text ("alice=arw/bob"), NULL when empty
+ * (the default ACL): for pg_class.relacl and pg_namespace.nspacl. */
+ty_datum sql_priv_acl_array(cat_snap *cs, const cat_acl *acl, int nacl);
 /* Throws 42501 unless the current user has privs (CAT_PRIV_*) on rel. */
 void sql_priv_check_rel(sql_session *s, cat_snap *cs, const cat_obj *rel, uint32_t privs);
+/* ... unless it has at least one of privs (nextval: USAGE or UPDATE). */
+void sql_priv_check_rel_any(sql_session *s, cat_snap *cs, const cat_obj *rel, uint32_t privs);
 
 /* DDL entry points (ddl_*.c). */
 void sql_ddl_create_table(sql_session *s, PgQuery__CreateStmt *st, const char *text);
