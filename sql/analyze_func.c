@@ -644,7 +644,8 @@ sql_expr *sql_make_func(sql_actx *ax, const char *name, sql_expr **args, int nar
 	e->f.fn = f;
 	e->f.nargs = nargs;
 	e->f.args = ty_alloc(sizeof(sql_expr *) * (size_t)(nargs ? nargs : 1));
-	memcpy(e->f.args, args, sizeof(sql_expr *) * (size_t)nargs);
+	if (nargs)
+		memcpy(e->f.args, args, sizeof(sql_expr *) * (size_t)nargs);
 	e->f.argtypes = ty_alloc(sizeof(ty_oid) * (size_t)(nargs ? nargs : 1));
 	coerce_args(ax, e->f.args, nargs, cs[w].args, e->f.argtypes);
 	e->type = resolve_ret(f->ret, cs[w].args, e->f.argtypes, nargs);
