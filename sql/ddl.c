@@ -101,6 +101,22 @@ static cat_oid new_oid(sql_session *s) { return sql_ddl_new_oid(s); }
 
 cat_oid sql_ddl_creation_schema(sql_session *s, cat_snap *cs, PgQuery__RangeVar *rv, const char *text)
 {
+	bool temp = rv->relpersistence && rv->relpersistence[0] == 't';
+	if (rv->schemaname && !strcmp(rv->schemaname, "pg_temp"))
+		temp = true;
+	if (temp) {
+		if (rv->schemaname && *rv->schemaname && strcmp(rv->schemaname, "pg_temp")) {
+			const cat_obj *sch = sql_lookup_schema(s, cs, rv->schemaname);
+			if (!sch || sch->oid != sql_temp_schema_oid(s, cs)) {
+				util_err *e = ty_errstart(UTIL_E_INVALID_TABLE_DEFINITION,
+							  "cannot create temporary relation in non-temporary schema");
+				if (text && rv->location >= 0)
+					e->position = sql_errposition(text, rv->location);
+				ty_errthrow();
+			}
+		}
+		return sql_temp_schema(s);
+	}
 	cat_oid schema = sql_creation_schema(s, cs, rv->schemaname, rv->location);
 	TY_TRY(tc)
 	{
@@ -644,6 +660,10 @@ void sql_ddl_create_table(sql_session *s, PgQuery__CreateStmt *st, const char *t
 	if (st->of_typename)
 		ty_error(UTIL_E_FEATURE_NOT_SUPPORTED, "typed tables are not supported");
 	cat_oid schema = sql_ddl_creation_schema(s, cs, rv, text);
+	cs = cat_txn_snap(ct);
+	if (st->oncommit != PG_QUERY__ON_COMMIT_ACTION__ONCOMMIT_NOOP &&
+	    st->oncommit != PG_QUERY__ON_COMMIT_ACTION__ON_COMMIT_ACTION_UNDEFINED && !sql_temp_schema_is_temp(cs, schema))
+		ty_error(UTIL_E_INVALID_TABLE_DEFINITION, "ON COMMIT can only be used on temporary tables");
 	if (schema == CAT_OID_PG_CATALOG || schema == CAT_OID_INFORMATION_SCHEMA)
 		ty_error(UTIL_E_INSUFFICIENT_PRIVILEGE, "permission denied to create \"%s.%s\"", sql_schema_name(cs, schema),
 			 rv->relname);
@@ -709,9 +729,11 @@ void sql_ddl_create_table(sql_session *s, PgQuery__CreateStmt *st, const char *t
 		cat_txn_put(ct, tb.extra[i]);
 		sql_seq_init_value(s, tb.extra[i]->oid, tb.extra[i]->rel.seq);
 	}
+	cat_oid table_oid = tb.o->oid;
 	cat_txn_put(ct, tb.o);
+	sql_temp_on_commit(s, table_oid, st->oncommit);
 	/* Unique constraints get their index (index module). */
-	sql_create_constraint_indexes(s, tb.o->oid);
+	sql_create_constraint_indexes(s, table_oid);
 }
 
 /* ---------------------------------------------------------------- schemas */
@@ -753,6 +775,7 @@ static void create_sequence(sql_session *s, PgQuery__CreateSeqStmt *st, const ch
 	cat_snap *cs = cat_txn_snap(ct);
 	PgQuery__RangeVar *rv = st->sequence;
 	cat_oid schema = sql_ddl_creation_schema(s, cs, rv, text);
+	cs = cat_txn_snap(ct);
 	if (cat_rel_by_name(cs, schema, rv->relname)) {
 		if (st->if_not_exists) {
 			sql_notice(s, UTIL_E_DUPLICATE_TABLE, "relation \"%s\" already exists, skipping", rv->relname);

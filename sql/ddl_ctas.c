@@ -19,6 +19,7 @@ void sql_ctas(sql_session *s, PgQuery__CreateTableAsStmt *st, const char *text, 
 	cat_txn *ct = sql_txn_ddl(s->txn);
 	cat_snap *cs = cat_txn_snap(ct);
 	cat_oid schema = sql_ddl_creation_schema(s, cs, rv, text);
+	cs = cat_txn_snap(ct);
 	if (cat_rel_by_name(cs, schema, rv->relname)) {
 		if (st->if_not_exists) {
 			sql_notice(s, UTIL_E_DUPLICATE_TABLE, "relation \"%s\" already exists, skipping", rv->relname);

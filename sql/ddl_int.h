@@ -52,6 +52,13 @@ cat_obj *sql_ddl_make_sequence(sql_session *s, cat_oid schema, const char *name,
 char *sql_ddl_nextval_default(cat_snap *cs, cat_oid schema, const char *seqname);
 /* The next storage generation of a relation: "r123.2" after "r123.1". */
 void sql_ddl_next_storage(const cat_rel *r, char prefix, cat_oid oid, char *out, size_t n);
+/* TRUNCATE of one table: a new storage generation (ddl_misc.c). */
+void sql_truncate_rel(sql_session *s, cat_txn *ct, const cat_obj *o);
+/* The session's temporary schema, created in the transaction if needed
+ * (ddl_temp.c). Changes the catalog snapshot: callers fetch it again. */
+cat_oid sql_temp_schema(sql_session *s);
+/* ON COMMIT DROP / DELETE ROWS for a temporary table created now. */
+void sql_temp_on_commit(sql_session *s, cat_oid table, int action);
 /* "table", "view", "sequence", "index" */
 const char *sql_ddl_kind_word(char relkind);
 /* Throws 42501 "must be owner of table t" unless the current user owns

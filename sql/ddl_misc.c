@@ -268,6 +268,7 @@ void sql_ddl_create_view(sql_session *s, PgQuery__ViewStmt *st, const char *text
 	cat_snap *cs = cat_txn_snap(ct);
 	PgQuery__RangeVar *rv = st->view;
 	cat_oid schema = sql_ddl_creation_schema(s, cs, rv, NULL); /* no position, as PostgreSQL */
+	cs = cat_txn_snap(ct);
 	const cat_obj *old = cat_rel_by_name(cs, schema, rv->relname);
 	if (old && !st->replace)
 		ty_error(UTIL_E_DUPLICATE_TABLE, "relation \"%s\" already exists", rv->relname);
@@ -388,7 +389,7 @@ static int find_owned_seqs(void *arg, const cat_obj *o)
 
 /* A fresh storage generation per table (and index): O(1), transactional,
  * the old generation dropped after commit. */
-static void truncate_one(sql_session *s, cat_txn *ct, const cat_obj *o)
+void sql_truncate_rel(sql_session *s, cat_txn *ct, const cat_obj *o)
 {
 	cat_obj *c = cat_obj_copy(o);
 	sql_ddl_next_storage(&o->rel, 'r', o->oid, c->rel.storage, sizeof c->rel.storage);
@@ -457,7 +458,7 @@ void sql_ddl_truncate(sql_session *s, PgQuery__TruncateStmt *st)
 		}
 	}
 	for (int i = 0; i < l.n; i++)
-		truncate_one(s, ct, l.rels[i]);
+		sql_truncate_rel(s, ct, l.rels[i]);
 	if (st->restart_seqs) {
 		owned_seqs os = {&l, NULL, 0};
 		cat_foreach(cs, CAT_REL, s->db_oid, find_owned_seqs, &os);

@@ -172,6 +172,7 @@ void sql_session_close(sql_session *s)
 		sql_txn_abort(s->txn);
 		s->txn = NULL;
 	}
+	sql_temp_session_end(s); /* temporary tables go with the session */
 	drop_all_portals(s, false);
 	size_t pos = 0;
 	void *v;

@@ -109,6 +109,7 @@ struct sql_session {
 	char session_user[CAT_NAME_MAX]; /* SET SESSION AUTHORIZATION changes it */
 	cat_oid session_user_oid;
 	cat_oid auth_user_oid;       /* the role that logged in */
+	struct sql_temp *temp;       /* temporary schema and ON COMMIT actions (ddl_temp.c) */
 	char application_name[128];
 	atomic_bool cancel;          /* set by sql_cancel(); checked in loops */
 	int64_t deadline_us;         /* statement_timeout deadline (mono), 0 = none */
@@ -1211,6 +1212,13 @@ int sql_fk_at_commit(sql_txn *t, util_err *err);
 void sql_fk_set_constraints(sql_session *s, PgQuery__ConstraintsSetStmt *st);
 /* Tables with foreign keys referencing table (TRUNCATE). Arrays in the arena. */
 bool sql_fk_referencing_tables(sql_session *s, cat_snap *cs, cat_oid table, cat_oid **out, int *n);
+
+/* Temporary objects (ddl_temp.c). */
+cat_oid sql_temp_schema_oid(sql_session *s, cat_snap *cs); /* 0 if the session has none in cs */
+bool sql_temp_schema_is_temp(cat_snap *cs, cat_oid schema);
+int sql_temp_at_commit(sql_txn *t, util_err *err);
+void sql_temp_session_end(sql_session *s);
+int sql_temp_cleanup_orphans(cat *c, kv_store *kv, util_err *err);
 
 /* Privileges (privilege.c): checks the relations a query reads and writes
  * against the current user's privileges (views with their owner's rights);

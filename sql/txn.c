@@ -415,7 +415,7 @@ int sql_txn_commit(sql_txn *t, util_err *err)
 	sql_engine *e = t->s->e;
 	int rc = 0;
 	/* Deferred foreign-key checks may still fail (or cascade) the commit. */
-	if (t->fk && sql_fk_at_commit(t, err) != 0) {
+	if ((t->fk && sql_fk_at_commit(t, err) != 0) || (t->s->temp && sql_temp_at_commit(t, err) != 0)) {
 		sql_txn_abort(t);
 		return -1;
 	}
