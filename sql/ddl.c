@@ -14,7 +14,10 @@
 
 void sql_notice(sql_session *s, util_errcode code, const char *fmt, ...) UTIL_PRINTF(3, 4);
 
-static const char *str_of(pnode *n) { return n && n->node_case == PG_QUERY__NODE__NODE_STRING ? n->string->sval : NULL; }
+static const char *str_of(pnode *n)
+{
+	return n && n->node_case == PG_QUERY__NODE__NODE_STRING ? n->string->sval : NULL;
+}
 
 /* ---------------------------------------------------------------- helpers */
 
@@ -97,7 +100,10 @@ cat_oid sql_ddl_new_oid(sql_session *s)
 	return o;
 }
 
-static cat_oid new_oid(sql_session *s) { return sql_ddl_new_oid(s); }
+static cat_oid new_oid(sql_session *s)
+{
+	return sql_ddl_new_oid(s);
+}
 
 cat_oid sql_ddl_creation_schema(sql_session *s, cat_snap *cs, PgQuery__RangeVar *rv, const char *text)
 {
@@ -108,8 +114,9 @@ cat_oid sql_ddl_creation_schema(sql_session *s, cat_snap *cs, PgQuery__RangeVar 
 		if (rv->schemaname && *rv->schemaname && strcmp(rv->schemaname, "pg_temp")) {
 			const cat_obj *sch = sql_lookup_schema(s, cs, rv->schemaname);
 			if (!sch || sch->oid != sql_temp_schema_oid(s, cs)) {
-				util_err *e = ty_errstart(UTIL_E_INVALID_TABLE_DEFINITION,
-							  "cannot create temporary relation in non-temporary schema");
+				util_err *e =
+				    ty_errstart(UTIL_E_INVALID_TABLE_DEFINITION,
+						"cannot create temporary relation in non-temporary schema");
 				if (text && rv->location >= 0)
 					e->position = sql_errposition(text, rv->location);
 				ty_errthrow();
@@ -135,8 +142,8 @@ cat_oid sql_ddl_creation_schema(sql_session *s, cat_snap *cs, PgQuery__RangeVar 
 
 /* PostgreSQL's ChooseRelationName: table_col_suffix truncated to fit in
  * 63 bytes, made unique with a number. */
-void sql_ddl_choose_name(cat_snap *cs, cat_oid schema, const char *t, const char *col, const char *suffix, char *out,
-			 const cat_rel *in_rel)
+void sql_ddl_choose_name(cat_snap *cs, cat_oid schema, const char *t, const char *col, const char *suffix,
+			 char *out, const cat_rel *in_rel)
 {
 	for (int pass = 0; pass < 1000; pass++) {
 		char sfx[32];
@@ -192,15 +199,18 @@ static int64_t def_int(pnode *arg, bool *ok)
 	return 0;
 }
 
-int64_t sql_def_int(pnode *arg, bool *ok) { return def_int(arg, ok); }
+int64_t sql_def_int(pnode *arg, bool *ok)
+{
+	return def_int(arg, ok);
+}
 
 /* ---------------------------------------------------------------- sequences */
 
 void sql_seq_options(sql_session *s, cat_sequence_info *sq, PgQuery__Node **opts, size_t n, bool creating);
 void sql_seq_init_value(sql_session *s, cat_oid seq, const cat_sequence_info *info);
 
-cat_obj *sql_ddl_make_sequence(sql_session *s, cat_oid schema, const char *name, ty_oid type, PgQuery__Node **opts,
-			       size_t nopts)
+cat_obj *sql_ddl_make_sequence(sql_session *s, cat_oid schema, const char *name, ty_oid type,
+			       PgQuery__Node **opts, size_t nopts)
 {
 	cat_obj *o = cat_obj_new(CAT_REL, new_oid(s), s->db_oid);
 	cat_rel *r = &o->rel;
@@ -248,9 +258,11 @@ static cat_constraint *add_constraint(sql_tbl_build *tb, char type, const char *
 	c->type = type;
 	c->validated = true;
 	if (name && *name) {
-		if (cat_constraint_by_name(r, name) && strcmp(cat_constraint_by_name(r, name)->name, name) == 0 &&
+		if (cat_constraint_by_name(r, name) &&
+		    strcmp(cat_constraint_by_name(r, name)->name, name) == 0 &&
 		    cat_constraint_by_name(r, name) != c)
-			ty_error(UTIL_E_DUPLICATE_OBJECT, "constraint \"%s\" for relation \"%s\" already exists", name, r->name);
+			ty_error(UTIL_E_DUPLICATE_OBJECT,
+				 "constraint \"%s\" for relation \"%s\" already exists", name, r->name);
 		snprintf(c->name, sizeof c->name, "%s", name);
 	}
 	return c;
@@ -260,7 +272,8 @@ static int16_t col_attnum(sql_tbl_build *tb, const char *name, int location)
 {
 	const cat_column *c = cat_column_by_name(tb->r, name);
 	if (!c) {
-		util_err *e = ty_errstart(UTIL_E_UNDEFINED_COLUMN, "column \"%s\" named in key does not exist", name);
+		util_err *e =
+		    ty_errstart(UTIL_E_UNDEFINED_COLUMN, "column \"%s\" named in key does not exist", name);
 		e->position = sql_errposition(tb->text, location);
 		ty_errthrow();
 	}
@@ -275,7 +288,8 @@ static void set_keys(sql_tbl_build *tb, cat_constraint *c, PgQuery__Node **keys,
 		c->cols[i] = col_attnum(tb, str_of(keys[i]), location);
 		for (size_t k = 0; k < i; k++)
 			if (c->cols[k] == c->cols[i])
-				ty_error(UTIL_E_DUPLICATE_COLUMN, "column \"%s\" appears twice in %s constraint", str_of(keys[i]),
+				ty_error(UTIL_E_DUPLICATE_COLUMN,
+					 "column \"%s\" appears twice in %s constraint", str_of(keys[i]),
 					 c->type == 'p' ? "primary key" : "unique");
 	}
 }
@@ -285,11 +299,16 @@ static char fk_action(const char *a)
 	if (!a || !*a)
 		return CAT_FK_NO_ACTION;
 	switch (a[0]) {
-	case 'r': return CAT_FK_RESTRICT;
-	case 'c': return CAT_FK_CASCADE;
-	case 'n': return CAT_FK_SET_NULL;
-	case 'd': return CAT_FK_SET_DEFAULT;
-	default: return CAT_FK_NO_ACTION;
+	case 'r':
+		return CAT_FK_RESTRICT;
+	case 'c':
+		return CAT_FK_CASCADE;
+	case 'n':
+		return CAT_FK_SET_NULL;
+	case 'd':
+		return CAT_FK_SET_DEFAULT;
+	default:
+		return CAT_FK_NO_ACTION;
 	}
 }
 
@@ -307,21 +326,25 @@ cat_constraint *sql_ddl_apply_constraint(sql_tbl_build *tb, PgQuery__Constraint 
 		return NULL;
 	case PG_QUERY__CONSTR_TYPE__CONSTR_DEFAULT:
 		if (col->identity)
-			ty_error(UTIL_E_SYNTAX_ERROR, "both default and identity specified for column \"%s\" of table \"%s\"",
+			ty_error(UTIL_E_SYNTAX_ERROR,
+				 "both default and identity specified for column \"%s\" of table \"%s\"",
 				 col->name, r->name);
 		col->default_sql = cat_obj_strdup(tb->o, sql_deparse_select_expr(con->raw_expr));
 		return NULL;
 	case PG_QUERY__CONSTR_TYPE__CONSTR_IDENTITY: {
 		if (col->default_sql)
-			ty_error(UTIL_E_SYNTAX_ERROR, "both default and identity specified for column \"%s\" of table \"%s\"",
+			ty_error(UTIL_E_SYNTAX_ERROR,
+				 "both default and identity specified for column \"%s\" of table \"%s\"",
 				 col->name, r->name);
 		if (col->type != TY_INT2 && col->type != TY_INT4 && col->type != TY_INT8)
-			ty_error(UTIL_E_INVALID_PARAMETER_VALUE, "identity column type must be smallint, integer, or bigint");
+			ty_error(UTIL_E_INVALID_PARAMETER_VALUE,
+				 "identity column type must be smallint, integer, or bigint");
 		col->identity = con->generated_when && con->generated_when[0] == 'a' ? 'a' : 'd';
 		col->notnull = true;
 		char sname[CAT_NAME_MAX];
 		sql_ddl_choose_name(tb->cs, r->schema, r->name, col->name, "seq", sname, NULL);
-		cat_obj *sq = sql_ddl_make_sequence(tb->s, r->schema, sname, col->type, con->options, con->n_options);
+		cat_obj *sq =
+		    sql_ddl_make_sequence(tb->s, r->schema, sname, col->type, con->options, con->n_options);
 		sq->rel.seq->owned_by_table = tb->o->oid;
 		sq->rel.seq->owned_by_col = col->attnum;
 		tb->extra = ty_realloc_list(tb->extra, tb->nextra, sizeof(cat_obj *));
@@ -350,8 +373,8 @@ cat_constraint *sql_ddl_apply_constraint(sql_tbl_build *tb, PgQuery__Constraint 
 	case PG_QUERY__CONSTR_TYPE__CONSTR_PRIMARY: {
 		for (int i = 0; i < r->ncons; i++)
 			if (r->cons[i].type == 'p')
-				ty_error(UTIL_E_INVALID_TABLE_DEFINITION, "multiple primary keys for table \"%s\" are not allowed",
-					 r->name);
+				ty_error(UTIL_E_INVALID_TABLE_DEFINITION,
+					 "multiple primary keys for table \"%s\" are not allowed", r->name);
 		cat_constraint *c = add_constraint(tb, 'p', con->conname);
 		if (col) {
 			c->ncols = 1;
@@ -405,7 +428,8 @@ cat_constraint *sql_ddl_apply_constraint(sql_tbl_build *tb, PgQuery__Constraint 
 		c->deferrable = con->deferrable;
 		c->deferred = con->initdeferred;
 		if (con->n_fk_del_set_cols)
-			ty_error(UTIL_E_FEATURE_NOT_SUPPORTED, "ON DELETE SET NULL/SET DEFAULT with a column list is not supported");
+			ty_error(UTIL_E_FEATURE_NOT_SUPPORTED,
+				 "ON DELETE SET NULL/SET DEFAULT with a column list is not supported");
 		if (!c->name[0]) {
 			char nm[CAT_NAME_MAX];
 			util_buf cols = UTIL_BUF_INIT;
@@ -441,17 +465,20 @@ static bool system_column_name(const char *n)
 	return false;
 }
 
-cat_column *sql_ddl_add_column(sql_tbl_build *tb, PgQuery__ColumnDef *cd)
+/* Appends a column slot named name (checks as for CREATE TABLE). */
+static cat_column *new_column(sql_tbl_build *tb, const char *name)
 {
 	cat_rel *r = tb->r;
-	if (cat_column_by_name(r, cd->colname)) {
+	if (cat_column_by_name(r, name)) {
 		if (tb->altering)
-			ty_error(UTIL_E_DUPLICATE_COLUMN, "column \"%s\" of relation \"%s\" already exists", cd->colname, r->name);
-		ty_error(UTIL_E_DUPLICATE_COLUMN, "column \"%s\" specified more than once", cd->colname);
+			ty_error(UTIL_E_DUPLICATE_COLUMN, "column \"%s\" of relation \"%s\" already exists",
+				 name, r->name);
+		ty_error(UTIL_E_DUPLICATE_COLUMN, "column \"%s\" specified more than once", name);
 	}
-	if (system_column_name(cd->colname))
-		ty_error(UTIL_E_DUPLICATE_COLUMN, "column name \"%s\" conflicts with a system column name", cd->colname);
-	if (strlen(cd->colname) >= CAT_NAME_MAX)
+	if (system_column_name(name))
+		ty_error(UTIL_E_DUPLICATE_COLUMN, "column name \"%s\" conflicts with a system column name",
+			 name);
+	if (strlen(name) >= CAT_NAME_MAX)
 		ty_error(UTIL_E_NAME_TOO_LONG, "identifier too long");
 	if (r->ncols >= 1600)
 		ty_error(UTIL_E_TOO_MANY_COLUMNS, "tables can have at most 1600 columns");
@@ -464,18 +491,34 @@ cat_column *sql_ddl_add_column(sql_tbl_build *tb, PgQuery__ColumnDef *cd)
 	}
 	cat_column *c = &r->cols[r->ncols++];
 	memset(c, 0, sizeof *c);
-	snprintf(c->name, sizeof c->name, "%s", cd->colname);
+	snprintf(c->name, sizeof c->name, "%s", name);
 	c->attnum = (int16_t)r->ncols;
 	c->col_id = r->next_col_id++;
+	return c;
+}
+
+static cat_column *like_add_column(sql_tbl_build *tb, const cat_column *sc)
+{
+	cat_column *c = new_column(tb, sc->name);
+	c->type = sc->type;
+	c->typmod = sc->typmod;
+	return c;
+}
+
+cat_column *sql_ddl_add_column(sql_tbl_build *tb, PgQuery__ColumnDef *cd)
+{
+	cat_rel *r = tb->r;
+	cat_column *c = new_column(tb, cd->colname);
 	sql_actx ax = {tb->s, tb->cs, NULL, &(sql_pstate){.text = tb->text}};
 	sql_typename(&ax, cd->type_name, &c->type, &c->typmod);
 	const char *tn = sql_last_name(cd->type_name->names, cd->type_name->n_names);
 	const ty_type *t = ty_type_get(c->type);
 	if (t && t->typtype == 'p')
-		ty_error(UTIL_E_INVALID_TABLE_DEFINITION, "column \"%s\" has pseudo-type %s", c->name, t->name);
+		ty_error(UTIL_E_INVALID_TABLE_DEFINITION, "column \"%s\" has pseudo-type %s", c->name,
+			 t->name);
 	c->notnull = cd->is_not_null;
-	if ((!strcmp(tn, "serial") || !strcmp(tn, "serial4") || !strcmp(tn, "bigserial") || !strcmp(tn, "serial8") ||
-	     !strcmp(tn, "smallserial") || !strcmp(tn, "serial2")) &&
+	if ((!strcmp(tn, "serial") || !strcmp(tn, "serial4") || !strcmp(tn, "bigserial") ||
+	     !strcmp(tn, "serial8") || !strcmp(tn, "smallserial") || !strcmp(tn, "serial2")) &&
 	    cd->type_name->n_names <= 2) {
 		char sname[CAT_NAME_MAX];
 		sql_ddl_choose_name(tb->cs, r->schema, r->name, c->name, "seq", sname, NULL);
@@ -500,10 +543,13 @@ cat_column *sql_ddl_add_column(sql_tbl_build *tb, PgQuery__ColumnDef *cd)
 		case PG_QUERY__CONSTR_TYPE__CONSTR_ATTR_IMMEDIATE:
 			if (!last || (last->type != 'f' && last->type != 'u' && last->type != 'p'))
 				ty_error(UTIL_E_SYNTAX_ERROR, "misplaced %s clause",
-					 con->contype == PG_QUERY__CONSTR_TYPE__CONSTR_ATTR_DEFERRABLE       ? "DEFERRABLE"
-					 : con->contype == PG_QUERY__CONSTR_TYPE__CONSTR_ATTR_NOT_DEFERRABLE ? "NOT DEFERRABLE"
-					 : con->contype == PG_QUERY__CONSTR_TYPE__CONSTR_ATTR_DEFERRED       ? "INITIALLY DEFERRED"
-													      : "INITIALLY IMMEDIATE");
+					 con->contype == PG_QUERY__CONSTR_TYPE__CONSTR_ATTR_DEFERRABLE
+					     ? "DEFERRABLE"
+					 : con->contype == PG_QUERY__CONSTR_TYPE__CONSTR_ATTR_NOT_DEFERRABLE
+					     ? "NOT DEFERRABLE"
+					 : con->contype == PG_QUERY__CONSTR_TYPE__CONSTR_ATTR_DEFERRED
+					     ? "INITIALLY DEFERRED"
+					     : "INITIALLY IMMEDIATE");
 			if (con->contype == PG_QUERY__CONSTR_TYPE__CONSTR_ATTR_DEFERRABLE)
 				last->deferrable = true;
 			else if (con->contype == PG_QUERY__CONSTR_TYPE__CONSTR_ATTR_NOT_DEFERRABLE)
@@ -521,6 +567,126 @@ cat_column *sql_ddl_add_column(sql_tbl_build *tb, PgQuery__ColumnDef *cd)
 		}
 	}
 	return c;
+}
+
+/* ---------------------------------------------------------------- LIKE */
+
+/* PostgreSQL's CREATE_TABLE_LIKE_* option bits. */
+enum {
+	LIKE_COMMENTS = 1 << 0,
+	LIKE_CONSTRAINTS = 1 << 2,
+	LIKE_DEFAULTS = 1 << 3,
+	LIKE_IDENTITY = 1 << 5,
+	LIKE_INDEXES = 1 << 6
+};
+
+typedef struct owned_seq_find {
+	cat_oid table;
+	int16_t attnum;
+	const cat_obj *found;
+} owned_seq_find;
+
+static int find_owned_seq(void *arg, const cat_obj *o)
+{
+	owned_seq_find *f = arg;
+	if (o->rel.relkind == CAT_RELKIND_SEQUENCE && o->rel.seq && o->rel.seq->owned_by_table == f->table &&
+	    o->rel.seq->owned_by_col == f->attnum) {
+		f->found = o;
+		return 1;
+	}
+	return 0;
+}
+
+/* LIKE source: its columns (NOT NULL always; defaults, identity, CHECK
+ * constraints, the primary key and comments as the options say). */
+static void like_clause(sql_tbl_build *tb, PgQuery__TableLikeClause *lc)
+{
+	sql_session *s = tb->s;
+	const cat_obj *src;
+	TY_TRY(tc)
+	{
+		src = sql_lookup_rel(s, tb->cs, lc->relation, false);
+	}
+	TY_CATCH(tc)
+	{
+		TY_END(tc);
+		if (ty_err()->position < 0)
+			ty_err()->position = sql_errposition(tb->text, -1 - ty_err()->position);
+		ty_errthrow();
+	}
+	TY_END(tc);
+	if (src->rel.relkind != CAT_RELKIND_TABLE && src->rel.relkind != CAT_RELKIND_VIEW)
+		ty_error(UTIL_E_WRONG_OBJECT_TYPE, "relation \"%s\" is invalid in LIKE clause",
+			 src->rel.name);
+	sql_priv_check_rel(s, tb->cs, src, CAT_PRIV_SELECT);
+	const cat_rel *sr = &src->rel;
+	cat_rel *r = tb->r;
+	uint32_t opt = lc->options;
+	int16_t *map = ty_alloc0(sizeof(int16_t) * (size_t)(sr->ncols + 1)); /* source attnum -> new */
+	for (int i = 0; i < sr->ncols; i++) {
+		const cat_column *sc = &sr->cols[i];
+		if (sc->dropped)
+			continue;
+		cat_column *c = like_add_column(tb, sc);
+		map[sc->attnum] = c->attnum;
+		c->notnull = sc->notnull;
+		if ((opt & LIKE_DEFAULTS) && sc->default_sql && !sc->identity)
+			c->default_sql = cat_obj_strdup(tb->o, sc->default_sql);
+		if ((opt & LIKE_COMMENTS) && sc->comment)
+			c->comment = cat_obj_strdup(tb->o, sc->comment);
+		if ((opt & LIKE_IDENTITY) && sc->identity) {
+			owned_seq_find f = {src->oid, sc->attnum, NULL};
+			cat_foreach(tb->cs, CAT_REL, s->db_oid, find_owned_seq, &f);
+			char sname[CAT_NAME_MAX];
+			sql_ddl_choose_name(tb->cs, r->schema, r->name, c->name, "seq", sname, NULL);
+			cat_obj *sq = sql_ddl_make_sequence(s, r->schema, sname, c->type, NULL, 0);
+			if (f.found) {
+				*sq->rel.seq = *f.found->rel.seq;
+			}
+			sq->rel.seq->owned_by_table = tb->o->oid;
+			sq->rel.seq->owned_by_col = c->attnum;
+			tb->extra = ty_realloc_list(tb->extra, tb->nextra, sizeof(cat_obj *));
+			tb->extra[tb->nextra++] = sq;
+			c->identity = sc->identity;
+			c->default_sql =
+			    cat_obj_strdup(tb->o, sql_ddl_nextval_default(tb->cs, r->schema, sname));
+		}
+	}
+	for (int i = 0; i < sr->ncons; i++) {
+		const cat_constraint *k = &sr->cons[i];
+		cat_constraint *nk = NULL;
+		if (k->type == 'c' && (opt & LIKE_CONSTRAINTS)) {
+			nk = add_constraint(tb, 'c', k->name);
+			nk->check_sql = cat_obj_strdup(tb->o, k->check_sql);
+			nk->no_inherit = k->no_inherit;
+			nk->validated = k->validated;
+		} else if ((k->type == 'p' || k->type == 'u') && (opt & LIKE_INDEXES)) {
+			if (k->type == 'p')
+				for (int x = 0; x < r->ncons; x++)
+					if (r->cons[x].type == 'p')
+						ty_error(
+						    UTIL_E_INVALID_TABLE_DEFINITION,
+						    "multiple primary keys for table \"%s\" are not allowed",
+						    r->name);
+			nk = add_constraint(tb, k->type, NULL);
+			nk->ncols = k->ncols;
+			nk->cols = cat_obj_alloc(tb->o, sizeof(int16_t) * (size_t)(k->ncols ? k->ncols : 1));
+			util_buf cols = UTIL_BUF_INIT;
+			for (int a = 0; a < k->ncols; a++) {
+				nk->cols[a] = map[k->cols[a]];
+				if (a)
+					util_buf_putc(&cols, '_');
+				util_buf_puts(&cols, cat_column_by_attnum(r, nk->cols[a])->name);
+			}
+			char nm[CAT_NAME_MAX];
+			sql_ddl_choose_name(tb->cs, r->schema, r->name, k->type == 'p' ? NULL : cols.data,
+					    k->type == 'p' ? "pkey" : "key", nm, r);
+			util_buf_free(&cols);
+			snprintf(nk->name, sizeof nk->name, "%s", nm);
+		}
+		if (nk && (opt & LIKE_COMMENTS) && k->comment)
+			nk->comment = cat_obj_strdup(tb->o, k->comment);
+	}
 }
 
 /* Validates default and CHECK expressions by analyzing them once. */
@@ -575,11 +741,16 @@ char *sql_ddl_nextval_default(cat_snap *cs, cat_oid schema, const char *seqname)
 const char *sql_ddl_kind_word(char relkind)
 {
 	switch (relkind) {
-	case CAT_RELKIND_TABLE: return "table";
-	case CAT_RELKIND_VIEW: return "view";
-	case CAT_RELKIND_SEQUENCE: return "sequence";
-	case CAT_RELKIND_INDEX: return "index";
-	default: return "relation";
+	case CAT_RELKIND_TABLE:
+		return "table";
+	case CAT_RELKIND_VIEW:
+		return "view";
+	case CAT_RELKIND_SEQUENCE:
+		return "sequence";
+	case CAT_RELKIND_INDEX:
+		return "index";
+	default:
+		return "relation";
 	}
 }
 
@@ -621,11 +792,13 @@ void sql_ddl_set_storage_key(sql_tbl_build *tb)
 			if (!ty || !ty->keyenc) {
 				util_buf tn = UTIL_BUF_INIT;
 				ty_format_type(col->type, -1, &tn);
-				util_err *e = ty_errstart(UTIL_E_UNDEFINED_OBJECT,
-							  "data type %s has no default operator class for access method \"btree\"",
-							  tn.data ? tn.data : "?");
+				util_err *e = ty_errstart(
+				    UTIL_E_UNDEFINED_OBJECT,
+				    "data type %s has no default operator class for access method \"btree\"",
+				    tn.data ? tn.data : "?");
 				util_buf_free(&tn);
-				util_err_hint(e, "You must specify an operator class for the index or define a default operator class for the data type.");
+				util_err_hint(e, "You must specify an operator class for the index or define "
+						 "a default operator class for the data type.");
 				ty_errthrow();
 			}
 		}
@@ -662,17 +835,19 @@ void sql_ddl_create_table(sql_session *s, PgQuery__CreateStmt *st, const char *t
 	cat_oid schema = sql_ddl_creation_schema(s, cs, rv, text);
 	cs = cat_txn_snap(ct);
 	if (st->oncommit != PG_QUERY__ON_COMMIT_ACTION__ONCOMMIT_NOOP &&
-	    st->oncommit != PG_QUERY__ON_COMMIT_ACTION__ON_COMMIT_ACTION_UNDEFINED && !sql_temp_schema_is_temp(cs, schema))
+	    st->oncommit != PG_QUERY__ON_COMMIT_ACTION__ON_COMMIT_ACTION_UNDEFINED &&
+	    !sql_temp_schema_is_temp(cs, schema))
 		ty_error(UTIL_E_INVALID_TABLE_DEFINITION, "ON COMMIT can only be used on temporary tables");
 	if (schema == CAT_OID_PG_CATALOG || schema == CAT_OID_INFORMATION_SCHEMA)
-		ty_error(UTIL_E_INSUFFICIENT_PRIVILEGE, "permission denied to create \"%s.%s\"", sql_schema_name(cs, schema),
-			 rv->relname);
+		ty_error(UTIL_E_INSUFFICIENT_PRIVILEGE, "permission denied to create \"%s.%s\"",
+			 sql_schema_name(cs, schema), rv->relname);
 	if (strlen(rv->relname) >= CAT_NAME_MAX)
 		ty_error(UTIL_E_NAME_TOO_LONG, "identifier too long");
 	const cat_obj *existing = cat_rel_by_name(cs, schema, rv->relname);
 	if (existing) {
 		if (st->if_not_exists) {
-			sql_notice(s, UTIL_E_DUPLICATE_TABLE, "relation \"%s\" already exists, skipping", rv->relname);
+			sql_notice(s, UTIL_E_DUPLICATE_TABLE, "relation \"%s\" already exists, skipping",
+				   rv->relname);
 			return;
 		}
 		ty_error(UTIL_E_DUPLICATE_TABLE, "relation \"%s\" already exists", rv->relname);
@@ -698,7 +873,7 @@ void sql_ddl_create_table(sql_session *s, PgQuery__CreateStmt *st, const char *t
 			if (el->node_case == PG_QUERY__NODE__NODE_COLUMN_DEF)
 				sql_ddl_add_column(&tb, el->column_def);
 			else if (el->node_case == PG_QUERY__NODE__NODE_TABLE_LIKE_CLAUSE)
-				ty_error(UTIL_E_FEATURE_NOT_SUPPORTED, "CREATE TABLE ... LIKE is not supported");
+				like_clause(&tb, el->table_like_clause);
 		}
 		for (size_t i = 0; i < st->n_table_elts; i++) {
 			pnode *el = st->table_elts[i];
@@ -725,7 +900,8 @@ void sql_ddl_create_table(sql_session *s, PgQuery__CreateStmt *st, const char *t
 	sql_create_storage(s, t, r->storage);
 	for (int i = 0; i < tb.nextra; i++) {
 		if (cat_rel_by_name(cs, schema, tb.extra[i]->rel.name))
-			ty_error(UTIL_E_DUPLICATE_TABLE, "relation \"%s\" already exists", tb.extra[i]->rel.name);
+			ty_error(UTIL_E_DUPLICATE_TABLE, "relation \"%s\" already exists",
+				 tb.extra[i]->rel.name);
 		cat_txn_put(ct, tb.extra[i]);
 		sql_seq_init_value(s, tb.extra[i]->oid, tb.extra[i]->rel.seq);
 	}
@@ -734,37 +910,6 @@ void sql_ddl_create_table(sql_session *s, PgQuery__CreateStmt *st, const char *t
 	sql_temp_on_commit(s, table_oid, st->oncommit);
 	/* Unique constraints get their index (index module). */
 	sql_create_constraint_indexes(s, table_oid);
-}
-
-/* ---------------------------------------------------------------- schemas */
-
-static void create_schema(sql_session *s, PgQuery__CreateSchemaStmt *st)
-{
-	cat_txn *ct = sql_txn_ddl(s->txn);
-	cat_snap *cs = cat_txn_snap(ct);
-	const char *name = st->schemaname && *st->schemaname ? st->schemaname
-			   : st->authrole ? st->authrole->rolename
-					  : NULL;
-	if (!name)
-		ty_error(UTIL_E_SYNTAX_ERROR, "schema name required");
-	if (!strncmp(name, "pg_", 3)) {
-		util_err *e = ty_errstart(UTIL_E_RESERVED_NAME, "unacceptable schema name \"%s\"", name);
-		util_err_detail(e, "The prefix \"pg_\" is reserved for system schemas.");
-		ty_errthrow();
-	}
-	if (sql_lookup_schema(s, cs, name)) {
-		if (st->if_not_exists) {
-			sql_notice(s, UTIL_E_DUPLICATE_SCHEMA, "schema \"%s\" already exists, skipping", name);
-			return;
-		}
-		ty_error(UTIL_E_DUPLICATE_SCHEMA, "schema \"%s\" already exists", name);
-	}
-	cat_obj *o = cat_obj_new(CAT_SCHEMA, new_oid(s), s->db_oid);
-	snprintf(o->schema.name, sizeof o->schema.name, "%s", name);
-	o->schema.owner = s->user_oid;
-	cat_txn_put(ct, o);
-	if (st->n_schema_elts)
-		ty_error(UTIL_E_FEATURE_NOT_SUPPORTED, "CREATE SCHEMA with schema elements is not supported");
 }
 
 /* ---------------------------------------------------------------- CREATE SEQUENCE */
@@ -778,7 +923,8 @@ static void create_sequence(sql_session *s, PgQuery__CreateSeqStmt *st, const ch
 	cs = cat_txn_snap(ct);
 	if (cat_rel_by_name(cs, schema, rv->relname)) {
 		if (st->if_not_exists) {
-			sql_notice(s, UTIL_E_DUPLICATE_TABLE, "relation \"%s\" already exists, skipping", rv->relname);
+			sql_notice(s, UTIL_E_DUPLICATE_TABLE, "relation \"%s\" already exists, skipping",
+				   rv->relname);
 			return;
 		}
 		ty_error(UTIL_E_DUPLICATE_TABLE, "relation \"%s\" already exists", rv->relname);
@@ -793,7 +939,8 @@ static void create_sequence(sql_session *s, PgQuery__CreateSeqStmt *st, const ch
 void sql_ddl_alter_table(sql_session *s, PgQuery__AlterTableStmt *st, const char *text);
 void sql_ddl_rename(sql_session *s, PgQuery__RenameStmt *st);
 void sql_ddl_create_view(sql_session *s, PgQuery__ViewStmt *st, const char *text);
-void sql_ddl_create_table_as(sql_session *s, PgQuery__CreateTableAsStmt *st, const char *text, sql_complete *c);
+void sql_ddl_create_table_as(sql_session *s, PgQuery__CreateTableAsStmt *st, const char *text,
+			     sql_complete *c);
 void sql_ddl_truncate(sql_session *s, PgQuery__TruncateStmt *st);
 void sql_ddl_comment(sql_session *s, PgQuery__CommentStmt *st);
 void sql_ddl_alter_sequence(sql_session *s, PgQuery__AlterSeqStmt *st);
@@ -802,6 +949,7 @@ void sql_ddl_role(sql_session *s, pnode *stmt);
 void sql_ddl_database(sql_session *s, pnode *stmt);
 void sql_ddl_grant(sql_session *s, pnode *stmt);
 void sql_ddl_set_schema(sql_session *s, PgQuery__AlterObjectSchemaStmt *st);
+void sql_ddl_create_schema(sql_session *s, PgQuery__CreateSchemaStmt *st, const char *text, sql_complete *c);
 
 bool sql_is_ddl(pnode *n)
 {
@@ -839,7 +987,8 @@ bool sql_is_ddl(pnode *n)
 void sql_exec_ddl(sql_session *s, pnode *n, const char *text, sql_complete *c)
 {
 	if (s->txn->read_only)
-		ty_error(UTIL_E_READ_ONLY_SQL_TRANSACTION, "cannot execute %s in a read-only transaction", sql_command_tag(n));
+		ty_error(UTIL_E_READ_ONLY_SQL_TRANSACTION, "cannot execute %s in a read-only transaction",
+			 sql_command_tag(n));
 	switch (n->node_case) {
 	case PG_QUERY__NODE__NODE_CREATE_STMT:
 		sql_ddl_create_table(s, n->create_stmt, text);
@@ -848,7 +997,7 @@ void sql_exec_ddl(sql_session *s, pnode *n, const char *text, sql_complete *c)
 		sql_ddl_drop(s, n->drop_stmt, text);
 		break;
 	case PG_QUERY__NODE__NODE_CREATE_SCHEMA_STMT:
-		create_schema(s, n->create_schema_stmt);
+		sql_ddl_create_schema(s, n->create_schema_stmt, text, c);
 		break;
 	case PG_QUERY__NODE__NODE_CREATE_SEQ_STMT:
 		create_sequence(s, n->create_seq_stmt, text);

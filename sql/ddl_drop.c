@@ -35,7 +35,8 @@ typedef struct dropset {
 	cat_snap *cs;
 	dobj *v;
 	int n, cap;
-	util_map seen; /* kind|oid|sub -> 1 */
+	util_map seen;     /* kind|oid|sub -> 1: in v */
+	util_map visiting; /* entered by visit() (cycles) */
 } dropset;
 
 static bool in_set(dropset *d, char kind, cat_oid oid, cat_oid sub)
@@ -143,69 +144,63 @@ static int find_fn(void *arg, const cat_obj *o)
 
 static void visit(dropset *d, dobj o);
 
-static void visit_rel_deps(dropset *d, const cat_obj *o)
+static int cmp_child(const void *a, const void *b)
+{
+	const dobj *x = a, *y = b;
+	cat_oid kx = x->kind == 'c' ? x->sub : x->oid, ky = y->kind == 'c' ? y->sub : y->oid;
+	return (kx < ky) - (kx > ky); /* newest first */
+}
+
+/* Visits what depends on a relation or schema, newest first. Like
+ * PostgreSQL's findDependentObjects, an object is appended after everything
+ * that depends on it (the list is a deletion order; reports read it
+ * backwards). */
+static void visit_children(dropset *d, const cat_obj *o)
 {
 	dep_find f;
 	memset(&f, 0, sizeof f);
 	f.d = d;
 	f.target = o;
 	cat_foreach(d->cs, CAT_REL, d->s->db_oid, find_fn, &f);
+	char on = o->kind == CAT_SCHEMA ? 's' : 'r';
+	int cap = f.views.n + f.fks.n + f.defaults.n + f.members.n + f.owned.n +
+		  (o->kind == CAT_REL ? o->rel.nindexes : 0);
+	dobj *kids = ty_alloc(sizeof(dobj) * (size_t)(cap + 1));
+	int n = 0;
+	for (int i = 0; i < f.views.n; i++)
+		kids[n++] = (dobj){'r', f.views.a[i], 0, on, o->oid, 0, false, false};
+	for (int i = 0; i < f.fks.n; i++)
+		kids[n++] = (dobj){'c', f.fks.a[i], f.fks.b[i], on, o->oid, 0, false, false};
+	for (int i = 0; i < f.defaults.n; i++)
+		kids[n++] = (dobj){'d', f.defaults.a[i], f.defaults.b[i], on, o->oid, 0, false, false};
+	for (int i = 0; i < f.members.n; i++)
+		kids[n++] = (dobj){'r', f.members.a[i], 0, on, o->oid, 0, false, false};
 	/* Indexes and owned sequences go silently with the table. */
+	for (int i = 0; i < f.owned.n; i++)
+		kids[n++] = (dobj){'r', f.owned.a[i], 0, on, o->oid, 0, false, true};
 	if (o->kind == CAT_REL)
 		for (int i = 0; i < o->rel.nindexes; i++)
 			if (cat_get(d->cs, o->rel.indexes[i]))
-				add(d, (dobj){'r', o->rel.indexes[i], 0, 'r', o->oid, 0, false, true});
-	for (int i = 0; i < f.owned.n; i++)
-		if (add(d, (dobj){'r', f.owned.a[i], 0, 'r', o->oid, 0, false, true}))
-			visit_rel_deps(d, cat_get(d->cs, f.owned.a[i]));
-	/* The rest in creation (oid) order: cat_foreach walks in oid order, so
-	 * merge the lists by oid. */
-	int iv = 0, ifk = 0, idf = 0, im = 0;
-	for (;;) {
-		cat_oid best = 0;
-		int which = -1;
-		cat_oid cand[4] = {iv < f.views.n ? f.views.a[iv] : 0, ifk < f.fks.n ? f.fks.b[ifk] : 0,
-				   idf < f.defaults.n ? f.defaults.a[idf] : 0,
-				   im < f.members.n ? f.members.a[im] : 0};
-		for (int k = 0; k < 4; k++)
-			if (cand[k] && (which < 0 || cand[k] < best)) {
-				best = cand[k];
-				which = k;
-			}
-		if (which < 0)
-			break;
-		char on = o->kind == CAT_SCHEMA ? 's' : 'r';
-		switch (which) {
-		case 0:
-			visit(d, (dobj){'r', f.views.a[iv], 0, on, o->oid, 0, false, false});
-			iv++;
-			break;
-		case 1:
-			visit(d, (dobj){'c', f.fks.a[ifk], f.fks.b[ifk], on, o->oid, 0, false, false});
-			ifk++;
-			break;
-		case 2:
-			visit(d,
-			      (dobj){'d', f.defaults.a[idf], f.defaults.b[idf], on, o->oid, 0, false, false});
-			idf++;
-			break;
-		default:
-			visit(d, (dobj){'r', f.members.a[im], 0, on, o->oid, 0, false, false});
-			im++;
-			break;
-		}
-	}
+				kids[n++] = (dobj){'r', o->rel.indexes[i], 0, on, o->oid, 0, false, true};
+	qsort(kids, (size_t)n, sizeof(dobj), cmp_child);
+	for (int i = 0; i < n; i++)
+		visit(d, kids[i]);
 }
 
 static void visit(dropset *d, dobj o)
 {
-	if (!add(d, o))
+	uint8_t k[9] = {(uint8_t)o.kind};
+	util_put_be32(k + 1, o.oid);
+	util_put_be32(k + 5, o.sub);
+	if (in_set(d, o.kind, o.oid, o.sub) || util_map_get(&d->visiting, k, 9))
 		return;
+	util_map_put(&d->visiting, k, 9, (void *)1);
 	if (o.kind == 'r' || o.kind == 's') {
 		const cat_obj *obj = cat_get(d->cs, o.oid);
 		if (obj)
-			visit_rel_deps(d, obj);
+			visit_children(d, obj);
 	}
+	add(d, o);
 }
 
 /* ---------------------------------------------------------------- descriptions */
@@ -274,7 +269,7 @@ static void report(dropset *d, bool cascade, const char *what)
 	if (!n)
 		return;
 	util_buf det = UTIL_BUF_INIT;
-	for (int i = 0; i < d->n; i++) {
+	for (int i = d->n - 1; i >= 0; i--) {
 		const dobj *o = &d->v[i];
 		if (!reported(d, o))
 			continue;
@@ -504,15 +499,21 @@ void sql_ddl_drop(sql_session *s, PgQuery__DropStmt *st, const char *text)
 				targets[nt++] = o;
 			}
 			/* Every target is known before dependents are looked at. */
-			for (int i = 0; i < nt; i++)
-				add(&d, (dobj){'r', targets[i]->oid, 0, 0, 0, 0, true, false});
+			for (int i = 0; i < nt; i++) {
+				uint8_t k[9] = {'r'};
+				util_put_be32(k + 1, targets[i]->oid);
+				util_put_be32(k + 5, 0);
+				util_map_put(&d.visiting, k, 9, (void *)1);
+			}
 			if (nt == 1) {
 				snprintf(wbuf, sizeof wbuf, "%s %s",
 					 sql_ddl_kind_word(targets[0]->rel.relkind), targets[0]->rel.name);
 				what = wbuf;
 			}
-			for (int i = 0; i < nt; i++)
-				visit_rel_deps(&d, targets[i]);
+			for (int i = 0; i < nt; i++) {
+				visit_children(&d, targets[i]);
+				add(&d, (dobj){'r', targets[i]->oid, 0, 0, 0, 0, true, false});
+			}
 		}
 		report(&d, cascade, what);
 		execute(&d, ct);
@@ -522,9 +523,11 @@ void sql_ddl_drop(sql_session *s, PgQuery__DropStmt *st, const char *text)
 		TY_END(tc);
 		cat_snap_release(d.cs);
 		util_map_free(&d.seen);
+		util_map_free(&d.visiting);
 		ty_errthrow();
 	}
 	TY_END(tc);
 	cat_snap_release(d.cs);
 	util_map_free(&d.seen);
+	util_map_free(&d.visiting);
 }

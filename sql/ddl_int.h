@@ -118,6 +118,9 @@ char *sql_text_view_rename_rel(sql_session *s, cat_snap *cs, const char *view_sq
 /* Distinct column names referenced by a raw expression (at most max;
  * borrowed from the tree). */
 int sql_text_column_refs(pnode *expr, const char **out, int max);
+/* Deparses a statement with every relation name schema-qualified as it
+ * resolves now (CTE names excepted); the tree is left as it was. */
+char *sql_text_deparse_bound(sql_session *s, cat_snap *cs, pnode *stmt);
 /* Does a stored default call nextval/currval/setval on sequence seq? */
 bool sql_text_default_uses_seq(sql_session *s, cat_snap *cs, const char *sql, cat_oid seq);
 char *sql_text_view_rename_column(sql_session *s, cat_snap *cs, const char *view_sql, cat_oid rel,

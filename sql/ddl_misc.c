@@ -322,7 +322,9 @@ void sql_ddl_create_view(sql_session *s, PgQuery__ViewStmt *st, const char *text
 		r->comment = cat_obj_strdup(o, old->rel.comment);
 	}
 	r->next_col_id = (uint16_t)(k + 1);
-	r->view_sql = cat_obj_strdup(o, sql_deparse_stmt(st->query));
+	/* Relations are bound now, as PostgreSQL binds a view's tree at creation:
+	 * the stored text names them with their schema. */
+	r->view_sql = cat_obj_strdup(o, sql_text_deparse_bound(s, cs, st->query));
 	/* Column aliases become part of the stored query's output names. */
 	if (st->n_aliases) {
 		util_buf b = UTIL_BUF_INIT;

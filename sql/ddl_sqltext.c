@@ -389,3 +389,73 @@ bool sql_text_default_uses_seq(sql_session *s, cat_snap *cs, const char *sql, ca
 	pg_query__parse_result__free_unpacked(pr, NULL);
 	return w.found;
 }
+
+/* ---------------------------------------------------------------- binding names at CREATE VIEW */
+
+typedef struct ctenames {
+	const char **names;
+	int n;
+} ctenames;
+
+static bool cte_fn(ProtobufCMessage *m, void *arg)
+{
+	ctenames *c = arg;
+	if (m->descriptor != &pg_query__common_table_expr__descriptor)
+		return false;
+	PgQuery__CommonTableExpr *cte = (PgQuery__CommonTableExpr *)m;
+	const char **n = ty_alloc(sizeof(char *) * (size_t)(c->n + 1));
+	if (c->n)
+		memcpy(n, c->names, sizeof(char *) * (size_t)c->n);
+	n[c->n++] = cte->ctename;
+	c->names = n;
+	return false;
+}
+
+typedef struct qualify {
+	sql_session *s;
+	cat_snap *cs;
+	ctenames ctes;
+	patches *p;
+} qualify;
+
+static bool qualify_fn(ProtobufCMessage *m, void *arg)
+{
+	qualify *q = arg;
+	if (m->descriptor != &pg_query__range_var__descriptor)
+		return false;
+	PgQuery__RangeVar *rv = (PgQuery__RangeVar *)m;
+	if (rv->schemaname && *rv->schemaname)
+		return false;
+	for (int i = 0; i < q->ctes.n; i++)
+		if (!strcmp(q->ctes.names[i], rv->relname))
+			return false;
+	const cat_obj *o = sql_lookup_rel_name(q->s, q->cs, NULL, rv->relname);
+	if (!o)
+		return false;
+	patch(q->p, &rv->schemaname, sql_schema_name(q->cs, o->rel.schema));
+	return false;
+}
+
+char *sql_text_deparse_bound(sql_session *s, cat_snap *cs, pnode *stmt)
+{
+	patches p = {0};
+	qualify q = {s, cs, {NULL, 0}, &p};
+	walk((ProtobufCMessage *)stmt, cte_fn, &q.ctes);
+	walk((ProtobufCMessage *)stmt, qualify_fn, &q);
+	char *out;
+	TY_TRY(tc)
+	{
+		out = sql_deparse_stmt(stmt);
+	}
+	TY_CATCH(tc)
+	{
+		TY_END(tc);
+		for (int i = p.n - 1; i >= 0; i--)
+			*p.fields[i] = p.orig[i];
+		ty_errthrow();
+	}
+	TY_END(tc);
+	for (int i = p.n - 1; i >= 0; i--)
+		*p.fields[i] = p.orig[i];
+	return out;
+}
