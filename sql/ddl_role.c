@@ -118,6 +118,10 @@ static void role_options(sql_session *s, cat_snap *cs, cat_obj *o, PgQuery__Node
 					   (!strncmp(pw, "md5", 3) && strlen(pw) == 35)) {
 					/* Already a SCRAM or md5 secret: kept as given (pg_dump). */
 					r->password = cat_obj_strdup(o, pw);
+				} else if (!strcmp(sql_guc_get(s, "password_encryption"), "md5")) {
+					char md5[UTIL_MD5_PASSWORD_LEN];
+					util_md5_password(pw, r->name, md5);
+					r->password = cat_obj_strdup(o, md5);
 				} else {
 					char secret[UTIL_SCRAM_SECRET_MAX];
 					if (util_scram_secret(pw, 0, secret) != 0)
