@@ -485,6 +485,8 @@ static void copy_from(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o,
 		ty_error(UTIL_E_READ_ONLY_SQL_TRANSACTION, "cannot execute COPY FROM in a read-only transaction");
 	const cat_rel *r = &rel->rel;
 	sql_priv_check_rel(s, s->cat, rel, CAT_PRIV_INSERT);
+	sql_rel_lock(s, rel->oid, false);
+	sql_rel_check_current(s, s->cat, &rel->oid, 1);
 	/* Target columns. */
 	int ncols = 0;
 	int *cols = ty_alloc(sizeof(int) * (size_t)(r->ncols + 1));

@@ -898,6 +898,7 @@ void sql_ddl_alter_table(sql_session *s, PgQuery__AlterTableStmt *st, const char
 		ty_error(UTIL_E_WRONG_OBJECT_TYPE, "\"%s\" is not a%s %s", rel->rel.name,
 			 want == CAT_RELKIND_INDEX ? "n" : "", sql_ddl_kind_word(want));
 	sql_ddl_check_owner(s, rel);
+	sql_rel_lock(s, rel->oid, true);
 	alter_ctx ac;
 	memset(&ac, 0, sizeof ac);
 	ac.s = s;
@@ -1169,6 +1170,7 @@ static const cat_obj *rename_target(sql_session *s, cat_snap *cs, PgQuery__Renam
 		ty_error(UTIL_E_WRONG_OBJECT_TYPE, "\"%s\" is not a%s %s", o->rel.name,
 			 want == CAT_RELKIND_INDEX ? "n" : "", sql_ddl_kind_word(want));
 	sql_ddl_check_owner(s, o);
+	sql_rel_lock(s, o->oid, true);
 	return o;
 }
 
@@ -1399,6 +1401,7 @@ void sql_ddl_set_schema(sql_session *s, PgQuery__AlterObjectSchemaStmt *st)
 	if (o->rel.schema == to->oid)
 		return;
 	sql_priv_check_schema_create(s, cs, to->oid);
+	sql_rel_lock(s, o->oid, true);
 	owned_move m = {o->oid, NULL, 0};
 	cat_foreach(cs, CAT_REL, s->db_oid, collect_owned, &m);
 	move_rel(s, ct, o, to);

@@ -334,6 +334,10 @@ static void drop_default(cat_txn *ct, cat_oid table, int attnum)
 static void execute(dropset *d, cat_txn *ct)
 {
 	sql_session *s = d->s;
+	/* Every relation dropped or changed is locked first. */
+	for (int i = 0; i < d->n; i++)
+		if (d->v[i].kind != 's')
+			sql_rel_lock(s, d->v[i].oid, true);
 	for (int i = 0; i < d->n; i++) {
 		const dobj *o = &d->v[i];
 		switch (o->kind) {

@@ -460,6 +460,8 @@ void sql_ddl_truncate(sql_session *s, PgQuery__TruncateStmt *st)
 		}
 	}
 	for (int i = 0; i < l.n; i++)
+		sql_rel_lock(s, l.rels[i]->oid, true);
+	for (int i = 0; i < l.n; i++)
 		sql_truncate_rel(s, ct, l.rels[i]);
 	if (st->restart_seqs) {
 		owned_seqs os = {&l, NULL, 0};

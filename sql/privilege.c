@@ -308,7 +308,24 @@ ty_datum sql_priv_acl_array(cat_snap *cs, const cat_acl *acl, int nacl)
 typedef struct qcheck {
 	sql_session *s;
 	cat_snap *cs;
+	cat_oid *rels; /* relations to lock */
+	int nrels, cap;
 } qcheck;
+
+static void note_rel(qcheck *qc, cat_oid oid)
+{
+	for (int i = 0; i < qc->nrels; i++)
+		if (qc->rels[i] == oid)
+			return;
+	if (qc->nrels == qc->cap) {
+		qc->cap = qc->cap ? qc->cap * 2 : 8;
+		cat_oid *n = ty_alloc(sizeof(cat_oid) * (size_t)qc->cap);
+		if (qc->nrels)
+			memcpy(n, qc->rels, sizeof(cat_oid) * (size_t)qc->nrels);
+		qc->rels = n;
+	}
+	qc->rels[qc->nrels++] = oid;
+}
 
 static void check_query(qcheck *qc, const sql_query *q, cat_oid as, bool in_view);
 
@@ -370,6 +387,7 @@ static void check_table(qcheck *qc, const sql_rte *r, uint32_t privs, cat_oid as
 {
 	sql_session *s = qc->s;
 	const cat_obj *rel = r->rel;
+	note_rel(qc, rel->oid);
 	if (!in_view && !schema_has(s, qc->cs, rel->rel.schema, as, CAT_PRIV_USAGE)) {
 		util_err *e = ty_errstart(UTIL_E_INSUFFICIENT_PRIVILEGE, "permission denied for schema %s",
 					  sql_schema_name(qc->cs, rel->rel.schema));
@@ -453,8 +471,11 @@ void sql_priv_check_query(sql_session *s, cat_snap *cs, const sql_query *q)
 {
 	/* No early exit for superusers: a view's body is checked with its
 	 * owner's rights whoever reads it. */
-	qcheck qc = {s, cs};
+	qcheck qc = {s, cs, NULL, 0, 0};
 	check_query(&qc, q, s->user_oid, false);
+	for (int i = 0; i < qc.nrels; i++)
+		sql_rel_lock(s, qc.rels[i], false);
+	sql_rel_check_current(s, cs, qc.rels, qc.nrels);
 }
 
 /* ---------------------------------------------------------------- GRANT / REVOKE on objects */

@@ -1232,14 +1232,19 @@ void sql_temp_session_end(sql_session *s);
 int sql_temp_cleanup_orphans(cat *c, kv_store *kv, util_err *err);
 
 /* Privileges (privilege.c): checks the relations a query reads and writes
- * against the current user's privileges (views with their owner's rights);
- * throws 42501. */
+ * against the current user's privileges (views with their owner's rights),
+ * throws 42501; then locks them (shared) for the transaction. */
 void sql_priv_check_query(sql_session *s, cat_snap *cs, const sql_query *q);
 /* has_table_privilege and friends (privilege.c). */
 void sql_register_privilege_functions(void);
 /* An ACL as PostgreSQL's aclitem[] text ("alice=arw/bob"), NULL when empty
  * (the default ACL): for pg_class.relacl and pg_namespace.nspacl. */
 ty_datum sql_priv_acl_array(cat_snap *cs, const cat_acl *acl, int nacl);
+/* Relation locks (rel_lock.c): shared for statements, exclusive for DDL,
+ * held to the end of the transaction. */
+void sql_rel_lock(sql_session *s, cat_oid rel, bool exclusive);
+/* After locking: 40001 if one of rels changed since snapshot cs was taken. */
+void sql_rel_check_current(sql_session *s, cat_snap *cs, const cat_oid *rels, int n);
 /* Throws 42501 unless the current user has privs (CAT_PRIV_*) on rel. */
 void sql_priv_check_rel(sql_session *s, cat_snap *cs, const cat_obj *rel, uint32_t privs);
 /* ... unless it has at least one of privs (nextval: USAGE or UPDATE). */
