@@ -902,10 +902,12 @@ void sql_ddl_create_table(sql_session *s, PgQuery__CreateStmt *st, const char *t
 		if (cat_rel_by_name(cs, schema, tb.extra[i]->rel.name))
 			ty_error(UTIL_E_DUPLICATE_TABLE, "relation \"%s\" already exists",
 				 tb.extra[i]->rel.name);
+		sql_priv_apply_default_acl(s, cs, tb.extra[i]);
 		cat_txn_put(ct, tb.extra[i]);
 		sql_seq_init_value(s, tb.extra[i]->oid, tb.extra[i]->rel.seq);
 	}
 	cat_oid table_oid = tb.o->oid;
+	sql_priv_apply_default_acl(s, cs, tb.o);
 	cat_txn_put(ct, tb.o);
 	sql_temp_on_commit(s, table_oid, st->oncommit);
 	/* Unique constraints get their index (index module). */
@@ -930,6 +932,7 @@ static void create_sequence(sql_session *s, PgQuery__CreateSeqStmt *st, const ch
 		ty_error(UTIL_E_DUPLICATE_TABLE, "relation \"%s\" already exists", rv->relname);
 	}
 	cat_obj *o = sql_ddl_make_sequence(s, schema, rv->relname, TY_INT8, st->options, st->n_options);
+	sql_priv_apply_default_acl(s, cs, o);
 	cat_txn_put(ct, o);
 	sql_seq_init_value(s, o->oid, o->rel.seq);
 }

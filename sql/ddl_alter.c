@@ -1038,6 +1038,7 @@ void sql_ddl_alter_table(sql_session *s, PgQuery__AlterTableStmt *st, const char
 		for (int i = 0; i < ac.tb.nextra; i++) {
 			cat_obj *sq = ac.tb.extra[i];
 			ac.tb.extra[i] = NULL;
+			sql_priv_apply_default_acl(s, cat_txn_snap(ct), sq);
 			cat_txn_put(ct, sq);
 			sql_seq_init_value(s, sq->oid, sq->rel.seq);
 		}

@@ -72,6 +72,7 @@ void sql_ctas(sql_session *s, PgQuery__CreateTableAsStmt *st, const char *text, 
 	sql_apply_reloptions(s, o, into->options, into->n_options);
 	snprintf(r->storage, sizeof r->storage, "r%u.1", oid);
 	sql_create_storage(s, s->txn, r->storage);
+	sql_priv_apply_default_acl(s, cs, o);
 	cat_txn_put(ct, o);
 	uint64_t n = 0;
 	if (!into->skip_data) {

@@ -141,6 +141,13 @@ bool sql_priv_has_role(sql_session *s, cat_snap *cs, cat_oid member, cat_oid rol
  * it does not exist, else 42704. */
 cat_oid sql_priv_role_oid(sql_session *s, cat_snap *cs, PgQuery__RoleSpec *rs, bool missing_ok);
 void sql_ddl_rename_role(sql_session *s, PgQuery__RenameStmt *st);
+/* Adds member to role (admin: 1 with ADMIN OPTION, 0 without, -1 keep) or
+ * removes it (privilege.c). */
+void sql_priv_set_member(cat_txn *ct, cat_oid member, cat_oid role, bool remove, int admin);
+/* Sets a new relation's or schema's ACL from its owner's default privileges. */
+void sql_priv_apply_default_acl(sql_session *s, cat_snap *cs, cat_obj *o);
+/* Appends DROP ROLE detail lines for default privileges involving role. */
+int sql_priv_defacl_deps(cat_snap *cs, cat_oid role, util_buf *detail);
 bool sql_priv_is_owner(sql_session *s, cat_snap *cs, cat_oid owner);
 /* Throws 42501 unless the current user may create objects in schema. */
 void sql_priv_check_schema_create(sql_session *s, cat_snap *cs, cat_oid schema);

@@ -274,6 +274,10 @@ void sql_ddl_create_view(sql_session *s, PgQuery__ViewStmt *st, const char *text
 		ty_error(UTIL_E_DUPLICATE_TABLE, "relation \"%s\" already exists", rv->relname);
 	if (old && old->rel.relkind != CAT_RELKIND_VIEW)
 		ty_error(UTIL_E_WRONG_OBJECT_TYPE, "\"%s\" is not a view", rv->relname);
+	if (old) {
+		sql_ddl_check_owner(s, old);
+		sql_rel_lock(s, old->oid, true);
+	}
 	/* Analyze the body now: errors surface at CREATE VIEW, and the columns
 	 * are fixed. */
 	sql_pstate ps = {.text = text};
@@ -320,6 +324,12 @@ void sql_ddl_create_view(sql_session *s, PgQuery__ViewStmt *st, const char *text
 					 "cannot change data type of view column \"%s\"", r->cols[i].name);
 		}
 		r->comment = cat_obj_strdup(o, old->rel.comment);
+		/* The view stays its owner's, with its privileges. */
+		r->owner = old->rel.owner;
+		r->nacl = old->rel.nacl;
+		r->acl = cat_obj_alloc(o, sizeof(cat_acl) * (size_t)(old->rel.nacl + 1));
+		if (old->rel.nacl)
+			memcpy(r->acl, old->rel.acl, sizeof(cat_acl) * (size_t)old->rel.nacl);
 	}
 	r->next_col_id = (uint16_t)(k + 1);
 	/* Relations are bound now, as PostgreSQL binds a view's tree at creation:
@@ -342,6 +352,8 @@ void sql_ddl_create_view(sql_session *s, PgQuery__ViewStmt *st, const char *text
 		util_buf_free(&b);
 	}
 	sql_apply_reloptions(s, o, st->options, st->n_options);
+	if (!old)
+		sql_priv_apply_default_acl(s, cs, o);
 	cat_txn_put(ct, o);
 }
 

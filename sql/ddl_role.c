@@ -62,7 +62,8 @@ static bool opt_bool(PgQuery__DefElem *d)
 
 /* Applies role options; membership lists are returned for the caller. */
 static void role_options(sql_session *s, cat_snap *cs, cat_obj *o, PgQuery__Node **opts, size_t n,
-			 bool creating, PgQuery__List **in_roles, PgQuery__List **members)
+			 bool creating, PgQuery__List **in_roles, PgQuery__List **members,
+			 PgQuery__List **admins)
 {
 	cat_role *r = &o->role;
 	bool su = am_superuser(s, cs);
@@ -145,40 +146,16 @@ static void role_options(sql_session *s, cat_snap *cs, cat_obj *o, PgQuery__Node
 		} else if (!strcmp(k, "rolemembers") || !strcmp(k, "adminmembers")) {
 			if (!creating)
 				ty_error(UTIL_E_SYNTAX_ERROR, "option \"%s\" not recognized", k);
-			if (!*members)
+			if (!strcmp(k, "rolemembers"))
 				*members = d->arg->list;
-			else {
-				/* ROLE and ADMIN lists together. */
-				PgQuery__List *l = ty_alloc0(sizeof *l);
-				l->n_items = (*members)->n_items + d->arg->list->n_items;
-				l->items = ty_alloc(sizeof(pnode *) * (l->n_items + 1));
-				memcpy(l->items, (*members)->items, sizeof(pnode *) * (*members)->n_items);
-				memcpy(l->items + (*members)->n_items, d->arg->list->items,
-				       sizeof(pnode *) * d->arg->list->n_items);
-				*members = l;
-			}
+			else
+				*admins = d->arg->list;
 		} else if (!strcmp(k, "sysid")) {
 			sql_notice(s, UTIL_E_SUCCESSFUL_COMPLETION, "SYSID can no longer be specified");
 		} else {
 			ty_error(UTIL_E_SYNTAX_ERROR, "option \"%s\" not recognized", k);
 		}
 	}
-}
-
-/* member joins role (memberships live on the member's catalog object). */
-static void add_membership(cat_txn *ct, cat_oid member, cat_oid role)
-{
-	const cat_obj *m = cat_get(cat_txn_snap(ct), member);
-	for (int i = 0; i < m->role.nmembers_of; i++)
-		if (m->role.member_of[i] == role)
-			return;
-	cat_obj *c = cat_obj_copy(m);
-	cat_oid *nm = cat_obj_alloc(c, sizeof(cat_oid) * (size_t)(c->role.nmembers_of + 1));
-	if (c->role.nmembers_of)
-		memcpy(nm, c->role.member_of, sizeof(cat_oid) * (size_t)c->role.nmembers_of);
-	nm[c->role.nmembers_of++] = role;
-	c->role.member_of = nm;
-	cat_txn_put(ct, c);
 }
 
 static cat_oid role_list_oid(sql_session *s, cat_snap *cs, pnode *n)
@@ -202,10 +179,10 @@ static void create_role(sql_session *s, cat_txn *ct, PgQuery__CreateRoleStmt *st
 	o->role.inherit = true;
 	o->role.conn_limit = -1;
 	o->role.login = st->stmt_type == PG_QUERY__ROLE_STMT_TYPE__ROLESTMT_USER;
-	PgQuery__List *in_roles = NULL, *members = NULL;
+	PgQuery__List *in_roles = NULL, *members = NULL, *admins = NULL;
 	TY_TRY(tc)
 	{
-		role_options(s, cs, o, st->options, st->n_options, true, &in_roles, &members);
+		role_options(s, cs, o, st->options, st->n_options, true, &in_roles, &members, &admins);
 	}
 	TY_CATCH(tc)
 	{
@@ -217,9 +194,13 @@ static void create_role(sql_session *s, cat_txn *ct, PgQuery__CreateRoleStmt *st
 	cat_oid oid = o->oid;
 	cat_txn_put(ct, o);
 	for (size_t i = 0; in_roles && i < in_roles->n_items; i++)
-		add_membership(ct, oid, role_list_oid(s, cat_txn_snap(ct), in_roles->items[i]));
+		sql_priv_set_member(ct, oid, role_list_oid(s, cat_txn_snap(ct), in_roles->items[i]), false,
+				    -1);
 	for (size_t i = 0; members && i < members->n_items; i++)
-		add_membership(ct, role_list_oid(s, cat_txn_snap(ct), members->items[i]), oid);
+		sql_priv_set_member(ct, role_list_oid(s, cat_txn_snap(ct), members->items[i]), oid, false,
+				    -1);
+	for (size_t i = 0; admins && i < admins->n_items; i++)
+		sql_priv_set_member(ct, role_list_oid(s, cat_txn_snap(ct), admins->items[i]), oid, false, 1);
 }
 
 static const cat_obj *target_role(sql_session *s, cat_snap *cs, PgQuery__RoleSpec *rs)
@@ -250,10 +231,10 @@ static void alter_role(sql_session *s, cat_txn *ct, PgQuery__AlterRoleStmt *st)
 			ty_error(UTIL_E_INSUFFICIENT_PRIVILEGE, "permission denied");
 	}
 	cat_obj *c = cat_obj_copy(o);
-	PgQuery__List *in_roles = NULL, *members = NULL;
+	PgQuery__List *in_roles = NULL, *members = NULL, *admins = NULL;
 	TY_TRY(tc)
 	{
-		role_options(s, cs, c, st->options, st->n_options, false, &in_roles, &members);
+		role_options(s, cs, c, st->options, st->n_options, false, &in_roles, &members, &admins);
 	}
 	TY_CATCH(tc)
 	{
@@ -421,6 +402,7 @@ static void drop_role(sql_session *s, cat_txn *ct, PgQuery__DropRoleStmt *st)
 		cat_foreach(cs, CAT_DATABASE, 0, find_role_deps, &d);
 		cat_foreach(cs, CAT_SCHEMA, 0, find_role_deps, &d);
 		cat_foreach(cs, CAT_REL, 0, find_role_deps, &d);
+		d.nlocal += sql_priv_defacl_deps(cs, o->oid, &d.detail);
 		if (d.nlocal || d.nother) {
 			if (d.nother) {
 				const cat_obj *db = cat_get(cs, d.other_db);

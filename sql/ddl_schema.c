@@ -116,6 +116,7 @@ void sql_ddl_create_schema(sql_session *s, PgQuery__CreateSchemaStmt *st, const 
 	cat_obj *o = cat_obj_new(CAT_SCHEMA, sql_ddl_new_oid(s), s->db_oid);
 	snprintf(o->schema.name, sizeof o->schema.name, "%s", name);
 	o->schema.owner = owner;
+	sql_priv_apply_default_acl(s, cs, o);
 	cat_txn_put(ct, o);
 	if (!st->n_schema_elts)
 		return;

@@ -26,6 +26,7 @@ static const char *str_of(pnode *n)
 	 CAT_PRIV_REFERENCES | CAT_PRIV_TRIGGER)
 #define PRIV_SEQ_ALL    (CAT_PRIV_SELECT | CAT_PRIV_UPDATE | CAT_PRIV_USAGE)
 #define PRIV_SCHEMA_ALL (CAT_PRIV_USAGE | CAT_PRIV_CREATE)
+#define PRIV_COLUMN_ALL (CAT_PRIV_SELECT | CAT_PRIV_INSERT | CAT_PRIV_UPDATE | CAT_PRIV_REFERENCES)
 
 /* ---------------------------------------------------------------- roles */
 
@@ -274,8 +275,8 @@ void sql_priv_acl_text(cat_snap *cs, const cat_acl *a, util_buf *out)
 		char c;
 	} order[] = {{CAT_PRIV_INSERT, 'a'},  {CAT_PRIV_SELECT, 'r'},   {CAT_PRIV_UPDATE, 'w'},
 		     {CAT_PRIV_DELETE, 'd'},  {CAT_PRIV_TRUNCATE, 'D'}, {CAT_PRIV_REFERENCES, 'x'},
-		     {CAT_PRIV_TRIGGER, 't'}, {CAT_PRIV_USAGE, 'U'},    {CAT_PRIV_CREATE, 'C'},
-		     {CAT_PRIV_TEMP, 'T'},    {CAT_PRIV_CONNECT, 'c'}};
+		     {CAT_PRIV_TRIGGER, 't'}, {CAT_PRIV_EXECUTE, 'X'},  {CAT_PRIV_USAGE, 'U'},
+		     {CAT_PRIV_CREATE, 'C'},  {CAT_PRIV_TEMP, 'T'},     {CAT_PRIV_CONNECT, 'c'}};
 	if (a->grantee)
 		sql_quote_ident(role_name(cs, a->grantee), out);
 	util_buf_putc(out, '=');
@@ -382,8 +383,60 @@ static void check_setop(qcheck *qc, const sql_setop *so, cat_oid as, bool in_vie
 	check_setop(qc, so->right, as, in_view);
 }
 
-static void check_table(qcheck *qc, const sql_rte *r, uint32_t privs, cat_oid as, bool in_view,
-			const sql_query *q)
+/* Columns a statement reads or writes in one relation, per privilege:
+ * PostgreSQL accepts the table's privilege or that privilege on every
+ * column involved (on any column when none is: SELECT count(*)). */
+typedef struct col_need {
+	const bool *sel; /* columns read (ncols), NULL = table-level only */
+	const int16_t *ins;
+	int nins;
+	const int16_t *upd;
+	int nupd;
+} col_need;
+
+static uint32_t col_privs(sql_session *s, cat_snap *cs, const cat_obj *rel, const cat_column *c, cat_oid role)
+{
+	if (!c->nacl)
+		return 0;
+	return acl_mask(s, cs, c->acl, c->nacl, rel->rel.owner, role, NULL);
+}
+
+static bool cols_have(sql_session *s, cat_snap *cs, const cat_obj *rel, cat_oid role, uint32_t bit,
+		      const col_need *cn)
+{
+	const cat_rel *r = &rel->rel;
+	if (!cn)
+		return false;
+	if (bit == CAT_PRIV_SELECT && cn->sel) {
+		bool any_used = false;
+		for (int c = 0; c < r->ncols; c++) {
+			if (!cn->sel[c] || r->cols[c].dropped)
+				continue;
+			any_used = true;
+			if (!(col_privs(s, cs, rel, &r->cols[c], role) & bit))
+				return false;
+		}
+		if (any_used)
+			return true;
+		for (int c = 0; c < r->ncols; c++)
+			if (!r->cols[c].dropped && (col_privs(s, cs, rel, &r->cols[c], role) & bit))
+				return true;
+		return false;
+	}
+	const int16_t *list = bit == CAT_PRIV_INSERT ? cn->ins : bit == CAT_PRIV_UPDATE ? cn->upd : NULL;
+	int n = bit == CAT_PRIV_INSERT ? cn->nins : bit == CAT_PRIV_UPDATE ? cn->nupd : 0;
+	if (!list || !n)
+		return false;
+	for (int i = 0; i < n; i++) {
+		const cat_column *c = cat_column_by_attnum(r, list[i]);
+		if (!c || !(col_privs(s, cs, rel, c, role) & bit))
+			return false;
+	}
+	return true;
+}
+
+static void check_table(qcheck *qc, const sql_rte *r, uint32_t privs, const col_need *cn, cat_oid as,
+			bool in_view, const sql_query *q)
 {
 	sql_session *s = qc->s;
 	const cat_obj *rel = r->rel;
@@ -395,8 +448,81 @@ static void check_table(qcheck *qc, const sql_rte *r, uint32_t privs, cat_oid as
 			e->position = sql_errposition(q->ps->text, r->location);
 		ty_errthrow();
 	}
-	if (privs)
-		check_rel_as(s, qc->cs, rel, privs, as);
+	if (rel->kind == CAT_REL && rel->rel.relkind == CAT_RELKIND_TABLE &&
+	    sql_temp_schema_is_temp(qc->cs, rel->rel.schema) &&
+	    rel->rel.schema != sql_temp_schema_oid(s, qc->cs))
+		ty_error(UTIL_E_FEATURE_NOT_SUPPORTED, "cannot access temporary tables of other sessions");
+	if (!privs)
+		return;
+	uint32_t have = rel_privs(s, qc->cs, rel, as);
+	for (uint32_t bit = 1; bit && bit <= privs; bit <<= 1) {
+		if (!(privs & bit) || (have & bit))
+			continue;
+		if (!cols_have(s, qc->cs, rel, as, bit, cn))
+			denied_rel(rel);
+	}
+}
+
+/* Columns of the target (rte, at this nesting depth) an expression reads. */
+typedef struct col_walk {
+	int rte, depth;
+	bool *cols;
+	int ncols;
+} col_walk;
+
+static void collect_query_cols(const sql_query *q, col_walk *w);
+
+static bool col_walk_fn(sql_expr *e, void *arg)
+{
+	col_walk *w = arg;
+	if (e->kind == SQL_E_VAR && e->var.rte == w->rte && e->var.levelsup == w->depth &&
+	    e->var.col < w->ncols)
+		w->cols[e->var.col] = true;
+	if (e->kind == SQL_E_SUBLINK && e->sub.query) {
+		col_walk inner = *w;
+		inner.depth++;
+		collect_query_cols(e->sub.query, &inner);
+	}
+	return false;
+}
+
+static void collect_expr_cols(sql_expr *e, col_walk *w)
+{
+	if (e)
+		sql_expr_walk(e, col_walk_fn, w);
+}
+
+static void collect_jnode_cols(const sql_jnode *j, col_walk *w)
+{
+	if (!j)
+		return;
+	collect_expr_cols(j->quals, w);
+	if (j->is_join) {
+		collect_jnode_cols(j->left, w);
+		collect_jnode_cols(j->right, w);
+	}
+}
+
+static void collect_query_cols(const sql_query *q, col_walk *w)
+{
+	if (!q)
+		return;
+	for (int i = 0; i < q->nfrom; i++)
+		collect_jnode_cols(q->from[i], w);
+	collect_expr_cols(q->where, w);
+	collect_expr_cols(q->having, w);
+	for (int i = 0; i < q->ntargets; i++)
+		collect_expr_cols(q->targets[i].expr, w);
+	for (int i = 0; i < q->nset; i++)
+		collect_expr_cols(q->set_exprs[i], w);
+	for (int i = 0; i < q->nreturning; i++)
+		collect_expr_cols(q->returning[i].expr, w);
+	for (int i = 0; i < q->nrtes; i++)
+		if (q->rtes[i]->kind == SQL_RTE_SUBQUERY && q->rtes[i]->subquery && q->rtes[i]->lateral) {
+			col_walk inner = *w;
+			inner.depth++;
+			collect_query_cols(q->rtes[i]->subquery, &inner);
+		}
 }
 
 static void check_query(qcheck *qc, const sql_query *q, cat_oid as, bool in_view)
@@ -410,11 +536,12 @@ static void check_query(qcheck *qc, const sql_query *q, cat_oid as, bool in_view
 		if (r->kind == SQL_RTE_TABLE && r->rel) {
 			if (i + 1 == target)
 				continue;
-			check_table(qc, r, CAT_PRIV_SELECT, as, in_view, q);
+			col_need cn = {r->used, NULL, 0, NULL, 0};
+			check_table(qc, r, CAT_PRIV_SELECT, &cn, as, in_view, q);
 		} else if (r->kind == SQL_RTE_SUBQUERY) {
 			if (r->rel && r->rel->rel.relkind == CAT_RELKIND_VIEW) {
 				/* The view's own privilege for the user; its body with the owner's rights. */
-				check_table(qc, r, CAT_PRIV_SELECT, as, in_view, q);
+				check_table(qc, r, CAT_PRIV_SELECT, NULL, as, in_view, q);
 				check_query(qc, r->subquery, r->rel->rel.owner, true);
 			} else {
 				check_query(qc, r->subquery, as, in_view);
@@ -444,10 +571,8 @@ static void check_query(qcheck *qc, const sql_query *q, cat_oid as, bool in_view
 		walk_exprs(qc, q->targets[i].expr, as, in_view, 0);
 	for (int i = 0; i < q->nset; i++)
 		reads_target |= walk_exprs(qc, q->set_exprs[i], as, in_view, target);
-	for (int i = 0; i < q->nreturning; i++) {
+	for (int i = 0; i < q->nreturning; i++)
 		walk_exprs(qc, q->returning[i].expr, as, in_view, 0);
-		reads_target = true;
-	}
 	if (q->source)
 		check_query(qc, q->source, as, in_view);
 	if (target) {
@@ -460,10 +585,26 @@ static void check_query(qcheck *qc, const sql_query *q, cat_oid as, bool in_view
 			for (int i = 0; i < q->onconflict->nset; i++)
 				walk_exprs(qc, q->onconflict->set_exprs[i], as, in_view, 0);
 		}
+		/* Which target columns are read (WHERE, SET expressions, RETURNING ...). */
+		col_walk w = {target, 0, NULL, r->ncols};
+		w.cols = ty_alloc0(sizeof(bool) * (size_t)(r->ncols + 1));
+		collect_query_cols(q, &w);
+		if (q->onconflict && q->onconflict->do_update) {
+			for (int i = 0; i < q->onconflict->nset; i++)
+				collect_expr_cols(q->onconflict->set_exprs[i], &w);
+			collect_expr_cols(q->onconflict->where, &w);
+		}
+		for (int c = 0; c < r->ncols; c++)
+			reads_target |= w.cols[c];
 		if (reads_target)
 			need |= CAT_PRIV_SELECT;
+		col_need cn = {w.cols, q->insert_cols, q->ninsert_cols, q->set_cols, q->nset};
+		if (q->onconflict && q->onconflict->do_update) {
+			cn.upd = q->onconflict->set_cols;
+			cn.nupd = q->onconflict->nset;
+		}
 		if (r->rel)
-			check_table(qc, r, need, as, in_view, q);
+			check_table(qc, r, need, &cn, as, in_view, q);
 	}
 }
 
@@ -598,7 +739,8 @@ static cat_acl *revoke_dependents(sql_session *s, cat_snap *cs, cat_obj *o, cat_
 }
 
 static void grant_on(sql_session *s, cat_txn *ct, PgQuery__GrantStmt *st, const grant_target *t,
-		     uint32_t privs, const cat_oid *grantees, int ngrantees, bool all)
+		     uint32_t privs, const uint32_t *colprivs, const cat_oid *grantees, int ngrantees,
+		     bool all)
 {
 	cat_snap *cs = cat_txn_snap(ct);
 	const cat_obj *obj = cat_get(cs, t->oid);
@@ -606,6 +748,11 @@ static void grant_on(sql_session *s, cat_txn *ct, PgQuery__GrantStmt *st, const 
 	const cat_acl *acl0 = t->kind == ACLK_SCHEMA ? obj->schema.acl : obj->rel.acl;
 	int neff;
 	const cat_acl *acl = effective_acl(acl0, nacl, t->kind, t->owner, t->oid, &neff);
+	uint32_t requested = privs;
+	int ncols = t->kind == ACLK_SCHEMA ? 0 : obj->rel.ncols;
+	if (colprivs)
+		for (int c = 0; c < ncols; c++)
+			requested |= colprivs[c];
 	/* The grantor: the owner when the user owns the object (or is a
 	 * superuser), else the user itself, with the grant options it holds. */
 	cat_oid grantor;
@@ -616,6 +763,13 @@ static void grant_on(sql_session *s, cat_txn *ct, PgQuery__GrantStmt *st, const 
 	} else {
 		grantor = s->user_oid;
 		uint32_t have = acl_mask(s, cs, acl, neff, t->owner, s->user_oid, &go);
+		for (int c = 0; colprivs && c < ncols; c++) {
+			uint32_t cgo = 0;
+			if (obj->rel.cols[c].nacl)
+				have |= acl_mask(s, cs, obj->rel.cols[c].acl, obj->rel.cols[c].nacl, t->owner,
+						 s->user_oid, &cgo);
+			(void)cgo;
+		}
 		if (!have && !go) {
 			if (t->kind == ACLK_SCHEMA)
 				ty_error(UTIL_E_INSUFFICIENT_PRIVILEGE, "permission denied for schema %s",
@@ -624,8 +778,8 @@ static void grant_on(sql_session *s, cat_txn *ct, PgQuery__GrantStmt *st, const 
 				 kind_name(t->kind, t->rel), t->name);
 		}
 	}
-	uint32_t doable = privs & go;
-	if (doable != privs) {
+	uint32_t doable = requested & go;
+	if (doable != requested) {
 		if (!doable)
 			sql_warning(s,
 				    st->is_grant ? UTIL_E_WARNING_PRIVILEGE_NOT_GRANTED
@@ -643,33 +797,48 @@ static void grant_on(sql_session *s, cat_txn *ct, PgQuery__GrantStmt *st, const 
 	}
 	if (!doable)
 		return;
+	bool go_only = !st->is_grant && st->grant_option, with_go = st->is_grant && st->grant_option;
 	cat_obj *c = cat_obj_copy(obj);
-	int n;
-	cat_acl *na = merge_acl(c, acl, neff, &n, st->is_grant, !st->is_grant && st->grant_option,
-				st->is_grant && st->grant_option, grantor, grantees, ngrantees, doable);
-	if (!st->is_grant) {
-		TY_TRY(tc)
-		{
-			for (int g = 0; g < ngrantees; g++)
-				na = revoke_dependents(s, cs, c, na, &n, t->owner, grantees[g], doable,
-						       st->behavior == PG_QUERY__DROP_BEHAVIOR__DROP_CASCADE,
-						       t->name);
+	TY_TRY(tc)
+	{
+		if (privs & doable) {
+			int n;
+			cat_acl *na = merge_acl(c, acl, neff, &n, st->is_grant, go_only, with_go, grantor,
+						grantees, ngrantees, privs & doable);
+			if (!st->is_grant)
+				for (int g = 0; g < ngrantees; g++)
+					na = revoke_dependents(
+					    s, cs, c, na, &n, t->owner, grantees[g], privs & doable,
+					    st->behavior == PG_QUERY__DROP_BEHAVIOR__DROP_CASCADE, t->name);
+			if (t->kind == ACLK_SCHEMA) {
+				c->schema.acl = na;
+				c->schema.nacl = n;
+			} else {
+				c->rel.acl = na;
+				c->rel.nacl = n;
+			}
 		}
-		TY_CATCH(tc)
-		{
-			TY_END(tc);
-			cat_obj_free(c);
-			ty_errthrow();
+		for (int col = 0; col < ncols; col++) {
+			cat_column *cc = &c->rel.cols[col];
+			/* Column privileges; a table-level REVOKE takes them from columns too. */
+			uint32_t p = (colprivs ? colprivs[col] : 0) | (!st->is_grant ? privs : 0);
+			p &= doable;
+			if (!p || (!st->is_grant && !cc->nacl))
+				continue;
+			int n;
+			cat_acl *na = merge_acl(c, cc->acl, cc->nacl, &n, st->is_grant, go_only, with_go,
+						grantor, grantees, ngrantees, p);
+			cc->acl = na;
+			cc->nacl = n;
 		}
+	}
+	TY_CATCH(tc)
+	{
 		TY_END(tc);
+		cat_obj_free(c);
+		ty_errthrow();
 	}
-	if (t->kind == ACLK_SCHEMA) {
-		c->schema.acl = na;
-		c->schema.nacl = n;
-	} else {
-		c->rel.acl = na;
-		c->rel.nacl = n;
-	}
+	TY_END(tc);
 	cat_txn_put(ct, c);
 }
 
@@ -722,10 +891,17 @@ static void grant_stmt(sql_session *s, PgQuery__GrantStmt *st)
 	/* Privileges. */
 	bool all = st->n_privileges == 0;
 	uint32_t privs = 0;
+	bool any_cols = false;
 	for (size_t i = 0; i < st->n_privileges; i++) {
 		PgQuery__AccessPriv *ap = st->privileges[i]->access_priv;
-		if (ap->n_cols)
-			ty_error(UTIL_E_FEATURE_NOT_SUPPORTED, "column privileges are not supported");
+		if (ap->n_cols) {
+			if (kind != ACLK_TABLE)
+				ty_error(UTIL_E_INVALID_GRANT_OPERATION,
+					 "column privileges are only valid for relations");
+			any_cols = true;
+		}
+		if (!ap->priv_name) /* ALL (cols) */
+			continue;
 		bool ok;
 		uint32_t bit = priv_bit(ap->priv_name, kind, &ok);
 		if (!ok) {
@@ -736,7 +912,13 @@ static void grant_stmt(sql_session *s, PgQuery__GrantStmt *st)
 				 : kind == ACLK_SEQUENCE ? "sequence"
 							 : "table");
 		}
-		privs |= bit;
+		if (ap->n_cols && !(bit & PRIV_COLUMN_ALL)) {
+			char up[32];
+			ty_error(UTIL_E_INVALID_GRANT_OPERATION, "invalid privilege type %s for column",
+				 upper_priv(ap->priv_name, up, sizeof up));
+		}
+		if (!ap->n_cols)
+			privs |= bit;
 	}
 	/* Grantees (PUBLIC = 0). */
 	cat_oid *grantees = ty_alloc(sizeof(cat_oid) * (st->n_grantees + 1));
@@ -759,7 +941,7 @@ static void grant_stmt(sql_session *s, PgQuery__GrantStmt *st)
 				const cat_obj *o = cat_get(cat_txn_snap(ct), sr.oids[k]);
 				grant_target t = {kind, o->oid, o->rel.name, o->rel.owner, &o->rel};
 				uint32_t p = all ? all_privs(kind) : privs;
-				grant_on(s, ct, st, &t, p, grantees, ng, all);
+				grant_on(s, ct, st, &t, p, NULL, grantees, ng, all);
 			}
 			continue;
 		}
@@ -769,7 +951,7 @@ static void grant_stmt(sql_session *s, PgQuery__GrantStmt *st)
 			if (!sch)
 				ty_error(UTIL_E_INVALID_SCHEMA_NAME, "schema \"%s\" does not exist", sname);
 			grant_target t = {kind, sch->oid, sch->schema.name, sch->schema.owner, NULL};
-			grant_on(s, ct, st, &t, all ? PRIV_SCHEMA_ALL : privs, grantees, ng, all);
+			grant_on(s, ct, st, &t, all ? PRIV_SCHEMA_ALL : privs, NULL, grantees, ng, all);
 			continue;
 		}
 		PgQuery__RangeVar *rv = st->objects[i]->range_var;
@@ -802,11 +984,88 @@ static void grant_stmt(sql_session *s, PgQuery__GrantStmt *st)
 			p &= PRIV_SEQ_ALL;
 		}
 		grant_target t = {k, o->oid, o->rel.name, o->rel.owner, &o->rel};
-		grant_on(s, ct, st, &t, p, grantees, ng, all);
+		/* Column privileges: per column, from the privileges with a column list. */
+		uint32_t *colprivs = NULL;
+		if (any_cols) {
+			colprivs = ty_alloc0(sizeof(uint32_t) * (size_t)(o->rel.ncols + 1));
+			for (size_t x = 0; x < st->n_privileges; x++) {
+				PgQuery__AccessPriv *ap = st->privileges[x]->access_priv;
+				if (!ap->n_cols)
+					continue;
+				bool ok;
+				uint32_t bit = ap->priv_name ? priv_bit(ap->priv_name, ACLK_TABLE, &ok)
+							     : PRIV_COLUMN_ALL;
+				for (size_t k2 = 0; k2 < ap->n_cols; k2++) {
+					const char *cn = str_of(ap->cols[k2]);
+					const cat_column *col = cat_column_by_name(&o->rel, cn);
+					if (!col)
+						ty_error(UTIL_E_UNDEFINED_COLUMN,
+							 "column \"%s\" of relation \"%s\" does not exist",
+							 cn, o->rel.name);
+					colprivs[col->attnum - 1] |= bit;
+				}
+			}
+		}
+		grant_on(s, ct, st, &t, p, colprivs, grantees, ng, all);
 	}
 }
 
 /* ---------------------------------------------------------------- GRANT / REVOKE role */
+
+/* Is member (through its memberships) holding role WITH ADMIN OPTION? */
+static bool admin_walk(sql_session *s, cat_snap *cs, cat_oid member, cat_oid role, int depth)
+{
+	const cat_role *m = role_of(cs, member);
+	if (!m || depth > 64)
+		return false;
+	for (int i = 0; i < m->nmembers_of; i++) {
+		if (m->member_of[i] == role && m->member_admin && m->member_admin[i])
+			return true;
+		if (admin_walk(s, cs, m->member_of[i], role, depth + 1))
+			return true;
+	}
+	return false;
+}
+
+static bool is_admin_of(sql_session *s, cat_snap *cs, cat_oid member, cat_oid role)
+{
+	return is_superuser(cs, member) || admin_walk(s, cs, member, role, 0);
+}
+
+void sql_priv_set_member(cat_txn *ct, cat_oid member, cat_oid role, bool remove, int admin)
+{
+	const cat_obj *m = cat_get(cat_txn_snap(ct), member);
+	cat_obj *c = cat_obj_copy(m);
+	cat_role *r = &c->role;
+	int at = -1;
+	for (int i = 0; i < r->nmembers_of; i++)
+		if (r->member_of[i] == role)
+			at = i;
+	bool *adm = cat_obj_alloc(c, sizeof(bool) * (size_t)(r->nmembers_of + 1));
+	if (r->member_admin)
+		memcpy(adm, r->member_admin, sizeof(bool) * (size_t)r->nmembers_of);
+	if (remove) {
+		int k = 0;
+		for (int i = 0; i < r->nmembers_of; i++)
+			if (i != at) {
+				r->member_of[k] = r->member_of[i];
+				adm[k++] = adm[i];
+			}
+		r->nmembers_of = k;
+	} else if (at < 0) {
+		cat_oid *nm = cat_obj_alloc(c, sizeof(cat_oid) * (size_t)(r->nmembers_of + 1));
+		if (r->nmembers_of)
+			memcpy(nm, r->member_of, sizeof(cat_oid) * (size_t)r->nmembers_of);
+		nm[r->nmembers_of] = role;
+		adm[r->nmembers_of] = admin > 0;
+		r->nmembers_of++;
+		r->member_of = nm;
+	} else if (admin >= 0) {
+		adm[at] = admin > 0;
+	}
+	r->member_admin = adm;
+	cat_txn_put(ct, c);
+}
 
 static void grant_role_stmt(sql_session *s, PgQuery__GrantRoleStmt *st)
 {
@@ -819,11 +1078,12 @@ static void grant_role_stmt(sql_session *s, PgQuery__GrantRoleStmt *st)
 			ty_error(UTIL_E_UNDEFINED_OBJECT, "role \"%s\" does not exist", ap->priv_name);
 		/* PostgreSQL 15: superusers, CREATEROLE (for non-superuser roles), or admins. */
 		const cat_role *me = role_of(cs, s->user_oid);
-		bool allowed = (me && me->superuser) || (me && me->createrole && !granted->role.superuser);
-		if (!allowed) {
-			if (granted->role.superuser)
+		if (granted->role.superuser) {
+			if (!(me && me->superuser))
 				ty_error(UTIL_E_INSUFFICIENT_PRIVILEGE,
 					 "must be superuser to alter superusers");
+		} else if (!(me && (me->superuser || me->createrole)) &&
+			   !is_admin_of(s, cs, s->user_oid, granted->oid)) {
 			ty_error(UTIL_E_INSUFFICIENT_PRIVILEGE, "must have admin option on role \"%s\"",
 				 granted->role.name);
 		}
@@ -833,45 +1093,34 @@ static void grant_role_stmt(sql_session *s, PgQuery__GrantRoleStmt *st)
 			if (mo == 0)
 				ty_error(UTIL_E_UNDEFINED_OBJECT, "role \"public\" does not exist");
 			const cat_obj *member = cat_get(cs, mo);
-			bool already = false;
+			int at = -1;
 			for (int k = 0; k < member->role.nmembers_of; k++)
-				already |= member->role.member_of[k] == granted->oid;
+				if (member->role.member_of[k] == granted->oid)
+					at = k;
+			bool has_admin =
+			    at >= 0 && member->role.member_admin && member->role.member_admin[at];
 			if (st->is_grant) {
-				if (already) {
+				if (at >= 0 && (!st->admin_opt || has_admin)) {
 					sql_notice(s, UTIL_E_SUCCESSFUL_COMPLETION,
 						   "role \"%s\" is already a member of role \"%s\"",
 						   member->role.name, granted->role.name);
 					continue;
 				}
-				if (mo == granted->oid || member_walk(s, cs, granted->oid, mo, false, 0))
+				if (at < 0 &&
+				    (mo == granted->oid || member_walk(s, cs, granted->oid, mo, false, 0)))
 					ty_error(UTIL_E_INVALID_GRANT_OPERATION,
 						 "role \"%s\" is a member of role \"%s\"", granted->role.name,
 						 member->role.name);
-				cat_obj *c = cat_obj_copy(member);
-				cat_oid *nm =
-				    cat_obj_alloc(c, sizeof(cat_oid) * (size_t)(c->role.nmembers_of + 1));
-				if (c->role.nmembers_of)
-					memcpy(nm, c->role.member_of,
-					       sizeof(cat_oid) * (size_t)c->role.nmembers_of);
-				nm[c->role.nmembers_of++] = granted->oid;
-				c->role.member_of = nm;
-				cat_txn_put(ct, c);
+				sql_priv_set_member(ct, mo, granted->oid, false, st->admin_opt ? 1 : -1);
 			} else {
-				if (!already) {
+				if (at < 0) {
 					sql_warning(s, UTIL_E_WARNING,
 						    "role \"%s\" is not a member of role \"%s\"",
 						    member->role.name, granted->role.name);
 					continue;
 				}
-				if (st->admin_opt)
-					continue; /* REVOKE ADMIN OPTION FOR: membership stays */
-				cat_obj *c = cat_obj_copy(member);
-				int k = 0;
-				for (int x = 0; x < c->role.nmembers_of; x++)
-					if (c->role.member_of[x] != granted->oid)
-						c->role.member_of[k++] = c->role.member_of[x];
-				c->role.nmembers_of = k;
-				cat_txn_put(ct, c);
+				/* REVOKE ADMIN OPTION FOR keeps the membership. */
+				sql_priv_set_member(ct, mo, granted->oid, !st->admin_opt, 0);
 			}
 		}
 	}
@@ -932,10 +1181,81 @@ static void alter_owner_stmt(sql_session *s, PgQuery__AlterOwnerStmt *st)
 
 /* ---------------------------------------------------------------- ALTER DEFAULT PRIVILEGES */
 
+static const char *defacl_word(char objtype)
+{
+	switch (objtype) {
+	case 'S':
+		return "sequences";
+	case 'f':
+		return "functions";
+	case 'T':
+		return "types";
+	case 'n':
+		return "schemas";
+	default:
+		return "relations";
+	}
+}
+
+static uint32_t defacl_all(char objtype)
+{
+	switch (objtype) {
+	case 'S':
+		return PRIV_SEQ_ALL;
+	case 'f':
+		return CAT_PRIV_EXECUTE;
+	case 'T':
+		return CAT_PRIV_USAGE;
+	case 'n':
+		return PRIV_SCHEMA_ALL;
+	default:
+		return PRIV_TABLE_ALL;
+	}
+}
+
+/* The ACL an object of this type gets without default privileges. */
+static cat_acl *defacl_default(char objtype, cat_oid owner, int *n)
+{
+	cat_acl *a = ty_alloc0(sizeof(cat_acl) * 2);
+	a[0] = (cat_acl){owner, owner, defacl_all(objtype), 0};
+	*n = 1;
+	if (objtype == 'f' || objtype == 'T') {
+		a[1] = (cat_acl){0, owner, defacl_all(objtype), 0};
+		*n = 2;
+	}
+	return a;
+}
+
+static bool acl_same(const cat_acl *a, int na, const cat_acl *b, int nb)
+{
+	if (na != nb)
+		return false;
+	for (int i = 0; i < na; i++) {
+		bool f = false;
+		for (int k = 0; k < nb && !f; k++)
+			f = a[i].grantee == b[k].grantee && a[i].grantor == b[k].grantor &&
+			    a[i].privs == b[k].privs && a[i].grant_option == b[k].grant_option;
+		if (!f)
+			return false;
+	}
+	return true;
+}
+
+static const cat_defacl *find_defacl(const cat_role *r, cat_oid schema, char objtype)
+{
+	for (int i = 0; r && i < r->ndefacl; i++)
+		if (r->defacl[i].schema == schema && r->defacl[i].objtype == objtype)
+			return &r->defacl[i];
+	return NULL;
+}
+
 static void alter_default_privileges(sql_session *s, PgQuery__AlterDefaultPrivilegesStmt *st)
 {
-	cat_snap *cs = sql_ddl_snap(s);
-	/* FOR ROLE / IN SCHEMA options are validated like PostgreSQL does. */
+	cat_txn *ct = sql_txn_ddl(s->txn);
+	cat_snap *cs = cat_txn_snap(ct);
+	PgQuery__GrantStmt *g = st->action;
+	cat_oid *roles = ty_alloc(sizeof(cat_oid) * 16), *schemas = ty_alloc(sizeof(cat_oid) * 16);
+	int nroles = 0, nschemas = 0;
 	for (size_t i = 0; i < st->n_options; i++) {
 		PgQuery__DefElem *d = st->options[i]->def_elem;
 		PgQuery__List *l = d->arg->list;
@@ -945,17 +1265,195 @@ static void alter_default_privileges(sql_session *s, PgQuery__AlterDefaultPrivil
 				if (!is_member_of(s, cs, s->user_oid, r))
 					ty_error(UTIL_E_INSUFFICIENT_PRIVILEGE,
 						 "must be member of role \"%s\"", role_name(cs, r));
+				if (nroles < 16)
+					roles[nroles++] = r;
 			} else if (!strcmp(d->defname, "schemas")) {
 				const char *n = str_of(l->items[k]);
-				if (!sql_lookup_schema(s, cs, n))
+				const cat_obj *sch = sql_lookup_schema(s, cs, n);
+				if (!sch)
 					ty_error(UTIL_E_INVALID_SCHEMA_NAME, "schema \"%s\" does not exist",
 						 n);
+				if (nschemas < 16)
+					schemas[nschemas++] = sch->oid;
 			}
 		}
 	}
-	for (size_t i = 0; i < st->action->n_grantees; i++)
-		sql_priv_role_oid(s, cs, st->action->grantees[i]->role_spec, false);
-	ty_error(UTIL_E_FEATURE_NOT_SUPPORTED, "ALTER DEFAULT PRIVILEGES is not supported yet");
+	if (!nroles)
+		roles[nroles++] = s->user_oid;
+	char objtype;
+	switch (g->objtype) {
+	case PG_QUERY__OBJECT_TYPE__OBJECT_TABLE:
+		objtype = 'r';
+		break;
+	case PG_QUERY__OBJECT_TYPE__OBJECT_SEQUENCE:
+		objtype = 'S';
+		break;
+	case PG_QUERY__OBJECT_TYPE__OBJECT_FUNCTION:
+	case PG_QUERY__OBJECT_TYPE__OBJECT_PROCEDURE:
+	case PG_QUERY__OBJECT_TYPE__OBJECT_ROUTINE:
+		objtype = 'f';
+		break;
+	case PG_QUERY__OBJECT_TYPE__OBJECT_TYPE:
+		objtype = 'T';
+		break;
+	case PG_QUERY__OBJECT_TYPE__OBJECT_SCHEMA:
+		objtype = 'n';
+		break;
+	default:
+		ty_error(UTIL_E_FEATURE_NOT_SUPPORTED,
+			 "ALTER DEFAULT PRIVILEGES is not supported for this kind of object");
+	}
+	if (objtype == 'n' && nschemas)
+		ty_error(UTIL_E_INVALID_GRANT_OPERATION,
+			 "cannot use IN SCHEMA clause when using GRANT/REVOKE ON SCHEMAS");
+	/* Privileges valid for the kind of object. */
+	static const char *const words[] = {"table", "sequence", "function", "type", "schema"};
+	const char *kw = words[objtype == 'r'   ? 0
+			       : objtype == 'S' ? 1
+			       : objtype == 'f' ? 2
+			       : objtype == 'T' ? 3
+						: 4];
+	uint32_t privs = g->n_privileges ? 0 : defacl_all(objtype);
+	for (size_t i = 0; i < g->n_privileges; i++) {
+		PgQuery__AccessPriv *ap = g->privileges[i]->access_priv;
+		char up[32];
+		uint32_t bit = 0;
+		bool ok = false;
+		if (!strcmp(ap->priv_name, "execute"))
+			bit = CAT_PRIV_EXECUTE, ok = true;
+		else
+			bit = priv_bit(ap->priv_name,
+				       objtype == 'r'   ? ACLK_TABLE
+				       : objtype == 'n' ? ACLK_SCHEMA
+							: ACLK_SEQUENCE,
+				       &ok);
+		if (!ok || !(bit & defacl_all(objtype)))
+			ty_error(UTIL_E_INVALID_GRANT_OPERATION, "invalid privilege type %s for %s",
+				 upper_priv(ap->priv_name, up, sizeof up), kw);
+		privs |= bit;
+	}
+	cat_oid *grantees = ty_alloc(sizeof(cat_oid) * (g->n_grantees + 1));
+	int ng = 0;
+	for (size_t i = 0; i < g->n_grantees; i++)
+		grantees[ng++] = sql_priv_role_oid(s, cs, g->grantees[i]->role_spec, false);
+	for (int r = 0; r < nroles; r++) {
+		for (int k = 0; k < (nschemas ? nschemas : 1); k++) {
+			cat_oid schema = nschemas ? schemas[k] : 0;
+			const cat_obj *ro = cat_get(cat_txn_snap(ct), roles[r]);
+			const cat_defacl *cur = find_defacl(&ro->role, schema, objtype);
+			int nbase = 0, ndef = 0;
+			const cat_acl *base = cur ? cur->acl : NULL;
+			nbase = cur ? cur->nacl : 0;
+			cat_acl *def = defacl_default(objtype, roles[r], &ndef);
+			if (!cur && !schema) {
+				base = def;
+				nbase = ndef;
+			}
+			cat_obj *c = cat_obj_copy(ro);
+			int n;
+			cat_acl *na =
+			    merge_acl(c, base, nbase, &n, g->is_grant, !g->is_grant && g->grant_option,
+				      g->is_grant && g->grant_option, roles[r], grantees, ng, privs);
+			bool drop = schema ? n == 0 : acl_same(na, n, def, ndef);
+			cat_role *cr = &c->role;
+			cat_defacl *list = cat_obj_alloc(c, sizeof(cat_defacl) * (size_t)(cr->ndefacl + 1));
+			int m = 0;
+			for (int x = 0; x < cr->ndefacl; x++)
+				if (!(cr->defacl[x].schema == schema && cr->defacl[x].objtype == objtype))
+					list[m++] = cr->defacl[x];
+			if (!drop)
+				list[m++] = (cat_defacl){schema, objtype, n, na};
+			cr->defacl = list;
+			cr->ndefacl = m;
+			cat_txn_put(ct, c);
+		}
+	}
+}
+
+void sql_priv_apply_default_acl(sql_session *s, cat_snap *cs, cat_obj *o)
+{
+	(void)s;
+	char objtype;
+	cat_oid owner, schema;
+	if (o->kind == CAT_SCHEMA) {
+		objtype = 'n';
+		owner = o->schema.owner;
+		schema = 0;
+	} else if (o->kind == CAT_REL && o->rel.relkind != CAT_RELKIND_INDEX) {
+		objtype = o->rel.relkind == CAT_RELKIND_SEQUENCE ? 'S' : 'r';
+		owner = o->rel.owner;
+		schema = o->rel.schema;
+	} else {
+		return;
+	}
+	const cat_role *r = role_of(cs, owner);
+	const cat_defacl *global = find_defacl(r, 0, objtype);
+	const cat_defacl *in_schema = schema ? find_defacl(r, schema, objtype) : NULL;
+	if (!global && !in_schema)
+		return;
+	int n;
+	const cat_acl *base = global ? global->acl : defacl_default(objtype, owner, &n);
+	if (global)
+		n = global->nacl;
+	cat_acl *acl =
+	    cat_obj_alloc(o, sizeof(cat_acl) * (size_t)(n + (in_schema ? in_schema->nacl : 0) + 1));
+	memcpy(acl, base, sizeof(cat_acl) * (size_t)n);
+	/* The schema's entries add to the global ones. */
+	for (int i = 0; in_schema && i < in_schema->nacl; i++) {
+		const cat_acl *e = &in_schema->acl[i];
+		int k = -1;
+		for (int x = 0; x < n; x++)
+			if (acl[x].grantee == e->grantee && acl[x].grantor == e->grantor)
+				k = x;
+		if (k < 0)
+			acl[k = n++] = (cat_acl){e->grantee, e->grantor, 0, 0};
+		acl[k].privs |= e->privs;
+		acl[k].grant_option |= e->grant_option;
+	}
+	if (o->kind == CAT_SCHEMA) {
+		o->schema.acl = acl;
+		o->schema.nacl = n;
+	} else {
+		o->rel.acl = acl;
+		o->rel.nacl = n;
+	}
+}
+
+/* DROP ROLE: default privileges the role owns or appears in, as lines of
+ * PostgreSQL's "cannot be dropped" detail. */
+typedef struct defacl_deps {
+	cat_snap *cs;
+	cat_oid role;
+	util_buf *detail;
+	int n;
+} defacl_deps;
+
+static int defacl_dep_fn(void *arg, const cat_obj *o)
+{
+	defacl_deps *d = arg;
+	for (int i = 0; i < o->role.ndefacl; i++) {
+		const cat_defacl *e = &o->role.defacl[i];
+		bool owner = o->oid == d->role, mentioned = false;
+		for (int k = 0; k < e->nacl && !owner; k++)
+			mentioned |= e->acl[k].grantee == d->role || e->acl[k].grantor == d->role;
+		if (!owner && !mentioned)
+			continue;
+		if (d->detail->len)
+			util_buf_putc(d->detail, '\n');
+		util_buf_printf(d->detail, "%s default privileges on new %s belonging to role %s",
+				owner ? "owner of" : "privileges for", defacl_word(e->objtype), o->role.name);
+		if (e->schema)
+			util_buf_printf(d->detail, " in schema %s", sql_schema_name(d->cs, e->schema));
+		d->n++;
+	}
+	return 0;
+}
+
+int sql_priv_defacl_deps(cat_snap *cs, cat_oid role, util_buf *detail)
+{
+	defacl_deps d = {cs, role, detail, 0};
+	cat_foreach(cs, CAT_ROLE, 0, defacl_dep_fn, &d);
+	return d.n;
 }
 
 /* ---------------------------------------------------------------- dispatch */
@@ -1141,6 +1639,75 @@ static ty_datum f_has_table_privilege(ty_fcinfo *fc)
 {
 	return rel_privilege(fc, false);
 }
+
+/* has_column_privilege([role,] table, column, privs) and
+ * has_any_column_privilege([role,] table, privs): the table's privilege,
+ * or the column's (any column's). */
+static ty_datum column_privilege(ty_fcinfo *fc, bool any)
+{
+	sql_session *s = sql_current_session();
+	cat_snap *cs = fn_snap(s);
+	int base = fc->nargs == (any ? 3 : 4) ? 1 : 0;
+	cat_oid role = base ? fn_role(s, cs, fc, 0) : s->user_oid;
+	const cat_obj *rel;
+	if (fc->argtypes[base] == TY_OID) {
+		rel = cat_get(cs, (cat_oid)fc->args[base].i);
+		if (!rel || rel->kind != CAT_REL)
+			return ty_null();
+	} else {
+		char *name = arg_text(&fc->args[base]);
+		rel = cat_get(cs, (cat_oid)ty_input(TY_REGCLASS, name, strlen(name), -1).i);
+		if (!rel || rel->kind != CAT_REL)
+			return ty_bool(true);
+	}
+	const cat_column *col = NULL;
+	if (!any) {
+		const ty_datum *ca = &fc->args[base + 1];
+		if (fc->argtypes[base + 1] == TY_INT2) {
+			col = cat_column_by_attnum(&rel->rel, (int)ca->i);
+			if (!col || col->dropped)
+				return ty_null();
+		} else {
+			char *cn = arg_text(ca);
+			col = cat_column_by_name(&rel->rel, cn);
+			if (!col)
+				ty_error(UTIL_E_UNDEFINED_COLUMN,
+					 "column \"%s\" of relation \"%s\" does not exist", cn,
+					 rel->rel.name);
+		}
+	}
+	bool grant;
+	uint32_t want = fn_privs(&fc->args[fc->nargs - 1], ACLK_TABLE, &grant);
+	if (want & ~PRIV_COLUMN_ALL)
+		ty_error(UTIL_E_INVALID_PARAMETER_VALUE, "unrecognized privilege type: \"%s\"",
+			 arg_text(&fc->args[fc->nargs - 1]));
+	if (is_superuser(cs, role))
+		return ty_bool(true);
+	int n;
+	const cat_acl *acl =
+	    effective_acl(rel->rel.acl, rel->rel.nacl, rel_kind(&rel->rel), rel->rel.owner, rel->oid, &n);
+	uint32_t go, have = acl_mask(s, cs, acl, n, rel->rel.owner, role, &go);
+	if (((grant ? go & have : have) & want) != 0)
+		return ty_bool(true);
+	for (int c = 0; c < rel->rel.ncols; c++) {
+		const cat_column *cc = &rel->rel.cols[c];
+		if (cc->dropped || !cc->nacl || (col && cc != col))
+			continue;
+		uint32_t cgo, ch = acl_mask(s, cs, cc->acl, cc->nacl, rel->rel.owner, role, &cgo);
+		if (((grant ? cgo & ch : ch) & want) != 0)
+			return ty_bool(true);
+	}
+	return ty_bool(false);
+}
+
+static ty_datum f_has_column_privilege(ty_fcinfo *fc)
+{
+	return column_privilege(fc, false);
+}
+static ty_datum f_has_any_column_privilege(ty_fcinfo *fc)
+{
+	return column_privilege(fc, true);
+}
 static ty_datum f_has_sequence_privilege(ty_fcinfo *fc)
 {
 	return rel_privilege(fc, true);
@@ -1191,7 +1758,7 @@ static ty_datum f_pg_has_role(ty_fcinfo *fc)
 		return ty_bool(sql_priv_has_role(s, cs, member, role));
 	if (!strcmp(mode, "member with admin option") || !strcmp(mode, "usage with admin option") ||
 	    !strcmp(mode, "member with grant option") || !strcmp(mode, "usage with grant option"))
-		return ty_bool(is_superuser(cs, member));
+		return ty_bool(is_admin_of(s, cs, member, role));
 	ty_error(UTIL_E_INVALID_PARAMETER_VALUE, "unrecognized privilege type: \"%s\"",
 		 arg_text(&fc->args[base + 1]));
 }
@@ -1222,6 +1789,24 @@ static const ty_func priv_funcs[] = {
     PRIVFN("has_schema_privilege", f_has_schema_privilege, TY_OID, TY_OID, TY_TEXT),
     PRIVFN("has_schema_privilege", f_has_schema_privilege, TY_TEXT, TY_TEXT),
     PRIVFN("has_schema_privilege", f_has_schema_privilege, TY_OID, TY_TEXT),
+    PRIVFN("has_column_privilege", f_has_column_privilege, TY_NAME, TY_TEXT, TY_TEXT, TY_TEXT),
+    PRIVFN("has_column_privilege", f_has_column_privilege, TY_NAME, TY_TEXT, TY_INT2, TY_TEXT),
+    PRIVFN("has_column_privilege", f_has_column_privilege, TY_NAME, TY_OID, TY_TEXT, TY_TEXT),
+    PRIVFN("has_column_privilege", f_has_column_privilege, TY_NAME, TY_OID, TY_INT2, TY_TEXT),
+    PRIVFN("has_column_privilege", f_has_column_privilege, TY_OID, TY_TEXT, TY_TEXT, TY_TEXT),
+    PRIVFN("has_column_privilege", f_has_column_privilege, TY_OID, TY_TEXT, TY_INT2, TY_TEXT),
+    PRIVFN("has_column_privilege", f_has_column_privilege, TY_OID, TY_OID, TY_TEXT, TY_TEXT),
+    PRIVFN("has_column_privilege", f_has_column_privilege, TY_OID, TY_OID, TY_INT2, TY_TEXT),
+    PRIVFN("has_column_privilege", f_has_column_privilege, TY_TEXT, TY_TEXT, TY_TEXT),
+    PRIVFN("has_column_privilege", f_has_column_privilege, TY_TEXT, TY_INT2, TY_TEXT),
+    PRIVFN("has_column_privilege", f_has_column_privilege, TY_OID, TY_TEXT, TY_TEXT),
+    PRIVFN("has_column_privilege", f_has_column_privilege, TY_OID, TY_INT2, TY_TEXT),
+    PRIVFN("has_any_column_privilege", f_has_any_column_privilege, TY_NAME, TY_TEXT, TY_TEXT),
+    PRIVFN("has_any_column_privilege", f_has_any_column_privilege, TY_NAME, TY_OID, TY_TEXT),
+    PRIVFN("has_any_column_privilege", f_has_any_column_privilege, TY_OID, TY_TEXT, TY_TEXT),
+    PRIVFN("has_any_column_privilege", f_has_any_column_privilege, TY_OID, TY_OID, TY_TEXT),
+    PRIVFN("has_any_column_privilege", f_has_any_column_privilege, TY_TEXT, TY_TEXT),
+    PRIVFN("has_any_column_privilege", f_has_any_column_privilege, TY_OID, TY_TEXT),
     PRIVFN("pg_has_role", f_pg_has_role, TY_NAME, TY_NAME, TY_TEXT),
     PRIVFN("pg_has_role", f_pg_has_role, TY_NAME, TY_OID, TY_TEXT),
     PRIVFN("pg_has_role", f_pg_has_role, TY_OID, TY_NAME, TY_TEXT),
