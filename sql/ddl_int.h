@@ -136,7 +136,7 @@ void sql_fk_validate(sql_session *s, cat_snap *cs, cat_oid table, const cat_cons
 
 /* ---------------------------------------------------------------- privileges (privilege.c) */
 
-bool sql_priv_has_role(sql_session *s, cat_snap *cs, cat_oid member, cat_oid role);
+bool sql_priv_inherits_role(sql_session *s, cat_snap *cs, cat_oid member, cat_oid role);
 /* The role a RoleSpec names (0 = PUBLIC); with missing_ok (cat_oid)-1 when
  * it does not exist, else 42704. */
 cat_oid sql_priv_role_oid(sql_session *s, cat_snap *cs, PgQuery__RoleSpec *rs, bool missing_ok);

@@ -83,7 +83,7 @@ void sql_ddl_create_schema(sql_session *s, PgQuery__CreateSchemaStmt *st, const 
 	const cat_obj *db = cat_get(cs, s->db_oid);
 	if (!sql_priv_is_owner(s, cs, db ? db->db.owner : CAT_OID_POSTGRES_ROLE))
 		ty_error(UTIL_E_INSUFFICIENT_PRIVILEGE, "permission denied for database %s", s->database);
-	if (owner != s->user_oid && !sql_priv_has_role(s, cs, s->user_oid, owner))
+	if (owner != s->user_oid && !sql_priv_inherits_role(s, cs, s->user_oid, owner))
 		ty_error(UTIL_E_INSUFFICIENT_PRIVILEGE, "must be member of role \"%s\"",
 			 owner_role ? owner_role->role.name : "?");
 	if (!strncmp(name, "pg_", 3)) {

@@ -68,7 +68,7 @@ static bool member_walk(sql_session *s, cat_snap *cs, cat_oid member, cat_oid ro
 	return false;
 }
 
-bool sql_priv_has_role(sql_session *s, cat_snap *cs, cat_oid member, cat_oid role)
+bool sql_priv_inherits_role(sql_session *s, cat_snap *cs, cat_oid member, cat_oid role)
 {
 	if (is_superuser(cs, member))
 		return true;
@@ -84,7 +84,7 @@ static bool is_member_of(sql_session *s, cat_snap *cs, cat_oid member, cat_oid r
 
 bool sql_priv_is_owner(sql_session *s, cat_snap *cs, cat_oid owner)
 {
-	return sql_priv_has_role(s, cs, s->user_oid, owner);
+	return sql_priv_inherits_role(s, cs, s->user_oid, owner);
 }
 
 static const char *role_name(cat_snap *cs, cat_oid oid)
@@ -167,12 +167,12 @@ static uint32_t acl_mask(sql_session *s, cat_snap *cs, const cat_acl *acl, int n
 	uint32_t privs = 0, go = 0;
 	for (int i = 0; i < nacl; i++) {
 		const cat_acl *a = &acl[i];
-		if (a->grantee == 0 || a->grantee == role || sql_priv_has_role(s, cs, role, a->grantee)) {
+		if (a->grantee == 0 || a->grantee == role || sql_priv_inherits_role(s, cs, role, a->grantee)) {
 			privs |= a->privs;
 			go |= a->grant_option;
 		}
 	}
-	if (sql_priv_has_role(s, cs, role, owner))
+	if (sql_priv_inherits_role(s, cs, role, owner))
 		go = ~0u;
 	if (goptions)
 		*goptions = go;
@@ -252,7 +252,7 @@ void sql_priv_check_schema_usage(sql_session *s, cat_snap *cs, cat_oid schema)
 void sql_ddl_check_owner(sql_session *s, const cat_obj *rel)
 {
 	cat_snap *cs = s->txn && s->txn->ddl ? cat_txn_snap(s->txn->ddl) : s->cat;
-	if (!sql_priv_has_role(s, cs, s->user_oid, rel->rel.owner))
+	if (!sql_priv_inherits_role(s, cs, s->user_oid, rel->rel.owner))
 		ty_error(UTIL_E_INSUFFICIENT_PRIVILEGE, "must be owner of %s %s",
 			 sql_ddl_kind_word(rel->rel.relkind), rel->rel.name);
 }
@@ -757,7 +757,7 @@ static void grant_on(sql_session *s, cat_txn *ct, PgQuery__GrantStmt *st, const 
 	 * superuser), else the user itself, with the grant options it holds. */
 	cat_oid grantor;
 	uint32_t go;
-	if (is_superuser(cs, s->user_oid) || sql_priv_has_role(s, cs, s->user_oid, t->owner)) {
+	if (is_superuser(cs, s->user_oid) || sql_priv_inherits_role(s, cs, s->user_oid, t->owner)) {
 		grantor = t->owner;
 		go = ~0u;
 	} else {
@@ -1141,7 +1141,7 @@ static void alter_owner_stmt(sql_session *s, PgQuery__AlterOwnerStmt *st)
 			ty_error(UTIL_E_INVALID_SCHEMA_NAME, "schema \"%s\" does not exist", name);
 		if (o->schema.owner == nowner)
 			return;
-		if (!sql_priv_has_role(s, cs, s->user_oid, o->schema.owner))
+		if (!sql_priv_inherits_role(s, cs, s->user_oid, o->schema.owner))
 			ty_error(UTIL_E_INSUFFICIENT_PRIVILEGE, "must be owner of schema %s", name);
 		sql_priv_check_owner_change(s, cs, o->schema.owner, nowner);
 		cat_obj *c = cat_obj_copy(o);
@@ -1162,7 +1162,7 @@ static void alter_owner_stmt(sql_session *s, PgQuery__AlterOwnerStmt *st)
 			ty_error(UTIL_E_INVALID_CATALOG_NAME, "database \"%s\" does not exist", name);
 		if (o->db.owner == nowner)
 			return;
-		if (!sql_priv_has_role(s, cs, s->user_oid, o->db.owner))
+		if (!sql_priv_inherits_role(s, cs, s->user_oid, o->db.owner))
 			ty_error(UTIL_E_INSUFFICIENT_PRIVILEGE, "must be owner of database %s", name);
 		sql_priv_check_owner_change(s, cs, o->db.owner, nowner);
 		const cat_role *me = role_of(cs, s->user_oid);
@@ -1755,7 +1755,7 @@ static ty_datum f_pg_has_role(ty_fcinfo *fc)
 	if (!strcmp(mode, "member"))
 		return ty_bool(is_member_of(s, cs, member, role));
 	if (!strcmp(mode, "usage"))
-		return ty_bool(sql_priv_has_role(s, cs, member, role));
+		return ty_bool(sql_priv_inherits_role(s, cs, member, role));
 	if (!strcmp(mode, "member with admin option") || !strcmp(mode, "usage with admin option") ||
 	    !strcmp(mode, "member with grant option") || !strcmp(mode, "usage with grant option"))
 		return ty_bool(is_admin_of(s, cs, member, role));
