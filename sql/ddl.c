@@ -932,6 +932,17 @@ static void create_sequence(sql_session *s, PgQuery__CreateSeqStmt *st, const ch
 		ty_error(UTIL_E_DUPLICATE_TABLE, "relation \"%s\" already exists", rv->relname);
 	}
 	cat_obj *o = sql_ddl_make_sequence(s, schema, rv->relname, TY_INT8, st->options, st->n_options);
+	TY_TRY(tc)
+	{
+		sql_seq_owned_by(s, cs, NULL, o->rel.seq, schema, o->rel.owner, st->options, st->n_options);
+	}
+	TY_CATCH(tc)
+	{
+		TY_END(tc);
+		cat_obj_free(o);
+		ty_errthrow();
+	}
+	TY_END(tc);
 	sql_priv_apply_default_acl(s, cs, o);
 	cat_txn_put(ct, o);
 	sql_seq_init_value(s, o->oid, o->rel.seq);

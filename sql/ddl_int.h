@@ -52,6 +52,9 @@ cat_obj *sql_ddl_make_sequence(sql_session *s, cat_oid schema, const char *name,
 char *sql_ddl_nextval_default(cat_snap *cs, cat_oid schema, const char *seqname);
 /* The next storage generation of a relation: "r123.2" after "r123.1". */
 void sql_ddl_next_storage(const cat_rel *r, char prefix, cat_oid oid, char *out, size_t n);
+/* OWNED BY of CREATE/ALTER SEQUENCE options into info (ddl_misc.c). */
+void sql_seq_owned_by(sql_session *s, cat_snap *cs, const cat_obj *seq, cat_sequence_info *info, cat_oid seq_schema,
+		      cat_oid seq_owner, PgQuery__Node **opts, size_t n);
 /* TRUNCATE of one table: a new storage generation (ddl_misc.c). */
 void sql_truncate_rel(sql_session *s, cat_txn *ct, const cat_obj *o);
 /* The session's temporary schema, created in the transaction if needed

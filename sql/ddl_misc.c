@@ -576,6 +576,66 @@ void sql_ddl_comment(sql_session *s, PgQuery__CommentStmt *st)
 	}
 }
 
+/* ---------------------------------------------------------------- OWNED BY */
+
+/* CREATE/ALTER SEQUENCE ... OWNED BY table.column | NONE, checked as
+ * PostgreSQL's process_owned_by. info is the sequence's new settings. */
+void sql_seq_owned_by(sql_session *s, cat_snap *cs, const cat_obj *seq, cat_sequence_info *info,
+		      cat_oid seq_schema, cat_oid seq_owner, PgQuery__Node **opts, size_t n)
+{
+	PgQuery__List *names = NULL;
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(opts[i]->def_elem->defname, "owned_by"))
+			names = opts[i]->def_elem->arg->list;
+	if (!names)
+		return;
+	/* An identity column's sequence stays with it. */
+	if (seq && seq->rel.seq && seq->rel.seq->owned_by_table) {
+		const cat_obj *t = cat_get(cs, seq->rel.seq->owned_by_table);
+		const cat_column *c = t ? cat_column_by_attnum(&t->rel, seq->rel.seq->owned_by_col) : NULL;
+		if (c && c->identity) {
+			util_err *e = ty_errstart(UTIL_E_FEATURE_NOT_SUPPORTED,
+						  "cannot change ownership of identity sequence");
+			util_err_detail(e, "Sequence \"%s\" is linked to table \"%s\".", seq->rel.name,
+					t->rel.name);
+			ty_errthrow();
+		}
+	}
+	if (names->n_items == 1 && !strcmp(str_of(names->items[0]), "none")) {
+		info->owned_by_table = 0;
+		info->owned_by_col = 0;
+		return;
+	}
+	if (names->n_items < 2) {
+		util_err *e = ty_errstart(UTIL_E_SYNTAX_ERROR, "invalid OWNED BY option");
+		util_err_hint(e, "Specify OWNED BY table.column or OWNED BY NONE.");
+		ty_errthrow();
+	}
+	const char *col = str_of(names->items[names->n_items - 1]);
+	const char *tname = str_of(names->items[names->n_items - 2]);
+	const char *sname = names->n_items > 2 ? str_of(names->items[names->n_items - 3]) : NULL;
+	if (sname && !sql_lookup_schema(s, cs, sname))
+		ty_error(UTIL_E_INVALID_SCHEMA_NAME, "schema \"%s\" does not exist", sname);
+	const cat_obj *t = sql_lookup_rel_name(s, cs, sname, tname);
+	if (!t)
+		ty_error(UTIL_E_UNDEFINED_TABLE, "relation \"%s\" does not exist", tname);
+	if (t->rel.relkind != CAT_RELKIND_TABLE && t->rel.relkind != CAT_RELKIND_VIEW)
+		ty_error(UTIL_E_WRONG_OBJECT_TYPE, "sequence cannot be owned by relation \"%s\"",
+			 t->rel.name);
+	if (t->rel.owner != seq_owner)
+		ty_error(UTIL_E_OBJECT_NOT_IN_PREREQUISITE_STATE,
+			 "sequence must have same owner as table it is linked to");
+	if (t->rel.schema != seq_schema)
+		ty_error(UTIL_E_OBJECT_NOT_IN_PREREQUISITE_STATE,
+			 "sequence must be in same schema as table it is linked to");
+	const cat_column *c = cat_column_by_name(&t->rel, col);
+	if (!c)
+		ty_error(UTIL_E_UNDEFINED_COLUMN, "column \"%s\" of relation \"%s\" does not exist", col,
+			 t->rel.name);
+	info->owned_by_table = t->oid;
+	info->owned_by_col = c->attnum;
+}
+
 /* ---------------------------------------------------------------- ALTER SEQUENCE */
 
 void sql_ddl_alter_sequence(sql_session *s, PgQuery__AlterSeqStmt *st)
@@ -593,6 +653,8 @@ void sql_ddl_alter_sequence(sql_session *s, PgQuery__AlterSeqStmt *st)
 	/* Options are checked on a copy of the settings: nothing to free on errors. */
 	cat_sequence_info si = *o->rel.seq;
 	sql_seq_options(s, &si, st->options, st->n_options, false);
+	sql_seq_owned_by(s, cat_txn_snap(ct), o, &si, o->rel.schema, o->rel.owner, st->options,
+			 st->n_options);
 	if (si.restart_requested) {
 		si.restart_requested = false;
 		sql_setval(s, o->oid, si.restart_value, false);
