@@ -72,6 +72,7 @@ static const relopt reloptions[] = {
     {"block_size", 'i', 1024, 16 * 1024 * 1024, true},
     {"salt_buckets", 'i', 0, 256, true},
     {"interleave_in_parent", 's', 0, 0, true},
+    {"interleave_on_delete", 's', 0, 0, true},
     {"key_order", 's', 0, 0, true},
     {"retention", 'i', 0, INT64_MAX, true},
 };
@@ -405,6 +406,9 @@ static int find_owned_seqs(void *arg, const cat_obj *o)
  * the old generation dropped after commit. */
 void sql_truncate_rel(sql_session *s, cat_txn *ct, const cat_obj *o)
 {
+	if (o->rel.ilv_depth || o->rel.ilv_nchildren)
+		ty_error(UTIL_E_FEATURE_NOT_SUPPORTED,
+			 "TRUNCATE of interleaved table \"%s\" is not supported; use DELETE", o->rel.name);
 	cat_obj *c = cat_obj_copy(o);
 	sql_ddl_next_storage(&o->rel, 'r', o->oid, c->rel.storage, sizeof c->rel.storage);
 	kv_table_drop(s->e->kv, c->rel.storage); /* a crashed transaction's leftover */
@@ -438,6 +442,10 @@ void sql_ddl_truncate(sql_session *s, PgQuery__TruncateStmt *st)
 		const cat_obj *o = must_rel(s, cs, rv, false);
 		if (o->rel.relkind != CAT_RELKIND_TABLE)
 			ty_error(UTIL_E_WRONG_OBJECT_TYPE, "\"%s\" is not a table", o->rel.name);
+		if (o->rel.ilv_depth || o->rel.ilv_nchildren)
+			ty_error(UTIL_E_FEATURE_NOT_SUPPORTED,
+				 "TRUNCATE of interleaved table \"%s\" is not supported; use DELETE",
+				 o->rel.name);
 		if (o->rel.schema == CAT_OID_PG_CATALOG || o->rel.schema == CAT_OID_INFORMATION_SCHEMA)
 			ty_error(UTIL_E_INSUFFICIENT_PRIVILEGE,
 				 "permission denied: \"%s\" is a system catalog", o->rel.name);

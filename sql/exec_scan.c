@@ -41,6 +41,12 @@ typedef struct scan_state {
 	/* point lookups */
 	util_arena *get_arena;
 	bool reverse;      /* rows in descending key order (ranges last to first) */
+	/* Entity groups: the filter that keeps the kv scan on this table's
+	 * cells (a child's qualifier prefix, or a parent's own columns). */
+	kv_filter *own_cells;
+	kv_filter *own_cells_get; /* the same for point reads (a filter serves one read at a time) */
+	bool ilv;          /* an interleaved child: many rows per kv row */
+	util_buf idbuf;    /* ilv: the current row's key (kv row ++ qualifier prefix) */
 	int64_t left;      /* rows still allowed by a pushed-down LIMIT; -1 = no limit */
 } scan_state;
 
@@ -267,6 +273,38 @@ typedef struct row_build {
 	bool started;
 } row_build;
 
+/* Starts a row whose key is given (interleaved rows: not the kv row). */
+static void rb_start_key(row_build *rb, const uint8_t *key, size_t klen)
+{
+	const cat_rel *r = rb->rel;
+	for (int i = 0; i < r->ncols; i++)
+		rb->out[i] = ty_null();
+	uint8_t *k = ty_alloc(klen ? klen : 1);
+	memcpy(k, key, klen);
+	rb->out[r->ncols] = ty_bytes(k, klen);
+	rb->exists = false;
+	rb->started = true;
+}
+
+/* One cell of an interleaved row: q is the qualifier after the row's
+ * prefix; descendants' cells (SQL_ILV_SEP ...) are not the row's. */
+static void rb_ilv_cell(row_build *rb, const uint8_t *q, size_t ql, const kv_cell *c)
+{
+	if (ql == 0) {
+		rb->exists = true;
+		return;
+	}
+	if (ql != 2 || q[0] == SQL_ILV_SEP)
+		return;
+	uint16_t id = (uint16_t)((q[0] << 8) | q[1]);
+	if (id >= rb->map->ncolids || rb->map->idx[id] < 0)
+		return;
+	int col = rb->map->idx[id];
+	if (rb->needed && !rb->needed[col])
+		return;
+	rb->out[col] = sql_value_decode(rb->rel->cols[col].type, c->value.data, c->value.len);
+}
+
 static void rb_start(row_build *rb, const kv_cell *c)
 {
 	const cat_rel *r = rb->rel;
@@ -331,6 +369,23 @@ static bool in_range(const keyrange *kr, const uint8_t *k, size_t n)
 	return true;
 }
 
+/* The filter that keeps a read on the table's own cells in shared kv rows:
+ * a child's tables prefix (level 1; deeper levels are told apart by the
+ * row assembly), or a parent's qualifiers before its children's. */
+static kv_filter *own_cells_filter(const cat_rel *r)
+{
+	if (r->ilv_depth) {
+		uint16_t tag = (uint16_t)r->ilv_path[1];
+		uint8_t pre[3] = {SQL_ILV_SEP, (uint8_t)(tag >> 8), (uint8_t)tag};
+		return kv_filter_column_prefix(pre, sizeof pre);
+	}
+	if (r->ilv_nchildren) {
+		static const uint8_t sep = SQL_ILV_SEP;
+		return kv_filter_column_range(NULL, 0, true, &sep, 1, false);
+	}
+	return NULL;
+}
+
 /* The cur-th range in scan order. */
 static int range_index(const scan_state *st, int cur) { return st->reverse ? st->nranges - 1 - cur : cur; }
 
@@ -342,6 +397,7 @@ static void open_iter(sql_op *op, scan_state *st)
 	so.read.read_ts = op->ex->read_ts;
 	so.read.columns = st->cols;
 	so.read.ncolumns = st->ncols_read;
+	so.read.filter = st->own_cells;
 	if (st->nranges) {
 		keyrange *kr = &st->ranges[range_index(st, st->cur)];
 		so.start = kr->start;
@@ -351,7 +407,7 @@ static void open_iter(sql_op *op, scan_state *st)
 	}
 	so.reverse = st->reverse;
 	/* The store may stop early when every row it returns is a result row. */
-	if (st->left >= 0 && !p->qual && !st->has_writes && !p->scan.lock_strength)
+	if (st->left >= 0 && !p->qual && !st->has_writes && !p->scan.lock_strength && !st->ilv)
 		so.limit = (uint64_t)st->left;
 	sql_txn_note_read(op->ex->txn, st->rel->storage, so.start, so.start_len, so.stop, so.stop_len, false);
 	st->it = kv_scan(st->kv, &so);
@@ -384,7 +440,7 @@ static void scan_open(sql_op *op)
 		total++;
 		need += p->scan.needed[c];
 	}
-	if (total >= 32 && need * 8 <= total) {
+	if (total >= 32 && need * 8 <= total && !st->rel->ilv_depth) {
 		st->cols = ty_alloc(sizeof(kv_column) * (size_t)(need + 1));
 		st->cols[0] = (kv_column){SQL_FAMILY, "", 0};
 		int k = 1;
@@ -411,6 +467,9 @@ static void scan_open(sql_op *op)
 	st->started = false;
 	st->reverse = p->scan.reverse;
 	st->left = -1;
+	st->ilv = st->rel->ilv_depth > 0;
+	st->own_cells = own_cells_filter(st->rel);
+	st->own_cells_get = own_cells_filter(st->rel);
 	if (p->scan.limit) {
 		ty_datum d = sql_eval(ex, p->scan.limit, NULL);
 		ty_datum off = p->scan.limit_offset ? sql_eval(ex, p->scan.limit_offset, NULL) : ty_int(0);
@@ -494,7 +553,26 @@ static bool store_get(sql_op *op, scan_state *st, const uint8_t *key, size_t kle
 	ro.read_ts = read_ts;
 	ro.columns = st->cols;
 	ro.ncolumns = st->ncols_read;
+	ro.filter = st->own_cells_get;
 	kv_row kr2;
+	if (st->rel->ilv_depth) {
+		ro.columns = NULL;
+		ro.ncolumns = 0;
+		ro.filter = NULL;
+		size_t qpre;
+		kv_status s = sql_row_get(st->kv, st->rel, key, klen, &ro, st->get_arena, &kr2, &qpre);
+		if (s != KV_OK && s != KV_NOT_FOUND)
+			sql_kv_error(s, "reading a row");
+		if (s == KV_NOT_FOUND || kr2.n == 0)
+			return false;
+		row_build rb = {st->rel, &st->map, op->plan->scan.needed, row, false, false};
+		rb_start_key(&rb, key, klen);
+		for (size_t i = 0; i < kr2.n; i++)
+			rb_ilv_cell(&rb, (const uint8_t *)kr2.cells[i].qualifier.data + qpre, kr2.cells[i].qualifier.len - qpre,
+				    &kr2.cells[i]);
+		rb_finish(&rb);
+		return rb.exists;
+	}
 	kv_status s = kv_get(st->kv, key, klen, &ro, st->get_arena, &kr2);
 	if (s != KV_OK && s != KV_NOT_FOUND)
 		sql_kv_error(s, "reading a row");
@@ -549,12 +627,96 @@ static bool lock_row(sql_op *op, ty_datum *row)
 	sql_txn_lock_row(t, p->scan.reloid, key.p, key.len, p->scan.lock_strength, p->scan.lock_wait, &skipped);
 	if (skipped)
 		return false;
-	if (sql_txn_lookup(t, p->scan.reloid, key.p, key.len, false) || !sql_txn_row_changed(t, st->kv, key.p, key.len))
+	if (sql_txn_lookup(t, p->scan.reloid, key.p, key.len, false) || !sql_txn_row_changed(t, st->kv, st->rel, key.p, key.len))
 		return true;
 	bool exists = store_get(op, st, key.p, key.len, KV_TS_MAX, row);
 	if (t->iso != SQL_READ_COMMITTED)
 		sql_txn_serialization_failure(!exists);
 	return exists && sql_eval_qual(op->ex, p->qual, row);
+}
+
+/* Length of the qualifier prefix that names a row of interleaved table r
+ * (SQL_ILV_SEP, tag, key columns, for each level), or 0 if the cell is
+ * not in a row of r (a parent's or another table's cell). */
+static size_t ilv_prefix_len(const cat_rel *r, const uint8_t *q, size_t n)
+{
+	size_t pos = 0;
+	for (int l = 1; l <= r->ilv_depth; l++) {
+		uint16_t tag = (uint16_t)r->ilv_path[2 * l - 1];
+		if (n - pos < 3 || q[pos] != SQL_ILV_SEP || q[pos + 1] != (uint8_t)(tag >> 8) || q[pos + 2] != (uint8_t)tag)
+			return 0;
+		pos += 3;
+		int from = l == 1 ? r->ilv_path[0] : r->ilv_path[2 * (l - 1)], to = r->ilv_path[2 * l];
+		for (int i = from; i < to; i++) {
+			const cat_column *c = cat_column_by_attnum(r, r->pk[i]);
+			ty_keycol kc = {c->type, r->pk_desc ? r->pk_desc[i] : false, false};
+			size_t k = ty_key_skip(&kc, q + pos, q + n);
+			if (k == 0)
+				return 0;
+			pos += k;
+		}
+	}
+	return pos;
+}
+
+/* Interleaved child tables: a kv row holds many rows of the table, each
+ * the cells under one qualifier prefix. Fills b from the open iterator;
+ * false when the current range is exhausted. */
+static bool ilv_fill(sql_op *op, scan_state *st, sql_batch *b, int cap, const keyrange *kr)
+{
+	const sql_plan *p = op->plan;
+	row_build rb = {st->rel, &st->map, p->scan.needed, NULL, false, false};
+	while (b->n < cap) {
+		if (!kv_iter_valid(st->it)) {
+			if (kv_iter_status(st->it) != KV_OK)
+				sql_kv_error(kv_iter_status(st->it), "scanning a table");
+			if (st->has_writes)
+				emit_writes_before(op, st, b, cap, NULL, 0, kr);
+			return b->n >= cap;
+		}
+		const kv_cell *c = kv_iter_cell(st->it);
+		size_t plen = ilv_prefix_len(st->rel, (const uint8_t *)c->qualifier.data, c->qualifier.len);
+		if (plen == 0) {
+			kv_iter_next(st->it);
+			continue;
+		}
+		/* The row's key: the kv row, then the qualifier prefix. */
+		util_buf_reset(&st->idbuf);
+		util_buf_append(&st->idbuf, c->row.data, c->row.len);
+		util_buf_append(&st->idbuf, c->qualifier.data, plen);
+		const uint8_t *id = (const uint8_t *)st->idbuf.data;
+		size_t idlen = st->idbuf.len, rowlen = c->row.len;
+		if (st->has_writes) {
+			emit_writes_before(op, st, b, cap, id, idlen, kr);
+			if (b->n >= cap)
+				return true;
+		}
+		ty_datum *row = sql_batch_row(b, b->n);
+		rb.out = row;
+		rb_start_key(&rb, id, idlen);
+		for (;;) {
+			rb_ilv_cell(&rb, (const uint8_t *)c->qualifier.data + plen, c->qualifier.len - plen, c);
+			kv_iter_next(st->it);
+			if (!kv_iter_valid(st->it))
+				break;
+			c = kv_iter_cell(st->it);
+			if (c->row.len != rowlen || memcmp(c->row.data, id, rowlen) != 0 || c->qualifier.len < plen ||
+			    memcmp(c->qualifier.data, id + rowlen, plen) != 0)
+				break;
+		}
+		rb_finish(&rb);
+		bool keep = rb.exists;
+		const uint8_t *rk = row[st->rel->ncols].p;
+		sql_wrow *w = st->has_writes ? wpeek(st) : NULL;
+		if (w && w->keylen == idlen && memcmp(w->key, rk, idlen) == 0) {
+			st->wpos++;
+			keep = overlay(st->rel, w, row, rb.exists);
+		}
+		if (keep && sql_eval_qual(op->ex, p->qual, row) && lock_row(op, row))
+			b->n++;
+		ty_check_interrupts();
+	}
+	return true;
 }
 
 static sql_batch *scan_next(sql_op *op)
@@ -581,6 +743,15 @@ static sql_batch *scan_next(sql_op *op)
 			st->started = true;
 			if (st->has_writes)
 				skip_writes_before(st, kr);
+		}
+		if (st->ilv) {
+			if (ilv_fill(op, st, b, cap, kr))
+				goto out;
+			kv_iter_close(st->it);
+			st->it = NULL;
+			st->started = false;
+			st->cur++;
+			continue;
 		}
 		row_build rb = {st->rel, &st->map, p->scan.needed, NULL, false, false};
 		while (b->n < cap) {
@@ -639,9 +810,14 @@ out:
 static void scan_close(sql_op *op)
 {
 	scan_state *st = op->state;
+
 	if (st->it)
 		kv_iter_close(st->it);
 	st->it = NULL;
+	kv_filter_free(st->own_cells);
+	kv_filter_free(st->own_cells_get);
+	st->own_cells = st->own_cells_get = NULL;
+	util_buf_free(&st->idbuf);
 	if (st->kv)
 		kv_table_close(st->kv);
 	st->kv = NULL;

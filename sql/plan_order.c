@@ -122,6 +122,9 @@ static bool order_matches(sql_plan *sort_input, const sql_sortkey *keys, int nke
 	}
 	if (!scan || scan->scan.lock_strength)
 		return false;
+	/* Interleaved rows come forward only (several rows per kv row). */
+	if (dir < 0 && scan->scan.rel->rel.ilv_depth)
+		return false;
 	*scan_out = scan;
 	*reverse = dir < 0;
 	return true;
@@ -164,7 +167,7 @@ static void minmax(sql_planned *pd, sql_plan *agg)
 		return;
 	sql_plan *scan = agg->left;
 	const cat_rel *r = &scan->scan.rel->rel;
-	if (r->npk == 0 || scan->scan.lock_strength || scan->scan.limit)
+	if (r->npk == 0 || r->ilv_depth || scan->scan.lock_strength || scan->scan.limit)
 		return;
 	int col = -1;
 	bool want_min = false, want_max = false;

@@ -167,7 +167,8 @@ static uint32_t acl_mask(sql_session *s, cat_snap *cs, const cat_acl *acl, int n
 	uint32_t privs = 0, go = 0;
 	for (int i = 0; i < nacl; i++) {
 		const cat_acl *a = &acl[i];
-		if (a->grantee == 0 || a->grantee == role || sql_priv_inherits_role(s, cs, role, a->grantee)) {
+		if (a->grantee == 0 || a->grantee == role ||
+		    sql_priv_inherits_role(s, cs, role, a->grantee)) {
 			privs |= a->privs;
 			go |= a->grant_option;
 		}
@@ -311,6 +312,7 @@ typedef struct qcheck {
 	cat_snap *cs;
 	cat_oid *rels; /* relations to lock */
 	int nrels, cap;
+	util_map ctes_seen; /* sql_cte* already checked */
 } qcheck;
 
 static void note_rel(qcheck *qc, cat_oid oid)
@@ -556,8 +558,11 @@ static void check_query(qcheck *qc, const sql_query *q, cat_oid as, bool in_view
 						walk_exprs(qc, r->rows[k][c], as, in_view, 0);
 		}
 	}
+	/* CTEs are visible in (and listed by) nested queries too, and a
+	 * recursive one in itself: each is checked once. */
 	for (int i = 0; i < q->nctes; i++)
-		if (q->ctes[i]) {
+		if (q->ctes[i] && !util_map_get_u64(&qc->ctes_seen, (uint64_t)(uintptr_t)q->ctes[i])) {
+			util_map_put_u64(&qc->ctes_seen, (uint64_t)(uintptr_t)q->ctes[i], (void *)1);
 			check_query(qc, q->ctes[i]->query, as, in_view);
 			check_query(qc, q->ctes[i]->nonrec, as, in_view);
 			check_query(qc, q->ctes[i]->rec, as, in_view);
@@ -612,8 +617,19 @@ void sql_priv_check_query(sql_session *s, cat_snap *cs, const sql_query *q)
 {
 	/* No early exit for superusers: a view's body is checked with its
 	 * owner's rights whoever reads it. */
-	qcheck qc = {s, cs, NULL, 0, 0};
-	check_query(&qc, q, s->user_oid, false);
+	qcheck qc = {s, cs, NULL, 0, 0, UTIL_MAP_INIT};
+	TY_TRY(tc)
+	{
+		check_query(&qc, q, s->user_oid, false);
+	}
+	TY_CATCH(tc)
+	{
+		TY_END(tc);
+		util_map_free(&qc.ctes_seen);
+		ty_errthrow();
+	}
+	TY_END(tc);
+	util_map_free(&qc.ctes_seen);
 	for (int i = 0; i < qc.nrels; i++)
 		sql_rel_lock(s, qc.rels[i], false);
 	sql_rel_check_current(s, cs, qc.rels, qc.nrels);
@@ -1613,14 +1629,23 @@ static ty_datum rel_privilege(ty_fcinfo *fc, bool sequence)
 	const cat_obj *rel;
 	if (fc->argtypes[base] == TY_OID) {
 		rel = cat_get(cs, (cat_oid)fc->args[base].i);
-		if (!rel || rel->kind != CAT_REL)
+		if (!rel || rel->kind != CAT_REL) {
+			if (!sequence && sql_sysview_name_by_oid((cat_oid)fc->args[base].i)) {
+				bool grant;
+				uint32_t want = fn_privs(&fc->args[base + 1], ACLK_TABLE, &grant);
+				return ty_bool(is_superuser(cs, role) || want == CAT_PRIV_SELECT);
+			}
 			return ty_null();
+		}
 	} else {
 		char *name = arg_text(&fc->args[base]);
 		cat_oid oid = (cat_oid)ty_input(TY_REGCLASS, name, strlen(name), -1).i;
 		rel = cat_get(cs, oid);
-		if (!rel || rel->kind != CAT_REL)
-			return ty_bool(true); /* a generated catalog relation: readable by all */
+		if (!rel || rel->kind != CAT_REL) { /* a generated catalog relation: readable by all */
+			bool grant;
+			uint32_t want = fn_privs(&fc->args[base + 1], ACLK_TABLE, &grant);
+			return ty_bool(is_superuser(cs, role) || want == CAT_PRIV_SELECT);
+		}
 	}
 	if (sequence && rel->rel.relkind != CAT_RELKIND_SEQUENCE)
 		ty_error(UTIL_E_WRONG_OBJECT_TYPE, "\"%s\" is not a sequence", rel->rel.name);
@@ -1635,7 +1660,7 @@ static ty_datum rel_privilege(ty_fcinfo *fc, bool sequence)
 	return ty_bool(((grant ? go & have : have) & want) != 0);
 }
 
-static ty_datum f_has_table_privilege(ty_fcinfo *fc)
+ty_datum sql_acl_fn_table(ty_fcinfo *fc)
 {
 	return rel_privilege(fc, false);
 }
@@ -1700,20 +1725,20 @@ static ty_datum column_privilege(ty_fcinfo *fc, bool any)
 	return ty_bool(false);
 }
 
-static ty_datum f_has_column_privilege(ty_fcinfo *fc)
+ty_datum sql_acl_fn_column(ty_fcinfo *fc)
 {
 	return column_privilege(fc, false);
 }
-static ty_datum f_has_any_column_privilege(ty_fcinfo *fc)
+ty_datum sql_acl_fn_any_column(ty_fcinfo *fc)
 {
 	return column_privilege(fc, true);
 }
-static ty_datum f_has_sequence_privilege(ty_fcinfo *fc)
+ty_datum sql_acl_fn_sequence(ty_fcinfo *fc)
 {
 	return rel_privilege(fc, true);
 }
 
-static ty_datum f_has_schema_privilege(ty_fcinfo *fc)
+ty_datum sql_acl_fn_schema(ty_fcinfo *fc)
 {
 	sql_session *s = sql_current_session();
 	cat_snap *cs = fn_snap(s);
@@ -1741,7 +1766,7 @@ static ty_datum f_has_schema_privilege(ty_fcinfo *fc)
 	return ty_bool(((grant ? go & have : have) & want) != 0);
 }
 
-static ty_datum f_pg_has_role(ty_fcinfo *fc)
+ty_datum sql_acl_fn_pg_has_role(ty_fcinfo *fc)
 {
 	sql_session *s = sql_current_session();
 	cat_snap *cs = fn_snap(s);
@@ -1761,61 +1786,4 @@ static ty_datum f_pg_has_role(ty_fcinfo *fc)
 		return ty_bool(is_admin_of(s, cs, member, role));
 	ty_error(UTIL_E_INVALID_PARAMETER_VALUE, "unrecognized privilege type: \"%s\"",
 		 arg_text(&fc->args[base + 1]));
-}
-
-#define PRIVFN(nm, fnc, ...)                                                                                 \
-	{                                                                                                    \
-		.name = nm, .nargs = (int)(sizeof((ty_oid[]){__VA_ARGS__}) / sizeof(ty_oid)),                \
-		.args = {__VA_ARGS__}, .ret = TY_BOOL, .fn = fnc, .volatility = TY_STABLE, .strict = true,   \
-		.kind = 'f', .prosrc = nm                                                                    \
-	}
-
-static const ty_func priv_funcs[] = {
-    PRIVFN("has_table_privilege", f_has_table_privilege, TY_NAME, TY_TEXT, TY_TEXT),
-    PRIVFN("has_table_privilege", f_has_table_privilege, TY_NAME, TY_OID, TY_TEXT),
-    PRIVFN("has_table_privilege", f_has_table_privilege, TY_OID, TY_TEXT, TY_TEXT),
-    PRIVFN("has_table_privilege", f_has_table_privilege, TY_OID, TY_OID, TY_TEXT),
-    PRIVFN("has_table_privilege", f_has_table_privilege, TY_TEXT, TY_TEXT),
-    PRIVFN("has_table_privilege", f_has_table_privilege, TY_OID, TY_TEXT),
-    PRIVFN("has_sequence_privilege", f_has_sequence_privilege, TY_NAME, TY_TEXT, TY_TEXT),
-    PRIVFN("has_sequence_privilege", f_has_sequence_privilege, TY_NAME, TY_OID, TY_TEXT),
-    PRIVFN("has_sequence_privilege", f_has_sequence_privilege, TY_OID, TY_TEXT, TY_TEXT),
-    PRIVFN("has_sequence_privilege", f_has_sequence_privilege, TY_OID, TY_OID, TY_TEXT),
-    PRIVFN("has_sequence_privilege", f_has_sequence_privilege, TY_TEXT, TY_TEXT),
-    PRIVFN("has_sequence_privilege", f_has_sequence_privilege, TY_OID, TY_TEXT),
-    PRIVFN("has_schema_privilege", f_has_schema_privilege, TY_NAME, TY_TEXT, TY_TEXT),
-    PRIVFN("has_schema_privilege", f_has_schema_privilege, TY_NAME, TY_OID, TY_TEXT),
-    PRIVFN("has_schema_privilege", f_has_schema_privilege, TY_OID, TY_TEXT, TY_TEXT),
-    PRIVFN("has_schema_privilege", f_has_schema_privilege, TY_OID, TY_OID, TY_TEXT),
-    PRIVFN("has_schema_privilege", f_has_schema_privilege, TY_TEXT, TY_TEXT),
-    PRIVFN("has_schema_privilege", f_has_schema_privilege, TY_OID, TY_TEXT),
-    PRIVFN("has_column_privilege", f_has_column_privilege, TY_NAME, TY_TEXT, TY_TEXT, TY_TEXT),
-    PRIVFN("has_column_privilege", f_has_column_privilege, TY_NAME, TY_TEXT, TY_INT2, TY_TEXT),
-    PRIVFN("has_column_privilege", f_has_column_privilege, TY_NAME, TY_OID, TY_TEXT, TY_TEXT),
-    PRIVFN("has_column_privilege", f_has_column_privilege, TY_NAME, TY_OID, TY_INT2, TY_TEXT),
-    PRIVFN("has_column_privilege", f_has_column_privilege, TY_OID, TY_TEXT, TY_TEXT, TY_TEXT),
-    PRIVFN("has_column_privilege", f_has_column_privilege, TY_OID, TY_TEXT, TY_INT2, TY_TEXT),
-    PRIVFN("has_column_privilege", f_has_column_privilege, TY_OID, TY_OID, TY_TEXT, TY_TEXT),
-    PRIVFN("has_column_privilege", f_has_column_privilege, TY_OID, TY_OID, TY_INT2, TY_TEXT),
-    PRIVFN("has_column_privilege", f_has_column_privilege, TY_TEXT, TY_TEXT, TY_TEXT),
-    PRIVFN("has_column_privilege", f_has_column_privilege, TY_TEXT, TY_INT2, TY_TEXT),
-    PRIVFN("has_column_privilege", f_has_column_privilege, TY_OID, TY_TEXT, TY_TEXT),
-    PRIVFN("has_column_privilege", f_has_column_privilege, TY_OID, TY_INT2, TY_TEXT),
-    PRIVFN("has_any_column_privilege", f_has_any_column_privilege, TY_NAME, TY_TEXT, TY_TEXT),
-    PRIVFN("has_any_column_privilege", f_has_any_column_privilege, TY_NAME, TY_OID, TY_TEXT),
-    PRIVFN("has_any_column_privilege", f_has_any_column_privilege, TY_OID, TY_TEXT, TY_TEXT),
-    PRIVFN("has_any_column_privilege", f_has_any_column_privilege, TY_OID, TY_OID, TY_TEXT),
-    PRIVFN("has_any_column_privilege", f_has_any_column_privilege, TY_TEXT, TY_TEXT),
-    PRIVFN("has_any_column_privilege", f_has_any_column_privilege, TY_OID, TY_TEXT),
-    PRIVFN("pg_has_role", f_pg_has_role, TY_NAME, TY_NAME, TY_TEXT),
-    PRIVFN("pg_has_role", f_pg_has_role, TY_NAME, TY_OID, TY_TEXT),
-    PRIVFN("pg_has_role", f_pg_has_role, TY_OID, TY_NAME, TY_TEXT),
-    PRIVFN("pg_has_role", f_pg_has_role, TY_OID, TY_OID, TY_TEXT),
-    PRIVFN("pg_has_role", f_pg_has_role, TY_NAME, TY_TEXT),
-    PRIVFN("pg_has_role", f_pg_has_role, TY_OID, TY_TEXT),
-};
-
-void sql_register_privilege_functions(void)
-{
-	ty_func_register(priv_funcs, (int)UTIL_ARRAY_LEN(priv_funcs));
 }
