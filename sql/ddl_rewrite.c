@@ -337,6 +337,9 @@ void sql_rewrite_run(sql_session *s, sql_rewrite *rw)
 	if (t->iso == SQL_READ_COMMITTED)
 		t->stmt_ts = st.ts;
 	if (rw->new_storage) {
+		if (old->rel.ilv_depth || old->rel.ilv_nchildren)
+			ty_error(UTIL_E_FEATURE_NOT_SUPPORTED,
+				 "changing the row key of interleaved table \"%s\" is not supported", old->rel.name);
 		if (old->rel.nindexes)
 			ty_error(UTIL_E_FEATURE_NOT_SUPPORTED,
 				 "changing the row key of table \"%s\" with indexes is not supported yet",
