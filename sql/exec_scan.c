@@ -132,9 +132,8 @@ static int cmp_range(const void *a, const void *b)
 }
 
 /* Builds the ranges of a plan's keyrange (cartesian product of IN lists). */
-static void build_ranges(sql_op *op, scan_state *st)
+static void build_ranges_for(sql_exec *ex, const sql_plan *p, scan_state *st)
 {
-	const sql_plan *p = op->plan;
 	const cat_rel *r = st->rel;
 	int cap = 0;
 	st->nranges = 0;
@@ -144,14 +143,14 @@ static void build_ranges(sql_op *op, scan_state *st)
 		/* The equality prefix is shared by lo and hi. */
 		bool lo_extra = kr->lo.ncols > nfix, hi_extra = kr->hi.ncols > nfix;
 		bound_vals lo, hi;
-		if (!eval_prefix(op->ex, &kr->lo, nfix, &lo) || !eval_prefix(op->ex, &kr->hi, nfix, &hi))
+		if (!eval_prefix(ex, &kr->lo, nfix, &lo) || !eval_prefix(ex, &kr->hi, nfix, &hi))
 			continue;
 		/* LIKE 'abc%' on the next key column: keys starting with the
 		 * encoded "abc" (the text encoding without its terminator). */
 		uint8_t *like_pfx = NULL;
 		size_t like_len = 0;
 		if (kr->like) {
-			ty_datum pat = sql_eval(op->ex, kr->like, NULL);
+			ty_datum pat = sql_eval(ex, kr->like, NULL);
 			if (pat.null)
 				continue; /* LIKE NULL matches nothing */
 			util_buf lit = UTIL_BUF_INIT;
@@ -262,6 +261,8 @@ static void build_ranges(sql_op *op, scan_state *st)
 	}
 	st->nranges = k;
 }
+
+static void build_ranges(sql_op *op, scan_state *st) { build_ranges_for(op->ex, op->plan, st); }
 
 /* Row assembly: decode one kv row's cells into out (ncols + key). */
 typedef struct row_build {
@@ -843,5 +844,260 @@ sql_op *sql_op_scan(sql_exec *ex, const sql_plan *p)
 	op->next = scan_next;
 	op->close = scan_close;
 	op->rescan = scan_rescan;
+	return op;
+}
+
+/* ---------------------------------------------------------------- interleaved join */
+
+/* A parent-child join inside entity groups (plan_order.c): one scan of the
+ * root's kv rows; in each, the parent's own cells come first, then its
+ * children's, so every group is read once and joined on the spot. The
+ * transaction's uncommitted writes to either table are not merged here:
+ * with any, the original join runs instead. */
+typedef struct group_state {
+	sql_op *fallback;
+	scan_state ps, cs;        /* the parent's ranges; the child's ranges and map */
+	kv_iter *it;
+	int cur;
+	bool started, in_group;
+	util_arena *arena;        /* ranges (statement) */
+	util_arena *garena;       /* parent rows of the groups in this batch */
+	util_arena *garena2;      /* the other one: garena's rows die a batch later */
+	ty_datum *prow;           /* the current group's parent row, NULL if none matches */
+	util_buf rowkey;          /* the current group's kv row */
+	util_buf idbuf;
+} group_state;
+
+static void group_setup(const sql_plan *sp, sql_exec *ex, scan_state *st)
+{
+	const cat_obj *o = cat_get(ex->cat, sp->scan.reloid);
+	if (!o)
+		ty_error(UTIL_E_UNDEFINED_TABLE, "relation with OID %u does not exist", sp->scan.reloid);
+	st->rel = &o->rel;
+	sql_rowmap_build(st->rel, ex->arena, &st->map);
+	if (sp->scan.nranges)
+		build_ranges_for(ex, sp, st);
+}
+
+static void group_open(sql_op *op)
+{
+	group_state *g = op->state;
+	const sql_plan *p = op->plan;
+	sql_exec *ex = op->ex;
+	int nw1 = 0, nw2 = 0;
+	if (ex->txn) {
+		sql_txn_table_writes(ex->txn, p->group.parent->scan.reloid, ex->arena, &nw1);
+		sql_txn_table_writes(ex->txn, p->group.child->scan.reloid, ex->arena, &nw2);
+	}
+	if (nw1 || nw2) {
+		g->fallback = sql_exec_node(ex, p->group.join);
+		return;
+	}
+	g->arena = util_arena_new(4096, 0);
+	g->garena = util_arena_new(4096, 0);
+	g->garena2 = util_arena_new(4096, 0);
+	util_arena *old = ty_set_arena(g->arena);
+	group_setup(p->group.parent, ex, &g->ps);
+	group_setup(p->group.child, ex, &g->cs);
+	kv_status s = kv_table_open(ex->s->e->kv, g->ps.rel->storage, &g->ps.kv);
+	ty_set_arena(old);
+	if (s != KV_OK)
+		sql_kv_error(s, "opening a table");
+}
+
+static void group_open_iter(sql_op *op, group_state *g)
+{
+	const sql_plan *pp = op->plan->group.parent;
+	kv_scan_opts so;
+	memset(&so, 0, sizeof so);
+	so.read.read_ts = op->ex->read_ts;
+	if (pp->scan.nranges) {
+		const keyrange *kr = &g->ps.ranges[g->cur];
+		so.start = kr->start;
+		so.start_len = kr->start_len;
+		if (kr->point) {
+			size_t sl;
+			util_arena *old = ty_set_arena(g->arena);
+			so.stop = key_succ(kr->start, kr->start_len, &sl);
+			ty_set_arena(old);
+			so.stop_len = so.stop ? sl : 0;
+		} else {
+			so.stop = kr->stop;
+			so.stop_len = kr->stop ? kr->stop_len : 0;
+		}
+	}
+	sql_txn_note_read(op->ex->txn, g->ps.rel->storage, so.start, so.start_len, so.stop, so.stop_len, false);
+	g->it = kv_scan(g->ps.kv, &so);
+	if (kv_iter_status(g->it) != KV_OK)
+		sql_kv_error(kv_iter_status(g->it), "scanning a table");
+}
+
+/* Reads the parent's cells at the start of a kv row: the group's parent row
+ * if it exists and passes the parent scan's filter. */
+static void group_parent(sql_op *op, group_state *g, const kv_cell *c)
+{
+	const sql_plan *pp = op->plan->group.parent;
+	util_buf_reset(&g->rowkey);
+	util_buf_append(&g->rowkey, c->row.data, c->row.len);
+	util_arena *old = ty_set_arena(g->garena);
+	ty_datum *row = ty_alloc(sizeof(ty_datum) * (size_t)(g->ps.rel->ncols + 1));
+	row_build rb = {g->ps.rel, &g->ps.map, pp->scan.needed, row, false, false};
+	rb_start(&rb, c);
+	for (;;) {
+		if (c->qualifier.len && ((const uint8_t *)c->qualifier.data)[0] == SQL_ILV_SEP)
+			break;
+		rb_cell(&rb, c);
+		kv_iter_next(g->it);
+		if (!kv_iter_valid(g->it))
+			break;
+		c = kv_iter_cell(g->it);
+		if (c->row.len != g->rowkey.len || memcmp(c->row.data, g->rowkey.data, g->rowkey.len) != 0)
+			break;
+	}
+	rb_finish(&rb);
+	g->prow = rb.exists && sql_eval_qual(op->ex, pp->qual, row) ? row : NULL;
+	ty_set_arena(old);
+	g->in_group = true;
+}
+
+static bool in_ranges(const scan_state *st, const sql_plan *sp, const uint8_t *k, size_t n)
+{
+	if (!sp->scan.nranges)
+		return true;
+	for (int i = 0; i < st->nranges; i++) {
+		const keyrange *kr = &st->ranges[i];
+		if (kcmp(k, n, kr->start, kr->start_len) < 0)
+			continue;
+		if (kr->point ? kcmp(k, n, kr->start, kr->start_len) >= 0 && kr->start_len <= n &&
+				       !memcmp(k, kr->start, kr->start_len)
+			      : !kr->stop || kcmp(k, n, kr->stop, kr->stop_len) < 0)
+			return true;
+	}
+	return false;
+}
+
+static sql_batch *group_next(sql_op *op)
+{
+	group_state *g = op->state;
+	if (g->fallback)
+		return sql_op_next(g->fallback);
+	const sql_plan *p = op->plan;
+	const sql_plan *cp = p->group.child;
+	const cat_rel *cr = g->cs.rel;
+	int pl = g->ps.rel->ncols + 1;
+	int nranges = p->group.parent->scan.nranges ? g->ps.nranges : 1;
+	/* Rows handed out in the last batch reference parent rows in garena;
+	 * they are done with now. Keep the current group's parent in the
+	 * other arena and recycle this one. */
+	util_arena_reset(g->garena2);
+	if (g->prow) {
+		util_arena *old = ty_set_arena(g->garena2);
+		ty_datum *copy = ty_alloc(sizeof(ty_datum) * (size_t)pl);
+		for (int i = 0; i < pl - 1; i++) {
+			const ty_type *ty = ty_type_get(g->ps.rel->cols[i].type);
+			copy[i] = ty_datum_copy(g->prow[i], ty ? ty->byval : true);
+		}
+		copy[pl - 1] = ty_datum_copy(g->prow[pl - 1], false);
+		g->prow = copy;
+		ty_set_arena(old);
+	}
+	util_arena *swap = g->garena;
+	g->garena = g->garena2;
+	g->garena2 = swap;
+	sql_batch *b = sql_op_begin_batch(op);
+	while (b->n < b->cap) {
+		if (!g->started) {
+			if (g->cur >= nranges)
+				break;
+			group_open_iter(op, g);
+			g->started = true;
+			g->in_group = false;
+		}
+		if (!kv_iter_valid(g->it)) {
+			if (kv_iter_status(g->it) != KV_OK)
+				sql_kv_error(kv_iter_status(g->it), "scanning a table");
+			kv_iter_close(g->it);
+			g->it = NULL;
+			g->started = false;
+			g->cur++;
+			continue;
+		}
+		const kv_cell *c = kv_iter_cell(g->it);
+		if (!g->in_group || c->row.len != g->rowkey.len || memcmp(c->row.data, g->rowkey.data, g->rowkey.len) != 0) {
+			group_parent(op, g, c);
+			continue;
+		}
+		size_t plen = ilv_prefix_len(cr, (const uint8_t *)c->qualifier.data, c->qualifier.len);
+		if (plen == 0 || !g->prow) {
+			kv_iter_next(g->it); /* another table's cell, or a group without its parent */
+			continue;
+		}
+		util_buf_reset(&g->idbuf);
+		util_buf_append(&g->idbuf, c->row.data, c->row.len);
+		util_buf_append(&g->idbuf, c->qualifier.data, plen);
+		const uint8_t *id = (const uint8_t *)g->idbuf.data;
+		size_t idlen = g->idbuf.len, rowlen = c->row.len;
+		ty_datum *out = sql_batch_row(b, b->n);
+		ty_datum *crow = out + (p->group.parent_left ? pl : 0);
+		row_build rb = {cr, &g->cs.map, cp->scan.needed, crow, false, false};
+		rb_start_key(&rb, id, idlen);
+		for (;;) {
+			rb_ilv_cell(&rb, (const uint8_t *)c->qualifier.data + plen, c->qualifier.len - plen, c);
+			kv_iter_next(g->it);
+			if (!kv_iter_valid(g->it))
+				break;
+			c = kv_iter_cell(g->it);
+			if (c->row.len != rowlen || memcmp(c->row.data, id, rowlen) != 0 || c->qualifier.len < plen ||
+			    memcmp(c->qualifier.data, id + rowlen, plen) != 0)
+				break;
+		}
+		rb_finish(&rb);
+		if (!rb.exists || !in_ranges(&g->cs, cp, id, idlen) || !sql_eval_qual(op->ex, cp->qual, crow))
+			continue;
+		memcpy(out + (p->group.parent_left ? 0 : cr->ncols + 1), g->prow, sizeof(ty_datum) * (size_t)pl);
+		if (sql_eval_qual(op->ex, p->group.join->join.joinqual, out))
+			b->n++;
+		ty_check_interrupts();
+	}
+	return b;
+}
+
+static void group_close(sql_op *op)
+{
+	group_state *g = op->state;
+	if (g->it)
+		kv_iter_close(g->it);
+	g->it = NULL;
+	if (g->ps.kv)
+		kv_table_close(g->ps.kv);
+	g->ps.kv = NULL;
+	util_arena_destroy(g->arena);
+	util_arena_destroy(g->garena);
+	util_arena_destroy(g->garena2);
+	g->arena = g->garena = g->garena2 = NULL;
+	util_buf_free(&g->rowkey);
+	util_buf_free(&g->idbuf);
+}
+
+static void group_rescan(sql_op *op)
+{
+	group_state *g = op->state;
+	if (g->fallback) {
+		sql_op_rescan(g->fallback);
+		return;
+	}
+	group_close(op);
+	memset(g, 0, sizeof *g);
+	op->opened = false;
+}
+
+sql_op *sql_op_groupjoin(sql_exec *ex, const sql_plan *p)
+{
+	(void)p;
+	sql_op *op = sql_op_new_internal(ex, sizeof(group_state));
+	op->open = group_open;
+	op->next = group_next;
+	op->close = group_close;
+	op->rescan = group_rescan;
 	return op;
 }

@@ -677,7 +677,8 @@ typedef enum sql_plan_kind {
 	SQL_P_MATERIAL,
 	SQL_P_PROJECTSET,   /* SRFs in the target list */
 	SQL_P_LOCKROWS,
-	SQL_P_FIRSTROW      /* MIN/MAX on a key by one seek */
+	SQL_P_FIRSTROW,     /* MIN/MAX on a key by one seek */
+	SQL_P_GROUPJOIN     /* parent-child join inside entity groups (plan_order.c) */
 } sql_plan_kind;
 
 /* A key range of a table or index scan: [lo, hi) on the encoded key, with
@@ -834,6 +835,13 @@ struct sql_plan {
 			int keycol;          /* FIRSTROW: which key column is aggregated */
 			sql_keyrange range;
 		} first;
+		struct {
+			const struct sql_plan *join;   /* the join it replaces (run when this
+							* transaction has written either table) */
+			const struct sql_plan *parent; /* scan of the root table */
+			const struct sql_plan *child;  /* scan of a table interleaved in it */
+			bool parent_left;              /* output: parent ++ child, else child ++ parent */
+		} group;
 	};
 };
 
@@ -943,6 +951,7 @@ ty_datum sql_eval_sublink(sql_exec *ex, const sql_expr *e, const ty_datum *row);
 sql_op *sql_op_result(sql_exec *ex, const sql_plan *p);
 sql_op *sql_op_values(sql_exec *ex, const sql_plan *p);
 sql_op *sql_op_scan(sql_exec *ex, const sql_plan *p);
+sql_op *sql_op_groupjoin(sql_exec *ex, const sql_plan *p);
 sql_op *sql_op_filter(sql_exec *ex, const sql_plan *p);
 sql_op *sql_op_project(sql_exec *ex, const sql_plan *p);
 sql_op *sql_op_nestloop(sql_exec *ex, const sql_plan *p);
