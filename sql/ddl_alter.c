@@ -1245,6 +1245,19 @@ void sql_ddl_rename(sql_session *s, PgQuery__RenameStmt *st)
 			if (t)
 				fix_seq_defaults(&sr, t);
 		}
+		/* The constraint an index enforces is renamed with it (as PostgreSQL). */
+		if (o->rel.relkind == CAT_RELKIND_INDEX && o->rel.index) {
+			const cat_obj *t = cat_get(cat_txn_snap(ct), o->rel.index->table);
+			for (int i = 0; t && i < t->rel.ncons; i++)
+				if (t->rel.cons[i].index_oid == o->oid &&
+				    (t->rel.cons[i].type == 'u' || t->rel.cons[i].type == 'p')) {
+					cat_obj *tc = cat_obj_copy(t);
+					snprintf(tc->rel.cons[i].name, sizeof tc->rel.cons[i].name, "%s",
+						 st->newname);
+					cat_txn_put(ct, tc);
+					break;
+				}
+		}
 		cat_obj *c = cat_obj_copy(cat_get(cat_txn_snap(ct), o->oid));
 		snprintf(c->rel.name, sizeof c->rel.name, "%s", st->newname);
 		cat_txn_put(ct, c);
@@ -1289,6 +1302,17 @@ void sql_ddl_rename(sql_session *s, PgQuery__RenameStmt *st)
 			ty_error(UTIL_E_DUPLICATE_OBJECT,
 				 "constraint \"%s\" for relation \"%s\" already exists", st->newname,
 				 o->rel.name);
+		/* ... and the index that enforces a constraint with it. */
+		const cat_constraint *ok = cat_constraint_by_name(&o->rel, st->subname);
+		const cat_obj *ix = ok->index_oid ? cat_get(cs, ok->index_oid) : NULL;
+		if (ix) {
+			if (cat_rel_by_name(cs, ix->rel.schema, st->newname))
+				ty_error(UTIL_E_DUPLICATE_TABLE, "relation \"%s\" already exists",
+					 st->newname);
+			cat_obj *ic = cat_obj_copy(ix);
+			snprintf(ic->rel.name, sizeof ic->rel.name, "%s", st->newname);
+			cat_txn_put(ct, ic);
+		}
 		cat_obj *c = cat_obj_copy(o);
 		cat_constraint *k = (cat_constraint *)cat_constraint_by_name(&c->rel, st->subname);
 		snprintf(k->name, sizeof k->name, "%s", st->newname);

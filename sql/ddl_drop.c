@@ -419,10 +419,10 @@ static const cat_obj *drop_target(sql_session *s, cat_snap *cs, PgQuery__DropStm
 				   sql_ddl_kind_word(want), name);
 			return NULL;
 		}
-		if (schema)
-			ty_error(UTIL_E_UNDEFINED_TABLE, "%s \"%s.%s\" does not exist",
-				 sql_ddl_kind_word(want), schema, name);
-		ty_error(UTIL_E_UNDEFINED_TABLE, "%s \"%s\" does not exist", sql_ddl_kind_word(want), name);
+		/* PostgreSQL names the relation without its schema; an index is an
+		 * "object" (42704), the others relations (42P01). */
+		ty_error(want == CAT_RELKIND_INDEX ? UTIL_E_UNDEFINED_OBJECT : UTIL_E_UNDEFINED_TABLE,
+			 "%s \"%s\" does not exist", sql_ddl_kind_word(want), name);
 	}
 	if (o->rel.relkind != want) {
 		util_err *e = ty_errstart(UTIL_E_WRONG_OBJECT_TYPE, "\"%s\" is not a%s %s", name,
@@ -449,6 +449,9 @@ static const cat_obj *drop_target(sql_session *s, cat_snap *cs, PgQuery__DropStm
 void sql_ddl_drop(sql_session *s, PgQuery__DropStmt *st, const char *text)
 {
 	(void)text;
+	if (st->concurrent && (s->txn_state != SQL_TXN_IDLE || s->implicit_block || s->txn->explicit_block))
+		ty_error(UTIL_E_ACTIVE_SQL_TRANSACTION,
+			 "DROP INDEX CONCURRENTLY cannot run inside a transaction block");
 	cat_txn *ct = sql_txn_ddl(s->txn);
 	bool cascade = st->behavior == PG_QUERY__DROP_BEHAVIOR__DROP_CASCADE;
 	dropset d;
