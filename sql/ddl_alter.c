@@ -90,6 +90,59 @@ static void remove_constraint(cat_rel *r, int idx)
 	r->ncons--;
 }
 
+/* ---------------------------------------------------------------- indexes of the table */
+
+/* Whether an index reads the column: a key, an INCLUDE column, or in an
+ * expression or the predicate. */
+static bool index_uses_column(const cat_obj *ix, const cat_column *c)
+{
+	const cat_index_info *in = ix->rel.index;
+	if (!in)
+		return false;
+	for (int i = 0; i < in->nkeys; i++) {
+		if (in->keys[i].attnum == c->attnum)
+			return true;
+		if (!in->keys[i].attnum && in->keys[i].expr_sql &&
+		    sql_text_mentions_column(in->keys[i].expr_sql, c->name, false))
+			return true;
+	}
+	for (int i = 0; i < in->ninclude; i++)
+		if (in->include[i] == c->attnum)
+			return true;
+	return in->predicate_sql && sql_text_mentions_column(in->predicate_sql, c->name, false);
+}
+
+/* Drops an index of the table being altered, with the constraint it
+ * enforces (PostgreSQL drops both silently with a column they use). The
+ * table is changed in ac's copy, which is written at the end. */
+static void drop_table_index(alter_ctx *ac, const cat_obj *ix)
+{
+	cat_rel *r = ac->tb.r;
+	int k = 0;
+	for (int i = 0; i < r->nindexes; i++)
+		if (r->indexes[i] != ix->oid)
+			r->indexes[k++] = r->indexes[i];
+	r->nindexes = k;
+	for (int i = r->ncons - 1; i >= 0; i--)
+		if (r->cons[i].index_oid == ix->oid && (r->cons[i].type == 'u' || r->cons[i].type == 'p'))
+			remove_constraint(r, i);
+	if (ix->rel.storage[0])
+		sql_txn_drop_storage_after_commit(ac->s->txn, ix->rel.storage);
+	cat_txn_delete(ac->ct, ix->oid);
+}
+
+/* The indexes of the table (in the transaction's catalog) reading column c. */
+static int indexes_using(alter_ctx *ac, const cat_column *c, const cat_obj **out, int max)
+{
+	int n = 0;
+	for (int i = 0; i < ac->tb.r->nindexes && n < max; i++) {
+		const cat_obj *ix = cat_get(cat_txn_snap(ac->ct), ac->tb.r->indexes[i]);
+		if (ix && index_uses_column(ix, c))
+			out[n++] = ix;
+	}
+	return n;
+}
+
 /* ---------------------------------------------------------------- dependents in other tables */
 
 typedef struct fk_dep {
@@ -329,6 +382,13 @@ static void drop_column(alter_ctx *ac, PgQuery__AlterTableCmd *cmd)
 			ac->rekey = true;
 		remove_constraint(r, i);
 	}
+	/* Indexes reading the column go with it (and their constraints). */
+	for (;;) {
+		const cat_obj *ix;
+		if (!indexes_using(ac, c, &ix, 1))
+			break;
+		drop_table_index(ac, ix);
+	}
 	/* Sequences owned by the column. */
 	owned_find sd = {ac, attnum, NULL, true, 0};
 	cat_foreach(cat_txn_snap(ac->ct), CAT_REL, ac->s->db_oid, find_owned, &sd);
@@ -436,6 +496,13 @@ static void alter_type(alter_ctx *ac, PgQuery__AlterTableCmd *cmd)
 	if (c->identity && type != TY_INT2 && type != TY_INT4 && type != TY_INT8)
 		ty_error(UTIL_E_INVALID_PARAMETER_VALUE,
 			 "identity column type must be smallint, integer, or bigint");
+	/* Index maintenance decodes the rows it replaces with the table's
+	 * current columns, and the indexes would need rebuilding: not yet. */
+	for (int i = 0; i < r->nindexes; i++)
+		if (cat_get(cat_txn_snap(ac->ct), r->indexes[i]))
+			ty_error(UTIL_E_FEATURE_NOT_SUPPORTED,
+				 "ALTER COLUMN TYPE is not supported yet on table \"%s\", which has indexes",
+				 r->name);
 	ac->type_changed[ci] = true;
 	ac->using_expr[ci] = cd->raw_default;
 	/* USING is checked against the old row in the data pass; remember the
@@ -557,12 +624,12 @@ static void drop_constraint(alter_ctx *ac, PgQuery__AlterTableCmd *cmd)
 		}
 	}
 	bool was_pk = k->type == 'p';
-	if (k->type == 'u' && k->index_oid) {
-		const cat_obj *ix = cat_get(cat_txn_snap(ac->ct), k->index_oid);
-		if (ix)
-			sql_drop_index(ac->s, ac->ct, ix, cascade);
-	}
-	remove_constraint(r, (int)(k - r->cons));
+	const cat_obj *ix =
+	    k->type == 'u' && k->index_oid ? cat_get(cat_txn_snap(ac->ct), k->index_oid) : NULL;
+	if (ix)
+		drop_table_index(ac, ix); /* removes the constraint too */
+	else
+		remove_constraint(r, (int)(k - r->cons));
 	if (was_pk) {
 		sql_ddl_set_storage_key(&ac->tb);
 		ac->rekey = true;
@@ -1280,6 +1347,36 @@ void sql_ddl_rename(sql_session *s, PgQuery__RenameStmt *st)
 		cat_obj *c = cat_obj_copy(cat_get(cat_txn_snap(ct), o->oid));
 		cat_column *col = (cat_column *)cat_column_by_name(&c->rel, st->subname);
 		snprintf(col->name, sizeof col->name, "%s", st->newname);
+		/* Index expressions and predicates name it too. */
+		for (int i = 0; i < c->rel.nindexes; i++) {
+			const cat_obj *ix = cat_get(cat_txn_snap(ct), c->rel.indexes[i]);
+			if (!ix || !ix->rel.index)
+				continue;
+			cat_obj *ic = cat_obj_copy(ix);
+			cat_index_info *in = ic->rel.index;
+			bool changed = false;
+			for (int k = 0; k < in->nkeys; k++) {
+				char *t = in->keys[k].expr_sql
+					      ? sql_text_rename_column_in_expr(in->keys[k].expr_sql,
+									       st->subname, st->newname)
+					      : NULL;
+				if (t) {
+					in->keys[k].expr_sql = cat_obj_strdup(ic, t);
+					changed = true;
+				}
+			}
+			char *t = in->predicate_sql ? sql_text_rename_column_in_expr(in->predicate_sql,
+										     st->subname, st->newname)
+						    : NULL;
+			if (t) {
+				in->predicate_sql = cat_obj_strdup(ic, t);
+				changed = true;
+			}
+			if (changed)
+				cat_txn_put(ct, ic);
+			else
+				cat_obj_free(ic);
+		}
 		/* CHECK constraints name the column in their text. */
 		for (int i = 0; i < c->rel.ncons; i++)
 			if (c->rel.cons[i].type == 'c' && c->rel.cons[i].check_sql) {
