@@ -78,6 +78,7 @@ int sql_engine_open(const sql_engine_opts *o, sql_engine **out, util_err *err)
 		kv_err(err, st, "could not open sequences");
 		goto fail;
 	}
+	e->autoanalyze = sql_autoanalyze_start(e);
 	*out = e;
 	return 0;
 fail:
@@ -89,6 +90,7 @@ void sql_engine_close(sql_engine *e)
 {
 	if (!e)
 		return;
+	sql_autoanalyze_stop(e->autoanalyze);
 	if (e->seq_tbl)
 		kv_table_close(e->seq_tbl);
 	cat_close(e->cat);
