@@ -368,6 +368,7 @@ typedef struct loader {
 	sql_exec *ex;
 	util_buf enc;
 	util_buf key;
+	sql_fk_state *fk;      /* foreign keys of the table (fk.c), or NULL */
 } loader;
 
 static UTIL_NORETURN void dup_key(loader *ld, const ty_datum *vals, copy_in *ci)
@@ -476,6 +477,10 @@ static void load_row(loader *ld, ty_datum *vals, copy_in *ci)
 		if (ld->bulk) /* bulk rows are not in the transaction's write set */
 			util_map_put(&ld->keys, k, kl, (void *)1);
 	}
+	if (ld->fk) {
+		vals[r->ncols] = ty_bytes(k, kl);
+		sql_fk_row(ld->fk, NULL, vals);
+	}
 	if (!ld->bulk) {
 		sql_txn_put_row(t, ld->rel, ld->kv, k, kl, vals, NULL, true, false);
 		return;
@@ -493,6 +498,9 @@ static void copy_from(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o,
 	if (s->txn->read_only)
 		ty_error(UTIL_E_READ_ONLY_SQL_TRANSACTION, "cannot execute COPY FROM in a read-only transaction");
 	const cat_rel *r = &rel->rel;
+	sql_priv_check_rel(s, s->cat, rel, CAT_PRIV_INSERT);
+	sql_rel_lock(s, rel->oid, false);
+	sql_rel_check_current(s, s->cat, &rel->oid, 1);
 	/* Target columns. */
 	int ncols = 0;
 	int *cols = ty_alloc(sizeof(int) * (size_t)(r->ncols + 1));
@@ -522,6 +530,10 @@ static void copy_from(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o,
 		sql_kv_error(kst, "opening a table");
 	/* Autocommit COPY writes directly into the commit batch. */
 	ld.bulk = s->txn_state == SQL_TXN_IDLE && !s->implicit_block;
+	/* A table referencing itself must see its own new rows: no bulk path. */
+	for (int i = 0; i < r->ncons; i++)
+		if (r->cons[i].type == 'f' && r->cons[i].ref_table == rel->oid)
+			ld.bulk = false;
 	ld.private_storage = sql_txn_storage_private(s->txn, r->storage);
 	ld.lock_rows = !ld.bulk && !ld.private_storage;
 	/* Defaults of the columns not loaded. */
@@ -539,6 +551,7 @@ static void copy_from(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o,
 	sql_planned *pl = ty_alloc0(sizeof *pl);
 	ld.ex = sql_exec_new(s, pl, ty_get_arena(), NULL, 0);
 	ld.ex->cache = ty_alloc0(sizeof(sql_cache_slot) * (size_t)(ps.ncache + 1));
+	ld.fk = sql_fk_begin(ld.ex, rel, SQL_CMD_INSERT);
 	bool *fnn = ty_alloc0(sizeof(bool) * (size_t)(ncols + 1));
 	for (int i = 0; i < o->nfnn; i++) {
 		bool found = false;
@@ -620,10 +633,23 @@ static void copy_from(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o,
 				}
 				TY_END(tv);
 			}
-			for (int i = 0; i < r->ncols; i++)
-				if (ld.defaults[i])
-					vals[i] = sql_eval(ld.ex, ld.defaults[i], NULL);
-			load_row(&ld, vals, &ci);
+			/* Errors of a row (defaults, constraints) name the line, as PostgreSQL. */
+			TY_TRY(tr)
+			{
+				for (int i = 0; i < r->ncols; i++)
+					if (ld.defaults[i])
+						vals[i] = sql_eval(ld.ex, ld.defaults[i], NULL);
+				load_row(&ld, vals, &ci);
+			}
+			TY_CATCH(tr)
+			{
+				TY_END(tr);
+				if (!ty_err()->context[0])
+					util_err_context(ty_err(), "COPY %s, line %lld: \"%.*s\"", r->name, (long long)ci.lineno,
+							 (int)(ci.line.len > 100 ? 100 : ci.line.len), ci.line.data ? ci.line.data : "");
+				ty_errthrow();
+			}
+			TY_END(tr);
 			n++;
 			if ((n & 1023) == 0)
 				ty_check_interrupts();
@@ -632,6 +658,9 @@ static void copy_from(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o,
 		if (!ci.file)
 			while (next_byte(&ci) >= 0)
 				;
+		sql_fk_state *fk = ld.fk;
+		ld.fk = NULL;
+		sql_fk_end(fk);
 	}
 	TY_CATCH(tc)
 	{
@@ -655,6 +684,7 @@ static void copy_from(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o,
 		}
 		if (ci.file)
 			fclose(ci.file);
+		sql_fk_abandon(ld.fk);
 		util_arena_destroy(rowa);
 		util_arena_destroy(ld.scratch);
 		util_map_free(&ld.keys);

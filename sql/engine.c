@@ -63,6 +63,9 @@ int sql_engine_open(const sql_engine_opts *o, sql_engine **out, util_err *err)
 	}
 	if (cat_open(e->kv, &e->cat, err) != 0)
 		goto fail;
+	/* Temporary objects of sessions a crash ended. */
+	if (sql_temp_cleanup_orphans(e->cat, e->kv, err) != 0)
+		goto fail;
 	st = kv_table_open(e->kv, SEQ_KV_TABLE, &e->seq_tbl);
 	if (st == KV_NOT_FOUND) {
 		kv_family_opts fam;

@@ -33,6 +33,8 @@ sql_exec *sql_exec_new(sql_session *s, sql_planned *pl, util_arena *arena, ty_da
 	ex->txn = s->txn;
 	ex->read_ts = s->txn ? sql_txn_read_ts(s->txn) : kv_read_point(s->e->kv);
 	ex->cat = s->cat;
+	if (pl->query && s->cat)
+		sql_priv_check_query(s, s->cat, pl->query);
 	ex->params = params;
 	ex->nparams = nparams;
 	ex->exec_params = util_arena_zalloc(arena, sizeof(ty_datum) * (size_t)(pl->nexec_params + 1));

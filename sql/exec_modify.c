@@ -22,8 +22,20 @@ typedef struct modify_state {
 	util_arena *scratch;
 	const char *pk_name;
 	bool done;
+	sql_fk_state *fk;    /* foreign keys of / referencing the table (fk.c), or NULL */
 	util_buf last_parent;  /* interleaved inserts: the last parent row found */
 } modify_state;
+
+/* The old row (ncols + key) of an UPDATE/DELETE input row, for fk.c. */
+static ty_datum *old_row(sql_op *op, modify_state *st, const ty_datum *in, ty_datum key)
+{
+	const cat_rel *r = &st->rel->rel;
+	ty_datum *old = ty_alloc(sizeof(ty_datum) * (size_t)(r->ncols + 1));
+	for (int c = 0; c < r->ncols; c++)
+		old[c] = in[op->plan->modify.old_slots[c]];
+	old[r->ncols] = key;
+	return old;
+}
 
 /* "(1, null, abc)" as PostgreSQL's "Failing row contains" detail. */
 static void row_text(const cat_rel *r, const ty_datum *vals, util_buf *out)
@@ -52,6 +64,11 @@ static UTIL_NORETURN void fail_row(util_errcode code, const cat_obj *rel, const 
 	util_err *e = ty_errstart(code, fmt, a, b);
 	util_err_detail(e, "Failing row contains %s.", row.data);
 	util_buf_free(&row);
+	const char *schema = sql_current_session() && sql_current_session()->cat
+				     ? sql_schema_name(sql_current_session()->cat, rel->rel.schema)
+				     : NULL;
+	if (schema)
+		util_err_field(e->schema, schema);
 	util_err_field(e->table, rel->rel.name);
 	if (constraint)
 		util_err_field(e->constraint, constraint);
@@ -97,6 +114,11 @@ static UTIL_NORETURN void duplicate_key(modify_state *st, const ty_datum *vals)
 	util_err *e = ty_errstart(UTIL_E_UNIQUE_VIOLATION, "duplicate key value violates unique constraint \"%s\"",
 				  st->pk_name ? st->pk_name : "?");
 	util_err_detail(e, "Key (%s)=(%s) already exists.", cols.data ? cols.data : "", v.data ? v.data : "");
+	const char *schema = sql_current_session() && sql_current_session()->cat
+				     ? sql_schema_name(sql_current_session()->cat, r->schema)
+				     : NULL;
+	if (schema)
+		util_err_field(e->schema, schema);
 	util_err_field(e->table, r->name);
 	if (st->pk_name)
 		util_err_field(e->constraint, st->pk_name);
@@ -251,12 +273,16 @@ static void do_insert(sql_op *op, modify_state *st, const ty_datum *in, sql_batc
 				if (set[r->pk[i] - 1] && !ty_equal(r->cols[r->pk[i] - 1].type, upd[r->pk[i] - 1], existing[r->pk[i] - 1]))
 					ty_error(UTIL_E_FEATURE_NOT_SUPPORTED, "ON CONFLICT DO UPDATE cannot change the primary key");
 			sql_txn_put_row(t, rel, st->kv, k, kl, upd, set, false, true);
+			if (st->fk)
+				sql_fk_row(st->fk, existing, upd);
 			op->ex->processed++;
 			emit_returning(op, b, upd, in);
 			return;
 		}
 	}
 	sql_txn_put_row(t, rel, st->kv, k, kl, row, NULL, true, false);
+	if (st->fk)
+		sql_fk_row(st->fk, NULL, row);
 	op->ex->processed++;
 	emit_returning(op, b, row, in);
 }
@@ -306,6 +332,8 @@ static void do_update(sql_op *op, modify_state *st, const ty_datum *in, sql_batc
 			sql_txn_delete_row(t, rel, st->kv, oldkey.p, oldkey.len);
 			row[r->ncols] = ty_bytes(k, kl);
 			sql_txn_put_row(t, rel, st->kv, k, kl, row, NULL, true, false);
+			if (st->fk)
+				sql_fk_row(st->fk, old_row(op, st, in, oldkey), row);
 			op->ex->processed++;
 			emit_returning(op, b, row, in);
 			return;
@@ -313,6 +341,8 @@ static void do_update(sql_op *op, modify_state *st, const ty_datum *in, sql_batc
 		util_buf_free(&key);
 	}
 	sql_txn_put_row(t, rel, st->kv, oldkey.p, oldkey.len, row, st->assigned, false, true);
+	if (st->fk)
+		sql_fk_row(st->fk, old_row(op, st, in, oldkey), row);
 	op->ex->processed++;
 	emit_returning(op, b, row, in);
 }
@@ -340,6 +370,8 @@ static void do_delete(sql_op *op, modify_state *st, const ty_datum *in, sql_batc
 		sql_ilv_check_delete(t, op->ex->cat, st->kv, rel, key.p, key.len, old);
 	}
 	sql_txn_delete_row(t, rel, st->kv, key.p, key.len);
+	if (st->fk)
+		sql_fk_row(st->fk, old_row(op, st, in, key), NULL);
 	op->ex->processed++;
 	if (p->modify.nreturning) {
 		ty_datum *old = st->newrow;
@@ -374,6 +406,7 @@ static void modify_open(sql_op *op)
 	for (int i = 0; i < r->ncons; i++)
 		if (r->cons[i].type == 'p')
 			st->pk_name = ty_strdup(r->cons[i].name);
+	st->fk = sql_fk_begin(ex, st->rel, p->modify.cmd);
 	ty_set_arena(old);
 	if (!ex->txn)
 		ty_error(UTIL_E_INTERNAL_ERROR, "data modification outside a transaction");
@@ -390,6 +423,9 @@ static sql_batch *modify_next(sql_op *op)
 		sql_batch *in = sql_op_next(op->left);
 		if (in->n == 0) {
 			st->done = true;
+			sql_fk_state *fk = st->fk;
+			st->fk = NULL;
+			sql_fk_end(fk);
 			return b;
 		}
 		ty_set_arena(b->arena);
@@ -418,6 +454,8 @@ static void modify_close(sql_op *op)
 	util_arena_destroy(st->scratch);
 	util_buf_free(&st->last_parent);
 	st->scratch = NULL;
+	sql_fk_abandon(st->fk);
+	st->fk = NULL;
 }
 
 sql_op *sql_op_modify(sql_exec *ex, const sql_plan *p)

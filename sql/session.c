@@ -104,6 +104,8 @@ int sql_session_open(sql_engine *e, const sql_startup *st, const sql_client *cl,
 	s->user_oid = role->oid;
 	s->db_oid = db->oid;
 	s->superuser = role->role.superuser;
+	s->auth_user_oid = s->session_user_oid = role->oid;
+	snprintf(s->session_user, sizeof s->session_user, "%s", s->user);
 	cat_snap_release(cs);
 
 	enter(s);
@@ -178,6 +180,7 @@ void sql_session_close(sql_session *s)
 		sql_txn_abort(s->txn);
 		s->txn = NULL;
 	}
+	sql_temp_session_end(s); /* temporary tables go with the session */
 	drop_all_portals(s, false);
 	size_t pos = 0;
 	void *v;

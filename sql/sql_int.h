@@ -103,10 +103,14 @@ struct sql_session {
 	sql_engine *e;
 	sql_client client;
 	int32_t pid, secret;
-	char user[CAT_NAME_MAX];
+	char user[CAT_NAME_MAX];     /* current_user (SET ROLE changes it) */
 	char database[CAT_NAME_MAX];
 	cat_oid user_oid, db_oid;
 	bool superuser;
+	char session_user[CAT_NAME_MAX]; /* SET SESSION AUTHORIZATION changes it */
+	cat_oid session_user_oid;
+	cat_oid auth_user_oid;       /* the role that logged in */
+	struct sql_temp *temp;       /* temporary schema and ON COMMIT actions (ddl_temp.c) */
 	char application_name[128];
 	atomic_bool cancel;          /* set by sql_cancel(); checked in loops */
 	int64_t deadline_us;         /* statement_timeout deadline (mono), 0 = none */
@@ -859,6 +863,7 @@ typedef struct sql_planned {
 	sql_column *cols;
 	sql_cmd cmd;
 	bool read_only;
+	sql_query *query;         /* what was planned (privilege checks at execution); NULL = internal */
 	int lock_strength;        /* SELECT ... FOR ...: the first locking clause's */
 } sql_planned;
 
@@ -1113,6 +1118,7 @@ struct sql_txn {
 	struct sql_savepoint *savepoints; /* innermost first */
 	struct sql_undo *undo;    /* row states before changes, while savepoints exist */
 	kv_batch *bulk;           /* autocommit COPY: rows written straight into the commit batch */
+	struct sql_fk_txn *fk;    /* deferred foreign-key checks, SET CONSTRAINTS (fk.c) */
 	cat_oid bulk_table;       /* ... into this table */
 	size_t bulk_rows;
 	size_t nundo, undo_cap;
@@ -1147,6 +1153,9 @@ sql_wrow *sql_txn_lookup(sql_txn *t, cat_oid table, const uint8_t *key, size_t k
 /* Pending writes of a table in key order (for scans), visible to the
  * current statement; the array is allocated in arena. */
 sql_wrow **sql_txn_table_writes(sql_txn *t, cat_oid table, util_arena *arena, int *n);
+/* ALTER TABLE: the table's pending writes grow to ncols columns, or (forget)
+ * are discarded because their rows were copied into a new storage. */
+void sql_txn_table_reshape(sql_txn *t, cat_oid table, int ncols, bool forget);
 /* Catalog change set of the transaction (DDL lock taken on first use). */
 cat_txn *sql_txn_ddl(sql_txn *t);
 void sql_txn_drop_storage_after_commit(sql_txn *t, const char *storage);
@@ -1276,6 +1285,54 @@ void sql_format_row(sql_session *s, const ty_datum *vals, int ncols, const ty_oi
 /* Sends a materialised result set (SHOW, EXPLAIN ...). */
 void sql_send_rows(sql_session *s, sql_dest *dest, int ncols, const char *const *names, const ty_oid *types,
 		   const ty_datum *vals, int nrows);
+
+/* Foreign keys (fk.c): the modify node reports every row it writes; the
+ * checks and actions run at sql_fk_end (end of the statement's modify
+ * node) or at COMMIT for deferred constraints. sql_fk_begin returns NULL
+ * when the table has no foreign keys either way. */
+typedef struct sql_fk_state sql_fk_state;
+sql_fk_state *sql_fk_begin(sql_exec *ex, const cat_obj *rel, sql_cmd cmd);
+/* oldrow/newrow: ncols + row key; NULL for INSERT / DELETE. */
+void sql_fk_row(sql_fk_state *fs, const ty_datum *oldrow, const ty_datum *newrow);
+void sql_fk_end(sql_fk_state *fs);
+void sql_fk_abandon(sql_fk_state *fs);
+/* Deferred checks before the commit batch is written; -1 with err fails the commit. */
+int sql_fk_at_commit(sql_txn *t, util_err *err);
+void sql_fk_set_constraints(sql_session *s, PgQuery__ConstraintsSetStmt *st);
+/* Tables with foreign keys referencing table (TRUNCATE). Arrays in the arena. */
+bool sql_fk_referencing_tables(sql_session *s, cat_snap *cs, cat_oid table, cat_oid **out, int *n);
+
+/* Temporary objects (ddl_temp.c). */
+cat_oid sql_temp_schema_oid(sql_session *s, cat_snap *cs); /* 0 if the session has none in cs */
+bool sql_temp_schema_is_temp(cat_snap *cs, cat_oid schema);
+int sql_temp_at_commit(sql_txn *t, util_err *err);
+void sql_temp_session_end(sql_session *s);
+int sql_temp_cleanup_orphans(cat *c, kv_store *kv, util_err *err);
+
+/* Privileges (privilege.c): checks the relations a query reads and writes
+ * against the current user's privileges (views with their owner's rights),
+ * throws 42501; then locks them (shared) for the transaction. */
+void sql_priv_check_query(sql_session *s, cat_snap *cs, const sql_query *q);
+/* has_table/sequence/schema/column/any_column_privilege and pg_has_role
+ * over the ACL model of privilege.c (registered by catalog_funcs_priv.c). */
+ty_datum sql_acl_fn_table(ty_fcinfo *fc);
+ty_datum sql_acl_fn_sequence(ty_fcinfo *fc);
+ty_datum sql_acl_fn_schema(ty_fcinfo *fc);
+ty_datum sql_acl_fn_column(ty_fcinfo *fc);
+ty_datum sql_acl_fn_any_column(ty_fcinfo *fc);
+ty_datum sql_acl_fn_pg_has_role(ty_fcinfo *fc);
+/* An ACL as PostgreSQL's aclitem[] text ("alice=arw/bob"), NULL when empty
+ * (the default ACL): for pg_class.relacl and pg_namespace.nspacl. */
+ty_datum sql_priv_acl_array(cat_snap *cs, const cat_acl *acl, int nacl);
+/* Relation locks (rel_lock.c): shared for statements, exclusive for DDL,
+ * held to the end of the transaction. */
+void sql_rel_lock(sql_session *s, cat_oid rel, bool exclusive);
+/* After locking: 40001 if one of rels changed since snapshot cs was taken. */
+void sql_rel_check_current(sql_session *s, cat_snap *cs, const cat_oid *rels, int n);
+/* Throws 42501 unless the current user has privs (CAT_PRIV_*) on rel. */
+void sql_priv_check_rel(sql_session *s, cat_snap *cs, const cat_obj *rel, uint32_t privs);
+/* ... unless it has at least one of privs (nextval: USAGE or UPDATE). */
+void sql_priv_check_rel_any(sql_session *s, cat_snap *cs, const cat_obj *rel, uint32_t privs);
 
 /* DDL entry points (ddl_*.c). */
 void sql_ddl_create_table(sql_session *s, PgQuery__CreateStmt *st, const char *text);

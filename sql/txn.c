@@ -279,6 +279,43 @@ sql_wrow **sql_txn_table_writes(sql_txn *t, cat_oid table, util_arena *arena, in
 	return list;
 }
 
+void sql_txn_table_reshape(sql_txn *t, cat_oid table, int ncols, bool forget)
+{
+	table_writes *tw = util_map_get_u64(&t->tables, table);
+	if (!tw)
+		return;
+	for (sql_wrow *w = tw->head; w; w = w->next_in_table) {
+		if (forget) {
+			uint8_t *buf = util_xmalloc(w->keylen + 4);
+			wkey(table, w->key, w->keylen, buf, w->keylen + 4);
+			util_map_del(&t->writes, buf, w->keylen + 4);
+			free(buf);
+			t->nwrites--;
+			continue;
+		}
+		/* Every state of the row (its previous ones too) grows to ncols. */
+		for (sql_wrow *v = w; v; v = v->prev) {
+			if (v->ncols >= ncols)
+				continue;
+			ty_datum *cols = util_arena_zalloc(t->arena, sizeof(ty_datum) * (size_t)ncols);
+			bool *set = util_arena_zalloc(t->arena, sizeof(bool) * (size_t)ncols);
+			if (!cols || !set)
+				ty_error(UTIL_E_OUT_OF_MEMORY, "out of memory");
+			memcpy(cols, v->cols, sizeof(ty_datum) * (size_t)v->ncols);
+			memcpy(set, v->set, sizeof(bool) * (size_t)v->ncols);
+			for (int i = v->ncols; i < ncols; i++) {
+				cols[i] = ty_null();
+				set[i] = v->inserted; /* an inserted row is whole: new columns are NULL */
+			}
+			v->cols = cols;
+			v->set = set;
+			v->ncols = ncols;
+		}
+	}
+	if (forget)
+		util_map_del_u64(&t->tables, table);
+}
+
 cat_txn *sql_txn_ddl(sql_txn *t)
 {
 	if (!t->ddl) {
@@ -484,6 +521,11 @@ int sql_txn_commit(sql_txn *t, util_err *err)
 {
 	sql_engine *e = t->s->e;
 	int rc = 0;
+	/* Deferred foreign-key checks may still fail (or cascade) the commit. */
+	if ((t->fk && sql_fk_at_commit(t, err) != 0) || (t->s->temp && sql_temp_at_commit(t, err) != 0)) {
+		sql_txn_abort(t);
+		return -1;
+	}
 	if (t->nwrites == 0 && !(t->ddl && cat_txn_dirty(t->ddl)))
 		goto done;
 	/* An autocommit COPY's rows were checked for duplicates without row

@@ -255,8 +255,6 @@ static void set_stmt(sql_session *s, PgQuery__VariableSetStmt *vs, sql_complete 
 	case PG_QUERY__VARIABLE_SET_KIND__VAR_RESET:
 		if (!util_strcasecmp(name, "timezone"))
 			name = "TimeZone";
-		if (!util_strcasecmp(name, "session_authorization") || !util_strcasecmp(name, "role"))
-			return;
 		if (sql_guc_set(s, name, NULL, vs->is_local, &err) != 0)
 			ty_throw(&err);
 		return;
@@ -491,6 +489,9 @@ void sql_exec_utility(sql_session *s, sql_prepared *ps, sql_dest *dest, sql_comp
 	case PG_QUERY__NODE__NODE_LISTEN_STMT:
 	case PG_QUERY__NODE__NODE_UNLISTEN_STMT:
 	case PG_QUERY__NODE__NODE_NOTIFY_STMT:
+		return;
+	case PG_QUERY__NODE__NODE_CONSTRAINTS_SET_STMT:
+		sql_fk_set_constraints(s, n->constraints_set_stmt);
 		return;
 	case PG_QUERY__NODE__NODE_LOCK_STMT:
 		if (s->txn_state == SQL_TXN_IDLE && !s->implicit_block)
