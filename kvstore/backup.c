@@ -103,12 +103,15 @@ static kv_status copy_table(kv_fs *fs, kv_table *t, const char *path, kv_ts afte
 	so.read.max_ts = T + 1;
 	kv_iter *it = kv_scan(t, &so);
 	uint64_t last_report = 0;
+	if (o->progress && !o->progress(o->arg, rec->name, 0, 0))
+		st = kv_fail(KV_BUSY, "backup stopped");
 	for (; !st && kv_iter_valid(it); kv_iter_next(it)) {
 		st = bk_writer_add(w, kv_iter_cell(it));
 		uint64_t b = bk_writer_bytes(w);
-		if (o->progress && b - last_report >= BK_BLOCK_RAW) {
+		if (!st && o->progress && b - last_report >= BK_BLOCK_RAW) {
 			last_report = b;
-			o->progress(o->arg, rec->name, 0, b);
+			if (!o->progress(o->arg, rec->name, 0, b))
+				st = kv_fail(KV_BUSY, "backup stopped");
 		}
 	}
 	if (!st)
@@ -119,8 +122,8 @@ static kv_status copy_table(kv_fs *fs, kv_table *t, const char *path, kv_ts afte
 		return st;
 	}
 	st = bk_writer_finish(w, &rec->cells, &rec->bytes, &rec->crc);
-	if (!st && o->progress)
-		o->progress(o->arg, rec->name, rec->cells, rec->bytes);
+	if (!st && o->progress && !o->progress(o->arg, rec->name, rec->cells, rec->bytes))
+		st = kv_fail(KV_BUSY, "backup stopped");
 	return st;
 }
 

@@ -428,6 +428,25 @@ typedef struct kv_store_stats {
 kv_status kv_table_get_stats(kv_table *t, kv_table_stats *out);
 void kv_store_get_stats(kv_store *s, kv_store_stats *out);
 
+/* Inspection (inspect.c), for monitoring views. */
+typedef struct kv_file_info {
+	char family[32];
+	uint64_t number;         /* the file is <number>.sst in the store directory */
+	uint64_t size, entries, deletes;
+	kv_ts min_ts, max_ts;
+} kv_file_info;
+/* The table's sorted files, per family newest first. *out is allocated
+ * (caller frees with free()); *n may be 0. */
+kv_status kv_table_files(kv_table *t, kv_file_info **out, int *n);
+
+typedef struct kv_table_activity {
+	bool flush_queued;      /* a flush is waiting or running */
+	bool compacting;        /* a compaction is running */
+	int frozen_memstores;   /* memstores waiting to be flushed */
+	kv_ts flushed_ts;       /* every commit at or below is in sorted files */
+} kv_table_activity;
+void kv_table_get_activity(kv_table *t, kv_table_activity *out);
+
 /* Verifies every checksum of every file and log segment; reports each
  * problem through fn (may be NULL). KV_CORRUPTION if any. */
 kv_status kv_store_verify(kv_store *s, void (*fn)(void *arg, const char *problem), void *arg);
@@ -456,8 +475,9 @@ typedef struct kv_backup_opts {
 	/* Incremental: tables to copy whole anyway (e.g. an index whose
 	 * backfill writes cells with old timestamps). NULL = none. */
 	bool (*force_full)(void *arg, const char *table);
-	/* Called after each block written; NULL = none. */
-	void (*progress)(void *arg, const char *table, uint64_t cells, uint64_t bytes);
+	/* Called as tables are copied (bytes written so far for the table);
+	 * returning false stops the backup with KV_BUSY. NULL = none. */
+	bool (*progress)(void *arg, const char *table, uint64_t cells, uint64_t bytes);
 	void *arg;
 	kv_fs *fs; /* NULL = POSIX */
 } kv_backup_opts;
@@ -481,7 +501,8 @@ kv_status kv_backup_inspect(const char *dir, bool verify, kv_fs *fs, kv_backup_i
 
 typedef struct kv_restore_opts {
 	kv_ts as_of; /* 0 = the backup's T; else a point in [history_from, T] */
-	void (*progress)(void *arg, const char *table, uint64_t cells, uint64_t bytes);
+	/* As kv_backup_opts.progress (cells loaded so far for the table). */
+	bool (*progress)(void *arg, const char *table, uint64_t cells, uint64_t bytes);
 	void *arg;
 	kv_fs *fs; /* NULL = POSIX */
 } kv_restore_opts;

@@ -217,8 +217,10 @@ static kv_status load_table(kv_store *s, kv_fs *fs, const char *dir, const bk_ta
 		if (kv_batch_byte_size(b) >= BATCH_BYTES) {
 			if ((st = flush_batch(s, b)))
 				break;
-			if (o->progress)
-				o->progress(o->arg, rec->name, loaded, 0);
+			if (o->progress && !o->progress(o->arg, rec->name, loaded, 0)) {
+				st = kv_fail(KV_BUSY, "restore stopped");
+				break;
+			}
 		}
 	}
 	if (st == KV_NOT_FOUND) {
@@ -229,8 +231,8 @@ static kv_status load_table(kv_store *s, kv_fs *fs, const char *dir, const bk_ta
 			 ? flush_batch(s, b)
 			 : kv_fail(KV_CORRUPTION, "backup file %s does not match the manifest", path);
 	}
-	if (!st && o->progress)
-		o->progress(o->arg, rec->name, loaded, rec->bytes);
+	if (!st && o->progress && !o->progress(o->arg, rec->name, loaded, rec->bytes))
+		st = kv_fail(KV_BUSY, "restore stopped");
 	kv_batch_free(b);
 	bk_reader_close(r);
 	kv_table_close(t);

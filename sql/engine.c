@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ops.h"
 #include "sql_int.h"
 
 #define SEQ_KV_TABLE "sys.sequences"
@@ -19,6 +20,8 @@ void sql_engine_opts_default(sql_engine_opts *o)
 	o->work_mem = 4u << 20;
 	o->block_cache_bytes = 256u << 20;
 	o->sync_commit = true;
+	o->history_retention_s = 3600;
+	o->log_min_duration_ms = -1;
 }
 
 static int kv_err(util_err *err, kv_status st, const char *what)
@@ -75,6 +78,8 @@ int sql_engine_open(const sql_engine_opts *o, sql_engine **out, util_err *err)
 		kv_err(err, st, "could not open sequences");
 		goto fail;
 	}
+	if (sql_ops_engine_open(e, err) != 0)
+		goto fail;
 	*out = e;
 	return 0;
 fail:
@@ -86,6 +91,7 @@ void sql_engine_close(sql_engine *e)
 {
 	if (!e)
 		return;
+	sql_ops_engine_close(e);
 	if (e->seq_tbl)
 		kv_table_close(e->seq_tbl);
 	cat_close(e->cat);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ops.h"
 #include "sql_int.h"
 
 sql_txn *sql_txn_begin(sql_session *s, sql_isolation iso, bool read_only, bool explicit_block)
@@ -29,6 +30,10 @@ sql_txn *sql_txn_begin(sql_session *s, sql_isolation iso, bool read_only, bool e
 void sql_txn_stmt_begin(sql_txn *t)
 {
 	t->cid++;
+	if (t->s->as_of_ts) { /* strata.read_as_of: time travel, read-only */
+		sql_asof_stmt_begin(t);
+		return;
+	}
 	if (t->iso == SQL_READ_COMMITTED) {
 		t->stmt_ts = kv_read_point(t->s->e->kv);
 		return;
@@ -437,8 +442,11 @@ int sql_txn_commit(sql_txn *t, util_err *err)
 		goto abort;
 	}
 	if (t->ddl) {
+		cat_snap *before = cat_current(e->cat);
 		cat_txn_publish(t->ddl);
 		t->ddl = NULL;
+		sql_policy_sync(e, before); /* table options -> kv family options */
+		cat_snap_release(before);
 	}
 	for (int i = 0; i < t->ndrop; i++)
 		kv_table_drop(e->kv, t->drop_after_commit[i]);
