@@ -54,11 +54,17 @@ static int signal_backend(sql_session *s, int32_t pid, sig_kind kind)
 		if (kind == SIG_TERMINATE)
 			atomic_store(&t->terminate, true);
 		atomic_store(&t->cancel, true);
-		/* Wake it if it waits for client input (the session stays
+		/* A session waiting for client input is woken (it stays
 		 * registered, so its connection is alive, while we hold the
-		 * sessions lock). */
-		if (kind == SIG_TERMINATE && t != s && t->client.wake)
-			t->client.wake(t->client.arg);
+		 * sessions lock); a running one ends its statement with FATAL,
+		 * or sees the flag before it waits again. */
+		if (kind == SIG_TERMINATE && t != s && t->client.wake) {
+			pthread_mutex_lock(&t->mu);
+			bool idle = !strncmp(t->state_desc, "idle", 4);
+			pthread_mutex_unlock(&t->mu);
+			if (idle)
+				t->client.wake(t->client.arg);
+		}
 	}
 	pthread_mutex_unlock(&e->sessions_mu);
 	if (denied) {

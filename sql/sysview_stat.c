@@ -80,7 +80,8 @@ static void gen_activity(sql_session *s, cat_snap *cs, sql_sysrows *out)
 		pthread_mutex_unlock(&t->mu);
 		bool idle = !strcmp(state, "idle");
 		const char *wt = atomic_load(&t->wait_event_type), *we = atomic_load(&t->wait_event);
-		if (!wt && idle) { /* waiting for the client, as PostgreSQL reports it */
+		if (!wt &&
+		    !strncmp(state, "idle", 4)) { /* waiting for the client, as PostgreSQL reports it */
 			wt = "Client";
 			we = "ClientRead";
 		}

@@ -490,7 +490,7 @@ void pgw_proto_run(pgw_conn *c)
 		int64_t deadline = 0;
 		util_errcode idle_code = UTIL_E_IDLE_SESSION_TIMEOUT;
 		if (send_ready) {
-			if (atomic_load(&c->srv->stopping)) {
+			if (atomic_load(&c->srv->stopping) || sql_session_terminating(c->sess)) {
 				fatal_msg(c, UTIL_E_ADMIN_SHUTDOWN,
 					  "terminating connection due to administrator command");
 				return;
