@@ -145,6 +145,7 @@ static const char *const iso_levels[] = {"serializable", "repeatable read", "rea
 					 NULL};
 static const char *const interval_styles[] = {"postgres", "postgres_verbose", "sql_standard", "iso_8601", NULL};
 static const char *const bytea_outputs[] = {"hex", "escape", NULL};
+static const char *const password_encryptions[] = {"scram-sha-256", "md5", NULL};
 static const char *const msg_levels[] = {"debug5", "debug4", "debug3", "debug2", "debug1", "log", "notice",
 					 "warning", "error", "info", NULL};
 static const char *const xmloptions[] = {"content", "document", NULL};
@@ -264,6 +265,9 @@ static const sql_guc gucs[] = {
 	  "Shows the maximum identifier length."),
 	{"plan_cache_mode", GUC_ENUM, "auto", NULL, false, false, "Query Tuning / Other Planner Options",
 	 "Controls the planner's selection of custom or generic plan.", plan_cache_modes, 0, 0, NULL, NULL},
+	{"password_encryption", GUC_ENUM, "scram-sha-256", NULL, false, false,
+	 "Connections and Authentication / Authentication",
+	 "Chooses the algorithm for encrypting passwords.", password_encryptions, 0, 0, NULL, NULL},
 	G("port", GUC_INT, "5433", NULL, false, true, "Connections and Authentication / Connection Settings",
 	  "Sets the TCP port the server listens on."),
 	G("quote_all_identifiers", GUC_BOOL, "off", NULL, false, false, "Version and Platform Compatibility",

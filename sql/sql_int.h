@@ -1026,6 +1026,9 @@ struct sql_txn {
 	kv_ts snapshot_ts;        /* REPEATABLE READ: fixed; READ COMMITTED: per statement */
 	kv_ts stmt_ts;
 	bool snapshot_taken;      /* REPEATABLE READ: at the first statement, as PostgreSQL */
+	bool pinned;              /* pin_ts is pinned in the store (kv_snapshot_acquire), so
+				   compactions keep what the snapshot reads */
+	kv_ts pin_ts;
 	sql_isolation iso;
 	bool read_only;
 	bool explicit_block;
@@ -1082,6 +1085,9 @@ sql_wrow **sql_txn_table_writes(sql_txn *t, cat_oid table, util_arena *arena, in
 cat_txn *sql_txn_ddl(sql_txn *t);
 void sql_txn_drop_storage_after_commit(sql_txn *t, const char *storage);
 void sql_txn_drop_storage_on_abort(sql_txn *t, const char *storage);
+/* True if the storage was created by this transaction (CREATE TABLE,
+ * TRUNCATE, rewrites): no other transaction can see or write it yet. */
+bool sql_txn_storage_private(const sql_txn *t, const char *storage);
 /* Row lock (lock manager in txn_lock.c); throws 55P03/40P01/57014. */
 void sql_txn_lock_row(sql_txn *t, cat_oid table, const uint8_t *key, size_t klen, int strength, int wait_policy,
 		      bool *skipped);

@@ -18,6 +18,7 @@ sql_txn *sql_txn_begin(sql_session *s, sql_isolation iso, bool read_only, bool e
 	UTIL_ASSERT(t, "transaction allocation");
 	t->s = s;
 	t->arena = a;
+	t->writes.borrowed = true; /* keys live in the transaction arena */
 	t->iso = iso;
 	t->read_only = read_only;
 	t->explicit_block = explicit_block;
@@ -25,6 +26,18 @@ sql_txn *sql_txn_begin(sql_session *s, sql_isolation iso, bool read_only, bool e
 	t->stmt_ts = t->snapshot_ts;
 	t->start_us = util_now_us();
 	return t;
+}
+
+/* A new snapshot at the current read point, pinned so that compactions
+ * keep every version it can see until the next one or the end. */
+static kv_ts new_snapshot(sql_txn *t)
+{
+	kv_store *kv = t->s->e->kv;
+	if (t->pinned)
+		kv_snapshot_release(kv, t->pin_ts);
+	kv_snapshot_acquire(kv, &t->pin_ts);
+	t->pinned = true;
+	return t->pin_ts;
 }
 
 void sql_txn_stmt_begin(sql_txn *t)
@@ -35,13 +48,13 @@ void sql_txn_stmt_begin(sql_txn *t)
 		return;
 	}
 	if (t->iso == SQL_READ_COMMITTED) {
-		t->stmt_ts = kv_read_point(t->s->e->kv);
+		t->stmt_ts = new_snapshot(t);
 		return;
 	}
 	/* REPEATABLE READ: the snapshot is taken by the first statement of
 	 * the block, not by BEGIN (a later SET TRANSACTION still applies). */
 	if (!t->snapshot_taken) {
-		t->snapshot_ts = kv_read_point(t->s->e->kv);
+		t->snapshot_ts = new_snapshot(t);
 		t->snapshot_taken = true;
 	}
 	t->stmt_ts = t->snapshot_ts;
@@ -103,7 +116,12 @@ static sql_wrow *new_wrow(sql_txn *t, const cat_obj *rel, kv_table *kv, const ui
 	int ncols = rel->rel.ncols;
 	w->table = rel->oid;
 	w->kv = kv;
-	w->key = util_arena_memdup(t->arena, key, klen);
+	/* The map key (table oid ++ row key) doubles as the row key's storage. */
+	uint8_t *mk = util_arena_alloc(t->arena, klen + 4);
+	if (!mk)
+		ty_error(UTIL_E_OUT_OF_MEMORY, "out of memory");
+	wkey(rel->oid, key, klen, mk, klen + 4);
+	w->key = mk + 4;
 	w->keylen = klen;
 	w->ncols = ncols;
 	w->cols = util_arena_zalloc(t->arena, sizeof(ty_datum) * (size_t)(ncols ? ncols : 1));
@@ -113,10 +131,7 @@ static sql_wrow *new_wrow(sql_txn *t, const cat_obj *rel, kv_table *kv, const ui
 	for (int i = 0; i < ncols; i++)
 		w->cols[i] = ty_null();
 	w->cid = t->cid;
-	uint8_t *buf = util_xmalloc(klen + 4);
-	wkey(rel->oid, key, klen, buf, klen + 4);
-	util_map_put(&t->writes, buf, klen + 4, w);
-	free(buf);
+	util_map_put(&t->writes, mk, klen + 4, w);
 	table_writes *tw = util_map_get_u64(&t->tables, rel->oid);
 	if (!tw) {
 		tw = util_arena_zalloc(t->arena, sizeof *tw);
@@ -298,6 +313,14 @@ void sql_txn_drop_storage_after_commit(sql_txn *t, const char *storage)
 	push_name(t, &t->drop_after_commit, &t->ndrop, storage);
 }
 
+bool sql_txn_storage_private(const sql_txn *t, const char *storage)
+{
+	for (int i = 0; i < t->nabort; i++)
+		if (!strcmp(t->drop_on_abort[i], storage))
+			return true;
+	return false;
+}
+
 void sql_txn_drop_storage_on_abort(sql_txn *t, const char *storage)
 {
 	push_name(t, &t->drop_on_abort, &t->nabort, storage);
@@ -374,6 +397,10 @@ static void txn_free(sql_txn *t)
 static void release(sql_txn *t)
 {
 	sql_txn_unlock_all(t);
+	if (t->pinned) {
+		kv_snapshot_release(t->s->e->kv, t->pin_ts);
+		t->pinned = false;
+	}
 	if (t->ddl_locked) {
 		cat_ddl_unlock(t->s->e->cat);
 		t->ddl_locked = false;
@@ -395,6 +422,9 @@ int sql_txn_commit(sql_txn *t, util_err *err)
 	int rc = 0;
 	if (t->nwrites == 0 && !(t->ddl && cat_txn_dirty(t->ddl)))
 		goto done;
+	/* An autocommit COPY's rows were checked for duplicates without row
+	 * locks: first-committer-wins on them catches a concurrent insert. */
+	bool bulk = t->bulk != NULL;
 	kv_batch *b = t->bulk ? t->bulk : kv_batch_new();
 	t->bulk = NULL;
 	util_buf buf = UTIL_BUF_INIT;
@@ -422,14 +452,17 @@ int sql_txn_commit(sql_txn *t, util_err *err)
 		if (st == KV_OK)
 			st = kv_commit_if(e->kv, b, t->snapshot_ts, NULL, NULL);
 		pthread_mutex_unlock(&e->serial_mu);
-	} else if (t->iso != SQL_READ_COMMITTED) {
-		st = kv_commit_if(e->kv, b, t->snapshot_ts, NULL, NULL);
+	} else if (t->iso != SQL_READ_COMMITTED || bulk) {
+		st = kv_commit_if(e->kv, b, t->iso != SQL_READ_COMMITTED ? t->snapshot_ts : t->stmt_ts, NULL, NULL);
 	} else {
 		st = kv_commit(e->kv, b, NULL, NULL);
 	}
 	kv_batch_free(b);
 	if (st != KV_OK) {
-		if (st == KV_CONFLICT && t->iso == SQL_SERIALIZABLE)
+		if (st == KV_CONFLICT && bulk)
+			util_err_set(err, UTIL_E_UNIQUE_VIOLATION,
+				     "duplicate key value violates unique constraint: a concurrent transaction inserted a key this COPY loads");
+		else if (st == KV_CONFLICT && t->iso == SQL_SERIALIZABLE)
 			util_err_set(err, UTIL_E_T_R_SERIALIZATION_FAILURE,
 				     "could not serialize access due to read/write dependencies among transactions");
 		else if (st == KV_CONFLICT)
