@@ -48,6 +48,7 @@ struct sql_progress {
 	char phase[64];
 	uint64_t done, total, bytes;
 	int64_t start_us, last_log_us;
+	bool quiet, logged;
 	struct sql_progress *next;
 };
 
@@ -116,11 +117,14 @@ void sql_ops_exec_done(sql_exec *ex);
 void sql_ops_set_wait(sql_session *s, const char *type, const char *event);
 
 /* Progress of long operations (strata_progress view, the log). */
-/* Starts reporting an operation of this session ("backup", "copy", ...);
- * relation may be NULL. Caller ends it with sql_progress_end(). */
-sql_progress *sql_progress_begin(sql_session *s, const char *op, const char *relation);
+/* Starts reporting an operation of this session ("backup", "copy from",
+ * ...); relation may be NULL. quiet: log only once it has run for 10 s
+ * (else it logs its start and end). Caller ends it with
+ * sql_progress_end(); what a statement leaves open ends with it. */
+sql_progress *sql_progress_begin(sql_session *s, const char *op, const char *relation, bool quiet);
 void sql_progress_update(sql_progress *p, const char *phase, uint64_t done, uint64_t total, uint64_t bytes);
 void sql_progress_end(sql_progress *p);
+void sql_progress_end_session(sql_engine *e, int32_t pid);
 
 /* ---------------------------------------------------------------- admin */
 

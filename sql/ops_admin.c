@@ -179,7 +179,8 @@ static ty_datum f_compact(ty_fcinfo *fc)
 	const cat_obj *o = storage_rel(s, (ty_oid)fc->args[0].i);
 	bool major = fc->nargs > 1 ? fc->args[1].i != 0 : true;
 	kv_table *t = open_storage(s, o->rel.storage);
-	sql_progress *p = sql_progress_begin(s, major ? "major compaction" : "compaction", o->rel.name);
+	sql_progress *p =
+	    sql_progress_begin(s, major ? "major compaction" : "compaction", o->rel.name, false);
 	kv_status st = kv_table_compact(t, major);
 	kv_table_close(t);
 	sql_progress_end(p);

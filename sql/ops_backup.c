@@ -194,7 +194,7 @@ static ty_datum f_backup(ty_fcinfo *fc)
 	o.arg = &c;
 	if (mkdir(dir, 0700) != 0 && errno != EEXIST)
 		ty_error(UTIL_E_IO_ERROR, "could not create directory \"%s\": %s", dir, strerror(errno));
-	c.p = sql_progress_begin(s, parent ? "incremental backup" : "backup", NULL);
+	c.p = sql_progress_begin(s, parent ? "incremental backup" : "backup", NULL, false);
 	kv_backup_info bi;
 	kv_status st = kv_backup(s->e->kv, dir, &o, &bi);
 	if (st == KV_OK)

@@ -116,7 +116,25 @@ bool sql_ops_terminating(sql_session *s)
 
 /* ---------------------------------------------------------------- progress */
 
-sql_progress *sql_progress_begin(sql_session *s, const char *op, const char *relation)
+/* Ends the operations a statement of session pid left open (an error
+ * thrown past their end). */
+void sql_progress_end_session(sql_engine *e, int32_t pid)
+{
+	struct sql_ops *o = e->ops;
+	for (;;) {
+		sql_progress *p = NULL;
+		pthread_mutex_lock(&o->mu);
+		for (sql_progress *q = o->progress; q && !p; q = q->next)
+			if (q->pid == pid)
+				p = q;
+		pthread_mutex_unlock(&o->mu);
+		if (!p)
+			return;
+		sql_progress_end(p);
+	}
+}
+
+sql_progress *sql_progress_begin(sql_session *s, const char *op, const char *relation, bool quiet)
 {
 	struct sql_ops *o = s->e->ops;
 	sql_progress *p = util_xcalloc(1, sizeof *p);
@@ -125,11 +143,15 @@ sql_progress *sql_progress_begin(sql_session *s, const char *op, const char *rel
 	snprintf(p->op, sizeof p->op, "%s", op);
 	snprintf(p->relation, sizeof p->relation, "%s", relation ? relation : "");
 	p->start_us = p->last_log_us = util_now_us();
+	p->quiet = quiet;
+	p->logged = !quiet;
 	pthread_mutex_lock(&o->mu);
 	p->next = o->progress;
 	o->progress = p;
 	pthread_mutex_unlock(&o->mu);
-	util_info("[%d] %s%s%s started", (int)p->pid, p->op, p->relation[0] ? " of " : "", p->relation);
+	if (!quiet)
+		util_info("[%d] %s%s%s started", (int)p->pid, p->op, p->relation[0] ? " of " : "",
+			  p->relation);
 	return p;
 }
 
@@ -146,8 +168,10 @@ void sql_progress_update(sql_progress *p, const char *phase, uint64_t done, uint
 	p->bytes = bytes;
 	int64_t now = util_now_us();
 	bool log = now - p->last_log_us >= PROGRESS_LOG_US;
-	if (log)
+	if (log) {
 		p->last_log_us = now;
+		p->logged = true;
+	}
 	pthread_mutex_unlock(&o->mu);
 	if (log)
 		util_info("[%d] %s%s%s: %s, %llu of %llu, %llu bytes, %.0f s", (int)p->pid, p->op,
@@ -168,9 +192,10 @@ void sql_progress_end(sql_progress *p)
 			break;
 		}
 	pthread_mutex_unlock(&o->mu);
-	util_info("[%d] %s%s%s finished: %llu of %llu, %llu bytes in %.1f s", (int)p->pid, p->op,
-		  p->relation[0] ? " of " : "", p->relation, (unsigned long long)p->done,
-		  (unsigned long long)p->total, (unsigned long long)p->bytes,
-		  (double)(util_now_us() - p->start_us) / 1e6);
+	if (p->logged)
+		util_info("[%d] %s%s%s finished: %llu of %llu, %llu bytes in %.1f s", (int)p->pid, p->op,
+			  p->relation[0] ? " of " : "", p->relation, (unsigned long long)p->done,
+			  (unsigned long long)p->total, (unsigned long long)p->bytes,
+			  (double)(util_now_us() - p->start_us) / 1e6);
 	free(p);
 }

@@ -222,7 +222,11 @@ void sql_ops_stmt_done(sql_session *s, const char *text, const sql_complete *c, 
 		       const util_err *err)
 {
 	sql_ops_set_wait(s, NULL, NULL);
-	if (!text || !s->e->ops)
+	if (!s->e->ops)
+		return;
+	if (s->e->ops->progress)
+		sql_progress_end_session(s->e, s->pid);
+	if (!text)
 		return;
 	double ms = (double)(util_now_us() - start_us) / 1000.0;
 	if (s->log_min_duration_ms >= 0 && ms >= (double)s->log_min_duration_ms)

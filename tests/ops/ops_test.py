@@ -588,6 +588,37 @@ def test_monitor(ctx):
     check(q1(conn, "SELECT count(*) FROM strata_kv_tables WHERE kv_table IN ('sys.catalog', 'sys.sequences')") == 2,
           "strata_kv_tables lists the store's own tables")
     check(q1(conn, "SELECT count(*) FROM strata_progress") == 0, "no long operation running")
+    # A long COPY shows in strata_progress while it runs.
+    q(conn, "CREATE TABLE big (id int PRIMARY KEY, v text)")
+    import io
+    data = io.StringIO("".join(f"{i}\tvalue {i}\n" for i in range(300000)))
+    res = {}
+
+    def load():
+        c = connect(srv)
+        with c.cursor() as cur:
+            cur.copy_expert("COPY big FROM STDIN", data)
+        res["done"] = True
+        c.close()
+    t = threading.Thread(target=load)
+    t.start()
+    seen = None
+    while t.is_alive() and not seen:
+        seen = q(conn, "SELECT operation, relation, phase, done FROM strata_progress WHERE done > 0")
+        time.sleep(0.01)
+    t.join()
+    check(res.get("done"), "the COPY finished")
+    check(seen and seen[0][:3] == ("copy from", "big", "loading"), f"strata_progress during COPY: {seen}")
+    check(q1(conn, "SELECT count(*) FROM strata_progress") == 0, "progress ends with the COPY")
+    check(q1(conn, "SELECT count(*) FROM big") == 300000, "rows loaded")
+    try:
+        with conn.cursor() as cur:
+            cur.copy_expert("COPY big FROM STDIN", io.StringIO("1\tdup\n"))
+        raise AssertionError("duplicate key accepted")
+    except psycopg2.errors.UniqueViolation:
+        pass
+    check(q1(conn, "SELECT count(*) FROM strata_progress") == 0, "a failed COPY leaves no progress row")
+    q(conn, "DROP TABLE big")
     with open(srv.log_path, errors="replace") as f:
         log = f.read()
     check("major compaction of m started" in log and "major compaction of m finished" in log,
