@@ -246,6 +246,8 @@ static ty_datum f_checksum(ty_fcinfo *fc)
 {
 	sql_session *s = sess();
 	const cat_obj *o = storage_rel(s, (ty_oid)fc->args[0].i);
+	if (!s->superuser && o->rel.owner != s->user_oid)
+		ty_error(UTIL_E_INSUFFICIENT_PRIVILEGE, "must be owner of table %s", o->rel.name);
 	if (fc->exec)
 		sql_ops_scan_open(fc->exec, o); /* as-of reads: the retention check */
 	return checksum_storage(fc, o->rel.storage);

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "kv.h"
+#include "kv_fs.h"
 #include "kvt_util.h"
 
 /* ------------------------------------------------------------ helpers */
@@ -494,6 +495,56 @@ static void test_damage_and_move(void **state)
 	free(dir);
 }
 
+static bool stop_after_two(void *arg, const char *table, uint64_t cells, uint64_t bytes)
+{
+	(void)table;
+	(void)cells;
+	(void)bytes;
+	return ++*(int *)arg < 2;
+}
+
+static int count_files(void *arg, const char *name)
+{
+	(void)name;
+	(*(int *)arg)++;
+	return 0;
+}
+
+/* A progress callback that returns false stops a backup (which removes what
+ * it wrote) and a restore (which leaves no store). */
+static void test_stop(void **state)
+{
+	(void)state;
+	char *dir = kvt_tmpdir("bk-stop");
+	char src_dir[4096], b0[4096], dst[4096];
+	snprintf(src_dir, sizeof src_dir, "%s/src", dir);
+	snprintf(b0, sizeof b0, "%s/b0", dir);
+	snprintf(dst, sizeof dst, "%s/dst", dir);
+	kv_store *s = kvt_open(src_dir, NULL);
+	kv_table *t = make_table(s, "t", 0, 1);
+	kv_table *u = make_table(s, "u", 0, 1);
+	put(s, t, "a", "d", "x", "1");
+	put(s, u, "a", "d", "x", "1");
+	int calls = 0;
+	kv_backup_opts bo = {.progress = stop_after_two, .arg = &calls};
+	assert_int_equal(kv_backup(s, b0, &bo, NULL), KV_BUSY);
+	int n = 0;
+	kv_fs *fs = kv_fs_posix();
+	assert_int_equal(fs->list(fs, b0, count_files, &n), 0);
+	assert_int_equal(n, 0);
+	assert_int_equal(kv_backup(s, b0, NULL, NULL), KV_OK);
+	calls = 0;
+	kv_restore_opts ro = {.progress = stop_after_two, .arg = &calls};
+	assert_int_equal(kv_restore(b0, dst, &ro, NULL), KV_BUSY);
+	assert_int_not_equal(access(dst, F_OK), 0);
+	assert_int_equal(kv_restore(b0, dst, NULL, NULL), KV_OK);
+	kv_table_close(t);
+	kv_table_close(u);
+	kv_store_close(s);
+	kvt_rmdir(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -501,6 +552,7 @@ int main(void)
 	    cmocka_unit_test(test_incremental_chain),
 	    cmocka_unit_test(test_retention_rules),
 	    cmocka_unit_test(test_damage_and_move),
+	    cmocka_unit_test(test_stop),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

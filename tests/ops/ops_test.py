@@ -567,6 +567,16 @@ def test_monitor(ctx):
     q(conn, "SELECT 'slow-marker-42'")
     q(conn, "RESET log_min_duration_statement")
     q(conn, "SELECT 'quiet-marker-43'")
+    # More normalization: strings of every kind, comments, whitespace.
+    q(conn, "SELECT pg_stat_statements_reset()")
+    q(conn, "SELECT 'a' AS x, E'b\\'c' AS y, $$d$$ AS z -- comment")
+    q(conn, "SELECT   'zz' AS x, E'' AS y,\n $t$ e $t$ AS z /* another */")
+    q(conn, "SELECT 1 + 2.5e3 AS n")
+    q(conn, "SELECT 7 + .5 AS n")
+    rows = q(conn, "SELECT query, calls FROM pg_stat_statements WHERE query NOT LIKE '%pg_stat_statements%' "
+                   "ORDER BY query")
+    check(rows == [("SELECT $1 + $2 AS n", 2), ("SELECT $1 AS x, $2 AS y, $3 AS z", 2)],
+          f"normalized statements {rows}")
     with open(srv.log_path, errors="replace") as f:
         log = f.read()
     check("duration:" in log and "slow-marker-42" in log, "log_min_duration_statement = 0 logs the statement")
