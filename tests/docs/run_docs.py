@@ -10,7 +10,8 @@ DOCS below), against one fresh server:
 
 Paths /var/backups/strata and /var/lib/strata in any block stand for scratch
 directories. The configuration reference is checked too: every setting
-`strata --help` lists must appear in the document's table with its default.
+`strata --help` lists must appear in the document's table with its default,
+and docs/settings.md must be what tests/docs/gen_settings.py generates.
 Ends with "N passed, N failed" (one per block, plus the settings check).
 """
 import os
@@ -78,6 +79,16 @@ def main():
     else:
         passed += 1
         print("ok   every server setting is documented with its default")
+    p = subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "tests", "docs", "gen_settings.py"), "--check"],
+                       capture_output=True, text=True, timeout=300)
+    if p.returncode == 0:
+        passed += 1
+        print("ok   docs/settings.md lists every setting with its default")
+    else:
+        failed += 1
+        msg = (p.stdout + p.stderr).strip().splitlines()
+        print(f"FAIL docs/settings.md: {msg[-1] if msg else p.returncode}")
+        print(f"# docs: {msg[-1] if msg else 'gen_settings.py --check failed'}")
     for doc in sys.argv[1:] or DOCS:
         scratch = tempfile.mkdtemp(prefix="strata-docs.", dir=os.environ.get("STRATA_TMP", "/tmp"))
         subst = {"/var/backups/strata": os.path.join(scratch, "backups"),
