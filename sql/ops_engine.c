@@ -77,6 +77,11 @@ void sql_ops_engine_close(sql_engine *e)
 	while (util_map_next(&o->tables, &pos, NULL, NULL, &v))
 		free(v);
 	util_map_free(&o->tables);
+	while (o->progress) { /* only if a session was still running */
+		sql_progress *p = o->progress;
+		o->progress = p->next;
+		free(p);
+	}
 	if (o->lock_fd >= 0)
 		close(o->lock_fd); /* releases the flock */
 	pthread_mutex_destroy(&o->mu);
