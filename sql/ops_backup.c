@@ -196,7 +196,9 @@ static ty_datum f_backup(ty_fcinfo *fc)
 		ty_error(UTIL_E_IO_ERROR, "could not create directory \"%s\": %s", dir, strerror(errno));
 	c.p = sql_progress_begin(s, parent ? "incremental backup" : "backup", NULL, false);
 	kv_backup_info bi;
+	sql_ops_backup_begin(s->e); /* DROP TABLE keeps the storage until the copy is done */
 	kv_status st = kv_backup(s->e->kv, dir, &o, &bi);
+	sql_ops_backup_end(s->e);
 	if (st == KV_OK)
 		write_info(dir, &now);
 	sql_progress_update(c.p, "done", c.tables_done, c.tables_total,

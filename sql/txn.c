@@ -482,7 +482,7 @@ int sql_txn_commit(sql_txn *t, util_err *err)
 		cat_snap_release(before);
 	}
 	for (int i = 0; i < t->ndrop; i++)
-		kv_table_drop(e->kv, t->drop_after_commit[i]);
+		sql_ops_drop_storage(e, t->drop_after_commit[i]); /* deferred while a backup runs */
 done:
 	if (t->ddl) {
 		cat_txn_abort(t->ddl);

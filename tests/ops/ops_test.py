@@ -297,6 +297,38 @@ def test_backup(ctx):
     rc.close()
     r3.stop()
 
+    # A table dropped while a backup copies the store is in the backup (it
+    # existed at the backup's timestamp): its storage outlives the DROP
+    # until the copy is done.
+    q(conn, "CREATE TABLE bulk (id int PRIMARY KEY, pad text)")
+    q(conn, "INSERT INTO bulk SELECT g, repeat('p', 100) FROM generate_series(1, 60000) g")
+    q(conn, "CREATE TABLE doomed (id int PRIMARY KEY)")
+    q(conn, "INSERT INTO doomed SELECT g FROM generate_series(1, 100) g")
+    b14 = os.path.join(tmp, "b14")
+    res = {}
+
+    def backup():
+        c = connect(src)
+        res["row"] = q(c, "SELECT backup_ts FROM strata_backup(%s)", (b14,))[0]
+        c.close()
+    t = threading.Thread(target=backup)
+    t.start()
+    running = wait_until(lambda: q(conn, "SELECT phase FROM strata_progress WHERE operation = 'backup'") or
+                         (not t.is_alive() and [("finished",)]), "the backup to run")
+    check(running[0][0] != "finished", "the backup ran long enough to drop a table meanwhile")
+    q(conn, "DROP TABLE doomed")
+    t.join()
+    d14 = os.path.join(tmp, "r-doomed")
+    cli("restore", b14, "--data-dir", d14, "--quiet")
+    r14 = start_restored("ops-backup-doomed", d14)
+    ctx["servers"].append(r14)
+    rc = connect(r14)
+    check(q1(rc, "SELECT count(*) FROM doomed") == 100, "the table dropped during the backup is in it")
+    rc.close()
+    r14.stop()
+    check("doomed" not in user_tables(conn), "dropped on the source")
+    q(conn, "DROP TABLE bulk")
+
     # Errors.
     b13 = os.path.join(tmp, "b13")
     q(conn, "SET statement_timeout = 1")
