@@ -5,6 +5,7 @@
  * point in time, at moments between the backups; past-timestamp backups;
  * the retention rules; damaged and moved backups. States are compared as
  * every visible version of every cell of every table. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,6 +20,7 @@
 #include <unistd.h>
 
 #include "kv.h"
+#include "kv_fault.h"
 #include "kv_fs.h"
 #include "kvt_util.h"
 
@@ -545,6 +547,83 @@ static void test_stop(void **state)
 	free(dir);
 }
 
+/* I/O failures: a backup that cannot write fails cleanly, a crash at any
+ * point of a backup leaves either no manifest or a complete backup, and a
+ * restore that cannot read leaves nothing behind. */
+static void test_faults(void **state)
+{
+	(void)state;
+	char *dir = kvt_tmpdir("bk-fault");
+	char src_dir[4096], bk[4096], dst[4096];
+	snprintf(src_dir, sizeof src_dir, "%s/src", dir);
+	kv_store *s = kvt_open(src_dir, NULL);
+	kv_table *t = make_table(s, "t", 0, 1);
+	for (int i = 0; i < 2000; i++) {
+		char r[16], v[64];
+		snprintf(r, sizeof r, "r%05d", i);
+		snprintf(v, sizeof v, "v%d-%d", i, i * 7919);
+		put(s, t, r, "d", "a", v);
+	}
+	kv_fault_fs *ff = kv_fault_fs_new(kv_fs_posix());
+	kv_fs *fs = kv_fault_fs_get(ff);
+	/* ENOSPC at every point of the writes. */
+	int failures = 0;
+	for (uint64_t after = 0;; after++) {
+		snprintf(bk, sizeof bk, "%s/nospc%llu", dir, (unsigned long long)after);
+		kv_fault_set(ff, KV_FAULT_WRITE, ENOSPC, after, "/nospc");
+		kv_status st = kv_backup(s, bk, &(kv_backup_opts){.fs = fs}, NULL);
+		kv_fault_clear(ff);
+		if (st == KV_OK)
+			break;
+		assert_int_equal(st, KV_NO_SPACE);
+		char m[4200];
+		snprintf(m, sizeof m, "%s/BACKUP", bk);
+		assert_int_not_equal(access(m, F_OK), 0);
+		failures++;
+	}
+	assert_true(failures > 0);
+	/* A crash after n operations: no manifest, or a backup that verifies. */
+	int complete = 0, absent = 0;
+	for (uint64_t n = 0; n < 400; n += 7) {
+		snprintf(bk, sizeof bk, "%s/crash%llu", dir, (unsigned long long)n);
+		kv_fault_kill_after(ff, n);
+		kv_status st = kv_backup(s, bk, &(kv_backup_opts){.fs = fs}, NULL);
+		kv_fault_crash(ff, (unsigned)n, true);
+		kv_fault_revive(ff);
+		kv_backup_info bi;
+		kv_status vs = kv_backup_inspect(bk, true, NULL, &bi);
+		if (vs == KV_OK) {
+			complete++;
+			assert_int_equal(bi.tables, 1);
+		} else {
+			assert_int_equal(vs, KV_NOT_FOUND);
+			assert_int_not_equal(st, KV_OK);
+			absent++;
+		}
+	}
+	assert_true(complete > 0 && absent > 0);
+	/* Read errors during a restore. */
+	snprintf(bk, sizeof bk, "%s/good", dir);
+	assert_int_equal(kv_backup(s, bk, NULL, NULL), KV_OK);
+	snprintf(dst, sizeof dst, "%s/dst", dir);
+	kv_fault_set(ff, KV_FAULT_READ, EIO, 3, "/good/");
+	assert_int_equal(kv_restore(bk, dst, &(kv_restore_opts){.fs = fs}, NULL), KV_IO_ERROR);
+	kv_fault_clear(ff);
+	char partial[4200];
+	snprintf(partial, sizeof partial, "%s.partial", dst);
+	assert_int_not_equal(access(dst, F_OK), 0);
+	assert_int_not_equal(access(partial, F_OK), 0);
+	assert_int_equal(kv_restore(bk, dst, &(kv_restore_opts){.fs = fs}, NULL), KV_OK);
+	kv_store *d = reopen_restored(dst);
+	assert_same(s, kv_read_point(s), d);
+	kv_store_close(d);
+	kv_table_close(t);
+	kv_store_close(s);
+	kv_fault_fs_free(ff);
+	kvt_rmdir(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -553,6 +632,7 @@ int main(void)
 	    cmocka_unit_test(test_retention_rules),
 	    cmocka_unit_test(test_damage_and_move),
 	    cmocka_unit_test(test_stop),
+	    cmocka_unit_test(test_faults),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
