@@ -172,8 +172,7 @@ kv_status kv_backup(kv_store *s, const char *dir, const kv_backup_opts *opts, kv
 		if ((st = kv_snapshot_acquire(s, &T)))
 			goto fail;
 		pinned = true;
-	} else if (T > kv_read_point(s)) {
-		st = kv_fail(KV_INVALID, "backup timestamp %" PRIu64 " is in the future", T);
+	} else if ((st = kv_read_point_wait(s, T))) { /* KV_INVALID: in the future */
 		goto fail;
 	}
 	if (o.parent && parent.ts > T) {

@@ -135,6 +135,11 @@ void kv_store_close(kv_store *s);
 
 /* The newest timestamp below which all commits are complete. */
 kv_ts kv_read_point(kv_store *s);
+/* Makes the read point cover ts, a moment not after the wall clock
+ * (KV_INVALID if it is), waiting for commits in flight: reads at ts are then
+ * repeatable. An idle store's read point is its last commit's timestamp, so
+ * reads "as of" a recent moment call this first. (readpoint.c) */
+kv_status kv_read_point_wait(kv_store *s, kv_ts ts);
 
 /* Pins a snapshot for reads that span many statements (a transaction):
  * *ts receives the current read point, and compactions keep every version a

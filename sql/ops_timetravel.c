@@ -103,9 +103,16 @@ int sql_asof_check(sql_session *s, const char *in, util_buf *out, util_err *err)
 			     "strata.read_as_of must be after 1970-01-01");
 		return -1;
 	}
-	if ((kv_ts)a.unix_us > kv_read_point(s->e->kv)) {
+	/* An idle store's read point lags the clock: bring it up to the moment
+	 * (fails only for a moment in the future). */
+	kv_status st = kv_read_point_wait(s->e->kv, (kv_ts)a.unix_us);
+	if (st == KV_INVALID) {
 		util_err_set(err, UTIL_E_INVALID_PARAMETER_VALUE,
 			     "strata.read_as_of is in the future: \"%s\"", in);
+		return -1;
+	}
+	if (st != KV_OK) {
+		util_err_set(err, UTIL_E_IO_ERROR, "could not read as of \"%s\": %s", in, kv_errmsg());
 		return -1;
 	}
 	format_utc((kv_ts)a.unix_us, out);

@@ -624,6 +624,37 @@ static void test_faults(void **state)
 	free(dir);
 }
 
+/* kv_read_point_wait brings an idle store's read point up to a recent
+ * moment, so reads and backups as of it are exact; the future is refused. */
+static void test_read_point_wait(void **state)
+{
+	(void)state;
+	char *dir = kvt_tmpdir("bk-rp");
+	kv_store *s = kvt_open(dir, NULL);
+	kv_table *t = make_table(s, "t", 3600, 1);
+	put(s, t, "a", "d", "x", "1");
+	kv_ts last = kv_read_point(s);
+	usleep(20000);
+	kv_ts moment = (kv_ts)util_now_us() - 1000;
+	assert_true(kv_read_point(s) < moment);
+	assert_int_equal(kv_read_point_wait(s, moment), KV_OK);
+	assert_true(kv_read_point(s) >= moment);
+	assert_int_equal(kv_read_point_wait(s, last), KV_OK);
+	assert_int_equal(kv_read_point_wait(s, (kv_ts)util_now_us() + 60000000), KV_INVALID);
+	/* A backup as of that recent moment of an idle store. */
+	char bk[4096];
+	snprintf(bk, sizeof bk, "%s/bk", dir);
+	usleep(20000);
+	kv_backup_info bi;
+	assert_int_equal(kv_backup(s, bk, &(kv_backup_opts){.as_of = (kv_ts)util_now_us() - 1000}, &bi),
+			 KV_OK);
+	assert_int_equal(bi.cells, 1);
+	kv_table_close(t);
+	kv_store_close(s);
+	kvt_rmdir(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -633,6 +664,7 @@ int main(void)
 	    cmocka_unit_test(test_damage_and_move),
 	    cmocka_unit_test(test_stop),
 	    cmocka_unit_test(test_faults),
+	    cmocka_unit_test(test_read_point_wait),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -399,6 +399,10 @@ def test_timetravel(ctx):
     conn.commit()
     conn.autocommit = True
     check(q1(conn, "SELECT v FROM tt WHERE id = 1") == "uno", "after the transaction")
+    # A recent moment of an idle server (its read point is its last commit's).
+    time.sleep(1)
+    q(conn, "SET strata.read_as_of = '-100 milliseconds'")
+    check(q1(conn, "SELECT count(*) FROM tt") == 2, "a moment ago on an idle server")
     # Relative values.
     q(conn, "SET strata.read_as_of = '-30 minutes'")
     check(q1(conn, "SELECT count(*) FROM tt") == 0, "half an hour ago the table was empty")
