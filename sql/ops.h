@@ -118,6 +118,14 @@ void sql_ops_stmt_done(sql_session *s, const char *text, const sql_complete *c, 
 void sql_ops_exec_done(sql_exec *ex);
 /* Row-lock waits (txn_lock.c): what pg_stat_activity shows while waiting. */
 void sql_ops_set_wait(sql_session *s, const char *type, const char *event);
+/* pg_stat_activity (sysview_pgviews.c): the wait event of session o in
+ * state `state` (static strings, or NULL for none). */
+void sql_ops_wait_event(sql_session *o, const char *state, const char **type, const char **event);
+/* pg_stat_*_tables (sysview_pgviews.c): a table's counters since start. */
+typedef struct sql_table_counters {
+	int64_t seq_scan, seq_tup_read, idx_scan, idx_tup_fetch, n_tup_ins, n_tup_upd, n_tup_del;
+} sql_table_counters;
+void sql_ops_table_counters(sql_engine *e, cat_oid rel, sql_table_counters *out);
 
 /* Progress of long operations (strata_progress view, the log). */
 /* Starts reporting an operation of this session ("backup", "copy from",

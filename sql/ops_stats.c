@@ -27,6 +27,31 @@ void sql_ops_set_wait(sql_session *s, const char *type, const char *event)
 	atomic_store(&s->wait_event, event);
 }
 
+void sql_ops_wait_event(sql_session *o, const char *state, const char **type, const char **event)
+{
+	*type = atomic_load(&o->wait_event_type);
+	*event = atomic_load(&o->wait_event);
+	if (!*type && state && !strncmp(state, "idle", 4)) { /* waiting for its client, as PostgreSQL says */
+		*type = "Client";
+		*event = "ClientRead";
+	}
+}
+
+void sql_ops_table_counters(sql_engine *e, cat_oid rel, sql_table_counters *out)
+{
+	memset(out, 0, sizeof *out);
+	if (!e->ops)
+		return;
+	sql_table_stat *t = sql_ops_table_stat(e, rel);
+	out->seq_scan = (int64_t)atomic_load(&t->seq_scan);
+	out->seq_tup_read = (int64_t)atomic_load(&t->seq_tup_read);
+	out->idx_scan = (int64_t)atomic_load(&t->idx_scan);
+	out->idx_tup_fetch = (int64_t)atomic_load(&t->idx_tup_fetch);
+	out->n_tup_ins = (int64_t)atomic_load(&t->n_tup_ins);
+	out->n_tup_upd = (int64_t)atomic_load(&t->n_tup_upd);
+	out->n_tup_del = (int64_t)atomic_load(&t->n_tup_del);
+}
+
 /* ---------------------------------------------------------------- normalization */
 
 static bool ident_char(unsigned char c)

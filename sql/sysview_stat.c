@@ -1,8 +1,8 @@
 /*
- * sysview_stat.c — monitoring views (docs/operations.md, "Monitoring"):
- *   pg_stat_activity      sessions: query, state, wait events, pids
+ * sysview_stat.c — monitoring views (docs/operations.md, "Monitoring"); the
+ * counters behind pg_stat_activity's wait events and pg_stat_*_tables
+ * (sysview_pgviews.c) come from ops_stats.c:
  *   pg_stat_statements    per normalized statement: calls, rows, times
- *   pg_stat_user_tables   per table: scans, rows read and written
  *   strata_progress       long operations under way (backup, compaction)
  *   strata_tables         per table: storage options (policies) and size
  *   strata_kv_tables      every kv table of the store with its size
@@ -33,85 +33,6 @@
 static ty_datum tstz_us(int64_t unix_us)
 {
 	return unix_us ? ty_int(ty_ts_from_unix_us(unix_us)) : ty_null();
-}
-
-/* ---------------------------------------------------------------- pg_stat_activity */
-
-static const sql_syscol activity_cols[] = {
-    {"datid", O},
-    {"datname", N},
-    {"pid", I4},
-    {"leader_pid", I4},
-    {"usesysid", O},
-    {"usename", N},
-    {"application_name", T},
-    {"client_addr", T},
-    {"client_hostname", T},
-    {"client_port", I4},
-    {"backend_start", TS},
-    {"xact_start", TS},
-    {"query_start", TS},
-    {"state_change", TS},
-    {"wait_event_type", T},
-    {"wait_event", T},
-    {"state", T},
-    {"backend_xid", TY_XID},
-    {"backend_xmin", TY_XID},
-    {"query_id", I8},
-    {"query", T},
-    {"backend_type", T},
-};
-
-static void gen_activity(sql_session *s, cat_snap *cs, sql_sysrows *out)
-{
-	(void)cs;
-	sql_engine *e = s->e;
-	pthread_mutex_lock(&e->sessions_mu);
-	for (int i = 0; i < e->nsessions; i++) {
-		sql_session *t = e->sessions[i];
-		bool visible = s->superuser || t->user_oid == s->user_oid;
-		char state[32];
-		char *query;
-		int64_t qstart;
-		pthread_mutex_lock(&t->mu);
-		snprintf(state, sizeof state, "%s", t->state_desc);
-		query = ty_strdup(t->current_query ? t->current_query : "");
-		qstart = t->query_start_us;
-		pthread_mutex_unlock(&t->mu);
-		bool idle = !strcmp(state, "idle");
-		const char *wt = atomic_load(&t->wait_event_type), *we = atomic_load(&t->wait_event);
-		if (!wt &&
-		    !strncmp(state, "idle", 4)) { /* waiting for the client, as PostgreSQL reports it */
-			wt = "Client";
-			we = "ClientRead";
-		}
-		ty_datum v[22] = {
-		    sql_d_oid(t->db_oid),
-		    sql_d_name(t->database),
-		    ty_int(t->pid),
-		    ty_null(),
-		    sql_d_oid(t->user_oid),
-		    sql_d_name(t->user),
-		    ty_text(t->application_name),
-		    ty_null(),
-		    ty_null(),
-		    ty_null(),
-		    tstz_us(t->backend_start_us),
-		    visible && !idle ? tstz_us(t->xact_start_us) : ty_null(),
-		    visible ? tstz_us(qstart) : ty_null(),
-		    visible ? tstz_us(qstart) : ty_null(),
-		    visible && wt ? ty_text(wt) : ty_null(),
-		    visible && we ? ty_text(we) : ty_null(),
-		    visible ? ty_text(state) : ty_null(),
-		    ty_null(),
-		    ty_null(),
-		    ty_null(),
-		    ty_text(visible ? query : "<insufficient privilege>"),
-		    ty_text("client backend"),
-		};
-		sql_sysrows_add(out, v);
-	}
-	pthread_mutex_unlock(&e->sessions_mu);
 }
 
 /* ---------------------------------------------------------------- pg_stat_statements */
@@ -162,35 +83,6 @@ static void gen_statements(sql_session *s, cat_snap *cs, sql_sysrows *out)
 	pthread_mutex_unlock(&o->mu);
 }
 
-/* ---------------------------------------------------------------- pg_stat_user_tables */
-
-static const sql_syscol user_tables_cols[] = {
-    {"relid", O},
-    {"schemaname", N},
-    {"relname", N},
-    {"seq_scan", I8},
-    {"last_seq_scan", TS},
-    {"seq_tup_read", I8},
-    {"idx_scan", I8},
-    {"idx_tup_fetch", I8},
-    {"n_tup_ins", I8},
-    {"n_tup_upd", I8},
-    {"n_tup_del", I8},
-    {"n_tup_hot_upd", I8},
-    {"n_live_tup", I8},
-    {"n_dead_tup", I8},
-    {"n_mod_since_analyze", I8},
-    {"n_ins_since_vacuum", I8},
-    {"last_vacuum", TS},
-    {"last_autovacuum", TS},
-    {"last_analyze", TS},
-    {"last_autoanalyze", TS},
-    {"vacuum_count", I8},
-    {"autovacuum_count", I8},
-    {"analyze_count", I8},
-    {"autoanalyze_count", I8},
-};
-
 typedef struct gen_ctx {
 	sql_session *s;
 	cat_snap *cs;
@@ -201,52 +93,6 @@ static const char *schema_name(cat_snap *cs, cat_oid oid)
 {
 	const cat_obj *o = cat_get(cs, oid);
 	return o && o->kind == CAT_SCHEMA ? o->schema.name : "?";
-}
-
-static int user_table_row(void *arg, const cat_obj *o)
-{
-	gen_ctx *g = arg;
-	const cat_rel *r = &o->rel;
-	if (r->relkind != CAT_RELKIND_TABLE)
-		return 0;
-	sql_table_stat *t = sql_ops_table_stat(g->s->e, o->oid);
-	uint64_t ins = atomic_load(&t->n_tup_ins), upd = atomic_load(&t->n_tup_upd),
-		 del = atomic_load(&t->n_tup_del);
-	int64_t live = r->stats_rows ? (int64_t)r->stats_rows : (int64_t)ins - (int64_t)del;
-	ty_datum v[24] = {
-	    sql_d_oid(o->oid),
-	    sql_d_name(schema_name(g->cs, r->schema)),
-	    sql_d_name(r->name),
-	    ty_int((int64_t)atomic_load(&t->seq_scan)),
-	    tstz_us(atomic_load(&t->last_seq_scan_us)),
-	    ty_int((int64_t)atomic_load(&t->seq_tup_read)),
-	    ty_int((int64_t)atomic_load(&t->idx_scan)),
-	    ty_int((int64_t)atomic_load(&t->idx_tup_fetch)),
-	    ty_int((int64_t)ins),
-	    ty_int((int64_t)upd),
-	    ty_int((int64_t)del),
-	    ty_int(0),
-	    ty_int(live > 0 ? live : 0),
-	    ty_int(0),
-	    ty_int((int64_t)(ins + upd + del)),
-	    ty_int((int64_t)ins),
-	    ty_null(),
-	    ty_null(),
-	    ty_null(),
-	    ty_null(),
-	    ty_int(0),
-	    ty_int(0),
-	    ty_int(0),
-	    ty_int(0),
-	};
-	sql_sysrows_add(g->out, v);
-	return 0;
-}
-
-static void gen_user_tables(sql_session *s, cat_snap *cs, sql_sysrows *out)
-{
-	gen_ctx g = {s, cs, out};
-	cat_foreach(cs, CAT_REL, s->db_oid, user_table_row, &g);
 }
 
 /* ---------------------------------------------------------------- strata_progress */
@@ -585,23 +431,18 @@ static void gen_metrics(sql_session *s, cat_snap *cs, sql_sysrows *out)
 	       "seconds since the server started");
 }
 
-#define V(name, cols, gen)                                                                                   \
-	{                                                                                                    \
-		"pg_catalog", name, 0, (int)UTIL_ARRAY_LEN(cols), cols, gen                                  \
-	}
-
+/* OIDs from 8500: unassigned in PostgreSQL 15 (8000-9999 is its range for
+ * development) and below Strata's first user oid. */
 static const sql_sysview stat_views[] = {
-    V("pg_stat_activity", activity_cols, gen_activity),
-    V("pg_stat_statements", statements_cols, gen_statements),
-    V("pg_stat_user_tables", user_tables_cols, gen_user_tables),
-    V("strata_progress", progress_cols, gen_progress),
-    V("strata_tables", strata_tables_cols, gen_strata_tables),
-    V("strata_kv_tables", kv_tables_cols, gen_kv_tables),
-    V("strata_files", files_cols, gen_files),
-    V("strata_compactions", compactions_cols, gen_compactions),
-    V("strata_cache", cache_cols, gen_cache),
-    V("strata_wal", wal_cols, gen_wal),
-    V("strata_metrics", metrics_cols, gen_metrics),
+    SQL_SYSVIEW("pg_catalog", "pg_stat_statements", 8500, 'v', statements_cols, gen_statements),
+    SQL_SYSVIEW("pg_catalog", "strata_progress", 8501, 'v', progress_cols, gen_progress),
+    SQL_SYSVIEW("pg_catalog", "strata_tables", 8502, 'v', strata_tables_cols, gen_strata_tables),
+    SQL_SYSVIEW("pg_catalog", "strata_kv_tables", 8503, 'v', kv_tables_cols, gen_kv_tables),
+    SQL_SYSVIEW("pg_catalog", "strata_files", 8504, 'v', files_cols, gen_files),
+    SQL_SYSVIEW("pg_catalog", "strata_compactions", 8505, 'v', compactions_cols, gen_compactions),
+    SQL_SYSVIEW("pg_catalog", "strata_cache", 8506, 'v', cache_cols, gen_cache),
+    SQL_SYSVIEW("pg_catalog", "strata_wal", 8507, 'v', wal_cols, gen_wal),
+    SQL_SYSVIEW("pg_catalog", "strata_metrics", 8508, 'v', metrics_cols, gen_metrics),
 };
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
