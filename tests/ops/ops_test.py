@@ -440,6 +440,9 @@ def test_policies(ctx):
                   "retention FROM strata_tables WHERE relname = 'pol'")[0]
     check(row == (3, 1, 86400, True, "zstd:9", "rowcol", 8192, 0), f"strata_tables {row}")
     check(q1(conn, "SELECT retention FROM strata_tables WHERE relname = 'pg_class'") is None, "no storage, no row")
+    d = subprocess.run(["psql", "-X", "-c", "\\d+ pol"], env=srv.env(), capture_output=True, text=True, timeout=60)
+    check("Options: versions=3, ttl=86400, min_versions=1, keep_deleted_cells=true, compression=zstd:9, "
+          "bloom_filter=rowcol, block_size=8192, retention=0" in d.stdout, f"psql \\d+ pol: {d.stdout}{d.stderr}")
     expect_error(conn, "CREATE TABLE bad (id int) WITH (versions = 0)", "22023")
     expect_error(conn, "CREATE TABLE bad (id int) WITH (compression = 'lz4')", "22023")
     # ALTER TABLE ... SET / RESET reach the store at commit, not on rollback
