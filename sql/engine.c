@@ -51,6 +51,8 @@ int sql_engine_open(const sql_engine_opts *o, sql_engine **out, util_err *err)
 
 	if (util_mkdir_p(e->data_dir, err) != 0)
 		goto fail;
+	if (sql_ops_lock_data_dir(e, err) != 0) /* before anything opens the store */
+		goto fail;
 	char path[1200];
 	snprintf(path, sizeof path, "%s/store", e->data_dir);
 	kv_store_opts ko;

@@ -75,9 +75,12 @@ void sql_sysviews_stat_init(void);
 
 /* ---------------------------------------------------------------- engine hooks */
 
-/* sql_engine_open, once the store and catalog are open: locks the data
- * directory, creates the ops state, applies table policies to the store,
- * registers the ops functions and views. Returns -1 with err. */
+/* sql_engine_open, before the store is opened: creates the ops state and
+ * locks the data directory (a second server or an offline tool on it would
+ * corrupt the store). Returns -1 with err (55006 when it is in use). */
+int sql_ops_lock_data_dir(sql_engine *e, util_err *err);
+/* sql_engine_open, once the store and catalog are open: applies table
+ * policies to the store, registers the ops functions and views. */
 int sql_ops_engine_open(sql_engine *e, util_err *err);
 /* sql_engine_close, before the store closes. Safe on a partly opened engine. */
 void sql_ops_engine_close(sql_engine *e);

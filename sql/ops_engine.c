@@ -46,17 +46,21 @@ static int lock_data_dir(sql_engine *e, util_err *err)
 	return 0;
 }
 
-int sql_ops_engine_open(sql_engine *e, util_err *err)
+int sql_ops_lock_data_dir(sql_engine *e, util_err *err)
 {
-	sql_ops_register_functions();
-	sql_sysviews_stat_init();
 	struct sql_ops *o = util_xcalloc(1, sizeof *o);
 	o->lock_fd = -1;
 	pthread_mutex_init(&o->mu, NULL);
 	o->stats_reset_us = util_now_us();
 	e->ops = o;
-	if (lock_data_dir(e, err) != 0)
-		return -1;
+	return lock_data_dir(e, err);
+}
+
+int sql_ops_engine_open(sql_engine *e, util_err *err)
+{
+	(void)err;
+	sql_ops_register_functions();
+	sql_sysviews_stat_init();
 	sql_policy_sync(e, NULL);
 	return 0;
 }
