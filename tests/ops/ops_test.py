@@ -226,10 +226,15 @@ def test_backup(ctx):
     # Full restore equals the source as of the backup timestamp.
     d0 = os.path.join(tmp, "r0")
     cli("restore", b0, "--data-dir", d0, "--quiet")
-    r0 = start_restored("ops-backup-r0", d0)
+    r0 = start_restored("ops-backup-r0", d0, ["--log-min-duration-statement", "0"])
     ctx["servers"].append(r0)
     rc = connect(r0)
     assert_restored_equals(conn, t0, rc, ["accounts", "events", "log"])
+    # The server-wide log_min_duration_statement is every session's default.
+    check(q1(rc, "SHOW log_min_duration_statement") == "0", "server default of log_min_duration_statement")
+    q(rc, "SELECT 'server-wide-marker'")
+    with open(r0.log_path, errors="replace") as f:
+        check("server-wide-marker" in f.read(), "statements logged with --log-min-duration-statement 0")
     # The restored server works: writes, and its sequence goes on from there.
     q(rc, "INSERT INTO events (kind, payload) VALUES ('after', 'restore')")
     nid = q1(rc, "SELECT max(id) FROM events")
