@@ -219,6 +219,11 @@ kv_status kv_backup(kv_store *s, const char *dir, const kv_backup_opts *opts, kv
 			snprintf(rec->file, sizeof rec->file, "%06d.cells", m.ntables);
 			rec->full = !m.incremental || !bk_manifest_find(&parent, ns.v[i]) ||
 				    (o.force_full && o.force_full(o.arg, ns.v[i]));
+			/* A table whose retention window no longer reaches the
+			 * parent may have lost delete markers since: copy it whole. */
+			int64_t now0 = util_now_us();
+			for (int k = 0; k < nfam && !rec->full; k++)
+				rec->full = parent.ts < retention_bound(&fams[k], now0);
 			rec->from = rec->full ? T : parent.ts;
 			rec->nfam = nfam;
 			rec->fams = util_xcalloc((size_t)nfam, sizeof(kv_family_opts));
@@ -244,8 +249,8 @@ kv_status kv_backup(kv_store *s, const char *dir, const kv_backup_opts *opts, kv
 			if (!rec->full && parent.ts < b)
 				st = kv_fail(
 				    KV_INVALID,
-				    "the parent backup is older than the retention window of kv table %s "
-				    "(retention %" PRId64 " s): take a full backup",
+				    "the parent backup fell out of the retention window of kv table %s "
+				    "(retention %" PRId64 " s) during the backup: take a full backup",
 				    rec->name, rec->fams[k].retention_seconds);
 			else if (!pinned && T < b)
 				st = kv_fail(

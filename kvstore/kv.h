@@ -473,9 +473,10 @@ typedef struct kv_backup_opts {
 	 * past T, which must stay within every family's retention_seconds
 	 * until the backup ends (KV_INVALID otherwise). */
 	kv_ts as_of;
-	/* Incremental: the previous backup's directory (NULL = full). Every
-	 * family's retention must cover the parent's T (a compaction may have
-	 * dropped delete markers older than that), else KV_INVALID. */
+	/* Incremental: the previous backup's directory (NULL = full). A table
+	 * whose retention window does not reach back to the parent's T (a
+	 * compaction may have dropped delete markers since) is copied whole;
+	 * KV_INVALID if the window passes the parent's T during the backup. */
 	const char *parent;
 	/* Incremental: tables to copy whole anyway (e.g. an index whose
 	 * backfill writes cells with old timestamps). NULL = none. */

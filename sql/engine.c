@@ -82,6 +82,7 @@ int sql_engine_open(const sql_engine_opts *o, sql_engine **out, util_err *err)
 	}
 	if (sql_ops_engine_open(e, err) != 0)
 		goto fail;
+	e->autoanalyze = sql_autoanalyze_start(e);
 	*out = e;
 	return 0;
 fail:
@@ -93,6 +94,7 @@ void sql_engine_close(sql_engine *e)
 {
 	if (!e)
 		return;
+	sql_autoanalyze_stop(e->autoanalyze);
 	sql_ops_engine_close(e);
 	if (e->seq_tbl)
 		kv_table_close(e->seq_tbl);

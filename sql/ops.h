@@ -95,7 +95,8 @@ void sql_ops_session_open(sql_session *s);
 void sql_policy_family_opts(sql_engine *e, cat_snap *cs, const cat_obj *rel, const char *name,
 			    kv_family_opts *out);
 /* After a DDL commit published a new catalog snapshot: brings the kv family
- * options of relations that changed since `before` (NULL = all) in line. */
+ * options of relations that changed since `before` (NULL = all) in line,
+ * and gives the store's own tables the default retention. */
 void sql_policy_sync(sql_engine *e, cat_snap *before);
 
 /* ---------------------------------------------------------------- time travel */

@@ -192,6 +192,9 @@ static ty_datum f_backup(ty_fcinfo *fc)
 	o.force_full = force_full;
 	o.progress = on_progress;
 	o.arg = &c;
+	cat_snap *now_cs = cat_current(s->e->cat);
+	sql_policy_sync(s->e, now_cs); /* kv tables created since by other modules: default retention */
+	cat_snap_release(now_cs);
 	if (mkdir(dir, 0700) != 0 && errno != EEXIST)
 		ty_error(UTIL_E_IO_ERROR, "could not create directory \"%s\": %s", dir, strerror(errno));
 	c.p = sql_progress_begin(s, parent ? "incremental backup" : "backup", NULL, false);

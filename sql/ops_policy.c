@@ -15,8 +15,9 @@
  *                                          server's history_retention)
  *
  * The catalog is the source of truth: after every DDL commit the storages
- * of relations that changed are brought in line, and at startup all of them
- * (and the store's own tables, which get the default retention).
+ * of relations that changed are brought in line, at startup all of them;
+ * then and before every backup the store's own tables (catalog, sequences,
+ * statistics) get the default retention.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -146,8 +147,9 @@ void sql_policy_sync(sql_engine *e, cat_snap *before)
 {
 	sync_ctx c = {e, cat_current(e->cat), before, UTIL_MAP_INIT};
 	cat_foreach(c.cs, CAT_REL, 0, sync_rel, &c);
-	if (!before)
-		kv_table_list(e->kv, sync_unowned, &c);
+	/* The store's own tables (catalog, sequences, statistics, created
+	 * lazily by other modules) get the default retention. */
+	kv_table_list(e->kv, sync_unowned, &c);
 	util_map_free(&c.owned);
 	cat_snap_release(c.cs);
 }

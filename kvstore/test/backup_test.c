@@ -400,9 +400,24 @@ static void test_retention_rules(void **state)
 	char b2[4096];
 	snprintf(b2, sizeof b2, "%s/b2", dir);
 	put(s, t, "c", "d", "x", "4");
-	assert_int_equal(kv_backup(s, b2, &(kv_backup_opts){.parent = b1}, NULL), KV_INVALID);
-	assert_non_null(strstr(kv_errmsg(), "full backup"));
-	assert_int_equal(access(b2, F_OK) == 0 ? 0 : -1, 0); /* directory kept, emptied */
+	put(s, u, "a", "d", "x", "3");
+	/* noret's window does not reach back to b1: copied whole; kept: a delta. */
+	kv_backup_info i2;
+	assert_int_equal(kv_backup(s, b2, &(kv_backup_opts){.parent = b1}, &i2), KV_OK);
+	char mpath[4200], mtext[8192];
+	snprintf(mpath, sizeof mpath, "%s/BACKUP", b2);
+	FILE *mf = fopen(mpath, "r");
+	assert_non_null(mf);
+	size_t ml = fread(mtext, 1, sizeof mtext - 1, mf);
+	mtext[ml] = '\0';
+	fclose(mf);
+	assert_non_null(strstr(mtext, "table noret 000002.cells full "));
+	assert_non_null(strstr(mtext, "table kept 000001.cells delta "));
+	snprintf(dst, sizeof dst, "%s/dst2", dir);
+	assert_int_equal(kv_restore(b2, dst, NULL, NULL), KV_OK);
+	kv_store *d2 = reopen_restored(dst);
+	assert_same(s, i2.ts, d2);
+	kv_store_close(d2);
 	/* ... and a restore before the history of a table without retention fails. */
 	snprintf(dst, sizeof dst, "%s/dst1", dir);
 	kv_backup_info i1;
@@ -411,7 +426,9 @@ static void test_retention_rules(void **state)
 	assert_non_null(strstr(kv_errmsg(), "older than the history"));
 	assert_int_not_equal(access(dst, F_OK), 0);
 	/* A future timestamp is refused; a non-empty directory too. */
-	assert_int_equal(kv_backup(s, b2, &(kv_backup_opts){.as_of = kv_read_point(s) + 60000000}, NULL),
+	char b3[4096];
+	snprintf(b3, sizeof b3, "%s/b3", dir);
+	assert_int_equal(kv_backup(s, b3, &(kv_backup_opts){.as_of = kv_read_point(s) + 60000000}, NULL),
 			 KV_INVALID);
 	assert_int_equal(kv_backup(s, b0, NULL, NULL), KV_EXISTS);
 	kv_table_close(t);
