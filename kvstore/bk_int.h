@@ -1,5 +1,5 @@
 /*
- * bk_int.h — private to the backup files (bk_file.c, backup.c, restore.c):
+ * bk_int.h — private to the backup files (bk_manifest.c, bk_cells.c, backup.c, restore.c):
  * the backup manifest and the cell files of a backup directory. The format
  * is written down in docs/backup-format.md.
  *
