@@ -135,6 +135,11 @@ void kv_store_close(kv_store *s);
 
 /* The newest timestamp below which all commits are complete. */
 kv_ts kv_read_point(kv_store *s);
+/* Makes the read point cover ts, a moment not after the wall clock
+ * (KV_INVALID if it is), waiting for commits in flight: reads at ts are then
+ * repeatable. An idle store's read point is its last commit's timestamp, so
+ * reads "as of" a recent moment call this first. (readpoint.c) */
+kv_status kv_read_point_wait(kv_store *s, kv_ts ts);
 
 /* Pins a snapshot for reads that span many statements (a transaction):
  * *ts receives the current read point, and compactions keep every version a
@@ -428,8 +433,90 @@ typedef struct kv_store_stats {
 kv_status kv_table_get_stats(kv_table *t, kv_table_stats *out);
 void kv_store_get_stats(kv_store *s, kv_store_stats *out);
 
+/* Inspection (inspect.c), for monitoring views. */
+typedef struct kv_file_info {
+	char family[32];
+	uint64_t number;         /* the file is <number>.sst in the store directory */
+	uint64_t size, entries, deletes;
+	kv_ts min_ts, max_ts;
+} kv_file_info;
+/* The table's sorted files, per family newest first. *out is allocated
+ * (caller frees with free()); *n may be 0. */
+kv_status kv_table_files(kv_table *t, kv_file_info **out, int *n);
+
+typedef struct kv_table_activity {
+	bool flush_queued;      /* a flush is waiting or running */
+	bool compacting;        /* a compaction is running */
+	int frozen_memstores;   /* memstores waiting to be flushed */
+	kv_ts flushed_ts;       /* every commit at or below is in sorted files */
+} kv_table_activity;
+void kv_table_get_activity(kv_table *t, kv_table_activity *out);
+
 /* Verifies every checksum of every file and log segment; reports each
  * problem through fn (may be NULL). KV_CORRUPTION if any. */
 kv_status kv_store_verify(kv_store *s, void (*fn)(void *arg, const char *problem), void *arg);
+
+/* ---------------------------------------------------------------- backups */
+
+/*
+ * Backups (backup.c, restore.c; format in docs/backup-format.md). A backup
+ * is a directory holding every kv table's cells as of one timestamp T,
+ * taken while writes continue: a full backup copies every cell the store
+ * keeps with ts <= T (old versions and delete markers included), an
+ * incremental one the cells with ts in (parent's T, T]. Both are logical
+ * copies made with raw scans and restored with explicit-timestamp batches,
+ * so reads of the restored store at any timestamp in [history_from, T]
+ * equal the source's. Built on the public API only (any backend).
+ */
+typedef struct kv_backup_opts {
+	/* 0 = now: T is a pinned snapshot of the current read point. Else a
+	 * past T, which must stay within every family's retention_seconds
+	 * until the backup ends (KV_INVALID otherwise). */
+	kv_ts as_of;
+	/* Incremental: the previous backup's directory (NULL = full). A table
+	 * whose retention window does not reach back to the parent's T (a
+	 * compaction may have dropped delete markers since) is copied whole;
+	 * KV_INVALID if the window passes the parent's T during the backup. */
+	const char *parent;
+	/* Incremental: tables to copy whole anyway (e.g. an index whose
+	 * backfill writes cells with old timestamps). NULL = none. */
+	bool (*force_full)(void *arg, const char *table);
+	/* Called as tables are copied (bytes written so far for the table);
+	 * returning false stops the backup with KV_BUSY. NULL = none. */
+	bool (*progress)(void *arg, const char *table, uint64_t cells, uint64_t bytes);
+	void *arg;
+	kv_fs *fs; /* NULL = POSIX */
+} kv_backup_opts;
+
+typedef struct kv_backup_info {
+	char id[33];          /* 32 hex digits */
+	bool incremental;
+	char parent_id[33];   /* "" for a full backup */
+	kv_ts ts;             /* consistent as of this timestamp */
+	kv_ts since;          /* incremental: covers (since, ts] */
+	kv_ts history_from;   /* restores as of [history_from, ts] are exact */
+	int64_t created_us;   /* wall clock when the backup finished */
+	uint64_t tables, cells, bytes;
+} kv_backup_info;
+
+/* Writes a backup of s into dir (created; must be absent or empty). */
+kv_status kv_backup(kv_store *s, const char *dir, const kv_backup_opts *o, kv_backup_info *out);
+/* Reads a backup's manifest; with verify, also every cell file (checksums,
+ * counts). KV_CORRUPTION on damage. fs NULL = POSIX. */
+kv_status kv_backup_inspect(const char *dir, bool verify, kv_fs *fs, kv_backup_info *out);
+
+typedef struct kv_restore_opts {
+	kv_ts as_of; /* 0 = the backup's T; else a point in [history_from, T] */
+	/* As kv_backup_opts.progress (cells loaded so far for the table). */
+	bool (*progress)(void *arg, const char *table, uint64_t cells, uint64_t bytes);
+	void *arg;
+	kv_fs *fs; /* NULL = POSIX */
+} kv_restore_opts;
+
+/* Restores the backup in dir (an incremental one with its chain of
+ * parents, found by id at their recorded paths or beside dir) into a new
+ * store at store_dir, which must not exist. The store appears there only
+ * when complete. *out describes the restored point (ts = as_of). */
+kv_status kv_restore(const char *dir, const char *store_dir, const kv_restore_opts *o, kv_backup_info *out);
 
 #endif /* STRATA_KV_H */

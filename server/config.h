@@ -27,6 +27,8 @@ typedef struct srv_config {
 	long long work_mem_kb;
 	long long block_cache_mb;
 	bool sync_commit;
+	long long history_retention_s;
+	int log_min_duration_ms;
 } srv_config;
 
 void srv_config_default(srv_config *c);

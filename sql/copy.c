@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ops.h"
 #include "sql_int.h"
 
 static const char *str_of(pnode *n) { return n && n->node_case == PG_QUERY__NODE__NODE_STRING ? n->string->sval : NULL; }
@@ -585,6 +586,7 @@ static void copy_from(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o,
 	ty_datum *vals = ty_alloc(sizeof(ty_datum) * (size_t)(r->ncols + 1));
 	util_arena *rowa = util_arena_new(16 * 1024, 0);
 	util_arena *saved = ty_get_arena();
+	sql_progress *prog = sql_progress_begin(s, "copy from", r->name, true); /* strata_progress */
 	TY_TRY(tc)
 	{
 		bool first = true;
@@ -651,8 +653,10 @@ static void copy_from(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o,
 			}
 			TY_END(tr);
 			n++;
-			if ((n & 1023) == 0)
+			if ((n & 1023) == 0) {
 				ty_check_interrupts();
+				sql_progress_update(prog, "loading", n, 0, 0);
+			}
 		}
 		/* Drain the rest of the client's data after the end marker. */
 		if (!ci.file)
@@ -695,6 +699,7 @@ static void copy_from(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o,
 		ty_throw(&err);
 	}
 	TY_END(tc);
+	sql_progress_end(prog);
 	ty_set_arena(saved);
 	if (ci.file)
 		fclose(ci.file);

@@ -6,6 +6,7 @@
  */
 #include <string.h>
 
+#include "ops.h"
 #include "sql_int.h"
 
 sql_batch *sql_batch_new(util_arena *a, int ncols, int cap)
@@ -146,6 +147,7 @@ void sql_exec_close(sql_exec *ex)
 {
 	if (!ex)
 		return;
+	sql_ops_exec_done(ex);
 	for (int i = 0; i < ex->pl->nnodes; i++)
 		if (ex->ops[i])
 			close_op(ex->ops[i]);

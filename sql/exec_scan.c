@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "array.h"
+#include "ops.h"
 #include "sql_int.h"
 #include "ty_strings.h"
 
@@ -428,6 +429,7 @@ static void scan_open(sql_op *op)
 	if (!o)
 		ty_error(UTIL_E_UNDEFINED_TABLE, "relation with OID %u does not exist", p->scan.reloid);
 	st->rel = &o->rel;
+	sql_ops_scan_open(ex, o);
 	kv_status s = kv_table_open(ex->s->e->kv, o->rel.storage, &st->kv);
 	if (s != KV_OK)
 		sql_kv_error(s, "opening a table");

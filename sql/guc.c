@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ops.h"
 #include "sql_int.h"
 
 struct sql_guc_value {
@@ -274,7 +275,7 @@ static const sql_guc gucs[] = {
 	 "Sets the maximum allowed duration of any wait for a lock.", NULL, 0, 2147483647, NULL, assign_lock_timeout},
 	{"log_min_duration_statement", GUC_INT, "-1", "ms", false, false, "Reporting and Logging / When to Log",
 	 "Sets the minimum execution time above which all statements will be logged.", NULL, -1, 2147483647, NULL,
-	 NULL},
+	 sql_ops_assign_log_min_duration},
 	{"maintenance_work_mem", GUC_INT, "65536", "kB", false, false, "Resource Usage / Memory",
 	 "Sets the maximum memory to be used for maintenance operations.", NULL, 1024, 2147483647, NULL, NULL},
 	G("max_connections", GUC_INT, "200", NULL, false, true, "Connections and Authentication / Connection Settings",
@@ -323,7 +324,7 @@ static const sql_guc gucs[] = {
 	 "Sets the maximum allowed duration of any statement.", NULL, 0, 2147483647, NULL, assign_stmt_timeout},
 	{"strata.read_as_of", GUC_STRING, "", NULL, false, false, "Strata",
 	 "Reads see the database as of this timestamp (read-only transactions; within the retention window).", NULL,
-	 0, 0, NULL, NULL},
+	 0, 0, sql_asof_check, sql_asof_assign},
 	{"synchronize_seqscans", GUC_BOOL, "on", NULL, false, false,
 	 "Version and Platform Compatibility / Previous PostgreSQL Versions", "Enable synchronized sequential scans.", NULL,
 	 0, 0, NULL, NULL},

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ops.h"
 #include "sql_int.h"
 
 static _Thread_local sql_session *cur_session;
@@ -20,6 +21,11 @@ void sql_check_interrupts(sql_session *s)
 		return;
 	if (atomic_load_explicit(&s->cancel, memory_order_relaxed)) {
 		atomic_store(&s->cancel, false);
+		if (atomic_load(&s->terminate)) { /* pg_terminate_backend: the wire closes on FATAL */
+			ty_errstart(UTIL_E_ADMIN_SHUTDOWN, "terminating connection due to administrator command")->severity =
+			    UTIL_SEV_FATAL;
+			ty_errthrow();
+		}
 		ty_error(UTIL_E_QUERY_CANCELED, "canceling statement due to user request");
 	}
 	if (s->deadline_us && util_mono_us() >= s->deadline_us) {
@@ -110,6 +116,7 @@ int sql_session_open(sql_engine *e, const sql_startup *st, const sql_client *cl,
 
 	enter(s);
 	sql_guc_init_session(s);
+	sql_ops_session_open(s);
 	for (int i = 0; i < st->nparams; i++) {
 		const char *n = st->names[i];
 		if (!strcmp(n, "user") || !strcmp(n, "database") || !strcmp(n, "replication") || !strcmp(n, "options"))
@@ -213,6 +220,8 @@ void sql_session_report_params(sql_session *s, void (*fn)(void *arg, const char 
 
 int32_t sql_session_pid(sql_session *s) { return s->pid; }
 int32_t sql_session_secret(sql_session *s) { return s->secret; }
+
+bool sql_session_terminating(sql_session *s) { return atomic_load(&s->terminate); }
 
 char sql_session_txn_status(sql_session *s)
 {

@@ -54,6 +54,7 @@ struct sql_engine {
 	util_map locks;           /* (table oid, row key) -> lock */
 	struct sql_autoanalyze *autoanalyze; /* background ANALYZE after big loads */
 	int64_t start_time_us;
+	struct sql_ops *ops;      /* operations state: statistics, progress, data-dir lock (ops.h) */
 };
 
 /* ---------------------------------------------------------------- settings */
@@ -146,6 +147,11 @@ struct sql_session {
 	int next_cursor;             /* <unnamed portal N> */
 	pthread_mutex_t mu;          /* guards current_query/state for other threads */
 	util_buf rowbuf;             /* DataRow body being built (reused) */
+	/* operations (ops.h) */
+	kv_ts as_of_ts;              /* strata.read_as_of (0 = off) */
+	int64_t log_min_duration_ms; /* log_min_duration_statement (-1 = off) */
+	_Atomic(const char *) wait_event_type, wait_event; /* static strings or NULL */
+	atomic_bool terminate;       /* pg_terminate_backend() asked this session to end */
 };
 
 /* Throws 57014 if the session was cancelled or its statement timed out. */

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ops.h"
 #include "sql_int.h"
 
 /* ---------------------------------------------------------------- cached plans */
@@ -565,6 +566,7 @@ int sql_stmt_run(sql_session *s, sql_prepared *ps, sql_portal_s *portal, sql_des
 		c->empty = true;
 		return 0;
 	}
+	int64_t start_us = util_now_us();
 	TY_TRY(tc)
 	{
 		run(s, ps, portal, dest, max_rows, c);
@@ -573,6 +575,7 @@ int sql_stmt_run(sql_session *s, sql_prepared *ps, sql_portal_s *portal, sql_des
 	{
 		TY_END(tc);
 		memcpy(err, ty_err(), sizeof *err);
+		sql_ops_stmt_done(s, ps->text, c, start_us, err);
 		if (portal && portal->ex) {
 			util_err ignore;
 			ty_protect((void (*)(void *))sql_exec_close, portal->ex, &ignore);
@@ -589,6 +592,7 @@ int sql_stmt_run(sql_session *s, sql_prepared *ps, sql_portal_s *portal, sql_des
 	}
 	TY_END(tc);
 	s->deadline_us = 0;
+	sql_ops_stmt_done(s, ps->text, c, start_us, NULL);
 	return 0;
 }
 

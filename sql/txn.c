@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ops.h"
 #include "sql_int.h"
 
 sql_txn *sql_txn_begin(sql_session *s, sql_isolation iso, bool read_only, bool explicit_block)
@@ -42,6 +43,10 @@ static kv_ts new_snapshot(sql_txn *t)
 void sql_txn_stmt_begin(sql_txn *t)
 {
 	t->cid++;
+	if (t->s->as_of_ts) { /* strata.read_as_of: time travel, read-only */
+		sql_asof_stmt_begin(t);
+		return;
+	}
 	if (t->iso == SQL_READ_COMMITTED) {
 		t->stmt_ts = new_snapshot(t);
 		return;
@@ -608,8 +613,11 @@ int sql_txn_commit(sql_txn *t, util_err *err)
 		goto abort;
 	}
 	if (t->ddl) {
+		cat_snap *before = cat_current(e->cat);
 		cat_txn_publish(t->ddl);
 		t->ddl = NULL;
+		sql_policy_sync(e, before); /* table options -> kv family options */
+		cat_snap_release(before);
 	}
 	/* Big loads: statistics refreshed in the background. */
 	{
@@ -633,7 +641,7 @@ int sql_txn_commit(sql_txn *t, util_err *err)
 		bool used = sql_ilv_storage_in_use(now, t->drop_after_commit[i]);
 		cat_snap_release(now);
 		if (!used)
-			kv_table_drop(e->kv, t->drop_after_commit[i]);
+			sql_ops_drop_storage(e, t->drop_after_commit[i]); /* deferred while a backup runs */
 	}
 done:
 	if (t->ddl) {
