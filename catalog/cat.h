@@ -327,6 +327,10 @@ bool cat_txn_dirty(const cat_txn *t);
 cat_obj *cat_obj_new(cat_kind kind, cat_oid oid, cat_oid database);
 /* A deep copy to edit (caller owns until cat_txn_put). */
 cat_obj *cat_obj_copy(const cat_obj *o);
+/* Whether two versions of an object define the same thing: equal but for
+ * what ANALYZE and index builds record as they go (row estimates, backfill
+ * progress), which do not change how a statement reads or writes it. */
+bool cat_obj_same_definition(const cat_obj *a, const cat_obj *b);
 /* Frees an object that was never put. */
 void cat_obj_free(cat_obj *o);
 /* Allocates in an object's arena (strings and arrays of the object). */

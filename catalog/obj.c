@@ -159,3 +159,30 @@ const char *cat_rel_option(const cat_rel *r, const char *name)
 			return r->opts[i].value;
 	return NULL;
 }
+
+bool cat_obj_same_definition(const cat_obj *a, const cat_obj *b)
+{
+	if (a == b)
+		return true;
+	if (!a || !b || a->kind != b->kind)
+		return false;
+	/* A shallow copy of b with a's bookkeeping encodes to a's bytes exactly
+	 * when nothing else differs. */
+	cat_obj t = *b;
+	cat_index_info ii;
+	if (t.kind == CAT_REL) {
+		t.rel.stats_rows = a->rel.stats_rows;
+		if (t.rel.index && a->rel.index) {
+			ii = *t.rel.index;
+			ii.backfill_progress = a->rel.index->backfill_progress;
+			t.rel.index = &ii;
+		}
+	}
+	util_buf ea = UTIL_BUF_INIT, eb = UTIL_BUF_INIT;
+	cat_obj_encode(a, &ea);
+	cat_obj_encode(&t, &eb);
+	bool same = ea.len == eb.len && !memcmp(ea.data, eb.data, ea.len);
+	util_buf_free(&ea);
+	util_buf_free(&eb);
+	return same;
+}

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "datetime.h"
@@ -124,7 +125,29 @@ typedef struct backup_ctx {
 	building full; /* storages to copy whole */
 	char table[256];
 	uint64_t tables_done, tables_total, bytes_done, bytes_table;
+	uint64_t max_rate;	/* bytes per second, 0: unlimited (strata.backup_max_rate) */
+	uint64_t started_us;
 } backup_ctx;
+
+static bool stopped(sql_session *s)
+{
+	return atomic_load(&s->cancel) || (s->deadline_us && util_mono_us() >= s->deadline_us);
+}
+
+/* Keeps a backup under strata.backup_max_rate, so that copying a large
+ * store does not starve the foreground of disk bandwidth: sleeps until the
+ * bytes copied so far are due, in short slices that notice a cancel. */
+static void throttle(backup_ctx *c, uint64_t total)
+{
+	if (!c->max_rate)
+		return;
+	uint64_t due = c->started_us + total * 1000000 / c->max_rate;
+	for (uint64_t now = util_mono_us(); now < due && !stopped(c->s); now = util_mono_us()) {
+		uint64_t us = due - now < 20000 ? due - now : 20000;
+		struct timespec ts = {0, (long)us * 1000};
+		nanosleep(&ts, NULL);
+	}
+}
 
 static bool force_full(void *arg, const char *table)
 {
@@ -147,7 +170,8 @@ static bool on_progress(void *arg, const char *table, uint64_t cells, uint64_t b
 	char phase[300];
 	snprintf(phase, sizeof phase, "copying %s", table);
 	sql_progress_update(c->p, phase, c->tables_done, c->tables_total, c->bytes_done + c->bytes_table);
-	return !atomic_load(&c->s->cancel) && !(c->s->deadline_us && util_mono_us() >= c->s->deadline_us);
+	throttle(c, c->bytes_done + c->bytes_table);
+	return !stopped(c->s);
 }
 
 static int count_table(void *arg, const char *name)
@@ -174,6 +198,8 @@ static ty_datum f_backup(ty_fcinfo *fc)
 	backup_ctx c;
 	memset(&c, 0, sizeof c);
 	c.s = s;
+	c.max_rate = strtoull(sql_guc_get(s, "strata.backup_max_rate"), NULL, 10) * 1024;
+	c.started_us = util_mono_us();
 	cat_snap *cs = cat_current(s->e->cat);
 	cat_foreach(cs, CAT_REL, 0, note_building, &c.full);
 	cat_snap_release(cs);

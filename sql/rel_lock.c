@@ -12,7 +12,8 @@
  *
  * A statement planned before a DDL committed finds the relation changed
  * once it holds the lock: it fails with 40001 (PostgreSQL would plan it
- * again) rather than read a storage that is gone.
+ * again) rather than read a storage that is gone. A new row estimate from
+ * (auto-)ANALYZE is no such change.
  */
 #include "sql_int.h"
 
@@ -38,7 +39,7 @@ void sql_rel_check_current(sql_session *s, cat_snap *cs, const cat_oid *rels, in
 	cat_snap *cur = cat_current(s->e->cat);
 	for (int i = 0; i < n; i++) {
 		const cat_obj *a = cat_get(cs, rels[i]), *b = cat_get(cur, rels[i]);
-		if (a != b) {
+		if (!cat_obj_same_definition(a, b)) {
 			const char *name = a ? a->rel.name : b ? b->rel.name : "?";
 			cat_snap_release(cur);
 			util_err *e = ty_errstart(

@@ -314,6 +314,8 @@ def test_backup(ctx):
 
     def backup():
         c = connect(src)
+        # Throttled (about 3 s for the ~6 MB of bulk) so that the DROP lands mid-copy.
+        q(c, "SET strata.backup_max_rate = '2MB'")
         res["row"] = q(c, "SELECT backup_ts FROM strata_backup(%s)", (b14,))[0]
         c.close()
     t = threading.Thread(target=backup)
