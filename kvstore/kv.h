@@ -123,6 +123,10 @@ typedef struct kv_store_opts {
 	kv_fs *fs;                     /* NULL = POSIX; borrowed, must outlive the store */
 	bool create_if_missing;
 	bool read_only;                /* open for inspection (tools); no writes, no compaction */
+	/* A batch whose mutations pass this many bytes in memory sorts them and
+	 * writes them to run files in the store directory, so its memory stays
+	 * bounded whatever its size; default 64 MiB, at most 256 MiB. */
+	size_t batch_spill_bytes;
 } kv_store_opts;
 
 void kv_store_opts_default(kv_store_opts *o);
@@ -191,13 +195,17 @@ const char *kv_table_name(kv_table *t);
 /* ---------------------------------------------------------------- writes */
 
 /* A batch of mutations over any rows and tables of one store, committed
- * atomically at one timestamp with one log record. The batch copies every
- * byte passed to it. Caller frees with kv_batch_free(). */
+ * atomically at one timestamp, of any size. The batch copies every byte
+ * passed to it. Beyond kv_store_opts.batch_spill_bytes it sorts its
+ * mutations and spills them to run files in the store directory, so a
+ * batch of many gigabytes (a bulk load) holds little memory; a spill error
+ * (no space, I/O) makes the commit fail with that status. Caller frees
+ * with kv_batch_free(), before the store is closed. */
 kv_batch *kv_batch_new(void);
 void kv_batch_free(kv_batch *b);
 void kv_batch_clear(kv_batch *b);
-size_t kv_batch_count(const kv_batch *b);     /* mutations */
-size_t kv_batch_byte_size(const kv_batch *b); /* approximate */
+size_t kv_batch_count(const kv_batch *b);     /* mutations (spilled ones included) */
+size_t kv_batch_byte_size(const kv_batch *b); /* approximate, spilled bytes included */
 
 /* ts = KV_TS_LATEST: the commit timestamp. An explicit ts (backfills,
  * tests, reserve_ts protocols) is kept as given. */
@@ -238,9 +246,12 @@ typedef struct kv_write_opts {
 } kv_write_opts;
 
 /* Commits the batch: one commit timestamp (returned in *commit_ts if not
- * NULL), one log record, durable per the store's durability when it
- * returns; visible to readers once every earlier timestamp is complete.
- * An empty batch succeeds without a timestamp. opts may be NULL. */
+ * NULL), durable per the store's durability when it returns; visible to
+ * readers once every earlier timestamp is complete, never in part. A batch
+ * that did not spill is one log record; a spilled batch becomes sorted
+ * files added to its tables by one manifest edit (always durable, see
+ * docs/kvstore.md, "Large commits") and is empty after a successful
+ * commit. An empty batch succeeds without a timestamp. opts may be NULL. */
 kv_status kv_commit(kv_store *s, kv_batch *b, const kv_write_opts *opts, kv_ts *commit_ts);
 /* Like kv_commit, but KV_CONFLICT if any row written by the batch (or added
  * with kv_batch_check_row) has a committed cell newer than read_ts:

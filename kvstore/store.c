@@ -474,6 +474,10 @@ static kv_status load_state(kv_store *s, man_state *m)
 		atomic_init(&f->refs, 1);
 		f->s = s;
 		pthread_mutex_init(&f->open_mu, NULL);
+		/* A file's seq is a commit timestamp (ingested) or at most one:
+		 * the clock restarts above it so every listed file is readable. */
+		if (mf->seq > m->last_ts)
+			m->last_ts = mf->seq;
 		f->m = *mf;
 		mf->smallest = mf->largest = NULL;
 		kv_version *nv = version_edit(t->v, &f, 1, NULL, 0);
