@@ -40,6 +40,8 @@ static const setting settings[] = {
 	L("work_mem_kb", work_mem_kb, "4096", "memory per sort/hash operator before spilling, in kB"),
 	L("block_cache_mb", block_cache_mb, "256", "block cache size, in MB"),
 	B("sync_commit", sync_commit, "on", "fsync the log before acknowledging a commit"),
+	L("memstore_flush_kb", memstore_flush_kb, "0", "tests: flush a table's memstore at this size in kB (0 = 64 MB)"),
+	L("wal_segment_kb", wal_segment_kb, "0", "tests: start a new log segment at this size in kB (0 = 64 MB)"),
 };
 
 static const setting *find(const char *name)

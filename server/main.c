@@ -125,6 +125,8 @@ int main(int argc, char **argv)
 	eo.work_mem = (size_t)cfg.work_mem_kb * 1024;
 	eo.block_cache_bytes = (size_t)cfg.block_cache_mb << 20;
 	eo.sync_commit = cfg.sync_commit;
+	eo.memstore_flush_bytes = (size_t)cfg.memstore_flush_kb * 1024;
+	eo.wal_segment_bytes = (size_t)cfg.wal_segment_kb * 1024;
 	sql_engine *engine;
 	if (sql_engine_open(&eo, &engine, &err) != 0) {
 		fprintf(stderr, "strata: could not open data directory \"%s\": %s\n", cfg.data_dir, err.message);

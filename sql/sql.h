@@ -33,6 +33,13 @@ typedef struct sql_engine_opts {
 	size_t work_mem;         /* default per-operator memory budget, bytes */
 	size_t block_cache_bytes;
 	bool sync_commit;        /* fsync before acknowledging commits (default true) */
+	/* Test knobs (0/NULL = the store's defaults): small memstores and log
+	 * segments make crash tests go through flushes, compactions and segment
+	 * switches; fs runs the store on another file system (kvstore/kv_fault.h
+	 * in fault-injection tests), borrowed, must outlive the engine. */
+	size_t memstore_flush_bytes;
+	size_t wal_segment_bytes;
+	struct kv_fs *fs;
 } sql_engine_opts;
 
 void sql_engine_opts_default(sql_engine_opts *o);
