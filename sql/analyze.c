@@ -1072,7 +1072,8 @@ static void gs_add(gsets *g, const int *items, int len)
 		memcpy(nl, g->lens, sizeof(int) * (size_t)g->n);
 	}
 	ns[g->n] = ty_alloc(sizeof(int) * (size_t)(len ? len : 1));
-	memcpy(ns[g->n], items, sizeof(int) * (size_t)len);
+	if (len) /* the empty set () may come with items == NULL */
+		memcpy(ns[g->n], items, sizeof(int) * (size_t)len);
 	nl[g->n] = len;
 	g->sets = ns;
 	g->lens = nl;

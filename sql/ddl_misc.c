@@ -572,12 +572,13 @@ void sql_ddl_rename(sql_session *s, PgQuery__RenameStmt *st)
 		const cat_obj *o = must_rel(s, cs, st->relation, st->missing_ok);
 		if (!o)
 			return;
+		/* Checked on the original: an error after cat_obj_copy() would leak the copy. */
+		if (!cat_column_by_name(&o->rel, st->subname))
+			ty_error(UTIL_E_UNDEFINED_COLUMN, "column \"%s\" does not exist", st->subname);
+		if (cat_column_by_name(&o->rel, st->newname))
+			ty_error(UTIL_E_DUPLICATE_COLUMN, "column \"%s\" of relation \"%s\" already exists", st->newname, o->rel.name);
 		cat_obj *c = cat_obj_copy(o);
 		cat_column *col = (cat_column *)cat_column_by_name(&c->rel, st->subname);
-		if (!col)
-			ty_error(UTIL_E_UNDEFINED_COLUMN, "column \"%s\" does not exist", st->subname);
-		if (cat_column_by_name(&c->rel, st->newname))
-			ty_error(UTIL_E_DUPLICATE_COLUMN, "column \"%s\" of relation \"%s\" already exists", st->newname, o->rel.name);
 		snprintf(col->name, sizeof col->name, "%s", st->newname);
 		cat_txn_put(ct, c);
 		return;
@@ -586,10 +587,10 @@ void sql_ddl_rename(sql_session *s, PgQuery__RenameStmt *st)
 		const cat_obj *o = must_rel(s, cs, st->relation, st->missing_ok);
 		if (!o)
 			return;
+		if (!cat_constraint_by_name(&o->rel, st->subname))
+			ty_error(UTIL_E_UNDEFINED_OBJECT, "constraint \"%s\" for table \"%s\" does not exist", st->subname, o->rel.name);
 		cat_obj *c = cat_obj_copy(o);
 		cat_constraint *k = (cat_constraint *)cat_constraint_by_name(&c->rel, st->subname);
-		if (!k)
-			ty_error(UTIL_E_UNDEFINED_OBJECT, "constraint \"%s\" for table \"%s\" does not exist", st->subname, o->rel.name);
 		snprintf(k->name, sizeof k->name, "%s", st->newname);
 		cat_txn_put(ct, c);
 		return;
