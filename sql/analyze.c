@@ -1435,6 +1435,7 @@ static void transform_locking(sql_actx *ax, sql_query *q, PgQuery__SelectStmt *s
 
 sql_query *sql_analyze_select(sql_actx *ax, PgQuery__SelectStmt *sel, sql_query *parent, sql_cte **ctes, int nctes)
 {
+	sql_check_stack_depth();
 	ty_check_interrupts();
 	if (sel->op != PG_QUERY__SET_OPERATION__SETOP_NONE)
 		return analyze_setop(ax, sel, parent, ctes, nctes);

@@ -65,6 +65,9 @@ static void parse_opts(PgQuery__CopyStmt *st, copy_opts *o)
 	for (size_t i = 0; i < st->n_options; i++) {
 		PgQuery__DefElem *d = st->options[i]->def_elem;
 		const char *n = d->defname;
+		for (size_t k = 0; k < i; k++)
+			if (!strcmp(st->options[k]->def_elem->defname, n))
+				ty_error(UTIL_E_SYNTAX_ERROR, "conflicting or redundant options");
 		if (!strcmp(n, "format")) {
 			const char *v = opt_str(d);
 			if (!strcmp(v, "text"))
@@ -568,6 +571,21 @@ static void copy_from(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o,
 		bool first = true;
 		while (read_line(&ci, o)) {
 			ci.lineno++;
+			/* As PostgreSQL: the whole line must be valid UTF-8 (22021)
+			 * before any field is looked at. */
+			if (ty_str_valid_utf8_prefix(ci.line.data ? ci.line.data : "", ci.line.len) != ci.line.len) {
+				TY_TRY(tu)
+				{
+					ty_str_verify_utf8(ci.line.data, ci.line.len);
+				}
+				TY_CATCH(tu)
+				{
+					TY_END(tu);
+					util_err_context(ty_err(), "COPY %s, line %lld", r->name, (long long)ci.lineno);
+					ty_errthrow();
+				}
+				TY_END(tu);
+			}
 			if (o->fmt == SQL_COPY_TEXT && ci.line.len == 2 && ci.line.data[0] == '\\' && ci.line.data[1] == '.')
 				break;
 			if (o->fmt == SQL_COPY_CSV && ci.line.len == 2 && ci.line.data[0] == '\\' && ci.line.data[1] == '.')

@@ -137,10 +137,22 @@ void sql_row_key(const cat_rel *r, const ty_datum *vals, util_buf *out)
 		util_buf_put_be64(out, new_rowid());
 		return;
 	}
+	size_t start = out->len;
 	for (int i = 0; i < r->npk; i++) {
 		const cat_column *c = cat_column_by_attnum(r, r->pk[i]);
 		ty_keycol kc = {c->type, r->pk_desc ? r->pk_desc[i] : false, false};
 		ty_key_encode(&kc, vals[r->pk[i] - 1], out);
+	}
+	/* The store's row keys are at most 32767 bytes (kv.h); PostgreSQL's
+	 * limit for a btree entry is smaller still (54000 as well). */
+	if (out->len - start > SQL_MAX_ROW_KEY) {
+		size_t n = out->len - start;
+		/* Callers keep the key in a heap buffer they free after this
+		 * returns: free it here, as the error unwinds past them (freeing
+		 * it again is harmless). */
+		util_buf_free(out);
+		ty_error(UTIL_E_PROGRAM_LIMIT_EXCEEDED, "index row size %zu exceeds maximum %d for index \"%s_pkey\"", n,
+			 SQL_MAX_ROW_KEY, r->name);
 	}
 }
 

@@ -967,7 +967,10 @@ typedef struct sql_tabledef {
 /* Opens (cached per statement) the kv table of a relation. */
 kv_table *sql_open_storage(sql_session *s, const char *storage);
 /* Encodes the primary key of a row (values indexed by attnum-1). */
+/* Appends the row key of a row; 54000 past SQL_MAX_ROW_KEY bytes (then
+ * *out is freed first: the error unwinds past the caller). */
 void sql_row_key(const cat_rel *r, const ty_datum *vals, util_buf *out);
+#define SQL_MAX_ROW_KEY 32000 /* below the store's 32767, leaving room for key successors */
 /* Encodes one column value for storage / decodes it (type-specific). */
 void sql_value_encode(ty_oid type, ty_datum v, util_buf *out);
 ty_datum sql_value_decode(ty_oid type, const uint8_t *p, size_t n);
@@ -1238,6 +1241,17 @@ const char *sql_sysview_name_by_oid(cat_oid oid);
 
 /* Mapping of kv failures to SQL errors. */
 UTIL_NORETURN void sql_kv_error(kv_status st, const char *what);
+
+/* stack.c: 54001 "stack depth limit exceeded" when the running thread's
+ * stack is nearly used up (call at the top of recursive functions), and the
+ * nesting bound applied to parse trees before they are unpacked. */
+void sql_check_stack_depth(void);
+/* Bytes of stack left before sql_check_stack_depth() fails. */
+size_t sql_stack_left(void);
+bool sql_protobuf_too_deep(const uint8_t *p, size_t n, int max_depth);
+/* Stack protobuf-c uses per level of nesting when unpacking (measured about
+ * 850 bytes), with room to spare. */
+#define SQL_PROTOBUF_LEVEL_STACK 1200
 
 /* The engine's session registry (engine.c). */
 void sql_engine_add_session(sql_engine *e, sql_session *s);

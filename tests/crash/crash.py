@@ -52,7 +52,7 @@ import time
 import psycopg2
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
-from strata_fixture import FixtureError, NoServerInTree, StrataServer, free_port, strata_bin  # noqa: E402
+from strata_fixture import SANITIZER_RE, FixtureError, NoServerInTree, StrataServer, free_port, strata_bin  # noqa: E402
 
 KEYS = 48            # keys per worker in `own`
 KEYSPACE = 1000      # worker w owns keys [w*KEYSPACE, w*KEYSPACE + KEYS)
@@ -295,6 +295,33 @@ class Loop:
             return False
         return True
 
+    def server_failed(self, cycle):
+        """A sanitizer report since the last look, or a server that exited on
+        its own, is a failure. A report is waited for to its end (a SIGKILL
+        in the middle would cut the stack trace off)."""
+        with open(self.srv.log_path, "rb") as f:
+            f.seek(self.log_pos)
+            new = f.read().decode(errors="replace")
+        report = SANITIZER_RE.search(new)
+        died = self.srv.proc.poll() is not None
+        if not report and not died:
+            self.log_pos += len(new.encode())
+            return False
+        try:
+            self.srv.proc.wait(timeout=120)
+        except subprocess.TimeoutExpired:
+            self.srv.proc.kill()
+            self.srv.proc.wait()
+        self.srv.proc = None
+        with open(self.srv.log_path, "rb") as f:
+            f.seek(self.log_pos)
+            new = f.read().decode(errors="replace")
+        m = SANITIZER_RE.search(new)
+        excerpt = new[max(0, m.start() - 200):m.start() + 3000] if m else new[-2000:]
+        self.failures.append(f"cycle {cycle}: the server {'reported' if m else 'died'} while running:\n{excerpt}")
+        self.srv.mark_failed()
+        return True
+
     def kill_during_recovery(self):
         """Starts the server on the data directory and SIGKILLs it while it recovers."""
         binary = strata_bin()
@@ -425,6 +452,7 @@ class Loop:
         elif not self.kv_tool:
             log("# crash: no strata-kv built: store verification skipped")
         self.setup()
+        self.log_pos = 0
         t0 = time.monotonic()
         passed = failed = 0
         cycle = 0
@@ -437,8 +465,13 @@ class Loop:
             for t in threads:
                 t.start()
             time.sleep(self.rng.uniform(0.05, a.max_run))
-            how = self.rng.random()
-            if how < 0.05:
+            if self.server_failed(cycle):
+                how = None  # it died by itself; the report is in the log
+            else:
+                how = self.rng.random()
+            if how is None:
+                pass
+            elif how < 0.05:
                 # clean stop: must exit 0 with everything acknowledged on disk
                 self.srv.proc.send_signal(signal.SIGTERM)
                 status = self.srv.proc.wait()
@@ -570,7 +603,7 @@ def main():
     if a.seed is None:
         a.seed = random.randrange(1, 10**9)
     a.cycles = a.cycles or (1000 if a.long else 1000000)
-    a.seconds = a.seconds or (6 * 3600 if a.long else 45)
+    a.seconds = a.seconds or (6 * 3600 if a.long else 35)
     a.workers = a.workers or (6 if a.long else 4)
     a.max_run = a.max_run or 1.5
     log(f"# crash: seed {a.seed} (CRASH_SEED={a.seed} replays the random choices)")
