@@ -7,14 +7,14 @@
 # timeout or out-of-memory. Findings are kept under $STRATA_LOGS/fuzz/.
 #
 # usage: fuzz/run.sh [--long] [--seconds S] [TARGET...]
-#   default  FUZZ_SECONDS (8) seconds per target (make test, suite "fuzz")
+#   default  FUZZ_SECONDS (6) seconds per target (make test, suite "fuzz")
 #   --long   3600 s per target (make fuzz)
 # New corpus entries go to a scratch copy, never into fuzz/corpus.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root" || exit 2
 case ${1:-} in -h | --help) sed -n '2,13p' "$0"; exit 0 ;; esac
-secs=${FUZZ_SECONDS:-8}
+secs=${FUZZ_SECONDS:-6}
 targets=()
 while (($#)); do
 	case $1 in

@@ -910,7 +910,17 @@ struct sql_exec {
 	bool analyze;             /* EXPLAIN ANALYZE timing */
 	int64_t max_mem;
 	util_arena *eval_arena;   /* scratch for expression evaluation, reset per batch */
+	util_mem_account mem;     /* memory of its sorts, hash tables ... (qmem.c) */
 };
+
+/* qmem.c: a statement's sorts, hash tables, aggregates, set operations and
+ * windows may use SQL_QUERY_MEM_FACTOR x work_mem together, then 53200.
+ * sql_exec_charge() charges an operator's arena to its execution (call it
+ * when creating the arena; the arena must be destroyed by the operator's
+ * close, before the execution ends). */
+#define SQL_QUERY_MEM_FACTOR 256
+size_t sql_query_mem_limit(const sql_session *s);
+void sql_exec_charge(sql_exec *ex, util_arena *a);
 
 sql_exec *sql_exec_new(sql_session *s, sql_planned *pl, util_arena *arena, ty_datum *params, int nparams);
 sql_op *sql_exec_node(sql_exec *ex, const sql_plan *p);
@@ -1040,6 +1050,8 @@ struct sql_txn {
 	struct sql_savepoint *savepoints; /* innermost first */
 	struct sql_undo *undo;    /* row states before changes, while savepoints exist */
 	kv_batch *bulk;           /* autocommit COPY: rows written straight into the commit batch */
+	kv_table **kvrefs;        /* a reference to each kv table the write buffer points to, */
+	int nkvrefs, kvrefs_cap;  /* so a concurrent DROP/TRUNCATE cannot free one (txn.c) */
 	size_t nundo, undo_cap;
 	int64_t start_us;
 	struct sql_readset *reads; /* SERIALIZABLE: key ranges read (txn_serial.c) */

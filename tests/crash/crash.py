@@ -603,7 +603,7 @@ def main():
     if a.seed is None:
         a.seed = random.randrange(1, 10**9)
     a.cycles = a.cycles or (1000 if a.long else 1000000)
-    a.seconds = a.seconds or (6 * 3600 if a.long else 35)
+    a.seconds = a.seconds or (6 * 3600 if a.long else 30)
     a.workers = a.workers or (6 if a.long else 4)
     a.max_run = a.max_run or 1.5
     log(f"# crash: seed {a.seed} (CRASH_SEED={a.seed} replays the random choices)")

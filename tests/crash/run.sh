@@ -4,7 +4,7 @@
 # store verification (strata-kv verify) and a full check after every restart.
 #
 # usage: tests/crash/run.sh [--long] [crash.py options...]
-#   default  ~40 s: the self-check, then 35 s of cycles (about 20), 4 workers (make test)
+#   default  ~35 s: the self-check, then 30 s of cycles (about 15), 4 workers (make test)
 #   --long   1000 cycles, 6 workers (make soak; ~40 min with the ASan build)
 # Set CRASH_SEED to replay a run's random choices (the seed is printed first).
 # Server: the fixture's (STRATA_BIN, STRATA_BUILD; not STRATA_TEST_PORT).
