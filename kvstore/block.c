@@ -155,7 +155,8 @@ static bool decode_next(blk_iter *it)
 		it->key = nk;
 		it->kcap = cap;
 	}
-	memcpy(it->key + shared, p, unshared);
+	if (unshared) /* an empty key before any was decoded: key is still NULL */
+		memcpy(it->key + shared, p, unshared);
 	it->klen = kl;
 	it->val = p + unshared;
 	it->vlen = vlen;

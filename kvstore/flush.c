@@ -196,6 +196,12 @@ static kv_status flush_one(kv_store *s, kv_table *t, kv_mem *m)
 		if (e)
 			st = kv_fail_errno(e, "fsync directory", s->path);
 	}
+	/* Once in the manifest the new files outlive the log. Without an fsync
+	 * per commit the log records of these commits may not be durable yet, and
+	 * a crash would keep this table's part of a batch and lose the other
+	 * tables' (a transaction half there): make the log durable first. */
+	if (!st && s->wal)
+		st = wal_sync(s->wal);
 	if (!st) {
 		util_buf ed = UTIL_BUF_INIT;
 		for (int i = 0; i < nf; i++) {

@@ -189,6 +189,9 @@ kv_status kv_table_families(kv_store *s, const char *name, kv_family_opts *out, 
  * (reads then return KV_NOT_FOUND). */
 kv_status kv_table_open(kv_store *s, const char *name, kv_table **out);
 void kv_table_close(kv_table *t);
+/* Takes another reference to an open table (a dropped table stays valid
+ * while one is held); release it with kv_table_close(). */
+void kv_table_ref(kv_table *t);
 kv_store *kv_table_store(kv_table *t);
 const char *kv_table_name(kv_table *t);
 

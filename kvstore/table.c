@@ -572,6 +572,11 @@ void kv_table_close(kv_table *t)
 	table_unref(t);
 }
 
+void kv_table_ref(kv_table *t)
+{
+	atomic_fetch_add(&t->refs, 1);
+}
+
 kv_store *kv_table_store(kv_table *t)
 {
 	return t->s;

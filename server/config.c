@@ -45,6 +45,8 @@ static const setting settings[] = {
 	  "seconds of history kept for time travel and incremental backups (a table's retention option overrides)"),
 	M("log_min_duration_statement", log_min_duration_ms, "-1",
 	  "log statements that run at least this many milliseconds (-1 = off, 0 = all)"),
+	L("memstore_flush_kb", memstore_flush_kb, "0", "tests: flush a table's memstore at this size in kB (0 = 64 MB)"),
+	L("wal_segment_kb", wal_segment_kb, "0", "tests: start a new log segment at this size in kB (0 = 64 MB)"),
 };
 
 static const setting *find(const char *name)

@@ -138,6 +138,8 @@ int main(int argc, char **argv)
 	eo.sync_commit = cfg.sync_commit;
 	eo.history_retention_s = cfg.history_retention_s;
 	eo.log_min_duration_ms = cfg.log_min_duration_ms;
+	eo.memstore_flush_bytes = (size_t)cfg.memstore_flush_kb * 1024;
+	eo.wal_segment_bytes = (size_t)cfg.wal_segment_kb * 1024;
 	sql_engine *engine;
 	if (sql_engine_open(&eo, &engine, &err) != 0) {
 		fprintf(stderr, "strata: could not open data directory \"%s\": %s\n", cfg.data_dir, err.message);

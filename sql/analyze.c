@@ -1080,7 +1080,8 @@ static void gs_add(gsets *g, const int *items, int len)
 		memcpy(nl, g->lens, sizeof(int) * (size_t)g->n);
 	}
 	ns[g->n] = ty_alloc(sizeof(int) * (size_t)(len ? len : 1));
-	memcpy(ns[g->n], items, sizeof(int) * (size_t)len);
+	if (len) /* the empty set () may come with items == NULL */
+		memcpy(ns[g->n], items, sizeof(int) * (size_t)len);
 	nl[g->n] = len;
 	g->sets = ns;
 	g->lens = nl;
@@ -1442,6 +1443,7 @@ static void transform_locking(sql_actx *ax, sql_query *q, PgQuery__SelectStmt *s
 
 sql_query *sql_analyze_select(sql_actx *ax, PgQuery__SelectStmt *sel, sql_query *parent, sql_cte **ctes, int nctes)
 {
+	sql_check_stack_depth();
 	ty_check_interrupts();
 	if (sel->op != PG_QUERY__SET_OPERATION__SETOP_NONE)
 		return analyze_setop(ax, sel, parent, ctes, nctes);

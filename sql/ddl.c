@@ -899,16 +899,32 @@ void sql_ddl_create_table(sql_session *s, PgQuery__CreateStmt *st, const char *t
 		ty_errthrow();
 	}
 	TY_END(tc);
-	if (!interleaved)
-		sql_create_storage(s, t, r->storage);
-	for (int i = 0; i < tb.nextra; i++) {
-		if (cat_rel_by_name(cs, schema, tb.extra[i]->rel.name))
-			ty_error(UTIL_E_DUPLICATE_TABLE, "relation \"%s\" already exists",
-				 tb.extra[i]->rel.name);
-		sql_priv_apply_default_acl(s, cs, tb.extra[i]);
-		cat_txn_put(ct, tb.extra[i]);
-		sql_seq_init_value(s, tb.extra[i]->oid, tb.extra[i]->rel.seq);
+	/* Objects not yet handed to the change set are freed if this fails
+	 * (e.g. the store refuses writes after a failed fsync). */
+	volatile int nput = 0;
+	TY_TRY(tc2)
+	{
+		if (!interleaved)
+			sql_create_storage(s, t, r->storage);
+		for (int i = 0; i < tb.nextra; i++) {
+			if (cat_rel_by_name(cs, schema, tb.extra[i]->rel.name))
+				ty_error(UTIL_E_DUPLICATE_TABLE, "relation \"%s\" already exists",
+					 tb.extra[i]->rel.name);
+			sql_priv_apply_default_acl(s, cs, tb.extra[i]);
+			cat_txn_put(ct, tb.extra[i]);
+			nput = i + 1;
+			sql_seq_init_value(s, tb.extra[i]->oid, tb.extra[i]->rel.seq);
+		}
 	}
+	TY_CATCH(tc2)
+	{
+		TY_END(tc2);
+		cat_obj_free(tb.o);
+		for (int i = nput; i < tb.nextra; i++)
+			cat_obj_free(tb.extra[i]);
+		ty_errthrow();
+	}
+	TY_END(tc2);
 	cat_oid table_oid = tb.o->oid;
 	sql_priv_apply_default_acl(s, cs, tb.o);
 	cat_txn_put(ct, tb.o);

@@ -61,6 +61,11 @@ int sql_engine_open(const sql_engine_opts *o, sql_engine **out, util_err *err)
 	ko.durability = o->sync_commit ? KV_SYNC_COMMIT : KV_SYNC_PERIODIC;
 	if (o->block_cache_bytes)
 		ko.block_cache_bytes = o->block_cache_bytes;
+	if (o->memstore_flush_bytes)
+		ko.memstore_flush_bytes = o->memstore_flush_bytes;
+	if (o->wal_segment_bytes)
+		ko.wal_segment_bytes = o->wal_segment_bytes;
+	ko.fs = o->fs;
 	kv_status st = kv_store_open(path, &ko, &e->kv);
 	if (st != KV_OK) {
 		kv_err(err, st, "could not open the store");

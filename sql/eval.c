@@ -290,6 +290,7 @@ static ty_datum eval_session(sql_exec *ex, const sql_expr *e)
 
 static ty_datum eval(sql_exec *ex, const sql_expr *e, const ty_datum *row)
 {
+	sql_check_stack_depth();
 	switch (e->kind) {
 	case SQL_E_CONST:
 		return e->c;

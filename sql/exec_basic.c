@@ -664,6 +664,10 @@ static sql_batch *unique_next(sql_op *op)
 		for (int i = 0; i < in->n; i++) {
 			ty_datum *row = sql_batch_row(in, i);
 			if (p->unique.hashed) {
+				if (!st->seen.arena) {
+					st->seen.arena = util_arena_new(64 * 1024, 0);
+					sql_exec_charge(op->ex, st->seen.arena);
+				}
 				if (rs_add(&st->seen, p, row, nk, 0))
 					copy_row(b, row, p->ncols);
 				continue;

@@ -116,6 +116,7 @@ static void load(sql_op *op, sort_state *st)
 	}
 	if (!st->arena)
 		st->arena = util_arena_new(256 * 1024, SORT_MEM_BUDGET);
+	sql_exec_charge(op->ex, st->arena);
 	util_arena *old = ty_get_arena();
 	uint64_t seq = 0;
 	for (;;) {

@@ -153,18 +153,30 @@ void sql_row_key(const cat_rel *r, const ty_datum *vals, util_buf *out)
 		util_buf_put_be64(out, new_rowid());
 		return;
 	}
+	size_t start = out->len;
 	if (!r->ilv_depth) {
 		for (int i = 0; i < r->npk; i++)
 			put_key_col(r, i, vals, out);
-		return;
-	}
-	for (int l = 0; l <= r->ilv_depth; l++) {
-		if (l) {
-			util_buf_put_u8(out, SQL_ILV_SEP);
-			util_buf_put_be16(out, (uint16_t)r->ilv_path[2 * l - 1]);
+	} else {
+		for (int l = 0; l <= r->ilv_depth; l++) {
+			if (l) {
+				util_buf_put_u8(out, SQL_ILV_SEP);
+				util_buf_put_be16(out, (uint16_t)r->ilv_path[2 * l - 1]);
+			}
+			for (int i = level_start(r, l); i < level_end(r, l); i++)
+				put_key_col(r, i, vals, out);
 		}
-		for (int i = level_start(r, l); i < level_end(r, l); i++)
-			put_key_col(r, i, vals, out);
+	}
+	/* The store's row keys are at most 32767 bytes (kv.h); PostgreSQL's
+	 * limit for a btree entry is smaller still (54000 as well). */
+	if (out->len - start > SQL_MAX_ROW_KEY) {
+		size_t n = out->len - start;
+		/* Callers keep the key in a heap buffer they free after this
+		 * returns: free it here, as the error unwinds past them (freeing
+		 * it again is harmless). */
+		util_buf_free(out);
+		ty_error(UTIL_E_PROGRAM_LIMIT_EXCEEDED, "index row size %zu exceeds maximum %d for index \"%s_pkey\"", n,
+			 SQL_MAX_ROW_KEY, r->name);
 	}
 }
 

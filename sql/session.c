@@ -124,6 +124,7 @@ int sql_session_open(sql_engine *e, const sql_startup *st, const sql_client *cl,
 		if (sql_guc_set_startup(s, n, st->values[i], err) != 0) {
 			err->severity = UTIL_SEV_FATAL;
 			leave(s);
+			sql_guc_free_session(s);
 			goto fail;
 		}
 	}

@@ -37,6 +37,13 @@ typedef struct sql_engine_opts {
 	 * backups) unless a table's retention option says otherwise. */
 	int64_t history_retention_s; /* default 3600 */
 	int log_min_duration_ms;     /* default of log_min_duration_statement (-1 = off) */
+	/* Test knobs (0/NULL = the store's defaults): small memstores and log
+	 * segments make crash tests go through flushes, compactions and segment
+	 * switches; fs runs the store on another file system (kvstore/kv_fault.h
+	 * in fault-injection tests), borrowed, must outlive the engine. */
+	size_t memstore_flush_bytes;
+	size_t wal_segment_bytes;
+	struct kv_fs *fs;
 } sql_engine_opts;
 
 void sql_engine_opts_default(sql_engine_opts *o);

@@ -941,7 +941,17 @@ struct sql_exec {
 	bool analyze;             /* EXPLAIN ANALYZE timing */
 	int64_t max_mem;
 	util_arena *eval_arena;   /* scratch for expression evaluation, reset per batch */
+	util_mem_account mem;     /* memory of its sorts, hash tables ... (qmem.c) */
 };
+
+/* qmem.c: a statement's sorts, hash tables, aggregates, set operations and
+ * windows may use SQL_QUERY_MEM_FACTOR x work_mem together, then 53200.
+ * sql_exec_charge() charges an operator's arena to its execution (call it
+ * when creating the arena; the arena must be destroyed by the operator's
+ * close, before the execution ends). */
+#define SQL_QUERY_MEM_FACTOR 256
+size_t sql_query_mem_limit(const sql_session *s);
+void sql_exec_charge(sql_exec *ex, util_arena *a);
 
 sql_exec *sql_exec_new(sql_session *s, sql_planned *pl, util_arena *arena, ty_datum *params, int nparams);
 sql_op *sql_exec_node(sql_exec *ex, const sql_plan *p);
@@ -1002,7 +1012,10 @@ typedef struct sql_tabledef {
 /* Opens (cached per statement) the kv table of a relation. */
 kv_table *sql_open_storage(sql_session *s, const char *storage);
 /* Encodes the primary key of a row (values indexed by attnum-1). */
+/* Appends the row key of a row; 54000 past SQL_MAX_ROW_KEY bytes (then
+ * *out is freed first: the error unwinds past the caller). */
 void sql_row_key(const cat_rel *r, const ty_datum *vals, util_buf *out);
+#define SQL_MAX_ROW_KEY 32000 /* below the store's 32767, leaving room for key successors */
 /* Encodes one column value for storage / decodes it (type-specific). */
 void sql_value_encode(ty_oid type, ty_datum v, util_buf *out);
 ty_datum sql_value_decode(ty_oid type, const uint8_t *p, size_t n);
@@ -1127,6 +1140,8 @@ struct sql_txn {
 	struct sql_fk_txn *fk;    /* deferred foreign-key checks, SET CONSTRAINTS (fk.c) */
 	cat_oid bulk_table;       /* ... into this table */
 	size_t bulk_rows;
+	kv_table **kvrefs;        /* a reference to each kv table the write buffer points to, */
+	int nkvrefs, kvrefs_cap;  /* so a concurrent DROP/TRUNCATE cannot free one (txn.c) */
 	size_t nundo, undo_cap;
 	int64_t start_us;
 	struct sql_readset *reads; /* SERIALIZABLE: key ranges read (txn_serial.c) */
@@ -1396,6 +1411,17 @@ bool sql_synth_index_out(sql_session *s, cat_snap *cs, cat_oid oid, util_buf *ou
 
 /* Mapping of kv failures to SQL errors. */
 UTIL_NORETURN void sql_kv_error(kv_status st, const char *what);
+
+/* stack.c: 54001 "stack depth limit exceeded" when the running thread's
+ * stack is nearly used up (call at the top of recursive functions), and the
+ * nesting bound applied to parse trees before they are unpacked. */
+void sql_check_stack_depth(void);
+/* Bytes of stack left before sql_check_stack_depth() fails. */
+size_t sql_stack_left(void);
+bool sql_protobuf_too_deep(const uint8_t *p, size_t n, int max_depth);
+/* Stack protobuf-c uses per level of nesting when unpacking (measured about
+ * 850 bytes), with room to spare. */
+#define SQL_PROTOBUF_LEVEL_STACK 1200
 
 /* The engine's session registry (engine.c). */
 void sql_engine_add_session(sql_engine *e, sql_session *s);

@@ -111,8 +111,24 @@ typedef struct table_writes {
 	size_t n;
 } table_writes;
 
+/* The write buffer keeps kv table pointers until COMMIT, past the
+ * statement whose scan opened them: hold a reference to each. */
+static void hold_kv(sql_txn *t, kv_table *kv)
+{
+	for (int i = t->nkvrefs - 1; i >= 0; i--)
+		if (t->kvrefs[i] == kv)
+			return;
+	if (t->nkvrefs == t->kvrefs_cap) {
+		t->kvrefs_cap = t->kvrefs_cap ? t->kvrefs_cap * 2 : 8;
+		t->kvrefs = util_xrealloc(t->kvrefs, sizeof *t->kvrefs * (size_t)t->kvrefs_cap);
+	}
+	kv_table_ref(kv);
+	t->kvrefs[t->nkvrefs++] = kv;
+}
+
 static sql_wrow *new_wrow(sql_txn *t, const cat_obj *rel, kv_table *kv, const uint8_t *key, size_t klen)
 {
+	hold_kv(t, kv);
 	sql_wrow *w = util_arena_zalloc(t->arena, sizeof *w);
 	int ncols = rel->rel.ncols;
 	w->table = rel->oid;
@@ -390,6 +406,7 @@ void sql_txn_bulk_row(sql_txn *t, const cat_obj *rel, kv_table *kv, const uint8_
 {
 	if (!t->bulk)
 		t->bulk = kv_batch_new();
+	hold_kv(t, kv);
 	const cat_rel *r = &rel->rel;
 	util_buf *buf = &t->s->rowbuf;
 	size_t rl = r->ilv_depth ? sql_ilv_rowlen(r, key, klen) : klen;
@@ -495,6 +512,9 @@ static void txn_free(sql_txn *t)
 	free(t->undo);
 	if (t->bulk)
 		kv_batch_free(t->bulk);
+	for (int i = 0; i < t->nkvrefs; i++)
+		kv_table_close(t->kvrefs[i]);
+	free(t->kvrefs);
 	util_map_free(&t->writes);
 	util_map_free(&t->tables);
 	util_arena_destroy(t->arena);

@@ -481,8 +481,13 @@ void sql_exec_utility(sql_session *s, sql_prepared *ps, sql_dest *dest, sql_comp
 	case PG_QUERY__NODE__NODE_CHECK_POINT_STMT:
 		if (!s->superuser)
 			ty_error(UTIL_E_INSUFFICIENT_PRIVILEGE, "must be superuser to do CHECKPOINT");
-		kv_store_flush(s->e->kv);
+	{
+		/* A flush that fails (ENOSPC, EIO) fails the CHECKPOINT, as in PostgreSQL. */
+		kv_status fst = kv_store_flush(s->e->kv);
+		if (fst != KV_OK)
+			sql_kv_error(fst, "writing a checkpoint");
 		return;
+	}
 	case PG_QUERY__NODE__NODE_VACUUM_STMT:
 		vacuum(s, n->vacuum_stmt);
 		return;

@@ -36,7 +36,8 @@ static int dest_row(void *arg, const uint8_t *data, size_t len, int ncols)
 	p[0] = 'D';
 	util_put_be32(p + 1, (uint32_t)(4 + 2 + len));
 	util_put_be16(p + 5, (uint16_t)ncols);
-	memcpy(p + 7, data, len);
+	if (len) /* a row of no columns ("SELECT;") comes with data == NULL */
+		memcpy(p + 7, data, len);
 	b->len += 7 + len;
 	b->data[b->len] = '\0';
 	return maybe_flush(c);
