@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sql_index.h"
 #include "sql_int.h"
 
 static const char *str_of(pnode *n) { return n && n->node_case == PG_QUERY__NODE__NODE_STRING ? n->string->sval : NULL; }
@@ -359,6 +360,7 @@ typedef struct loader {
 	const cat_obj *rel;
 	kv_table *kv;
 	bool bulk;             /* write straight into the commit batch */
+	bool unique;           /* the table has unique indexes */
 	util_map keys;         /* keys loaded by this COPY (duplicate detection) */
 	util_arena *scratch;
 	sql_expr **defaults;   /* per column not listed */
@@ -452,6 +454,13 @@ static void load_row(loader *ld, ty_datum *vals, copy_in *ci)
 			dup_key(ld, vals, ci);
 		util_map_put(&ld->keys, k, kl, (void *)1);
 	}
+	if (ld->unique) {
+		/* Unique indexes (index_write.c): the row with its key. */
+		ty_datum *row = ty_alloc(sizeof(ty_datum) * (size_t)(r->ncols + 1));
+		memcpy(row, vals, sizeof(ty_datum) * (size_t)r->ncols);
+		row[r->ncols] = ty_bytes(k, kl);
+		sql_index_unique_check(ld->s, ld->rel, row, NULL, 0, false, NULL, NULL);
+	}
 	if (!ld->bulk) {
 		sql_txn_put_row(t, ld->rel, ld->kv, k, kl, vals, NULL, true, false);
 		return;
@@ -498,6 +507,7 @@ static void copy_from(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o,
 		sql_kv_error(kst, "opening a table");
 	/* Autocommit COPY writes directly into the commit batch. */
 	ld.bulk = s->txn_state == SQL_TXN_IDLE && !s->implicit_block;
+	ld.unique = sql_index_has_unique(s, rel);
 	/* Defaults of the columns not loaded. */
 	sql_pstate ps = {.text = ""};
 	ps.param_types = ty_alloc0(sizeof(ty_oid) * 8);

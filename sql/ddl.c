@@ -784,6 +784,8 @@ static int count_in_schema(void *arg, const cat_obj *o)
 
 static void drop_stmt(sql_session *s, PgQuery__DropStmt *st)
 {
+	if (st->concurrent && (s->txn_state != SQL_TXN_IDLE || s->implicit_block || s->txn->explicit_block))
+		ty_error(UTIL_E_ACTIVE_SQL_TRANSACTION, "DROP INDEX CONCURRENTLY cannot run inside a transaction block");
 	cat_txn *ct = sql_txn_ddl(s->txn);
 	drop_ctx dc = {s, ct, st->behavior == PG_QUERY__DROP_BEHAVIOR__DROP_CASCADE, UTIL_MAP_INIT};
 	char want = 0;
@@ -909,6 +911,7 @@ void sql_ddl_truncate(sql_session *s, PgQuery__TruncateStmt *st);
 void sql_ddl_comment(sql_session *s, PgQuery__CommentStmt *st);
 void sql_ddl_alter_sequence(sql_session *s, PgQuery__AlterSeqStmt *st);
 void sql_ddl_index(sql_session *s, PgQuery__IndexStmt *st, const char *text);
+void sql_ddl_reindex(sql_session *s, PgQuery__ReindexStmt *st);
 void sql_ddl_role(sql_session *s, pnode *stmt);
 void sql_ddl_database(sql_session *s, pnode *stmt);
 void sql_ddl_grant(sql_session *s, pnode *stmt);
@@ -983,8 +986,10 @@ void sql_exec_ddl(sql_session *s, pnode *n, const char *text, sql_complete *c)
 		sql_ddl_comment(s, n->comment_stmt);
 		break;
 	case PG_QUERY__NODE__NODE_INDEX_STMT:
-	case PG_QUERY__NODE__NODE_REINDEX_STMT:
 		sql_ddl_index(s, n->index_stmt, text);
+		break;
+	case PG_QUERY__NODE__NODE_REINDEX_STMT:
+		sql_ddl_reindex(s, n->reindex_stmt);
 		break;
 	case PG_QUERY__NODE__NODE_CREATE_ROLE_STMT:
 	case PG_QUERY__NODE__NODE_ALTER_ROLE_STMT:

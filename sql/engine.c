@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sql_index.h"
 #include "sql_int.h"
 
 #define SEQ_KV_TABLE "sys.sequences"
@@ -74,6 +75,7 @@ int sql_engine_open(const sql_engine_opts *o, sql_engine **out, util_err *err)
 		kv_err(err, st, "could not open sequences");
 		goto fail;
 	}
+	sql_index_engine_open(e);
 	*out = e;
 	return 0;
 fail:
@@ -85,6 +87,7 @@ void sql_engine_close(sql_engine *e)
 {
 	if (!e)
 		return;
+	sql_index_engine_close(e);
 	if (e->seq_tbl)
 		kv_table_close(e->seq_tbl);
 	cat_close(e->cat);

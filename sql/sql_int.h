@@ -51,6 +51,7 @@ struct sql_engine {
 	pthread_mutex_t locks_mu; /* the row lock manager (txn_locks.c) */
 	pthread_cond_t locks_cv;
 	util_map locks;           /* (table oid, row key) -> lock */
+	struct sql_index_engine *ix; /* secondary indexes: commit gate, GC filters, builds (index_engine.c) */
 	int64_t start_time_us;
 };
 
@@ -731,6 +732,7 @@ struct sql_plan {
 			cat_oid index_oid; /* INDEXSCAN */
 			bool index_only;
 			sql_expr **index_cond; /* INDEXSCAN: recheck after lookup */
+			const struct sql_ixscan *ixscan; /* INDEXSCAN: the index part (sql_index.h) */
 		} scan;
 		struct {
 			int nfuncs;
@@ -1024,6 +1026,7 @@ struct sql_txn {
 	struct sql_savepoint *savepoints; /* innermost first */
 	struct sql_undo *undo;    /* row states before changes, while savepoints exist */
 	kv_batch *bulk;           /* autocommit COPY: rows written straight into the commit batch */
+	struct sql_txn_ix *ix;    /* secondary indexes: unique-key claims, compiled sets (index_write.c) */
 	size_t nundo, undo_cap;
 	int64_t start_us;
 };

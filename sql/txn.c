@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sql_index.h"
 #include "sql_int.h"
 
 sql_txn *sql_txn_begin(sql_session *s, sql_isolation iso, bool read_only, bool explicit_block)
@@ -287,6 +288,7 @@ void sql_txn_bulk_row(sql_txn *t, const cat_obj *rel, kv_table *kv, const uint8_
 		kv_batch_put(t->bulk, kv, key, klen, SQL_FAMILY, q, 2, KV_TS_LATEST, buf->data, buf->len);
 	}
 	kv_batch_put(t->bulk, kv, key, klen, SQL_FAMILY, "", 0, KV_TS_LATEST, "", 0);
+	sql_index_bulk_row(t, rel, key, klen, vals);
 	t->nwrites++;
 }
 
@@ -328,6 +330,7 @@ static void write_row(sql_txn *t, kv_batch *b, const cat_snap *cs, sql_wrow *w, 
 static void txn_free(sql_txn *t)
 {
 	free(t->undo);
+	sql_txn_ix_free(t->ix);
 	if (t->bulk)
 		kv_batch_free(t->bulk);
 	util_map_free(&t->writes);
@@ -353,34 +356,67 @@ int sql_txn_commit(sql_txn *t, util_err *err)
 	kv_batch *b = t->bulk ? t->bulk : kv_batch_new();
 	t->bulk = NULL;
 	util_buf buf = UTIL_BUF_INIT;
-	cat_snap *cs = t->ddl ? cat_txn_snap(t->ddl) : t->s->cat;
-	size_t pos = 0;
-	void *v;
-	while (util_map_next(&t->writes, &pos, NULL, NULL, &v))
-		write_row(t, b, cs, v, &buf);
-	if (t->ddl)
-		cat_txn_write(t->ddl, b);
-	util_buf_free(&buf);
+	/* Index maintenance (index_write.c): holds the commit gate until the
+	 * batch is committed. */
+	sql_ixcommit *volatile ic = NULL;
 	kv_status st;
-	if (t->iso != SQL_READ_COMMITTED)
-		st = kv_commit_if(e->kv, b, t->snapshot_ts, NULL, NULL);
-	else
-		st = kv_commit(e->kv, b, NULL, NULL);
+	TY_TRY(tc)
+	{
+		ic = sql_index_commit_begin(t, b);
+		/* (after: finishing index builds changes the catalog) */
+		cat_snap *cs = t->ddl ? cat_txn_snap(t->ddl) : t->s->cat;
+		size_t pos = 0;
+		void *v;
+		while (util_map_next(&t->writes, &pos, NULL, NULL, &v)) {
+			write_row(t, b, cs, v, &buf);
+			sql_index_commit_row(ic, v);
+		}
+		if (t->ddl)
+			cat_txn_write(t->ddl, b);
+		if (ic)
+			st = sql_index_commit_finish(ic, b, t->iso != SQL_READ_COMMITTED, t->snapshot_ts);
+		else if (t->iso != SQL_READ_COMMITTED)
+			st = kv_commit_if(e->kv, b, t->snapshot_ts, NULL, NULL);
+		else
+			st = kv_commit(e->kv, b, NULL, NULL);
+	}
+	TY_CATCH(tc)
+	{
+		TY_END(tc);
+		sql_index_commit_end(ic);
+		util_buf_free(&buf);
+		kv_batch_free(b);
+		*err = *ty_err();
+		rc = -1;
+		goto abort;
+	}
+	TY_END(tc);
+	util_buf_free(&buf);
 	kv_batch_free(b);
 	if (st != KV_OK) {
 		if (st == KV_CONFLICT)
 			util_err_set(err, UTIL_E_T_R_SERIALIZATION_FAILURE,
 				     "could not serialize access due to concurrent update");
+		else if (st == KV_CHECK_FAILED)
+			util_err_set(err, UTIL_E_T_R_SERIALIZATION_FAILURE,
+				     "could not serialize access due to a concurrent change of a unique key");
 		else
 			util_err_set(err, st == KV_NO_SPACE ? UTIL_E_DISK_FULL : UTIL_E_IO_ERROR,
 				     "could not commit the transaction: %s", kv_errmsg());
+		sql_index_commit_end(ic);
 		rc = -1;
 		goto abort;
 	}
+	bool published = t->ddl != NULL;
 	if (t->ddl) {
 		cat_txn_publish(t->ddl);
 		t->ddl = NULL;
 	}
+	/* The gate is held until the new catalog is published: a commit that
+	 * starts later sees the indexes this one created. */
+	sql_index_commit_end(ic);
+	if (published)
+		sql_index_gc_refresh(e);
 	for (int i = 0; i < t->ndrop; i++)
 		kv_table_drop(e->kv, t->drop_after_commit[i]);
 done:
