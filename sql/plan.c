@@ -1074,7 +1074,10 @@ static sql_plan *plan_query(sql_planner *pl, sql_query *q, sql_tlist **tl_out)
 	} else {
 		sql_expr **quals;
 		int nquals = sql_conjuncts(q->where, &quals);
-		p = plan_from(pl, q, quals, nquals, &tl);
+		/* MIN/MAX through an index's first and last entry (plan_index.c). */
+		p = sql_plan_minmax(pl, q, quals, nquals, &tl);
+		if (!p)
+			p = plan_from(pl, q, quals, nquals, &tl);
 		if (q->has_aggs || q->ngroup)
 			p = plan_agg(pl, q, p, tl, &tl);
 		if (q->having) {
@@ -1173,7 +1176,7 @@ static sql_plan *plan_query(sql_planner *pl, sql_query *q, sql_tlist **tl_out)
 			for (int i = 0; i < q->ndistinct_on; i++)
 				u->unique.keys[i] = sql_set_refs(pl, q->distinct_on[i], tl);
 			p = u;
-		} else if (q->nsort) {
+		} else if (q->nsort && !pl->ordered_by_scan) {
 			sql_plan *s = sql_new_node(pl, SQL_P_SORT, tl);
 			s->left = p;
 			s->sort.nkeys = q->nsort;

@@ -21,6 +21,7 @@ typedef struct sql_planner {
 	struct sql_planner *parent; /* planner of the enclosing query */
 	sql_query *q;
 	int next_id;
+	bool ordered_by_scan;       /* an index scan already returns q's ORDER BY (plan_index.c) */
 } sql_planner;
 
 sql_tlist *sql_tl_new(void);
@@ -43,5 +44,10 @@ sql_expr *sql_plan_prep(sql_planner *pl, sql_expr *e);
 
 /* Table scans with key ranges (plan_scan.c). */
 sql_plan *sql_plan_table_scan(sql_planner *pl, int rte, sql_expr **quals, int nquals, sql_tlist **tl_out);
+/* Index scans (plan_index.c): NULL when no index beats the table scan. */
+sql_plan *sql_plan_index_path(sql_planner *pl, int rte, sql_expr **quals, int nquals, sql_tlist **tl_out);
+/* MIN/MAX of an indexed expression: the aggregate's input as the first and
+ * last index entries, or NULL. */
+sql_plan *sql_plan_minmax(sql_planner *pl, sql_query *q, sql_expr **quals, int nquals, sql_tlist **tl_out);
 
 #endif

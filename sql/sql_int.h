@@ -938,6 +938,7 @@ sql_op *sql_op_ctescan(sql_exec *ex, const sql_plan *p);
 sql_op *sql_op_recursive(sql_exec *ex, const sql_plan *p);
 sql_op *sql_op_projectset(sql_exec *ex, const sql_plan *p);
 sql_op *sql_op_sysscan(sql_exec *ex, const sql_plan *p);
+sql_op *sql_op_indexscan(sql_exec *ex, const sql_plan *p); /* exec_index.c */
 
 /* ---------------------------------------------------------------- rows on the store */
 
