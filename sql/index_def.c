@@ -37,6 +37,26 @@ static sql_expr *to_slots(sql_expr *e, void *arg)
 	return e;
 }
 
+/* Operator names point into the parse tree, which is freed after
+ * analysis: keep copies. */
+static bool own_strings(sql_expr *e, void *arg)
+{
+	(void)arg;
+	switch (e->kind) {
+	case SQL_E_FUNC:
+	case SQL_E_ANYARRAY:
+	case SQL_E_ROWCMP:
+	case SQL_E_DISTINCT:
+	case SQL_E_NULLIF:
+		if (e->f.opname)
+			e->f.opname = ty_strdup(e->f.opname);
+		break;
+	default:
+		break;
+	}
+	return false;
+}
+
 static bool mark_deps(sql_expr *e, void *arg)
 {
 	bool *deps = arg;
@@ -80,6 +100,7 @@ static sql_expr *analyze_text(sql_session *s, cat_snap *cs, const cat_obj *table
 		ty_errthrow();
 	}
 	TY_END(tc);
+	sql_expr_walk(e, own_strings, NULL);
 	pg_query__parse_result__free_unpacked(pr, NULL);
 	ps->ncache = local.ncache;
 	ps->nexec_params = local.nexec_params;

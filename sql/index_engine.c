@@ -147,8 +147,10 @@ static int refresh_one(void *arg, const cat_obj *o)
 	TY_END(tc);
 	ty_set_arena(old);
 	if (!g.gc) {
+		sql_ix_rowmodel_free(g.model);
 		util_arena_destroy(g.arena);
 		g.arena = NULL;
+		g.model = NULL;
 	}
 	if (ie->ngc == ie->gc_cap) {
 		ie->gc_cap = ie->gc_cap ? ie->gc_cap * 2 : 16;

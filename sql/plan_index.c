@@ -272,36 +272,49 @@ static bool order_wanted(sql_planner *pl, int rte)
 	       !q->setop && !q->has_srf && !q->limit_ties;
 }
 
-/* Whether the index order after the equality prefix gives ORDER BY
- * (forward, or with *reverse backward). */
-static bool gives_order(sql_planner *pl, const sql_ix *x, sql_expr **keys, const colcons *cc, int nfix,
+/* Whether the index order gives ORDER BY (forward, or with *reverse
+ * backward): sort keys follow the index keys (those fixed by = may be
+ * skipped), then the primary key, which ends every non-unique entry key. */
+static bool gives_order(sql_planner *pl, int rte, const sql_ix *x, sql_expr **keys, const colcons *cc, int nfix,
 			bool *reverse)
 {
 	sql_query *q = pl->q;
-	int k = 0;
+	const cat_rel *rel = &x->table->rel;
+	int k = 0, pkpos = 0;
 	int dir = 0; /* 1 forward, -1 backward */
 	for (int i = 0; i < q->nsort; i++) {
 		const sql_sortkey *sk = &q->sort[i];
-		/* Keys fixed by equality sort trivially. */
 		int at = which_key(keys, x->nkeys, sk->expr);
 		if (at >= 0 && at < nfix && cc[at].eq)
 			continue;
 		while (k < x->nkeys && k < nfix && cc[k].eq && k != at)
 			k++;
-		if (k >= x->nkeys || at != k)
-			return false;
-		const ty_keycol *kc = &x->keys[k];
 		int d;
-		if (sk->desc == kc->desc && sk->nulls_first == kc->nulls_first)
-			d = 1;
-		else if (sk->desc != kc->desc && sk->nulls_first != kc->nulls_first)
-			d = -1;
-		else
-			return false;
+		if (k < x->nkeys) {
+			if (at != k)
+				return false;
+			const ty_keycol *kc = &x->keys[k];
+			if (sk->desc == kc->desc && sk->nulls_first == kc->nulls_first)
+				d = 1;
+			else if (sk->desc != kc->desc && sk->nulls_first != kc->nulls_first)
+				d = -1;
+			else
+				return false;
+			k++;
+		} else {
+			/* The primary key after the indexed values (not NULL). */
+			if (x->def.unique || pkpos >= rel->npk)
+				return false;
+			const sql_expr *e = sk->expr;
+			if (e->kind != SQL_E_VAR || e->var.levelsup || e->var.rte != rte || e->var.col != rel->pk[pkpos] - 1)
+				return false;
+			bool pkdesc = rel->pk_desc ? rel->pk_desc[pkpos] : false;
+			d = sk->desc == pkdesc ? 1 : -1;
+			pkpos++;
+		}
 		if (dir && d != dir)
 			return false;
 		dir = d;
-		k++;
 	}
 	*reverse = dir < 0;
 	return true;
@@ -415,7 +428,7 @@ static cand *consider(sql_planner *pl, int rte, const cat_obj *ixo, sql_expr **q
 	c->index_only = !r->lock_strength && covers(x, r) && guc_on(s, "enable_indexonlyscan");
 	c->cost = c->rows * (c->index_only ? 1.2 : 3.0) + 1;
 	if (order_wanted(pl, rte))
-		c->ordered = gives_order(pl, x, keys, cc, c->nfix, &c->reverse);
+		c->ordered = gives_order(pl, rte, x, keys, cc, c->nfix, &c->reverse);
 	return c;
 }
 
