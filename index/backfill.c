@@ -19,6 +19,8 @@
 
 typedef struct bf_entry {
 	size_t key_off, key_len; /* in chunk.bytes */
+	size_t values_len;       /* the encoded values at the key's start */
+	bool unique;             /* takes part in uniqueness (has a guard) */
 	size_t val_off, val_len;
 	size_t dkey_off, dkey_len; /* data row key */
 	kv_ts ts;
@@ -49,7 +51,7 @@ static size_t put_bytes(chunk *c, const void *p, size_t n)
 }
 
 /* Reads up to max rows after `after` at ts into c; false at the end. */
-static kv_status read_chunk(kv_table *data, const idx_rowmodel *m, const void *after, size_t after_len,
+static kv_status read_chunk(kv_table *data, const idx_def *d, const idx_rowmodel *m, const void *after, size_t after_len,
 			    kv_ts ts, uint32_t max, chunk *c)
 {
 	chunk_reset(c);
@@ -82,14 +84,14 @@ static kv_status read_chunk(kv_table *data, const idx_rowmodel *m, const void *a
 				capcells = capcells ? capcells * 2 : 16;
 				cells = util_xrealloc(cells, sizeof *cells * capcells);
 			}
-			kv_cell *d = &cells[ncells++];
-			*d = *x;
-			d->row = row;
-			d->family.data =
+			kv_cell *cp = &cells[ncells++];
+			*cp = *x;
+			cp->row = row;
+			cp->family.data =
 			    util_arena_memdup(a, x->family.data, x->family.len ? x->family.len : 1);
-			d->qualifier.data =
+			cp->qualifier.data =
 			    util_arena_memdup(a, x->qualifier.data, x->qualifier.len ? x->qualifier.len : 1);
-			d->value.data = util_arena_memdup(a, x->value.data, x->value.len ? x->value.len : 1);
+			cp->value.data = util_arena_memdup(a, x->value.data, x->value.len ? x->value.len : 1);
 			kv_iter_next(it);
 			if (!kv_iter_valid(it) || kv_slice_cmp(kv_iter_cell(it)->row, row) != 0)
 				break;
@@ -113,6 +115,10 @@ static kv_status read_chunk(kv_table *data, const idx_rowmodel *m, const void *a
 			e->dkey_len = row.len;
 			e->dkey_off = put_bytes(c, row.data, row.len);
 			e->ts = rts;
+			e->values_len = key.len >= row.len ? key.len - row.len : 0;
+			e->unique = d->unique &&
+				    (d->nulls_not_distinct ||
+				     !idx_values_have_null(d, (const uint8_t *)key.data, e->values_len));
 		}
 		st = kv_iter_status(it);
 	}
@@ -127,11 +133,12 @@ static kv_status read_chunk(kv_table *data, const idx_rowmodel *m, const void *a
 	return st;
 }
 
-static int cmp_key(const void *a, const void *b, void *arg)
+/* By the encoded values (duplicates of a unique index become neighbours). */
+static int cmp_values(const void *a, const void *b, void *arg)
 {
 	const chunk *c = arg;
 	const bf_entry *x = a, *y = b;
-	kv_slice ks = {c->base + x->key_off, x->key_len}, ys = {c->base + y->key_off, y->key_len};
+	kv_slice ks = {c->base + x->key_off, x->values_len}, ys = {c->base + y->key_off, y->values_len};
 	return kv_slice_cmp(ks, ys);
 }
 
@@ -150,56 +157,46 @@ static void describe(const idx_def *d, const idx_rowmodel *m, const uint8_t *key
 	free(off);
 }
 
-/* Unique layout: the key may already be held (by a writer's entry for the
- * same row, by another live row, or by a stale entry). */
+/* A unique value may already be held (by a writer's guard for the same
+ * row, by another live row, or by a stale guard). */
 static kv_status check_unique(kv_table *data, const idx_def *d, const idx_rowmodel *m, const chunk *c,
-			      const bf_entry *e, bool *skip, kv_batch *b, util_err *err)
+			      const bf_entry *e, util_err *err)
 {
-	*skip = false;
 	util_arena *a = util_arena_new(4096, 0);
 	kv_read_opts ro;
 	memset(&ro, 0, sizeof ro);
 	kv_row row;
-	kv_status st = kv_get(d->kv, c->base + e->key_off, e->key_len, &ro, a, &row);
+	const uint8_t *values = c->base + e->key_off;
+	kv_status st = kv_get(d->kv, values, e->values_len, &ro, a, &row);
 	if (st == KV_NOT_FOUND || (st == KV_OK && row.n == 0)) {
 		st = KV_OK;
 		goto out;
 	}
 	if (st != KV_OK)
 		goto out;
-	idx_entry cur;
-	if (!idx_entry_parse(d, &row.cells[0], &cur)) {
-		kv_batch_delete(b, d->kv, row.cells[0].row.data, row.cells[0].row.len, IDX_FAMILY, "", 0,
-				row.cells[0].ts, KV_DELETE);
+	idx_entry g;
+	if (!idx_entry_parse(d, &row.cells[0], &g) || !g.guard ||
+	    (g.pk.len == e->dkey_len && memcmp(g.pk.data, c->base + e->dkey_off, e->dkey_len) == 0))
 		goto out;
-	}
-	if (cur.pk.len == e->dkey_len && memcmp(cur.pk.data, c->base + e->dkey_off, e->dkey_len) == 0) {
-		/* This row's own entry, by a writer or an earlier run. */
-		*skip = cur.ts >= e->ts;
-		goto out;
-	}
-	/* Another row: a duplicate if that row really has this key. */
+	/* Another row: a duplicate if that row really has these values. */
 	kv_row other;
 	ro.columns = m->columns;
 	ro.ncolumns = m->ncolumns;
-	st = kv_get(data, cur.pk.data, cur.pk.len, &ro, a, &other);
+	st = kv_get(data, g.pk.data, g.pk.len, &ro, a, &other);
 	if (st != KV_OK && st != KV_NOT_FOUND)
 		goto out;
 	util_buf k = UTIL_BUF_INIT, v = UTIL_BUF_INIT;
 	kv_ts ots = 0;
-	bool has =
-	    m->entry(m->arg, st == KV_OK ? other.cells : NULL, st == KV_OK ? other.n : 0, &k, &v, &ots);
-	bool dup = has && k.len == e->key_len && memcmp(k.data, c->base + e->key_off, k.len) == 0;
+	bool has = m->entry(m->arg, st == KV_OK ? other.cells : NULL, st == KV_OK ? other.n : 0, &k, &v, &ots);
+	bool dup = has && k.len >= e->values_len && memcmp(k.data, values, e->values_len) == 0 &&
+		   k.len - e->values_len == g.pk.len;
 	util_buf_free(&k);
 	util_buf_free(&v);
 	st = KV_OK;
 	if (dup) {
-		describe(d, m, c->base + e->key_off, e->key_len, err);
+		describe(d, m, values, e->values_len, err);
 		st = KV_CHECK_FAILED;
-		goto out;
 	}
-	/* Stale: remove that version so ours (possibly older) is visible. */
-	kv_batch_delete(b, d->kv, cur.key.data, cur.key.len, IDX_FAMILY, "", 0, cur.ts, KV_DELETE);
 out:
 	util_arena_destroy(a);
 	return st;
@@ -226,41 +223,43 @@ kv_status idx_backfill(kv_table *data, const idx_def *d, const idx_rowmodel *m, 
 		for (;;) {
 			tries++;
 			kv_ts snap = kv_read_point(s);
-			st = read_chunk(data, m, have_after ? after.data : NULL, have_after ? after.len : 0,
+			st = read_chunk(data, d, m, have_after ? after.data : NULL, have_after ? after.len : 0,
 					snap, max, &c);
 			if (st != KV_OK || c.rows == 0)
 				goto done;
 			kv_batch_clear(b);
 			if (d->unique && c.n > 1) {
-				qsort_r(c.e, c.n, sizeof *c.e, cmp_key, &c);
+				qsort_r(c.e, c.n, sizeof *c.e, cmp_values, &c);
 				for (size_t i = 1; i < c.n; i++) {
 					const bf_entry *x = &c.e[i - 1], *y = &c.e[i];
-					if (x->key_len == y->key_len &&
-					    !memcmp(c.base + x->key_off, c.base + y->key_off, x->key_len) &&
-					    (c.base[x->val_off] & IDX_F_PK_VALUE)) {
-						describe(d, m, c.base + x->key_off, x->key_len, err);
+					if (x->unique && y->unique && x->values_len == y->values_len &&
+					    !memcmp(c.base + x->key_off, c.base + y->key_off, x->values_len)) {
+						describe(d, m, c.base + x->key_off, x->values_len, err);
 						st = KV_CHECK_FAILED;
 						goto done;
 					}
 				}
 			}
+			util_buf gv = UTIL_BUF_INIT;
 			for (size_t i = 0; i < c.n; i++) {
 				const bf_entry *e = &c.e[i];
-				if (d->unique && (c.base[e->val_off] & IDX_F_PK_VALUE)) {
-					bool skip;
-					st = check_unique(data, d, m, &c, e, &skip, b, err);
-					if (st != KV_OK)
-						goto done;
-					if (skip)
-						continue;
-				}
 				uint8_t *v = (uint8_t *)c.bytes.data + e->val_off;
-				v[0] = (uint8_t)(tries <= MAX_TRIES ? v[0] | IDX_F_VERIFIED
-								    : v[0] & ~IDX_F_VERIFIED);
-				kv_batch_put(b, d->kv, c.base + e->key_off, e->key_len, IDX_FAMILY, "", 0,
-					     e->ts, v, e->val_len);
+				v[0] = (uint8_t)(tries <= MAX_TRIES ? v[0] | IDX_F_VERIFIED : v[0] & ~IDX_F_VERIFIED);
+				kv_batch_put(b, d->kv, c.base + e->key_off, e->key_len, IDX_FAMILY, "", 0, e->ts, v, e->val_len);
 				kv_batch_check_row(b, data, c.base + e->dkey_off, e->dkey_len);
+				if (e->unique) {
+					st = check_unique(data, d, m, &c, e, err);
+					if (st != KV_OK) {
+						util_buf_free(&gv);
+						goto done;
+					}
+					util_buf_reset(&gv);
+					idx_make_guard_value(c.base + e->dkey_off, e->dkey_len, &gv);
+					kv_batch_put(b, d->kv, c.base + e->key_off, e->values_len, IDX_FAMILY, "", 0, e->ts, gv.data,
+						     gv.len);
+				}
 			}
+			util_buf_free(&gv);
 			if (tries <= MAX_TRIES)
 				st = kv_batch_count(b) ? kv_commit_if(s, b, snap, NULL, NULL) : KV_OK;
 			else

@@ -92,7 +92,7 @@ kv_status idx_check(kv_table *data, const idx_def *d, const idx_rowmodel *m, kv_
 			continue;
 		}
 		idx_entry e;
-		if (!idx_entry_parse(d, &er.cells[0], &e) || e.ts < rts || !same_value(e.value, &val) ||
+		if (!idx_entry_parse(d, &er.cells[0], &e) || e.guard || e.ts < rts || !same_value(e.value, &val) ||
 		    e.pk.len != row.len || memcmp(e.pk.data, row.data, row.len) != 0) {
 			r->mismatched++;
 			if (fn)
@@ -114,9 +114,12 @@ kv_status idx_check(kv_table *data, const idx_def *d, const idx_rowmodel *m, kv_
 	dro.ncolumns = m->ncolumns;
 	for (; st == KV_OK && kv_iter_valid(it); kv_iter_next(it)) {
 		const kv_cell *c = kv_iter_cell(it);
-		r->entries++;
 		idx_entry e;
-		if (!idx_entry_parse(d, c, &e)) {
+		bool ok = idx_entry_parse(d, c, &e);
+		if (ok && e.guard)
+			continue; /* unique guards are not entries */
+		r->entries++;
+		if (!ok) {
 			r->stale++;
 			if (fn)
 				fn(arg, IDX_STALE_ENTRY, c->row, (kv_slice){NULL, 0});

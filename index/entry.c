@@ -1,8 +1,9 @@
 /*
  * entry.c — the bytes of an index entry: key = encoded indexed values, then
- * the primary key (or, in the unique layout, the primary key in the value);
- * value = flags byte, optional primary key, INCLUDE payload. Parsing never
- * throws: a malformed cell is reported as such and skipped by readers.
+ * the primary key; value = flags byte, then the INCLUDE payload. A unique
+ * index's guard has the values alone as key and the holder's primary key
+ * as value. Parsing never throws: a malformed cell is reported as such and
+ * skipped by readers.
  */
 #include <string.h>
 
@@ -19,32 +20,41 @@ void idx_encode_values(const idx_def *d, const ty_datum *vals, util_buf *out, bo
 		*any_null = null;
 }
 
-bool idx_pk_in_value(const idx_def *d, bool any_null)
+bool idx_unique_values(const idx_def *d, bool any_null) { return d->unique && (!any_null || d->nulls_not_distinct); }
+
+bool idx_values_have_null(const idx_def *d, const uint8_t *values, size_t len)
 {
-	return d->unique && (!any_null || d->nulls_not_distinct);
+	const uint8_t *p = values, *end = values + len;
+	for (int i = 0; i < d->nkeys && p < end; i++) {
+		const ty_keycol *kc = &d->keys[i];
+		uint8_t m = kc->desc ? (uint8_t)~*p : *p;
+		if (m != TY_KEY_VALUE)
+			return true;
+		size_t n = ty_key_skip(kc, p, end);
+		if (n == 0)
+			return false;
+		p += n;
+	}
+	return false;
 }
 
-void idx_make_key(const void *values, size_t vlen, bool pk_in_value, const void *pk, size_t pklen,
-		  util_buf *out)
+void idx_make_key(const void *values, size_t vlen, const void *pk, size_t pklen, util_buf *out)
 {
 	util_buf_append(out, values, vlen);
-	if (!pk_in_value)
-		util_buf_append(out, pk, pklen);
+	util_buf_append(out, pk, pklen);
 }
 
-void idx_make_value(uint8_t flags, bool pk_in_value, const void *pk, size_t pklen, const void *payload,
-		    size_t plen, util_buf *out)
+void idx_make_value(uint8_t flags, const void *payload, size_t plen, util_buf *out)
 {
-	flags = (uint8_t)(flags & ~IDX_F_PK_VALUE);
-	if (pk_in_value)
-		flags |= IDX_F_PK_VALUE;
 	util_buf_put_u8(out, flags);
-	if (pk_in_value) {
-		util_buf_put_varint(out, pklen);
-		util_buf_append(out, pk, pklen);
-	}
 	if (plen)
 		util_buf_append(out, payload, plen);
+}
+
+void idx_make_guard_value(const void *pk, size_t pklen, util_buf *out)
+{
+	util_buf_put_u8(out, 0);
+	util_buf_append(out, pk, pklen);
 }
 
 bool idx_split_values(const idx_def *d, const uint8_t *key, size_t len, size_t *offsets)
@@ -78,24 +88,17 @@ bool idx_entry_parse(const idx_def *d, const kv_cell *c, idx_entry *out)
 	out->values_len = (size_t)(p - k);
 	out->ts = c->ts;
 	out->value = c->value;
-	const uint8_t *v = c->value.data, *vend = v + c->value.len;
-	out->flags = v[0];
-	v++;
-	if (out->flags & IDX_F_PK_VALUE) {
-		uint64_t pklen;
-		size_t n = util_varint_get(v, vend, &pklen);
-		if (n == 0 || pklen > (uint64_t)(vend - v - (ptrdiff_t)n))
+	out->flags = c->value.data[0];
+	kv_slice rest = {c->value.data + 1, c->value.len - 1};
+	if (p == end) {
+		/* A guard: the holder's key in the value. */
+		if (!d->unique || rest.len == 0)
 			return false;
-		v += n;
-		out->pk = (kv_slice){v, (size_t)pklen};
-		v += pklen;
-		if (p != end)
-			return false; /* the unique layout has nothing after the values */
-	} else {
-		out->pk = (kv_slice){p, (size_t)(end - p)};
-		if (out->pk.len == 0)
-			return false;
+		out->guard = true;
+		out->pk = rest;
+		return true;
 	}
-	out->payload = (kv_slice){v, (size_t)(vend - v)};
+	out->pk = (kv_slice){p, (size_t)(end - p)};
+	out->payload = rest;
 	return true;
 }

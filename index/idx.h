@@ -13,12 +13,13 @@
  *
  * Entry
  *   One kv table per index, family "d", one cell per entry, empty
- *   qualifier. Row key = enc(indexed values) || enc(primary key), except
- *   that a unique index whose key has no NULL (or is NULLS NOT DISTINCT)
- *   keeps the primary key in the value, so that the key itself is what a
- *   checkAndMutate compares. Value = flags byte, [varint length + primary
- *   key], then the INCLUDE payload (opaque bytes). Cell timestamp = commit
+ *   qualifier. Row key = enc(indexed values) || enc(primary key), so all
+ *   versions of an entry key belong to one data row. Value = flags byte,
+ *   then the INCLUDE payload (opaque bytes). Cell timestamp = commit
  *   timestamp of the data write that produced it.
+ *   A unique index also keeps a guard per non-NULL value (key = the encoded
+ *   values alone, value = a zero flags byte and the holder's primary key):
+ *   the cell a commit's checkAndMutate compares. Readers skip guards.
  *
  * Threads: an idx_def is read-only and may be shared; an idx_writer belongs
  * to one thread. Callbacks of an idx_rowmodel used for GC run on the
@@ -40,7 +41,6 @@
 
 /* Flags in the first value byte. */
 #define IDX_F_VERIFIED 0x01 /* written together with (or after) its data row */
-#define IDX_F_PK_VALUE 0x02 /* the primary key is in the value, not the key */
 
 /* What index/ needs to know about one index. */
 typedef struct idx_def {
@@ -58,30 +58,33 @@ typedef struct idx_def {
  * whether one of them is NULL. Throws (ty_error) for a type without key
  * encoding. */
 void idx_encode_values(const idx_def *d, const ty_datum *vals, util_buf *out, bool *any_null);
-/* True when an entry with these values keeps the primary key in its value
- * (unique layout): a unique index, and no NULL or NULLS NOT DISTINCT. */
-bool idx_pk_in_value(const idx_def *d, bool any_null);
-/* The whole entry key: values (already encoded by idx_encode_values), then
- * the primary key unless pk_in_value. */
-void idx_make_key(const void *values, size_t vlen, bool pk_in_value, const void *pk, size_t pklen,
-		  util_buf *out);
-/* The entry value: flags, the primary key when pk_in_value, the payload. */
-void idx_make_value(uint8_t flags, bool pk_in_value, const void *pk, size_t pklen, const void *payload,
-		    size_t plen, util_buf *out);
+/* True when entries with these values take part in uniqueness: a unique
+ * index, and no NULL among them or NULLS NOT DISTINCT. */
+bool idx_unique_values(const idx_def *d, bool any_null);
+/* True when encoded values (as idx_encode_values wrote them) hold a NULL. */
+bool idx_values_have_null(const idx_def *d, const uint8_t *values, size_t len);
+/* The entry key: encoded values, then the primary key. */
+void idx_make_key(const void *values, size_t vlen, const void *pk, size_t pklen, util_buf *out);
+/* The entry value: flags, then the payload. */
+void idx_make_value(uint8_t flags, const void *payload, size_t plen, util_buf *out);
+/* A guard's value: flags 0, then the holder's primary key. */
+void idx_make_guard_value(const void *pk, size_t pklen, util_buf *out);
 
 /* An entry read from the store; slices point into the cell (valid as long
  * as the cell is). */
 typedef struct idx_entry {
 	kv_slice key;      /* the entry's whole row key */
 	size_t values_len; /* key[0, values_len) = encoded indexed values */
-	kv_slice pk;       /* the data row's key */
+	kv_slice pk;       /* the data row's key (a guard: its holder's) */
 	kv_slice payload;  /* INCLUDE values */
 	kv_slice value;    /* the whole cell value */
 	kv_ts ts;
 	uint8_t flags;
+	bool guard;        /* a unique index's guard, not an entry */
 } idx_entry;
 
-/* Parses an index cell. False if it is malformed (never throws). */
+/* Parses an index cell. False if it is malformed (never throws); the
+ * current ty arena is used for scratch (DESC keys). */
 bool idx_entry_parse(const idx_def *d, const kv_cell *c, idx_entry *out);
 /* Splits the encoded values of a key into columns: offsets[i] .. offsets[i+1]
  * is column i (nkeys + 1 offsets). False if malformed. */
@@ -109,10 +112,15 @@ void idx_writer_put(idx_writer *w, const idx_def *d, const void *key, size_t kle
  * had (the split protocol writes it back, unverified, as an intent). */
 void idx_writer_delete(idx_writer *w, const idx_def *d, const void *key, size_t klen, const void *old_val,
 		       size_t old_vlen);
-/* checkAndMutate for a unique key: at commit the entry's current value must
- * equal expect (expect == NULL: the key must be absent), else the commit
- * fails with KV_CHECK_FAILED and writes nothing. */
-void idx_writer_require(idx_writer *w, const idx_def *d, const void *key, size_t klen, const void *expect,
+/* A unique value taken (take) or left by the row with key pk: the guard
+ * cell of `values`. A value taken by one row and left by another in the
+ * same commit stays taken. */
+void idx_writer_guard(idx_writer *w, const idx_def *d, const void *values, size_t vlen, const void *pk, size_t pklen,
+		      bool take);
+/* checkAndMutate on a guard: at commit the guard's current value must equal
+ * expect (expect == NULL: absent), else the commit fails with
+ * KV_CHECK_FAILED and writes nothing. */
+void idx_writer_require(idx_writer *w, const idx_def *d, const void *values, size_t vlen, const void *expect,
 			size_t elen);
 
 /* Atomic protocol (single node): every mutation joins the data batch, so the
@@ -136,8 +144,9 @@ typedef struct idx_split_opts {
 /*
  * Split protocol (a backend where index and data writes are separate
  * commits): reserve T; (1) new entries and intents for removed ones at T,
- * unverified, with the unique conditions; (2) the data batch at T; (3) new
- * entries verified and removed ones deleted at T; finish T. A failure of
+ * unverified, guards taken, with the unique conditions; (2) the data batch
+ * at T; (3) new entries verified, removed ones and left guards deleted at
+ * T; finish T. A failure of
  * (2) undoes (1) exactly. A crash between steps leaves only entries that
  * idx_judge rejects or accepts correctly. Returns the status of the first
  * failing step (KV_CHECK_FAILED from step 1, KV_CONFLICT from step 2 ...).
@@ -170,9 +179,10 @@ static inline bool idx_verdict_member(idx_verdict v)
 }
 
 /*
- * Appends the repair of a judged entry to b: STALE deletes exactly that
- * version; OLDER writes value at row_ts; NEWER/EXACT unverified re-puts
- * value verified at the entry's own timestamp. value = what the entry
+ * Appends the repair of a judged entry to b: STALE masks the entry and its
+ * older versions (all of one row, none valid now); OLDER writes value at
+ * row_ts; NEWER/EXACT unverified re-puts value verified at the entry's own
+ * timestamp. value = what the entry
  * should hold (idx_make_value; flags are set here). Returns false when
  * nothing needs repair. Commit b with kv_commit_if(read point of the
  * judgment) and kv_batch_check_row on the data row, so that a change
@@ -222,9 +232,9 @@ typedef struct idx_backfill_opts {
  * with kv_commit_if on its data rows: if none changed meanwhile the entries
  * are written verified, else the chunk is retried (after 3 tries it is
  * written unverified, which readers validate). Idempotent: rerunning writes
- * the same cells. Unique indexes: a key held by another live row fails with
- * KV_CHECK_FAILED and its values described in err->detail
- * ("Key (a)=(1) is duplicated.").
+ * the same cells. Unique indexes: guards are written too; a value held by
+ * another live row fails with KV_CHECK_FAILED and its values described in
+ * err->detail ("Key (a)=(1) is duplicated.").
  */
 kv_status idx_backfill(kv_table *data, const idx_def *d, const idx_rowmodel *m, const idx_backfill_opts *o,
 		       uint64_t *rows_done, util_err *err);
@@ -253,8 +263,10 @@ kv_status idx_check(kv_table *data, const idx_def *d, const idx_rowmodel *m, kv_
 
 /*
  * Installs a compaction filter on the index's storage that drops entries
- * judged STALE at the store's current read point (never entries above it,
- * which belong to unfinished split commits). The model (and its arg) must
+ * judged STALE at the store's current read point — never entries above it
+ * (unfinished split commits), and only when no other version of the key is
+ * visible (dropping the newest of several would expose an older one; read
+ * repair masks those). The model (and its arg) must
  * stay valid until idx_gc_uninstall(); the GC object holds its own handles.
  */
 typedef struct idx_gc idx_gc;

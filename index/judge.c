@@ -7,7 +7,7 @@
  * cell and its write time is gone once compaction drops the marker), and a
  * split commit interrupted before its data step leaves the removed entry's
  * intent at the new timestamp while the row keeps the old key. Repairs
- * turn what a read learnt into cells: stale versions are deleted,
+ * turn what a read learnt into cells: stale entries are masked,
  * right-but-unverified entries are marked verified, entries older than
  * their row are rewritten.
  */
@@ -30,7 +30,10 @@ bool idx_repair(kv_batch *b, const idx_def *d, const idx_entry *e, idx_verdict v
 {
 	switch (v) {
 	case IDX_STALE:
-		kv_batch_delete(b, d->kv, e->key.data, e->key.len, IDX_FAMILY, "", 0, e->ts, KV_DELETE);
+		/* Every version of an entry key is of the same row, which does not
+		 * hold the key now: mask them all (deleting only this one would
+		 * expose an older, possibly verified, version). */
+		kv_batch_delete(b, d->kv, e->key.data, e->key.len, IDX_FAMILY, "", 0, e->ts, KV_DELETE_COLUMN);
 		return true;
 	case IDX_EXACT:
 	case IDX_NEWER:

@@ -8,9 +8,10 @@
  *   reserve T
  *   1. at T: new entries unverified; for each removed entry an unverified
  *      copy of it (an intent: the old key now reads as "check the row");
- *      the unique-key conditions
+ *      guards of unique values taken, with their conditions
  *   2. at T: the data batch
- *   3. at T: new entries again, verified; removed entries deleted
+ *   3. at T: new entries again, verified; removed entries and the guards
+ *      of values left deleted
  *   finish T
  *
  * Readers never see T before it is finished. After a crash between steps,
@@ -31,7 +32,8 @@ typedef struct mut {
 	uint8_t *val; /* put: the new value; delete: the old value (may be NULL) */
 	size_t vlen;
 	bool put, del;
-	int req; /* 0 none, 1 absent, 2 equal to exp */
+	bool guard; /* a unique value's guard (never verified, no intent) */
+	int req;    /* 0 none, 1 absent, 2 equal to exp */
 	uint8_t *exp;
 	size_t elen;
 } mut;
@@ -131,10 +133,29 @@ void idx_writer_delete(idx_writer *w, const idx_def *d, const void *key, size_t 
 	m->vlen = old_val ? old_vlen : 0;
 }
 
+void idx_writer_guard(idx_writer *w, const idx_def *d, const void *values, size_t vlen, const void *pk, size_t pklen,
+		      bool take)
+{
+	mut *m = find(w, d, values, vlen);
+	m->guard = true;
+	if (take) {
+		util_buf v = UTIL_BUF_INIT;
+		idx_make_guard_value(pk, pklen, &v);
+		m->put = true;
+		m->del = false;
+		m->val = copy(w, v.data, v.len);
+		m->vlen = v.len;
+		util_buf_free(&v);
+	} else if (!m->put) {
+		m->del = true;
+	}
+}
+
 void idx_writer_require(idx_writer *w, const idx_def *d, const void *key, size_t klen, const void *expect,
 			size_t elen)
 {
 	mut *m = find(w, d, key, klen);
+	m->guard = true;
 	m->req = expect ? 2 : 1;
 	m->exp = expect ? copy(w, expect, elen) : NULL;
 	m->elen = expect ? elen : 0;
@@ -142,6 +163,8 @@ void idx_writer_require(idx_writer *w, const idx_def *d, const void *key, size_t
 
 static void put_flagged(kv_batch *b, const mut *m, bool verified, kv_ts ts)
 {
+	if (m->guard)
+		verified = false; /* a guard's value is what conditions compare */
 	uint8_t stack[512];
 	uint8_t *v = m->vlen <= sizeof stack ? stack : util_xmalloc(m->vlen);
 	memcpy(v, m->val, m->vlen);
@@ -182,11 +205,12 @@ kv_status idx_commit_split(idx_writer *w, kv_store *s, kv_batch *data, const idx
 	memset(&wo, 0, sizeof wo);
 	wo.ts = t;
 	kv_batch *b = kv_batch_new();
-	/* 1: entries and intents, unverified, with the unique conditions. */
+	/* 1: entries and intents, unverified; guards taken; the unique
+	 * conditions. */
 	for (size_t i = 0; i < w->n; i++) {
 		const mut *m = &w->muts[i];
 		add_require(b, m);
-		if (m->put || (m->del && m->val))
+		if (m->put || (m->del && m->val && !m->guard))
 			put_flagged(b, m, false, KV_TS_LATEST);
 	}
 	st = kv_commit(s, b, &wo, NULL);
@@ -212,10 +236,10 @@ kv_status idx_commit_split(idx_writer *w, kv_store *s, kv_batch *data, const idx
 	}
 	if (o && o->fault)
 		o->fault(o->fault_arg, IDX_STEP_DATA_WRITTEN);
-	/* 3: verify the new entries, remove the old ones. */
+	/* 3: verify the new entries, remove the old ones and left guards. */
 	for (size_t i = 0; i < w->n; i++) {
 		const mut *m = &w->muts[i];
-		if (m->put)
+		if (m->put && !m->guard)
 			put_flagged(b, m, true, KV_TS_LATEST);
 		else if (m->del)
 			kv_batch_delete(b, m->d->kv, m->key, m->klen, IDX_FAMILY, "", 0, KV_TS_LATEST,

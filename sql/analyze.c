@@ -39,7 +39,8 @@ int sql_search_path(sql_session *s, cat_snap *cs, cat_oid *out, int max)
 	bool has_catalog = strstr(buf, "pg_catalog") != NULL;
 	if (!has_catalog && n < max)
 		out[n++] = CAT_OID_PG_CATALOG;
-	for (char *tok = strtok(buf, ","); tok && n < max; tok = strtok(NULL, ",")) {
+	char *save = NULL; /* strtok_r: sessions run on many threads */
+	for (char *tok = strtok_r(buf, ",", &save); tok && n < max; tok = strtok_r(NULL, ",", &save)) {
 		while (*tok == ' ')
 			tok++;
 		char *end = tok + strlen(tok);

@@ -520,7 +520,7 @@ static sql_batch *ixscan_next(sql_op *op)
 		}
 		const kv_cell *c = kv_iter_cell(st->it);
 		idx_entry e;
-		if (!idx_entry_parse(&st->def, c, &e)) {
+		if (!idx_entry_parse(&st->def, c, &e) || e.guard) {
 			kv_iter_next(st->it);
 			continue;
 		}

@@ -25,7 +25,8 @@ static int check_datestyle(sql_session *s, const char *in, util_buf *out, util_e
 	const char *style = NULL, *order = NULL;
 	char buf[128];
 	snprintf(buf, sizeof buf, "%s", in);
-	for (char *tok = strtok(buf, ", \t"); tok; tok = strtok(NULL, ", \t")) {
+	char *save = NULL; /* strtok_r: sessions run on many threads */
+	for (char *tok = strtok_r(buf, ", \t", &save); tok; tok = strtok_r(NULL, ", \t", &save)) {
 		if (!util_strcasecmp(tok, "ISO"))
 			style = "ISO";
 		else if (!util_strcasecmp(tok, "SQL"))

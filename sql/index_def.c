@@ -263,7 +263,7 @@ bool sql_ix_payload_decode(const sql_ix *x, const uint8_t *p, size_t n, ty_datum
 }
 
 bool sql_ix_entry(sql_exec *ev, const sql_ix *x, const ty_datum *row, util_buf *key, util_buf *val,
-		  size_t *values_len, bool *pk_in_value)
+		  size_t *values_len, bool *unique)
 {
 	if (x->pred) {
 		UTIL_ASSERT(ev, "index predicate without an evaluator");
@@ -280,20 +280,18 @@ bool sql_ix_entry(sql_exec *ev, const sql_ix *x, const ty_datum *row, util_buf *
 	bool any_null;
 	idx_encode_values(&x->def, vals, key, &any_null);
 	size_t vl = key->len - start;
-	bool pkv = idx_pk_in_value(&x->def, any_null);
-	if (!pkv)
-		util_buf_append(key, pk.p, pk.len);
+	util_buf_append(key, pk.p, pk.len);
 	if (val) {
 		util_buf payload = UTIL_BUF_INIT;
 		if (x->info->ninclude)
 			sql_ix_payload(x, row, &payload);
-		idx_make_value(0, pkv, pk.p, pk.len, payload.data, payload.len, val);
+		idx_make_value(0, payload.data, payload.len, val);
 		util_buf_free(&payload);
 	}
 	if (values_len)
 		*values_len = vl;
-	if (pk_in_value)
-		*pk_in_value = pkv;
+	if (unique)
+		*unique = idx_unique_values(&x->def, any_null);
 	return true;
 }
 

@@ -194,11 +194,65 @@ static bool row_holds(sql_session *s, const cat_obj *rel, kv_table *kv, sql_exec
 		return false;
 	util_buf k = UTIL_BUF_INIT;
 	size_t vl = 0;
-	bool pkv = false;
-	bool has = sql_ix_entry(ev, x, row, &k, NULL, &vl, &pkv);
-	bool holds = has && pkv && vl == vlen && memcmp(k.data, values, vlen) == 0;
+	bool uq = false;
+	bool has = sql_ix_entry(ev, x, row, &k, NULL, &vl, &uq);
+	bool holds = has && uq && vl == vlen && memcmp(k.data, values, vlen) == 0;
 	util_buf_free(&k);
 	return holds;
+}
+
+/* The committed state of a unique value: the rows whose entries carry it
+ * (validated: a live holder is returned in *holder, in the current arena)
+ * and the guard (*guard / *glen, in arena; NULL if absent). */
+static void committed_holder(sql_session *s, const cat_obj *rel, kv_table *dkv, sql_exec *ev, const sql_ix *x,
+			     const uint8_t *values, size_t vlen, ty_datum own_pk, uint8_t **holder,
+			     size_t *holder_len, uint8_t **guard, size_t *glen, util_arena *arena)
+{
+	*holder = NULL;
+	*guard = NULL;
+	*glen = 0;
+	util_arena *scratch = util_arena_new(4096, 0);
+	util_buf stop = UTIL_BUF_INIT;
+	util_buf_append(&stop, values, vlen);
+	/* [values, successor of values): the guard, then every entry. */
+	size_t n = vlen;
+	while (n > 0 && (uint8_t)stop.data[n - 1] == 0xff)
+		n--;
+	kv_scan_opts so;
+	memset(&so, 0, sizeof so);
+	so.read.read_ts = KV_TS_MAX;
+	so.start = values;
+	so.start_len = vlen;
+	if (n > 0) {
+		stop.data[n - 1]++;
+		so.stop = stop.data;
+		so.stop_len = n;
+	}
+	kv_iter *it = kv_scan(x->def.kv, &so);
+	for (; kv_iter_valid(it) && !*holder; kv_iter_next(it)) {
+		idx_entry e;
+		if (!idx_entry_parse(&x->def, kv_iter_cell(it), &e) || e.values_len != vlen)
+			continue;
+		if (e.guard) {
+			*guard = util_arena_memdup(arena, e.value.data, e.value.len);
+			*glen = e.value.len;
+			continue;
+		}
+		if (e.pk.len == own_pk.len && !memcmp(e.pk.data, own_pk.p, own_pk.len))
+			continue;
+		util_arena_reset(scratch);
+		if (row_holds(s, rel, dkv, ev, x, e.pk.data, e.pk.len, values, vlen, scratch)) {
+			*holder = ty_alloc(e.pk.len ? e.pk.len : 1);
+			memcpy(*holder, e.pk.data, e.pk.len);
+			*holder_len = e.pk.len;
+		}
+	}
+	kv_status st = kv_iter_status(it);
+	kv_iter_close(it);
+	util_buf_free(&stop);
+	util_arena_destroy(scratch);
+	if (st != KV_OK)
+		sql_kv_error(st, "reading an index");
 }
 
 static UTIL_NORETURN void unique_violation(sql_exec *ev, const sql_ix *x, const ty_datum *row)
@@ -246,23 +300,22 @@ bool sql_index_unique_check(sql_session *s, const cat_obj *rel, const ty_datum *
 			sql_exec *ev = set->ev[i];
 			util_buf_reset(&k);
 			size_t vl = 0;
-			bool pkv = false;
-			if (!sql_ix_entry(ev, x, row, &k, NULL, &vl, &pkv) || !pkv)
+			bool uq = false;
+			if (!sql_ix_entry(ev, x, row, &k, NULL, &vl, &uq) || !uq)
 				continue; /* outside the predicate, or a NULL: no conflict possible */
 			if (old_row) {
 				util_buf_reset(&ok);
 				size_t ovl = 0;
-				bool opkv = false;
-				if (sql_ix_entry(ev, x, old_row, &ok, NULL, &ovl, &opkv) && opkv &&
-				    ovl == vl && !memcmp(ok.data, k.data, vl) &&
-				    old_row[r->ncols].len == pk.len &&
+				bool ouq = false;
+				if (sql_ix_entry(ev, x, old_row, &ok, NULL, &ovl, &ouq) && ouq && ovl == vl &&
+				    !memcmp(ok.data, k.data, vl) && old_row[r->ncols].len == pk.len &&
 				    !memcmp(old_row[r->ncols].p, pk.p, pk.len))
 					continue; /* the row keeps its own key */
 			}
 			sql_txn_lock_row(t, x->obj->oid, (const uint8_t *)k.data, vl,
 					 PG_QUERY__LOCK_CLAUSE_STRENGTH__LCS_FORUPDATE,
 					 PG_QUERY__LOCK_WAIT_POLICY__LockWaitBlock, NULL);
-			const uint8_t *holder = NULL;
+			uint8_t *holder = NULL;
 			size_t holder_len = 0;
 			/* This transaction's own rows first. */
 			claim *c = find_claim(tx, x->obj->oid, k.data, vl, true);
@@ -272,34 +325,16 @@ bool sql_index_unique_check(sql_session *s, const cat_obj *rel, const ty_datum *
 				    row_holds(s, rel, dkv, ev, x, c->pk, c->pklen, k.data, vl, scratch))
 					holder = c->pk, holder_len = c->pklen;
 			}
-			/* Then the committed entry. */
+			/* Then the committed rows (as this transaction changed them). */
 			if (!holder) {
-				kv_read_opts ro;
-				memset(&ro, 0, sizeof ro);
-				ro.read_ts = KV_TS_MAX;
-				kv_row er;
-				util_arena_reset(scratch);
-				kv_status st = kv_get(x->def.kv, k.data, vl, &ro, scratch, &er);
-				if (st != KV_OK && st != KV_NOT_FOUND)
-					sql_kv_error(st, "reading an index");
-				idx_entry e;
-				bool present =
-				    st == KV_OK && er.n > 0 && idx_entry_parse(&x->def, &er.cells[0], &e);
+				uint8_t *guard;
+				size_t glen;
+				committed_holder(s, rel, dkv, ev, x, (const uint8_t *)k.data, vl, pk, &holder,
+						 &holder_len, &guard, &glen, tx->arena);
 				if (!c->seen) {
 					c->seen = true;
-					c->expect =
-					    present ? util_arena_memdup(tx->arena, e.value.data, e.value.len)
-						    : NULL;
-					c->elen = present ? e.value.len : 0;
-				}
-				if (present && !(e.pk.len == pk.len && !memcmp(e.pk.data, pk.p, pk.len))) {
-					bool holds = row_holds(s, rel, dkv, ev, x, e.pk.data, e.pk.len,
-							       k.data, vl, scratch);
-					if (holds) {
-						holder = ty_alloc(e.pk.len ? e.pk.len : 1);
-						memcpy((uint8_t *)holder, e.pk.data, e.pk.len);
-						holder_len = e.pk.len;
-					}
+					c->expect = guard;
+					c->elen = glen;
 				}
 			}
 			if (holder) {
@@ -349,13 +384,13 @@ void sql_index_unique_release(sql_session *s, const cat_obj *rel, const ty_datum
 			continue;
 		util_buf_reset(&k);
 		size_t vl = 0, nvl = 0;
-		bool pkv = false, npkv = false;
-		if (!sql_ix_entry(set->ev[i], x, old_row, &k, NULL, &vl, &pkv) || !pkv)
+		bool uq = false, nuq = false;
+		if (!sql_ix_entry(set->ev[i], x, old_row, &k, NULL, &vl, &uq) || !uq)
 			continue;
 		if (new_row) {
 			util_buf_reset(&nk);
-			if (sql_ix_entry(set->ev[i], x, new_row, &nk, NULL, &nvl, &npkv) && npkv &&
-			    nvl == vl && !memcmp(nk.data, k.data, vl))
+			if (sql_ix_entry(set->ev[i], x, new_row, &nk, NULL, &nvl, &nuq) && nuq && nvl == vl &&
+			    !memcmp(nk.data, k.data, vl))
 				continue;
 		}
 		sql_txn_lock_row(s->txn, x->obj->oid, (const uint8_t *)k.data, vl,
@@ -471,19 +506,16 @@ static void catch_up_one(sql_ixcommit *ic, const pending_build *pb)
 		util_buf_reset(&k);
 		util_buf_reset(&v);
 		size_t vl = 0;
-		bool pkv = false;
-		if (!sql_ix_entry(ev, x, vals, &k, &v, &vl, &pkv))
+		bool uq = false;
+		if (!sql_ix_entry(ev, x, vals, &k, &v, &vl, &uq))
 			continue;
-		if (x->def.unique && pkv) {
-			kv_read_opts io;
-			memset(&io, 0, sizeof io);
-			kv_row er;
-			idx_entry e;
-			if (kv_get(ikv, k.data, vl, &io, ic->scratch, &er) == KV_OK && er.n > 0 &&
-			    idx_entry_parse(&x->def, &er.cells[0], &e) &&
-			    !(e.pk.len == last.len && !memcmp(e.pk.data, last.data, last.len)) &&
-			    row_holds(s, table, data, ev, x, e.pk.data, e.pk.len, k.data, vl, ic->scratch) &&
-			    !ic->failed) {
+		kv_ts rts = sql_ix_row_ts(x, row.cells, row.n);
+		if (uq) {
+			uint8_t *holder, *guard;
+			size_t hl, gl;
+			committed_holder(s, table, data, ev, x, (const uint8_t *)k.data, vl, vals[r->ncols], &holder, &hl,
+					 &guard, &gl, ic->scratch);
+			if (holder && !ic->failed) {
 				util_buf d = UTIL_BUF_INIT;
 				sql_ix_describe_key(x, (const uint8_t *)k.data, vl, &d);
 				util_err_set(&ic->fail, UTIL_E_UNIQUE_VIOLATION,
@@ -492,10 +524,13 @@ static void catch_up_one(sql_ixcommit *ic, const pending_build *pb)
 				util_buf_free(&d);
 				ic->failed = true;
 			}
+			util_buf g = UTIL_BUF_INIT;
+			idx_make_guard_value(last.data, last.len, &g);
+			kv_batch_put(ic->b, ikv, k.data, vl, IDX_FAMILY, "", 0, rts, g.data, g.len);
+			util_buf_free(&g);
 		}
 		v.data[0] |= IDX_F_VERIFIED;
-		kv_batch_put(ic->b, ikv, k.data, k.len, IDX_FAMILY, "", 0, sql_ix_row_ts(x, row.cells, row.n),
-			     v.data, v.len);
+		kv_batch_put(ic->b, ikv, k.data, k.len, IDX_FAMILY, "", 0, rts, v.data, v.len);
 	}
 	kv_status ist = kv_iter_status(it);
 	kv_iter_close(it);
@@ -617,29 +652,21 @@ static void unique_require(sql_ixcommit *ic, table_maint *m, int i, const uint8_
 		idx_writer_require(ic->w, &x->def, values, vlen, c->expect, c->elen);
 		return;
 	}
-	kv_read_opts ro;
-	memset(&ro, 0, sizeof ro);
-	kv_row er;
-	kv_status st = kv_get(x->def.kv, values, vlen, &ro, ic->scratch, &er);
-	if (st != KV_OK && st != KV_NOT_FOUND)
-		sql_kv_error(st, "reading an index");
-	idx_entry e;
-	bool present = st == KV_OK && er.n > 0 && idx_entry_parse(&x->def, &er.cells[0], &e);
 	ty_datum pk = row[m->rel->rel.ncols];
-	if (present && !(e.pk.len == pk.len && !memcmp(e.pk.data, pk.p, pk.len)) &&
-	    row_holds(ic->s, m->rel, m->data, m->set->ev[i], x, e.pk.data, e.pk.len, values, vlen,
-		      ic->scratch) &&
-	    !ic->failed) {
+	uint8_t *holder, *guard;
+	size_t hl, gl;
+	committed_holder(ic->s, m->rel, m->data, m->set->ev[i], x, values, vlen, pk, &holder, &hl, &guard, &gl,
+			 ic->scratch);
+	if (holder && !ic->failed) {
 		util_buf d = UTIL_BUF_INIT;
 		sql_ix_describe_key(x, values, vlen, &d);
-		util_err_set(&ic->fail, UTIL_E_UNIQUE_VIOLATION,
-			     "duplicate key value violates unique constraint \"%s\"", x->obj->rel.name);
+		util_err_set(&ic->fail, UTIL_E_UNIQUE_VIOLATION, "duplicate key value violates unique constraint \"%s\"",
+			     x->obj->rel.name);
 		util_err_detail(&ic->fail, "Key %s already exists.", d.data);
 		util_buf_free(&d);
 		ic->failed = true;
 	}
-	idx_writer_require(ic->w, &x->def, values, vlen, present ? e.value.data : NULL,
-			   present ? e.value.len : 0);
+	idx_writer_require(ic->w, &x->def, values, vlen, guard, gl);
 }
 
 void sql_index_commit_row(sql_ixcommit *ic, sql_wrow *w)
@@ -683,18 +710,23 @@ void sql_index_commit_row(sql_ixcommit *ic, sql_wrow *w)
 		util_buf_reset(&ic->v1);
 		util_buf_reset(&ic->k2);
 		util_buf_reset(&ic->v2);
-		size_t nvl = 0;
-		bool npkv = false;
-		bool new_e = has_new && sql_ix_entry(ev, x, nrow, &ic->k1, &ic->v1, &nvl, &npkv);
-		bool old_e = has_old && sql_ix_entry(ev, x, orow, &ic->k2, &ic->v2, NULL, NULL);
+		size_t nvl = 0, ovl = 0;
+		bool nuq = false, ouq = false;
+		bool new_e = has_new && sql_ix_entry(ev, x, nrow, &ic->k1, &ic->v1, &nvl, &nuq);
+		bool old_e = has_old && sql_ix_entry(ev, x, orow, &ic->k2, &ic->v2, &ovl, &ouq);
 		if (new_e) {
 			idx_writer_put(ic->w, &x->def, ic->k1.data, ic->k1.len, ic->v1.data, ic->v1.len);
-			if (x->def.unique && npkv)
+			if (nuq) {
+				idx_writer_guard(ic->w, &x->def, ic->k1.data, nvl, w->key, w->keylen, true);
 				unique_require(ic, m, i, (const uint8_t *)ic->k1.data, nvl, nrow);
+			}
 		}
-		if (old_e &&
-		    !(new_e && ic->k1.len == ic->k2.len && !memcmp(ic->k1.data, ic->k2.data, ic->k1.len)))
+		bool same_key = new_e && ic->k1.len == ic->k2.len && !memcmp(ic->k1.data, ic->k2.data, ic->k1.len);
+		if (old_e && !same_key)
 			idx_writer_delete(ic->w, &x->def, ic->k2.data, ic->k2.len, ic->v2.data, ic->v2.len);
+		bool same_values = new_e && nuq && nvl == ovl && !memcmp(ic->k1.data, ic->k2.data, nvl);
+		if (old_e && ouq && !same_values)
+			idx_writer_guard(ic->w, &x->def, ic->k2.data, ovl, w->key, w->keylen, false);
 	}
 	ty_set_arena(old);
 }
@@ -766,13 +798,16 @@ void sql_index_bulk_row(sql_txn *t, const cat_obj *rel, const uint8_t *key, size
 		util_buf_reset(&k);
 		util_buf_reset(&v);
 		size_t vl = 0;
-		bool pkv = false;
-		if (!sql_ix_entry(set->ev[i], x, row, &k, &v, &vl, &pkv))
+		bool uq = false;
+		if (!sql_ix_entry(set->ev[i], x, row, &k, &v, &vl, &uq))
 			continue;
 		v.data[0] |= IDX_F_VERIFIED;
-		kv_batch_put(t->bulk, x->def.kv, k.data, k.len, IDX_FAMILY, "", 0, KV_TS_LATEST, v.data,
-			     v.len);
-		if (x->def.unique && pkv) {
+		kv_batch_put(t->bulk, x->def.kv, k.data, k.len, IDX_FAMILY, "", 0, KV_TS_LATEST, v.data, v.len);
+		if (uq) {
+			util_buf g = UTIL_BUF_INIT;
+			idx_make_guard_value(key, klen, &g);
+			kv_batch_put(t->bulk, x->def.kv, k.data, vl, IDX_FAMILY, "", 0, KV_TS_LATEST, g.data, g.len);
+			util_buf_free(&g);
 			claim *c = find_claim(tx, x->obj->oid, k.data, vl, false);
 			if (c && c->seen)
 				kv_batch_require(t->bulk, x->def.kv, k.data, vl, IDX_FAMILY, "", 0,

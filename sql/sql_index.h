@@ -48,12 +48,14 @@ sql_ix *sql_ix_compile(sql_session *s, cat_snap *cs, const cat_obj *ix, sql_psta
 sql_exec *sql_ix_evaluator(sql_session *s, const sql_ix *x, util_arena *arena);
 /*
  * The entry a table row has in x: row = table columns + row key. Appends
- * the entry key and value (flags 0) and sets *values_len (encoded values at
- * the key's start) and *pk_in_value. False when the row is outside the
- * partial index predicate. ev may be NULL when !x->needs_eval.
+ * the entry key (values, then the row key) and value (flags 0, payload)
+ * and sets *values_len (the encoded values at the key's start) and
+ * *unique (the values take part in uniqueness: they have a guard). False
+ * when the row is outside the partial index predicate. ev may be NULL when
+ * !x->needs_eval.
  */
 bool sql_ix_entry(sql_exec *ev, const sql_ix *x, const ty_datum *row, util_buf *key, util_buf *val,
-		  size_t *values_len, bool *pk_in_value);
+		  size_t *values_len, bool *unique);
 /* The newest timestamp among a data row's cells the index depends on. */
 kv_ts sql_ix_row_ts(const sql_ix *x, const kv_cell *cells, size_t n);
 /* "(a, b)=(1, 2)" for the indexed values of a row / of an encoded key. */

@@ -54,12 +54,10 @@ void idxt_entry(idxt *t, int64_t id, int64_t a, bool a_null, const char *b, util
 {
 	util_buf v = UTIL_BUF_INIT, pk = UTIL_BUF_INIT;
 	ty_datum d = a_null ? ty_null() : ty_int(a);
-	bool any_null;
-	idx_encode_values(&t->def, &d, &v, &any_null);
+	idx_encode_values(&t->def, &d, &v, NULL);
 	idxt_pk(id, &pk);
-	bool pkv = idx_pk_in_value(&t->def, any_null);
-	idx_make_key(v.data, v.len, pkv, pk.data, pk.len, key);
-	idx_make_value(0, pkv, pk.data, pk.len, b, b ? strlen(b) : 0, val);
+	idx_make_key(v.data, v.len, pk.data, pk.len, key);
+	idx_make_value(0, b, b ? strlen(b) : 0, val);
 	util_buf_free(&v);
 	util_buf_free(&pk);
 }
@@ -187,6 +185,13 @@ kv_status idxt_write(idxt *t, const idxt_row *old, const idxt_row *nw, bool spli
 		if (!nw || ok.len != nk.len || memcmp(ok.data, nk.data, ok.len) != 0)
 			idx_writer_delete(w, &t->def, ok.data, ok.len, ov.data, ov.len);
 	}
+	/* Unique values: guards taken and left (values = key minus pk). */
+	if (t->def.unique) {
+		if (nw && !nw->a_null)
+			idx_writer_guard(w, &t->def, nk.data, nk.len - pk.len, pk.data, pk.len, true);
+		if (old && !old->a_null && (!nw || nw->a_null || old->a != nw->a))
+			idx_writer_guard(w, &t->def, ok.data, ok.len - pk.len, pk.data, pk.len, false);
+	}
 	kv_status st;
 	if (split) {
 		idx_split_opts so = {0, fault, fault_arg};
@@ -221,7 +226,26 @@ static void ids_out(int64_t *ids, size_t n, util_buf *out)
 		util_buf_puts(out, "");
 }
 
-void idxt_index_ids(idxt *t, kv_ts read_ts, util_buf *out)
+static void scan_ids(idxt *t, kv_ts read_ts, bool trust, kv_batch *repairs, int *nrepairs, util_buf *out);
+
+void idxt_index_ids(idxt *t, kv_ts read_ts, util_buf *out) { scan_ids(t, read_ts, false, NULL, NULL, out); }
+
+void idxt_trusting_ids(idxt *t, util_buf *out) { scan_ids(t, 0, true, NULL, NULL, out); }
+
+int idxt_repair_all(idxt *t)
+{
+	kv_batch *b = kv_batch_new();
+	int n = 0;
+	util_buf ids = UTIL_BUF_INIT;
+	scan_ids(t, 0, false, b, &n, &ids);
+	if (kv_batch_count(b) && kv_commit(t->s, b, NULL, NULL) != KV_OK)
+		abort();
+	kv_batch_free(b);
+	util_buf_free(&ids);
+	return n;
+}
+
+static void scan_ids(idxt *t, kv_ts read_ts, bool trust, kv_batch *repairs, int *nrepairs, util_buf *out)
 {
 	int64_t ids[4096];
 	size_t n = 0;
@@ -233,8 +257,16 @@ void idxt_index_ids(idxt *t, kv_ts read_ts, util_buf *out)
 	util_buf k = UTIL_BUF_INIT, v = UTIL_BUF_INIT;
 	for (; kv_iter_valid(it); kv_iter_next(it)) {
 		idx_entry e;
-		if (!idx_entry_parse(&t->def, kv_iter_cell(it), &e))
+		if (!idx_entry_parse(&t->def, kv_iter_cell(it), &e) || e.guard)
 			continue;
+		ty_datum id;
+		ty_keycol kc = {TY_INT8, false, false};
+		if (trust && (e.flags & IDX_F_VERIFIED)) {
+			ty_key_decode(&kc, e.pk.data, e.pk.data + e.pk.len, &id);
+			if (n < 4096)
+				ids[n++] = id.i;
+			continue;
+		}
 		kv_read_opts ro;
 		memset(&ro, 0, sizeof ro);
 		ro.read_ts = read_ts;
@@ -248,9 +280,10 @@ void idxt_index_ids(idxt *t, kv_ts read_ts, util_buf *out)
 		kv_ts rts = 0;
 		bool has =
 		    model_entry(t, st == KV_OK ? row.cells : NULL, st == KV_OK ? row.n : 0, &k, &v, &rts);
-		if (idx_verdict_member(idx_judge(&e, has, k.data, k.len, rts))) {
-			ty_datum id;
-			ty_keycol kc = {TY_INT8, false, false};
+		idx_verdict vd = idx_judge(&e, has, k.data, k.len, rts);
+		if (repairs && idx_repair(repairs, &t->def, &e, vd, v.data, v.len, rts))
+			(*nrepairs)++;
+		if (idx_verdict_member(vd)) {
 			ty_key_decode(&kc, e.pk.data, e.pk.data + e.pk.len, &id);
 			if (n < 4096)
 				ids[n++] = id.i;

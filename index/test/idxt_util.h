@@ -47,6 +47,11 @@ kv_status idxt_write(idxt *t, const idxt_row *old, const idxt_row *nw, bool spli
  * scanning the index on a (all entries, judged at read_ts; 0 = now) and
  * of data rows with a in [lo, hi] (the full-scan answer). */
 void idxt_index_ids(idxt *t, kv_ts read_ts, util_buf *out);
+/* As an index-only scan reads: verified entries trusted without their
+ * row, the others judged. */
+void idxt_trusting_ids(idxt *t, util_buf *out);
+/* Judges every entry and commits the repairs a reader would make. */
+int idxt_repair_all(idxt *t);
 void idxt_data_ids(idxt *t, kv_ts read_ts, util_buf *out);
 /* Scratch directory (caller frees). */
 char *idxt_tmpdir(const char *tag);

@@ -45,10 +45,11 @@ static void test_entry_format(void **state)
 	assert_int_equal(e.payload.len, 7);
 	assert_memory_equal(e.payload.data, "payload", 7);
 	assert_int_equal(e.ts, 99);
-	assert_false(e.flags & IDX_F_PK_VALUE);
+	assert_false(e.guard);
 	size_t off[2];
 	assert_true(idx_split_values(&t.def, (const uint8_t *)k.data, k.len, off));
 	assert_int_equal(off[1], e.values_len);
+	assert_false(idx_values_have_null(&t.def, (const uint8_t *)k.data, e.values_len));
 	/* Order: the key sorts by a first, then by the primary key. */
 	util_buf k2 = UTIL_BUF_INIT, v2 = UTIL_BUF_INIT;
 	idxt_entry(&t, 1, 43, false, NULL, &k2, &v2);
@@ -61,26 +62,25 @@ static void test_entry_format(void **state)
 	bad = c;
 	bad.value.len = 0;
 	assert_false(idx_entry_parse(&t.def, &bad, &e));
+	/* A key of values alone is a guard only in a unique index. */
+	bad = c;
+	bad.row.len = e.values_len;
+	assert_false(idx_entry_parse(&t.def, &bad, &e));
 	idxt_close(&t, true);
-	/* Unique layout: the key is the values; NULL keeps the pk in the key. */
 	idxt_open(&t, NULL, true, NULL);
-	util_buf_reset(&k);
-	util_buf_reset(&v);
-	idxt_entry(&t, 7, 42, false, NULL, &k, &v);
-	c.row = (kv_slice){(const uint8_t *)k.data, k.len};
-	c.value = (kv_slice){(const uint8_t *)v.data, v.len};
+	util_buf gv = UTIL_BUF_INIT;
+	idx_make_guard_value(pk.data, pk.len, &gv);
+	c.row.len = off[1];
+	c.value = (kv_slice){(const uint8_t *)gv.data, gv.len};
 	assert_true(idx_entry_parse(&t.def, &c, &e));
-	assert_true(e.flags & IDX_F_PK_VALUE);
-	assert_int_equal(e.values_len, k.len);
+	assert_true(e.guard);
 	assert_memory_equal(e.pk.data, pk.data, pk.len);
+	util_buf_free(&gv);
+	/* NULL values are seen as such. */
 	util_buf_reset(&k);
 	util_buf_reset(&v);
 	idxt_entry(&t, 7, 0, true, NULL, &k, &v);
-	c.row = (kv_slice){(const uint8_t *)k.data, k.len};
-	c.value = (kv_slice){(const uint8_t *)v.data, v.len};
-	assert_true(idx_entry_parse(&t.def, &c, &e));
-	assert_false(e.flags & IDX_F_PK_VALUE);
-	assert_memory_equal(e.pk.data, pk.data, pk.len);
+	assert_true(idx_values_have_null(&t.def, (const uint8_t *)k.data, k.len - pk.len));
 	util_buf_free(&k);
 	util_buf_free(&v);
 	util_buf_free(&k2);
@@ -178,11 +178,12 @@ static void test_unique_require(void **state)
 		assert_int_equal(idxt_write(&t, NULL, &r1, split, NULL, NULL), KV_OK);
 		/* r2 takes the same key requiring it absent: refused. */
 		idxt_entry(&t, r2.id, r2.a, false, NULL, &k, &v);
-		idx_writer *w = idx_writer_new();
-		idx_writer_require(w, &t.def, k.data, k.len, NULL, 0);
-		idx_writer_put(w, &t.def, k.data, k.len, v.data, v.len);
-		kv_batch *b = kv_batch_new();
 		idxt_pk(r2.id, &pk);
+		idx_writer *w = idx_writer_new();
+		idx_writer_put(w, &t.def, k.data, k.len, v.data, v.len);
+		idx_writer_guard(w, &t.def, k.data, k.len - pk.len, pk.data, pk.len, true);
+		idx_writer_require(w, &t.def, k.data, k.len - pk.len, NULL, 0);
+		kv_batch *b = kv_batch_new();
 		kv_batch_put(b, t.data, pk.data, pk.len, "d", "", 0, KV_TS_LATEST, "", 0);
 		kv_status st;
 		if (split) {
@@ -301,6 +302,25 @@ static void run_crash(idx_split_step at, bool unique)
 	assert_int_equal(idx_check(t.data, &t.def, &t.model, 0, &r, NULL, NULL), KV_OK);
 	assert_int_equal(r.missing, 0);
 	assert_int_equal(r.mismatched, 0);
+	/* Repairs (as readers make them) and compactions never expose an
+	 * older version: an index-only read that trusts verified entries
+	 * still answers exactly. */
+	assert_int_equal(kv_table_flush(t.index), KV_OK);
+	idxt_repair_all(&t);
+	util_buf trusted = UTIL_BUF_INIT;
+	idxt_trusting_ids(&t, &trusted);
+	assert_string_equal(trusted.data, "0,1,2,3,4,5,6,7,8,9");
+	assert_int_equal(kv_table_flush(t.index), KV_OK);
+	assert_int_equal(kv_table_compact(t.index, false), KV_OK);
+	util_buf_reset(&trusted);
+	idxt_trusting_ids(&t, &trusted);
+	assert_string_equal(trusted.data, "0,1,2,3,4,5,6,7,8,9");
+	assert_int_equal(kv_table_compact(t.index, true), KV_OK);
+	util_buf_reset(&trusted);
+	idxt_trusting_ids(&t, &trusted);
+	assert_string_equal(trusted.data, "0,1,2,3,4,5,6,7,8,9");
+	expect_same(&t);
+	util_buf_free(&trusted);
 	/* Later writes to the same row keep it exact. */
 	kv_read_opts ro;
 	memset(&ro, 0, sizeof ro);
