@@ -25,7 +25,7 @@ static int check_datestyle(sql_session *s, const char *in, util_buf *out, util_e
 	const char *style = NULL, *order = NULL;
 	char buf[128];
 	snprintf(buf, sizeof buf, "%s", in);
-	char *save = NULL; /* strtok_r: sessions run on many threads */
+	char *save = NULL;
 	for (char *tok = strtok_r(buf, ", \t", &save); tok; tok = strtok_r(NULL, ", \t", &save)) {
 		if (!util_strcasecmp(tok, "ISO"))
 			style = "ISO";

@@ -531,6 +531,40 @@ static sql_expr *scan_limit(sql_planner *pl)
 	return sql_plan_prep(pl, sum);
 }
 
+/* Whether ORDER BY follows the primary key (after key columns fixed by
+ * equality), which a table scan provides. */
+static bool pk_gives_order(sql_planner *pl, int rte, sql_expr **quals, int nquals)
+{
+	sql_query *q = pl->q;
+	const cat_rel *rel = &q->rtes[rte - 1]->rel->rel;
+	if (rel->npk == 0)
+		return false;
+	sql_expr **keys = ty_alloc(sizeof(sql_expr *) * (size_t)rel->npk);
+	for (int i = 0; i < rel->npk; i++) {
+		const cat_column *c = cat_column_by_attnum(rel, rel->pk[i]);
+		keys[i] = sql_expr_new(SQL_E_VAR, c->type, -1);
+		keys[i]->var.rte = rte;
+		keys[i]->var.col = rel->pk[i] - 1;
+	}
+	colcons *cc = ty_alloc0(sizeof(colcons) * (size_t)rel->npk);
+	for (int i = 0; i < nquals; i++)
+		take(keys, rel->npk, quals[i], i, cc);
+	int k = 0;
+	for (int i = 0; i < q->nsort; i++) {
+		int at = which_key(keys, rel->npk, q->sort[i].expr);
+		if (at < 0)
+			return false;
+		if (cc[at].eq)
+			continue;
+		while (k < rel->npk && cc[k].eq && k != at)
+			k++;
+		if (at != k)
+			return false;
+		k++;
+	}
+	return true;
+}
+
 static bool usable_index(sql_planner *pl, const cat_obj *ixo)
 {
 	if (!ixo || !ixo->rel.index || ixo->rel.index->primary || ixo->rel.index->state != CAT_INDEX_PUBLIC ||
@@ -555,7 +589,8 @@ sql_plan *sql_plan_index_path(sql_planner *pl, int rte, sql_expr **quals, int nq
 		best_cost = base;
 	if (!guc_on(s, "enable_seqscan"))
 		best_cost *= 1e6;
-	bool want_order = order_wanted(pl, rte) && q->limit;
+	/* ORDER BY the primary key is the table scan's own order (plan_order.c). */
+	bool want_order = order_wanted(pl, rte) && q->limit && !pk_gives_order(pl, rte, quals, nquals);
 	cand *best = NULL;
 	for (int i = 0; i < rel->nindexes; i++) {
 		const cat_obj *ixo = cat_get(pl->ax->cat, rel->indexes[i]);

@@ -30,13 +30,42 @@ sql_txn *sql_txn_begin(sql_session *s, sql_isolation iso, bool read_only, bool e
 void sql_txn_stmt_begin(sql_txn *t)
 {
 	t->cid++;
-	if (t->iso == SQL_READ_COMMITTED)
+	if (t->iso == SQL_READ_COMMITTED) {
 		t->stmt_ts = kv_read_point(t->s->e->kv);
-	else
-		t->stmt_ts = t->snapshot_ts;
+		return;
+	}
+	/* REPEATABLE READ: the snapshot is taken by the first statement of
+	 * the block, not by BEGIN (a later SET TRANSACTION still applies). */
+	if (!t->snapshot_taken) {
+		t->snapshot_ts = kv_read_point(t->s->e->kv);
+		t->snapshot_taken = true;
+	}
+	t->stmt_ts = t->snapshot_ts;
 }
 
 kv_ts sql_txn_read_ts(sql_txn *t) { return t->stmt_ts; }
+
+bool sql_txn_row_changed(sql_txn *t, kv_table *kv, const uint8_t *key, size_t klen)
+{
+	kv_read_opts ro;
+	memset(&ro, 0, sizeof ro);
+	ro.read_ts = KV_TS_MAX;
+	ro.min_ts = t->stmt_ts + 1;
+	ro.raw = true; /* a delete is a change too */
+	kv_row row;
+	kv_status st = kv_get(kv, key, klen, &ro, ty_get_arena(), &row);
+	if (st == KV_NOT_FOUND)
+		return false;
+	if (st != KV_OK)
+		sql_kv_error(st, "reading a row");
+	return row.n > 0;
+}
+
+void sql_txn_serialization_failure(bool deleted)
+{
+	ty_error(UTIL_E_T_R_SERIALIZATION_FAILURE, "could not serialize access due to concurrent %s",
+		 deleted ? "delete" : "update");
+}
 
 static size_t wkey(cat_oid table, const uint8_t *key, size_t klen, uint8_t *buf, size_t cap)
 {
@@ -360,6 +389,7 @@ int sql_txn_commit(sql_txn *t, util_err *err)
 	 * batch is committed. */
 	sql_ixcommit *volatile ic = NULL;
 	kv_status st;
+	volatile bool serial_locked = false;
 	TY_TRY(tc)
 	{
 		ic = sql_index_commit_begin(t, b);
@@ -373,16 +403,32 @@ int sql_txn_commit(sql_txn *t, util_err *err)
 		}
 		if (t->ddl)
 			cat_txn_write(t->ddl, b);
-		if (ic)
-			st = sql_index_commit_finish(ic, b, t->iso != SQL_READ_COMMITTED, t->snapshot_ts);
-		else if (t->iso != SQL_READ_COMMITTED)
-			st = kv_commit_if(e->kv, b, t->snapshot_ts, NULL, NULL);
-		else
-			st = kv_commit(e->kv, b, NULL, NULL);
+		st = KV_OK;
+		if (t->iso == SQL_SERIALIZABLE && t->reads) {
+			/* Validation and commit are one step among serializable
+			 * transactions, so they serialize in commit order. */
+			pthread_mutex_lock(&e->serial_mu);
+			serial_locked = true;
+			st = sql_txn_validate_reads(t);
+		}
+		if (st == KV_OK) {
+			if (ic)
+				st = sql_index_commit_finish(ic, b, t->iso != SQL_READ_COMMITTED, t->snapshot_ts);
+			else if (t->iso != SQL_READ_COMMITTED)
+				st = kv_commit_if(e->kv, b, t->snapshot_ts, NULL, NULL);
+			else
+				st = kv_commit(e->kv, b, NULL, NULL);
+		}
+		if (serial_locked) {
+			serial_locked = false;
+			pthread_mutex_unlock(&e->serial_mu);
+		}
 	}
 	TY_CATCH(tc)
 	{
 		TY_END(tc);
+		if (serial_locked)
+			pthread_mutex_unlock(&e->serial_mu);
 		sql_index_commit_end(ic);
 		util_buf_free(&buf);
 		kv_batch_free(b);
@@ -394,7 +440,10 @@ int sql_txn_commit(sql_txn *t, util_err *err)
 	util_buf_free(&buf);
 	kv_batch_free(b);
 	if (st != KV_OK) {
-		if (st == KV_CONFLICT)
+		if (st == KV_CONFLICT && t->iso == SQL_SERIALIZABLE)
+			util_err_set(err, UTIL_E_T_R_SERIALIZATION_FAILURE,
+				     "could not serialize access due to read/write dependencies among transactions");
+		else if (st == KV_CONFLICT)
 			util_err_set(err, UTIL_E_T_R_SERIALIZATION_FAILURE,
 				     "could not serialize access due to concurrent update");
 		else if (st == KV_CHECK_FAILED)

@@ -112,6 +112,7 @@ static void transaction_stmt(sql_session *s, PgQuery__TransactionStmt *ts, sql_c
 			s->txn->read_only = ro;
 			s->txn->explicit_block = true;
 			s->txn->snapshot_ts = kv_read_point(s->e->kv);
+			s->txn->snapshot_taken = false;
 		} else if (!s->txn) {
 			s->txn = sql_txn_begin(s, iso, ro, true);
 			s->xact_start_us = util_now_us();

@@ -121,8 +121,15 @@ static ty_oid *func_oids, *op_oids, *agg_oids; /* resolved oids, parallel to ite
 static const ty_func **op_funcs;
 static ty_oid next_oid = TY_AUTO_OID_START;
 
+/* Built-in type oids are small: a direct table makes ty_type_get, called
+ * per value on hot paths, one load. */
+#define SMALL_OIDS 16384
+static const ty_type *types_small[SMALL_OIDS];
+
 void ty_type_register(const ty_type *t)
 {
+	if (t->oid < SMALL_OIDS)
+		types_small[t->oid] = t;
 	vec_push(&types_vec, t);
 	imap_put(&types_by_oid, t->oid, types_vec.n);
 	imap_put(&types_by_name, name_key(t->name), types_vec.n);
@@ -130,6 +137,8 @@ void ty_type_register(const ty_type *t)
 
 const ty_type *ty_type_get(ty_oid oid)
 {
+	if (oid < SMALL_OIDS)
+		return types_small[oid];
 	int i = imap_get(&types_by_oid, oid);
 	return i ? types_vec.items[i - 1] : NULL;
 }

@@ -49,8 +49,9 @@ static bool find_bin(char *out, size_t len)
 	snprintf(cand[n++], sizeof cand[0], "%s/build/asan/server/strata", STRATA_SOURCE_DIR);
 	snprintf(cand[n++], sizeof cand[0], "%s/build/release/server/strata", STRATA_SOURCE_DIR);
 	for (int i = 0; i < n; i++) {
-		if (executable(cand[i])) {
-			snprintf(out, len, "%s", cand[i]);
+		size_t cl = strlen(cand[i]);
+		if (cl < len && executable(cand[i])) {
+			memcpy(out, cand[i], cl + 1);
 			return true;
 		}
 	}
