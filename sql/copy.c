@@ -459,7 +459,14 @@ static void load_row(loader *ld, ty_datum *vals, copy_in *ci)
 		ty_datum *row = ty_alloc(sizeof(ty_datum) * (size_t)(r->ncols + 1));
 		memcpy(row, vals, sizeof(ty_datum) * (size_t)r->ncols);
 		row[r->ncols] = ty_bytes(k, kl);
-		sql_index_unique_check(ld->s, ld->rel, row, NULL, 0, false, NULL, NULL);
+		TY_TRY(tc) { sql_index_unique_check(ld->s, ld->rel, row, NULL, 0, false, NULL, NULL); }
+		TY_CATCH(tc)
+		{
+			TY_END(tc);
+			util_err_context(ty_err(), "COPY %s, line %lld", r->name, (long long)ci->lineno);
+			ty_errthrow();
+		}
+		TY_END(tc);
 	}
 	if (!ld->bulk) {
 		sql_txn_put_row(t, ld->rel, ld->kv, k, kl, vals, NULL, true, false);

@@ -860,7 +860,8 @@ static void drop_stmt(sql_session *s, PgQuery__DropStmt *st)
 			if (schema)
 				ty_error(want == CAT_RELKIND_INDEX || want == CAT_RELKIND_SEQUENCE || want == CAT_RELKIND_VIEW || want == CAT_RELKIND_TABLE ? UTIL_E_UNDEFINED_TABLE : UTIL_E_UNDEFINED_OBJECT,
 					 "%s \"%s.%s\" does not exist", kind_word(want), schema, name);
-			ty_error(UTIL_E_UNDEFINED_TABLE, "%s \"%s\" does not exist", kind_word(want), name);
+			ty_error(want == CAT_RELKIND_INDEX ? UTIL_E_UNDEFINED_OBJECT : UTIL_E_UNDEFINED_TABLE,
+				 "%s \"%s\" does not exist", kind_word(want), name);
 		}
 		if (o->rel.relkind != want) {
 			util_err *e = ty_errstart(UTIL_E_WRONG_OBJECT_TYPE, "\"%s\" is not a%s %s", name,

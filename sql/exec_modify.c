@@ -99,6 +99,10 @@ static UTIL_NORETURN void duplicate_key(modify_state *st, const ty_datum *vals)
 	util_err *e = ty_errstart(UTIL_E_UNIQUE_VIOLATION, "duplicate key value violates unique constraint \"%s\"",
 				  st->pk_name ? st->pk_name : "?");
 	util_err_detail(e, "Key (%s)=(%s) already exists.", cols.data ? cols.data : "", v.data ? v.data : "");
+	sql_session *ses = sql_current_session();
+	const char *schema = ses && ses->cat ? sql_schema_name(ses->cat, r->schema) : NULL;
+	if (schema)
+		util_err_field(e->schema, schema);
 	util_err_field(e->table, r->name);
 	if (st->pk_name)
 		util_err_field(e->constraint, st->pk_name);
