@@ -51,8 +51,8 @@ static size_t put_bytes(chunk *c, const void *p, size_t n)
 }
 
 /* Reads up to max rows after `after` at ts into c; false at the end. */
-static kv_status read_chunk(kv_table *data, const idx_def *d, const idx_rowmodel *m, const void *after, size_t after_len,
-			    kv_ts ts, uint32_t max, chunk *c)
+static kv_status read_chunk(kv_table *data, const idx_def *d, const idx_rowmodel *m, const void *after,
+			    size_t after_len, kv_ts ts, uint32_t max, chunk *c)
 {
 	chunk_reset(c);
 	kv_scan_opts so;
@@ -116,9 +116,9 @@ static kv_status read_chunk(kv_table *data, const idx_def *d, const idx_rowmodel
 			e->dkey_off = put_bytes(c, row.data, row.len);
 			e->ts = rts;
 			e->values_len = key.len >= row.len ? key.len - row.len : 0;
-			e->unique = d->unique &&
-				    (d->nulls_not_distinct ||
-				     !idx_values_have_null(d, (const uint8_t *)key.data, e->values_len));
+			e->unique =
+			    d->unique && (d->nulls_not_distinct ||
+					  !idx_values_have_null(d, (const uint8_t *)key.data, e->values_len));
 		}
 		st = kv_iter_status(it);
 	}
@@ -187,7 +187,8 @@ static kv_status check_unique(kv_table *data, const idx_def *d, const idx_rowmod
 		goto out;
 	util_buf k = UTIL_BUF_INIT, v = UTIL_BUF_INIT;
 	kv_ts ots = 0;
-	bool has = m->entry(m->arg, st == KV_OK ? other.cells : NULL, st == KV_OK ? other.n : 0, &k, &v, &ots);
+	bool has =
+	    m->entry(m->arg, st == KV_OK ? other.cells : NULL, st == KV_OK ? other.n : 0, &k, &v, &ots);
 	bool dup = has && k.len >= e->values_len && memcmp(k.data, values, e->values_len) == 0 &&
 		   k.len - e->values_len == g.pk.len;
 	util_buf_free(&k);
@@ -223,8 +224,8 @@ kv_status idx_backfill(kv_table *data, const idx_def *d, const idx_rowmodel *m, 
 		for (;;) {
 			tries++;
 			kv_ts snap = kv_read_point(s);
-			st = read_chunk(data, d, m, have_after ? after.data : NULL, have_after ? after.len : 0,
-					snap, max, &c);
+			st = read_chunk(data, d, m, have_after ? after.data : NULL,
+					have_after ? after.len : 0, snap, max, &c);
 			if (st != KV_OK || c.rows == 0)
 				goto done;
 			kv_batch_clear(b);
@@ -233,7 +234,8 @@ kv_status idx_backfill(kv_table *data, const idx_def *d, const idx_rowmodel *m, 
 				for (size_t i = 1; i < c.n; i++) {
 					const bf_entry *x = &c.e[i - 1], *y = &c.e[i];
 					if (x->unique && y->unique && x->values_len == y->values_len &&
-					    !memcmp(c.base + x->key_off, c.base + y->key_off, x->values_len)) {
+					    !memcmp(c.base + x->key_off, c.base + y->key_off,
+						    x->values_len)) {
 						describe(d, m, c.base + x->key_off, x->values_len, err);
 						st = KV_CHECK_FAILED;
 						goto done;
@@ -244,8 +246,10 @@ kv_status idx_backfill(kv_table *data, const idx_def *d, const idx_rowmodel *m, 
 			for (size_t i = 0; i < c.n; i++) {
 				const bf_entry *e = &c.e[i];
 				uint8_t *v = (uint8_t *)c.bytes.data + e->val_off;
-				v[0] = (uint8_t)(tries <= MAX_TRIES ? v[0] | IDX_F_VERIFIED : v[0] & ~IDX_F_VERIFIED);
-				kv_batch_put(b, d->kv, c.base + e->key_off, e->key_len, IDX_FAMILY, "", 0, e->ts, v, e->val_len);
+				v[0] = (uint8_t)(tries <= MAX_TRIES ? v[0] | IDX_F_VERIFIED
+								    : v[0] & ~IDX_F_VERIFIED);
+				kv_batch_put(b, d->kv, c.base + e->key_off, e->key_len, IDX_FAMILY, "", 0,
+					     e->ts, v, e->val_len);
 				kv_batch_check_row(b, data, c.base + e->dkey_off, e->dkey_len);
 				if (e->unique) {
 					st = check_unique(data, d, m, &c, e, err);
@@ -255,8 +259,8 @@ kv_status idx_backfill(kv_table *data, const idx_def *d, const idx_rowmodel *m, 
 					}
 					util_buf_reset(&gv);
 					idx_make_guard_value(c.base + e->dkey_off, e->dkey_len, &gv);
-					kv_batch_put(b, d->kv, c.base + e->key_off, e->values_len, IDX_FAMILY, "", 0, e->ts, gv.data,
-						     gv.len);
+					kv_batch_put(b, d->kv, c.base + e->key_off, e->values_len, IDX_FAMILY,
+						     "", 0, e->ts, gv.data, gv.len);
 				}
 			}
 			util_buf_free(&gv);

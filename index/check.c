@@ -92,8 +92,9 @@ kv_status idx_check(kv_table *data, const idx_def *d, const idx_rowmodel *m, kv_
 			continue;
 		}
 		idx_entry e;
-		if (!idx_entry_parse(d, &er.cells[0], &e) || e.guard || e.ts < rts || !same_value(e.value, &val) ||
-		    e.pk.len != row.len || memcmp(e.pk.data, row.data, row.len) != 0) {
+		if (!idx_entry_parse(d, &er.cells[0], &e) || e.guard || e.ts < rts ||
+		    !same_value(e.value, &val) || e.pk.len != row.len ||
+		    memcmp(e.pk.data, row.data, row.len) != 0) {
 			r->mismatched++;
 			if (fn)
 				fn(arg, IDX_MISMATCH, ek, row);

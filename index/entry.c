@@ -20,14 +20,17 @@ void idx_encode_values(const idx_def *d, const ty_datum *vals, util_buf *out, bo
 		*any_null = null;
 }
 
-bool idx_unique_values(const idx_def *d, bool any_null) { return d->unique && (!any_null || d->nulls_not_distinct); }
+bool idx_unique_values(const idx_def *d, bool any_null)
+{
+	return d->unique && (!any_null || d->nulls_not_distinct);
+}
 
 bool idx_values_have_null(const idx_def *d, const uint8_t *values, size_t len)
 {
 	const uint8_t *p = values, *end = values + len;
 	for (int i = 0; i < d->nkeys && p < end; i++) {
 		const ty_keycol *kc = &d->keys[i];
-		uint8_t m = kc->desc ? (uint8_t)~*p : *p;
+		uint8_t m = kc->desc ? (uint8_t) ~*p : *p;
 		if (m != TY_KEY_VALUE)
 			return true;
 		size_t n = ty_key_skip(kc, p, end);

@@ -33,7 +33,8 @@ bool idx_repair(kv_batch *b, const idx_def *d, const idx_entry *e, idx_verdict v
 		/* Every version of an entry key is of the same row, which does not
 		 * hold the key now: mask them all (deleting only this one would
 		 * expose an older, possibly verified, version). */
-		kv_batch_delete(b, d->kv, e->key.data, e->key.len, IDX_FAMILY, "", 0, e->ts, KV_DELETE_COLUMN);
+		kv_batch_delete(b, d->kv, e->key.data, e->key.len, IDX_FAMILY, "", 0, e->ts,
+				KV_DELETE_COLUMN);
 		return true;
 	case IDX_EXACT:
 	case IDX_NEWER:

@@ -133,8 +133,8 @@ void idx_writer_delete(idx_writer *w, const idx_def *d, const void *key, size_t 
 	m->vlen = old_val ? old_vlen : 0;
 }
 
-void idx_writer_guard(idx_writer *w, const idx_def *d, const void *values, size_t vlen, const void *pk, size_t pklen,
-		      bool take)
+void idx_writer_guard(idx_writer *w, const idx_def *d, const void *values, size_t vlen, const void *pk,
+		      size_t pklen, bool take)
 {
 	mut *m = find(w, d, values, vlen);
 	m->guard = true;
@@ -255,5 +255,10 @@ kv_status idx_commit_split(idx_writer *w, kv_store *s, kv_batch *data, const idx
 out:
 	kv_batch_free(b);
 	kv_ts_finish(s, t);
+	/* As kv_commit, return only once readers see the commit: the next
+	 * writer of these rows reads its before-image at the read point. */
+	if (st == KV_OK)
+		while (kv_read_point(s) < t)
+			util_sleep_us(20);
 	return st;
 }

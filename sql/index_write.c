@@ -477,11 +477,15 @@ static void catch_up_one(sql_ixcommit *ic, const pending_build *pb)
 		ty_error(UTIL_E_IO_ERROR, "could not open index \"%s\" to finish its build", ixo->rel.name);
 	}
 	x->def.kv = ikv;
+	/* Rows with a cell (delete markers included) written after the
+	 * backfill's start: other transactions changed them meanwhile. */
 	kv_scan_opts so;
 	memset(&so, 0, sizeof so);
 	so.read.read_ts = now;
 	so.read.min_ts = pb->from + 1;
+	so.read.raw = true;
 	kv_iter *it = kv_scan(data, &so);
+	util_map changed = UTIL_MAP_INIT; /* row key -> its entry key now (util_buf*), or (void *)1 if none */
 	util_buf last = UTIL_BUF_INIT, k = UTIL_BUF_INIT, v = UTIL_BUF_INIT;
 	kv_read_opts ro;
 	memset(&ro, 0, sizeof ro);
@@ -495,6 +499,9 @@ static void catch_up_one(sql_ixcommit *ic, const pending_build *pb)
 		const kv_cell *c = kv_iter_cell(it);
 		util_buf_reset(&last);
 		util_buf_append(&last, c->row.data, c->row.len);
+		if (util_map_get(&changed, last.data, last.len))
+			continue;
+		util_map_put(&changed, last.data, last.len, (void *)1);
 		util_arena_reset(ic->scratch);
 		ty_set_arena(ic->scratch);
 		kv_row row;
@@ -509,12 +516,15 @@ static void catch_up_one(sql_ixcommit *ic, const pending_build *pb)
 		bool uq = false;
 		if (!sql_ix_entry(ev, x, vals, &k, &v, &vl, &uq))
 			continue;
+		util_buf *keep = util_arena_zalloc(ic->arena, sizeof *keep);
+		util_buf_append(keep, k.data, k.len);
+		util_map_put(&changed, last.data, last.len, keep);
 		kv_ts rts = sql_ix_row_ts(x, row.cells, row.n);
 		if (uq) {
 			uint8_t *holder, *guard;
 			size_t hl, gl;
-			committed_holder(s, table, data, ev, x, (const uint8_t *)k.data, vl, vals[r->ncols], &holder, &hl,
-					 &guard, &gl, ic->scratch);
+			committed_holder(s, table, data, ev, x, (const uint8_t *)k.data, vl, vals[r->ncols],
+					 &holder, &hl, &guard, &gl, ic->scratch);
 			if (holder && !ic->failed) {
 				util_buf d = UTIL_BUF_INIT;
 				sql_ix_describe_key(x, (const uint8_t *)k.data, vl, &d);
@@ -534,6 +544,38 @@ static void catch_up_one(sql_ixcommit *ic, const pending_build *pb)
 	}
 	kv_status ist = kv_iter_status(it);
 	kv_iter_close(it);
+	/* The backfill may have written entries of those rows as they were
+	 * then: mask every entry of a changed row other than its entry now
+	 * (one pass over the index, only when rows changed). */
+	if (ist == KV_OK && util_map_count(&changed)) {
+		memset(&so, 0, sizeof so);
+		so.read.read_ts = now;
+		so.read.no_cache = true;
+		it = kv_scan(ikv, &so);
+		for (; kv_iter_valid(it); kv_iter_next(it)) {
+			util_arena_reset(ic->scratch);
+			ty_set_arena(ic->scratch);
+			idx_entry e;
+			if (!idx_entry_parse(&x->def, kv_iter_cell(it), &e) || e.guard)
+				continue;
+			void *now_key = util_map_get(&changed, e.pk.data, e.pk.len);
+			if (!now_key)
+				continue;
+			const util_buf *nk = now_key == (void *)1 ? NULL : now_key;
+			if (nk && nk->len == e.key.len && !memcmp(nk->data, e.key.data, e.key.len))
+				continue;
+			kv_batch_delete(ic->b, ikv, e.key.data, e.key.len, IDX_FAMILY, "", 0, e.ts,
+					KV_DELETE_COLUMN);
+		}
+		ist = kv_iter_status(it);
+		kv_iter_close(it);
+	}
+	size_t mpos = 0;
+	void *mv;
+	while (util_map_next(&changed, &mpos, NULL, NULL, &mv))
+		if (mv != (void *)1)
+			util_buf_free(mv);
+	util_map_free(&changed);
 	util_buf_free(&last);
 	util_buf_free(&k);
 	util_buf_free(&v);
@@ -655,13 +697,13 @@ static void unique_require(sql_ixcommit *ic, table_maint *m, int i, const uint8_
 	ty_datum pk = row[m->rel->rel.ncols];
 	uint8_t *holder, *guard;
 	size_t hl, gl;
-	committed_holder(ic->s, m->rel, m->data, m->set->ev[i], x, values, vlen, pk, &holder, &hl, &guard, &gl,
-			 ic->scratch);
+	committed_holder(ic->s, m->rel, m->data, m->set->ev[i], x, values, vlen, pk, &holder, &hl, &guard,
+			 &gl, ic->scratch);
 	if (holder && !ic->failed) {
 		util_buf d = UTIL_BUF_INIT;
 		sql_ix_describe_key(x, values, vlen, &d);
-		util_err_set(&ic->fail, UTIL_E_UNIQUE_VIOLATION, "duplicate key value violates unique constraint \"%s\"",
-			     x->obj->rel.name);
+		util_err_set(&ic->fail, UTIL_E_UNIQUE_VIOLATION,
+			     "duplicate key value violates unique constraint \"%s\"", x->obj->rel.name);
 		util_err_detail(&ic->fail, "Key %s already exists.", d.data);
 		util_buf_free(&d);
 		ic->failed = true;
@@ -721,7 +763,8 @@ void sql_index_commit_row(sql_ixcommit *ic, sql_wrow *w)
 				unique_require(ic, m, i, (const uint8_t *)ic->k1.data, nvl, nrow);
 			}
 		}
-		bool same_key = new_e && ic->k1.len == ic->k2.len && !memcmp(ic->k1.data, ic->k2.data, ic->k1.len);
+		bool same_key =
+		    new_e && ic->k1.len == ic->k2.len && !memcmp(ic->k1.data, ic->k2.data, ic->k1.len);
 		if (old_e && !same_key)
 			idx_writer_delete(ic->w, &x->def, ic->k2.data, ic->k2.len, ic->v2.data, ic->v2.len);
 		bool same_values = new_e && nuq && nvl == ovl && !memcmp(ic->k1.data, ic->k2.data, nvl);
@@ -802,11 +845,13 @@ void sql_index_bulk_row(sql_txn *t, const cat_obj *rel, const uint8_t *key, size
 		if (!sql_ix_entry(set->ev[i], x, row, &k, &v, &vl, &uq))
 			continue;
 		v.data[0] |= IDX_F_VERIFIED;
-		kv_batch_put(t->bulk, x->def.kv, k.data, k.len, IDX_FAMILY, "", 0, KV_TS_LATEST, v.data, v.len);
+		kv_batch_put(t->bulk, x->def.kv, k.data, k.len, IDX_FAMILY, "", 0, KV_TS_LATEST, v.data,
+			     v.len);
 		if (uq) {
 			util_buf g = UTIL_BUF_INIT;
 			idx_make_guard_value(key, klen, &g);
-			kv_batch_put(t->bulk, x->def.kv, k.data, vl, IDX_FAMILY, "", 0, KV_TS_LATEST, g.data, g.len);
+			kv_batch_put(t->bulk, x->def.kv, k.data, vl, IDX_FAMILY, "", 0, KV_TS_LATEST, g.data,
+				     g.len);
 			util_buf_free(&g);
 			claim *c = find_claim(tx, x->obj->oid, k.data, vl, false);
 			if (c && c->seen)

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # run.sh — the "index" suite: the differential test (index answers equal
-# full-scan answers under random writes, both write modes) and the crash
+# full-scan answers under random writes, both write modes), the crash
 # test (fault points between the index and the data write of the split
-# protocol, SIGKILL during write workloads). STRATA_LONG=1 runs longer
+# protocol, SIGKILL during write workloads) and the online build test
+# (CREATE INDEX [CONCURRENTLY] and REINDEX under concurrent writers, unique
+# key races). STRATA_LONG=1 runs longer
 # variants. Last line: "N passed, N failed".
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -10,9 +12,11 @@ long=${STRATA_LONG:-0}
 if ((long)); then
 	diff_args=(--rounds 20 --rows 3000)
 	crash_args=(--cycles 15)
+	build_args=(--seconds 10)
 else
 	diff_args=(--rounds 4 --rows 500)
 	crash_args=(--cycles 3)
+	build_args=(--seconds 3)
 fi
 passed=0
 failed=0
@@ -37,5 +41,6 @@ run() { # NAME COMMAND...
 }
 run diff /usr/bin/python3 "$here/diff_test.py" "${diff_args[@]}"
 run crash /usr/bin/python3 "$here/crash_test.py" "${crash_args[@]}"
+run build /usr/bin/python3 "$here/build_test.py" "${build_args[@]}"
 echo "$passed passed, $failed failed"
 ((failed == 0))
