@@ -60,7 +60,7 @@ sql_op *sql_exec_node(sql_exec *ex, const sql_plan *p)
 	case SQL_P_FILTER: op = sql_op_filter(ex, p); break;
 	case SQL_P_PROJECT: op = sql_op_project(ex, p); break;
 	case SQL_P_PROJECTSET: op = sql_op_projectset(ex, p); break;
-	case SQL_P_NESTLOOP: op = sql_op_nestloop(ex, p); break;
+	case SQL_P_NESTLOOP: op = p->join.nparams ? sql_op_lookupjoin(ex, p) : sql_op_nestloop(ex, p); break;
 	case SQL_P_HASHJOIN: op = sql_op_hashjoin(ex, p); break;
 	case SQL_P_AGG: op = sql_op_agg(ex, p); break;
 	case SQL_P_SORT: op = sql_op_sort(ex, p); break;

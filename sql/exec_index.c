@@ -603,3 +603,108 @@ sql_op *sql_op_indexscan(sql_exec *ex, const sql_plan *p)
 	op->rescan = ixscan_rescan;
 	return op;
 }
+
+/* ---------------------------------------------------------------- lookup joins */
+
+/* A nested loop whose inner side is a table or index scan keyed by
+ * parameters set from each outer row (plan_index.c): per outer row, set
+ * the parameters, rescan the inner side, emit the matches (and, for a LEFT
+ * join, the row with NULLs when there are none). Inner rows are copied
+ * into the output batch: the inner batch is reset when it moves on. */
+typedef struct lookup_state {
+	sql_batch *in;
+	int pos;
+	bool active; /* the current outer row's lookup is under way */
+	bool matched;
+	sql_batch *inner;
+	int ipos;
+	ty_datum *combo;
+} lookup_state;
+
+static void copy_right(const sql_plan *rp, ty_datum *dst, const ty_datum *src)
+{
+	for (int c = 0; c < rp->ncols; c++) {
+		const ty_type *t = ty_type_get(rp->types[c]);
+		dst[c] = ty_datum_copy(src[c], t ? t->byval : true);
+	}
+}
+
+static sql_batch *lookup_next(sql_op *op)
+{
+	lookup_state *st = op->state;
+	const sql_plan *p = op->plan;
+	int ln = p->left->ncols, rn = p->right->ncols;
+	sql_batch *b = sql_op_begin_batch(op);
+	util_arena *mine = b->arena;
+	if (!st->combo)
+		st->combo = util_arena_alloc(op->ex->arena, sizeof(ty_datum) * (size_t)(ln + rn + 1));
+	while (b->n < b->cap) {
+		if (!st->in || st->pos >= st->in->n) {
+			if (b->n)
+				return b; /* emitted rows point into the current outer batch */
+			st->in = sql_op_next(op->left);
+			st->pos = 0;
+			st->active = false;
+			ty_set_arena(mine);
+			if (st->in->n == 0)
+				return b;
+		}
+		ty_datum *l = sql_batch_row(st->in, st->pos);
+		if (!st->active) {
+			for (int i = 0; i < p->join.nparams; i++)
+				op->ex->exec_params[p->join.params[i]] =
+				    sql_eval(op->ex, p->join.param_vals[i], l);
+			sql_op_rescan(op->right);
+			st->active = true;
+			st->matched = false;
+			st->inner = NULL;
+			st->ipos = 0;
+		}
+		if (!st->inner || st->ipos >= st->inner->n) {
+			st->inner = sql_op_next(op->right);
+			st->ipos = 0;
+			ty_set_arena(mine);
+			if (st->inner->n == 0) {
+				if (!st->matched && p->join.type == SQL_JOIN_LEFT) {
+					ty_datum *out = sql_batch_row(b, b->n++);
+					memcpy(out, l, sizeof(ty_datum) * (size_t)ln);
+					for (int c = 0; c < rn; c++)
+						out[ln + c] = ty_null();
+				}
+				st->pos++;
+				st->active = false;
+				continue;
+			}
+		}
+		ty_datum *r = sql_batch_row(st->inner, st->ipos++);
+		if (p->join.joinqual) {
+			memcpy(st->combo, l, sizeof(ty_datum) * (size_t)ln);
+			memcpy(st->combo + ln, r, sizeof(ty_datum) * (size_t)rn);
+			if (!sql_eval_qual(op->ex, p->join.joinqual, st->combo))
+				continue;
+		}
+		st->matched = true;
+		ty_datum *out = sql_batch_row(b, b->n++);
+		memcpy(out, l, sizeof(ty_datum) * (size_t)ln);
+		copy_right(p->right, out + ln, r);
+		if (p->qual && !sql_eval_qual(op->ex, p->qual, out))
+			b->n--;
+	}
+	return b;
+}
+
+static void lookup_rescan(sql_op *op)
+{
+	lookup_state *st = op->state;
+	memset(st, 0, sizeof *st);
+	sql_op_rescan(op->left);
+}
+
+sql_op *sql_op_lookupjoin(sql_exec *ex, const sql_plan *p)
+{
+	(void)p;
+	sql_op *op = sql_op_new_internal(ex, sizeof(lookup_state));
+	op->next = lookup_next;
+	op->rescan = lookup_rescan;
+	return op;
+}

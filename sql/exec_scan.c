@@ -215,7 +215,8 @@ static void build_ranges(sql_op *op, scan_state *st)
 		}
 	}
 	/* Ranges in key order without duplicates (IN lists may repeat values). */
-	qsort(st->ranges, (size_t)st->nranges, sizeof(keyrange), cmp_range);
+	if (st->nranges > 1) /* (none at all when a bound is NULL) */
+		qsort(st->ranges, (size_t)st->nranges, sizeof(keyrange), cmp_range);
 	int k = 0;
 	for (int i = 0; i < st->nranges; i++) {
 		if (k && !kcmp(st->ranges[k - 1].start, st->ranges[k - 1].start_len, st->ranges[i].start,

@@ -405,6 +405,20 @@ static void walk(explain_ctx *x, const sql_plan *p, int depth)
 	case SQL_P_INDEXSCAN: {
 		xnames *self = names_of(x, p);
 		const sql_ixscan *xs = p->scan.ixscan;
+		if (xs && !xs->nconds && xs->nranges && xs->ranges[0].nfix) {
+			/* A lookup join's inner side: keys equal to parameters. */
+			util_buf b = UTIL_BUF_INIT;
+			util_buf_putc(&b, '(');
+			for (int i = 0; i < xs->ranges[0].nfix; i++) {
+				if (i)
+					util_buf_puts(&b, " AND ");
+				util_buf_printf(&b, "%s = ", xs->ix->key_text[i]);
+				deparse(xs->ranges[0].eq[i], self, &b, true);
+			}
+			util_buf_putc(&b, ')');
+			detail(x, depth, "Index Cond: %s", b.data);
+			util_buf_free(&b);
+		}
 		if (xs && xs->nconds) {
 			util_buf b = UTIL_BUF_INIT;
 			util_buf_putc(&b, '(');

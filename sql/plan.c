@@ -590,6 +590,10 @@ static void hash_keys(sql_planner *pl, sql_expr **quals, int n, const bool *lset
 static sql_plan *make_join(sql_planner *pl, sql_jointype type, sql_plan *lp, sql_tlist *ltl, const bool *lset,
 			   sql_plan *rp, sql_tlist *rtl, const bool *rset, sql_expr **jq, int njq, sql_tlist **tl_out)
 {
+	/* Index lookup join (plan_index.c). */
+	sql_plan *lj = sql_plan_lookup_join(pl, type, lp, ltl, lset, rp, rtl, rset, jq, njq, tl_out);
+	if (lj)
+		return lj;
 	sql_tlist *tl = sql_tl_concat(ltl, rtl);
 	sql_plan *j = sql_new_node(pl, SQL_P_HASHJOIN, tl);
 	j->join.type = type;

@@ -275,8 +275,8 @@ static bool order_wanted(sql_planner *pl, int rte)
 /* Whether the index order gives ORDER BY (forward, or with *reverse
  * backward): sort keys follow the index keys (those fixed by = may be
  * skipped), then the primary key, which ends every non-unique entry key. */
-static bool gives_order(sql_planner *pl, int rte, const sql_ix *x, sql_expr **keys, const colcons *cc, int nfix,
-			bool *reverse)
+static bool gives_order(sql_planner *pl, int rte, const sql_ix *x, sql_expr **keys, const colcons *cc,
+			int nfix, bool *reverse)
 {
 	sql_query *q = pl->q;
 	const cat_rel *rel = &x->table->rel;
@@ -306,7 +306,8 @@ static bool gives_order(sql_planner *pl, int rte, const sql_ix *x, sql_expr **ke
 			if (x->def.unique || pkpos >= rel->npk)
 				return false;
 			const sql_expr *e = sk->expr;
-			if (e->kind != SQL_E_VAR || e->var.levelsup || e->var.rte != rte || e->var.col != rel->pk[pkpos] - 1)
+			if (e->kind != SQL_E_VAR || e->var.levelsup || e->var.rte != rte ||
+			    e->var.col != rel->pk[pkpos] - 1)
 				return false;
 			bool pkdesc = rel->pk_desc ? rel->pk_desc[pkpos] : false;
 			d = sk->desc == pkdesc ? 1 : -1;
@@ -697,4 +698,187 @@ sql_plan *sql_plan_minmax(sql_planner *pl, sql_query *q, sql_expr **quals, int n
 	app->rows = 2;
 	*tl_out = tl;
 	return app;
+}
+
+/* ---------------------------------------------------------------- lookup joins */
+
+/* One equi-join conjunct: an expression over the left side = a column of
+ * the right table. */
+typedef struct eqpair {
+	sql_expr *left;
+	int col;  /* 0-based column of the right table */
+	int qual; /* index into jq */
+} eqpair;
+
+static bool rtes_within(sql_planner *pl, sql_expr *e, const bool *set)
+{
+	int n = pl->q->nrtes;
+	bool *need = ty_alloc0(sizeof(bool) * (size_t)(n ? n : 1));
+	sql_expr_rtes(e, need, n);
+	bool any_rte = false;
+	for (int i = 0; i < n; i++) {
+		if (need[i] && !set[i])
+			return false;
+		any_rte |= need[i];
+	}
+	return any_rte;
+}
+
+static sql_expr *execparam(sql_planner *pl, ty_oid type, int32_t typmod, int *id)
+{
+	sql_expr *e = sql_expr_new(SQL_E_EXECPARAM, type, -1);
+	e->typmod = typmod;
+	*id = pl->ax->ps->nexec_params++;
+	e->param = *id;
+	return e;
+}
+
+sql_plan *sql_plan_lookup_join(sql_planner *pl, sql_jointype type, sql_plan *lp, sql_tlist *ltl,
+			       const bool *lset, sql_plan *rp, sql_tlist *rtl, const bool *rset,
+			       sql_expr **jq, int njq, sql_tlist **tl_out)
+{
+	sql_query *q = pl->q;
+	sql_session *s = pl->ax->s;
+	if ((type != SQL_JOIN_INNER && type != SQL_JOIN_LEFT) || !s || rp->kind != SQL_P_SCAN ||
+	    rp->scan.nranges || rp->scan.lock_strength || !guc_on(s, "enable_nestloop"))
+		return NULL;
+	/* The right side is one base table. */
+	int rte = 0;
+	for (int i = 0; i < q->nrtes; i++)
+		if (rset[i]) {
+			if (rte)
+				return NULL;
+			rte = i + 1;
+		}
+	if (!rte || q->rtes[rte - 1]->kind != SQL_RTE_TABLE || rp->scan.reloid != q->rtes[rte - 1]->rel->oid)
+		return NULL;
+	const cat_rel *rel = &q->rtes[rte - 1]->rel->rel;
+	/* Few outer rows against a big table: one lookup each beats reading it. */
+	double inner_rows = table_rows(rel);
+	if (lp->rows * 4 > inner_rows)
+		return NULL;
+	eqpair *pairs = ty_alloc(sizeof(eqpair) * (size_t)(njq + 1));
+	int npairs = 0;
+	for (int i = 0; i < njq; i++) {
+		sql_expr *e = jq[i];
+		if (e->kind != SQL_E_FUNC || e->f.nargs != 2 || !e->f.opname ||
+		    strcmp(e->f.opname, "=") != 0 || sql_expr_volatile(e))
+			continue;
+		for (int side = 0; side < 2; side++) {
+			sql_expr *r = e->f.args[side], *l = e->f.args[1 - side];
+			if (r->kind == SQL_E_VAR && r->var.levelsup == 0 && r->var.rte == rte &&
+			    rtes_within(pl, l, lset) && comparable(r->type, l->type)) {
+				pairs[npairs++] = (eqpair){l, r->var.col, i};
+				break;
+			}
+		}
+	}
+	if (!npairs)
+		return NULL;
+	/* The primary key, or an index, with leading columns among the pairs. */
+	int best_n = 0;
+	const cat_obj *best_ix = NULL;
+	int *order = ty_alloc(sizeof(int) * (size_t)(npairs + 33)); /* pair per key column */
+	int *tmp = ty_alloc(sizeof(int) * (size_t)(npairs + 33));
+	for (int k = 0; k < rel->npk; k++) {
+		int found = -1;
+		for (int i = 0; i < npairs && found < 0; i++)
+			if (pairs[i].col == rel->pk[k] - 1)
+				found = i;
+		if (found < 0)
+			break;
+		order[best_n++] = found;
+	}
+	bool use_pk = best_n > 0;
+	if (best_n < rel->npk || !use_pk) {
+		for (int x = 0; x < rel->nindexes; x++) {
+			const cat_obj *ixo = cat_get(pl->ax->cat, rel->indexes[x]);
+			if (!usable_index(pl, ixo) || ixo->rel.index->predicate_sql)
+				continue;
+			int n = 0;
+			for (int k = 0; k < ixo->rel.index->nkeys && k < 32; k++) {
+				int found = -1;
+				for (int i = 0; i < npairs && found < 0; i++)
+					if (ixo->rel.index->keys[k].attnum == pairs[i].col + 1)
+						found = i;
+				if (found < 0)
+					break;
+				tmp[n++] = found;
+			}
+			if (n > best_n || (n == best_n && n > 0 && use_pk && best_n < rel->npk &&
+					   ixo->rel.index->unique && n == ixo->rel.index->nkeys)) {
+				best_n = n;
+				best_ix = ixo;
+				use_pk = false;
+				memcpy(order, tmp, sizeof(int) * (size_t)n);
+			}
+		}
+	}
+	if (!best_n)
+		return NULL;
+	/* Parameters: the left expressions, set from each outer row. */
+	int *params = ty_alloc(sizeof(int) * (size_t)best_n);
+	sql_expr **pvals = ty_alloc(sizeof(sql_expr *) * (size_t)best_n);
+	sql_expr **pexprs = ty_alloc(sizeof(sql_expr *) * (size_t)best_n);
+	bool *consumed = ty_alloc0(sizeof(bool) * (size_t)(njq + 1));
+	for (int k = 0; k < best_n; k++) {
+		eqpair *pr = &pairs[order[k]];
+		pexprs[k] = execparam(pl, pr->left->type, pr->left->typmod, &params[k]);
+		pvals[k] = sql_set_refs(pl, sql_plan_prep(pl, pr->left), ltl);
+		consumed[pr->qual] = true;
+	}
+	sql_plan *inner;
+	double per_lookup;
+	if (use_pk) {
+		inner = sql_plan_new(SQL_P_SCAN, rp->ncols);
+		*inner = *rp;
+		inner->id = pl->top->nnodes++;
+		sql_keyrange *kr = ty_alloc0(sizeof *kr);
+		kr->nfix = best_n;
+		kr->lo.ncols = kr->hi.ncols = best_n;
+		kr->lo.vals = kr->hi.vals = pexprs;
+		kr->lo.inclusive = kr->hi.inclusive = true;
+		inner->scan.nranges = 1;
+		inner->scan.ranges = kr;
+		inner->scan.npoint = best_n == rel->npk ? rel->npk : 0;
+		per_lookup = best_n == rel->npk ? 1 : inner_rows * SEL_EQ;
+	} else {
+		sql_ix *x = sql_ix_compile(s, pl->ax->cat, best_ix, pl->ax->ps);
+		inner = sql_plan_new(SQL_P_INDEXSCAN, rp->ncols);
+		*inner = *rp;
+		inner->kind = SQL_P_INDEXSCAN;
+		inner->id = pl->top->nnodes++;
+		inner->scan.index_oid = best_ix->oid;
+		inner->scan.index_only = false;
+		sql_ixscan *xs = ty_alloc0(sizeof *xs);
+		xs->ix = x;
+		snprintf(xs->index_storage, sizeof xs->index_storage, "%s", best_ix->rel.storage);
+		snprintf(xs->index_name, sizeof xs->index_name, "%s", best_ix->rel.name);
+		xs->valid_from = x->info->valid_from;
+		sql_ixrange *ir = ty_alloc0(sizeof *ir);
+		ir->nfix = best_n;
+		ir->eq = pexprs;
+		xs->nranges = 1;
+		xs->ranges = ir;
+		inner->scan.ixscan = xs;
+		per_lookup = best_n == x->nkeys && x->def.unique ? 1 : inner_rows * SEL_EQ;
+	}
+	inner->rows = per_lookup < 1 ? 1 : per_lookup;
+	sql_tlist *tl = sql_tl_concat(ltl, rtl);
+	sql_plan *j = sql_new_node(pl, SQL_P_NESTLOOP, tl);
+	j->join.type = type;
+	j->left = lp;
+	j->right = inner;
+	j->join.nparams = best_n;
+	j->join.params = params;
+	j->join.param_vals = pvals;
+	sql_expr **rest = ty_alloc(sizeof(sql_expr *) * (size_t)(njq + 1));
+	int nrest = 0;
+	for (int i = 0; i < njq; i++)
+		if (!consumed[i])
+			rest[nrest++] = sql_set_refs(pl, sql_plan_prep(pl, jq[i]), tl);
+	j->join.joinqual = sql_make_and(rest, nrest);
+	j->rows = lp->rows * inner->rows;
+	*tl_out = tl;
+	return j;
 }

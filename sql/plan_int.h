@@ -49,5 +49,10 @@ sql_plan *sql_plan_index_path(sql_planner *pl, int rte, sql_expr **quals, int nq
 /* MIN/MAX of an indexed expression: the aggregate's input as the first and
  * last index entries, or NULL. */
 sql_plan *sql_plan_minmax(sql_planner *pl, sql_query *q, sql_expr **quals, int nquals, sql_tlist **tl_out);
+/* A nested loop that looks each outer row up in the right table by its
+ * primary key or an index (few outer rows, a big right table), or NULL. */
+sql_plan *sql_plan_lookup_join(sql_planner *pl, sql_jointype type, sql_plan *lp, sql_tlist *ltl, const bool *lset,
+			       sql_plan *rp, sql_tlist *rtl, const bool *rset, sql_expr **jq, int njq,
+			       sql_tlist **tl_out);
 
 #endif

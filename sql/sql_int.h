@@ -946,7 +946,8 @@ sql_op *sql_op_ctescan(sql_exec *ex, const sql_plan *p);
 sql_op *sql_op_recursive(sql_exec *ex, const sql_plan *p);
 sql_op *sql_op_projectset(sql_exec *ex, const sql_plan *p);
 sql_op *sql_op_sysscan(sql_exec *ex, const sql_plan *p);
-sql_op *sql_op_indexscan(sql_exec *ex, const sql_plan *p); /* exec_index.c */
+sql_op *sql_op_indexscan(sql_exec *ex, const sql_plan *p);  /* exec_index.c */
+sql_op *sql_op_lookupjoin(sql_exec *ex, const sql_plan *p); /* exec_index.c */
 
 /* ---------------------------------------------------------------- rows on the store */
 

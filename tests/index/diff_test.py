@@ -102,6 +102,10 @@ def queries(rng):
         ("SELECT min(b), max(b) FROM d", (), True),
         ("SELECT count(*) FROM d WHERE a = %s", (a,), True),
         ("SELECT id FROM d WHERE b = %s ORDER BY id", (w,), True),
+        ("SELECT j.k, d.id FROM j JOIN d ON d.a = j.a WHERE j.k < %s", (rng.randrange(1, 6),), False),
+        ("SELECT j.k, d.id, d.c FROM j LEFT JOIN d ON d.c = j.c WHERE j.k IN (%s, %s)",
+         (rng.randrange(0, 12), rng.randrange(0, 12)), False),
+        ("SELECT d.id, j.k FROM d JOIN j ON j.k = d.a WHERE d.id < %s", (rng.randrange(1, 40),), False),
     ]
 
 
@@ -139,7 +143,10 @@ class Run:
     def setup(self, nrows):
         cur = self.cur
         cur.execute("DROP TABLE IF EXISTS d")
+        cur.execute("DROP TABLE IF EXISTS j")
         cur.execute("CREATE TABLE d (id int PRIMARY KEY, a int, b text, c int, f float8)")
+        cur.execute("CREATE TABLE j (k int PRIMARY KEY, a int, c int)")
+        cur.execute("INSERT INTO j SELECT i, i % 40, i * 83 % 1000 FROM generate_series(0, 11) i")
         half = [self.gen.row() for _ in range(nrows // 2)]
         self.insert(half)
         for ddl in INDEXES:
@@ -195,8 +202,10 @@ class Run:
             if uses_index(cur, sql, args):
                 self.index_used += 1
             cur.execute("SET enable_indexscan = off")
+            cur.execute("SET enable_nestloop = off")
             want = fetch(cur, sql, args, ordered)
             cur.execute("SET enable_indexscan = on")
+            cur.execute("SET enable_nestloop = on")
             if want and want != [(None, None)] and want != [(None,)] and want != [(0,)]:
                 self.nonempty += 1
             self.check(f"{label}: {cur.mogrify(sql, args).decode()}", got == want,
