@@ -50,6 +50,20 @@ static size_t put_bytes(chunk *c, const void *p, size_t n)
 	return off;
 }
 
+/* Whether the model looks at this cell. */
+static bool wanted(const idx_rowmodel *m, const kv_cell *c)
+{
+	if (!m->needs)
+		return true;
+	for (int i = 0; i < m->nneeds; i++) {
+		const kv_column *k = &m->needs[i];
+		if (k->qlen == c->qualifier.len &&
+		    (!k->qlen || !memcmp(k->qualifier, c->qualifier.data, k->qlen)))
+			return true;
+	}
+	return false;
+}
+
 /* Reads up to max rows after `after` at ts into c; false at the end. */
 static kv_status read_chunk(kv_table *data, const idx_def *d, const idx_rowmodel *m, const void *after,
 			    size_t after_len, kv_ts ts, uint32_t max, chunk *c)
@@ -80,6 +94,12 @@ static kv_status read_chunk(kv_table *data, const idx_def *d, const idx_rowmodel
 				first->row.len};
 		for (;;) {
 			const kv_cell *x = kv_iter_cell(it);
+			if (!wanted(m, x)) {
+				kv_iter_next(it);
+				if (!kv_iter_valid(it) || kv_slice_cmp(kv_iter_cell(it)->row, row) != 0)
+					break;
+				continue;
+			}
 			if (ncells == capcells) {
 				capcells = capcells ? capcells * 2 : 16;
 				cells = util_xrealloc(cells, sizeof *cells * capcells);
@@ -133,12 +153,13 @@ static kv_status read_chunk(kv_table *data, const idx_def *d, const idx_rowmodel
 	return st;
 }
 
-/* By the encoded values (duplicates of a unique index become neighbours). */
+/* By entry key (values first: duplicates of a unique index become
+ * neighbours). */
 static int cmp_values(const void *a, const void *b, void *arg)
 {
 	const chunk *c = arg;
 	const bf_entry *x = a, *y = b;
-	kv_slice ks = {c->base + x->key_off, x->values_len}, ys = {c->base + y->key_off, y->values_len};
+	kv_slice ks = {c->base + x->key_off, x->key_len}, ys = {c->base + y->key_off, y->key_len};
 	return kv_slice_cmp(ks, ys);
 }
 
@@ -219,6 +240,7 @@ kv_status idx_backfill(kv_table *data, const idx_def *d, const idx_rowmodel *m, 
 	uint64_t done = rows_done ? *rows_done : 0;
 	kv_status st = KV_OK;
 	kv_batch *b = kv_batch_new();
+	bool later = o && o->caught_up_later;
 	for (;;) {
 		int tries = 0;
 		for (;;) {
@@ -229,8 +251,12 @@ kv_status idx_backfill(kv_table *data, const idx_def *d, const idx_rowmodel *m, 
 			if (st != KV_OK || c.rows == 0)
 				goto done;
 			kv_batch_clear(b);
-			if (d->unique && c.n > 1) {
+			/* In key order: the store's memstore takes sorted runs faster
+			 * (its skiplist walks stay in cache), and duplicates of a
+			 * unique index become neighbours. */
+			if (c.n > 1)
 				qsort_r(c.e, c.n, sizeof *c.e, cmp_values, &c);
+			if (d->unique && c.n > 1) {
 				for (size_t i = 1; i < c.n; i++) {
 					const bf_entry *x = &c.e[i - 1], *y = &c.e[i];
 					if (x->unique && y->unique && x->values_len == y->values_len &&
@@ -250,7 +276,8 @@ kv_status idx_backfill(kv_table *data, const idx_def *d, const idx_rowmodel *m, 
 								    : v[0] & ~IDX_F_VERIFIED);
 				kv_batch_put(b, d->kv, c.base + e->key_off, e->key_len, IDX_FAMILY, "", 0,
 					     e->ts, v, e->val_len);
-				kv_batch_check_row(b, data, c.base + e->dkey_off, e->dkey_len);
+				if (!later)
+					kv_batch_check_row(b, data, c.base + e->dkey_off, e->dkey_len);
 				if (e->unique) {
 					st = check_unique(data, d, m, &c, e, err);
 					if (st != KV_OK) {
@@ -264,10 +291,15 @@ kv_status idx_backfill(kv_table *data, const idx_def *d, const idx_rowmodel *m, 
 				}
 			}
 			util_buf_free(&gv);
-			if (tries <= MAX_TRIES)
-				st = kv_batch_count(b) ? kv_commit_if(s, b, snap, NULL, NULL) : KV_OK;
+			kv_write_opts wo;
+			memset(&wo, 0, sizeof wo);
+			wo.no_sync = o && o->no_sync;
+			if (later)
+				st = kv_batch_count(b) ? kv_commit(s, b, &wo, NULL) : KV_OK;
+			else if (tries <= MAX_TRIES)
+				st = kv_batch_count(b) ? kv_commit_if(s, b, snap, &wo, NULL) : KV_OK;
 			else
-				st = kv_batch_count(b) ? kv_commit(s, b, NULL, NULL) : KV_OK;
+				st = kv_batch_count(b) ? kv_commit(s, b, &wo, NULL) : KV_OK;
 			if (st == KV_CONFLICT)
 				continue;
 			if (st != KV_OK)

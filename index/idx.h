@@ -207,8 +207,12 @@ typedef struct idx_rowmodel {
 	bool (*entry)(void *arg, const kv_cell *cells, size_t n, util_buf *key, util_buf *value,
 		      kv_ts *row_ts);
 	void *arg;
-	const kv_column *columns; /* data columns entry() needs (NULL: all) */
+	const kv_column *columns; /* data columns to read (NULL: whole rows) */
 	int ncolumns;
+	/* The cells entry() looks at (family and qualifier; NULL: all): a
+	 * backfill copies only these out of whole rows. */
+	const kv_column *needs;
+	int nneeds;
 	bool gc_judge;
 	/* Describes the indexed values of a key for messages ("(a)=(1)"). */
 	void (*describe)(void *arg, const uint8_t *values, size_t len, util_buf *out);
@@ -224,6 +228,14 @@ typedef struct idx_backfill_opts {
 	 * Non-zero return stops the backfill (cancel) with KV_BUSY. */
 	int (*progress)(void *arg, uint64_t rows, const void *last_key, size_t last_len);
 	void *progress_arg;
+	/* Chunks skip the log fsync; a later synced commit (the one that
+	 * publishes the index) makes them durable with it. */
+	bool no_sync;
+	/* Writers do not maintain the index during this backfill; the caller
+	 * catches up with rows changed after it started (a transactional
+	 * CREATE INDEX does at commit): chunks commit without the conflict
+	 * check and are written verified. */
+	bool caught_up_later;
 } idx_backfill_opts;
 
 /*

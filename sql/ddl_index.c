@@ -338,7 +338,7 @@ static UTIL_NORETURN void duplicated(const cat_obj *ix, const cat_obj *table, co
 
 /* Backfills index `ix` (storage as in the object) from table's rows. */
 static uint64_t backfill(sql_session *s, cat_snap *cs, const cat_obj *ix, const cat_obj *table, bool persist,
-			 bool resume)
+			 bool resume, bool caught_up_later)
 {
 	util_arena *a = util_arena_new(16 * 1024, 0);
 	util_arena *old = ty_set_arena(a);
@@ -363,7 +363,9 @@ static uint64_t backfill(sql_session *s, cat_snap *cs, const cat_obj *ix, const 
 		m = sql_ix_rowmodel(s, x, a, false);
 		idx_backfill_opts o;
 		memset(&o, 0, sizeof o);
-		o.chunk_rows = 2000;
+		o.chunk_rows = 20000;
+		o.no_sync = true; /* the commit publishing the index syncs the log */
+		o.caught_up_later = caught_up_later;
 		o.progress = build_progress;
 		o.progress_arg = &bc;
 		if (resume && bc.builds && saved_position(bc.builds, ix->oid, &pos, &rows)) {
@@ -439,9 +441,10 @@ static cat_oid create_in_txn(sql_session *s, const cat_obj *table, ix_def *d)
 	/* (table belonged to the previous snapshot) */
 	cs = cat_txn_snap(ct);
 	const cat_obj *ix = cat_get(cs, oid);
+	uint64_t gen = sql_index_table_gen(s->e, table_oid);
 	kv_ts from = kv_read_point(s->e->kv);
-	backfill(s, cs, ix, cat_get(cs, table_oid), false, false);
-	sql_index_pending_build(t, oid, from);
+	backfill(s, cs, ix, cat_get(cs, table_oid), false, false, true);
+	sql_index_pending_build(t, oid, table_oid, from, gen);
 	return oid;
 }
 
@@ -558,7 +561,7 @@ static void finish_concurrent(sql_session *s, cic_ctx *c, bool resume)
 	}
 	TY_TRY(tc)
 	{
-		c->rows = backfill(s, cs, ix, table, true, resume);
+		c->rows = backfill(s, cs, ix, table, true, resume, false);
 	}
 	TY_CATCH(tc)
 	{
@@ -751,10 +754,11 @@ static void reindex_one(sql_session *s, cat_oid oid, bool allow_resume)
 	sql_txn_drop_storage_after_commit(s->txn, ix->rel.storage);
 	cat_txn_put(ct, n);
 	cs = cat_txn_snap(ct);
-	kv_ts from = kv_read_point(s->e->kv);
 	const cat_obj *nx = cat_get(cs, oid);
-	backfill(s, cs, nx, cat_get(cs, nx->rel.index->table), false, false);
-	sql_index_pending_build(s->txn, oid, from);
+	uint64_t wgen = sql_index_table_gen(s->e, nx->rel.index->table);
+	kv_ts from = kv_read_point(s->e->kv);
+	backfill(s, cs, nx, cat_get(cs, nx->rel.index->table), false, false, true);
+	sql_index_pending_build(s->txn, oid, nx->rel.index->table, from, wgen);
 }
 
 void sql_ddl_reindex(sql_session *s, PgQuery__ReindexStmt *st)

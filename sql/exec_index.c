@@ -277,7 +277,7 @@ static bool fetch_row(sql_op *op, ixscan_state *st, const uint8_t *pk, size_t pk
 	kv_read_opts ro;
 	memset(&ro, 0, sizeof ro);
 	ro.read_ts = op->ex->read_ts;
-	ro.columns = st->cols;
+	ro.columns = st->ncols ? st->cols : NULL;
 	ro.ncolumns = st->ncols;
 	kv_row kr;
 	kv_status s = kv_get(st->data, pk, pklen, &ro, st->get_arena, &kr);
@@ -433,6 +433,13 @@ static void ixscan_open(sql_op *op)
 		sql_colid_qual(col->col_id, q);
 		st->cols[st->ncols++] = (kv_column){SQL_FAMILY, q, 2};
 	}
+	/* Whole rows unless the column list skips most cells of wide rows
+	 * (as exec_scan.c decides). */
+	int total = 0;
+	for (int c = 0; c < r->ncols; c++)
+		total += !r->cols[c].dropped && sql_column_in_cells(r, &r->cols[c]);
+	if (!(total >= 32 && st->ncols * 8 <= total))
+		st->ncols = 0;
 	st->arena = util_arena_new(4096, 0);
 	st->get_arena = util_arena_new(4096, 0);
 	ty_set_arena(st->arena);

@@ -193,6 +193,13 @@ sql_ix *sql_ix_compile(sql_session *s, cat_snap *cs, const cat_obj *ixo, sql_pst
 		sql_colid_qual(col->col_id, q);
 		x->cols[x->ncols_read++] = (kv_column){SQL_FAMILY, q, 2};
 	}
+	int total = 0;
+	for (int c = 0; c < r->ncols; c++)
+		total += !r->cols[c].dropped && sql_column_in_cells(r, &r->cols[c]);
+	if (total >= 32 && x->ncols_read * 8 <= total) {
+		x->read_cols = x->cols;
+		x->nread_cols = x->ncols_read;
+	}
 	x->def = (idx_def){ixo->oid, NULL, info->unique, info->nulls_not_distinct, x->nkeys, x->keys};
 	return x;
 }
@@ -430,8 +437,10 @@ idx_rowmodel *sql_ix_rowmodel(sql_session *s, const sql_ix *x, util_arena *arena
 	ty_set_arena(old);
 	rm->entry = model_entry;
 	rm->arg = m;
-	rm->columns = x->cols;
-	rm->ncolumns = x->ncols_read;
+	rm->columns = x->read_cols;
+	rm->ncolumns = x->nread_cols;
+	rm->needs = x->cols;
+	rm->nneeds = x->ncols_read;
 	rm->gc_judge = !x->needs_eval || !gc;
 	rm->describe = model_describe;
 	return rm;

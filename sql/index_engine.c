@@ -39,6 +39,7 @@ struct sql_index_engine {
 	int ngc, gc_cap;
 	progress *prog;
 	int nprog, prog_cap;
+	util_map gens; /* table oid -> commits that wrote it (uint64 in the pointer) */
 };
 
 /* ---------------------------------------------------------------- gate */
@@ -60,6 +61,26 @@ void sql_index_gate_drain(sql_engine *e)
 {
 	pthread_rwlock_wrlock(&e->ix->gate);
 	pthread_rwlock_unlock(&e->ix->gate);
+}
+
+/* ---------------------------------------------------------------- write generations */
+
+uint64_t sql_index_table_gen(sql_engine *e, cat_oid table)
+{
+	sql_index_engine *ie = e->ix;
+	pthread_mutex_lock(&ie->mu);
+	uint64_t g = (uint64_t)(uintptr_t)util_map_get_u64(&ie->gens, table);
+	pthread_mutex_unlock(&ie->mu);
+	return g;
+}
+
+void sql_index_note_write(sql_engine *e, cat_oid table)
+{
+	sql_index_engine *ie = e->ix;
+	pthread_mutex_lock(&ie->mu);
+	uint64_t g = (uint64_t)(uintptr_t)util_map_get_u64(&ie->gens, table);
+	util_map_put_u64(&ie->gens, table, (void *)(uintptr_t)(g + 1));
+	pthread_mutex_unlock(&ie->mu);
 }
 
 /* ---------------------------------------------------------------- GC */
@@ -334,6 +355,7 @@ void sql_index_engine_close(sql_engine *e)
 		drop_slot(&ie->gc[i]);
 	free(ie->gc);
 	free(ie->prog);
+	util_map_free(&ie->gens);
 	pthread_rwlock_destroy(&ie->gate);
 	pthread_mutex_destroy(&ie->mu);
 	free(ie);

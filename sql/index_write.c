@@ -42,6 +42,7 @@ typedef struct claim {
 typedef struct pending_build {
 	cat_oid index;
 	kv_ts from;
+	uint64_t gen; /* the table's write generation when the backfill started */
 } pending_build;
 
 struct sql_txn_ix {
@@ -401,11 +402,34 @@ void sql_index_unique_release(sql_session *s, const cat_obj *rel, const ty_datum
 	util_buf_free(&nk);
 }
 
-void sql_index_pending_build(sql_txn *t, cat_oid index, kv_ts from)
+void sql_index_pending_build(sql_txn *t, cat_oid index, cat_oid table, kv_ts from, uint64_t gen)
 {
+	(void)table;
 	sql_txn_ix *tx = txn_ix(t);
 	tx->builds = util_xrealloc(tx->builds, sizeof *tx->builds * (size_t)(tx->nbuilds + 1));
-	tx->builds[tx->nbuilds++] = (pending_build){index, from};
+	tx->builds[tx->nbuilds++] = (pending_build){index, from, gen};
+}
+
+void sql_index_commit_done(sql_txn *t)
+{
+	sql_engine *e = t->s->e;
+	size_t pos = 0;
+	const void *key;
+	size_t klen;
+	void *v;
+	while (util_map_next(&t->tables, &pos, &key, &klen, &v)) {
+		uint64_t oid = 0;
+		memcpy(&oid, key, sizeof oid < klen ? sizeof oid : klen);
+		sql_index_note_write(e, (cat_oid)oid);
+	}
+	if (t->ix) {
+		pos = 0;
+		while (util_map_next(&t->ix->bulk_ix, &pos, &key, &klen, &v)) {
+			uint64_t oid = 0;
+			memcpy(&oid, key, sizeof oid < klen ? sizeof oid : klen);
+			sql_index_note_write(e, (cat_oid)oid);
+		}
+	}
 }
 
 /* ---------------------------------------------------------------- commit */
@@ -477,6 +501,8 @@ static void catch_up_one(sql_ixcommit *ic, const pending_build *pb)
 		ty_error(UTIL_E_IO_ERROR, "could not open index \"%s\" to finish its build", ixo->rel.name);
 	}
 	x->def.kv = ikv;
+	/* Nobody wrote the table since the backfill started: nothing to do. */
+	bool quiet = sql_index_table_gen(s->e, table->oid) == pb->gen;
 	/* Rows with a cell (delete markers included) written after the
 	 * backfill's start: other transactions changed them meanwhile. */
 	kv_scan_opts so;
@@ -484,18 +510,18 @@ static void catch_up_one(sql_ixcommit *ic, const pending_build *pb)
 	so.read.read_ts = now;
 	so.read.min_ts = pb->from + 1;
 	so.read.raw = true;
-	kv_iter *it = kv_scan(data, &so);
+	kv_iter *it = quiet ? NULL : kv_scan(data, &so);
 	util_map changed = UTIL_MAP_INIT; /* row key -> its entry key now (util_buf*), or (void *)1 if none */
 	util_buf last = UTIL_BUF_INIT, k = UTIL_BUF_INIT, v = UTIL_BUF_INIT;
 	kv_read_opts ro;
 	memset(&ro, 0, sizeof ro);
 	ro.read_ts = now;
-	ro.columns = x->cols;
-	ro.ncolumns = x->ncols_read;
+	ro.columns = x->read_cols;
+	ro.ncolumns = x->nread_cols;
 	const cat_rel *r = &table->rel;
 	sql_rowmap map;
 	sql_rowmap_build(r, ic->arena, &map);
-	for (; kv_iter_valid(it); kv_iter_next_row(it)) {
+	for (; it && kv_iter_valid(it); kv_iter_next_row(it)) {
 		const kv_cell *c = kv_iter_cell(it);
 		util_buf_reset(&last);
 		util_buf_append(&last, c->row.data, c->row.len);
@@ -542,8 +568,9 @@ static void catch_up_one(sql_ixcommit *ic, const pending_build *pb)
 		v.data[0] |= IDX_F_VERIFIED;
 		kv_batch_put(ic->b, ikv, k.data, k.len, IDX_FAMILY, "", 0, rts, v.data, v.len);
 	}
-	kv_status ist = kv_iter_status(it);
-	kv_iter_close(it);
+	kv_status ist = it ? kv_iter_status(it) : KV_OK;
+	if (it)
+		kv_iter_close(it);
 	/* The backfill may have written entries of those rows as they were
 	 * then: mask every entry of a changed row other than its entry now
 	 * (one pass over the index, only when rows changed). */

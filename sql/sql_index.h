@@ -35,6 +35,12 @@ typedef struct sql_ix {
 	int ncolids;
 	kv_column *cols; /* data cells that decide an entry (sentinel first) */
 	int ncols_read;
+	/* What to pass to the store when reading rows to judge: the column list
+	 * only when it skips most cells of wide rows (a column list makes the
+	 * store seek per column, slower than stepping over a few cells); else
+	 * NULL / 0 = whole rows. */
+	const kv_column *read_cols;
+	int nread_cols;
 	bool needs_eval; /* expressions or a predicate */
 	int ncache;      /* executor cache slots the expressions use */
 } sql_ix;
@@ -123,7 +129,7 @@ void sql_index_commit_end(sql_ixcommit *ic);
 /* A CREATE INDEX / REINDEX in this transaction backfilled index `index`
  * from the rows as of `from`; its commit catches up with rows others
  * changed since (holding the commit gate exclusively). */
-void sql_index_pending_build(sql_txn *t, cat_oid index, kv_ts from);
+void sql_index_pending_build(sql_txn *t, cat_oid index, cat_oid table, kv_ts from, uint64_t gen);
 /* COPY's bulk path: entries of a new row straight into the commit batch. */
 void sql_index_bulk_row(sql_txn *t, const cat_obj *rel, const uint8_t *key, size_t klen,
 			const ty_datum *vals);
@@ -140,6 +146,15 @@ void sql_index_gate_shared(sql_engine *e);
 void sql_index_gate_exclusive(sql_engine *e);
 void sql_index_gate_release(sql_engine *e);
 void sql_index_gate_drain(sql_engine *e);
+/* Write generations: how many commits wrote a table (counted after the
+ * commit, under the commit gate). A build that saw generation g at its
+ * start and still sees g under the exclusive gate knows nobody wrote the
+ * table meanwhile. */
+uint64_t sql_index_table_gen(sql_engine *e, cat_oid table);
+void sql_index_note_write(sql_engine *e, cat_oid table);
+/* After a successful kv commit (still under the gate): counts the
+ * transaction's tables. */
+void sql_index_commit_done(sql_txn *t);
 /* GC filters follow the catalog (installed for new indexes, removed for
  * dropped ones); called after a catalog change was published. */
 void sql_index_gc_refresh(sql_engine *e);

@@ -456,6 +456,7 @@ int sql_txn_commit(sql_txn *t, util_err *err)
 		rc = -1;
 		goto abort;
 	}
+	sql_index_commit_done(t);
 	bool published = t->ddl != NULL;
 	if (t->ddl) {
 		cat_txn_publish(t->ddl);

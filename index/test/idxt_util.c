@@ -137,7 +137,14 @@ void idxt_open(idxt *t, const char *dir, bool unique, const kv_store_opts *opts)
 	t->cols[0] = (kv_column){"d", "", 0};
 	t->cols[1] = (kv_column){"d", "\0\1", 2};
 	t->cols[2] = (kv_column){"d", "\0\2", 2};
-	t->model = (idx_rowmodel){model_entry, t, t->cols, 3, true, model_describe};
+	t->model = (idx_rowmodel){.entry = model_entry,
+				  .arg = t,
+				  .columns = t->cols,
+				  .ncolumns = 3,
+				  .needs = t->cols,
+				  .nneeds = 3,
+				  .gc_judge = true,
+				  .describe = model_describe};
 }
 
 void idxt_close(idxt *t, bool remove_dir)
