@@ -320,11 +320,13 @@ static const sql_sysview index_views[] = {
 
 static pthread_once_t views_once = PTHREAD_ONCE_INIT;
 void sql_register_index_functions(void);
+void sql_register_index_views(void);
 
 static void views_init(void)
 {
 	sql_sysview_register(index_views, (int)UTIL_ARRAY_LEN(index_views));
 	sql_register_index_functions();
+	sql_register_index_views();
 }
 
 /* ---------------------------------------------------------------- engine */

@@ -32,6 +32,8 @@ SELECT b, c FROM ix_t WHERE b = 'w5' ORDER BY c;
 SELECT id, a FROM ix_t WHERE a = 2 AND id > 50 ORDER BY id;
 SELECT id FROM ix_t WHERE a + id = 10 AND lower(b) = 'w8';
 SELECT id, c FROM ix_t WHERE c BETWEEN 30 AND 36 ORDER BY c;
+SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'ix_t' AND indexname NOT LIKE '%pkey' ORDER BY 1;
+SELECT pg_get_indexdef('ix_inc'::regclass, 2, true);
 -- Names: index names share the schema namespace with tables.
 CREATE TABLE ix_t_a_idx (x int);
 ALTER INDEX ix_b RENAME TO ix_t;
