@@ -254,6 +254,9 @@ struct kv_store {
 	int nflushq, cflushq;
 	atomic_size_t mem_total;
 	atomic_bool failed; /* fsync failure: read-only until reopened */
+	/* Pinned snapshots (kv_snapshot_acquire), under ts_mu. */
+	kv_ts *snaps;
+	size_t nsnaps, csnaps;
 	/* Rows are noted in `recent` only once some commit_if needed them. */
 	atomic_bool recent_on;
 
@@ -286,6 +289,9 @@ kv_ts clock_assign(kv_store *s, kv_pend *p);
 void clock_complete(kv_store *s, kv_pend *p);
 void clock_wait_visible(kv_store *s, kv_ts ts);
 bool clock_is_reserved(kv_store *s, kv_ts ts);
+/* The oldest timestamp compactions must keep readable: min(read point,
+ * pinned snapshots). */
+kv_ts clock_horizon(kv_store *s);
 void clock_init(kv_store *s, kv_ts last);
 
 /* Recent writes (recent.c): newest commit ts of recently written rows. */

@@ -20,6 +20,7 @@ struct rscan {
 	kv_scan_opts o; /* start/stop point into own copies */
 	scan_internal in;
 	sst_reader *guide;
+	kv_src *probe;     /* memstores, to step back by rows when there is no file */
 	util_arena *keep;  /* bounds (scan lifetime) */
 	util_arena *chunk; /* the current chunk's cells */
 	kv_cell *cells;
@@ -58,6 +59,52 @@ static void pick_guide(rscan *r)
 		}
 	if (best && sfile_reader(best, &r->guide) != KV_OK)
 		r->guide = NULL;
+	if (r->guide)
+		return;
+	/* Only memstores: step back through them instead of buffering all. */
+	kv_src *kids[64];
+	int n = 0;
+	if (mem_count(r->sv->mem))
+		kids[n++] = mem_iter_new(r->sv->mem, KV_TS_MAX);
+	for (int i = 0; i < r->sv->nimm && n < 64; i++)
+		if (mem_count(r->sv->imm[i]))
+			kids[n++] = mem_iter_new(r->sv->imm[i], KV_TS_MAX);
+	for (int i = 0; i < n; i++)
+		if (!kids[i]) {
+			for (int j = 0; j < n; j++)
+				src_close(kids[j]);
+			return;
+		}
+	if (n)
+		r->probe = merge_new(kids, n);
+}
+
+#define PROBE_ROWS 64
+
+/* Without a file index: the row PROBE_ROWS rows before hi, by seek_lt. */
+static void probe_lo(rscan *r, util_buf *lo, bool *none)
+{
+	uint8_t k[IKEY_ROW_MAX + 16];
+	size_t kl = 0;
+	bool from_end = r->hi_inf;
+	if (!from_end)
+		kl = ikey_row_first(k, r->hi.data, r->hi.len);
+	for (int i = 0; i < PROBE_ROWS; i++) {
+		if (from_end)
+			src_seek_lt(r->probe, NULL, 0);
+		else
+			src_seek_lt(r->probe, k, kl);
+		from_end = false;
+		if (!r->probe->valid) {
+			*none = true;
+			return;
+		}
+		size_t rl = ikey_rowlen(r->probe->key);
+		util_buf_reset(lo);
+		util_buf_append(lo, r->probe->key + 2, rl);
+		kl = ikey_row_first(k, lo->data, lo->len);
+		*none = false;
+	}
 }
 
 /* Chooses the chunk's lower bound below hi: the row of an index separator
@@ -66,6 +113,10 @@ static void choose_lo(rscan *r, util_buf *lo, bool *none)
 {
 	*none = true;
 	util_buf_reset(lo);
+	if (r->probe) {
+		probe_lo(r, lo, none);
+		return;
+	}
 	if (!r->guide)
 		return;
 	size_t b;
@@ -310,6 +361,7 @@ void rscan_free(rscan *r)
 		return;
 	if (r->guide)
 		sst_unref(r->guide);
+	src_close(r->probe);
 	sv_unref(r->sv);
 	util_arena_destroy(r->keep);
 	util_arena_destroy(r->chunk);

@@ -233,6 +233,14 @@ static inline bool bytes_eq(const uint8_t *a, const uint8_t *b, size_t n)
 		if (x != y)
 			return false;
 	}
+	if (i + 4 <= n) {
+		uint32_t x, y;
+		memcpy(&x, a + i, 4);
+		memcpy(&y, b + i, 4);
+		if (x != y)
+			return false;
+		i += 4;
+	}
 	for (; i < n; i++)
 		if (a[i] != b[i])
 			return false;
@@ -911,14 +919,14 @@ static kv_status build_sources(kv_iter *it, const kv_scan_opts *o, bool fill_cac
 	 * matcher, as in sorted files, so past reads see the same in both. */
 	kv_ts mts = it->latest ? KV_TS_MAX : it->read_point;
 	kv_status st = KV_OK;
-	if (mem_count(sv->mem))
-		kids[n++] = mem_iter_new(sv->mem, mts);
-	for (int i = 0; i < sv->nimm; i++)
-		if (mem_count(sv->imm[i]))
-			kids[n++] = mem_iter_new(sv->imm[i], mts);
-	/* A point read (one row) can skip files by key range and bloom filter. */
+	/* A point read (one row) can skip memstores and files by bloom filter. */
 	bool point = o->start && o->stop && o->stop_inclusive && !o->start_exclusive &&
 		     o->start_len == o->stop_len && !memcmp(o->start, o->stop, o->start_len);
+	if (mem_count(sv->mem) && (!point || mem_may_have_row(sv->mem, o->start, o->start_len)))
+		kids[n++] = mem_iter_new(sv->mem, mts);
+	for (int i = 0; i < sv->nimm; i++)
+		if (mem_count(sv->imm[i]) && (!point || mem_may_have_row(sv->imm[i], o->start, o->start_len)))
+			kids[n++] = mem_iter_new(sv->imm[i], mts);
 	for (int i = 0; i < sv->v->nfam && !st; i++) {
 		kv_fileset *fs = &sv->v->fams[i];
 		if (!family_wanted(it, fs->family) ||

@@ -1426,6 +1426,8 @@ static void transform_locking(sql_actx *ax, sql_query *q, PgQuery__SelectStmt *s
 				rt->lock_wait = lc->wait_policy;
 			}
 		}
+		if (!q->for_update)
+			q->lock_strength = lc->strength;
 		q->for_update = true;
 	}
 }

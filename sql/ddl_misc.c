@@ -655,7 +655,12 @@ static void role_options(sql_session *s, cat_obj *o, PgQuery__Node **opts, size_
 				/* Already a SCRAM or md5 secret: kept as given (pg_dump). */
 				if (!strncmp(pw, "SCRAM-SHA-256$", 14) || (!strncmp(pw, "md5", 3) && strlen(pw) == 35))
 					r->password = cat_obj_strdup(o, pw);
-				else {
+				else if (sql_current_session() &&
+					 !strcmp(sql_guc_get(sql_current_session(), "password_encryption"), "md5")) {
+					char md5[UTIL_MD5_PASSWORD_LEN];
+					util_md5_password(pw, r->name, md5);
+					r->password = cat_obj_strdup(o, md5);
+				} else {
 					char secret[UTIL_SCRAM_SECRET_MAX];
 					if (util_scram_secret(pw, 0, secret) != 0)
 						ty_error(UTIL_E_INTERNAL_ERROR, "could not build password secret");

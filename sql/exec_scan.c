@@ -10,6 +10,7 @@
 
 #include "array.h"
 #include "sql_int.h"
+#include "ty_strings.h"
 
 sql_batch *sql_op_begin_batch(sql_op *op);
 sql_op *sql_op_new_internal(sql_exec *ex, size_t state);
@@ -139,6 +140,27 @@ static void build_ranges(sql_op *op, scan_state *st)
 		bound_vals lo, hi;
 		if (!eval_prefix(op->ex, &kr->lo, nfix, &lo) || !eval_prefix(op->ex, &kr->hi, nfix, &hi))
 			continue;
+		/* LIKE 'abc%' on the next key column: keys starting with the
+		 * encoded "abc" (the text encoding without its terminator). */
+		uint8_t *like_pfx = NULL;
+		size_t like_len = 0;
+		if (kr->like) {
+			ty_datum pat = sql_eval(op->ex, kr->like, NULL);
+			if (pat.null)
+				continue; /* LIKE NULL matches nothing */
+			util_buf lit = UTIL_BUF_INIT;
+			ty_like_prefix(pat.p, pat.len, &lit);
+			if (lit.len) {
+				util_buf enc = UTIL_BUF_INIT;
+				ty_keycol kc = {TY_TEXT, false, false};
+				ty_key_encode(&kc, ty_bytes(lit.data, lit.len), &enc);
+				like_len = enc.len - 2; /* drop the 00 01 terminator */
+				like_pfx = ty_alloc(like_len);
+				memcpy(like_pfx, enc.data, like_len);
+				util_buf_free(&enc);
+			}
+			util_buf_free(&lit);
+		}
 		/* Enumerate combinations of the prefix alternatives. */
 		int idx[32] = {0};
 		if (nfix > 32)
@@ -202,6 +224,15 @@ static void build_ranges(sql_op *op, scan_state *st)
 						}
 					}
 				}
+			}
+			if (like_pfx) {
+				size_t n = plen + like_len;
+				uint8_t *k = ty_alloc(n);
+				memcpy(k, pfx, plen);
+				memcpy(k + plen, like_pfx, like_len);
+				kr2.start = k;
+				kr2.start_len = n;
+				kr2.stop = key_succ(k, n, &kr2.stop_len);
 			}
 			kr2.point = p->scan.npoint > 0 && !lo_extra && !hi_extra;
 			if (!kr2.stop || kcmp(kr2.start, kr2.start_len, kr2.stop, kr2.stop_len) < 0)

@@ -144,6 +144,7 @@ static const char *const iso_levels[] = {"serializable", "repeatable read", "rea
 					 NULL};
 static const char *const interval_styles[] = {"postgres", "postgres_verbose", "sql_standard", "iso_8601", NULL};
 static const char *const bytea_outputs[] = {"hex", "escape", NULL};
+static const char *const password_encryptions[] = {"scram-sha-256", "md5", NULL};
 static const char *const msg_levels[] = {"debug5", "debug4", "debug3", "debug2", "debug1", "log", "notice",
 					 "warning", "error", "info", NULL};
 static const char *const xmloptions[] = {"content", "document", NULL};
@@ -175,6 +176,8 @@ static const sql_guc gucs[] = {
 	 NULL},
 	{"DateStyle", GUC_STRING, "ISO, MDY", NULL, true, false, "Client Connection Defaults / Locale and Formatting",
 	 "Sets the display format for date and time values.", NULL, 0, 0, check_datestyle, assign_datestyle},
+	{"deadlock_timeout", GUC_INT, "1000", "ms", false, false, "Lock Management",
+	 "Sets the time to wait on a lock before checking for deadlock.", NULL, 1, 2147483647, NULL, NULL},
 	G("default_tablespace", GUC_STRING, "", NULL, false, false, "Client Connection Defaults / Statement Behavior",
 	  "Sets the default tablespace to create tables and indexes in."),
 	G("default_text_search_config", GUC_STRING, "pg_catalog.simple", NULL, false, false,
@@ -261,6 +264,9 @@ static const sql_guc gucs[] = {
 	  "Shows the maximum identifier length."),
 	{"plan_cache_mode", GUC_ENUM, "auto", NULL, false, false, "Query Tuning / Other Planner Options",
 	 "Controls the planner's selection of custom or generic plan.", plan_cache_modes, 0, 0, NULL, NULL},
+	{"password_encryption", GUC_ENUM, "scram-sha-256", NULL, false, false,
+	 "Connections and Authentication / Authentication",
+	 "Chooses the algorithm for encrypting passwords.", password_encryptions, 0, 0, NULL, NULL},
 	G("port", GUC_INT, "5433", NULL, false, true, "Connections and Authentication / Connection Settings",
 	  "Sets the TCP port the server listens on."),
 	G("quote_all_identifiers", GUC_BOOL, "off", NULL, false, false, "Version and Platform Compatibility",

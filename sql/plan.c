@@ -1270,6 +1270,7 @@ sql_planned *sql_plan_query(sql_actx *ax, sql_query *q)
 		(void)pr;
 	}
 	pd->read_only = q->cmd == SQL_CMD_SELECT && !q->for_update;
+	pd->lock_strength = q->for_update ? q->lock_strength : 0;
 	return pd;
 }
 

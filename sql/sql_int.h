@@ -561,6 +561,7 @@ struct sql_query {
 	bool overriding_system;
 	/* locking */
 	bool for_update;
+	int lock_strength;        /* of the first locking clause (names the command) */
 	/* analysis state (namespace of FROM items, current clause) */
 	struct sql_nsitem *ns;
 	int nns, ns_cap;
@@ -682,6 +683,9 @@ typedef struct sql_keybound {
 typedef struct sql_keyrange {
 	int nfix;               /* leading key columns fixed by equality (or IN) */
 	sql_keybound lo, hi;
+	sql_expr *like;         /* LIKE pattern on key column nfix (text, ASC): its
+				 * literal prefix narrows the range; the LIKE itself
+				 * stays in the scan's filter */
 	bool is_null_range;     /* IS NULL on the next key column */
 } sql_keyrange;
 
@@ -840,6 +844,7 @@ typedef struct sql_planned {
 	sql_column *cols;
 	sql_cmd cmd;
 	bool read_only;
+	int lock_strength;        /* SELECT ... FOR ...: the first locking clause's */
 } sql_planned;
 
 sql_planned *sql_plan_query(sql_actx *ax, sql_query *q);
@@ -1019,6 +1024,9 @@ struct sql_txn {
 	kv_ts snapshot_ts;        /* REPEATABLE READ: fixed; READ COMMITTED: per statement */
 	kv_ts stmt_ts;
 	bool snapshot_taken;      /* REPEATABLE READ: at the first statement, as PostgreSQL */
+	bool pinned;              /* pin_ts is pinned in the store (kv_snapshot_acquire), so
+				   compactions keep what the snapshot reads */
+	kv_ts pin_ts;
 	sql_isolation iso;
 	bool read_only;
 	bool explicit_block;
@@ -1076,6 +1084,9 @@ sql_wrow **sql_txn_table_writes(sql_txn *t, cat_oid table, util_arena *arena, in
 cat_txn *sql_txn_ddl(sql_txn *t);
 void sql_txn_drop_storage_after_commit(sql_txn *t, const char *storage);
 void sql_txn_drop_storage_on_abort(sql_txn *t, const char *storage);
+/* True if the storage was created by this transaction (CREATE TABLE,
+ * TRUNCATE, rewrites): no other transaction can see or write it yet. */
+bool sql_txn_storage_private(const sql_txn *t, const char *storage);
 /* Row lock (lock manager in txn_lock.c); throws 55P03/40P01/57014. */
 void sql_txn_lock_row(sql_txn *t, cat_oid table, const uint8_t *key, size_t klen, int strength, int wait_policy,
 		      bool *skipped);

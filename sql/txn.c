@@ -18,6 +18,7 @@ sql_txn *sql_txn_begin(sql_session *s, sql_isolation iso, bool read_only, bool e
 	UTIL_ASSERT(t, "transaction allocation");
 	t->s = s;
 	t->arena = a;
+	t->writes.borrowed = true; /* keys live in the transaction arena */
 	t->iso = iso;
 	t->read_only = read_only;
 	t->explicit_block = explicit_block;
@@ -27,17 +28,29 @@ sql_txn *sql_txn_begin(sql_session *s, sql_isolation iso, bool read_only, bool e
 	return t;
 }
 
+/* A new snapshot at the current read point, pinned so that compactions
+ * keep every version it can see until the next one or the end. */
+static kv_ts new_snapshot(sql_txn *t)
+{
+	kv_store *kv = t->s->e->kv;
+	if (t->pinned)
+		kv_snapshot_release(kv, t->pin_ts);
+	kv_snapshot_acquire(kv, &t->pin_ts);
+	t->pinned = true;
+	return t->pin_ts;
+}
+
 void sql_txn_stmt_begin(sql_txn *t)
 {
 	t->cid++;
 	if (t->iso == SQL_READ_COMMITTED) {
-		t->stmt_ts = kv_read_point(t->s->e->kv);
+		t->stmt_ts = new_snapshot(t);
 		return;
 	}
 	/* REPEATABLE READ: the snapshot is taken by the first statement of
 	 * the block, not by BEGIN (a later SET TRANSACTION still applies). */
 	if (!t->snapshot_taken) {
-		t->snapshot_ts = kv_read_point(t->s->e->kv);
+		t->snapshot_ts = new_snapshot(t);
 		t->snapshot_taken = true;
 	}
 	t->stmt_ts = t->snapshot_ts;
@@ -99,7 +112,12 @@ static sql_wrow *new_wrow(sql_txn *t, const cat_obj *rel, kv_table *kv, const ui
 	int ncols = rel->rel.ncols;
 	w->table = rel->oid;
 	w->kv = kv;
-	w->key = util_arena_memdup(t->arena, key, klen);
+	/* The map key (table oid ++ row key) doubles as the row key's storage. */
+	uint8_t *mk = util_arena_alloc(t->arena, klen + 4);
+	if (!mk)
+		ty_error(UTIL_E_OUT_OF_MEMORY, "out of memory");
+	wkey(rel->oid, key, klen, mk, klen + 4);
+	w->key = mk + 4;
 	w->keylen = klen;
 	w->ncols = ncols;
 	w->cols = util_arena_zalloc(t->arena, sizeof(ty_datum) * (size_t)(ncols ? ncols : 1));
@@ -109,10 +127,7 @@ static sql_wrow *new_wrow(sql_txn *t, const cat_obj *rel, kv_table *kv, const ui
 	for (int i = 0; i < ncols; i++)
 		w->cols[i] = ty_null();
 	w->cid = t->cid;
-	uint8_t *buf = util_xmalloc(klen + 4);
-	wkey(rel->oid, key, klen, buf, klen + 4);
-	util_map_put(&t->writes, buf, klen + 4, w);
-	free(buf);
+	util_map_put(&t->writes, mk, klen + 4, w);
 	table_writes *tw = util_map_get_u64(&t->tables, rel->oid);
 	if (!tw) {
 		tw = util_arena_zalloc(t->arena, sizeof *tw);
@@ -294,6 +309,14 @@ void sql_txn_drop_storage_after_commit(sql_txn *t, const char *storage)
 	push_name(t, &t->drop_after_commit, &t->ndrop, storage);
 }
 
+bool sql_txn_storage_private(const sql_txn *t, const char *storage)
+{
+	for (int i = 0; i < t->nabort; i++)
+		if (!strcmp(t->drop_on_abort[i], storage))
+			return true;
+	return false;
+}
+
 void sql_txn_drop_storage_on_abort(sql_txn *t, const char *storage)
 {
 	push_name(t, &t->drop_on_abort, &t->nabort, storage);
@@ -307,6 +330,9 @@ void sql_txn_bulk_row(sql_txn *t, const cat_obj *rel, kv_table *kv, const uint8_
 	const cat_rel *r = &rel->rel;
 	util_buf *buf = &t->s->rowbuf;
 	uint8_t q[2];
+	/* Cells in key order (the sentinel's empty qualifier first), so the
+	 * store's memstore inserts them next to each other. */
+	kv_batch_put(t->bulk, kv, key, klen, SQL_FAMILY, "", 0, KV_TS_LATEST, "", 0);
 	for (int i = 0; i < r->ncols; i++) {
 		const cat_column *c = &r->cols[i];
 		if (c->dropped || vals[i].null || !sql_column_in_cells(r, c))
@@ -316,7 +342,6 @@ void sql_txn_bulk_row(sql_txn *t, const cat_obj *rel, kv_table *kv, const uint8_
 		sql_value_encode(c->type, vals[i], buf);
 		kv_batch_put(t->bulk, kv, key, klen, SQL_FAMILY, q, 2, KV_TS_LATEST, buf->data, buf->len);
 	}
-	kv_batch_put(t->bulk, kv, key, klen, SQL_FAMILY, "", 0, KV_TS_LATEST, "", 0);
 	sql_index_bulk_row(t, rel, key, klen, vals);
 	t->nwrites++;
 }
@@ -334,6 +359,8 @@ static void write_row(sql_txn *t, kv_batch *b, const cat_snap *cs, sql_wrow *w, 
 	}
 	bool whole = w->inserted;
 	uint8_t q[2];
+	if (whole) /* first: cells in key order */
+		kv_batch_put(b, w->kv, w->key, w->keylen, SQL_FAMILY, "", 0, KV_TS_LATEST, "", 0);
 	for (int i = 0; i < r->ncols && i < w->ncols; i++) {
 		const cat_column *c = &r->cols[i];
 		if (c->dropped || !sql_column_in_cells(r, c))
@@ -352,8 +379,6 @@ static void write_row(sql_txn *t, kv_batch *b, const cat_snap *cs, sql_wrow *w, 
 		sql_value_encode(c->type, w->cols[i], buf);
 		kv_batch_put(b, w->kv, w->key, w->keylen, SQL_FAMILY, q, 2, KV_TS_LATEST, buf->data, buf->len);
 	}
-	if (whole)
-		kv_batch_put(b, w->kv, w->key, w->keylen, SQL_FAMILY, "", 0, KV_TS_LATEST, "", 0);
 }
 
 static void txn_free(sql_txn *t)
@@ -370,10 +395,23 @@ static void txn_free(sql_txn *t)
 static void release(sql_txn *t)
 {
 	sql_txn_unlock_all(t);
+	if (t->pinned) {
+		kv_snapshot_release(t->s->e->kv, t->pin_ts);
+		t->pinned = false;
+	}
 	if (t->ddl_locked) {
 		cat_ddl_unlock(t->s->e->cat);
 		t->ddl_locked = false;
 	}
+}
+
+/* (table, key) order. */
+static int cmp_table_wrow(const void *a, const void *b)
+{
+	const sql_wrow *x = *(sql_wrow *const *)a, *y = *(sql_wrow *const *)b;
+	if (x->table != y->table)
+		return x->table < y->table ? -1 : 1;
+	return cmp_wrow(a, b);
 }
 
 int sql_txn_commit(sql_txn *t, util_err *err)
@@ -382,6 +420,9 @@ int sql_txn_commit(sql_txn *t, util_err *err)
 	int rc = 0;
 	if (t->nwrites == 0 && !(t->ddl && cat_txn_dirty(t->ddl)))
 		goto done;
+	/* An autocommit COPY's rows were checked for duplicates without row
+	 * locks: first-committer-wins on them catches a concurrent insert. */
+	bool bulk = t->bulk != NULL;
 	kv_batch *b = t->bulk ? t->bulk : kv_batch_new();
 	t->bulk = NULL;
 	util_buf buf = UTIL_BUF_INIT;
@@ -395,27 +436,39 @@ int sql_txn_commit(sql_txn *t, util_err *err)
 		ic = sql_index_commit_begin(t, b);
 		/* (after: finishing index builds changes the catalog) */
 		cat_snap *cs = t->ddl ? cat_txn_snap(t->ddl) : t->s->cat;
-		size_t pos = 0;
+		/* Rows in (table, key) order: the store's memstore then inserts
+		 * each next to the previous one, which is much faster than random
+		 * order. */
+		size_t nw = util_map_count(&t->writes), k = 0, pos = 0;
+		sql_wrow **rows = util_arena_alloc(t->arena, sizeof *rows * (nw ? nw : 1));
+		if (!rows)
+			ty_error(UTIL_E_OUT_OF_MEMORY, "out of memory");
 		void *v;
-		while (util_map_next(&t->writes, &pos, NULL, NULL, &v)) {
-			write_row(t, b, cs, v, &buf);
-			sql_index_commit_row(ic, v);
+		while (util_map_next(&t->writes, &pos, NULL, NULL, &v))
+			rows[k++] = v;
+		qsort(rows, k, sizeof *rows, cmp_table_wrow);
+		for (size_t i = 0; i < k; i++) {
+			write_row(t, b, cs, rows[i], &buf);
+			sql_index_commit_row(ic, rows[i]);
 		}
 		if (t->ddl)
 			cat_txn_write(t->ddl, b);
 		st = KV_OK;
+		bool check = t->iso != SQL_READ_COMMITTED || bulk;
+		kv_ts check_ts = t->iso != SQL_READ_COMMITTED ? t->snapshot_ts : t->stmt_ts;
 		if (t->iso == SQL_SERIALIZABLE && t->reads) {
 			/* Validation and commit are one step among serializable
 			 * transactions, so they serialize in commit order. */
 			pthread_mutex_lock(&e->serial_mu);
 			serial_locked = true;
 			st = sql_txn_validate_reads(t);
+			check_ts = t->snapshot_ts;
 		}
 		if (st == KV_OK) {
 			if (ic)
-				st = sql_index_commit_finish(ic, b, t->iso != SQL_READ_COMMITTED, t->snapshot_ts);
-			else if (t->iso != SQL_READ_COMMITTED)
-				st = kv_commit_if(e->kv, b, t->snapshot_ts, NULL, NULL);
+				st = sql_index_commit_finish(ic, b, check, check_ts);
+			else if (check)
+				st = kv_commit_if(e->kv, b, check_ts, NULL, NULL);
 			else
 				st = kv_commit(e->kv, b, NULL, NULL);
 		}
@@ -440,7 +493,10 @@ int sql_txn_commit(sql_txn *t, util_err *err)
 	util_buf_free(&buf);
 	kv_batch_free(b);
 	if (st != KV_OK) {
-		if (st == KV_CONFLICT && t->iso == SQL_SERIALIZABLE)
+		if (st == KV_CONFLICT && bulk)
+			util_err_set(err, UTIL_E_UNIQUE_VIOLATION,
+				     "duplicate key value violates unique constraint: a concurrent transaction inserted a key this COPY loads");
+		else if (st == KV_CONFLICT && t->iso == SQL_SERIALIZABLE)
 			util_err_set(err, UTIL_E_T_R_SERIALIZATION_FAILURE,
 				     "could not serialize access due to read/write dependencies among transactions");
 		else if (st == KV_CONFLICT)

@@ -36,17 +36,24 @@ common=(--num="$NUM" --key_size=16 --value_size=100 --cache_size=268435456 --com
 if command -v db_bench >/dev/null; then
   rm -rf "$DIR/rocksdb"
   echo "## rocksdb db_bench $(db_bench --version 2>&1 | head -1 | awk '{print $3}')"
-  (set -x; db_bench --db="$DIR/rocksdb" "${common[@]}" --bloom_bits=10 --compression_type=zstd \
-     --seek_nexts=0 --benchmarks="$BENCH" 2>&1) | grep -E "^(fill|over|read|seek)"
+  (set -x; /usr/bin/time -f "cpu: user %U s, system %S s (whole run)" db_bench --db="$DIR/rocksdb" \
+     "${common[@]}" --bloom_bits=10 --compression_type=zstd --seek_nexts=0 --benchmarks="$BENCH" 2>&1) |
+    grep -E "^(fill|over|read|seek|cpu)"
 else
   echo "## db_bench not installed (apt-get install rocksdb-tools)"
 fi
 
 rm -rf "$DIR/strata"
 echo "## strata kv_bench"
-(set -x; "$BUILD/bench/kv/kv_bench" --db="$DIR/strata" "${common[@]}" --bloom=1 --seek_nexts=0 \
-   --benchmarks="$BENCH,filterscan" 2>&1) | grep -E "^(fill|over|read|seek|filter)"
+(set -x; /usr/bin/time -f "cpu: user %U s, system %S s (whole run)" "$BUILD/bench/kv/kv_bench" \
+   --db="$DIR/strata" "${common[@]}" --bloom=1 --seek_nexts=0 --benchmarks="$BENCH" 2>&1) |
+  grep -E "^(fill|over|read|seek|cpu)"
+echo "## strata: full scan with a filter matching nothing (same data)"
+(set -x; "$BUILD/bench/kv/kv_bench" --db="$DIR/strata" "${common[@]}" --bloom=1 --use_existing_db=1 \
+   --benchmarks=filterscan,filterscan 2>&1) | grep -E "^filter"
 
 echo "## strata filtered scan, $ROWS rows"
 (set -x; "$BUILD/bench/kv/kv_bench" --db="$DIR/strata-scan" --rows="$ROWS" --scan_threads="$SCAN_THREADS" \
    --cache_size=4294967296 --benchmarks=scan20m 2>&1) | grep -E "^scan"
+(set -x; "$BUILD/bench/kv/kv_bench" --db="$DIR/strata-scan" --rows="$ROWS" --scan_threads=1 \
+   --cache_size=4294967296 --benchmarks=scan20m 2>&1) | grep -E "^scan.*seconds"
