@@ -565,6 +565,15 @@ void sql_ddl_rename(sql_session *s, PgQuery__RenameStmt *st)
 			ty_error(UTIL_E_DUPLICATE_TABLE, "relation \"%s\" already exists", st->newname);
 		cat_obj *c = cat_obj_copy(o);
 		snprintf(c->rel.name, sizeof c->rel.name, "%s", st->newname);
+		/* The constraint an index enforces is renamed with it (as PostgreSQL). */
+		const cat_obj *t = o->rel.relkind == CAT_RELKIND_INDEX && o->rel.index ? cat_get(cs, o->rel.index->table) : NULL;
+		for (int i = 0; t && i < t->rel.ncons; i++)
+			if (t->rel.cons[i].index_oid == o->oid && (t->rel.cons[i].type == 'u' || t->rel.cons[i].type == 'p')) {
+				cat_obj *tc = cat_obj_copy(t);
+				snprintf(tc->rel.cons[i].name, sizeof tc->rel.cons[i].name, "%s", st->newname);
+				cat_txn_put(ct, tc);
+				break;
+			}
 		cat_txn_put(ct, c);
 		return;
 	}
@@ -591,6 +600,17 @@ void sql_ddl_rename(sql_session *s, PgQuery__RenameStmt *st)
 		if (!k)
 			ty_error(UTIL_E_UNDEFINED_OBJECT, "constraint \"%s\" for table \"%s\" does not exist", st->subname, o->rel.name);
 		snprintf(k->name, sizeof k->name, "%s", st->newname);
+		/* ... and the index that enforces it (as PostgreSQL). */
+		const cat_obj *ix = k->index_oid ? cat_get(cs, k->index_oid) : NULL;
+		if (ix) {
+			if (cat_rel_by_name(cs, ix->rel.schema, st->newname)) {
+				cat_obj_free(c);
+				ty_error(UTIL_E_DUPLICATE_TABLE, "relation \"%s\" already exists", st->newname);
+			}
+			cat_obj *ic = cat_obj_copy(ix);
+			snprintf(ic->rel.name, sizeof ic->rel.name, "%s", st->newname);
+			cat_txn_put(ct, ic);
+		}
 		cat_txn_put(ct, c);
 		return;
 	}

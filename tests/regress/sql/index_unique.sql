@@ -55,6 +55,12 @@ CREATE UNIQUE INDEX iu_lower ON iu_t (lower(b)) WHERE c > 10;
 INSERT INTO iu_t VALUES (20, 200, 'K', 20);
 INSERT INTO iu_t VALUES (21, 201, 'K', 5);
 SELECT id, b FROM iu_t WHERE lower(b) = 'k' AND c > 10 ORDER BY id;
+-- Renaming the index renames its constraint, and the other way round.
+ALTER INDEX iu_t_a_key RENAME TO iu_t_a_uniq;
+INSERT INTO iu_t VALUES (30, 100, 'r', 30);
+ALTER TABLE iu_t RENAME CONSTRAINT iu_t_a_uniq TO iu_t_a_key;
+INSERT INTO iu_t VALUES (30, 100, 'r', 30);
+SELECT indexname FROM pg_indexes WHERE tablename = 'iu_t' AND indexname LIKE 'iu_t_a%';
 -- The index behind a constraint cannot be dropped alone.
 DROP INDEX iu_t_a_key;
 DROP INDEX iu_bc;
