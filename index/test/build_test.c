@@ -264,7 +264,9 @@ static void test_gc(void **state)
 	/* Many updates of one row: after a major compaction the index holds
 	 * the live entries only. */
 	idxt_row cur = {3, 3, false, "x"};
-	for (int i = 0; i < 2000; i++) {
+	/* IDX_GC_UPDATES=1000000 for the long mode (tests/index/run.sh). */
+	int updates = getenv("IDX_GC_UPDATES") ? atoi(getenv("IDX_GC_UPDATES")) : 2000;
+	for (int i = 0; i < updates; i++) {
 		idxt_row nw = {3, 10000 + i, false, "x"};
 		assert_int_equal(idxt_write(&t, &cur, &nw, false, NULL, NULL), KV_OK);
 		cur = nw;

@@ -42,5 +42,19 @@ run() { # NAME COMMAND...
 run diff /usr/bin/python3 "$here/diff_test.py" "${diff_args[@]}"
 run crash /usr/bin/python3 "$here/crash_test.py" "${crash_args[@]}"
 run build /usr/bin/python3 "$here/build_test.py" "${build_args[@]}"
+if ((long)); then
+	# Updating one indexed column a million times: after a major compaction
+	# the index holds its live entries only (index/test/build_test.c, test_gc).
+	bt=${STRATA_BUILD:-$here/../../build/asan}/index/build_test
+	if [[ -x $bt ]]; then
+		if IDX_GC_UPDATES=1000000 CMOCKA_TEST_ABORT=1 "$bt" >/dev/null 2>&1; then
+			echo "# index/gc-1M: 1 passed, 0 failed"
+			passed=$((passed + 1))
+		else
+			echo "# FAIL index/gc-1M"
+			failed=$((failed + 1))
+		fi
+	fi
+fi
 echo "$passed passed, $failed failed"
 ((failed == 0))
