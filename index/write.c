@@ -181,8 +181,29 @@ static void add_require(kv_batch *b, const mut *m)
 				 m->req == 1 ? KV_CMP_ABSENT : KV_CMP_EQ, m->exp, m->elen);
 }
 
+static int cmp_mut(const void *a, const void *b)
+{
+	const mut *x = a, *y = b;
+	if (x->d->oid != y->d->oid)
+		return x->d->oid < y->d->oid ? -1 : 1;
+	size_t n = x->klen < y->klen ? x->klen : y->klen;
+	int c = n ? memcmp(x->key, y->key, n) : 0;
+	return c ? c : (x->klen > y->klen) - (x->klen < y->klen);
+}
+
+/* Mutations in (index, key) order: the store's memstore inserts each next
+ * to the previous one, much faster than in random order. The map of keys
+ * is not used after this. */
+static void sort_muts(idx_writer *w)
+{
+	if (w->n > 1)
+		qsort(w->muts, w->n, sizeof(mut), cmp_mut);
+	util_map_free(&w->keys);
+}
+
 void idx_writer_to_batch(idx_writer *w, kv_batch *data)
 {
+	sort_muts(w);
 	for (size_t i = 0; i < w->n; i++) {
 		const mut *m = &w->muts[i];
 		add_require(data, m);
@@ -197,6 +218,7 @@ void idx_writer_to_batch(idx_writer *w, kv_batch *data)
 kv_status idx_commit_split(idx_writer *w, kv_store *s, kv_batch *data, const idx_split_opts *o,
 			   kv_ts *commit_ts)
 {
+	sort_muts(w);
 	kv_ts t;
 	kv_status st = kv_ts_reserve(s, &t);
 	if (st != KV_OK)
