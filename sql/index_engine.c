@@ -40,7 +40,20 @@ struct sql_index_engine {
 	progress *prog;
 	int nprog, prog_cap;
 	util_map gens; /* table oid -> commits that wrote it (uint64 in the pointer) */
+	/* Builds interrupted by a crash, resumed in the background at start. */
+	pthread_t resume;
+	bool resuming;
+	sql_session *resume_session; /* the one running (cancelled at close) */
+	bool closing;
+	int njobs;
+	struct resume_job *jobs;
 };
+
+typedef struct resume_job {
+	char db[CAT_NAME_MAX];
+	char user[CAT_NAME_MAX];
+	char sql[3 * CAT_NAME_MAX + 64];
+} resume_job;
 
 /* ---------------------------------------------------------------- gate */
 
@@ -329,6 +342,97 @@ static void views_init(void)
 	sql_register_index_views();
 }
 
+/* ---------------------------------------------------------------- resuming builds */
+
+typedef struct job_ctx {
+	sql_engine *e;
+	resume_job *jobs;
+	int n;
+} job_ctx;
+
+static int find_interrupted(void *arg, const cat_obj *o)
+{
+	void **a = arg;
+	sql_index_engine *ie = a[0];
+	cat_snap *cs = a[1];
+	const cat_rel *r = &o->rel;
+	if (r->relkind != CAT_RELKIND_INDEX || !r->index || r->index->state != CAT_INDEX_WRITE_ONLY)
+		return 0;
+	const cat_obj *db = cat_get(cs, o->database);
+	const cat_obj *sch = cat_get(cs, r->schema);
+	const cat_obj *su = cat_get(cs, CAT_OID_POSTGRES_ROLE);
+	if (!db || !sch || !su)
+		return 0;
+	ie->jobs = util_xrealloc(ie->jobs, sizeof(resume_job) * (size_t)(ie->njobs + 1));
+	resume_job *j = &ie->jobs[ie->njobs++];
+	snprintf(j->db, sizeof j->db, "%s", db->db.name);
+	snprintf(j->user, sizeof j->user, "%s", su->role.name);
+	util_buf q = UTIL_BUF_INIT;
+	util_buf_puts(&q, "REINDEX INDEX ");
+	sql_quote_ident(sch->schema.name, &q);
+	util_buf_putc(&q, '.');
+	sql_quote_ident(r->name, &q);
+	snprintf(j->sql, sizeof j->sql, "%s", q.data);
+	util_buf_free(&q);
+	return 0;
+}
+
+static int no_rows(void *arg, const uint8_t *data, size_t len, int ncols)
+{
+	(void)arg, (void)data, (void)len, (void)ncols;
+	return 0;
+}
+
+static void *resume_builds(void *arg)
+{
+	sql_engine *e = arg;
+	sql_index_engine *ie = e->ix;
+	for (int i = 0; i < ie->njobs; i++) {
+		resume_job *j = &ie->jobs[i];
+		sql_startup st = {j->user, j->db, 0, NULL, NULL};
+		sql_client cl;
+		memset(&cl, 0, sizeof cl);
+		sql_session *s = NULL;
+		util_err err;
+		util_err_clear(&err);
+		pthread_mutex_lock(&ie->mu);
+		bool stop = ie->closing;
+		pthread_mutex_unlock(&ie->mu);
+		if (stop || sql_session_open(e, &st, &cl, &s, &err) != 0) {
+			if (!stop)
+				util_warn("could not resume index build (%s): %s", j->sql, err.message);
+			continue;
+		}
+		pthread_mutex_lock(&ie->mu);
+		ie->resume_session = s;
+		pthread_mutex_unlock(&ie->mu);
+		util_info("resuming an interrupted index build: %s", j->sql);
+		sql_dest dest = {NULL, NULL, no_rows};
+		if (sql_simple_query(s, j->sql, &dest, NULL, NULL, &err) != 0)
+			util_warn("resuming index build failed (%s): %s", j->sql, err.message);
+		else
+			util_info("index build resumed and finished: %s", j->sql);
+		pthread_mutex_lock(&ie->mu);
+		ie->resume_session = NULL;
+		pthread_mutex_unlock(&ie->mu);
+		sql_session_close(s);
+	}
+	return NULL;
+}
+
+/* At start: builds left write-only by a crash are resumed in the
+ * background (REINDEX continues from the saved position). */
+static void start_resume(sql_engine *e)
+{
+	sql_index_engine *ie = e->ix;
+	cat_snap *cs = cat_current(e->cat);
+	void *a[2] = {ie, cs};
+	cat_foreach(cs, CAT_REL, 0, find_interrupted, a);
+	cat_snap_release(cs);
+	if (ie->njobs && pthread_create(&ie->resume, NULL, resume_builds, e) == 0)
+		ie->resuming = true;
+}
+
 /* ---------------------------------------------------------------- engine */
 
 void sql_index_engine_open(sql_engine *e)
@@ -344,8 +448,11 @@ void sql_index_engine_open(sql_engine *e)
 	pthread_rwlockattr_destroy(&ra);
 	pthread_mutex_init(&ie->mu, NULL);
 	e->ix = ie;
-	if (e->cat)
+	if (e->cat) {
 		sql_index_gc_refresh(e);
+		if (!getenv("STRATA_NO_INDEX_RESUME"))
+			start_resume(e);
+	}
 }
 
 void sql_index_engine_close(sql_engine *e)
@@ -353,6 +460,15 @@ void sql_index_engine_close(sql_engine *e)
 	sql_index_engine *ie = e->ix;
 	if (!ie)
 		return;
+	if (ie->resuming) {
+		pthread_mutex_lock(&ie->mu);
+		ie->closing = true;
+		if (ie->resume_session)
+			atomic_store(&ie->resume_session->cancel, true);
+		pthread_mutex_unlock(&ie->mu);
+		pthread_join(ie->resume, NULL);
+	}
+	free(ie->jobs);
 	for (int i = 0; i < ie->ngc; i++)
 		drop_slot(&ie->gc[i]);
 	free(ie->gc);

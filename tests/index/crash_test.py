@@ -264,6 +264,68 @@ def sigkill_cycles(tmp, ck, rng, cycles):
     ck.check("kill cycles: no sanitizer report", srv.sanitizer_clean())
 
 
+def interrupted_build(tmp, ck):
+    """SIGKILL during CREATE INDEX CONCURRENTLY: at restart the build resumes
+    in the background from its saved position and the index becomes public
+    and exact."""
+    srv = Server(os.path.join(tmp, "build"), tmp)
+    srv.start()
+    conn = psycopg2.connect(srv.dsn())
+    conn.autocommit = True
+    cur = conn.cursor()
+    cur.execute("CREATE TABLE bb (id int PRIMARY KEY, a int, b text)")
+    cur.execute("INSERT INTO bb SELECT i, i % 500, 'v' || i FROM generate_series(1, 150000) i")
+    conn.close()
+    done = threading.Event()
+
+    def build():
+        try:
+            c = psycopg2.connect(srv.dsn())
+            c.autocommit = True
+            c.cursor().execute("CREATE INDEX CONCURRENTLY bb_ab ON bb (a, b)")
+        except psycopg2.Error:
+            pass
+        done.set()
+    t = threading.Thread(target=build)
+    t.start()
+    # Kill once the build has made progress.
+    watch = psycopg2.connect(srv.dsn())
+    watch.autocommit = True
+    wc = watch.cursor()
+    deadline = time.monotonic() + 60
+    progressed = False
+    while time.monotonic() < deadline and not done.is_set():
+        wc.execute("SELECT tuples_done FROM pg_stat_progress_create_index")
+        r = wc.fetchall()
+        if r and r[0][0] > 0:
+            progressed = True
+            break
+        time.sleep(0.005)
+    srv.kill()
+    t.join()
+    ck.check("the build was killed in the middle", progressed, "it finished first")
+    srv.start()
+    conn = psycopg2.connect(srv.dsn())
+    conn.autocommit = True
+    cur = conn.cursor()
+    used = False
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        cur.execute("EXPLAIN SELECT id FROM bb WHERE a = 7 AND b = 'v7'")
+        if any("bb_ab" in r[0] for r in cur.fetchall()):
+            used = True
+            break
+        time.sleep(0.2)
+    ck.check("the interrupted build was resumed at start and made public", used)
+    cur.execute("SELECT rows, entries, missing, stale, mismatched FROM strata_verify_index('bb_ab')")
+    rows, entries, m, s, x = cur.fetchone()
+    ck.check("the resumed index is exact", (m, s, x) == (0, 0, 0) and rows == entries == 150000,
+             f"rows {rows} entries {entries} missing {m} stale {s} mismatched {x}")
+    conn.close()
+    ck.check("resumed build: clean shutdown", srv.stop())
+    ck.check("resumed build: no sanitizer report", srv.sanitizer_clean())
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--cycles", type=int, default=int(os.environ.get("IDX_CRASH_CYCLES", "3")))
@@ -278,6 +340,7 @@ def main():
     try:
         fault_points(tmp, ck, rng)
         sigkill_cycles(tmp, ck, rng, a.cycles)
+        interrupted_build(tmp, ck)
     except Exception as e:  # noqa: BLE001
         ck.check("no unexpected error", False, repr(e))
     if ck.failed:
