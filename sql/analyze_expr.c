@@ -328,6 +328,17 @@ sql_expr *sql_make_var(sql_query *q, int rte, int col, int levelsup, int locatio
 }
 
 /* Whole-row reference to an RTE: a ROW() of its columns. */
+/* The oid a relation's tableoid system column holds (0: not a relation).
+ * Generated catalogs report the catalog's own oid, as pg_dump expects. */
+static cat_oid rte_tableoid(const sql_rte *r)
+{
+	if (r->kind == SQL_RTE_TABLE && r->rel)
+		return r->rel->oid;
+	if (r->kind == SQL_RTE_SYSTEM && r->sysview)
+		return sql_sysview_oid(r->sysview);
+	return 0;
+}
+
 static sql_expr *whole_row(sql_query *q, int rte, int levelsup, int location)
 {
 	sql_rte *r = q->rtes[rte - 1];
@@ -405,6 +416,18 @@ static sql_expr *resolve_column(sql_actx *ax, sql_query *q0, PgQuery__ColumnRef 
 			}
 			if (found_rte >= 0)
 				return make_var(q, found_rte, found_col, levelsup, cr->location);
+			/* The system column tableoid of the only relation in scope. */
+			if (!strcmp(col, "tableoid")) {
+				cat_oid only = 0;
+				int nrel = 0;
+				for (int i = 0; i < q->nns; i++)
+					if (q->ns[i].cols_visible && rte_tableoid(q->rtes[q->ns[i].rte - 1])) {
+						only = rte_tableoid(q->rtes[q->ns[i].rte - 1]);
+						nrel++;
+					}
+				if (nrel == 1)
+					return sql_expr_const(TY_OID, -1, ty_int(only), cr->location);
+			}
 			/* A bare relation name: whole-row reference. */
 			for (int i = 0; i < q->nns; i++) {
 				sql_nsitem *it = &q->ns[i];
@@ -426,6 +449,8 @@ static sql_expr *resolve_column(sql_actx *ax, sql_query *q0, PgQuery__ColumnRef 
 				if (star)
 					return whole_row(q, found, levelsup, cr->location);
 				int c = find_col(q->rtes[found - 1], col);
+				if (c < 0 && !strcmp(col, "tableoid") && rte_tableoid(q->rtes[found - 1]))
+					return sql_expr_const(TY_OID, -1, ty_int(rte_tableoid(q->rtes[found - 1])), cr->location);
 				if (c < 0)
 					sql_error_at(ax, cr->location, UTIL_E_UNDEFINED_COLUMN, "column %s.%s does not exist", rel,
 						     col);
@@ -551,7 +576,7 @@ static sql_expr *make_anyarray(sql_actx *ax, const char *opname, sql_expr *l, sq
 	e->f.args[1] = arr;
 	e->f.argtypes = cmp->f.argtypes;
 	e->f.all = all;
-	e->f.opname = opname;
+	e->f.opname = cmp->f.opname; /* arena copy */
 	return e;
 }
 
@@ -645,7 +670,7 @@ static sql_expr *transform_aexpr(sql_actx *ax, sql_query *q, PgQuery__AExpr *a)
 			sql_expr *e = sql_expr_new(SQL_E_ROWCMP, TY_BOOL, a->location);
 			e->f.nargs = l->f.nargs * 2;
 			e->f.args = ty_alloc(sizeof(sql_expr *) * (size_t)e->f.nargs);
-			e->f.opname = op;
+			e->f.opname = ty_strdup(op);
 			for (int i = 0; i < l->f.nargs; i++) {
 				sql_expr *c = sql_make_op(ax, op, l->f.args[i], r->f.args[i], a->location);
 				e->f.args[2 * i] = c->f.args[0];
@@ -973,6 +998,11 @@ static sql_expr *transform_indirection(sql_actx *ax, sql_query *q, PgQuery__AInd
 			const ty_type *t = ty_type_get(e->type);
 			if (e->type == TY_UNKNOWN)
 				sql_error_at(ax, e->location, UTIL_E_DATATYPE_MISMATCH, "cannot subscript type unknown");
+			if (e->type == TY_NAME && !ai->is_slice && ai->uidx) {
+				/* name is a fixed-length "char" array: name[0] is its first byte. */
+				e = sql_name_subscript(ax, e, xform(ax, q, ai->uidx));
+				continue;
+			}
 			if (!t || !t->elem || t->category != 'A')
 				sql_error_at(ax, e->location, UTIL_E_DATATYPE_MISMATCH,
 					     "cannot subscript type %s because it does not support subscripting", t ? t->name : "?");
@@ -990,6 +1020,11 @@ static sql_expr *transform_indirection(sql_actx *ax, sql_query *q, PgQuery__AInd
 			e = s;
 		} else if (n->node_case == PG_QUERY__NODE__NODE_STRING) {
 			const char *fname = n->string->sval;
+			sql_expr *fe = sql_record_field(q, e, fname);
+			if (fe) {
+				e = fe;
+				continue;
+			}
 			if (e->kind == SQL_E_ROW || e->type == TY_RECORD) {
 				sql_error_at(ax, e->location, UTIL_E_FEATURE_NOT_SUPPORTED,
 					     "field selection \"%s\" on a record is not supported", fname);

@@ -270,6 +270,8 @@ static bool resolve_poly(const ty_oid *decl, const ty_oid *actual, int n, ty_oid
 			e = elem_of(a);
 		else if (d == TY_ANYCOMPATIBLE || d == TY_ANYCOMPATIBLENONARRAY || d == TY_ANYCOMPATIBLEARRAY) {
 			ty_oid x = d == TY_ANYCOMPATIBLEARRAY ? elem_of(a) : a;
+			if (!x || (d == TY_ANYCOMPATIBLENONARRAY && elem_of(a)))
+				return false; /* not an array / an array where none may be */
 			if (nc < 64) {
 				sql_expr *ex = ty_alloc0(sizeof *ex);
 				ex->type = x;
@@ -285,7 +287,21 @@ static bool resolve_poly(const ty_oid *decl, const ty_oid *actual, int n, ty_oid
 		elem = e;
 	}
 	if (nc) {
-		compat = sql_common_type(cexprs, nc, "argument", NULL);
+		/* Arguments without a common type make this candidate unusable
+		 * (PostgreSQL rejects it rather than failing the call). */
+		volatile ty_oid ct = 0;
+		TY_TRY(tc)
+		{
+			ct = sql_common_type(cexprs, nc, "argument", NULL);
+		}
+		TY_CATCH(tc)
+		{
+			ct = 0;
+		}
+		TY_END(tc);
+		if (!ct)
+			return false;
+		compat = ct;
 	}
 	*elem_out = elem;
 	*compat_out = compat;
@@ -572,7 +588,9 @@ sql_expr *sql_make_op(sql_actx *ax, const char *opname, sql_expr *l, sql_expr *r
 		decl[i] = f->args[i];
 	coerce_args(ax, e->f.args, n, decl, e->f.argtypes);
 	e->type = resolve_ret(chosen->result, decl, e->f.argtypes, n);
-	e->f.opname = opname;
+	/* a copy: the spelling may live in a parse tree that is freed after
+	 * analysis (a view's body), while plans read it (plan_scan.c) */
+	e->f.opname = opname ? ty_strdup(opname) : NULL;
 	return e;
 }
 
@@ -644,7 +662,8 @@ sql_expr *sql_make_func(sql_actx *ax, const char *name, sql_expr **args, int nar
 	e->f.fn = f;
 	e->f.nargs = nargs;
 	e->f.args = ty_alloc(sizeof(sql_expr *) * (size_t)(nargs ? nargs : 1));
-	memcpy(e->f.args, args, sizeof(sql_expr *) * (size_t)nargs);
+	if (nargs) /* args may be NULL for a call without arguments */
+		memcpy(e->f.args, args, sizeof(sql_expr *) * (size_t)nargs);
 	e->f.argtypes = ty_alloc(sizeof(ty_oid) * (size_t)(nargs ? nargs : 1));
 	coerce_args(ax, e->f.args, nargs, cs[w].args, e->f.argtypes);
 	e->type = resolve_ret(f->ret, cs[w].args, e->f.argtypes, nargs);

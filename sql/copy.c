@@ -409,12 +409,23 @@ static bool key_exists(loader *ld, const uint8_t *k, size_t kl)
 	kv_read_opts ro;
 	memset(&ro, 0, sizeof ro);
 	ro.read_ts = KV_TS_MAX;
+	kv_row row;
+	util_arena_reset(ld->scratch);
+	kv_status st;
+	if (ld->rel->rel.ilv_depth) {
+		size_t qpre;
+		st = sql_row_get(ld->kv, &ld->rel->rel, k, kl, &ro, ld->scratch, &row, &qpre);
+		if (st != KV_OK && st != KV_NOT_FOUND)
+			sql_kv_error(st, "reading a row");
+		for (size_t i = 0; st == KV_OK && i < row.n; i++)
+			if (row.cells[i].qualifier.len == qpre)
+				return true; /* the row's sentinel */
+		return false;
+	}
 	kv_column sentinel = {SQL_FAMILY, "", 0};
 	ro.columns = &sentinel;
 	ro.ncolumns = 1;
-	kv_row row;
-	util_arena_reset(ld->scratch);
-	kv_status st = kv_get(ld->kv, k, kl, &ro, ld->scratch, &row);
+	st = kv_get(ld->kv, k, kl, &ro, ld->scratch, &row);
 	if (st != KV_OK && st != KV_NOT_FOUND)
 		sql_kv_error(st, "reading a row");
 	return st == KV_OK && row.n > 0;
@@ -449,6 +460,8 @@ static void load_row(loader *ld, ty_datum *vals, copy_in *ci)
 			util_buf_free(&row);
 			ty_errthrow();
 		}
+	if (r->ilv_depth)
+		sql_ilv_check_parent(t, ld->s->cat, ld->kv, ld->rel, vals);
 	util_buf_reset(&ld->key);
 	sql_row_key(r, vals, &ld->key);
 	const uint8_t *k = (const uint8_t *)ld->key.data;

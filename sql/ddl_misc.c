@@ -70,6 +70,7 @@ static const relopt reloptions[] = {
 	{"block_size", 'i', 1024, 16 * 1024 * 1024, true},
 	{"salt_buckets", 'i', 0, 256, true},
 	{"interleave_in_parent", 's', 0, 0, true},
+	{"interleave_on_delete", 's', 0, 0, true},
 	{"key_order", 's', 0, 0, true},
 	{"retention", 'i', 0, INT64_MAX, true},
 };
@@ -413,6 +414,9 @@ void sql_ddl_truncate(sql_session *s, PgQuery__TruncateStmt *st)
 		const cat_obj *o = must_rel(s, cat_txn_snap(ct), rv, false);
 		if (o->rel.relkind != CAT_RELKIND_TABLE)
 			ty_error(UTIL_E_WRONG_OBJECT_TYPE, "\"%s\" is not a table", o->rel.name);
+		if (o->rel.ilv_depth || o->rel.ilv_nchildren)
+			ty_error(UTIL_E_FEATURE_NOT_SUPPORTED, "TRUNCATE of interleaved table \"%s\" is not supported; use DELETE",
+				 o->rel.name);
 		/* Referenced by a foreign key from another table? */
 		cat_obj *c = cat_obj_copy(o);
 		/* A fresh storage generation: O(1), transactional. */

@@ -17,14 +17,14 @@ sql_op *sql_op_new_internal(sql_exec *ex, size_t state);
 typedef struct modify_state {
 	const cat_obj *rel;
 	kv_table *kv;
-	bool *assigned;      /* UPDATE: columns the statement writes */
-	ty_datum *newrow;    /* ncols + key */
-	ty_datum *ocrow;     /* ON CONFLICT: existing ++ excluded (2 * (ncols + 1)) */
+	bool *assigned;   /* UPDATE: columns the statement writes */
+	ty_datum *newrow; /* ncols + key */
+	ty_datum *ocrow;  /* ON CONFLICT: existing ++ excluded (2 * (ncols + 1)) */
 	util_arena *scratch;
 	const char *pk_name;
 	bool done;
-	bool unique;         /* the table has unique indexes (index_write.c) */
-	ty_datum *oldrow;    /* UPDATE/DELETE: the row before (ncols + key) */
+	bool unique;      /* the table has unique indexes (index_write.c) */
+	ty_datum *oldrow; /* UPDATE/DELETE: the row before (ncols + key) */
 } modify_state;
 
 /* "(1, null, abc)" as PostgreSQL's "Failing row contains" detail. */
@@ -46,8 +46,9 @@ static void row_text(const cat_rel *r, const ty_datum *vals, util_buf *out)
 	util_buf_putc(out, ')');
 }
 
-static UTIL_NORETURN void fail_row(util_errcode code, const cat_obj *rel, const ty_datum *vals, const char *constraint,
-				   const char *column, const char *fmt, const char *a, const char *b)
+static UTIL_NORETURN void fail_row(util_errcode code, const cat_obj *rel, const ty_datum *vals,
+				   const char *constraint, const char *column, const char *fmt, const char *a,
+				   const char *b)
 {
 	util_buf row = UTIL_BUF_INIT;
 	row_text(&rel->rel, vals, &row);
@@ -68,9 +69,10 @@ static void check_row(sql_op *op, modify_state *st, const ty_datum *vals)
 	const cat_rel *r = &st->rel->rel;
 	for (int c = 0; c < r->ncols; c++)
 		if (!r->cols[c].dropped && r->cols[c].notnull && vals[c].null)
-			fail_row(UTIL_E_NOT_NULL_VIOLATION, st->rel, vals, NULL, r->cols[c].name,
-				 "null value in column \"%s\" of relation \"%s\" violates not-null constraint", r->cols[c].name,
-				 r->name);
+			fail_row(
+			    UTIL_E_NOT_NULL_VIOLATION, st->rel, vals, NULL, r->cols[c].name,
+			    "null value in column \"%s\" of relation \"%s\" violates not-null constraint",
+			    r->cols[c].name, r->name);
 	for (int i = 0; i < p->modify.nchecks; i++) {
 		ty_datum d = sql_eval(op->ex, p->modify.checks[i], vals);
 		if (!d.null && !d.i)
@@ -96,8 +98,9 @@ static UTIL_NORETURN void duplicate_key(modify_state *st, const ty_datum *vals)
 		else
 			ty_output(c->type, vals[c->attnum - 1], &v);
 	}
-	util_err *e = ty_errstart(UTIL_E_UNIQUE_VIOLATION, "duplicate key value violates unique constraint \"%s\"",
-				  st->pk_name ? st->pk_name : "?");
+	util_err *e =
+	    ty_errstart(UTIL_E_UNIQUE_VIOLATION, "duplicate key value violates unique constraint \"%s\"",
+			st->pk_name ? st->pk_name : "?");
 	util_err_detail(e, "Key (%s)=(%s) already exists.", cols.data ? cols.data : "", v.data ? v.data : "");
 	sql_session *ses = sql_current_session();
 	const char *schema = ses && ses->cat ? sql_schema_name(ses->cat, r->schema) : NULL;
@@ -132,14 +135,15 @@ static bool read_latest(sql_op *op, modify_state *st, const uint8_t *key, size_t
 	memset(&ro, 0, sizeof ro);
 	ro.read_ts = KV_TS_MAX;
 	kv_row row;
-	kv_status s = kv_get(st->kv, key, klen, &ro, st->scratch, &row);
+	size_t qpre;
+	kv_status s = sql_row_get(st->kv, r, key, klen, &ro, st->scratch, &row, &qpre);
 	if (s != KV_OK && s != KV_NOT_FOUND)
 		sql_kv_error(s, "reading a row");
 	if (s == KV_NOT_FOUND || row.n == 0)
 		return false;
 	sql_rowmap map;
 	sql_rowmap_build(r, st->scratch, &map);
-	if (!sql_row_decode(r, &map, row.cells, row.n, NULL, out))
+	if (!sql_row_decode_in(r, &map, row.cells, row.n, qpre, key, klen, NULL, out))
 		return false;
 	uint8_t *k = ty_alloc(klen ? klen : 1);
 	memcpy(k, key, klen);
@@ -164,7 +168,7 @@ static const ty_datum *recheck_locked(sql_op *op, modify_state *st, const ty_dat
 	sql_txn *t = op->ex->txn;
 	if (sql_txn_lookup(t, st->rel->oid, key, klen, false))
 		return in; /* written by this transaction earlier: locked since */
-	if (!sql_txn_row_changed(t, st->kv, key, klen))
+	if (!sql_txn_row_changed(t, st->kv, &st->rel->rel, key, klen))
 		return in;
 	const cat_rel *r = &st->rel->rel;
 	ty_datum *cur = ty_alloc(sizeof(ty_datum) * (size_t)(r->ncols + 1));
@@ -184,7 +188,10 @@ static const ty_datum *recheck_locked(sql_op *op, modify_state *st, const ty_dat
 	return in2;
 }
 
-static int st_ncols(sql_op *op) { return ((modify_state *)op->state)->rel->rel.ncols; }
+static int st_ncols(sql_op *op)
+{
+	return ((modify_state *)op->state)->rel->rel.ncols;
+}
 
 static void emit_returning(sql_op *op, sql_batch *b, const ty_datum *tablerow, const ty_datum *in)
 {
@@ -202,11 +209,10 @@ static void emit_returning(sql_op *op, sql_batch *b, const ty_datum *tablerow, c
 		out[i] = sql_eval(op->ex, p->modify.returning[i], combo);
 }
 
-
 /* ON CONFLICT DO UPDATE of the existing row (existing = ncols + key,
  * followed by room for the excluded row). */
-static void oc_update(sql_op *op, modify_state *st, ty_datum *existing, const ty_datum *row, const ty_datum *in,
-		      sql_batch *b)
+static void oc_update(sql_op *op, modify_state *st, ty_datum *existing, const ty_datum *row,
+		      const ty_datum *in, sql_batch *b)
 {
 	const sql_plan *p = op->plan;
 	const cat_obj *rel = st->rel;
@@ -228,8 +234,10 @@ static void oc_update(sql_op *op, modify_state *st, ty_datum *existing, const ty
 	}
 	check_row(op, st, upd);
 	for (int i = 0; i < r->npk; i++)
-		if (set[r->pk[i] - 1] && !ty_equal(r->cols[r->pk[i] - 1].type, upd[r->pk[i] - 1], existing[r->pk[i] - 1]))
-			ty_error(UTIL_E_FEATURE_NOT_SUPPORTED, "ON CONFLICT DO UPDATE cannot change the primary key");
+		if (set[r->pk[i] - 1] &&
+		    !ty_equal(r->cols[r->pk[i] - 1].type, upd[r->pk[i] - 1], existing[r->pk[i] - 1]))
+			ty_error(UTIL_E_FEATURE_NOT_SUPPORTED,
+				 "ON CONFLICT DO UPDATE cannot change the primary key");
 	if (st->unique) {
 		sql_index_unique_release(op->ex->s, rel, existing, upd);
 		sql_index_unique_check(op->ex->s, rel, upd, existing, 0, false, NULL, NULL);
@@ -257,6 +265,8 @@ static void do_insert(sql_op *op, modify_state *st, const ty_datum *in, sql_batc
 	util_buf_free(&key);
 	row[r->ncols] = ty_bytes(k, kl);
 	check_row(op, st, row);
+	if (r->ilv_depth)
+		sql_ilv_check_parent(t, op->ex->cat, st->kv, rel, row);
 	if (r->npk) {
 		/* Serialise inserts of the same key, then look at the newest state. */
 		sql_txn_lock_row(t, rel->oid, k, kl, PG_QUERY__LOCK_CLAUSE_STRENGTH__LCS_FORUPDATE,
@@ -270,7 +280,7 @@ static void do_insert(sql_op *op, modify_state *st, const ty_datum *in, sql_batc
 			/* A conflicting row this snapshot cannot see (PostgreSQL's
 			 * ExecCheckTupleVisible). */
 			if (t->iso != SQL_READ_COMMITTED && !sql_txn_lookup(t, rel->oid, k, kl, false) &&
-			    sql_txn_row_changed(t, st->kv, k, kl))
+			    sql_txn_row_changed(t, st->kv, &st->rel->rel, k, kl))
 				sql_txn_serialization_failure(false);
 			if (!oc->do_update)
 				return;
@@ -282,12 +292,13 @@ static void do_insert(sql_op *op, modify_state *st, const ty_datum *in, sql_batc
 		sql_onconflict *oc = p->modify.oc;
 		ty_datum holder = ty_null();
 		bool by_index = oc && (oc->narbiter == 0 || oc->arbiter_index);
-		if (!sql_index_unique_check(op->ex->s, rel, row, NULL, oc ? oc->arbiter_index : 0, oc && oc->narbiter == 0,
-					    by_index ? &holder : NULL, NULL)) {
+		if (!sql_index_unique_check(op->ex->s, rel, row, NULL, oc ? oc->arbiter_index : 0,
+					    oc && oc->narbiter == 0, by_index ? &holder : NULL, NULL)) {
 			if (!oc->do_update)
 				return;
 			/* DO UPDATE on the row holding the key. */
-			sql_txn_lock_row(t, rel->oid, holder.p, holder.len, PG_QUERY__LOCK_CLAUSE_STRENGTH__LCS_FORUPDATE,
+			sql_txn_lock_row(t, rel->oid, holder.p, holder.len,
+					 PG_QUERY__LOCK_CLAUSE_STRENGTH__LCS_FORUPDATE,
 					 PG_QUERY__LOCK_WAIT_POLICY__LockWaitBlock, NULL);
 			ty_datum *existing = st->ocrow;
 			if (read_latest(op, st, holder.p, holder.len, existing)) {
@@ -342,6 +353,15 @@ static void do_update(sql_op *op, modify_state *st, const ty_datum *in, sql_batc
 					 PG_QUERY__LOCK_WAIT_POLICY__LockWaitBlock, NULL);
 			if (read_latest(op, st, k, kl, st->ocrow))
 				duplicate_key(st, row);
+			if (r->ilv_nchildren) {
+				ty_datum *before = ty_alloc(sizeof(ty_datum) * (size_t)(r->ncols + 1));
+				for (int c = 0; c < r->ncols; c++)
+					before[c] = in[p->modify.old_slots[c]];
+				sql_ilv_check_delete(t, op->ex->cat, st->kv, rel, oldkey.p, oldkey.len,
+						     before);
+			}
+			if (r->ilv_depth)
+				sql_ilv_check_parent(t, op->ex->cat, st->kv, rel, row);
 			row[r->ncols] = ty_bytes(k, kl);
 			if (old)
 				sql_index_unique_release(op->ex->s, rel, old, row);
@@ -380,6 +400,12 @@ static void do_delete(sql_op *op, modify_state *st, const ty_datum *in, sql_batc
 	in = recheck_locked(op, st, in, key.p, key.len);
 	if (!in)
 		return;
+	if (r->ilv_nchildren) {
+		ty_datum *before = ty_alloc(sizeof(ty_datum) * (size_t)(r->ncols + 1));
+		for (int c = 0; c < r->ncols; c++)
+			before[c] = in[p->modify.old_slots[c]];
+		sql_ilv_check_delete(t, op->ex->cat, st->kv, rel, key.p, key.len, before);
+	}
 	if (st->unique) {
 		ty_datum *old = st->oldrow;
 		for (int c = 0; c < r->ncols; c++)
@@ -446,10 +472,17 @@ static sql_batch *modify_next(sql_op *op)
 		for (int i = 0; i < in->n; i++) {
 			ty_datum *row = sql_batch_row(in, i);
 			switch (p->modify.cmd) {
-			case SQL_CMD_INSERT: do_insert(op, st, row, b); break;
-			case SQL_CMD_UPDATE: do_update(op, st, row, b); break;
-			case SQL_CMD_DELETE: do_delete(op, st, row, b); break;
-			default: break;
+			case SQL_CMD_INSERT:
+				do_insert(op, st, row, b);
+				break;
+			case SQL_CMD_UPDATE:
+				do_update(op, st, row, b);
+				break;
+			case SQL_CMD_DELETE:
+				do_delete(op, st, row, b);
+				break;
+			default:
+				break;
 			}
 			if (st->scratch)
 				util_arena_reset(st->scratch);

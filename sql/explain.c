@@ -256,6 +256,10 @@ static const char *node_name(const sql_plan *p, char *buf, size_t cap)
 		return p->setop.op == SQL_SETOP_INTERSECT ? (p->setop.all ? "HashSetOp Intersect All" : "HashSetOp Intersect")
 							   : (p->setop.all ? "HashSetOp Except All" : "HashSetOp Except");
 	case SQL_P_APPEND: return "Append";
+	case SQL_P_GROUPJOIN:
+		snprintf(buf, cap, "Interleaved Join (%s > %s, one read per group)", p->group.parent->scan.rel->rel.name,
+			 p->group.child->scan.rel->rel.name);
+		return buf;
 	case SQL_P_WINDOW: return "WindowAgg";
 	case SQL_P_MODIFY:
 		snprintf(buf, cap, "%s on %s",
@@ -298,6 +302,8 @@ static xnames *names_of(explain_ctx *x, const sql_plan *p)
 				n->names[i] = expr_text(p->project.exprs[i], c);
 		}
 		break;
+	case SQL_P_GROUPJOIN:
+		return names_of(x, p->group.join);
 	case SQL_P_NESTLOOP:
 	case SQL_P_HASHJOIN: {
 		xnames *l = names_of(x, p->left), *r = names_of(x, p->right);
@@ -499,6 +505,14 @@ static void walk(explain_ctx *x, const sql_plan *p, int depth)
 	if (p->kind == SQL_P_APPEND)
 		for (int i = 0; i < p->append.nchildren; i++)
 			walk(x, p->append.children[i], depth + 1);
+	if (p->kind == SQL_P_GROUPJOIN) {
+		if (p->group.join->join.joinqual) {
+			xnames *both = names_of(x, p->group.join);
+			detail(x, depth, "Join Filter: %s", expr_text(p->group.join->join.joinqual, both));
+		}
+		walk(x, p->group.parent, depth + 1);
+		walk(x, p->group.child, depth + 1);
+	}
 	if (p->left)
 		walk(x, p->left, depth + 1);
 	if (p->right)

@@ -327,19 +327,16 @@ static void gen_progress(sql_session *s, cat_snap *cs, sql_sysrows *out)
 }
 
 static const sql_sysview index_views[] = {
-    {"pg_catalog", "pg_stat_progress_create_index", 12100, (int)UTIL_ARRAY_LEN(progress_cols), progress_cols,
-     gen_progress},
+    SQL_SYSVIEW("pg_catalog", "pg_stat_progress_create_index", 12312, 'v', progress_cols, gen_progress),
 };
 
 static pthread_once_t views_once = PTHREAD_ONCE_INIT;
 void sql_register_index_functions(void);
-void sql_register_index_views(void);
 
 static void views_init(void)
 {
 	sql_sysview_register(index_views, (int)UTIL_ARRAY_LEN(index_views));
 	sql_register_index_functions();
-	sql_register_index_views();
 }
 
 /* ---------------------------------------------------------------- resuming builds */

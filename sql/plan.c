@@ -678,6 +678,7 @@ static sql_plan *plan_from(sql_planner *pl, sql_query *q, sql_expr **quals, int 
 		return p;
 	}
 	sql_tlist *tl;
+	sql_derive_equalities(pl, q, &quals, &nquals);
 	sql_plan *p = plan_jnode(pl, q->from[0], &quals, &nquals, &tl);
 	bool *have = ty_alloc0(sizeof(bool) * (size_t)(n ? n : 1));
 	jnode_rtes(q, q->from[0], have);

@@ -42,6 +42,9 @@ void sql_expr_rtes(sql_expr *e, bool *rtes, int nrtes);
 /* Sublinks planned and executor cache slots assigned. */
 sql_expr *sql_plan_prep(sql_planner *pl, sql_expr *e);
 
+/* Adds `col = value` conjuncts implied by equated columns (plan_scan.c). */
+void sql_derive_equalities(sql_planner *pl, sql_query *q, sql_expr ***quals, int *nquals);
+
 /* Table scans with key ranges (plan_scan.c). */
 sql_plan *sql_plan_table_scan(sql_planner *pl, int rte, sql_expr **quals, int nquals, sql_tlist **tl_out);
 /* Index scans (plan_index.c): NULL when no index beats the table scan. */

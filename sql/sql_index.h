@@ -166,10 +166,6 @@ void sql_index_progress_clear(sql_engine *e, cat_oid index);
 bool sql_index_split_mode(sql_session *s);
 void sql_index_fault(sql_session *s, idx_split_step step);
 
-/* CREATE INDEX text of an index (pg_get_indexdef; column > 0: that
- * column's text only; pretty: schema omitted when visible). */
-void sql_index_def_text(sql_session *s, cat_snap *cs, const cat_obj *ix, int column, bool pretty, util_buf *out);
-
 /* ---------------------------------------------------------------- DDL (ddl_index.c) */
 
 void sql_ddl_reindex(sql_session *s, PgQuery__ReindexStmt *st);

@@ -56,9 +56,12 @@ void sql_txn_stmt_begin(sql_txn *t)
 	t->stmt_ts = t->snapshot_ts;
 }
 
-kv_ts sql_txn_read_ts(sql_txn *t) { return t->stmt_ts; }
+kv_ts sql_txn_read_ts(sql_txn *t)
+{
+	return t->stmt_ts;
+}
 
-bool sql_txn_row_changed(sql_txn *t, kv_table *kv, const uint8_t *key, size_t klen)
+bool sql_txn_row_changed(sql_txn *t, kv_table *kv, const cat_rel *r, const uint8_t *key, size_t klen)
 {
 	kv_read_opts ro;
 	memset(&ro, 0, sizeof ro);
@@ -66,7 +69,8 @@ bool sql_txn_row_changed(sql_txn *t, kv_table *kv, const uint8_t *key, size_t kl
 	ro.min_ts = t->stmt_ts + 1;
 	ro.raw = true; /* a delete is a change too */
 	kv_row row;
-	kv_status st = kv_get(kv, key, klen, &ro, ty_get_arena(), &row);
+	size_t qpre;
+	kv_status st = sql_row_get(kv, r, key, klen, &ro, ty_get_arena(), &row, &qpre);
 	if (st == KV_NOT_FOUND)
 		return false;
 	if (st != KV_OK)
@@ -322,6 +326,27 @@ void sql_txn_drop_storage_on_abort(sql_txn *t, const char *storage)
 	push_name(t, &t->drop_on_abort, &t->nabort, storage);
 }
 
+/* A cell qualifier: the row's qualifier prefix (entity groups) and a
+ * 2-byte column id, or just the prefix for the row's sentinel. */
+typedef struct qual {
+	uint8_t stack[64];
+	uint8_t *q;
+	size_t pre;
+} qual;
+
+static void qual_init(qual *x, const uint8_t *pre, size_t n)
+{
+	x->q = n + 2 <= sizeof x->stack ? x->stack : ty_alloc(n + 2);
+	memcpy(x->q, pre, n);
+	x->pre = n;
+}
+
+static const uint8_t *qual_col(qual *x, uint16_t col_id)
+{
+	sql_colid_qual(col_id, x->q + x->pre);
+	return x->q;
+}
+
 void sql_txn_bulk_row(sql_txn *t, const cat_obj *rel, kv_table *kv, const uint8_t *key, size_t klen,
 		      const ty_datum *vals)
 {
@@ -329,21 +354,54 @@ void sql_txn_bulk_row(sql_txn *t, const cat_obj *rel, kv_table *kv, const uint8_
 		t->bulk = kv_batch_new();
 	const cat_rel *r = &rel->rel;
 	util_buf *buf = &t->s->rowbuf;
-	uint8_t q[2];
+	size_t rl = r->ilv_depth ? sql_ilv_rowlen(r, key, klen) : klen;
+	qual x;
+	qual_init(&x, key + rl, klen - rl);
 	/* Cells in key order (the sentinel's empty qualifier first), so the
 	 * store's memstore inserts them next to each other. */
-	kv_batch_put(t->bulk, kv, key, klen, SQL_FAMILY, "", 0, KV_TS_LATEST, "", 0);
+	kv_batch_put(t->bulk, kv, key, rl, SQL_FAMILY, x.q, x.pre, KV_TS_LATEST, "", 0);
 	for (int i = 0; i < r->ncols; i++) {
 		const cat_column *c = &r->cols[i];
 		if (c->dropped || vals[i].null || !sql_column_in_cells(r, c))
 			continue;
-		sql_colid_qual(c->col_id, q);
 		util_buf_reset(buf);
 		sql_value_encode(c->type, vals[i], buf);
-		kv_batch_put(t->bulk, kv, key, klen, SQL_FAMILY, q, 2, KV_TS_LATEST, buf->data, buf->len);
+		kv_batch_put(t->bulk, kv, key, rl, SQL_FAMILY, qual_col(&x, c->col_id), x.pre + 2,
+			     KV_TS_LATEST, buf->data, buf->len);
 	}
 	sql_index_bulk_row(t, rel, key, klen, vals);
 	t->nwrites++;
+}
+
+/* Deletes an interleaved row: its sentinel, its columns and (its table
+ * has children) every descendant's cell, read now under the row's lock. */
+static void delete_child_row(kv_batch *b, const cat_rel *r, sql_wrow *w, size_t rl)
+{
+	qual x;
+	qual_init(&x, w->key + rl, w->keylen - rl);
+	kv_batch_delete(b, w->kv, w->key, rl, SQL_FAMILY, x.q, x.pre, KV_TS_LATEST, KV_DELETE_COLUMN);
+	for (int i = 0; i < r->ncols; i++)
+		if (sql_column_in_cells(r, &r->cols[i]))
+			kv_batch_delete(b, w->kv, w->key, rl, SQL_FAMILY, qual_col(&x, r->cols[i].col_id),
+					x.pre + 2, KV_TS_LATEST, KV_DELETE_COLUMN);
+	if (!r->ilv_nchildren)
+		return;
+	uint8_t *pre = ty_alloc(x.pre + 1);
+	memcpy(pre, x.q, x.pre);
+	pre[x.pre] = SQL_ILV_SEP;
+	kv_filter *f = kv_filter_column_prefix(pre, x.pre + 1);
+	kv_read_opts ro;
+	memset(&ro, 0, sizeof ro);
+	ro.read_ts = KV_TS_MAX;
+	ro.filter = f;
+	kv_row row;
+	kv_status st = kv_get(w->kv, w->key, rl, &ro, ty_get_arena(), &row);
+	kv_filter_free(f);
+	if (st != KV_OK && st != KV_NOT_FOUND)
+		sql_kv_error(st, "reading interleaved rows");
+	for (size_t k = 0; st == KV_OK && k < row.n; k++)
+		kv_batch_delete(b, w->kv, w->key, rl, SQL_FAMILY, row.cells[k].qualifier.data,
+				row.cells[k].qualifier.len, KV_TS_LATEST, KV_DELETE_COLUMN);
 }
 
 /* Appends one row's final state to the commit batch. */
@@ -353,32 +411,40 @@ static void write_row(sql_txn *t, kv_batch *b, const cat_snap *cs, sql_wrow *w, 
 	if (!o || w->dead)
 		return; /* the table was dropped in this transaction, or the write rolled back */
 	const cat_rel *r = &o->rel;
+	/* The kv row and the qualifier prefix (non-empty for interleaved rows). */
+	size_t rl = r->ilv_depth ? sql_ilv_rowlen(r, w->key, w->keylen) : w->keylen;
 	if (!w->present) {
-		kv_batch_delete_row(b, w->kv, w->key, w->keylen, KV_TS_LATEST);
+		if (rl == w->keylen) /* a whole kv row: its interleaved children go with it */
+			kv_batch_delete_row(b, w->kv, w->key, w->keylen, KV_TS_LATEST);
+		else
+			delete_child_row(b, r, w, rl);
 		return;
 	}
 	bool whole = w->inserted;
-	uint8_t q[2];
+	qual x;
+	qual_init(&x, w->key + rl, w->keylen - rl);
 	if (whole) /* first: cells in key order */
-		kv_batch_put(b, w->kv, w->key, w->keylen, SQL_FAMILY, "", 0, KV_TS_LATEST, "", 0);
+		kv_batch_put(b, w->kv, w->key, rl, SQL_FAMILY, x.q, x.pre, KV_TS_LATEST, "", 0);
 	for (int i = 0; i < r->ncols && i < w->ncols; i++) {
 		const cat_column *c = &r->cols[i];
 		if (c->dropped || !sql_column_in_cells(r, c))
 			continue;
 		if (!whole && !w->set[i])
 			continue;
-		sql_colid_qual(c->col_id, q);
+		const uint8_t *q = qual_col(&x, c->col_id);
 		if (w->cols[i].null) {
 			/* Only needed when an older version of the cell may exist. */
 			if (!whole || w->deleted)
-				kv_batch_delete(b, w->kv, w->key, w->keylen, SQL_FAMILY, q, 2, KV_TS_LATEST,
+				kv_batch_delete(b, w->kv, w->key, rl, SQL_FAMILY, q, x.pre + 2, KV_TS_LATEST,
 						KV_DELETE_COLUMN);
 			continue;
 		}
 		util_buf_reset(buf);
 		sql_value_encode(c->type, w->cols[i], buf);
-		kv_batch_put(b, w->kv, w->key, w->keylen, SQL_FAMILY, q, 2, KV_TS_LATEST, buf->data, buf->len);
+		kv_batch_put(b, w->kv, w->key, rl, SQL_FAMILY, q, x.pre + 2, KV_TS_LATEST, buf->data,
+			     buf->len);
 	}
+	(void)t;
 }
 
 static void txn_free(sql_txn *t)
@@ -429,6 +495,12 @@ int sql_txn_commit(sql_txn *t, util_err *err)
 	/* Index maintenance (index_write.c): holds the commit gate until the
 	 * batch is committed. */
 	sql_ixcommit *volatile ic = NULL;
+	/* Building the batch may still fail (a catalog invariant, a read of
+	 * interleaved rows): the transaction then aborts with that error. Row
+	 * encoding allocates in a scratch arena. */
+	util_arena *scratch = util_arena_new(16 * 1024, 0);
+	util_arena *outer_arena = ty_set_arena(NULL);
+	ty_set_arena(outer_arena);
 	kv_status st;
 	volatile bool serial_locked = false;
 	TY_TRY(tc)
@@ -448,11 +520,15 @@ int sql_txn_commit(sql_txn *t, util_err *err)
 			rows[k++] = v;
 		qsort(rows, k, sizeof *rows, cmp_table_wrow);
 		for (size_t i = 0; i < k; i++) {
+			ty_set_arena(scratch);
 			write_row(t, b, cs, rows[i], &buf);
+			ty_set_arena(outer_arena);
 			sql_index_commit_row(ic, rows[i]);
 		}
-		if (t->ddl)
+		if (t->ddl) {
+			sql_ilv_check_catalog(t->s->cat, cat_txn_snap(t->ddl));
 			cat_txn_write(t->ddl, b);
+		}
 		st = KV_OK;
 		bool check = t->iso != SQL_READ_COMMITTED || bulk;
 		kv_ts check_ts = t->iso != SQL_READ_COMMITTED ? t->snapshot_ts : t->stmt_ts;
@@ -480,6 +556,8 @@ int sql_txn_commit(sql_txn *t, util_err *err)
 	TY_CATCH(tc)
 	{
 		TY_END(tc);
+		ty_set_arena(outer_arena);
+		util_arena_destroy(scratch);
 		if (serial_locked)
 			pthread_mutex_unlock(&e->serial_mu);
 		sql_index_commit_end(ic);
@@ -490,15 +568,18 @@ int sql_txn_commit(sql_txn *t, util_err *err)
 		goto abort;
 	}
 	TY_END(tc);
+	util_arena_destroy(scratch);
 	util_buf_free(&buf);
 	kv_batch_free(b);
 	if (st != KV_OK) {
 		if (st == KV_CONFLICT && bulk)
 			util_err_set(err, UTIL_E_UNIQUE_VIOLATION,
-				     "duplicate key value violates unique constraint: a concurrent transaction inserted a key this COPY loads");
+				     "duplicate key value violates unique constraint: a concurrent "
+				     "transaction inserted a key this COPY loads");
 		else if (st == KV_CONFLICT && t->iso == SQL_SERIALIZABLE)
-			util_err_set(err, UTIL_E_T_R_SERIALIZATION_FAILURE,
-				     "could not serialize access due to read/write dependencies among transactions");
+			util_err_set(
+			    err, UTIL_E_T_R_SERIALIZATION_FAILURE,
+			    "could not serialize access due to read/write dependencies among transactions");
 		else if (st == KV_CONFLICT)
 			util_err_set(err, UTIL_E_T_R_SERIALIZATION_FAILURE,
 				     "could not serialize access due to concurrent update");
@@ -523,8 +604,14 @@ int sql_txn_commit(sql_txn *t, util_err *err)
 	sql_index_commit_end(ic);
 	if (published)
 		sql_index_gc_refresh(e);
-	for (int i = 0; i < t->ndrop; i++)
-		kv_table_drop(e->kv, t->drop_after_commit[i]);
+	for (int i = 0; i < t->ndrop; i++) {
+		/* A storage an interleaved table still lives in stays. */
+		cat_snap *now = cat_current(e->cat);
+		bool used = sql_ilv_storage_in_use(now, t->drop_after_commit[i]);
+		cat_snap_release(now);
+		if (!used)
+			kv_table_drop(e->kv, t->drop_after_commit[i]);
+	}
 done:
 	if (t->ddl) {
 		cat_txn_abort(t->ddl);
