@@ -380,6 +380,11 @@ static int no_rows(void *arg, const uint8_t *data, size_t len, int ncols)
 	return 0;
 }
 
+static void no_done(void *arg, const sql_complete *c)
+{
+	(void)arg, (void)c;
+}
+
 static void *resume_builds(void *arg)
 {
 	sql_engine *e = arg;
@@ -405,7 +410,7 @@ static void *resume_builds(void *arg)
 		pthread_mutex_unlock(&ie->mu);
 		util_info("resuming an interrupted index build: %s", j->sql);
 		sql_dest dest = {NULL, NULL, no_rows};
-		if (sql_simple_query(s, j->sql, &dest, NULL, NULL, &err) != 0)
+		if (sql_simple_query(s, j->sql, &dest, no_done, NULL, &err) != 0)
 			util_warn("resuming index build failed (%s): %s", j->sql, err.message);
 		else
 			util_info("index build resumed and finished: %s", j->sql);

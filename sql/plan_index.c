@@ -78,15 +78,10 @@ typedef struct colcons {
 	sql_expr *lo, *hi;
 	bool lo_incl, hi_incl;
 	int nulls; /* 1 IS NULL, 2 IS NOT NULL */
-	int used[8];
-	int nused;
+	/* The conjunct (index + 1) each bound came from: only those the
+	 * range applies are left out of the recheck. */
+	int q_eq, q_lo, q_hi, q_null;
 } colcons;
-
-static void use(colcons *c, int qi)
-{
-	if (c->nused < 8)
-		c->used[c->nused++] = qi;
-}
 
 static int which_key(sql_expr **keys, int nkeys, sql_expr *e)
 {
@@ -117,7 +112,7 @@ static void take(sql_expr **keys, int nkeys, sql_expr *q, int qi, colcons *cc)
 		if (k < 0 || cc[k].nulls)
 			return;
 		cc[k].nulls = q->f.negate ? 2 : 1;
-		use(&cc[k], qi);
+		cc[k].q_null = qi + 1;
 		return;
 	}
 	if (q->kind == SQL_E_ANYARRAY && !q->f.all && q->f.opname && !strcmp(q->f.opname, "=")) {
@@ -128,7 +123,7 @@ static void take(sql_expr **keys, int nkeys, sql_expr *q, int qi, colcons *cc)
 		if (!at || !comparable(keys[k]->type, at->elem) || cc[k].eq || cc[k].in)
 			return;
 		cc[k].in = q->f.args[1];
-		use(&cc[k], qi);
+		cc[k].q_eq = qi + 1;
 		return;
 	}
 	if (q->kind != SQL_E_FUNC || q->f.nargs != 2 || !q->f.opname)
@@ -152,20 +147,20 @@ static void take(sql_expr **keys, int nkeys, sql_expr *q, int qi, colcons *cc)
 		if (c->eq || c->in)
 			return;
 		c->eq = b;
+		c->q_eq = qi + 1;
 	} else if (!strcmp(op, ">") || !strcmp(op, ">=")) {
 		if (c->lo)
 			return;
 		c->lo = b;
 		c->lo_incl = op[1] == '=';
+		c->q_lo = qi + 1;
 	} else if (!strcmp(op, "<") || !strcmp(op, "<=")) {
 		if (c->hi)
 			return;
 		c->hi = b;
 		c->hi_incl = op[1] == '=';
-	} else {
-		return;
+		c->q_hi = qi + 1;
 	}
-	use(c, qi);
 }
 
 /* ---------------------------------------------------------------- partial indexes */
@@ -477,8 +472,7 @@ static sql_plan *make_scan(sql_planner *pl, int rte, cand *c, sql_expr **quals, 
 	for (int i = 0; i < c->nfix; i++) {
 		colcons *k = &c->cc[i];
 		ir->eq[i] = sql_set_refs(pl, sql_plan_prep(pl, k->eq ? k->eq : k->in), empty);
-		for (int u = 0; u < k->nused; u++)
-			consumed[k->used[u]] = true;
+		consumed[k->q_eq - 1] = true;
 	}
 	if (c->range) {
 		colcons *k = &c->cc[c->nfix];
@@ -488,9 +482,13 @@ static sql_plan *make_scan(sql_planner *pl, int rte, cand *c, sql_expr **quals, 
 			ir->hi = k->hi ? sql_set_refs(pl, sql_plan_prep(pl, k->hi), empty) : NULL;
 			ir->lo_incl = k->lo_incl;
 			ir->hi_incl = k->hi_incl;
+			if (k->q_lo)
+				consumed[k->q_lo - 1] = true;
+			if (k->q_hi)
+				consumed[k->q_hi - 1] = true;
 		}
-		for (int u = 0; u < k->nused; u++)
-			consumed[k->used[u]] = true;
+		if (k->q_null)
+			consumed[k->q_null - 1] = true;
 	} else if (nulls_col >= 0 && c->nfix == nulls_col) {
 		ir->nulls = 2; /* MIN/MAX: non-NULL values only */
 	}

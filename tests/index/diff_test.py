@@ -89,6 +89,10 @@ def queries(rng):
         ("SELECT id FROM d WHERE lower(b) = %s", (w.lower(),), False),
         ("SELECT id FROM d WHERE a = %s AND c > 500", (a,), False),
         ("SELECT id FROM d WHERE a = %s AND c > 700", (a,), False),
+        # several bounds on one key column (those the range does not use are filters)
+        ("SELECT id FROM d WHERE a = %s AND a > %s", (a, a2 - 10), False),
+        ("SELECT id FROM d WHERE a < %s AND a IN (%s, %s) AND a >= %s", (a2, a, a2, a - 3), False),
+        ("SELECT id FROM d WHERE c IS NULL AND c > %s", (c,), False),
         ("SELECT id FROM d WHERE f > %s", (rng.choice([-2.0, 0.0, 3.0]),), False),
         ("SELECT id, a, b FROM d WHERE a >= %s ORDER BY a DESC, b, id LIMIT %s", (a, lim), True),
         ("SELECT id, a FROM d WHERE a <= %s ORDER BY a, id LIMIT %s", (a2, lim), True),

@@ -57,6 +57,14 @@ PREPARE is_q(int, text) AS SELECT id FROM is_t WHERE a = $1 AND b > $2 ORDER BY 
 EXECUTE is_q(3, 'c');
 EXECUTE is_q(5, 'a');
 DEALLOCATE is_q;
+-- Contradictory and overlapping bounds on one key column (the ones the
+-- range does not apply stay as filters).
+SELECT id FROM is_t WHERE a = 3 AND a > 5;
+SELECT id FROM is_t WHERE a > 5 AND a = 3;
+SELECT id FROM is_t WHERE a = 6 AND a >= 6 AND a < 7 ORDER BY id;
+SELECT id FROM is_t WHERE a IS NULL AND a > 1;
+SELECT id FROM is_t WHERE a IN (2, 3) AND a > 2 ORDER BY id;
+SELECT id FROM is_t WHERE a = 4 AND b = 'c1' AND b < 'b' ORDER BY id;
 -- Joins into an indexed table.
 CREATE TABLE is_u (k int PRIMARY KEY, a int);
 INSERT INTO is_u VALUES (1, 2), (2, 7), (3, NULL);
