@@ -77,6 +77,7 @@ int sql_engine_open(const sql_engine_opts *o, sql_engine **out, util_err *err)
 		goto fail;
 	}
 	sql_index_engine_open(e);
+	e->autoanalyze = sql_autoanalyze_start(e);
 	*out = e;
 	return 0;
 fail:
@@ -88,6 +89,7 @@ void sql_engine_close(sql_engine *e)
 {
 	if (!e)
 		return;
+	sql_autoanalyze_stop(e->autoanalyze);
 	sql_index_engine_close(e);
 	if (e->seq_tbl)
 		kv_table_close(e->seq_tbl);

@@ -25,6 +25,7 @@ typedef struct modify_state {
 	bool done;
 	bool unique;      /* the table has unique indexes (index_write.c) */
 	ty_datum *oldrow; /* UPDATE/DELETE: the row before (ncols + key) */
+	util_buf last_parent;  /* interleaved inserts: the last parent row found */
 } modify_state;
 
 /* "(1, null, abc)" as PostgreSQL's "Failing row contains" detail. */
@@ -266,7 +267,7 @@ static void do_insert(sql_op *op, modify_state *st, const ty_datum *in, sql_batc
 	row[r->ncols] = ty_bytes(k, kl);
 	check_row(op, st, row);
 	if (r->ilv_depth)
-		sql_ilv_check_parent(t, op->ex->cat, st->kv, rel, row);
+		sql_ilv_check_parent(t, op->ex->cat, st->kv, rel, row, &st->last_parent);
 	if (r->npk) {
 		/* Serialise inserts of the same key, then look at the newest state. */
 		sql_txn_lock_row(t, rel->oid, k, kl, PG_QUERY__LOCK_CLAUSE_STRENGTH__LCS_FORUPDATE,
@@ -361,7 +362,7 @@ static void do_update(sql_op *op, modify_state *st, const ty_datum *in, sql_batc
 						     before);
 			}
 			if (r->ilv_depth)
-				sql_ilv_check_parent(t, op->ex->cat, st->kv, rel, row);
+				sql_ilv_check_parent(t, op->ex->cat, st->kv, rel, row, NULL);
 			row[r->ncols] = ty_bytes(k, kl);
 			if (old)
 				sql_index_unique_release(op->ex->s, rel, old, row);
@@ -499,6 +500,7 @@ static void modify_close(sql_op *op)
 		kv_table_close(st->kv);
 	st->kv = NULL;
 	util_arena_destroy(st->scratch);
+	util_buf_free(&st->last_parent);
 	st->scratch = NULL;
 }
 

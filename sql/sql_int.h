@@ -53,6 +53,7 @@ struct sql_engine {
 	pthread_mutex_t serial_mu; /* SERIALIZABLE read validation + commit (txn_serial.c) */
 	util_map locks;           /* (table oid, row key) -> lock */
 	struct sql_index_engine *ix; /* secondary indexes: commit gate, GC filters, builds (index_engine.c) */
+	struct sql_autoanalyze *autoanalyze; /* background ANALYZE after big loads */
 	int64_t start_time_us;
 };
 
@@ -1012,12 +1013,29 @@ void sql_key_decode(const cat_rel *r, const uint8_t *key, size_t len, ty_datum *
  * level SQL_ILV_SEP, the table tag (2 bytes) and that level's key columns;
  * the part after the kv row key prefixes the row's cell qualifiers. */
 #define SQL_ILV_SEP 0xFF
+/* Interleaved rows live in their own column family of the root's kv table,
+ * so reads of the root alone never touch them ("i" sorts after "d": a
+ * group's parent cells come first). */
+#define SQL_ILV_FAMILY "i"
 /* Length of the kv row key within an (interleaved) row key. */
 size_t sql_ilv_rowlen(const cat_rel *r, const uint8_t *key, size_t klen);
 /* interleave.c. CREATE TABLE: if the table has interleave_in_parent, makes
  * it a child (storage, key path, tags; updates parent and root) and returns
  * true (no storage of its own to create). */
 bool sql_ilv_create(sql_session *s, cat_txn *ct, cat_obj *o);
+/* stats.c: ANALYZE (a statement, or one relation), and what the planner
+ * asks of the statistics: the fraction of rows below v in a column, the
+ * number of distinct values (-1 when unknown: never analyzed). */
+void sql_analyze_stmt(sql_session *s, PgQuery__VacuumStmt *vs);
+/* autoanalyze.c: the background worker; note() after a commit that wrote
+ * rows_written rows of table queues it when that is a big change. */
+typedef struct sql_autoanalyze sql_autoanalyze;
+sql_autoanalyze *sql_autoanalyze_start(sql_engine *e);
+void sql_autoanalyze_stop(sql_autoanalyze *a);
+void sql_autoanalyze_note(sql_session *s, const cat_snap *cs, cat_oid table, size_t rows_written);
+void sql_analyze_rel(sql_session *s, const cat_obj *o);
+double sql_stats_fraction_below(sql_session *s, const cat_obj *rel, int attnum, ty_datum v, bool inclusive);
+double sql_stats_ndistinct(sql_session *s, const cat_obj *rel, int attnum);
 /* At commit of DDL: every interleaved table still has its parent (else
  * 2BP01); a storage still named by a relation is not dropped. */
 void sql_ilv_check_catalog(cat_snap *before, cat_snap *after);
@@ -1025,7 +1043,8 @@ bool sql_ilv_storage_in_use(cat_snap *cs, const char *storage);
 /* Writes: a child row needs its parent row (23503; locks the parent FOR KEY
  * SHARE); a parent row with rows of a child table that is not
  * interleave_on_delete = 'cascade' cannot be deleted (23503). */
-void sql_ilv_check_parent(sql_txn *t, const cat_snap *cs, kv_table *kv, const cat_obj *rel, const ty_datum *vals);
+void sql_ilv_check_parent(sql_txn *t, const cat_snap *cs, kv_table *kv, const cat_obj *rel, const ty_datum *vals,
+			  util_buf *last); /* last: the statement's last parent found (or NULL) */
 void sql_ilv_check_delete(sql_txn *t, const cat_snap *cs, kv_table *kv, const cat_obj *rel, const uint8_t *key,
 			  size_t klen, const ty_datum *vals);
 /* Reads the cells of one row of table r by its key (interleaved or not):
@@ -1091,6 +1110,8 @@ struct sql_txn {
 	struct sql_undo *undo;    /* row states before changes, while savepoints exist */
 	kv_batch *bulk;           /* autocommit COPY: rows written straight into the commit batch */
 	struct sql_txn_ix *ix;    /* secondary indexes: unique-key claims, compiled sets (index_write.c) */
+	cat_oid bulk_table;       /* ... into this table */
+	size_t bulk_rows;
 	size_t nundo, undo_cap;
 	int64_t start_us;
 	struct sql_readset *reads; /* SERIALIZABLE: key ranges read (txn_serial.c) */

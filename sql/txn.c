@@ -357,17 +357,20 @@ void sql_txn_bulk_row(sql_txn *t, const cat_obj *rel, kv_table *kv, const uint8_
 	size_t rl = r->ilv_depth ? sql_ilv_rowlen(r, key, klen) : klen;
 	qual x;
 	qual_init(&x, key + rl, klen - rl);
+	const char *fam = rl < klen ? SQL_ILV_FAMILY : SQL_FAMILY;
 	/* Cells in key order (the sentinel's empty qualifier first), so the
 	 * store's memstore inserts them next to each other. */
-	kv_batch_put(t->bulk, kv, key, rl, SQL_FAMILY, x.q, x.pre, KV_TS_LATEST, "", 0);
+	kv_batch_put(t->bulk, kv, key, rl, fam, x.q, x.pre, KV_TS_LATEST, "", 0);
+	t->bulk_table = rel->oid;
+	t->bulk_rows++;
 	for (int i = 0; i < r->ncols; i++) {
 		const cat_column *c = &r->cols[i];
 		if (c->dropped || vals[i].null || !sql_column_in_cells(r, c))
 			continue;
 		util_buf_reset(buf);
 		sql_value_encode(c->type, vals[i], buf);
-		kv_batch_put(t->bulk, kv, key, rl, SQL_FAMILY, qual_col(&x, c->col_id), x.pre + 2,
-			     KV_TS_LATEST, buf->data, buf->len);
+		kv_batch_put(t->bulk, kv, key, rl, fam, qual_col(&x, c->col_id), x.pre + 2, KV_TS_LATEST,
+			     buf->data, buf->len);
 	}
 	sql_index_bulk_row(t, rel, key, klen, vals);
 	t->nwrites++;
@@ -379,11 +382,11 @@ static void delete_child_row(kv_batch *b, const cat_rel *r, sql_wrow *w, size_t 
 {
 	qual x;
 	qual_init(&x, w->key + rl, w->keylen - rl);
-	kv_batch_delete(b, w->kv, w->key, rl, SQL_FAMILY, x.q, x.pre, KV_TS_LATEST, KV_DELETE_COLUMN);
+	kv_batch_delete(b, w->kv, w->key, rl, SQL_ILV_FAMILY, x.q, x.pre, KV_TS_LATEST, KV_DELETE_COLUMN);
 	for (int i = 0; i < r->ncols; i++)
 		if (sql_column_in_cells(r, &r->cols[i]))
-			kv_batch_delete(b, w->kv, w->key, rl, SQL_FAMILY, qual_col(&x, r->cols[i].col_id),
-					x.pre + 2, KV_TS_LATEST, KV_DELETE_COLUMN);
+			kv_batch_delete(b, w->kv, w->key, rl, SQL_ILV_FAMILY, qual_col(&x, r->cols[i].col_id), x.pre + 2,
+					KV_TS_LATEST, KV_DELETE_COLUMN);
 	if (!r->ilv_nchildren)
 		return;
 	uint8_t *pre = ty_alloc(x.pre + 1);
@@ -394,14 +397,17 @@ static void delete_child_row(kv_batch *b, const cat_rel *r, sql_wrow *w, size_t 
 	memset(&ro, 0, sizeof ro);
 	ro.read_ts = KV_TS_MAX;
 	ro.filter = f;
+	kv_column fam = {SQL_ILV_FAMILY, NULL, 0};
+	ro.columns = &fam;
+	ro.ncolumns = 1;
 	kv_row row;
 	kv_status st = kv_get(w->kv, w->key, rl, &ro, ty_get_arena(), &row);
 	kv_filter_free(f);
 	if (st != KV_OK && st != KV_NOT_FOUND)
 		sql_kv_error(st, "reading interleaved rows");
 	for (size_t k = 0; st == KV_OK && k < row.n; k++)
-		kv_batch_delete(b, w->kv, w->key, rl, SQL_FAMILY, row.cells[k].qualifier.data,
-				row.cells[k].qualifier.len, KV_TS_LATEST, KV_DELETE_COLUMN);
+		kv_batch_delete(b, w->kv, w->key, rl, SQL_ILV_FAMILY, row.cells[k].qualifier.data, row.cells[k].qualifier.len,
+				KV_TS_LATEST, KV_DELETE_COLUMN);
 }
 
 /* Appends one row's final state to the commit batch. */
@@ -421,10 +427,11 @@ static void write_row(sql_txn *t, kv_batch *b, const cat_snap *cs, sql_wrow *w, 
 		return;
 	}
 	bool whole = w->inserted;
+	const char *fam = rl < w->keylen ? SQL_ILV_FAMILY : SQL_FAMILY;
 	qual x;
 	qual_init(&x, w->key + rl, w->keylen - rl);
 	if (whole) /* first: cells in key order */
-		kv_batch_put(b, w->kv, w->key, rl, SQL_FAMILY, x.q, x.pre, KV_TS_LATEST, "", 0);
+		kv_batch_put(b, w->kv, w->key, rl, fam, x.q, x.pre, KV_TS_LATEST, "", 0);
 	for (int i = 0; i < r->ncols && i < w->ncols; i++) {
 		const cat_column *c = &r->cols[i];
 		if (c->dropped || !sql_column_in_cells(r, c))
@@ -435,14 +442,13 @@ static void write_row(sql_txn *t, kv_batch *b, const cat_snap *cs, sql_wrow *w, 
 		if (w->cols[i].null) {
 			/* Only needed when an older version of the cell may exist. */
 			if (!whole || w->deleted)
-				kv_batch_delete(b, w->kv, w->key, rl, SQL_FAMILY, q, x.pre + 2, KV_TS_LATEST,
+				kv_batch_delete(b, w->kv, w->key, rl, fam, q, x.pre + 2, KV_TS_LATEST,
 						KV_DELETE_COLUMN);
 			continue;
 		}
 		util_buf_reset(buf);
 		sql_value_encode(c->type, w->cols[i], buf);
-		kv_batch_put(b, w->kv, w->key, rl, SQL_FAMILY, q, x.pre + 2, KV_TS_LATEST, buf->data,
-			     buf->len);
+		kv_batch_put(b, w->kv, w->key, rl, fam, q, x.pre + 2, KV_TS_LATEST, buf->data, buf->len);
 	}
 	(void)t;
 }
@@ -586,6 +592,9 @@ int sql_txn_commit(sql_txn *t, util_err *err)
 		else if (st == KV_CHECK_FAILED)
 			util_err_set(err, UTIL_E_T_R_SERIALIZATION_FAILURE,
 				     "could not serialize access due to a concurrent change of a unique key");
+		else if (st == KV_TOO_LARGE)
+			util_err_set(err, UTIL_E_PROGRAM_LIMIT_EXCEEDED, "transaction is too large to commit: %s",
+				     kv_errmsg());
 		else
 			util_err_set(err, st == KV_NO_SPACE ? UTIL_E_DISK_FULL : UTIL_E_IO_ERROR,
 				     "could not commit the transaction: %s", kv_errmsg());
@@ -604,6 +613,22 @@ int sql_txn_commit(sql_txn *t, util_err *err)
 	sql_index_commit_end(ic);
 	if (published)
 		sql_index_gc_refresh(e);
+	/* Big loads: statistics refreshed in the background. */
+	{
+		cat_snap *now = cat_current(e->cat);
+		size_t pos2 = 0;
+		const void *k2;
+		size_t kl2;
+		void *v2;
+		while (util_map_next(&t->tables, &pos2, &k2, &kl2, &v2)) {
+			uint64_t oid;
+			memcpy(&oid, k2, sizeof oid);
+			sql_autoanalyze_note(t->s, now, (cat_oid)oid, ((table_writes *)v2)->n);
+		}
+		if (t->bulk_table)
+			sql_autoanalyze_note(t->s, now, t->bulk_table, t->bulk_rows);
+		cat_snap_release(now);
+	}
 	for (int i = 0; i < t->ndrop; i++) {
 		/* A storage an interleaved table still lives in stays. */
 		cat_snap *now = cat_current(e->cat);
