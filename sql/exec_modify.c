@@ -17,9 +17,9 @@ sql_op *sql_op_new_internal(sql_exec *ex, size_t state);
 typedef struct modify_state {
 	const cat_obj *rel;
 	kv_table *kv;
-	bool *assigned;   /* UPDATE: columns the statement writes */
-	ty_datum *newrow; /* ncols + key */
-	ty_datum *ocrow;  /* ON CONFLICT: existing ++ excluded (2 * (ncols + 1)) */
+	bool *assigned;      /* UPDATE: columns the statement writes */
+	ty_datum *newrow;    /* ncols + key */
+	ty_datum *ocrow;     /* ON CONFLICT: existing ++ excluded (2 * (ncols + 1)) */
 	util_arena *scratch;
 	const char *pk_name;
 	bool done;
@@ -47,9 +47,8 @@ static void row_text(const cat_rel *r, const ty_datum *vals, util_buf *out)
 	util_buf_putc(out, ')');
 }
 
-static UTIL_NORETURN void fail_row(util_errcode code, const cat_obj *rel, const ty_datum *vals,
-				   const char *constraint, const char *column, const char *fmt, const char *a,
-				   const char *b)
+static UTIL_NORETURN void fail_row(util_errcode code, const cat_obj *rel, const ty_datum *vals, const char *constraint,
+				   const char *column, const char *fmt, const char *a, const char *b)
 {
 	util_buf row = UTIL_BUF_INIT;
 	row_text(&rel->rel, vals, &row);
@@ -70,10 +69,9 @@ static void check_row(sql_op *op, modify_state *st, const ty_datum *vals)
 	const cat_rel *r = &st->rel->rel;
 	for (int c = 0; c < r->ncols; c++)
 		if (!r->cols[c].dropped && r->cols[c].notnull && vals[c].null)
-			fail_row(
-			    UTIL_E_NOT_NULL_VIOLATION, st->rel, vals, NULL, r->cols[c].name,
-			    "null value in column \"%s\" of relation \"%s\" violates not-null constraint",
-			    r->cols[c].name, r->name);
+			fail_row(UTIL_E_NOT_NULL_VIOLATION, st->rel, vals, NULL, r->cols[c].name,
+				 "null value in column \"%s\" of relation \"%s\" violates not-null constraint", r->cols[c].name,
+				 r->name);
 	for (int i = 0; i < p->modify.nchecks; i++) {
 		ty_datum d = sql_eval(op->ex, p->modify.checks[i], vals);
 		if (!d.null && !d.i)
@@ -99,9 +97,8 @@ static UTIL_NORETURN void duplicate_key(modify_state *st, const ty_datum *vals)
 		else
 			ty_output(c->type, vals[c->attnum - 1], &v);
 	}
-	util_err *e =
-	    ty_errstart(UTIL_E_UNIQUE_VIOLATION, "duplicate key value violates unique constraint \"%s\"",
-			st->pk_name ? st->pk_name : "?");
+	util_err *e = ty_errstart(UTIL_E_UNIQUE_VIOLATION, "duplicate key value violates unique constraint \"%s\"",
+				  st->pk_name ? st->pk_name : "?");
 	util_err_detail(e, "Key (%s)=(%s) already exists.", cols.data ? cols.data : "", v.data ? v.data : "");
 	sql_session *ses = sql_current_session();
 	const char *schema = ses && ses->cat ? sql_schema_name(ses->cat, r->schema) : NULL;
@@ -189,10 +186,7 @@ static const ty_datum *recheck_locked(sql_op *op, modify_state *st, const ty_dat
 	return in2;
 }
 
-static int st_ncols(sql_op *op)
-{
-	return ((modify_state *)op->state)->rel->rel.ncols;
-}
+static int st_ncols(sql_op *op) { return ((modify_state *)op->state)->rel->rel.ncols; }
 
 static void emit_returning(sql_op *op, sql_batch *b, const ty_datum *tablerow, const ty_datum *in)
 {
@@ -358,8 +352,7 @@ static void do_update(sql_op *op, modify_state *st, const ty_datum *in, sql_batc
 				ty_datum *before = ty_alloc(sizeof(ty_datum) * (size_t)(r->ncols + 1));
 				for (int c = 0; c < r->ncols; c++)
 					before[c] = in[p->modify.old_slots[c]];
-				sql_ilv_check_delete(t, op->ex->cat, st->kv, rel, oldkey.p, oldkey.len,
-						     before);
+				sql_ilv_check_delete(t, op->ex->cat, st->kv, rel, oldkey.p, oldkey.len, before);
 			}
 			if (r->ilv_depth)
 				sql_ilv_check_parent(t, op->ex->cat, st->kv, rel, row, NULL);
@@ -473,17 +466,10 @@ static sql_batch *modify_next(sql_op *op)
 		for (int i = 0; i < in->n; i++) {
 			ty_datum *row = sql_batch_row(in, i);
 			switch (p->modify.cmd) {
-			case SQL_CMD_INSERT:
-				do_insert(op, st, row, b);
-				break;
-			case SQL_CMD_UPDATE:
-				do_update(op, st, row, b);
-				break;
-			case SQL_CMD_DELETE:
-				do_delete(op, st, row, b);
-				break;
-			default:
-				break;
+			case SQL_CMD_INSERT: do_insert(op, st, row, b); break;
+			case SQL_CMD_UPDATE: do_update(op, st, row, b); break;
+			case SQL_CMD_DELETE: do_delete(op, st, row, b); break;
+			default: break;
 			}
 			if (st->scratch)
 				util_arena_reset(st->scratch);

@@ -56,10 +56,7 @@ void sql_txn_stmt_begin(sql_txn *t)
 	t->stmt_ts = t->snapshot_ts;
 }
 
-kv_ts sql_txn_read_ts(sql_txn *t)
-{
-	return t->stmt_ts;
-}
+kv_ts sql_txn_read_ts(sql_txn *t) { return t->stmt_ts; }
 
 bool sql_txn_row_changed(sql_txn *t, kv_table *kv, const cat_rel *r, const uint8_t *key, size_t klen)
 {
@@ -580,12 +577,10 @@ int sql_txn_commit(sql_txn *t, util_err *err)
 	if (st != KV_OK) {
 		if (st == KV_CONFLICT && bulk)
 			util_err_set(err, UTIL_E_UNIQUE_VIOLATION,
-				     "duplicate key value violates unique constraint: a concurrent "
-				     "transaction inserted a key this COPY loads");
+				     "duplicate key value violates unique constraint: a concurrent transaction inserted a key this COPY loads");
 		else if (st == KV_CONFLICT && t->iso == SQL_SERIALIZABLE)
-			util_err_set(
-			    err, UTIL_E_T_R_SERIALIZATION_FAILURE,
-			    "could not serialize access due to read/write dependencies among transactions");
+			util_err_set(err, UTIL_E_T_R_SERIALIZATION_FAILURE,
+				     "could not serialize access due to read/write dependencies among transactions");
 		else if (st == KV_CONFLICT)
 			util_err_set(err, UTIL_E_T_R_SERIALIZATION_FAILURE,
 				     "could not serialize access due to concurrent update");
