@@ -353,9 +353,62 @@ static double table_rows(const cat_rel *r)
 	return r->stats_rows ? (double)r->stats_rows : 1000;
 }
 
-/* Estimated cost of the primary-key scan these quals allow. */
-static double pk_cost(const cat_rel *rel, int rte, sql_expr **quals, int nquals)
+/* A constant bound's value (not a parameter or an expression). */
+static bool const_value(const sql_expr *e, ty_datum *out)
 {
+	if (!e || e->kind != SQL_E_CONST || e->c.null)
+		return false;
+	*out = e->c;
+	return true;
+}
+
+/* The fraction of rows an equality prefix of nfix columns and a range on
+ * the next keeps. With statistics (ANALYZE) on plain columns: 1/n_distinct
+ * per fixed column (times an IN list's length) and the histogram's share
+ * between the range's bounds, as plan_scan.c estimates key ranges; else
+ * fixed guesses. attnum[i]: the column of key i, 0 for an expression. */
+static double selectivity(sql_session *s, const cat_obj *rel, const int16_t *attnum, const colcons *cc,
+			  int nfix, bool range)
+{
+	bool stats = s && rel->rel.stats_rows;
+	double sel = 1;
+	for (int i = 0; i < nfix; i++) {
+		double nd = stats && attnum[i] ? sql_stats_ndistinct(s, rel, attnum[i]) : -1;
+		double k = 1;
+		if (cc[i].in && cc[i].in->kind == SQL_E_ARRAY)
+			k = cc[i].in->f.nargs;
+		else if (cc[i].in)
+			k = 5;
+		sel *= nd > 0 ? (k / nd < 1 ? k / nd : 1) : SEL_EQ * k;
+	}
+	if (range) {
+		const colcons *c = &cc[nfix];
+		double f = c->nulls == 1                       ? SEL_NULL
+			   : c->nulls == 2 && !c->lo && !c->hi ? 0.9
+			   : (c->lo && c->hi)                  ? SEL_RANGE / 2
+							       : SEL_RANGE;
+		ty_datum lo, hi;
+		if (stats && attnum[nfix] && c->nulls != 1 && (c->lo || c->hi)) {
+			double a = !c->lo ? 0
+				   : const_value(c->lo, &lo)
+				       ? sql_stats_fraction_below(s, rel, attnum[nfix], lo, !c->lo_incl)
+				       : -1;
+			double b = !c->hi ? 1
+				   : const_value(c->hi, &hi)
+				       ? sql_stats_fraction_below(s, rel, attnum[nfix], hi, c->hi_incl)
+				       : -1;
+			if (a >= 0 && b >= 0)
+				f = b - a > 0.0001 ? b - a : 0.0001;
+		}
+		sel *= f;
+	}
+	return sel;
+}
+
+/* Estimated cost of the primary-key scan these quals allow. */
+static double pk_cost(sql_session *s, const cat_obj *relo, int rte, sql_expr **quals, int nquals)
+{
+	const cat_rel *rel = &relo->rel;
 	double base = table_rows(rel);
 	if (rel->npk == 0)
 		return base;
@@ -374,12 +427,8 @@ static double pk_cost(const cat_rel *rel, int rte, sql_expr **quals, int nquals)
 		nfix++;
 	if (nfix == rel->npk)
 		return 1;
-	double sel = 1;
-	for (int i = 0; i < nfix; i++)
-		sel *= SEL_EQ;
-	if (nfix < rel->npk && (cc[nfix].lo || cc[nfix].hi))
-		sel *= SEL_RANGE;
-	return base * sel;
+	return base *
+	       selectivity(s, relo, rel->pk, cc, nfix, nfix < rel->npk && (cc[nfix].lo || cc[nfix].hi));
 }
 
 static cand *consider(sql_planner *pl, int rte, const cat_obj *ixo, sql_expr **quals, int nquals)
@@ -403,19 +452,11 @@ static cand *consider(sql_planner *pl, int rte, const cat_obj *ixo, sql_expr **q
 	while (c->nfix < x->nkeys && (cc[c->nfix].eq || cc[c->nfix].in) && !cc[c->nfix].nulls)
 		c->nfix++;
 	c->range = c->nfix < x->nkeys && (cc[c->nfix].lo || cc[c->nfix].hi || cc[c->nfix].nulls);
-	double base = table_rows(rel), sel = 1;
+	double base = table_rows(rel);
 	bool all_eq = c->nfix == x->nkeys;
-	for (int i = 0; i < c->nfix; i++) {
+	for (int i = 0; i < c->nfix; i++)
 		all_eq &= cc[i].eq != NULL;
-		sel *= cc[i].in ? SEL_EQ * 5 : SEL_EQ;
-	}
-	if (c->range) {
-		const colcons *k = &cc[c->nfix];
-		sel *= k->nulls == 1                       ? SEL_NULL
-		       : k->nulls == 2 && !k->lo && !k->hi ? 0.9
-		       : (k->lo && k->hi)                  ? SEL_RANGE / 2
-							   : SEL_RANGE;
-	}
+	double sel = selectivity(s, r->rel, x->key_attnum, cc, c->nfix, c->range);
 	if (x->pred_var)
 		sel *= 0.5;
 	c->rows = all_eq && x->def.unique ? 1 : base * sel;
@@ -583,7 +624,7 @@ sql_plan *sql_plan_index_path(sql_planner *pl, int rte, sql_expr **quals, int nq
 	if (rel->nindexes == 0 || !s || !guc_on(s, "enable_indexscan"))
 		return NULL;
 	double base = table_rows(rel);
-	double best_cost = pk_cost(rel, rte, quals, nquals);
+	double best_cost = pk_cost(s, r->rel, rte, quals, nquals);
 	if (best_cost > base)
 		best_cost = base;
 	if (!guc_on(s, "enable_seqscan"))
