@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "sql_index.h"
 #include "sql_int.h"
 
 typedef struct xnames {
@@ -222,6 +223,13 @@ static const char *node_name(const sql_plan *p, char *buf, size_t cap)
 			snprintf(buf, cap, "Seq Scan%s on %s", p->scan.reverse ? " Backward" : "", tname);
 		return buf;
 	}
+	case SQL_P_INDEXSCAN: {
+		const char *tname = p->scan.rel ? p->scan.rel->rel.name : "?";
+		const char *iname = p->scan.ixscan ? p->scan.ixscan->index_name : "?";
+		snprintf(buf, cap, "Index %sScan%s using %s on %s", p->scan.index_only ? "Only " : "",
+			 p->scan.reverse ? " Backward" : "", iname, tname);
+		return buf;
+	}
 	case SQL_P_SYSSCAN:
 		snprintf(buf, cap, "Function Scan on %s", p->scan.sysview ? "catalog" : "sequence");
 		return buf;
@@ -272,6 +280,7 @@ static xnames *names_of(explain_ctx *x, const sql_plan *p)
 	n->names = ty_alloc0(sizeof(char *) * (size_t)(p->ncols + 1));
 	switch (p->kind) {
 	case SQL_P_SCAN:
+	case SQL_P_INDEXSCAN:
 		for (int i = 0; i < p->ncols && p->scan.rel; i++)
 			n->names[i] = i < p->scan.rel->rel.ncols ? p->scan.rel->rel.cols[i].name : "key";
 		break;
@@ -397,6 +406,39 @@ static void walk(explain_ctx *x, const sql_plan *p, int depth)
 		}
 		if (p->scan.parallel)
 			detail(x, depth, "Workers Planned: %d", p->scan.parallel);
+		if (p->qual)
+			detail(x, depth, "Filter: %s", expr_text(p->qual, self));
+		break;
+	}
+	case SQL_P_INDEXSCAN: {
+		xnames *self = names_of(x, p);
+		const sql_ixscan *xs = p->scan.ixscan;
+		if (xs && !xs->nconds && xs->nranges && xs->ranges[0].nfix) {
+			/* A lookup join's inner side: keys equal to parameters. */
+			util_buf b = UTIL_BUF_INIT;
+			util_buf_putc(&b, '(');
+			for (int i = 0; i < xs->ranges[0].nfix; i++) {
+				if (i)
+					util_buf_puts(&b, " AND ");
+				util_buf_printf(&b, "%s = ", xs->ix->key_text[i]);
+				deparse(xs->ranges[0].eq[i], self, &b, true);
+			}
+			util_buf_putc(&b, ')');
+			detail(x, depth, "Index Cond: %s", b.data);
+			util_buf_free(&b);
+		}
+		if (xs && xs->nconds) {
+			util_buf b = UTIL_BUF_INIT;
+			util_buf_putc(&b, '(');
+			for (int i = 0; i < xs->nconds; i++) {
+				if (i)
+					util_buf_puts(&b, " AND ");
+				deparse(xs->conds[i], self, &b, true);
+			}
+			util_buf_putc(&b, ')');
+			detail(x, depth, "Index Cond: %s", b.data);
+			util_buf_free(&b);
+		}
 		if (p->qual)
 			detail(x, depth, "Filter: %s", expr_text(p->qual, self));
 		break;
