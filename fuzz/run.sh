@@ -57,7 +57,7 @@ for t in "${targets[@]}"; do
 	[[ -d $t/fuzz/seeds ]] && seeds+=("$root/$t/fuzz/seeds") # a module's own (wire/fuzz)
 	work=$(mktemp -d "${TMPDIR:-/tmp}/strata-fuzz-corpus-$t.XXXXXX")
 	dict=()
-	[[ -f fuzz/$t.dict ]] && dict=(-dict="fuzz/$t.dict")
+	[[ -f fuzz/$t.dict ]] && dict=(-dict="$root/fuzz/$t.dict")
 	start=$(date +%s)
 	(cd "$logs" && "$bin" -max_total_time="$secs" -timeout=30 -rss_limit_mb=2500 -print_final_stats=1 \
 		-artifact_prefix="$logs/$t-" "${dict[@]}" "$work" "${seeds[@]}") >"$logs/$t.log" 2>&1

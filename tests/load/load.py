@@ -79,7 +79,18 @@ class Client(threading.Thread):
                 self.conn.close()
             except psycopg2.Error:
                 pass
-        self.conn = psycopg2.connect(self.dsn, connect_timeout=60, application_name=f"load{self.cid}")
+        # A session's slot is given back once the server has closed it, a
+        # moment after the client hung up (as in PostgreSQL, where the
+        # exiting backend holds its slot): an immediate reconnect can meet
+        # 53300 while many sessions are ending, and retries shortly.
+        for attempt in range(50):
+            try:
+                self.conn = psycopg2.connect(self.dsn, connect_timeout=60, application_name=f"load{self.cid}")
+                break
+            except psycopg2.OperationalError as e:
+                if "too many clients" not in str(e) or attempt == 49:
+                    raise
+                time.sleep(0.1)
         self.conn.autocommit = True
         self.cur = self.conn.cursor()
         self.prepared = False
