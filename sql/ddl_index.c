@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ops.h"
 #include "sql_index.h"
 
 #define BUILDS_TABLE "sys.index_builds"
@@ -519,8 +520,11 @@ static void cic_create(sql_session *s, cat_txn *ct, void *arg)
 		ty_errthrow();
 	}
 	TY_END(tc);
+	/* The table's policy (retention above all) from the start: this
+	 * commit does not go through the DDL commit's policy sync, and with
+	 * the bare defaults compactions would drop the index's history. */
 	kv_family_opts fam;
-	kv_family_opts_default(&fam, IDX_FAMILY);
+	sql_policy_family_opts(s->e, cs, o, IDX_FAMILY, &fam);
 	kv_status st = kv_table_create(s->e->kv, o->rel.storage, &fam, 1);
 	if (st != KV_OK && st != KV_EXISTS) {
 		cat_obj_free(o);
