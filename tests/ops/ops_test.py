@@ -20,7 +20,8 @@
   monitor     pg_stat_activity (states, row-lock wait events), pg_cancel_backend,
               pg_terminate_backend (idle and running sessions), pg_stat_statements,
               pg_stat_user_tables, log_min_duration_statement, strata_* views,
-              progress lines, the data-directory lock, strata --help
+              progress (strata_progress, log lines) of COPY, index builds,
+              backups, compactions, the data-directory lock, strata --help
 
 Usage: tests/ops/run.sh [TEST...]   (one line per test, then "N passed, N failed")
 """
@@ -871,6 +872,28 @@ def test_monitor(ctx):
     except psycopg2.errors.UniqueViolation:
         pass
     check(q1(conn, "SELECT count(*) FROM strata_progress") == 0, "a failed COPY leaves no progress row")
+    # So does an index backfill, transactional and CONCURRENTLY.
+    for name, ddl in [("big_v", "CREATE INDEX big_v ON big (v)"),
+                      ("big_v_cc", "CREATE UNIQUE INDEX CONCURRENTLY big_v_cc ON big (v) INCLUDE (id)")]:
+        res = {}
+        t = run_in_thread(srv, ddl, res)
+        seen = None
+        while t.is_alive() and not seen:
+            seen = q(conn, "SELECT operation, relation, phase, done, pid FROM strata_progress "
+                           "WHERE operation = 'index build' AND done > 0")
+            time.sleep(0.01)
+        t.join()
+        check(res.get("ok"), f"{ddl}: {res}")
+        check(seen and seen[0][:3] == ("index build", name, "backfilling") and 0 < seen[0][3] < 100000 and
+              seen[0][4] == res["pid"], f"strata_progress during {ddl}: {seen}")
+        check(q1(conn, "SELECT count(*) FROM strata_progress") == 0, f"progress ends with {ddl}")
+        row = verify_index(conn, name)
+        check(row[:2] == (100000, 100000), f"{name}: {row}")
+    with open(srv.log_path, errors="replace") as f:
+        log = f.read()
+    for name in ("big_v", "big_v_cc"):
+        check(f"index build of {name} started" in log and f"index build of {name} finished: 100000 of" in log,
+              f"index build progress lines of {name} in the log")
     q(conn, "DROP TABLE big")
     with open(srv.log_path, errors="replace") as f:
         log = f.read()
