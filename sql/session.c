@@ -195,6 +195,10 @@ void sql_session_close(sql_session *s)
 	while (util_map_next(&s->prepared, &pos, NULL, NULL, &v))
 		sql_prepared_release(v);
 	util_map_free(&s->prepared);
+	pos = 0;
+	while (util_map_next(&s->prep_cache, &pos, NULL, NULL, &v))
+		sql_prepared_release(v);
+	util_map_free(&s->prep_cache);
 	util_map_free(&s->portals);
 	leave(s);
 	sql_engine_remove_session(s->e, s);

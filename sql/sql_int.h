@@ -134,6 +134,8 @@ struct sql_session {
 	cat_snap *cat;               /* catalog snapshot of the current statement/txn */
 	/* extended protocol */
 	util_map prepared;           /* name -> sql_prepared* */
+	util_map prep_cache;         /* unnamed statements by text and context -> sql_prepared* (stmt.c) */
+	uint64_t guc_gen;            /* bumped whenever a setting's value changes (guc.c) */
 	util_map portals;            /* name -> sql_portal_s* */
 	bool ext_failed;             /* an error in an extended batch: skip to Sync */
 	/* state */

@@ -167,8 +167,63 @@ static bool allowed_when_failed(pnode *n)
 
 /* ---------------------------------------------------------------- prepared statements */
 
+/* Drivers (and pgbench -M extended) Parse the same text into the unnamed
+ * statement again and again. A per-session cache of those statements,
+ * parsed and planned, skips the parse and the plan when nothing they
+ * depend on changed: same text and parameter types, same settings (any
+ * SET bumps guc_gen: search_path, role, DateStyle ...) and the catalog
+ * they were planned against still current. */
+#define PREP_CACHE_MAX 64
+
+static void cache_key(sql_session *s, const char *query, int nparams, const uint32_t *param_types, util_buf *k)
+{
+	util_buf_puts(k, query);
+	util_buf_putc(k, 0);
+	for (int i = 0; i < nparams; i++)
+		util_buf_put_be32(k, param_types ? param_types[i] : 0);
+	util_buf_put_be64(k, s->guc_gen);
+}
+
+static sql_prepared *prepare_uncached(sql_session *s, const char *name, const char *query, int nparams,
+				      const uint32_t *param_types, util_err *err);
+
 sql_prepared *sql_prepare(sql_session *s, const char *name, const char *query, int nparams,
 			  const uint32_t *param_types, util_err *err)
+{
+	if (name[0] || s->txn_state == SQL_TXN_FAILED)
+		return prepare_uncached(s, name, query, nparams, param_types, err);
+	util_buf k = UTIL_BUF_INIT;
+	cache_key(s, query, nparams, param_types, &k);
+	sql_prepared *p = util_map_get(&s->prep_cache, k.data, k.len);
+	if (p && p->cp && !cat_snap_stale(s->e->cat, p->cp->cat) && !(s->txn && s->txn->ddl)) {
+		util_buf_free(&k);
+		sql_stmt_ensure_txn(s); /* as a fresh Parse does: Describe and Bind see the current catalog */
+		refresh_cat(s);
+		p->refs++;
+		return p;
+	}
+	if (p) { /* planned against an older catalog */
+		util_map_del(&s->prep_cache, k.data, k.len);
+		sql_prepared_release(p);
+	}
+	p = prepare_uncached(s, name, query, nparams, param_types, err);
+	if (p && !p->is_utility && p->cp) {
+		if (util_map_count(&s->prep_cache) >= PREP_CACHE_MAX) {
+			size_t pos = 0;
+			void *v;
+			while (util_map_next(&s->prep_cache, &pos, NULL, NULL, &v))
+				sql_prepared_release(v);
+			util_map_free(&s->prep_cache);
+		}
+		p->refs++;
+		util_map_put(&s->prep_cache, k.data, k.len, p);
+	}
+	util_buf_free(&k);
+	return p;
+}
+
+static sql_prepared *prepare_uncached(sql_session *s, const char *name, const char *query, int nparams,
+				      const uint32_t *param_types, util_err *err)
 {
 	PgQuery__ParseResult *pr = sql_parse_text(query, err);
 	if (!pr)

@@ -403,5 +403,40 @@ def type_info_from_catalog(ctx):
         eq(conn.execute("SELECT %s::regtype::oid", ("uuid",)).fetchone(), (2950,), "regtype")
 
 
+@test
+def unnamed_statement_reuse(ctx):
+    # The same text Parsed again into the unnamed statement (prepare_threshold=None:
+    # never a named one) must see what changed in between, as a fresh parse does:
+    # search_path, the table's shape, another session's DDL, the role.
+    with connect(ctx, autocommit=True, prepare_threshold=None) as conn, connect(ctx, autocommit=True) as other:
+        conn.execute("CREATE SCHEMA IF NOT EXISTS reuse_a")
+        conn.execute("CREATE SCHEMA IF NOT EXISTS reuse_b")
+        conn.execute("CREATE TABLE reuse_a.t (v int)")
+        conn.execute("CREATE TABLE reuse_b.t (v int)")
+        conn.execute("INSERT INTO reuse_a.t VALUES (1)")
+        conn.execute("INSERT INTO reuse_b.t VALUES (2)")
+        q = "SELECT * FROM t WHERE v > %s"
+        conn.execute("SET search_path = reuse_a")
+        eq(conn.execute(q, (0,)).fetchall(), [(1,)], "schema a")
+        eq(conn.execute(q, (0,)).fetchall(), [(1,)], "schema a again")
+        conn.execute("SET search_path = reuse_b")
+        eq(conn.execute(q, (0,)).fetchall(), [(2,)], "schema b after SET search_path")
+        other.execute("ALTER TABLE reuse_b.t ADD COLUMN w text DEFAULT 'x'")
+        eq(conn.execute(q, (0,)).fetchall(), [(2, "x")], "a column added by another session")
+        other.execute("ALTER TABLE reuse_b.t RENAME TO gone")
+        raises(errors.UndefinedTable, conn.execute, q, (0,), sqlstate="42P01")
+        conn.execute("CREATE ROLE reuse_r")
+        conn.execute("GRANT USAGE ON SCHEMA reuse_a TO reuse_r")
+        conn.execute("SET search_path = reuse_a")
+        eq(conn.execute(q, (0,)).fetchall(), [(1,)], "as the superuser")
+        conn.execute("SET ROLE reuse_r")
+        raises(errors.InsufficientPrivilege, conn.execute, q, (0,), sqlstate="42501")
+        conn.execute("RESET ROLE")
+        eq(conn.execute(q, (0,)).fetchall(), [(1,)], "back as the superuser")
+        conn.execute("DROP SCHEMA reuse_a CASCADE")
+        conn.execute("DROP SCHEMA reuse_b CASCADE")
+        conn.execute("DROP ROLE reuse_r")
+
+
 if __name__ == "__main__":
     raise SystemExit(drvtest.main("psycopg3"))
