@@ -135,6 +135,57 @@ static void sent_sort(sent *e, size_t n, kv_batch *b)
 	}
 }
 
+/* Merges the adjacent sorted runs starting at starts[0..nruns-1] (starts[nruns]
+ * = n) pairwise until one is left. */
+static void sent_merge_runs(sent *e, size_t n, size_t *starts, int nruns, kv_batch *b)
+{
+	sent *tmp = util_xmalloc(n * sizeof(sent)), *src = e, *dst = tmp;
+	while (nruns > 1) {
+		int out = 0;
+		for (int r = 0; r < nruns; r += 2) {
+			size_t lo = starts[r], mid = starts[r + 1], hi = r + 2 <= nruns ? starts[r + 2] : mid;
+			size_t i = lo, j = mid, k = lo;
+			while (i < mid && j < hi)
+				dst[k++] = sent_cmp(&src[j], &src[i], b) < 0 ? src[j++] : src[i++];
+			while (i < mid)
+				dst[k++] = src[i++];
+			while (j < hi)
+				dst[k++] = src[j++];
+			starts[out++] = lo;
+		}
+		starts[out] = n;
+		nruns = out;
+		sent *t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != e)
+		memcpy(e, src, n * sizeof(sent));
+	free(tmp);
+}
+
+/* Sorts the entries. A load usually arrives as a few sorted runs (one per
+ * table of the transaction, then the catalog's rows): those are merged;
+ * anything else is quicksorted. */
+static void sent_sort_batch(sent *e, size_t n, kv_batch *b)
+{
+	enum { MAX_RUNS = 32 };
+	size_t starts[MAX_RUNS + 1];
+	int nruns = 1;
+	starts[0] = 0;
+	for (size_t i = 1; i < n; i++)
+		if (sent_cmp(&e[i - 1], &e[i], b) > 0) {
+			if (nruns == MAX_RUNS) {
+				sent_sort(e, n, b);
+				return;
+			}
+			starts[nruns++] = i;
+		}
+	starts[nruns] = n;
+	if (nruns > 1)
+		sent_merge_runs(e, n, starts, nruns, b);
+}
+
 static void add_file(bstage *st, const stfile *f)
 {
 	if (st->n == st->cap) {
@@ -325,12 +376,7 @@ kv_status stage_spill(kv_batch *b)
 		}
 	}
 	if (!st && n) {
-		/* Bulk loads often arrive in key order: check before sorting. */
-		bool sorted = true;
-		for (size_t i = 1; i < n && sorted; i++)
-			sorted = sent_cmp(&e[i - 1], &e[i], b) < 0;
-		if (!sorted)
-			sent_sort(e, n, b);
+		sent_sort_batch(e, n, b);
 		if (!b->stage)
 			b->stage = util_xcalloc(1, sizeof(bstage));
 		st = write_runs(s, b, e, n, b->stage);
