@@ -37,6 +37,10 @@ static void do_prepare(sql_session *s, PgQuery__PrepareStmt *st)
 	sql_prepared *p = sql_prepare(s, st->name, text, n, types, &err);
 	if (!p)
 		ty_throw(&err);
+	if (sql_prepared_check_types(p, &err) != 0) {
+		sql_prepared_release(p);
+		ty_throw(&err);
+	}
 	p->from_sql = true;
 	util_map_puts(&s->prepared, st->name, p);
 }

@@ -1291,6 +1291,11 @@ void sql_stmt_begin(sql_session *s);
 sql_prepared *sql_prepare(sql_session *s, const char *name, const char *query, int nparams,
 			  const uint32_t *param_types, util_err *err);
 void sql_prepared_release(sql_prepared *p);
+/* Parse and PREPARE: every parameter up to the highest one used must have a
+ * type (given, or inferred from its use): else 42P18, as PostgreSQL. */
+int sql_prepared_check_types(const sql_prepared *p, util_err *err);
+/* The highest $n the analyzer numbers (PostgreSQL's is ~INT_MAX / 4). */
+#define SQL_MAX_PARAM_NUMBER (1 << 20)
 int sql_prepared_describe(sql_session *s, sql_prepared *p, sql_rowdesc *desc, bool *returns_rows,
 			  const int16_t *formats, int nformats, util_err *err);
 sql_portal_s *sql_portal_create(sql_session *s, const char *name, sql_prepared *p, const sql_bind_params *bp,
