@@ -454,12 +454,9 @@ static sql_rte *function_rte(sql_actx *ax, sql_query *q, PgQuery__RangeFunction 
 	pnode *call = fl->items[0];
 	if (rf->n_coldeflist)
 		sql_error_at(ax, -1, UTIL_E_FEATURE_NOT_SUPPORTED, "column definition lists are not supported");
-	/* LATERAL: outer FROM items are visible. */
-	int saved_nns = q->nns;
-	if (!rf->lateral)
-		q->nns = 0;
+	/* Functions in FROM are implicitly LATERAL: the FROM items before them
+	 * are visible (and planned as parameters of a nested loop). */
 	sql_expr *fe = sql_transform_expr(ax, q, call, SQL_EXPR_FROM_FUNCTION);
-	q->nns = saved_nns;
 	const char *fname = "?column?";
 	if (call->node_case == PG_QUERY__NODE__NODE_FUNC_CALL)
 		fname = sql_last_name(call->func_call->funcname, call->func_call->n_funcname);
@@ -658,7 +655,9 @@ static int transform_from_item(sql_actx *ax, sql_query *q, pnode *n, sql_jnode *
 		int saved = q->nns;
 		if (!rs->lateral)
 			q->nns = 0;
-		sql_query *sq = sql_analyze_select(ax, sub->select_stmt, rs->lateral ? q : q->parent, q->ctes, q->nctes);
+		/* The subquery is one level below q even when q's items are hidden
+		 * (so that references to q's own parents count levels right). */
+		sql_query *sq = sql_analyze_select(ax, sub->select_stmt, q, q->ctes, q->nctes);
 		q->nns = saved;
 		sql_rte *r = new_rte(SQL_RTE_SUBQUERY, rs->alias ? rs->alias->aliasname : "unnamed_subquery", sq->nret);
 		r->subquery = sq;
@@ -748,93 +747,125 @@ static void check_duplicate_aliases(sql_actx *ax, sql_query *q)
 
 /* ---------------------------------------------------------------- target list */
 
-static const char *figure_colname(pnode *n)
+/* PostgreSQL's FigureColnameInternal: the name and its strength (0 none,
+ * 1 a weak guess such as a cast's type name or "case", 2 a real name). */
+static int colname_strength(pnode *n, const char **out)
 {
+	*out = "?column?";
 	if (!n)
-		return "?column?";
+		return 0;
 	switch (n->node_case) {
 	case PG_QUERY__NODE__NODE_COLUMN_REF: {
 		PgQuery__ColumnRef *cr = n->column_ref;
 		pnode *last = cr->fields[cr->n_fields - 1];
-		if (last->node_case == PG_QUERY__NODE__NODE_STRING)
-			return last->string->sval;
-		return "?column?";
+		if (last->node_case == PG_QUERY__NODE__NODE_STRING) {
+			*out = last->string->sval;
+			return 2;
+		}
+		return 0;
 	}
 	case PG_QUERY__NODE__NODE_FUNC_CALL:
-		return sql_last_name(n->func_call->funcname, n->func_call->n_funcname);
+		*out = sql_last_name(n->func_call->funcname, n->func_call->n_funcname);
+		return 2;
 	case PG_QUERY__NODE__NODE_TYPE_CAST: {
-		const char *inner = figure_colname(n->type_cast->arg);
-		if (strcmp(inner, "?column?") != 0)
-			return inner;
-		PgQuery__TypeName *tn = n->type_cast->type_name;
-		const char *tname = sql_last_name(tn->names, tn->n_names);
-		return tname;
+		int st = colname_strength(n->type_cast->arg, out);
+		if (st <= 1) {
+			PgQuery__TypeName *tn = n->type_cast->type_name;
+			*out = sql_last_name(tn->names, tn->n_names);
+			return 1;
+		}
+		return st;
 	}
 	case PG_QUERY__NODE__NODE_A_INDIRECTION: {
 		PgQuery__AIndirection *ai = n->a_indirection;
 		for (size_t i = ai->n_indirection; i-- > 0;)
-			if (ai->indirection[i]->node_case == PG_QUERY__NODE__NODE_STRING)
-				return ai->indirection[i]->string->sval;
-		return figure_colname(ai->arg);
+			if (ai->indirection[i]->node_case == PG_QUERY__NODE__NODE_STRING) {
+				*out = ai->indirection[i]->string->sval;
+				return 2;
+			}
+		return colname_strength(ai->arg, out);
 	}
+	case PG_QUERY__NODE__NODE_COLLATE_CLAUSE:
+		return colname_strength(n->collate_clause->arg, out);
 	case PG_QUERY__NODE__NODE_CASE_EXPR: {
-		const char *d = n->case_expr->defresult ? figure_colname(n->case_expr->defresult) : "?column?";
-		return strcmp(d, "?column?") ? d : "case";
+		int st = colname_strength(n->case_expr->defresult, out);
+		if (st <= 1) {
+			*out = "case";
+			return 1;
+		}
+		return st;
 	}
-	case PG_QUERY__NODE__NODE_COALESCE_EXPR: return "coalesce";
+	case PG_QUERY__NODE__NODE_COALESCE_EXPR: *out = "coalesce"; return 2;
 	case PG_QUERY__NODE__NODE_MIN_MAX_EXPR:
-		return n->min_max_expr->op == PG_QUERY__MIN_MAX_OP__IS_GREATEST ? "greatest" : "least";
-	case PG_QUERY__NODE__NODE_A_ARRAY_EXPR: return "array";
-	case PG_QUERY__NODE__NODE_ROW_EXPR: return "row";
-	case PG_QUERY__NODE__NODE_GROUPING_FUNC: return "grouping";
+		*out = n->min_max_expr->op == PG_QUERY__MIN_MAX_OP__IS_GREATEST ? "greatest" : "least";
+		return 2;
+	case PG_QUERY__NODE__NODE_A_ARRAY_EXPR: *out = "array"; return 2;
+	case PG_QUERY__NODE__NODE_ROW_EXPR: *out = "row"; return 2;
+	case PG_QUERY__NODE__NODE_GROUPING_FUNC: *out = "grouping"; return 2;
 	case PG_QUERY__NODE__NODE_A_EXPR:
-		if (n->a_expr->kind == PG_QUERY__A__EXPR__KIND__AEXPR_NULLIF)
-			return "nullif";
-		return "?column?";
+		if (n->a_expr->kind == PG_QUERY__A__EXPR__KIND__AEXPR_NULLIF) {
+			*out = "nullif";
+			return 2;
+		}
+		return 0;
 	case PG_QUERY__NODE__NODE_SUB_LINK: {
 		PgQuery__SubLink *sl = n->sub_link;
-		if (sl->sub_link_type == PG_QUERY__SUB_LINK_TYPE__EXISTS_SUBLINK)
-			return "exists";
-		if (sl->sub_link_type == PG_QUERY__SUB_LINK_TYPE__ARRAY_SUBLINK)
-			return "array";
-		if (sl->sub_link_type == PG_QUERY__SUB_LINK_TYPE__EXPR_SUBLINK &&
+		if (sl->sub_link_type == PG_QUERY__SUB_LINK_TYPE__EXISTS_SUBLINK) {
+			*out = "exists";
+			return 2;
+		}
+		if (sl->sub_link_type == PG_QUERY__SUB_LINK_TYPE__ARRAY_SUBLINK) {
+			*out = "array";
+			return 2;
+		}
+		if ((sl->sub_link_type == PG_QUERY__SUB_LINK_TYPE__EXPR_SUBLINK ||
+		     sl->sub_link_type == PG_QUERY__SUB_LINK_TYPE__MULTIEXPR_SUBLINK) &&
 		    sl->subselect->node_case == PG_QUERY__NODE__NODE_SELECT_STMT) {
 			PgQuery__SelectStmt *ss = sl->subselect->select_stmt;
 			while (ss->op != PG_QUERY__SET_OPERATION__SETOP_NONE && ss->larg)
 				ss = ss->larg;
-			if (ss->n_target_list == 1) {
+			if (ss->n_target_list >= 1) {
 				PgQuery__ResTarget *rt = ss->target_list[0]->res_target;
-				if (rt->name && *rt->name)
-					return rt->name;
-				return figure_colname(rt->val);
+				if (rt->name && *rt->name) {
+					*out = rt->name;
+					return 2;
+				}
+				return colname_strength(rt->val, out);
 			}
 		}
-		return "?column?";
+		return 0;
 	}
 	case PG_QUERY__NODE__NODE_SQLVALUE_FUNCTION:
+		*out = NULL;
 		switch (n->sqlvalue_function->op) {
-		case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_DATE: return "current_date";
+		case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_DATE: *out = "current_date"; break;
 		case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_TIME:
-		case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_TIME_N: return "current_time";
+		case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_TIME_N: *out = "current_time"; break;
 		case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_TIMESTAMP:
-		case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_TIMESTAMP_N: return "current_timestamp";
+		case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_TIMESTAMP_N: *out = "current_timestamp"; break;
 		case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_LOCALTIME:
-		case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_LOCALTIME_N: return "localtime";
+		case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_LOCALTIME_N: *out = "localtime"; break;
 		case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_LOCALTIMESTAMP:
-		case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_LOCALTIMESTAMP_N: return "localtimestamp";
-		case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_ROLE: return "current_role";
-		case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_USER: return "current_user";
-		case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_USER: return "user";
-		case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_SESSION_USER: return "session_user";
-		case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_CATALOG: return "current_catalog";
-		case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_SCHEMA: return "current_schema";
-		default: return "?column?";
+		case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_LOCALTIMESTAMP_N: *out = "localtimestamp"; break;
+		case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_ROLE: *out = "current_role"; break;
+		case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_USER: *out = "current_user"; break;
+		case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_USER: *out = "user"; break;
+		case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_SESSION_USER: *out = "session_user"; break;
+		case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_CATALOG: *out = "current_catalog"; break;
+		case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_SCHEMA: *out = "current_schema"; break;
+		default: *out = "?column?"; return 0;
 		}
-	case PG_QUERY__NODE__NODE_BOOLEAN_TEST:
-	case PG_QUERY__NODE__NODE_NULL_TEST:
+		return 2;
 	default:
-		return "?column?";
+		return 0;
 	}
+}
+
+static const char *figure_colname(pnode *n)
+{
+	const char *name;
+	colname_strength(n, &name);
+	return name;
 }
 
 static void add_target(sql_query *q, sql_expr *e, const char *name, bool junk)
@@ -1114,9 +1145,24 @@ static void element_items(sql_actx *ax, sql_query *q, pnode *n, int *items, int 
 	}
 }
 
+/* (a, b) written without ROW in GROUP BY is a list of grouping columns
+ * (PostgreSQL's flatten_grouping_sets). */
+static bool implicit_row(pnode *n)
+{
+	return n->node_case == PG_QUERY__NODE__NODE_ROW_EXPR &&
+	       n->row_expr->row_format == PG_QUERY__COERCION_FORM__COERCE_IMPLICIT_CAST;
+}
+
 static gsets group_element(sql_actx *ax, sql_query *q, pnode *n)
 {
 	gsets g = {0};
+	if (implicit_row(n)) {
+		int items[64], len = 0;
+		for (size_t i = 0; i < n->row_expr->n_args && len < 64; i++)
+			items[len++] = group_item(ax, q, n->row_expr->args[i]);
+		gs_add(&g, items, len);
+		return g;
+	}
 	if (n->node_case != PG_QUERY__NODE__NODE_GROUPING_SET) {
 		int it = group_item(ax, q, n);
 		gs_add(&g, &it, 1);
@@ -1191,14 +1237,46 @@ static void transform_group(sql_actx *ax, sql_query *q, PgQuery__SelectStmt *sel
 		if (sel->group_clause[i]->node_case == PG_QUERY__NODE__NODE_GROUPING_SET)
 			has_sets = true;
 	if (!has_sets) {
-		for (size_t i = 0; i < sel->n_group_clause; i++)
-			group_item(ax, q, sel->group_clause[i]);
+		for (size_t i = 0; i < sel->n_group_clause; i++) {
+			pnode *n = sel->group_clause[i];
+			if (implicit_row(n))
+				for (size_t k = 0; k < n->row_expr->n_args; k++)
+					group_item(ax, q, n->row_expr->args[k]);
+			else
+				group_item(ax, q, n);
+		}
 		return;
 	}
 	gsets acc = {0};
 	gs_add(&acc, NULL, 0);
 	for (size_t i = 0; i < sel->n_group_clause; i++)
 		acc = gs_cross(acc, group_element(ax, q, sel->group_clause[i]));
+	if (sel->group_distinct) {
+		/* GROUP BY DISTINCT: drop sets equal (as sets) to an earlier one. */
+		gsets d = {0};
+		for (int i = 0; i < acc.n; i++) {
+			bool dup = false;
+			for (int k = 0; k < d.n && !dup; k++) {
+				bool same = true;
+				for (int x = 0; x < acc.lens[i] && same; x++) {
+					bool in = false;
+					for (int y = 0; y < d.lens[k]; y++)
+						in |= d.sets[k][y] == acc.sets[i][x];
+					same = in;
+				}
+				for (int y = 0; y < d.lens[k] && same; y++) {
+					bool in = false;
+					for (int x = 0; x < acc.lens[i]; x++)
+						in |= d.sets[k][y] == acc.sets[i][x];
+					same = in;
+				}
+				dup = same;
+			}
+			if (!dup)
+				gs_add(&d, acc.sets[i], acc.lens[i]);
+		}
+		acc = d;
+	}
 	q->ngsets = acc.n;
 	q->gsets = acc.sets;
 	q->gset_len = acc.lens;
@@ -1316,47 +1394,158 @@ int sql_window_clause_for(sql_actx *ax, sql_query *q, PgQuery__WindowDef *wd)
 
 /* ---------------------------------------------------------------- grouping checks */
 
+/* ---------------------------------------------------------------- expression roots */
+
+static void exprs_list(sql_expr **l, int n, void (*fn)(sql_expr **e, void *arg), void *arg)
+{
+	for (int i = 0; l && i < n; i++)
+		if (l[i])
+			fn(&l[i], arg);
+}
+
+static void exprs_jnode(sql_jnode *j, void (*fn)(sql_expr **e, void *arg), void *arg)
+{
+	if (!j)
+		return;
+	if (j->quals)
+		fn(&j->quals, arg);
+	if (j->is_join) {
+		exprs_jnode(j->left, fn, arg);
+		exprs_jnode(j->right, fn, arg);
+	}
+}
+
+void sql_query_exprs(sql_query *q, void (*fn)(sql_expr **e, void *arg), void *arg)
+{
+	for (int i = 0; i < q->ntargets; i++)
+		fn(&q->targets[i].expr, arg);
+	if (q->where)
+		fn(&q->where, arg);
+	if (q->having)
+		fn(&q->having, arg);
+	exprs_list(q->group, q->ngroup, fn, arg);
+	for (int i = 0; i < q->nsort; i++)
+		fn(&q->sort[i].expr, arg);
+	exprs_list(q->distinct_on, q->ndistinct_on, fn, arg);
+	if (q->limit)
+		fn(&q->limit, arg);
+	if (q->offset)
+		fn(&q->offset, arg);
+	for (int i = 0; i < q->naggs; i++) {
+		sql_aggref *a = &q->aggs[i];
+		exprs_list(a->args, a->nargs, fn, arg);
+		if (a->filter)
+			fn(&a->filter, arg);
+		exprs_list(a->direct, a->ndirect, fn, arg);
+		for (int k = 0; k < a->norder; k++)
+			fn(&a->order[k].expr, arg);
+	}
+	for (int i = 0; i < q->nwins; i++) {
+		exprs_list(q->wins[i].args, q->wins[i].nargs, fn, arg);
+		if (q->wins[i].filter)
+			fn(&q->wins[i].filter, arg);
+	}
+	for (int i = 0; i < q->nwinclauses; i++) {
+		sql_window_clause *w = &q->winclauses[i];
+		exprs_list(w->part, w->npart, fn, arg);
+		for (int k = 0; k < w->norder; k++)
+			fn(&w->order[k].expr, arg);
+		if (w->start_offset)
+			fn(&w->start_offset, arg);
+		if (w->end_offset)
+			fn(&w->end_offset, arg);
+	}
+	for (int i = 0; i < q->nfrom; i++)
+		exprs_jnode(q->from[i], fn, arg);
+	for (int i = 0; i < q->nrtes; i++) {
+		sql_rte *r = q->rtes[i];
+		if (r->kind == SQL_RTE_FUNCTION)
+			exprs_list(r->funcs, r->nfuncs, fn, arg);
+		else if (r->kind == SQL_RTE_VALUES)
+			for (int k = 0; k < r->nrows; k++)
+				exprs_list(r->rows[k], r->ncols, fn, arg);
+		else if (r->kind == SQL_RTE_JOIN)
+			exprs_list(r->joinvars, r->ncols, fn, arg);
+	}
+	exprs_list(q->set_exprs, q->nset, fn, arg);
+	for (int i = 0; i < q->nreturning; i++)
+		fn(&q->returning[i].expr, arg);
+	if (q->onconflict) {
+		exprs_list(q->onconflict->set_exprs, q->onconflict->nset, fn, arg);
+		if (q->onconflict->where)
+			fn(&q->onconflict->where, arg);
+	}
+}
+
+/* ---------------------------------------------------------------- grouping checks */
+
 typedef struct grp_check {
 	sql_actx *ax;
 	sql_query *q;
 	bool *pk_grouped; /* per RTE: all primary-key columns grouped */
-	const char *clause;
+	int depth;        /* sublink nesting below q while checking outer references */
 } grp_check;
 
-static bool group_walker(sql_expr *e, void *arg);
+static sql_visit group_visitor(sql_expr *e, void *arg);
 
 static void check_grouped(grp_check *gc, sql_expr *e)
 {
-	if (!e)
-		return;
-	sql_expr_walk(e, group_walker, gc);
+	if (e)
+		sql_expr_visit(e, group_visitor, gc);
 }
 
-static bool group_walker(sql_expr *e, void *arg)
+static void check_grouped_root(sql_expr **e, void *arg) { check_grouped(arg, *e); }
+
+/* Outer references of a subquery to the grouped query must be grouped too. */
+static void check_grouped_subquery(grp_check *gc, sql_query *sq)
+{
+	gc->depth++;
+	sql_query_exprs(sq, check_grouped_root, gc);
+	for (int i = 0; i < sq->nrtes; i++)
+		if (sq->rtes[i]->kind == SQL_RTE_SUBQUERY && sq->rtes[i]->subquery)
+			check_grouped_subquery(gc, sq->rtes[i]->subquery);
+	gc->depth--;
+}
+
+static bool grouped_var(grp_check *gc, const sql_expr *v)
+{
+	sql_query *q = gc->q;
+	for (int i = 0; i < q->ngroup; i++) {
+		const sql_expr *g = q->group[i];
+		if (g->kind == SQL_E_VAR && g->var.levelsup == 0 && g->var.rte == v->var.rte && g->var.col == v->var.col)
+			return true;
+	}
+	return gc->pk_grouped && gc->pk_grouped[v->var.rte - 1];
+}
+
+static sql_visit group_visitor(sql_expr *e, void *arg)
 {
 	grp_check *gc = arg;
 	sql_query *q = gc->q;
-	for (int i = 0; i < q->ngroup; i++)
-		if (sql_expr_equal(q->group[i], e))
-			return false; /* grouped: do not descend */
-	if (e->kind == SQL_E_AGG || e->kind == SQL_E_WINDOW)
-		return false;
-	if (e->kind == SQL_E_VAR && e->var.levelsup == 0) {
-		if (gc->pk_grouped && gc->pk_grouped[e->var.rte - 1])
-			return false;
+	if (gc->depth == 0) {
+		for (int i = 0; i < q->ngroup; i++)
+			if (sql_expr_equal(q->group[i], e))
+				return SQL_VISIT_SKIP; /* grouped: its inputs need not be */
+		if (e->kind == SQL_E_AGG || e->kind == SQL_E_WINDOW || e->kind == SQL_E_GROUPING)
+			return SQL_VISIT_SKIP;
+	}
+	if (e->kind == SQL_E_VAR && e->var.levelsup == gc->depth) {
+		if (grouped_var(gc, e))
+			return SQL_VISIT_CONTINUE;
 		sql_rte *r = q->rtes[e->var.rte - 1];
-		util_err *er = ty_errstart(UTIL_E_GROUPING_ERROR,
-					   "column \"%s.%s\" must appear in the GROUP BY clause or be used in an aggregate function",
-					   r->alias, r->colnames[e->var.col] ? r->colnames[e->var.col] : "?");
+		const char *col = r->colnames[e->var.col] ? r->colnames[e->var.col] : "?";
+		util_err *er = gc->depth == 0
+				       ? ty_errstart(UTIL_E_GROUPING_ERROR,
+						     "column \"%s.%s\" must appear in the GROUP BY clause or be used in an aggregate function",
+						     r->alias, col)
+				       : ty_errstart(UTIL_E_GROUPING_ERROR, "subquery uses ungrouped column \"%s.%s\" from outer query",
+						     r->alias, col);
 		er->position = sql_errposition(gc->ax->ps->text, e->location);
 		ty_errthrow();
 	}
-	if (e->kind == SQL_E_SUBLINK) {
-		/* Outer references inside the subquery must be grouped too
-		 * (PostgreSQL checks them; we check the sublink's test expression). */
-		return false;
-	}
-	return false;
+	if (e->kind == SQL_E_SUBLINK && e->sub.query)
+		check_grouped_subquery(gc, e->sub.query);
+	return SQL_VISIT_CONTINUE;
 }
 
 /* Functional dependency: grouping by a table's primary key allows its
@@ -1390,8 +1579,12 @@ static bool resolve_grouping_walker(sql_expr *e, void *arg)
 		return false;
 	for (int i = 0; i < e->grouping.nargs; i++) {
 		int gi = group_index(q, e->grouping.args[i]);
-		if (gi < 0)
-			ty_error(UTIL_E_GROUPING_ERROR, "arguments to GROUPING must be grouping expressions of the associated query level");
+		if (gi < 0) {
+			util_err *er = ty_errstart(UTIL_E_GROUPING_ERROR,
+						   "arguments to GROUPING must be grouping expressions of the associated query level");
+			er->position = sql_errposition(q->ps->text, e->grouping.args[i]->location);
+			ty_errthrow();
+		}
 		e->grouping.refs[i] = gi;
 	}
 	return false;
@@ -1537,7 +1730,7 @@ sql_query *sql_analyze_select(sql_actx *ax, PgQuery__SelectStmt *sel, sql_query 
 			sql_expr_walk(q->targets[i].expr, resolve_grouping_walker, q);
 		if (q->having)
 			sql_expr_walk(q->having, resolve_grouping_walker, q);
-		grp_check gc = {ax, q, pk_grouped_rtes(q), "SELECT"};
+		grp_check gc = {ax, q, pk_grouped_rtes(q), 0};
 		for (int i = 0; i < q->ntargets; i++)
 			check_grouped(&gc, q->targets[i].expr);
 		check_grouped(&gc, q->having);

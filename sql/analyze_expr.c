@@ -219,6 +219,50 @@ bool sql_expr_walk(sql_expr *e, bool (*fn)(sql_expr *e, void *arg), void *arg)
 	}
 }
 
+bool sql_expr_visit(sql_expr *e, sql_visit (*fn)(sql_expr *e, void *arg), void *arg)
+{
+	if (!e)
+		return false;
+	sql_visit v = fn(e, arg);
+	if (v == SQL_VISIT_STOP)
+		return true;
+	if (v == SQL_VISIT_SKIP)
+		return false;
+	switch (e->kind) {
+	case SQL_E_CAST:
+		return sql_expr_visit(e->cast.arg, fn, arg);
+	case SQL_E_SUBLINK:
+		if (sql_expr_visit(e->sub.testexpr, fn, arg))
+			return true;
+		for (int i = 0; i < e->sub.nparams; i++)
+			if (e->sub.param_vals && sql_expr_visit(e->sub.param_vals[i], fn, arg))
+				return true;
+		return false;
+	case SQL_E_FIELD:
+		return sql_expr_visit(e->field.arg, fn, arg);
+	case SQL_E_SUBSCRIPT:
+		return sql_expr_visit(e->subscript.arg, fn, arg) || sql_expr_visit(e->subscript.lower, fn, arg) ||
+		       sql_expr_visit(e->subscript.upper, fn, arg);
+	case SQL_E_CONST:
+	case SQL_E_PARAM:
+	case SQL_E_EXECPARAM:
+	case SQL_E_VAR:
+	case SQL_E_SLOT:
+	case SQL_E_AGG:
+	case SQL_E_WINDOW:
+	case SQL_E_GROUPING:
+	case SQL_E_SESSION:
+	case SQL_E_DEFAULT:
+	case SQL_E_CASETEST:
+		return false;
+	default:
+		for (int i = 0; i < e->f.nargs; i++)
+			if (sql_expr_visit(e->f.args[i], fn, arg))
+				return true;
+		return false;
+	}
+}
+
 sql_expr *sql_expr_mutate(sql_expr *e, sql_expr *(*fn)(sql_expr *e, void *arg), void *arg)
 {
 	if (!e)
@@ -347,6 +391,19 @@ static int find_col(sql_rte *r, const char *name)
 	return -1;
 }
 
+/* find_col for a reference: a name that appears twice in one RTE (a join's
+ * columns) is ambiguous. */
+static int find_ref_col(sql_actx *ax, sql_rte *r, const char *name, int location)
+{
+	int c = find_col(r, name);
+	if (c < 0)
+		return c;
+	for (int i = c + 1; i < r->ncols; i++)
+		if (r->colnames[i] && strcmp(r->colnames[i], name) == 0)
+			sql_error_at(ax, location, UTIL_E_AMBIGUOUS_COLUMN, "column reference \"%s\" is ambiguous", name);
+	return c;
+}
+
 /* Does the RTE match a qualifier (alias, or schema.table for tables)? */
 static bool rte_matches(sql_actx *ax, sql_rte *r, const char *schema, const char *name)
 {
@@ -394,7 +451,7 @@ static sql_expr *resolve_column(sql_actx *ax, sql_query *q0, PgQuery__ColumnRef 
 				sql_nsitem *it = &q->ns[i];
 				if (!it->cols_visible)
 					continue;
-				int c = find_col(q->rtes[it->rte - 1], col);
+				int c = find_ref_col(ax, q->rtes[it->rte - 1], col, cr->location);
 				if (c < 0)
 					continue;
 				if (found_rte >= 0)
@@ -425,7 +482,7 @@ static sql_expr *resolve_column(sql_actx *ax, sql_query *q0, PgQuery__ColumnRef 
 			if (found >= 0) {
 				if (star)
 					return whole_row(q, found, levelsup, cr->location);
-				int c = find_col(q->rtes[found - 1], col);
+				int c = find_ref_col(ax, q->rtes[found - 1], col, cr->location);
 				if (c < 0)
 					sql_error_at(ax, cr->location, UTIL_E_UNDEFINED_COLUMN, "column %s.%s does not exist", rel,
 						     col);
@@ -434,11 +491,23 @@ static sql_expr *resolve_column(sql_actx *ax, sql_query *q0, PgQuery__ColumnRef 
 		}
 	}
 	if (rel) {
-		/* PostgreSQL distinguishes a missing FROM entry. */
-		for (int i = 0; i < q0->nrtes; i++)
-			if (strcmp(q0->rtes[i]->alias, rel) == 0 && q0->rtes[i]->kind == SQL_RTE_TABLE) {
-				util_err *e = ty_errstart(UTIL_E_UNDEFINED_TABLE, "invalid reference to FROM-clause entry for table \"%s\"", rel);
+		/* PostgreSQL distinguishes an entry that exists but is not visible
+		 * here (errorMissingRTE). */
+		for (sql_query *q = q0; q; q = q->parent)
+			for (int i = 0; i < q->nrtes; i++) {
+				sql_rte *r = q->rtes[i];
+				bool by_alias = r->kind != SQL_RTE_JOIN && strcmp(r->alias, rel) == 0;
+				bool by_name = r->kind == SQL_RTE_TABLE && r->has_alias && r->rel && strcmp(r->rel->rel.name, rel) == 0;
+				if (!by_alias && !by_name)
+					continue;
+				util_err *e = ty_errstart(UTIL_E_UNDEFINED_TABLE,
+							  "invalid reference to FROM-clause entry for table \"%s\"", rel);
 				e->position = sql_errposition(ax->ps->text, cr->location);
+				if (by_alias)
+					util_err_hint(e, "There is an entry for table \"%s\", but it cannot be referenced from this part of the query.",
+						      rel);
+				else
+					util_err_hint(e, "Perhaps you meant to reference the table alias \"%s\".", r->alias);
 				ty_errthrow();
 			}
 		sql_error_at(ax, cr->location, UTIL_E_UNDEFINED_TABLE, "missing FROM-clause entry for table \"%s\"", rel);

@@ -39,6 +39,7 @@ typedef struct join_state {
 	bool emitting_unmatched;
 	int unmatched_pos;
 	ty_datum *combo;  /* scratch row: left ++ right */
+	struct pnl_state *pnl; /* parameterised nested loop */
 } join_state;
 
 static void materialise_right(sql_op *op, join_state *st)
@@ -156,6 +157,85 @@ static bool qual_ok(sql_exec *ex, const sql_plan *p, join_state *st, const ty_da
 	return sql_eval_qual(ex, p->join.joinqual, st->combo);
 }
 
+/* Parameterised nested loop (LATERAL): per left row, the parameters are
+ * set from it and the right side is rescanned and streamed. Output rows
+ * point into the current left and right batches, so the output is handed
+ * up before either of them moves on. */
+typedef struct pnl_state {
+	sql_batch *in;      /* left batch */
+	int pos;
+	bool active;        /* the right side runs for left row pos */
+	bool matched;
+	sql_batch *rb;      /* right batch */
+	int rpos;
+	ty_datum *combo;
+} pnl_state;
+
+static sql_batch *param_nestloop_next(sql_op *op)
+{
+	join_state *js = op->state;
+	pnl_state *st = js->pnl;
+	const sql_plan *p = op->plan;
+	int ln = p->left->ncols, rn = p->right->ncols;
+	bool keep_left = p->join.type == SQL_JOIN_LEFT;
+	if (!st) {
+		st = util_arena_zalloc(op->ex->arena, sizeof *st);
+		st->combo = util_arena_alloc(op->ex->arena, sizeof(ty_datum) * (size_t)(ln + rn + 1));
+		js->pnl = st;
+	}
+	sql_batch *b = sql_op_begin_batch(op);
+	while (b->n < b->cap) {
+		if (!st->active) {
+			if (!st->in || st->pos >= st->in->n) {
+				if (b->n)
+					return b;
+				st->in = sql_op_next(op->left);
+				st->pos = 0;
+				b = sql_op_begin_batch(op);
+				if (st->in->n == 0)
+					return b;
+			}
+			if (b->n)
+				return b; /* rescanning the right side invalidates its batch */
+			ty_check_interrupts();
+			const ty_datum *l = sql_batch_row(st->in, st->pos);
+			for (int i = 0; i < p->join.nparams; i++)
+				op->ex->exec_params[p->join.params[i]] = sql_eval(op->ex, p->join.param_vals[i], l);
+			if (op->right->opened)
+				sql_op_rescan(op->right);
+			st->active = true;
+			st->matched = false;
+			st->rb = NULL;
+		}
+		const ty_datum *l = sql_batch_row(st->in, st->pos);
+		if (!st->rb || st->rpos >= st->rb->n) {
+			if (st->rb && b->n)
+				return b; /* rows point into the right batch */
+			st->rb = sql_op_next(op->right);
+			st->rpos = 0;
+			if (st->rb->n == 0) {
+				if (keep_left && !st->matched)
+					emit(b, l, ln, NULL, rn);
+				st->active = false;
+				st->pos++;
+				continue;
+			}
+		}
+		while (st->rpos < st->rb->n && b->n < b->cap) {
+			const ty_datum *r = sql_batch_row(st->rb, st->rpos++);
+			if (p->join.joinqual) {
+				memcpy(st->combo, l, sizeof(ty_datum) * (size_t)ln);
+				memcpy(st->combo + ln, r, sizeof(ty_datum) * (size_t)rn);
+				if (!sql_eval_qual(op->ex, p->join.joinqual, st->combo))
+					continue;
+			}
+			st->matched = true;
+			emit(b, l, ln, r, rn);
+		}
+	}
+	return b;
+}
+
 static sql_batch *join_next(sql_op *op)
 {
 	join_state *st = op->state;
@@ -250,6 +330,15 @@ static sql_batch *join_next(sql_op *op)
 static void join_close(sql_op *op)
 {
 	join_state *st = op->state;
+	if (op->plan->join.nparams) {
+		/* (the state lives in the executor arena; reused after a rescan) */
+		if (st->pnl) {
+			ty_datum *combo = st->pnl->combo;
+			memset(st->pnl, 0, sizeof *st->pnl);
+			st->pnl->combo = combo;
+		}
+		return;
+	}
 	util_arena_destroy(st->arena);
 	memset(st, 0, sizeof *st);
 }
@@ -275,8 +364,10 @@ static sql_op *new_join(sql_exec *ex)
 
 sql_op *sql_op_nestloop(sql_exec *ex, const sql_plan *p)
 {
-	(void)p;
-	return new_join(ex);
+	sql_op *op = new_join(ex);
+	if (p->join.nparams)
+		op->next = param_nestloop_next;
+	return op;
 }
 
 sql_op *sql_op_hashjoin(sql_exec *ex, const sql_plan *p)

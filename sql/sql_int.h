@@ -330,6 +330,11 @@ bool sql_expr_equal(const sql_expr *a, const sql_expr *b);
 /* Walks every sub-expression (pre-order); stops if fn returns true. Does
  * not descend into sublink queries. */
 bool sql_expr_walk(sql_expr *e, bool (*fn)(sql_expr *e, void *arg), void *arg);
+/* Pre-order visit with control over descent: fn returns SQL_VISIT_SKIP to
+ * leave e's children alone, SQL_VISIT_STOP to end the walk (then true is
+ * returned). Does not descend into sublink queries. */
+typedef enum sql_visit { SQL_VISIT_CONTINUE = 0, SQL_VISIT_SKIP, SQL_VISIT_STOP } sql_visit;
+bool sql_expr_visit(sql_expr *e, sql_visit (*fn)(sql_expr *e, void *arg), void *arg);
 /* Rewrites bottom-up: fn returns the replacement (or e itself). */
 sql_expr *sql_expr_mutate(sql_expr *e, sql_expr *(*fn)(sql_expr *e, void *arg), void *arg);
 bool sql_expr_is_const(const sql_expr *e);
@@ -574,6 +579,12 @@ typedef struct sql_nsitem {
 	bool cols_visible;      /* columns visible to unqualified names */
 	bool lateral_ok;
 } sql_nsitem;
+
+/* Calls fn on every expression tree that belongs to q itself (targets,
+ * quals, grouping, sorting, aggregate and window arguments, FROM functions
+ * and VALUES, join quals, DML lists); nested queries (RTE subqueries,
+ * sublinks, set-operation leaves) are the caller's to visit. */
+void sql_query_exprs(sql_query *q, void (*fn)(sql_expr **e, void *arg), void *arg);
 
 /* ---------------------------------------------------------------- analysis */
 
