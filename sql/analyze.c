@@ -446,47 +446,87 @@ static int add_leaf(sql_query *q, sql_rte *r, sql_jnode **out)
 	return idx;
 }
 
+/* Output columns of one function in FROM: its OUT columns, or one column
+ * named after the function (or the alias for a single scalar function). */
+static int func_columns(sql_actx *ax, sql_expr **fe, const char *fname, char **names, ty_oid *types, int32_t *typmods,
+			int max)
+{
+	sql_expr *f = *fe;
+	if ((f->kind == SQL_E_FUNC || f->kind == SQL_E_SRF) && f->f.fn->nout > 0) {
+		const ty_func *fn = f->f.fn;
+		for (int i = 0; i < fn->nout && i < max; i++) {
+			names[i] = (char *)fn->outnames[i];
+			types[i] = fn->outtypes[i];
+			typmods[i] = -1;
+		}
+		return fn->nout;
+	}
+	if (f->type == TY_RECORD)
+		sql_error_at(ax, f->location, UTIL_E_SYNTAX_ERROR,
+			     "a column definition list is required for functions returning \"record\"");
+	if (f->type == TY_UNKNOWN)
+		*fe = f = sql_coerce(ax, f, TY_TEXT, -1, SQL_COERCE_IMPLICIT, -1);
+	names[0] = ty_strdup(fname);
+	types[0] = f->type;
+	typmods[0] = f->typmod;
+	return 1;
+}
+
 static sql_rte *function_rte(sql_actx *ax, sql_query *q, PgQuery__RangeFunction *rf)
 {
-	if (rf->is_rowsfrom && rf->n_functions > 1)
-		sql_error_at(ax, -1, UTIL_E_FEATURE_NOT_SUPPORTED, "ROWS FROM with several functions is not supported");
-	PgQuery__List *fl = rf->functions[0]->list;
-	pnode *call = fl->items[0];
 	if (rf->n_coldeflist)
 		sql_error_at(ax, -1, UTIL_E_FEATURE_NOT_SUPPORTED, "column definition lists are not supported");
+	/* The calls: ROWS FROM (f(), g()) lists several; unnest(a, b) in FROM
+	 * is ROWS FROM (unnest(a), unnest(b)) as in PostgreSQL. */
+	int ncalls = 0;
+	pnode **calls = ty_alloc(sizeof(pnode *) * (rf->n_functions + 64));
+	for (size_t i = 0; i < rf->n_functions; i++) {
+		PgQuery__List *fl = rf->functions[i]->list;
+		if (fl->n_items > 1 && fl->items[1] && fl->items[1]->node_case == PG_QUERY__NODE__NODE_LIST &&
+		    fl->items[1]->list->n_items)
+			sql_error_at(ax, -1, UTIL_E_FEATURE_NOT_SUPPORTED, "column definition lists are not supported");
+		pnode *call = fl->items[0];
+		PgQuery__FuncCall *fc = call->node_case == PG_QUERY__NODE__NODE_FUNC_CALL ? call->func_call : NULL;
+		if (!rf->is_rowsfrom && fc && fc->n_args > 1 && fc->n_funcname <= 2 &&
+		    !strcmp(sql_last_name(fc->funcname, fc->n_funcname), "unnest") && !fc->func_variadic) {
+			for (size_t k = 0; k < fc->n_args && ncalls < 64; k++) {
+				PgQuery__FuncCall *one = ty_alloc(sizeof *one);
+				*one = *fc;
+				one->n_args = 1;
+				one->args = &fc->args[k];
+				pnode *n = ty_alloc0(sizeof *n);
+				*n = *call;
+				n->func_call = one;
+				calls[ncalls++] = n;
+			}
+			continue;
+		}
+		calls[ncalls++] = call;
+	}
 	/* Functions in FROM are implicitly LATERAL: the FROM items before them
 	 * are visible (and planned as parameters of a nested loop). */
-	sql_expr *fe = sql_transform_expr(ax, q, call, SQL_EXPR_FROM_FUNCTION);
-	const char *fname = "?column?";
-	if (call->node_case == PG_QUERY__NODE__NODE_FUNC_CALL)
-		fname = sql_last_name(call->func_call->funcname, call->func_call->n_funcname);
-	sql_rte *r;
-	if (fe->kind == SQL_E_FUNC && fe->f.fn->nout > 0) {
-		const ty_func *f = fe->f.fn;
-		r = new_rte(SQL_RTE_FUNCTION, fname, f->nout + (rf->ordinality ? 1 : 0));
-		for (int i = 0; i < f->nout; i++) {
-			r->colnames[i] = (char *)f->outnames[i];
-			r->coltypes[i] = f->outtypes[i];
-			r->coltypmods[i] = -1;
-		}
-	} else {
-		if (fe->type == TY_RECORD)
-			sql_error_at(ax, -1, UTIL_E_SYNTAX_ERROR, "a column definition list is required for functions returning \"record\"");
-		r = new_rte(SQL_RTE_FUNCTION, fname, 1 + (rf->ordinality ? 1 : 0));
-		r->colnames[0] = ty_strdup(fname);
-		r->coltypes[0] = fe->type == TY_UNKNOWN ? TY_TEXT : fe->type;
-		r->coltypmods[0] = fe->typmod;
-		if (fe->type == TY_UNKNOWN)
-			fe = sql_coerce(ax, fe, TY_TEXT, -1, SQL_COERCE_IMPLICIT, -1);
+	sql_expr **fes = ty_alloc(sizeof(sql_expr *) * (size_t)ncalls);
+	const char **fnames = ty_alloc(sizeof(char *) * (size_t)ncalls);
+	int maxcols = 0;
+	for (int i = 0; i < ncalls; i++) {
+		fes[i] = sql_transform_expr(ax, q, calls[i], SQL_EXPR_FROM_FUNCTION);
+		fnames[i] = calls[i]->node_case == PG_QUERY__NODE__NODE_FUNC_CALL
+				    ? sql_last_name(calls[i]->func_call->funcname, calls[i]->func_call->n_funcname)
+				    : "?column?";
+		maxcols += (fes[i]->kind == SQL_E_FUNC || fes[i]->kind == SQL_E_SRF) && fes[i]->f.fn->nout > 0 ? fes[i]->f.fn->nout
+																	: 1;
 	}
+	sql_rte *r = new_rte(SQL_RTE_FUNCTION, fnames[0], maxcols + (rf->ordinality ? 1 : 0));
+	int k = 0;
+	for (int i = 0; i < ncalls; i++)
+		k += func_columns(ax, &fes[i], fnames[i], r->colnames + k, r->coltypes + k, r->coltypmods + k, maxcols - k);
 	if (rf->ordinality) {
 		r->colnames[r->ncols - 1] = "ordinality";
 		r->coltypes[r->ncols - 1] = TY_INT8;
 		r->coltypmods[r->ncols - 1] = -1;
 	}
-	r->nfuncs = 1;
-	r->funcs = ty_alloc(sizeof(sql_expr *));
-	r->funcs[0] = fe;
+	r->nfuncs = ncalls;
+	r->funcs = fes;
 	r->ordinality = rf->ordinality;
 	r->lateral = rf->lateral;
 	return r;
@@ -516,7 +556,7 @@ static sql_rte *join_rte(sql_actx *ax, sql_query *q, sql_jnode *j, PgQuery__Join
 		nusing = (int)je->n_using_clause;
 		using = ty_alloc(sizeof(char *) * (size_t)nusing);
 		for (int i = 0; i < nusing; i++)
-			using[i] = (char *)str_of(je->using_clause[i]);
+			using[i] = ty_strdup(str_of(je->using_clause[i])); /* (the parse tree of a view is freed) */
 	}
 	int total = nl + nr - nusing;
 	sql_rte *jr = new_rte(SQL_RTE_JOIN, "", total);
@@ -674,8 +714,8 @@ static int transform_from_item(sql_actx *ax, sql_query *q, pnode *n, sql_jnode *
 		PgQuery__RangeFunction *rf = n->range_function;
 		sql_rte *r = function_rte(ax, q, rf);
 		apply_alias(ax, r, rf->alias, -1);
-		if (rf->alias && rf->alias->n_colnames == 0 && r->ncols == 1 + (rf->ordinality ? 1 : 0) &&
-		    !(r->funcs[0]->kind == SQL_E_FUNC && r->funcs[0]->f.fn->nout > 0))
+		if (rf->alias && rf->alias->n_colnames == 0 && r->nfuncs == 1 && r->ncols == 1 + (rf->ordinality ? 1 : 0) &&
+		    !((r->funcs[0]->kind == SQL_E_FUNC || r->funcs[0]->kind == SQL_E_SRF) && r->funcs[0]->f.fn->nout > 0))
 			r->colnames[0] = ty_strdup(rf->alias->aliasname); /* scalar function: column named after the alias */
 		int idx = add_leaf(q, r, out);
 		add_ns(q, idx, true, true);
@@ -738,7 +778,7 @@ static void check_duplicate_aliases(sql_actx *ax, sql_query *q)
 						   !b->has_alias && a->rel != b->rel;
 				if (both_tables)
 					continue; /* s1.t and s2.t may coexist */
-				sql_error_at(ax, b->location, UTIL_E_DUPLICATE_ALIAS, "table name \"%s\" specified more than once",
+				sql_error_at(ax, -1, UTIL_E_DUPLICATE_ALIAS, "table name \"%s\" specified more than once",
 					     a->alias);
 			}
 		}
@@ -1102,7 +1142,8 @@ static void gs_add(gsets *g, const int *items, int len)
 		memcpy(nl, g->lens, sizeof(int) * (size_t)g->n);
 	}
 	ns[g->n] = ty_alloc(sizeof(int) * (size_t)(len ? len : 1));
-	memcpy(ns[g->n], items, sizeof(int) * (size_t)len);
+	if (len)
+		memcpy(ns[g->n], items, sizeof(int) * (size_t)len);
 	nl[g->n] = len;
 	g->sets = ns;
 	g->lens = nl;
@@ -1290,7 +1331,7 @@ static void transform_sort(sql_actx *ax, sql_query *q, PgQuery__Node **items, si
 		PgQuery__SortBy *sb = items[i]->sort_by;
 		int t = target_for(ax, q, sb->node, SQL_EXPR_ORDER, true, !distinct_ok);
 		if (t < 0)
-			sql_error_at(ax, sb->location, UTIL_E_INVALID_COLUMN_REFERENCE,
+			sql_error_at(ax, sql_raw_location(sb->node), UTIL_E_INVALID_COLUMN_REFERENCE,
 				     "for SELECT DISTINCT, ORDER BY expressions must appear in select list");
 		sql_target *tg = &q->targets[t];
 		if (tg->expr->type == TY_UNKNOWN)
@@ -1317,6 +1358,79 @@ static void transform_sort(sql_actx *ax, sql_query *q, PgQuery__Node **items, si
 }
 
 /* ---------------------------------------------------------------- windows */
+
+static bool var_walker(sql_expr *e, void *arg)
+{
+	(void)arg;
+	return e->kind == SQL_E_VAR;
+}
+
+/* A frame offset (PostgreSQL's transformFrameOffset): ROWS and GROUPS take
+ * a bigint; RANGE picks the in_range support function of the ORDER BY
+ * column's type that the offset coerces to. */
+static sql_expr *frame_offset(sql_actx *ax, sql_query *q, sql_window_clause *w, pnode *n, const ty_func **inr)
+{
+	int fo = w->frame_options;
+	const char *what = (fo & 0x4) ? "ROWS" : (fo & 0x8) ? "GROUPS" : "RANGE";
+	sql_expr *e = sql_transform_expr(ax, q, n, SQL_EXPR_WINDOW);
+	if (sql_expr_walk(e, var_walker, NULL))
+		sql_error_at(ax, e->location, UTIL_E_INVALID_COLUMN_REFERENCE, "argument of %s must not contain variables", what);
+	if (!(fo & 0x2)) {
+		if (e->type != TY_INT8 && e->type != TY_UNKNOWN && !sql_can_coerce(e->type, TY_INT8, SQL_COERCE_IMPLICIT)) {
+			util_buf b = UTIL_BUF_INIT;
+			ty_format_type(e->type, -1, &b);
+			util_err *er = ty_errstart(UTIL_E_DATATYPE_MISMATCH, "argument of %s must be type bigint, not type %s", what,
+						   b.data);
+			util_buf_free(&b);
+			er->position = sql_errposition(ax->ps->text, e->location);
+			ty_errthrow();
+		}
+		return sql_coerce(ax, e, TY_INT8, -1, SQL_COERCE_IMPLICIT, e->location);
+	}
+	if (w->norder != 1)
+		sql_error_at(ax, w->location, UTIL_E_WINDOWING_ERROR,
+			     "RANGE with offset PRECEDING/FOLLOWING requires exactly one ORDER BY column");
+	ty_oid col = w->order[0].expr->type;
+	ty_oid pref = e->type != TY_UNKNOWN ? e->type : col;
+	const ty_func *f, *chosen = NULL;
+	int cur = 0, nfuncs = 0, nmatch = 0;
+	while ((f = ty_func_lookup("in_range", &cur))) {
+		if (f->nargs != 5 || f->args[0] != col || f->args[1] != col)
+			continue;
+		nfuncs++;
+		if (!sql_can_coerce(e->type, f->args[2], SQL_COERCE_IMPLICIT))
+			continue;
+		nmatch++;
+		if (!chosen || (f->args[2] == pref && chosen->args[2] != pref))
+			chosen = f;
+	}
+	util_buf ct = UTIL_BUF_INIT, ot = UTIL_BUF_INIT;
+	ty_format_type(col, -1, &ct);
+	ty_format_type(e->type, -1, &ot);
+	if (!nfuncs)
+		sql_error_at(ax, e->location, UTIL_E_FEATURE_NOT_SUPPORTED,
+			     "RANGE with offset PRECEDING/FOLLOWING is not supported for column type %s", ct.data);
+	if (!nmatch) {
+		util_err *er = ty_errstart(UTIL_E_FEATURE_NOT_SUPPORTED,
+					   "RANGE with offset PRECEDING/FOLLOWING is not supported for column type %s and offset type %s",
+					   ct.data, ot.data);
+		util_err_hint(er, "Cast the offset value to an appropriate type.");
+		er->position = sql_errposition(ax->ps->text, e->location);
+		ty_errthrow();
+	}
+	if (nmatch > 1 && chosen->args[2] != pref) {
+		util_err *er = ty_errstart(UTIL_E_FEATURE_NOT_SUPPORTED,
+					   "RANGE with offset PRECEDING/FOLLOWING has multiple interpretations for column type %s and offset type %s",
+					   ct.data, ot.data);
+		util_err_hint(er, "Cast the offset value to the exact intended type.");
+		er->position = sql_errposition(ax->ps->text, e->location);
+		ty_errthrow();
+	}
+	util_buf_free(&ct);
+	util_buf_free(&ot);
+	*inr = chosen;
+	return sql_coerce(ax, e, chosen->args[2], -1, SQL_COERCE_IMPLICIT, e->location);
+}
 
 int sql_window_clause_for(sql_actx *ax, sql_query *q, PgQuery__WindowDef *wd)
 {
@@ -1364,10 +1478,11 @@ int sql_window_clause_for(sql_actx *ax, sql_query *q, PgQuery__WindowDef *wd)
 	w.frame_options = wd->frame_options;
 	if (base && !(wd->frame_options & 0x1) && (base->frame_options & 0x1))
 		w.frame_options = base->frame_options;
+	w.location = wd->location;
 	if (wd->start_offset)
-		w.start_offset = sql_transform_expr(ax, q, wd->start_offset, SQL_EXPR_WINDOW);
+		w.start_offset = frame_offset(ax, q, &w, wd->start_offset, &w.start_in_range);
 	if (wd->end_offset)
-		w.end_offset = sql_transform_expr(ax, q, wd->end_offset, SQL_EXPR_WINDOW);
+		w.end_offset = frame_offset(ax, q, &w, wd->end_offset, &w.end_in_range);
 	w.name = wd->name && *wd->name ? ty_strdup(wd->name) : NULL;
 	/* Reuse an identical unnamed clause. */
 	for (int i = 0; i < q->nwinclauses; i++) {
@@ -1625,6 +1740,8 @@ static void transform_locking(sql_actx *ax, sql_query *q, PgQuery__SelectStmt *s
 sql_query *sql_analyze_select(sql_actx *ax, PgQuery__SelectStmt *sel, sql_query *parent, sql_cte **ctes, int nctes)
 {
 	ty_check_interrupts();
+	bool setop_leaf = ax->setop_leaf;
+	ax->setop_leaf = false;
 	if (sel->op != PG_QUERY__SET_OPERATION__SETOP_NONE)
 		return analyze_setop(ax, sel, parent, ctes, nctes);
 	if (sel->n_values_lists)
@@ -1644,24 +1761,7 @@ sql_query *sql_analyze_select(sql_actx *ax, PgQuery__SelectStmt *sel, sql_query 
 		q->from[q->nfrom++] = j;
 	}
 	check_duplicate_aliases(ax, q);
-	/* Target list */
-	sql_transform_targets(ax, q, sel->target_list, sel->n_target_list, SQL_EXPR_SELECT);
-	for (int i = 0; i < q->ntargets; i++) {
-		/* Unknown literals in the output become text (PostgreSQL 10+). */
-		sql_target *t = &q->targets[i];
-		if (t->expr->type == TY_UNKNOWN)
-			t->expr = sql_coerce(ax, t->expr, TY_TEXT, -1, SQL_COERCE_IMPLICIT, t->expr->location);
-	}
-	/* WHERE */
-	if (sel->where_clause)
-		q->where = sql_coerce_bool(ax, sql_transform_expr(ax, q, sel->where_clause, SQL_EXPR_WHERE), "WHERE");
-	/* GROUP BY, HAVING */
-	transform_group(ax, q, sel);
-	if (sel->having_clause) {
-		q->having = sql_coerce_bool(ax, sql_transform_expr(ax, q, sel->having_clause, SQL_EXPR_HAVING), "HAVING");
-		q->has_aggs = true;
-	}
-	/* Named windows */
+	/* Named windows (WINDOW w AS ...), before the target list refers to them */
 	for (size_t i = 0; i < sel->n_window_clause; i++) {
 		PgQuery__WindowDef *wd = sel->window_clause[i]->window_def;
 		for (int k = 0; k < q->nwinclauses; k++)
@@ -1679,10 +1779,24 @@ sql_query *sql_analyze_select(sql_actx *ax, PgQuery__SelectStmt *sel, sql_query 
 		q->winclauses = nw;
 		q->nwinclauses++;
 	}
-	/* The window functions in the target list were analyzed before named
-	 * windows existed only if they used inline definitions; named ones are
-	 * resolved above because targets are analyzed first in PostgreSQL too —
-	 * re-resolve OVER name references now. */
+	/* Target list */
+	sql_transform_targets(ax, q, sel->target_list, sel->n_target_list, SQL_EXPR_SELECT);
+	for (int i = 0; i < q->ntargets && !setop_leaf; i++) {
+		/* Unknown literals in the output become text (PostgreSQL 10+);
+		 * a set operation resolves its leaves' unknowns itself. */
+		sql_target *t = &q->targets[i];
+		if (t->expr->type == TY_UNKNOWN)
+			t->expr = sql_coerce(ax, t->expr, TY_TEXT, -1, SQL_COERCE_IMPLICIT, t->expr->location);
+	}
+	/* WHERE */
+	if (sel->where_clause)
+		q->where = sql_coerce_bool(ax, sql_transform_expr(ax, q, sel->where_clause, SQL_EXPR_WHERE), "WHERE");
+	/* GROUP BY, HAVING */
+	transform_group(ax, q, sel);
+	if (sel->having_clause) {
+		q->having = sql_coerce_bool(ax, sql_transform_expr(ax, q, sel->having_clause, SQL_EXPR_HAVING), "HAVING");
+		q->has_aggs = true;
+	}
 	/* DISTINCT */
 	bool distinct = sel->n_distinct_clause > 0;
 	bool distinct_on = distinct && !(sel->n_distinct_clause == 1 && sel->distinct_clause[0] == NULL) &&
@@ -1706,7 +1820,8 @@ sql_query *sql_analyze_select(sql_actx *ax, PgQuery__SelectStmt *sel, sql_query 
 				for (int k = 0; k < q->ndistinct_on; k++)
 					found |= sql_expr_equal(q->sort[i].expr, q->distinct_on[k]);
 				if (!found)
-					sql_error_at(ax, -1, UTIL_E_INVALID_COLUMN_REFERENCE,
+					sql_error_at(ax, sql_raw_location(sel->distinct_clause[i < (int)sel->n_distinct_clause ? i : 0]),
+						     UTIL_E_INVALID_COLUMN_REFERENCE,
 						     "SELECT DISTINCT ON expressions must match initial ORDER BY expressions");
 			}
 		}
@@ -1765,7 +1880,8 @@ static sql_query *analyze_values(sql_actx *ax, PgQuery__SelectStmt *sel, sql_que
 	for (int r = 0; r < nrows; r++) {
 		PgQuery__List *l = sel->values_lists[r]->list;
 		if ((int)l->n_items != ncols)
-			sql_error_at(ax, -1, UTIL_E_SYNTAX_ERROR, "VALUES lists must all be the same length");
+			sql_error_at(ax, l->n_items ? sql_raw_location(l->items[0]) : -1, UTIL_E_SYNTAX_ERROR,
+				     "VALUES lists must all be the same length");
 		rows[r] = ty_alloc(sizeof(sql_expr *) * (size_t)(ncols ? ncols : 1));
 		for (int c = 0; c < ncols; c++)
 			rows[r][c] = sql_transform_expr(ax, q, l->items[c], SQL_EXPR_VALUES);
@@ -1813,6 +1929,18 @@ static sql_query *analyze_values(sql_actx *ax, PgQuery__SelectStmt *sel, sql_que
 
 /* ---------------------------------------------------------------- set operations */
 
+/* The leftmost leaf's output expressions (what PostgreSQL's error
+ * positions point at for a set operation subtree). */
+static sql_expr *setop_col(sql_setop *s, int col)
+{
+	while (!s->is_leaf)
+		s = s->left;
+	for (int i = 0, k = 0; i < s->leaf->ntargets; i++)
+		if (!s->leaf->targets[i].junk && k++ == col)
+			return s->leaf->targets[i].expr;
+	return NULL;
+}
+
 static sql_setop *setop_tree(sql_actx *ax, PgQuery__SelectStmt *sel, sql_query *parent, sql_cte **ctes, int nctes,
 			     bool top)
 {
@@ -1822,7 +1950,9 @@ static sql_setop *setop_tree(sql_actx *ax, PgQuery__SelectStmt *sel, sql_query *
 		     sel->op == PG_QUERY__SET_OPERATION__SETOP_NONE);
 	if (leaf) {
 		s->is_leaf = true;
+		ax->setop_leaf = true;
 		s->leaf = sql_analyze_select(ax, sel, parent, ctes, nctes);
+		ax->setop_leaf = false;
 		s->ncols = s->leaf->nret;
 		s->types = ty_alloc(sizeof(ty_oid) * (size_t)(s->ncols ? s->ncols : 1));
 		s->typmods = ty_alloc(sizeof(int32_t) * (size_t)(s->ncols ? s->ncols : 1));
@@ -1841,18 +1971,23 @@ static sql_setop *setop_tree(sql_actx *ax, PgQuery__SelectStmt *sel, sql_query *
 	s->all = sel->all;
 	s->left = setop_tree(ax, sel->larg, parent, ctes, nctes, false);
 	s->right = setop_tree(ax, sel->rarg, parent, ctes, nctes, false);
+	const char *ctx = s->op == SQL_SETOP_UNION ? "UNION" : s->op == SQL_SETOP_INTERSECT ? "INTERSECT" : "EXCEPT";
 	if (s->left->ncols != s->right->ncols) {
-		const char *opn = s->op == SQL_SETOP_UNION ? "UNION" : s->op == SQL_SETOP_INTERSECT ? "INTERSECT" : "EXCEPT";
-		sql_error_at(ax, -1, UTIL_E_SYNTAX_ERROR, "each %s query must have the same number of columns", opn);
+		sql_expr *r0 = setop_col(s->right, 0);
+		sql_error_at(ax, r0 ? r0->location : -1, UTIL_E_SYNTAX_ERROR, "each %s query must have the same number of columns",
+			     ctx);
 	}
 	s->ncols = s->left->ncols;
 	s->types = ty_alloc(sizeof(ty_oid) * (size_t)(s->ncols ? s->ncols : 1));
 	s->typmods = ty_alloc(sizeof(int32_t) * (size_t)(s->ncols ? s->ncols : 1));
-	const char *ctx = s->op == SQL_SETOP_UNION ? "UNION" : s->op == SQL_SETOP_INTERSECT ? "INTERSECT" : "EXCEPT";
 	for (int i = 0; i < s->ncols; i++) {
-		sql_expr a = {.type = s->left->types[i]}, b = {.type = s->right->types[i]};
+		sql_expr *le = setop_col(s->left, i), *re = setop_col(s->right, i);
+		sql_expr a = {.type = s->left->types[i], .location = le ? le->location : -1};
+		sql_expr b = {.type = s->right->types[i], .location = re ? re->location : -1};
 		sql_expr *two[2] = {&a, &b};
-		s->types[i] = sql_common_type(two, 2, ctx, NULL);
+		int locs[2] = {sql_errposition(ax->ps->text, a.location), sql_errposition(ax->ps->text, b.location)};
+		/* Unknown on both sides stays unknown until the top resolves it. */
+		s->types[i] = a.type == TY_UNKNOWN && b.type == TY_UNKNOWN ? TY_UNKNOWN : sql_common_type(two, 2, ctx, locs);
 		s->typmods[i] = s->left->typmods[i] == s->right->typmods[i] ? s->left->typmods[i] : -1;
 	}
 	return s;
@@ -1895,6 +2030,9 @@ static sql_query *analyze_setop(sql_actx *ax, PgQuery__SelectStmt *sel, sql_quer
 	tmp.limit_offset = NULL;
 	tmp.with_clause = NULL;
 	q->setop = setop_tree(ax, &tmp, parent, q->ctes, q->nctes, true);
+	for (int i = 0; i < q->setop->ncols; i++)
+		if (q->setop->types[i] == TY_UNKNOWN)
+			q->setop->types[i] = TY_TEXT;
 	coerce_setop(ax, q->setop, q->setop->types, q->setop->typmods);
 	/* The result columns are named after the leftmost leaf. */
 	sql_setop *l = q->setop;
@@ -1938,6 +2076,99 @@ static sql_query *analyze_setop(sql_actx *ax, PgQuery__SelectStmt *sel, sql_quer
 
 /* ---------------------------------------------------------------- WITH */
 
+/* Does a raw parse tree mention relation `name` (unqualified)? Used to tell
+ * recursive CTEs from plain ones before analysis (protobuf-c reflection
+ * over every message field). */
+static bool raw_mentions(const ProtobufCMessage *m, const char *name)
+{
+	if (!m)
+		return false;
+	if (m->descriptor == &pg_query__range_var__descriptor) {
+		const PgQuery__RangeVar *rv = (const PgQuery__RangeVar *)m;
+		return (!rv->schemaname || !*rv->schemaname) && rv->relname && !strcmp(rv->relname, name);
+	}
+	const ProtobufCMessageDescriptor *d = m->descriptor;
+	const char *base = (const char *)m;
+	for (unsigned i = 0; i < d->n_fields; i++) {
+		const ProtobufCFieldDescriptor *f = &d->fields[i];
+		if (f->type != PROTOBUF_C_TYPE_MESSAGE)
+			continue;
+		if (f->label == PROTOBUF_C_LABEL_REPEATED) {
+			size_t n = *(const size_t *)(base + f->quantifier_offset);
+			ProtobufCMessage *const *arr = *(ProtobufCMessage *const *const *)(base + f->offset);
+			for (size_t k = 0; k < n; k++)
+				if (raw_mentions(arr[k], name))
+					return true;
+		} else {
+			if ((f->flags & PROTOBUF_C_FIELD_FLAG_ONEOF) && *(const uint32_t *)(base + f->quantifier_offset) != f->id)
+				continue;
+			if (raw_mentions(*(ProtobufCMessage *const *)(base + f->offset), name))
+				return true;
+		}
+	}
+	return false;
+}
+
+static int sortby_location(pnode *n)
+{
+	if (n->node_case == PG_QUERY__NODE__NODE_SORT_BY && n->sort_by->node)
+		return sql_raw_location(n->sort_by->node);
+	return -1;
+}
+
+/* PostgreSQL's checkWellFormedRecursion, for what it checks before the
+ * recursive term is analyzed. */
+static void check_recursive_form(sql_actx *ax, PgQuery__CommonTableExpr *ce, PgQuery__SelectStmt *cs)
+{
+	if (cs->op != PG_QUERY__SET_OPERATION__SETOP_UNION)
+		sql_error_at(ax, ce->location, UTIL_E_INVALID_RECURSION,
+			     "recursive query \"%s\" does not have the form non-recursive-term UNION [ALL] recursive-term",
+			     ce->ctename);
+	if (raw_mentions(&cs->larg->base, ce->ctename))
+		sql_error_at(ax, ce->location, UTIL_E_INVALID_RECURSION,
+			     "recursive reference to query \"%s\" must not appear within its non-recursive term", ce->ctename);
+	if (cs->n_sort_clause)
+		sql_error_at(ax, sortby_location(cs->sort_clause[0]), UTIL_E_FEATURE_NOT_SUPPORTED,
+			     "ORDER BY in a recursive query is not implemented");
+	if (cs->limit_offset)
+		sql_error_at(ax, sql_raw_location(cs->limit_offset), UTIL_E_FEATURE_NOT_SUPPORTED,
+			     "OFFSET in a recursive query is not implemented");
+	if (cs->limit_count)
+		sql_error_at(ax, sql_raw_location(cs->limit_count), UTIL_E_FEATURE_NOT_SUPPORTED,
+			     "LIMIT in a recursive query is not implemented");
+	if (cs->n_locking_clause)
+		sql_error_at(ax, -1, UTIL_E_FEATURE_NOT_SUPPORTED, "FOR UPDATE/SHARE in a recursive query is not implemented");
+}
+
+static sql_visit agg_loc_visitor(sql_expr *e, void *arg)
+{
+	int *loc = arg;
+	if ((e->kind == SQL_E_AGG || e->kind == SQL_E_WINDOW) && *loc < 0) {
+		*loc = e->location;
+		return SQL_VISIT_STOP;
+	}
+	return SQL_VISIT_CONTINUE;
+}
+
+/* Aggregates and window functions cannot run over the work table. */
+static void check_recursive_term(sql_actx *ax, sql_query *rec)
+{
+	if (!rec->naggs && !rec->nwins && !rec->ngroup)
+		return;
+	int loc = -1;
+	for (int i = 0; i < rec->ntargets && loc < 0; i++)
+		sql_expr_visit(rec->targets[i].expr, agg_loc_visitor, &loc);
+	if (rec->having && loc < 0)
+		sql_expr_visit(rec->having, agg_loc_visitor, &loc);
+	if (rec->nwins)
+		sql_error_at(ax, loc, UTIL_E_INVALID_RECURSION,
+			     "window functions are not allowed in a recursive query's recursive term");
+	if (rec->naggs)
+		sql_error_at(ax, loc, UTIL_E_INVALID_RECURSION,
+			     "aggregate functions are not allowed in a recursive query's recursive term");
+	sql_error_at(ax, -1, UTIL_E_INVALID_RECURSION, "GROUP BY in a recursive query's recursive term is not allowed");
+}
+
 void sql_transform_with(sql_actx *ax, sql_query *q, PgQuery__WithClause *wc)
 {
 	int base = q->nctes;
@@ -1959,7 +2190,10 @@ void sql_transform_with(sql_actx *ax, sql_query *q, PgQuery__WithClause *wc)
 			sql_error_at(ax, ce->location, UTIL_E_FEATURE_NOT_SUPPORTED, "data-modifying statements in WITH are not supported");
 		PgQuery__SelectStmt *cs = ce->ctequery->select_stmt;
 		bool selfref = false;
-		if (wc->recursive && cs->op == PG_QUERY__SET_OPERATION__SETOP_UNION) {
+		bool recursive = wc->recursive && raw_mentions(&cs->base, ce->ctename);
+		if (recursive)
+			check_recursive_form(ax, ce, cs);
+		if (recursive) {
 			/* WITH RECURSIVE x AS (non-recursive UNION [ALL] recursive). */
 			c->recursive = true;
 			c->union_all = cs->all;
@@ -1986,6 +2220,7 @@ void sql_transform_with(sql_actx *ax, sql_query *q, PgQuery__WithClause *wc)
 			}
 			q->ctes[q->nctes++] = c; /* visible to the recursive term */
 			c->rec = sql_analyze_select(ax, cs->rarg, q, q->ctes, q->nctes);
+			check_recursive_term(ax, c->rec);
 			if (c->rec->nret != c->ncols)
 				sql_error_at(ax, ce->location, UTIL_E_SYNTAX_ERROR, "each UNION query must have the same number of columns");
 			for (int t = 0, k2 = 0; t < c->rec->ntargets; t++) {

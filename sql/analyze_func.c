@@ -294,7 +294,22 @@ static bool resolve_poly(const ty_oid *decl, const ty_oid *actual, int n, ty_oid
 		elem = e;
 	}
 	if (nc) {
-		compat = sql_common_type(cexprs, nc, "argument", NULL);
+		/* Inconsistent anycompatible arguments rule the candidate out
+		 * (they do not raise an error). */
+		volatile bool ok = true;
+		volatile ty_oid ct = 0;
+		TY_TRY(tc)
+		{
+			ct = sql_common_type(cexprs, nc, "argument", NULL);
+		}
+		TY_CATCH(tc)
+		{
+			ok = false;
+		}
+		TY_END(tc);
+		if (!ok)
+			return false;
+		compat = ct;
 	}
 	*elem_out = elem;
 	*compat_out = compat;
@@ -433,15 +448,13 @@ static int select_candidate(cand *cs, int ncand, const ty_oid *actual, int n)
 				known = actual[i];
 			}
 		if (known && same) {
+			ty_oid as[TY_FUNC_MAX_ARGS + 32];
+			for (int i = 0; i < n; i++)
+				as[i] = actual[i] == TY_UNKNOWN ? known : actual[i];
 			nb = 0;
-			for (int k = 0; k < nk; k++) {
-				bool ok = true;
-				for (int i = 0; i < n && ok; i++)
-					if (actual[i] == TY_UNKNOWN)
-						ok = sql_can_coerce(known, cs[keep[k]].args[i], SQL_COERCE_IMPLICIT);
-				if (ok)
+			for (int k = 0; k < nk; k++)
+				if (cand_coercible(&cs[keep[k]], as, n))
 					tmp[nb++] = keep[k];
-			}
 			if (nb == 1)
 				return tmp[0];
 		}
@@ -581,7 +594,7 @@ sql_expr *sql_make_op(sql_actx *ax, const char *opname, sql_expr *l, sql_expr *r
 		decl[i] = f->args[i];
 	coerce_args(ax, e->f.args, n, decl, e->f.argtypes);
 	e->type = resolve_ret(chosen->result, decl, e->f.argtypes, n);
-	e->f.opname = opname;
+	e->f.opname = ty_strdup(opname); /* (raw parse trees of views are freed) */
 	return e;
 }
 
@@ -604,8 +617,9 @@ sql_expr *sql_make_func(sql_actx *ax, const char *name, sql_expr **args, int nar
 			continue;
 		cand c = {.item = f, .nargs = nargs};
 		if (f->variadic && !variadic_call) {
-			/* VARIADIC: expand the last parameter over the remaining args. */
-			if (nargs < f->nargs - 1)
+			/* VARIADIC: expand the last parameter over the remaining args
+			 * (at least one: PostgreSQL never matches it with none). */
+			if (nargs < f->nargs)
 				continue;
 			for (int i = 0; i < nargs; i++)
 				c.args[i] = i < f->nargs - 1 ? f->args[i] : (f->variadic == TY_ANY ? TY_ANY : f->variadic);
@@ -660,9 +674,36 @@ sql_expr *sql_make_func(sql_actx *ax, const char *name, sql_expr **args, int nar
 	e->f.fn = f;
 	e->f.nargs = nargs;
 	e->f.args = ty_alloc(sizeof(sql_expr *) * (size_t)(nargs ? nargs : 1));
-	memcpy(e->f.args, args, sizeof(sql_expr *) * (size_t)nargs);
+	if (nargs)
+		memcpy(e->f.args, args, sizeof(sql_expr *) * (size_t)nargs);
 	e->f.argtypes = ty_alloc(sizeof(ty_oid) * (size_t)(nargs ? nargs : 1));
+	if (variadic_call && f->variadic == TY_ANY) {
+		/* f(..., VARIADIC arr) of a VARIADIC "any" function: the array's
+		 * elements become the arguments when it runs. */
+		sql_expr *last = args[nargs - 1];
+		const ty_type *lt = ty_type_get(last->type);
+		if (last->type != TY_UNKNOWN && (!lt || !lt->elem || lt->category != 'A'))
+			sql_error_at(ax, last->location, UTIL_E_DATATYPE_MISMATCH, "VARIADIC argument must be an array");
+		e->f.all = true;
+	}
 	coerce_args(ax, e->f.args, nargs, cs[w].args, e->f.argtypes);
+	if (cs[w].variadic_expanded && f->variadic != TY_ANY) {
+		/* A typed VARIADIC parameter receives its arguments as one array. */
+		int first = f->nargs - 1, nv = nargs - first;
+		ty_oid et = e->f.argtypes[first];
+		const ty_type *ety = ty_type_get(et);
+		sql_expr *arr = sql_expr_new(SQL_E_ARRAY, ety && ety->array ? ety->array : TY_TEXT_ARRAY, e->f.args[first]->location);
+		arr->f.nargs = nv;
+		arr->f.args = ty_alloc(sizeof(sql_expr *) * (size_t)nv);
+		memcpy(arr->f.args, e->f.args + first, sizeof(sql_expr *) * (size_t)nv);
+		e->f.args[first] = arr;
+		e->f.argtypes[first] = arr->type;
+		e->f.nargs = f->nargs;
+		e->type = resolve_ret(f->ret, cs[w].args, e->f.argtypes, first);
+		if (f->ret == TY_RECORD && f->nout)
+			e->type = TY_RECORD;
+		return e;
+	}
 	/* pg_typeof('x') reports the literal's type, unknown. */
 	if (nargs == 1 && actual[0] == TY_UNKNOWN && !strcmp(f->name, "pg_typeof"))
 		e->f.argtypes[0] = TY_UNKNOWN;

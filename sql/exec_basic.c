@@ -175,7 +175,9 @@ static int64_t count_value(sql_exec *ex, sql_expr *e, const char *what)
 	if (d.null)
 		return -1;
 	if (d.i < 0)
-		ty_error(UTIL_E_INVALID_ROW_COUNT_IN_LIMIT_CLAUSE, "%s must not be negative", what);
+		ty_error(strcmp(what, "OFFSET") ? UTIL_E_INVALID_ROW_COUNT_IN_LIMIT_CLAUSE
+						: UTIL_E_INVALID_ROW_COUNT_IN_RESULT_OFFSET_CLAUSE,
+			 "%s must not be negative", what);
 	return d.i;
 }
 
@@ -321,83 +323,123 @@ sql_op *sql_op_append(sql_exec *ex, const sql_plan *p)
 
 /* ---------------------------------------------------------------- functions in FROM */
 
-typedef struct funcscan_state {
-	bool started, finished;
+/* One function of the scan (ROWS FROM runs several in lockstep). */
+typedef struct fs_func {
 	ty_fcinfo fc;
-	ty_datum args[TY_FUNC_MAX_ARGS + 32];
-	int64_t ordinal;
+	ty_datum *args;
+	bool finished;
 	bool single_done; /* non-SRF function: one row */
+	int ncols;        /* output columns it fills */
+} fs_func;
+
+typedef struct funcscan_state {
+	bool started;
+	fs_func *funcs;
+	int64_t ordinal;
 } funcscan_state;
+
+static bool fs_srf(const sql_expr *fe) { return (fe->kind == SQL_E_FUNC || fe->kind == SQL_E_SRF) && fe->f.fn->retset; }
+
+static int fs_ncols(const sql_expr *fe)
+{
+	return (fe->kind == SQL_E_FUNC || fe->kind == SQL_E_SRF) && fe->f.fn->nout ? fe->f.fn->nout : 1;
+}
 
 static void fs_start(sql_op *op, funcscan_state *st)
 {
-	const sql_expr *fe = op->plan->func.funcs[0];
-	memset(&st->fc, 0, sizeof st->fc);
-	st->started = true;
-	st->finished = false;
-	st->ordinal = 0;
-	st->single_done = false;
-	if (fe->kind != SQL_E_FUNC && fe->kind != SQL_E_SRF)
-		return;
+	const sql_plan *p = op->plan;
 	util_arena *old = ty_set_arena(op->ex->arena);
-	for (int i = 0; i < fe->f.nargs; i++) {
-		ty_datum d = sql_eval(op->ex, fe->f.args[i], NULL);
-		const ty_type *t = ty_type_get(fe->f.argtypes[i]);
-		st->args[i] = ty_datum_copy(d, t ? t->byval : true);
-		if (d.null && fe->f.fn->strict)
-			st->finished = true;
+	if (!st->funcs)
+		st->funcs = ty_alloc0(sizeof(fs_func) * (size_t)p->func.nfuncs);
+	st->started = true;
+	st->ordinal = 0;
+	for (int f = 0; f < p->func.nfuncs; f++) {
+		const sql_expr *fe = p->func.funcs[f];
+		fs_func *ff = &st->funcs[f];
+		memset(&ff->fc, 0, sizeof ff->fc);
+		ff->finished = false;
+		ff->single_done = false;
+		ff->ncols = fs_ncols(fe);
+		if (!fs_srf(fe))
+			continue;
+		if (!ff->args)
+			ff->args = ty_alloc(sizeof(ty_datum) * (size_t)(fe->f.nargs ? fe->f.nargs : 1));
+		for (int i = 0; i < fe->f.nargs; i++) {
+			ty_datum d = sql_eval(op->ex, fe->f.args[i], NULL);
+			const ty_type *t = ty_type_get(fe->f.argtypes[i]);
+			ff->args[i] = ty_datum_copy(d, t ? t->byval : true);
+			if (d.null && fe->f.fn->strict)
+				ff->finished = true;
+		}
+		ff->fc.nargs = fe->f.nargs;
+		ff->fc.args = ff->args;
+		ff->fc.argtypes = fe->f.argtypes;
+		ff->fc.rettype = fe->type;
+		ff->fc.rettypmod = fe->typmod;
+		ff->fc.cache = &op->ex->cache[fe->f.cache].fn_cache;
+		ff->fc.cache_arena = op->ex->arena;
+		ff->fc.exec = op->ex;
+		ff->fc.srf_first = true;
 	}
 	ty_set_arena(old);
-	st->fc.nargs = fe->f.nargs;
-	st->fc.args = st->args;
-	st->fc.argtypes = fe->f.argtypes;
-	st->fc.rettype = fe->type;
-	st->fc.rettypmod = fe->typmod;
-	st->fc.cache = &op->ex->cache[fe->f.cache].fn_cache;
-	st->fc.cache_arena = op->ex->arena;
-	st->fc.exec = op->ex;
-	st->fc.srf_first = true;
+}
+
+/* The next value of one function; false when it has no more rows. */
+static bool fs_next_value(sql_op *op, const sql_expr *fe, fs_func *ff, ty_datum *v)
+{
+	if (ff->finished)
+		return false;
+	if (fs_srf(fe)) {
+		ff->fc.srf_done = false;
+		*v = fe->f.fn->fn(&ff->fc);
+		ff->fc.srf_first = false;
+		if (ff->fc.srf_done) {
+			ff->finished = true;
+			return false;
+		}
+		return true;
+	}
+	if (ff->single_done) {
+		ff->finished = true;
+		return false;
+	}
+	*v = sql_eval(op->ex, fe, NULL);
+	ff->single_done = true;
+	return true;
 }
 
 static sql_batch *funcscan_next(sql_op *op)
 {
 	funcscan_state *st = op->state;
 	const sql_plan *p = op->plan;
-	const sql_expr *fe = p->func.funcs[0];
 	if (!st->started)
 		fs_start(op, st);
 	sql_batch *b = sql_op_begin_batch(op);
-	bool srf = (fe->kind == SQL_E_FUNC || fe->kind == SQL_E_SRF) && fe->f.fn->retset;
-	int nout = p->ncols - (p->func.ordinality ? 1 : 0);
-	while (!st->finished && b->n < b->cap) {
-		ty_datum v;
-		if (srf) {
-			st->fc.srf_done = false;
-			v = fe->f.fn->fn(&st->fc);
-			st->fc.srf_first = false;
-			if (st->fc.srf_done) {
-				st->finished = true;
-				break;
+	while (b->n < b->cap) {
+		ty_datum *row = sql_batch_row(b, b->n);
+		bool any = false;
+		int col = 0;
+		for (int f = 0; f < p->func.nfuncs; f++) {
+			const sql_expr *fe = p->func.funcs[f];
+			fs_func *ff = &st->funcs[f];
+			ty_datum v;
+			bool got = fs_next_value(op, fe, ff, &v);
+			any |= got;
+			bool rec = (fe->kind == SQL_E_FUNC || fe->kind == SQL_E_SRF) && fe->f.fn->nout && fe->type == TY_RECORD;
+			if (ff->ncols > 1 || rec) {
+				const ty_record *r = got && !v.null ? v.p : NULL;
+				for (int c = 0; c < ff->ncols; c++)
+					row[col + c] = r && c < r->n ? r->vals[c] : ty_null();
+			} else {
+				row[col] = got ? v : ty_null();
 			}
-		} else {
-			if (st->single_done) {
-				st->finished = true;
-				break;
-			}
-			v = sql_eval(op->ex, fe, NULL);
-			st->single_done = true;
+			col += ff->ncols;
 		}
-		ty_datum *row = sql_batch_row(b, b->n++);
-		if (nout > 1 || (fe->type == TY_RECORD && !v.null && nout >= 1 && (fe->kind == SQL_E_FUNC || fe->kind == SQL_E_SRF) &&
-				 fe->f.fn->nout)) {
-			const ty_record *r = v.null ? NULL : v.p;
-			for (int c = 0; c < nout; c++)
-				row[c] = r && c < r->n ? r->vals[c] : ty_null();
-		} else {
-			row[0] = v;
-		}
+		if (!any)
+			break;
 		if (p->func.ordinality)
-			row[nout] = ty_int(++st->ordinal);
+			row[col] = ty_int(++st->ordinal);
+		b->n++;
 	}
 	return b;
 }

@@ -203,28 +203,33 @@ typedef struct worktable {
 	sql_ctestore *rows;
 } worktable;
 
-static sql_ctestore *cte_result(sql_exec *ex, int id)
+/* A CTE's result, materialised as its scans need it: a scan past the rows
+ * stored so far pulls the next batch from the CTE's plan, so that
+ * WITH RECURSIVE ... LIMIT n stops the recursion once n rows are read. */
+static sql_ctestore *cte_store(sql_exec *ex, int id)
 {
 	if (!ex->ctes[id])
 		ex->ctes[id] = util_arena_zalloc(ex->arena, sizeof(sql_ctestore));
-	sql_ctestore *s = ex->ctes[id];
+	return ex->ctes[id];
+}
+
+/* Appends the next batch of the CTE's output; false when it is complete. */
+static bool cte_fill(sql_exec *ex, int id, sql_ctestore *s)
+{
 	if (s->complete)
-		return s;
-	/* Materialise the CTE's whole result once. */
+		return false;
 	const sql_plan *cp = ex->pl->cte_plans[id];
 	if (!ex->cte_ops[id])
 		ex->cte_ops[id] = sql_exec_node(ex, cp);
-	sql_op *op = ex->cte_ops[id];
 	s->ncols = cp->ncols;
-	for (;;) {
-		sql_batch *b = sql_op_next(op);
-		if (b->n == 0)
-			break;
-		for (int i = 0; i < b->n; i++)
-			store_add(s, cp, sql_batch_row(b, i));
+	sql_batch *b = sql_op_next(ex->cte_ops[id]);
+	if (b->n == 0) {
+		s->complete = true;
+		return false;
 	}
-	s->complete = true;
-	return s;
+	for (int i = 0; i < b->n; i++)
+		store_add(s, cp, sql_batch_row(b, i));
+	return true;
 }
 
 /* Work tables live beside the CTE results, at index nctes + id. */
@@ -234,10 +239,15 @@ static sql_batch *ctescan_next(sql_op *op)
 {
 	ctescan_state *st = op->state;
 	const sql_plan *p = op->plan;
-	sql_ctestore *s = p->kind == SQL_P_WORKTABLE ? work_rows(op->ex, p->cte.cte) : cte_result(op->ex, p->cte.cte);
+	bool work = p->kind == SQL_P_WORKTABLE;
+	sql_ctestore *s = work ? work_rows(op->ex, p->cte.cte) : cte_store(op->ex, p->cte.cte);
 	sql_batch *b = sql_op_begin_batch(op);
-	while (s && st->pos < s->n && b->n < b->cap)
-		memcpy(sql_batch_row(b, b->n++), s->rows[st->pos++], sizeof(ty_datum) * (size_t)p->ncols);
+	while (s && b->n < b->cap) {
+		if (st->pos >= s->n && (work || !cte_fill(op->ex, p->cte.cte, s)))
+			break;
+		while (st->pos < s->n && b->n < b->cap)
+			memcpy(sql_batch_row(b, b->n++), s->rows[st->pos++], sizeof(ty_datum) * (size_t)p->ncols);
+	}
 	return b;
 }
 
@@ -302,7 +312,9 @@ static sql_batch *recursive_next(sql_op *op)
 	for (;;) {
 		while (st->pos < st->out.n && b->n < b->cap)
 			memcpy(sql_batch_row(b, b->n++), st->out.rows[st->pos++], sizeof(ty_datum) * (size_t)p->ncols);
-		if (b->n >= b->cap || st->finished)
+		/* The next iteration frees the rows just emitted (they are the
+		 * work table's): hand them up first. */
+		if (b->n > 0 || st->finished)
 			return b;
 		/* Current iteration emitted: it becomes the work table. */
 		if (!st->nonrec_done) {
@@ -354,6 +366,14 @@ static sql_batch *recursive_next(sql_op *op)
 static void recursive_close(sql_op *op)
 {
 	rec_state *st = op->state;
+	/* An error inside the recursive term leaves this one registered. */
+	int k = 0;
+	for (int i = 0; i < nactive; i++)
+		if (active_recursions[i] != st) {
+			active_recursions[k] = active_recursions[i];
+			active_ids[k++] = active_ids[i];
+		}
+	nactive = k;
 	store_free(&st->out);
 	store_free(&st->work);
 	util_arena_destroy(st->dedup.arena);

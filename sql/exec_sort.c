@@ -159,7 +159,8 @@ static void load(sql_op *op, sort_state *st)
 		ty_check_interrupts();
 	}
 	ty_set_arena(old);
-	qsort_r(st->rows, st->n, sizeof(srow), srow_cmp, &sc);
+	if (st->n > 1)
+		qsort_r(st->rows, st->n, sizeof(srow), srow_cmp, &sc);
 	st->sorted = true;
 	st->pos = 0;
 }

@@ -112,11 +112,6 @@ static sql_expr *refs(sql_planner *pl, sql_expr *e, const sql_tlist *tl)
 	case SQL_E_FIELD:
 		c->field.arg = refs(pl, e->field.arg, tl);
 		break;
-	case SQL_E_SUBSCRIPT:
-		c->subscript.arg = refs(pl, e->subscript.arg, tl);
-		c->subscript.lower = refs(pl, e->subscript.lower, tl);
-		c->subscript.upper = refs(pl, e->subscript.upper, tl);
-		break;
 	default:
 		if (e->f.nargs) {
 			c->f.args = ty_alloc(sizeof(sql_expr *) * (size_t)e->f.nargs);
@@ -233,9 +228,15 @@ static void replace_outer_in_query(outer_ctx *oc, sql_query *q);
 
 static int outer_param(outer_ctx *oc, sql_expr *v)
 {
-	/* v references the planner's query (levelsup == depth + 1). */
+	/* v references the planner's query (levelsup == depth + 1): a Var, or
+	 * an aggregate of that query. */
+	sql_expr *local = sql_expr_copy(v);
+	if (local->kind == SQL_E_VAR)
+		local->var.levelsup = 0;
+	else
+		local->agglevelsup = 0;
 	for (int i = 0; i < oc->n; i++)
-		if (oc->vals[i]->var.rte == v->var.rte && oc->vals[i]->var.col == v->var.col)
+		if (sql_expr_equal(oc->vals[i], local))
 			return oc->params[i];
 	if (oc->n == oc->cap) {
 		oc->cap = oc->cap ? oc->cap * 2 : 8;
@@ -248,8 +249,6 @@ static int outer_param(outer_ctx *oc, sql_expr *v)
 		oc->params = np;
 		oc->vals = nv;
 	}
-	sql_expr *local = sql_expr_copy(v);
-	local->var.levelsup = 0;
 	oc->params[oc->n] = oc->pl->ax->ps->nexec_params++;
 	oc->vals[oc->n] = local;
 	return oc->params[oc->n++];
@@ -258,7 +257,8 @@ static int outer_param(outer_ctx *oc, sql_expr *v)
 static sql_expr *outer_mutator(sql_expr *e, void *arg)
 {
 	outer_ctx *oc = arg;
-	if (e->kind == SQL_E_VAR && e->var.levelsup == oc->depth + 1) {
+	if ((e->kind == SQL_E_VAR && e->var.levelsup == oc->depth + 1) ||
+	    (e->kind == SQL_E_AGG && e->agglevelsup == oc->depth + 1)) {
 		sql_expr *p = sql_expr_new(SQL_E_EXECPARAM, e->type, e->location);
 		p->typmod = e->typmod;
 		p->param = outer_param(oc, e);

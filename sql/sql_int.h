@@ -190,10 +190,16 @@ typedef enum sql_expr_kind {
 	SQL_E_WINDOW,     /* window function call */
 	SQL_E_SRF,        /* set-returning function in a target list */
 	SQL_E_FIELD,      /* (record).field */
-	SQL_E_SUBSCRIPT,  /* array[i] / array[i:j] */
+	SQL_E_SUBSCRIPT,  /* array[i][j] / array[i:j]: args: container, then lower and upper
+			   * per subscript (upper NULL unless a slice, NULL = omitted
+			   * bound); booltest = number of subscripts, all = a slice */
 	SQL_E_GROUPING,   /* GROUPING(...) */
 	SQL_E_SESSION,    /* session values: current_user, current_schema, ... */
-	SQL_E_DEFAULT     /* DEFAULT in INSERT/UPDATE (replaced during analysis) */
+	SQL_E_DEFAULT,    /* DEFAULT in INSERT/UPDATE (replaced during analysis) */
+	SQL_E_ASSIGN      /* container with subscripts assigned (UPDATE SET a[i] = v):
+			   * args: container, value, then lower/upper per subscript
+			   * (upper NULL unless a slice); booltest = number of
+			   * subscripts, all = slice */
 } sql_expr_kind;
 
 typedef enum sql_cast_method {
@@ -210,7 +216,8 @@ typedef enum sql_sublink_kind {
 	SQL_SUB_ALL,
 	SQL_SUB_EXPR,
 	SQL_SUB_ARRAY,
-	SQL_SUB_ROWCMP
+	SQL_SUB_ROWCMP,
+	SQL_SUB_MULTIEXPR /* the one row as a record (UPDATE SET (a, b) = (SELECT ...)) */
 } sql_sublink_kind;
 
 typedef enum sql_session_value {
@@ -259,6 +266,7 @@ struct sql_expr {
 	ty_oid type;
 	int32_t typmod;
 	int location;          /* byte offset in the query text, -1 if none */
+	int agglevelsup;       /* AGG: > 0 for an aggregate of an enclosing query */
 	union {
 		ty_datum c;        /* CONST (by-reference bytes live in the plan arena) */
 		int param;         /* PARAM ($n, 1-based), EXECPARAM (index) */
@@ -279,7 +287,7 @@ struct sql_expr {
 			bool negate;       /* NULLTEST/DISTINCT/BOOLTEST flavour */
 			int booltest;      /* BOOLTEST: PG_QUERY__BOOL_TEST_TYPE__* */
 		} f;               /* FUNC, AND/OR/NOT, CASE, COALESCE, GREATEST/LEAST, NULLTEST,
-				    * BOOLTEST, DISTINCT, NULLIF, ARRAY, ROW, ANYARRAY, ROWCMP */
+				    * BOOLTEST, DISTINCT, NULLIF, ARRAY, ROW, ANYARRAY, ROWCMP, SUBSCRIPT, ASSIGN */
 		struct {
 			sql_expr *arg;
 			sql_cast_method method;
@@ -309,11 +317,6 @@ struct sql_expr {
 			sql_expr *arg;
 			int field;
 		} field;
-		struct {
-			sql_expr *arg;
-			sql_expr *lower, *upper; /* upper NULL = single index */
-			bool slice;
-		} subscript;
 		struct {
 			int nargs;
 			sql_expr **args;  /* as written */
@@ -431,6 +434,9 @@ struct sql_window_clause {
 	sql_sortkey *order;
 	int frame_options;          /* PostgreSQL's FRAMEOPTION_* bits */
 	sql_expr *start_offset, *end_offset;
+	/* RANGE offset frames: in_range(val, base, offset, sub, less) per bound */
+	const ty_func *start_in_range, *end_in_range;
+	int location;
 };
 
 typedef enum sql_setop_kind { SQL_SETOP_UNION = 1, SQL_SETOP_INTERSECT, SQL_SETOP_EXCEPT } sql_setop_kind;
@@ -495,7 +501,8 @@ typedef enum sql_expr_ctx {
 	SQL_EXPR_FROM_FUNCTION,
 	SQL_EXPR_WINDOW,
 	SQL_EXPR_INDEX,
-	SQL_EXPR_CALL
+	SQL_EXPR_CALL,
+	SQL_EXPR_FILTER
 } sql_expr_ctx;
 
 /* Query-wide state shared by a statement and its subqueries. */
@@ -593,6 +600,9 @@ typedef struct sql_actx {
 	cat_snap *cat;
 	util_arena *arena;   /* where the query tree lives */
 	sql_pstate *ps;
+	/* The next sql_analyze_select is a set-operation leaf: its unknown
+	 * literals stay unknown for the set operation to resolve. */
+	bool setop_leaf;
 } sql_actx;
 
 /* Analyzes one statement (SELECT/INSERT/UPDATE/DELETE/VALUES). */
@@ -629,6 +639,8 @@ sql_expr *sql_make_func(sql_actx *ax, const char *name, sql_expr **args, int nar
 const ty_func *sql_find_cmp_op(const char *opname, ty_oid left, ty_oid right);
 /* The type named by a TypeName node (with typmod); throws 42704. */
 void sql_typename(sql_actx *ax, PgQuery__TypeName *tn, ty_oid *type, int32_t *typmod);
+/* The location field of a raw parse node (-1 if it has none). */
+int sql_raw_location(pnode *n);
 /* Name of an operator/function node list ["pg_catalog", "+"] -> "+". */
 const char *sql_last_name(PgQuery__Node **names, size_t n);
 /* Relation lookup with search_path: throws 42P01 unless missing_ok. */
@@ -1206,6 +1218,10 @@ ty_datum sql_make_name_array(const ty_datum *vals, int n);
 bool sql_rel_visible(sql_session *s, cat_snap *cs, const cat_obj *o);
 void sql_builtins_init(void);
 void sql_register_catalog_functions(void);
+/* percentile_cont/disc and mode (agg_ordered.c). */
+void sql_register_ordered_aggs(void);
+/* num_nulls, num_nonnulls, width_bucket over an array (func_extra.c). */
+void sql_register_extra_funcs(void);
 void sql_sysviews_core_init(void);
 /* Registers every generated catalog relation (once). */
 void sql_sysviews_init(void);
