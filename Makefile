@@ -40,7 +40,7 @@ bench:
 bench-quick:
 	@bench/run.sh quick
 
-soak:
+soak: asan
 	@tests/run_all.sh $(TEST_DIR) --long
 
 format:

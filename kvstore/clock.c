@@ -88,6 +88,42 @@ bool clock_is_reserved(kv_store *s, kv_ts ts)
 	return r;
 }
 
+kv_status kv_snapshot_acquire(kv_store *s, kv_ts *ts)
+{
+	pthread_mutex_lock(&s->ts_mu);
+	*ts = (kv_ts)atomic_load(&s->read_point);
+	if (s->nsnaps == s->csnaps) {
+		s->csnaps = s->csnaps ? 2 * s->csnaps : 16;
+		s->snaps = util_xrealloc(s->snaps, s->csnaps * sizeof(kv_ts));
+	}
+	s->snaps[s->nsnaps++] = *ts;
+	pthread_mutex_unlock(&s->ts_mu);
+	return KV_OK;
+}
+
+void kv_snapshot_release(kv_store *s, kv_ts ts)
+{
+	pthread_mutex_lock(&s->ts_mu);
+	for (size_t i = 0; i < s->nsnaps; i++) {
+		if (s->snaps[i] == ts) {
+			s->snaps[i] = s->snaps[--s->nsnaps];
+			break;
+		}
+	}
+	pthread_mutex_unlock(&s->ts_mu);
+}
+
+kv_ts clock_horizon(kv_store *s)
+{
+	pthread_mutex_lock(&s->ts_mu);
+	kv_ts h = (kv_ts)atomic_load(&s->read_point);
+	for (size_t i = 0; i < s->nsnaps; i++)
+		if (s->snaps[i] < h)
+			h = s->snaps[i];
+	pthread_mutex_unlock(&s->ts_mu);
+	return h;
+}
+
 kv_ts kv_read_point(kv_store *s)
 {
 	return (kv_ts)atomic_load(&s->read_point);

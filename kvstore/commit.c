@@ -72,11 +72,51 @@ static int u32cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Sorted unique stripes of every row the batch touches. */
-static uint32_t *collect_stripes(kv_batch *b, size_t *n)
+/* Per-thread scratch space of the commit path (no mallocs per commit). */
+typedef struct scratch {
+	uint32_t *stripes;
+	size_t cap;
+	cctx c;
+	util_buf rec;
+} scratch;
+
+static pthread_key_t scratch_key;
+static pthread_once_t scratch_once = PTHREAD_ONCE_INIT;
+
+static void scratch_free(void *p)
+{
+	scratch *x = p;
+	free(x->stripes);
+	cc_free(&x->c);
+	util_buf_free(&x->rec);
+	free(x);
+}
+
+static void scratch_init(void)
+{
+	pthread_key_create(&scratch_key, scratch_free);
+}
+
+static scratch *get_scratch(void)
+{
+	pthread_once(&scratch_once, scratch_init);
+	scratch *x = pthread_getspecific(scratch_key);
+	if (!x) {
+		x = util_xcalloc(1, sizeof(*x));
+		pthread_setspecific(scratch_key, x);
+	}
+	return x;
+}
+
+/* Sorted unique stripes of every row the batch touches (in scratch). */
+static uint32_t *collect_stripes(scratch *x, kv_batch *b, size_t *n)
 {
 	size_t cap = b->n + b->nc + b->nk, k = 0;
-	uint32_t *st = util_xmalloc((cap ? cap : 1) * sizeof(uint32_t));
+	if (x->cap < cap) {
+		x->cap = cap;
+		x->stripes = util_xrealloc(x->stripes, cap * sizeof(uint32_t));
+	}
+	uint32_t *st = x->stripes;
 	for (size_t i = 0; i < b->n; i++)
 		st[k++] = stripe(b->m[i].t->id, batch_ptr(b, b->m[i].roff), b->m[i].rlen);
 	for (size_t i = 0; i < b->nc; i++)
@@ -302,11 +342,9 @@ static kv_status apply_one(kv_table *t, util_buf *kb, const uint8_t *row, size_t
 			   const uint8_t *q, size_t qlen, kv_ts ts, uint8_t type, const uint8_t *v,
 			   size_t vlen, kv_ts cts, uint64_t seg)
 {
-	size_t fl = strlen(fam);
-	util_buf_reset(kb);
-	util_buf_reserve(kb, ikey_size(rlen, fl, qlen));
-	kb->len = ikey_encode((uint8_t *)kb->data, row, rlen, fam, fl, q, qlen, ts, type);
-	return mem_add(table_target_mem(t, cts), (const uint8_t *)kb->data, kb->len, v, vlen, cts, seg);
+	(void)kb;
+	return mem_add_cell(table_target_mem(t, cts), row, rlen, fam, strlen(fam), q, qlen, ts, type, v, vlen,
+			    cts, seg);
 }
 
 static kv_status apply(kv_store *s, const cctx *c, kv_ts cts, uint64_t seg)
@@ -366,12 +404,16 @@ kv_status commit_batch(kv_store *s, kv_batch *b, bool check, kv_ts read_ts, cons
 		if (atomic_load(&b->m[i].t->too_many_files))
 			store_stall_files(s, b->m[i].t);
 	size_t nstripes;
-	uint32_t *stripes = collect_stripes(b, &nstripes);
+	scratch *x = get_scratch();
+	uint32_t *stripes = collect_stripes(x, b, &nstripes);
 	for (size_t i = 0; i < nstripes; i++)
 		pthread_mutex_lock(&s->rowlocks[stripes[i]]);
 
-	cctx c = {0};
-	util_buf rec = UTIL_BUF_INIT;
+	cctx c = x->c; /* reused arrays; put back below */
+	c.n = 0;
+	c.nowned = 0;
+	util_buf rec = x->rec;
+	util_buf_reset(&rec);
 	kv_pend pend_store = {0}, *pend = NULL;
 	kv_ts cts = 0;
 	bool rw = false;
@@ -413,7 +455,7 @@ out:
 		pthread_rwlock_unlock(&s->apply_rw);
 	for (size_t i = nstripes; i-- > 0;)
 		pthread_mutex_unlock(&s->rowlocks[stripes[i]]);
-	free(stripes);
+
 	if (pend) {
 		clock_complete(s, pend);
 		if (!st)
@@ -421,8 +463,11 @@ out:
 	}
 	if (!st && commit_ts)
 		*commit_ts = cts;
-	util_buf_free(&rec);
-	cc_free(&c);
+	for (size_t i = 0; i < c.nowned; i++)
+		free(c.owned[i]);
+	c.nowned = 0;
+	x->c = c;
+	x->rec = rec;
 	return st;
 }
 

@@ -90,7 +90,8 @@ typedef struct cstate {
  * the max_versions newest old puts not hidden by old markers is enough for
  * every read at or after the horizon.
  */
-static bool major_keep(cstate *c, const kv_family_opts *fo, const ikey_parts *p, kv_ts horizon, int64_t now)
+static bool major_keep(cstate *c, const kv_family_opts *fo, const ikey_parts *p, kv_ts horizon, int64_t now,
+		       bool keep_markers)
 {
 	bool old = p->ts <= horizon;
 	if (p->type != KV_PUT) {
@@ -123,7 +124,7 @@ static bool major_keep(cstate *c, const kv_family_opts *fo, const ikey_parts *p,
 		default:
 			return true;
 		}
-		return fo->keep_deleted_cells;
+		return keep_markers || fo->keep_deleted_cells;
 	}
 	if (!old)
 		return true;
@@ -171,9 +172,16 @@ static kv_version *version_replace(kv_version *v, const char *fam, kv_sfile **in
 	return nv;
 }
 
+/* What a compaction drops: MINOR only older copies of identical cells (and
+ * what the compaction filter drops); TRIM also hidden and excess versions
+ * but keeps every delete marker (a minor compaction of the newest files
+ * whose ts ranges are all above the older files'); MAJOR everything. */
+enum { C_MINOR = 0, C_TRIM, C_MAJOR };
+
 static kv_status compact_files(kv_store *s, kv_table *t, const kv_family_opts *fo, kv_sfile **in, int nin,
-			       bool major)
+			       int mode)
 {
+	bool major = mode != C_MINOR;
 	kv_status st = KV_OK;
 	kv_src **kids = util_xcalloc((size_t)nin, sizeof(kv_src *));
 	int nk = 0;
@@ -202,7 +210,7 @@ static kv_status compact_files(kv_store *s, kv_table *t, const kv_family_opts *f
 	void *cfarg = t->cf_arg;
 	pthread_mutex_unlock(&t->mu);
 	int64_t now = util_now_us();
-	kv_ts horizon = kv_read_point(s);
+	kv_ts horizon = clock_horizon(s);
 	if (fo->retention_seconds > 0) {
 		int64_t r = now - fo->retention_seconds * 1000000;
 		if (r < 0)
@@ -244,7 +252,7 @@ static kv_status compact_files(kv_store *s, kv_table *t, const kv_family_opts *f
 				cs.has_dc = cs.has_del = false;
 				cs.versions = 0;
 			}
-			if (!major_keep(&cs, fo, &p, horizon, now))
+			if (!major_keep(&cs, fo, &p, horizon, now, mode == C_TRIM))
 				continue;
 		}
 		if (cf && p.type == KV_PUT) {
@@ -358,6 +366,18 @@ kv_status compact_table(kv_store *s, kv_table *t, bool major, bool manual)
 		}
 		kv_sfile **in = NULL;
 		int nin = hi - lo;
+		int mode = major ? C_MAJOR : C_MINOR;
+		if (go && !major && lo == 0) {
+			/* The newest files: if every older file's timestamps are below
+			 * the window's, versions can be trimmed (markers kept). */
+			kv_ts wmin = KV_TS_MAX, omax = 0;
+			for (int j = lo; j < hi; j++)
+				wmin = UTIL_MIN(wmin, fs->files[j]->m.min_ts);
+			for (int j = hi; j < fs->n; j++)
+				omax = UTIL_MAX(omax, fs->files[j]->m.max_ts);
+			if (hi == fs->n || omax < wmin)
+				mode = C_TRIM;
+		}
 		if (go) {
 			in = util_xcalloc((size_t)nin, sizeof(kv_sfile *));
 			for (int j = 0; j < nin; j++) {
@@ -368,7 +388,7 @@ kv_status compact_table(kv_store *s, kv_table *t, bool major, bool manual)
 		pthread_mutex_unlock(&t->mu);
 		if (!go)
 			continue;
-		st = compact_files(s, t, &fams[i], in, nin, major);
+		st = compact_files(s, t, &fams[i], in, nin, mode);
 		for (int j = 0; j < nin; j++)
 			sfile_unref(in[j]);
 		free(in);

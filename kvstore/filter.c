@@ -269,7 +269,7 @@ typedef struct scv {
 
 static bool cmp_holds(kv_cmp_op op, kv_slice cur, kv_slice want)
 {
-	int c = kv_slice_cmp(cur, want);
+	int c = ikey_bytes_cmp(cur.data, cur.len, want.data, want.len);
 	switch (op) {
 	case KV_CMP_EQ:
 		return c == 0;
@@ -294,8 +294,9 @@ static bool cmp_holds(kv_cmp_op op, kv_slice cur, kv_slice want)
 static kv_filter_code scv_cell(void *arg, const kv_cell *c)
 {
 	scv *f = arg;
-	if (!f->seen && c->family.len == f->flen && !memcmp(c->family.data, f->fam, f->flen) &&
-	    c->qualifier.len == f->ql && (f->ql == 0 || !memcmp(c->qualifier.data, f->q, f->ql))) {
+	if (!f->seen && c->family.len == f->flen &&
+	    !ikey_bytes_cmp(c->family.data, f->flen, (const uint8_t *)f->fam, f->flen) &&
+	    c->qualifier.len == f->ql && !ikey_bytes_cmp(c->qualifier.data, f->ql, f->q, f->ql)) {
 		f->seen = true;
 		f->matched = cmp_holds(f->op, c->value, (kv_slice){f->v, f->vl});
 		if (!f->matched)
@@ -536,6 +537,16 @@ kv_filter *kv_filter_list(kv_filter_list_op op, kv_filter **filters, int n)
 	f->vt.reset = list_reset;
 	f->vt.free = list_free;
 	return f;
+}
+
+const char *filter_essential_family(const kv_filter *f)
+{
+	if (f && f->kind == F_SCV) {
+		const scv *s = f->arg;
+		if (s->if_missing && s->flen)
+			return s->fam;
+	}
+	return NULL;
 }
 
 void kv_filter_free(kv_filter *f)

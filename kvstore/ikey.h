@@ -59,9 +59,9 @@ static inline size_t ikey_encode(uint8_t *dst, const void *row, size_t rlen, con
 	if (qlen)
 		memcpy(p, qual, qlen);
 	p += qlen;
-	uint64_t its = ~ts;
-	for (int i = 7; i >= 0; i--)
-		*p++ = (uint8_t)(its >> (8 * i));
+	uint64_t its = __builtin_bswap64(~ts);
+	memcpy(p, &its, 8);
+	p += 8;
 	*p++ = (uint8_t)~type;
 	return (size_t)(p - dst);
 }
@@ -79,10 +79,9 @@ static inline void ikey_split(const uint8_t *k, size_t len, ikey_parts *o)
 	o->qual = o->fam + o->flen;
 	o->qlen = len - 3 - rl - o->flen - IKEY_SUFFIX;
 	const uint8_t *s = k + len - IKEY_SUFFIX;
-	uint64_t its = 0;
-	for (int i = 0; i < 8; i++)
-		its = (its << 8) | s[i];
-	o->ts = ~its;
+	uint64_t its;
+	memcpy(&its, s, 8);
+	o->ts = ~__builtin_bswap64(its);
 	o->type = (uint8_t)~s[8];
 }
 
@@ -103,12 +102,36 @@ static inline size_t ikey_rowlen(const uint8_t *k)
 	return ((size_t)k[0] << 8) | k[1];
 }
 
+/* memcmp order, shorter first on a common prefix. Inline 8-byte steps:
+ * keys are short, and a libc call per comparison costs more than the work. */
 static inline int ikey_bytes_cmp(const uint8_t *a, size_t al, const uint8_t *b, size_t bl)
 {
 	size_t n = al < bl ? al : bl;
-	int c = n ? memcmp(a, b, n) : 0;
-	if (c)
-		return c;
+	size_t i = 0;
+	for (; i + 8 <= n; i += 8) {
+		uint64_t x, y;
+		memcpy(&x, a + i, 8);
+		memcpy(&y, b + i, 8);
+		if (x != y) {
+			x = __builtin_bswap64(x);
+			y = __builtin_bswap64(y);
+			return x < y ? -1 : 1;
+		}
+	}
+	if (i + 4 <= n) {
+		uint32_t x, y;
+		memcpy(&x, a + i, 4);
+		memcpy(&y, b + i, 4);
+		if (x != y) {
+			x = __builtin_bswap32(x);
+			y = __builtin_bswap32(y);
+			return x < y ? -1 : 1;
+		}
+		i += 4;
+	}
+	for (; i < n; i++)
+		if (a[i] != b[i])
+			return a[i] < b[i] ? -1 : 1;
 	return al < bl ? -1 : al > bl;
 }
 
@@ -133,7 +156,7 @@ static inline int ikey_cmp(const uint8_t *a, size_t al, const uint8_t *b, size_t
 	c = ikey_bytes_cmp(a + qa_off, al - qa_off - IKEY_SUFFIX, b + qb_off, bl - qb_off - IKEY_SUFFIX);
 	if (c)
 		return c;
-	return memcmp(a + al - IKEY_SUFFIX, b + bl - IKEY_SUFFIX, IKEY_SUFFIX);
+	return ikey_bytes_cmp(a + al - IKEY_SUFFIX, IKEY_SUFFIX, b + bl - IKEY_SUFFIX, IKEY_SUFFIX);
 }
 
 /* True if a and b have the same row, family and qualifier. */

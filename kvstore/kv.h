@@ -118,7 +118,7 @@ typedef struct kv_store_opts {
 	size_t memstore_global_bytes;  /* writers stall above this; default 1 GiB */
 	size_t block_cache_bytes;      /* default 256 MiB */
 	int max_open_files;            /* default 1000 */
-	int compaction_threads;        /* default 1 */
+	int compaction_threads;        /* default 1; < 0: no background compactions (tests) */
 	size_t wal_segment_bytes;      /* default 64 MiB */
 	kv_fs *fs;                     /* NULL = POSIX; borrowed, must outlive the store */
 	bool create_if_missing;
@@ -135,6 +135,14 @@ void kv_store_close(kv_store *s);
 
 /* The newest timestamp below which all commits are complete. */
 kv_ts kv_read_point(kv_store *s);
+
+/* Pins a snapshot for reads that span many statements (a transaction):
+ * *ts receives the current read point, and compactions keep every version a
+ * read at *ts can see until kv_snapshot_release(s, *ts). Pins nest (each
+ * acquire needs one release). Without a pin, versions older than the
+ * family's retention_seconds may be dropped by a major compaction. */
+kv_status kv_snapshot_acquire(kv_store *s, kv_ts *ts);
+void kv_snapshot_release(kv_store *s, kv_ts ts);
 
 /* ---------------------------------------------------------------- tables */
 

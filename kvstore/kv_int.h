@@ -254,6 +254,9 @@ struct kv_store {
 	int nflushq, cflushq;
 	atomic_size_t mem_total;
 	atomic_bool failed; /* fsync failure: read-only until reopened */
+	/* Pinned snapshots (kv_snapshot_acquire), under ts_mu. */
+	kv_ts *snaps;
+	size_t nsnaps, csnaps;
 	/* Rows are noted in `recent` only once some commit_if needed them. */
 	atomic_bool recent_on;
 
@@ -286,6 +289,9 @@ kv_ts clock_assign(kv_store *s, kv_pend *p);
 void clock_complete(kv_store *s, kv_pend *p);
 void clock_wait_visible(kv_store *s, kv_ts ts);
 bool clock_is_reserved(kv_store *s, kv_ts ts);
+/* The oldest timestamp compactions must keep readable: min(read point,
+ * pinned snapshots). */
+kv_ts clock_horizon(kv_store *s);
 void clock_init(kv_store *s, kv_ts last);
 
 /* Recent writes (recent.c): newest commit ts of recently written rows. */
@@ -313,8 +319,27 @@ void *compactor_main(void *arg);
 typedef struct scan_internal {
 	bool latest;       /* read every applied write (commit checks) */
 	bool all_versions; /* raw compaction-style view */
+	/* Reverse scans read chunks with forward sub-scans over one snapshot:
+	 * these pin the sub-scan to the outer scan's view. */
+	kv_sv *sv;
+	kv_ts read_ts, read_point;
+	bool no_done; /* KV_FILTER_DONE acts as NEXT_ROW */
+	bool forward; /* ignore opts->reverse */
 } scan_internal;
 kv_iter *scan_open(kv_table *t, const kv_scan_opts *o, const scan_internal *in);
+/* Reverse scans (rscan.c). */
+typedef struct rscan rscan;
+/* Takes the reference to sv. */
+rscan *rscan_new(kv_table *t, const kv_scan_opts *o, kv_sv *sv, kv_ts read_ts, kv_ts read_point,
+		 const scan_internal *in);
+bool rscan_valid(const rscan *r);
+const kv_cell *rscan_cell(const rscan *r);
+bool rscan_row_start(const rscan *r);
+void rscan_next(rscan *r);
+void rscan_next_row(rscan *r);
+void rscan_seek_row(rscan *r, const void *row, size_t rlen);
+kv_status rscan_status(const rscan *r, const char **msg);
+void rscan_free(rscan *r);
 /* The newest visible version of one cell in the latest view. */
 kv_status read_latest_cell(kv_table *t, const uint8_t *row, size_t rlen, const char *fam, const uint8_t *q,
 			   size_t qlen, util_buf *val, kv_ts *ts, bool *found);
@@ -331,5 +356,10 @@ struct kv_filter {
 	const uint8_t *prefix;
 	size_t prefix_len;
 };
+
+/* The family a row must have a cell in to pass the filter (a single column
+ * value filter that drops rows without the column), or NULL. Scans then
+ * read that family first and the others only for rows that pass. */
+const char *filter_essential_family(const kv_filter *f);
 
 #endif /* STRATA_KV_INT_H */

@@ -16,6 +16,9 @@
 typedef struct kv_mem kv_mem;
 
 kv_mem *mem_new(void); /* refs = 1 */
+/* False if no entry of the row can be in the memstore (a row bloom filter
+ * built once the memstore passes 1 MiB; point reads skip the memstore). */
+bool mem_may_have_row(const kv_mem *m, const void *row, size_t rlen);
 void mem_ref(kv_mem *m);
 void mem_unref(kv_mem *m);
 
@@ -23,6 +26,10 @@ void mem_unref(kv_mem *m);
  * Returns KV_NO_MEMORY if the arena cannot grow. */
 kv_status mem_add(kv_mem *m, const uint8_t *key, size_t klen, const void *val, size_t vlen, kv_ts commit_ts,
 		  uint64_t wal_seg);
+/* The same, building the key from its parts in place (no copy). */
+kv_status mem_add_cell(kv_mem *m, const void *row, size_t rlen, const void *fam, size_t flen, const void *q,
+		       size_t qlen, kv_ts ts, uint8_t type, const void *val, size_t vlen, kv_ts commit_ts,
+		       uint64_t wal_seg);
 size_t mem_bytes(const kv_mem *m);
 uint64_t mem_count(const kv_mem *m);
 /* Oldest WAL segment holding an entry of this memstore (UINT64_MAX if empty). */

@@ -6,6 +6,10 @@
 #include <string.h>
 
 #include "ikey.h"
+#include "sst.h"
+
+#define BLOOM_AT_BYTES (1u << 20)
+#define BLOOM_LINES    2048 /* 1 Mbit: ~100k rows at 10 bits each, degrades gently beyond */
 
 #define MAX_HEIGHT 12
 #define CHUNK_MIN  (16u << 10) /* first chunk; doubles up to CHUNK_MAX */
@@ -36,6 +40,15 @@ struct kv_mem {
 	atomic_uint_fast64_t max_cts;
 	atomic_uint_fast64_t cutoff;
 	uint64_t rnd;
+	_Atomic(_Atomic uint8_t *) bloom; /* row bloom, BLOOM_LINES lines */
+	bool bloom_tried;
+	/* Insertion finger (writers are serialised by the table's writer
+	 * lock): the last node inserted and its predecessors, so that
+	 * ascending inserts (bulk loads, a batch's cells in order) start the
+	 * search next to where the previous one ended instead of at the head. */
+	mnode *last;
+	int last_height;
+	mnode *last_prev[MAX_HEIGHT];
 };
 
 static void *arena_alloc(kv_mem *m, size_t n)
@@ -98,6 +111,7 @@ void mem_unref(kv_mem *m)
 {
 	if (!m || atomic_fetch_sub(&m->refs, 1) != 1)
 		return;
+	free((void *)atomic_load(&m->bloom));
 	chunk *c = m->chunks;
 	while (c) {
 		chunk *n = c->next;
@@ -160,6 +174,44 @@ static int random_height(kv_mem *m)
 	return h;
 }
 
+static void insert(kv_mem *m, mnode *n, int h, kv_ts cts, uint64_t wal_seg);
+
+static void bloom_add(_Atomic uint8_t *b, const uint8_t *key)
+{
+	uint64_t h = sst_row_hash(key + 2, ikey_rowlen(key));
+	for (int j = 0; j < 6; j++) {
+		size_t bit = sst_bloom_bit(h, BLOOM_LINES, j);
+		atomic_fetch_or_explicit(&b[bit / 8], (uint8_t)(1u << (bit % 8)), memory_order_relaxed);
+	}
+}
+
+bool mem_may_have_row(const kv_mem *m, const void *row, size_t rlen)
+{
+	_Atomic uint8_t *b = atomic_load_explicit(&((kv_mem *)m)->bloom, memory_order_acquire);
+	if (!b)
+		return true;
+	uint64_t h = sst_row_hash(row, rlen);
+	for (int j = 0; j < 6; j++) {
+		size_t bit = sst_bloom_bit(h, BLOOM_LINES, j);
+		if (!(atomic_load_explicit(&b[bit / 8], memory_order_relaxed) & (1u << (bit % 8))))
+			return false;
+	}
+	return true;
+}
+
+/* Builds the row bloom from the entries so far (the writer, once). */
+static void bloom_build(kv_mem *m)
+{
+	m->bloom_tried = true;
+	_Atomic uint8_t *b = calloc((size_t)BLOOM_LINES * SST_BLOOM_LINE_BITS / 8, 1);
+	if (!b)
+		return;
+	for (mnode *x = atomic_load_explicit(&m->head->next[0], memory_order_acquire); x;
+	     x = atomic_load_explicit(&x->next[0], memory_order_acquire))
+		bloom_add(b, x->kv);
+	atomic_store_explicit(&m->bloom, b, memory_order_release);
+}
+
 kv_status mem_add(kv_mem *m, const uint8_t *key, size_t klen, const void *val, size_t vlen, kv_ts cts,
 		  uint64_t wal_seg)
 {
@@ -175,15 +227,68 @@ kv_status mem_add(kv_mem *m, const uint8_t *key, size_t klen, const void *val, s
 	n->klen = (uint32_t)klen;
 	n->vlen = (uint32_t)vlen;
 	n->cts = cts;
+	insert(m, n, h, cts, wal_seg);
+	return KV_OK;
+}
 
+kv_status mem_add_cell(kv_mem *m, const void *row, size_t rlen, const void *fam, size_t flen, const void *q,
+		       size_t qlen, kv_ts ts, uint8_t type, const void *val, size_t vlen, kv_ts cts,
+		       uint64_t wal_seg)
+{
+	int h = random_height(m);
+	size_t klen = ikey_size(rlen, flen, qlen);
+	mnode *n = arena_alloc(m, sizeof(mnode) + (size_t)h * sizeof(mnode *) + klen + vlen);
+	if (!n)
+		return KV_NO_MEMORY;
+	uint8_t *kv = (uint8_t *)&n->next[h];
+	ikey_encode(kv, row, rlen, fam, flen, q, qlen, ts, type);
+	if (vlen)
+		memcpy(kv + klen, val, vlen);
+	n->kv = kv;
+	n->klen = (uint32_t)klen;
+	n->vlen = (uint32_t)vlen;
+	n->cts = cts;
+	insert(m, n, h, cts, wal_seg);
+	return KV_OK;
+}
+
+/* Links node n (height h) in. REQUIRES: the writer lock. */
+static void insert(kv_mem *m, mnode *n, int h, kv_ts cts, uint64_t wal_seg)
+{
+	/* Bloom bits first: a reader that can see the node sees its bits. */
+	_Atomic uint8_t *bl = atomic_load_explicit(&m->bloom, memory_order_relaxed);
+	if (!bl && !m->bloom_tried &&
+	    atomic_load_explicit(&m->bytes, memory_order_relaxed) >= BLOOM_AT_BYTES) {
+		bloom_build(m); /* the entries linked so far */
+		bl = atomic_load_explicit(&m->bloom, memory_order_relaxed);
+	}
+	if (bl)
+		bloom_add(bl, n->kv);
+	const uint8_t *key = n->kv;
+	size_t klen = n->klen;
 	mnode *prev[MAX_HEIGHT];
 	mnode *x = m->head;
+	mnode *bigger = NULL;
 	int level = atomic_load_explicit(&m->height, memory_order_relaxed) - 1;
+	/* After the last insert: start each level from the last node (levels
+	 * it has) or its predecessor there; both lie before the new key. */
+	bool finger = m->last && node_cmp(m->last, key, klen, cts) < 0;
 	for (;;) {
-		mnode *nx = atomic_load_explicit(&x->next[level], memory_order_acquire);
-		if (nx && node_cmp(nx, key, klen, cts) < 0) {
+		if (finger) {
+			/* Jump ahead only: the descent may already be past it. */
+			mnode *start = level < m->last_height ? m->last : m->last_prev[level];
+			if (start && start != x && start != m->head &&
+			    (x == m->head || node_cmp(x, start->kv, start->klen, start->cts) < 0))
+				x = start;
+		}
+		mnode *nx;
+		while ((nx = atomic_load_explicit(&x->next[level], memory_order_acquire)) && nx != bigger) {
+			__builtin_prefetch(nx->kv);
+			if (node_cmp(nx, key, klen, cts) >= 0) {
+				bigger = nx;
+				break;
+			}
 			x = nx;
-			continue;
 		}
 		prev[level] = x;
 		if (level == 0)
@@ -202,6 +307,11 @@ kv_status mem_add(kv_mem *m, const uint8_t *key, size_t klen, const void *val, s
 				      memory_order_relaxed);
 		atomic_store_explicit(&prev[i]->next[i], n, memory_order_release);
 	}
+	int top = h > cur_h ? h : cur_h;
+	for (int i = 0; i < top; i++)
+		m->last_prev[i] = prev[i];
+	m->last = n;
+	m->last_height = h;
 	atomic_fetch_add(&m->count, 1);
 	uint64_t ms = atomic_load(&m->min_seg);
 	while (wal_seg < ms && !atomic_compare_exchange_weak(&m->min_seg, &ms, wal_seg))
@@ -209,7 +319,6 @@ kv_status mem_add(kv_mem *m, const uint8_t *key, size_t klen, const void *val, s
 	uint64_t mc = atomic_load(&m->max_cts);
 	while (cts > mc && !atomic_compare_exchange_weak(&m->max_cts, &mc, cts))
 		;
-	return KV_OK;
 }
 
 /* ---------------------------------------------------------------- iterator */
@@ -239,12 +348,17 @@ static void mi_set(mem_iter *it, mnode *n)
 static mnode *find_lt(kv_mem *m, const uint8_t *k, size_t kl)
 {
 	mnode *x = m->head;
+	mnode *bigger = NULL; /* last node found >= k: no need to compare it again */
 	int level = atomic_load_explicit(&m->height, memory_order_relaxed) - 1;
 	for (;;) {
 		mnode *nx = atomic_load_explicit(&x->next[level], memory_order_acquire);
-		if (nx && (!k || ikey_cmp(nx->kv, nx->klen, k, kl) < 0)) {
-			x = nx;
-			continue;
+		if (nx && nx != bigger) {
+			__builtin_prefetch(nx->kv);
+			if (!k || ikey_cmp(nx->kv, nx->klen, k, kl) < 0) {
+				x = nx;
+				continue;
+			}
+			bigger = nx;
 		}
 		if (level == 0)
 			return x;

@@ -101,6 +101,18 @@ struct kv_iter {
 	util_buf seekbuf;
 	util_buf pending; /* seek deferred until the empty-qualifier column ends */
 	bool is_static;
+	bool no_done;
+	rscan *rs; /* reverse scans delegate to rscan.c */
+	/* Essential-family mode (see filter_essential_family). */
+	bool essential;
+	bool fam_known; /* famname/fo/fsel/fam_skip describe the last family seen */
+	bool fam_skip;
+	bool row_used; /* rowmem holds copies */
+	char ess[32];
+	size_t esslen;
+	kv_scan_opts join_opts; /* read options for the other families */
+	kv_column *join_cols;
+	int njoin;
 };
 
 static void it_fail(kv_iter *it, kv_status st)
@@ -138,6 +150,22 @@ static void seek_next_row(kv_iter *it)
 	tmp[rl] = 0;
 	size_t n = ikey_row_first(k, tmp, rl + 1);
 	seek_key(it, k, n);
+}
+
+/* Skips the rest of the current row: a few steps, then a seek. */
+static void skip_row(kv_iter *it)
+{
+	kv_src *s = it->src;
+	/* The source is on a cell of this row (the current one, or the one
+	 * after it when need_next is set): step from there. */
+	for (int i = 0; i < STEPS_BEFORE_SEEK; i++) {
+		src_next(s);
+		if (!s->valid || ikey_row_cmp(s->key, (const uint8_t *)it->row.data, it->row.len) != 0) {
+			it->need_next = false;
+			return;
+		}
+	}
+	seek_next_row(it);
 }
 
 /* Seeks to (row, family || 0x00): past the current family. */
@@ -186,10 +214,42 @@ static void skip_column(kv_iter *it)
 
 /* ---------------------------------------------------------------- row and column state */
 
+/* b = bytes, inline (the per-cell path cannot afford calls for this). */
+static inline void buf_set(util_buf *b, const void *p, size_t n)
+{
+	if (UTIL_UNLIKELY(b->cap < n + 1))
+		util_buf_reserve(b, n + 1 - b->len);
+	memcpy(b->data, p, n);
+	b->len = n;
+}
+
+static inline bool bytes_eq(const uint8_t *a, const uint8_t *b, size_t n)
+{
+	size_t i = 0;
+	for (; i + 8 <= n; i += 8) {
+		uint64_t x, y;
+		memcpy(&x, a + i, 8);
+		memcpy(&y, b + i, 8);
+		if (x != y)
+			return false;
+	}
+	if (i + 4 <= n) {
+		uint32_t x, y;
+		memcpy(&x, a + i, 4);
+		memcpy(&y, b + i, 4);
+		if (x != y)
+			return false;
+		i += 4;
+	}
+	for (; i < n; i++)
+		if (a[i] != b[i])
+			return false;
+	return true;
+}
+
 static void reset_column(kv_iter *it, const uint8_t *k, size_t kl)
 {
-	util_buf_reset(&it->colkey);
-	util_buf_append(&it->colkey, k, kl - IKEY_SUFFIX);
+	buf_set(&it->colkey, k, kl - IKEY_SUFFIX);
 	it->col_done = false;
 	it->has_dc = false;
 	it->has_del = false;
@@ -206,20 +266,22 @@ static void reset_family(kv_iter *it)
 
 static void start_row(kv_iter *it, const uint8_t *row, size_t rlen)
 {
-	util_buf_reset(&it->row);
-	util_buf_append(&it->row, row, rlen);
+	buf_set(&it->row, row, rlen);
 	it->in_row = true;
 	it->row_counted = false;
 	it->row_cells = 0;
-	util_buf_reset(&it->famname);
-	it->fo = NULL;
-	util_buf_reset(&it->colkey);
-	util_buf_reset(&it->pending);
+	/* The family (name, options, selection) carries over: rows usually
+	 * start with the same one. Its delete state does not. */
+	it->colkey.len = 0;
+	it->pending.len = 0;
 	reset_family(it);
 	if (it->filter && it->filter->vt.reset)
 		it->filter->vt.reset(it->filter->arg);
 	if (it->buffer_rows) {
-		util_arena_reset(it->rowmem);
+		if (it->row_used) {
+			util_arena_reset(it->rowmem);
+			it->row_used = false;
+		}
 		it->nr = 0;
 		it->rpos = 0;
 	}
@@ -333,7 +395,7 @@ static act apply_filter(kv_iter *it, const ikey_parts *p, const kv_src *s)
 	case KV_FILTER_NEXT_ROW:
 		return A_NEXT_ROW;
 	case KV_FILTER_DONE:
-		return A_DONE;
+		return it->no_done ? A_NEXT_ROW : A_DONE;
 	case KV_FILTER_SEEK_HINT: {
 		if (!it->filter->vt.get_hint)
 			return A_SKIP;
@@ -439,21 +501,23 @@ static act match(kv_iter *it, const ikey_parts *p, const kv_src *s)
  * action if the cell must be skipped by selection. */
 static act enter_column(kv_iter *it, const ikey_parts *p, const uint8_t *k, size_t kl)
 {
-	bool fam_changed = it->famname.len != p->flen || memcmp(it->famname.data, p->fam, p->flen) != 0;
+	bool fam_changed = !it->fam_known || it->famname.len != p->flen ||
+			   !bytes_eq((const uint8_t *)it->famname.data, p->fam, p->flen);
 	if (fam_changed) {
-		util_buf_reset(&it->famname);
-		util_buf_append(&it->famname, p->fam, p->flen);
+		buf_set(&it->famname, p->fam, p->flen);
+		it->fam_known = true;
 		reset_family(it);
 		it->fo = sv_family(it->sv, p->fam, p->flen);
 		it->fsel = NULL;
-		if (!it->fo)
-			return A_NEXT_FAM; /* a dropped family's leftovers */
-		if (it->ncols) {
-			it->fsel = find_colsel(it, p->fam, p->flen);
-			if (!it->fsel)
-				return A_NEXT_FAM;
-		}
+		/* Skipped: a dropped family's leftovers, a family joined later
+		 * (essential mode), a family the columns do not select. */
+		it->fam_skip =
+		    !it->fo ||
+		    (it->essential && (p->flen != it->esslen || memcmp(p->fam, it->ess, p->flen))) ||
+		    (it->ncols && !(it->fsel = find_colsel(it, p->fam, p->flen)));
 	}
+	if (it->fam_skip)
+		return A_NEXT_FAM;
 	reset_column(it, k, kl);
 	it->col_selected = true;
 	if (it->fsel && it->fsel->quals) {
@@ -476,6 +540,48 @@ static act enter_column(kv_iter *it, const ikey_parts *p, const uint8_t *k, size
 	return A_EMIT;
 }
 
+static void emit_buffered(kv_iter *it);
+
+/* Essential-family mode: adds the row's cells of the other families to the
+ * buffered row, in family order. False on error (the scan fails). */
+static bool join_families(kv_iter *it)
+{
+	if (!it->njoin)
+		return true;
+	kv_scan_opts so = it->join_opts;
+	so.start = so.stop = (const uint8_t *)it->row.data;
+	so.start_len = so.stop_len = it->row.len;
+	so.stop_inclusive = true;
+	scan_internal in = {
+	    .sv = it->sv, .read_ts = it->read_ts, .read_point = it->read_point, .forward = true};
+	kv_iter *j = scan_open(it->t, &so, &in);
+	size_t ness = it->nr;
+	for (; kv_iter_valid(j); kv_iter_next(j)) {
+		it->cell = *kv_iter_cell(j);
+		emit_buffered(it);
+	}
+	kv_status st = kv_iter_status(j);
+	kv_iter_close(j);
+	if (st) {
+		it_fail(it, st);
+		return false;
+	}
+	/* Rotate the essential cells into place among the joined families. */
+	size_t before = 0;
+	while (ness + before < it->nr &&
+	       ikey_bytes_cmp(it->rcells[ness + before].family.data, it->rcells[ness + before].family.len,
+			      (const uint8_t *)it->ess, it->esslen) < 0)
+		before++;
+	if (before) {
+		kv_cell *tmp = util_xmalloc(ness * sizeof(kv_cell));
+		memcpy(tmp, it->rcells, ness * sizeof(kv_cell));
+		memmove(it->rcells, it->rcells + ness, before * sizeof(kv_cell));
+		memcpy(it->rcells + before, tmp, ness * sizeof(kv_cell));
+		free(tmp);
+	}
+	return true;
+}
+
 /* Finishes a buffered row: the filter's row decision, then drain. */
 static bool finish_buffered_row(kv_iter *it)
 {
@@ -489,6 +595,10 @@ static bool finish_buffered_row(kv_iter *it)
 	}
 	if (it->limit && it->rows_out >= it->limit) {
 		it->done = true;
+		it->nr = 0;
+		return false;
+	}
+	if (it->essential && !join_families(it)) {
 		it->nr = 0;
 		return false;
 	}
@@ -506,6 +616,7 @@ static void emit_buffered(kv_iter *it)
 	}
 	kv_cell *c = &it->rcells[it->nr++];
 	*c = it->cell;
+	it->row_used = true;
 	c->row.data = util_arena_memdup(it->rowmem, c->row.data, c->row.len ? c->row.len : 1);
 	c->family.data = util_arena_memdup(it->rowmem, c->family.data, c->family.len ? c->family.len : 1);
 	c->qualifier.data =
@@ -581,7 +692,7 @@ static void advance(kv_iter *it)
 			}
 			start_row(it, s->key + 2, rl);
 			if (row_key_filtered(it)) {
-				seek_next_row(it);
+				skip_row(it);
 				continue;
 			}
 		}
@@ -590,7 +701,7 @@ static void advance(kv_iter *it)
 		ikey_split(s->key, s->klen, &p);
 		act a = A_EMIT;
 		if (it->colkey.len + IKEY_SUFFIX != s->klen ||
-		    memcmp(it->colkey.data, s->key, it->colkey.len) != 0) {
+		    !bytes_eq((const uint8_t *)it->colkey.data, s->key, it->colkey.len)) {
 			/* A seek deferred while walking the empty-qualifier column. */
 			if (it->pending.len) {
 				bool ahead = ikey_cmp((const uint8_t *)it->pending.data, it->pending.len,
@@ -641,8 +752,7 @@ static void advance(kv_iter *it)
 			seek_next_family(it);
 			continue;
 		case A_NEXT_ROW:
-			/* Reverse scans then see the row end and move backwards. */
-			seek_next_row(it);
+			skip_row(it);
 			continue;
 		case A_SEEK:
 			seek_key(it, (const uint8_t *)it->seekbuf.data, it->seekbuf.len);
@@ -745,6 +855,48 @@ static kv_status setup_columns(kv_iter *it, const kv_read_opts *ro)
 	return KV_OK;
 }
 
+/* Turns on essential-family mode when the filter has an essential family
+ * and the scan also reads other families. */
+static void setup_essential(kv_iter *it, const kv_scan_opts *o)
+{
+	const char *e = it->raw ? NULL : filter_essential_family(it->filter);
+	if (!e || !sv_family(it->sv, (const uint8_t *)e, strlen(e)))
+		return;
+	if (it->ncols && !find_colsel(it, (const uint8_t *)e, strlen(e)))
+		return;
+	int n = 0, cap = it->sv->nfam;
+	for (int i = 0; i < it->ncols; i++)
+		cap += it->cols[i].nq;
+	kv_column *cols = util_arena_zalloc(it->mem, sizeof(kv_column) * (size_t)(cap ? cap : 1));
+	for (int i = 0; i < it->sv->nfam; i++) {
+		const char *f = it->sv->fams[i].name;
+		if (!strcmp(f, e))
+			continue;
+		const colsel *cs = it->ncols ? find_colsel(it, (const uint8_t *)f, strlen(f)) : NULL;
+		if (it->ncols && !cs)
+			continue;
+		const char *fc = util_arena_strdup(it->mem, f);
+		if (!cs || !cs->quals) {
+			cols[n++] = (kv_column){fc, NULL, 0};
+			continue;
+		}
+		for (int q = 0; q < cs->nq; q++)
+			cols[n++] = (kv_column){fc, cs->quals[q].data, cs->quals[q].len};
+	}
+	if (n == 0)
+		return; /* only the essential family is read anyway */
+	it->essential = true;
+	snprintf(it->ess, sizeof(it->ess), "%s", e);
+	it->esslen = strlen(it->ess);
+	it->join_cols = cols;
+	it->njoin = n;
+	memset(&it->join_opts, 0, sizeof(it->join_opts));
+	it->join_opts.read = o->read;
+	it->join_opts.read.filter = NULL;
+	it->join_opts.read.columns = cols;
+	it->join_opts.read.ncolumns = n;
+}
+
 /* True if family f is read by the scan. */
 static bool family_wanted(kv_iter *it, const char *f)
 {
@@ -767,18 +919,20 @@ static kv_status build_sources(kv_iter *it, const kv_scan_opts *o, bool fill_cac
 	 * matcher, as in sorted files, so past reads see the same in both. */
 	kv_ts mts = it->latest ? KV_TS_MAX : it->read_point;
 	kv_status st = KV_OK;
-	if (mem_count(sv->mem))
-		kids[n++] = mem_iter_new(sv->mem, mts);
-	for (int i = 0; i < sv->nimm; i++)
-		if (mem_count(sv->imm[i]))
-			kids[n++] = mem_iter_new(sv->imm[i], mts);
-	/* A point read (one row) can skip files by key range and bloom filter. */
+	/* A point read (one row) can skip memstores and files by bloom filter. */
 	bool point = o->start && o->stop && o->stop_inclusive && !o->start_exclusive &&
 		     o->start_len == o->stop_len && !memcmp(o->start, o->stop, o->start_len);
+	if (mem_count(sv->mem) && (!point || mem_may_have_row(sv->mem, o->start, o->start_len)))
+		kids[n++] = mem_iter_new(sv->mem, mts);
+	for (int i = 0; i < sv->nimm; i++)
+		if (mem_count(sv->imm[i]) && (!point || mem_may_have_row(sv->imm[i], o->start, o->start_len)))
+			kids[n++] = mem_iter_new(sv->imm[i], mts);
 	for (int i = 0; i < sv->v->nfam && !st; i++) {
 		kv_fileset *fs = &sv->v->fams[i];
 		if (!family_wanted(it, fs->family) ||
 		    !sv_family(sv, (const uint8_t *)fs->family, strlen(fs->family)))
+			continue;
+		if (it->essential && strcmp(fs->family, it->ess))
 			continue;
 		for (int j = 0; j < fs->n; j++) {
 			kv_sfile *f = fs->files[j];
@@ -833,16 +987,22 @@ kv_iter *scan_open(kv_table *t, const kv_scan_opts *o, const scan_internal *in)
 	if (!it)
 		return failed_iter(kv_fail(KV_NO_MEMORY, "out of memory"));
 	it->t = t;
-	it->mem = util_arena_new(1024, 0);
 	const kv_read_opts *ro = &o->read;
 	it->latest = in && in->latest;
-	kv_ts rp = (kv_ts)atomic_load(&t->s->read_point);
+	kv_ts rp = in && in->sv ? in->read_point : (kv_ts)atomic_load(&t->s->read_point);
 	it->read_ts = it->latest                                       ? KV_TS_MAX
+		      : in && in->sv                                   ? in->read_ts
 		      : (ro->read_ts == 0 || ro->read_ts == KV_TS_MAX) ? rp
 								       : ro->read_ts;
 	if (!it->latest && it->read_ts > rp)
 		it->read_ts = rp; /* never read past complete commits */
 	it->read_point = rp;
+	if (o->reverse && !(in && in->forward)) {
+		it->rs = rscan_new(t, o, table_sv(t), it->read_ts, rp, in);
+		return it;
+	}
+	it->no_done = in && in->no_done;
+	it->mem = util_arena_new(1024, 0);
 	it->min_ts = ro->min_ts;
 	it->max_ts = ro->max_ts;
 	it->max_versions = ro->max_versions > 0 ? ro->max_versions : 1;
@@ -892,7 +1052,13 @@ kv_iter *scan_open(kv_table *t, const kv_scan_opts *o, const scan_internal *in)
 	it->batch = o->batch;
 	kv_status st = setup_columns(it, ro);
 	if (!st) {
-		it->sv = table_sv(t);
+		if (in && in->sv) {
+			it->sv = in->sv;
+			atomic_fetch_add(&it->sv->refs, 1);
+		} else {
+			it->sv = table_sv(t);
+		}
+		setup_essential(it, o);
 		st = build_sources(it, o, !ro->no_cache);
 	}
 	if (st) {
@@ -936,16 +1102,20 @@ kv_iter *kv_scan(kv_table *t, const kv_scan_opts *opts)
 
 bool kv_iter_valid(const kv_iter *it)
 {
-	return it->valid;
+	return it->rs ? rscan_valid(it->rs) : it->valid;
 }
 
 const kv_cell *kv_iter_cell(const kv_iter *it)
 {
-	return &it->cell;
+	return it->rs ? rscan_cell(it->rs) : &it->cell;
 }
 
 void kv_iter_next(kv_iter *it)
 {
+	if (it->rs) {
+		rscan_next(it->rs);
+		return;
+	}
 	if (!it->valid)
 		return;
 	if (it->draining) {
@@ -967,6 +1137,10 @@ void kv_iter_next(kv_iter *it)
 
 void kv_iter_next_row(kv_iter *it)
 {
+	if (it->rs) {
+		rscan_next_row(it->rs);
+		return;
+	}
 	if (!it->valid)
 		return;
 	if (it->draining) {
@@ -985,6 +1159,11 @@ void kv_iter_next_row(kv_iter *it)
 
 void kv_iter_seek_row(kv_iter *it, const void *row, size_t rlen)
 {
+	if (it->rs) {
+		if (rlen <= IKEY_ROW_MAX)
+			rscan_seek_row(it->rs, row, rlen);
+		return;
+	}
 	if (it->st || !it->src || rlen > IKEY_ROW_MAX)
 		return;
 	it->done = false;
@@ -1025,11 +1204,20 @@ void kv_iter_seek_row(kv_iter *it, const void *row, size_t rlen)
 
 bool kv_iter_row_start(const kv_iter *it)
 {
+	if (it->rs)
+		return rscan_row_start(it->rs);
 	return it->valid && it->row_start;
 }
 
 kv_status kv_iter_status(const kv_iter *it)
 {
+	if (it->rs) {
+		const char *msg;
+		kv_status st = rscan_status(it->rs, &msg);
+		if (st)
+			kv_fail(st, "%s", msg);
+		return st;
+	}
 	if (it->st)
 		kv_fail(it->st, "%s", it->errmsg);
 	return it->st;
@@ -1039,6 +1227,11 @@ void kv_iter_close(kv_iter *it)
 {
 	if (!it || it->is_static)
 		return;
+	if (it->rs) {
+		rscan_free(it->rs);
+		free(it);
+		return;
+	}
 	src_close(it->src);
 	if (it->sv)
 		sv_unref(it->sv);

@@ -70,12 +70,25 @@ kv_src *sst_iter_new(sst_reader *r, bool fill_cache);
 /* Data block index: count and separator key i (valid while r is open). */
 size_t sst_nblocks(const sst_reader *r);
 void sst_block_key(const sst_reader *r, size_t i, const uint8_t **k, size_t *kl);
+/* Index of the first data block whose separator is >= k (nblocks if none). */
+size_t sst_find_block(const sst_reader *r, const uint8_t *k, size_t kl);
 /* Reads and checks every block; reports problems through fn. */
 kv_status sst_verify(sst_reader *r, void (*fn)(void *arg, const char *problem), void *arg);
 /* Calls fn for each entry (for the dump tool). */
 kv_status sst_dump(sst_reader *r,
 		   void (*fn)(void *arg, const uint8_t *k, size_t kl, const uint8_t *v, size_t vl),
 		   void *arg);
+
+/* Blocked bloom filter: every probe of a key falls in one 64-byte line, so a
+ * lookup costs one cache miss (docs/file-format.md). */
+#define SST_BLOOM_LINE_BITS 512
+static inline size_t sst_bloom_bit(uint64_t h, size_t nlines, int j)
+{
+	size_t line = (size_t)((h >> 32) % nlines);
+	uint32_t h2 = (uint32_t)h;
+	uint32_t delta = ((h2 >> 17) | (h2 << 15)) | 1;
+	return line * SST_BLOOM_LINE_BITS + (size_t)((h2 + (uint32_t)j * delta) % SST_BLOOM_LINE_BITS);
+}
 
 /* Bloom hashes (stable on disk). */
 static inline uint64_t sst_row_hash(const void *row, size_t rlen)

@@ -12,13 +12,29 @@
 #include "kv_int.h"
 #include "sst.h"
 
-#define MAX_BLOCK (64u << 20)
+#define MAX_BLOCK (128u << 20) /* a block holds at least one cell: values up to KV_VALUE_MAX */
 
 typedef struct ridx {
+	uint64_t p0, p1; /* first 16 row bytes, zero-padded, as big-endian numbers */
 	uint32_t koff, klen;
 	uint64_t off;
 	uint32_t size;
 } ridx;
+
+/* The first 16 bytes of a key's row as two comparable numbers: a binary
+ * search over the index compares these and touches the key bytes only on a
+ * tie (one cache miss less per probe). */
+static inline void row_prefix(const uint8_t *k, uint64_t *p0, uint64_t *p1)
+{
+	uint8_t b[16] = {0};
+	size_t rl = ikey_rowlen(k);
+	memcpy(b, k + 2, rl < 16 ? rl : 16);
+	uint64_t x, y;
+	memcpy(&x, b, 8);
+	memcpy(&y, b + 8, 8);
+	*p0 = __builtin_bswap64(x);
+	*p1 = __builtin_bswap64(y);
+}
 
 struct sst_reader {
 	atomic_int refs;
@@ -219,6 +235,7 @@ static kv_status load_index(sst_reader *r, uint64_t off, uint32_t size, uint32_t
 		ridx *e = &r->idx[r->nidx++];
 		e->koff = (uint32_t)keys->len;
 		e->klen = (uint32_t)it.klen;
+		row_prefix(it.key, &e->p0, &e->p1);
 		e->off = o;
 		e->size = s;
 		util_buf_append(keys, it.key, it.klen);
@@ -336,7 +353,7 @@ kv_status sst_open(kv_fs *fs, const char *path, uint64_t number, kv_cache *cache
 	if (bsz) {
 		if ((st = read_raw(r, boff, bsz, &d, &n)))
 			goto fail;
-		if (n < 9 || d[n - 1] < 1 || d[n - 1] > 30) {
+		if (n < 65 || (n - 1) % 64 != 0 || d[n - 1] < 1 || d[n - 1] > 30) {
 			free(d);
 			st = kv_fail(KV_CORRUPTION, "%s: malformed bloom filter", path);
 			goto fail;
@@ -388,9 +405,9 @@ static bool bloom_check(const sst_reader *r, uint64_t h)
 {
 	if (!r->bloom)
 		return true;
-	uint64_t d = (h >> 33) | 1;
+	size_t nlines = r->bloom_bits / SST_BLOOM_LINE_BITS;
 	for (int j = 0; j < r->bloom_k; j++) {
-		size_t bit = (size_t)((h + (uint64_t)j * d) % r->bloom_bits);
+		size_t bit = sst_bloom_bit(h, nlines, j);
 		if (!(r->bloom[bit / 8] & (1u << (bit % 8))))
 			return false;
 	}
@@ -425,13 +442,29 @@ void sst_block_key(const sst_reader *r, size_t i, const uint8_t **k, size_t *kl)
 }
 
 /* First block whose separator is >= k (nidx if none). */
+static size_t find_block(const sst_reader *r, const uint8_t *k, size_t kl);
+
+size_t sst_find_block(const sst_reader *r, const uint8_t *k, size_t kl)
+{
+	return find_block(r, k, kl);
+}
+
 static size_t find_block(const sst_reader *r, const uint8_t *k, size_t kl)
 {
+	uint64_t k0, k1;
+	row_prefix(k, &k0, &k1);
 	size_t lo = 0, hi = r->nidx;
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
 		const ridx *e = &r->idx[mid];
-		if (ikey_cmp(r->keys + e->koff, e->klen, k, kl) < 0)
+		bool less;
+		if (e->p0 != k0)
+			less = e->p0 < k0;
+		else if (e->p1 != k1)
+			less = e->p1 < k1;
+		else
+			less = ikey_cmp(r->keys + e->koff, e->klen, k, kl) < 0;
+		if (less)
 			lo = mid + 1;
 		else
 			hi = mid;

@@ -344,16 +344,15 @@ static kv_status write_bloom(sst_writer *w, uint64_t *off, uint32_t *size)
 		*size = 0;
 		return KV_OK;
 	}
-	size_t nbits = w->nhash * 10;
-	if (nbits < 64)
-		nbits = 64;
-	nbits = (nbits + 7) & ~(size_t)7;
+	size_t nlines = (w->nhash * 10 + SST_BLOOM_LINE_BITS - 1) / SST_BLOOM_LINE_BITS;
+	if (nlines < 1)
+		nlines = 1;
+	size_t nbits = nlines * SST_BLOOM_LINE_BITS;
 	const int k = 6;
 	uint8_t *bits = util_xcalloc(nbits / 8 + 1, 1);
 	for (size_t i = 0; i < w->nhash; i++) {
-		uint64_t h = w->hashes[i], d = (h >> 33) | 1;
 		for (int j = 0; j < k; j++) {
-			size_t bit = (size_t)((h + (uint64_t)j * d) % nbits);
+			size_t bit = sst_bloom_bit(w->hashes[i], nlines, j);
 			bits[bit / 8] |= (uint8_t)(1u << (bit % 8));
 		}
 	}

@@ -419,6 +419,7 @@ static void store_free(kv_store *s)
 		if (p->heap)
 			free(p);
 	}
+	free(s->snaps);
 	for (int i = 0; i < s->nflushq; i++)
 		table_unref(s->flushq[i]);
 	free(s->flushq);
@@ -661,8 +662,10 @@ kv_status kv_store_open(const char *path, const kv_store_opts *opts, kv_store **
 			goto fail;
 		}
 		s->bg_started = true;
-		int nc = s->o.compaction_threads > 0 ? s->o.compaction_threads : 1;
-		s->compactors = util_xcalloc((size_t)nc, sizeof(pthread_t));
+		int nc = s->o.compaction_threads > 0   ? s->o.compaction_threads
+			 : s->o.compaction_threads < 0 ? 0
+						       : 1;
+		s->compactors = util_xcalloc((size_t)(nc ? nc : 1), sizeof(pthread_t));
 		for (int i = 0; i < nc; i++) {
 			if (pthread_create(&s->compactors[i], NULL, compactor_main, s) != 0)
 				break;

@@ -39,7 +39,8 @@ int sql_search_path(sql_session *s, cat_snap *cs, cat_oid *out, int max)
 	bool has_catalog = strstr(buf, "pg_catalog") != NULL;
 	if (!has_catalog && n < max)
 		out[n++] = CAT_OID_PG_CATALOG;
-	for (char *tok = strtok(buf, ","); tok && n < max; tok = strtok(NULL, ",")) {
+	char *save = NULL; /* strtok_r: sessions run on many threads */
+	for (char *tok = strtok_r(buf, ",", &save); tok && n < max; tok = strtok_r(NULL, ",", &save)) {
 		while (*tok == ' ')
 			tok++;
 		char *end = tok + strlen(tok);
@@ -1733,6 +1734,8 @@ static void transform_locking(sql_actx *ax, sql_query *q, PgQuery__SelectStmt *s
 				rt->lock_wait = lc->wait_policy;
 			}
 		}
+		if (!q->for_update)
+			q->lock_strength = lc->strength;
 		q->for_update = true;
 	}
 }

@@ -42,6 +42,7 @@ int sql_engine_open(const sql_engine_opts *o, sql_engine **out, util_err *err)
 	pthread_mutex_init(&e->sessions_mu, NULL);
 	pthread_mutex_init(&e->locks_mu, NULL);
 	pthread_cond_init(&e->locks_cv, NULL);
+	pthread_mutex_init(&e->serial_mu, NULL);
 	atomic_init(&e->next_pid, 1000 + (int)(util_now_us() % 20000));
 	e->start_time_us = util_now_us();
 
@@ -95,6 +96,7 @@ void sql_engine_close(sql_engine *e)
 	pthread_mutex_destroy(&e->sessions_mu);
 	pthread_mutex_destroy(&e->locks_mu);
 	pthread_cond_destroy(&e->locks_cv);
+	pthread_mutex_destroy(&e->serial_mu);
 	free(e);
 }
 

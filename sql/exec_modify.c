@@ -156,6 +156,39 @@ static bool read_latest(sql_op *op, modify_state *st, const uint8_t *key, size_t
 	return true;
 }
 
+/* After the target row of an UPDATE or DELETE is locked: if another
+ * transaction changed it after this statement's snapshot, REPEATABLE READ
+ * fails with 40001, and READ COMMITTED carries on with the newest version
+ * if it still exists and still passes the target's WHERE conjuncts
+ * (PostgreSQL's EvalPlanQual). Returns the input row to use, or NULL to
+ * skip the row. */
+static const ty_datum *recheck_locked(sql_op *op, modify_state *st, const ty_datum *in, const uint8_t *key,
+				      size_t klen)
+{
+	const sql_plan *p = op->plan;
+	sql_txn *t = op->ex->txn;
+	if (sql_txn_lookup(t, st->rel->oid, key, klen, false))
+		return in; /* written by this transaction earlier: locked since */
+	if (!sql_txn_row_changed(t, st->kv, key, klen))
+		return in;
+	const cat_rel *r = &st->rel->rel;
+	ty_datum *cur = ty_alloc(sizeof(ty_datum) * (size_t)(r->ncols + 1));
+	bool exists = read_latest(op, st, key, klen, cur);
+	if (t->iso != SQL_READ_COMMITTED)
+		sql_txn_serialization_failure(!exists);
+	if (!exists)
+		return NULL;
+	if (p->modify.epq_qual && !sql_eval_qual(op->ex, p->modify.epq_qual, cur))
+		return NULL;
+	int nin = p->left->ncols;
+	ty_datum *in2 = ty_alloc(sizeof(ty_datum) * (size_t)(nin ? nin : 1));
+	memcpy(in2, in, sizeof(ty_datum) * (size_t)nin);
+	for (int c = 0; c < r->ncols; c++)
+		if (p->modify.old_slots[c] >= 0)
+			in2[p->modify.old_slots[c]] = cur[c];
+	return in2;
+}
+
 static int st_ncols(sql_op *op) { return ((modify_state *)op->state)->rel->rel.ncols; }
 
 static void emit_returning(sql_op *op, sql_batch *b, const ty_datum *tablerow, const ty_datum *in)
@@ -201,6 +234,11 @@ static void do_insert(sql_op *op, modify_state *st, const ty_datum *in, sql_batc
 			sql_onconflict *oc = p->modify.oc;
 			if (!oc)
 				duplicate_key(st, row);
+			/* A conflicting row this snapshot cannot see (PostgreSQL's
+			 * ExecCheckTupleVisible). */
+			if (t->iso != SQL_READ_COMMITTED && !sql_txn_lookup(t, rel->oid, k, kl, false) &&
+			    sql_txn_row_changed(t, st->kv, k, kl))
+				sql_txn_serialization_failure(false);
 			if (!oc->do_update)
 				return;
 			/* DO UPDATE: expressions see existing ++ excluded. */
@@ -238,8 +276,15 @@ static void do_update(sql_op *op, modify_state *st, const ty_datum *in, sql_batc
 	const cat_rel *r = &rel->rel;
 	sql_txn *t = op->ex->txn;
 	ty_datum oldkey = in[p->modify.key_slot];
-	sql_txn_lock_row(t, rel->oid, oldkey.p, oldkey.len, PG_QUERY__LOCK_CLAUSE_STRENGTH__LCS_FORUPDATE,
+	/* As PostgreSQL: an UPDATE that leaves the key alone takes FOR NO KEY
+	 * UPDATE, so it does not block foreign-key checks (FOR KEY SHARE). */
+	sql_txn_lock_row(t, rel->oid, oldkey.p, oldkey.len,
+			 p->modify.pk_changes ? PG_QUERY__LOCK_CLAUSE_STRENGTH__LCS_FORUPDATE
+					      : PG_QUERY__LOCK_CLAUSE_STRENGTH__LCS_FORNOKEYUPDATE,
 			 PG_QUERY__LOCK_WAIT_POLICY__LockWaitBlock, NULL);
+	in = recheck_locked(op, st, in, oldkey.p, oldkey.len);
+	if (!in)
+		return;
 	ty_datum *row = st->newrow;
 	for (int c = 0; c < r->ncols; c++)
 		row[c] = sql_eval(op->ex, p->modify.new_vals[c], in);
@@ -285,6 +330,9 @@ static void do_delete(sql_op *op, modify_state *st, const ty_datum *in, sql_batc
 		return;
 	sql_txn_lock_row(t, rel->oid, key.p, key.len, PG_QUERY__LOCK_CLAUSE_STRENGTH__LCS_FORUPDATE,
 			 PG_QUERY__LOCK_WAIT_POLICY__LockWaitBlock, NULL);
+	in = recheck_locked(op, st, in, key.p, key.len);
+	if (!in)
+		return;
 	sql_txn_delete_row(t, rel, st->kv, key.p, key.len);
 	op->ex->processed++;
 	if (p->modify.nreturning) {

@@ -10,6 +10,7 @@
 
 #include "array.h"
 #include "sql_int.h"
+#include "ty_strings.h"
 
 sql_batch *sql_op_begin_batch(sql_op *op);
 sql_op *sql_op_new_internal(sql_exec *ex, size_t state);
@@ -39,6 +40,8 @@ typedef struct scan_state {
 	bool has_writes;
 	/* point lookups */
 	util_arena *get_arena;
+	bool reverse;      /* rows in descending key order (ranges last to first) */
+	int64_t left;      /* rows still allowed by a pushed-down LIMIT; -1 = no limit */
 } scan_state;
 
 /* The smallest key greater than every key starting with k (NULL if none). */
@@ -137,6 +140,27 @@ static void build_ranges(sql_op *op, scan_state *st)
 		bound_vals lo, hi;
 		if (!eval_prefix(op->ex, &kr->lo, nfix, &lo) || !eval_prefix(op->ex, &kr->hi, nfix, &hi))
 			continue;
+		/* LIKE 'abc%' on the next key column: keys starting with the
+		 * encoded "abc" (the text encoding without its terminator). */
+		uint8_t *like_pfx = NULL;
+		size_t like_len = 0;
+		if (kr->like) {
+			ty_datum pat = sql_eval(op->ex, kr->like, NULL);
+			if (pat.null)
+				continue; /* LIKE NULL matches nothing */
+			util_buf lit = UTIL_BUF_INIT;
+			ty_like_prefix(pat.p, pat.len, &lit);
+			if (lit.len) {
+				util_buf enc = UTIL_BUF_INIT;
+				ty_keycol kc = {TY_TEXT, false, false};
+				ty_key_encode(&kc, ty_bytes(lit.data, lit.len), &enc);
+				like_len = enc.len - 2; /* drop the 00 01 terminator */
+				like_pfx = ty_alloc(like_len);
+				memcpy(like_pfx, enc.data, like_len);
+				util_buf_free(&enc);
+			}
+			util_buf_free(&lit);
+		}
 		/* Enumerate combinations of the prefix alternatives. */
 		int idx[32] = {0};
 		if (nfix > 32)
@@ -200,6 +224,15 @@ static void build_ranges(sql_op *op, scan_state *st)
 						}
 					}
 				}
+			}
+			if (like_pfx) {
+				size_t n = plen + like_len;
+				uint8_t *k = ty_alloc(n);
+				memcpy(k, pfx, plen);
+				memcpy(k + plen, like_pfx, like_len);
+				kr2.start = k;
+				kr2.start_len = n;
+				kr2.stop = key_succ(k, n, &kr2.stop_len);
 			}
 			kr2.point = p->scan.npoint > 0 && !lo_extra && !hi_extra;
 			if (!kr2.stop || kcmp(kr2.start, kr2.start_len, kr2.stop, kr2.stop_len) < 0)
@@ -267,7 +300,7 @@ static void rb_finish(row_build *rb)
 {
 	const cat_rel *r = rb->rel;
 	if (rb->exists && r->npk)
-		sql_key_decode(r, rb->out[r->ncols].p, rb->out[r->ncols].len, rb->out);
+		sql_key_decode_needed(r, rb->out[r->ncols].p, rb->out[r->ncols].len, rb->needed, rb->out);
 }
 
 /* Applies a pending write to a row built from the store (or makes one). */
@@ -298,6 +331,9 @@ static bool in_range(const keyrange *kr, const uint8_t *k, size_t n)
 	return true;
 }
 
+/* The cur-th range in scan order. */
+static int range_index(const scan_state *st, int cur) { return st->reverse ? st->nranges - 1 - cur : cur; }
+
 static void open_iter(sql_op *op, scan_state *st)
 {
 	const sql_plan *p = op->plan;
@@ -307,13 +343,17 @@ static void open_iter(sql_op *op, scan_state *st)
 	so.read.columns = st->cols;
 	so.read.ncolumns = st->ncols_read;
 	if (st->nranges) {
-		keyrange *kr = &st->ranges[st->cur];
+		keyrange *kr = &st->ranges[range_index(st, st->cur)];
 		so.start = kr->start;
 		so.start_len = kr->start_len;
 		so.stop = kr->stop;
 		so.stop_len = kr->stop ? kr->stop_len : 0;
 	}
-	so.reverse = p->scan.reverse;
+	so.reverse = st->reverse;
+	/* The store may stop early when every row it returns is a result row. */
+	if (st->left >= 0 && !p->qual && !st->has_writes && !p->scan.lock_strength)
+		so.limit = (uint64_t)st->left;
+	sql_txn_note_read(op->ex->txn, st->rel->storage, so.start, so.start_len, so.stop, so.stop_len, false);
 	st->it = kv_scan(st->kv, &so);
 	if (kv_iter_status(st->it) != KV_OK)
 		sql_kv_error(kv_iter_status(st->it), "scanning a table");
@@ -333,7 +373,10 @@ static void scan_open(sql_op *op)
 		sql_kv_error(s, "opening a table");
 	util_arena *old = ty_set_arena(ex->arena);
 	sql_rowmap_build(st->rel, ex->arena, &st->map);
-	/* Read only the needed columns (and the sentinel). */
+	/* Read only the needed columns (and the sentinel) when that skips most
+	 * cells of wide rows: a column list makes the store seek from column to
+	 * column, which on narrow rows costs more than stepping over the cells
+	 * (1M rows x 7 cells: 2 needed 470 vs 240 ms CPU, count(*) 366 vs 200). */
 	int need = 0, total = 0;
 	for (int c = 0; c < st->rel->ncols; c++) {
 		if (st->rel->cols[c].dropped || !sql_column_in_cells(st->rel, &st->rel->cols[c]))
@@ -341,7 +384,7 @@ static void scan_open(sql_op *op)
 		total++;
 		need += p->scan.needed[c];
 	}
-	if (need < total) {
+	if (total >= 32 && need * 8 <= total) {
 		st->cols = ty_alloc(sizeof(kv_column) * (size_t)(need + 1));
 		st->cols[0] = (kv_column){SQL_FAMILY, "", 0};
 		int k = 1;
@@ -366,18 +409,55 @@ static void scan_open(sql_op *op)
 	ty_set_arena(old);
 	st->cur = 0;
 	st->started = false;
+	st->reverse = p->scan.reverse;
+	st->left = -1;
+	if (p->scan.limit) {
+		ty_datum d = sql_eval(ex, p->scan.limit, NULL);
+		ty_datum off = p->scan.limit_offset ? sql_eval(ex, p->scan.limit_offset, NULL) : ty_int(0);
+		if (!d.null && d.i >= 0 && (off.null || off.i >= 0) && d.i <= INT64_MAX / 2 && off.i <= INT64_MAX / 2)
+			st->left = d.i + (off.null ? 0 : off.i);
+	}
 }
 
-/* Emits pending writes with keys below `limit` (all when limit is NULL)
- * within the current range. */
-static void emit_writes_before(sql_op *op, scan_state *st, sql_batch *b, const uint8_t *limit, size_t limit_len,
-			       const keyrange *kr)
+/* The transaction's own writes are merged into the store's rows in scan
+ * order: wpos counts the writes consumed, from the low end of the sorted
+ * array for forward scans and from the high end for reverse ones. */
+static sql_wrow *wpeek(const scan_state *st)
+{
+	if (st->wpos >= st->nwrites)
+		return NULL;
+	return st->writes[st->reverse ? st->nwrites - 1 - st->wpos : st->wpos];
+}
+
+/* a comes before b in scan order. */
+static bool before(const scan_state *st, const uint8_t *a, size_t an, const uint8_t *b, size_t bn)
+{
+	int c = kcmp(a, an, b, bn);
+	return st->reverse ? c > 0 : c < 0;
+}
+
+/* k lies past the end of kr in scan order. */
+static bool past_range(const scan_state *st, const keyrange *kr, const uint8_t *k, size_t n)
+{
+	if (!kr)
+		return false;
+	if (st->reverse)
+		return kcmp(k, n, kr->start, kr->start_len) < 0;
+	return kr->stop && kcmp(k, n, kr->stop, kr->stop_len) >= 0;
+}
+
+/* Emits pending writes that come before the store row `limit` in scan
+ * order (all of the range when limit is NULL), up to cap rows. */
+static void emit_writes_before(sql_op *op, scan_state *st, sql_batch *b, int cap, const uint8_t *limit,
+			       size_t limit_len, const keyrange *kr)
 {
 	const sql_plan *p = op->plan;
-	while (st->wpos < st->nwrites && b->n < b->cap) {
-		sql_wrow *w = st->writes[st->wpos];
-		if (limit && kcmp(w->key, w->keylen, limit, limit_len) >= 0)
+	sql_wrow *w;
+	while ((w = wpeek(st)) && b->n < cap) {
+		if (limit && !before(st, w->key, w->keylen, limit, limit_len))
 			return;
+		if (past_range(st, kr, w->key, w->keylen))
+			return; /* belongs to a later range */
 		st->wpos++;
 		if (!in_range(kr, w->key, w->keylen) || !w->present)
 			continue;
@@ -388,21 +468,44 @@ static void emit_writes_before(sql_op *op, scan_state *st, sql_batch *b, const u
 	}
 }
 
-static void skip_writes_below(scan_state *st, const keyrange *kr)
+/* Skips pending writes that come before the range in scan order. */
+static void skip_writes_before(scan_state *st, const keyrange *kr)
 {
-	while (st->wpos < st->nwrites && kr &&
-	       kcmp(st->writes[st->wpos]->key, st->writes[st->wpos]->keylen, kr->start, kr->start_len) < 0)
+	sql_wrow *w;
+	while (kr && (w = wpeek(st))) {
+		bool early = st->reverse ? kr->stop && kcmp(w->key, w->keylen, kr->stop, kr->stop_len) >= 0
+					 : kcmp(w->key, w->keylen, kr->start, kr->start_len) < 0;
+		if (!early)
+			return;
 		st->wpos++;
+	}
 }
 
-static void lock_row(sql_op *op, const ty_datum *row)
+/* Reads one row of the store at read_ts into row (the scan's columns
+ * plus the key); false if it does not exist there. */
+static bool store_get(sql_op *op, scan_state *st, const uint8_t *key, size_t klen, kv_ts read_ts, ty_datum *row)
 {
-	const sql_plan *p = op->plan;
-	scan_state *st = op->state;
-	if (!p->scan.lock_strength || !op->ex->txn)
-		return;
-	ty_datum key = row[st->rel->ncols];
-	sql_txn_lock_row(op->ex->txn, p->scan.reloid, key.p, key.len, p->scan.lock_strength, p->scan.lock_wait, NULL);
+	if (!st->get_arena)
+		st->get_arena = util_arena_new(4096, 0);
+	else
+		util_arena_reset(st->get_arena);
+	kv_read_opts ro;
+	memset(&ro, 0, sizeof ro);
+	ro.read_ts = read_ts;
+	ro.columns = st->cols;
+	ro.ncolumns = st->ncols_read;
+	kv_row kr2;
+	kv_status s = kv_get(st->kv, key, klen, &ro, st->get_arena, &kr2);
+	if (s != KV_OK && s != KV_NOT_FOUND)
+		sql_kv_error(s, "reading a row");
+	if (s == KV_NOT_FOUND || kr2.n == 0)
+		return false;
+	row_build rb = {st->rel, &st->map, op->plan->scan.needed, row, false, false};
+	rb_start(&rb, &kr2.cells[0]);
+	for (size_t i = 0; i < kr2.n; i++)
+		rb_cell(&rb, &kr2.cells[i]);
+	rb_finish(&rb);
+	return rb.exists;
 }
 
 /* A point lookup (whole key fixed). */
@@ -418,27 +521,8 @@ static bool point_get(sql_op *op, scan_state *st, const keyrange *kr, ty_datum *
 			return sql_eval_qual(op->ex, p->qual, row);
 		}
 	}
-	if (!st->get_arena)
-		st->get_arena = util_arena_new(4096, 0);
-	else
-		util_arena_reset(st->get_arena);
-	kv_read_opts ro;
-	memset(&ro, 0, sizeof ro);
-	ro.read_ts = op->ex->read_ts;
-	ro.columns = st->cols;
-	ro.ncolumns = st->ncols_read;
-	kv_row kr2;
-	kv_status s = kv_get(st->kv, kr->start, kr->start_len, &ro, st->get_arena, &kr2);
-	if (s != KV_OK && s != KV_NOT_FOUND)
-		sql_kv_error(s, "reading a row");
-	if (s == KV_NOT_FOUND || kr2.n == 0)
-		return false;
-	row_build rb = {st->rel, &st->map, p->scan.needed, row, false, false};
-	rb_start(&rb, &kr2.cells[0]);
-	for (size_t i = 0; i < kr2.n; i++)
-		rb_cell(&rb, &kr2.cells[i]);
-	rb_finish(&rb);
-	if (!rb.exists)
+	sql_txn_note_read(op->ex->txn, st->rel->storage, kr->start, kr->start_len, NULL, 0, true);
+	if (!store_get(op, st, kr->start, kr->start_len, op->ex->read_ts, row))
 		return false;
 	if (st->has_writes) {
 		sql_wrow *w = sql_txn_lookup(op->ex->txn, p->scan.reloid, kr->start, kr->start_len, true);
@@ -448,20 +532,47 @@ static bool point_get(sql_op *op, scan_state *st, const keyrange *kr, ty_datum *
 	return sql_eval_qual(op->ex, p->qual, row);
 }
 
+/* SELECT ... FOR UPDATE/SHARE: locks a row that passed the scan's qual.
+ * False drops the row: SKIP LOCKED found it locked, or it changed after
+ * the snapshot (READ COMMITTED) and is now gone or no longer matches —
+ * otherwise row is replaced by the newest version, as PostgreSQL's
+ * EvalPlanQual does. REPEATABLE READ fails with 40001 instead. */
+static bool lock_row(sql_op *op, ty_datum *row)
+{
+	const sql_plan *p = op->plan;
+	scan_state *st = op->state;
+	sql_txn *t = op->ex->txn;
+	if (!p->scan.lock_strength || !t)
+		return true;
+	ty_datum key = row[st->rel->ncols];
+	bool skipped = false;
+	sql_txn_lock_row(t, p->scan.reloid, key.p, key.len, p->scan.lock_strength, p->scan.lock_wait, &skipped);
+	if (skipped)
+		return false;
+	if (sql_txn_lookup(t, p->scan.reloid, key.p, key.len, false) || !sql_txn_row_changed(t, st->kv, key.p, key.len))
+		return true;
+	bool exists = store_get(op, st, key.p, key.len, KV_TS_MAX, row);
+	if (t->iso != SQL_READ_COMMITTED)
+		sql_txn_serialization_failure(!exists);
+	return exists && sql_eval_qual(op->ex, p->qual, row);
+}
+
 static sql_batch *scan_next(sql_op *op)
 {
 	scan_state *st = op->state;
 	const sql_plan *p = op->plan;
 	sql_batch *b = sql_op_begin_batch(op);
+	/* A pushed-down LIMIT bounds how many rows are read, not only returned. */
+	int cap = b->cap;
+	if (st->left >= 0 && st->left < cap)
+		cap = (int)st->left;
 	int total_ranges = p->scan.nranges ? st->nranges : 1;
-	while (b->n < b->cap && st->cur < total_ranges) {
-		keyrange *kr = p->scan.nranges ? &st->ranges[st->cur] : NULL;
+	while (b->n < cap && st->cur < total_ranges) {
+		keyrange *kr = p->scan.nranges ? &st->ranges[range_index(st, st->cur)] : NULL;
 		if (kr && kr->point) {
 			ty_datum *row = sql_batch_row(b, b->n);
-			if (point_get(op, st, kr, row)) {
-				lock_row(op, row);
+			if (point_get(op, st, kr, row) && lock_row(op, row))
 				b->n++;
-			}
 			st->cur++;
 			continue;
 		}
@@ -469,17 +580,17 @@ static sql_batch *scan_next(sql_op *op)
 			open_iter(op, st);
 			st->started = true;
 			if (st->has_writes)
-				skip_writes_below(st, kr);
+				skip_writes_before(st, kr);
 		}
 		row_build rb = {st->rel, &st->map, p->scan.needed, NULL, false, false};
-		while (b->n < b->cap) {
+		while (b->n < cap) {
 			if (!kv_iter_valid(st->it)) {
 				if (kv_iter_status(st->it) != KV_OK)
 					sql_kv_error(kv_iter_status(st->it), "scanning a table");
 				if (st->has_writes)
-					emit_writes_before(op, st, b, NULL, 0, kr);
-				if (b->n >= b->cap)
-					return b;
+					emit_writes_before(op, st, b, cap, NULL, 0, kr);
+				if (b->n >= cap)
+					goto out;
 				kv_iter_close(st->it);
 				st->it = NULL;
 				st->started = false;
@@ -488,9 +599,9 @@ static sql_batch *scan_next(sql_op *op)
 			}
 			const kv_cell *c = kv_iter_cell(st->it);
 			if (st->has_writes) {
-				emit_writes_before(op, st, b, c->row.data, c->row.len, kr);
-				if (b->n >= b->cap)
-					return b;
+				emit_writes_before(op, st, b, cap, c->row.data, c->row.len, kr);
+				if (b->n >= cap)
+					goto out;
 			}
 			ty_datum *row = sql_batch_row(b, b->n);
 			rb.out = row;
@@ -509,20 +620,19 @@ static sql_batch *scan_next(sql_op *op)
 			}
 			rb_finish(&rb);
 			bool keep = rb.exists;
-			if (st->has_writes && st->wpos < st->nwrites) {
-				sql_wrow *w = st->writes[st->wpos];
-				if (w->keylen == rkl && memcmp(w->key, rk, rkl) == 0) {
-					st->wpos++;
-					keep = overlay(st->rel, w, row, rb.exists);
-				}
+			sql_wrow *w = st->has_writes ? wpeek(st) : NULL;
+			if (w && w->keylen == rkl && memcmp(w->key, rk, rkl) == 0) {
+				st->wpos++;
+				keep = overlay(st->rel, w, row, rb.exists);
 			}
-			if (keep && sql_eval_qual(op->ex, p->qual, row)) {
-				lock_row(op, row);
+			if (keep && sql_eval_qual(op->ex, p->qual, row) && lock_row(op, row))
 				b->n++;
-			}
 			ty_check_interrupts();
 		}
 	}
+out:
+	if (st->left >= 0)
+		st->left -= b->n;
 	return b;
 }
 

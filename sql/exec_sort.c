@@ -159,7 +159,7 @@ static void load(sql_op *op, sort_state *st)
 		ty_check_interrupts();
 	}
 	ty_set_arena(old);
-	if (st->n > 1)
+	if (st->n > 1) /* rows is NULL when nothing came in */
 		qsort_r(st->rows, st->n, sizeof(srow), srow_cmp, &sc);
 	st->sorted = true;
 	st->pos = 0;

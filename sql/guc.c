@@ -25,7 +25,8 @@ static int check_datestyle(sql_session *s, const char *in, util_buf *out, util_e
 	const char *style = NULL, *order = NULL;
 	char buf[128];
 	snprintf(buf, sizeof buf, "%s", in);
-	for (char *tok = strtok(buf, ", \t"); tok; tok = strtok(NULL, ", \t")) {
+	char *save = NULL;
+	for (char *tok = strtok_r(buf, ", \t", &save); tok; tok = strtok_r(NULL, ", \t", &save)) {
 		if (!util_strcasecmp(tok, "ISO"))
 			style = "ISO";
 		else if (!util_strcasecmp(tok, "SQL"))
@@ -174,6 +175,8 @@ static const sql_guc gucs[] = {
 	 NULL},
 	{"DateStyle", GUC_STRING, "ISO, MDY", NULL, true, false, "Client Connection Defaults / Locale and Formatting",
 	 "Sets the display format for date and time values.", NULL, 0, 0, check_datestyle, assign_datestyle},
+	{"deadlock_timeout", GUC_INT, "1000", "ms", false, false, "Lock Management",
+	 "Sets the time to wait on a lock before checking for deadlock.", NULL, 1, 2147483647, NULL, NULL},
 	G("default_tablespace", GUC_STRING, "", NULL, false, false, "Client Connection Defaults / Statement Behavior",
 	  "Sets the default tablespace to create tables and indexes in."),
 	G("default_text_search_config", GUC_STRING, "pg_catalog.simple", NULL, false, false,

@@ -1476,6 +1476,7 @@ sql_planned *sql_plan_query(sql_actx *ax, sql_query *q)
 		p = pr;
 	}
 	pd->plan = p;
+	sql_plan_use_key_order(pd, &pd->plan);
 	pd->nexec_params = ax->ps->nexec_params;
 	pd->ncache = ax->ps->ncache;
 	pd->returns_rows = q->cmd == SQL_CMD_SELECT || q->nreturning > 0;
@@ -1504,6 +1505,7 @@ sql_planned *sql_plan_query(sql_actx *ax, sql_query *q)
 		(void)pr;
 	}
 	pd->read_only = q->cmd == SQL_CMD_SELECT && !q->for_update;
+	pd->lock_strength = q->for_update ? q->lock_strength : 0;
 	return pd;
 }
 
@@ -1511,7 +1513,9 @@ sql_plan *sql_plan_subquery(sql_actx *ax, sql_planned *top, sql_query *q)
 {
 	sql_planner pl = {ax, top, NULL, q, 0};
 	sql_tlist *tl;
-	return plan_query(&pl, q, &tl);
+	sql_plan *p = plan_query(&pl, q, &tl);
+	sql_plan_use_key_order(top, &p);
+	return p;
 }
 
 /* Exposed to plan_modify.c. */

@@ -80,6 +80,37 @@ static void plan_checks(sql_planner *pl, sql_query *q, sql_plan *m, const cat_ob
 	}
 }
 
+static bool has_sublink(sql_expr *e, void *arg)
+{
+	(void)arg;
+	return e->kind == SQL_E_SUBLINK;
+}
+
+/* The WHERE conjuncts that a newer version of a target row can be
+ * rechecked against on its own (PostgreSQL's EvalPlanQual, simplified):
+ * those referencing only the target table and no subqueries. Copies, so
+ * planning them does not disturb the scan's. */
+static sql_expr *epq_quals(sql_planner *pl, sql_query *q, sql_expr **quals, int nquals)
+{
+	sql_expr **keep = ty_alloc(sizeof(sql_expr *) * (size_t)(nquals ? nquals : 1));
+	int n = 0;
+	bool *rtes = ty_alloc(sizeof(bool) * (size_t)(q->nrtes ? q->nrtes : 1));
+	for (int i = 0; i < nquals; i++) {
+		memset(rtes, 0, sizeof(bool) * (size_t)q->nrtes);
+		sql_expr_rtes(quals[i], rtes, q->nrtes);
+		bool only_target = true;
+		for (int k = 0; k < q->nrtes; k++)
+			if (rtes[k] && k != q->result_rte - 1)
+				only_target = false;
+		if (only_target && !sql_expr_walk(quals[i], has_sublink, NULL))
+			keep[n++] = sql_expr_copy(quals[i]);
+	}
+	(void)pl;
+	if (n == 0)
+		return NULL;
+	return n == 1 ? keep[0] : sql_make_and(keep, n);
+}
+
 sql_plan *sql_plan_modify(sql_planner *pl, sql_query *q, sql_tlist **tl_out)
 {
 	sql_rte *trte = q->rtes[q->result_rte - 1];
@@ -87,6 +118,7 @@ sql_plan *sql_plan_modify(sql_planner *pl, sql_query *q, sql_tlist **tl_out)
 	const cat_rel *r = &rel->rel;
 	sql_tlist *in_tl;
 	sql_plan *in;
+	sql_expr *epq = NULL;
 	if (q->cmd == SQL_CMD_INSERT) {
 		if (q->source) {
 			sql_planner sub = {pl->ax, pl->top, NULL, q->source, 0};
@@ -103,6 +135,7 @@ sql_plan *sql_plan_modify(sql_planner *pl, sql_query *q, sql_tlist **tl_out)
 			trte->used[c] = true;
 		sql_expr **quals;
 		int nquals = sql_conjuncts(q->where, &quals);
+		epq = epq_quals(pl, q, quals, nquals);
 		in = sql_plan_from_internal(pl, q, quals, nquals, &in_tl);
 	}
 	sql_plan *m = sql_plan_new(SQL_P_MODIFY, 0);
@@ -142,6 +175,8 @@ sql_plan *sql_plan_modify(sql_planner *pl, sql_query *q, sql_tlist **tl_out)
 			m->modify.new_vals[c] = old;
 		}
 		m->modify.key_slot = sql_set_refs(pl, rowtl->items[r->ncols], in_tl)->slot;
+		if (epq)
+			m->modify.epq_qual = sql_set_refs(pl, sql_plan_prep(pl, epq), rowtl);
 		for (int i = 0; i < q->nset; i++) {
 			int c = q->set_cols[i] - 1;
 			m->modify.new_vals[c] = sql_set_refs(pl, sql_plan_prep(pl, q->set_exprs[i]), in_tl);

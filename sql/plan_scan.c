@@ -41,6 +41,7 @@ static bool comparable(ty_oid col, ty_oid val) { return col == val || (int_famil
 typedef struct colcons {
 	sql_expr *eq;          /* = value */
 	sql_expr *in;          /* = ANY(array) */
+	sql_expr *like;        /* LIKE pattern (not consumed: it stays a filter) */
 	sql_expr *lo, *hi;
 	bool lo_incl, hi_incl;
 	int used[8];           /* conjunct indexes consumed */
@@ -53,9 +54,74 @@ static void use(colcons *c, int qi)
 		c->used[c->nused++] = qi;
 }
 
+/* `key = v1 OR key = v2 ...` on one key column, all values of the
+ * column's type: the array of the values (an IN list), else NULL. */
+static sql_expr *or_as_in(const cat_rel *r, int rte, sql_expr *q, int *kp_out)
+{
+	if (q->kind != SQL_E_OR || q->f.nargs < 2)
+		return NULL;
+	int kp = -1;
+	sql_expr **vals = ty_alloc(sizeof(sql_expr *) * (size_t)q->f.nargs);
+	for (int i = 0; i < q->f.nargs; i++) {
+		sql_expr *a = q->f.args[i];
+		if (a->kind != SQL_E_FUNC || a->f.nargs != 2 || !a->f.opname || strcmp(a->f.opname, "="))
+			return NULL;
+		sql_expr *k = a->f.args[0], *v = a->f.args[1];
+		int p = key_pos(r, rte, k);
+		if (p < 0) {
+			k = a->f.args[1];
+			v = a->f.args[0];
+			p = key_pos(r, rte, k);
+		}
+		if (p < 0 || (kp >= 0 && p != kp) || v->type != k->type || !is_bound_value(v))
+			return NULL;
+		kp = p;
+		vals[i] = v;
+	}
+	const ty_type *t = ty_type_get(q->f.args[0]->f.args[0]->type);
+	if (!t || !t->array)
+		return NULL;
+	sql_expr *arr = sql_expr_new(SQL_E_ARRAY, t->array, -1);
+	arr->f.nargs = q->f.nargs;
+	arr->f.args = vals;
+	*kp_out = kp;
+	return arr;
+}
+
+/* `key LIKE pattern` on a text key column: the pattern, else NULL. */
+static sql_expr *like_pattern(const cat_rel *r, int rte, sql_expr *q, int *kp_out)
+{
+	if (q->kind != SQL_E_FUNC || q->f.nargs != 2 || !q->f.opname || strcmp(q->f.opname, "~~"))
+		return NULL;
+	sql_expr *k = q->f.args[0];
+	if (k->kind == SQL_E_CAST && k->cast.arg && k->cast.arg->type == TY_VARCHAR && k->type == TY_TEXT)
+		k = k->cast.arg; /* varchar is read as text: same bytes, same key encoding */
+	int kp = key_pos(r, rte, k);
+	if (kp < 0 || (k->type != TY_TEXT && k->type != TY_VARCHAR) || (r->pk_desc && r->pk_desc[kp]) ||
+	    q->f.args[1]->type != TY_TEXT || !is_bound_value(q->f.args[1]))
+		return NULL;
+	*kp_out = kp;
+	return q->f.args[1];
+}
+
 /* Records one conjunct if it constrains a key column; returns true if taken. */
 static bool take(const cat_rel *r, int rte, sql_expr *q, int qi, colcons *cc)
 {
+	int okp;
+	sql_expr *ors = or_as_in(r, rte, q, &okp);
+	if (ors) {
+		if (cc[okp].eq || cc[okp].in)
+			return false;
+		cc[okp].in = ors;
+		use(&cc[okp], qi);
+		return true;
+	}
+	sql_expr *pat = like_pattern(r, rte, q, &okp);
+	if (pat) {
+		if (!cc[okp].like)
+			cc[okp].like = pat;
+		return false;
+	}
 	if (q->kind == SQL_E_ANYARRAY && !q->f.all && q->f.opname && !strcmp(q->f.opname, "=")) {
 		int kp = key_pos(r, rte, q->f.args[0]);
 		if (kp < 0 || !is_bound_value(q->f.args[1]))
@@ -157,7 +223,8 @@ sql_plan *sql_plan_table_scan(sql_planner *pl, int rte, sql_expr **quals, int nq
 		while (nfix < npk && (cc[nfix].eq || cc[nfix].in))
 			nfix++;
 		bool range_col = nfix < npk && (cc[nfix].lo || cc[nfix].hi);
-		if (nfix > 0 || range_col) {
+		bool like_col = nfix < npk && !range_col && cc[nfix].like;
+		if (nfix > 0 || range_col || like_col) {
 			sql_tlist *empty = sql_tl_new();
 			/* IN lists multiply into several ranges (expanded at run time). */
 			sql_keyrange *kr = ty_alloc0(sizeof *kr);
@@ -188,6 +255,8 @@ sql_plan *sql_plan_table_scan(sql_planner *pl, int rte, sql_expr **quals, int nq
 				for (int k = 0; k < c->nused; k++)
 					consumed[c->used[k]] = true;
 			}
+			if (like_col)
+				kr->like = sql_set_refs(pl, sql_plan_prep(pl, sql_expr_copy(cc[nfix].like)), empty);
 			p->scan.nranges = 1;
 			p->scan.ranges = kr;
 			p->scan.npoint = nfix == npk ? npk : 0;

@@ -157,20 +157,31 @@ static bool key_only(const cat_rel *r, const cat_column *c)
 
 bool sql_column_in_cells(const cat_rel *r, const cat_column *c) { return !key_only(r, c); }
 
-void sql_key_decode(const cat_rel *r, const uint8_t *key, size_t len, ty_datum *vals)
+void sql_key_decode_needed(const cat_rel *r, const uint8_t *key, size_t len, const bool *needed, ty_datum *vals)
 {
+	/* Decode up to the last key column anybody needs; skip the others. */
+	int last = r->npk - 1;
+	if (needed)
+		while (last >= 0 && !needed[r->pk[last] - 1])
+			last--;
 	const uint8_t *p = key, *end = key + len;
-	for (int i = 0; i < r->npk; i++) {
+	for (int i = 0; i <= last; i++) {
 		const cat_column *c = cat_column_by_attnum(r, r->pk[i]);
 		ty_keycol kc = {c->type, r->pk_desc ? r->pk_desc[i] : false, false};
+		bool want = (!needed || needed[c->attnum - 1]) && !ty_type_get(c->type)->key_lossy;
 		ty_datum d;
-		size_t n = ty_key_decode(&kc, p, end, &d);
+		size_t n = want ? ty_key_decode(&kc, p, end, &d) : ty_key_skip(&kc, p, end);
 		if (n == 0)
 			ty_error(UTIL_E_DATA_CORRUPTED, "malformed row key in table \"%s\"", r->name);
-		if (!ty_type_get(c->type)->key_lossy)
+		if (want)
 			vals[c->attnum - 1] = d;
 		p += n;
 	}
+}
+
+void sql_key_decode(const cat_rel *r, const uint8_t *key, size_t len, ty_datum *vals)
+{
+	sql_key_decode_needed(r, key, len, NULL, vals);
 }
 
 void sql_rowmap_build(const cat_rel *r, util_arena *a, sql_rowmap *m)

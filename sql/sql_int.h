@@ -50,6 +50,7 @@ struct sql_engine {
 	atomic_int next_pid;
 	pthread_mutex_t locks_mu; /* the row lock manager (txn_locks.c) */
 	pthread_cond_t locks_cv;
+	pthread_mutex_t serial_mu; /* SERIALIZABLE read validation + commit (txn_serial.c) */
 	util_map locks;           /* (table oid, row key) -> lock */
 	int64_t start_time_us;
 };
@@ -571,6 +572,7 @@ struct sql_query {
 	bool overriding_system;
 	/* locking */
 	bool for_update;
+	int lock_strength;        /* of the first locking clause (names the command) */
 	/* analysis state (namespace of FROM items, current clause) */
 	struct sql_nsitem *ns;
 	int nns, ns_cap;
@@ -703,6 +705,9 @@ typedef struct sql_keybound {
 typedef struct sql_keyrange {
 	int nfix;               /* leading key columns fixed by equality (or IN) */
 	sql_keybound lo, hi;
+	sql_expr *like;         /* LIKE pattern on key column nfix (text, ASC): its
+				 * literal prefix narrows the range; the LIKE itself
+				 * stays in the scan's filter */
 	bool is_null_range;     /* IS NULL on the next key column */
 } sql_keyrange;
 
@@ -747,7 +752,8 @@ struct sql_plan {
 			sql_keyrange *ranges;
 			int npoint;       /* > 0: ranges fix the whole key (point lookups) */
 			bool reverse;
-			sql_expr *limit;  /* pushed-down LIMIT (+ offset) or NULL */
+			sql_expr *limit;  /* pushed-down LIMIT or NULL (plan_order.c) ... */
+			sql_expr *limit_offset; /* ... plus this OFFSET: rows the scan reads at most */
 			bool count_only;  /* count(*) without decoding values */
 			int lock_strength, lock_wait;
 			const struct sql_sysview *sysview;
@@ -823,6 +829,9 @@ struct sql_plan {
 			int nchecks;
 			const char **check_names;
 			bool pk_changes;       /* UPDATE assigns a key column */
+			sql_expr *epq_qual;    /* UPDATE/DELETE: the WHERE conjuncts on the target
+						* alone, against the table row (with key); READ
+						* COMMITTED rechecks them on a newer row version */
 		} modify;
 		struct {
 			int cte;             /* CTESCAN/WORKTABLE: CTE id */
@@ -856,11 +865,15 @@ typedef struct sql_planned {
 	sql_column *cols;
 	sql_cmd cmd;
 	bool read_only;
+	int lock_strength;        /* SELECT ... FOR ...: the first locking clause's */
 } sql_planned;
 
 sql_planned *sql_plan_query(sql_actx *ax, sql_query *q);
 /* Plans a subquery inside the same statement (sublinks, CTEs). */
 sql_plan *sql_plan_subquery(sql_actx *ax, sql_planned *top, sql_query *q);
+/* plan_order.c: lets the primary-key order of scans replace sorts, take
+ * LIMITs and answer MIN/MAX by first/last-row reads. */
+void sql_plan_use_key_order(sql_planned *pd, sql_plan **root);
 
 /* ---------------------------------------------------------------- execution */
 
@@ -999,6 +1012,8 @@ bool sql_row_decode(const cat_rel *r, const sql_rowmap *m, const kv_cell *cells,
 bool sql_column_in_cells(const cat_rel *r, const cat_column *c);
 /* Decodes the key columns from a row key into vals (for lossless types). */
 void sql_key_decode(const cat_rel *r, const uint8_t *key, size_t len, ty_datum *vals);
+/* Only the key columns with needed[attnum-1] (NULL: all). */
+void sql_key_decode_needed(const cat_rel *r, const uint8_t *key, size_t len, const bool *needed, ty_datum *vals);
 static inline void sql_colid_qual(uint16_t id, uint8_t q[2]) { q[0] = (uint8_t)(id >> 8), q[1] = (uint8_t)id; }
 
 /* ---------------------------------------------------------------- transactions */
@@ -1027,6 +1042,10 @@ struct sql_txn {
 	util_arena *arena;        /* transaction lifetime */
 	kv_ts snapshot_ts;        /* REPEATABLE READ: fixed; READ COMMITTED: per statement */
 	kv_ts stmt_ts;
+	bool snapshot_taken;      /* REPEATABLE READ: at the first statement, as PostgreSQL */
+	bool pinned;              /* pin_ts is pinned in the store (kv_snapshot_acquire), so
+				   compactions keep what the snapshot reads */
+	kv_ts pin_ts;
 	sql_isolation iso;
 	bool read_only;
 	bool explicit_block;
@@ -1049,6 +1068,7 @@ struct sql_txn {
 	kv_batch *bulk;           /* autocommit COPY: rows written straight into the commit batch */
 	size_t nundo, undo_cap;
 	int64_t start_us;
+	struct sql_readset *reads; /* SERIALIZABLE: key ranges read (txn_serial.c) */
 };
 
 /* Savepoints (txn_savepoint.c): called before a row write is applied. */
@@ -1062,6 +1082,13 @@ void sql_txn_abort(sql_txn *t);
  * COMMITTED, a new command id. */
 void sql_txn_stmt_begin(sql_txn *t);
 kv_ts sql_txn_read_ts(sql_txn *t);
+/* After a row lock is granted: true if another transaction committed a
+ * change to the row (insert, update or delete) after the statement's
+ * snapshot, i.e. the version the statement read is not the newest. */
+bool sql_txn_row_changed(sql_txn *t, kv_table *kv, const uint8_t *key, size_t klen);
+/* Throws 40001 as PostgreSQL does when a REPEATABLE READ or SERIALIZABLE
+ * transaction finds its target row changed after its snapshot. */
+UTIL_NORETURN void sql_txn_serialization_failure(bool deleted);
 /* Row writes (values indexed by attnum-1). */
 sql_wrow *sql_txn_put_row(sql_txn *t, const cat_obj *rel, kv_table *kv, const uint8_t *key, size_t klen,
 			  const ty_datum *vals, const bool *set, bool insert, bool exists_before);
@@ -1079,6 +1106,19 @@ void sql_txn_drop_storage_on_abort(sql_txn *t, const char *storage);
 void sql_txn_lock_row(sql_txn *t, cat_oid table, const uint8_t *key, size_t klen, int strength, int wait_policy,
 		      bool *skipped);
 void sql_txn_unlock_all(sql_txn *t);
+/* SERIALIZABLE (txn_serial.c): records a key range [start, stop) (stop NULL
+ * = to the end; point: the single key start) read from a kv table. */
+void sql_txn_note_read(sql_txn *t, const char *storage, const uint8_t *start, size_t slen, const uint8_t *stop,
+		       size_t stlen, bool point);
+/* Whether reads of this transaction must be recorded. */
+static inline bool sql_txn_tracks_reads(const sql_txn *t)
+{
+	return t && t->iso == SQL_SERIALIZABLE && !t->read_only;
+}
+/* At commit of a writing SERIALIZABLE transaction, with engine->serial_mu
+ * held: KV_CONFLICT if a write committed after the snapshot touches a
+ * range the transaction read. */
+kv_status sql_txn_validate_reads(sql_txn *t);
 /* Bulk load: encodes a new row straight into the commit batch (no read-your-
  * writes; only for a single-statement transaction). */
 void sql_txn_bulk_row(sql_txn *t, const cat_obj *rel, kv_table *kv, const uint8_t *key, size_t klen,

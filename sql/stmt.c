@@ -399,6 +399,21 @@ static const int16_t *portal_formats(sql_portal_s *po, int ncols)
 	return f;
 }
 
+/* PostgreSQL's command name of a SELECT with a locking clause. */
+static const char *lock_command(int strength)
+{
+	switch (strength) {
+	case PG_QUERY__LOCK_CLAUSE_STRENGTH__LCS_FORKEYSHARE:
+		return "SELECT FOR KEY SHARE";
+	case PG_QUERY__LOCK_CLAUSE_STRENGTH__LCS_FORSHARE:
+		return "SELECT FOR SHARE";
+	case PG_QUERY__LOCK_CLAUSE_STRENGTH__LCS_FORNOKEYUPDATE:
+		return "SELECT FOR NO KEY UPDATE";
+	default:
+		return "SELECT FOR UPDATE";
+	}
+}
+
 /* Runs (or resumes) a portal: sends up to max_rows rows (0 = all). */
 void sql_portal_run(sql_session *s, sql_portal_s *po, sql_dest *dest, int64_t max_rows, bool send_desc,
 		    sql_complete *c)
@@ -409,6 +424,9 @@ void sql_portal_run(sql_session *s, sql_portal_s *po, sql_dest *dest, int64_t ma
 		if (s->txn->read_only && pl->cmd != SQL_CMD_SELECT)
 			ty_error(UTIL_E_READ_ONLY_SQL_TRANSACTION, "cannot execute %s in a read-only transaction",
 				 pl->cmd == SQL_CMD_INSERT ? "INSERT" : pl->cmd == SQL_CMD_UPDATE ? "UPDATE" : "DELETE");
+		if (s->txn->read_only && pl->lock_strength)
+			ty_error(UTIL_E_READ_ONLY_SQL_TRANSACTION, "cannot execute %s in a read-only transaction",
+				 lock_command(pl->lock_strength));
 		util_arena *old = ty_set_arena(po->arena);
 		po->ex = sql_exec_new(s, pl, po->arena, po->params, po->nparams);
 		po->root = sql_exec_node(po->ex, pl->plan);

@@ -26,16 +26,57 @@ sql_txn *sql_txn_begin(sql_session *s, sql_isolation iso, bool read_only, bool e
 	return t;
 }
 
+/* A new snapshot at the current read point, pinned so that compactions
+ * keep every version it can see until the next one or the end. */
+static kv_ts new_snapshot(sql_txn *t)
+{
+	kv_store *kv = t->s->e->kv;
+	if (t->pinned)
+		kv_snapshot_release(kv, t->pin_ts);
+	kv_snapshot_acquire(kv, &t->pin_ts);
+	t->pinned = true;
+	return t->pin_ts;
+}
+
 void sql_txn_stmt_begin(sql_txn *t)
 {
 	t->cid++;
-	if (t->iso == SQL_READ_COMMITTED)
-		t->stmt_ts = kv_read_point(t->s->e->kv);
-	else
-		t->stmt_ts = t->snapshot_ts;
+	if (t->iso == SQL_READ_COMMITTED) {
+		t->stmt_ts = new_snapshot(t);
+		return;
+	}
+	/* REPEATABLE READ: the snapshot is taken by the first statement of
+	 * the block, not by BEGIN (a later SET TRANSACTION still applies). */
+	if (!t->snapshot_taken) {
+		t->snapshot_ts = new_snapshot(t);
+		t->snapshot_taken = true;
+	}
+	t->stmt_ts = t->snapshot_ts;
 }
 
 kv_ts sql_txn_read_ts(sql_txn *t) { return t->stmt_ts; }
+
+bool sql_txn_row_changed(sql_txn *t, kv_table *kv, const uint8_t *key, size_t klen)
+{
+	kv_read_opts ro;
+	memset(&ro, 0, sizeof ro);
+	ro.read_ts = KV_TS_MAX;
+	ro.min_ts = t->stmt_ts + 1;
+	ro.raw = true; /* a delete is a change too */
+	kv_row row;
+	kv_status st = kv_get(kv, key, klen, &ro, ty_get_arena(), &row);
+	if (st == KV_NOT_FOUND)
+		return false;
+	if (st != KV_OK)
+		sql_kv_error(st, "reading a row");
+	return row.n > 0;
+}
+
+void sql_txn_serialization_failure(bool deleted)
+{
+	ty_error(UTIL_E_T_R_SERIALIZATION_FAILURE, "could not serialize access due to concurrent %s",
+		 deleted ? "delete" : "update");
+}
 
 static size_t wkey(cat_oid table, const uint8_t *key, size_t klen, uint8_t *buf, size_t cap)
 {
@@ -277,6 +318,9 @@ void sql_txn_bulk_row(sql_txn *t, const cat_obj *rel, kv_table *kv, const uint8_
 	const cat_rel *r = &rel->rel;
 	util_buf *buf = &t->s->rowbuf;
 	uint8_t q[2];
+	/* Cells in key order (the sentinel's empty qualifier first), so the
+	 * store's memstore inserts them next to each other. */
+	kv_batch_put(t->bulk, kv, key, klen, SQL_FAMILY, "", 0, KV_TS_LATEST, "", 0);
 	for (int i = 0; i < r->ncols; i++) {
 		const cat_column *c = &r->cols[i];
 		if (c->dropped || vals[i].null || !sql_column_in_cells(r, c))
@@ -286,7 +330,6 @@ void sql_txn_bulk_row(sql_txn *t, const cat_obj *rel, kv_table *kv, const uint8_
 		sql_value_encode(c->type, vals[i], buf);
 		kv_batch_put(t->bulk, kv, key, klen, SQL_FAMILY, q, 2, KV_TS_LATEST, buf->data, buf->len);
 	}
-	kv_batch_put(t->bulk, kv, key, klen, SQL_FAMILY, "", 0, KV_TS_LATEST, "", 0);
 	t->nwrites++;
 }
 
@@ -303,6 +346,8 @@ static void write_row(sql_txn *t, kv_batch *b, const cat_snap *cs, sql_wrow *w, 
 	}
 	bool whole = w->inserted;
 	uint8_t q[2];
+	if (whole) /* first: cells in key order */
+		kv_batch_put(b, w->kv, w->key, w->keylen, SQL_FAMILY, "", 0, KV_TS_LATEST, "", 0);
 	for (int i = 0; i < r->ncols && i < w->ncols; i++) {
 		const cat_column *c = &r->cols[i];
 		if (c->dropped || !sql_column_in_cells(r, c))
@@ -321,8 +366,6 @@ static void write_row(sql_txn *t, kv_batch *b, const cat_snap *cs, sql_wrow *w, 
 		sql_value_encode(c->type, w->cols[i], buf);
 		kv_batch_put(b, w->kv, w->key, w->keylen, SQL_FAMILY, q, 2, KV_TS_LATEST, buf->data, buf->len);
 	}
-	if (whole)
-		kv_batch_put(b, w->kv, w->key, w->keylen, SQL_FAMILY, "", 0, KV_TS_LATEST, "", 0);
 }
 
 static void txn_free(sql_txn *t)
@@ -338,10 +381,23 @@ static void txn_free(sql_txn *t)
 static void release(sql_txn *t)
 {
 	sql_txn_unlock_all(t);
+	if (t->pinned) {
+		kv_snapshot_release(t->s->e->kv, t->pin_ts);
+		t->pinned = false;
+	}
 	if (t->ddl_locked) {
 		cat_ddl_unlock(t->s->e->cat);
 		t->ddl_locked = false;
 	}
+}
+
+/* (table, key) order. */
+static int cmp_table_wrow(const void *a, const void *b)
+{
+	const sql_wrow *x = *(sql_wrow *const *)a, *y = *(sql_wrow *const *)b;
+	if (x->table != y->table)
+		return x->table < y->table ? -1 : 1;
+	return cmp_wrow(a, b);
 }
 
 int sql_txn_commit(sql_txn *t, util_err *err)
@@ -354,21 +410,40 @@ int sql_txn_commit(sql_txn *t, util_err *err)
 	t->bulk = NULL;
 	util_buf buf = UTIL_BUF_INIT;
 	cat_snap *cs = t->ddl ? cat_txn_snap(t->ddl) : t->s->cat;
-	size_t pos = 0;
+	/* Rows in (table, key) order: the store's memstore then inserts each
+	 * next to the previous one, which is much faster than random order. */
+	size_t nw = util_map_count(&t->writes), k = 0, pos = 0;
+	sql_wrow **rows = util_xmalloc(sizeof *rows * (nw ? nw : 1));
 	void *v;
 	while (util_map_next(&t->writes, &pos, NULL, NULL, &v))
-		write_row(t, b, cs, v, &buf);
+		rows[k++] = v;
+	qsort(rows, k, sizeof *rows, cmp_table_wrow);
+	for (size_t i = 0; i < k; i++)
+		write_row(t, b, cs, rows[i], &buf);
+	free(rows);
 	if (t->ddl)
 		cat_txn_write(t->ddl, b);
 	util_buf_free(&buf);
 	kv_status st;
-	if (t->iso != SQL_READ_COMMITTED)
+	if (t->iso == SQL_SERIALIZABLE && t->reads) {
+		/* Validation and commit are one step among serializable
+		 * transactions, so they serialize in commit order. */
+		pthread_mutex_lock(&e->serial_mu);
+		st = sql_txn_validate_reads(t);
+		if (st == KV_OK)
+			st = kv_commit_if(e->kv, b, t->snapshot_ts, NULL, NULL);
+		pthread_mutex_unlock(&e->serial_mu);
+	} else if (t->iso != SQL_READ_COMMITTED) {
 		st = kv_commit_if(e->kv, b, t->snapshot_ts, NULL, NULL);
-	else
+	} else {
 		st = kv_commit(e->kv, b, NULL, NULL);
+	}
 	kv_batch_free(b);
 	if (st != KV_OK) {
-		if (st == KV_CONFLICT)
+		if (st == KV_CONFLICT && t->iso == SQL_SERIALIZABLE)
+			util_err_set(err, UTIL_E_T_R_SERIALIZATION_FAILURE,
+				     "could not serialize access due to read/write dependencies among transactions");
+		else if (st == KV_CONFLICT)
 			util_err_set(err, UTIL_E_T_R_SERIALIZATION_FAILURE,
 				     "could not serialize access due to concurrent update");
 		else

@@ -1,12 +1,12 @@
 /*
  * txn_lock.c — the row lock manager: writers (UPDATE, DELETE, INSERT of a
- * key, SELECT ... FOR UPDATE/SHARE) lock (table, row key) until their
- * transaction ends; a blocked writer waits, honours NOWAIT / SKIP LOCKED /
- * lock_timeout / cancel, and deadlocks are detected by following the chain
- * of owners a waiter waits for. All row locks are exclusive (a FOR SHARE
- * lock conflicts with another FOR SHARE lock, stricter than PostgreSQL).
- * Kept behind this small interface so a distributed backend can replace it
- * with compares in its own transactions.
+ * key, SELECT ... FOR UPDATE/SHARE, foreign-key checks) lock (table, row
+ * key) until their transaction ends, in PostgreSQL's four row-lock modes
+ * with PostgreSQL's conflict table. A blocked locker waits, honours NOWAIT /
+ * SKIP LOCKED / lock_timeout / cancel, and deadlocks are found by walking
+ * the waits-for graph (waiter -> holders of conflicting modes). Kept behind
+ * this small interface so a distributed backend can replace it with
+ * compares in its own transactions.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -15,39 +15,74 @@
 
 #include "sql_int.h"
 
+/* Modes, weakest first: FOR KEY SHARE, FOR SHARE, FOR NO KEY UPDATE, FOR
+ * UPDATE (PgQuery's LockClauseStrength values 2..5). */
+enum { M_KEYSHARE, M_SHARE, M_NOKEYUPDATE, M_UPDATE, M_NMODES };
+
+/* PostgreSQL's row-level lock conflict table. */
+static const bool conflicts[M_NMODES][M_NMODES] = {
+	/*                KS     S      NKU    U */
+	[M_KEYSHARE] = {false, false, false, true},
+	[M_SHARE] = {false, false, true, true},
+	[M_NOKEYUPDATE] = {false, true, true, true},
+	[M_UPDATE] = {true, true, true, true},
+};
+
+static int mode_of(int strength)
+{
+	switch (strength) {
+	case PG_QUERY__LOCK_CLAUSE_STRENGTH__LCS_FORKEYSHARE:
+		return M_KEYSHARE;
+	case PG_QUERY__LOCK_CLAUSE_STRENGTH__LCS_FORSHARE:
+		return M_SHARE;
+	case PG_QUERY__LOCK_CLAUSE_STRENGTH__LCS_FORNOKEYUPDATE:
+		return M_NOKEYUPDATE;
+	default:
+		return M_UPDATE;
+	}
+}
+
+typedef struct holder {
+	sql_txn *t;
+	int mode;
+} holder;
+
+/* One locked row; freed when its last holder ends. */
 typedef struct sql_rowlock {
 	uint8_t *key; /* table oid (4 bytes) ++ row key */
 	size_t klen;
-	sql_txn *owner;
+	int nholders, cap;
+	holder *holders;
 } sql_rowlock;
 
-/* A waiting transaction and the key it waits for (the key bytes belong to
- * the waiter and stay valid while it waits). */
+/* A waiting transaction, the key and the mode it waits for (the key bytes
+ * belong to the waiter and stay valid while it waits). */
 typedef struct waiter {
 	sql_txn *t;
 	const uint8_t *key;
 	size_t klen;
+	int mode;
 } waiter;
 
 /* The waits-for edges, guarded by the engine's locks_mu. */
 static waiter *waiters;
 static int nwaiters, waiters_cap;
 
-static sql_rowlock *waits_for(sql_engine *e, sql_txn *t)
+static const waiter *waiting(sql_txn *t)
 {
 	for (int i = 0; i < nwaiters; i++)
 		if (waiters[i].t == t)
-			return util_map_get(&e->locks, waiters[i].key, waiters[i].klen);
+			return &waiters[i];
 	return NULL;
 }
 
-static void add_waiter(sql_txn *t, const uint8_t *key, size_t klen)
+static void add_waiter(sql_txn *t, const uint8_t *key, size_t klen, int mode)
 {
 	if (nwaiters == waiters_cap) {
 		waiters_cap = waiters_cap ? waiters_cap * 2 : 64;
 		waiters = util_xrealloc(waiters, sizeof *waiters * (size_t)waiters_cap);
 	}
-	waiters[nwaiters++] = (waiter){t, key, klen};
+	waiters[nwaiters++] = (waiter){t, key, klen, mode};
 }
 
 static void remove_waiter(sql_txn *t)
@@ -59,13 +94,34 @@ static void remove_waiter(sql_txn *t)
 		}
 }
 
-static bool would_deadlock(sql_engine *e, sql_txn *t, sql_rowlock *l)
+/* True if another holder of l blocks t from taking mode. */
+static bool blocked(const sql_rowlock *l, const sql_txn *t, int mode)
 {
-	for (int hops = 0; l && hops < 10000; hops++) {
-		sql_txn *owner = l->owner;
-		if (owner == t)
+	for (int i = 0; i < l->nholders; i++)
+		if (l->holders[i].t != t && conflicts[mode][l->holders[i].mode])
 			return true;
-		l = waits_for(e, owner);
+	return false;
+}
+
+/* Does a chain of waits lead from the holders blocking (t, mode) on l back
+ * to t? Depth-first over the waits-for graph, bounded. */
+static bool reaches(sql_engine *e, const sql_rowlock *l, const sql_txn *t, int mode, const sql_txn *target,
+		    int depth)
+{
+	if (depth > 64)
+		return false;
+	for (int i = 0; i < l->nholders; i++) {
+		const holder *h = &l->holders[i];
+		if (h->t == t || !conflicts[mode][h->mode])
+			continue;
+		if (h->t == target)
+			return true;
+		const waiter *w = waiting(h->t);
+		if (!w)
+			continue;
+		const sql_rowlock *l2 = util_map_get(&e->locks, w->key, w->klen);
+		if (l2 && reaches(e, l2, h->t, w->mode, target, depth + 1))
+			return true;
 	}
 	return false;
 }
@@ -76,11 +132,40 @@ static const char *table_name(sql_txn *t, cat_oid table)
 	return o ? o->rel.name : "?";
 }
 
+/* Records that t holds l in mode (new holder or stronger mode). */
+static void grant(sql_txn *t, sql_rowlock *l, int mode)
+{
+	for (int i = 0; i < l->nholders; i++)
+		if (l->holders[i].t == t) {
+			if (mode > l->holders[i].mode)
+				l->holders[i].mode = mode;
+			return;
+		}
+	if (l->nholders == l->cap) {
+		l->cap = l->cap ? l->cap * 2 : 2;
+		l->holders = util_xrealloc(l->holders, sizeof *l->holders * (size_t)l->cap);
+	}
+	l->holders[l->nholders++] = (holder){t, mode};
+	if (t->nlocks == t->locks_cap) {
+		t->locks_cap = t->locks_cap ? t->locks_cap * 2 : 16;
+		t->locks = util_xrealloc(t->locks, sizeof *t->locks * (size_t)t->locks_cap);
+	}
+	t->locks[t->nlocks++] = l;
+}
+
+static bool holds(const sql_rowlock *l, const sql_txn *t, int mode)
+{
+	for (int i = 0; i < l->nholders; i++)
+		if (l->holders[i].t == t)
+			return l->holders[i].mode >= mode;
+	return false;
+}
+
 void sql_txn_lock_row(sql_txn *t, cat_oid table, const uint8_t *key, size_t klen, int strength, int wait_policy,
 		      bool *skipped)
 {
-	(void)strength;
 	sql_engine *e = t->s->e;
+	int mode = mode_of(strength);
 	uint8_t stackbuf[256];
 	uint8_t *k = klen + 4 <= sizeof stackbuf ? stackbuf : ty_alloc(klen + 4);
 	util_put_be32(k, table);
@@ -98,17 +183,16 @@ void sql_txn_lock_row(sql_txn *t, cat_oid table, const uint8_t *key, size_t klen
 			l->key = util_xmalloc(kl);
 			memcpy(l->key, k, kl);
 			l->klen = kl;
-			l->owner = t;
 			util_map_put(&e->locks, k, kl, l);
-			if (t->nlocks == t->locks_cap) {
-				t->locks_cap = t->locks_cap ? t->locks_cap * 2 : 16;
-				t->locks = util_xrealloc(t->locks, sizeof *t->locks * (size_t)t->locks_cap);
-			}
-			t->locks[t->nlocks++] = l;
+			grant(t, l, mode);
 			break;
 		}
-		if (l->owner == t)
+		if (holds(l, t, mode))
 			break;
+		if (!blocked(l, t, mode)) {
+			grant(t, l, mode);
+			break;
+		}
 		if (wait_policy == PG_QUERY__LOCK_WAIT_POLICY__LockWaitSkip) {
 			if (skipped)
 				*skipped = true;
@@ -119,7 +203,7 @@ void sql_txn_lock_row(sql_txn *t, cat_oid table, const uint8_t *key, size_t klen
 			ty_error(UTIL_E_LOCK_NOT_AVAILABLE, "could not obtain lock on row in relation \"%s\"",
 				 table_name(t, table));
 		}
-		if (would_deadlock(e, t, l)) {
+		if (reaches(e, l, t, mode, t, 0)) {
 			pthread_mutex_unlock(&e->locks_mu);
 			util_err *er = ty_errstart(UTIL_E_T_R_DEADLOCK_DETECTED, "deadlock detected");
 			util_err_detail(er, "Process %d waits for ShareLock on transaction; blocked by another process.",
@@ -127,7 +211,7 @@ void sql_txn_lock_row(sql_txn *t, cat_oid table, const uint8_t *key, size_t klen
 			util_err_hint(er, "See server log for query details.");
 			ty_errthrow();
 		}
-		add_waiter(t, k, kl);
+		add_waiter(t, k, kl, mode);
 		struct timespec ts;
 		clock_gettime(CLOCK_REALTIME, &ts);
 		ts.tv_nsec += 50 * 1000 * 1000; /* wake up to check cancel and timeouts */
@@ -136,7 +220,7 @@ void sql_txn_lock_row(sql_txn *t, cat_oid table, const uint8_t *key, size_t klen
 			ts.tv_nsec -= 1000000000;
 		}
 		pthread_cond_timedwait(&e->locks_cv, &e->locks_mu, &ts);
-		/* l may have been freed by its owner meanwhile: look it up again. */
+		/* l may have been freed meanwhile: look it up again. */
 		remove_waiter(t);
 		bool timed_out = deadline && util_mono_us() >= deadline;
 		bool cancelled = atomic_load(&t->s->cancel) ||
@@ -161,9 +245,17 @@ void sql_txn_unlock_all(sql_txn *t)
 	pthread_mutex_lock(&e->locks_mu);
 	for (int i = 0; i < t->nlocks; i++) {
 		sql_rowlock *l = t->locks[i];
-		util_map_del(&e->locks, l->key, l->klen);
-		free(l->key);
-		free(l);
+		for (int h = 0; h < l->nholders; h++)
+			if (l->holders[h].t == t) {
+				l->holders[h] = l->holders[--l->nholders];
+				break;
+			}
+		if (l->nholders == 0) {
+			util_map_del(&e->locks, l->key, l->klen);
+			free(l->holders);
+			free(l->key);
+			free(l);
+		}
 	}
 	pthread_cond_broadcast(&e->locks_cv);
 	pthread_mutex_unlock(&e->locks_mu);

@@ -112,6 +112,7 @@ static void transaction_stmt(sql_session *s, PgQuery__TransactionStmt *ts, sql_c
 			s->txn->read_only = ro;
 			s->txn->explicit_block = true;
 			s->txn->snapshot_ts = kv_read_point(s->e->kv);
+			s->txn->snapshot_taken = false;
 		} else if (!s->txn) {
 			s->txn = sql_txn_begin(s, iso, ro, true);
 			s->xact_start_us = util_now_us();
@@ -124,6 +125,10 @@ static void transaction_stmt(sql_session *s, PgQuery__TransactionStmt *ts, sql_c
 	case PG_QUERY__TRANSACTION_STMT_KIND__TRANS_STMT_COMMIT:
 		if (s->txn_state == SQL_TXN_IDLE) {
 			sql_warning(s, UTIL_E_NO_ACTIVE_SQL_TRANSACTION, "there is no transaction in progress");
+			/* Inside a multi-statement query it still commits the
+			 * implicit transaction so far (PostgreSQL). */
+			if (s->implicit_block && s->txn)
+				end_block(s, true, c);
 			return;
 		}
 		end_block(s, true, c);
@@ -268,12 +273,18 @@ static void set_stmt(sql_session *s, PgQuery__VariableSetStmt *vs, sql_complete 
 				sql_warning(s, UTIL_E_NO_ACTIVE_SQL_TRANSACTION, "SET TRANSACTION can only be used in transaction blocks");
 			sql_stmt_ensure_txn(s);
 			if (si) {
-				if (s->txn->cid > 1)
+				if (s->txn->cid >= 1)
 					ty_error(UTIL_E_ACTIVE_SQL_TRANSACTION, "SET TRANSACTION ISOLATION LEVEL must be called before any query");
 				s->txn->iso = iso;
 			}
-			if (sr)
+			if (sr) {
+				/* Becoming read-write needs a fresh transaction (PostgreSQL:
+				 * any query before it fixes the mode). */
+				if (!ro && s->txn->read_only && s->txn->cid >= 1)
+					ty_error(UTIL_E_ACTIVE_SQL_TRANSACTION,
+						 "transaction read-write mode must be set before any query");
 				s->txn->read_only = ro;
+			}
 		} else {
 			if (si && sql_guc_set(s, "default_transaction_isolation",
 					      iso == SQL_SERIALIZABLE ? "serializable" : iso == SQL_REPEATABLE_READ ? "repeatable read" : "read committed",

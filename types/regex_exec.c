@@ -416,6 +416,11 @@ int ty_regex_ncaptures(const ty_regex *re)
 
 bool ty_regex_match(const ty_regex *re, const char *s, size_t len)
 {
+	/* The lazy DFA is a cache inside the compiled regex, not a change to
+	 * what it means. */
+	int r = ty_re_dfa_match((ty_regex *)re, s, len);
+	if (r == 0 || (r == 1 && !re->has_backref))
+		return r == 1;
 	re_exec *x = ty_re_exec_new(re, s, len);
 	int ms, me;
 	if (!re->has_backref)

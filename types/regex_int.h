@@ -142,6 +142,12 @@ struct ty_regex {
 	re_prog **progs; /* every program, by id; all compiled up front so a
 			  * compiled regex is read-only while it runs */
 	int nprogs;
+	/* search acceleration (regex_nfa.c): a match can only start at 0
+	 * (anchored) or at a character in first[] / any non-ASCII one when
+	 * first_nonascii; first_any disables skipping (empty match possible) */
+	bool anchored, first_any, first_nonascii;
+	uint32_t first[4];
+	struct re_dfa *dfa; /* lazily built by regex_dfa.c (NULL until used) */
 	/* fixed prefix for index pushdown */
 	uint32_t *prefix;
 	int nprefix;
@@ -150,6 +156,8 @@ struct ty_regex {
 
 /* Compile helpers (regex_nfa.c). */
 re_prog *ty_re_compile_prog(ty_regex *re, re_ast *ast, bool reversed);
+/* Fills anchored / first* from the search program. */
+void ty_re_analyze(ty_regex *re);
 /* Compiles the programs the dissection of re->tree needs (regex_exec.c). */
 void ty_re_prepare(ty_regex *re);
 
@@ -193,6 +201,12 @@ bool ty_re_search(re_exec *x, re_prog *p, int start, bool shortest, int *s, int 
 void ty_re_count_steps(re_exec *x, uint64_t n);
 
 bool ty_re_is_word(uint32_t c);
+
+/* Does s contain a match of the search program? 1 / 0, or -1 when the
+ * lazy DFA cannot answer (unsupported constraints, cache full). Builds DFA
+ * states in re's arena: a compiled regex is for one thread at a time. With
+ * back-references the DFA runs their stand-in, so only 0 is definitive. */
+int ty_re_dfa_match(ty_regex *re, const char *s, size_t len);
 
 /* Step budget for back-reference backtracking per text (tests lower it). */
 extern uint64_t ty_re_backref_budget;

@@ -143,6 +143,74 @@ re_prog *ty_re_compile_prog(ty_regex *re, re_ast *ast, bool reversed)
 	return p;
 }
 
+/* Which characters can begin a match, and whether matches can only start
+ * at the beginning: the epsilon closure of the start state, constraints
+ * passed through (a superset) except ^/\A for anchoring. */
+static void first_closure(ty_regex *re, const re_prog *p, bool stop_at_anchor, bool *seen_set,
+			  bool *seen_match)
+{
+	bool *visited = util_arena_zalloc(re->arena, (size_t)p->n);
+	int *stack = util_arena_alloc(re->arena, (2 * (size_t)p->n + 2) * sizeof *stack);
+	if (!visited || !stack)
+		ty_error(UTIL_E_OUT_OF_MEMORY, "out of memory");
+	int sp = 0;
+	stack[sp++] = 0;
+	while (sp > 0) {
+		int pc = stack[--sp];
+		if (visited[pc])
+			continue;
+		visited[pc] = true;
+		const re_inst *in = &p->code[pc];
+		switch (in->op) {
+		case I_SPLIT:
+			stack[sp++] = in->y;
+			stack[sp++] = in->x;
+			break;
+		case I_JMP:
+			stack[sp++] = in->x;
+			break;
+		case I_ASSERT:
+			if (stop_at_anchor &&
+			    (in->arg == AS_BOS || (in->arg == AS_BOL && !(re->cflags & RE_NLANCH))))
+				break;
+			stack[sp++] = in->x;
+			break;
+		case I_LOOK:
+			stack[sp++] = in->x;
+			break;
+		case I_MATCH:
+			*seen_match = true;
+			break;
+		default: { /* I_SET */
+			*seen_set = true;
+			if (stop_at_anchor)
+				break;
+			const re_set *set = &re->sets[in->arg];
+			if (set->negated || set->nranges)
+				re->first_nonascii = true;
+			for (int w = 0; w < 4; w++)
+				re->first[w] |= set->negated ? ~set->ascii[w] : set->ascii[w];
+			break;
+		}
+		}
+	}
+}
+
+void ty_re_analyze(ty_regex *re)
+{
+	bool set = false, match = false;
+	first_closure(re, re->search, true, &set, &match);
+	re->anchored = !set && !match;
+	set = match = false;
+	first_closure(re, re->search, false, &set, &match);
+	re->first_any = match;
+}
+
+static bool can_start(const ty_regex *re, uint32_t c)
+{
+	return c < 128 ? (re->first[c >> 5] >> (c & 31)) & 1 : re->first_nonascii;
+}
+
 /* ---------------------------------------------------------------- state sets */
 
 /* Two sets (current/next) with a start tag per state, and a DFS stack. */
@@ -412,15 +480,27 @@ bool ty_re_search(re_exec *x, re_prog *p, int start, bool shortest, int *ms, int
 	re_scratch *s = scratch(x, p);
 	int cur = 0, best_s = -1, best_e = -1;
 	s->cnt[0] = s->cnt[1] = 0;
+	const ty_regex *re = x->re;
+	bool whole = p == re->search; /* acceleration applies to the whole RE */
 	for (int pos = start;; pos++) {
+		if (best_s < 0 && s->cnt[cur] == 0 && whole) {
+			/* no thread alive: jump to where a match can start */
+			if (re->anchored && pos > 0)
+				break;
+			if (!re->first_any) {
+				while (pos < x->n && !can_start(re, x->text[pos]))
+					pos++;
+				if (pos >= x->n)
+					break;
+			}
+		}
 		if (best_s < 0)
 			closure(x, p, s, cur, 0, pos, pos);
 		int t = match_tag(p, s, cur);
 		if (t >= 0 && (best_s < 0 || t < best_s || (t == best_s && !shortest))) {
-			if (best_s < 0 || t < best_s || !shortest) {
-				best_s = t;
-				best_e = pos;
-			}
+			/* an earlier start, or a longer match for the same start */
+			best_s = t;
+			best_e = pos;
 		}
 		if (best_s >= 0) {
 			/* keep only threads that can still improve the answer */

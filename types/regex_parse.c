@@ -1355,6 +1355,7 @@ ty_regex *ty_regex_compile(const char *pat, size_t len, int cflags, util_arena *
 			re->looks[i].rev = ty_re_compile_prog(re, re->looks[i].ast, true);
 	}
 	re->search = ty_re_compile_prog(re, re->ast, false);
+	ty_re_analyze(re);
 	ty_re_prepare(re);
 	find_prefix(re, &ps);
 	return re;

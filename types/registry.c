@@ -121,8 +121,15 @@ static ty_oid *func_oids, *op_oids, *agg_oids; /* resolved oids, parallel to ite
 static const ty_func **op_funcs;
 static ty_oid next_oid = TY_AUTO_OID_START;
 
+/* Built-in type oids are small: a direct table makes ty_type_get, called
+ * per value on hot paths, one load. */
+#define SMALL_OIDS 16384
+static const ty_type *types_small[SMALL_OIDS];
+
 void ty_type_register(const ty_type *t)
 {
+	if (t->oid < SMALL_OIDS)
+		types_small[t->oid] = t;
 	vec_push(&types_vec, t);
 	imap_put(&types_by_oid, t->oid, types_vec.n);
 	imap_put(&types_by_name, name_key(t->name), types_vec.n);
@@ -130,18 +137,22 @@ void ty_type_register(const ty_type *t)
 
 const ty_type *ty_type_get(ty_oid oid)
 {
+	if (oid < SMALL_OIDS)
+		return types_small[oid];
 	int i = imap_get(&types_by_oid, oid);
 	return i ? types_vec.items[i - 1] : NULL;
 }
 
-/* SQL spellings that are not pg_type names. */
+/* SQL spellings that are not pg_type names. (Not "char": that is the
+ * one-byte pg_type "char"; the parser already turns the CHAR keyword into
+ * bpchar.) */
 static const struct {
 	const char *alias, *name;
 } type_aliases[] = {
 	{"integer", "int4"}, {"int", "int4"}, {"smallint", "int2"}, {"bigint", "int8"},
 	{"real", "float4"}, {"double precision", "float8"}, {"float", "float8"},
 	{"boolean", "bool"}, {"decimal", "numeric"}, {"character varying", "varchar"},
-	{"character", "bpchar"}, {"char", "bpchar"}, {"timestamp without time zone", "timestamp"},
+	{"character", "bpchar"}, {"timestamp without time zone", "timestamp"},
 	{"timestamp with time zone", "timestamptz"}, {"time without time zone", "time"},
 	{"time with time zone", "timetz"},
 };

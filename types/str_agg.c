@@ -16,6 +16,8 @@ typedef struct agg_buf {
 
 static void agg_append(agg_buf *b, const char *p, size_t n)
 {
+	if (n == 0)
+		return;
 	if (b->len + n > b->cap) {
 		size_t cap = b->cap ? b->cap * 2 : 64;
 		while (cap < b->len + n)

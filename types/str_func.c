@@ -2,7 +2,8 @@
  * str_func.c — PostgreSQL's character-string functions on text: case
  * mapping (C collation: ASCII only), lengths, substring/position/overlay,
  * the trim family, replace, translate, split_part, left/right, padding,
- * repeat, reverse, ascii/chr, md5, to_hex, starts_with, string_to_table.
+ * repeat, reverse, ascii/chr, md5, to_hex, starts_with. (string_to_table
+ * and string_to_array are the arrays area's, types/arr_text.c.)
  * Positions and lengths count characters (UTF-8), as PostgreSQL does.
  */
 #include "str_int.h"
@@ -499,69 +500,6 @@ static ty_datum f_starts_with(ty_fcinfo *fc)
 	return ty_bool(m <= n && memcmp(STR_ARG(fc, 0), STR_ARG(fc, 1), m) == 0);
 }
 
-/* string_to_table(str, delim [, null_str]): not strict. A NULL delimiter
- * splits into characters; an empty one gives the whole string. */
-typedef struct split_state {
-	const char *s, *sep, *null_s;
-	size_t n, m, null_n, pos;
-	bool have_null, sep_null, done;
-} split_state;
-
-static ty_datum f_string_to_table(ty_fcinfo *fc)
-{
-	split_state *st = fc->srf_state;
-	if (fc->srf_first || !st) {
-		fc->srf_first = false;
-		if (fc->args[0].null) {
-			fc->srf_done = true;
-			return ty_null();
-		}
-		st = util_arena_zalloc(fc->cache_arena, sizeof *st);
-		if (!st)
-			ty_error(UTIL_E_OUT_OF_MEMORY, "out of memory");
-		/* Copy the inputs: they must outlive this call. */
-		st->n = STR_LEN(fc, 0);
-		st->s = util_arena_memdup(fc->cache_arena, STR_ARG(fc, 0), st->n + 1);
-		st->sep_null = fc->args[1].null;
-		st->m = st->sep_null ? 0 : STR_LEN(fc, 1);
-		st->sep = util_arena_memdup(fc->cache_arena, st->sep_null ? "" : STR_ARG(fc, 1), st->m + 1);
-		st->have_null = fc->nargs > 2 && !fc->args[2].null;
-		st->null_n = st->have_null ? STR_LEN(fc, 2) : 0;
-		st->null_s =
-		    util_arena_memdup(fc->cache_arena, st->have_null ? STR_ARG(fc, 2) : "", st->null_n + 1);
-		if (!st->s || !st->sep || !st->null_s)
-			ty_error(UTIL_E_OUT_OF_MEMORY, "out of memory");
-		/* An empty input string gives no rows (PostgreSQL). */
-		st->done = st->n == 0;
-		fc->srf_state = st;
-	}
-	if (st->done) {
-		fc->srf_done = true;
-		return ty_null();
-	}
-	size_t b = st->pos, e;
-	if (st->sep_null) {
-		e = b + UTIL_MIN((size_t)ty_str_mblen((uint8_t)st->s[b]), st->n - b);
-		st->pos = e;
-		st->done = e >= st->n;
-	} else if (st->m == 0) {
-		e = st->n;
-		st->done = true;
-	} else {
-		int64_t at = find(st->s, st->n, st->sep, st->m, b);
-		if (at < 0) {
-			e = st->n;
-			st->done = true;
-		} else {
-			e = (size_t)at;
-			st->pos = e + st->m;
-		}
-	}
-	if (st->have_null && e - b == st->null_n && memcmp(st->s + b, st->null_s, st->null_n) == 0)
-		return ty_null();
-	return ty_textn(st->s + b, e - b);
-}
-
 /* ---------------------------------------------------------------- registration */
 
 #define T    TY_TEXT
@@ -615,28 +553,6 @@ static const ty_func str_funcs[] = {
     TY_STR_FN("to_hex", 2089, T, f_to_hex32, "to_hex32", I4),
     TY_STR_FN("to_hex", 2090, T, f_to_hex64, "to_hex64", I8),
     TY_STR_FN("starts_with", 3696, BOOL, f_starts_with, "text_starts_with", T, T),
-    {.name = "string_to_table",
-     .nargs = 2,
-     .args = {T, T},
-     .ret = T,
-     .fn = f_string_to_table,
-     .volatility = TY_IMMUTABLE,
-     .strict = false,
-     .retset = true,
-     .kind = 'f',
-     .prosrc = "text_to_table",
-     .oid = 6160},
-    {.name = "string_to_table",
-     .nargs = 3,
-     .args = {T, T, T},
-     .ret = T,
-     .fn = f_string_to_table,
-     .volatility = TY_IMMUTABLE,
-     .strict = false,
-     .retset = true,
-     .kind = 'f',
-     .prosrc = "text_to_table_null",
-     .oid = 6161},
 };
 
 static const ty_operator str_ops[] = {

@@ -134,6 +134,7 @@ void ty_str_register_funcs(void);
 void ty_str_register_format(void);
 void ty_str_register_regexp(void);
 void ty_str_register_agg(void);
+void ty_str_register_convert(void);
 
 /* Key encodings (str_keys.c). */
 void ty_str_key_text_enc(ty_datum v, util_buf *out);

@@ -12,4 +12,5 @@ void ty_register_strings(void)
 	ty_str_register_format();
 	ty_str_register_agg();
 	ty_str_register_regexp();
+	ty_str_register_convert();
 }

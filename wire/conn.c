@@ -197,6 +197,17 @@ static int do_startup(pgw_conn *c, int64_t deadline)
 		int rc = pgw_startup_parse(pgw_io_data(&c->io) + 4, len - 4, &c->sp, &c->err);
 		pgw_io_consume(&c->io, len);
 		if (rc < 0) {
+			if (c->sp.version == PGW_CANCEL_CODE)
+				return -1; /* nobody reads a cancel connection's reply */
+			if (c->sp.version >> 16 < 3) {
+				/* A protocol 2 client understands only the old error
+				 * format: 'E' and a line of text. */
+				util_buf_putc(&c->io.out, 'E');
+				util_buf_printf(&c->io.out, "FATAL:  %s\n", c->err.message);
+				util_buf_putc(&c->io.out, '\0');
+				pgw_io_flush(&c->io, util_mono_us() + FATAL_FLUSH_US);
+				return -1;
+			}
 			pgw_conn_fatal(c, &c->err);
 			return -1;
 		}

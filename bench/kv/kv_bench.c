@@ -10,6 +10,7 @@
  * --key_size; values are half random, half repeated (compressible 2:1).
  */
 #include <pthread.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +25,23 @@ static struct {
 	int compression_level, block_size, bloom;
 	bool sync, use_existing;
 	const char *benchmarks;
-} F = {"/tmp/kv_bench", 1000000, -1, 20000000, 16, 100, 1, 1, 0, 1, 268435456, 67108864, 3, 16384, 1, false, false,
+} F = {"/tmp/kv_bench",
+       1000000,
+       -1,
+       20000000,
+       16,
+       100,
+       1,
+       1,
+       0,
+       1,
+       268435456,
+       67108864,
+       3,
+       16384,
+       1,
+       false,
+       false,
        "fillseq,fillrandom,overwrite,readrandom,readseq,readreverse,seekrandom,filterscan"};
 
 static kv_store *S;
@@ -90,8 +107,15 @@ typedef struct job {
 	const char *name;
 	int tid;
 	long ops, found, bytes;
-	double secs;
+	double secs, cpu;
 } job;
+
+static double thread_cpu(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
 
 static void (*bench_fn)(job *);
 
@@ -99,7 +123,9 @@ static void *thread_main(void *arg)
 {
 	job *j = arg;
 	int64_t t0 = util_mono_us();
+	double c0 = thread_cpu();
 	bench_fn(j);
+	j->cpu = thread_cpu() - c0;
 	j->secs = (double)(util_mono_us() - t0) / 1e6;
 	return NULL;
 }
@@ -116,11 +142,13 @@ static void run(const char *name, void (*fn)(job *), int threads)
 		pthread_create(&th[i], NULL, thread_main, &jobs[i]);
 	}
 	long ops = 0, found = 0, bytes = 0;
+	double cpu = 0;
 	for (int i = 0; i < threads; i++) {
 		pthread_join(th[i], NULL);
 		ops += jobs[i].ops;
 		found += jobs[i].found;
 		bytes += jobs[i].bytes;
+		cpu += jobs[i].cpu;
 	}
 	double secs = (double)(util_mono_us() - t0) / 1e6;
 	printf("%-12s : %11.3f micros/op %ld ops/sec %.3f seconds %ld operations; %.1f MB/s", name,
@@ -128,7 +156,7 @@ static void run(const char *name, void (*fn)(job *), int threads)
 	       (double)bytes / secs / 1048576.0);
 	if (found)
 		printf(" (%ld found)", found);
-	printf("\n");
+	printf(" [cpu %.3f us/op]\n", cpu * 1e6 / (double)(ops ? ops : 1));
 	fflush(stdout);
 	free(jobs);
 	free(th);
@@ -304,11 +332,13 @@ typedef struct part {
 	kv_slice lo, hi;
 	long rows_out;
 	kv_status st;
+	double cpu;
 } part;
 
 static void *scan_part(void *arg)
 {
 	part *p = arg;
+	double c0 = thread_cpu();
 	kv_filter *f = kv_filter_single_column_value("b", "y", 1, KV_CMP_EQ, "nomatch", 7, true);
 	kv_scan_opts o = {0};
 	o.read.filter = f;
@@ -322,8 +352,11 @@ static void *scan_part(void *arg)
 	p->st = kv_iter_status(it);
 	kv_iter_close(it);
 	kv_filter_free(f);
+	p->cpu = thread_cpu() - c0;
 	return NULL;
 }
+
+static double last_cpu;
 
 static double scan20m_once(int nthreads)
 {
@@ -345,11 +378,13 @@ static double scan20m_once(int nthreads)
 	for (int i = 0; i <= n; i++)
 		pthread_create(&th[i], NULL, scan_part, &parts[i]);
 	long out = 0;
+	last_cpu = 0;
 	for (int i = 0; i <= n; i++) {
 		pthread_join(th[i], NULL);
 		if (parts[i].st)
 			die("scan20m", parts[i].st);
 		out += parts[i].rows_out;
+		last_cpu += parts[i].cpu;
 	}
 	double secs = (double)(util_mono_us() - t0) / 1e6;
 	util_arena_destroy(a);
@@ -362,14 +397,18 @@ static void b_scan20m(void)
 {
 	scan20m_load();
 	scan20m_once(F.scan_threads); /* warm the block cache */
-	double best = 1e9;
+	double best = 1e9, best_cpu = 0;
 	for (int i = 0; i < 3; i++) {
 		double s = scan20m_once(F.scan_threads);
-		if (s < best)
+		if (s < best) {
 			best = s;
+			best_cpu = last_cpu;
+		}
 	}
-	printf("scan20m      : %.3f seconds for %ld rows (%.1f M rows/s, %d scan thread%s, best of 3)\n", best,
-	       F.rows, (double)F.rows / best / 1e6, F.scan_threads, F.scan_threads == 1 ? "" : "s");
+	printf("scan20m      : %.3f seconds for %ld rows (%.1f M rows/s, %d scan thread%s, best of 3; "
+	       "scan threads' cpu %.3f s)\n",
+	       best, F.rows, (double)F.rows / best / 1e6, F.scan_threads, F.scan_threads == 1 ? "" : "s",
+	       best_cpu);
 }
 
 /* ---------------------------------------------------------------- main */
@@ -442,10 +481,11 @@ int main(int argc, char **argv)
 	kv_status st = kv_store_open(F.db, &o, &S);
 	if (st)
 		die("open", st);
-	printf("kv_bench: %ld entries, %d-byte keys, %d-byte values, zstd %d, %d-byte blocks, bloom %d, cache %ld, "
+	printf("kv_bench: %ld entries, %d-byte keys, %d-byte values, zstd %d, %d-byte blocks, bloom %d, "
+	       "cache %ld, "
 	       "threads %d, batch %d, sync %d\n",
-	       F.num, F.key_size, F.value_size, F.compression_level, F.block_size, F.bloom, F.cache_size, F.threads,
-	       F.batch, F.sync);
+	       F.num, F.key_size, F.value_size, F.compression_level, F.block_size, F.bloom, F.cache_size,
+	       F.threads, F.batch, F.sync);
 	static const char *const FAM[] = {"d"};
 	char *list = strdup(F.benchmarks);
 	for (char *name = strtok(list, ","); name; name = strtok(NULL, ",")) {

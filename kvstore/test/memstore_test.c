@@ -118,11 +118,35 @@ static void test_concurrent_readers(void **state)
 	mem_unref(m);
 }
 
+static void test_row_bloom(void **state)
+{
+	kv_mem *m = mem_new();
+	uint8_t k[64];
+	char v[200];
+	memset(v, 'v', sizeof(v));
+	/* Past 1 MiB the memstore builds a row bloom filter. */
+	for (int i = 0; i < 8000; i++) {
+		size_t n = mk(k, i * 2, "q", 1);
+		assert_int_equal(mem_add(m, k, n, v, sizeof(v), 1, 1), KV_OK);
+	}
+	int fp = 0;
+	for (int i = 0; i < 8000; i++) {
+		char r[16];
+		snprintf(r, sizeof(r), "row%05d", i * 2);
+		assert_true(mem_may_have_row(m, r, strlen(r)));
+		snprintf(r, sizeof(r), "row%05d", i * 2 + 1);
+		fp += mem_may_have_row(m, r, strlen(r));
+	}
+	assert_true(fp < 8000 / 20); /* the filter is there and works */
+	mem_unref(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_order_and_visibility),
 	    cmocka_unit_test(test_concurrent_readers),
+	    cmocka_unit_test(test_row_bloom),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -431,6 +431,38 @@ static void test_tables(void **state)
 	kv_table_close(u);
 }
 
+static void test_big_values(void **state)
+{
+	env *e = *state;
+	size_t n = 40u << 20;
+	uint8_t *v = malloc(n);
+	for (size_t i = 0; i < n; i++)
+		v[i] = (uint8_t)(i * 2654435761u >> 13);
+	kv_batch *b = kv_batch_new();
+	kv_batch_put(b, e->t, "big", 3, "a", "q", 1, KV_TS_LATEST, v, n);
+	kv_batch_put(b, e->t, "big", 3, "a", "r", 1, KV_TS_LATEST, "small", 5);
+	assert_int_equal(kv_commit(e->s, b, NULL, NULL), KV_OK);
+	/* Too large for the store: refused, nothing written. */
+	kv_batch_clear(b);
+	kv_batch_put(b, e->t, "huge", 4, "a", "q", 1, KV_TS_LATEST, v, (64u << 20) + 1);
+	assert_int_equal(kv_commit(e->s, b, NULL, NULL), KV_TOO_LARGE);
+	kv_batch_free(b);
+	for (int round = 0; round < 3; round++) {
+		util_arena *a = util_arena_new(1 << 20, 0);
+		kv_row r;
+		assert_int_equal(kv_get(e->t, "big", 3, NULL, a, &r), KV_OK);
+		assert_int_equal(r.n, 2);
+		assert_int_equal(r.cells[0].value.len, n);
+		assert_memory_equal(r.cells[0].value.data, v, n);
+		util_arena_destroy(a);
+		if (round == 0)
+			assert_int_equal(kv_table_flush(e->t), KV_OK);
+		else
+			reopen(e);
+	}
+	free(v);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -445,6 +477,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_increment_append, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_reserved_ts, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_tables, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_big_values, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

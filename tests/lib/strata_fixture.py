@@ -17,6 +17,10 @@ In Python:
     # leaving the block stops the server; srv.clean tells whether it exited
     # cleanly. Call srv.mark_failed() to keep the log although it did.
 
+Crash tests: srv.kill() SIGKILLs the server (nothing is checked, the data
+directory stays); srv.start() then starts it again on the same data directory
+and, if it is still free, the same port (the log goes on in the same file).
+
 From the shell (any suite): run a command against a fresh server, with
 PGHOST/PGPORT/PGUSER/PGDATABASE and STRATA_DSN set for it:
     /usr/bin/python3 tests/lib/strata_fixture.py run NAME -- node tests/drivers/pg_test.js
@@ -115,15 +119,20 @@ class StrataServer:
             raise NoServerInTree("this tree has no server/ yet; nothing to start")
         if not binary:
             raise FixtureError("no strata binary (set STRATA_BIN or build first: make asan)")
-        self.dir = tempfile.mkdtemp(prefix=f"strata-{self.name}.",
-                                    dir=os.environ.get("STRATA_TMP", "/tmp"))
+        if self.proc is not None:
+            raise FixtureError("the server is already running")
+        restart = self.dir is not None  # after kill(): same data directory, same port if free
+        if not restart:
+            self.dir = tempfile.mkdtemp(prefix=f"strata-{self.name}.",
+                                        dir=os.environ.get("STRATA_TMP", "/tmp"))
         self.log_path = os.path.join(self.dir, "server.log")
         env = dict(os.environ)
         env.setdefault("ASAN_OPTIONS", "detect_leaks=1:abort_on_error=0")
         env.setdefault("UBSAN_OPTIONS", "print_stacktrace=1:halt_on_error=1")
-        for _ in range(5):
-            self.port = free_port()
-            with open(self.log_path, "wb") as log:
+        for attempt in range(5):
+            if not (restart and attempt == 0 and self.port):
+                self.port = free_port()
+            with open(self.log_path, "ab" if restart else "wb") as log:
                 self.proc = subprocess.Popen(
                     [binary, "--listen", "127.0.0.1", "--port", str(self.port),
                      "--data-dir", os.path.join(self.dir, "data")] + self.args,
@@ -148,6 +157,18 @@ class StrataServer:
         self._keep_log()
         shutil.rmtree(self.dir, ignore_errors=True)
         raise FixtureError(f"{binary} exited during startup (log: {self.kept_log})")
+
+    def kill(self, sig=signal.SIGKILL):
+        """Kills the server abruptly (SIGKILL unless SIG says otherwise) and
+        waits for it to die. The data directory stays: start() brings the
+        server back on it. Not possible with an external server."""
+        if self.external:
+            raise FixtureError("cannot kill an external server (STRATA_TEST_PORT)")
+        if self.proc is None:
+            raise FixtureError("the server is not running")
+        self.proc.send_signal(sig)
+        self.proc.wait()
+        self.proc = None
 
     def mark_failed(self):
         """The test failed: keep the server log when stopping."""

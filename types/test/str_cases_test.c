@@ -44,8 +44,8 @@ static ty_oid type_oid(const char *name, int32_t *typmod)
 	/* "char" in the argument lists is the one-byte type; char(n) is bpchar. */
 	if (strcmp(buf, "\"char\"") == 0 || (strcmp(buf, "char") == 0 && !paren))
 		return TY_CHAR;
-	if (strcmp(buf, "bpchar") == 0)
-		return TY_BPCHAR;
+	if (strcmp(buf, "bpchar") == 0 || strcmp(buf, "char") == 0)
+		return TY_BPCHAR; /* char(n) in a cast is SQL's character(n) */
 	if (strcmp(buf, "int2") == 0)
 		return TY_INT2;
 	if (strcmp(buf, "int4") == 0)

@@ -235,6 +235,87 @@ static void test_srf(void **state)
 	util_arena_destroy(cache_arena);
 }
 
+/* Random patterns over a tiny alphabet: the lazy DFA (~ operators) and
+ * the NFA search (regexp functions) must agree on every text, with the
+ * DFA's state cache reused across texts. */
+static uint64_t rng = 0x9e3779b97f4a7c15ULL;
+static unsigned rnd(unsigned n)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return (unsigned)(rng % n);
+}
+
+static void gen_re(util_buf *b, int depth)
+{
+	int k = depth > 3 ? rnd(4) : rnd(11);
+	switch (k) {
+	case 0:
+		util_buf_putc(b, "ab"[rnd(2)]);
+		break;
+	case 1:
+		util_buf_puts(b, rnd(2) ? "." : "[ab]");
+		break;
+	case 2:
+		util_buf_puts(b, rnd(2) ? "[^a]" : "b");
+		break;
+	case 3:
+		util_buf_puts(b, rnd(3) == 0 ? "^" : rnd(2) ? "$" : "a");
+		break;
+	case 4:
+	case 5:
+		gen_re(b, depth + 1);
+		gen_re(b, depth + 1);
+		break;
+	case 6:
+		util_buf_putc(b, '(');
+		gen_re(b, depth + 1);
+		util_buf_putc(b, '|');
+		gen_re(b, depth + 1);
+		util_buf_putc(b, ')');
+		break;
+	default:
+		util_buf_puts(b, "(?:");
+		gen_re(b, depth + 1);
+		util_buf_putc(b, ')');
+		util_buf_puts(b, (const char *[]){"*", "+", "?", "{1,2}", "*?"}[rnd(5)]);
+		break;
+	}
+}
+
+static void test_dfa_vs_nfa(void **state)
+{
+	(void)state;
+	util_buf pat = UTIL_BUF_INIT;
+	int answered = 0;
+	for (int iter = 0; iter < 400; iter++) {
+		util_buf_reset(&pat);
+		gen_re(&pat, 0);
+		util_arena *ra = util_arena_new(4096, 0);
+		ty_regex *re = ty_regex_compile(pat.data, pat.len, rnd(4) == 0 ? RE_ICASE : 0, ra);
+		for (int t = 0; t < 40; t++) {
+			char text[12];
+			int n = (int)rnd(9);
+			for (int i = 0; i < n; i++)
+				text[i] = "abAB\n"[rnd(5)];
+			int d = ty_re_dfa_match(re, text, (size_t)n);
+			re_exec *x = ty_re_exec_new(re, text, (size_t)n);
+			bool nfa = ty_re_find(x, 0);
+			if (d >= 0) {
+				answered++;
+				if (d != nfa)
+					fail_msg("pattern /%s/ on '%.*s': dfa %d nfa %d", pat.data, n, text,
+						 d, nfa);
+			}
+			util_arena_reset(arena);
+		}
+		util_arena_destroy(ra);
+	}
+	util_buf_free(&pat);
+	assert_true(answered > 8000);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -245,6 +326,7 @@ int main(void)
 	    cmocka_unit_test(test_call_site_cache),
 	    cmocka_unit_test(test_prefix),
 	    cmocka_unit_test(test_srf),
+	    cmocka_unit_test(test_dfa_vs_nfa),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -438,3 +438,27 @@ F("similar_escape", t(None), t("#"))
 for s, p, e in [("abcdef", "a#\"%#\"f", "#"), ("abcdef", "%#\"c_#\"%", "#"), ("foobar", "#\"o_b#\"%", "#"),
                 ("foobar", "%#\"o_b#\"%", "#"), ("abc", "x#\"%#\"", "#"), ("abc", "a%", "#")]:
     F("substring", t(s), t(p), t(e))
+
+# array-returning regexp functions (text[] output from the arrays area)
+for s, p in sem[:60]:
+    F("regexp_match", t(s), t(p), collate=True)
+for s, p, fl in [("foobarbequebaz", "(bar)(beque)", ""), ("foobarbequebaz", "ba.", "g"), ("abc", "(x)?b", ""),
+                 ("AbAb", "(a)(b)", "gi"), ("abc", "b", "g"), ("a1b2", "[0-9]", "z"), ("abc", "", "g"),
+                 ("aaa", "a*?", "g"), ("xyz", "(q)|(y)", "g")]:
+    F("regexp_match", t(s), t(p), t(fl), collate=True)
+    F("regexp_matches", t(s), t(p), t(fl), srf=True, collate=True)
+    F("regexp_split_to_array", t(s), t(p), t(fl), collate=True)
+F("regexp_matches", t("abcabc"), t("(a)(b)?"), srf=True)
+F("regexp_split_to_array", t("hello world"), t("\\s+"))
+F("regexp_split_to_array", t(""), t("x"))
+
+# encoding conversions
+for b, enc in [("\\xc3a9", "UTF8"), ("\\xe9", "LATIN1"), ("\\xe9", "latin-1"), ("\\xe9", "utf8"), ("\\xe9", "bogus"),
+               ("\\xe9", "SQL_ASCII"), ("\\x00", "LATIN1"), ("\\x00", "SQL_ASCII"), ("\\x61", "ISO_8859_1"),
+               ("\\x61", "Unicode"), ("\\xff", "UTF8"), ("\\x", "LATIN1")]:
+    F("convert_from", ("bytea", b), ("name", enc))
+    F("length", ("bytea", b), ("name", enc))
+    F("convert", ("bytea", b), ("name", enc), ("name", "UTF8"))
+    F("convert", ("bytea", b), ("name", "UTF8"), ("name", enc))
+for s, enc in [("é€", "LATIN1"), ("é", "latin1"), ("é", "SQL_ASCII"), ("abc", "UTF8"), ("x", "nope"), ("", "LATIN1")]:
+    F("convert_to", t(s), ("name", enc))

@@ -25,7 +25,7 @@ OUT = os.path.join(HERE, "..", "str_catalog.inc")
 names, ops = set(), set()
 for path in glob.glob(os.path.join(TYPES, "str_*.c")):
     src = open(path).read()
-    names.update(re.findall(r'TY_STR_FN\("([^"]+)"', src))
+    names.update(re.findall(r'[A-Z_]*FN\("([^"]+)"', src))
     names.update(re.findall(r'SRF\("([^"]+)"', src))
     names.update(re.findall(r'\.name = "([^"]+)"', src))
     ops.update(re.findall(r'TY_STR_OP\("([^"]+)"', src))

@@ -1,0 +1,372 @@
+/*
+ * rscan.c — reverse scans (rows descending, cells within a row ascending,
+ * as HBase since HBASE-4811), done as forward sub-scans over chunks of
+ * rows read backwards: a chunk [lo, hi) is scanned forward through the
+ * normal matcher into a buffer, then its rows are returned last to first;
+ * the next chunk ends where this one began. Chunk bounds come from the
+ * block index of the table's largest sorted file (about one block of rows
+ * per chunk), so a reverse scan costs about as much as a forward one. All
+ * sub-scans read the same superversion at the same timestamps.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kv_int.h"
+
+struct rscan {
+	kv_table *t;
+	kv_sv *sv;
+	kv_scan_opts o; /* start/stop point into own copies */
+	scan_internal in;
+	sst_reader *guide;
+	kv_src *probe;     /* memstores, to step back by rows when there is no file */
+	util_arena *keep;  /* bounds (scan lifetime) */
+	util_arena *chunk; /* the current chunk's cells */
+	kv_cell *cells;
+	size_t n, cap;
+	size_t *rows; /* start index of each row in cells */
+	size_t nrows, crows;
+	size_t ri;   /* current row + 1 (0: chunk exhausted) */
+	size_t ci;   /* cell index within the row */
+	util_buf hi; /* exclusive upper bound row of the next chunk */
+	bool hi_inf;
+	bool done;
+	uint64_t rows_out;
+	kv_status st;
+	char errmsg[256];
+};
+
+static void rs_fail(rscan *r, kv_status st)
+{
+	if (!r->st) {
+		r->st = st;
+		snprintf(r->errmsg, sizeof(r->errmsg), "%s", kv_errmsg());
+	}
+	r->done = true;
+	r->ri = 0;
+}
+
+/* The largest file of the families read: its index spaces the chunks. */
+static void pick_guide(rscan *r)
+{
+	kv_sfile *best = NULL;
+	for (int i = 0; i < r->sv->v->nfam; i++)
+		for (int j = 0; j < r->sv->v->fams[i].n; j++) {
+			kv_sfile *f = r->sv->v->fams[i].files[j];
+			if (!best || f->m.size > best->m.size)
+				best = f;
+		}
+	if (best && sfile_reader(best, &r->guide) != KV_OK)
+		r->guide = NULL;
+	if (r->guide)
+		return;
+	/* Only memstores: step back through them instead of buffering all. */
+	kv_src *kids[64];
+	int n = 0;
+	if (mem_count(r->sv->mem))
+		kids[n++] = mem_iter_new(r->sv->mem, KV_TS_MAX);
+	for (int i = 0; i < r->sv->nimm && n < 64; i++)
+		if (mem_count(r->sv->imm[i]))
+			kids[n++] = mem_iter_new(r->sv->imm[i], KV_TS_MAX);
+	for (int i = 0; i < n; i++)
+		if (!kids[i]) {
+			for (int j = 0; j < n; j++)
+				src_close(kids[j]);
+			return;
+		}
+	if (n)
+		r->probe = merge_new(kids, n);
+}
+
+#define PROBE_ROWS 64
+
+/* Without a file index: the row PROBE_ROWS rows before hi, by seek_lt. */
+static void probe_lo(rscan *r, util_buf *lo, bool *none)
+{
+	uint8_t k[IKEY_ROW_MAX + 16];
+	size_t kl = 0;
+	bool from_end = r->hi_inf;
+	if (!from_end)
+		kl = ikey_row_first(k, r->hi.data, r->hi.len);
+	for (int i = 0; i < PROBE_ROWS; i++) {
+		if (from_end)
+			src_seek_lt(r->probe, NULL, 0);
+		else
+			src_seek_lt(r->probe, k, kl);
+		from_end = false;
+		if (!r->probe->valid) {
+			*none = true;
+			return;
+		}
+		size_t rl = ikey_rowlen(r->probe->key);
+		util_buf_reset(lo);
+		util_buf_append(lo, r->probe->key + 2, rl);
+		kl = ikey_row_first(k, lo->data, lo->len);
+		*none = false;
+	}
+}
+
+/* Chooses the chunk's lower bound below hi: the row of an index separator
+ * one block back. *none: no bound (read to the start of the range). */
+static void choose_lo(rscan *r, util_buf *lo, bool *none)
+{
+	*none = true;
+	util_buf_reset(lo);
+	if (r->probe) {
+		probe_lo(r, lo, none);
+		return;
+	}
+	if (!r->guide)
+		return;
+	size_t b;
+	uint8_t k[IKEY_ROW_MAX + 16];
+	if (r->hi_inf) {
+		b = sst_nblocks(r->guide);
+	} else {
+		size_t kl = ikey_row_first(k, r->hi.data, r->hi.len);
+		b = sst_find_block(r->guide, k, kl);
+	}
+	for (size_t j = b; j-- > 0;) {
+		const uint8_t *sk;
+		size_t skl;
+		sst_block_key(r->guide, j, &sk, &skl);
+		const uint8_t *row = sk + 2;
+		size_t rl = ikey_rowlen(sk);
+		if (r->hi_inf || ikey_bytes_cmp(row, rl, (const uint8_t *)r->hi.data, r->hi.len) < 0) {
+			util_buf_append(lo, row, rl);
+			*none = false;
+			return;
+		}
+	}
+}
+
+static void add_cell(rscan *r, const kv_cell *c, bool new_row)
+{
+	if (r->n == r->cap) {
+		r->cap = r->cap ? 2 * r->cap : 256;
+		r->cells = util_xrealloc(r->cells, r->cap * sizeof(kv_cell));
+	}
+	if (new_row) {
+		if (r->nrows == r->crows) {
+			r->crows = r->crows ? 2 * r->crows : 64;
+			r->rows = util_xrealloc(r->rows, r->crows * sizeof(size_t));
+		}
+		r->rows[r->nrows++] = r->n;
+	}
+	kv_cell *d = &r->cells[r->n++];
+	*d = *c;
+	/* Cells of one row share its row bytes. */
+	if (new_row)
+		d->row.data = util_arena_memdup(r->chunk, c->row.data, c->row.len ? c->row.len : 1);
+	else
+		d->row.data = r->cells[r->n - 2].row.data;
+	d->family.data = util_arena_memdup(r->chunk, c->family.data, c->family.len ? c->family.len : 1);
+	d->qualifier.data =
+	    util_arena_memdup(r->chunk, c->qualifier.data, c->qualifier.len ? c->qualifier.len : 1);
+	d->value.data = util_arena_memdup(r->chunk, c->value.data, c->value.len ? c->value.len : 1);
+}
+
+/* Reads chunks until one has rows (or the range is exhausted). */
+static void next_chunk(rscan *r)
+{
+	util_buf lo = UTIL_BUF_INIT;
+	while (!r->done) {
+		util_arena_reset(r->chunk);
+		r->n = r->nrows = 0;
+		bool none;
+		choose_lo(r, &lo, &none);
+		kv_scan_opts so = r->o;
+		so.reverse = false;
+		so.limit = 0;
+		bool last = none;
+		if (r->o.start && (none || ikey_bytes_cmp((const uint8_t *)lo.data, lo.len, r->o.start,
+							  r->o.start_len) <= 0)) {
+			so.start = r->o.start;
+			so.start_len = r->o.start_len;
+			so.start_exclusive = r->o.start_exclusive;
+			last = true;
+		} else if (!none) {
+			so.start = (const uint8_t *)lo.data;
+			so.start_len = lo.len;
+			so.start_exclusive = false;
+		} else {
+			so.start = NULL;
+			so.start_len = 0;
+		}
+		if (r->hi_inf) {
+			so.stop = NULL;
+		} else {
+			so.stop = (const uint8_t *)r->hi.data;
+			so.stop_len = r->hi.len;
+			so.stop_inclusive = false;
+		}
+		kv_iter *it = scan_open(r->t, &so, &r->in);
+		for (; kv_iter_valid(it); kv_iter_next(it)) {
+			const kv_cell *c = kv_iter_cell(it);
+			bool new_row = r->n == 0 || c->row.len != r->cells[r->n - 1].row.len ||
+				       memcmp(c->row.data, r->cells[r->n - 1].row.data, c->row.len) != 0;
+			add_cell(r, c, new_row);
+		}
+		kv_status st = kv_iter_status(it);
+		kv_iter_close(it);
+		if (st) {
+			rs_fail(r, st);
+			break;
+		}
+		if (last) {
+			r->done = true;
+		} else {
+			util_buf_reset(&r->hi);
+			util_buf_append(&r->hi, lo.data, lo.len);
+			r->hi_inf = false;
+		}
+		if (r->nrows) {
+			r->ri = r->nrows;
+			r->ci = 0;
+			break;
+		}
+	}
+	util_buf_free(&lo);
+}
+
+/* Moves to the row before the current one (or the next chunk). */
+static void prev_row(rscan *r)
+{
+	if (r->ri > 0)
+		r->ri--;
+	r->ci = 0;
+	if (r->ri == 0)
+		next_chunk(r);
+	if (r->ri > 0 && r->o.limit && r->rows_out >= r->o.limit) {
+		r->ri = 0;
+		r->done = true;
+	}
+	if (r->ri > 0)
+		r->rows_out++;
+}
+
+static void set_hi_from_stop(rscan *r)
+{
+	util_buf_reset(&r->hi);
+	r->hi_inf = !r->o.stop;
+	if (r->o.stop) {
+		util_buf_append(&r->hi, r->o.stop, r->o.stop_len);
+		if (r->o.stop_inclusive)
+			util_buf_putc(&r->hi, 0);
+	}
+}
+
+rscan *rscan_new(kv_table *t, const kv_scan_opts *o, kv_sv *sv, kv_ts read_ts, kv_ts read_point,
+		 const scan_internal *in)
+{
+	rscan *r = util_xcalloc(1, sizeof(*r));
+	r->t = t;
+	r->sv = sv; /* takes the caller's reference */
+	r->keep = util_arena_new(256, 0);
+	r->chunk = util_arena_new(64 * 1024, 0);
+	r->o = *o;
+	if (o->start && o->start_len) {
+		r->o.start = util_arena_memdup(r->keep, o->start, o->start_len);
+	} else {
+		r->o.start = NULL;
+		r->o.start_len = 0;
+	}
+	if (o->stop)
+		r->o.stop = util_arena_memdup(r->keep, o->stop, o->stop_len ? o->stop_len : 1);
+	if (in)
+		r->in = *in;
+	r->in.sv = sv;
+	r->in.read_ts = read_ts;
+	r->in.read_point = read_point;
+	r->in.no_done = true;
+	r->in.forward = true;
+	pick_guide(r);
+	set_hi_from_stop(r);
+	next_chunk(r);
+	if (r->ri > 0) {
+		if (r->o.limit && r->rows_out >= r->o.limit)
+			r->ri = 0;
+		else
+			r->rows_out++;
+	}
+	return r;
+}
+
+bool rscan_valid(const rscan *r)
+{
+	return r->ri > 0;
+}
+
+const kv_cell *rscan_cell(const rscan *r)
+{
+	return &r->cells[r->rows[r->ri - 1] + r->ci];
+}
+
+bool rscan_row_start(const rscan *r)
+{
+	return r->ri > 0 && (r->ci == 0 || (r->o.batch && r->ci % r->o.batch == 0));
+}
+
+void rscan_next(rscan *r)
+{
+	if (r->ri == 0)
+		return;
+	size_t end = r->ri < r->nrows ? r->rows[r->ri] : r->n;
+	if (r->rows[r->ri - 1] + r->ci + 1 < end) {
+		r->ci++;
+		return;
+	}
+	prev_row(r);
+}
+
+void rscan_next_row(rscan *r)
+{
+	if (r->ri > 0)
+		prev_row(r);
+}
+
+void rscan_seek_row(rscan *r, const void *row, size_t rlen)
+{
+	if (r->st)
+		return;
+	/* Rows <= row: the next chunk ends at row || 0x00, within the stop. */
+	set_hi_from_stop(r);
+	if (r->hi_inf || ikey_bytes_cmp(row, rlen, (const uint8_t *)r->hi.data, r->hi.len) < 0) {
+		util_buf_reset(&r->hi);
+		util_buf_append(&r->hi, row, rlen);
+		util_buf_putc(&r->hi, 0);
+		r->hi_inf = false;
+	}
+	r->done = false;
+	r->ri = 0;
+	next_chunk(r);
+	if (r->ri > 0) {
+		if (r->o.limit && r->rows_out >= r->o.limit)
+			r->ri = 0;
+		else
+			r->rows_out++;
+	}
+}
+
+kv_status rscan_status(const rscan *r, const char **msg)
+{
+	*msg = r->errmsg;
+	return r->st;
+}
+
+void rscan_free(rscan *r)
+{
+	if (!r)
+		return;
+	if (r->guide)
+		sst_unref(r->guide);
+	src_close(r->probe);
+	sv_unref(r->sv);
+	util_arena_destroy(r->keep);
+	util_arena_destroy(r->chunk);
+	free(r->cells);
+	free(r->rows);
+	util_buf_free(&r->hi);
+	free(r);
+}
