@@ -628,25 +628,47 @@ static sql_expr *make_anyarray(sql_actx *ax, const char *opname, sql_expr *l, sq
 	return e;
 }
 
+static sql_expr *xform_cmp_side(sql_actx *ax, sql_query *q, pnode *n);
+static void row_unknowns_to_text(sql_actx *ax, sql_expr *e);
+
+static bool has_var(sql_expr *e, void *arg)
+{
+	(void)arg;
+	return e->kind == SQL_E_VAR;
+}
+
+/* x IN (a, b, ...) as PostgreSQL's transformAExprIn: items without Vars,
+ * when there are several of them with a common type, become one
+ * x = ANY(ARRAY[...]); the rest (and Var items) are an OR chain of x = item
+ * (AND of <> for NOT IN). */
 static sql_expr *transform_in(sql_actx *ax, sql_query *q, PgQuery__AExpr *a)
 {
 	const char *op = op_name(a);
 	bool notin = strcmp(op, "<>") == 0;
-	sql_expr *l = xform(ax, q, a->lexpr);
+	sql_expr *l = xform_cmp_side(ax, q, a->lexpr);
 	PgQuery__List *lst = a->rexpr->list;
 	int n = (int)lst->n_items;
 	sql_expr **items = ty_alloc(sizeof(sql_expr *) * (size_t)(n + 1));
-	for (int i = 0; i < n; i++)
-		items[i] = xform(ax, q, lst->items[i]);
-	/* Same type throughout and no ROW: x = ANY(ARRAY[...]) like PostgreSQL. */
 	bool rows = l->kind == SQL_E_ROW;
-	if (!rows && n > 0) {
-		items[n] = l;
+	for (int i = 0; i < n; i++)
+		items[i] = rows ? xform_cmp_side(ax, q, lst->items[i]) : xform(ax, q, lst->items[i]);
+	sql_expr **nonvars = ty_alloc(sizeof(sql_expr *) * (size_t)(n + 1));
+	sql_expr **rest = ty_alloc(sizeof(sql_expr *) * (size_t)(n + 1));
+	int nnv = 0, nrest = 0;
+	for (int i = 0; i < n; i++) {
+		if (!rows && items[i]->kind != SQL_E_ROW && !sql_expr_walk(items[i], has_var, NULL))
+			nonvars[nnv++] = items[i];
+		else
+			rest[nrest++] = items[i];
+	}
+	sql_expr *acc = NULL;
+	if (nnv > 1) {
+		nonvars[nnv] = l;
 		volatile bool ok = true;
 		volatile ty_oid common = TY_UNKNOWN;
 		TY_TRY(tc)
 		{
-			common = sql_common_type(items, n + 1, "IN", NULL);
+			common = sql_common_type(nonvars, nnv + 1, "IN", NULL);
 		}
 		TY_CATCH(tc)
 		{
@@ -656,29 +678,29 @@ static sql_expr *transform_in(sql_actx *ax, sql_query *q, PgQuery__AExpr *a)
 		const ty_type *ct = ty_type_get(common);
 		if (ok && ct && ct->array) {
 			bool all_ok = true;
-			for (int i = 0; i <= n && all_ok; i++)
-				all_ok = sql_can_coerce(items[i]->type, common, SQL_COERCE_IMPLICIT);
+			for (int i = 0; i <= nnv && all_ok; i++)
+				all_ok = sql_can_coerce(nonvars[i]->type, common, SQL_COERCE_IMPLICIT);
 			if (all_ok) {
 				sql_expr *arr = sql_expr_new(SQL_E_ARRAY, ct->array, a->location);
-				arr->f.nargs = n;
-				arr->f.args = ty_alloc(sizeof(sql_expr *) * (size_t)n);
-				bool allconst = true;
-				for (int i = 0; i < n; i++) {
-					arr->f.args[i] = sql_coerce(ax, items[i], common, -1, SQL_COERCE_IMPLICIT, items[i]->location);
-					allconst &= arr->f.args[i]->kind == SQL_E_CONST;
-				}
-				(void)allconst;
-				sql_expr *lc = sql_coerce(ax, l, common, -1, SQL_COERCE_IMPLICIT, l->location);
-				return make_anyarray(ax, notin ? "<>" : "=", lc, arr, notin, a->location);
+				arr->f.nargs = nnv;
+				arr->f.args = ty_alloc(sizeof(sql_expr *) * (size_t)nnv);
+				for (int i = 0; i < nnv; i++)
+					arr->f.args[i] = sql_coerce(ax, nonvars[i], common, -1, SQL_COERCE_IMPLICIT, nonvars[i]->location);
+				sql_expr *lc = sql_coerce(ax, sql_expr_copy(l), common, -1, SQL_COERCE_IMPLICIT, l->location);
+				acc = make_anyarray(ax, notin ? "<>" : "=", lc, arr, notin, a->location);
+				nnv = 0;
 			}
 		}
 	}
-	/* Otherwise a chain of comparisons. */
-	sql_expr *acc = NULL;
-	for (int i = 0; i < n; i++) {
+	for (int i = 0; i < nnv; i++)
+		rest[nrest++] = nonvars[i];
+	if (rows)
+		for (int i = 0; i < n; i++)
+			rest[i] = items[i];
+	for (int i = 0; i < nrest; i++) {
 		sql_expr *cmp;
-		if (rows && items[i]->kind == SQL_E_ROW) {
-			sql_expr *ra = l, *rb = items[i];
+		if (rows && rest[i]->kind == SQL_E_ROW) {
+			sql_expr *ra = l, *rb = rest[i];
 			if (ra->f.nargs != rb->f.nargs)
 				sql_error_at(ax, a->location, UTIL_E_SYNTAX_ERROR, "unequal number of entries in row expressions");
 			sql_expr *r = NULL;
@@ -688,7 +710,9 @@ static sql_expr *transform_in(sql_actx *ax, sql_query *q, PgQuery__AExpr *a)
 			}
 			cmp = r;
 		} else {
-			cmp = sql_make_op(ax, notin ? "<>" : "=", sql_expr_copy(l), items[i], a->location);
+			if (rows)
+				row_unknowns_to_text(ax, l);
+			cmp = sql_make_op(ax, notin ? "<>" : "=", sql_expr_copy(l), rest[i], a->location);
 		}
 		acc = acc ? make_bool(notin ? SQL_E_AND : SQL_E_OR, acc, cmp, a->location) : cmp;
 	}

@@ -106,6 +106,9 @@ sql_op *sql_op_values(sql_exec *ex, const sql_plan *p)
 static sql_batch *filter_next(sql_op *op)
 {
 	const sql_plan *p = op->plan;
+	/* A constant false/NULL qual (one-time filter): the input never runs. */
+	if (p->qual && p->qual->kind == SQL_E_CONST && (p->qual->c.null || !p->qual->c.i))
+		return sql_op_begin_batch(op);
 	for (;;) {
 		sql_batch *in = sql_op_next(op->left);
 		sql_batch *b = sql_op_begin_batch(op);

@@ -438,6 +438,7 @@ static sql_expr *prep(sql_planner *pl, sql_expr *e)
 {
 	if (!e)
 		return NULL;
+	e = sql_fold_expr(pl, e);
 	e = sql_plan_sublinks(pl, e);
 	return sql_expr_mutate(e, cache_mutator, pl);
 }
@@ -817,6 +818,14 @@ static sql_plan *plan_from(sql_planner *pl, sql_query *q, sql_expr **quals, int 
 		*tl_out = tl;
 		return p;
 	}
+	/* A qual that folded to false/NULL gates the whole FROM clause: the
+	 * scans never run (PostgreSQL's one-time filter). */
+	sql_expr *gate = NULL;
+	for (int i = 0; i < nquals; i++)
+		if (sql_const_false(quals[i])) {
+			gate = quals[i];
+			quals[i--] = quals[--nquals];
+		}
 	sql_tlist *tl;
 	lateral_refs lr = {0};
 	sql_plan *p = plan_jnode(pl, q->from[0], &quals, &nquals, &tl, &lr);
@@ -839,6 +848,13 @@ static sql_plan *plan_from(sql_planner *pl, sql_query *q, sql_expr **quals, int 
 	}
 	if (lr.n)
 		ty_error(UTIL_E_INTERNAL_ERROR, "LATERAL reference that no join supplies");
+	if (gate) {
+		sql_plan *g = sql_new_node(pl, SQL_P_FILTER, tl);
+		g->left = p;
+		g->qual = gate;
+		g->rows = 0;
+		p = g;
+	}
 	if (nquals) {
 		/* Quals that reference no RTE (constants) or remain. */
 		sql_expr **qs = ty_alloc(sizeof(sql_expr *) * (size_t)nquals);
@@ -1297,6 +1313,47 @@ static sql_plan *plan_limit(sql_planner *pl, sql_query *q, sql_plan *p, const sq
 	return l;
 }
 
+/* Folds every expression of the query the same way, so that expressions
+ * matched by equality (GROUP BY, ORDER BY, SRFs) still match. */
+static void fold_root(sql_expr **e, void *arg) { *e = sql_fold_expr(arg, *e); }
+
+static bool agg_or_sublink(sql_expr *e, void *arg)
+{
+	(void)arg;
+	return e->kind == SQL_E_AGG || e->kind == SQL_E_SUBLINK || e->kind == SQL_E_WINDOW || e->kind == SQL_E_GROUPING ||
+	       (e->kind == SQL_E_FUNC && e->f.fn->volatility == TY_VOLATILE);
+}
+
+/* PostgreSQL's HAVING-to-WHERE transfer: a HAVING conjunct without
+ * aggregates, subqueries or volatile calls filters rows before grouping
+ * (with GROUP BY it moves; without, it is a variable-free condition that
+ * is copied to WHERE to gate the scans and kept to decide the one row). */
+static void move_having(sql_query *q)
+{
+	if (!q->having || q->ngsets)
+		return;
+	sql_expr **conj;
+	int n = sql_conjuncts(q->having, &conj);
+	sql_expr **keep = ty_alloc(sizeof(sql_expr *) * (size_t)(n ? n : 1));
+	sql_expr **move = ty_alloc(sizeof(sql_expr *) * (size_t)(n + 1));
+	int nk = 0, nm = 0;
+	for (int i = 0; i < n; i++) {
+		if (sql_expr_walk(conj[i], agg_or_sublink, NULL)) {
+			keep[nk++] = conj[i];
+			continue;
+		}
+		move[nm++] = conj[i];
+		if (!q->ngroup)
+			keep[nk++] = conj[i];
+	}
+	if (!nm)
+		return;
+	if (q->where)
+		move[nm++] = q->where;
+	q->where = sql_make_and(move, nm);
+	q->having = sql_make_and(keep, nk);
+}
+
 /* Plans a SELECT; *tl_out describes the output (all targets, junk included
  * until the final projection drops them at the top level). */
 static sql_plan *plan_query(sql_planner *pl, sql_query *q, sql_tlist **tl_out)
@@ -1312,6 +1369,8 @@ static sql_plan *plan_query(sql_planner *pl, sql_query *q, sql_tlist **tl_out)
 			sql_tl_add(tl, q->targets[i].expr);
 		/* Output of the setop node = the Vars of the "*SELECT*" RTE. */
 	} else {
+		sql_query_exprs(q, fold_root, pl);
+		move_having(q);
 		sql_expr **quals;
 		int nquals = sql_conjuncts(q->where, &quals);
 		p = plan_from(pl, q, quals, nquals, &tl);
