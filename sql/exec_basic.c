@@ -681,11 +681,72 @@ static bool rs_add(rowset *rs, const sql_plan *p, const ty_datum *row, int n, si
 	return true;
 }
 
+/* Hashed DISTINCT past 2 x work_mem: rows already seen are still dropped,
+ * new rows go to one of UNIQUE_NPART partition files by hash; at the end
+ * each partition is deduplicated on its own (equal rows share a partition,
+ * and none of them equals a row kept in memory). */
+#define UNIQUE_NPART 16
+
 typedef struct unique_state {
 	rowset seen;
 	ty_datum *prev;        /* sorted mode: last emitted row's keys */
 	util_arena *prev_arena;
+	size_t held;
+	bool spilling, input_done;
+	sql_spill *parts[UNIQUE_NPART];
+	int part;              /* partition being read back */
+	util_arena *read_arena;
 } unique_state;
+
+static size_t rs_mem(const rowset *rs) { return (rs->arena ? util_arena_used(rs->arena) : 0) + rs->cap * 16; }
+
+static bool rs_contains(const rowset *rs, const sql_plan *p, const ty_datum *row, int n, uint64_t *hash)
+{
+	uint64_t h = row_hash(p, row, n);
+	*hash = h;
+	if (!rs->cap)
+		return false;
+	for (size_t j = h & (rs->cap - 1); rs->slots[j]; j = (j + 1) & (rs->cap - 1))
+		if (rs->hashes[j] == h && sql_rows_equal(p->types, rs->slots[j], row, n))
+			return true;
+	return false;
+}
+
+/* Reads the spilled partitions back, each deduplicated in a fresh set. */
+static sql_batch *unique_spilled(sql_op *op, unique_state *st, sql_batch *b)
+{
+	const sql_plan *p = op->plan;
+	int nk = p->unique.nkeys ? p->unique.nkeys : p->ncols;
+	if (!st->read_arena)
+		st->read_arena = util_arena_new(64 * 1024, 0);
+	while (st->part < UNIQUE_NPART && b->n < b->cap) {
+		sql_spill *f = st->parts[st->part];
+		if (!f) {
+			st->part++;
+			continue;
+		}
+		util_arena_reset(st->read_arena);
+		util_arena *old = ty_set_arena(st->read_arena);
+		ty_datum *row = ty_alloc(sizeof(ty_datum) * (size_t)(p->ncols ? p->ncols : 1));
+		bool got = sql_spill_get(f, row, p->ncols);
+		ty_set_arena(old);
+		if (!got) {
+			sql_spill_free(f);
+			st->parts[st->part++] = NULL;
+			rs_free(&st->seen);
+			continue;
+		}
+		if (rs_add(&st->seen, p, row, nk, 0)) {
+			ty_datum *dst = sql_batch_row(b, b->n++);
+			for (int c = 0; c < p->ncols; c++) {
+				const ty_type *t = ty_type_get(p->types[c]);
+				dst[c] = ty_datum_copy(row[c], t ? t->byval : true);
+			}
+		}
+		sql_exec_account(op->ex, &st->held, rs_mem(&st->seen));
+	}
+	return b;
+}
 
 static sql_batch *unique_next(sql_op *op)
 {
@@ -693,13 +754,33 @@ static sql_batch *unique_next(sql_op *op)
 	const sql_plan *p = op->plan;
 	int nk = p->unique.nkeys ? p->unique.nkeys : p->ncols;
 	for (;;) {
+		if (st->input_done)
+			return unique_spilled(op, st, sql_op_begin_batch(op));
 		sql_batch *in = sql_op_next(op->left);
 		sql_batch *b = sql_op_begin_batch(op);
-		if (in->n == 0)
-			return b;
+		if (in->n == 0) {
+			st->input_done = true;
+			if (!st->spilling)
+				return b;
+			rs_free(&st->seen);
+			for (int i = 0; i < UNIQUE_NPART; i++)
+				if (st->parts[i])
+					sql_spill_rewind(st->parts[i]);
+			return unique_spilled(op, st, b);
+		}
 		for (int i = 0; i < in->n; i++) {
 			ty_datum *row = sql_batch_row(in, i);
 			if (p->unique.hashed) {
+				if (st->spilling) {
+					uint64_t h;
+					if (rs_contains(&st->seen, p, row, nk, &h))
+						continue;
+					int part = (int)((h >> 11) & (UNIQUE_NPART - 1));
+					if (!st->parts[part])
+						st->parts[part] = sql_spill_new();
+					sql_spill_put(st->parts[part], row, p->types, p->ncols);
+					continue;
+				}
 				if (rs_add(&st->seen, p, row, nk, 0))
 					copy_row(b, row, p->ncols);
 				continue;
@@ -732,6 +813,15 @@ static sql_batch *unique_next(sql_op *op)
 			ty_set_arena(old);
 			copy_row(b, row, p->ncols);
 		}
+		if (p->unique.hashed) {
+			size_t used = rs_mem(&st->seen);
+			/* Only whole rows can be spilled (DISTINCT ON keeps the first row
+			 * per key in input order, which partitions would not). */
+			if (!st->spilling && !p->unique.keys && nk == p->ncols && used > 2 * sql_exec_work_mem(op->ex) &&
+			    sql_spill_ok(p->types, p->ncols))
+				st->spilling = true;
+			sql_exec_account(op->ex, &st->held, used);
+		}
 		if (b->n)
 			return b;
 	}
@@ -742,8 +832,12 @@ static void unique_close(sql_op *op)
 	unique_state *st = op->state;
 	rs_free(&st->seen);
 	util_arena_destroy(st->prev_arena);
-	st->prev_arena = NULL;
-	st->prev = NULL;
+	util_arena_destroy(st->read_arena);
+	for (int i = 0; i < UNIQUE_NPART; i++)
+		sql_spill_free(st->parts[i]);
+	if (op->ex)
+		sql_exec_account(op->ex, &st->held, 0);
+	memset(st, 0, sizeof *st);
 }
 
 static void unique_rescan(sql_op *op)

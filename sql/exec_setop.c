@@ -23,12 +23,13 @@ typedef struct sql_ctestore {
 	size_t n, cap;
 	int ncols;
 	bool complete;
+	size_t held;  /* accounted memory */
 } sql_ctestore;
 
 static void store_add(sql_ctestore *s, const sql_plan *p, const ty_datum *row)
 {
 	if (!s->arena)
-		s->arena = util_arena_new(64 * 1024, (size_t)2 << 30);
+		s->arena = util_arena_new(64 * 1024, 0);
 	if (s->n == s->cap) {
 		s->cap = s->cap ? s->cap * 2 : 256;
 		s->rows = util_xrealloc(s->rows, sizeof(ty_datum *) * s->cap);
@@ -56,6 +57,7 @@ void sql_exec_free_ctes(sql_exec *ex)
 {
 	for (int i = 0; i < ex->pl->nctes; i++)
 		if (ex->ctes[i]) {
+			sql_exec_account(ex, &ex->ctes[i]->held, 0);
 			store_free(ex->ctes[i]);
 			ex->ctes[i] = NULL;
 		}
@@ -78,6 +80,7 @@ typedef struct setop_state {
 	bool loaded;
 	counted *emit;
 	int64_t emit_left; /* copies still to emit of emit */
+	size_t held;       /* accounted memory */
 } setop_state;
 
 static counted *count_row(sql_op *op, setop_state *st, const ty_datum *row)
@@ -134,7 +137,7 @@ static sql_batch *setop_next(sql_op *op)
 	setop_state *st = op->state;
 	const sql_plan *p = op->plan;
 	if (!st->loaded) {
-		st->arena = util_arena_new(64 * 1024, (size_t)2 << 30);
+		st->arena = util_arena_new(64 * 1024, 0);
 		for (int side = 0; side < 2; side++) {
 			sql_op *child = side ? op->right : op->left;
 			for (;;) {
@@ -148,6 +151,7 @@ static sql_batch *setop_next(sql_op *op)
 					else
 						c->nleft++;
 				}
+				sql_exec_account(op->ex, &st->held, util_arena_used(st->arena) + st->nbuckets * sizeof(counted *));
 			}
 		}
 		st->loaded = true;
@@ -172,6 +176,8 @@ static void setop_close(sql_op *op)
 	setop_state *st = op->state;
 	util_arena_destroy(st->arena);
 	free(st->buckets);
+	if (op->ex)
+		sql_exec_account(op->ex, &st->held, 0);
 	memset(st, 0, sizeof *st);
 }
 
@@ -229,6 +235,7 @@ static bool cte_fill(sql_exec *ex, int id, sql_ctestore *s)
 	}
 	for (int i = 0; i < b->n; i++)
 		store_add(s, cp, sql_batch_row(b, i));
+	sql_exec_account(ex, &s->held, util_arena_used(s->arena) + s->cap * sizeof(ty_datum *));
 	return true;
 }
 
@@ -295,7 +302,7 @@ static void rec_add(sql_op *op, rec_state *st, const ty_datum *row)
 	const sql_plan *p = op->plan;
 	if (!p->setop.all) {
 		if (!st->dedup.arena)
-			st->dedup.arena = util_arena_new(64 * 1024, (size_t)2 << 30);
+			st->dedup.arena = util_arena_new(64 * 1024, 0);
 		size_t before = st->dedup.n;
 		count_row(op, &st->dedup, row);
 		if (st->dedup.n == before)

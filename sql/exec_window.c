@@ -46,6 +46,7 @@ typedef struct win_state {
 	bool ready;
 	int64_t *peer_start, *peer_end; /* per row: its peer group [start, end) */
 	int64_t *group_no;
+	size_t held;           /* accounted memory */
 } win_state;
 
 static bool same_partition(sql_op *op, const ty_datum *a, const ty_datum *b)
@@ -106,6 +107,8 @@ static void read_all(sql_op *op, win_state *st)
 			st->all[st->nall++] = copy_row(p->left, sql_batch_row(b, i), extra);
 		}
 		ty_set_arena(old);
+		sql_exec_account(op->ex, &st->held, util_arena_used(st->arena) + st->capall * sizeof(ty_datum *));
+		ty_check_interrupts();
 	}
 	ty_set_arena(old);
 	st->input_done = true;
@@ -442,6 +445,8 @@ static void compute(sql_op *op, win_state *st)
 		for (int64_t i = 0; i < n; i++) {
 			ty_datum *row = st->rows[i];
 			ty_datum v = ty_null();
+			if ((i & 255) == 255)
+				ty_check_interrupts();
 			if (i > 0 && st->peer_start[i] == i) {
 				rank = i + 1;
 				dense++;
@@ -538,7 +543,7 @@ static sql_batch *window_next(sql_op *op)
 	win_state *st = op->state;
 	const sql_plan *p = op->plan;
 	if (!st->arena)
-		st->arena = util_arena_new(64 * 1024, (size_t)2 << 30);
+		st->arena = util_arena_new(64 * 1024, 0);
 	sql_batch *b = sql_op_begin_batch(op);
 	if (!st->input_done)
 		read_all(op, st);
@@ -560,6 +565,8 @@ static void window_close(sql_op *op)
 	win_state *st = op->state;
 	util_arena_destroy(st->arena);
 	free(st->all);
+	if (op->ex)
+		sql_exec_account(op->ex, &st->held, 0);
 	memset(st, 0, sizeof *st);
 }
 

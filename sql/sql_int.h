@@ -934,7 +934,8 @@ struct sql_exec {
 	struct sql_ctestore **ctes;
 	uint64_t processed;       /* rows affected (DML) / returned */
 	bool analyze;             /* EXPLAIN ANALYZE timing */
-	int64_t max_mem;
+	size_t mem_used;          /* operator memory held now (sql_exec_account) */
+	size_t max_mem;           /* its peak */
 	util_arena *eval_arena;   /* scratch for expression evaluation, reset per batch */
 };
 
@@ -950,6 +951,25 @@ ty_datum sql_eval(sql_exec *ex, const sql_expr *e, const ty_datum *row);
 bool sql_eval_qual(sql_exec *ex, const sql_expr *e, const ty_datum *row);
 /* Runs a sublink's plan (correlated or not) and returns its value. */
 ty_datum sql_eval_sublink(sql_exec *ex, const sql_expr *e, const ty_datum *row);
+
+/* Operator memory (exec_spill.c). Operators spill at work_mem; what they
+ * hold is accounted per statement, past sql_exec_mem_limit() it is 53200.
+ * sql_exec_account: the operator holds `now` bytes (was *held). */
+size_t sql_exec_work_mem(sql_exec *ex);
+size_t sql_exec_mem_limit(sql_exec *ex);
+void sql_exec_account(sql_exec *ex, size_t *held, size_t now);
+/* Temporary row files (unlinked tmpfile()s). Rows of types for which
+ * sql_spill_ok() is false (records) cannot be spilled. By-reference values
+ * read back are allocated in the current arena. Errors throw 53100/58030. */
+typedef struct sql_spill sql_spill;
+bool sql_spill_ok(const ty_oid *types, int n);
+sql_spill *sql_spill_new(void);                 /* caller frees with sql_spill_free */
+void sql_spill_free(sql_spill *s);
+void sql_spill_put(sql_spill *s, const ty_datum *row, const ty_oid *types, int n);
+void sql_spill_rewind(sql_spill *s);            /* after writing, before reading */
+bool sql_spill_get(sql_spill *s, ty_datum *row, int n); /* false at the end */
+uint64_t sql_spill_rows(const sql_spill *s);
+uint64_t sql_spill_bytes(const sql_spill *s);
 
 /* Operator constructors (exec_*.c). */
 sql_op *sql_op_result(sql_exec *ex, const sql_plan *p);
