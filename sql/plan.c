@@ -471,6 +471,8 @@ static void lat_add(lateral_refs *lr, int param, sql_expr *val)
 
 static sql_plan *plan_jnode(sql_planner *pl, sql_jnode *j, sql_expr ***quals, int *nquals, sql_tlist **tl_out,
 			    lateral_refs *lr);
+static sql_plan *plan_side(sql_planner *pl, sql_jnode *j, bool where_ok, sql_expr ***quals, int *nquals, sql_expr **on,
+			   int non, sql_tlist **tl_out, lateral_refs *lr, sql_expr ***jq, int *njq);
 
 /* Which RTE indexes a join tree node covers. */
 static void jnode_rtes(sql_query *q, sql_jnode *j, bool *set)
@@ -612,8 +614,12 @@ static sql_plan *plan_leaf(sql_planner *pl, int rte, sql_expr ***quals, int *nqu
 	sql_plan *p;
 	sql_tlist *tl;
 	switch (r->kind) {
-	case SQL_RTE_TABLE:
-		return sql_plan_table_scan(pl, rte, mine, nmine, tl_out);
+	case SQL_RTE_TABLE: {
+		sql_plan *sp = sql_plan_table_scan(pl, rte, mine, nmine, tl_out);
+		if (sp->kind == SQL_P_SCAN || sp->kind == SQL_P_INDEXSCAN)
+			sp->scan.alias = r->alias;
+		return sp;
+	}
 	case SQL_RTE_VALUES:
 		p = plan_values(pl, rte, &tl);
 		break;
@@ -634,6 +640,8 @@ static sql_plan *plan_leaf(sql_planner *pl, int rte, sql_expr ***quals, int *nqu
 		for (int i = 0; i < r->nfuncs; i++)
 			p->func.funcs[i] = sql_set_refs(pl, prep(pl, r->funcs[i]), empty);
 		p->func.ordinality = r->ordinality;
+		p->func.alias = r->alias;
+		p->func.colnames = r->colnames;
 		break;
 	}
 	case SQL_RTE_CTE:
@@ -766,17 +774,33 @@ static sql_plan *plan_jnode(sql_planner *pl, sql_jnode *j, sql_expr ***quals, in
 	sql_plan *lp, *rp;
 	/* WHERE quals go below inner joins only; outer joins keep their sides'
 	 * quals above (a qual on the nullable side must see the NULLs). */
-	int none = 0;
-	sql_expr **noq = NULL;
 	bool inner = j->jointype == SQL_JOIN_INNER;
 	bool left_ok = inner || j->jointype == SQL_JOIN_LEFT;
 	bool right_ok = inner || j->jointype == SQL_JOIN_RIGHT;
-	lateral_refs llr = {0}, rlr = {0};
-	lp = plan_jnode(pl, j->left, left_ok ? quals : &noq, left_ok ? nquals : &none, &ltl, &llr);
-	rp = plan_jnode(pl, j->right, right_ok ? quals : &noq, right_ok ? nquals : &none, &rtl, &rlr);
-	/* The join's own condition, plus (inner joins) WHERE quals over both sides. */
+	/* ON conditions over one side only filter that side before the join when
+	 * it is the nullable side (or the join is inner): a row they reject
+	 * could not have matched anyway. */
 	sql_expr **jq;
 	int njq = sql_conjuncts(j->quals, &jq);
+	sql_expr **on_l = ty_alloc(sizeof(sql_expr *) * (size_t)(njq + 1));
+	sql_expr **on_r = ty_alloc(sizeof(sql_expr *) * (size_t)(njq + 1));
+	int non_l = 0, non_r = 0, nkeep = 0;
+	for (int i = 0; i < njq; i++) {
+		bool *need = ty_alloc0(sizeof(bool) * (size_t)n);
+		sql_expr_rtes(jq[i], need, n);
+		bool vol = sql_expr_volatile(jq[i]);
+		if (any(need, n) && !vol && covered(need, lset, n) && (inner || j->jointype == SQL_JOIN_RIGHT))
+			on_l[non_l++] = jq[i];
+		else if (any(need, n) && !vol && covered(need, rset, n) && (inner || j->jointype == SQL_JOIN_LEFT))
+			on_r[non_r++] = jq[i];
+		else
+			jq[nkeep++] = jq[i];
+	}
+	njq = nkeep;
+	lateral_refs llr = {0}, rlr = {0};
+	lp = plan_side(pl, j->left, left_ok, quals, nquals, on_l, non_l, &ltl, &llr, &jq, &njq);
+	rp = plan_side(pl, j->right, right_ok, quals, nquals, on_r, non_r, &rtl, &rlr, &jq, &njq);
+	/* The join's own condition, plus (inner joins) WHERE quals over both sides. */
 	if (inner) {
 		bool *both = ty_alloc0(sizeof(bool) * (size_t)n);
 		for (int i = 0; i < n; i++)
@@ -797,6 +821,47 @@ static sql_plan *plan_jnode(sql_planner *pl, sql_jnode *j, sql_expr ***quals, in
 	sql_plan *p = make_join(pl, jt, lp, ltl, lset, rp, rtl, rset, jq, njq, &tl, &llr, &rlr, lr);
 	/* The join RTE's own columns are expressions over the children. */
 	*tl_out = tl;
+	return p;
+}
+
+/* Plans one side of a join with the WHERE quals it may take (*quals,
+ * when where_ok) and the ON quals pushed to it; what it leaves of the WHERE
+ * quals goes back to *quals, what it leaves of the ON quals to the join's
+ * own conditions (*jq). */
+static sql_plan *plan_side(sql_planner *pl, sql_jnode *j, bool where_ok, sql_expr ***quals, int *nquals, sql_expr **on,
+			   int non, sql_tlist **tl_out, lateral_refs *lr, sql_expr ***jq, int *njq)
+{
+	int nw = where_ok ? *nquals : 0;
+	int nall = nw + non;
+	sql_expr **all = ty_alloc(sizeof(sql_expr *) * (size_t)(nall + 1));
+	if (nw)
+		memcpy(all, *quals, sizeof(sql_expr *) * (size_t)nw);
+	if (non)
+		memcpy(all + nw, on, sizeof(sql_expr *) * (size_t)non);
+	sql_plan *p = plan_jnode(pl, j, &all, &nall, tl_out, lr);
+	if (!where_ok && !non)
+		return p;
+	/* Split the leftovers back by origin. */
+	sql_expr **wleft = ty_alloc(sizeof(sql_expr *) * (size_t)(nall + 1));
+	sql_expr **nj = ty_alloc(sizeof(sql_expr *) * (size_t)(*njq + nall + 1));
+	int nwl = 0, nnj = *njq;
+	if (*njq)
+		memcpy(nj, *jq, sizeof(sql_expr *) * (size_t)*njq);
+	for (int i = 0; i < nall; i++) {
+		bool from_on = false;
+		for (int k = 0; k < non && !from_on; k++)
+			from_on = on[k] == all[i];
+		if (from_on)
+			nj[nnj++] = all[i];
+		else
+			wleft[nwl++] = all[i];
+	}
+	if (where_ok) {
+		*quals = wleft;
+		*nquals = nwl;
+	}
+	*jq = nj;
+	*njq = nnj;
 	return p;
 }
 

@@ -760,11 +760,14 @@ struct sql_plan {
 			cat_oid index_oid; /* INDEXSCAN */
 			bool index_only;
 			sql_expr **index_cond; /* INDEXSCAN: recheck after lookup */
+			const char *alias; /* the FROM alias (EXPLAIN) */
 		} scan;
 		struct {
 			int nfuncs;
 			sql_expr **funcs;
 			bool ordinality;
+			const char *alias;   /* EXPLAIN: FROM alias and column names */
+			char **colnames;
 		} func;
 		struct {
 			sql_expr **exprs;
