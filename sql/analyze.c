@@ -667,6 +667,9 @@ static int transform_from_item(sql_actx *ax, sql_query *q, pnode *n, sql_jnode *
 		sql_rte *r = NULL;
 		int lv;
 		sql_cte *cte = (!rv->schemaname || !*rv->schemaname) ? find_cte(q, rv->relname, &lv) : NULL;
+		if (cte && cte->dml && !cte->ncols)
+			sql_error_at(ax, rv->location, UTIL_E_FEATURE_NOT_SUPPORTED, "WITH query \"%s\" does not have a RETURNING clause",
+				     cte->name);
 		if (cte) {
 			r = new_rte(SQL_RTE_CTE, rv->relname, cte->ncols);
 			r->cte = cte;
@@ -2172,6 +2175,48 @@ static void check_recursive_term(sql_actx *ax, sql_query *rec)
 	sql_error_at(ax, -1, UTIL_E_INVALID_RECURSION, "GROUP BY in a recursive query's recursive term is not allowed");
 }
 
+sql_query *sql_analyze_insert(sql_actx *ax, PgQuery__InsertStmt *st);
+sql_query *sql_analyze_update(sql_actx *ax, PgQuery__UpdateStmt *st);
+sql_query *sql_analyze_delete(sql_actx *ax, PgQuery__DeleteStmt *st);
+
+/* WITH d AS (INSERT/UPDATE/DELETE ... [RETURNING ...]): the statement is a
+ * CTE whose rows are its RETURNING list; only at the top level. */
+static void transform_dml_cte(sql_actx *ax, sql_query *q, sql_cte *c, PgQuery__CommonTableExpr *ce)
+{
+	if (q->parent || ax->setop_leaf)
+		sql_error_at(ax, ce->location, UTIL_E_FEATURE_NOT_SUPPORTED,
+			     "WITH clause containing a data-modifying statement must be at the top level");
+	pnode *st = ce->ctequery;
+	sql_query *dq;
+	switch (st->node_case) {
+	case PG_QUERY__NODE__NODE_INSERT_STMT: dq = sql_analyze_insert(ax, st->insert_stmt); break;
+	case PG_QUERY__NODE__NODE_UPDATE_STMT: dq = sql_analyze_update(ax, st->update_stmt); break;
+	case PG_QUERY__NODE__NODE_DELETE_STMT: dq = sql_analyze_delete(ax, st->delete_stmt); break;
+	default:
+		sql_error_at(ax, ce->location, UTIL_E_FEATURE_NOT_SUPPORTED, "unsupported statement in WITH");
+	}
+	c->query = dq;
+	c->dml = true;
+	c->materialized = true;
+	c->ncols = dq->nreturning;
+	c->colnames = ty_alloc(sizeof(char *) * (size_t)(c->ncols ? c->ncols : 1));
+	c->coltypes = ty_alloc(sizeof(ty_oid) * (size_t)(c->ncols ? c->ncols : 1));
+	c->coltypmods = ty_alloc(sizeof(int32_t) * (size_t)(c->ncols ? c->ncols : 1));
+	for (int i = 0; i < c->ncols; i++) {
+		c->colnames[i] = dq->returning[i].name;
+		c->coltypes[i] = dq->returning[i].expr->type;
+		c->coltypmods[i] = dq->returning[i].expr->typmod;
+	}
+	if (ce->n_aliascolnames) {
+		if ((int)ce->n_aliascolnames > c->ncols)
+			sql_error_at(ax, ce->location, UTIL_E_INVALID_COLUMN_REFERENCE,
+				     "WITH query \"%s\" has %d columns available but %d columns specified", c->name, c->ncols,
+				     (int)ce->n_aliascolnames);
+		for (size_t a = 0; a < ce->n_aliascolnames; a++)
+			c->colnames[a] = ty_strdup(str_of(ce->aliascolnames[a]));
+	}
+}
+
 void sql_transform_with(sql_actx *ax, sql_query *q, PgQuery__WithClause *wc)
 {
 	int base = q->nctes;
@@ -2189,8 +2234,12 @@ void sql_transform_with(sql_actx *ax, sql_query *q, PgQuery__WithClause *wc)
 		snprintf(c->name, sizeof c->name, "%s", ce->ctename);
 		c->id = ax->ps->nctes++;
 		c->materialized = ce->ctematerialized == PG_QUERY__CTEMATERIALIZE__CTEMaterializeAlways;
-		if (ce->ctequery->node_case != PG_QUERY__NODE__NODE_SELECT_STMT)
-			sql_error_at(ax, ce->location, UTIL_E_FEATURE_NOT_SUPPORTED, "data-modifying statements in WITH are not supported");
+		c->location = ce->location;
+		if (ce->ctequery->node_case != PG_QUERY__NODE__NODE_SELECT_STMT) {
+			transform_dml_cte(ax, q, c, ce);
+			q->ctes[q->nctes++] = c;
+			continue;
+		}
 		PgQuery__SelectStmt *cs = ce->ctequery->select_stmt;
 		bool selfref = false;
 		bool recursive = wc->recursive && raw_mentions(&cs->base, ce->ctename);
@@ -2315,5 +2364,86 @@ int sql_add_table_rte(sql_actx *ax, sql_query *q, const cat_obj *rel, const char
 	return add_leaf(q, r, out);
 }
 void sql_add_namespace(sql_query *q, int rte, bool rel_visible, bool cols_visible) { add_ns(q, rte, rel_visible, cols_visible); }
+
+static sql_expr *retarget_mutator(sql_expr *e, void *arg)
+{
+	int *map = arg; /* map[0] = number of RTEs of the view, map[i] = new index of RTE i */
+	if (e->kind == SQL_E_VAR && e->var.levelsup == 0 && e->var.rte >= 1 && e->var.rte <= map[0])
+		e->var.rte = map[e->var.rte];
+	return e;
+}
+
+static UTIL_NORETURN void not_updatable(const cat_obj *view, const char *verb, const char *detail)
+{
+	util_err *e = ty_errstart(UTIL_E_OBJECT_NOT_IN_PREREQUISITE_STATE, "cannot %s view \"%s\"", verb, view->rel.name);
+	util_err_detail(e, "%s", detail);
+	const char *ing = !strcmp(verb, "insert into") ? "inserting into" : !strcmp(verb, "update") ? "updating" : "deleting from";
+	const char *what = !strcmp(verb, "insert into") ? "INSERT" : !strcmp(verb, "update") ? "UPDATE" : "DELETE";
+	util_err_hint(e, "To enable %s the view, provide an INSTEAD OF %s trigger or an unconditional ON %s DO INSTEAD rule.", ing,
+		      what, what);
+	ty_errthrow();
+}
+
+int sql_add_view_target(sql_actx *ax, sql_query *q, const cat_obj *view, const char *alias, const char *verb,
+			sql_view_target *vt)
+{
+	sql_query *vq = expand_view(ax, view, q, -1);
+	if (vq->setop)
+		not_updatable(view, verb, "Views containing UNION, INTERSECT, or EXCEPT are not automatically updatable.");
+	if (vq->nctes)
+		not_updatable(view, verb, "Views containing WITH are not automatically updatable.");
+	if (vq->distinct)
+		not_updatable(view, verb, "Views containing DISTINCT are not automatically updatable.");
+	if (vq->ngroup)
+		not_updatable(view, verb, "Views containing GROUP BY are not automatically updatable.");
+	if (vq->having)
+		not_updatable(view, verb, "Views containing HAVING are not automatically updatable.");
+	if (vq->limit || vq->offset)
+		not_updatable(view, verb, "Views containing LIMIT or OFFSET are not automatically updatable.");
+	if (vq->has_aggs)
+		not_updatable(view, verb, "Views that return aggregate functions are not automatically updatable.");
+	if (vq->nwins)
+		not_updatable(view, verb, "Views that return window functions are not automatically updatable.");
+	if (vq->has_srf)
+		not_updatable(view, verb, "Views that return set-returning functions are not automatically updatable.");
+	if (vq->nfrom != 1 || vq->from[0]->is_join || vq->rtes[vq->from[0]->rte - 1]->kind != SQL_RTE_TABLE)
+		not_updatable(view, verb, "Views that do not select from a single table or view are not automatically updatable.");
+	sql_rte *brte = vq->rtes[vq->from[0]->rte - 1];
+	/* The base table joins the statement's range table, hidden: the
+	 * statement sees the view's columns. */
+	sql_jnode *j;
+	int base = sql_add_table_rte(ax, q, brte->rel, NULL, &j);
+	int *map = ty_alloc0(sizeof(int) * (size_t)(vq->nrtes + 1));
+	map[0] = vq->nrtes;
+	map[vq->from[0]->rte] = base;
+	sql_rte *vr = new_rte(SQL_RTE_JOIN, alias ? alias : view->rel.name, vq->nret);
+	vr->has_alias = alias != NULL;
+	vr->joinvars = ty_alloc(sizeof(sql_expr *) * (size_t)(vq->nret ? vq->nret : 1));
+	vt->view = view;
+	vt->base = brte->rel;
+	vt->ncols = vq->nret;
+	vt->colnames = vr->colnames;
+	vt->attnums = ty_alloc0(sizeof(int16_t) * (size_t)(vq->nret ? vq->nret : 1));
+	for (int i = 0, k = 0; i < vq->ntargets; i++) {
+		sql_target *t = &vq->targets[i];
+		if (t->junk)
+			continue;
+		sql_expr *e = sql_expr_mutate(t->expr, retarget_mutator, map);
+		vr->colnames[k] = t->name;
+		vr->coltypes[k] = e->type;
+		vr->coltypmods[k] = e->typmod;
+		vr->joinvars[k] = e;
+		if (t->expr->kind == SQL_E_VAR && t->expr->var.levelsup == 0 && t->expr->var.rte == vq->from[0]->rte)
+			vt->attnums[k] = (int16_t)(t->expr->var.col + 1);
+		k++;
+	}
+	vt->where = vq->where ? sql_expr_mutate(vq->where, retarget_mutator, map) : NULL;
+	vt->view_rte = add_rte(q, vr);
+	add_ns(q, vt->view_rte, true, true);
+	q->from = ty_alloc(sizeof(sql_jnode *) * 1);
+	q->from[0] = j;
+	q->nfrom = 1;
+	return base;
+}
 void sql_add_query_target(sql_query *q, sql_expr *e, const char *name, bool junk) { add_target(q, e, name, junk); }
 const char *sql_figure_colname(pnode *n) { return figure_colname(n); }

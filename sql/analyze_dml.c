@@ -25,11 +25,8 @@ static const cat_obj *target_rel(sql_actx *ax, PgQuery__RangeVar *rv, const char
 		ty_errthrow();
 	}
 	TY_END(tc);
-	if (rel->rel.relkind == CAT_RELKIND_VIEW) {
-		util_err *e = ty_errstart(UTIL_E_OBJECT_NOT_IN_PREREQUISITE_STATE, "cannot %s view \"%s\"", verb, rel->rel.name);
-		util_err_detail(e, "Views that do not select from a single table or view are not automatically updatable.");
-		ty_errthrow();
-	}
+	if (rel->rel.relkind == CAT_RELKIND_VIEW)
+		return rel; /* the caller makes it a view target */
 	if (rel->rel.relkind == CAT_RELKIND_SEQUENCE)
 		ty_error(UTIL_E_WRONG_OBJECT_TYPE, "cannot change sequence \"%s\"", rel->rel.name);
 	if (rel->rel.relkind != CAT_RELKIND_TABLE)
@@ -88,6 +85,29 @@ static int column_index(sql_actx *ax, const cat_rel *r, const char *name, int lo
 		sql_error_at(ax, location, UTIL_E_UNDEFINED_COLUMN, "column \"%s\" of relation \"%s\" does not exist", name,
 			     r->name);
 	return c->attnum - 1;
+}
+
+/* A target column by name: of the table, or through an updatable view to
+ * its base column. */
+static int target_column(sql_actx *ax, const cat_rel *r, const sql_view_target *vt, const char *name, int location,
+			 const char *verb)
+{
+	if (!vt)
+		return column_index(ax, r, name, location);
+	for (int i = 0; i < vt->ncols; i++) {
+		if (!vt->colnames[i] || strcmp(vt->colnames[i], name))
+			continue;
+		if (!vt->attnums[i]) {
+			util_err *e = ty_errstart(UTIL_E_FEATURE_NOT_SUPPORTED, "cannot %s column \"%s\" of view \"%s\"", verb,
+						  name, vt->view->rel.name);
+			util_err_detail(e, "View columns that are not columns of their base relation are not updatable.");
+			(void)location; /* (PostgreSQL reports it from the rewriter: no position) */
+			ty_errthrow();
+		}
+		return vt->attnums[i] - 1;
+	}
+	sql_error_at(ax, location, UTIL_E_UNDEFINED_COLUMN, "column \"%s\" of relation \"%s\" does not exist", name,
+		     vt->view->rel.name);
 }
 
 /* An assigned value coerced to its column (PostgreSQL's
@@ -167,6 +187,16 @@ static sql_expr *subscript_assign(sql_actx *ax, sql_query *q, const cat_rel *r, 
 			e->f.args[3 + 2 * i] = he;
 		}
 	}
+	return e;
+}
+
+static sql_expr *and2(sql_expr *a, sql_expr *b)
+{
+	sql_expr *e = sql_expr_new(SQL_E_AND, TY_BOOL, -1);
+	e->f.nargs = 2;
+	e->f.args = ty_alloc(sizeof(sql_expr *) * 2);
+	e->f.args[0] = a;
+	e->f.args[1] = b;
 	return e;
 }
 
@@ -294,10 +324,18 @@ sql_query *sql_analyze_insert(sql_actx *ax, PgQuery__InsertStmt *st)
 	if (st->with_clause)
 		sql_transform_with(ax, q, st->with_clause);
 	const cat_obj *rel = target_rel(ax, st->relation, "insert into");
-	const cat_rel *r = &rel->rel;
 	sql_jnode *j;
 	const char *alias = st->relation->alias ? st->relation->alias->aliasname : NULL;
-	q->result_rte = sql_add_table_rte(ax, q, rel, alias, &j);
+	sql_view_target vtb, *vt = NULL;
+	if (rel->rel.relkind == CAT_RELKIND_VIEW) {
+		vt = &vtb;
+		q->result_rte = sql_add_view_target(ax, q, rel, alias, "insert into", vt);
+		rel = vt->base;
+		q->nns = 0; /* the VALUES/SELECT do not see the target */
+	} else {
+		q->result_rte = sql_add_table_rte(ax, q, rel, alias, &j);
+	}
+	const cat_rel *r = &rel->rel;
 	q->overriding_system = st->override == PG_QUERY__OVERRIDING_KIND__OVERRIDING_SYSTEM_VALUE;
 	/* Target columns. */
 	int ncols = (int)st->n_cols;
@@ -308,13 +346,18 @@ sql_query *sql_analyze_insert(sql_actx *ax, PgQuery__InsertStmt *st)
 			PgQuery__ResTarget *rt = st->cols[i]->res_target;
 			if (rt->n_indirection)
 				sql_error_at(ax, rt->location, UTIL_E_FEATURE_NOT_SUPPORTED, "assignment to subscripts or fields is not supported");
-			int c = column_index(ax, r, rt->name, rt->location);
+			int c = target_column(ax, r, vt, rt->name, rt->location, "insert into");
 			for (int k = 0; k < i; k++)
 				if (cols[k] == c + 1)
 					sql_error_at(ax, rt->location, UTIL_E_DUPLICATE_COLUMN, "column \"%s\" specified more than once",
 						     rt->name);
 			cols[i] = (int16_t)(c + 1);
 		}
+	} else if (vt) {
+		/* The view's columns in order; a computed one cannot take a value. */
+		cols = ty_alloc(sizeof(int16_t) * (size_t)(vt->ncols ? vt->ncols : 1));
+		for (int i = 0; i < vt->ncols; i++)
+			cols[ncols++] = (int16_t)(vt->attnums[i] ? vt->attnums[i] : -1 - i);
 	} else {
 		cols = ty_alloc(sizeof(int16_t) * (size_t)(r->ncols ? r->ncols : 1));
 		for (int i = 0; i < r->ncols; i++)
@@ -351,6 +394,8 @@ sql_query *sql_analyze_insert(sql_actx *ax, PgQuery__InsertStmt *st)
 					     "INSERT has more target columns than expressions");
 			rows[rr] = ty_alloc(sizeof(sql_expr *) * (size_t)(n ? n : 1));
 			for (int c = 0; c < n; c++) {
+				if (cols[c] < 0) /* a computed view column */
+					(void)target_column(ax, r, vt, vt->colnames[-1 - cols[c]], sql_raw_location(l->items[c]), "insert into");
 				int col = cols[c] - 1;
 				sql_expr *e = sql_transform_expr(ax, vq, l->items[c], SQL_EXPR_INSERT_VALUES);
 				if (e->kind == SQL_E_DEFAULT) {
@@ -411,6 +456,8 @@ sql_query *sql_analyze_insert(sql_actx *ax, PgQuery__InsertStmt *st)
 			sql_target *t = &sq->targets[i];
 			if (t->junk)
 				continue;
+			if (cols[k] < 0)
+				(void)target_column(ax, r, vt, vt->colnames[-1 - cols[k]], t->expr->location, "insert into");
 			int col = cols[k++] - 1;
 			check_identity(ax, r, col, q->overriding_system, t->expr->location);
 			t->expr = assign_coerce(ax, t->expr, &r->cols[col], t->expr->location);
@@ -419,8 +466,9 @@ sql_query *sql_analyze_insert(sql_actx *ax, PgQuery__InsertStmt *st)
 		q->ninsert_cols = ncols;
 		q->insert_cols = cols;
 	}
-	/* RETURNING and ON CONFLICT see the target table by its name. */
-	sql_add_namespace(q, q->result_rte, true, true);
+	/* RETURNING and ON CONFLICT see the target table by its name (through
+	 * a view: the view's columns). */
+	sql_add_namespace(q, vt ? vt->view_rte : q->result_rte, true, true);
 	if (st->on_conflict_clause)
 		transform_onconflict(ax, q, rel, st->on_conflict_clause, q->result_rte);
 	add_returning(ax, q, st->returning_list, st->n_returning_list);
@@ -449,12 +497,21 @@ sql_query *sql_analyze_update(sql_actx *ax, PgQuery__UpdateStmt *st)
 	if (st->with_clause)
 		sql_transform_with(ax, q, st->with_clause);
 	const cat_obj *rel = target_rel(ax, st->relation, "update");
-	const cat_rel *r = &rel->rel;
 	sql_jnode *j;
 	const char *alias = st->relation->alias ? st->relation->alias->aliasname : NULL;
-	q->result_rte = sql_add_table_rte(ax, q, rel, alias, &j);
-	sql_add_namespace(q, q->result_rte, true, true);
+	sql_view_target vtb, *vt = NULL;
+	if (rel->rel.relkind == CAT_RELKIND_VIEW) {
+		vt = &vtb;
+		q->result_rte = sql_add_view_target(ax, q, rel, alias, "update", vt);
+		rel = vt->base;
+		j = q->from[0];
+	} else {
+		q->result_rte = sql_add_table_rte(ax, q, rel, alias, &j);
+		sql_add_namespace(q, q->result_rte, true, true);
+	}
+	const cat_rel *r = &rel->rel;
 	q->from = ty_alloc(sizeof(sql_jnode *) * (st->n_from_clause + 1));
+	q->nfrom = 0;
 	q->from[q->nfrom++] = j;
 	for (size_t i = 0; i < st->n_from_clause; i++) {
 		sql_jnode *fj;
@@ -463,6 +520,8 @@ sql_query *sql_analyze_update(sql_actx *ax, PgQuery__UpdateStmt *st)
 	}
 	if (st->where_clause)
 		q->where = sql_coerce_bool(ax, sql_transform_expr(ax, q, st->where_clause, SQL_EXPR_WHERE), "WHERE");
+	if (vt && vt->where)
+		q->where = q->where ? and2(vt->where, q->where) : vt->where;
 	/* SET */
 	int nset = 0;
 	q->set_cols = ty_alloc(sizeof(int16_t) * (st->n_target_list ? st->n_target_list : 1));
@@ -470,7 +529,7 @@ sql_query *sql_analyze_update(sql_actx *ax, PgQuery__UpdateStmt *st)
 	sql_expr *multi = NULL; /* SET (a, b) = (SELECT ...): the row-valued sublink */
 	for (size_t i = 0; i < st->n_target_list; i++) {
 		PgQuery__ResTarget *rt = st->target_list[i]->res_target;
-		int col = column_index(ax, r, rt->name, rt->location);
+		int col = target_column(ax, r, vt, rt->name, rt->location, "update");
 		for (int k = 0; k < nset; k++)
 			if (q->set_cols[k] == col + 1 && !rt->n_indirection)
 				sql_error_at(ax, rt->location, UTIL_E_DUPLICATE_COLUMN, "multiple assignments to same column \"%s\"",
@@ -546,9 +605,17 @@ sql_query *sql_analyze_delete(sql_actx *ax, PgQuery__DeleteStmt *st)
 	const cat_obj *rel = target_rel(ax, st->relation, "delete from");
 	sql_jnode *j;
 	const char *alias = st->relation->alias ? st->relation->alias->aliasname : NULL;
-	q->result_rte = sql_add_table_rte(ax, q, rel, alias, &j);
-	sql_add_namespace(q, q->result_rte, true, true);
+	sql_view_target vtb, *vt = NULL;
+	if (rel->rel.relkind == CAT_RELKIND_VIEW) {
+		vt = &vtb;
+		q->result_rte = sql_add_view_target(ax, q, rel, alias, "delete from", vt);
+		j = q->from[0];
+	} else {
+		q->result_rte = sql_add_table_rte(ax, q, rel, alias, &j);
+		sql_add_namespace(q, q->result_rte, true, true);
+	}
 	q->from = ty_alloc(sizeof(sql_jnode *) * (st->n_using_clause + 1));
+	q->nfrom = 0;
 	q->from[q->nfrom++] = j;
 	for (size_t i = 0; i < st->n_using_clause; i++) {
 		sql_jnode *fj;
@@ -557,6 +624,8 @@ sql_query *sql_analyze_delete(sql_actx *ax, PgQuery__DeleteStmt *st)
 	}
 	if (st->where_clause)
 		q->where = sql_coerce_bool(ax, sql_transform_expr(ax, q, st->where_clause, SQL_EXPR_WHERE), "WHERE");
+	if (vt && vt->where)
+		q->where = q->where ? and2(vt->where, q->where) : vt->where;
 	if (q->has_aggs)
 		sql_error_at(ax, -1, UTIL_E_GROUPING_ERROR, "aggregate functions are not allowed in WHERE");
 	add_returning(ax, q, st->returning_list, st->n_returning_list);

@@ -596,8 +596,103 @@ static ty_datum sub_rowcmp(const sql_expr *e, ty_datum test, const ty_datum *sro
 		       rt != PG_QUERY__ROW_COMPARE_TYPE__ROWCOMPARE_GT);
 }
 
+/* A hashed SubPlan's values (open addressing) and whether a NULL came. */
+typedef struct sub_hashset {
+	ty_datum *slots;
+	uint8_t *used;
+	size_t cap, n;
+	bool has_null;
+	size_t held;
+} sub_hashset;
+
+static void hs_insert(sub_hashset *hs, const ty_type *t, ty_datum v, util_arena *a)
+{
+	if ((hs->n + 1) * 2 > hs->cap) {
+		size_t cap = hs->cap ? hs->cap * 2 : 64;
+		ty_datum *ns = util_arena_zalloc(a, sizeof(ty_datum) * cap);
+		uint8_t *nu = util_arena_zalloc(a, cap);
+		if (!ns || !nu)
+			ty_error(UTIL_E_OUT_OF_MEMORY, "out of memory");
+		for (size_t i = 0; i < hs->cap; i++) {
+			if (!hs->used[i])
+				continue;
+			size_t j = t->hash(hs->slots[i]) & (cap - 1);
+			while (nu[j])
+				j = (j + 1) & (cap - 1);
+			ns[j] = hs->slots[i];
+			nu[j] = 1;
+		}
+		hs->slots = ns;
+		hs->used = nu;
+		hs->cap = cap;
+	}
+	size_t j = t->hash(v) & (hs->cap - 1);
+	while (hs->used[j]) {
+		if (t->cmp(hs->slots[j], v) == 0)
+			return;
+		j = (j + 1) & (hs->cap - 1);
+	}
+	util_arena *old = ty_set_arena(a);
+	hs->slots[j] = ty_datum_copy(v, t->byval);
+	ty_set_arena(old);
+	hs->used[j] = 1;
+	hs->n++;
+}
+
+static bool hs_contains(const sub_hashset *hs, const ty_type *t, ty_datum v)
+{
+	if (!hs->cap)
+		return false;
+	for (size_t j = t->hash(v) & (hs->cap - 1); hs->used[j]; j = (j + 1) & (hs->cap - 1))
+		if (t->cmp(hs->slots[j], v) == 0)
+			return true;
+	return false;
+}
+
+/* x = ANY (SELECT y) with the set built once: true if x is in it; else
+ * NULL if x is NULL (and the set not empty) or the set has a NULL. */
+static ty_datum eval_hashed_sublink(sql_exec *ex, const sql_expr *e, const ty_datum *row)
+{
+	sql_cache_slot *cs = &ex->cache[e->sub.cache];
+	const ty_type *t = ty_type_get(e->sub.plan->types[0]);
+	sub_hashset *hs = cs->fn_cache;
+	if (!hs) {
+		hs = util_arena_zalloc(ex->arena, sizeof *hs);
+		util_arena *caller = ty_get_arena();
+		sql_op *op = sql_exec_node(ex, e->sub.plan);
+		if (op->opened)
+			sql_op_rescan(op);
+		for (;;) {
+			sql_batch *b = sql_op_next(op);
+			if (b->n == 0)
+				break;
+			for (int i = 0; i < b->n; i++) {
+				ty_datum v = sql_batch_row(b, i)[0];
+				if (v.null)
+					hs->has_null = true;
+				else
+					hs_insert(hs, t, v, ex->arena);
+			}
+			sql_exec_account(ex, &hs->held, hs->cap * (sizeof(ty_datum) + 1));
+		}
+		ty_set_arena(caller);
+		cs->fn_cache = hs;
+	}
+	const ty_record *tr = eval(ex, e->sub.testexpr, row).p;
+	ty_datum x = tr->vals[0];
+	if (!hs->n && !hs->has_null)
+		return ty_bool(false);
+	if (x.null)
+		return ty_null();
+	if (hs_contains(hs, t, x))
+		return ty_bool(true);
+	return hs->has_null ? ty_null() : ty_bool(false);
+}
+
 ty_datum sql_eval_sublink(sql_exec *ex, const sql_expr *e, const ty_datum *row)
 {
+	if (e->sub.hashed)
+		return eval_hashed_sublink(ex, e, row);
 	sql_cache_slot *cs = &ex->cache[e->sub.cache];
 	bool cacheable = !e->sub.correlated && e->sub.kind != SQL_SUB_ANY && e->sub.kind != SQL_SUB_ALL &&
 			 e->sub.kind != SQL_SUB_ROWCMP;

@@ -72,6 +72,7 @@ sql_op *sql_exec_node(sql_exec *ex, const sql_plan *p)
 	case SQL_P_CTESCAN:
 	case SQL_P_WORKTABLE: op = sql_op_ctescan(ex, p); break;
 	case SQL_P_RECURSIVE: op = sql_op_recursive(ex, p); break;
+	case SQL_P_CTEPREP: op = sql_op_cteprep(ex, p); break;
 	default:
 		ty_error(UTIL_E_FEATURE_NOT_SUPPORTED, "plan node %d is not supported", p->kind);
 	}

@@ -269,6 +269,41 @@ sql_op *sql_op_ctescan(sql_exec *ex, const sql_plan *p)
 	return op;
 }
 
+/* ---------------------------------------------------------------- data-modifying CTEs */
+
+/* The statement's INSERT/UPDATE/DELETE CTEs run to completion before its
+ * first row (PostgreSQL runs them exactly once whatever the query reads of
+ * them; they all see the statement's snapshot). */
+typedef struct cteprep_state {
+	bool done;
+} cteprep_state;
+
+static sql_batch *cteprep_next(sql_op *op)
+{
+	cteprep_state *st = op->state;
+	const sql_plan *p = op->plan;
+	if (!st->done) {
+		for (int i = 0; i < p->cte.nprep; i++) {
+			sql_ctestore *s = cte_store(op->ex, p->cte.prep[i]);
+			while (cte_fill(op->ex, p->cte.prep[i], s))
+				;
+		}
+		st->done = true;
+	}
+	return sql_op_next(op->left);
+}
+
+static void cteprep_rescan(sql_op *op) { sql_op_rescan(op->left); }
+
+sql_op *sql_op_cteprep(sql_exec *ex, const sql_plan *p)
+{
+	(void)p;
+	sql_op *op = sql_op_new_internal(ex, sizeof(cteprep_state));
+	op->next = cteprep_next;
+	op->rescan = cteprep_rescan;
+	return op;
+}
+
 /* ---------------------------------------------------------------- WITH RECURSIVE */
 
 typedef struct rec_state {

@@ -238,14 +238,10 @@ static void deparse(explain_ctx *x, const sql_expr *e, const xnames *in, util_bu
 		int no = e->sub.plan ? sub_number(x, e) : 0;
 		bool init = !e->sub.correlated && e->sub.kind != SQL_SUB_ANY && e->sub.kind != SQL_SUB_ALL &&
 			    e->sub.kind != SQL_SUB_ROWCMP;
-		if (e->sub.testexpr && (e->sub.kind == SQL_SUB_ANY || e->sub.kind == SQL_SUB_ALL)) {
-			util_buf_putc(b, '(');
-			const sql_expr *t = e->sub.testexpr;
-			if (t->kind == SQL_E_ROW && t->f.nargs == 1)
-				deparse(x, t->f.args[0], in, b, false);
-			else
-				deparse(x, t, in, b, false);
-			util_buf_printf(b, " %s (SubPlan %d))", e->sub.kind == SQL_SUB_ANY ? "= ANY" : "<> ALL", no);
+		if (e->sub.hashed) {
+			util_buf_printf(b, "(hashed SubPlan %d)", no);
+		} else if (e->sub.kind == SQL_SUB_ANY || e->sub.kind == SQL_SUB_ALL || e->sub.kind == SQL_SUB_ROWCMP) {
+			util_buf_printf(b, "(SubPlan %d)", no);
 		} else if (init) {
 			util_buf_printf(b, "$%d", no - 1);
 		} else {
@@ -660,6 +656,24 @@ static void add_subplans(explain_ctx *x, xnode *n, int from)
 
 static xnode *build(explain_ctx *x, const sql_plan *p, const char *filter)
 {
+	if (p->kind == SQL_P_CTEPREP) {
+		/* The data-modifying CTEs show as CTE blocks of the top node. */
+		xnode *c = build(x, p->left, filter);
+		for (int i = 0; i < p->cte.nprep; i++) {
+			int id = p->cte.prep[i];
+			if (x->cte_shown[id])
+				continue;
+			x->cte_shown[id] = true;
+			xnode *k = build(x, x->pl->cte_plans[id], NULL);
+			k->rel_label = "InitPlan";
+			const char *nm = x->pl->ctes[id]->name;
+			char *pn = ty_alloc(strlen(nm) + 8);
+			sprintf(pn, "CTE %s", nm);
+			k->plan_name = pn;
+			kid(c, k);
+		}
+		return c;
+	}
 	/* Projections happen inside nodes in PostgreSQL: not shown. */
 	if ((p->kind == SQL_P_PROJECT || p->kind == SQL_P_LOCKROWS || p->kind == SQL_P_MATERIAL) && p->left) {
 		int mark = x->nsubs;

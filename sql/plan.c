@@ -413,6 +413,15 @@ static sql_expr *sublink_mutator(sql_expr *e, void *arg)
 	e->sub.param_vals = oc.vals;
 	e->sub.nparams = oc.n;
 	e->sub.correlated = external;
+	/* x = ANY (uncorrelated subquery) of one hashable column: a hash set
+	 * built once (PostgreSQL's hashed SubPlan), instead of a scan per row. */
+	if (!external && e->sub.kind == SQL_SUB_ANY && e->sub.ncmp == 1 && e->sub.testexpr &&
+	    e->sub.testexpr->f.nargs == 1) {
+		ty_oid t = e->sub.testexpr->f.args[0]->type;
+		const ty_type *ty = ty_type_get(t);
+		if (ty && ty->hash && ty->cmp && e->sub.plan->types[0] == t && e->sub.cmp[0] == sql_find_cmp_op("=", t, t))
+			e->sub.hashed = true;
+	}
 	e->sub.cache = pl->ax->ps->ncache++;
 	return e;
 }
@@ -937,6 +946,8 @@ static sql_plan *plan_from(sql_planner *pl, sql_query *q, sql_expr **quals, int 
 
 /* ---------------------------------------------------------------- CTEs */
 
+sql_plan *sql_plan_modify(sql_planner *pl, sql_query *q, sql_tlist **tl_out);
+
 static sql_planner *cte_owner(sql_planner *pl, sql_cte *c)
 {
 	for (sql_planner *p = pl; p; p = p->parent)
@@ -965,6 +976,14 @@ static void plan_cte(sql_planner *pl, sql_cte *c)
 	}
 	top->ctes[c->id] = c;
 	sql_planner *owner = cte_owner(pl, c);
+	if (c->dml) {
+		sql_planner sub = {pl->ax, top, NULL, c->query, 0};
+		sql_tlist *tl;
+		top->cte_plans[c->id] = sql_plan_new(SQL_P_RESULT, 0);
+		top->cte_plans[c->id] = sql_plan_modify(&sub, c->query, &tl);
+		top->read_only = false;
+		return;
+	}
 	if (!c->recursive) {
 		sql_planner sub = {pl->ax, top, owner, c->query, 0};
 		sql_tlist *tl;
@@ -1568,6 +1587,29 @@ static sql_plan *plan_query(sql_planner *pl, sql_query *q, sql_tlist **tl_out)
 
 sql_plan *sql_plan_modify(sql_planner *pl, sql_query *q, sql_tlist **tl_out);
 
+/* The statement's data-modifying CTEs run before anything else reads. */
+static sql_plan *plan_dml_ctes(sql_planner *pl, sql_query *q, sql_plan *p)
+{
+	int n = 0;
+	for (int i = 0; i < q->nctes; i++)
+		n += q->ctes[i]->dml;
+	if (!n)
+		return p;
+	sql_plan *w = sql_plan_new(SQL_P_CTEPREP, p->ncols);
+	w->id = pl->top->nnodes++;
+	memcpy(w->types, p->types, sizeof(ty_oid) * (size_t)p->ncols);
+	memcpy(w->typmods, p->typmods, sizeof(int32_t) * (size_t)p->ncols);
+	w->left = p;
+	w->rows = p->rows;
+	w->cte.prep = ty_alloc(sizeof(int) * (size_t)n);
+	for (int i = 0; i < q->nctes; i++)
+		if (q->ctes[i]->dml) {
+			plan_cte(pl, q->ctes[i]);
+			w->cte.prep[w->cte.nprep++] = q->ctes[i]->id;
+		}
+	return w;
+}
+
 sql_planned *sql_plan_query(sql_actx *ax, sql_query *q)
 {
 	sql_planned *pd = ty_alloc0(sizeof *pd);
@@ -1579,6 +1621,7 @@ sql_planned *sql_plan_query(sql_actx *ax, sql_query *q)
 		p = plan_query(&pl, q, &tl);
 	else
 		p = sql_plan_modify(&pl, q, &tl);
+	p = plan_dml_ctes(&pl, q, p);
 	/* Final projection: drop junk columns. */
 	bool junk = false;
 	for (int i = 0; i < q->ntargets; i++)
@@ -1628,7 +1671,10 @@ sql_planned *sql_plan_query(sql_actx *ax, sql_query *q)
 		sql_plan *pr = p;
 		(void)pr;
 	}
-	pd->read_only = q->cmd == SQL_CMD_SELECT && !q->for_update;
+	bool dml_ctes = false;
+	for (int i = 0; i < q->nctes; i++)
+		dml_ctes |= q->ctes[i]->dml;
+	pd->read_only = q->cmd == SQL_CMD_SELECT && !q->for_update && !dml_ctes;
 	pd->lock_strength = q->for_update ? q->lock_strength : 0;
 	return pd;
 }

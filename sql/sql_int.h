@@ -309,6 +309,7 @@ struct sql_expr {
 			sql_expr **param_vals; /* ... and their values in this row */
 			int nparams;
 			bool correlated;
+			bool hashed;         /* uncorrelated x = ANY (SELECT y): probed in a hash set */
 			int cache;           /* executor slot (uncorrelated results cached) */
 			int rowcmp_op;       /* ROWCMP: PG_QUERY__ROW_COMPARE_TYPE__* */
 		} sub;
@@ -467,6 +468,8 @@ struct sql_cte {
 	int id;                     /* executor slot of the materialised result */
 	int refcount;
 	bool materialized;          /* MATERIALIZED / data-modifying */
+	bool dml;                   /* INSERT/UPDATE/DELETE ... [RETURNING]: runs once, to completion */
+	int location;
 };
 
 typedef enum sql_cmd { SQL_CMD_SELECT = 1, SQL_CMD_INSERT, SQL_CMD_UPDATE, SQL_CMD_DELETE } sql_cmd;
@@ -621,6 +624,23 @@ void sql_transform_targets(sql_actx *ax, sql_query *q, PgQuery__Node **list, siz
 int sql_add_from_item(sql_actx *ax, sql_query *q, pnode *n, sql_jnode **out);
 int sql_add_table_rte(sql_actx *ax, sql_query *q, const cat_obj *rel, const char *alias, sql_jnode **out);
 void sql_add_namespace(sql_query *q, int rte, bool rel_visible, bool cols_visible);
+/* DML on an automatically updatable view (PostgreSQL's rules for simple
+ * views: one table or such view in FROM, no aggregation, DISTINCT, LIMIT,
+ * set operations or WITH): adds the base table as the result RTE and the
+ * view's columns (expressions over it) as the namespace item the statement
+ * sees; *attnums gets the base column of each view column (0 when
+ * computed), *where the view's condition. Throws 55000 otherwise. Returns
+ * the result RTE; *base the table. */
+typedef struct sql_view_target {
+	const cat_obj *view, *base;
+	int ncols;
+	char **colnames;
+	int16_t *attnums;
+	sql_expr *where;
+	int view_rte;
+} sql_view_target;
+int sql_add_view_target(sql_actx *ax, sql_query *q, const cat_obj *view, const char *alias, const char *verb,
+			sql_view_target *vt);
 void sql_add_query_target(sql_query *q, sql_expr *e, const char *name, bool junk);
 const char *sql_figure_colname(pnode *n);
 void sql_transform_with(sql_actx *ax, sql_query *q, PgQuery__WithClause *wc);
@@ -690,7 +710,8 @@ typedef enum sql_plan_kind {
 	SQL_P_MATERIAL,
 	SQL_P_PROJECTSET,   /* SRFs in the target list */
 	SQL_P_LOCKROWS,
-	SQL_P_FIRSTROW      /* MIN/MAX on a key by one seek */
+	SQL_P_FIRSTROW,     /* MIN/MAX on a key by one seek */
+	SQL_P_CTEPREP       /* runs the statement's data-modifying CTEs to completion, then its input */
 } sql_plan_kind;
 
 /* A key range of a table or index scan: [lo, hi) on the encoded key, with
@@ -838,6 +859,8 @@ struct sql_plan {
 		} modify;
 		struct {
 			int cte;             /* CTESCAN/WORKTABLE: CTE id */
+			int nprep;           /* CTEPREP: the data-modifying CTEs */
+			int *prep;
 		} cte;
 		struct {
 			int nfuncs;          /* PROJECTSET */
@@ -993,6 +1016,7 @@ sql_op *sql_op_modify(sql_exec *ex, const sql_plan *p);
 sql_op *sql_op_window(sql_exec *ex, const sql_plan *p);
 sql_op *sql_op_ctescan(sql_exec *ex, const sql_plan *p);
 sql_op *sql_op_recursive(sql_exec *ex, const sql_plan *p);
+sql_op *sql_op_cteprep(sql_exec *ex, const sql_plan *p);
 sql_op *sql_op_projectset(sql_exec *ex, const sql_plan *p);
 sql_op *sql_op_sysscan(sql_exec *ex, const sql_plan *p);
 

@@ -43,6 +43,17 @@ DELETE FROM inv WHERE id IN (SELECT id FROM inv WHERE qty > 100) RETURNING id;
 DELETE FROM inv i WHERE NOT EXISTS (SELECT 1 FROM src s WHERE s.id = i.id) AND i.id > 20 RETURNING i.id;
 DELETE FROM inv WHERE false;
 SELECT id, name, qty FROM inv ORDER BY id;
+-- data-modifying statements in WITH (run once, to completion, whatever is read)
+WITH d AS (DELETE FROM inv WHERE id = 5 RETURNING *) SELECT count(*) FROM d;
+WITH i AS (INSERT INTO inv VALUES (50, 'fifty') RETURNING id) SELECT id + 1 FROM i;
+WITH u AS (UPDATE inv SET qty = 1 WHERE id = 50 RETURNING qty) SELECT * FROM u;
+WITH u AS (UPDATE inv SET qty = qty + 1 WHERE id < 3 RETURNING id) SELECT count(*) FROM u;
+WITH d AS (DELETE FROM inv WHERE id = 4) SELECT 1;
+WITH moved AS (DELETE FROM inv WHERE id = 50 RETURNING id, name, qty) INSERT INTO inv SELECT id + 100, name, qty FROM moved;
+SELECT id, name, qty FROM inv ORDER BY id;
+WITH d AS (DELETE FROM inv WHERE id = 1) SELECT * FROM d;
+SELECT * FROM (WITH d AS (DELETE FROM inv RETURNING *) SELECT * FROM d) s;
+WITH a AS (INSERT INTO inv VALUES (2, 'dup') RETURNING *) SELECT * FROM a;
 -- errors
 INSERT INTO inv VALUES (1, 'dup');
 INSERT INTO inv (id) VALUES (99);
