@@ -197,7 +197,16 @@ typedef struct cat_rel {
 	char *view_sql;             /* views: the SELECT as SQL text */
 	cat_index_info *index;      /* indexes */
 	cat_sequence_info *seq;     /* sequences */
-	cat_oid interleave_parent;  /* entity groups: parent table, or 0 */
+	/* Entity groups (docs/entity-groups.md): a child table interleaved in
+	 * its parent stores its rows inside the root table's kv rows. */
+	cat_oid interleave_parent;  /* parent table, or 0 */
+	cat_oid ilv_root;           /* the hierarchy's root (owns the storage), or 0 */
+	int ilv_depth;              /* 0 = not interleaved; 1 = child of the root ... */
+	int16_t *ilv_path;          /* root key columns, then per level 1..depth: tag, key columns at
+				     * that level's end (1 + 2 * depth entries) */
+	bool ilv_cascade;           /* deleting a parent row deletes its children */
+	int ilv_nchildren;          /* tables interleaved directly in this one */
+	uint16_t ilv_next_tag;      /* root: the next tag to hand out */
 	int salt_buckets;           /* 0 = not salted */
 	char *comment;
 	uint64_t stats_rows;        /* ANALYZE: estimated row count (0 = unknown) */

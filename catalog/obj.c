@@ -69,6 +69,7 @@ cat_obj *cat_obj_copy(const cat_obj *src)
 		}
 		r->pk = dup_array(o, s->pk, sizeof(int16_t) * (size_t)s->npk);
 		r->pk_desc = dup_array(o, s->pk_desc, sizeof(bool) * (size_t)s->npk);
+		r->ilv_path = s->ilv_depth ? dup_array(o, s->ilv_path, sizeof(int16_t) * (size_t)(1 + 2 * s->ilv_depth)) : NULL;
 		r->cons = dup_array(o, s->cons, sizeof(cat_constraint) * (size_t)s->ncons);
 		for (int i = 0; i < s->ncons; i++) {
 			cat_constraint *c = &r->cons[i];

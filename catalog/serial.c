@@ -209,7 +209,8 @@ enum {
 	/* rel */
 	F_REL_KIND = 30, F_REL_SCHEMA, F_REL_STORAGE, F_REL_COL, F_REL_NEXT_COL_ID, F_REL_PK, F_REL_PK_DESC,
 	F_REL_CON, F_REL_INDEXES, F_REL_OPT, F_REL_VIEW_SQL, F_REL_INDEX, F_REL_SEQ, F_REL_INTERLEAVE,
-	F_REL_SALT, F_REL_STATS_ROWS,
+	F_REL_SALT, F_REL_STATS_ROWS, F_REL_ILV_ROOT, F_REL_ILV_PATH, F_REL_ILV_CASCADE, F_REL_ILV_NCHILDREN,
+	F_REL_ILV_NEXT_TAG,
 	/* column */
 	C_NAME = 1, C_ATTNUM, C_COLID, C_TYPE, C_TYPMOD, C_FLAGS, C_IDENTITY, C_GENERATED, C_DEFAULT, C_COMMENT,
 	/* constraint */
@@ -483,6 +484,15 @@ void cat_obj_encode(const cat_obj *o, util_buf *b)
 		put_u(b, F_REL_INTERLEAVE, r->interleave_parent);
 		put_u(b, F_REL_SALT, (uint64_t)r->salt_buckets);
 		put_u(b, F_REL_STATS_ROWS, r->stats_rows);
+		if (r->ilv_depth) {
+			put_u(b, F_REL_ILV_ROOT, r->ilv_root);
+			put_i16s(b, F_REL_ILV_PATH, r->ilv_path, 1 + 2 * r->ilv_depth);
+			put_u(b, F_REL_ILV_CASCADE, r->ilv_cascade);
+		}
+		if (r->ilv_nchildren)
+			put_u(b, F_REL_ILV_NCHILDREN, (uint64_t)r->ilv_nchildren);
+		if (r->ilv_next_tag)
+			put_u(b, F_REL_ILV_NEXT_TAG, r->ilv_next_tag);
 		break;
 	}
 	}
@@ -592,6 +602,16 @@ cat_obj *cat_obj_decode(cat_oid oid, const uint8_t *p, size_t n)
 			case F_REL_INTERLEAVE: rl->interleave_parent = (cat_oid)get_u(&v); break;
 			case F_REL_SALT: rl->salt_buckets = (int)get_u(&v); break;
 			case F_REL_STATS_ROWS: rl->stats_rows = get_u(&v); break;
+			case F_REL_ILV_ROOT: rl->ilv_root = (cat_oid)get_u(&v); break;
+			case F_REL_ILV_PATH: {
+				int np = 0;
+				rl->ilv_path = get_i16s(o, &v, &np);
+				rl->ilv_depth = np > 0 ? (np - 1) / 2 : 0;
+				break;
+			}
+			case F_REL_ILV_CASCADE: rl->ilv_cascade = get_u(&v) != 0; break;
+			case F_REL_ILV_NCHILDREN: rl->ilv_nchildren = (int)get_u(&v); break;
+			case F_REL_ILV_NEXT_TAG: rl->ilv_next_tag = (uint16_t)get_u(&v); break;
 			}
 			break;
 		}

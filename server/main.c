@@ -73,7 +73,7 @@ typedef struct sig_ctx {
 	sigset_t set;
 } sig_ctx;
 
-/* A dedicated thread receives SIGINT/SIGTERM synchronously, so shutdown
+/* A dedicated thread receives SIGINT/SIGTERM/SIGHUP synchronously, so shutdown
  * runs as ordinary code rather than in a signal handler. */
 static void *signal_thread(void *arg)
 {
@@ -82,6 +82,12 @@ static void *signal_thread(void *arg)
 		int sig;
 		if (sigwait(&sc->set, &sig) != 0)
 			continue;
+		if (sig == SIGHUP) {
+			/* PostgreSQL reloads its configuration on SIGHUP; the only
+			 * reloadable file here (hba) is re-read when it changes. */
+			util_info("received SIGHUP: the hba file reloads on change, other settings need a restart");
+			continue;
+		}
 		if (sig == SIGINT || sig == SIGTERM) {
 			util_info("received %s, shutting down", sig == SIGINT ? "SIGINT" : "SIGTERM");
 			pgw_server_shutdown(sc->server);
@@ -112,6 +118,7 @@ int main(int argc, char **argv)
 	sigemptyset(&sc.set);
 	sigaddset(&sc.set, SIGINT);
 	sigaddset(&sc.set, SIGTERM);
+	sigaddset(&sc.set, SIGHUP);
 	pthread_sigmask(SIG_BLOCK, &sc.set, NULL);
 	signal(SIGPIPE, SIG_IGN);
 

@@ -376,6 +376,17 @@ sql_expr *sql_make_var(sql_query *q, int rte, int col, int levelsup, int locatio
 }
 
 /* Whole-row reference to an RTE: a ROW() of its columns. */
+/* The oid a relation's tableoid system column holds (0: not a relation).
+ * Generated catalogs report the catalog's own oid, as pg_dump expects. */
+static cat_oid rte_tableoid(const sql_rte *r)
+{
+	if (r->kind == SQL_RTE_TABLE && r->rel)
+		return r->rel->oid;
+	if (r->kind == SQL_RTE_SYSTEM && r->sysview)
+		return sql_sysview_oid(r->sysview);
+	return 0;
+}
+
 static sql_expr *whole_row(sql_query *q, int rte, int levelsup, int location)
 {
 	sql_rte *r = q->rtes[rte - 1];
@@ -466,6 +477,18 @@ static sql_expr *resolve_column(sql_actx *ax, sql_query *q0, PgQuery__ColumnRef 
 			}
 			if (found_rte >= 0)
 				return make_var(q, found_rte, found_col, levelsup, cr->location);
+			/* The system column tableoid of the only relation in scope. */
+			if (!strcmp(col, "tableoid")) {
+				cat_oid only = 0;
+				int nrel = 0;
+				for (int i = 0; i < q->nns; i++)
+					if (q->ns[i].cols_visible && rte_tableoid(q->rtes[q->ns[i].rte - 1])) {
+						only = rte_tableoid(q->rtes[q->ns[i].rte - 1]);
+						nrel++;
+					}
+				if (nrel == 1)
+					return sql_expr_const(TY_OID, -1, ty_int(only), cr->location);
+			}
 			/* A bare relation name: whole-row reference. */
 			for (int i = 0; i < q->nns; i++) {
 				sql_nsitem *it = &q->ns[i];
@@ -487,6 +510,8 @@ static sql_expr *resolve_column(sql_actx *ax, sql_query *q0, PgQuery__ColumnRef 
 				if (star)
 					return whole_row(q, found, levelsup, cr->location);
 				int c = find_ref_col(ax, q->rtes[found - 1], col, cr->location);
+				if (c < 0 && !strcmp(col, "tableoid") && rte_tableoid(q->rtes[found - 1]))
+					return sql_expr_const(TY_OID, -1, ty_int(rte_tableoid(q->rtes[found - 1])), cr->location);
 				if (c < 0)
 					sql_error_at(ax, cr->location, UTIL_E_UNDEFINED_COLUMN, "column %s.%s does not exist", rel,
 						     col);
@@ -624,7 +649,7 @@ static sql_expr *make_anyarray(sql_actx *ax, const char *opname, sql_expr *l, sq
 	e->f.args[1] = arr;
 	e->f.argtypes = cmp->f.argtypes;
 	e->f.all = all;
-	e->f.opname = ty_strdup(opname);
+	e->f.opname = cmp->f.opname; /* arena copy */
 	return e;
 }
 
@@ -1240,13 +1265,20 @@ static sql_expr *transform_indirection(sql_actx *ax, sql_query *q, PgQuery__AInd
 	while (i < ind->n_indirection) {
 		pnode *n = ind->indirection[i];
 		if (n->node_case == PG_QUERY__NODE__NODE_A_INDICES) {
+			if (e->type == TY_NAME && !n->a_indices->is_slice && n->a_indices->uidx) {
+				/* name is a fixed-length "char" array: name[0] is its first byte. */
+				e = sql_name_subscript(ax, e, xform(ax, q, n->a_indices->uidx));
+				i++;
+				continue;
+			}
 			size_t k = i;
 			while (k < ind->n_indirection && ind->indirection[k]->node_case == PG_QUERY__NODE__NODE_A_INDICES)
 				k++;
 			e = make_subscript(ax, q, e, ind->indirection + i, k - i);
 			i = k;
 		} else if (n->node_case == PG_QUERY__NODE__NODE_STRING) {
-			e = make_field(ax, e, n->string->sval);
+			sql_expr *fe = sql_record_field(q, e, n->string->sval);
+			e = fe ? fe : make_field(ax, e, n->string->sval);
 			i++;
 		} else {
 			sql_error_at(ax, e->location, UTIL_E_FEATURE_NOT_SUPPORTED, "row expansion via \"*\" is not supported here");

@@ -279,6 +279,8 @@ static bool resolve_poly(const ty_oid *decl, const ty_oid *actual, int n, ty_oid
 			e = elem_of(a);
 		else if (d == TY_ANYCOMPATIBLE || d == TY_ANYCOMPATIBLENONARRAY || d == TY_ANYCOMPATIBLEARRAY) {
 			ty_oid x = d == TY_ANYCOMPATIBLEARRAY ? elem_of(a) : a;
+			if (!x || (d == TY_ANYCOMPATIBLENONARRAY && elem_of(a)))
+				return false; /* not an array / an array where none may be */
 			if (nc < 64) {
 				sql_expr *ex = ty_alloc0(sizeof *ex);
 				ex->type = x;
@@ -294,9 +296,8 @@ static bool resolve_poly(const ty_oid *decl, const ty_oid *actual, int n, ty_oid
 		elem = e;
 	}
 	if (nc) {
-		/* Inconsistent anycompatible arguments rule the candidate out
-		 * (they do not raise an error). */
-		volatile bool ok = true;
+		/* Arguments without a common type make this candidate unusable
+		 * (PostgreSQL rejects it rather than failing the call). */
 		volatile ty_oid ct = 0;
 		TY_TRY(tc)
 		{
@@ -304,10 +305,10 @@ static bool resolve_poly(const ty_oid *decl, const ty_oid *actual, int n, ty_oid
 		}
 		TY_CATCH(tc)
 		{
-			ok = false;
+			ct = 0;
 		}
 		TY_END(tc);
-		if (!ok)
+		if (!ct)
 			return false;
 		compat = ct;
 	}
@@ -594,7 +595,9 @@ sql_expr *sql_make_op(sql_actx *ax, const char *opname, sql_expr *l, sql_expr *r
 		decl[i] = f->args[i];
 	coerce_args(ax, e->f.args, n, decl, e->f.argtypes);
 	e->type = resolve_ret(chosen->result, decl, e->f.argtypes, n);
-	e->f.opname = ty_strdup(opname); /* (raw parse trees of views are freed) */
+	/* a copy: the spelling may live in a parse tree that is freed after
+	 * analysis (a view's body), while plans read it (plan_scan.c) */
+	e->f.opname = opname ? ty_strdup(opname) : NULL;
 	return e;
 }
 
@@ -674,7 +677,7 @@ sql_expr *sql_make_func(sql_actx *ax, const char *name, sql_expr **args, int nar
 	e->f.fn = f;
 	e->f.nargs = nargs;
 	e->f.args = ty_alloc(sizeof(sql_expr *) * (size_t)(nargs ? nargs : 1));
-	if (nargs)
+	if (nargs) /* args may be NULL for a call without arguments */
 		memcpy(e->f.args, args, sizeof(sql_expr *) * (size_t)nargs);
 	e->f.argtypes = ty_alloc(sizeof(ty_oid) * (size_t)(nargs ? nargs : 1));
 	if (variadic_call && f->variadic == TY_ANY) {

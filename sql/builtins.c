@@ -139,6 +139,9 @@ static ty_datum regclass_in(const char *str, size_t len, int32_t typmod)
 		const struct sql_sysview *sv = sql_sysview_find(*schema ? schema : "pg_catalog", name);
 		if (sv)
 			return ty_int(sql_sysview_oid(sv));
+		cat_oid ix = sql_synth_index_by_name(s, cs, *schema ? schema : NULL, name);
+		if (ix)
+			return ty_int(ix);
 		if (*schema)
 			ty_error(UTIL_E_UNDEFINED_TABLE, "relation \"%s.%s\" does not exist", schema, name);
 		ty_error(UTIL_E_UNDEFINED_TABLE, "relation \"%s\" does not exist", name);
@@ -159,8 +162,14 @@ static void regclass_out(ty_datum v, util_buf *out)
 		sql_quote_ident(o->rel.name, out);
 		return;
 	}
+	if (s && sql_synth_index_out(s, snap(s), oid, out))
+		return;
 	const char *sv = sql_sysview_name_by_oid(oid);
 	if (sv) {
+		if (sql_sysview_schema_by_oid(oid) && strcmp(sql_sysview_schema_by_oid(oid), "pg_catalog")) {
+			util_buf_puts(out, sql_sysview_schema_by_oid(oid));
+			util_buf_putc(out, '.');
+		}
 		util_buf_puts(out, sv);
 		return;
 	}
@@ -207,33 +216,12 @@ static void regtype_out(ty_datum v, util_buf *out)
 		util_buf_printf(out, "%u", (unsigned)v.i);
 }
 
-/* ---- regproc / regprocedure ---- */
+/* ---- regproc / regprocedure / regoper / regoperator (catalog_funcs_reg.c) ---- */
 
-static ty_datum regproc_in(const char *str, size_t len, int32_t typmod)
-{
-	(void)typmod;
-	if (all_digits(str, len))
-		return ty_int(strtoul(ty_strndup(str, len), NULL, 10));
-	char schema[CAT_NAME_MAX], name[CAT_NAME_MAX];
-	const char *paren = memchr(str, '(', len);
-	split_name(str, paren ? (size_t)(paren - str) : len, schema, name);
-	int cur = 0;
-	const ty_func *f = ty_func_lookup(name, &cur);
-	if (!f)
-		ty_error(UTIL_E_UNDEFINED_FUNCTION, "function \"%s\" does not exist", name);
-	return ty_int(ty_func_oid(f));
-}
-
-static void regproc_out(ty_datum v, util_buf *out)
-{
-	const ty_func *f = ty_func_by_oid((ty_oid)v.i);
-	if (f)
-		util_buf_puts(out, f->name);
-	else if (v.i == 0)
-		util_buf_puts(out, "-");
-	else
-		util_buf_printf(out, "%u", (unsigned)v.i);
-}
+ty_oid sql_regproc_in(const char *s, size_t n, bool signature);
+bool sql_regproc_out(ty_oid oid, bool signature, util_buf *out);
+ty_oid sql_regoper_in(const char *s, size_t n, bool signature);
+bool sql_regoper_out(ty_oid oid, bool signature, util_buf *out);
 
 /* ---- regnamespace / regrole ---- */
 
@@ -269,18 +257,18 @@ static ty_datum regrole_in(const char *str, size_t len, int32_t typmod)
 	char schema[CAT_NAME_MAX], name[CAT_NAME_MAX];
 	split_name(str, len, schema, name);
 	sql_session *s = sess();
-	const cat_obj *o = cat_role_by_name(snap(s), name);
-	if (!o)
+	cat_oid oid = sql_role_oid(snap(s), name);
+	if (!oid)
 		ty_error(UTIL_E_UNDEFINED_OBJECT, "role \"%s\" does not exist", name);
-	return ty_int(o->oid);
+	return ty_int(oid);
 }
 
 static void regrole_out(ty_datum v, util_buf *out)
 {
 	sql_session *s = sql_current_session();
-	const cat_obj *o = s ? cat_get(snap(s), (cat_oid)v.i) : NULL;
-	if (o && o->kind == CAT_ROLE)
-		sql_quote_ident(o->role.name, out);
+	const char *n = s ? sql_role_name(snap(s), (cat_oid)v.i) : NULL;
+	if (n)
+		sql_quote_ident(n, out);
 	else
 		util_buf_printf(out, "%u", (unsigned)v.i);
 }
@@ -294,7 +282,13 @@ static bool reg_in(ty_oid regtype, const char *name, ty_oid *oid)
 	case TY_REGCLASS: d = regclass_in(name, n, -1); break;
 	case TY_REGTYPE: d = regtype_in(name, n, -1); break;
 	case TY_REGPROC:
-	case TY_REGPROCEDURE: d = regproc_in(name, n, -1); break;
+	case TY_REGPROCEDURE:
+		d = all_digits(name, n) ? ty_int(strtoul(name, NULL, 10)) : ty_int(sql_regproc_in(name, n, regtype == TY_REGPROCEDURE));
+		break;
+	case TY_REGOPER:
+	case TY_REGOPERATOR:
+		d = all_digits(name, n) ? ty_int(strtoul(name, NULL, 10)) : ty_int(sql_regoper_in(name, n, regtype == TY_REGOPERATOR));
+		break;
 	case TY_REGNAMESPACE: d = regnamespace_in(name, n, -1); break;
 	case TY_REGROLE: d = regrole_in(name, n, -1); break;
 	default: return false;
@@ -310,7 +304,15 @@ static bool reg_out(ty_oid regtype, ty_oid oid, util_buf *out)
 	case TY_REGCLASS: regclass_out(d, out); return true;
 	case TY_REGTYPE: regtype_out(d, out); return true;
 	case TY_REGPROC:
-	case TY_REGPROCEDURE: regproc_out(d, out); return true;
+	case TY_REGPROCEDURE:
+		if (!sql_regproc_out(oid, regtype == TY_REGPROCEDURE, out))
+			util_buf_printf(out, "%u", (unsigned)oid);
+		return true;
+	case TY_REGOPER:
+	case TY_REGOPERATOR:
+		if (!sql_regoper_out(oid, regtype == TY_REGOPERATOR, out))
+			util_buf_printf(out, "%u", (unsigned)oid);
+		return true;
 	case TY_REGNAMESPACE: regnamespace_out(d, out); return true;
 	case TY_REGROLE: regrole_out(d, out); return true;
 	default: return false;

@@ -359,6 +359,8 @@ typedef struct loader {
 	const cat_obj *rel;
 	kv_table *kv;
 	bool bulk;             /* write straight into the commit batch */
+	bool lock_rows;        /* lock each key (not bulk, storage visible to others) */
+	bool private_storage;  /* the table's storage was created by this transaction */
 	util_map keys;         /* keys loaded by this COPY (duplicate detection) */
 	util_arena *scratch;
 	sql_expr **defaults;   /* per column not listed */
@@ -394,21 +396,34 @@ static UTIL_NORETURN void dup_key(loader *ld, const ty_datum *vals, copy_in *ci)
 
 static bool key_exists(loader *ld, const uint8_t *k, size_t kl)
 {
-	if (util_map_get(&ld->keys, k, kl))
+	if (ld->bulk && util_map_get(&ld->keys, k, kl))
 		return true;
 	sql_txn *t = ld->s->txn;
 	sql_wrow *w = sql_txn_lookup(t, ld->rel->oid, k, kl, false);
 	if (w)
 		return w->present;
+	if (ld->private_storage)
+		return false; /* created by this transaction: the store has nothing */
 	kv_read_opts ro;
 	memset(&ro, 0, sizeof ro);
 	ro.read_ts = KV_TS_MAX;
+	kv_row row;
+	util_arena_reset(ld->scratch);
+	kv_status st;
+	if (ld->rel->rel.ilv_depth) {
+		size_t qpre;
+		st = sql_row_get(ld->kv, &ld->rel->rel, k, kl, &ro, ld->scratch, &row, &qpre);
+		if (st != KV_OK && st != KV_NOT_FOUND)
+			sql_kv_error(st, "reading a row");
+		for (size_t i = 0; st == KV_OK && i < row.n; i++)
+			if (row.cells[i].qualifier.len == qpre)
+				return true; /* the row's sentinel */
+		return false;
+	}
 	kv_column sentinel = {SQL_FAMILY, "", 0};
 	ro.columns = &sentinel;
 	ro.ncolumns = 1;
-	kv_row row;
-	util_arena_reset(ld->scratch);
-	kv_status st = kv_get(ld->kv, k, kl, &ro, ld->scratch, &row);
+	st = kv_get(ld->kv, k, kl, &ro, ld->scratch, &row);
 	if (st != KV_OK && st != KV_NOT_FOUND)
 		sql_kv_error(st, "reading a row");
 	return st == KV_OK && row.n > 0;
@@ -443,14 +458,22 @@ static void load_row(loader *ld, ty_datum *vals, copy_in *ci)
 			util_buf_free(&row);
 			ty_errthrow();
 		}
+	if (r->ilv_depth)
+		sql_ilv_check_parent(t, ld->s->cat, ld->kv, ld->rel, vals);
 	util_buf_reset(&ld->key);
 	sql_row_key(r, vals, &ld->key);
 	const uint8_t *k = (const uint8_t *)ld->key.data;
 	size_t kl = ld->key.len;
 	if (r->npk) {
+		/* In a transaction block, serialise with concurrent inserts of the
+		 * key as INSERT does (autocommit COPY relies on its commit check). */
+		if (ld->lock_rows)
+			sql_txn_lock_row(t, ld->rel->oid, k, kl, PG_QUERY__LOCK_CLAUSE_STRENGTH__LCS_FORUPDATE,
+					 PG_QUERY__LOCK_WAIT_POLICY__LockWaitBlock, NULL);
 		if (key_exists(ld, k, kl))
 			dup_key(ld, vals, ci);
-		util_map_put(&ld->keys, k, kl, (void *)1);
+		if (ld->bulk) /* bulk rows are not in the transaction's write set */
+			util_map_put(&ld->keys, k, kl, (void *)1);
 	}
 	if (!ld->bulk) {
 		sql_txn_put_row(t, ld->rel, ld->kv, k, kl, vals, NULL, true, false);
@@ -498,6 +521,8 @@ static void copy_from(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o,
 		sql_kv_error(kst, "opening a table");
 	/* Autocommit COPY writes directly into the commit batch. */
 	ld.bulk = s->txn_state == SQL_TXN_IDLE && !s->implicit_block;
+	ld.private_storage = sql_txn_storage_private(s->txn, r->storage);
+	ld.lock_rows = !ld.bulk && !ld.private_storage;
 	/* Defaults of the columns not loaded. */
 	sql_pstate ps = {.text = ""};
 	ps.param_types = ty_alloc0(sizeof(ty_oid) * 8);

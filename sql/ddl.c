@@ -534,6 +534,7 @@ void sql_ddl_create_table(sql_session *s, PgQuery__CreateStmt *st, const char *t
 	r->owner = s->user_oid;
 	r->next_col_id = 1;
 	snprintf(r->name, sizeof r->name, "%s", rv->relname);
+	bool interleaved = false;
 	TY_TRY(tc)
 	{
 		for (size_t i = 0; i < st->n_table_elts; i++) {
@@ -569,6 +570,8 @@ void sql_ddl_create_table(sql_session *s, PgQuery__CreateStmt *st, const char *t
 		}
 		sql_apply_reloptions(s, tb.o, st->options, st->n_options);
 		validate_exprs(&tb);
+		storage_name(tb.o, 'r');
+		interleaved = sql_ilv_create(s, ct, tb.o); /* then it lives in its root's storage */
 	}
 	TY_CATCH(tc)
 	{
@@ -579,8 +582,8 @@ void sql_ddl_create_table(sql_session *s, PgQuery__CreateStmt *st, const char *t
 		ty_errthrow();
 	}
 	TY_END(tc);
-	storage_name(tb.o, 'r');
-	sql_create_storage(s, t, r->storage);
+	if (!interleaved)
+		sql_create_storage(s, t, r->storage);
 	for (int i = 0; i < tb.nextra; i++) {
 		if (cat_rel_by_name(cs, schema, tb.extra[i]->rel.name))
 			ty_error(UTIL_E_DUPLICATE_TABLE, "relation \"%s\" already exists", tb.extra[i]->rel.name);

@@ -70,6 +70,7 @@ static const relopt reloptions[] = {
 	{"block_size", 'i', 1024, 16 * 1024 * 1024, true},
 	{"salt_buckets", 'i', 0, 256, true},
 	{"interleave_in_parent", 's', 0, 0, true},
+	{"interleave_on_delete", 's', 0, 0, true},
 	{"key_order", 's', 0, 0, true},
 	{"retention", 'i', 0, INT64_MAX, true},
 };
@@ -413,6 +414,9 @@ void sql_ddl_truncate(sql_session *s, PgQuery__TruncateStmt *st)
 		const cat_obj *o = must_rel(s, cat_txn_snap(ct), rv, false);
 		if (o->rel.relkind != CAT_RELKIND_TABLE)
 			ty_error(UTIL_E_WRONG_OBJECT_TYPE, "\"%s\" is not a table", o->rel.name);
+		if (o->rel.ilv_depth || o->rel.ilv_nchildren)
+			ty_error(UTIL_E_FEATURE_NOT_SUPPORTED, "TRUNCATE of interleaved table \"%s\" is not supported; use DELETE",
+				 o->rel.name);
 		/* Referenced by a foreign key from another table? */
 		cat_obj *c = cat_obj_copy(o);
 		/* A fresh storage generation: O(1), transactional. */
@@ -655,7 +659,12 @@ static void role_options(sql_session *s, cat_obj *o, PgQuery__Node **opts, size_
 				/* Already a SCRAM or md5 secret: kept as given (pg_dump). */
 				if (!strncmp(pw, "SCRAM-SHA-256$", 14) || (!strncmp(pw, "md5", 3) && strlen(pw) == 35))
 					r->password = cat_obj_strdup(o, pw);
-				else {
+				else if (sql_current_session() &&
+					 !strcmp(sql_guc_get(sql_current_session(), "password_encryption"), "md5")) {
+					char md5[UTIL_MD5_PASSWORD_LEN];
+					util_md5_password(pw, r->name, md5);
+					r->password = cat_obj_strdup(o, md5);
+				} else {
 					char secret[UTIL_SCRAM_SECRET_MAX];
 					if (util_scram_secret(pw, 0, secret) != 0)
 						ty_error(UTIL_E_INTERNAL_ERROR, "could not build password secret");

@@ -54,6 +54,7 @@ sql_op *sql_exec_node(sql_exec *ex, const sql_plan *p)
 	case SQL_P_RESULT: op = sql_op_result(ex, p); break;
 	case SQL_P_VALUES: op = sql_op_values(ex, p); break;
 	case SQL_P_SCAN: op = sql_op_scan(ex, p); break;
+	case SQL_P_GROUPJOIN: op = sql_op_groupjoin(ex, p); break;
 	case SQL_P_SYSSCAN: op = sql_op_sysscan(ex, p); break;
 	case SQL_P_FUNCSCAN: op = sql_op_funcscan(ex, p); break;
 	case SQL_P_FILTER: op = sql_op_filter(ex, p); break;

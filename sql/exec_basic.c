@@ -470,7 +470,11 @@ typedef struct pset_state {
 	bool any_output;
 } pset_state;
 
-static bool is_srf(const sql_expr *e) { return e->kind == SQL_E_SRF; }
+static bool is_srf(const sql_expr *e) { return e->kind == SQL_E_SRF || (e->kind == SQL_E_FIELD && e->field.arg->kind == SQL_E_SRF); }
+
+/* The set-returning call of a ProjectSet column: the column itself, or the
+ * function under a field selection ((srf(x)).field). */
+static const sql_expr *srf_of(const sql_expr *e) { return e->kind == SQL_E_FIELD ? e->field.arg : e; }
 
 static void pset_start_row(sql_op *op, pset_state *st, const ty_datum *row)
 {
@@ -481,6 +485,7 @@ static void pset_start_row(sql_op *op, pset_state *st, const ty_datum *row)
 		st->srf_done[c] = true;
 		if (!is_srf(e))
 			continue;
+		e = srf_of(e);
 		st->srf_done[c] = false;
 		ty_fcinfo *fc = &st->fcs[c];
 		memset(fc, 0, sizeof *fc);
@@ -545,12 +550,16 @@ static sql_batch *projectset_next(sql_op *op)
 			}
 			ty_fcinfo *fc = &st->fcs[c];
 			fc->srf_done = false;
-			ty_datum v = e->f.fn->fn(fc);
+			ty_datum v = srf_of(e)->f.fn->fn(fc);
 			fc->srf_first = false;
 			if (fc->srf_done) {
 				st->srf_done[c] = true;
 				out[c] = ty_null();
 				continue;
+			}
+			if (e->kind == SQL_E_FIELD && !v.null) {
+				const ty_record *rec = v.p;
+				v = e->field.field < rec->n ? rec->vals[e->field.field] : ty_null();
 			}
 			out[c] = v;
 			any = true;

@@ -137,14 +137,15 @@ static bool read_latest(sql_op *op, modify_state *st, const uint8_t *key, size_t
 	memset(&ro, 0, sizeof ro);
 	ro.read_ts = KV_TS_MAX;
 	kv_row row;
-	kv_status s = kv_get(st->kv, key, klen, &ro, st->scratch, &row);
+	size_t qpre;
+	kv_status s = sql_row_get(st->kv, r, key, klen, &ro, st->scratch, &row, &qpre);
 	if (s != KV_OK && s != KV_NOT_FOUND)
 		sql_kv_error(s, "reading a row");
 	if (s == KV_NOT_FOUND || row.n == 0)
 		return false;
 	sql_rowmap map;
 	sql_rowmap_build(r, st->scratch, &map);
-	if (!sql_row_decode(r, &map, row.cells, row.n, NULL, out))
+	if (!sql_row_decode_in(r, &map, row.cells, row.n, qpre, key, klen, NULL, out))
 		return false;
 	uint8_t *k = ty_alloc(klen ? klen : 1);
 	memcpy(k, key, klen);
@@ -169,7 +170,7 @@ static const ty_datum *recheck_locked(sql_op *op, modify_state *st, const ty_dat
 	sql_txn *t = op->ex->txn;
 	if (sql_txn_lookup(t, st->rel->oid, key, klen, false))
 		return in; /* written by this transaction earlier: locked since */
-	if (!sql_txn_row_changed(t, st->kv, key, klen))
+	if (!sql_txn_row_changed(t, st->kv, &st->rel->rel, key, klen))
 		return in;
 	const cat_rel *r = &st->rel->rel;
 	ty_datum *cur = ty_alloc(sizeof(ty_datum) * (size_t)(r->ncols + 1));
@@ -225,6 +226,8 @@ static void do_insert(sql_op *op, modify_state *st, const ty_datum *in, sql_batc
 	util_buf_free(&key);
 	row[r->ncols] = ty_bytes(k, kl);
 	check_row(op, st, row);
+	if (r->ilv_depth)
+		sql_ilv_check_parent(t, op->ex->cat, st->kv, rel, row);
 	if (r->npk) {
 		/* Serialise inserts of the same key, then look at the newest state. */
 		sql_txn_lock_row(t, rel->oid, k, kl, PG_QUERY__LOCK_CLAUSE_STRENGTH__LCS_FORUPDATE,
@@ -237,7 +240,7 @@ static void do_insert(sql_op *op, modify_state *st, const ty_datum *in, sql_batc
 			/* A conflicting row this snapshot cannot see (PostgreSQL's
 			 * ExecCheckTupleVisible). */
 			if (t->iso != SQL_READ_COMMITTED && !sql_txn_lookup(t, rel->oid, k, kl, false) &&
-			    sql_txn_row_changed(t, st->kv, k, kl))
+			    sql_txn_row_changed(t, st->kv, &st->rel->rel, k, kl))
 				sql_txn_serialization_failure(false);
 			if (!oc->do_update)
 				return;
@@ -303,6 +306,14 @@ static void do_update(sql_op *op, modify_state *st, const ty_datum *in, sql_batc
 					 PG_QUERY__LOCK_WAIT_POLICY__LockWaitBlock, NULL);
 			if (read_latest(op, st, k, kl, st->ocrow))
 				duplicate_key(st, row);
+			if (r->ilv_nchildren) {
+				ty_datum *old = ty_alloc(sizeof(ty_datum) * (size_t)(r->ncols + 1));
+				for (int c = 0; c < r->ncols; c++)
+					old[c] = in[p->modify.old_slots[c]];
+				sql_ilv_check_delete(t, op->ex->cat, st->kv, rel, oldkey.p, oldkey.len, old);
+			}
+			if (r->ilv_depth)
+				sql_ilv_check_parent(t, op->ex->cat, st->kv, rel, row);
 			sql_txn_delete_row(t, rel, st->kv, oldkey.p, oldkey.len);
 			row[r->ncols] = ty_bytes(k, kl);
 			sql_txn_put_row(t, rel, st->kv, k, kl, row, NULL, true, false);
@@ -333,6 +344,12 @@ static void do_delete(sql_op *op, modify_state *st, const ty_datum *in, sql_batc
 	in = recheck_locked(op, st, in, key.p, key.len);
 	if (!in)
 		return;
+	if (r->ilv_nchildren) {
+		ty_datum *old = ty_alloc(sizeof(ty_datum) * (size_t)(r->ncols + 1));
+		for (int c = 0; c < r->ncols; c++)
+			old[c] = in[p->modify.old_slots[c]];
+		sql_ilv_check_delete(t, op->ex->cat, st->kv, rel, key.p, key.len, old);
+	}
 	sql_txn_delete_row(t, rel, st->kv, key.p, key.len);
 	op->ex->processed++;
 	if (p->modify.nreturning) {

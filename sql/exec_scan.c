@@ -41,6 +41,12 @@ typedef struct scan_state {
 	/* point lookups */
 	util_arena *get_arena;
 	bool reverse;      /* rows in descending key order (ranges last to first) */
+	/* Entity groups: the filter that keeps the kv scan on this table's
+	 * cells (a child's qualifier prefix, or a parent's own columns). */
+	kv_filter *own_cells;
+	kv_filter *own_cells_get; /* the same for point reads (a filter serves one read at a time) */
+	bool ilv;          /* an interleaved child: many rows per kv row */
+	util_buf idbuf;    /* ilv: the current row's key (kv row ++ qualifier prefix) */
 	int64_t left;      /* rows still allowed by a pushed-down LIMIT; -1 = no limit */
 } scan_state;
 
@@ -126,9 +132,8 @@ static int cmp_range(const void *a, const void *b)
 }
 
 /* Builds the ranges of a plan's keyrange (cartesian product of IN lists). */
-static void build_ranges(sql_op *op, scan_state *st)
+static void build_ranges_for(sql_exec *ex, const sql_plan *p, scan_state *st)
 {
-	const sql_plan *p = op->plan;
 	const cat_rel *r = st->rel;
 	int cap = 0;
 	st->nranges = 0;
@@ -138,14 +143,14 @@ static void build_ranges(sql_op *op, scan_state *st)
 		/* The equality prefix is shared by lo and hi. */
 		bool lo_extra = kr->lo.ncols > nfix, hi_extra = kr->hi.ncols > nfix;
 		bound_vals lo, hi;
-		if (!eval_prefix(op->ex, &kr->lo, nfix, &lo) || !eval_prefix(op->ex, &kr->hi, nfix, &hi))
+		if (!eval_prefix(ex, &kr->lo, nfix, &lo) || !eval_prefix(ex, &kr->hi, nfix, &hi))
 			continue;
 		/* LIKE 'abc%' on the next key column: keys starting with the
 		 * encoded "abc" (the text encoding without its terminator). */
 		uint8_t *like_pfx = NULL;
 		size_t like_len = 0;
 		if (kr->like) {
-			ty_datum pat = sql_eval(op->ex, kr->like, NULL);
+			ty_datum pat = sql_eval(ex, kr->like, NULL);
 			if (pat.null)
 				continue; /* LIKE NULL matches nothing */
 			util_buf lit = UTIL_BUF_INIT;
@@ -257,6 +262,8 @@ static void build_ranges(sql_op *op, scan_state *st)
 	st->nranges = k;
 }
 
+static void build_ranges(sql_op *op, scan_state *st) { build_ranges_for(op->ex, op->plan, st); }
+
 /* Row assembly: decode one kv row's cells into out (ncols + key). */
 typedef struct row_build {
 	const cat_rel *rel;
@@ -266,6 +273,38 @@ typedef struct row_build {
 	bool exists;
 	bool started;
 } row_build;
+
+/* Starts a row whose key is given (interleaved rows: not the kv row). */
+static void rb_start_key(row_build *rb, const uint8_t *key, size_t klen)
+{
+	const cat_rel *r = rb->rel;
+	for (int i = 0; i < r->ncols; i++)
+		rb->out[i] = ty_null();
+	uint8_t *k = ty_alloc(klen ? klen : 1);
+	memcpy(k, key, klen);
+	rb->out[r->ncols] = ty_bytes(k, klen);
+	rb->exists = false;
+	rb->started = true;
+}
+
+/* One cell of an interleaved row: q is the qualifier after the row's
+ * prefix; descendants' cells (SQL_ILV_SEP ...) are not the row's. */
+static void rb_ilv_cell(row_build *rb, const uint8_t *q, size_t ql, const kv_cell *c)
+{
+	if (ql == 0) {
+		rb->exists = true;
+		return;
+	}
+	if (ql != 2 || q[0] == SQL_ILV_SEP)
+		return;
+	uint16_t id = (uint16_t)((q[0] << 8) | q[1]);
+	if (id >= rb->map->ncolids || rb->map->idx[id] < 0)
+		return;
+	int col = rb->map->idx[id];
+	if (rb->needed && !rb->needed[col])
+		return;
+	rb->out[col] = sql_value_decode(rb->rel->cols[col].type, c->value.data, c->value.len);
+}
 
 static void rb_start(row_build *rb, const kv_cell *c)
 {
@@ -331,6 +370,23 @@ static bool in_range(const keyrange *kr, const uint8_t *k, size_t n)
 	return true;
 }
 
+/* The filter that keeps a read on the table's own cells in shared kv rows:
+ * a child's tables prefix (level 1; deeper levels are told apart by the
+ * row assembly), or a parent's qualifiers before its children's. */
+static kv_filter *own_cells_filter(const cat_rel *r)
+{
+	if (r->ilv_depth) {
+		uint16_t tag = (uint16_t)r->ilv_path[1];
+		uint8_t pre[3] = {SQL_ILV_SEP, (uint8_t)(tag >> 8), (uint8_t)tag};
+		return kv_filter_column_prefix(pre, sizeof pre);
+	}
+	if (r->ilv_nchildren) {
+		static const uint8_t sep = SQL_ILV_SEP;
+		return kv_filter_column_range(NULL, 0, true, &sep, 1, false);
+	}
+	return NULL;
+}
+
 /* The cur-th range in scan order. */
 static int range_index(const scan_state *st, int cur) { return st->reverse ? st->nranges - 1 - cur : cur; }
 
@@ -342,6 +398,7 @@ static void open_iter(sql_op *op, scan_state *st)
 	so.read.read_ts = op->ex->read_ts;
 	so.read.columns = st->cols;
 	so.read.ncolumns = st->ncols_read;
+	so.read.filter = st->own_cells;
 	if (st->nranges) {
 		keyrange *kr = &st->ranges[range_index(st, st->cur)];
 		so.start = kr->start;
@@ -351,7 +408,7 @@ static void open_iter(sql_op *op, scan_state *st)
 	}
 	so.reverse = st->reverse;
 	/* The store may stop early when every row it returns is a result row. */
-	if (st->left >= 0 && !p->qual && !st->has_writes && !p->scan.lock_strength)
+	if (st->left >= 0 && !p->qual && !st->has_writes && !p->scan.lock_strength && !st->ilv)
 		so.limit = (uint64_t)st->left;
 	sql_txn_note_read(op->ex->txn, st->rel->storage, so.start, so.start_len, so.stop, so.stop_len, false);
 	st->it = kv_scan(st->kv, &so);
@@ -384,7 +441,7 @@ static void scan_open(sql_op *op)
 		total++;
 		need += p->scan.needed[c];
 	}
-	if (total >= 32 && need * 8 <= total) {
+	if (total >= 32 && need * 8 <= total && !st->rel->ilv_depth) {
 		st->cols = ty_alloc(sizeof(kv_column) * (size_t)(need + 1));
 		st->cols[0] = (kv_column){SQL_FAMILY, "", 0};
 		int k = 1;
@@ -411,6 +468,9 @@ static void scan_open(sql_op *op)
 	st->started = false;
 	st->reverse = p->scan.reverse;
 	st->left = -1;
+	st->ilv = st->rel->ilv_depth > 0;
+	st->own_cells = own_cells_filter(st->rel);
+	st->own_cells_get = own_cells_filter(st->rel);
 	if (p->scan.limit) {
 		ty_datum d = sql_eval(ex, p->scan.limit, NULL);
 		ty_datum off = p->scan.limit_offset ? sql_eval(ex, p->scan.limit_offset, NULL) : ty_int(0);
@@ -494,7 +554,26 @@ static bool store_get(sql_op *op, scan_state *st, const uint8_t *key, size_t kle
 	ro.read_ts = read_ts;
 	ro.columns = st->cols;
 	ro.ncolumns = st->ncols_read;
+	ro.filter = st->own_cells_get;
 	kv_row kr2;
+	if (st->rel->ilv_depth) {
+		ro.columns = NULL;
+		ro.ncolumns = 0;
+		ro.filter = NULL;
+		size_t qpre;
+		kv_status s = sql_row_get(st->kv, st->rel, key, klen, &ro, st->get_arena, &kr2, &qpre);
+		if (s != KV_OK && s != KV_NOT_FOUND)
+			sql_kv_error(s, "reading a row");
+		if (s == KV_NOT_FOUND || kr2.n == 0)
+			return false;
+		row_build rb = {st->rel, &st->map, op->plan->scan.needed, row, false, false};
+		rb_start_key(&rb, key, klen);
+		for (size_t i = 0; i < kr2.n; i++)
+			rb_ilv_cell(&rb, (const uint8_t *)kr2.cells[i].qualifier.data + qpre, kr2.cells[i].qualifier.len - qpre,
+				    &kr2.cells[i]);
+		rb_finish(&rb);
+		return rb.exists;
+	}
 	kv_status s = kv_get(st->kv, key, klen, &ro, st->get_arena, &kr2);
 	if (s != KV_OK && s != KV_NOT_FOUND)
 		sql_kv_error(s, "reading a row");
@@ -549,12 +628,96 @@ static bool lock_row(sql_op *op, ty_datum *row)
 	sql_txn_lock_row(t, p->scan.reloid, key.p, key.len, p->scan.lock_strength, p->scan.lock_wait, &skipped);
 	if (skipped)
 		return false;
-	if (sql_txn_lookup(t, p->scan.reloid, key.p, key.len, false) || !sql_txn_row_changed(t, st->kv, key.p, key.len))
+	if (sql_txn_lookup(t, p->scan.reloid, key.p, key.len, false) || !sql_txn_row_changed(t, st->kv, st->rel, key.p, key.len))
 		return true;
 	bool exists = store_get(op, st, key.p, key.len, KV_TS_MAX, row);
 	if (t->iso != SQL_READ_COMMITTED)
 		sql_txn_serialization_failure(!exists);
 	return exists && sql_eval_qual(op->ex, p->qual, row);
+}
+
+/* Length of the qualifier prefix that names a row of interleaved table r
+ * (SQL_ILV_SEP, tag, key columns, for each level), or 0 if the cell is
+ * not in a row of r (a parent's or another table's cell). */
+static size_t ilv_prefix_len(const cat_rel *r, const uint8_t *q, size_t n)
+{
+	size_t pos = 0;
+	for (int l = 1; l <= r->ilv_depth; l++) {
+		uint16_t tag = (uint16_t)r->ilv_path[2 * l - 1];
+		if (n - pos < 3 || q[pos] != SQL_ILV_SEP || q[pos + 1] != (uint8_t)(tag >> 8) || q[pos + 2] != (uint8_t)tag)
+			return 0;
+		pos += 3;
+		int from = l == 1 ? r->ilv_path[0] : r->ilv_path[2 * (l - 1)], to = r->ilv_path[2 * l];
+		for (int i = from; i < to; i++) {
+			const cat_column *c = cat_column_by_attnum(r, r->pk[i]);
+			ty_keycol kc = {c->type, r->pk_desc ? r->pk_desc[i] : false, false};
+			size_t k = ty_key_skip(&kc, q + pos, q + n);
+			if (k == 0)
+				return 0;
+			pos += k;
+		}
+	}
+	return pos;
+}
+
+/* Interleaved child tables: a kv row holds many rows of the table, each
+ * the cells under one qualifier prefix. Fills b from the open iterator;
+ * false when the current range is exhausted. */
+static bool ilv_fill(sql_op *op, scan_state *st, sql_batch *b, int cap, const keyrange *kr)
+{
+	const sql_plan *p = op->plan;
+	row_build rb = {st->rel, &st->map, p->scan.needed, NULL, false, false};
+	while (b->n < cap) {
+		if (!kv_iter_valid(st->it)) {
+			if (kv_iter_status(st->it) != KV_OK)
+				sql_kv_error(kv_iter_status(st->it), "scanning a table");
+			if (st->has_writes)
+				emit_writes_before(op, st, b, cap, NULL, 0, kr);
+			return b->n >= cap;
+		}
+		const kv_cell *c = kv_iter_cell(st->it);
+		size_t plen = ilv_prefix_len(st->rel, (const uint8_t *)c->qualifier.data, c->qualifier.len);
+		if (plen == 0) {
+			kv_iter_next(st->it);
+			continue;
+		}
+		/* The row's key: the kv row, then the qualifier prefix. */
+		util_buf_reset(&st->idbuf);
+		util_buf_append(&st->idbuf, c->row.data, c->row.len);
+		util_buf_append(&st->idbuf, c->qualifier.data, plen);
+		const uint8_t *id = (const uint8_t *)st->idbuf.data;
+		size_t idlen = st->idbuf.len, rowlen = c->row.len;
+		if (st->has_writes) {
+			emit_writes_before(op, st, b, cap, id, idlen, kr);
+			if (b->n >= cap)
+				return true;
+		}
+		ty_datum *row = sql_batch_row(b, b->n);
+		rb.out = row;
+		rb_start_key(&rb, id, idlen);
+		for (;;) {
+			rb_ilv_cell(&rb, (const uint8_t *)c->qualifier.data + plen, c->qualifier.len - plen, c);
+			kv_iter_next(st->it);
+			if (!kv_iter_valid(st->it))
+				break;
+			c = kv_iter_cell(st->it);
+			if (c->row.len != rowlen || memcmp(c->row.data, id, rowlen) != 0 || c->qualifier.len < plen ||
+			    memcmp(c->qualifier.data, id + rowlen, plen) != 0)
+				break;
+		}
+		rb_finish(&rb);
+		bool keep = rb.exists;
+		const uint8_t *rk = row[st->rel->ncols].p;
+		sql_wrow *w = st->has_writes ? wpeek(st) : NULL;
+		if (w && w->keylen == idlen && memcmp(w->key, rk, idlen) == 0) {
+			st->wpos++;
+			keep = overlay(st->rel, w, row, rb.exists);
+		}
+		if (keep && sql_eval_qual(op->ex, p->qual, row) && lock_row(op, row))
+			b->n++;
+		ty_check_interrupts();
+	}
+	return true;
 }
 
 static sql_batch *scan_next(sql_op *op)
@@ -581,6 +744,15 @@ static sql_batch *scan_next(sql_op *op)
 			st->started = true;
 			if (st->has_writes)
 				skip_writes_before(st, kr);
+		}
+		if (st->ilv) {
+			if (ilv_fill(op, st, b, cap, kr))
+				goto out;
+			kv_iter_close(st->it);
+			st->it = NULL;
+			st->started = false;
+			st->cur++;
+			continue;
 		}
 		row_build rb = {st->rel, &st->map, p->scan.needed, NULL, false, false};
 		while (b->n < cap) {
@@ -639,9 +811,14 @@ out:
 static void scan_close(sql_op *op)
 {
 	scan_state *st = op->state;
+
 	if (st->it)
 		kv_iter_close(st->it);
 	st->it = NULL;
+	kv_filter_free(st->own_cells);
+	kv_filter_free(st->own_cells_get);
+	st->own_cells = st->own_cells_get = NULL;
+	util_buf_free(&st->idbuf);
 	if (st->kv)
 		kv_table_close(st->kv);
 	st->kv = NULL;
@@ -667,5 +844,260 @@ sql_op *sql_op_scan(sql_exec *ex, const sql_plan *p)
 	op->next = scan_next;
 	op->close = scan_close;
 	op->rescan = scan_rescan;
+	return op;
+}
+
+/* ---------------------------------------------------------------- interleaved join */
+
+/* A parent-child join inside entity groups (plan_order.c): one scan of the
+ * root's kv rows; in each, the parent's own cells come first, then its
+ * children's, so every group is read once and joined on the spot. The
+ * transaction's uncommitted writes to either table are not merged here:
+ * with any, the original join runs instead. */
+typedef struct group_state {
+	sql_op *fallback;
+	scan_state ps, cs;        /* the parent's ranges; the child's ranges and map */
+	kv_iter *it;
+	int cur;
+	bool started, in_group;
+	util_arena *arena;        /* ranges (statement) */
+	util_arena *garena;       /* parent rows of the groups in this batch */
+	util_arena *garena2;      /* the other one: garena's rows die a batch later */
+	ty_datum *prow;           /* the current group's parent row, NULL if none matches */
+	util_buf rowkey;          /* the current group's kv row */
+	util_buf idbuf;
+} group_state;
+
+static void group_setup(const sql_plan *sp, sql_exec *ex, scan_state *st)
+{
+	const cat_obj *o = cat_get(ex->cat, sp->scan.reloid);
+	if (!o)
+		ty_error(UTIL_E_UNDEFINED_TABLE, "relation with OID %u does not exist", sp->scan.reloid);
+	st->rel = &o->rel;
+	sql_rowmap_build(st->rel, ex->arena, &st->map);
+	if (sp->scan.nranges)
+		build_ranges_for(ex, sp, st);
+}
+
+static void group_open(sql_op *op)
+{
+	group_state *g = op->state;
+	const sql_plan *p = op->plan;
+	sql_exec *ex = op->ex;
+	int nw1 = 0, nw2 = 0;
+	if (ex->txn) {
+		sql_txn_table_writes(ex->txn, p->group.parent->scan.reloid, ex->arena, &nw1);
+		sql_txn_table_writes(ex->txn, p->group.child->scan.reloid, ex->arena, &nw2);
+	}
+	if (nw1 || nw2) {
+		g->fallback = sql_exec_node(ex, p->group.join);
+		return;
+	}
+	g->arena = util_arena_new(4096, 0);
+	g->garena = util_arena_new(4096, 0);
+	g->garena2 = util_arena_new(4096, 0);
+	util_arena *old = ty_set_arena(g->arena);
+	group_setup(p->group.parent, ex, &g->ps);
+	group_setup(p->group.child, ex, &g->cs);
+	kv_status s = kv_table_open(ex->s->e->kv, g->ps.rel->storage, &g->ps.kv);
+	ty_set_arena(old);
+	if (s != KV_OK)
+		sql_kv_error(s, "opening a table");
+}
+
+static void group_open_iter(sql_op *op, group_state *g)
+{
+	const sql_plan *pp = op->plan->group.parent;
+	kv_scan_opts so;
+	memset(&so, 0, sizeof so);
+	so.read.read_ts = op->ex->read_ts;
+	if (pp->scan.nranges) {
+		const keyrange *kr = &g->ps.ranges[g->cur];
+		so.start = kr->start;
+		so.start_len = kr->start_len;
+		if (kr->point) {
+			size_t sl;
+			util_arena *old = ty_set_arena(g->arena);
+			so.stop = key_succ(kr->start, kr->start_len, &sl);
+			ty_set_arena(old);
+			so.stop_len = so.stop ? sl : 0;
+		} else {
+			so.stop = kr->stop;
+			so.stop_len = kr->stop ? kr->stop_len : 0;
+		}
+	}
+	sql_txn_note_read(op->ex->txn, g->ps.rel->storage, so.start, so.start_len, so.stop, so.stop_len, false);
+	g->it = kv_scan(g->ps.kv, &so);
+	if (kv_iter_status(g->it) != KV_OK)
+		sql_kv_error(kv_iter_status(g->it), "scanning a table");
+}
+
+/* Reads the parent's cells at the start of a kv row: the group's parent row
+ * if it exists and passes the parent scan's filter. */
+static void group_parent(sql_op *op, group_state *g, const kv_cell *c)
+{
+	const sql_plan *pp = op->plan->group.parent;
+	util_buf_reset(&g->rowkey);
+	util_buf_append(&g->rowkey, c->row.data, c->row.len);
+	util_arena *old = ty_set_arena(g->garena);
+	ty_datum *row = ty_alloc(sizeof(ty_datum) * (size_t)(g->ps.rel->ncols + 1));
+	row_build rb = {g->ps.rel, &g->ps.map, pp->scan.needed, row, false, false};
+	rb_start(&rb, c);
+	for (;;) {
+		if (c->qualifier.len && ((const uint8_t *)c->qualifier.data)[0] == SQL_ILV_SEP)
+			break;
+		rb_cell(&rb, c);
+		kv_iter_next(g->it);
+		if (!kv_iter_valid(g->it))
+			break;
+		c = kv_iter_cell(g->it);
+		if (c->row.len != g->rowkey.len || memcmp(c->row.data, g->rowkey.data, g->rowkey.len) != 0)
+			break;
+	}
+	rb_finish(&rb);
+	g->prow = rb.exists && sql_eval_qual(op->ex, pp->qual, row) ? row : NULL;
+	ty_set_arena(old);
+	g->in_group = true;
+}
+
+static bool in_ranges(const scan_state *st, const sql_plan *sp, const uint8_t *k, size_t n)
+{
+	if (!sp->scan.nranges)
+		return true;
+	for (int i = 0; i < st->nranges; i++) {
+		const keyrange *kr = &st->ranges[i];
+		if (kcmp(k, n, kr->start, kr->start_len) < 0)
+			continue;
+		if (kr->point ? kcmp(k, n, kr->start, kr->start_len) >= 0 && kr->start_len <= n &&
+				       !memcmp(k, kr->start, kr->start_len)
+			      : !kr->stop || kcmp(k, n, kr->stop, kr->stop_len) < 0)
+			return true;
+	}
+	return false;
+}
+
+static sql_batch *group_next(sql_op *op)
+{
+	group_state *g = op->state;
+	if (g->fallback)
+		return sql_op_next(g->fallback);
+	const sql_plan *p = op->plan;
+	const sql_plan *cp = p->group.child;
+	const cat_rel *cr = g->cs.rel;
+	int pl = g->ps.rel->ncols + 1;
+	int nranges = p->group.parent->scan.nranges ? g->ps.nranges : 1;
+	/* Rows handed out in the last batch reference parent rows in garena;
+	 * they are done with now. Keep the current group's parent in the
+	 * other arena and recycle this one. */
+	util_arena_reset(g->garena2);
+	if (g->prow) {
+		util_arena *old = ty_set_arena(g->garena2);
+		ty_datum *copy = ty_alloc(sizeof(ty_datum) * (size_t)pl);
+		for (int i = 0; i < pl - 1; i++) {
+			const ty_type *ty = ty_type_get(g->ps.rel->cols[i].type);
+			copy[i] = ty_datum_copy(g->prow[i], ty ? ty->byval : true);
+		}
+		copy[pl - 1] = ty_datum_copy(g->prow[pl - 1], false);
+		g->prow = copy;
+		ty_set_arena(old);
+	}
+	util_arena *swap = g->garena;
+	g->garena = g->garena2;
+	g->garena2 = swap;
+	sql_batch *b = sql_op_begin_batch(op);
+	while (b->n < b->cap) {
+		if (!g->started) {
+			if (g->cur >= nranges)
+				break;
+			group_open_iter(op, g);
+			g->started = true;
+			g->in_group = false;
+		}
+		if (!kv_iter_valid(g->it)) {
+			if (kv_iter_status(g->it) != KV_OK)
+				sql_kv_error(kv_iter_status(g->it), "scanning a table");
+			kv_iter_close(g->it);
+			g->it = NULL;
+			g->started = false;
+			g->cur++;
+			continue;
+		}
+		const kv_cell *c = kv_iter_cell(g->it);
+		if (!g->in_group || c->row.len != g->rowkey.len || memcmp(c->row.data, g->rowkey.data, g->rowkey.len) != 0) {
+			group_parent(op, g, c);
+			continue;
+		}
+		size_t plen = ilv_prefix_len(cr, (const uint8_t *)c->qualifier.data, c->qualifier.len);
+		if (plen == 0 || !g->prow) {
+			kv_iter_next(g->it); /* another table's cell, or a group without its parent */
+			continue;
+		}
+		util_buf_reset(&g->idbuf);
+		util_buf_append(&g->idbuf, c->row.data, c->row.len);
+		util_buf_append(&g->idbuf, c->qualifier.data, plen);
+		const uint8_t *id = (const uint8_t *)g->idbuf.data;
+		size_t idlen = g->idbuf.len, rowlen = c->row.len;
+		ty_datum *out = sql_batch_row(b, b->n);
+		ty_datum *crow = out + (p->group.parent_left ? pl : 0);
+		row_build rb = {cr, &g->cs.map, cp->scan.needed, crow, false, false};
+		rb_start_key(&rb, id, idlen);
+		for (;;) {
+			rb_ilv_cell(&rb, (const uint8_t *)c->qualifier.data + plen, c->qualifier.len - plen, c);
+			kv_iter_next(g->it);
+			if (!kv_iter_valid(g->it))
+				break;
+			c = kv_iter_cell(g->it);
+			if (c->row.len != rowlen || memcmp(c->row.data, id, rowlen) != 0 || c->qualifier.len < plen ||
+			    memcmp(c->qualifier.data, id + rowlen, plen) != 0)
+				break;
+		}
+		rb_finish(&rb);
+		if (!rb.exists || !in_ranges(&g->cs, cp, id, idlen) || !sql_eval_qual(op->ex, cp->qual, crow))
+			continue;
+		memcpy(out + (p->group.parent_left ? 0 : cr->ncols + 1), g->prow, sizeof(ty_datum) * (size_t)pl);
+		if (sql_eval_qual(op->ex, p->group.join->join.joinqual, out))
+			b->n++;
+		ty_check_interrupts();
+	}
+	return b;
+}
+
+static void group_close(sql_op *op)
+{
+	group_state *g = op->state;
+	if (g->it)
+		kv_iter_close(g->it);
+	g->it = NULL;
+	if (g->ps.kv)
+		kv_table_close(g->ps.kv);
+	g->ps.kv = NULL;
+	util_arena_destroy(g->arena);
+	util_arena_destroy(g->garena);
+	util_arena_destroy(g->garena2);
+	g->arena = g->garena = g->garena2 = NULL;
+	util_buf_free(&g->rowkey);
+	util_buf_free(&g->idbuf);
+}
+
+static void group_rescan(sql_op *op)
+{
+	group_state *g = op->state;
+	if (g->fallback) {
+		sql_op_rescan(g->fallback);
+		return;
+	}
+	group_close(op);
+	memset(g, 0, sizeof *g);
+	op->opened = false;
+}
+
+sql_op *sql_op_groupjoin(sql_exec *ex, const sql_plan *p)
+{
+	(void)p;
+	sql_op *op = sql_op_new_internal(ex, sizeof(group_state));
+	op->open = group_open;
+	op->next = group_next;
+	op->close = group_close;
+	op->rescan = group_rescan;
 	return op;
 }

@@ -482,6 +482,12 @@ static void names_fill(explain_ctx *x, const sql_plan *p, xnames *n)
 				n->names[i] = expr_text_plain(x, p->project.exprs[i], c);
 		}
 		break;
+	case SQL_P_GROUPJOIN: {
+		xnames *j = names_of(x, p->group.join);
+		for (int i = 0; i < j->n && i < n->n; i++)
+			n->names[i] = j->names[i];
+		break;
+	}
 	case SQL_P_NESTLOOP:
 	case SQL_P_HASHJOIN: {
 		xnames *l = names_of(x, p->left), *r = names_of(x, p->right);
@@ -962,6 +968,23 @@ static xnode *build(explain_ctx *x, const sql_plan *p, const char *filter)
 		n->alias = n->relation;
 		n->join_type = p->modify.cmd == SQL_CMD_INSERT ? "Insert" : p->modify.cmd == SQL_CMD_UPDATE ? "Update" : "Delete";
 		break;
+	case SQL_P_GROUPJOIN: {
+		/* Entity groups: a parent and its interleaved children in one read. */
+		snprintf(buf, sizeof buf, "Interleaved Join (%s > %s, one read per group)", p->group.parent->scan.rel->rel.name,
+			 p->group.child->scan.rel->rel.name);
+		n = xnew(ty_strdup(buf), p);
+		if (p->group.join->join.joinqual)
+			prop(n, "Join Filter", expr_text(x, p->group.join->join.joinqual, names_of(x, p->group.join)));
+		if (filter)
+			prop(n, "Filter", filter);
+		xnode *a = build(x, p->group.parent, NULL), *c = build(x, p->group.child, NULL);
+		a->rel_label = "Outer";
+		c->rel_label = "Inner";
+		kid(n, a);
+		kid(n, c);
+		add_subplans(x, n, mark);
+		return n;
+	}
 	case SQL_P_RECURSIVE: {
 		n = xnew("Recursive Union", p);
 		xnode *a = build(x, p->left, NULL), *b = build(x, p->right, NULL);

@@ -144,6 +144,7 @@ static const char *const iso_levels[] = {"serializable", "repeatable read", "rea
 					 NULL};
 static const char *const interval_styles[] = {"postgres", "postgres_verbose", "sql_standard", "iso_8601", NULL};
 static const char *const bytea_outputs[] = {"hex", "escape", NULL};
+static const char *const password_encryptions[] = {"scram-sha-256", "md5", NULL};
 static const char *const msg_levels[] = {"debug5", "debug4", "debug3", "debug2", "debug1", "log", "notice",
 					 "warning", "error", "info", NULL};
 static const char *const xmloptions[] = {"content", "document", NULL};
@@ -177,6 +178,8 @@ static const sql_guc gucs[] = {
 	 "Sets the display format for date and time values.", NULL, 0, 0, check_datestyle, assign_datestyle},
 	{"deadlock_timeout", GUC_INT, "1000", "ms", false, false, "Lock Management",
 	 "Sets the time to wait on a lock before checking for deadlock.", NULL, 1, 2147483647, NULL, NULL},
+	G("default_table_access_method", GUC_STRING, "heap", NULL, false, false,
+	  "Client Connection Defaults / Statement Behavior", "Sets the default table access method for new tables."),
 	G("default_tablespace", GUC_STRING, "", NULL, false, false, "Client Connection Defaults / Statement Behavior",
 	  "Sets the default tablespace to create tables and indexes in."),
 	G("default_text_search_config", GUC_STRING, "pg_catalog.simple", NULL, false, false,
@@ -256,13 +259,20 @@ static const sql_guc gucs[] = {
 	 "Sets the maximum memory to be used for maintenance operations.", NULL, 1024, 2147483647, NULL, NULL},
 	G("max_connections", GUC_INT, "200", NULL, false, true, "Connections and Authentication / Connection Settings",
 	  "Sets the maximum number of concurrent connections."),
+	G("max_function_args", GUC_INT, "100", NULL, false, true, "Preset Options",
+	  "Shows the maximum number of function arguments."),
+	G("max_identifier_length", GUC_INT, "63", NULL, false, true, "Preset Options",
+	  "Shows the maximum identifier length."),
+	G("max_index_keys", GUC_INT, "32", NULL, false, true, "Preset Options",
+	  "Shows the maximum number of index keys."),
 	{"max_parallel_workers_per_gather", GUC_INT, "2", NULL, false, false,
 	 "Resource Usage / Asynchronous Behavior",
 	 "Sets the maximum number of parallel processes per executor node.", NULL, 0, 1024, NULL, NULL},
-	G("max_identifier_length", GUC_INT, "63", NULL, false, true, "Preset Options",
-	  "Shows the maximum identifier length."),
 	{"plan_cache_mode", GUC_ENUM, "auto", NULL, false, false, "Query Tuning / Other Planner Options",
 	 "Controls the planner's selection of custom or generic plan.", plan_cache_modes, 0, 0, NULL, NULL},
+	{"password_encryption", GUC_ENUM, "scram-sha-256", NULL, false, false,
+	 "Connections and Authentication / Authentication",
+	 "Chooses the algorithm for encrypting passwords.", password_encryptions, 0, 0, NULL, NULL},
 	G("port", GUC_INT, "5433", NULL, false, true, "Connections and Authentication / Connection Settings",
 	  "Sets the TCP port the server listens on."),
 	G("quote_all_identifiers", GUC_BOOL, "off", NULL, false, false, "Version and Platform Compatibility",
@@ -291,6 +301,9 @@ static const sql_guc gucs[] = {
 	 "Sets the maximum allowed duration of any statement.", NULL, 0, 2147483647, NULL, assign_stmt_timeout},
 	{"strata.read_as_of", GUC_STRING, "", NULL, false, false, "Strata",
 	 "Reads see the database as of this timestamp (read-only transactions; within the retention window).", NULL,
+	 0, 0, NULL, NULL},
+	{"synchronize_seqscans", GUC_BOOL, "on", NULL, false, false,
+	 "Version and Platform Compatibility / Previous PostgreSQL Versions", "Enable synchronized sequential scans.", NULL,
 	 0, 0, NULL, NULL},
 	{"synchronous_commit", GUC_ENUM, "on", NULL, false, false, "Write-Ahead Log / Settings",
 	 "Sets the current transaction's synchronization level.", sync_commits, 0, 0, NULL, NULL},

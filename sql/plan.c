@@ -901,6 +901,7 @@ static sql_plan *plan_from(sql_planner *pl, sql_query *q, sql_expr **quals, int 
 			quals[i--] = quals[--nquals];
 		}
 	sql_tlist *tl;
+	sql_derive_equalities(pl, q, &quals, &nquals);
 	lateral_refs lr = {0};
 	sql_plan *p = plan_jnode(pl, q->from[0], &quals, &nquals, &tl, &lr);
 	bool *have = ty_alloc0(sizeof(bool) * (size_t)(n ? n : 1));

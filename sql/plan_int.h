@@ -47,6 +47,8 @@ sql_expr *sql_plan_prep(sql_planner *pl, sql_expr *e);
 sql_expr *sql_fold_expr(sql_planner *pl, sql_expr *e);
 /* A qual that can never pass: constant false or NULL. */
 bool sql_const_false(const sql_expr *e);
+/* Adds `col = value` conjuncts implied by equated columns (plan_scan.c). */
+void sql_derive_equalities(sql_planner *pl, sql_query *q, sql_expr ***quals, int *nquals);
 
 /* Table scans with key ranges (plan_scan.c). */
 sql_plan *sql_plan_table_scan(sql_planner *pl, int rte, sql_expr **quals, int nquals, sql_tlist **tl_out);

@@ -122,6 +122,9 @@ static bool order_matches(sql_plan *sort_input, const sql_sortkey *keys, int nke
 	}
 	if (!scan || scan->scan.lock_strength)
 		return false;
+	/* Interleaved rows come forward only (several rows per kv row). */
+	if (dir < 0 && scan->scan.rel->rel.ilv_depth)
+		return false;
 	*scan_out = scan;
 	*reverse = dir < 0;
 	return true;
@@ -164,7 +167,7 @@ static void minmax(sql_planned *pd, sql_plan *agg)
 		return;
 	sql_plan *scan = agg->left;
 	const cat_rel *r = &scan->scan.rel->rel;
-	if (r->npk == 0 || scan->scan.lock_strength || scan->scan.limit)
+	if (r->npk == 0 || r->ilv_depth || scan->scan.lock_strength || scan->scan.limit)
 		return;
 	int col = -1;
 	bool want_min = false, want_max = false;
@@ -203,6 +206,53 @@ static void minmax(sql_planned *pd, sql_plan *agg)
 		ap->append.children[ap->append.nchildren++] = limit1(pd, scan, true);
 	ap->rows = ap->append.nchildren;
 	agg->left = ap;
+}
+
+/* An inner hash join of a root table and a table interleaved in it, on
+ * the whole parent key: both come from the same kv rows, so one read of
+ * each group serves the join (docs/entity-groups.md). */
+static void group_join(sql_planned *pd, sql_plan **pp)
+{
+	sql_plan *j = *pp;
+	if (j->join.type != SQL_JOIN_INNER || j->left->kind != SQL_P_SCAN || j->right->kind != SQL_P_SCAN)
+		return;
+	sql_plan *par = j->left, *kid = j->right;
+	bool parent_left = true;
+	if (kid->scan.rel->rel.interleave_parent != par->scan.reloid) {
+		sql_plan *t = par;
+		par = kid;
+		kid = t;
+		parent_left = false;
+	}
+	const cat_rel *pr = &par->scan.rel->rel, *cr = &kid->scan.rel->rel;
+	if (cr->interleave_parent != par->scan.reloid || pr->ilv_depth != 0 || cr->ilv_depth != 1 || pr->npk == 0)
+		return;
+	if (par->scan.lock_strength || kid->scan.lock_strength || par->scan.reverse || kid->scan.reverse ||
+	    par->scan.limit || kid->scan.limit || kid->scan.nranges > 1 || j->join.nkeys != pr->npk)
+		return;
+	/* Every hash key pairs a parent key column with the same child key column. */
+	for (int i = 0; i < pr->npk; i++) {
+		bool found = false;
+		for (int k = 0; k < j->join.nkeys && !found; k++) {
+			const sql_expr *pk = parent_left ? j->join.lkeys[k] : j->join.rkeys[k];
+			const sql_expr *ck = parent_left ? j->join.rkeys[k] : j->join.lkeys[k];
+			found = pk->kind == SQL_E_SLOT && ck->kind == SQL_E_SLOT && pk->slot == pr->pk[i] - 1 &&
+				ck->slot == cr->pk[i] - 1;
+		}
+		if (!found)
+			return;
+	}
+	sql_plan *g = sql_plan_new(SQL_P_GROUPJOIN, 0);
+	g->id = pd->nnodes++;
+	g->ncols = j->ncols;
+	g->types = j->types;
+	g->typmods = j->typmods;
+	g->rows = j->rows;
+	g->group.join = j;
+	g->group.parent = par;
+	g->group.child = kid;
+	g->group.parent_left = parent_left;
+	*pp = g;
 }
 
 static void walk(sql_planned *pd, sql_plan **pp);
@@ -244,6 +294,9 @@ static void walk(sql_planned *pd, sql_plan **pp)
 	}
 	case SQL_P_AGG:
 		minmax(pd, p);
+		break;
+	case SQL_P_HASHJOIN:
+		group_join(pd, pp);
 		break;
 	default:
 		break;

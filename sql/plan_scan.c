@@ -28,7 +28,9 @@ static int key_pos(const cat_rel *r, int rte, sql_expr *e)
 {
 	if (e->kind != SQL_E_VAR || e->var.levelsup || e->var.rte != rte)
 		return -1;
-	for (int i = 0; i < r->npk; i++)
+	/* Interleaved children: only the kv row key's columns bound a range. */
+	int n = r->ilv_depth ? r->ilv_path[0] : r->npk;
+	for (int i = 0; i < n; i++)
 		if (r->pk[i] == e->var.col + 1)
 			return i;
 	return -1;
@@ -211,8 +213,9 @@ sql_plan *sql_plan_table_scan(sql_planner *pl, int rte, sql_expr **quals, int nq
 	p->scan.lock_strength = r->lock_strength;
 	p->scan.lock_wait = r->lock_wait;
 
-	/* Key ranges from conjuncts on a key prefix. */
-	int npk = rel->npk;
+	/* Key ranges from conjuncts on a key prefix: for an interleaved child,
+	 * the prefix in the kv row key (its root's key columns). */
+	int npk = rel->ilv_depth ? rel->ilv_path[0] : rel->npk;
 	bool *consumed = ty_alloc0(sizeof(bool) * (size_t)(nquals ? nquals : 1));
 	if (npk > 0) {
 		colcons *cc = ty_alloc0(sizeof(colcons) * (size_t)npk);
@@ -259,7 +262,7 @@ sql_plan *sql_plan_table_scan(sql_planner *pl, int rte, sql_expr **quals, int nq
 				kr->like = sql_set_refs(pl, sql_plan_prep(pl, sql_expr_copy(cc[nfix].like)), empty);
 			p->scan.nranges = 1;
 			p->scan.ranges = kr;
-			p->scan.npoint = nfix == npk ? npk : 0;
+			p->scan.npoint = nfix == npk && !rel->ilv_depth ? npk : 0;
 		}
 	}
 	/* The rest filters inside the scan. */
@@ -277,4 +280,136 @@ sql_plan *sql_plan_table_scan(sql_planner *pl, int rte, sql_expr **quals, int nq
 	p->rows = rows;
 	*tl_out = tl;
 	return p;
+}
+
+/* ---------------------------------------------------------------- derived equalities */
+
+/* Equivalence classes of columns equated by the query's conditions, so that
+ * `o.id = 777 AND l.order_id = o.id` also gives `l.order_id = 777`, which
+ * makes a key range of the scan of l (PostgreSQL's equivalence classes do
+ * the same). Only conditions that hold for every result row count: WHERE
+ * conjuncts and ON conditions of inner joins reached through inner joins. */
+typedef struct eq_var {
+	int rte, col;
+	ty_oid type;
+	int parent; /* union-find */
+	sql_expr *var;
+} eq_var;
+
+typedef struct eq_ctx {
+	eq_var v[64];
+	int n;
+} eq_ctx;
+
+static int eq_find(eq_ctx *c, int i)
+{
+	while (c->v[i].parent != i)
+		i = c->v[i].parent = c->v[c->v[i].parent].parent;
+	return i;
+}
+
+static int eq_var_index(eq_ctx *c, sql_expr *e)
+{
+	if (e->kind != SQL_E_VAR || e->var.levelsup)
+		return -1;
+	for (int i = 0; i < c->n; i++)
+		if (c->v[i].rte == e->var.rte && c->v[i].col == e->var.col)
+			return i;
+	if (c->n == 64)
+		return -1;
+	c->v[c->n] = (eq_var){e->var.rte, e->var.col, e->type, c->n, e};
+	return c->n++;
+}
+
+/* `a = b` with the type's equality on two columns of the same type. */
+static void eq_collect(eq_ctx *c, sql_expr *q)
+{
+	if (q->kind != SQL_E_FUNC || q->f.nargs != 2 || !q->f.opname || strcmp(q->f.opname, "="))
+		return;
+	sql_expr *a = q->f.args[0], *b = q->f.args[1];
+	if (a->kind != SQL_E_VAR || b->kind != SQL_E_VAR || a->type != b->type || a->var.levelsup || b->var.levelsup)
+		return;
+	int i = eq_var_index(c, a), k = eq_var_index(c, b);
+	if (i < 0 || k < 0)
+		return;
+	c->v[eq_find(c, i)].parent = eq_find(c, k);
+}
+
+static void eq_walk_joins(eq_ctx *c, sql_jnode *j)
+{
+	if (!j || !j->is_join || j->jointype != SQL_JOIN_INNER)
+		return;
+	sql_expr **jq;
+	int n = sql_conjuncts(j->quals, &jq);
+	for (int i = 0; i < n; i++)
+		eq_collect(c, jq[i]);
+	eq_walk_joins(c, j->left);
+	eq_walk_joins(c, j->right);
+}
+
+/* Is there already `var = something bound` for this column? */
+static bool has_bound_eq(sql_expr **quals, int n, const eq_var *v)
+{
+	for (int i = 0; i < n; i++) {
+		sql_expr *q = quals[i];
+		if (q->kind != SQL_E_FUNC || q->f.nargs != 2 || !q->f.opname || strcmp(q->f.opname, "="))
+			continue;
+		for (int s = 0; s < 2; s++) {
+			sql_expr *a = q->f.args[s], *b = q->f.args[1 - s];
+			if (a->kind == SQL_E_VAR && !a->var.levelsup && a->var.rte == v->rte && a->var.col == v->col &&
+			    is_bound_value(b))
+				return true;
+		}
+	}
+	return false;
+}
+
+void sql_derive_equalities(sql_planner *pl, sql_query *q, sql_expr ***quals, int *nquals)
+{
+	eq_ctx c;
+	c.n = 0;
+	for (int i = 0; i < *nquals; i++)
+		eq_collect(&c, (*quals)[i]);
+	for (int i = 0; i < q->nfrom; i++)
+		eq_walk_joins(&c, q->from[i]);
+	if (c.n == 0)
+		return;
+	/* Constants bound to a column of a class carry over to its other columns. */
+	int n0 = *nquals;
+	sql_expr **out = NULL;
+	int nout = 0;
+	for (int i = 0; i < n0; i++) {
+		sql_expr *qq = (*quals)[i];
+		if (qq->kind != SQL_E_FUNC || qq->f.nargs != 2 || !qq->f.opname || strcmp(qq->f.opname, "="))
+			continue;
+		for (int s = 0; s < 2; s++) {
+			sql_expr *a = qq->f.args[s], *b = qq->f.args[1 - s];
+			if (a->kind != SQL_E_VAR || a->var.levelsup || !is_bound_value(b) || b->type != a->type)
+				continue;
+			int vi = -1;
+			for (int k = 0; k < c.n; k++)
+				if (c.v[k].rte == a->var.rte && c.v[k].col == a->var.col)
+					vi = k;
+			if (vi < 0)
+				continue;
+			int root = eq_find(&c, vi);
+			for (int k = 0; k < c.n; k++) {
+				if (k == vi || eq_find(&c, k) != root || c.v[k].type != a->type)
+					continue;
+				if (has_bound_eq(*quals, n0, &c.v[k]) || (out && has_bound_eq(out, nout, &c.v[k])))
+					continue;
+				if (!out)
+					out = ty_alloc(sizeof(sql_expr *) * (size_t)(c.n + 1));
+				if (nout < c.n)
+					out[nout++] = sql_make_op(pl->ax, "=", sql_expr_copy(c.v[k].var), sql_expr_copy(b), -1);
+			}
+		}
+	}
+	if (!nout)
+		return;
+	sql_expr **all = ty_alloc(sizeof(sql_expr *) * (size_t)(n0 + nout));
+	memcpy(all, *quals, sizeof(sql_expr *) * (size_t)n0);
+	memcpy(all + n0, out, sizeof(sql_expr *) * (size_t)nout);
+	*quals = all;
+	*nquals = n0 + nout;
 }

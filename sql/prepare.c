@@ -128,6 +128,7 @@ static void do_prepare(sql_session *s, PgQuery__PrepareStmt *st, const char *tex
 	sql_prepared *p = sql_prepare(s, st->name, qtext, n, types, &err);
 	if (!p)
 		throw_shifted(&err, text, off);
+	p->from_sql = true;
 	util_map_puts(&s->prepared, st->name, p);
 }
 
@@ -350,6 +351,13 @@ static void do_fetch(sql_session *s, PgQuery__FetchStmt *st, sql_dest *dest, sql
 	int64_t count = st->how_many;
 	PgQuery__FetchDirection dir = st->direction;
 	bool all = count == 0x7fffffffffffffffLL || count == INT64_MAX;
+	/* FORWARD -n is BACKWARD n and the other way round (MOVE -3 FROM c). */
+	if (!all && count < 0 &&
+	    (dir == PG_QUERY__FETCH_DIRECTION__FETCH_FORWARD || dir == PG_QUERY__FETCH_DIRECTION__FETCH_BACKWARD)) {
+		dir = dir == PG_QUERY__FETCH_DIRECTION__FETCH_FORWARD ? PG_QUERY__FETCH_DIRECTION__FETCH_BACKWARD
+								       : PG_QUERY__FETCH_DIRECTION__FETCH_FORWARD;
+		count = -count;
+	}
 	if (!st->ismove && dest->startup) {
 		sql_planned *pl = po->cp->planned;
 		sql_rowdesc d = pl->desc;

@@ -130,6 +130,18 @@ static uint64_t new_rowid(void)
 	}
 }
 
+/* Interleaved tables (docs/entity-groups.md): the key columns of level l
+ * (1-based) are [level_start(l), level_end(l)); level 0 is the root's. */
+static int level_start(const cat_rel *r, int l) { return l <= 1 ? (l == 0 ? 0 : r->ilv_path[0]) : r->ilv_path[2 * (l - 1)]; }
+static int level_end(const cat_rel *r, int l) { return l == 0 ? r->ilv_path[0] : r->ilv_path[2 * l]; }
+
+static void put_key_col(const cat_rel *r, int i, const ty_datum *vals, util_buf *out)
+{
+	const cat_column *c = cat_column_by_attnum(r, r->pk[i]);
+	ty_keycol kc = {c->type, r->pk_desc ? r->pk_desc[i] : false, false};
+	ty_key_encode(&kc, vals[r->pk[i] - 1], out);
+}
+
 void sql_row_key(const cat_rel *r, const ty_datum *vals, util_buf *out)
 {
 	if (r->npk == 0) {
@@ -137,11 +149,35 @@ void sql_row_key(const cat_rel *r, const ty_datum *vals, util_buf *out)
 		util_buf_put_be64(out, new_rowid());
 		return;
 	}
-	for (int i = 0; i < r->npk; i++) {
+	if (!r->ilv_depth) {
+		for (int i = 0; i < r->npk; i++)
+			put_key_col(r, i, vals, out);
+		return;
+	}
+	for (int l = 0; l <= r->ilv_depth; l++) {
+		if (l) {
+			util_buf_put_u8(out, SQL_ILV_SEP);
+			util_buf_put_be16(out, (uint16_t)r->ilv_path[2 * l - 1]);
+		}
+		for (int i = level_start(r, l); i < level_end(r, l); i++)
+			put_key_col(r, i, vals, out);
+	}
+}
+
+size_t sql_ilv_rowlen(const cat_rel *r, const uint8_t *key, size_t klen)
+{
+	if (!r->ilv_depth)
+		return klen;
+	const uint8_t *p = key, *end = key + klen;
+	for (int i = 0; i < r->ilv_path[0]; i++) {
 		const cat_column *c = cat_column_by_attnum(r, r->pk[i]);
 		ty_keycol kc = {c->type, r->pk_desc ? r->pk_desc[i] : false, false};
-		ty_key_encode(&kc, vals[r->pk[i] - 1], out);
+		size_t n = ty_key_skip(&kc, p, end);
+		if (n == 0)
+			ty_error(UTIL_E_DATA_CORRUPTED, "malformed row key in table \"%s\"", r->name);
+		p += n;
 	}
+	return (size_t)(p - key);
 }
 
 /* True when a column's value lives only in the row key. */
@@ -165,7 +201,16 @@ void sql_key_decode_needed(const cat_rel *r, const uint8_t *key, size_t len, con
 		while (last >= 0 && !needed[r->pk[last] - 1])
 			last--;
 	const uint8_t *p = key, *end = key + len;
+	int level = 0;
 	for (int i = 0; i <= last; i++) {
+		/* Entering the next level(s) of an interleaved key: skip the
+		 * separator and tag. */
+		while (r->ilv_depth && level < r->ilv_depth && i == level_end(r, level)) {
+			if (end - p < 3 || p[0] != SQL_ILV_SEP)
+				ty_error(UTIL_E_DATA_CORRUPTED, "malformed row key in table \"%s\"", r->name);
+			p += 3;
+			level++;
+		}
 		const cat_column *c = cat_column_by_attnum(r, r->pk[i]);
 		ty_keycol kc = {c->type, r->pk_desc ? r->pk_desc[i] : false, false};
 		bool want = (!needed || needed[c->attnum - 1]) && !ty_type_get(c->type)->key_lossy;
@@ -221,5 +266,67 @@ bool sql_row_decode(const cat_rel *r, const sql_rowmap *m, const kv_cell *cells,
 	}
 	if (exists && r->npk && n)
 		sql_key_decode(r, cells[0].row.data, cells[0].row.len, vals);
+	return exists;
+}
+
+/* ---------------------------------------------------------------- entity groups */
+
+/* The kv filter that confines a read of one row to the table's own cells:
+ * for a child, the qualifiers under its key prefix; for a table with
+ * interleaved children, the qualifiers before the children's (0xFF...).
+ * NULL when every cell of the kv row is the table's. */
+static kv_filter *own_cells_filter(const cat_rel *r, const uint8_t *qpre, size_t qlen)
+{
+	if (qlen)
+		return kv_filter_column_prefix(qpre, qlen);
+	if (r->ilv_nchildren) {
+		static const uint8_t sep = SQL_ILV_SEP;
+		return kv_filter_column_range(NULL, 0, true, &sep, 1, false);
+	}
+	return NULL;
+}
+
+kv_status sql_row_get(kv_table *kv, const cat_rel *r, const uint8_t *key, size_t klen, const kv_read_opts *ro,
+		      util_arena *a, kv_row *out, size_t *qpre_len)
+{
+	size_t rl = sql_ilv_rowlen(r, key, klen);
+	*qpre_len = klen - rl;
+	kv_filter *f = own_cells_filter(r, key + rl, klen - rl);
+	kv_read_opts o = *ro;
+	if (f)
+		o.filter = f;
+	kv_status st = kv_get(kv, key, rl, &o, a, out);
+	kv_filter_free(f);
+	return st;
+}
+
+bool sql_row_decode_in(const cat_rel *r, const sql_rowmap *m, const kv_cell *cells, size_t n, size_t qpre,
+		       const uint8_t *key, size_t klen, const bool *needed, ty_datum *vals)
+{
+	bool exists = false;
+	for (int i = 0; i < r->ncols; i++)
+		vals[i] = ty_null();
+	for (size_t k = 0; k < n; k++) {
+		const kv_cell *c = &cells[k];
+		if (c->qualifier.len < qpre)
+			continue;
+		const uint8_t *q = (const uint8_t *)c->qualifier.data + qpre;
+		size_t ql = c->qualifier.len - qpre;
+		if (ql == 0) {
+			exists = true;
+			continue;
+		}
+		if (ql != 2 || q[0] == SQL_ILV_SEP)
+			continue; /* a descendant's cell */
+		uint16_t id = (uint16_t)((q[0] << 8) | q[1]);
+		if (id >= m->ncolids || m->idx[id] < 0)
+			continue;
+		int col = m->idx[id];
+		if (needed && !needed[col])
+			continue;
+		vals[col] = sql_value_decode(r->cols[col].type, c->value.data, c->value.len);
+	}
+	if (exists && r->npk)
+		sql_key_decode_needed(r, key, klen, needed, vals);
 	return exists;
 }

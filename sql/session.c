@@ -116,6 +116,7 @@ int sql_session_open(sql_engine *e, const sql_startup *st, const sql_client *cl,
 	*out = s;
 	return 0;
 fail:
+	sql_guc_free_session(s); /* safe before sql_guc_init_session too */
 	util_arena_destroy(s->arena);
 	util_arena_destroy(s->stmt_arena);
 	pthread_mutex_destroy(&s->mu);

@@ -645,6 +645,12 @@ void sql_add_query_target(sql_query *q, sql_expr *e, const char *name, bool junk
 const char *sql_figure_colname(pnode *n);
 void sql_transform_with(sql_actx *ax, sql_query *q, PgQuery__WithClause *wc);
 sql_expr *sql_column_default(sql_actx *ax, const cat_rel *r, int col);
+/* (expr).name on a record whose fields are known at analysis: a call of a
+ * function with OUT columns, or a subquery column holding one. NULL if e
+ * is not such a record or has no field of that name (analyze_field.c). */
+sql_expr *sql_record_field(sql_query *q, sql_expr *e, const char *name);
+/* name[i]: the i-th byte (0-based) as "char" (pg_dump writes typname[0]). */
+sql_expr *sql_name_subscript(sql_actx *ax, sql_expr *name, sql_expr *index);
 void sql_add_sortby(sql_actx *ax, sql_query *q, PgQuery__Node **items, size_t n, sql_sortkey **out, int *nout);
 int sql_window_clause_for(sql_actx *ax, sql_query *q, PgQuery__WindowDef *wd);
 /* Coercion (PostgreSQL's coerce_to_target_type and friends). */
@@ -711,7 +717,8 @@ typedef enum sql_plan_kind {
 	SQL_P_PROJECTSET,   /* SRFs in the target list */
 	SQL_P_LOCKROWS,
 	SQL_P_FIRSTROW,     /* MIN/MAX on a key by one seek */
-	SQL_P_CTEPREP       /* runs the statement's data-modifying CTEs to completion, then its input */
+	SQL_P_CTEPREP,      /* runs the statement's data-modifying CTEs to completion, then its input */
+	SQL_P_GROUPJOIN     /* parent-child join inside entity groups (plan_order.c) */
 } sql_plan_kind;
 
 /* A key range of a table or index scan: [lo, hi) on the encoded key, with
@@ -873,6 +880,13 @@ struct sql_plan {
 			int keycol;          /* FIRSTROW: which key column is aggregated */
 			sql_keyrange range;
 		} first;
+		struct {
+			const struct sql_plan *join;   /* the join it replaces (run when this
+							* transaction has written either table) */
+			const struct sql_plan *parent; /* scan of the root table */
+			const struct sql_plan *child;  /* scan of a table interleaved in it */
+			bool parent_left;              /* output: parent ++ child, else child ++ parent */
+		} group;
 	};
 };
 
@@ -1001,6 +1015,7 @@ uint64_t sql_spill_bytes(const sql_spill *s);
 sql_op *sql_op_result(sql_exec *ex, const sql_plan *p);
 sql_op *sql_op_values(sql_exec *ex, const sql_plan *p);
 sql_op *sql_op_scan(sql_exec *ex, const sql_plan *p);
+sql_op *sql_op_groupjoin(sql_exec *ex, const sql_plan *p);
 sql_op *sql_op_filter(sql_exec *ex, const sql_plan *p);
 sql_op *sql_op_project(sql_exec *ex, const sql_plan *p);
 sql_op *sql_op_nestloop(sql_exec *ex, const sql_plan *p);
@@ -1059,6 +1074,34 @@ bool sql_row_decode(const cat_rel *r, const sql_rowmap *m, const kv_cell *cells,
 bool sql_column_in_cells(const cat_rel *r, const cat_column *c);
 /* Decodes the key columns from a row key into vals (for lossless types). */
 void sql_key_decode(const cat_rel *r, const uint8_t *key, size_t len, ty_datum *vals);
+/* Entity groups: a child row's key is its root's kv row key, then per
+ * level SQL_ILV_SEP, the table tag (2 bytes) and that level's key columns;
+ * the part after the kv row key prefixes the row's cell qualifiers. */
+#define SQL_ILV_SEP 0xFF
+/* Length of the kv row key within an (interleaved) row key. */
+size_t sql_ilv_rowlen(const cat_rel *r, const uint8_t *key, size_t klen);
+/* interleave.c. CREATE TABLE: if the table has interleave_in_parent, makes
+ * it a child (storage, key path, tags; updates parent and root) and returns
+ * true (no storage of its own to create). */
+bool sql_ilv_create(sql_session *s, cat_txn *ct, cat_obj *o);
+/* At commit of DDL: every interleaved table still has its parent (else
+ * 2BP01); a storage still named by a relation is not dropped. */
+void sql_ilv_check_catalog(cat_snap *before, cat_snap *after);
+bool sql_ilv_storage_in_use(cat_snap *cs, const char *storage);
+/* Writes: a child row needs its parent row (23503; locks the parent FOR KEY
+ * SHARE); a parent row with rows of a child table that is not
+ * interleave_on_delete = 'cascade' cannot be deleted (23503). */
+void sql_ilv_check_parent(sql_txn *t, const cat_snap *cs, kv_table *kv, const cat_obj *rel, const ty_datum *vals);
+void sql_ilv_check_delete(sql_txn *t, const cat_snap *cs, kv_table *kv, const cat_obj *rel, const uint8_t *key,
+			  size_t klen, const ty_datum *vals);
+/* Reads the cells of one row of table r by its key (interleaved or not):
+ * *qpre_len gets the length of the row's qualifier prefix. */
+kv_status sql_row_get(kv_table *kv, const cat_rel *r, const uint8_t *key, size_t klen, const kv_read_opts *ro,
+		      util_arena *a, kv_row *out, size_t *qpre_len);
+/* Decodes a row read with sql_row_get (cells of that row only; key = the
+ * row's key); false if the row does not exist. */
+bool sql_row_decode_in(const cat_rel *r, const sql_rowmap *m, const kv_cell *cells, size_t n, size_t qpre,
+		       const uint8_t *key, size_t klen, const bool *needed, ty_datum *vals);
 /* Only the key columns with needed[attnum-1] (NULL: all). */
 void sql_key_decode_needed(const cat_rel *r, const uint8_t *key, size_t len, const bool *needed, ty_datum *vals);
 static inline void sql_colid_qual(uint16_t id, uint8_t q[2]) { q[0] = (uint8_t)(id >> 8), q[1] = (uint8_t)id; }
@@ -1132,7 +1175,7 @@ kv_ts sql_txn_read_ts(sql_txn *t);
 /* After a row lock is granted: true if another transaction committed a
  * change to the row (insert, update or delete) after the statement's
  * snapshot, i.e. the version the statement read is not the newest. */
-bool sql_txn_row_changed(sql_txn *t, kv_table *kv, const uint8_t *key, size_t klen);
+bool sql_txn_row_changed(sql_txn *t, kv_table *kv, const cat_rel *r, const uint8_t *key, size_t klen);
 /* Throws 40001 as PostgreSQL does when a REPEATABLE READ or SERIALIZABLE
  * transaction finds its target row changed after its snapshot. */
 UTIL_NORETURN void sql_txn_serialization_failure(bool deleted);
@@ -1149,10 +1192,17 @@ sql_wrow **sql_txn_table_writes(sql_txn *t, cat_oid table, util_arena *arena, in
 cat_txn *sql_txn_ddl(sql_txn *t);
 void sql_txn_drop_storage_after_commit(sql_txn *t, const char *storage);
 void sql_txn_drop_storage_on_abort(sql_txn *t, const char *storage);
+/* True if the storage was created by this transaction (CREATE TABLE,
+ * TRUNCATE, rewrites): no other transaction can see or write it yet. */
+bool sql_txn_storage_private(const sql_txn *t, const char *storage);
 /* Row lock (lock manager in txn_lock.c); throws 55P03/40P01/57014. */
 void sql_txn_lock_row(sql_txn *t, cat_oid table, const uint8_t *key, size_t klen, int strength, int wait_policy,
 		      bool *skipped);
 void sql_txn_unlock_all(sql_txn *t);
+/* pg_locks: calls fn for each held row lock (granted) and each waiting
+ * transaction (not granted), under the lock manager's mutex. */
+void sql_locks_report(sql_engine *e, void (*fn)(void *arg, cat_oid table, int32_t pid, const char *mode, bool granted),
+		      void *arg);
 /* SERIALIZABLE (txn_serial.c): records a key range [start, stop) (stop NULL
  * = to the end; point: the single key start) read from a kv table. */
 void sql_txn_note_read(sql_txn *t, const char *storage, const uint8_t *start, size_t slen, const uint8_t *stop,
@@ -1198,6 +1248,8 @@ struct sql_prepared {
 	bool types_fixed;
 	bool is_utility;
 	sql_cached_plan *cp;      /* current plan (non-utility) */
+	int64_t prepare_time_us;  /* pg_prepared_statements.prepare_time (µs since the Unix epoch) */
+	bool from_sql;            /* made by PREPARE, not by the protocol's Parse */
 };
 
 struct sql_portal_s {
@@ -1315,6 +1367,14 @@ void sql_sysviews_init(void);
 const struct sql_sysview *sql_sysview_find(const char *schema, const char *name);
 cat_oid sql_sysview_oid(const struct sql_sysview *v);
 const char *sql_sysview_name_by_oid(cat_oid oid);
+const char *sql_sysview_schema_by_oid(cat_oid oid);
+/* Roles by name/oid, PostgreSQL's predefined roles included (sysview.c). */
+cat_oid sql_role_oid(cat_snap *cs, const char *name);
+const char *sql_role_name(cat_snap *cs, cat_oid oid);
+/* Indexes Strata keeps as a table's storage key (primary keys) have no
+ * catalog object; regclass finds and prints them (sysview.c). */
+cat_oid sql_synth_index_by_name(sql_session *s, cat_snap *cs, const char *schema, const char *name);
+bool sql_synth_index_out(sql_session *s, cat_snap *cs, cat_oid oid, util_buf *out);
 
 /* Mapping of kv failures to SQL errors. */
 UTIL_NORETURN void sql_kv_error(kv_status st, const char *what);

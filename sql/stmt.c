@@ -182,6 +182,7 @@ sql_prepared *sql_prepare(sql_session *s, const char *name, const char *query, i
 	p->refs = 1;
 	p->name = util_arena_strdup(a, name);
 	p->text = util_arena_strdup(a, query);
+	p->prepare_time_us = util_now_us();
 	p->full_text = p->text;
 	p->parse = pr;
 	p->raw = pr->n_stmts ? pr->stmts[0]->stmt : NULL;
@@ -502,7 +503,12 @@ static void run(sql_session *s, sql_prepared *ps, sql_portal_s *portal, sql_dest
 			snprintf(c->tag, sizeof c->tag, "%s", portal->tag);
 			return;
 		}
-		sql_exec_utility(s, ps, dest, c);
+		/* Execute of a portal never sends RowDescription (Describe does),
+		 * for utility statements returning rows (FETCH, SHOW) too. */
+		sql_dest d = *dest;
+		if (portal)
+			d.startup = NULL;
+		sql_exec_utility(s, ps, &d, c);
 		if (portal) {
 			portal->exhausted = true;
 			snprintf(portal->tag, sizeof portal->tag, "%s", c->tag);
@@ -623,8 +629,10 @@ static int utility_desc(sql_session *s, pnode *raw, sql_rowdesc *desc, bool *ret
 		break;
 	case PG_QUERY__NODE__NODE_FETCH_STMT: {
 		sql_portal_s *p = util_map_gets(&s->portals, raw->fetch_stmt->portalname);
-		if (p && !raw->fetch_stmt->ismove && p->stmt && p->stmt->cp) {
-			*desc = p->stmt->cp->planned->desc;
+		/* The cursor's own plan: its statement may have been the unnamed
+		 * one, replaced by the Parse of this FETCH. */
+		if (p && !raw->fetch_stmt->ismove && p->cp) {
+			*desc = p->cp->planned->desc;
 			*returns_rows = true;
 		} else if (p && !raw->fetch_stmt->ismove && p->cols) {
 			*desc = p->desc;

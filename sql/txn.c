@@ -17,6 +17,7 @@ sql_txn *sql_txn_begin(sql_session *s, sql_isolation iso, bool read_only, bool e
 	UTIL_ASSERT(t, "transaction allocation");
 	t->s = s;
 	t->arena = a;
+	t->writes.borrowed = true; /* keys live in the transaction arena */
 	t->iso = iso;
 	t->read_only = read_only;
 	t->explicit_block = explicit_block;
@@ -56,7 +57,7 @@ void sql_txn_stmt_begin(sql_txn *t)
 
 kv_ts sql_txn_read_ts(sql_txn *t) { return t->stmt_ts; }
 
-bool sql_txn_row_changed(sql_txn *t, kv_table *kv, const uint8_t *key, size_t klen)
+bool sql_txn_row_changed(sql_txn *t, kv_table *kv, const cat_rel *r, const uint8_t *key, size_t klen)
 {
 	kv_read_opts ro;
 	memset(&ro, 0, sizeof ro);
@@ -64,7 +65,8 @@ bool sql_txn_row_changed(sql_txn *t, kv_table *kv, const uint8_t *key, size_t kl
 	ro.min_ts = t->stmt_ts + 1;
 	ro.raw = true; /* a delete is a change too */
 	kv_row row;
-	kv_status st = kv_get(kv, key, klen, &ro, ty_get_arena(), &row);
+	size_t qpre;
+	kv_status st = sql_row_get(kv, r, key, klen, &ro, ty_get_arena(), &row, &qpre);
 	if (st == KV_NOT_FOUND)
 		return false;
 	if (st != KV_OK)
@@ -110,7 +112,12 @@ static sql_wrow *new_wrow(sql_txn *t, const cat_obj *rel, kv_table *kv, const ui
 	int ncols = rel->rel.ncols;
 	w->table = rel->oid;
 	w->kv = kv;
-	w->key = util_arena_memdup(t->arena, key, klen);
+	/* The map key (table oid ++ row key) doubles as the row key's storage. */
+	uint8_t *mk = util_arena_alloc(t->arena, klen + 4);
+	if (!mk)
+		ty_error(UTIL_E_OUT_OF_MEMORY, "out of memory");
+	wkey(rel->oid, key, klen, mk, klen + 4);
+	w->key = mk + 4;
 	w->keylen = klen;
 	w->ncols = ncols;
 	w->cols = util_arena_zalloc(t->arena, sizeof(ty_datum) * (size_t)(ncols ? ncols : 1));
@@ -120,10 +127,7 @@ static sql_wrow *new_wrow(sql_txn *t, const cat_obj *rel, kv_table *kv, const ui
 	for (int i = 0; i < ncols; i++)
 		w->cols[i] = ty_null();
 	w->cid = t->cid;
-	uint8_t *buf = util_xmalloc(klen + 4);
-	wkey(rel->oid, key, klen, buf, klen + 4);
-	util_map_put(&t->writes, buf, klen + 4, w);
-	free(buf);
+	util_map_put(&t->writes, mk, klen + 4, w);
 	table_writes *tw = util_map_get_u64(&t->tables, rel->oid);
 	if (!tw) {
 		tw = util_arena_zalloc(t->arena, sizeof *tw);
@@ -305,9 +309,38 @@ void sql_txn_drop_storage_after_commit(sql_txn *t, const char *storage)
 	push_name(t, &t->drop_after_commit, &t->ndrop, storage);
 }
 
+bool sql_txn_storage_private(const sql_txn *t, const char *storage)
+{
+	for (int i = 0; i < t->nabort; i++)
+		if (!strcmp(t->drop_on_abort[i], storage))
+			return true;
+	return false;
+}
+
 void sql_txn_drop_storage_on_abort(sql_txn *t, const char *storage)
 {
 	push_name(t, &t->drop_on_abort, &t->nabort, storage);
+}
+
+/* A cell qualifier: the row's qualifier prefix (entity groups) and a
+ * 2-byte column id, or just the prefix for the row's sentinel. */
+typedef struct qual {
+	uint8_t stack[64];
+	uint8_t *q;
+	size_t pre;
+} qual;
+
+static void qual_init(qual *x, const uint8_t *pre, size_t n)
+{
+	x->q = n + 2 <= sizeof x->stack ? x->stack : ty_alloc(n + 2);
+	memcpy(x->q, pre, n);
+	x->pre = n;
+}
+
+static const uint8_t *qual_col(qual *x, uint16_t col_id)
+{
+	sql_colid_qual(col_id, x->q + x->pre);
+	return x->q;
 }
 
 void sql_txn_bulk_row(sql_txn *t, const cat_obj *rel, kv_table *kv, const uint8_t *key, size_t klen,
@@ -317,20 +350,53 @@ void sql_txn_bulk_row(sql_txn *t, const cat_obj *rel, kv_table *kv, const uint8_
 		t->bulk = kv_batch_new();
 	const cat_rel *r = &rel->rel;
 	util_buf *buf = &t->s->rowbuf;
-	uint8_t q[2];
+	size_t rl = r->ilv_depth ? sql_ilv_rowlen(r, key, klen) : klen;
+	qual x;
+	qual_init(&x, key + rl, klen - rl);
 	/* Cells in key order (the sentinel's empty qualifier first), so the
 	 * store's memstore inserts them next to each other. */
-	kv_batch_put(t->bulk, kv, key, klen, SQL_FAMILY, "", 0, KV_TS_LATEST, "", 0);
+	kv_batch_put(t->bulk, kv, key, rl, SQL_FAMILY, x.q, x.pre, KV_TS_LATEST, "", 0);
 	for (int i = 0; i < r->ncols; i++) {
 		const cat_column *c = &r->cols[i];
 		if (c->dropped || vals[i].null || !sql_column_in_cells(r, c))
 			continue;
-		sql_colid_qual(c->col_id, q);
 		util_buf_reset(buf);
 		sql_value_encode(c->type, vals[i], buf);
-		kv_batch_put(t->bulk, kv, key, klen, SQL_FAMILY, q, 2, KV_TS_LATEST, buf->data, buf->len);
+		kv_batch_put(t->bulk, kv, key, rl, SQL_FAMILY, qual_col(&x, c->col_id), x.pre + 2, KV_TS_LATEST,
+			     buf->data, buf->len);
 	}
 	t->nwrites++;
+}
+
+/* Deletes an interleaved row: its sentinel, its columns and (its table
+ * has children) every descendant's cell, read now under the row's lock. */
+static void delete_child_row(kv_batch *b, const cat_rel *r, sql_wrow *w, size_t rl)
+{
+	qual x;
+	qual_init(&x, w->key + rl, w->keylen - rl);
+	kv_batch_delete(b, w->kv, w->key, rl, SQL_FAMILY, x.q, x.pre, KV_TS_LATEST, KV_DELETE_COLUMN);
+	for (int i = 0; i < r->ncols; i++)
+		if (sql_column_in_cells(r, &r->cols[i]))
+			kv_batch_delete(b, w->kv, w->key, rl, SQL_FAMILY, qual_col(&x, r->cols[i].col_id), x.pre + 2,
+					KV_TS_LATEST, KV_DELETE_COLUMN);
+	if (!r->ilv_nchildren)
+		return;
+	uint8_t *pre = ty_alloc(x.pre + 1);
+	memcpy(pre, x.q, x.pre);
+	pre[x.pre] = SQL_ILV_SEP;
+	kv_filter *f = kv_filter_column_prefix(pre, x.pre + 1);
+	kv_read_opts ro;
+	memset(&ro, 0, sizeof ro);
+	ro.read_ts = KV_TS_MAX;
+	ro.filter = f;
+	kv_row row;
+	kv_status st = kv_get(w->kv, w->key, rl, &ro, ty_get_arena(), &row);
+	kv_filter_free(f);
+	if (st != KV_OK && st != KV_NOT_FOUND)
+		sql_kv_error(st, "reading interleaved rows");
+	for (size_t k = 0; st == KV_OK && k < row.n; k++)
+		kv_batch_delete(b, w->kv, w->key, rl, SQL_FAMILY, row.cells[k].qualifier.data, row.cells[k].qualifier.len,
+				KV_TS_LATEST, KV_DELETE_COLUMN);
 }
 
 /* Appends one row's final state to the commit batch. */
@@ -340,32 +406,39 @@ static void write_row(sql_txn *t, kv_batch *b, const cat_snap *cs, sql_wrow *w, 
 	if (!o || w->dead)
 		return; /* the table was dropped in this transaction, or the write rolled back */
 	const cat_rel *r = &o->rel;
+	/* The kv row and the qualifier prefix (non-empty for interleaved rows). */
+	size_t rl = r->ilv_depth ? sql_ilv_rowlen(r, w->key, w->keylen) : w->keylen;
 	if (!w->present) {
-		kv_batch_delete_row(b, w->kv, w->key, w->keylen, KV_TS_LATEST);
+		if (rl == w->keylen) /* a whole kv row: its interleaved children go with it */
+			kv_batch_delete_row(b, w->kv, w->key, w->keylen, KV_TS_LATEST);
+		else
+			delete_child_row(b, r, w, rl);
 		return;
 	}
 	bool whole = w->inserted;
-	uint8_t q[2];
+	qual x;
+	qual_init(&x, w->key + rl, w->keylen - rl);
 	if (whole) /* first: cells in key order */
-		kv_batch_put(b, w->kv, w->key, w->keylen, SQL_FAMILY, "", 0, KV_TS_LATEST, "", 0);
+		kv_batch_put(b, w->kv, w->key, rl, SQL_FAMILY, x.q, x.pre, KV_TS_LATEST, "", 0);
 	for (int i = 0; i < r->ncols && i < w->ncols; i++) {
 		const cat_column *c = &r->cols[i];
 		if (c->dropped || !sql_column_in_cells(r, c))
 			continue;
 		if (!whole && !w->set[i])
 			continue;
-		sql_colid_qual(c->col_id, q);
+		const uint8_t *q = qual_col(&x, c->col_id);
 		if (w->cols[i].null) {
 			/* Only needed when an older version of the cell may exist. */
 			if (!whole || w->deleted)
-				kv_batch_delete(b, w->kv, w->key, w->keylen, SQL_FAMILY, q, 2, KV_TS_LATEST,
+				kv_batch_delete(b, w->kv, w->key, rl, SQL_FAMILY, q, x.pre + 2, KV_TS_LATEST,
 						KV_DELETE_COLUMN);
 			continue;
 		}
 		util_buf_reset(buf);
 		sql_value_encode(c->type, w->cols[i], buf);
-		kv_batch_put(b, w->kv, w->key, w->keylen, SQL_FAMILY, q, 2, KV_TS_LATEST, buf->data, buf->len);
+		kv_batch_put(b, w->kv, w->key, rl, SQL_FAMILY, q, x.pre + 2, KV_TS_LATEST, buf->data, buf->len);
 	}
+	(void)t;
 }
 
 static void txn_free(sql_txn *t)
@@ -406,6 +479,9 @@ int sql_txn_commit(sql_txn *t, util_err *err)
 	int rc = 0;
 	if (t->nwrites == 0 && !(t->ddl && cat_txn_dirty(t->ddl)))
 		goto done;
+	/* An autocommit COPY's rows were checked for duplicates without row
+	 * locks: first-committer-wins on them catches a concurrent insert. */
+	bool bulk = t->bulk != NULL;
 	kv_batch *b = t->bulk ? t->bulk : kv_batch_new();
 	t->bulk = NULL;
 	util_buf buf = UTIL_BUF_INIT;
@@ -418,12 +494,36 @@ int sql_txn_commit(sql_txn *t, util_err *err)
 	while (util_map_next(&t->writes, &pos, NULL, NULL, &v))
 		rows[k++] = v;
 	qsort(rows, k, sizeof *rows, cmp_table_wrow);
-	for (size_t i = 0; i < k; i++)
-		write_row(t, b, cs, rows[i], &buf);
+	/* Building the batch may still fail (a catalog invariant, a read of
+	 * interleaved rows): the transaction then aborts with that error. */
+	util_arena *scratch = util_arena_new(16 * 1024, 0);
+	util_arena *old_arena = ty_set_arena(scratch);
+	bool failed = false;
+	TY_TRY(tc)
+	{
+		for (size_t i = 0; i < k; i++)
+			write_row(t, b, cs, rows[i], &buf);
+		if (t->ddl) {
+			sql_ilv_check_catalog(t->s->cat, cat_txn_snap(t->ddl));
+			cat_txn_write(t->ddl, b);
+		}
+	}
+	TY_CATCH(tc)
+	{
+		TY_END(tc);
+		memcpy(err, ty_err(), sizeof *err);
+		failed = true;
+	}
+	TY_END(tc);
+	ty_set_arena(old_arena);
+	util_arena_destroy(scratch);
 	free(rows);
-	if (t->ddl)
-		cat_txn_write(t->ddl, b);
 	util_buf_free(&buf);
+	if (failed) {
+		kv_batch_free(b);
+		rc = -1;
+		goto abort;
+	}
 	kv_status st;
 	if (t->iso == SQL_SERIALIZABLE && t->reads) {
 		/* Validation and commit are one step among serializable
@@ -433,14 +533,17 @@ int sql_txn_commit(sql_txn *t, util_err *err)
 		if (st == KV_OK)
 			st = kv_commit_if(e->kv, b, t->snapshot_ts, NULL, NULL);
 		pthread_mutex_unlock(&e->serial_mu);
-	} else if (t->iso != SQL_READ_COMMITTED) {
-		st = kv_commit_if(e->kv, b, t->snapshot_ts, NULL, NULL);
+	} else if (t->iso != SQL_READ_COMMITTED || bulk) {
+		st = kv_commit_if(e->kv, b, t->iso != SQL_READ_COMMITTED ? t->snapshot_ts : t->stmt_ts, NULL, NULL);
 	} else {
 		st = kv_commit(e->kv, b, NULL, NULL);
 	}
 	kv_batch_free(b);
 	if (st != KV_OK) {
-		if (st == KV_CONFLICT && t->iso == SQL_SERIALIZABLE)
+		if (st == KV_CONFLICT && bulk)
+			util_err_set(err, UTIL_E_UNIQUE_VIOLATION,
+				     "duplicate key value violates unique constraint: a concurrent transaction inserted a key this COPY loads");
+		else if (st == KV_CONFLICT && t->iso == SQL_SERIALIZABLE)
 			util_err_set(err, UTIL_E_T_R_SERIALIZATION_FAILURE,
 				     "could not serialize access due to read/write dependencies among transactions");
 		else if (st == KV_CONFLICT)
@@ -456,8 +559,14 @@ int sql_txn_commit(sql_txn *t, util_err *err)
 		cat_txn_publish(t->ddl);
 		t->ddl = NULL;
 	}
-	for (int i = 0; i < t->ndrop; i++)
-		kv_table_drop(e->kv, t->drop_after_commit[i]);
+	for (int i = 0; i < t->ndrop; i++) {
+		/* A storage an interleaved table still lives in stays. */
+		cat_snap *now = cat_current(e->cat);
+		bool used = sql_ilv_storage_in_use(now, t->drop_after_commit[i]);
+		cat_snap_release(now);
+		if (!used)
+			kv_table_drop(e->kv, t->drop_after_commit[i]);
+	}
 done:
 	if (t->ddl) {
 		cat_txn_abort(t->ddl);

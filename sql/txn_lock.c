@@ -263,3 +263,22 @@ void sql_txn_unlock_all(sql_txn *t)
 	t->locks = NULL;
 	t->nlocks = t->locks_cap = 0;
 }
+
+/* pg_locks: every row lock holder and every waiting transaction. */
+void sql_locks_report(sql_engine *e, void (*fn)(void *arg, cat_oid table, int32_t pid, const char *mode, bool granted),
+		      void *arg)
+{
+	pthread_mutex_lock(&e->locks_mu);
+	size_t pos = 0;
+	void *v;
+	while (util_map_next(&e->locks, &pos, NULL, NULL, &v)) {
+		const sql_rowlock *l = v;
+		for (int i = 0; i < l->nholders; i++)
+			fn(arg, util_get_be32(l->key), l->holders[i].t->s->pid,
+			   l->holders[i].mode >= M_NOKEYUPDATE ? "ExclusiveLock" : "ShareLock", true);
+	}
+	for (int i = 0; i < nwaiters; i++)
+		fn(arg, util_get_be32(waiters[i].key), waiters[i].t->s->pid,
+		   waiters[i].mode >= M_NOKEYUPDATE ? "ExclusiveLock" : "ShareLock", false);
+	pthread_mutex_unlock(&e->locks_mu);
+}

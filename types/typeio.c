@@ -67,7 +67,8 @@ void ty_format_type(ty_oid oid, int32_t typmod, util_buf *out)
 		util_buf_puts(out, "???");
 		return;
 	}
-	if (t->elem && t->len == -1 && t->category == 'A') {
+	/* int2vector and oidvector are subscriptable but not "true" arrays. */
+	if (t->elem && t->len == -1 && t->category == 'A' && oid != TY_INT2VECTOR && oid != TY_OIDVECTOR) {
 		ty_format_type(t->elem, typmod, out);
 		util_buf_puts(out, "[]");
 		return;

@@ -269,6 +269,8 @@ enum {
 	TY_ANYCOMPATIBLEARRAY = 5078,
 	TY_ANYCOMPATIBLENONARRAY = 5079,
 	TY_XID8 = 5069,
+	TY_ACLITEM = 1033,
+	TY_PG_LSN = 3220,
 	/* array types */
 	TY_BOOL_ARRAY = 1000,
 	TY_BYTEA_ARRAY = 1001,
@@ -296,7 +298,12 @@ enum {
 	TY_REGCLASS_ARRAY = 2210,
 	TY_REGTYPE_ARRAY = 2211,
 	TY_RECORD_ARRAY = 2287,
-	TY_CSTRING_ARRAY = 1263
+	TY_CSTRING_ARRAY = 1263,
+	TY_INT2VECTOR_ARRAY = 1006,
+	TY_OIDVECTOR_ARRAY = 1013,
+	TY_ACLITEM_ARRAY = 1034,
+	TY_INET_ARRAY = 1041,
+	TY_REGPROC_ARRAY = 1008
 };
 
 /* Type modifiers as PostgreSQL stores them: -1 = none; varchar(n)/char(n):
@@ -503,6 +510,17 @@ const ty_agg *ty_agg_nth(int i);
 /* Calls a function by name with resolved arguments (tests and simple
  * callers): exact argument types must match a registered signature. */
 ty_datum ty_call(const char *name, int nargs, const ty_oid *argtypes, ty_datum *args);
+
+/* The types only system catalogs use: int2vector, oidvector (arrays with
+ * lower bound 0, text form "1 2 3"), aclitem, pg_node_tree (text forms),
+ * and inet when no other area registered it. Called by the SQL layer at
+ * startup, after ty_init(). Idempotent (not thread-safe: startup only). */
+void ty_catalog_types_register(void);
+/* int2vector / oidvector values from n elements (current arena). */
+ty_datum ty_int2vector_from(int n, const int16_t *vals);
+ty_datum ty_oidvector_from(int n, const ty_oid *vals);
+/* An inet value from its text form; throws 22P02 on bad input. */
+ty_datum ty_inet_from_text(const char *s);
 
 /* Registers every built-in type, function, operator, cast and aggregate.
  * Idempotent; call once at startup. */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 static char tombstone_key; /* marks a deleted slot */
+static char empty_key;     /* a NULL borrowed key of length 0 */
 #define TOMB ((void *)&tombstone_key)
 
 static uint64_t key_hash(const void *k, size_t n) { return util_hash64(k, n, 0x6d6170); }
@@ -33,7 +34,7 @@ static void rehash(util_map *m, size_t cap)
 
 void util_map_free(util_map *m)
 {
-	for (size_t i = 0; i < m->cap; i++)
+	for (size_t i = 0; i < m->cap && !m->borrowed; i++)
 		if (m->slots[i].key && m->slots[i].key != TOMB)
 			free(m->slots[i].key);
 	free(m->slots);
@@ -72,9 +73,14 @@ void *util_map_put(util_map *m, const void *key, size_t klen, void *value)
 		j = (j + 1) & (m->cap - 1);
 	if (m->slots[j].key == TOMB)
 		m->tombstones--;
-	void *k = util_xmalloc(klen ? klen : 1);
-	if (klen)
-		memcpy(k, key, klen);
+	void *k = (void *)key;
+	if (!m->borrowed) {
+		k = util_xmalloc(klen ? klen : 1);
+		if (klen)
+			memcpy(k, key, klen);
+	} else if (!k) {
+		k = &empty_key; /* never NULL (an empty slot), never TOMB */
+	}
 	m->slots[j] = (util_map_entry){h, k, klen, value};
 	m->n++;
 	return NULL;
@@ -92,7 +98,8 @@ void *util_map_del(util_map *m, const void *key, size_t klen)
 	if (!e)
 		return NULL;
 	void *v = e->value;
-	free(e->key);
+	if (!m->borrowed)
+		free(e->key);
 	e->key = TOMB;
 	e->value = NULL;
 	m->n--;

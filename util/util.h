@@ -289,9 +289,13 @@ typedef struct util_map_entry {
 typedef struct util_map {
 	util_map_entry *slots;
 	size_t cap, n, tombstones;
+	bool borrowed; /* keys are the caller's (kept alive, unchanged), not copied */
 } util_map;
 
-#define UTIL_MAP_INIT {NULL, 0, 0, 0}
+#define UTIL_MAP_INIT {NULL, 0, 0, 0, false}
+/* A map that stores the key pointers it is given instead of copies: for
+ * keys that live in an arena at least as long as the map (hot paths). */
+#define UTIL_MAP_INIT_BORROWED {NULL, 0, 0, 0, true}
 void util_map_free(util_map *m); /* frees keys and slots, not values */
 /* Inserts or replaces; returns the previous value or NULL. */
 void *util_map_put(util_map *m, const void *key, size_t klen, void *value);

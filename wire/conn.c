@@ -45,10 +45,7 @@ static void conn_free(pgw_conn *c)
 	close(c->fd);
 	pgw_startup_free(&c->sp);
 	util_buf_free(&c->cur);
-	free(c->fmts);
-	free(c->rfmts);
-	free(c->vals);
-	free(c->lens);
+	pgw_fe_scratch_free(&c->scratch);
 	for (int i = 0; i < c->nreported; i++) {
 		free(c->reported[i].name);
 		free(c->reported[i].value);
@@ -386,8 +383,7 @@ void *pgw_conn_main(void *arg)
 		s->conns = c->next;
 	if (c->next)
 		c->next->prev = c->prev;
-	s->nthreads--;
-	pthread_cond_broadcast(&s->cv);
+	pgw_server_thread_done(s);
 	pthread_mutex_unlock(&s->mu);
 	conn_free(c);
 	return NULL;

@@ -109,6 +109,41 @@ size_t pgw_utf8_valid_prefix(const uint8_t *s, size_t n);
  * encoding "UTF8": 0x.." exactly as PostgreSQL words it; -1. */
 int pgw_utf8_check(const void *s, size_t n, util_err *err);
 
+/* ------------------------------------------------------------ frontend messages */
+
+/* Arrays for decoded messages, reused from message to message; free with
+ * pgw_fe_scratch_free(). */
+typedef struct pgw_fe_scratch {
+	int16_t *fmts, *rfmts;
+	const uint8_t **vals;
+	int32_t *lens;
+	uint32_t *oids;
+	int cap;
+} pgw_fe_scratch;
+void pgw_fe_scratch_free(pgw_fe_scratch *s);
+
+typedef struct pgw_parse_msg {
+	const char *name, *query;
+	int nparams;
+	const uint32_t *types;
+} pgw_parse_msg;
+
+typedef struct pgw_bind_msg {
+	const char *portal, *stmt;
+	sql_bind_params p;
+} pgw_bind_msg;
+
+/* Decoders of message bodies: 0, or -1 with err set (08P01 for malformed
+ * bodies, 22021 for invalid UTF-8). Outputs point into the body or the
+ * scratch and are valid while both are. */
+int pgw_decode_query(const uint8_t *b, size_t n, const char **query, util_err *err);
+int pgw_decode_parse(const uint8_t *b, size_t n, pgw_fe_scratch *s, pgw_parse_msg *m, util_err *err);
+int pgw_decode_bind(const uint8_t *b, size_t n, pgw_fe_scratch *s, pgw_bind_msg *m, util_err *err);
+/* Describe and Close: a kind ('S' or 'P', unchecked) and a name. */
+int pgw_decode_target(const uint8_t *b, size_t n, char *kind, const char **name, util_err *err);
+int pgw_decode_execute(const uint8_t *b, size_t n, const char **portal, int32_t *max_rows, util_err *err);
+int pgw_decode_copy_fail(const uint8_t *b, size_t n, const char **msg, util_err *err);
+
 /* ------------------------------------------------------------ startup packet */
 
 typedef enum pgw_startup_kind {
@@ -288,6 +323,7 @@ struct pgw_server {
 	char unix_path[108];
 	int port;
 	int stop_pipe[2]; /* [0] becomes readable at shutdown and stays so */
+	int reap_pipe[2]; /* a connection thread ended: join it */
 	atomic_bool stopping;
 	SSL_CTX *tls;
 	uint8_t cb_hash[64];
@@ -296,7 +332,12 @@ struct pgw_server {
 	pthread_mutex_t mu; /* guards everything below */
 	pthread_cond_t cv;  /* signalled when a connection thread ends */
 	pgw_conn *conns;
-	int nthreads;  /* connection threads alive */
+	int nthreads; /* connection threads alive */
+	/* Threads that finished and await pthread_join (joining, not
+	 * detaching, makes sure their exit, OpenSSL's per-thread cleanup
+	 * included, is over before the server is freed). */
+	pthread_t *finished;
+	int nfinished, capfinished;
 	int nsessions; /* connections counted against max_connections */
 	pgw_hba *hba;
 	int64_t hba_mtime_ns;
@@ -345,11 +386,7 @@ struct pgw_conn {
 	util_err fatal;
 
 	util_buf cur; /* a stable copy of the current message's text */
-	/* Bind's arrays, reused between messages. */
-	int16_t *fmts, *rfmts;
-	const uint8_t **vals;
-	int32_t *lens;
-	int bind_cap;
+	pgw_fe_scratch scratch;
 
 	pgw_param *reported, *pending;
 	int nreported, npending;
@@ -373,6 +410,8 @@ void pgw_proto_client(pgw_conn *c, sql_client *cl);
 /* The connection thread's entry point (conn.c); takes ownership of c. */
 void *pgw_conn_main(void *arg);
 pgw_conn *pgw_conn_new(pgw_server *s, int fd, const struct sockaddr *addr, socklen_t len, bool is_unix);
+/* Called by a connection thread as its last act, under srv->mu. */
+void pgw_server_thread_done(pgw_server *s);
 /* Current hba rules (re-read when the file changed); returns a rule set the
  * caller matches against under srv->mu. */
 pgw_auth_method pgw_server_hba_match(pgw_server *s, const pgw_hba_client *c, int *line);

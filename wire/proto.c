@@ -172,10 +172,10 @@ static int cb_copy_in_read(void *arg, const uint8_t **data, size_t *len, util_er
 			c->in_copy_in = false;
 			return 0;
 		case 'f': {
-			pgw_rd r;
-			pgw_rd_init(&r, c->mbody, c->mlen);
-			const char *msg = pgw_rd_str(&r);
+			const char *msg;
 			c->in_copy_in = false;
+			if (pgw_decode_copy_fail(c->mbody, c->mlen, &msg, err) < 0)
+				return -1;
 			return util_err_set(err, UTIL_E_QUERY_CANCELED, "COPY from stdin failed: %s", msg);
 		}
 		default:
@@ -244,106 +244,33 @@ static void complete(void *arg, const sql_complete *cc)
 
 static int do_query(pgw_conn *c)
 {
-	pgw_rd r;
-	pgw_rd_init(&r, c->mbody, c->mlen);
-	const char *q = pgw_rd_str(&r);
-	pgw_rd_end(&r);
-	if (pgw_rd_check(&r, &c->err) < 0 || pgw_utf8_check(q, strlen(q), &c->err) < 0)
+	const char *q;
+	if (pgw_decode_query(c->mbody, c->mlen, &q, &c->err) < 0)
 		return -1;
 	q = stable(c, q);
 	sql_dest dest = {.arg = c, .startup = dest_startup, .row = dest_row};
-	return sql_simple_query(c->sess, q, &dest, complete, c, &c->err);
-}
-
-static int check_names(pgw_conn *c, const char *a, const char *b)
-{
-	if (pgw_utf8_check(a, strlen(a), &c->err) < 0)
-		return -1;
-	return b ? pgw_utf8_check(b, strlen(b), &c->err) : 0;
+	int rc = sql_simple_query(c->sess, q, &dest, complete, c, &c->err);
+	/* A COPY that failed before CopyDone: the rest of its data is ignored
+	 * by the loop. */
+	c->in_copy_in = false;
+	return rc;
 }
 
 static int do_parse(pgw_conn *c)
 {
-	pgw_rd r;
-	pgw_rd_init(&r, c->mbody, c->mlen);
-	const char *name = pgw_rd_str(&r);
-	const char *query = pgw_rd_str(&r);
-	int n = (uint16_t)pgw_rd_i16(&r);
-	uint32_t *oids = n ? util_xmalloc(sizeof *oids * (size_t)n) : NULL;
-	for (int i = 0; i < n; i++)
-		oids[i] = (uint32_t)pgw_rd_i32(&r);
-	pgw_rd_end(&r);
-	int rc = -1;
-	if (pgw_rd_check(&r, &c->err) < 0 || check_names(c, name, query) < 0)
-		goto done;
-	if (sql_parse(c->sess, name, query, n, oids, &c->err) < 0)
-		goto done;
+	pgw_parse_msg m;
+	if (pgw_decode_parse(c->mbody, c->mlen, &c->scratch, &m, &c->err) < 0 ||
+	    sql_parse(c->sess, m.name, m.query, m.nparams, m.types, &c->err) < 0)
+		return -1;
 	pgw_wr_empty(&c->io.out, '1'); /* ParseComplete */
-	rc = 0;
-done:
-	free(oids);
-	return rc;
-}
-
-static void bind_reserve(pgw_conn *c, int n)
-{
-	if (n <= c->bind_cap)
-		return;
-	int cap = UTIL_MAX(n, 16);
-	c->fmts = util_xrealloc(c->fmts, sizeof *c->fmts * (size_t)cap);
-	c->rfmts = util_xrealloc(c->rfmts, sizeof *c->rfmts * (size_t)cap);
-	c->vals = util_xrealloc(c->vals, sizeof *c->vals * (size_t)cap);
-	c->lens = util_xrealloc(c->lens, sizeof *c->lens * (size_t)cap);
-	c->bind_cap = cap;
+	return 0;
 }
 
 static int do_bind(pgw_conn *c)
 {
-	pgw_rd r;
-	pgw_rd_init(&r, c->mbody, c->mlen);
-	const char *portal = pgw_rd_str(&r);
-	const char *stmt = pgw_rd_str(&r);
-	/* Counts are unsigned 16-bit, as PostgreSQL reads them. */
-	int nf = (uint16_t)pgw_rd_i16(&r);
-	bind_reserve(c, nf);
-	for (int i = 0; i < nf; i++)
-		c->fmts[i] = pgw_rd_i16(&r);
-	int np = (uint16_t)pgw_rd_i16(&r);
-	if (!r.err && nf > 1 && nf != np)
-		return util_err_set(&c->err, UTIL_E_PROTOCOL_VIOLATION,
-				    "bind message has %d parameter formats but %d parameters", nf, np);
-	/* formats were read into c->fmts; growing keeps them */
-	bind_reserve(c, np);
-	for (int i = 0; i < np; i++) {
-		int32_t len = pgw_rd_i32(&r);
-		c->lens[i] = len;
-		c->vals[i] = len == -1 ? NULL : pgw_rd_bytes(&r, (size_t)(uint32_t)len);
-		if (len < -1 && !r.err)
-			r.err = "insufficient data left in message";
-	}
-	int nrf = (uint16_t)pgw_rd_i16(&r);
-	bind_reserve(c, nrf);
-	for (int i = 0; i < nrf; i++)
-		c->rfmts[i] = pgw_rd_i16(&r);
-	pgw_rd_end(&r);
-	if (pgw_rd_check(&r, &c->err) < 0 || check_names(c, portal, stmt) < 0)
-		return -1;
-	/* Text parameters must be valid in the client encoding. */
-	for (int i = 0; i < np; i++) {
-		int16_t f = nf == 0 ? 0 : nf == 1 ? c->fmts[0] : c->fmts[i];
-		if (f == 0 && c->vals[i] && pgw_utf8_check(c->vals[i], (size_t)c->lens[i], &c->err) < 0)
-			return -1;
-	}
-	sql_bind_params p = {
-	    .nformats = nf,
-	    .formats = c->fmts,
-	    .nparams = np,
-	    .values = c->vals,
-	    .lengths = c->lens,
-	    .nresult_formats = nrf,
-	    .result_formats = c->rfmts,
-	};
-	if (sql_bind(c->sess, portal, stmt, &p, &c->err) < 0)
+	pgw_bind_msg m;
+	if (pgw_decode_bind(c->mbody, c->mlen, &c->scratch, &m, &c->err) < 0 ||
+	    sql_bind(c->sess, m.portal, m.stmt, &m.p, &c->err) < 0)
 		return -1;
 	pgw_wr_empty(&c->io.out, '2'); /* BindComplete */
 	return 0;
@@ -359,12 +286,9 @@ static void rowdesc_or_nodata(pgw_conn *c, const sql_rowdesc *d, bool returns_ro
 
 static int do_describe(pgw_conn *c)
 {
-	pgw_rd r;
-	pgw_rd_init(&r, c->mbody, c->mlen);
-	uint8_t kind = pgw_rd_u8(&r);
-	const char *name = pgw_rd_str(&r);
-	pgw_rd_end(&r);
-	if (pgw_rd_check(&r, &c->err) < 0 || check_names(c, name, NULL) < 0)
+	char kind;
+	const char *name;
+	if (pgw_decode_target(c->mbody, c->mlen, &kind, &name, &c->err) < 0)
 		return -1;
 	sql_rowdesc d = {0};
 	bool rows = false;
@@ -388,23 +312,23 @@ static int do_describe(pgw_conn *c)
 		rowdesc_or_nodata(c, &d, rows);
 		return 0;
 	}
-	return util_err_set(&c->err, UTIL_E_PROTOCOL_VIOLATION, "invalid DESCRIBE message subtype %d", kind);
+	return util_err_set(&c->err, UTIL_E_PROTOCOL_VIOLATION, "invalid DESCRIBE message subtype %d",
+			    (unsigned char)kind);
 }
 
 static int do_execute(pgw_conn *c)
 {
-	pgw_rd r;
-	pgw_rd_init(&r, c->mbody, c->mlen);
-	const char *portal = pgw_rd_str(&r);
-	int32_t max_rows = pgw_rd_i32(&r);
-	pgw_rd_end(&r);
-	if (pgw_rd_check(&r, &c->err) < 0 || check_names(c, portal, NULL) < 0)
+	const char *portal;
+	int32_t max_rows;
+	if (pgw_decode_execute(c->mbody, c->mlen, &portal, &max_rows, &c->err) < 0)
 		return -1;
 	portal = stable(c, portal);
 	sql_dest dest = {.arg = c, .startup = dest_startup, .row = dest_row};
 	sql_complete cc;
 	memset(&cc, 0, sizeof cc);
-	if (sql_execute(c->sess, portal, max_rows > 0 ? max_rows : 0, &dest, &cc, &c->err) < 0)
+	int rc = sql_execute(c->sess, portal, max_rows > 0 ? max_rows : 0, &dest, &cc, &c->err);
+	c->in_copy_in = false;
+	if (rc < 0)
 		return -1;
 	if (cc.empty)
 		pgw_wr_empty(&c->io.out, 'I'); /* EmptyQueryResponse */
@@ -417,12 +341,9 @@ static int do_execute(pgw_conn *c)
 
 static int do_close(pgw_conn *c)
 {
-	pgw_rd r;
-	pgw_rd_init(&r, c->mbody, c->mlen);
-	uint8_t kind = pgw_rd_u8(&r);
-	const char *name = pgw_rd_str(&r);
-	pgw_rd_end(&r);
-	if (pgw_rd_check(&r, &c->err) < 0 || check_names(c, name, NULL) < 0)
+	char kind;
+	const char *name;
+	if (pgw_decode_target(c->mbody, c->mlen, &kind, &name, &c->err) < 0)
 		return -1;
 	if (kind == 'S')
 		sql_close_stmt(c->sess, name);
@@ -430,7 +351,7 @@ static int do_close(pgw_conn *c)
 		sql_close_portal(c->sess, name);
 	else
 		return util_err_set(&c->err, UTIL_E_PROTOCOL_VIOLATION, "invalid CLOSE message subtype %d",
-				    kind);
+				    (unsigned char)kind);
 	pgw_wr_empty(&c->io.out, '3'); /* CloseComplete */
 	return 0;
 }
@@ -441,6 +362,9 @@ static int do_close(pgw_conn *c)
  * connection must end (a FATAL, a broken socket, shutdown). */
 static bool report_error(pgw_conn *c)
 {
+	if (!util_err_isset(&c->err))
+		util_err_set(&c->err, UTIL_E_INTERNAL_ERROR,
+			     "internal error: a statement failed without a message");
 	if (c->fatal_pending) {
 		pgw_conn_fatal(c, &c->fatal);
 		return false;

@@ -190,6 +190,7 @@ int pgw_server_start(const pgw_opts *o, sql_engine *e, pgw_server **out, util_er
 	s->engine = e;
 	s->unix_fd = -1;
 	s->stop_pipe[0] = s->stop_pipe[1] = -1;
+	s->reap_pipe[0] = s->reap_pipe[1] = -1;
 	pthread_mutex_init(&s->mu, NULL);
 	pthread_cond_init(&s->cv, NULL);
 	atomic_init(&s->stopping, false);
@@ -209,7 +210,8 @@ int pgw_server_start(const pgw_opts *o, sql_engine *e, pgw_server **out, util_er
 	    pgw_tls_context(s->opts.tls_cert_file, s->opts.tls_key_file, s->opts.tls_ca_file, &s->tls,
 			    s->cb_hash, &s->cb_len, err) < 0)
 		goto fail;
-	if (pipe2(s->stop_pipe, O_CLOEXEC | O_NONBLOCK) < 0) {
+	if (pipe2(s->stop_pipe, O_CLOEXEC | O_NONBLOCK) < 0 ||
+	    pipe2(s->reap_pipe, O_CLOEXEC | O_NONBLOCK) < 0) {
 		util_err_set(err, UTIL_E_IO_ERROR, "could not create pipe: %s", strerror(errno));
 		goto fail;
 	}
@@ -290,8 +292,14 @@ static void accept_on(pgw_server *s, int lfd, bool is_unix)
 		if (fd < 0) {
 			if (errno == EINTR)
 				continue;
-			if (errno != EAGAIN && errno != EWOULDBLOCK && errno != ECONNABORTED)
+			if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
+				/* Out of descriptors: back off instead of spinning
+				 * on a listener that stays readable. */
 				util_warn("accept failed: %s", strerror(errno));
+				util_sleep_us(100 * 1000);
+			} else if (errno != EAGAIN && errno != EWOULDBLOCK && errno != ECONNABORTED) {
+				util_warn("accept failed: %s", strerror(errno));
+			}
 			return;
 		}
 		if (!is_unix) {
@@ -317,7 +325,6 @@ static void accept_on(pgw_server *s, int lfd, bool is_unix)
 		}
 		pthread_attr_t attr;
 		pthread_attr_init(&attr);
-		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 		pthread_attr_setstacksize(&attr, THREAD_STACK);
 		pthread_t th;
 		int rc = pthread_create(&th, &attr, pgw_conn_main, c);
@@ -341,14 +348,48 @@ static void accept_on(pgw_server *s, int lfd, bool is_unix)
 	}
 }
 
+void pgw_server_thread_done(pgw_server *s)
+{
+	if (s->nfinished == s->capfinished) {
+		s->capfinished = s->capfinished ? s->capfinished * 2 : 64;
+		s->finished = util_xrealloc(s->finished, sizeof *s->finished * (size_t)s->capfinished);
+	}
+	s->finished[s->nfinished++] = pthread_self();
+	s->nthreads--;
+	pthread_cond_broadcast(&s->cv);
+	ssize_t w = write(s->reap_pipe[1], "x", 1); /* a full pipe already says it */
+	(void)w;
+}
+
+/* Joins the connection threads that have finished. */
+static void reap(pgw_server *s)
+{
+	char buf[256];
+	while (read(s->reap_pipe[0], buf, sizeof buf) > 0)
+		;
+	for (;;) {
+		pthread_mutex_lock(&s->mu);
+		pthread_t t;
+		bool any = s->nfinished > 0;
+		if (any)
+			t = s->finished[--s->nfinished];
+		pthread_mutex_unlock(&s->mu);
+		if (!any)
+			return;
+		pthread_join(t, NULL);
+	}
+}
+
 int pgw_server_run(pgw_server *s)
 {
-	struct pollfd p[PGW_MAX_LISTEN + 2];
+	struct pollfd p[PGW_MAX_LISTEN + 3];
 	int n = 0;
 	for (int i = 0; i < s->nlfd; i++)
 		p[n++] = (struct pollfd){.fd = s->lfd[i], .events = POLLIN};
 	if (s->unix_fd >= 0)
 		p[n++] = (struct pollfd){.fd = s->unix_fd, .events = POLLIN};
+	int nlisten = n;
+	p[n++] = (struct pollfd){.fd = s->reap_pipe[0], .events = POLLIN};
 	p[n++] = (struct pollfd){.fd = s->stop_pipe[0], .events = POLLIN};
 	while (!atomic_load(&s->stopping)) {
 		int rc = poll(p, (nfds_t)n, -1);
@@ -361,7 +402,9 @@ int pgw_server_run(pgw_server *s)
 		}
 		if (p[n - 1].revents)
 			break;
-		for (int i = 0; i < n - 1; i++)
+		if (p[n - 2].revents)
+			reap(s);
+		for (int i = 0; i < nlisten; i++)
 			if (p[i].revents & POLLIN)
 				accept_on(s, p[i].fd, p[i].fd == s->unix_fd);
 	}
@@ -391,6 +434,7 @@ int pgw_server_run(pgw_server *s)
 		pthread_cond_timedwait(&s->cv, &s->mu, &ts);
 	}
 	pthread_mutex_unlock(&s->mu);
+	reap(s);
 	return 0;
 }
 
@@ -417,6 +461,11 @@ void pgw_server_free(pgw_server *s)
 		close(s->stop_pipe[0]);
 	if (s->stop_pipe[1] >= 0)
 		close(s->stop_pipe[1]);
+	if (s->reap_pipe[0] >= 0)
+		close(s->reap_pipe[0]);
+	if (s->reap_pipe[1] >= 0)
+		close(s->reap_pipe[1]);
+	free(s->finished);
 	if (s->tls)
 		pgw_tls_free(s->tls);
 	pgw_hba_free(s->hba);

@@ -14,6 +14,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -81,6 +82,32 @@ static bool accepts(const char *host, int port)
 	if (fd >= 0)
 		close(fd);
 	return ok;
+}
+
+/* True once the server answers a startup packet with anything but 57P03
+ * ("the database system is starting up"): PostgreSQL accepts TCP before it
+ * accepts sessions. */
+static bool answers_startup(const char *host, int port)
+{
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+	inet_pton(AF_INET, host, &a.sin_addr);
+	bool ready = false;
+	struct timeval tv = {5, 0};
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+	static const char pkt[] = "\0\0\0\x17\0\3\0\0user\0postgres\0\0";
+	if (fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof a) == 0 &&
+	    send(fd, pkt, sizeof pkt - 1, MSG_NOSIGNAL) == (ssize_t)(sizeof pkt - 1)) {
+		char buf[512];
+		ssize_t n = recv(fd, buf, sizeof buf - 1, 0);
+		if (n > 0) {
+			buf[n] = '\0';
+			ready = !(buf[0] == 'E' && memmem(buf, (size_t)n, "57P03", 5));
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+	return ready;
 }
 
 int fixture_init(fixture_server *fx, const char *name)
@@ -230,7 +257,7 @@ int fixture_start(fixture_server *fx, const char *const *extra_args)
 				fx->pid = 0;
 				break;
 			}
-			if (accepts("127.0.0.1", fx->port))
+			if (accepts("127.0.0.1", fx->port) && answers_startup("127.0.0.1", fx->port))
 				return 0;
 			sleep_ms(50);
 		}

@@ -42,6 +42,44 @@ static void test_startup_params(fixture_server *fx)
 	PQfinish(c);
 }
 
+/* Startup settings the server refuses are reported after AuthenticationOk,
+ * as FATAL, as PostgreSQL does. */
+static void test_bad_startup_settings(fixture_server *fx)
+{
+	const char *cases[][4] = {
+	    {"foo", "bar", "42704", "unrecognized configuration parameter \"foo\""},
+	    {"options", "-c statement_timeout", "42601", "-c statement_timeout requires a value"},
+	    {"options", "-x", "42601", "invalid command-line argument for server process: -x"},
+	};
+	for (int i = 0; i < 3; i++) {
+		raw_conn r;
+		if (!raw_open(&r, fx->host, fx->port)) {
+			CHECK(false, "connect");
+			return;
+		}
+		raw_buf b;
+		rb_reset(&b);
+		rb_i32(&b, 196608);
+		rb_str(&b, "user");
+		rb_str(&b, "postgres");
+		rb_str(&b, cases[i][0]);
+		rb_str(&b, cases[i][1]);
+		rb_i8(&b, 0);
+		raw_send_msg(&r, 0, b.data, b.len);
+		char st[8];
+		const char *t = raw_trace(&r, 10000, st);
+		CHECK(strcmp(t, "R E EOF") == 0 && strcmp(st, cases[i][2]) == 0, "%s=%s: %s (%s)",
+		      cases[i][0], cases[i][1], t, st);
+		CHECK(strcmp(r.err_msg, cases[i][3]) == 0, "%s", r.err_msg);
+		raw_close(&r);
+	}
+	/* startup settings that are fine take effect */
+	PGconn *c = wt_connect(fx, "user=postgres options='-c application_name=from_options'");
+	const char *v = c ? PQparameterStatus(c, "application_name") : NULL;
+	CHECK(v && strcmp(v, "from_options") == 0, "application_name %s", v ? v : "");
+	PQfinish(c);
+}
+
 static void test_select(fixture_server *fx)
 {
 	PGconn *c = wt_connect(fx, NULL);
@@ -252,6 +290,7 @@ int main(int argc, char **argv)
 {
 	const wt_case cases[] = {
 	    {"startup_params", test_startup_params},
+	    {"bad_startup_settings", test_bad_startup_settings},
 	    {"select", test_select},
 	    {"several_statements", test_several_statements},
 	    {"empty_query", test_empty_query},

@@ -89,6 +89,12 @@ int wt_main(int argc, char **argv, const char *suite, wt_args_fn args, const wt_
 
 /* ------------------------------------------------------------ libpq */
 
+static void quiet(void *arg, const char *msg)
+{
+	(void)arg;
+	(void)msg;
+}
+
 PGconn *wt_connect(const fixture_server *fx, const char *extra)
 {
 	char ci[1024];
@@ -98,6 +104,7 @@ PGconn *wt_connect(const fixture_server *fx, const char *extra)
 		PQfinish(c);
 		return NULL;
 	}
+	PQsetNoticeProcessor(c, quiet, NULL);
 	return c;
 }
 

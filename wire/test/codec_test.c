@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "pgw_int.h"
@@ -212,12 +213,89 @@ static void test_utf8(void **state)
 	assert_int_equal(pgw_utf8_valid_prefix((const uint8_t *)"abcdefgh\0", 9), 8);
 }
 
+static void test_decode_bind(void **state)
+{
+	(void)state;
+	/* portal "", statement "s", formats [1, 0], 2 params (binary 4 bytes,
+	 * NULL), result formats [1] */
+	const uint8_t body[] = {0, 's', 0, 0, 2,  0,    1,    0,    0,    0, 2, 0, 0, 0,
+				4, 0,   0, 0, 42, 0xff, 0xff, 0xff, 0xff, 0, 1, 0, 1};
+	pgw_fe_scratch s = {0};
+	pgw_bind_msg m;
+	util_err e;
+	assert_int_equal(pgw_decode_bind(body, sizeof body, &s, &m, &e), 0);
+	assert_string_equal(m.portal, "");
+	assert_string_equal(m.stmt, "s");
+	assert_int_equal(m.p.nformats, 2);
+	assert_int_equal(m.p.nparams, 2);
+	assert_int_equal(m.p.lengths[0], 4);
+	assert_memory_equal(m.p.values[0], "\0\0\0\x2a", 4);
+	assert_null(m.p.values[1]);
+	assert_int_equal(m.p.nresult_formats, 1);
+	assert_int_equal(m.p.result_formats[0], 1);
+
+	/* every truncation of it is an error, never a read past the end */
+	for (size_t n = 0; n < sizeof body; n++) {
+		uint8_t *copy = malloc(n ? n : 1);
+		memcpy(copy, body, n);
+		assert_int_equal(pgw_decode_bind(copy, n, &s, &m, &e), -1);
+		assert_string_equal(util_errcode_sqlstate(e.code), "08P01");
+		free(copy);
+	}
+	/* a negative length other than -1 */
+	uint8_t neg[] = {0, 0, 0, 0, 0, 1, 0xff, 0xff, 0xff, 0xfe, 0, 0};
+	assert_int_equal(pgw_decode_bind(neg, sizeof neg, &s, &m, &e), -1);
+	assert_string_equal(e.message, "insufficient data left in message");
+	/* two formats for one parameter */
+	uint8_t fm[] = {0, 0, 0, 2, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0};
+	assert_int_equal(pgw_decode_bind(fm, sizeof fm, &s, &m, &e), -1);
+	assert_string_equal(e.message, "bind message has 2 parameter formats but 1 parameters");
+	/* invalid UTF-8 in a text parameter, fine in a binary one */
+	uint8_t tx[] = {0, 0, 0, 0, 0, 1, 0, 0, 0, 1, 0xff, 0, 0};
+	assert_int_equal(pgw_decode_bind(tx, sizeof tx, &s, &m, &e), -1);
+	assert_string_equal(util_errcode_sqlstate(e.code), "22021");
+	uint8_t bx[] = {0, 0, 0, 1, 0, 1, 0, 1, 0, 0, 0, 1, 0xff, 0, 0};
+	assert_int_equal(pgw_decode_bind(bx, sizeof bx, &s, &m, &e), 0);
+	pgw_fe_scratch_free(&s);
+}
+
+static void test_decode_others(void **state)
+{
+	(void)state;
+	pgw_fe_scratch s = {0};
+	util_err e;
+	pgw_parse_msg pm;
+	const uint8_t parse[] = {'s', 0, 's', 'e', 'l', 0, 0, 2, 0, 0, 0, 23, 0, 0, 0, 0};
+	assert_int_equal(pgw_decode_parse(parse, sizeof parse, &s, &pm, &e), 0);
+	assert_string_equal(pm.name, "s");
+	assert_string_equal(pm.query, "sel");
+	assert_int_equal(pm.nparams, 2);
+	assert_int_equal(pm.types[0], 23);
+	assert_int_equal(pm.types[1], 0);
+	assert_int_equal(pgw_decode_parse(parse, sizeof parse - 1, &s, &pm, &e), -1);
+	char kind;
+	const char *name;
+	assert_int_equal(pgw_decode_target((const uint8_t *)"Pc1", 4, &kind, &name, &e), 0);
+	assert_int_equal(kind, 'P');
+	assert_string_equal(name, "c1");
+	assert_int_equal(pgw_decode_target((const uint8_t *)"P", 1, &kind, &name, &e), -1);
+	int32_t rows;
+	assert_int_equal(pgw_decode_execute((const uint8_t *)"c1\0\0\0\0\2", 7, &name, &rows, &e), 0);
+	assert_int_equal(rows, 2);
+	assert_int_equal(pgw_decode_execute((const uint8_t *)"c1\0\0\0", 5, &name, &rows, &e), -1);
+	const char *q;
+	assert_int_equal(pgw_decode_query((const uint8_t *)"select 1", 9, &q, &e), 0);
+	assert_string_equal(q, "select 1");
+	pgw_fe_scratch_free(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_reader_ok),    cmocka_unit_test(test_reader_bounds),
-	    cmocka_unit_test(test_error_fields), cmocka_unit_test(test_writers),
-	    cmocka_unit_test(test_utf8),
+	    cmocka_unit_test(test_reader_ok),     cmocka_unit_test(test_reader_bounds),
+	    cmocka_unit_test(test_error_fields),  cmocka_unit_test(test_writers),
+	    cmocka_unit_test(test_utf8),          cmocka_unit_test(test_decode_bind),
+	    cmocka_unit_test(test_decode_others),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
