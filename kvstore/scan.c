@@ -60,6 +60,7 @@ struct kv_iter {
 	bool done;
 	bool need_next;
 	bool in_row;
+	bool last_row;   /* skipping the rest of the range's last row: end, no seek */
 	util_buf row;
 	bool row_counted;
 	uint64_t row_cells;
@@ -657,7 +658,7 @@ static void advance(kv_iter *it)
 			it_fail(it, s->status);
 			return;
 		}
-		bool row_end = !it->in_row || !s->valid ||
+		bool row_end = !it->in_row || !s->valid || it->last_row ||
 			       ikey_row_cmp(s->key, (const uint8_t *)it->row.data, it->row.len) != 0;
 		if (row_end) {
 			if (it->in_row) {
@@ -669,6 +670,10 @@ static void advance(kv_iter *it)
 					return;
 				}
 				continue;
+			}
+			if (it->last_row) {
+				it->done = true;
+				return;
 			}
 			if (it->reverse) {
 				if (!rev_prev_row(it))
@@ -752,6 +757,14 @@ static void advance(kv_iter *it)
 			seek_next_family(it);
 			continue;
 		case A_NEXT_ROW:
+			/* The rest of the range's last row (a point read): nothing
+			 * after it is wanted, so no seek past it. */
+			if (!it->reverse && it->has_stop && it->stop_incl &&
+			    ikey_bytes_cmp((const uint8_t *)it->row.data, it->row.len, it->stop, it->stop_len) == 0) {
+				it->last_row = true;
+				it->need_next = false;
+				continue;
+			}
 			skip_row(it);
 			continue;
 		case A_SEEK:

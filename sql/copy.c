@@ -361,6 +361,7 @@ typedef struct loader {
 	bool bulk;             /* write straight into the commit batch */
 	bool lock_rows;        /* lock each key (not bulk, storage visible to others) */
 	bool private_storage;  /* the table's storage was created by this transaction */
+	util_buf last_parent;  /* interleaved tables: the last parent row found */
 	util_map keys;         /* keys loaded by this COPY (duplicate detection) */
 	util_arena *scratch;
 	sql_expr **defaults;   /* per column not listed */
@@ -459,7 +460,7 @@ static void load_row(loader *ld, ty_datum *vals, copy_in *ci)
 			ty_errthrow();
 		}
 	if (r->ilv_depth)
-		sql_ilv_check_parent(t, ld->s->cat, ld->kv, ld->rel, vals);
+		sql_ilv_check_parent(t, ld->s->cat, ld->kv, ld->rel, vals, &ld->last_parent);
 	util_buf_reset(&ld->key);
 	sql_row_key(r, vals, &ld->key);
 	const uint8_t *k = (const uint8_t *)ld->key.data;
@@ -659,6 +660,7 @@ static void copy_from(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o,
 		util_map_free(&ld.keys);
 		util_buf_free(&ci.line);
 		util_buf_free(&ld.key);
+		util_buf_free(&ld.last_parent);
 		kv_table_close(ld.kv);
 		ty_throw(&err);
 	}
@@ -671,6 +673,7 @@ static void copy_from(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o,
 	util_map_free(&ld.keys);
 	util_buf_free(&ci.line);
 	util_buf_free(&ld.key);
+	util_buf_free(&ld.last_parent);
 	kv_table_close(ld.kv);
 	snprintf(c->tag, sizeof c->tag, "COPY %llu", (unsigned long long)n);
 }

@@ -22,6 +22,7 @@ typedef struct modify_state {
 	util_arena *scratch;
 	const char *pk_name;
 	bool done;
+	util_buf last_parent;  /* interleaved inserts: the last parent row found */
 } modify_state;
 
 /* "(1, null, abc)" as PostgreSQL's "Failing row contains" detail. */
@@ -227,7 +228,7 @@ static void do_insert(sql_op *op, modify_state *st, const ty_datum *in, sql_batc
 	row[r->ncols] = ty_bytes(k, kl);
 	check_row(op, st, row);
 	if (r->ilv_depth)
-		sql_ilv_check_parent(t, op->ex->cat, st->kv, rel, row);
+		sql_ilv_check_parent(t, op->ex->cat, st->kv, rel, row, &st->last_parent);
 	if (r->npk) {
 		/* Serialise inserts of the same key, then look at the newest state. */
 		sql_txn_lock_row(t, rel->oid, k, kl, PG_QUERY__LOCK_CLAUSE_STRENGTH__LCS_FORUPDATE,
@@ -313,7 +314,7 @@ static void do_update(sql_op *op, modify_state *st, const ty_datum *in, sql_batc
 				sql_ilv_check_delete(t, op->ex->cat, st->kv, rel, oldkey.p, oldkey.len, old);
 			}
 			if (r->ilv_depth)
-				sql_ilv_check_parent(t, op->ex->cat, st->kv, rel, row);
+				sql_ilv_check_parent(t, op->ex->cat, st->kv, rel, row, NULL);
 			sql_txn_delete_row(t, rel, st->kv, oldkey.p, oldkey.len);
 			row[r->ncols] = ty_bytes(k, kl);
 			sql_txn_put_row(t, rel, st->kv, k, kl, row, NULL, true, false);
@@ -427,6 +428,7 @@ static void modify_close(sql_op *op)
 		kv_table_close(st->kv);
 	st->kv = NULL;
 	util_arena_destroy(st->scratch);
+	util_buf_free(&st->last_parent);
 	st->scratch = NULL;
 }
 

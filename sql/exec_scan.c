@@ -370,21 +370,16 @@ static bool in_range(const keyrange *kr, const uint8_t *k, size_t n)
 	return true;
 }
 
-/* The filter that keeps a read on the table's own cells in shared kv rows:
- * a child's tables prefix (level 1; deeper levels are told apart by the
- * row assembly), or a parent's qualifiers before its children's. */
+/* The filter that keeps a read of an interleaved child on its table's
+ * rows: the level-1 tag prefix (deeper levels are told apart by the row
+ * assembly). Tables with children read only their own family instead. */
 static kv_filter *own_cells_filter(const cat_rel *r)
 {
-	if (r->ilv_depth) {
-		uint16_t tag = (uint16_t)r->ilv_path[1];
-		uint8_t pre[3] = {SQL_ILV_SEP, (uint8_t)(tag >> 8), (uint8_t)tag};
-		return kv_filter_column_prefix(pre, sizeof pre);
-	}
-	if (r->ilv_nchildren) {
-		static const uint8_t sep = SQL_ILV_SEP;
-		return kv_filter_column_range(NULL, 0, true, &sep, 1, false);
-	}
-	return NULL;
+	if (!r->ilv_depth)
+		return NULL;
+	uint16_t tag = (uint16_t)r->ilv_path[1];
+	uint8_t pre[3] = {SQL_ILV_SEP, (uint8_t)(tag >> 8), (uint8_t)tag};
+	return kv_filter_column_prefix(pre, sizeof pre);
 }
 
 /* The cur-th range in scan order. */
@@ -471,6 +466,13 @@ static void scan_open(sql_op *op)
 	st->ilv = st->rel->ilv_depth > 0;
 	st->own_cells = own_cells_filter(st->rel);
 	st->own_cells_get = own_cells_filter(st->rel);
+	if (st->ilv || (st->rel->ilv_nchildren && !st->cols)) {
+		/* Entity groups: a child's rows are in the interleaved family, a
+		 * parent's own cells in the usual one. */
+		st->cols = ty_alloc(sizeof(kv_column));
+		st->cols[0] = (kv_column){st->ilv ? SQL_ILV_FAMILY : SQL_FAMILY, NULL, 0};
+		st->ncols_read = 1;
+	}
 	if (p->scan.limit) {
 		ty_datum d = sql_eval(ex, p->scan.limit, NULL);
 		ty_datum off = p->scan.limit_offset ? sql_eval(ex, p->scan.limit_offset, NULL) : ty_int(0);
@@ -944,8 +946,8 @@ static void group_parent(sql_op *op, group_state *g, const kv_cell *c)
 	row_build rb = {g->ps.rel, &g->ps.map, pp->scan.needed, row, false, false};
 	rb_start(&rb, c);
 	for (;;) {
-		if (c->qualifier.len && ((const uint8_t *)c->qualifier.data)[0] == SQL_ILV_SEP)
-			break;
+		if (c->family.len != 1 || c->family.data[0] != SQL_FAMILY[0])
+			break; /* the children's family follows */
 		rb_cell(&rb, c);
 		kv_iter_next(g->it);
 		if (!kv_iter_valid(g->it))

@@ -105,6 +105,15 @@ bool sql_ilv_create(sql_session *s, cat_txn *ct, cat_obj *o)
 	r->ilv_path[2 * r->ilv_depth - 1] = (int16_t)tag;
 	r->ilv_path[2 * r->ilv_depth] = (int16_t)r->npk;
 	snprintf(r->storage, sizeof r->storage, "%s", root->rel.storage);
+	if (!ro->rel.ilv_next_tag) {
+		/* The root's first interleaved table: its family for them. (Not
+		 * transactional, but an empty family is harmless if we abort.) */
+		kv_family_opts fam;
+		kv_family_opts_default(&fam, SQL_ILV_FAMILY);
+		kv_status st = kv_table_alter_family(s->e->kv, root->rel.storage, &fam, false);
+		if (st != KV_OK && st != KV_EXISTS)
+			sql_kv_error(st, "adding the interleaved family");
+	}
 	cat_txn_put(ct, root);
 	if (parent != root)
 		cat_txn_put(ct, parent);
@@ -216,7 +225,8 @@ static bool row_exists(sql_txn *t, kv_table *kv, const cat_obj *rel, const uint8
 	return false;
 }
 
-void sql_ilv_check_parent(sql_txn *t, const cat_snap *cs, kv_table *kv, const cat_obj *rel, const ty_datum *vals)
+void sql_ilv_check_parent(sql_txn *t, const cat_snap *cs, kv_table *kv, const cat_obj *rel, const ty_datum *vals,
+			  util_buf *last)
 {
 	const cat_rel *r = &rel->rel;
 	const cat_obj *po = cat_get(cs, r->interleave_parent);
@@ -224,6 +234,12 @@ void sql_ilv_check_parent(sql_txn *t, const cat_snap *cs, kv_table *kv, const ca
 		ty_error(UTIL_E_UNDEFINED_TABLE, "relation with OID %u does not exist", r->interleave_parent);
 	util_buf k = UTIL_BUF_INIT;
 	parent_key(r, &po->rel, vals, &k);
+	/* Rows of one statement usually come parent by parent: a parent found
+	 * (and locked) for the previous row still is. */
+	if (last && last->len == k.len && k.len && !memcmp(last->data, k.data, k.len)) {
+		util_buf_free(&k);
+		return;
+	}
 	uint8_t *key = ty_alloc(k.len);
 	memcpy(key, k.data, k.len);
 	size_t klen = k.len;
@@ -231,8 +247,13 @@ void sql_ilv_check_parent(sql_txn *t, const cat_snap *cs, kv_table *kv, const ca
 	/* As a foreign-key check: the parent cannot go away meanwhile. */
 	sql_txn_lock_row(t, po->oid, key, klen, PG_QUERY__LOCK_CLAUSE_STRENGTH__LCS_FORKEYSHARE,
 			 PG_QUERY__LOCK_WAIT_POLICY__LockWaitBlock, NULL);
-	if (row_exists(t, kv, po, key, klen))
+	if (row_exists(t, kv, po, key, klen)) {
+		if (last) {
+			util_buf_reset(last);
+			util_buf_append(last, key, klen);
+		}
 		return;
+	}
 	util_buf cols = UTIL_BUF_INIT, v = UTIL_BUF_INIT;
 	key_text(r, &po->rel, vals, &cols, &v);
 	util_err *e = ty_errstart(UTIL_E_FOREIGN_KEY_VIOLATION,
@@ -282,6 +303,9 @@ void sql_ilv_check_delete(sql_txn *t, const cat_snap *cs, kv_table *kv, const ca
 		memset(&ro, 0, sizeof ro);
 		ro.read_ts = KV_TS_MAX;
 		ro.filter = f;
+		kv_column fam = {SQL_ILV_FAMILY, NULL, 0};
+		ro.columns = &fam;
+		ro.ncolumns = 1;
 		kv_row row;
 		kv_status st = kv_get(kv, key, rl, &ro, ty_get_arena(), &row);
 		kv_filter_free(f);

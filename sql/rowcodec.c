@@ -271,30 +271,25 @@ bool sql_row_decode(const cat_rel *r, const sql_rowmap *m, const kv_cell *cells,
 
 /* ---------------------------------------------------------------- entity groups */
 
-/* The kv filter that confines a read of one row to the table's own cells:
- * for a child, the qualifiers under its key prefix; for a table with
- * interleaved children, the qualifiers before the children's (0xFF...).
- * NULL when every cell of the kv row is the table's. */
-static kv_filter *own_cells_filter(const cat_rel *r, const uint8_t *qpre, size_t qlen)
-{
-	if (qlen)
-		return kv_filter_column_prefix(qpre, qlen);
-	if (r->ilv_nchildren) {
-		static const uint8_t sep = SQL_ILV_SEP;
-		return kv_filter_column_range(NULL, 0, true, &sep, 1, false);
-	}
-	return NULL;
-}
-
 kv_status sql_row_get(kv_table *kv, const cat_rel *r, const uint8_t *key, size_t klen, const kv_read_opts *ro,
 		      util_arena *a, kv_row *out, size_t *qpre_len)
 {
 	size_t rl = sql_ilv_rowlen(r, key, klen);
 	*qpre_len = klen - rl;
-	kv_filter *f = own_cells_filter(r, key + rl, klen - rl);
 	kv_read_opts o = *ro;
-	if (f)
+	kv_filter *f = NULL;
+	kv_column fam = {SQL_FAMILY, NULL, 0};
+	if (rl < klen) {
+		/* An interleaved row: its qualifiers in the interleaved family. */
+		fam.family = SQL_ILV_FAMILY;
+		f = kv_filter_column_prefix(key + rl, klen - rl);
 		o.filter = f;
+		o.columns = &fam;
+		o.ncolumns = 1;
+	} else if (r->ilv_nchildren) {
+		o.columns = &fam; /* not the children's family */
+		o.ncolumns = 1;
+	}
 	kv_status st = kv_get(kv, key, rl, &o, a, out);
 	kv_filter_free(f);
 	return st;

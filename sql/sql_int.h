@@ -1078,6 +1078,10 @@ void sql_key_decode(const cat_rel *r, const uint8_t *key, size_t len, ty_datum *
  * level SQL_ILV_SEP, the table tag (2 bytes) and that level's key columns;
  * the part after the kv row key prefixes the row's cell qualifiers. */
 #define SQL_ILV_SEP 0xFF
+/* Interleaved rows live in their own column family of the root's kv table,
+ * so reads of the root alone never touch them ("i" sorts after "d": a
+ * group's parent cells come first). */
+#define SQL_ILV_FAMILY "i"
 /* Length of the kv row key within an (interleaved) row key. */
 size_t sql_ilv_rowlen(const cat_rel *r, const uint8_t *key, size_t klen);
 /* interleave.c. CREATE TABLE: if the table has interleave_in_parent, makes
@@ -1091,7 +1095,8 @@ bool sql_ilv_storage_in_use(cat_snap *cs, const char *storage);
 /* Writes: a child row needs its parent row (23503; locks the parent FOR KEY
  * SHARE); a parent row with rows of a child table that is not
  * interleave_on_delete = 'cascade' cannot be deleted (23503). */
-void sql_ilv_check_parent(sql_txn *t, const cat_snap *cs, kv_table *kv, const cat_obj *rel, const ty_datum *vals);
+void sql_ilv_check_parent(sql_txn *t, const cat_snap *cs, kv_table *kv, const cat_obj *rel, const ty_datum *vals,
+			  util_buf *last); /* last: the statement's last parent found (or NULL) */
 void sql_ilv_check_delete(sql_txn *t, const cat_snap *cs, kv_table *kv, const cat_obj *rel, const uint8_t *key,
 			  size_t klen, const ty_datum *vals);
 /* Reads the cells of one row of table r by its key (interleaved or not):

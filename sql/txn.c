@@ -353,16 +353,17 @@ void sql_txn_bulk_row(sql_txn *t, const cat_obj *rel, kv_table *kv, const uint8_
 	size_t rl = r->ilv_depth ? sql_ilv_rowlen(r, key, klen) : klen;
 	qual x;
 	qual_init(&x, key + rl, klen - rl);
+	const char *fam = rl < klen ? SQL_ILV_FAMILY : SQL_FAMILY;
 	/* Cells in key order (the sentinel's empty qualifier first), so the
 	 * store's memstore inserts them next to each other. */
-	kv_batch_put(t->bulk, kv, key, rl, SQL_FAMILY, x.q, x.pre, KV_TS_LATEST, "", 0);
+	kv_batch_put(t->bulk, kv, key, rl, fam, x.q, x.pre, KV_TS_LATEST, "", 0);
 	for (int i = 0; i < r->ncols; i++) {
 		const cat_column *c = &r->cols[i];
 		if (c->dropped || vals[i].null || !sql_column_in_cells(r, c))
 			continue;
 		util_buf_reset(buf);
 		sql_value_encode(c->type, vals[i], buf);
-		kv_batch_put(t->bulk, kv, key, rl, SQL_FAMILY, qual_col(&x, c->col_id), x.pre + 2, KV_TS_LATEST,
+		kv_batch_put(t->bulk, kv, key, rl, fam, qual_col(&x, c->col_id), x.pre + 2, KV_TS_LATEST,
 			     buf->data, buf->len);
 	}
 	t->nwrites++;
@@ -374,10 +375,10 @@ static void delete_child_row(kv_batch *b, const cat_rel *r, sql_wrow *w, size_t 
 {
 	qual x;
 	qual_init(&x, w->key + rl, w->keylen - rl);
-	kv_batch_delete(b, w->kv, w->key, rl, SQL_FAMILY, x.q, x.pre, KV_TS_LATEST, KV_DELETE_COLUMN);
+	kv_batch_delete(b, w->kv, w->key, rl, SQL_ILV_FAMILY, x.q, x.pre, KV_TS_LATEST, KV_DELETE_COLUMN);
 	for (int i = 0; i < r->ncols; i++)
 		if (sql_column_in_cells(r, &r->cols[i]))
-			kv_batch_delete(b, w->kv, w->key, rl, SQL_FAMILY, qual_col(&x, r->cols[i].col_id), x.pre + 2,
+			kv_batch_delete(b, w->kv, w->key, rl, SQL_ILV_FAMILY, qual_col(&x, r->cols[i].col_id), x.pre + 2,
 					KV_TS_LATEST, KV_DELETE_COLUMN);
 	if (!r->ilv_nchildren)
 		return;
@@ -389,13 +390,16 @@ static void delete_child_row(kv_batch *b, const cat_rel *r, sql_wrow *w, size_t 
 	memset(&ro, 0, sizeof ro);
 	ro.read_ts = KV_TS_MAX;
 	ro.filter = f;
+	kv_column fam = {SQL_ILV_FAMILY, NULL, 0};
+	ro.columns = &fam;
+	ro.ncolumns = 1;
 	kv_row row;
 	kv_status st = kv_get(w->kv, w->key, rl, &ro, ty_get_arena(), &row);
 	kv_filter_free(f);
 	if (st != KV_OK && st != KV_NOT_FOUND)
 		sql_kv_error(st, "reading interleaved rows");
 	for (size_t k = 0; st == KV_OK && k < row.n; k++)
-		kv_batch_delete(b, w->kv, w->key, rl, SQL_FAMILY, row.cells[k].qualifier.data, row.cells[k].qualifier.len,
+		kv_batch_delete(b, w->kv, w->key, rl, SQL_ILV_FAMILY, row.cells[k].qualifier.data, row.cells[k].qualifier.len,
 				KV_TS_LATEST, KV_DELETE_COLUMN);
 }
 
@@ -416,10 +420,11 @@ static void write_row(sql_txn *t, kv_batch *b, const cat_snap *cs, sql_wrow *w, 
 		return;
 	}
 	bool whole = w->inserted;
+	const char *fam = rl < w->keylen ? SQL_ILV_FAMILY : SQL_FAMILY;
 	qual x;
 	qual_init(&x, w->key + rl, w->keylen - rl);
 	if (whole) /* first: cells in key order */
-		kv_batch_put(b, w->kv, w->key, rl, SQL_FAMILY, x.q, x.pre, KV_TS_LATEST, "", 0);
+		kv_batch_put(b, w->kv, w->key, rl, fam, x.q, x.pre, KV_TS_LATEST, "", 0);
 	for (int i = 0; i < r->ncols && i < w->ncols; i++) {
 		const cat_column *c = &r->cols[i];
 		if (c->dropped || !sql_column_in_cells(r, c))
@@ -430,13 +435,13 @@ static void write_row(sql_txn *t, kv_batch *b, const cat_snap *cs, sql_wrow *w, 
 		if (w->cols[i].null) {
 			/* Only needed when an older version of the cell may exist. */
 			if (!whole || w->deleted)
-				kv_batch_delete(b, w->kv, w->key, rl, SQL_FAMILY, q, x.pre + 2, KV_TS_LATEST,
+				kv_batch_delete(b, w->kv, w->key, rl, fam, q, x.pre + 2, KV_TS_LATEST,
 						KV_DELETE_COLUMN);
 			continue;
 		}
 		util_buf_reset(buf);
 		sql_value_encode(c->type, w->cols[i], buf);
-		kv_batch_put(b, w->kv, w->key, rl, SQL_FAMILY, q, x.pre + 2, KV_TS_LATEST, buf->data, buf->len);
+		kv_batch_put(b, w->kv, w->key, rl, fam, q, x.pre + 2, KV_TS_LATEST, buf->data, buf->len);
 	}
 	(void)t;
 }
@@ -549,6 +554,9 @@ int sql_txn_commit(sql_txn *t, util_err *err)
 		else if (st == KV_CONFLICT)
 			util_err_set(err, UTIL_E_T_R_SERIALIZATION_FAILURE,
 				     "could not serialize access due to concurrent update");
+		else if (st == KV_TOO_LARGE)
+			util_err_set(err, UTIL_E_PROGRAM_LIMIT_EXCEEDED, "transaction is too large to commit: %s",
+				     kv_errmsg());
 		else
 			util_err_set(err, st == KV_NO_SPACE ? UTIL_E_DISK_FULL : UTIL_E_IO_ERROR,
 				     "could not commit the transaction: %s", kv_errmsg());

@@ -384,6 +384,72 @@ static bool needs_txn(pnode *n)
 	}
 }
 
+/* VACUUM compacts the tables' storage (the store's dead versions and
+ * delete markers are what VACUUM reclaims in PostgreSQL): a minor
+ * compaction, or with FULL a major one that rewrites everything into one
+ * file per family. ANALYZE alone does nothing yet (no statistics). */
+typedef struct vac_ctx {
+	sql_session *s;
+	bool full;
+	int n;
+} vac_ctx;
+
+static void vacuum_storage(vac_ctx *v, const cat_rel *r)
+{
+	if (!r->storage[0] || r->ilv_depth)
+		return; /* views; interleaved tables are compacted with their root */
+	kv_table *t;
+	if (kv_table_open(v->s->e->kv, r->storage, &t) != KV_OK)
+		return;
+	kv_status st = kv_table_flush(t);
+	if (st == KV_OK)
+		st = kv_table_compact(t, v->full);
+	kv_table_close(t);
+	if (st != KV_OK)
+		sql_kv_error(st, "compacting a table");
+	v->n++;
+}
+
+static int vacuum_each(void *arg, const cat_obj *o)
+{
+	vac_ctx *v = arg;
+	if (o->rel.relkind == CAT_RELKIND_TABLE || o->rel.relkind == CAT_RELKIND_INDEX)
+		vacuum_storage(v, &o->rel);
+	return 0;
+}
+
+static void vacuum(sql_session *s, PgQuery__VacuumStmt *vs)
+{
+	if (!vs->is_vacuumcmd)
+		return;
+	if (s->txn_state != SQL_TXN_IDLE || s->implicit_block)
+		ty_error(UTIL_E_ACTIVE_SQL_TRANSACTION, "VACUUM cannot run inside a transaction block");
+	vac_ctx v = {s, false, 0};
+	for (size_t i = 0; i < vs->n_options; i++) {
+		PgQuery__DefElem *d = vs->options[i]->def_elem;
+		if (d && !strcmp(d->defname, "full"))
+			v.full = !d->arg || (d->arg->node_case == PG_QUERY__NODE__NODE_BOOLEAN && d->arg->boolean->boolval) ||
+				 (d->arg->node_case == PG_QUERY__NODE__NODE_STRING &&
+				  (!util_strcasecmp(d->arg->string->sval, "true") || !util_strcasecmp(d->arg->string->sval, "on")));
+	}
+	if (vs->n_rels == 0) {
+		cat_foreach(s->cat, CAT_REL, s->db_oid, vacuum_each, &v);
+		return;
+	}
+	for (size_t i = 0; i < vs->n_rels; i++) {
+		PgQuery__VacuumRelation *vr = vs->rels[i]->vacuum_relation;
+		const cat_obj *o = sql_lookup_rel(s, s->cat, vr->relation, false);
+		const cat_obj *target = o->rel.ilv_depth ? cat_get(s->cat, o->rel.ilv_root) : o;
+		if (target)
+			vacuum_storage(&v, &target->rel);
+		for (int k = 0; k < o->rel.nindexes; k++) {
+			const cat_obj *ix = cat_get(s->cat, o->rel.indexes[k]);
+			if (ix)
+				vacuum_storage(&v, &ix->rel);
+		}
+	}
+}
+
 void sql_exec_utility(sql_session *s, sql_prepared *ps, sql_dest *dest, sql_complete *c)
 {
 	pnode *n = ps->raw;
@@ -413,7 +479,7 @@ void sql_exec_utility(sql_session *s, sql_prepared *ps, sql_dest *dest, sql_comp
 		kv_store_flush(s->e->kv);
 		return;
 	case PG_QUERY__NODE__NODE_VACUUM_STMT:
-		/* The store has no dead tuples to vacuum; ANALYZE refreshes statistics. */
+		vacuum(s, n->vacuum_stmt);
 		return;
 	case PG_QUERY__NODE__NODE_LISTEN_STMT:
 	case PG_QUERY__NODE__NODE_UNLISTEN_STMT:

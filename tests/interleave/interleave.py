@@ -192,7 +192,7 @@ def rules(chk, conn):
 
 def main():
     seed = int(os.environ.get("ILV_SEED", random.randrange(1 << 30)))
-    rounds = int(os.environ.get("ILV_ROUNDS", "25"))
+    rounds = int(os.environ.get("ILV_ROUNDS", "10"))
     print(f"# interleave: seed {seed}, {rounds} rounds")
     chk = Checker()
     with StrataServer("interleave") as srv:

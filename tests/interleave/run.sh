@@ -2,7 +2,7 @@
 # run.sh — entity groups (tests/interleave/interleave.py): an interleaved and
 # a plain schema under the same random workload must answer every query
 # alike, and the interleave rules hold. ILV_SEED replays a run; ILV_ROUNDS
-# sets its length (default 25).
+# sets its length (default 10).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root" || exit 2
