@@ -62,6 +62,7 @@ sql_op *sql_exec_node(sql_exec *ex, const sql_plan *p)
 	case SQL_P_PROJECTSET: op = sql_op_projectset(ex, p); break;
 	case SQL_P_NESTLOOP: op = sql_op_nestloop(ex, p); break;
 	case SQL_P_HASHJOIN: op = sql_op_hashjoin(ex, p); break;
+	case SQL_P_MERGEJOIN: op = sql_op_mergejoin(ex, p); break;
 	case SQL_P_AGG: op = sql_op_agg(ex, p); break;
 	case SQL_P_SORT: op = sql_op_sort(ex, p); break;
 	case SQL_P_LIMIT: op = sql_op_limit(ex, p); break;

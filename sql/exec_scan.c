@@ -251,7 +251,8 @@ static void build_ranges_for(sql_exec *ex, const sql_plan *p, scan_state *st)
 		}
 	}
 	/* Ranges in key order without duplicates (IN lists may repeat values). */
-	qsort(st->ranges, (size_t)st->nranges, sizeof(keyrange), cmp_range);
+	if (st->nranges > 1)
+		qsort(st->ranges, (size_t)st->nranges, sizeof(keyrange), cmp_range);
 	int k = 0;
 	for (int i = 0; i < st->nranges; i++) {
 		if (k && !kcmp(st->ranges[k - 1].start, st->ranges[k - 1].start_len, st->ranges[i].start,

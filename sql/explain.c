@@ -489,6 +489,7 @@ static void names_fill(explain_ctx *x, const sql_plan *p, xnames *n)
 		break;
 	}
 	case SQL_P_NESTLOOP:
+	case SQL_P_MERGEJOIN:
 	case SQL_P_HASHJOIN: {
 		xnames *l = names_of(x, p->left), *r = names_of(x, p->right);
 		for (int i = 0; i < l->n && i < n->n; i++)
@@ -818,23 +819,32 @@ static xnode *build(explain_ctx *x, const sql_plan *p, const char *filter)
 			prop(n, "Filter", filter);
 		break;
 	case SQL_P_HASHJOIN:
+	case SQL_P_MERGEJOIN:
 	case SQL_P_NESTLOOP: {
-		bool hash = p->kind == SQL_P_HASHJOIN;
+		bool hash = p->kind == SQL_P_HASHJOIN, merge = p->kind == SQL_P_MERGEJOIN;
+		const char *kname = hash ? "Hash" : merge ? "Merge" : "Nested Loop";
 		if (p->join.type == SQL_JOIN_INNER)
-			n = xnew(hash ? "Hash Join" : "Nested Loop", p);
+			n = xnew(hash ? "Hash Join" : merge ? "Merge Join" : "Nested Loop", p);
 		else {
-			snprintf(buf, sizeof buf, "%s %s Join", hash ? "Hash" : "Nested Loop", join_type_name(p->join.type));
+			snprintf(buf, sizeof buf, "%s %s Join", kname, join_type_name(p->join.type));
 			n = xnew(ty_strdup(buf), p);
 		}
 		n->join_type = join_type_name(p->join.type);
-		n->jtype = hash ? "Hash Join" : "Nested Loop";
+		n->jtype = hash ? "Hash Join" : merge ? "Merge Join" : "Nested Loop";
 		xnames *l = names_of(x, p->left), *r = names_of(x, p->right), *both = names_of(x, p);
-		if (p->join.nkeys) {
+		/* Keys: a merge join's leading (ordered) keys are its Merge Cond,
+		 * the others are checked like a join filter. */
+		int ncond = merge ? p->join.nmerge : p->join.nkeys;
+		for (int part = 0; part < 2; part++) {
+			int from = part ? ncond : 0, to = part ? p->join.nkeys : ncond;
+			int nitems = to - from + (part && p->join.joinqual ? 1 : 0);
+			if (nitems <= 0)
+				continue;
 			util_buf b = UTIL_BUF_INIT;
-			if (p->join.nkeys > 1)
+			if (nitems > 1)
 				util_buf_putc(&b, '(');
-			for (int i = 0; i < p->join.nkeys; i++) {
-				if (i)
+			for (int i = from; i < to; i++) {
+				if (i > from)
 					util_buf_puts(&b, " AND ");
 				util_buf_putc(&b, '(');
 				deparse(x, p->join.lkeys[i], l, &b, false);
@@ -842,13 +852,16 @@ static xnode *build(explain_ctx *x, const sql_plan *p, const char *filter)
 				deparse(x, p->join.rkeys[i], r, &b, false);
 				util_buf_putc(&b, ')');
 			}
-			if (p->join.nkeys > 1)
+			if (part && p->join.joinqual) {
+				if (to > from)
+					util_buf_puts(&b, " AND ");
+				util_buf_puts(&b, expr_text(x, p->join.joinqual, both));
+			}
+			if (nitems > 1)
 				util_buf_putc(&b, ')');
-			prop(n, "Hash Cond", b.data);
+			prop(n, part ? "Join Filter" : hash ? "Hash Cond" : "Merge Cond", b.data);
 			util_buf_free(&b);
 		}
-		if (p->join.joinqual)
-			prop(n, "Join Filter", expr_text(x, p->join.joinqual, both));
 		for (int i = 0; i < p->join.nparams; i++)
 			set_param_text(x, p->join.params[i], p->join.param_vals[i], l);
 		if (filter)
@@ -1057,9 +1070,11 @@ static void analyze_text(explain_ctx *x, const xnode *n, util_buf *b)
 	if (!x->analyze || !n->plan)
 		return;
 	const sql_plan *p = n->plan;
-	if (x->ex && p->id < x->ex->pl->nnodes && x->ex->ops[p->id]) {
+	/* A node whose operator was built but never pulled (the inner side of
+	 * a join with an empty outer side) was not executed either. */
+	if (x->ex && p->id < x->ex->pl->nnodes && x->ex->ops[p->id] && x->ex->ops[p->id]->loops) {
 		sql_op *op = x->ex->ops[p->id];
-		uint64_t loops = op->loops ? op->loops : 1;
+		uint64_t loops = op->loops;
 		double ms = op->time_us / 1000.0 / (double)loops;
 		if (x->timing)
 			util_buf_printf(b, " (actual time=%.3f..%.3f rows=%llu loops=%llu)", ms, ms,
@@ -1287,7 +1302,7 @@ static int count_relations(const sql_plan *p)
 		break;
 	}
 	sql_expr_walk(p->qual, sub_rel_walker, &n);
-	if (p->kind == SQL_P_NESTLOOP || p->kind == SQL_P_HASHJOIN)
+	if (p->kind == SQL_P_NESTLOOP || p->kind == SQL_P_HASHJOIN || p->kind == SQL_P_MERGEJOIN)
 		sql_expr_walk(p->join.joinqual, sub_rel_walker, &n);
 	return n + count_relations(p->left) + count_relations(p->right);
 }

@@ -1645,6 +1645,7 @@ sql_planned *sql_plan_query(sql_actx *ax, sql_query *q)
 	}
 	pd->plan = p;
 	sql_plan_use_key_order(pd, &pd->plan);
+	sql_plan_merge_joins(pd, &pd->plan);
 	pd->nexec_params = ax->ps->nexec_params;
 	pd->ncache = ax->ps->ncache;
 	pd->returns_rows = q->cmd == SQL_CMD_SELECT || q->nreturning > 0;
@@ -1686,6 +1687,7 @@ sql_plan *sql_plan_subquery(sql_actx *ax, sql_planned *top, sql_query *q)
 	sql_tlist *tl;
 	sql_plan *p = plan_query(&pl, q, &tl);
 	sql_plan_use_key_order(top, &p);
+	sql_plan_merge_joins(top, &p);
 	return p;
 }
 

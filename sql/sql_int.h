@@ -718,7 +718,8 @@ typedef enum sql_plan_kind {
 	SQL_P_LOCKROWS,
 	SQL_P_FIRSTROW,     /* MIN/MAX on a key by one seek */
 	SQL_P_CTEPREP,      /* runs the statement's data-modifying CTEs to completion, then its input */
-	SQL_P_GROUPJOIN     /* parent-child join inside entity groups (plan_order.c) */
+	SQL_P_GROUPJOIN,    /* parent-child join inside entity groups (plan_order.c) */
+	SQL_P_MERGEJOIN     /* join of two inputs ordered by the join keys (plan_merge.c) */
 } sql_plan_kind;
 
 /* A key range of a table or index scan: [lo, hi) on the encoded key, with
@@ -806,6 +807,7 @@ struct sql_plan {
 			int nkeys;            /* hash join keys */
 			sql_expr **lkeys, **rkeys;
 			const ty_type **keytypes;
+			int nmerge;           /* MERGEJOIN: leading keys both inputs are ordered by */
 			int nparams;          /* nestloop: params set from the left row */
 			int *params;
 			sql_expr **param_vals;
@@ -914,6 +916,9 @@ sql_plan *sql_plan_subquery(sql_actx *ax, sql_planned *top, sql_query *q);
 /* plan_order.c: lets the primary-key order of scans replace sorts, take
  * LIMITs and answer MIN/MAX by first/last-row reads. */
 void sql_plan_use_key_order(sql_planned *pd, sql_plan **root);
+/* Hash joins whose inputs both come in the order of the join keys (primary
+ * key order of the tables scanned) become merge joins (plan_merge.c). */
+void sql_plan_merge_joins(sql_planned *pd, sql_plan **root);
 
 /* ---------------------------------------------------------------- execution */
 
@@ -1020,6 +1025,7 @@ sql_op *sql_op_filter(sql_exec *ex, const sql_plan *p);
 sql_op *sql_op_project(sql_exec *ex, const sql_plan *p);
 sql_op *sql_op_nestloop(sql_exec *ex, const sql_plan *p);
 sql_op *sql_op_hashjoin(sql_exec *ex, const sql_plan *p);
+sql_op *sql_op_mergejoin(sql_exec *ex, const sql_plan *p); /* exec_merge.c */
 sql_op *sql_op_agg(sql_exec *ex, const sql_plan *p);
 sql_op *sql_op_sort(sql_exec *ex, const sql_plan *p);
 sql_op *sql_op_limit(sql_exec *ex, const sql_plan *p);

@@ -22,6 +22,8 @@ EXPLAIN (COSTS OFF) SELECT id, row_number() OVER (ORDER BY g) FROM ex;
 EXPLAIN (COSTS OFF) SELECT * FROM ex e JOIN ey y ON e.g = y.v;
 EXPLAIN (COSTS OFF) SELECT * FROM ex e LEFT JOIN ey y ON e.g = y.v AND y.id > 2;
 EXPLAIN (COSTS OFF) SELECT * FROM ex e, ey y WHERE e.g < y.v;
+EXPLAIN (COSTS OFF) SELECT * FROM ex JOIN ey ON ex.id = ey.id;
+EXPLAIN (COSTS OFF) SELECT * FROM ex FULL JOIN ey ON ex.id = ey.id AND ex.g = ey.v AND ex.g < 3;
 EXPLAIN (COSTS OFF) SELECT * FROM ex WHERE g > (SELECT max(v) FROM ey);
 EXPLAIN (COSTS OFF) SELECT id, (SELECT v FROM ey WHERE ey.id = ex.g) FROM ex;
 EXPLAIN (COSTS OFF) SELECT * FROM generate_series(1, 3) g;

@@ -56,6 +56,28 @@ SELECT a.id, l.n FROM a, b JOIN LATERAL (SELECT a.id + b.id AS n) l ON true WHER
 SELECT a.id, (SELECT max(v) FROM (VALUES (a.id), (a.k)) t(v)) FROM a ORDER BY 1;
 SELECT a.id, u FROM a, LATERAL unnest(ARRAY[a.k, a.id]) u ORDER BY 1, 2;
 SELECT a.id, v.w FROM a, LATERAL (VALUES (a.x), (a.x || '!')) v(w) ORDER BY 1, 2;
+-- joins on primary keys (Strata streams both tables in key order: merge join)
+CREATE TABLE ma (a int, b int, v int, PRIMARY KEY (a, b));
+CREATE TABLE mb (a int, b int, w int, PRIMARY KEY (a, b));
+INSERT INTO ma SELECT g / 7, g % 7, g FROM generate_series(0, 2999) g;
+INSERT INTO mb SELECT g / 5, g % 5, g * 10 FROM generate_series(0, 2999, 3) g;
+SELECT count(*), sum(ma.v), sum(mb.w) FROM ma JOIN mb ON ma.a = mb.a;
+SELECT count(*), sum(ma.v), sum(mb.w), count(mb.a) FROM ma LEFT JOIN mb ON ma.a = mb.a AND ma.v < mb.w / 10;
+SELECT count(*), sum(ma.v), sum(mb.w), count(ma.a) FROM ma RIGHT JOIN mb ON ma.a = mb.a AND ma.v < mb.w / 10;
+SELECT count(*), count(ma.a), count(mb.a) FROM ma FULL JOIN mb ON ma.a = mb.a AND ma.b = mb.b;
+SELECT count(*), count(ma.a), count(mb.a) FROM ma FULL JOIN mb ON ma.a = mb.a AND ma.v % 4 = mb.w % 4;
+SELECT * FROM ma FULL JOIN mb ON ma.a = mb.a AND ma.b = mb.b WHERE ma.a BETWEEN 400 AND 402 OR mb.a BETWEEN 500 AND 501 ORDER BY 1, 2, 4, 5;
+SELECT * FROM ma JOIN mb USING (a, b) WHERE a = 10 ORDER BY b;
+SELECT ma.a, count(*) FROM ma JOIN mb ON mb.a = ma.a WHERE ma.a < 4 GROUP BY ma.a ORDER BY 1;
+SELECT count(*) FROM ma JOIN mb ON ma.a = mb.a JOIN ma m2 ON m2.a = ma.a AND m2.b = ma.b;
+SELECT count(*) FROM (SELECT * FROM ma WHERE v % 2 = 0) x JOIN mb ON x.a = mb.a AND x.b = mb.b;
+-- right rows of one key spanning several batches
+CREATE TABLE mc (a int, b int, PRIMARY KEY (a, b));
+INSERT INTO mc SELECT g % 3, g FROM generate_series(1, 1200) g;
+SELECT count(*), count(mc.a), count(m2.a), sum(m2.b - mc.b) FROM mc FULL JOIN mc m2 ON mc.a = m2.a AND mc.b > m2.b + 1190;
+SELECT count(*), sum(mc.b), sum(m2.b) FROM mc JOIN mc m2 ON mc.a = m2.a;
+SELECT mc.a, count(*) FROM ma RIGHT JOIN mc ON ma.a = mc.a AND ma.b = mc.b % 7 GROUP BY 1 ORDER BY 1;
+DROP TABLE ma, mb, mc;
 -- errors
 SELECT * FROM a JOIN b ON nosuch = 1;
 SELECT id FROM a JOIN b ON a.k = b.k;

@@ -16,6 +16,9 @@ SELECT (SELECT 1 WHERE false);
 SELECT (SELECT v FROM t WHERE id = 1) + 1;
 SELECT id, (SELECT w FROM u WHERE u.id = t.id) FROM t ORDER BY id;
 SELECT (SELECT id, v FROM t WHERE id = 1);
+-- key ranges bound by an outer value that is NULL select nothing
+SELECT u.id, u.w, (SELECT count(*) FROM t WHERE t.id > u.w / 10) FROM u ORDER BY 1, 2;
+SELECT u.id, u.w, (SELECT count(*) FROM t a JOIN t b ON a.id = b.id WHERE a.id <= u.w / 10) FROM u ORDER BY 1, 2;
 -- IN / NOT IN
 SELECT id FROM t WHERE id IN (SELECT id FROM u) ORDER BY id;
 SELECT id FROM t WHERE id NOT IN (SELECT id FROM u) ORDER BY id;
