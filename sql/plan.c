@@ -396,6 +396,21 @@ static bool query_has_execparam(sql_query *q)
 	return found;
 }
 
+/* The type whose hash and comparison serve l = r, or NULL: the operand
+ * types themselves, or for the integer types (int2/int4/int8 all compare and
+ * hash their values as int64, like PostgreSQL's integer_ops family) int8. */
+static const ty_type *hash_key_type(ty_oid l, ty_oid r)
+{
+	if (l != r) {
+		bool li = l == TY_INT2 || l == TY_INT4 || l == TY_INT8, ri = r == TY_INT2 || r == TY_INT4 || r == TY_INT8;
+		if (!li || !ri)
+			return NULL;
+		l = TY_INT8;
+	}
+	const ty_type *t = ty_type_get(l);
+	return t && t->hash && t->cmp ? t : NULL;
+}
+
 static sql_expr *sublink_mutator(sql_expr *e, void *arg)
 {
 	sql_planner *pl = arg;
@@ -417,9 +432,8 @@ static sql_expr *sublink_mutator(sql_expr *e, void *arg)
 	 * built once (PostgreSQL's hashed SubPlan), instead of a scan per row. */
 	if (!external && e->sub.kind == SQL_SUB_ANY && e->sub.ncmp == 1 && e->sub.testexpr &&
 	    e->sub.testexpr->f.nargs == 1) {
-		ty_oid t = e->sub.testexpr->f.args[0]->type;
-		const ty_type *ty = ty_type_get(t);
-		if (ty && ty->hash && ty->cmp && e->sub.plan->types[0] == t && e->sub.cmp[0] == sql_find_cmp_op("=", t, t))
+		ty_oid t = e->sub.testexpr->f.args[0]->type, st = e->sub.plan->types[0];
+		if (hash_key_type(t, st) && e->sub.cmp[0] == sql_find_cmp_op("=", t, st))
 			e->sub.hashed = true;
 	}
 	e->sub.cache = pl->ax->ps->ncache++;
@@ -691,9 +705,9 @@ static void hash_keys(sql_planner *pl, sql_expr **quals, int n, const bool *lset
 	for (int i = 0; i < n; i++) {
 		sql_expr *e = quals[i];
 		bool ok = e->kind == SQL_E_FUNC && e->f.nargs == 2 && e->f.opname && !strcmp(e->f.opname, "=") &&
-			  e->f.argtypes[0] == e->f.argtypes[1] && !sql_expr_volatile(e);
-		const ty_type *t = ok ? ty_type_get(e->f.argtypes[0]) : NULL;
-		ok = ok && t && t->hash && t->cmp;
+			  !sql_expr_volatile(e);
+		const ty_type *t = ok ? hash_key_type(e->f.argtypes[0], e->f.argtypes[1]) : NULL;
+		ok = ok && t;
 		if (ok) {
 			bool *a = ty_alloc0(sizeof(bool) * (size_t)nr), *b = ty_alloc0(sizeof(bool) * (size_t)nr);
 			sql_expr_rtes(e->f.args[0], a, nr);

@@ -67,11 +67,14 @@ static int pk_pos(const cat_rel *r, int col)
 	return -1;
 }
 
-/* Types whose comparison function orders values like their key encoding
- * (char(n) compares without trailing blanks, its encoding with them). */
+/* Key columns whose values the join's comparison orders like their key
+ * encoding: the column's type compares with the key type's function (int4
+ * and int8 share theirs); char(n) compares without trailing blanks, its
+ * encoding with them. */
 static bool type_ok(const ty_type *t, const cat_rel *r, int col)
 {
-	return t && t->cmp && r->cols[col].type == t->oid && t->oid != TY_BPCHAR;
+	const ty_type *ct = ty_type_get(r->cols[col].type);
+	return t && t->cmp && ct && ct->cmp == t->cmp && ct->oid != TY_BPCHAR;
 }
 
 /* One side of a key: the scan below and the key column's position in its

@@ -77,7 +77,16 @@ INSERT INTO mc SELECT g % 3, g FROM generate_series(1, 1200) g;
 SELECT count(*), count(mc.a), count(m2.a), sum(m2.b - mc.b) FROM mc FULL JOIN mc m2 ON mc.a = m2.a AND mc.b > m2.b + 1190;
 SELECT count(*), sum(mc.b), sum(m2.b) FROM mc JOIN mc m2 ON mc.a = m2.a;
 SELECT mc.a, count(*) FROM ma RIGHT JOIN mc ON ma.a = mc.a AND ma.b = mc.b % 7 GROUP BY 1 ORDER BY 1;
-DROP TABLE ma, mb, mc;
+-- integer keys of different widths (hashed and merged like equal types)
+CREATE TABLE mw (id bigint PRIMARY KEY, s smallint);
+INSERT INTO mw SELECT g - 3, g % 7 FROM generate_series(1, 500) g;
+SELECT count(*), sum(ma.v), sum(mw.id) FROM ma JOIN mw ON ma.a = mw.id;
+SELECT count(*), count(ma.a), count(mw.id) FROM ma FULL JOIN mw ON ma.a = mw.id AND ma.b = mw.s;
+SELECT count(*), sum(v) FROM ma JOIN mw ON ma.v = mw.s;
+SELECT count(*) FROM ma WHERE a IN (SELECT id FROM mw WHERE s = 2);
+SELECT count(*) FROM mw WHERE s NOT IN (SELECT b FROM ma WHERE a < 100);
+SELECT 3000000000 IN (SELECT a FROM ma), NULL::int8 IN (SELECT s FROM mw), 6::int2 IN (SELECT id FROM mw);
+DROP TABLE ma, mb, mc, mw;
 -- errors
 SELECT * FROM a JOIN b ON nosuch = 1;
 SELECT id FROM a JOIN b ON a.k = b.k;
