@@ -262,6 +262,28 @@ static void add_ns(sql_query *q, int rte, bool rel_visible, bool cols_visible)
 	q->ns[q->nns++] = (sql_nsitem){rte, rel_visible, cols_visible, true};
 }
 
+/* Hides namespace items [from, to) from name lookup; returns what
+ * ns_restore needs to show them again. */
+static bool *ns_hide(sql_query *q, int from, int to)
+{
+	int n = to - from;
+	bool *saved = ty_alloc(sizeof(bool) * 2 * (size_t)(n > 0 ? n : 1));
+	for (int i = 0; i < n; i++) {
+		saved[2 * i] = q->ns[from + i].rel_visible;
+		saved[2 * i + 1] = q->ns[from + i].cols_visible;
+		q->ns[from + i].rel_visible = q->ns[from + i].cols_visible = false;
+	}
+	return saved;
+}
+
+static void ns_restore(sql_query *q, int from, int to, const bool *saved)
+{
+	for (int i = 0; i < to - from; i++) {
+		q->ns[from + i].rel_visible = saved[2 * i];
+		q->ns[from + i].cols_visible = saved[2 * i + 1];
+	}
+}
+
 /* Applies alias column names (FROM t AS x(a, b)). */
 static void apply_alias(sql_actx *ax, sql_rte *r, PgQuery__Alias *al, int location)
 {
@@ -695,14 +717,15 @@ static int transform_from_item(sql_actx *ax, sql_query *q, pnode *n, sql_jnode *
 		if (!rs->alias && false)
 			sql_error_at(ax, -1, UTIL_E_SYNTAX_ERROR, "subquery in FROM must have an alias");
 		pnode *sub = rs->subquery;
-		/* Outer FROM items are visible only for LATERAL. */
-		int saved = q->nns;
-		if (!rs->lateral)
-			q->nns = 0;
+		/* Outer FROM items are visible only for LATERAL (hidden, not
+		 * removed: a missing column's hint still names them). */
+		int nhide = q->nns;
+		bool *saved = rs->lateral ? NULL : ns_hide(q, 0, nhide);
 		/* The subquery is one level below q even when q's items are hidden
 		 * (so that references to q's own parents count levels right). */
 		sql_query *sq = sql_analyze_select(ax, sub->select_stmt, q, q->ctes, q->nctes);
-		q->nns = saved;
+		if (saved)
+			ns_restore(q, 0, nhide, saved);
 		sql_rte *r = new_rte(SQL_RTE_SUBQUERY, rs->alias ? rs->alias->aliasname : "unnamed_subquery", sq->nret);
 		r->subquery = sq;
 		r->lateral = rs->lateral;
@@ -733,16 +756,42 @@ static int transform_from_item(sql_actx *ax, sql_query *q, pnode *n, sql_jnode *
 		int ns_start = q->nns;
 		transform_from_item(ax, q, je->larg, &j->left);
 		int ns_mid = q->nns;
+		/* The right side may reference the left one (LATERAL) only in
+		 * INNER and LEFT joins; PostgreSQL still resolves the names and
+		 * then refuses them (42P10). */
+		bool lateral_ok = j->jointype == SQL_JOIN_INNER || j->jointype == SQL_JOIN_LEFT;
+		for (int i = ns_start; i < ns_mid; i++)
+			q->ns[i].lateral_ok = lateral_ok;
 		transform_from_item(ax, q, je->rarg, &j->right);
+		for (int i = ns_start; i < ns_mid; i++)
+			q->ns[i].lateral_ok = true;
 		sql_rte *jr = join_rte(ax, q, j, je);
 		if (je->quals) {
-			/* ON sees both sides (children visible by name and columns). */
+			/* ON sees the join's two sides (by name and columns) and outer
+			 * queries, not the FROM items beside the join. */
+			bool *saved = ns_hide(q, 0, ns_start);
 			sql_expr *on = sql_coerce_bool(ax, sql_transform_expr(ax, q, je->quals, SQL_EXPR_JOIN_ON), "JOIN/ON");
+			ns_restore(q, 0, ns_start, saved);
 			j->quals = on;
 		} else if (!je->is_natural && je->n_using_clause == 0 && j->jointype != SQL_JOIN_INNER) {
 			j->quals = NULL;
 		}
-		(void)ns_mid;
+		if (je->join_using_alias && je->join_using_alias->aliasname && je->n_using_clause > 0) {
+			/* JOIN ... USING (a) AS x: x names the merged columns only (the
+			 * join's first ones); hidden like the children below. */
+			int nu = (int)je->n_using_clause;
+			sql_rte *ur = new_rte(SQL_RTE_JOIN, je->join_using_alias->aliasname, nu);
+			ur->joinvars = ty_alloc(sizeof(sql_expr *) * (size_t)nu);
+			for (int i = 0; i < nu; i++) {
+				ur->colnames[i] = jr->colnames[i];
+				ur->coltypes[i] = jr->coltypes[i];
+				ur->coltypmods[i] = jr->coltypmods[i];
+				ur->joinvars[i] = sql_expr_copy(jr->joinvars[i]);
+			}
+			ur->jointype = j->jointype;
+			ur->has_alias = true;
+			add_ns(q, add_rte(q, ur), true, false);
+		}
 		/* Children: referenceable by name, columns only through the join. */
 		for (int i = ns_start; i < q->nns; i++)
 			q->ns[i].cols_visible = false;
@@ -751,9 +800,6 @@ static int transform_from_item(sql_actx *ax, sql_query *q, pnode *n, sql_jnode *
 			for (int i = ns_start; i < q->nns; i++)
 				q->ns[i].rel_visible = false;
 			apply_alias(ax, jr, je->alias, -1);
-		}
-		if (je->join_using_alias && je->join_using_alias->aliasname) {
-			/* JOIN ... USING (a) AS x: x.a names the merged columns. */
 		}
 		jr->jointype = j->jointype;
 		int idx = add_rte(q, jr);

@@ -352,6 +352,19 @@ static void mark_used(sql_query *q, int rte, int col)
 		r->used[col] = true;
 }
 
+/* A LATERAL reference to the left side of a RIGHT or FULL join (whose
+ * items are marked while its right side is analyzed) is an error. */
+static void check_lateral_ref(sql_actx *ax, const sql_query *q, const sql_nsitem *it, int location)
+{
+	if (it->lateral_ok)
+		return;
+	util_err *e = ty_errstart(UTIL_E_INVALID_COLUMN_REFERENCE, "invalid reference to FROM-clause entry for table \"%s\"",
+				  q->rtes[it->rte - 1]->alias);
+	util_err_detail(e, "The combining JOIN type must be INNER or LEFT for a LATERAL reference.");
+	e->position = sql_errposition(ax->ps->text, location);
+	ty_errthrow();
+}
+
 static sql_expr *make_var(sql_query *q, int rte, int col, int levelsup, int location)
 {
 	sql_rte *r = q->rtes[rte - 1];
@@ -462,6 +475,7 @@ static sql_expr *resolve_column(sql_actx *ax, sql_query *q0, PgQuery__ColumnRef 
 	for (sql_query *q = q0; q; q = q->parent, levelsup++) {
 		if (!rel) {
 			int found_rte = -1, found_col = -1;
+			const sql_nsitem *found_it = NULL;
 			for (int i = 0; i < q->nns; i++) {
 				sql_nsitem *it = &q->ns[i];
 				if (!it->cols_visible)
@@ -474,9 +488,12 @@ static sql_expr *resolve_column(sql_actx *ax, sql_query *q0, PgQuery__ColumnRef 
 						     col);
 				found_rte = it->rte;
 				found_col = c;
+				found_it = it;
 			}
-			if (found_rte >= 0)
+			if (found_rte >= 0) {
+				check_lateral_ref(ax, q, found_it, cr->location);
 				return make_var(q, found_rte, found_col, levelsup, cr->location);
+			}
 			/* The system column tableoid of the only relation in scope. */
 			if (!strcmp(col, "tableoid")) {
 				cat_oid only = 0;
@@ -492,8 +509,10 @@ static sql_expr *resolve_column(sql_actx *ax, sql_query *q0, PgQuery__ColumnRef 
 			/* A bare relation name: whole-row reference. */
 			for (int i = 0; i < q->nns; i++) {
 				sql_nsitem *it = &q->ns[i];
-				if (it->rel_visible && strcmp(q->rtes[it->rte - 1]->alias, col) == 0)
+				if (it->rel_visible && strcmp(q->rtes[it->rte - 1]->alias, col) == 0) {
+					check_lateral_ref(ax, q, it, cr->location);
 					return whole_row(q, it->rte, levelsup, cr->location);
+				}
 			}
 		} else {
 			int found = -1;
@@ -505,6 +524,7 @@ static sql_expr *resolve_column(sql_actx *ax, sql_query *q0, PgQuery__ColumnRef 
 					sql_error_at(ax, cr->location, UTIL_E_AMBIGUOUS_ALIAS, "table reference \"%s\" is ambiguous",
 						     rel);
 				found = it->rte;
+				check_lateral_ref(ax, q, it, cr->location);
 			}
 			if (found >= 0) {
 				if (star)
@@ -543,15 +563,27 @@ static sql_expr *resolve_column(sql_actx *ax, sql_query *q0, PgQuery__ColumnRef 
 	}
 	util_err *e = ty_errstart(UTIL_E_UNDEFINED_COLUMN, "column \"%s\" does not exist", col);
 	e->position = sql_errposition(ax->ps->text, cr->location);
-	/* PostgreSQL hints at a qualified column that exists but is hidden. */
+	/* PostgreSQL hints at a qualified column that exists but is hidden ... */
 	for (int i = 0; i < q0->nns; i++) {
 		sql_nsitem *it = &q0->ns[i];
 		sql_rte *r = q0->rtes[it->rte - 1];
 		if (!it->cols_visible && find_col(r, col) >= 0 && it->rel_visible) {
 			util_err_hint(e, "Perhaps you meant to reference the column \"%s.%s\".", r->alias, col);
-			break;
+			ty_errthrow();
 		}
 	}
+	/* ... and at a relation out of scope here (a FROM item beside the
+	 * JOIN whose ON this is, a sibling of a non-LATERAL subquery). */
+	for (sql_query *q = q0; q; q = q->parent)
+		for (int i = 0; i < q->nns; i++) {
+			sql_nsitem *it = &q->ns[i];
+			sql_rte *r = q->rtes[it->rte - 1];
+			if (it->cols_visible || it->rel_visible || r->kind == SQL_RTE_JOIN || find_col(r, col) < 0)
+				continue;
+			util_err_hint(e, "There is a column named \"%s\" in table \"%s\", but it cannot be referenced from this part of the query.",
+				      col, r->alias);
+			ty_errthrow();
+		}
 	ty_errthrow();
 }
 

@@ -32,6 +32,10 @@ SELECT * FROM a NATURAL LEFT JOIN c ORDER BY k, id;
 SELECT * FROM a NATURAL FULL JOIN c ORDER BY k, id, z;
 SELECT * FROM (a JOIN b USING (id)) j ORDER BY id;
 SELECT j.id FROM (a JOIN b USING (id)) AS j ORDER BY 1;
+-- JOIN ... USING (...) AS alias names the merged columns only
+SELECT j.id, a.x, b.y FROM a JOIN b USING (id) AS j ORDER BY 1;
+SELECT j.*, a.id, b.id FROM a FULL JOIN b USING (k) AS j ORDER BY 1, 2, 3;
+SELECT * FROM a JOIN b USING (id) AS j, LATERAL (SELECT j.id * 10 AS t) s ORDER BY 1;
 SELECT a.id, b.id, c.z FROM a JOIN b ON a.k = b.k JOIN c ON c.k = a.k ORDER BY 1, 2, 3;
 SELECT a.id, b.id, c.z FROM a LEFT JOIN b ON a.k = b.k LEFT JOIN c ON c.k = a.k ORDER BY 1, 2, 3;
 SELECT a.id, c.z FROM a LEFT JOIN (b JOIN c ON b.k = c.k) ON a.k = b.k ORDER BY 1, 2;
@@ -97,4 +101,16 @@ SELECT * FROM a JOIN b ON a.k = b.k JOIN c ON c.k = d.k;
 SELECT a.id FROM a, (SELECT b.id FROM b WHERE b.k = a.k) s;
 SELECT * FROM a NATURAL JOIN b USING (id);
 SELECT a.id FROM a AS x;
+-- ON sees only the two sides of its join
+SELECT * FROM a JOIN (b JOIN c ON a.k = c.k) ON true;
+SELECT * FROM a, b JOIN c ON a.k = c.k;
+SELECT * FROM a, b JOIN c ON x = c.z;
+SELECT * FROM a, b JOIN c ON a = c.k;
+SELECT * FROM a, (SELECT x) s;
+-- LATERAL references need INNER or LEFT joins
+SELECT * FROM a FULL JOIN LATERAL (SELECT * FROM b WHERE b.id > a.id) s ON true;
+SELECT * FROM a RIGHT JOIN LATERAL (SELECT x) s ON true;
+SELECT * FROM a RIGHT JOIN LATERAL generate_series(1, a.id) g ON true;
+SELECT * FROM (a JOIN b USING (id) AS j) AS z WHERE j.id = 1;
+SELECT * FROM a JOIN b USING (id) AS a;
 DROP TABLE a, b, c;
