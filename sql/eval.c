@@ -728,7 +728,7 @@ ty_datum sql_eval_sublink(sql_exec *ex, const sql_expr *e, const ty_datum *row)
 				if (++nrows > 1)
 					ty_error(UTIL_E_CARDINALITY_VIOLATION, "more than one row returned by a subquery used as an expression");
 				ty_set_arena(caller);
-				result = ty_datum_copy(r[0], ty_type_get(e->type) ? ty_type_get(e->type)->byval : true);
+				result = sql_datum_copy(r[0], e->type);
 				break;
 			case SQL_SUB_ARRAY:
 				if (narr == arrcap) {
@@ -740,7 +740,7 @@ ty_datum sql_eval_sublink(sql_exec *ex, const sql_expr *e, const ty_datum *row)
 					arr = na;
 				}
 				ty_set_arena(caller);
-				arr[narr++] = ty_datum_copy(r[0], ty_type_get(e->sub.plan->types[0]) ? ty_type_get(e->sub.plan->types[0])->byval : true);
+				arr[narr++] = sql_datum_copy(r[0], e->sub.plan->types[0]);
 				break;
 			case SQL_SUB_MULTIEXPR: {
 				if (++nrows > 1)
@@ -753,8 +753,7 @@ ty_datum sql_eval_sublink(sql_exec *ex, const sql_expr *e, const ty_datum *row)
 				rec->types = sp->types;
 				rec->names = NULL;
 				for (int c = 0; c < rec->n; c++) {
-					const ty_type *t = ty_type_get(sp->types[c]);
-					rec->vals[c] = ty_datum_copy(r[c], t ? t->byval : true);
+					rec->vals[c] = sql_datum_copy(r[c], sp->types[c]);
 				}
 				result = ty_bytes(rec, sizeof *rec);
 				break;
@@ -802,8 +801,7 @@ ty_datum sql_eval_sublink(sql_exec *ex, const sql_expr *e, const ty_datum *row)
 	}
 	if (cacheable) {
 		util_arena *old = ty_set_arena(ex->arena);
-		const ty_type *t = ty_type_get(e->type);
-		cs->value = ty_datum_copy(result, t ? t->byval : true);
+		cs->value = sql_datum_copy(result, e->type);
 		ty_set_arena(old);
 		cs->valid = true;
 	}

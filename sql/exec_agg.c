@@ -140,8 +140,7 @@ static group *find_group(sql_op *op, agg_state *st, const ty_datum *keys, int nk
 	group *g = ty_alloc0(sizeof *g);
 	g->keys = ty_alloc(sizeof(ty_datum) * (size_t)(nk ? nk : 1));
 	for (int k = 0; k < nk; k++) {
-		const ty_type *t = ty_type_get(types[k]);
-		g->keys[k] = ty_datum_copy(keys[k], t ? t->byval : true);
+		g->keys[k] = sql_datum_copy(keys[k], types[k]);
 	}
 	g->hash = h;
 	g->set = set;
@@ -164,6 +163,13 @@ static void step_generic(sql_op *op, const sql_aggref *ar, aggval *v, ty_datum *
 		for (int i = 0; i < ar->nargs; i++)
 			if (args[i].null)
 				return;
+	/* Transition functions copy their inputs flat; a record's fields live
+	 * outside it (in the input batch), so records are copied deeply into
+	 * the state's arena first (user types: oids from 16384, such as table
+	 * row types, may be records too). */
+	for (int i = 0; i < ar->nargs; i++)
+		if (ar->argtypes[i] == TY_RECORD || ar->argtypes[i] >= 16384)
+			args[i] = sql_datum_copy(args[i], ar->argtypes[i]);
 	ty_fcinfo fc = {.nargs = ar->nargs, .args = args, .argtypes = ar->argtypes, .rettype = ar->rettype,
 			.rettypmod = -1, .exec = op->ex};
 	ar->agg->step(v->state, &fc);
@@ -211,8 +217,7 @@ static void buffer_row(const sql_aggref *ar, aggval *v, ty_datum *args, ty_datum
 	}
 	ty_datum *dst = v->buf.rows + v->buf.n * (size_t)w;
 	for (int i = 0; i < ar->nargs; i++) {
-		const ty_type *t = ty_type_get(ar->argtypes[i]);
-		dst[i] = ty_datum_copy(args[i], t ? t->byval : true);
+		dst[i] = sql_datum_copy(args[i], ar->argtypes[i]);
 	}
 	for (int i = 0; i < ar->norder; i++)
 		dst[ar->nargs + i] = ty_datum_copy(keys[i], ar->order[i].type->byval);

@@ -238,8 +238,7 @@ static sql_batch *limit_next(sql_op *op)
 				util_arena *old = ty_set_arena(st->tie_arena);
 				st->last = ty_alloc(sizeof(ty_datum) * (size_t)(p->ncols ? p->ncols : 1));
 				for (int c = 0; c < p->ncols; c++) {
-					const ty_type *t = ty_type_get(p->types[c]);
-					st->last[c] = ty_datum_copy(row[c], t ? t->byval : true);
+					st->last[c] = sql_datum_copy(row[c], p->types[c]);
 				}
 				ty_set_arena(old);
 			}
@@ -369,8 +368,7 @@ static void fs_start(sql_op *op, funcscan_state *st)
 			ff->args = ty_alloc(sizeof(ty_datum) * (size_t)(fe->f.nargs ? fe->f.nargs : 1));
 		for (int i = 0; i < fe->f.nargs; i++) {
 			ty_datum d = sql_eval(op->ex, fe->f.args[i], NULL);
-			const ty_type *t = ty_type_get(fe->f.argtypes[i]);
-			ff->args[i] = ty_datum_copy(d, t ? t->byval : true);
+			ff->args[i] = sql_datum_copy(d, fe->f.argtypes[i]);
 			if (d.null && fe->f.fn->strict)
 				ff->finished = true;
 		}
@@ -493,8 +491,7 @@ static void pset_start_row(sql_op *op, pset_state *st, const ty_datum *row)
 			st->fargs[c] = ty_alloc(sizeof(ty_datum) * (size_t)(e->f.nargs + 1));
 		for (int i = 0; i < e->f.nargs; i++) {
 			ty_datum d = sql_eval(op->ex, e->f.args[i], row);
-			const ty_type *t = ty_type_get(e->f.argtypes[i]);
-			st->fargs[c][i] = ty_datum_copy(d, t ? t->byval : true);
+			st->fargs[c][i] = sql_datum_copy(d, e->f.argtypes[i]);
 			if (d.null && e->f.fn->strict)
 				st->srf_done[c] = true;
 		}
@@ -680,8 +677,7 @@ static bool rs_add(rowset *rs, const sql_plan *p, const ty_datum *row, int n, si
 	util_arena *old = ty_set_arena(rs->arena);
 	ty_datum *copy = ty_alloc(sizeof(ty_datum) * (size_t)(n ? n : 1));
 	for (int c = 0; c < n; c++) {
-		const ty_type *t = ty_type_get(p->types[c]);
-		copy[c] = ty_datum_copy(row[c], t ? t->byval : true);
+		copy[c] = sql_datum_copy(row[c], p->types[c]);
 	}
 	ty_set_arena(old);
 	rs->slots[j] = copy;
@@ -748,8 +744,7 @@ static sql_batch *unique_spilled(sql_op *op, unique_state *st, sql_batch *b)
 		if (rs_add(&st->seen, p, row, nk, 0)) {
 			ty_datum *dst = sql_batch_row(b, b->n++);
 			for (int c = 0; c < p->ncols; c++) {
-				const ty_type *t = ty_type_get(p->types[c]);
-				dst[c] = ty_datum_copy(row[c], t ? t->byval : true);
+				dst[c] = sql_datum_copy(row[c], p->types[c]);
 			}
 		}
 		sql_exec_account(op->ex, &st->held, rs_mem(&st->seen));
@@ -816,8 +811,7 @@ static sql_batch *unique_next(sql_op *op)
 			util_arena *old = ty_set_arena(st->prev_arena);
 			st->prev = ty_alloc(sizeof(ty_datum) * (size_t)(nk ? nk : 1));
 			for (int k = 0; k < nk; k++) {
-				const ty_type *t = ty_type_get(types[k]);
-				st->prev[k] = ty_datum_copy(keys[k], t ? t->byval : true);
+				st->prev[k] = sql_datum_copy(keys[k], types[k]);
 			}
 			ty_set_arena(old);
 			copy_row(b, row, p->ncols);

@@ -91,8 +91,7 @@ static void materialise_right(sql_op *op, join_state *st)
 			mrow *m = &st->rows[st->nrows++];
 			m->vals = ty_alloc(sizeof(ty_datum) * (size_t)(rn ? rn : 1));
 			for (int c = 0; c < rn; c++) {
-				const ty_type *t = ty_type_get(rp->types[c]);
-				m->vals[c] = ty_datum_copy(src[c], t ? t->byval : true);
+				m->vals[c] = sql_datum_copy(src[c], rp->types[c]);
 			}
 			m->next = NULL;
 			m->matched = false;

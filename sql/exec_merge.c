@@ -117,8 +117,7 @@ static void group_add(sql_op *op, merge_state *st, const ty_datum *r)
 	g->vals = util_arena_alloc(st->garena, sizeof(ty_datum) * (size_t)(rp->ncols ? rp->ncols : 1));
 	util_arena *old = ty_set_arena(st->garena);
 	for (int c = 0; c < rp->ncols; c++) {
-		const ty_type *t = ty_type_get(rp->types[c]);
-		g->vals[c] = ty_datum_copy(r[c], t ? t->byval : true);
+		g->vals[c] = sql_datum_copy(r[c], rp->types[c]);
 	}
 	ty_set_arena(old);
 	g->matched = false;

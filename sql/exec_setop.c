@@ -37,8 +37,7 @@ static void store_add(sql_ctestore *s, const sql_plan *p, const ty_datum *row)
 	util_arena *old = ty_set_arena(s->arena);
 	ty_datum *copy = ty_alloc(sizeof(ty_datum) * (size_t)(p->ncols ? p->ncols : 1));
 	for (int c = 0; c < p->ncols; c++) {
-		const ty_type *t = ty_type_get(p->types[c]);
-		copy[c] = ty_datum_copy(row[c], t ? t->byval : true);
+		copy[c] = sql_datum_copy(row[c], p->types[c]);
 	}
 	ty_set_arena(old);
 	s->rows[s->n++] = copy;
@@ -105,8 +104,7 @@ static counted *count_row(sql_op *op, setop_state *st, const ty_datum *row)
 	counted *c = ty_alloc0(sizeof *c);
 	c->row = ty_alloc(sizeof(ty_datum) * (size_t)(p->ncols ? p->ncols : 1));
 	for (int i = 0; i < p->ncols; i++) {
-		const ty_type *t = ty_type_get(p->types[i]);
-		c->row[i] = ty_datum_copy(row[i], t ? t->byval : true);
+		c->row[i] = sql_datum_copy(row[i], p->types[i]);
 	}
 	ty_set_arena(old);
 	c->hash = h;

@@ -301,8 +301,7 @@ static void load(sql_op *op, sort_state *st)
 			}
 			r.vals = ty_alloc(sizeof(ty_datum) * (size_t)(nc ? nc : 1));
 			for (int c = 0; c < nc; c++) {
-				const ty_type *t = ty_type_get(p->types[c]);
-				r.vals[c] = ty_datum_copy(src[c], t ? t->byval : true);
+				r.vals[c] = sql_datum_copy(src[c], p->types[c]);
 			}
 			if (st->limit >= 0 && st->n >= (size_t)st->limit) {
 				st->rows[0] = r;
@@ -352,8 +351,7 @@ static sql_batch *sort_next(sql_op *op)
 		for (ty_datum *r; b->n < b->cap && (r = merge_top(st));) {
 			ty_datum *dst = sql_batch_row(b, b->n++);
 			for (int c = 0; c < nc; c++) {
-				const ty_type *t = ty_type_get(op->plan->types[c]);
-				dst[c] = ty_datum_copy(r[c], t ? t->byval : true);
+				dst[c] = sql_datum_copy(r[c], op->plan->types[c]);
 			}
 			merge_pop(op, st);
 		}

@@ -80,8 +80,7 @@ static ty_datum *copy_row(const sql_plan *in, const ty_datum *row, int extra)
 {
 	ty_datum *c = ty_alloc(sizeof(ty_datum) * (size_t)(in->ncols + extra + 1));
 	for (int i = 0; i < in->ncols; i++) {
-		const ty_type *t = ty_type_get(in->types[i]);
-		c[i] = ty_datum_copy(row[i], t ? t->byval : true);
+		c[i] = sql_datum_copy(row[i], in->types[i]);
 	}
 	for (int i = 0; i < extra; i++)
 		c[in->ncols + i] = ty_null();
@@ -530,8 +529,7 @@ static void compute(sql_op *op, win_state *st)
 				if (idx[0] >= 0)
 					v = sql_eval(op->ex, w->args[0], st->rows[idx[0]]);
 			}
-			const ty_type *t = ty_type_get(w->rettype);
-			st->rows[i][base + f] = ty_datum_copy(v, t ? t->byval : true);
+			st->rows[i][base + f] = sql_datum_copy(v, w->rettype);
 		}
 	}
 	(void)fo;

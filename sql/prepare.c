@@ -238,8 +238,7 @@ static void mat_add(sql_portal_s *po, const ty_datum *row, const sql_plan *plan)
 	util_arena *old = ty_set_arena(po->mat_arena);
 	ty_datum *dst = po->mat + (size_t)po->mat_n * (size_t)po->mat_cols;
 	for (int c = 0; c < po->mat_cols; c++) {
-		const ty_type *t = ty_type_get(plan->types[c]);
-		dst[c] = ty_datum_copy(row[c], t ? t->byval : true);
+		dst[c] = sql_datum_copy(row[c], plan->types[c]);
 	}
 	ty_set_arena(old);
 	po->mat_n++;

@@ -1026,6 +1026,9 @@ sql_op *sql_op_project(sql_exec *ex, const sql_plan *p);
 sql_op *sql_op_nestloop(sql_exec *ex, const sql_plan *p);
 sql_op *sql_op_hashjoin(sql_exec *ex, const sql_plan *p);
 sql_op *sql_op_mergejoin(sql_exec *ex, const sql_plan *p); /* exec_merge.c */
+/* A copy of d (of type `type`) in the current arena that outlives the batch
+ * it came in: records and arrays of records deeply (exec_copy.c). */
+ty_datum sql_datum_copy(ty_datum d, ty_oid type);
 sql_op *sql_op_agg(sql_exec *ex, const sql_plan *p);
 sql_op *sql_op_sort(sql_exec *ex, const sql_plan *p);
 sql_op *sql_op_limit(sql_exec *ex, const sql_plan *p);

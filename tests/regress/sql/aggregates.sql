@@ -79,3 +79,8 @@ SELECT i FROM m WHERE count(*) > 1;
 SELECT nosuchagg(i) FROM m;
 SELECT string_agg(i, ',') FROM m;
 DROP TABLE m;
+-- aggregates of row values
+SELECT g % 3, (array_agg(ROW(g, g::text) ORDER BY g))[1:4] FROM generate_series(1, 600) g GROUP BY 1 ORDER BY 1;
+SELECT (array_agg(ROW(g)))[1:3] FROM generate_series(1, 600) g;
+SELECT (SELECT array_agg(ROW(g)) FROM generate_series(1, 300) g)[299:300];
+SELECT ARRAY(SELECT ROW(g, 'z') FROM generate_series(1, 400) g ORDER BY g DESC)[1:2];

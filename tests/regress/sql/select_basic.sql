@@ -103,3 +103,10 @@ SELECT id FROM emp FETCH FIRST 2 ROWS WITH TIES;
 SELECT FROM emp WHERE id = 1;
 SELECT;
 DROP TABLE emp;
+-- row values kept across batches (sorts, DISTINCT ON, windows, CTEs, outer joins)
+SELECT g, ROW(g, 'x' || g) FROM generate_series(1, 1000) g ORDER BY g LIMIT 3;
+SELECT DISTINCT ON (g % 4) g % 4, ROW(g, 'a' || g) FROM generate_series(1, 900) g ORDER BY g % 4, g DESC;
+SELECT x FROM (SELECT ROW(g, 'a') x, g FROM generate_series(1, 700) g) s ORDER BY g DESC LIMIT 2;
+SELECT r, lag(r) OVER (ORDER BY g) FROM (SELECT ROW(g) r, g FROM generate_series(1, 600) g) s ORDER BY g DESC LIMIT 2;
+WITH w AS (SELECT ROW(g, g * 2) r, g FROM generate_series(1, 600) g) SELECT r FROM w ORDER BY g DESC LIMIT 2;
+SELECT k, ROW(k) FROM (VALUES (10), (20), (NULL)) a(k) FULL JOIN (VALUES (10), (30)) b(k) USING (k) ORDER BY 1;
