@@ -352,6 +352,119 @@ static void mark_used(sql_query *q, int rte, int col)
 		r->used[col] = true;
 }
 
+/* ---------------------------------------------------------------- missing columns */
+
+/* PostgreSQL's hint for a column that does not exist (errorMissingColumn,
+ * searchRangeTableForCol): the range tables of this query and its parents,
+ * join entries skipped, are searched for the closest column by Levenshtein
+ * distance (insert, delete, substitute 1 each; a qualifier that does not
+ * match an entry's name adds its distance to the entry's columns; at most 3,
+ * and at most half of the name's length). An exact match under the right
+ * name is a column that exists but is out of scope; two equally close
+ * matches are both named, more are none. */
+enum { FUZZY_MAX = 3 };
+
+typedef struct fuzzy {
+	int distance;
+	const sql_rte *rfirst, *rsecond;
+	int first, second; /* column indexes, -1: none */
+} fuzzy;
+
+static int levenshtein(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	int *row = ty_alloc(sizeof(int) * (lb + 1));
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = (int)j;
+	for (size_t i = 1; i <= la; i++) {
+		int diag = row[0];
+		row[0] = (int)i;
+		for (size_t j = 1; j <= lb; j++) {
+			int up = row[j];
+			int best = diag + (a[i - 1] != b[j - 1]);
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			diag = up;
+		}
+	}
+	return row[lb];
+}
+
+static void fuzzy_update(fuzzy *f, int penalty, const sql_rte *r, const char *actual, const char *match, int col)
+{
+	if (penalty > f->distance || !actual[0])
+		return;
+	int d = levenshtein(actual, match);
+	if (d > (int)strlen(match) / 2)
+		return;
+	d += penalty;
+	if (d < f->distance) {
+		f->distance = d;
+		f->rfirst = r;
+		f->first = col;
+		f->rsecond = NULL;
+		f->second = -1;
+	} else if (d == f->distance) {
+		if (f->second >= 0) {
+			/* Three equally close: none is suggested, and only closer
+			 * ones may be from now on. */
+			f->rfirst = f->rsecond = NULL;
+			f->first = f->second = -1;
+			f->distance = d - 1;
+		} else if (f->first >= 0) {
+			f->rsecond = r;
+			f->second = col;
+		} else if (f->distance <= FUZZY_MAX) {
+			f->rfirst = r;
+			f->first = col;
+		}
+	}
+}
+
+static UTIL_NORETURN void missing_column(sql_actx *ax, sql_query *q0, const char *rel, const char *col, int location)
+{
+	fuzzy f = {FUZZY_MAX + 1, NULL, NULL, -1, -1};
+	for (sql_query *q = q0; q; q = q->parent) {
+		for (int i = 0; i < q->nrtes; i++) {
+			const sql_rte *r = q->rtes[i];
+			if (r->kind == SQL_RTE_JOIN)
+				continue;
+			int penalty = rel ? levenshtein(rel, r->alias) : 0;
+			bool exact = false;
+			for (int c = 0; c < r->ncols; c++) {
+				if (!r->colnames[c])
+					continue;
+				if (!strcmp(r->colnames[c], col))
+					exact = true;
+				fuzzy_update(&f, penalty, r, r->colnames[c], col, c);
+			}
+			if (exact && penalty == 0) {
+				f.rfirst = r;
+				f.first = -1;
+				f.rsecond = NULL;
+				goto done;
+			}
+		}
+	}
+done:;
+	util_err *e = rel ? ty_errstart(UTIL_E_UNDEFINED_COLUMN, "column %s.%s does not exist", rel, col)
+			  : ty_errstart(UTIL_E_UNDEFINED_COLUMN, "column \"%s\" does not exist", col);
+	e->position = sql_errposition(ax->ps->text, location);
+	if (f.rfirst && f.rsecond)
+		util_err_hint(e, "Perhaps you meant to reference the column \"%s.%s\" or the column \"%s.%s\".", f.rfirst->alias,
+			      f.rfirst->colnames[f.first], f.rsecond->alias, f.rsecond->colnames[f.second]);
+	else if (f.rfirst && f.first >= 0)
+		util_err_hint(e, "Perhaps you meant to reference the column \"%s.%s\".", f.rfirst->alias,
+			      f.rfirst->colnames[f.first]);
+	else if (f.rfirst)
+		util_err_hint(e, "There is a column named \"%s\" in table \"%s\", but it cannot be referenced from this part of the query.",
+			      col, f.rfirst->alias);
+	ty_errthrow();
+}
+
 /* A LATERAL reference to the left side of a RIGHT or FULL join (whose
  * items are marked while its right side is analyzed) is an error. */
 static void check_lateral_ref(sql_actx *ax, const sql_query *q, const sql_nsitem *it, int location)
@@ -533,8 +646,7 @@ static sql_expr *resolve_column(sql_actx *ax, sql_query *q0, PgQuery__ColumnRef 
 				if (c < 0 && !strcmp(col, "tableoid") && rte_tableoid(q->rtes[found - 1]))
 					return sql_expr_const(TY_OID, -1, ty_int(rte_tableoid(q->rtes[found - 1])), cr->location);
 				if (c < 0)
-					sql_error_at(ax, cr->location, UTIL_E_UNDEFINED_COLUMN, "column %s.%s does not exist", rel,
-						     col);
+					missing_column(ax, q0, rel, col, cr->location);
 				return make_var(q, found, c, levelsup, cr->location);
 			}
 		}
@@ -561,30 +673,7 @@ static sql_expr *resolve_column(sql_actx *ax, sql_query *q0, PgQuery__ColumnRef 
 			}
 		sql_error_at(ax, cr->location, UTIL_E_UNDEFINED_TABLE, "missing FROM-clause entry for table \"%s\"", rel);
 	}
-	util_err *e = ty_errstart(UTIL_E_UNDEFINED_COLUMN, "column \"%s\" does not exist", col);
-	e->position = sql_errposition(ax->ps->text, cr->location);
-	/* PostgreSQL hints at a qualified column that exists but is hidden ... */
-	for (int i = 0; i < q0->nns; i++) {
-		sql_nsitem *it = &q0->ns[i];
-		sql_rte *r = q0->rtes[it->rte - 1];
-		if (!it->cols_visible && find_col(r, col) >= 0 && it->rel_visible) {
-			util_err_hint(e, "Perhaps you meant to reference the column \"%s.%s\".", r->alias, col);
-			ty_errthrow();
-		}
-	}
-	/* ... and at a relation out of scope here (a FROM item beside the
-	 * JOIN whose ON this is, a sibling of a non-LATERAL subquery). */
-	for (sql_query *q = q0; q; q = q->parent)
-		for (int i = 0; i < q->nns; i++) {
-			sql_nsitem *it = &q->ns[i];
-			sql_rte *r = q->rtes[it->rte - 1];
-			if (it->cols_visible || it->rel_visible || r->kind == SQL_RTE_JOIN || find_col(r, col) < 0)
-				continue;
-			util_err_hint(e, "There is a column named \"%s\" in table \"%s\", but it cannot be referenced from this part of the query.",
-				      col, r->alias);
-			ty_errthrow();
-		}
-	ty_errthrow();
+	missing_column(ax, q0, NULL, col, cr->location);
 }
 
 /* ---------------------------------------------------------------- literals */

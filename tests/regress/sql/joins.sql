@@ -111,6 +111,7 @@ SELECT * FROM a, (SELECT x) s;
 SELECT * FROM a FULL JOIN LATERAL (SELECT * FROM b WHERE b.id > a.id) s ON true;
 SELECT * FROM a RIGHT JOIN LATERAL (SELECT x) s ON true;
 SELECT * FROM a RIGHT JOIN LATERAL generate_series(1, a.id) g ON true;
+SELECT * FROM a JOIN b USING (id) AS j WHERE j.y = 'b1';
 SELECT * FROM (a JOIN b USING (id) AS j) AS z WHERE j.id = 1;
 SELECT * FROM a JOIN b USING (id) AS a;
 DROP TABLE a, b, c;

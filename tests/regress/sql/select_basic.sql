@@ -102,6 +102,15 @@ SELECT id FROM emp ORDER BY id LIMIT 1 FETCH FIRST 2 ROWS ONLY;
 SELECT id FROM emp FETCH FIRST 2 ROWS WITH TIES;
 SELECT FROM emp WHERE id = 1;
 SELECT;
+-- misspelt columns: PostgreSQL's closest-name hints
+SELECT nme FROM emp;
+SELECT e.salery FROM emp e;
+SELECT x.name FROM emp e;
+SELECT idd FROM emp, emp e2;
+SELECT naem FROM (SELECT 1 AS name) a, (SELECT 2 AS name) b, (SELECT 3 AS name) c;
+SELECT id FROM emp WHERE id IN (SELECT id FROM emp e2 WHERE e2.bos = 1);
+SELECT nosuchcolumn FROM emp;
+SELECT * FROM (SELECT id, name AS n FROM emp) s WHERE name = 'x';
 DROP TABLE emp;
 -- row values kept across batches (sorts, DISTINCT ON, windows, CTEs, outer joins)
 SELECT g, ROW(g, 'x' || g) FROM generate_series(1, 1000) g ORDER BY g LIMIT 3;
