@@ -43,6 +43,10 @@ bench-quick:
 soak: asan
 	@tests/run_all.sh $(TEST_DIR) --long
 
+# libFuzzer targets (clang, build/fuzz), each for FUZZ_SECONDS (default 3600); see docs/reliability.md.
+fuzz: deps
+	@fuzz/run.sh --long
+
 format:
 	@find util kvstore types catalog index sql wire server tests bench -name '*.[ch]' | xargs clang-format -i
 

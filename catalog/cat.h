@@ -78,7 +78,8 @@ enum {
 	CAT_PRIV_USAGE = 1 << 7,      /* U */
 	CAT_PRIV_CREATE = 1 << 8,     /* C */
 	CAT_PRIV_CONNECT = 1 << 9,    /* c */
-	CAT_PRIV_TEMP = 1 << 10       /* T */
+	CAT_PRIV_TEMP = 1 << 10,      /* T */
+	CAT_PRIV_EXECUTE = 1 << 11    /* X (functions; default privileges only) */
 };
 
 typedef struct cat_acl {
@@ -100,6 +101,8 @@ typedef struct cat_column {
 	char generated;     /* 's' stored generated column, 0 none */
 	char *default_sql;  /* DEFAULT expression as SQL text (deparsed), or NULL */
 	char *comment;
+	int nacl;           /* column privileges (GRANT SELECT (c) ...), none = only the table's */
+	cat_acl *acl;
 } cat_column;
 
 typedef enum cat_fk_action {
@@ -221,6 +224,15 @@ typedef struct cat_schema {
 	char *comment;
 } cat_schema;
 
+/* ALTER DEFAULT PRIVILEGES: the ACL given to objects a role creates (in
+ * one schema, or in any when schema is 0). */
+typedef struct cat_defacl {
+	cat_oid schema;
+	char objtype;       /* 'r' tables and views, 'S' sequences, 'f' functions, 'T' types, 'n' schemas */
+	int nacl;
+	cat_acl *acl;
+} cat_defacl;
+
 typedef struct cat_role {
 	char name[CAT_NAME_MAX];
 	bool superuser, inherit, createrole, createdb, login, replication, bypassrls;
@@ -229,6 +241,9 @@ typedef struct cat_role {
 	int64_t valid_until;      /* µs since Unix epoch, 0 = none */
 	int nmembers_of;
 	cat_oid *member_of;       /* roles this role is a member of */
+	bool *member_admin;       /* per member_of: WITH ADMIN OPTION (NULL = none) */
+	int ndefacl;
+	cat_defacl *defacl;       /* default privileges of objects this role creates */
 	char *comment;
 } cat_role;
 
@@ -312,6 +327,10 @@ bool cat_txn_dirty(const cat_txn *t);
 cat_obj *cat_obj_new(cat_kind kind, cat_oid oid, cat_oid database);
 /* A deep copy to edit (caller owns until cat_txn_put). */
 cat_obj *cat_obj_copy(const cat_obj *o);
+/* Whether two versions of an object define the same thing: equal but for
+ * what ANALYZE and index builds record as they go (row estimates, backfill
+ * progress), which do not change how a statement reads or writes it. */
+bool cat_obj_same_definition(const cat_obj *a, const cat_obj *b);
 /* Frees an object that was never put. */
 void cat_obj_free(cat_obj *o);
 /* Allocates in an object's arena (strings and arrays of the object). */

@@ -58,6 +58,13 @@ cat_obj *cat_obj_copy(const cat_obj *src)
 		o->role.comment = cat_obj_strdup(o, src->role.comment);
 		o->role.password = cat_obj_strdup(o, src->role.password);
 		o->role.member_of = dup_array(o, src->role.member_of, sizeof(cat_oid) * (size_t)src->role.nmembers_of);
+		if (src->role.member_admin)
+			o->role.member_admin =
+				dup_array(o, src->role.member_admin, sizeof(bool) * (size_t)src->role.nmembers_of);
+		o->role.defacl = dup_array(o, src->role.defacl, sizeof(cat_defacl) * (size_t)src->role.ndefacl);
+		for (int i = 0; i < src->role.ndefacl; i++)
+			o->role.defacl[i].acl =
+				dup_array(o, src->role.defacl[i].acl, sizeof(cat_acl) * (size_t)src->role.defacl[i].nacl);
 		break;
 	case CAT_REL: {
 		const cat_rel *s = &src->rel;
@@ -66,6 +73,7 @@ cat_obj *cat_obj_copy(const cat_obj *src)
 		for (int i = 0; i < s->ncols; i++) {
 			r->cols[i].default_sql = cat_obj_strdup(o, s->cols[i].default_sql);
 			r->cols[i].comment = cat_obj_strdup(o, s->cols[i].comment);
+			r->cols[i].acl = dup_array(o, s->cols[i].acl, sizeof(cat_acl) * (size_t)s->cols[i].nacl);
 		}
 		r->pk = dup_array(o, s->pk, sizeof(int16_t) * (size_t)s->npk);
 		r->pk_desc = dup_array(o, s->pk_desc, sizeof(bool) * (size_t)s->npk);
@@ -150,4 +158,31 @@ const char *cat_rel_option(const cat_rel *r, const char *name)
 		if (strcmp(r->opts[i].name, name) == 0)
 			return r->opts[i].value;
 	return NULL;
+}
+
+bool cat_obj_same_definition(const cat_obj *a, const cat_obj *b)
+{
+	if (a == b)
+		return true;
+	if (!a || !b || a->kind != b->kind)
+		return false;
+	/* A shallow copy of b with a's bookkeeping encodes to a's bytes exactly
+	 * when nothing else differs. */
+	cat_obj t = *b;
+	cat_index_info ii;
+	if (t.kind == CAT_REL) {
+		t.rel.stats_rows = a->rel.stats_rows;
+		if (t.rel.index && a->rel.index) {
+			ii = *t.rel.index;
+			ii.backfill_progress = a->rel.index->backfill_progress;
+			t.rel.index = &ii;
+		}
+	}
+	util_buf ea = UTIL_BUF_INIT, eb = UTIL_BUF_INIT;
+	cat_obj_encode(a, &ea);
+	cat_obj_encode(&t, &eb);
+	bool same = ea.len == eb.len && !memcmp(ea.data, eb.data, ea.len);
+	util_buf_free(&ea);
+	util_buf_free(&eb);
+	return same;
 }

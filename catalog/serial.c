@@ -5,6 +5,7 @@
  * holding their own field list. Unknown tags are skipped, so newer
  * versions can add fields. Format: docs/catalog-format.md.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "cat_int.h"
@@ -206,6 +207,7 @@ enum {
 	F_DB_ALLOWCONN = 10, F_DB_CONNLIMIT,
 	/* role */
 	F_ROLE_FLAGS = 20, F_ROLE_CONNLIMIT, F_ROLE_PASSWORD, F_ROLE_VALID_UNTIL, F_ROLE_MEMBER_OF,
+	F_ROLE_MEMBER_ADMIN, F_ROLE_DEFACL,
 	/* rel */
 	F_REL_KIND = 30, F_REL_SCHEMA, F_REL_STORAGE, F_REL_COL, F_REL_NEXT_COL_ID, F_REL_PK, F_REL_PK_DESC,
 	F_REL_CON, F_REL_INDEXES, F_REL_OPT, F_REL_VIEW_SQL, F_REL_INDEX, F_REL_SEQ, F_REL_INTERLEAVE,
@@ -213,6 +215,9 @@ enum {
 	F_REL_ILV_NEXT_TAG,
 	/* column */
 	C_NAME = 1, C_ATTNUM, C_COLID, C_TYPE, C_TYPMOD, C_FLAGS, C_IDENTITY, C_GENERATED, C_DEFAULT, C_COMMENT,
+	C_ACL,
+	/* default ACL (role) */
+	D_SCHEMA = 1, D_OBJTYPE, D_ACL,
 	/* constraint */
 	K_OID = 1, K_NAME, K_TYPE, K_COLS, K_CHECK, K_FLAGS, K_INDEX, K_REFTABLE, K_REFCOLS, K_ONDEL, K_ONUPD,
 	K_MATCH, K_COMMENT,
@@ -237,6 +242,8 @@ static void enc_column(util_buf *b, const cat_column *c)
 	put_u(b, C_GENERATED, (uint8_t)c->generated);
 	put_s(b, C_DEFAULT, c->default_sql);
 	put_s(b, C_COMMENT, c->comment);
+	if (c->nacl)
+		put_acl(b, C_ACL, c->acl, c->nacl);
 }
 
 static void dec_column(cat_obj *o, rd *r, cat_column *c)
@@ -261,6 +268,7 @@ static void dec_column(cat_obj *o, rd *r, cat_column *c)
 		case C_GENERATED: c->generated = (char)get_u(&v); break;
 		case C_DEFAULT: c->default_sql = get_s(o, &v); break;
 		case C_COMMENT: c->comment = get_s(o, &v); break;
+		case C_ACL: c->acl = get_acl(o, &v, &c->nacl); break;
 		}
 		r->bad |= v.bad;
 	}
@@ -439,6 +447,21 @@ void cat_obj_encode(const cat_obj *o, util_buf *b)
 		put_s(b, F_ROLE_PASSWORD, r->password);
 		put_i(b, F_ROLE_VALID_UNTIL, r->valid_until);
 		put_u32s(b, F_ROLE_MEMBER_OF, r->member_of, r->nmembers_of);
+		if (r->member_admin) {
+			uint32_t *adm = util_xmalloc(sizeof(uint32_t) * (size_t)(r->nmembers_of ? r->nmembers_of : 1));
+			for (int i = 0; i < r->nmembers_of; i++)
+				adm[i] = r->member_admin[i];
+			put_u32s(b, F_ROLE_MEMBER_ADMIN, adm, r->nmembers_of);
+			free(adm);
+		}
+		for (int i = 0; i < r->ndefacl; i++) {
+			util_buf d = UTIL_BUF_INIT;
+			put_u(&d, D_SCHEMA, r->defacl[i].schema);
+			put_u(&d, D_OBJTYPE, (uint8_t)r->defacl[i].objtype);
+			put_acl(&d, D_ACL, r->defacl[i].acl, r->defacl[i].nacl);
+			put_sub(b, F_ROLE_DEFACL, &d);
+			util_buf_free(&d);
+		}
 		break;
 	}
 	case CAT_REL: {
@@ -510,7 +533,7 @@ cat_obj *cat_obj_decode(cat_oid oid, const uint8_t *p, size_t n)
 	cat_obj *o = cat_obj_new((cat_kind)p[0], oid, (cat_oid)db);
 	rd r = {p + 1 + k, p + n, false}, v, sv;
 	unsigned tag;
-	int cnt;
+	int cnt, admin_n = 0;
 	while (next_field(&r, &tag, &v)) {
 		switch (o->kind) {
 		case CAT_DATABASE:
@@ -543,6 +566,27 @@ cat_obj *cat_obj_decode(cat_oid oid, const uint8_t *p, size_t n)
 			else if (tag == F_ROLE_PASSWORD) ro->password = get_s(o, &v);
 			else if (tag == F_ROLE_VALID_UNTIL) ro->valid_until = get_i(&v);
 			else if (tag == F_ROLE_MEMBER_OF) ro->member_of = get_u32s(o, &v, &ro->nmembers_of);
+			else if (tag == F_ROLE_MEMBER_ADMIN) {
+				int na;
+				uint32_t *adm = get_u32s(o, &v, &na);
+				/* Sized for any member_of length; fixed up below. */
+				ro->member_admin = cat_obj_alloc(o, sizeof(bool) * (size_t)(na + 1));
+				for (int i = 0; i < na; i++)
+					ro->member_admin[i] = adm[i] != 0;
+				admin_n = na;
+			} else if (tag == F_ROLE_DEFACL) {
+				cat_defacl d = {0, 0, 0, NULL};
+				unsigned t2;
+				rd v2;
+				while (next_field(&v, &t2, &v2)) {
+					if (t2 == D_SCHEMA) d.schema = (cat_oid)get_u(&v2);
+					else if (t2 == D_OBJTYPE) d.objtype = (char)get_u(&v2);
+					else if (t2 == D_ACL) d.acl = get_acl(o, &v2, &d.nacl);
+					v.bad |= v2.bad;
+				}
+				ro->defacl = grow(o, ro->defacl, ro->ndefacl, sizeof *ro->defacl);
+				ro->defacl[ro->ndefacl++] = d;
+			}
 			break;
 		}
 		case CAT_REL: {
@@ -622,6 +666,13 @@ cat_obj *cat_obj_decode(cat_oid oid, const uint8_t *p, size_t n)
 	if (r.bad) {
 		cat_obj_free(o);
 		return NULL;
+	}
+	/* One admin flag per membership, whatever the stored count was. */
+	if (o->kind == CAT_ROLE && o->role.member_admin && admin_n < o->role.nmembers_of) {
+		bool *a = cat_obj_alloc(o, sizeof(bool) * (size_t)o->role.nmembers_of);
+		memset(a, 0, sizeof(bool) * (size_t)o->role.nmembers_of);
+		memcpy(a, o->role.member_admin, sizeof(bool) * (size_t)admin_n);
+		o->role.member_admin = a;
 	}
 	return o;
 }

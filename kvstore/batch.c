@@ -1,6 +1,9 @@
 /* batch.c — building kv batches: mutations, conditions and conflict rows,
- * with every byte copied into the batch. Bad arguments mark the batch bad;
- * the commit then fails with that status and writes nothing. */
+ * with every byte copied into the batch (32 bytes of bookkeeping per
+ * mutation). Bad arguments mark the batch bad; the commit then fails with
+ * that status and writes nothing. A batch that grows past the store's
+ * spill size hands its mutations to stage.c, which writes them to sorted
+ * run files, so its memory stays bounded. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,41 +11,67 @@
 
 #include "kv_int.h"
 
+#define SPILL_MIN (1u << 10)
+#define SPILL_MAX (256u << 20)
+
 kv_batch *kv_batch_new(void)
 {
 	return util_xcalloc(1, sizeof(kv_batch));
+}
+
+void batch_release(kv_batch *b)
+{
+	if (b->stage)
+		stage_free(b->s, b->stage);
+	b->stage = NULL;
+	util_buf_free(&b->data);
+	util_buf_free(&b->cdata);
+	free(b->m);
+	free(b->fams);
+	free(b->c);
+	free(b->k);
+	b->m = NULL;
+	b->fams = NULL;
+	b->c = NULL;
+	b->k = NULL;
 }
 
 void kv_batch_free(kv_batch *b)
 {
 	if (!b)
 		return;
-	util_buf_free(&b->data);
-	free(b->m);
-	free(b->c);
-	free(b->k);
+	batch_release(b);
 	free(b);
 }
 
 void kv_batch_clear(kv_batch *b)
 {
+	if (b->stage)
+		stage_free(b->s, b->stage);
+	b->stage = NULL;
+	b->nspilled = b->spilled_bytes = 0;
+	b->s = NULL;
+	b->spill_at = 0;
 	util_buf_reset(&b->data);
+	util_buf_reset(&b->cdata);
 	b->n = b->nc = b->nk = 0;
+	b->nfams = 0;
+	b->lastfam = 0;
 	b->bad = KV_OK;
 	b->badmsg[0] = 0;
 }
 
 size_t kv_batch_count(const kv_batch *b)
 {
-	return b->n;
+	return b->n + b->nspilled;
 }
 
 size_t kv_batch_byte_size(const kv_batch *b)
 {
-	return b->data.len + b->n * 24;
+	return b->data.len + b->n * sizeof(kv_mut) + b->cdata.len + b->spilled_bytes;
 }
 
-static void mark_bad(kv_batch *b, kv_status st, const char *fmt, ...)
+void batch_mark_bad(kv_batch *b, kv_status st, const char *fmt, ...)
 {
 	if (b->bad)
 		return;
@@ -53,11 +82,11 @@ static void mark_bad(kv_batch *b, kv_status st, const char *fmt, ...)
 	va_end(ap);
 }
 
-static size_t put_bytes(kv_batch *b, const void *p, size_t n)
+static size_t put_cbytes(kv_batch *b, const void *p, size_t n)
 {
-	size_t off = b->data.len;
+	size_t off = b->cdata.len;
 	if (n)
-		util_buf_append(&b->data, p, n);
+		util_buf_append(&b->cdata, p, n);
 	return off;
 }
 
@@ -65,82 +94,119 @@ static bool check_args(kv_batch *b, kv_table *t, const void *row, size_t rlen, c
 		       const void *qual, size_t qlen, size_t vlen)
 {
 	if (!t) {
-		mark_bad(b, KV_INVALID, "NULL kv table in batch");
+		batch_mark_bad(b, KV_INVALID, "NULL kv table in batch");
 		return false;
 	}
 	if ((!row && rlen) || (!qual && qlen)) {
-		mark_bad(b, KV_INVALID, "NULL bytes with a non-zero length in batch");
+		batch_mark_bad(b, KV_INVALID, "NULL bytes with a non-zero length in batch");
 		return false;
 	}
 	if (rlen > IKEY_ROW_MAX) {
-		mark_bad(b, KV_TOO_LARGE, "row key of %zu bytes exceeds %d", rlen, IKEY_ROW_MAX);
+		batch_mark_bad(b, KV_TOO_LARGE, "row key of %zu bytes exceeds %d", rlen, IKEY_ROW_MAX);
 		return false;
 	}
 	if (qlen > KV_QUAL_MAX) {
-		mark_bad(b, KV_TOO_LARGE, "qualifier of %zu bytes exceeds %u", qlen, KV_QUAL_MAX);
+		batch_mark_bad(b, KV_TOO_LARGE, "qualifier of %zu bytes exceeds %u", qlen, KV_QUAL_MAX);
 		return false;
 	}
 	if (vlen > KV_VALUE_MAX) {
-		mark_bad(b, KV_TOO_LARGE, "value of %zu bytes exceeds %u", vlen, KV_VALUE_MAX);
+		batch_mark_bad(b, KV_TOO_LARGE, "value of %zu bytes exceeds %u", vlen, KV_VALUE_MAX);
 		return false;
 	}
 	if (family && (family[0] == 0 || strlen(family) > IKEY_FAM_MAX)) {
-		mark_bad(b, KV_INVALID, "bad family name");
+		batch_mark_bad(b, KV_INVALID, "bad family name");
+		return false;
+	}
+	if (!b->s) {
+		b->s = t->s;
+		size_t sp = t->s->o.batch_spill_bytes;
+		if (!b->spill_at)
+			b->spill_at = sp < SPILL_MIN ? SPILL_MIN : sp > SPILL_MAX ? SPILL_MAX : sp;
+	} else if (t->s != b->s) {
+		batch_mark_bad(b, KV_INVALID, "batch mixes kv tables of different stores");
 		return false;
 	}
 	return true;
 }
 
-static kv_mut *new_mut(kv_batch *b)
+int batch_fam_index(kv_batch *b, const char *family)
 {
+	if (b->lastfam < b->nfams && !strcmp(b->fams[b->lastfam], family))
+		return b->lastfam;
+	for (int i = 0; i < b->nfams; i++) {
+		if (!strcmp(b->fams[i], family)) {
+			b->lastfam = i;
+			return i;
+		}
+	}
+	if (b->nfams == UINT16_MAX)
+		return -1;
+	if (b->nfams == b->cfams) {
+		b->cfams = b->cfams ? 2 * b->cfams : 4;
+		b->fams = util_xrealloc(b->fams, (size_t)b->cfams * sizeof(*b->fams));
+	}
+	snprintf(b->fams[b->nfams], sizeof(b->fams[0]), "%s", family);
+	b->lastfam = b->nfams;
+	return b->nfams++;
+}
+
+static void add_mut(kv_batch *b, kv_table *t, uint8_t type, const void *row, size_t rlen, const char *family,
+		    const void *qual, size_t qlen, kv_ts ts, const void *val, size_t vlen)
+{
+	if (b->bad || !check_args(b, t, row, rlen, family, qual, qlen, vlen))
+		return;
+	int fi = batch_fam_index(b, family ? family : "");
+	if (fi < 0) {
+		batch_mark_bad(b, KV_TOO_LARGE, "too many families in one batch");
+		return;
+	}
 	if (b->n == b->cap) {
 		b->cap = b->cap ? 2 * b->cap : 16;
 		b->m = util_xrealloc(b->m, b->cap * sizeof(kv_mut));
 	}
 	kv_mut *m = &b->m[b->n++];
-	memset(m, 0, sizeof(*m));
-	return m;
-}
-
-static void add_mut(kv_batch *b, kv_table *t, uint8_t type, const void *row, size_t rlen, const char *family,
-		    const void *qual, size_t qlen, kv_ts ts, const void *val, size_t vlen, int64_t delta)
-{
-	if (b->bad || !check_args(b, t, row, rlen, family, qual, qlen, vlen))
-		return;
-	kv_mut *m = new_mut(b);
 	m->t = t;
-	m->type = type;
-	if (family)
-		snprintf(m->fam, sizeof(m->fam), "%s", family);
-	m->roff = put_bytes(b, row, rlen);
-	m->rlen = rlen;
-	m->qoff = put_bytes(b, qual, qlen);
-	m->qlen = qlen;
-	m->voff = put_bytes(b, val, vlen);
-	m->vlen = vlen;
 	m->ts = ts;
-	m->delta = delta;
+	m->off = (uint32_t)b->data.len;
+	m->rlen = (uint16_t)rlen;
+	m->qlen = (uint32_t)qlen;
+	m->vlen = (uint32_t)vlen;
+	m->type = type;
+	m->fam = (uint16_t)fi;
+	util_buf_reserve(&b->data, rlen + qlen + vlen);
+	if (rlen)
+		util_buf_append(&b->data, row, rlen);
+	if (qlen)
+		util_buf_append(&b->data, qual, qlen);
+	if (vlen)
+		util_buf_append(&b->data, val, vlen);
+	/* Offsets are 32 bits: the in-memory part stays far below 4 GiB. */
+	if (b->data.len + b->n * sizeof(kv_mut) >= b->spill_at) {
+		kv_status st = stage_spill(b);
+		if (st)
+			batch_mark_bad(b, st, "spilling the batch: %s", kv_errmsg());
+	}
 }
 
 void kv_batch_put(kv_batch *b, kv_table *t, const void *row, size_t rlen, const char *family,
 		  const void *qual, size_t qlen, kv_ts ts, const void *val, size_t vlen)
 {
 	if (!family) {
-		mark_bad(b, KV_INVALID, "put without a family");
+		batch_mark_bad(b, KV_INVALID, "put without a family");
 		return;
 	}
 	if (!val && vlen) {
-		mark_bad(b, KV_INVALID, "NULL value with a non-zero length");
+		batch_mark_bad(b, KV_INVALID, "NULL value with a non-zero length");
 		return;
 	}
-	add_mut(b, t, KV_PUT, row, rlen, family, qual, qlen, ts, val, vlen, 0);
+	add_mut(b, t, KV_PUT, row, rlen, family, qual, qlen, ts, val, vlen);
 }
 
 void kv_batch_delete(kv_batch *b, kv_table *t, const void *row, size_t rlen, const char *family,
 		     const void *qual, size_t qlen, kv_ts ts, kv_cell_type type)
 {
 	if (!family) {
-		mark_bad(b, KV_INVALID, "delete without a family");
+		batch_mark_bad(b, KV_INVALID, "delete without a family");
 		return;
 	}
 	switch (type) {
@@ -153,42 +219,44 @@ void kv_batch_delete(kv_batch *b, kv_table *t, const void *row, size_t rlen, con
 		break;
 	case KV_DELETE_FAMILY_VERSION:
 		if (ts == KV_TS_LATEST) {
-			mark_bad(b, KV_INVALID, "DeleteFamilyVersion needs an explicit timestamp");
+			batch_mark_bad(b, KV_INVALID, "DeleteFamilyVersion needs an explicit timestamp");
 			return;
 		}
 		qual = NULL;
 		qlen = 0;
 		break;
 	default:
-		mark_bad(b, KV_INVALID, "bad delete type %d", (int)type);
+		batch_mark_bad(b, KV_INVALID, "bad delete type %d", (int)type);
 		return;
 	}
-	add_mut(b, t, (uint8_t)type, row, rlen, family, qual, qlen, ts, NULL, 0, 0);
+	add_mut(b, t, (uint8_t)type, row, rlen, family, qual, qlen, ts, NULL, 0);
 }
 
 void kv_batch_delete_row(kv_batch *b, kv_table *t, const void *row, size_t rlen, kv_ts ts)
 {
-	add_mut(b, t, MUT_DELETE_ROW, row, rlen, NULL, NULL, 0, ts, NULL, 0, 0);
+	add_mut(b, t, MUT_DELETE_ROW, row, rlen, NULL, NULL, 0, ts, NULL, 0);
 }
 
 void batch_add_incr(kv_batch *b, kv_table *t, const void *row, size_t rlen, const char *family,
 		    const void *qual, size_t qlen, int64_t delta)
 {
 	if (!family) {
-		mark_bad(b, KV_INVALID, "increment without a family");
+		batch_mark_bad(b, KV_INVALID, "increment without a family");
 		return;
 	}
-	add_mut(b, t, MUT_INCR, row, rlen, family, qual, qlen, KV_TS_LATEST, NULL, 0, delta);
+	uint8_t d[8];
+	util_put_be64(d, (uint64_t)delta);
+	add_mut(b, t, MUT_INCR, row, rlen, family, qual, qlen, KV_TS_LATEST, d, 8);
 }
 
 void batch_add_append(kv_batch *b, kv_table *t, const void *row, size_t rlen, const char *family,
 		      const void *qual, size_t qlen, const void *val, size_t vlen)
 {
 	if (!family || (!val && vlen)) {
-		mark_bad(b, KV_INVALID, "bad append arguments");
+		batch_mark_bad(b, KV_INVALID, "bad append arguments");
 		return;
 	}
-	add_mut(b, t, MUT_APPEND, row, rlen, family, qual, qlen, KV_TS_LATEST, val, vlen, 0);
+	add_mut(b, t, MUT_APPEND, row, rlen, family, qual, qlen, KV_TS_LATEST, val, vlen);
 }
 
 void kv_batch_require(kv_batch *b, kv_table *t, const void *row, size_t rlen, const char *family,
@@ -196,11 +264,11 @@ void kv_batch_require(kv_batch *b, kv_table *t, const void *row, size_t rlen, co
 {
 	if (b->bad || !family || !check_args(b, t, row, rlen, family, qual, qlen, vlen)) {
 		if (!family)
-			mark_bad(b, KV_INVALID, "condition without a family");
+			batch_mark_bad(b, KV_INVALID, "condition without a family");
 		return;
 	}
 	if ((unsigned)op > KV_CMP_PRESENT || (!val && vlen)) {
-		mark_bad(b, KV_INVALID, "bad condition");
+		batch_mark_bad(b, KV_INVALID, "bad condition");
 		return;
 	}
 	if (b->nc == b->cc) {
@@ -211,11 +279,11 @@ void kv_batch_require(kv_batch *b, kv_table *t, const void *row, size_t rlen, co
 	memset(c, 0, sizeof(*c));
 	c->t = t;
 	snprintf(c->fam, sizeof(c->fam), "%s", family);
-	c->roff = put_bytes(b, row, rlen);
+	c->roff = put_cbytes(b, row, rlen);
 	c->rlen = rlen;
-	c->qoff = put_bytes(b, qual, qlen);
+	c->qoff = put_cbytes(b, qual, qlen);
 	c->qlen = qlen;
-	c->voff = put_bytes(b, val, vlen);
+	c->voff = put_cbytes(b, val, vlen);
 	c->vlen = vlen;
 	c->op = op;
 }
@@ -230,6 +298,6 @@ void kv_batch_check_row(kv_batch *b, kv_table *t, const void *row, size_t rlen)
 	}
 	kv_chk *k = &b->k[b->nk++];
 	k->t = t;
-	k->roff = put_bytes(b, row, rlen);
+	k->roff = put_cbytes(b, row, rlen);
 	k->rlen = rlen;
 }

@@ -26,6 +26,10 @@ typedef struct blk_builder {
 	int interval;
 	util_buf last;
 	size_t nentries;
+	/* Bytes at the end of every key never shared with the next key
+	 * (0 normally; IKEY_SUFFIX - 1 = 8 for files whose timestamps are
+	 * patched when read, see blk_patch_ts). */
+	size_t keep_suffix;
 } blk_builder;
 
 void blkb_init(blk_builder *b, int interval);
@@ -70,5 +74,12 @@ typedef int (*blk_cmp_fn)(const uint8_t *a, size_t al, const uint8_t *b, size_t 
 void blki_seek(blk_iter *it, blk_cmp_fn cmp, const uint8_t *k, size_t kl);
 /* Last entry < k. */
 void blki_seek_lt(blk_iter *it, blk_cmp_fn cmp, const uint8_t *k, size_t kl);
+
+/* Rewrites in place the 8 timestamp bytes of every key of a data block
+ * (the 8 bytes before the last key byte, see ikey.h) from the placeholder
+ * `from` to `to`. The block must have been built with keep_suffix >= 9, so
+ * that those bytes of every key lie in its own entry. False (nothing
+ * guaranteed) if the block is malformed or a key does not hold `from`. */
+bool blk_patch_ts(uint8_t *data, size_t size, const uint8_t from[8], const uint8_t to[8]);
 
 #endif /* STRATA_KV_BLK_H */

@@ -3,6 +3,8 @@
  * length is checked against the block end and a bad entry sets `corrupt`. */
 #include "blk.h"
 
+#include "ikey.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,6 +36,7 @@ void blkb_add(blk_builder *b, const uint8_t *key, size_t klen, const void *val, 
 	size_t shared = 0;
 	if (b->counter < b->interval && b->nentries > 0) {
 		size_t n = UTIL_MIN(b->last.len, klen);
+		n = n > b->keep_suffix ? n - b->keep_suffix : 0;
 		const uint8_t *l = (const uint8_t *)b->last.data;
 		while (shared < n && l[shared] == key[shared])
 			shared++;
@@ -152,7 +155,8 @@ static bool decode_next(blk_iter *it)
 		it->key = nk;
 		it->kcap = cap;
 	}
-	memcpy(it->key + shared, p, unshared);
+	if (unshared) /* an empty key before any was decoded: key is still NULL */
+		memcpy(it->key + shared, p, unshared);
 	it->klen = kl;
 	it->val = p + unshared;
 	it->vlen = vlen;
@@ -271,4 +275,33 @@ void blki_seek_lt(blk_iter *it, blk_cmp_fn cmp, const uint8_t *k, size_t kl)
 		;
 	if (it->cur != last)
 		set_corrupt(it);
+}
+
+bool blk_patch_ts(uint8_t *data, size_t size, const uint8_t from[8], const uint8_t to[8])
+{
+	blk_iter it = {0};
+	if (!blki_init(&it, data, size))
+		return false;
+	size_t off = 0, prevlen = 0;
+	while (off < it.limit) {
+		const uint8_t *p = data + off, *end = data + it.limit;
+		size_t shared, unshared, vlen;
+		if (!get_varint32(&p, end, &shared) || !get_varint32(&p, end, &unshared) ||
+		    !get_varint32(&p, end, &vlen) || (size_t)(end - p) < unshared ||
+		    (size_t)(end - p) - unshared < vlen)
+			return false;
+		size_t kl = shared + unshared;
+		/* The timestamp must lie in this entry's bytes, and the shared
+		 * prefix must not reach into the previous key's timestamp. */
+		if (kl < 3 + IKEY_TS_END || shared + IKEY_TS_END > kl ||
+		    (shared && shared + IKEY_TS_END > prevlen))
+			return false;
+		uint8_t *ts = (uint8_t *)p + (kl - IKEY_TS_END - shared);
+		if (memcmp(ts, from, 8) != 0)
+			return false;
+		memcpy(ts, to, 8);
+		prevlen = kl;
+		off = (size_t)(p + unshared + vlen - data);
+	}
+	return true;
 }

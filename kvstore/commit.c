@@ -118,11 +118,11 @@ static uint32_t *collect_stripes(scratch *x, kv_batch *b, size_t *n)
 	}
 	uint32_t *st = x->stripes;
 	for (size_t i = 0; i < b->n; i++)
-		st[k++] = stripe(b->m[i].t->id, batch_ptr(b, b->m[i].roff), b->m[i].rlen);
+		st[k++] = stripe(b->m[i].t->id, mut_row(b, &b->m[i]), b->m[i].rlen);
 	for (size_t i = 0; i < b->nc; i++)
-		st[k++] = stripe(b->c[i].t->id, batch_ptr(b, b->c[i].roff), b->c[i].rlen);
+		st[k++] = stripe(b->c[i].t->id, cond_ptr(b, b->c[i].roff), b->c[i].rlen);
 	for (size_t i = 0; i < b->nk; i++)
-		st[k++] = stripe(b->k[i].t->id, batch_ptr(b, b->k[i].roff), b->k[i].rlen);
+		st[k++] = stripe(b->k[i].t->id, cond_ptr(b, b->k[i].roff), b->k[i].rlen);
 	qsort(st, k, sizeof(uint32_t), u32cmp);
 	size_t u = 0;
 	for (size_t i = 0; i < k; i++)
@@ -153,7 +153,7 @@ static bool cmp_holds(kv_cmp_op op, const uint8_t *cur, size_t cl, const uint8_t
 	}
 }
 
-static kv_status check_conditions(kv_batch *b)
+kv_status commit_check_conditions(kv_batch *b)
 {
 	util_buf v = UTIL_BUF_INIT;
 	kv_status st = KV_OK;
@@ -161,7 +161,7 @@ static kv_status check_conditions(kv_batch *b)
 		kv_cond *c = &b->c[i];
 		bool found;
 		kv_ts ts;
-		st = read_latest_cell(c->t, batch_ptr(b, c->roff), c->rlen, c->fam, batch_ptr(b, c->qoff),
+		st = read_latest_cell(c->t, cond_ptr(b, c->roff), c->rlen, c->fam, cond_ptr(b, c->qoff),
 				      c->qlen, &v, &ts, &found);
 		if (st)
 			break;
@@ -173,7 +173,7 @@ static kv_status check_conditions(kv_batch *b)
 		else
 			/* A comparison against a missing cell fails (HBase). */
 			ok = found &&
-			     cmp_holds(c->op, (const uint8_t *)v.data, v.len, batch_ptr(b, c->voff), c->vlen);
+			     cmp_holds(c->op, (const uint8_t *)v.data, v.len, cond_ptr(b, c->voff), c->vlen);
 		if (!ok)
 			st = kv_fail(KV_CHECK_FAILED, "condition %zu on kv table %s did not hold", i,
 				     c->t->name);
@@ -182,7 +182,7 @@ static kv_status check_conditions(kv_batch *b)
 	return st;
 }
 
-static kv_status check_row_conflict(kv_table *t, const uint8_t *row, size_t rlen, kv_ts read_ts)
+kv_status commit_check_row(kv_table *t, const uint8_t *row, size_t rlen, kv_ts read_ts)
 {
 	int r = recent_check(t->s->recent, t->id, row, rlen, read_ts);
 	if (r == 1)
@@ -198,9 +198,8 @@ static kv_status check_row_conflict(kv_table *t, const uint8_t *row, size_t rlen
 	return KV_OK;
 }
 
-static kv_status check_conflicts(kv_store *s, kv_batch *b, kv_ts read_ts)
+void commit_recent_on(kv_store *s)
 {
-	kv_status st = KV_OK;
 	if (!atomic_load(&s->recent_on)) {
 		/* First commit_if: from now on commits note their rows. Writes
 		 * before (timestamps up to last_ts) are covered by the low-water
@@ -210,22 +209,29 @@ static kv_status check_conflicts(kv_store *s, kv_batch *b, kv_ts read_ts)
 		atomic_store(&s->recent_on, true);
 		pthread_mutex_unlock(&s->ts_mu);
 	}
+}
+
+static kv_status check_conflicts(kv_store *s, kv_batch *b, kv_ts read_ts)
+{
+	kv_status st = KV_OK;
+	commit_recent_on(s);
 	for (size_t i = 0; i < b->n && !st; i++)
-		st = check_row_conflict(b->m[i].t, batch_ptr(b, b->m[i].roff), b->m[i].rlen, read_ts);
+		st = commit_check_row(b->m[i].t, mut_row(b, &b->m[i]), b->m[i].rlen, read_ts);
 	for (size_t i = 0; i < b->nk && !st; i++)
-		st = check_row_conflict(b->k[i].t, batch_ptr(b, b->k[i].roff), b->k[i].rlen, read_ts);
+		st = commit_check_row(b->k[i].t, cond_ptr(b, b->k[i].roff), b->k[i].rlen, read_ts);
 	return st;
 }
 
 /* The value a cell has after earlier mutations of this batch, or from the
  * store. */
-static kv_status current_value(cctx *c, kv_mut *m, const uint8_t *row, const uint8_t *q, util_buf *out,
-			       bool *found)
+static kv_status current_value(cctx *c, const kv_batch *b, const kv_mut *m, const uint8_t *row,
+			       const uint8_t *q, util_buf *out, bool *found)
 {
 	for (size_t i = c->n; i-- > 0;) {
 		rmut *r = &c->r[i];
-		if (r->t == m->t && r->type == KV_PUT && !strcmp(r->fam, m->fam) && r->rlen == m->rlen &&
-		    r->qlen == m->qlen && !memcmp(r->row, row, m->rlen) && !memcmp(r->q, q, m->qlen)) {
+		if (r->t == m->t && r->type == KV_PUT && !strcmp(r->fam, mut_fam(b, m)) &&
+		    r->rlen == m->rlen && r->qlen == m->qlen && !memcmp(r->row, row, m->rlen) &&
+		    !memcmp(r->q, q, m->qlen)) {
 			util_buf_reset(out);
 			util_buf_append(out, r->v, r->vlen);
 			*found = true;
@@ -233,7 +239,7 @@ static kv_status current_value(cctx *c, kv_mut *m, const uint8_t *row, const uin
 		}
 	}
 	kv_ts ts;
-	return read_latest_cell(m->t, row, m->rlen, m->fam, q, m->qlen, out, &ts, found);
+	return read_latest_cell(m->t, row, m->rlen, mut_fam(b, m), q, m->qlen, out, &ts, found);
 }
 
 static kv_status resolve(kv_batch *b, cctx *c)
@@ -242,7 +248,8 @@ static kv_status resolve(kv_batch *b, cctx *c)
 	kv_status st = KV_OK;
 	for (size_t i = 0; i < b->n && !st; i++) {
 		kv_mut *m = &b->m[i];
-		const uint8_t *row = batch_ptr(b, m->roff), *q = batch_ptr(b, m->qoff);
+		const uint8_t *row = mut_row(b, m), *q = mut_qual(b, m);
+		const char *fam = mut_fam(b, m);
 		if (m->type == MUT_DELETE_ROW) {
 			pthread_mutex_lock(&m->t->mu);
 			int nf = m->t->nfam;
@@ -258,24 +265,22 @@ static kv_status resolve(kv_batch *b, cctx *c)
 			free(fams);
 			continue;
 		}
-		if (!table_has_family(m->t, m->fam)) {
-			st = kv_fail(KV_NOT_FOUND, "kv table %s has no family %s", m->t->name, m->fam);
+		if (!table_has_family(m->t, fam)) {
+			st = kv_fail(KV_NOT_FOUND, "kv table %s has no family %s", m->t->name, fam);
 			break;
 		}
-		rmut r = {m->t,    m->type, m->fam,  row,  q, batch_ptr(b, m->voff),
-			  m->rlen, m->qlen, m->vlen, m->ts};
+		rmut r = {m->t, m->type, fam, row, q, mut_val(b, m), m->rlen, m->qlen, m->vlen, m->ts};
 		if (m->type == KV_DELETE && m->ts == KV_TS_LATEST) {
 			/* HBase: delete the newest version (none: a no-op marker). */
 			bool found;
 			kv_ts ts;
-			if ((st =
-				 read_latest_cell(m->t, row, m->rlen, m->fam, q, m->qlen, NULL, &ts, &found)))
+			if ((st = read_latest_cell(m->t, row, m->rlen, fam, q, m->qlen, NULL, &ts, &found)))
 				break;
 			if (found)
 				r.ts = ts;
 		} else if (m->type == MUT_INCR || m->type == MUT_APPEND) {
 			bool found;
-			if ((st = current_value(c, m, row, q, &v, &found)))
+			if ((st = current_value(c, b, m, row, q, &v, &found)))
 				break;
 			if (m->type == MUT_INCR) {
 				int64_t cur = 0;
@@ -286,7 +291,8 @@ static kv_status resolve(kv_batch *b, cctx *c)
 				}
 				if (found)
 					cur = (int64_t)util_get_be64((const uint8_t *)v.data);
-				int64_t nv = (int64_t)((uint64_t)cur + (uint64_t)m->delta);
+				uint64_t delta = util_get_be64(mut_val(b, m));
+				int64_t nv = (int64_t)((uint64_t)cur + delta);
 				uint8_t *p = cc_own(c, 8);
 				util_put_be64(p, (uint64_t)nv);
 				b->incr_result = nv;
@@ -302,7 +308,7 @@ static kv_status resolve(kv_batch *b, cctx *c)
 				if (cl)
 					memcpy(p, v.data, cl);
 				if (m->vlen)
-					memcpy(p + cl, batch_ptr(b, m->voff), m->vlen);
+					memcpy(p + cl, mut_val(b, m), m->vlen);
 				r.v = p;
 				r.vlen = cl + m->vlen;
 			}
@@ -380,6 +386,10 @@ kv_status commit_batch(kv_store *s, kv_batch *b, bool check, kv_ts read_ts, cons
 		return kv_fail(KV_INVALID, "NULL batch");
 	if (b->bad)
 		return kv_fail(b->bad, "%s", b->badmsg);
+	if (b->s && b->s != s)
+		return kv_fail(KV_INVALID, "batch of another store");
+	if (b->stage)
+		return commit_large(s, b, check, read_ts, o, commit_ts);
 	if (b->n == 0)
 		return KV_OK;
 	kv_status st = store_writable(s);
@@ -417,7 +427,7 @@ kv_status commit_batch(kv_store *s, kv_batch *b, bool check, kv_ts read_ts, cons
 	kv_pend pend_store = {0}, *pend = NULL;
 	kv_ts cts = 0;
 	bool rw = false;
-	if ((st = check_conditions(b)))
+	if ((st = commit_check_conditions(b)))
 		goto out;
 	if (check && (st = check_conflicts(s, b, read_ts)))
 		goto out;
@@ -484,24 +494,22 @@ kv_status kv_commit_if(kv_store *s, kv_batch *b, kv_ts read_ts, const kv_write_o
 kv_status kv_increment(kv_table *t, const void *row, size_t rlen, const char *family, const void *qual,
 		       size_t qlen, int64_t delta, int64_t *result)
 {
-	kv_batch b = {0};
+	kv_batch b = {.spill_at = SIZE_MAX}; /* one mutation: never spills */
 	batch_add_incr(&b, t, row, rlen, family, qual, qlen, delta);
 	kv_status st = commit_batch(t->s, &b, false, 0, NULL, NULL);
 	if (!st && result)
 		*result = b.incr_result;
-	util_buf_free(&b.data);
-	free(b.m);
+	batch_release(&b);
 	return st;
 }
 
 kv_status kv_append(kv_table *t, const void *row, size_t rlen, const char *family, const void *qual,
 		    size_t qlen, const void *val, size_t vlen)
 {
-	kv_batch b = {0};
+	kv_batch b = {.spill_at = SIZE_MAX};
 	batch_add_append(&b, t, row, rlen, family, qual, qlen, val, vlen);
 	kv_status st = commit_batch(t->s, &b, false, 0, NULL, NULL);
-	util_buf_free(&b.data);
-	free(b.m);
+	batch_release(&b);
 	return st;
 }
 

@@ -32,7 +32,7 @@ static bool explore(kv_sfile **f, int n, int *lo, int *hi)
 			bool busy = false;
 			for (int j = i; j < i + k; j++) {
 				total += f[j]->m.size;
-				busy |= f[j]->compacting;
+				busy |= f[j]->compacting || atomic_load(&f[j]->pending);
 			}
 			if (busy)
 				continue;
@@ -349,6 +349,17 @@ kv_status compact_table(kv_store *s, kv_table *t, bool major, bool manual)
 	for (int i = 0; i < nf && !st; i++) {
 		pthread_mutex_lock(&t->mu);
 		kv_fileset *fs = version_family(t->v, fams[i].name, strlen(fams[i].name));
+		/* A file of a large commit that is not visible yet (its commit is
+		 * completing): wait the moment it takes rather than merge it. */
+		for (int j = 0; fs && j < fs->n; j++) {
+			if (atomic_load(&fs->files[j]->pending)) {
+				pthread_mutex_unlock(&t->mu);
+				util_sleep_us(200);
+				pthread_mutex_lock(&t->mu);
+				fs = version_family(t->v, fams[i].name, strlen(fams[i].name));
+				j = -1;
+			}
+		}
 		int lo = 0, hi = 0;
 		bool go = false;
 		if (fs && fs->n > 0) {

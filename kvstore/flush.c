@@ -90,13 +90,6 @@ kv_version *version_edit(kv_version *v, kv_sfile **add, int nadd, kv_sfile **del
 		kv_fileset *src = version_family(v, d->family, strlen(d->family));
 		int n = src ? src->n : 0;
 		d->files = util_xcalloc((size_t)(n + nadd + 1), sizeof(kv_sfile *));
-		/* New files are newest: those from a flush come first. */
-		for (int j = 0; j < nadd; j++) {
-			if (!strcmp(add[j]->m.family, d->family)) {
-				d->files[d->n++] = add[j];
-				sfile_ref(add[j]);
-			}
-		}
 		for (int j = 0; j < n; j++) {
 			kv_sfile *f = src->files[j];
 			bool gone = false;
@@ -106,6 +99,21 @@ kv_version *version_edit(kv_version *v, kv_sfile **add, int nadd, kv_sfile **del
 				continue;
 			d->files[d->n++] = f;
 			sfile_ref(f);
+		}
+		/* Added files by age: a flush output is usually the newest; a file
+		 * ingested by a large commit may be older than a flush installed
+		 * after it. Among equal seqs the added file goes first. */
+		for (int j = 0; j < nadd; j++) {
+			if (strcmp(add[j]->m.family, d->family))
+				continue;
+			int pos = 0;
+			while (pos < d->n && d->files[pos]->m.seq > add[j]->m.seq)
+				pos++;
+			memmove(d->files + pos + 1, d->files + pos,
+				(size_t)(d->n - pos) * sizeof(kv_sfile *));
+			d->files[pos] = add[j];
+			d->n++;
+			sfile_ref(add[j]);
 		}
 	}
 	return nv;
@@ -188,6 +196,12 @@ static kv_status flush_one(kv_store *s, kv_table *t, kv_mem *m)
 		if (e)
 			st = kv_fail_errno(e, "fsync directory", s->path);
 	}
+	/* Once in the manifest the new files outlive the log. Without an fsync
+	 * per commit the log records of these commits may not be durable yet, and
+	 * a crash would keep this table's part of a batch and lose the other
+	 * tables' (a transaction half there): make the log durable first. */
+	if (!st && s->wal)
+		st = wal_sync(s->wal);
 	if (!st) {
 		util_buf ed = UTIL_BUF_INIT;
 		for (int i = 0; i < nf; i++) {

@@ -20,6 +20,7 @@
 #include "kv.h"
 
 #define IKEY_SUFFIX  9
+#define IKEY_TS_END  9      /* a key's timestamp starts this many bytes before its end */
 #define IKEY_ROW_MAX 0x7fff /* like HBase (Short.MAX_VALUE); leaves room for row successors */
 #define IKEY_FAM_MAX 31
 /* The smallest type byte (~0xff = 0) sorts first at a given ts. */
@@ -169,6 +170,25 @@ static inline bool ikey_same_row(const uint8_t *a, const uint8_t *b)
 {
 	size_t ra = ikey_rowlen(a);
 	return ra == ikey_rowlen(b) && memcmp(a + 2, b + 2, ra) == 0;
+}
+
+/* The timestamp bytes of a key (~ts, big-endian). */
+static inline void ikey_ts_bytes(uint8_t out[8], kv_ts ts)
+{
+	uint64_t its = __builtin_bswap64(~ts);
+	memcpy(out, &its, 8);
+}
+
+static inline kv_ts ikey_ts(const uint8_t *k, size_t kl)
+{
+	uint64_t its;
+	memcpy(&its, k + kl - IKEY_TS_END, 8);
+	return ~__builtin_bswap64(its);
+}
+
+static inline void ikey_set_ts(uint8_t *k, size_t kl, kv_ts ts)
+{
+	ikey_ts_bytes(k + kl - IKEY_TS_END, ts);
 }
 
 /* The first possible key of a row (sorts before every cell of it). */

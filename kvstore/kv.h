@@ -123,6 +123,10 @@ typedef struct kv_store_opts {
 	kv_fs *fs;                     /* NULL = POSIX; borrowed, must outlive the store */
 	bool create_if_missing;
 	bool read_only;                /* open for inspection (tools); no writes, no compaction */
+	/* A batch whose mutations pass this many bytes in memory sorts them and
+	 * writes them to run files in the store directory, so its memory stays
+	 * bounded whatever its size; default 64 MiB, at most 256 MiB. */
+	size_t batch_spill_bytes;
 } kv_store_opts;
 
 void kv_store_opts_default(kv_store_opts *o);
@@ -135,6 +139,11 @@ void kv_store_close(kv_store *s);
 
 /* The newest timestamp below which all commits are complete. */
 kv_ts kv_read_point(kv_store *s);
+/* Makes the read point cover ts, a moment not after the wall clock
+ * (KV_INVALID if it is), waiting for commits in flight: reads at ts are then
+ * repeatable. An idle store's read point is its last commit's timestamp, so
+ * reads "as of" a recent moment call this first. (readpoint.c) */
+kv_status kv_read_point_wait(kv_store *s, kv_ts ts);
 
 /* Pins a snapshot for reads that span many statements (a transaction):
  * *ts receives the current read point, and compactions keep every version a
@@ -180,19 +189,26 @@ kv_status kv_table_families(kv_store *s, const char *name, kv_family_opts *out, 
  * (reads then return KV_NOT_FOUND). */
 kv_status kv_table_open(kv_store *s, const char *name, kv_table **out);
 void kv_table_close(kv_table *t);
+/* Takes another reference to an open table (a dropped table stays valid
+ * while one is held); release it with kv_table_close(). */
+void kv_table_ref(kv_table *t);
 kv_store *kv_table_store(kv_table *t);
 const char *kv_table_name(kv_table *t);
 
 /* ---------------------------------------------------------------- writes */
 
 /* A batch of mutations over any rows and tables of one store, committed
- * atomically at one timestamp with one log record. The batch copies every
- * byte passed to it. Caller frees with kv_batch_free(). */
+ * atomically at one timestamp, of any size. The batch copies every byte
+ * passed to it. Beyond kv_store_opts.batch_spill_bytes it sorts its
+ * mutations and spills them to run files in the store directory, so a
+ * batch of many gigabytes (a bulk load) holds little memory; a spill error
+ * (no space, I/O) makes the commit fail with that status. Caller frees
+ * with kv_batch_free(), before the store is closed. */
 kv_batch *kv_batch_new(void);
 void kv_batch_free(kv_batch *b);
 void kv_batch_clear(kv_batch *b);
-size_t kv_batch_count(const kv_batch *b);     /* mutations */
-size_t kv_batch_byte_size(const kv_batch *b); /* approximate */
+size_t kv_batch_count(const kv_batch *b);     /* mutations (spilled ones included) */
+size_t kv_batch_byte_size(const kv_batch *b); /* approximate, spilled bytes included */
 
 /* ts = KV_TS_LATEST: the commit timestamp. An explicit ts (backfills,
  * tests, reserve_ts protocols) is kept as given. */
@@ -233,9 +249,12 @@ typedef struct kv_write_opts {
 } kv_write_opts;
 
 /* Commits the batch: one commit timestamp (returned in *commit_ts if not
- * NULL), one log record, durable per the store's durability when it
- * returns; visible to readers once every earlier timestamp is complete.
- * An empty batch succeeds without a timestamp. opts may be NULL. */
+ * NULL), durable per the store's durability when it returns; visible to
+ * readers once every earlier timestamp is complete, never in part. A batch
+ * that did not spill is one log record; a spilled batch becomes sorted
+ * files added to its tables by one manifest edit (always durable, see
+ * docs/kvstore.md, "Large commits") and is empty after a successful
+ * commit. An empty batch succeeds without a timestamp. opts may be NULL. */
 kv_status kv_commit(kv_store *s, kv_batch *b, const kv_write_opts *opts, kv_ts *commit_ts);
 /* Like kv_commit, but KV_CONFLICT if any row written by the batch (or added
  * with kv_batch_check_row) has a committed cell newer than read_ts:
@@ -428,8 +447,90 @@ typedef struct kv_store_stats {
 kv_status kv_table_get_stats(kv_table *t, kv_table_stats *out);
 void kv_store_get_stats(kv_store *s, kv_store_stats *out);
 
+/* Inspection (inspect.c), for monitoring views. */
+typedef struct kv_file_info {
+	char family[32];
+	uint64_t number;         /* the file is <number>.sst in the store directory */
+	uint64_t size, entries, deletes;
+	kv_ts min_ts, max_ts;
+} kv_file_info;
+/* The table's sorted files, per family newest first. *out is allocated
+ * (caller frees with free()); *n may be 0. */
+kv_status kv_table_files(kv_table *t, kv_file_info **out, int *n);
+
+typedef struct kv_table_activity {
+	bool flush_queued;      /* a flush is waiting or running */
+	bool compacting;        /* a compaction is running */
+	int frozen_memstores;   /* memstores waiting to be flushed */
+	kv_ts flushed_ts;       /* every commit at or below is in sorted files */
+} kv_table_activity;
+void kv_table_get_activity(kv_table *t, kv_table_activity *out);
+
 /* Verifies every checksum of every file and log segment; reports each
  * problem through fn (may be NULL). KV_CORRUPTION if any. */
 kv_status kv_store_verify(kv_store *s, void (*fn)(void *arg, const char *problem), void *arg);
+
+/* ---------------------------------------------------------------- backups */
+
+/*
+ * Backups (backup.c, restore.c; format in docs/backup-format.md). A backup
+ * is a directory holding every kv table's cells as of one timestamp T,
+ * taken while writes continue: a full backup copies every cell the store
+ * keeps with ts <= T (old versions and delete markers included), an
+ * incremental one the cells with ts in (parent's T, T]. Both are logical
+ * copies made with raw scans and restored with explicit-timestamp batches,
+ * so reads of the restored store at any timestamp in [history_from, T]
+ * equal the source's. Built on the public API only (any backend).
+ */
+typedef struct kv_backup_opts {
+	/* 0 = now: T is a pinned snapshot of the current read point. Else a
+	 * past T, which must stay within every family's retention_seconds
+	 * until the backup ends (KV_INVALID otherwise). */
+	kv_ts as_of;
+	/* Incremental: the previous backup's directory (NULL = full). A table
+	 * whose retention window does not reach back to the parent's T (a
+	 * compaction may have dropped delete markers since) is copied whole;
+	 * KV_INVALID if the window passes the parent's T during the backup. */
+	const char *parent;
+	/* Incremental: tables to copy whole anyway (e.g. an index whose
+	 * backfill writes cells with old timestamps). NULL = none. */
+	bool (*force_full)(void *arg, const char *table);
+	/* Called as tables are copied (bytes written so far for the table);
+	 * returning false stops the backup with KV_BUSY. NULL = none. */
+	bool (*progress)(void *arg, const char *table, uint64_t cells, uint64_t bytes);
+	void *arg;
+	kv_fs *fs; /* NULL = POSIX */
+} kv_backup_opts;
+
+typedef struct kv_backup_info {
+	char id[33];          /* 32 hex digits */
+	bool incremental;
+	char parent_id[33];   /* "" for a full backup */
+	kv_ts ts;             /* consistent as of this timestamp */
+	kv_ts since;          /* incremental: covers (since, ts] */
+	kv_ts history_from;   /* restores as of [history_from, ts] are exact */
+	int64_t created_us;   /* wall clock when the backup finished */
+	uint64_t tables, cells, bytes;
+} kv_backup_info;
+
+/* Writes a backup of s into dir (created; must be absent or empty). */
+kv_status kv_backup(kv_store *s, const char *dir, const kv_backup_opts *o, kv_backup_info *out);
+/* Reads a backup's manifest; with verify, also every cell file (checksums,
+ * counts). KV_CORRUPTION on damage. fs NULL = POSIX. */
+kv_status kv_backup_inspect(const char *dir, bool verify, kv_fs *fs, kv_backup_info *out);
+
+typedef struct kv_restore_opts {
+	kv_ts as_of; /* 0 = the backup's T; else a point in [history_from, T] */
+	/* As kv_backup_opts.progress (cells loaded so far for the table). */
+	bool (*progress)(void *arg, const char *table, uint64_t cells, uint64_t bytes);
+	void *arg;
+	kv_fs *fs; /* NULL = POSIX */
+} kv_restore_opts;
+
+/* Restores the backup in dir (an incremental one with its chain of
+ * parents, found by id at their recorded paths or beside dir) into a new
+ * store at store_dir, which must not exist. The store appears there only
+ * when complete. *out describes the restored point (ts = as_of). */
+kv_status kv_restore(const char *dir, const char *store_dir, const kv_restore_opts *o, kv_backup_info *out);
 
 #endif /* STRATA_KV_H */

@@ -47,7 +47,13 @@ typedef struct kv_sfile {
 	pthread_mutex_t open_mu;
 	sst_reader *rd; /* opened on first use */
 	atomic_bool obsolete;
-	bool compacting;                /* chosen by a running compaction (table->mu) */
+	bool compacting; /* chosen by a running compaction (table->mu) */
+	/* Files ingested by a large commit: its commit timestamp (0 for other
+	 * files; not kept across restarts, when the clock is past it anyway).
+	 * Readers whose read point is below it skip the file. While the
+	 * commit completes (pending) compactions leave the file alone. */
+	kv_ts ingest_ts;
+	atomic_bool pending;
 	struct kv_sfile *lprev, *lnext; /* open-file LRU (store->ofc_mu) */
 	atomic_bool in_lru;
 } kv_sfile;
@@ -73,7 +79,9 @@ typedef struct kv_version {
 
 void version_unref(kv_version *v);
 void version_mark_obsolete(kv_version *v);
-/* A copy of v with files added (newest first) and removed. REQUIRES: t->mu. */
+/* A copy of v with files added and removed; each family's list stays
+ * ordered newest first by seq (an added file goes before the first older
+ * one). REQUIRES: t->mu. */
 kv_version *version_edit(kv_version *v, kv_sfile **add, int nadd, kv_sfile **del, int ndel);
 /* A new file object from a finished writer's properties (refs = 1). */
 kv_sfile *sfile_new(kv_store *s, uint32_t tid, const char *fam, uint64_t number, const sst_props *p);
@@ -149,53 +157,100 @@ void table_publish_families(kv_table *t);
 
 enum {
 	MUT_DELETE_ROW = 200,
-	MUT_INCR = 201,
+	MUT_INCR = 201, /* value: the delta, 8 bytes big-endian */
 	MUT_APPEND = 202,
 };
 
+/* One mutation (32 bytes): its row, qualifier and value are consecutive
+ * bytes of the batch's data buffer starting at off. */
 typedef struct kv_mut {
 	kv_table *t;
-	uint8_t type;
-	char fam[32];
-	size_t roff, rlen, qoff, qlen, voff, vlen;
 	kv_ts ts;
-	int64_t delta;
+	uint32_t off;
+	uint32_t vlen;
+	uint32_t qlen : 24;
+	uint32_t type : 8;
+	uint16_t rlen;
+	uint16_t fam; /* index into kv_batch.fams */
 } kv_mut;
 
 typedef struct kv_cond {
 	kv_table *t;
 	char fam[32];
-	size_t roff, rlen, qoff, qlen, voff, vlen;
+	size_t roff, rlen, qoff, qlen, voff, vlen; /* into kv_batch.cdata */
 	kv_cmp_op op;
 } kv_cond;
 
 typedef struct kv_chk {
 	kv_table *t;
-	size_t roff, rlen;
+	size_t roff, rlen; /* into kv_batch.cdata */
 } kv_chk;
 
+typedef struct bstage bstage; /* spilled runs (stage.c) */
+
 struct kv_batch {
-	util_buf data;
+	util_buf data; /* mutation bytes */
 	kv_mut *m;
 	size_t n, cap;
+	char (*fams)[32]; /* family names used by the mutations */
+	int nfams, cfams, lastfam;
 	kv_cond *c;
 	size_t nc, cc;
 	kv_chk *k;
 	size_t nk, ck;
+	util_buf cdata; /* bytes of conditions and check rows */
 	kv_status bad;
 	char badmsg[160];
 	int64_t incr_result; /* value written by the last MUT_INCR */
+	/* Spilling (stage.c): once the in-memory mutations pass spill_at bytes
+	 * they are sorted and written to run files in the store directory. */
+	kv_store *s;     /* the store of the first table used */
+	size_t spill_at; /* 0: never */
+	bstage *stage;   /* NULL until the first spill */
+	bool resolved;   /* every Delete is final (no deferring; ingest.c) */
+	size_t nspilled, spilled_bytes;
 };
 
 void batch_add_incr(kv_batch *b, kv_table *t, const void *row, size_t rlen, const char *family,
 		    const void *qual, size_t qlen, int64_t delta);
 void batch_add_append(kv_batch *b, kv_table *t, const void *row, size_t rlen, const char *family,
 		      const void *qual, size_t qlen, const void *val, size_t vlen);
+/* Frees what a batch owns without freeing the struct (stack batches). */
+void batch_release(kv_batch *b);
+void batch_mark_bad(kv_batch *b, kv_status st, const char *fmt, ...) UTIL_PRINTF(3, 4);
+/* Index of a family name in b->fams (added if new); -1 if there are too many. */
+int batch_fam_index(kv_batch *b, const char *family);
 
-static inline const uint8_t *batch_ptr(const kv_batch *b, size_t off)
+static inline const uint8_t *mut_row(const kv_batch *b, const kv_mut *m)
 {
-	return (const uint8_t *)b->data.data + off;
+	return (const uint8_t *)b->data.data + m->off;
 }
+static inline const uint8_t *mut_qual(const kv_batch *b, const kv_mut *m)
+{
+	return (const uint8_t *)b->data.data + m->off + m->rlen;
+}
+static inline const uint8_t *mut_val(const kv_batch *b, const kv_mut *m)
+{
+	return (const uint8_t *)b->data.data + m->off + m->rlen + m->qlen;
+}
+static inline const char *mut_fam(const kv_batch *b, const kv_mut *m)
+{
+	return b->fams[m->fam];
+}
+static inline const uint8_t *cond_ptr(const kv_batch *b, size_t off)
+{
+	return (const uint8_t *)b->cdata.data + off;
+}
+
+/* Stage (stage.c): spilled runs of a batch. */
+/* Sorts the in-memory mutations (except those resolved at commit) and
+ * writes them as run files. On failure the batch is unchanged. */
+kv_status stage_spill(kv_batch *b);
+void stage_free(kv_store *s, bstage *st); /* unlinks every staged file */
+/* Commits a batch that spilled (ingest.c): its runs become sorted files of
+ * the tables, added with one manifest edit. */
+kv_status commit_large(kv_store *s, kv_batch *b, bool check, kv_ts read_ts, const kv_write_opts *o,
+		       kv_ts *commit_ts);
 
 /* ---------------------------------------------------------------- store */
 
@@ -305,6 +360,13 @@ int recent_check(recent_map *r, uint32_t table_id, const uint8_t *row, size_t rl
 /* Commit (commit.c). */
 kv_status commit_batch(kv_store *s, kv_batch *b, bool check, kv_ts read_ts, const kv_write_opts *o,
 		       kv_ts *commit_ts);
+/* Checks the batch's conditions against the latest state (KV_CHECK_FAILED
+ * if one fails). REQUIRES: the row locks of the condition rows. */
+kv_status commit_check_conditions(kv_batch *b);
+/* KV_CONFLICT if the row has a commit newer than read_ts. */
+kv_status commit_check_row(kv_table *t, const uint8_t *row, size_t rlen, kv_ts read_ts);
+/* From now on commits note their rows in the recent map (first commit_if). */
+void commit_recent_on(kv_store *s);
 /* Applies one decoded WAL record (recovery). */
 kv_status commit_replay(kv_store *s, const uint8_t *p, size_t n, uint64_t seg, kv_ts *max_ts);
 

@@ -84,6 +84,12 @@ void me_add_file(util_buf *b, const man_file *f)
 	util_buf_put_be64(b, f->seq);
 	put_str(b, f->smallest, f->slen);
 	put_str(b, f->largest, f->llen);
+	if (f->gts) {
+		util_buf_put_u8(b, MAN_FILE_GTS);
+		util_buf_put_varint(b, f->table_id);
+		util_buf_put_varint(b, f->number);
+		util_buf_put_be64(b, f->gts);
+	}
 }
 
 void me_table_flushed(util_buf *b, uint32_t tid, kv_ts ts)
@@ -196,9 +202,13 @@ kv_status man_apply(man_state *m, const uint8_t *p, size_t n)
 		case MAN_NEXT_FILE:
 			m->next_file = get_var(&c);
 			break;
-		case MAN_LAST_TS:
-			m->last_ts = get_be(&c, 8);
+		case MAN_LAST_TS: {
+			/* Edits are logged concurrently: never move the clock back. */
+			kv_ts ts = get_be(&c, 8);
+			if (ts > m->last_ts)
+				m->last_ts = ts;
 			break;
+		}
 		case MAN_WAL_FLOOR:
 			m->wal_floor = get_var(&c);
 			break;
@@ -308,6 +318,18 @@ kv_status man_apply(man_state *m, const uint8_t *p, size_t n)
 					free_file(&m->files[i]);
 				}
 			}
+			break;
+		}
+		case MAN_FILE_GTS: {
+			uint32_t tid = (uint32_t)get_var(&c);
+			uint64_t num = get_var(&c);
+			kv_ts gts = get_be(&c, 8);
+			if (c.bad)
+				break;
+			for (size_t i = 0; i < m->nfiles; i++)
+				if (m->files[i].live && m->files[i].number == num &&
+				    m->files[i].table_id == tid)
+					m->files[i].gts = gts;
 			break;
 		}
 		case MAN_TABLE_FLUSHED: {

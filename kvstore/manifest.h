@@ -24,6 +24,7 @@ enum {
 	MAN_ADD_FILE = 9,
 	MAN_DEL_FILE = 10,
 	MAN_TABLE_FLUSHED = 11,
+	MAN_FILE_GTS = 12, /* follows the MAN_ADD_FILE of a file with a global timestamp */
 };
 
 typedef struct man_file {
@@ -31,7 +32,8 @@ typedef struct man_file {
 	char family[32];
 	uint64_t number, size, entries, deletes;
 	kv_ts min_ts, max_ts;
-	uint64_t seq; /* age: newer files have larger seq (flush cutoff ts) */
+	uint64_t seq; /* age: newer files have larger seq (flush cutoff ts, commit ts) */
+	kv_ts gts;    /* global timestamp of an ingested file's ts-0 keys (0: none) */
 	uint8_t *smallest, *largest;
 	size_t slen, llen;
 	bool live;

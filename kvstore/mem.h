@@ -45,5 +45,8 @@ kv_ts mem_cutoff(const kv_mem *m);
  * (read_ts == KV_TS_MAX: everything applied). Holds a reference. Caller
  * closes with src_close(). */
 kv_src *mem_iter_new(kv_mem *m, kv_ts read_ts);
+/* A source over the entries of commits newer than `after` (every applied
+ * one), for conflict checks of large commits. */
+kv_src *mem_iter_since(kv_mem *m, kv_ts after);
 
 #endif /* STRATA_KV_MEM_H */

@@ -328,6 +328,7 @@ typedef struct mem_iter {
 	kv_mem *m;
 	mnode *cur;
 	kv_ts read_ts;
+	kv_ts after; /* mem_iter_since: only entries of commits > after */
 } mem_iter;
 
 static void mi_set(mem_iter *it, mnode *n)
@@ -411,6 +412,43 @@ kv_src *mem_iter_new(kv_mem *m, kv_ts read_ts)
 	it->base.ops = &mem_ops;
 	it->m = m;
 	it->read_ts = read_ts;
+	mem_ref(m);
+	return &it->base;
+}
+
+/* ---------------------------------------------------------------- entries since a timestamp */
+
+static void ms_set(mem_iter *it, mnode *n)
+{
+	while (n && n->cts <= it->after)
+		n = atomic_load_explicit(&n->next[0], memory_order_acquire);
+	mi_set(it, n);
+}
+
+static void ms_seek(kv_src *s, const uint8_t *k, size_t kl)
+{
+	mem_iter *it = (mem_iter *)s;
+	mnode *x = k ? find_lt(it->m, k, kl) : it->m->head;
+	ms_set(it, atomic_load_explicit(&x->next[0], memory_order_acquire));
+}
+
+static void ms_next(kv_src *s)
+{
+	mem_iter *it = (mem_iter *)s;
+	ms_set(it, atomic_load_explicit(&it->cur->next[0], memory_order_acquire));
+}
+
+static const kv_src_ops mem_since_ops = {ms_seek, mi_seek_lt, ms_next, mi_close};
+
+kv_src *mem_iter_since(kv_mem *m, kv_ts after)
+{
+	mem_iter *it = calloc(1, sizeof(*it));
+	if (!it)
+		return NULL;
+	it->base.ops = &mem_since_ops;
+	it->m = m;
+	it->read_ts = KV_TS_MAX;
+	it->after = after;
 	mem_ref(m);
 	return &it->base;
 }

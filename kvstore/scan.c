@@ -60,7 +60,7 @@ struct kv_iter {
 	bool done;
 	bool need_next;
 	bool in_row;
-	bool last_row;   /* skipping the rest of the range's last row: end, no seek */
+	bool last_row; /* skipping the rest of the range's last row: end, no seek */
 	util_buf row;
 	bool row_counted;
 	uint64_t row_cells;
@@ -760,7 +760,8 @@ static void advance(kv_iter *it)
 			/* The rest of the range's last row (a point read): nothing
 			 * after it is wanted, so no seek past it. */
 			if (!it->reverse && it->has_stop && it->stop_incl &&
-			    ikey_bytes_cmp((const uint8_t *)it->row.data, it->row.len, it->stop, it->stop_len) == 0) {
+			    ikey_bytes_cmp((const uint8_t *)it->row.data, it->row.len, it->stop,
+					   it->stop_len) == 0) {
 				it->last_row = true;
 				it->need_next = false;
 				continue;
@@ -951,6 +952,8 @@ static kv_status build_sources(kv_iter *it, const kv_scan_opts *o, bool fill_cac
 			kv_sfile *f = fs->files[j];
 			if (f->m.max_ts < it->min_ts && !it->raw)
 				continue;
+			if (f->ingest_ts > it->read_point && !it->latest)
+				continue; /* a large commit this read does not see */
 			if (o->start && ikey_row_cmp(f->m.largest, o->start, o->start_len) < 0)
 				continue;
 			if (o->stop && !o->stop_inclusive &&

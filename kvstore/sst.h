@@ -43,6 +43,14 @@ typedef struct sst_writer sst_writer;
 
 kv_status sst_writer_open(kv_fs *fs, const char *path, const kv_family_opts *fo, uint32_t table_id,
 			  sst_writer **out);
+enum {
+	SST_W_NO_SYNC = 1,   /* finish without fsync (scratch files; the caller syncs) */
+	SST_W_GLOBAL_TS = 2, /* every key has timestamp 0, replaced by a global
+			      * timestamp when read (see sst_open_ts): no key
+			      * shares its timestamp bytes with the next */
+};
+kv_status sst_writer_open_ex(kv_fs *fs, const char *path, const kv_family_opts *fo, uint32_t table_id,
+			     int flags, sst_writer **out);
 /* REQUIRES: keys strictly increasing in ikey order (duplicates dropped by
  * the caller). */
 kv_status sst_writer_add(sst_writer *w, const uint8_t *k, size_t kl, const uint8_t *v, size_t vl);
@@ -59,6 +67,10 @@ typedef struct sst_reader sst_reader;
 /* Opens a file and loads its index, bloom filter and info (verified).
  * KV_CORRUPTION if anything is malformed. refs = 1. */
 kv_status sst_open(kv_fs *fs, const char *path, uint64_t number, kv_cache *cache, sst_reader **out);
+/* The same for a file written with SST_W_GLOBAL_TS and committed at gts:
+ * the reader presents every timestamp 0 as gts (keys, index, key range). */
+kv_status sst_open_ts(kv_fs *fs, const char *path, uint64_t number, kv_cache *cache, kv_ts gts,
+		      sst_reader **out);
 void sst_ref(sst_reader *r);
 void sst_unref(sst_reader *r);
 const sst_props *sst_get_props(const sst_reader *r);

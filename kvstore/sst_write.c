@@ -42,10 +42,17 @@ struct sst_writer {
 	ZSTD_CCtx *zc;
 	util_buf cbuf;
 	kv_status st;
+	int flags;
 };
 
 kv_status sst_writer_open(kv_fs *fs, const char *path, const kv_family_opts *fo, uint32_t table_id,
 			  sst_writer **out)
+{
+	return sst_writer_open_ex(fs, path, fo, table_id, 0, out);
+}
+
+kv_status sst_writer_open_ex(kv_fs *fs, const char *path, const kv_family_opts *fo, uint32_t table_id,
+			     int flags, sst_writer **out)
 {
 	kv_file *f;
 	int e = fs->open_write(fs, path, true, &f);
@@ -60,6 +67,9 @@ kv_status sst_writer_open(kv_fs *fs, const char *path, const kv_family_opts *fo,
 		w->fo.block_size = 1024;
 	w->table_id = table_id;
 	blkb_init(&w->data, RESTART_INTERVAL);
+	w->flags = flags;
+	if (flags & SST_W_GLOBAL_TS)
+		w->data.keep_suffix = IKEY_TS_END;
 	w->pr.min_ts = KV_TS_MAX;
 	w->pr.table_id = table_id;
 	snprintf(w->pr.family, sizeof(w->pr.family), "%s", fo->name);
@@ -226,6 +236,9 @@ kv_status sst_writer_add(sst_writer *w, const uint8_t *k, size_t kl, const uint8
 	}
 	ikey_parts p;
 	ikey_split(k, kl, &p);
+	if ((w->flags & SST_W_GLOBAL_TS) && p.ts != 0)
+		return w->st = kv_fail(KV_INVALID, "%s: a key with a timestamp in a global-timestamp file",
+				       w->path);
 	if (w->fo.bloom != KV_BLOOM_NONE) {
 		bool new_row = w->pr.entries == 0 || w->last_row.len != p.rlen ||
 			       memcmp(w->last_row.data, p.row, p.rlen) != 0;
@@ -419,7 +432,7 @@ kv_status sst_writer_finish(sst_writer *w, sst_props *props)
 		util_put_be32(t + 52, util_crc_mask(util_crc32c(0, t, 52)));
 		util_put_be64(t + 56, SST_MAGIC);
 		int e = w->fs->append(w->f, t, sizeof(t));
-		if (!e)
+		if (!e && !(w->flags & SST_W_NO_SYNC))
 			e = w->fs->sync(w->f);
 		if (e)
 			st = kv_fail_errno(e, "write", w->path);

@@ -27,6 +27,7 @@ void kv_store_opts_default(kv_store_opts *o)
 	o->max_open_files = 1000;
 	o->compaction_threads = 1;
 	o->wal_segment_bytes = 64u << 20;
+	o->batch_spill_bytes = 64u << 20;
 	o->create_if_missing = true;
 }
 
@@ -474,6 +475,10 @@ static kv_status load_state(kv_store *s, man_state *m)
 		atomic_init(&f->refs, 1);
 		f->s = s;
 		pthread_mutex_init(&f->open_mu, NULL);
+		/* A file's seq is a commit timestamp (ingested) or at most one:
+		 * the clock restarts above it so every listed file is readable. */
+		if (mf->seq > m->last_ts)
+			m->last_ts = mf->seq;
 		f->m = *mf;
 		mf->smallest = mf->largest = NULL;
 		kv_version *nv = version_edit(t->v, &f, 1, NULL, 0);
@@ -519,6 +524,8 @@ kv_status kv_store_open(const char *path, const kv_store_opts *opts, kv_store **
 		s->o.memstore_global_bytes = def.memstore_global_bytes;
 	if (!s->o.wal_segment_bytes)
 		s->o.wal_segment_bytes = def.wal_segment_bytes;
+	if (!s->o.batch_spill_bytes)
+		s->o.batch_spill_bytes = def.batch_spill_bytes;
 	if (s->o.sync_interval_ms <= 0)
 		s->o.sync_interval_ms = def.sync_interval_ms;
 	if (s->o.max_open_files <= 0)

@@ -106,7 +106,7 @@ kv_status sfile_reader(kv_sfile *f, sst_reader **out)
 	if (!f->rd) {
 		char path[4096];
 		store_file_path(f->s, f->m.number, "sst", path, sizeof(path));
-		kv_status st = sst_open(f->s->fs, path, f->m.number, f->s->cache, &f->rd);
+		kv_status st = sst_open_ts(f->s->fs, path, f->m.number, f->s->cache, f->m.gts, &f->rd);
 		if (st) {
 			pthread_mutex_unlock(&f->open_mu);
 			return st;
@@ -200,8 +200,9 @@ void table_install_sv(kv_table *t)
 	kv_sv *old = t->sv;
 	t->sv = sv;
 	sv_unref(old);
+	/* Without compaction threads nothing would bring the count down. */
 	bool many = false;
-	for (int i = 0; i < t->v->nfam; i++)
+	for (int i = 0; i < t->v->nfam && t->s->o.compaction_threads >= 0; i++)
 		many |= t->v->fams[i].n >= KV_STALL_FILES;
 	atomic_store(&t->too_many_files, many);
 }
@@ -569,6 +570,11 @@ kv_status kv_table_open(kv_store *s, const char *name, kv_table **out)
 void kv_table_close(kv_table *t)
 {
 	table_unref(t);
+}
+
+void kv_table_ref(kv_table *t)
+{
+	atomic_fetch_add(&t->refs, 1);
 }
 
 kv_store *kv_table_store(kv_table *t)

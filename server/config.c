@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef enum { T_STR, T_INT, T_LL, T_BOOL } setting_type;
+typedef enum { T_STR, T_INT, T_LL, T_BOOL, T_MS } setting_type; /* T_MS: int, -1 = off */
 
 typedef struct setting {
 	const char *name;
@@ -23,6 +23,7 @@ typedef struct setting {
 #define I(name, field, def, help) {name, T_INT, offsetof(srv_config, field), 0, def, help}
 #define L(name, field, def, help) {name, T_LL, offsetof(srv_config, field), 0, def, help}
 #define B(name, field, def, help) {name, T_BOOL, offsetof(srv_config, field), 0, def, help}
+#define M(name, field, def, help) {name, T_MS, offsetof(srv_config, field), 0, def, help}
 
 static const setting settings[] = {
 	S("listen", listen, "127.0.0.1", "address to listen on (\"*\" = all interfaces)"),
@@ -40,6 +41,12 @@ static const setting settings[] = {
 	L("work_mem_kb", work_mem_kb, "4096", "memory per sort/hash operator before spilling, in kB"),
 	L("block_cache_mb", block_cache_mb, "256", "block cache size, in MB"),
 	B("sync_commit", sync_commit, "on", "fsync the log before acknowledging a commit"),
+	L("history_retention", history_retention_s, "3600",
+	  "seconds of history kept for time travel and incremental backups (a table's retention option overrides)"),
+	M("log_min_duration_statement", log_min_duration_ms, "-1",
+	  "log statements that run at least this many milliseconds (-1 = off, 0 = all)"),
+	L("memstore_flush_kb", memstore_flush_kb, "0", "tests: flush a table's memstore at this size in kB (0 = 64 MB)"),
+	L("wal_segment_kb", wal_segment_kb, "0", "tests: start a new log segment at this size in kB (0 = 64 MB)"),
 };
 
 static const setting *find(const char *name)
@@ -93,6 +100,15 @@ int srv_config_set(srv_config *c, const char *name, const char *value, util_err 
 			*(int *)field = (int)v;
 		else
 			*(long long *)field = v;
+		return 0;
+	}
+	case T_MS: {
+		errno = 0;
+		long long v = strtoll(value, &end, 10);
+		if (errno || end == value || *end || v < -1 || v > 2147483647)
+			return util_err_set(err, UTIL_E_INVALID_PARAMETER_VALUE,
+					    "invalid value for parameter \"%s\": \"%s\"", s->name, value);
+		*(int *)field = (int)v;
 		return 0;
 	}
 	case T_BOOL:

@@ -27,6 +27,10 @@ typedef struct srv_config {
 	long long work_mem_kb;
 	long long block_cache_mb;
 	bool sync_commit;
+	long long history_retention_s;
+	int log_min_duration_ms;
+	long long memstore_flush_kb; /* test knob, 0 = store default */
+	long long wal_segment_kb;    /* test knob, 0 = store default */
 } srv_config;
 
 void srv_config_default(srv_config *c);

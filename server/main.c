@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "admin.h"
 #include "config.h"
 #include "pgw.h"
 #include "sql.h"
@@ -34,6 +35,7 @@ static int parse_args(int argc, char **argv, srv_config *cfg)
 		const char *a = argv[i];
 		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
 			srv_config_print_help(argv[0]);
+			srv_admin_print_help();
 			exit(0);
 		}
 		if (strcmp(a, "--version") == 0 || strcmp(a, "-V") == 0) {
@@ -98,6 +100,8 @@ static void *signal_thread(void *arg)
 
 int main(int argc, char **argv)
 {
+	if (argc > 1 && srv_admin_is_command(argv[1]))
+		return srv_admin_main(argc, argv);
 	srv_config cfg;
 	srv_config_default(&cfg);
 	if (parse_args(argc, argv, &cfg) != 0)
@@ -132,6 +136,10 @@ int main(int argc, char **argv)
 	eo.work_mem = (size_t)cfg.work_mem_kb * 1024;
 	eo.block_cache_bytes = (size_t)cfg.block_cache_mb << 20;
 	eo.sync_commit = cfg.sync_commit;
+	eo.history_retention_s = cfg.history_retention_s;
+	eo.log_min_duration_ms = cfg.log_min_duration_ms;
+	eo.memstore_flush_bytes = (size_t)cfg.memstore_flush_kb * 1024;
+	eo.wal_segment_bytes = (size_t)cfg.wal_segment_kb * 1024;
 	sql_engine *engine;
 	if (sql_engine_open(&eo, &engine, &err) != 0) {
 		fprintf(stderr, "strata: could not open data directory \"%s\": %s\n", cfg.data_dir, err.message);

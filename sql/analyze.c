@@ -23,6 +23,8 @@ const char *sql_schema_name(cat_snap *cs, cat_oid oid)
 
 const cat_obj *sql_lookup_schema(sql_session *s, cat_snap *cs, const char *name)
 {
+	if (!strcmp(name, "pg_temp")) /* the session's own temporary schema (ddl_temp.c) */
+		return cat_get(cs, sql_temp_schema_oid(s, cs));
 	const cat_obj *o = cat_schema_by_name(cs, s->db_oid, name);
 	if (!o)
 		o = cat_schema_by_name(cs, 0, name);
@@ -37,6 +39,10 @@ int sql_search_path(sql_session *s, cat_snap *cs, cat_oid *out, int max)
 	char buf[256];
 	snprintf(buf, sizeof buf, "%s", s->search_path);
 	bool has_catalog = strstr(buf, "pg_catalog") != NULL;
+	/* Temporary relations come first unless pg_temp is placed explicitly. */
+	cat_oid tmp = sql_temp_schema_oid(s, cs);
+	if (tmp && !strstr(buf, "pg_temp") && n < max)
+		out[n++] = tmp;
 	if (!has_catalog && n < max)
 		out[n++] = CAT_OID_PG_CATALOG;
 	char *save = NULL; /* strtok_r: sessions run on many threads */
@@ -73,6 +79,8 @@ const char *sql_current_schema_name(sql_session *s)
 	for (int i = 0; i < n && !name; i++) {
 		/* pg_catalog is implicitly first but current_schema() skips it unless listed. */
 		if (path[i] == CAT_OID_PG_CATALOG && !strstr(s->search_path, "pg_catalog"))
+			continue;
+		if (sql_temp_schema_is_temp(cs, path[i]))
 			continue;
 		const char *sn = sql_schema_name(cs, path[i]);
 		if (sn)
@@ -138,7 +146,7 @@ cat_oid sql_creation_schema(sql_session *s, cat_snap *cs, const char *schema, in
 	cat_oid path[32];
 	int n = sql_search_path(s, cs, path, 32);
 	for (int i = 0; i < n; i++)
-		if (path[i] != CAT_OID_PG_CATALOG)
+		if (path[i] != CAT_OID_PG_CATALOG && !sql_temp_schema_is_temp(cs, path[i]))
 			return path[i];
 	ty_error(UTIL_E_INVALID_SCHEMA_NAME, "no schema has been selected to create in");
 }
@@ -1192,7 +1200,7 @@ static void gs_add(gsets *g, const int *items, int len)
 		memcpy(nl, g->lens, sizeof(int) * (size_t)g->n);
 	}
 	ns[g->n] = ty_alloc(sizeof(int) * (size_t)(len ? len : 1));
-	if (len)
+	if (len) /* the empty set () may come with items == NULL */
 		memcpy(ns[g->n], items, sizeof(int) * (size_t)len);
 	nl[g->n] = len;
 	g->sets = ns;
@@ -1791,6 +1799,7 @@ static void transform_locking(sql_actx *ax, sql_query *q, PgQuery__SelectStmt *s
 
 sql_query *sql_analyze_select(sql_actx *ax, PgQuery__SelectStmt *sel, sql_query *parent, sql_cte **ctes, int nctes)
 {
+	sql_check_stack_depth();
 	ty_check_interrupts();
 	bool setop_leaf = ax->setop_leaf;
 	ax->setop_leaf = false;
@@ -2464,6 +2473,8 @@ int sql_add_view_target(sql_actx *ax, sql_query *q, const cat_obj *view, const c
 	map[vq->from[0]->rte] = base;
 	sql_rte *vr = new_rte(SQL_RTE_JOIN, alias ? alias : view->rel.name, vq->nret);
 	vr->has_alias = alias != NULL;
+	vr->rel = view; /* privilege.c: the statement needs its privilege on the view */
+	vr->location = -1;
 	vr->joinvars = ty_alloc(sizeof(sql_expr *) * (size_t)(vq->nret ? vq->nret : 1));
 	vt->view = view;
 	vt->base = brte->rel;

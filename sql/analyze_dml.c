@@ -227,19 +227,19 @@ static void add_returning(sql_actx *ax, sql_query *q, PgQuery__Node **list, size
 
 static void check_identity(sql_actx *ax, const cat_rel *r, int col, bool overriding, int location)
 {
+	(void)ax;
+	(void)location;
 	if (r->cols[col].identity == 'a' && !overriding) {
 		util_err *e = ty_errstart(UTIL_E_GENERATED_ALWAYS, "cannot insert a non-DEFAULT value into column \"%s\"",
 					  r->cols[col].name);
 		util_err_detail(e, "Column \"%s\" is an identity column defined as GENERATED ALWAYS.", r->cols[col].name);
 		util_err_hint(e, "Use OVERRIDING SYSTEM VALUE to override.");
-		e->position = sql_errposition(ax->ps->text, location);
-		ty_errthrow();
+		ty_errthrow(); /* PostgreSQL reports no position here */
 	}
 	if (r->cols[col].generated == 's') {
 		util_err *e = ty_errstart(UTIL_E_GENERATED_ALWAYS, "cannot insert a non-DEFAULT value into column \"%s\"",
 					  r->cols[col].name);
 		util_err_detail(e, "Column \"%s\" is a generated column.", r->cols[col].name);
-		e->position = sql_errposition(ax->ps->text, location);
 		ty_errthrow();
 	}
 }

@@ -2084,6 +2084,7 @@ static sql_expr *xform(sql_actx *ax, sql_query *q, pnode *n)
 
 sql_expr *sql_transform_expr(sql_actx *ax, sql_query *q, pnode *n, sql_expr_ctx ctx)
 {
+	sql_check_stack_depth();
 	sql_expr_ctx saved = q->cur_ctx;
 	q->cur_ctx = ctx;
 	sql_expr *e = xform(ax, q, n);

@@ -120,26 +120,6 @@ typedef struct priv_name {
 	uint32_t bit;
 } priv_name;
 
-static const priv_name table_privs[] = {
-    {"SELECT", CAT_PRIV_SELECT},     {"INSERT", CAT_PRIV_INSERT},
-    {"UPDATE", CAT_PRIV_UPDATE},     {"DELETE", CAT_PRIV_DELETE},
-    {"TRUNCATE", CAT_PRIV_TRUNCATE}, {"REFERENCES", CAT_PRIV_REFERENCES},
-    {"TRIGGER", CAT_PRIV_TRIGGER},   {NULL, 0},
-};
-static const priv_name column_privs[] = {
-    {"SELECT", CAT_PRIV_SELECT},
-    {"INSERT", CAT_PRIV_INSERT},
-    {"UPDATE", CAT_PRIV_UPDATE},
-    {"REFERENCES", CAT_PRIV_REFERENCES},
-    {NULL, 0},
-};
-static const priv_name sequence_privs[] = {
-    {"USAGE", CAT_PRIV_USAGE},
-    {"SELECT", CAT_PRIV_SELECT},
-    {"UPDATE", CAT_PRIV_UPDATE},
-    {NULL, 0},
-};
-static const priv_name schema_privs[] = {{"CREATE", CAT_PRIV_CREATE}, {"USAGE", CAT_PRIV_USAGE}, {NULL, 0}};
 static const priv_name database_privs[] = {
     {"CREATE", CAT_PRIV_CREATE},
     {"CONNECT", CAT_PRIV_CONNECT},
@@ -150,7 +130,6 @@ static const priv_name database_privs[] = {
 static const priv_name execute_privs[] = {{"EXECUTE", CAT_PRIV_USAGE}, {NULL, 0}};
 static const priv_name usage_privs[] = {{"USAGE", CAT_PRIV_USAGE}, {NULL, 0}};
 static const priv_name tablespace_privs[] = {{"CREATE", CAT_PRIV_CREATE}, {NULL, 0}};
-static const priv_name role_privs[] = {{"MEMBER", 1}, {"USAGE", 2}, {NULL, 0}};
 
 /* Parses "SELECT, INSERT WITH GRANT OPTION" into bits (22023 for unknown
  * names, as PostgreSQL). *grant set when any item asks WITH GRANT OPTION. */
@@ -201,18 +180,6 @@ static cat_oid role_arg(cat_snap *cs, ty_datum d, ty_oid type)
 
 /* A relation named by text (regclass input rules) or oid; NULL for an
  * oid that does not exist (the functions then return NULL). */
-static const cat_obj *rel_arg(cat_snap *cs, ty_datum d, ty_oid type)
-{
-	cat_oid oid;
-	if (type == TY_OID || type == TY_REGCLASS) {
-		oid = (cat_oid)d.i;
-	} else {
-		char *n = ty_cstring(d);
-		oid = (cat_oid)ty_input(TY_REGCLASS, n, strlen(n), -1).i;
-	}
-	const cat_obj *o = cat_get(cs, oid);
-	return o && o->kind == CAT_REL ? o : NULL;
-}
 
 /* Splits the user / object / privilege arguments of the 2- and 3-argument
  * forms. */
@@ -243,113 +210,25 @@ static void split_args(ty_fcinfo *fc, cat_snap *cs, sql_session *s, int nobj, pr
 	a->priv = fc->args[k + nobj];
 }
 
-static ty_datum f_has_table_privilege(ty_fcinfo *fc)
-{
-	sql_session *s = sess();
-	cat_snap *cs = snap(s);
-	priv_args a;
-	split_args(fc, cs, s, 1, &a);
-	bool grant;
-	const cat_obj *rel = rel_arg(cs, a.obj, a.objtype);
-	uint32_t want = parse_privs(a.priv, table_privs, &grant);
-	if (!rel) {
-		/* System catalogs: everyone may SELECT them. */
-		if (sql_sysview_by_oid((cat_oid)a.obj.i) || a.objtype == TY_TEXT)
-			return ty_bool(is_superuser(cs, a.user) || want == CAT_PRIV_SELECT);
-		return ty_null();
-	}
-	return ty_bool(rel_has(cs, a.user, rel, want, grant));
-}
+/* The ACL model (column privileges, INHERIT, admin option) lives in
+ * privilege.c. */
+static ty_datum f_has_table_privilege(ty_fcinfo *fc) { return sql_acl_fn_table(fc); }
 
-static ty_datum f_has_sequence_privilege(ty_fcinfo *fc)
-{
-	sql_session *s = sess();
-	cat_snap *cs = snap(s);
-	priv_args a;
-	split_args(fc, cs, s, 1, &a);
-	bool grant;
-	const cat_obj *rel = rel_arg(cs, a.obj, a.objtype);
-	uint32_t want = parse_privs(a.priv, sequence_privs, &grant);
-	if (!rel)
-		return ty_null();
-	if (rel->rel.relkind != CAT_RELKIND_SEQUENCE)
-		ty_error(UTIL_E_WRONG_OBJECT_TYPE, "\"%s\" is not a sequence", rel->rel.name);
-	return ty_bool(rel_has(cs, a.user, rel, want, grant));
-}
+/* The ACL model (column privileges, INHERIT, admin option) lives in
+ * privilege.c. */
+static ty_datum f_has_sequence_privilege(ty_fcinfo *fc) { return sql_acl_fn_sequence(fc); }
 
-static ty_datum f_has_column_privilege(ty_fcinfo *fc)
-{
-	sql_session *s = sess();
-	cat_snap *cs = snap(s);
-	priv_args a;
-	split_args(fc, cs, s, 2, &a);
-	bool grant;
-	const cat_obj *rel = rel_arg(cs, a.obj, a.objtype);
-	uint32_t want = parse_privs(a.priv, column_privs, &grant);
-	if (!rel)
-		return ty_null();
-	if (a.extratype == TY_INT2) {
-		const cat_column *c = cat_column_by_attnum(&rel->rel, (int)a.extra.i);
-		if (!c || c->dropped)
-			return ty_null();
-	} else {
-		char *cn = ty_cstring(a.extra);
-		const cat_column *c = cat_column_by_name(&rel->rel, cn);
-		if (!c || c->dropped)
-			ty_error(UTIL_E_UNDEFINED_COLUMN, "column \"%s\" of relation \"%s\" does not exist",
-				 cn, rel->rel.name);
-	}
-	return ty_bool(rel_has(cs, a.user, rel, want, grant));
-}
+/* The ACL model (column privileges, INHERIT, admin option) lives in
+ * privilege.c. */
+static ty_datum f_has_column_privilege(ty_fcinfo *fc) { return sql_acl_fn_column(fc); }
 
-static ty_datum f_has_any_column_privilege(ty_fcinfo *fc)
-{
-	sql_session *s = sess();
-	cat_snap *cs = snap(s);
-	priv_args a;
-	split_args(fc, cs, s, 1, &a);
-	bool grant;
-	const cat_obj *rel = rel_arg(cs, a.obj, a.objtype);
-	uint32_t want = parse_privs(a.priv, column_privs, &grant);
-	if (!rel)
-		return ty_null();
-	return ty_bool(rel_has(cs, a.user, rel, want, grant));
-}
+/* The ACL model (column privileges, INHERIT, admin option) lives in
+ * privilege.c. */
+static ty_datum f_has_any_column_privilege(ty_fcinfo *fc) { return sql_acl_fn_any_column(fc); }
 
-static ty_datum f_has_schema_privilege(ty_fcinfo *fc)
-{
-	sql_session *s = sess();
-	cat_snap *cs = snap(s);
-	priv_args a;
-	split_args(fc, cs, s, 1, &a);
-	bool grant;
-	uint32_t want = parse_privs(a.priv, schema_privs, &grant);
-	const cat_obj *o;
-	if (a.objtype == TY_OID) {
-		o = cat_get(cs, (cat_oid)a.obj.i);
-		if (!o && a.obj.i == CAT_OID_PG_TOAST)
-			return ty_bool(is_superuser(cs, a.user) || want == CAT_PRIV_USAGE);
-		if (!o || o->kind != CAT_SCHEMA)
-			return ty_null();
-	} else {
-		char *n = ty_cstring(a.obj);
-		o = sql_lookup_schema(s, cs, n);
-		if (!o)
-			ty_error(UTIL_E_INVALID_SCHEMA_NAME, "schema \"%s\" does not exist", n);
-	}
-	if (is_superuser(cs, a.user) || member_of(cs, a.user, o->schema.owner, 0))
-		return ty_bool(true);
-	int n;
-	const cat_acl *acl = o->schema.acl;
-	n = o->schema.nacl;
-	if (!n) {
-		bool builtin = o->oid == CAT_OID_PG_CATALOG || o->oid == CAT_OID_INFORMATION_SCHEMA ||
-			       !strcmp(o->schema.name, "public");
-		acl = default_acl(o->schema.owner, CAT_PRIV_CREATE | CAT_PRIV_USAGE,
-				  builtin ? CAT_PRIV_USAGE : 0, &n);
-	}
-	return ty_bool((acl_privs(cs, a.user, acl, n, grant) & want) != 0);
-}
+/* The ACL model (column privileges, INHERIT, admin option) lives in
+ * privilege.c. */
+static ty_datum f_has_schema_privilege(ty_fcinfo *fc) { return sql_acl_fn_schema(fc); }
 
 static ty_datum f_has_database_privilege(ty_fcinfo *fc)
 {
@@ -456,20 +335,9 @@ static ty_datum f_has_tablespace_privilege(ty_fcinfo *fc)
 	return ty_bool(is_superuser(cs, a.user));
 }
 
-static ty_datum f_pg_has_role(ty_fcinfo *fc)
-{
-	sql_session *s = sess();
-	cat_snap *cs = snap(s);
-	priv_args a;
-	split_args(fc, cs, s, 1, &a);
-	bool grant;
-	uint32_t want = parse_privs(a.priv, role_privs, &grant);
-	cat_oid role = role_arg(cs, a.obj, a.objtype);
-	(void)want;
-	if (grant)
-		return ty_bool(is_superuser(cs, a.user));
-	return ty_bool(sql_priv_has_role(cs, a.user, role));
-}
+/* The ACL model (column privileges, INHERIT, admin option) lives in
+ * privilege.c. */
+static ty_datum f_pg_has_role(ty_fcinfo *fc) { return sql_acl_fn_pg_has_role(fc); }
 
 /* acldefault(objtype, owner): PostgreSQL's built-in privileges of an
  * object kind, as aclitem[] (pg_dump compares ACLs against them). */

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ops.h"
 #include "sql_int.h"
 
 static const char *str_of(pnode *n) { return n && n->node_case == PG_QUERY__NODE__NODE_STRING ? n->string->sval : NULL; }
@@ -31,9 +32,27 @@ typedef struct copy_opts {
 	int nfq, nfnn;
 } copy_opts;
 
+/* The value of an option that takes a string, as PostgreSQL's defGetString:
+ * numbers and keywords spelled as text, no value at all 42601. */
+static const char *opt_str(PgQuery__DefElem *d)
+{
+	if (!d->arg)
+		ty_error(UTIL_E_SYNTAX_ERROR, "%s requires a parameter", d->defname);
+	if (d->arg->node_case == PG_QUERY__NODE__NODE_INTEGER)
+		return ty_output_cstring(TY_INT4, ty_int(d->arg->integer->ival));
+	if (d->arg->node_case == PG_QUERY__NODE__NODE_FLOAT)
+		return d->arg->float_->fval;
+	if (d->arg->node_case == PG_QUERY__NODE__NODE_BOOLEAN)
+		return d->arg->boolean->boolval ? "true" : "false";
+	const char *v = str_of(d->arg);
+	if (!v)
+		ty_error(UTIL_E_SYNTAX_ERROR, "%s requires a parameter", d->defname);
+	return v;
+}
+
 static char opt_char(PgQuery__DefElem *d, const char *what)
 {
-	const char *v = str_of(d->arg);
+	const char *v = opt_str(d);
 	if (!v || strlen(v) != 1)
 		ty_error(UTIL_E_FEATURE_NOT_SUPPORTED, "COPY %s must be a single one-byte character", what);
 	return v[0];
@@ -47,8 +66,11 @@ static void parse_opts(PgQuery__CopyStmt *st, copy_opts *o)
 	for (size_t i = 0; i < st->n_options; i++) {
 		PgQuery__DefElem *d = st->options[i]->def_elem;
 		const char *n = d->defname;
+		for (size_t k = 0; k < i; k++)
+			if (!strcmp(st->options[k]->def_elem->defname, n))
+				ty_error(UTIL_E_SYNTAX_ERROR, "conflicting or redundant options");
 		if (!strcmp(n, "format")) {
-			const char *v = str_of(d->arg);
+			const char *v = opt_str(d);
 			if (!strcmp(v, "text"))
 				o->fmt = SQL_COPY_TEXT;
 			else if (!strcmp(v, "csv"))
@@ -61,7 +83,7 @@ static void parse_opts(PgQuery__CopyStmt *st, copy_opts *o)
 			o->delim = opt_char(d, "delimiter");
 			has_delim = true;
 		} else if (!strcmp(n, "null")) {
-			o->null_str = str_of(d->arg);
+			o->null_str = opt_str(d);
 			has_null = true;
 		} else if (!strcmp(n, "header")) {
 			o->header = !d->arg || (d->arg->node_case == PG_QUERY__NODE__NODE_BOOLEAN ? d->arg->boolean->boolval
@@ -135,6 +157,7 @@ typedef struct copy_in {
 	size_t chunk_len, chunk_pos;
 	bool eof;
 	util_buf line;
+	util_buf field; /* scratch for split_text/split_csv; kept here so an error frees it */
 	int64_t lineno;
 } copy_in;
 
@@ -229,22 +252,22 @@ static int split_text(copy_in *ci, const copy_opts *o, const char *table, char *
 {
 	const char *p = ci->line.data ? ci->line.data : "", *end = p + ci->line.len;
 	int n = 0;
-	util_buf f = UTIL_BUF_INIT;
+	util_buf *f = &ci->field;
 	for (;;) {
 		const char *start = p;
-		util_buf_reset(&f);
+		util_buf_reset(f);
 		bool raw_null = false;
 		while (p < end && *p != o->delim) {
 			if (*p == '\\' && p + 1 < end) {
 				p++;
 				char c = *p++;
 				switch (c) {
-				case 'b': util_buf_putc(&f, '\b'); break;
-				case 'f': util_buf_putc(&f, '\f'); break;
-				case 'n': util_buf_putc(&f, '\n'); break;
-				case 'r': util_buf_putc(&f, '\r'); break;
-				case 't': util_buf_putc(&f, '\t'); break;
-				case 'v': util_buf_putc(&f, '\v'); break;
+				case 'b': util_buf_putc(f, '\b'); break;
+				case 'f': util_buf_putc(f, '\f'); break;
+				case 'n': util_buf_putc(f, '\n'); break;
+				case 'r': util_buf_putc(f, '\r'); break;
+				case 't': util_buf_putc(f, '\t'); break;
+				case 'v': util_buf_putc(f, '\v'); break;
 				case 'x': {
 					int v = 0, k = 0;
 					while (k < 2 && p < end && ((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f') || (*p >= 'A' && *p <= 'F'))) {
@@ -253,9 +276,9 @@ static int split_text(copy_in *ci, const copy_opts *o, const char *table, char *
 						k++;
 					}
 					if (k)
-						util_buf_putc(&f, (char)v);
+						util_buf_putc(f, (char)v);
 					else
-						util_buf_putc(&f, 'x');
+						util_buf_putc(f, 'x');
 					break;
 				}
 				default:
@@ -265,13 +288,13 @@ static int split_text(copy_in *ci, const copy_opts *o, const char *table, char *
 							v = v * 8 + (*p++ - '0');
 							k++;
 						}
-						util_buf_putc(&f, (char)v);
+						util_buf_putc(f, (char)v);
 					} else {
-						util_buf_putc(&f, c);
+						util_buf_putc(f, c);
 					}
 				}
 			} else {
-				util_buf_putc(&f, *p++);
+				util_buf_putc(f, *p++);
 			}
 		}
 		size_t rawlen = (size_t)(p - start);
@@ -282,15 +305,14 @@ static int split_text(copy_in *ci, const copy_opts *o, const char *table, char *
 			fields[n] = NULL;
 			lens[n] = 0;
 		} else {
-			fields[n] = ty_strndup(f.data ? f.data : "", f.len);
-			lens[n] = f.len;
+			fields[n] = ty_strndup(f->data ? f->data : "", f->len);
+			lens[n] = f->len;
 		}
 		n++;
 		if (p >= end)
 			break;
 		p++; /* delimiter */
 	}
-	util_buf_free(&f);
 	return n;
 }
 
@@ -299,9 +321,9 @@ static int split_csv(copy_in *ci, const copy_opts *o, const char *table, char **
 {
 	const char *p = ci->line.data ? ci->line.data : "", *end = p + ci->line.len;
 	int n = 0;
-	util_buf f = UTIL_BUF_INIT;
+	util_buf *f = &ci->field;
 	for (;;) {
-		util_buf_reset(&f);
+		util_buf_reset(f);
 		bool was_quoted = false;
 		const char *start = p;
 		while (p < end && *p != o->delim) {
@@ -312,12 +334,12 @@ static int split_csv(copy_in *ci, const copy_opts *o, const char *table, char **
 					if (p >= end)
 						bad_copy(ci, table, UTIL_E_BAD_COPY_FILE_FORMAT, "unterminated CSV quoted field");
 					if (*p == o->escape && p + 1 < end && p[1] == o->quote) {
-						util_buf_putc(&f, o->quote);
+						util_buf_putc(f, o->quote);
 						p += 2;
 						continue;
 					}
 					if (*p == o->escape && o->escape != o->quote && p + 1 < end && p[1] == o->escape) {
-						util_buf_putc(&f, o->escape);
+						util_buf_putc(f, o->escape);
 						p += 2;
 						continue;
 					}
@@ -325,10 +347,10 @@ static int split_csv(copy_in *ci, const copy_opts *o, const char *table, char **
 						p++;
 						break;
 					}
-					util_buf_putc(&f, *p++);
+					util_buf_putc(f, *p++);
 				}
 			} else {
-				util_buf_putc(&f, *p++);
+				util_buf_putc(f, *p++);
 			}
 		}
 		if (n >= max)
@@ -340,15 +362,14 @@ static int split_csv(copy_in *ci, const copy_opts *o, const char *table, char **
 			fields[n] = NULL;
 			lens[n] = 0;
 		} else {
-			fields[n] = ty_strndup(f.data ? f.data : "", f.len);
-			lens[n] = f.len;
+			fields[n] = ty_strndup(f->data ? f->data : "", f->len);
+			lens[n] = f->len;
 		}
 		n++;
 		if (p >= end)
 			break;
 		p++;
 	}
-	util_buf_free(&f);
 	return n;
 }
 
@@ -368,6 +389,7 @@ typedef struct loader {
 	sql_exec *ex;
 	util_buf enc;
 	util_buf key;
+	sql_fk_state *fk;      /* foreign keys of the table (fk.c), or NULL */
 } loader;
 
 static UTIL_NORETURN void dup_key(loader *ld, const ty_datum *vals, copy_in *ci)
@@ -476,6 +498,10 @@ static void load_row(loader *ld, ty_datum *vals, copy_in *ci)
 		if (ld->bulk) /* bulk rows are not in the transaction's write set */
 			util_map_put(&ld->keys, k, kl, (void *)1);
 	}
+	if (ld->fk) {
+		vals[r->ncols] = ty_bytes(k, kl);
+		sql_fk_row(ld->fk, NULL, vals);
+	}
 	if (!ld->bulk) {
 		sql_txn_put_row(t, ld->rel, ld->kv, k, kl, vals, NULL, true, false);
 		return;
@@ -493,6 +519,9 @@ static void copy_from(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o,
 	if (s->txn->read_only)
 		ty_error(UTIL_E_READ_ONLY_SQL_TRANSACTION, "cannot execute COPY FROM in a read-only transaction");
 	const cat_rel *r = &rel->rel;
+	sql_priv_check_rel(s, s->cat, rel, CAT_PRIV_INSERT);
+	sql_rel_lock(s, rel->oid, false);
+	sql_rel_check_current(s, s->cat, &rel->oid, 1);
 	/* Target columns. */
 	int ncols = 0;
 	int *cols = ty_alloc(sizeof(int) * (size_t)(r->ncols + 1));
@@ -522,6 +551,10 @@ static void copy_from(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o,
 		sql_kv_error(kst, "opening a table");
 	/* Autocommit COPY writes directly into the commit batch. */
 	ld.bulk = s->txn_state == SQL_TXN_IDLE && !s->implicit_block;
+	/* A table referencing itself must see its own new rows: no bulk path. */
+	for (int i = 0; i < r->ncons; i++)
+		if (r->cons[i].type == 'f' && r->cons[i].ref_table == rel->oid)
+			ld.bulk = false;
 	ld.private_storage = sql_txn_storage_private(s->txn, r->storage);
 	ld.lock_rows = !ld.bulk && !ld.private_storage;
 	/* Defaults of the columns not loaded. */
@@ -539,6 +572,7 @@ static void copy_from(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o,
 	sql_planned *pl = ty_alloc0(sizeof *pl);
 	ld.ex = sql_exec_new(s, pl, ty_get_arena(), NULL, 0);
 	ld.ex->cache = ty_alloc0(sizeof(sql_cache_slot) * (size_t)(ps.ncache + 1));
+	ld.fk = sql_fk_begin(ld.ex, rel, SQL_CMD_INSERT);
 	bool *fnn = ty_alloc0(sizeof(bool) * (size_t)(ncols + 1));
 	for (int i = 0; i < o->nfnn; i++) {
 		bool found = false;
@@ -572,11 +606,27 @@ static void copy_from(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o,
 	ty_datum *vals = ty_alloc(sizeof(ty_datum) * (size_t)(r->ncols + 1));
 	util_arena *rowa = util_arena_new(16 * 1024, 0);
 	util_arena *saved = ty_get_arena();
+	sql_progress *prog = sql_progress_begin(s, "copy from", r->name, true); /* strata_progress */
 	TY_TRY(tc)
 	{
 		bool first = true;
 		while (read_line(&ci, o)) {
 			ci.lineno++;
+			/* As PostgreSQL: the whole line must be valid UTF-8 (22021)
+			 * before any field is looked at. */
+			if (ty_str_valid_utf8_prefix(ci.line.data ? ci.line.data : "", ci.line.len) != ci.line.len) {
+				TY_TRY(tu)
+				{
+					ty_str_verify_utf8(ci.line.data, ci.line.len);
+				}
+				TY_CATCH(tu)
+				{
+					TY_END(tu);
+					util_err_context(ty_err(), "COPY %s, line %lld", r->name, (long long)ci.lineno);
+					ty_errthrow();
+				}
+				TY_END(tu);
+			}
 			if (o->fmt == SQL_COPY_TEXT && ci.line.len == 2 && ci.line.data[0] == '\\' && ci.line.data[1] == '.')
 				break;
 			if (o->fmt == SQL_COPY_CSV && ci.line.len == 2 && ci.line.data[0] == '\\' && ci.line.data[1] == '.')
@@ -620,18 +670,36 @@ static void copy_from(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o,
 				}
 				TY_END(tv);
 			}
-			for (int i = 0; i < r->ncols; i++)
-				if (ld.defaults[i])
-					vals[i] = sql_eval(ld.ex, ld.defaults[i], NULL);
-			load_row(&ld, vals, &ci);
+			/* Errors of a row (defaults, constraints) name the line, as PostgreSQL. */
+			TY_TRY(tr)
+			{
+				for (int i = 0; i < r->ncols; i++)
+					if (ld.defaults[i])
+						vals[i] = sql_eval(ld.ex, ld.defaults[i], NULL);
+				load_row(&ld, vals, &ci);
+			}
+			TY_CATCH(tr)
+			{
+				TY_END(tr);
+				if (!ty_err()->context[0])
+					util_err_context(ty_err(), "COPY %s, line %lld: \"%.*s\"", r->name, (long long)ci.lineno,
+							 (int)(ci.line.len > 100 ? 100 : ci.line.len), ci.line.data ? ci.line.data : "");
+				ty_errthrow();
+			}
+			TY_END(tr);
 			n++;
-			if ((n & 1023) == 0)
+			if ((n & 1023) == 0) {
 				ty_check_interrupts();
+				sql_progress_update(prog, "loading", n, 0, 0);
+			}
 		}
 		/* Drain the rest of the client's data after the end marker. */
 		if (!ci.file)
 			while (next_byte(&ci) >= 0)
 				;
+		sql_fk_state *fk = ld.fk;
+		ld.fk = NULL;
+		sql_fk_end(fk);
 	}
 	TY_CATCH(tc)
 	{
@@ -655,16 +723,19 @@ static void copy_from(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o,
 		}
 		if (ci.file)
 			fclose(ci.file);
+		sql_fk_abandon(ld.fk);
 		util_arena_destroy(rowa);
 		util_arena_destroy(ld.scratch);
 		util_map_free(&ld.keys);
 		util_buf_free(&ci.line);
+		util_buf_free(&ci.field);
 		util_buf_free(&ld.key);
 		util_buf_free(&ld.last_parent);
 		kv_table_close(ld.kv);
 		ty_throw(&err);
 	}
 	TY_END(tc);
+	sql_progress_end(prog);
 	ty_set_arena(saved);
 	if (ci.file)
 		fclose(ci.file);
@@ -672,6 +743,7 @@ static void copy_from(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o,
 	util_arena_destroy(ld.scratch);
 	util_map_free(&ld.keys);
 	util_buf_free(&ci.line);
+	util_buf_free(&ci.field);
 	util_buf_free(&ld.key);
 	util_buf_free(&ld.last_parent);
 	kv_table_close(ld.kv);

@@ -10,11 +10,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sql_int.h"
+#include "ddl_int.h"
 
 void sql_notice(sql_session *s, util_errcode code, const char *fmt, ...) UTIL_PRINTF(3, 4);
 
-static const char *str_of(pnode *n) { return n && n->node_case == PG_QUERY__NODE__NODE_STRING ? n->string->sval : NULL; }
+static const char *str_of(pnode *n)
+{
+	return n && n->node_case == PG_QUERY__NODE__NODE_STRING ? n->string->sval : NULL;
+}
 
 /* ---------------------------------------------------------------- helpers */
 
@@ -88,7 +91,7 @@ char *sql_deparse_stmt(pnode *stmt)
 	return s;
 }
 
-static cat_oid new_oid(sql_session *s)
+cat_oid sql_ddl_new_oid(sql_session *s)
 {
 	cat_oid o;
 	util_err err;
@@ -97,10 +100,50 @@ static cat_oid new_oid(sql_session *s)
 	return o;
 }
 
+static cat_oid new_oid(sql_session *s)
+{
+	return sql_ddl_new_oid(s);
+}
+
+cat_oid sql_ddl_creation_schema(sql_session *s, cat_snap *cs, PgQuery__RangeVar *rv, const char *text)
+{
+	bool temp = rv->relpersistence && rv->relpersistence[0] == 't';
+	if (rv->schemaname && !strcmp(rv->schemaname, "pg_temp"))
+		temp = true;
+	if (temp) {
+		if (rv->schemaname && *rv->schemaname && strcmp(rv->schemaname, "pg_temp")) {
+			const cat_obj *sch = sql_lookup_schema(s, cs, rv->schemaname);
+			if (!sch || sch->oid != sql_temp_schema_oid(s, cs)) {
+				util_err *e =
+				    ty_errstart(UTIL_E_INVALID_TABLE_DEFINITION,
+						"cannot create temporary relation in non-temporary schema");
+				if (text && rv->location >= 0)
+					e->position = sql_errposition(text, rv->location);
+				ty_errthrow();
+			}
+		}
+		return sql_temp_schema(s);
+	}
+	cat_oid schema = sql_creation_schema(s, cs, rv->schemaname, rv->location);
+	TY_TRY(tc)
+	{
+		sql_priv_check_schema_create(s, cs, schema);
+	}
+	TY_CATCH(tc)
+	{
+		TY_END(tc);
+		if (text && rv->location >= 0)
+			ty_err()->position = sql_errposition(text, rv->location);
+		ty_errthrow();
+	}
+	TY_END(tc);
+	return schema;
+}
+
 /* PostgreSQL's ChooseRelationName: table_col_suffix truncated to fit in
  * 63 bytes, made unique with a number. */
-static void choose_name(cat_snap *cs, cat_oid schema, const char *t, const char *col, const char *suffix, char *out,
-			const cat_rel *in_rel)
+void sql_ddl_choose_name(cat_snap *cs, cat_oid schema, const char *t, const char *col, const char *suffix,
+			 char *out, const cat_rel *in_rel)
 {
 	for (int pass = 0; pass < 1000; pass++) {
 		char sfx[32];
@@ -156,15 +199,18 @@ static int64_t def_int(pnode *arg, bool *ok)
 	return 0;
 }
 
-int64_t sql_def_int(pnode *arg, bool *ok) { return def_int(arg, ok); }
+int64_t sql_def_int(pnode *arg, bool *ok)
+{
+	return def_int(arg, ok);
+}
 
 /* ---------------------------------------------------------------- sequences */
 
 void sql_seq_options(sql_session *s, cat_sequence_info *sq, PgQuery__Node **opts, size_t n, bool creating);
 void sql_seq_init_value(sql_session *s, cat_oid seq, const cat_sequence_info *info);
 
-static cat_obj *make_sequence(sql_session *s, cat_oid schema, const char *name, ty_oid type, PgQuery__Node **opts,
-			      size_t nopts)
+cat_obj *sql_ddl_make_sequence(sql_session *s, cat_oid schema, const char *name, ty_oid type,
+			       PgQuery__Node **opts, size_t nopts)
 {
 	cat_obj *o = cat_obj_new(CAT_REL, new_oid(s), s->db_oid);
 	cat_rel *r = &o->rel;
@@ -196,19 +242,7 @@ static cat_obj *make_sequence(sql_session *s, cat_oid schema, const char *name, 
 
 /* ---------------------------------------------------------------- CREATE TABLE */
 
-typedef struct tbl_build {
-	sql_session *s;
-	cat_snap *cs;
-	cat_txn *ct;
-	cat_obj *o;
-	cat_rel *r;
-	int cols_cap, cons_cap;
-	cat_obj **extra; /* sequences created for serial/identity columns */
-	int nextra;
-	const char *text;
-} tbl_build;
-
-static cat_constraint *add_constraint(tbl_build *tb, char type, const char *name)
+static cat_constraint *add_constraint(sql_tbl_build *tb, char type, const char *name)
 {
 	cat_rel *r = tb->r;
 	if (r->ncons == tb->cons_cap) {
@@ -224,26 +258,29 @@ static cat_constraint *add_constraint(tbl_build *tb, char type, const char *name
 	c->type = type;
 	c->validated = true;
 	if (name && *name) {
-		if (cat_constraint_by_name(r, name) && strcmp(cat_constraint_by_name(r, name)->name, name) == 0 &&
+		if (cat_constraint_by_name(r, name) &&
+		    strcmp(cat_constraint_by_name(r, name)->name, name) == 0 &&
 		    cat_constraint_by_name(r, name) != c)
-			ty_error(UTIL_E_DUPLICATE_OBJECT, "constraint \"%s\" for relation \"%s\" already exists", name, r->name);
+			ty_error(UTIL_E_DUPLICATE_OBJECT,
+				 "constraint \"%s\" for relation \"%s\" already exists", name, r->name);
 		snprintf(c->name, sizeof c->name, "%s", name);
 	}
 	return c;
 }
 
-static int16_t col_attnum(tbl_build *tb, const char *name, int location)
+static int16_t col_attnum(sql_tbl_build *tb, const char *name, int location)
 {
 	const cat_column *c = cat_column_by_name(tb->r, name);
 	if (!c) {
-		util_err *e = ty_errstart(UTIL_E_UNDEFINED_COLUMN, "column \"%s\" named in key does not exist", name);
+		util_err *e =
+		    ty_errstart(UTIL_E_UNDEFINED_COLUMN, "column \"%s\" named in key does not exist", name);
 		e->position = sql_errposition(tb->text, location);
 		ty_errthrow();
 	}
 	return c->attnum;
 }
 
-static void set_keys(tbl_build *tb, cat_constraint *c, PgQuery__Node **keys, size_t n, int location)
+static void set_keys(sql_tbl_build *tb, cat_constraint *c, PgQuery__Node **keys, size_t n, int location)
 {
 	c->ncols = (int)n;
 	c->cols = cat_obj_alloc(tb->o, sizeof(int16_t) * (n ? n : 1));
@@ -251,7 +288,8 @@ static void set_keys(tbl_build *tb, cat_constraint *c, PgQuery__Node **keys, siz
 		c->cols[i] = col_attnum(tb, str_of(keys[i]), location);
 		for (size_t k = 0; k < i; k++)
 			if (c->cols[k] == c->cols[i])
-				ty_error(UTIL_E_DUPLICATE_COLUMN, "column \"%s\" appears twice in %s constraint", str_of(keys[i]),
+				ty_error(UTIL_E_DUPLICATE_COLUMN,
+					 "column \"%s\" appears twice in %s constraint", str_of(keys[i]),
 					 c->type == 'p' ? "primary key" : "unique");
 	}
 }
@@ -261,54 +299,58 @@ static char fk_action(const char *a)
 	if (!a || !*a)
 		return CAT_FK_NO_ACTION;
 	switch (a[0]) {
-	case 'r': return CAT_FK_RESTRICT;
-	case 'c': return CAT_FK_CASCADE;
-	case 'n': return CAT_FK_SET_NULL;
-	case 'd': return CAT_FK_SET_DEFAULT;
-	default: return CAT_FK_NO_ACTION;
+	case 'r':
+		return CAT_FK_RESTRICT;
+	case 'c':
+		return CAT_FK_CASCADE;
+	case 'n':
+		return CAT_FK_SET_NULL;
+	case 'd':
+		return CAT_FK_SET_DEFAULT;
+	default:
+		return CAT_FK_NO_ACTION;
 	}
 }
 
-void sql_fk_resolve(sql_session *s, cat_snap *cs, const cat_rel *r, cat_oid self_oid, cat_constraint *c,
-		    PgQuery__Constraint *con, cat_obj *owner);
-
-static void apply_constraint(tbl_build *tb, PgQuery__Constraint *con, cat_column *col)
+cat_constraint *sql_ddl_apply_constraint(sql_tbl_build *tb, PgQuery__Constraint *con, cat_column *col)
 {
 	cat_rel *r = tb->r;
 	switch (con->contype) {
 	case PG_QUERY__CONSTR_TYPE__CONSTR_NULL:
 		if (col)
 			col->notnull = false;
-		return;
+		return NULL;
 	case PG_QUERY__CONSTR_TYPE__CONSTR_NOTNULL:
 		if (col)
 			col->notnull = true;
-		return;
+		return NULL;
 	case PG_QUERY__CONSTR_TYPE__CONSTR_DEFAULT:
 		if (col->identity)
-			ty_error(UTIL_E_SYNTAX_ERROR, "both default and identity specified for column \"%s\" of table \"%s\"",
+			ty_error(UTIL_E_SYNTAX_ERROR,
+				 "both default and identity specified for column \"%s\" of table \"%s\"",
 				 col->name, r->name);
 		col->default_sql = cat_obj_strdup(tb->o, sql_deparse_select_expr(con->raw_expr));
-		return;
+		return NULL;
 	case PG_QUERY__CONSTR_TYPE__CONSTR_IDENTITY: {
 		if (col->default_sql)
-			ty_error(UTIL_E_SYNTAX_ERROR, "both default and identity specified for column \"%s\" of table \"%s\"",
+			ty_error(UTIL_E_SYNTAX_ERROR,
+				 "both default and identity specified for column \"%s\" of table \"%s\"",
 				 col->name, r->name);
 		if (col->type != TY_INT2 && col->type != TY_INT4 && col->type != TY_INT8)
-			ty_error(UTIL_E_INVALID_PARAMETER_VALUE, "identity column type must be smallint, integer, or bigint");
+			ty_error(UTIL_E_INVALID_PARAMETER_VALUE,
+				 "identity column type must be smallint, integer, or bigint");
 		col->identity = con->generated_when && con->generated_when[0] == 'a' ? 'a' : 'd';
 		col->notnull = true;
 		char sname[CAT_NAME_MAX];
-		choose_name(tb->cs, r->schema, r->name, col->name, "seq", sname, NULL);
-		cat_obj *sq = make_sequence(tb->s, r->schema, sname, col->type, con->options, con->n_options);
+		sql_ddl_choose_name(tb->cs, r->schema, r->name, col->name, "seq", sname, NULL);
+		cat_obj *sq =
+		    sql_ddl_make_sequence(tb->s, r->schema, sname, col->type, con->options, con->n_options);
 		sq->rel.seq->owned_by_table = tb->o->oid;
 		sq->rel.seq->owned_by_col = col->attnum;
 		tb->extra = ty_realloc_list(tb->extra, tb->nextra, sizeof(cat_obj *));
 		tb->extra[tb->nextra++] = sq;
-		char *def = ty_alloc(strlen(sname) + 64);
-		sprintf(def, "SELECT nextval('%s'::regclass)", sname);
-		col->default_sql = cat_obj_strdup(tb->o, def);
-		return;
+		col->default_sql = cat_obj_strdup(tb->o, sql_ddl_nextval_default(tb->cs, r->schema, sname));
+		return NULL;
 	}
 	case PG_QUERY__CONSTR_TYPE__CONSTR_GENERATED:
 		ty_error(UTIL_E_FEATURE_NOT_SUPPORTED, "generated columns are not supported");
@@ -318,17 +360,21 @@ static void apply_constraint(tbl_build *tb, PgQuery__Constraint *con, cat_column
 		c->no_inherit = con->is_no_inherit;
 		c->validated = !con->skip_validation;
 		if (!c->name[0]) {
+			/* PostgreSQL names it after the column when the expression uses exactly one. */
 			char nm[CAT_NAME_MAX];
-			choose_name(tb->cs, r->schema, r->name, col ? col->name : NULL, "check", nm, r);
+			const char *refs[2];
+			int nrefs = sql_text_column_refs(con->raw_expr, refs, 2);
+			const char *cname = nrefs == 1 && cat_column_by_name(r, refs[0]) ? refs[0] : NULL;
+			sql_ddl_choose_name(tb->cs, r->schema, r->name, cname, "check", nm, r);
 			snprintf(c->name, sizeof c->name, "%s", nm);
 		}
-		return;
+		return c;
 	}
 	case PG_QUERY__CONSTR_TYPE__CONSTR_PRIMARY: {
 		for (int i = 0; i < r->ncons; i++)
 			if (r->cons[i].type == 'p')
-				ty_error(UTIL_E_INVALID_TABLE_DEFINITION, "multiple primary keys for table \"%s\" are not allowed",
-					 r->name);
+				ty_error(UTIL_E_INVALID_TABLE_DEFINITION,
+					 "multiple primary keys for table \"%s\" are not allowed", r->name);
 		cat_constraint *c = add_constraint(tb, 'p', con->conname);
 		if (col) {
 			c->ncols = 1;
@@ -339,10 +385,10 @@ static void apply_constraint(tbl_build *tb, PgQuery__Constraint *con, cat_column
 		}
 		if (!c->name[0]) {
 			char nm[CAT_NAME_MAX];
-			choose_name(tb->cs, r->schema, r->name, NULL, "pkey", nm, r);
+			sql_ddl_choose_name(tb->cs, r->schema, r->name, NULL, "pkey", nm, r);
 			snprintf(c->name, sizeof c->name, "%s", nm);
 		}
-		return;
+		return c;
 	}
 	case PG_QUERY__CONSTR_TYPE__CONSTR_UNIQUE: {
 		cat_constraint *c = add_constraint(tb, 'u', con->conname);
@@ -361,11 +407,11 @@ static void apply_constraint(tbl_build *tb, PgQuery__Constraint *con, cat_column
 					util_buf_putc(&cols, '_');
 				util_buf_puts(&cols, cat_column_by_attnum(r, c->cols[i])->name);
 			}
-			choose_name(tb->cs, r->schema, r->name, cols.data, "key", nm, r);
+			sql_ddl_choose_name(tb->cs, r->schema, r->name, cols.data, "key", nm, r);
 			util_buf_free(&cols);
 			snprintf(c->name, sizeof c->name, "%s", nm);
 		}
-		return;
+		return c;
 	}
 	case PG_QUERY__CONSTR_TYPE__CONSTR_FOREIGN: {
 		cat_constraint *c = add_constraint(tb, 'f', con->conname);
@@ -381,7 +427,9 @@ static void apply_constraint(tbl_build *tb, PgQuery__Constraint *con, cat_column
 		c->match = con->fk_matchtype && con->fk_matchtype[0] == 'f' ? 'f' : 's';
 		c->deferrable = con->deferrable;
 		c->deferred = con->initdeferred;
-		sql_fk_resolve(tb->s, tb->cs, r, tb->o->oid, c, con, tb->o);
+		if (con->n_fk_del_set_cols)
+			ty_error(UTIL_E_FEATURE_NOT_SUPPORTED,
+				 "ON DELETE SET NULL/SET DEFAULT with a column list is not supported");
 		if (!c->name[0]) {
 			char nm[CAT_NAME_MAX];
 			util_buf cols = UTIL_BUF_INIT;
@@ -390,31 +438,48 @@ static void apply_constraint(tbl_build *tb, PgQuery__Constraint *con, cat_column
 					util_buf_putc(&cols, '_');
 				util_buf_puts(&cols, cat_column_by_attnum(r, c->cols[i])->name);
 			}
-			choose_name(tb->cs, r->schema, r->name, cols.data, "fkey", nm, r);
+			sql_ddl_choose_name(tb->cs, r->schema, r->name, cols.data, "fkey", nm, r);
 			util_buf_free(&cols);
 			snprintf(c->name, sizeof c->name, "%s", nm);
 		}
-		return;
+		c->validated = !con->skip_validation;
+		sql_fk_resolve(tb->s, tb->cs, r, tb->o->oid, c, con, tb->o);
+		return c;
 	}
 	case PG_QUERY__CONSTR_TYPE__CONSTR_ATTR_DEFERRABLE:
 	case PG_QUERY__CONSTR_TYPE__CONSTR_ATTR_NOT_DEFERRABLE:
 	case PG_QUERY__CONSTR_TYPE__CONSTR_ATTR_DEFERRED:
 	case PG_QUERY__CONSTR_TYPE__CONSTR_ATTR_IMMEDIATE:
-		return;
+		return NULL;
 	default:
 		ty_error(UTIL_E_FEATURE_NOT_SUPPORTED, "constraint type is not supported");
 	}
 }
 
-static cat_column *add_column(tbl_build *tb, PgQuery__ColumnDef *cd)
+static bool system_column_name(const char *n)
+{
+	static const char *const sys[] = {"tableoid", "cmax", "xmax", "cmin", "xmin", "ctid"};
+	for (size_t i = 0; i < UTIL_ARRAY_LEN(sys); i++)
+		if (!strcmp(n, sys[i]))
+			return true;
+	return false;
+}
+
+/* Appends a column slot named name (checks as for CREATE TABLE). */
+static cat_column *new_column(sql_tbl_build *tb, const char *name)
 {
 	cat_rel *r = tb->r;
-	for (int i = 0; i < r->ncols; i++)
-		if (!strcmp(r->cols[i].name, cd->colname)) {
-			util_err *e = ty_errstart(UTIL_E_DUPLICATE_COLUMN, "column \"%s\" specified more than once", cd->colname);
-			(void)e;
-			ty_errthrow();
-		}
+	if (cat_column_by_name(r, name)) {
+		if (tb->altering)
+			ty_error(UTIL_E_DUPLICATE_COLUMN, "column \"%s\" of relation \"%s\" already exists",
+				 name, r->name);
+		ty_error(UTIL_E_DUPLICATE_COLUMN, "column \"%s\" specified more than once", name);
+	}
+	if (system_column_name(name))
+		ty_error(UTIL_E_DUPLICATE_COLUMN, "column name \"%s\" conflicts with a system column name",
+			 name);
+	if (strlen(name) >= CAT_NAME_MAX)
+		ty_error(UTIL_E_NAME_TOO_LONG, "identifier too long");
 	if (r->ncols >= 1600)
 		ty_error(UTIL_E_TOO_MANY_COLUMNS, "tables can have at most 1600 columns");
 	if (r->ncols == tb->cols_cap) {
@@ -426,40 +491,206 @@ static cat_column *add_column(tbl_build *tb, PgQuery__ColumnDef *cd)
 	}
 	cat_column *c = &r->cols[r->ncols++];
 	memset(c, 0, sizeof *c);
-	snprintf(c->name, sizeof c->name, "%s", cd->colname);
+	snprintf(c->name, sizeof c->name, "%s", name);
 	c->attnum = (int16_t)r->ncols;
 	c->col_id = r->next_col_id++;
+	return c;
+}
+
+static cat_column *like_add_column(sql_tbl_build *tb, const cat_column *sc)
+{
+	cat_column *c = new_column(tb, sc->name);
+	c->type = sc->type;
+	c->typmod = sc->typmod;
+	return c;
+}
+
+cat_column *sql_ddl_add_column(sql_tbl_build *tb, PgQuery__ColumnDef *cd)
+{
+	cat_rel *r = tb->r;
+	cat_column *c = new_column(tb, cd->colname);
 	sql_actx ax = {tb->s, tb->cs, NULL, &(sql_pstate){.text = tb->text}};
 	sql_typename(&ax, cd->type_name, &c->type, &c->typmod);
 	const char *tn = sql_last_name(cd->type_name->names, cd->type_name->n_names);
 	const ty_type *t = ty_type_get(c->type);
 	if (t && t->typtype == 'p')
-		ty_error(UTIL_E_INVALID_TABLE_DEFINITION, "column \"%s\" has pseudo-type %s", c->name, t->name);
+		ty_error(UTIL_E_INVALID_TABLE_DEFINITION, "column \"%s\" has pseudo-type %s", c->name,
+			 t->name);
 	c->notnull = cd->is_not_null;
-	if ((!strcmp(tn, "serial") || !strcmp(tn, "serial4") || !strcmp(tn, "bigserial") || !strcmp(tn, "serial8") ||
-	     !strcmp(tn, "smallserial") || !strcmp(tn, "serial2")) &&
+	if ((!strcmp(tn, "serial") || !strcmp(tn, "serial4") || !strcmp(tn, "bigserial") ||
+	     !strcmp(tn, "serial8") || !strcmp(tn, "smallserial") || !strcmp(tn, "serial2")) &&
 	    cd->type_name->n_names <= 2) {
 		char sname[CAT_NAME_MAX];
-		choose_name(tb->cs, r->schema, r->name, c->name, "seq", sname, NULL);
-		cat_obj *sq = make_sequence(tb->s, r->schema, sname, c->type, NULL, 0);
+		sql_ddl_choose_name(tb->cs, r->schema, r->name, c->name, "seq", sname, NULL);
+		cat_obj *sq = sql_ddl_make_sequence(tb->s, r->schema, sname, c->type, NULL, 0);
 		sq->rel.seq->owned_by_table = tb->o->oid;
 		sq->rel.seq->owned_by_col = c->attnum;
 		tb->extra = ty_realloc_list(tb->extra, tb->nextra, sizeof(cat_obj *));
 		tb->extra[tb->nextra++] = sq;
-		char *def = ty_alloc(strlen(sname) + 64);
-		sprintf(def, "SELECT nextval('%s'::regclass)", sname);
-		c->default_sql = cat_obj_strdup(tb->o, def);
+		c->default_sql = cat_obj_strdup(tb->o, sql_ddl_nextval_default(tb->cs, r->schema, sname));
 		c->notnull = true;
 	}
 	if (cd->raw_default)
 		c->default_sql = cat_obj_strdup(tb->o, sql_deparse_select_expr(cd->raw_default));
-	for (size_t i = 0; i < cd->n_constraints; i++)
-		apply_constraint(tb, cd->constraints[i]->constraint, c);
+	/* DEFERRABLE / INITIALLY DEFERRED follow the constraint they modify. */
+	cat_constraint *last = NULL;
+	for (size_t i = 0; i < cd->n_constraints; i++) {
+		PgQuery__Constraint *con = cd->constraints[i]->constraint;
+		switch (con->contype) {
+		case PG_QUERY__CONSTR_TYPE__CONSTR_ATTR_DEFERRABLE:
+		case PG_QUERY__CONSTR_TYPE__CONSTR_ATTR_NOT_DEFERRABLE:
+		case PG_QUERY__CONSTR_TYPE__CONSTR_ATTR_DEFERRED:
+		case PG_QUERY__CONSTR_TYPE__CONSTR_ATTR_IMMEDIATE:
+			if (!last || (last->type != 'f' && last->type != 'u' && last->type != 'p'))
+				ty_error(UTIL_E_SYNTAX_ERROR, "misplaced %s clause",
+					 con->contype == PG_QUERY__CONSTR_TYPE__CONSTR_ATTR_DEFERRABLE
+					     ? "DEFERRABLE"
+					 : con->contype == PG_QUERY__CONSTR_TYPE__CONSTR_ATTR_NOT_DEFERRABLE
+					     ? "NOT DEFERRABLE"
+					 : con->contype == PG_QUERY__CONSTR_TYPE__CONSTR_ATTR_DEFERRED
+					     ? "INITIALLY DEFERRED"
+					     : "INITIALLY IMMEDIATE");
+			if (con->contype == PG_QUERY__CONSTR_TYPE__CONSTR_ATTR_DEFERRABLE)
+				last->deferrable = true;
+			else if (con->contype == PG_QUERY__CONSTR_TYPE__CONSTR_ATTR_NOT_DEFERRABLE)
+				last->deferrable = false;
+			else if (con->contype == PG_QUERY__CONSTR_TYPE__CONSTR_ATTR_DEFERRED)
+				last->deferrable = last->deferred = true;
+			else
+				last->deferred = false;
+			break;
+		default: {
+			cat_constraint *k = sql_ddl_apply_constraint(tb, con, c);
+			if (k)
+				last = k;
+		}
+		}
+	}
 	return c;
 }
 
+/* ---------------------------------------------------------------- LIKE */
+
+/* PostgreSQL's CREATE_TABLE_LIKE_* option bits. */
+enum {
+	LIKE_COMMENTS = 1 << 0,
+	LIKE_CONSTRAINTS = 1 << 2,
+	LIKE_DEFAULTS = 1 << 3,
+	LIKE_IDENTITY = 1 << 5,
+	LIKE_INDEXES = 1 << 6
+};
+
+typedef struct owned_seq_find {
+	cat_oid table;
+	int16_t attnum;
+	const cat_obj *found;
+} owned_seq_find;
+
+static int find_owned_seq(void *arg, const cat_obj *o)
+{
+	owned_seq_find *f = arg;
+	if (o->rel.relkind == CAT_RELKIND_SEQUENCE && o->rel.seq && o->rel.seq->owned_by_table == f->table &&
+	    o->rel.seq->owned_by_col == f->attnum) {
+		f->found = o;
+		return 1;
+	}
+	return 0;
+}
+
+/* LIKE source: its columns (NOT NULL always; defaults, identity, CHECK
+ * constraints, the primary key and comments as the options say). */
+static void like_clause(sql_tbl_build *tb, PgQuery__TableLikeClause *lc)
+{
+	sql_session *s = tb->s;
+	const cat_obj *src;
+	TY_TRY(tc)
+	{
+		src = sql_lookup_rel(s, tb->cs, lc->relation, false);
+	}
+	TY_CATCH(tc)
+	{
+		TY_END(tc);
+		if (ty_err()->position < 0)
+			ty_err()->position = sql_errposition(tb->text, -1 - ty_err()->position);
+		ty_errthrow();
+	}
+	TY_END(tc);
+	if (src->rel.relkind != CAT_RELKIND_TABLE && src->rel.relkind != CAT_RELKIND_VIEW)
+		ty_error(UTIL_E_WRONG_OBJECT_TYPE, "relation \"%s\" is invalid in LIKE clause",
+			 src->rel.name);
+	sql_priv_check_rel(s, tb->cs, src, CAT_PRIV_SELECT);
+	const cat_rel *sr = &src->rel;
+	cat_rel *r = tb->r;
+	uint32_t opt = lc->options;
+	int16_t *map = ty_alloc0(sizeof(int16_t) * (size_t)(sr->ncols + 1)); /* source attnum -> new */
+	for (int i = 0; i < sr->ncols; i++) {
+		const cat_column *sc = &sr->cols[i];
+		if (sc->dropped)
+			continue;
+		cat_column *c = like_add_column(tb, sc);
+		map[sc->attnum] = c->attnum;
+		c->notnull = sc->notnull;
+		if ((opt & LIKE_DEFAULTS) && sc->default_sql && !sc->identity)
+			c->default_sql = cat_obj_strdup(tb->o, sc->default_sql);
+		if ((opt & LIKE_COMMENTS) && sc->comment)
+			c->comment = cat_obj_strdup(tb->o, sc->comment);
+		if ((opt & LIKE_IDENTITY) && sc->identity) {
+			owned_seq_find f = {src->oid, sc->attnum, NULL};
+			cat_foreach(tb->cs, CAT_REL, s->db_oid, find_owned_seq, &f);
+			char sname[CAT_NAME_MAX];
+			sql_ddl_choose_name(tb->cs, r->schema, r->name, c->name, "seq", sname, NULL);
+			cat_obj *sq = sql_ddl_make_sequence(s, r->schema, sname, c->type, NULL, 0);
+			if (f.found) {
+				*sq->rel.seq = *f.found->rel.seq;
+			}
+			sq->rel.seq->owned_by_table = tb->o->oid;
+			sq->rel.seq->owned_by_col = c->attnum;
+			tb->extra = ty_realloc_list(tb->extra, tb->nextra, sizeof(cat_obj *));
+			tb->extra[tb->nextra++] = sq;
+			c->identity = sc->identity;
+			c->default_sql =
+			    cat_obj_strdup(tb->o, sql_ddl_nextval_default(tb->cs, r->schema, sname));
+		}
+	}
+	for (int i = 0; i < sr->ncons; i++) {
+		const cat_constraint *k = &sr->cons[i];
+		cat_constraint *nk = NULL;
+		if (k->type == 'c' && (opt & LIKE_CONSTRAINTS)) {
+			nk = add_constraint(tb, 'c', k->name);
+			nk->check_sql = cat_obj_strdup(tb->o, k->check_sql);
+			nk->no_inherit = k->no_inherit;
+			nk->validated = k->validated;
+		} else if ((k->type == 'p' || k->type == 'u') && (opt & LIKE_INDEXES)) {
+			if (k->type == 'p')
+				for (int x = 0; x < r->ncons; x++)
+					if (r->cons[x].type == 'p')
+						ty_error(
+						    UTIL_E_INVALID_TABLE_DEFINITION,
+						    "multiple primary keys for table \"%s\" are not allowed",
+						    r->name);
+			nk = add_constraint(tb, k->type, NULL);
+			nk->ncols = k->ncols;
+			nk->cols = cat_obj_alloc(tb->o, sizeof(int16_t) * (size_t)(k->ncols ? k->ncols : 1));
+			util_buf cols = UTIL_BUF_INIT;
+			for (int a = 0; a < k->ncols; a++) {
+				nk->cols[a] = map[k->cols[a]];
+				if (a)
+					util_buf_putc(&cols, '_');
+				util_buf_puts(&cols, cat_column_by_attnum(r, nk->cols[a])->name);
+			}
+			char nm[CAT_NAME_MAX];
+			sql_ddl_choose_name(tb->cs, r->schema, r->name, k->type == 'p' ? NULL : cols.data,
+					    k->type == 'p' ? "pkey" : "key", nm, r);
+			util_buf_free(&cols);
+			snprintf(nk->name, sizeof nk->name, "%s", nm);
+		}
+		if (nk && (opt & LIKE_COMMENTS) && k->comment)
+			nk->comment = cat_obj_strdup(tb->o, k->comment);
+	}
+}
+
 /* Validates default and CHECK expressions by analyzing them once. */
-static void validate_exprs(tbl_build *tb)
+static void validate_exprs(sql_tbl_build *tb)
 {
 	cat_rel *r = tb->r;
 	util_arena *a = ty_get_arena();
@@ -477,6 +708,101 @@ static void validate_exprs(tbl_build *tb)
 static void storage_name(cat_obj *o, char prefix)
 {
 	snprintf(o->rel.storage, sizeof o->rel.storage, "%c%u.1", prefix, o->oid);
+}
+
+void sql_ddl_next_storage(const cat_rel *r, char prefix, cat_oid oid, char *out, size_t n)
+{
+	const char *dot = strrchr(r->storage, '.');
+	int gen = dot ? atoi(dot + 1) : 1;
+	snprintf(out, n, "%c%u.%d", prefix, oid, gen + 1);
+}
+
+char *sql_ddl_nextval_default(cat_snap *cs, cat_oid schema, const char *seqname)
+{
+	util_buf q = UTIL_BUF_INIT, b = UTIL_BUF_INIT;
+	if (schema != CAT_OID_PUBLIC) {
+		sql_quote_ident(sql_schema_name(cs, schema), &q);
+		util_buf_putc(&q, '.');
+	}
+	sql_quote_ident(seqname, &q);
+	util_buf_puts(&b, "SELECT nextval('");
+	for (size_t i = 0; i < q.len; i++) {
+		if (q.data[i] == '\'')
+			util_buf_putc(&b, '\'');
+		util_buf_putc(&b, q.data[i]);
+	}
+	util_buf_puts(&b, "'::regclass)");
+	char *r = ty_strdup(b.data);
+	util_buf_free(&q);
+	util_buf_free(&b);
+	return r;
+}
+
+const char *sql_ddl_kind_word(char relkind)
+{
+	switch (relkind) {
+	case CAT_RELKIND_TABLE:
+		return "table";
+	case CAT_RELKIND_VIEW:
+		return "view";
+	case CAT_RELKIND_SEQUENCE:
+		return "sequence";
+	case CAT_RELKIND_INDEX:
+		return "index";
+	default:
+		return "relation";
+	}
+}
+
+void sql_tbl_build_from(sql_tbl_build *tb, sql_session *s, cat_txn *ct, const cat_obj *rel, const char *text)
+{
+	memset(tb, 0, sizeof *tb);
+	tb->s = s;
+	tb->ct = ct;
+	tb->cs = cat_txn_snap(ct);
+	tb->text = text;
+	tb->o = cat_obj_copy(rel);
+	tb->r = &tb->o->rel;
+	tb->cols_cap = tb->r->ncols;
+	tb->cons_cap = tb->r->ncons;
+	tb->altering = true;
+}
+
+void sql_ddl_set_storage_key(sql_tbl_build *tb)
+{
+	cat_rel *r = tb->r;
+	const char *ko = cat_rel_option(r, "key_order");
+	bool desc = ko && !util_strcasecmp(ko, "desc");
+	r->npk = 0;
+	r->pk = NULL;
+	r->pk_desc = NULL;
+	for (int i = 0; i < r->ncons; i++) {
+		cat_constraint *c = &r->cons[i];
+		if (c->type != 'p')
+			continue;
+		r->npk = c->ncols;
+		r->pk = cat_obj_alloc(tb->o, sizeof(int16_t) * (size_t)c->ncols);
+		r->pk_desc = cat_obj_alloc(tb->o, sizeof(bool) * (size_t)c->ncols);
+		for (int k = 0; k < c->ncols; k++) {
+			r->pk[k] = c->cols[k];
+			r->pk_desc[k] = desc;
+			cat_column *col = &r->cols[c->cols[k] - 1];
+			col->notnull = true;
+			const ty_type *ty = ty_type_get(col->type);
+			if (!ty || !ty->keyenc) {
+				util_buf tn = UTIL_BUF_INIT;
+				ty_format_type(col->type, -1, &tn);
+				util_err *e = ty_errstart(
+				    UTIL_E_UNDEFINED_OBJECT,
+				    "data type %s has no default operator class for access method \"btree\"",
+				    tn.data ? tn.data : "?");
+				util_buf_free(&tn);
+				util_err_hint(e, "You must specify an operator class for the index or define "
+						 "a default operator class for the data type.");
+				ty_errthrow();
+			}
+		}
+	}
 }
 
 void sql_create_storage(sql_session *s, sql_txn *t, const char *name)
@@ -506,21 +832,27 @@ void sql_ddl_create_table(sql_session *s, PgQuery__CreateStmt *st, const char *t
 		ty_error(UTIL_E_FEATURE_NOT_SUPPORTED, "partitioned tables are not supported");
 	if (st->of_typename)
 		ty_error(UTIL_E_FEATURE_NOT_SUPPORTED, "typed tables are not supported");
-	cat_oid schema = sql_creation_schema(s, cs, rv->schemaname, rv->location);
+	cat_oid schema = sql_ddl_creation_schema(s, cs, rv, text);
+	cs = cat_txn_snap(ct);
+	if (st->oncommit != PG_QUERY__ON_COMMIT_ACTION__ONCOMMIT_NOOP &&
+	    st->oncommit != PG_QUERY__ON_COMMIT_ACTION__ON_COMMIT_ACTION_UNDEFINED &&
+	    !sql_temp_schema_is_temp(cs, schema))
+		ty_error(UTIL_E_INVALID_TABLE_DEFINITION, "ON COMMIT can only be used on temporary tables");
 	if (schema == CAT_OID_PG_CATALOG || schema == CAT_OID_INFORMATION_SCHEMA)
-		ty_error(UTIL_E_INSUFFICIENT_PRIVILEGE, "permission denied to create \"%s.%s\"", sql_schema_name(cs, schema),
-			 rv->relname);
+		ty_error(UTIL_E_INSUFFICIENT_PRIVILEGE, "permission denied to create \"%s.%s\"",
+			 sql_schema_name(cs, schema), rv->relname);
 	if (strlen(rv->relname) >= CAT_NAME_MAX)
 		ty_error(UTIL_E_NAME_TOO_LONG, "identifier too long");
 	const cat_obj *existing = cat_rel_by_name(cs, schema, rv->relname);
 	if (existing) {
 		if (st->if_not_exists) {
-			sql_notice(s, UTIL_E_DUPLICATE_TABLE, "relation \"%s\" already exists, skipping", rv->relname);
+			sql_notice(s, UTIL_E_DUPLICATE_TABLE, "relation \"%s\" already exists, skipping",
+				   rv->relname);
 			return;
 		}
 		ty_error(UTIL_E_DUPLICATE_TABLE, "relation \"%s\" already exists", rv->relname);
 	}
-	tbl_build tb;
+	sql_tbl_build tb;
 	memset(&tb, 0, sizeof tb);
 	tb.s = s;
 	tb.cs = cs;
@@ -540,35 +872,20 @@ void sql_ddl_create_table(sql_session *s, PgQuery__CreateStmt *st, const char *t
 		for (size_t i = 0; i < st->n_table_elts; i++) {
 			pnode *el = st->table_elts[i];
 			if (el->node_case == PG_QUERY__NODE__NODE_COLUMN_DEF)
-				add_column(&tb, el->column_def);
+				sql_ddl_add_column(&tb, el->column_def);
 			else if (el->node_case == PG_QUERY__NODE__NODE_TABLE_LIKE_CLAUSE)
-				ty_error(UTIL_E_FEATURE_NOT_SUPPORTED, "CREATE TABLE ... LIKE is not supported");
+				like_clause(&tb, el->table_like_clause);
 		}
 		for (size_t i = 0; i < st->n_table_elts; i++) {
 			pnode *el = st->table_elts[i];
 			if (el->node_case == PG_QUERY__NODE__NODE_CONSTRAINT)
-				apply_constraint(&tb, el->constraint, NULL);
+				sql_ddl_apply_constraint(&tb, el->constraint, NULL);
 		}
 		for (size_t i = 0; i < st->n_constraints; i++)
-			apply_constraint(&tb, st->constraints[i]->constraint, NULL);
-		/* Primary key: its columns are NOT NULL and form the row key. */
-		for (int i = 0; i < r->ncons; i++) {
-			cat_constraint *c = &r->cons[i];
-			if (c->type != 'p')
-				continue;
-			r->npk = c->ncols;
-			r->pk = cat_obj_alloc(tb.o, sizeof(int16_t) * (size_t)c->ncols);
-			r->pk_desc = cat_obj_alloc(tb.o, sizeof(bool) * (size_t)c->ncols);
-			for (int k = 0; k < c->ncols; k++) {
-				r->pk[k] = c->cols[k];
-				r->cols[c->cols[k] - 1].notnull = true;
-				const ty_type *ty = ty_type_get(r->cols[c->cols[k] - 1].type);
-				if (!ty || !ty->keyenc)
-					ty_error(UTIL_E_UNDEFINED_OBJECT, "data type %s has no default operator class for access method \"btree\"",
-						 ty ? ty->name : "?");
-			}
-		}
+			sql_ddl_apply_constraint(&tb, st->constraints[i]->constraint, NULL);
 		sql_apply_reloptions(s, tb.o, st->options, st->n_options);
+		/* Primary key: its columns are NOT NULL and form the row key. */
+		sql_ddl_set_storage_key(&tb);
 		validate_exprs(&tb);
 		storage_name(tb.o, 'r');
 		interleaved = sql_ilv_create(s, ct, tb.o); /* then it lives in its root's storage */
@@ -582,322 +899,70 @@ void sql_ddl_create_table(sql_session *s, PgQuery__CreateStmt *st, const char *t
 		ty_errthrow();
 	}
 	TY_END(tc);
-	if (!interleaved)
-		sql_create_storage(s, t, r->storage);
-	for (int i = 0; i < tb.nextra; i++) {
-		if (cat_rel_by_name(cs, schema, tb.extra[i]->rel.name))
-			ty_error(UTIL_E_DUPLICATE_TABLE, "relation \"%s\" already exists", tb.extra[i]->rel.name);
-		cat_txn_put(ct, tb.extra[i]);
-		sql_seq_init_value(s, tb.extra[i]->oid, tb.extra[i]->rel.seq);
+	/* Objects not yet handed to the change set are freed if this fails
+	 * (e.g. the store refuses writes after a failed fsync). */
+	volatile int nput = 0;
+	TY_TRY(tc2)
+	{
+		if (!interleaved)
+			sql_create_storage(s, t, r->storage);
+		for (int i = 0; i < tb.nextra; i++) {
+			if (cat_rel_by_name(cs, schema, tb.extra[i]->rel.name))
+				ty_error(UTIL_E_DUPLICATE_TABLE, "relation \"%s\" already exists",
+					 tb.extra[i]->rel.name);
+			sql_priv_apply_default_acl(s, cs, tb.extra[i]);
+			cat_txn_put(ct, tb.extra[i]);
+			nput = i + 1;
+			sql_seq_init_value(s, tb.extra[i]->oid, tb.extra[i]->rel.seq);
+		}
 	}
+	TY_CATCH(tc2)
+	{
+		TY_END(tc2);
+		cat_obj_free(tb.o);
+		for (int i = nput; i < tb.nextra; i++)
+			cat_obj_free(tb.extra[i]);
+		ty_errthrow();
+	}
+	TY_END(tc2);
+	cat_oid table_oid = tb.o->oid;
+	sql_priv_apply_default_acl(s, cs, tb.o);
 	cat_txn_put(ct, tb.o);
+	sql_temp_on_commit(s, table_oid, st->oncommit);
 	/* Unique constraints get their index (index module). */
-	sql_create_constraint_indexes(s, tb.o->oid);
-}
-
-/* ---------------------------------------------------------------- schemas */
-
-static void create_schema(sql_session *s, PgQuery__CreateSchemaStmt *st)
-{
-	cat_txn *ct = sql_txn_ddl(s->txn);
-	cat_snap *cs = cat_txn_snap(ct);
-	const char *name = st->schemaname && *st->schemaname ? st->schemaname
-			   : st->authrole ? st->authrole->rolename
-					  : NULL;
-	if (!name)
-		ty_error(UTIL_E_SYNTAX_ERROR, "schema name required");
-	if (!strncmp(name, "pg_", 3)) {
-		util_err *e = ty_errstart(UTIL_E_RESERVED_NAME, "unacceptable schema name \"%s\"", name);
-		util_err_detail(e, "The prefix \"pg_\" is reserved for system schemas.");
-		ty_errthrow();
-	}
-	if (sql_lookup_schema(s, cs, name)) {
-		if (st->if_not_exists) {
-			sql_notice(s, UTIL_E_DUPLICATE_SCHEMA, "schema \"%s\" already exists, skipping", name);
-			return;
-		}
-		ty_error(UTIL_E_DUPLICATE_SCHEMA, "schema \"%s\" already exists", name);
-	}
-	cat_obj *o = cat_obj_new(CAT_SCHEMA, new_oid(s), s->db_oid);
-	snprintf(o->schema.name, sizeof o->schema.name, "%s", name);
-	o->schema.owner = s->user_oid;
-	cat_txn_put(ct, o);
-	if (st->n_schema_elts)
-		ty_error(UTIL_E_FEATURE_NOT_SUPPORTED, "CREATE SCHEMA with schema elements is not supported");
-}
-
-/* ---------------------------------------------------------------- DROP */
-
-typedef struct drop_ctx {
-	sql_session *s;
-	cat_txn *ct;
-	bool cascade;
-	util_map dropped;
-} drop_ctx;
-
-static void drop_rel(drop_ctx *dc, const cat_obj *o);
-
-typedef struct dep_scan {
-	drop_ctx *dc;
-	const cat_obj *target;
-	const cat_obj *found;
-	char what[CAT_NAME_MAX + 16];
-	const cat_obj *found_from;
-} dep_scan;
-
-/* Objects that depend on a relation: views naming it, foreign keys
- * referencing it, sequences owned by it (dropped with it silently). */
-static int find_deps(void *arg, const cat_obj *o)
-{
-	dep_scan *ds = arg;
-	if (util_map_get_u64(&ds->dc->dropped, o->oid) || o == ds->target)
-		return 0;
-	const cat_rel *r = &o->rel;
-	if (r->relkind == CAT_RELKIND_VIEW && r->view_sql && sql_view_depends_on(ds->dc->s, o, ds->target->oid)) {
-		ds->found = o;
-		snprintf(ds->what, sizeof ds->what, "view");
-		return 1;
-	}
-	for (int i = 0; i < r->ncons; i++)
-		if (r->cons[i].type == 'f' && r->cons[i].ref_table == ds->target->oid && o->oid != ds->target->oid) {
-			ds->found = o;
-			ds->found_from = o;
-			snprintf(ds->what, sizeof ds->what, "constraint %s", r->cons[i].name);
-			return 1;
-		}
-	return 0;
-}
-
-static void drop_fk_constraints_to(drop_ctx *dc, const cat_obj *target)
-{
-	/* CASCADE: drop the referencing constraints, not the referencing tables. */
-	cat_snap *cs = cat_txn_snap(dc->ct);
-	typedef struct { const cat_obj **list; int n, cap; } lst;
-	lst l = {0};
-	for (;;) {
-		dep_scan ds = {dc, target, NULL, "", NULL};
-		cat_foreach(cs, CAT_REL, dc->s->db_oid, find_deps, &ds);
-		if (!ds.found)
-			break;
-		const cat_obj *o = ds.found;
-		if (o->rel.relkind == CAT_RELKIND_VIEW) {
-			sql_notice(dc->s, UTIL_E_SUCCESSFUL_COMPLETION, "drop cascades to view %s", o->rel.name);
-			drop_rel(dc, o);
-		} else {
-			cat_obj *c = cat_obj_copy(o);
-			int k = 0;
-			for (int i = 0; i < c->rel.ncons; i++) {
-				if (c->rel.cons[i].type == 'f' && c->rel.cons[i].ref_table == target->oid) {
-					sql_notice(dc->s, UTIL_E_SUCCESSFUL_COMPLETION, "drop cascades to constraint %s on table %s",
-						   c->rel.cons[i].name, c->rel.name);
-					continue;
-				}
-				c->rel.cons[k++] = c->rel.cons[i];
-			}
-			c->rel.ncons = k;
-			cat_txn_put(dc->ct, c);
-		}
-		cs = cat_txn_snap(dc->ct);
-		(void)l;
-	}
-}
-
-static int owned_seq(void *arg, const cat_obj *o)
-{
-	void **a = arg;
-	drop_ctx *dc = a[0];
-	const cat_obj *t = a[1];
-	if (o->rel.relkind == CAT_RELKIND_SEQUENCE && o->rel.seq && o->rel.seq->owned_by_table == t->oid &&
-	    !util_map_get_u64(&dc->dropped, o->oid)) {
-		util_map_put_u64(&dc->dropped, o->oid, (void *)1);
-		cat_txn_delete(dc->ct, o->oid);
-	}
-	return 0;
-}
-
-static void drop_rel(drop_ctx *dc, const cat_obj *o)
-{
-	if (util_map_get_u64(&dc->dropped, o->oid))
-		return;
-	cat_snap *cs = cat_txn_snap(dc->ct);
-	dep_scan ds = {dc, o, NULL, "", NULL};
-	cat_foreach(cs, CAT_REL, dc->s->db_oid, find_deps, &ds);
-	if (ds.found && !dc->cascade) {
-		const char *kind = o->rel.relkind == CAT_RELKIND_VIEW ? "view" : o->rel.relkind == CAT_RELKIND_SEQUENCE ? "sequence" : "table";
-		util_err *e = ty_errstart(UTIL_E_DEPENDENT_OBJECTS_STILL_EXIST, "cannot drop %s %s because other objects depend on it",
-					  kind, o->rel.name);
-		if (ds.found->rel.relkind == CAT_RELKIND_VIEW)
-			util_err_detail(e, "view %s depends on %s %s", ds.found->rel.name, kind, o->rel.name);
-		else
-			util_err_detail(e, "%s on table %s depends on %s %s", ds.what, ds.found->rel.name, kind, o->rel.name);
-		util_err_hint(e, "Use DROP ... CASCADE to drop the dependent objects too.");
-		ty_errthrow();
-	}
-	util_map_put_u64(&dc->dropped, o->oid, (void *)1);
-	if (ds.found)
-		drop_fk_constraints_to(dc, o);
-	/* Indexes, owned sequences. */
-	for (int i = 0; i < o->rel.nindexes; i++) {
-		const cat_obj *ix = cat_get(cat_txn_snap(dc->ct), o->rel.indexes[i]);
-		if (ix) {
-			util_map_put_u64(&dc->dropped, ix->oid, (void *)1);
-			if (ix->rel.storage[0])
-				sql_txn_drop_storage_after_commit(dc->s->txn, ix->rel.storage);
-			cat_txn_delete(dc->ct, ix->oid);
-		}
-	}
-	void *a[2] = {dc, (void *)o};
-	cat_foreach(cat_txn_snap(dc->ct), CAT_REL, dc->s->db_oid, owned_seq, a);
-	if (o->rel.storage[0])
-		sql_txn_drop_storage_after_commit(dc->s->txn, o->rel.storage);
-	if (o->rel.relkind == CAT_RELKIND_SEQUENCE)
-		sql_seq_forget(dc->s, o->oid);
-	cat_txn_delete(dc->ct, o->oid);
-}
-
-static const char *kind_word(char relkind)
-{
-	switch (relkind) {
-	case CAT_RELKIND_TABLE: return "table";
-	case CAT_RELKIND_VIEW: return "view";
-	case CAT_RELKIND_SEQUENCE: return "sequence";
-	case CAT_RELKIND_INDEX: return "index";
-	default: return "relation";
-	}
-}
-
-typedef struct schema_count {
-	cat_oid schema;
-	const cat_obj *first; /* first table, view or free-standing sequence */
-	size_t n;
-} schema_count;
-
-static int count_in_schema(void *arg, const cat_obj *o)
-{
-	schema_count *c = arg;
-	if (o->rel.schema != c->schema || o->rel.relkind == CAT_RELKIND_INDEX)
-		return 0;
-	if (o->rel.relkind == CAT_RELKIND_SEQUENCE && o->rel.seq && o->rel.seq->owned_by_table)
-		return 0;
-	if (!c->first)
-		c->first = o;
-	c->n++;
-	return 0;
-}
-
-static void drop_stmt(sql_session *s, PgQuery__DropStmt *st)
-{
-	cat_txn *ct = sql_txn_ddl(s->txn);
-	drop_ctx dc = {s, ct, st->behavior == PG_QUERY__DROP_BEHAVIOR__DROP_CASCADE, UTIL_MAP_INIT};
-	char want = 0;
-	switch (st->remove_type) {
-	case PG_QUERY__OBJECT_TYPE__OBJECT_TABLE: want = CAT_RELKIND_TABLE; break;
-	case PG_QUERY__OBJECT_TYPE__OBJECT_VIEW: want = CAT_RELKIND_VIEW; break;
-	case PG_QUERY__OBJECT_TYPE__OBJECT_SEQUENCE: want = CAT_RELKIND_SEQUENCE; break;
-	case PG_QUERY__OBJECT_TYPE__OBJECT_INDEX: want = CAT_RELKIND_INDEX; break;
-	case PG_QUERY__OBJECT_TYPE__OBJECT_SCHEMA: {
-		for (size_t i = 0; i < st->n_objects; i++) {
-			const char *name = str_of(st->objects[i]);
-			const cat_obj *sch = sql_lookup_schema(s, cat_txn_snap(ct), name);
-			if (!sch) {
-				if (st->missing_ok) {
-					sql_notice(s, UTIL_E_SUCCESSFUL_COMPLETION, "schema \"%s\" does not exist, skipping", name);
-					continue;
-				}
-				ty_error(UTIL_E_INVALID_SCHEMA_NAME, "schema \"%s\" does not exist", name);
-			}
-			if (sch->database == 0)
-				ty_error(UTIL_E_DEPENDENT_OBJECTS_STILL_EXIST, "cannot drop schema %s because it is required by the database system", name);
-			/* Contents: error unless CASCADE. */
-			schema_count cc = {sch->oid, NULL, 0};
-			cat_foreach(cat_txn_snap(ct), CAT_REL, s->db_oid, count_in_schema, &cc);
-			size_t cnt = cc.n;
-			const cat_obj *first = cc.first;
-			if (cnt && !dc.cascade) {
-				util_err *e = ty_errstart(UTIL_E_DEPENDENT_OBJECTS_STILL_EXIST,
-							  "cannot drop schema %s because other objects depend on it", name);
-				util_err_detail(e, "%s %s depends on schema %s", kind_word(first->rel.relkind), first->rel.name, name);
-				util_err_hint(e, "Use DROP ... CASCADE to drop the dependent objects too.");
-				ty_errthrow();
-			}
-			if (cnt) {
-				/* Drop tables and views (indexes and sequences go with them). */
-				for (;;) {
-					schema_count c2 = {sch->oid, NULL, 0};
-					cat_foreach(cat_txn_snap(ct), CAT_REL, s->db_oid, count_in_schema, &c2);
-					if (!c2.first)
-						break;
-					sql_notice(s, UTIL_E_SUCCESSFUL_COMPLETION, "drop cascades to %s %s",
-						   kind_word(c2.first->rel.relkind), c2.first->rel.name);
-					drop_rel(&dc, c2.first);
-				}
-			}
-			cat_txn_delete(ct, sch->oid);
-		}
-		util_map_free(&dc.dropped);
-		return;
-	}
-	default:
-		ty_error(UTIL_E_FEATURE_NOT_SUPPORTED, "this kind of DROP is not supported");
-	}
-	for (size_t i = 0; i < st->n_objects; i++) {
-		PgQuery__List *l = st->objects[i]->list;
-		const char *schema = l->n_items > 1 ? str_of(l->items[l->n_items - 2]) : NULL;
-		const char *name = str_of(l->items[l->n_items - 1]);
-		cat_snap *cs = cat_txn_snap(ct);
-		if (schema && !sql_lookup_schema(s, cs, schema)) {
-			if (st->missing_ok) {
-				sql_notice(s, UTIL_E_SUCCESSFUL_COMPLETION, "schema \"%s\" does not exist, skipping", schema);
-				continue;
-			}
-			ty_error(UTIL_E_INVALID_SCHEMA_NAME, "schema \"%s\" does not exist", schema);
-		}
-		const cat_obj *o = sql_lookup_rel_name(s, cs, schema, name);
-		if (!o) {
-			if (st->missing_ok) {
-				sql_notice(s, UTIL_E_SUCCESSFUL_COMPLETION, "%s \"%s\" does not exist, skipping", kind_word(want), name);
-				continue;
-			}
-			if (schema)
-				ty_error(want == CAT_RELKIND_INDEX || want == CAT_RELKIND_SEQUENCE || want == CAT_RELKIND_VIEW || want == CAT_RELKIND_TABLE ? UTIL_E_UNDEFINED_TABLE : UTIL_E_UNDEFINED_OBJECT,
-					 "%s \"%s.%s\" does not exist", kind_word(want), schema, name);
-			ty_error(UTIL_E_UNDEFINED_TABLE, "%s \"%s\" does not exist", kind_word(want), name);
-		}
-		if (o->rel.relkind != want) {
-			util_err *e = ty_errstart(UTIL_E_WRONG_OBJECT_TYPE, "\"%s\" is not a%s %s", name,
-						  want == CAT_RELKIND_INDEX ? "n" : "", kind_word(want));
-			util_err_hint(e, "Use DROP %s to remove a%s %s.",
-				      o->rel.relkind == CAT_RELKIND_VIEW ? "VIEW" : o->rel.relkind == CAT_RELKIND_TABLE ? "TABLE" : o->rel.relkind == CAT_RELKIND_INDEX ? "INDEX" : "SEQUENCE",
-				      o->rel.relkind == CAT_RELKIND_INDEX ? "n" : "", kind_word(o->rel.relkind));
-			ty_errthrow();
-		}
-		if (o->rel.schema == CAT_OID_PG_CATALOG || o->rel.schema == CAT_OID_INFORMATION_SCHEMA)
-			ty_error(UTIL_E_INSUFFICIENT_PRIVILEGE, "permission denied: \"%s\" is a system catalog", name);
-		if (want == CAT_RELKIND_INDEX) {
-			sql_drop_index(s, ct, o, dc.cascade);
-			continue;
-		}
-		drop_rel(&dc, o);
-	}
-	util_map_free(&dc.dropped);
+	sql_create_constraint_indexes(s, table_oid);
 }
 
 /* ---------------------------------------------------------------- CREATE SEQUENCE */
 
-static void create_sequence(sql_session *s, PgQuery__CreateSeqStmt *st)
+static void create_sequence(sql_session *s, PgQuery__CreateSeqStmt *st, const char *text)
 {
 	cat_txn *ct = sql_txn_ddl(s->txn);
 	cat_snap *cs = cat_txn_snap(ct);
 	PgQuery__RangeVar *rv = st->sequence;
-	cat_oid schema = sql_creation_schema(s, cs, rv->schemaname, rv->location);
+	cat_oid schema = sql_ddl_creation_schema(s, cs, rv, text);
+	cs = cat_txn_snap(ct);
 	if (cat_rel_by_name(cs, schema, rv->relname)) {
 		if (st->if_not_exists) {
-			sql_notice(s, UTIL_E_DUPLICATE_TABLE, "relation \"%s\" already exists, skipping", rv->relname);
+			sql_notice(s, UTIL_E_DUPLICATE_TABLE, "relation \"%s\" already exists, skipping",
+				   rv->relname);
 			return;
 		}
 		ty_error(UTIL_E_DUPLICATE_TABLE, "relation \"%s\" already exists", rv->relname);
 	}
-	cat_obj *o = make_sequence(s, schema, rv->relname, TY_INT8, st->options, st->n_options);
+	cat_obj *o = sql_ddl_make_sequence(s, schema, rv->relname, TY_INT8, st->options, st->n_options);
+	TY_TRY(tc)
+	{
+		sql_seq_owned_by(s, cs, NULL, o->rel.seq, schema, o->rel.owner, st->options, st->n_options);
+	}
+	TY_CATCH(tc)
+	{
+		TY_END(tc);
+		cat_obj_free(o);
+		ty_errthrow();
+	}
+	TY_END(tc);
+	sql_priv_apply_default_acl(s, cs, o);
 	cat_txn_put(ct, o);
 	sql_seq_init_value(s, o->oid, o->rel.seq);
 }
@@ -907,7 +972,8 @@ static void create_sequence(sql_session *s, PgQuery__CreateSeqStmt *st)
 void sql_ddl_alter_table(sql_session *s, PgQuery__AlterTableStmt *st, const char *text);
 void sql_ddl_rename(sql_session *s, PgQuery__RenameStmt *st);
 void sql_ddl_create_view(sql_session *s, PgQuery__ViewStmt *st, const char *text);
-void sql_ddl_create_table_as(sql_session *s, PgQuery__CreateTableAsStmt *st, const char *text, sql_complete *c);
+void sql_ddl_create_table_as(sql_session *s, PgQuery__CreateTableAsStmt *st, const char *text,
+			     sql_complete *c);
 void sql_ddl_truncate(sql_session *s, PgQuery__TruncateStmt *st);
 void sql_ddl_comment(sql_session *s, PgQuery__CommentStmt *st);
 void sql_ddl_alter_sequence(sql_session *s, PgQuery__AlterSeqStmt *st);
@@ -915,6 +981,8 @@ void sql_ddl_index(sql_session *s, PgQuery__IndexStmt *st, const char *text);
 void sql_ddl_role(sql_session *s, pnode *stmt);
 void sql_ddl_database(sql_session *s, pnode *stmt);
 void sql_ddl_grant(sql_session *s, pnode *stmt);
+void sql_ddl_set_schema(sql_session *s, PgQuery__AlterObjectSchemaStmt *st);
+void sql_ddl_create_schema(sql_session *s, PgQuery__CreateSchemaStmt *st, const char *text, sql_complete *c);
 
 bool sql_is_ddl(pnode *n)
 {
@@ -939,6 +1007,8 @@ bool sql_is_ddl(pnode *n)
 	case PG_QUERY__NODE__NODE_GRANT_STMT:
 	case PG_QUERY__NODE__NODE_GRANT_ROLE_STMT:
 	case PG_QUERY__NODE__NODE_ALTER_OWNER_STMT:
+	case PG_QUERY__NODE__NODE_ALTER_DEFAULT_PRIVILEGES_STMT:
+	case PG_QUERY__NODE__NODE_ALTER_OBJECT_SCHEMA_STMT:
 	case PG_QUERY__NODE__NODE_CREATE_EXTENSION_STMT:
 	case PG_QUERY__NODE__NODE_REINDEX_STMT:
 		return true;
@@ -950,19 +1020,20 @@ bool sql_is_ddl(pnode *n)
 void sql_exec_ddl(sql_session *s, pnode *n, const char *text, sql_complete *c)
 {
 	if (s->txn->read_only)
-		ty_error(UTIL_E_READ_ONLY_SQL_TRANSACTION, "cannot execute %s in a read-only transaction", sql_command_tag(n));
+		ty_error(UTIL_E_READ_ONLY_SQL_TRANSACTION, "cannot execute %s in a read-only transaction",
+			 sql_command_tag(n));
 	switch (n->node_case) {
 	case PG_QUERY__NODE__NODE_CREATE_STMT:
 		sql_ddl_create_table(s, n->create_stmt, text);
 		break;
 	case PG_QUERY__NODE__NODE_DROP_STMT:
-		drop_stmt(s, n->drop_stmt);
+		sql_ddl_drop(s, n->drop_stmt, text);
 		break;
 	case PG_QUERY__NODE__NODE_CREATE_SCHEMA_STMT:
-		create_schema(s, n->create_schema_stmt);
+		sql_ddl_create_schema(s, n->create_schema_stmt, text, c);
 		break;
 	case PG_QUERY__NODE__NODE_CREATE_SEQ_STMT:
-		create_sequence(s, n->create_seq_stmt);
+		create_sequence(s, n->create_seq_stmt, text);
 		break;
 	case PG_QUERY__NODE__NODE_ALTER_SEQ_STMT:
 		sql_ddl_alter_sequence(s, n->alter_seq_stmt);
@@ -1001,7 +1072,11 @@ void sql_exec_ddl(sql_session *s, pnode *n, const char *text, sql_complete *c)
 	case PG_QUERY__NODE__NODE_GRANT_STMT:
 	case PG_QUERY__NODE__NODE_GRANT_ROLE_STMT:
 	case PG_QUERY__NODE__NODE_ALTER_OWNER_STMT:
+	case PG_QUERY__NODE__NODE_ALTER_DEFAULT_PRIVILEGES_STMT:
 		sql_ddl_grant(s, n);
+		break;
+	case PG_QUERY__NODE__NODE_ALTER_OBJECT_SCHEMA_STMT:
+		sql_ddl_set_schema(s, n->alter_object_schema_stmt);
 		break;
 	case PG_QUERY__NODE__NODE_CREATE_EXTENSION_STMT:
 		ty_error(UTIL_E_FEATURE_NOT_SUPPORTED, "extensions are not supported");

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "sql_int.h"
+#include "ddl_int.h"
 
 static const char *str_of(pnode *n) { return n && n->node_case == PG_QUERY__NODE__NODE_STRING ? n->string->sval : NULL; }
 
@@ -18,7 +18,8 @@ void sql_ctas(sql_session *s, PgQuery__CreateTableAsStmt *st, const char *text, 
 	PgQuery__RangeVar *rv = into->rel;
 	cat_txn *ct = sql_txn_ddl(s->txn);
 	cat_snap *cs = cat_txn_snap(ct);
-	cat_oid schema = sql_creation_schema(s, cs, rv->schemaname, rv->location);
+	cat_oid schema = sql_ddl_creation_schema(s, cs, rv, text);
+	cs = cat_txn_snap(ct);
 	if (cat_rel_by_name(cs, schema, rv->relname)) {
 		if (st->if_not_exists) {
 			sql_notice(s, UTIL_E_DUPLICATE_TABLE, "relation \"%s\" already exists, skipping", rv->relname);
@@ -71,6 +72,7 @@ void sql_ctas(sql_session *s, PgQuery__CreateTableAsStmt *st, const char *text, 
 	sql_apply_reloptions(s, o, into->options, into->n_options);
 	snprintf(r->storage, sizeof r->storage, "r%u.1", oid);
 	sql_create_storage(s, s->txn, r->storage);
+	sql_priv_apply_default_acl(s, cs, o);
 	cat_txn_put(ct, o);
 	uint64_t n = 0;
 	if (!into->skip_data) {

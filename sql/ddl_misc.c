@@ -8,10 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sql_int.h"
-#include "crypto.h"
+#include "ddl_int.h"
 
-static const char *str_of(pnode *n) { return n && n->node_case == PG_QUERY__NODE__NODE_STRING ? n->string->sval : NULL; }
+static const char *str_of(pnode *n)
+{
+	return n && n->node_case == PG_QUERY__NODE__NODE_STRING ? n->string->sval : NULL;
+}
 
 static cat_oid new_oid(sql_session *s)
 {
@@ -50,29 +52,29 @@ typedef struct relopt {
 } relopt;
 
 static const relopt reloptions[] = {
-	{"fillfactor", 'i', 10, 100, false},
-	{"autovacuum_enabled", 'b', 0, 0, false},
-	{"autovacuum_vacuum_threshold", 'i', 0, INT32_MAX, false},
-	{"autovacuum_vacuum_scale_factor", 'r', 0, 100, false},
-	{"autovacuum_analyze_threshold", 'i', 0, INT32_MAX, false},
-	{"autovacuum_analyze_scale_factor", 'r', 0, 100, false},
-	{"toast_tuple_target", 'i', 128, 8160, false},
-	{"parallel_workers", 'i', 0, 1024, false},
-	{"user_catalog_table", 'b', 0, 0, false},
-	{"vacuum_truncate", 'b', 0, 0, false},
-	/* Strata's own (docs/table-options.md) */
-	{"versions", 'i', 1, 1000000, true},
-	{"min_versions", 'i', 0, 1000000, true},
-	{"ttl", 'i', 0, INT64_MAX, true},
-	{"keep_deleted_cells", 'b', 0, 0, true},
-	{"compression", 'z', 0, 0, true},
-	{"bloom_filter", 's', 0, 0, true},
-	{"block_size", 'i', 1024, 16 * 1024 * 1024, true},
-	{"salt_buckets", 'i', 0, 256, true},
-	{"interleave_in_parent", 's', 0, 0, true},
-	{"interleave_on_delete", 's', 0, 0, true},
-	{"key_order", 's', 0, 0, true},
-	{"retention", 'i', 0, INT64_MAX, true},
+    {"fillfactor", 'i', 10, 100, false},
+    {"autovacuum_enabled", 'b', 0, 0, false},
+    {"autovacuum_vacuum_threshold", 'i', 0, INT32_MAX, false},
+    {"autovacuum_vacuum_scale_factor", 'r', 0, 100, false},
+    {"autovacuum_analyze_threshold", 'i', 0, INT32_MAX, false},
+    {"autovacuum_analyze_scale_factor", 'r', 0, 100, false},
+    {"toast_tuple_target", 'i', 128, 8160, false},
+    {"parallel_workers", 'i', 0, 1024, false},
+    {"user_catalog_table", 'b', 0, 0, false},
+    {"vacuum_truncate", 'b', 0, 0, false},
+    /* Strata's own (docs/table-options.md) */
+    {"versions", 'i', 1, 1000000, true},
+    {"min_versions", 'i', 0, 1000000, true},
+    {"ttl", 'i', 0, INT64_MAX, true},
+    {"keep_deleted_cells", 'b', 0, 0, true},
+    {"compression", 'z', 0, 0, true},
+    {"bloom_filter", 's', 0, 0, true},
+    {"block_size", 'i', 1024, 16 * 1024 * 1024, true},
+    {"salt_buckets", 'i', 0, 256, true},
+    {"interleave_in_parent", 's', 0, 0, true},
+    {"interleave_on_delete", 's', 0, 0, true},
+    {"key_order", 's', 0, 0, true},
+    {"retention", 'i', 0, INT64_MAX, true},
 };
 
 static char *opt_value(pnode *arg)
@@ -80,16 +82,21 @@ static char *opt_value(pnode *arg)
 	if (!arg)
 		return ty_strdup("true");
 	switch (arg->node_case) {
-	case PG_QUERY__NODE__NODE_STRING: return ty_strdup(arg->string->sval);
+	case PG_QUERY__NODE__NODE_STRING:
+		return ty_strdup(arg->string->sval);
 	case PG_QUERY__NODE__NODE_INTEGER: {
 		char b[32];
 		snprintf(b, sizeof b, "%d", arg->integer->ival);
 		return ty_strdup(b);
 	}
-	case PG_QUERY__NODE__NODE_FLOAT: return ty_strdup(arg->float_->fval);
-	case PG_QUERY__NODE__NODE_BOOLEAN: return ty_strdup(arg->boolean->boolval ? "true" : "false");
-	case PG_QUERY__NODE__NODE_TYPE_NAME: return ty_strdup(sql_last_name(arg->type_name->names, arg->type_name->n_names));
-	default: return ty_strdup("");
+	case PG_QUERY__NODE__NODE_FLOAT:
+		return ty_strdup(arg->float_->fval);
+	case PG_QUERY__NODE__NODE_BOOLEAN:
+		return ty_strdup(arg->boolean->boolval ? "true" : "false");
+	case PG_QUERY__NODE__NODE_TYPE_NAME:
+		return ty_strdup(sql_last_name(arg->type_name->names, arg->type_name->n_names));
+	default:
+		return ty_strdup("");
 	}
 }
 
@@ -100,10 +107,13 @@ static void check_opt(const relopt *ro, const char *v)
 	case 'i': {
 		long long x = strtoll(v, &end, 10);
 		if (*end || end == v)
-			ty_error(UTIL_E_INVALID_PARAMETER_VALUE, "invalid value for integer option \"%s\": %s", ro->name, v);
+			ty_error(UTIL_E_INVALID_PARAMETER_VALUE,
+				 "invalid value for integer option \"%s\": %s", ro->name, v);
 		if (x < ro->min || x > ro->max) {
-			util_err *e = ty_errstart(UTIL_E_INVALID_PARAMETER_VALUE, "value %s out of bounds for option \"%s\"", v, ro->name);
-			util_err_detail(e, "Valid values are between \"%lld\" and \"%lld\".", (long long)ro->min, (long long)ro->max);
+			util_err *e = ty_errstart(UTIL_E_INVALID_PARAMETER_VALUE,
+						  "value %s out of bounds for option \"%s\"", v, ro->name);
+			util_err_detail(e, "Valid values are between \"%lld\" and \"%lld\".",
+					(long long)ro->min, (long long)ro->max);
 			ty_errthrow();
 		}
 		return;
@@ -111,27 +121,35 @@ static void check_opt(const relopt *ro, const char *v)
 	case 'r': {
 		double x = strtod(v, &end);
 		if (*end || end == v)
-			ty_error(UTIL_E_INVALID_PARAMETER_VALUE, "invalid value for floating point option \"%s\": %s", ro->name, v);
+			ty_error(UTIL_E_INVALID_PARAMETER_VALUE,
+				 "invalid value for floating point option \"%s\": %s", ro->name, v);
 		if (x < (double)ro->min || x > (double)ro->max)
-			ty_error(UTIL_E_INVALID_PARAMETER_VALUE, "value %s out of bounds for option \"%s\"", v, ro->name);
+			ty_error(UTIL_E_INVALID_PARAMETER_VALUE, "value %s out of bounds for option \"%s\"",
+				 v, ro->name);
 		return;
 	}
 	case 'b':
 		if (util_strcasecmp(v, "true") && util_strcasecmp(v, "false") && util_strcasecmp(v, "on") &&
 		    util_strcasecmp(v, "off") && strcmp(v, "1") && strcmp(v, "0"))
-			ty_error(UTIL_E_INVALID_PARAMETER_VALUE, "invalid value for boolean option \"%s\": %s", ro->name, v);
+			ty_error(UTIL_E_INVALID_PARAMETER_VALUE,
+				 "invalid value for boolean option \"%s\": %s", ro->name, v);
 		return;
 	case 'z':
 		if (util_strcasecmp(v, "none") && util_strcasecmp(v, "zstd") &&
 		    !(strncmp(v, "zstd:", 5) == 0 && atoi(v + 5) >= 1 && atoi(v + 5) <= 19))
-			ty_error(UTIL_E_INVALID_PARAMETER_VALUE, "invalid value for option \"compression\": %s (use none, zstd or zstd:LEVEL)", v);
+			ty_error(
+			    UTIL_E_INVALID_PARAMETER_VALUE,
+			    "invalid value for option \"compression\": %s (use none, zstd or zstd:LEVEL)", v);
 		return;
 	default:
-		if (!strcmp(ro->name, "bloom_filter") && util_strcasecmp(v, "none") && util_strcasecmp(v, "row") &&
-		    util_strcasecmp(v, "rowcol"))
-			ty_error(UTIL_E_INVALID_PARAMETER_VALUE, "invalid value for option \"bloom_filter\": %s (use none, row or rowcol)", v);
+		if (!strcmp(ro->name, "bloom_filter") && util_strcasecmp(v, "none") &&
+		    util_strcasecmp(v, "row") && util_strcasecmp(v, "rowcol"))
+			ty_error(UTIL_E_INVALID_PARAMETER_VALUE,
+				 "invalid value for option \"bloom_filter\": %s (use none, row or rowcol)",
+				 v);
 		if (!strcmp(ro->name, "key_order") && util_strcasecmp(v, "asc") && util_strcasecmp(v, "desc"))
-			ty_error(UTIL_E_INVALID_PARAMETER_VALUE, "invalid value for option \"key_order\": %s (use asc or desc)", v);
+			ty_error(UTIL_E_INVALID_PARAMETER_VALUE,
+				 "invalid value for option \"key_order\": %s (use asc or desc)", v);
 		return;
 	}
 }
@@ -144,7 +162,8 @@ void sql_apply_reloptions(sql_session *s, cat_obj *o, PgQuery__Node **opts, size
 		PgQuery__DefElem *d = opts[i]->def_elem;
 		const char *name = d->defname;
 		if (d->defnamespace && *d->defnamespace && strcmp(d->defnamespace, "toast"))
-			ty_error(UTIL_E_INVALID_PARAMETER_VALUE, "unrecognized parameter namespace \"%s\"", d->defnamespace);
+			ty_error(UTIL_E_INVALID_PARAMETER_VALUE, "unrecognized parameter namespace \"%s\"",
+				 d->defnamespace);
 		const relopt *ro = NULL;
 		for (size_t k = 0; k < UTIL_ARRAY_LEN(reloptions); k++)
 			if (!strcmp(reloptions[k].name, name))
@@ -172,9 +191,6 @@ void sql_apply_reloptions(sql_session *s, cat_obj *o, PgQuery__Node **opts, size
 		r->nopts++;
 		if (!strcmp(name, "salt_buckets"))
 			r->salt_buckets = atoi(v);
-		if (!strcmp(name, "key_order") && !util_strcasecmp(v, "desc") && r->npk)
-			for (int k = 0; k < r->npk; k++)
-				r->pk_desc[k] = true;
 	}
 }
 
@@ -189,85 +205,6 @@ ty_datum sql_reloptions_array(const cat_rel *r)
 		vals[i] = ty_text(b);
 	}
 	return sql_make_text_array(vals, r->nopts);
-}
-
-/* ---------------------------------------------------------------- foreign keys */
-
-void sql_fk_resolve(sql_session *s, cat_snap *cs, const cat_rel *r, cat_oid self_oid, cat_constraint *c,
-		    PgQuery__Constraint *con, cat_obj *owner)
-{
-	PgQuery__RangeVar *rv = con->pktable;
-	const cat_obj *ref = NULL;
-	const cat_rel *rr;
-	bool self = !strcmp(rv->relname, r->name) &&
-		    (!rv->schemaname || !*rv->schemaname || !strcmp(rv->schemaname, sql_schema_name(cs, r->schema)));
-	if (self) {
-		rr = r;
-	} else {
-		ref = must_rel(s, cs, rv, false);
-		if (ref->rel.relkind != CAT_RELKIND_TABLE)
-			ty_error(UTIL_E_WRONG_OBJECT_TYPE, "referenced relation \"%s\" is not a table", ref->rel.name);
-		rr = &ref->rel;
-	}
-	c->ref_table = self ? self_oid : ref->oid;
-	c->ref_cols = cat_obj_alloc(owner, sizeof(int16_t) * (size_t)(c->ncols ? c->ncols : 1));
-	if (con->n_pk_attrs) {
-		if ((int)con->n_pk_attrs != c->ncols)
-			ty_error(UTIL_E_INVALID_FOREIGN_KEY, "number of referencing and referenced columns for foreign key disagree");
-		for (size_t i = 0; i < con->n_pk_attrs; i++) {
-			const cat_column *col = cat_column_by_name(rr, str_of(con->pk_attrs[i]));
-			if (!col)
-				ty_error(UTIL_E_UNDEFINED_COLUMN, "column \"%s\" referenced in foreign key constraint does not exist",
-					 str_of(con->pk_attrs[i]));
-			c->ref_cols[i] = col->attnum;
-		}
-	} else {
-		/* The referenced table's primary key. */
-		const cat_constraint *pk = NULL;
-		for (int i = 0; i < rr->ncons; i++)
-			if (rr->cons[i].type == 'p')
-				pk = &rr->cons[i];
-		if (!pk)
-			ty_error(UTIL_E_UNDEFINED_OBJECT, "there is no primary key for referenced table \"%s\"", rr->name);
-		if (pk->ncols != c->ncols)
-			ty_error(UTIL_E_INVALID_FOREIGN_KEY, "number of referencing and referenced columns for foreign key disagree");
-		for (int i = 0; i < c->ncols; i++)
-			c->ref_cols[i] = pk->cols[i];
-	}
-	/* The referenced columns must carry a primary key or unique constraint. */
-	bool unique = false;
-	for (int i = 0; i < rr->ncons && !unique; i++) {
-		const cat_constraint *k = &rr->cons[i];
-		if ((k->type != 'p' && k->type != 'u') || k->ncols != c->ncols)
-			continue;
-		bool all = true;
-		for (int a = 0; a < k->ncols && all; a++) {
-			bool f = false;
-			for (int b = 0; b < c->ncols; b++)
-				f |= k->cols[a] == c->ref_cols[b];
-			all = f;
-		}
-		unique = all;
-	}
-	if (!unique)
-		ty_error(UTIL_E_INVALID_FOREIGN_KEY, "there is no unique constraint matching given keys for referenced table \"%s\"",
-			 rr->name);
-	for (int i = 0; i < c->ncols; i++) {
-		const cat_column *a = cat_column_by_attnum(r, c->cols[i]);
-		const cat_column *b = cat_column_by_attnum(rr, c->ref_cols[i]);
-		if (a->type != b->type && !sql_can_coerce(a->type, b->type, SQL_COERCE_IMPLICIT)) {
-			util_buf ta = UTIL_BUF_INIT, tb = UTIL_BUF_INIT;
-			ty_format_type(a->type, -1, &ta);
-			ty_format_type(b->type, -1, &tb);
-			util_err *e = ty_errstart(UTIL_E_DATATYPE_MISMATCH, "foreign key constraint \"%s\" cannot be implemented",
-						  c->name[0] ? c->name : "?");
-			util_err_detail(e, "Key columns \"%s\" and \"%s\" are of incompatible types: %s and %s.", a->name, b->name,
-					ta.data, tb.data);
-			util_buf_free(&ta);
-			util_buf_free(&tb);
-			ty_errthrow();
-		}
-	}
 }
 
 /* ---------------------------------------------------------------- views */
@@ -286,8 +223,8 @@ static void walk_msg(const ProtobufCMessage *m, rv_walk *w)
 		return;
 	if (m->descriptor == &pg_query__range_var__descriptor) {
 		const PgQuery__RangeVar *rv = (const PgQuery__RangeVar *)m;
-		const cat_obj *o = sql_lookup_rel_name(w->s, w->cs, rv->schemaname && *rv->schemaname ? rv->schemaname : NULL,
-						       rv->relname);
+		const cat_obj *o = sql_lookup_rel_name(
+		    w->s, w->cs, rv->schemaname && *rv->schemaname ? rv->schemaname : NULL, rv->relname);
 		if (o && o->oid == w->target)
 			w->found = true;
 		return;
@@ -331,12 +268,17 @@ void sql_ddl_create_view(sql_session *s, PgQuery__ViewStmt *st, const char *text
 	cat_txn *ct = sql_txn_ddl(s->txn);
 	cat_snap *cs = cat_txn_snap(ct);
 	PgQuery__RangeVar *rv = st->view;
-	cat_oid schema = sql_creation_schema(s, cs, rv->schemaname, rv->location);
+	cat_oid schema = sql_ddl_creation_schema(s, cs, rv, NULL); /* no position, as PostgreSQL */
+	cs = cat_txn_snap(ct);
 	const cat_obj *old = cat_rel_by_name(cs, schema, rv->relname);
 	if (old && !st->replace)
 		ty_error(UTIL_E_DUPLICATE_TABLE, "relation \"%s\" already exists", rv->relname);
 	if (old && old->rel.relkind != CAT_RELKIND_VIEW)
 		ty_error(UTIL_E_WRONG_OBJECT_TYPE, "\"%s\" is not a view", rv->relname);
+	if (old) {
+		sql_ddl_check_owner(s, old);
+		sql_rel_lock(s, old->oid, true);
+	}
 	/* Analyze the body now: errors surface at CREATE VIEW, and the columns
 	 * are fixed. */
 	sql_pstate ps = {.text = text};
@@ -360,7 +302,8 @@ void sql_ddl_create_view(sql_session *s, PgQuery__ViewStmt *st, const char *text
 		const char *name = (size_t)k < st->n_aliases ? str_of(st->aliases[k]) : q->targets[i].name;
 		for (int x = 0; x < k; x++)
 			if (!strcmp(r->cols[x].name, name))
-				ty_error(UTIL_E_DUPLICATE_COLUMN, "column \"%s\" specified more than once", name);
+				ty_error(UTIL_E_DUPLICATE_COLUMN, "column \"%s\" specified more than once",
+					 name);
 		snprintf(c->name, sizeof c->name, "%s", name);
 		c->attnum = (int16_t)(k + 1);
 		c->col_id = (uint16_t)(k + 1);
@@ -374,16 +317,25 @@ void sql_ddl_create_view(sql_session *s, PgQuery__ViewStmt *st, const char *text
 			if (i >= r->ncols)
 				ty_error(UTIL_E_INVALID_TABLE_DEFINITION, "cannot drop columns from view");
 			if (strcmp(old->rel.cols[i].name, r->cols[i].name))
-				ty_error(UTIL_E_INVALID_TABLE_DEFINITION, "cannot change name of view column \"%s\" to \"%s\"",
+				ty_error(UTIL_E_INVALID_TABLE_DEFINITION,
+					 "cannot change name of view column \"%s\" to \"%s\"",
 					 old->rel.cols[i].name, r->cols[i].name);
 			if (old->rel.cols[i].type != r->cols[i].type)
-				ty_error(UTIL_E_INVALID_TABLE_DEFINITION, "cannot change data type of view column \"%s\"",
-					 r->cols[i].name);
+				ty_error(UTIL_E_INVALID_TABLE_DEFINITION,
+					 "cannot change data type of view column \"%s\"", r->cols[i].name);
 		}
 		r->comment = cat_obj_strdup(o, old->rel.comment);
+		/* The view stays its owner's, with its privileges. */
+		r->owner = old->rel.owner;
+		r->nacl = old->rel.nacl;
+		r->acl = cat_obj_alloc(o, sizeof(cat_acl) * (size_t)(old->rel.nacl + 1));
+		if (old->rel.nacl)
+			memcpy(r->acl, old->rel.acl, sizeof(cat_acl) * (size_t)old->rel.nacl);
 	}
 	r->next_col_id = (uint16_t)(k + 1);
-	r->view_sql = cat_obj_strdup(o, sql_deparse_stmt(st->query));
+	/* Relations are bound now, as PostgreSQL binds a view's tree at creation:
+	 * the stored text names them with their schema. */
+	r->view_sql = cat_obj_strdup(o, sql_text_deparse_bound(s, cs, st->query));
 	/* Column aliases become part of the stored query's output names. */
 	if (st->n_aliases) {
 		util_buf b = UTIL_BUF_INIT;
@@ -401,46 +353,144 @@ void sql_ddl_create_view(sql_session *s, PgQuery__ViewStmt *st, const char *text
 		util_buf_free(&b);
 	}
 	sql_apply_reloptions(s, o, st->options, st->n_options);
+	if (!old)
+		sql_priv_apply_default_acl(s, cs, o);
 	cat_txn_put(ct, o);
 }
 
 /* ---------------------------------------------------------------- TRUNCATE */
 
+typedef struct trunc_list {
+	const cat_obj **rels;
+	int n;
+} trunc_list;
+
+static bool trunc_has(trunc_list *l, cat_oid oid)
+{
+	for (int i = 0; i < l->n; i++)
+		if (l->rels[i]->oid == oid)
+			return true;
+	return false;
+}
+
+static void trunc_add(trunc_list *l, const cat_obj *o)
+{
+	const cat_obj **n = ty_alloc(sizeof(cat_obj *) * (size_t)(l->n + 1));
+	if (l->n)
+		memcpy(n, l->rels, sizeof(cat_obj *) * (size_t)l->n);
+	n[l->n++] = o;
+	l->rels = n;
+}
+
+typedef struct owned_seqs {
+	trunc_list *tables;
+	cat_oid *oids;
+	int n;
+} owned_seqs;
+
+static int find_owned_seqs(void *arg, const cat_obj *o)
+{
+	owned_seqs *os = arg;
+	if (o->rel.relkind != CAT_RELKIND_SEQUENCE || !o->rel.seq ||
+	    !trunc_has(os->tables, o->rel.seq->owned_by_table))
+		return 0;
+	cat_oid *n = ty_alloc(sizeof(cat_oid) * (size_t)(os->n + 1));
+	if (os->n)
+		memcpy(n, os->oids, sizeof(cat_oid) * (size_t)os->n);
+	n[os->n++] = o->oid;
+	os->oids = n;
+	return 0;
+}
+
+/* A fresh storage generation per table (and index): O(1), transactional,
+ * the old generation dropped after commit. */
+void sql_truncate_rel(sql_session *s, cat_txn *ct, const cat_obj *o)
+{
+	if (o->rel.ilv_depth || o->rel.ilv_nchildren)
+		ty_error(UTIL_E_FEATURE_NOT_SUPPORTED,
+			 "TRUNCATE of interleaved table \"%s\" is not supported; use DELETE", o->rel.name);
+	cat_obj *c = cat_obj_copy(o);
+	sql_ddl_next_storage(&o->rel, 'r', o->oid, c->rel.storage, sizeof c->rel.storage);
+	kv_table_drop(s->e->kv, c->rel.storage); /* a crashed transaction's leftover */
+	sql_create_storage(s, s->txn, c->rel.storage);
+	sql_txn_drop_storage_after_commit(s->txn, o->rel.storage);
+	/* Rows this transaction wrote before are gone with the old storage. */
+	sql_txn_table_reshape(s->txn, o->oid, 0, true);
+	for (int k = 0; k < o->rel.nindexes; k++) {
+		const cat_obj *ix = cat_get(cat_txn_snap(ct), o->rel.indexes[k]);
+		if (!ix)
+			continue;
+		cat_obj *nx = cat_obj_copy(ix);
+		sql_ddl_next_storage(&ix->rel, 'i', ix->oid, nx->rel.storage, sizeof nx->rel.storage);
+		kv_table_drop(s->e->kv, nx->rel.storage);
+		sql_create_storage(s, s->txn, nx->rel.storage);
+		sql_txn_drop_storage_after_commit(s->txn, ix->rel.storage);
+		sql_txn_table_reshape(s->txn, ix->oid, 0, true);
+		cat_txn_put(ct, nx);
+	}
+	cat_txn_put(ct, c);
+}
+
 void sql_ddl_truncate(sql_session *s, PgQuery__TruncateStmt *st)
 {
 	cat_txn *ct = sql_txn_ddl(s->txn);
+	cat_snap *cs = cat_txn_snap(ct);
+	bool cascade = st->behavior == PG_QUERY__DROP_BEHAVIOR__DROP_CASCADE;
+	trunc_list l = {NULL, 0};
 	for (size_t i = 0; i < st->n_relations; i++) {
 		PgQuery__RangeVar *rv = st->relations[i]->range_var;
-		const cat_obj *o = must_rel(s, cat_txn_snap(ct), rv, false);
+		const cat_obj *o = must_rel(s, cs, rv, false);
 		if (o->rel.relkind != CAT_RELKIND_TABLE)
 			ty_error(UTIL_E_WRONG_OBJECT_TYPE, "\"%s\" is not a table", o->rel.name);
 		if (o->rel.ilv_depth || o->rel.ilv_nchildren)
-			ty_error(UTIL_E_FEATURE_NOT_SUPPORTED, "TRUNCATE of interleaved table \"%s\" is not supported; use DELETE",
+			ty_error(UTIL_E_FEATURE_NOT_SUPPORTED,
+				 "TRUNCATE of interleaved table \"%s\" is not supported; use DELETE",
 				 o->rel.name);
-		/* Referenced by a foreign key from another table? */
-		cat_obj *c = cat_obj_copy(o);
-		/* A fresh storage generation: O(1), transactional. */
-		const char *dot = strrchr(o->rel.storage, '.');
-		int gen = dot ? atoi(dot + 1) : 1;
-		snprintf(c->rel.storage, sizeof c->rel.storage, "r%u.%d", o->oid, gen + 1);
-		sql_create_storage(s, s->txn, c->rel.storage);
-		sql_txn_drop_storage_after_commit(s->txn, o->rel.storage);
-		for (int k = 0; k < o->rel.nindexes; k++) {
-			const cat_obj *ix = cat_get(cat_txn_snap(ct), o->rel.indexes[k]);
-			if (!ix)
+		if (o->rel.schema == CAT_OID_PG_CATALOG || o->rel.schema == CAT_OID_INFORMATION_SCHEMA)
+			ty_error(UTIL_E_INSUFFICIENT_PRIVILEGE,
+				 "permission denied: \"%s\" is a system catalog", o->rel.name);
+		sql_priv_check_rel(s, cs, o, CAT_PRIV_TRUNCATE);
+		if (!trunc_has(&l, o->oid))
+			trunc_add(&l, o);
+	}
+	/* Tables referencing a truncated one: an error, or (CASCADE) truncated too. */
+	for (int i = 0; i < l.n; i++) {
+		cat_oid *refs;
+		int nrefs;
+		sql_fk_referencing_tables(s, cs, l.rels[i]->oid, &refs, &nrefs);
+		for (int k = 0; k < nrefs; k++) {
+			if (trunc_has(&l, refs[k]))
 				continue;
-			cat_obj *nx = cat_obj_copy(ix);
-			const char *d2 = strrchr(ix->rel.storage, '.');
-			int g2 = d2 ? atoi(d2 + 1) : 1;
-			snprintf(nx->rel.storage, sizeof nx->rel.storage, "i%u.%d", ix->oid, g2 + 1);
-			sql_create_storage(s, s->txn, nx->rel.storage);
-			sql_txn_drop_storage_after_commit(s->txn, ix->rel.storage);
-			cat_txn_put(ct, nx);
+			const cat_obj *r = cat_get(cs, refs[k]);
+			if (!cascade) {
+				util_err *e = ty_errstart(
+				    UTIL_E_FEATURE_NOT_SUPPORTED,
+				    "cannot truncate a table referenced in a foreign key constraint");
+				util_err_detail(e, "Table \"%s\" references \"%s\".", r->rel.name,
+						l.rels[i]->rel.name);
+				util_err_hint(
+				    e, "Truncate table \"%s\" at the same time, or use TRUNCATE ... CASCADE.",
+				    r->rel.name);
+				ty_errthrow();
+			}
+			sql_notice(s, UTIL_E_SUCCESSFUL_COMPLETION, "truncate cascades to table \"%s\"",
+				   r->rel.name);
+			sql_priv_check_rel(s, cs, r, CAT_PRIV_TRUNCATE);
+			trunc_add(&l, r);
 		}
-		cat_txn_put(ct, c);
-		if (st->restart_seqs)
-			for (int k = 0; k < o->rel.ncols; k++)
-				(void)k;
+	}
+	for (int i = 0; i < l.n; i++)
+		sql_rel_lock(s, l.rels[i]->oid, true);
+	for (int i = 0; i < l.n; i++)
+		sql_truncate_rel(s, ct, l.rels[i]);
+	if (st->restart_seqs) {
+		owned_seqs os = {&l, NULL, 0};
+		cat_foreach(cs, CAT_REL, s->db_oid, find_owned_seqs, &os);
+		for (int i = 0; i < os.n; i++) {
+			const cat_obj *sq = cat_get(cs, os.oids[i]);
+			sql_priv_check_rel(s, cs, sq, CAT_PRIV_UPDATE);
+			sql_setval(s, sq->oid, sq->rel.seq->start, false);
+		}
 	}
 }
 
@@ -467,11 +517,13 @@ void sql_ddl_comment(sql_session *s, PgQuery__CommentStmt *st)
 		const cat_obj *o = sql_lookup_rel_name(s, cs, schema, name);
 		if (!o)
 			ty_error(UTIL_E_UNDEFINED_TABLE, "relation \"%s\" does not exist", name);
+		if (col && !cat_column_by_name(&o->rel, colname))
+			ty_error(UTIL_E_UNDEFINED_COLUMN, "column \"%s\" of relation \"%s\" does not exist",
+				 colname, name);
+		sql_ddl_check_owner(s, o);
 		cat_obj *c = cat_obj_copy(o);
 		if (col) {
 			cat_column *cc = (cat_column *)cat_column_by_name(&c->rel, colname);
-			if (!cc)
-				ty_error(UTIL_E_UNDEFINED_COLUMN, "column \"%s\" of relation \"%s\" does not exist", colname, name);
 			cc->comment = cat_obj_strdup(c, text);
 		} else {
 			c->rel.comment = cat_obj_strdup(c, text);
@@ -482,7 +534,8 @@ void sql_ddl_comment(sql_session *s, PgQuery__CommentStmt *st)
 	case PG_QUERY__OBJECT_TYPE__OBJECT_SCHEMA: {
 		const cat_obj *o = sql_lookup_schema(s, cs, str_of(st->object));
 		if (!o)
-			ty_error(UTIL_E_INVALID_SCHEMA_NAME, "schema \"%s\" does not exist", str_of(st->object));
+			ty_error(UTIL_E_INVALID_SCHEMA_NAME, "schema \"%s\" does not exist",
+				 str_of(st->object));
 		cat_obj *c = cat_obj_copy(o);
 		c->schema.comment = cat_obj_strdup(c, text);
 		cat_txn_put(ct, c);
@@ -491,7 +544,8 @@ void sql_ddl_comment(sql_session *s, PgQuery__CommentStmt *st)
 	case PG_QUERY__OBJECT_TYPE__OBJECT_DATABASE: {
 		const cat_obj *o = cat_database_by_name(cs, str_of(st->object));
 		if (!o)
-			ty_error(UTIL_E_INVALID_CATALOG_NAME, "database \"%s\" does not exist", str_of(st->object));
+			ty_error(UTIL_E_INVALID_CATALOG_NAME, "database \"%s\" does not exist",
+				 str_of(st->object));
 		cat_obj *c = cat_obj_copy(o);
 		c->db.comment = cat_obj_strdup(c, text);
 		cat_txn_put(ct, c);
@@ -515,10 +569,12 @@ void sql_ddl_comment(sql_session *s, PgQuery__CommentStmt *st)
 		const cat_obj *o = sql_lookup_rel_name(s, cs, schema, name);
 		if (!o)
 			ty_error(UTIL_E_UNDEFINED_TABLE, "relation \"%s\" does not exist", name);
+		if (!cat_constraint_by_name(&o->rel, conname))
+			ty_error(UTIL_E_UNDEFINED_OBJECT, "constraint \"%s\" for table \"%s\" does not exist",
+				 conname, name);
+		sql_ddl_check_owner(s, o);
 		cat_obj *c = cat_obj_copy(o);
 		cat_constraint *k = (cat_constraint *)cat_constraint_by_name(&c->rel, conname);
-		if (!k)
-			ty_error(UTIL_E_UNDEFINED_OBJECT, "constraint \"%s\" for table \"%s\" does not exist", conname, name);
 		k->comment = cat_obj_strdup(c, text);
 		cat_txn_put(ct, c);
 		return;
@@ -528,6 +584,66 @@ void sql_ddl_comment(sql_session *s, PgQuery__CommentStmt *st)
 	}
 }
 
+/* ---------------------------------------------------------------- OWNED BY */
+
+/* CREATE/ALTER SEQUENCE ... OWNED BY table.column | NONE, checked as
+ * PostgreSQL's process_owned_by. info is the sequence's new settings. */
+void sql_seq_owned_by(sql_session *s, cat_snap *cs, const cat_obj *seq, cat_sequence_info *info,
+		      cat_oid seq_schema, cat_oid seq_owner, PgQuery__Node **opts, size_t n)
+{
+	PgQuery__List *names = NULL;
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(opts[i]->def_elem->defname, "owned_by"))
+			names = opts[i]->def_elem->arg->list;
+	if (!names)
+		return;
+	/* An identity column's sequence stays with it. */
+	if (seq && seq->rel.seq && seq->rel.seq->owned_by_table) {
+		const cat_obj *t = cat_get(cs, seq->rel.seq->owned_by_table);
+		const cat_column *c = t ? cat_column_by_attnum(&t->rel, seq->rel.seq->owned_by_col) : NULL;
+		if (c && c->identity) {
+			util_err *e = ty_errstart(UTIL_E_FEATURE_NOT_SUPPORTED,
+						  "cannot change ownership of identity sequence");
+			util_err_detail(e, "Sequence \"%s\" is linked to table \"%s\".", seq->rel.name,
+					t->rel.name);
+			ty_errthrow();
+		}
+	}
+	if (names->n_items == 1 && !strcmp(str_of(names->items[0]), "none")) {
+		info->owned_by_table = 0;
+		info->owned_by_col = 0;
+		return;
+	}
+	if (names->n_items < 2) {
+		util_err *e = ty_errstart(UTIL_E_SYNTAX_ERROR, "invalid OWNED BY option");
+		util_err_hint(e, "Specify OWNED BY table.column or OWNED BY NONE.");
+		ty_errthrow();
+	}
+	const char *col = str_of(names->items[names->n_items - 1]);
+	const char *tname = str_of(names->items[names->n_items - 2]);
+	const char *sname = names->n_items > 2 ? str_of(names->items[names->n_items - 3]) : NULL;
+	if (sname && !sql_lookup_schema(s, cs, sname))
+		ty_error(UTIL_E_INVALID_SCHEMA_NAME, "schema \"%s\" does not exist", sname);
+	const cat_obj *t = sql_lookup_rel_name(s, cs, sname, tname);
+	if (!t)
+		ty_error(UTIL_E_UNDEFINED_TABLE, "relation \"%s\" does not exist", tname);
+	if (t->rel.relkind != CAT_RELKIND_TABLE && t->rel.relkind != CAT_RELKIND_VIEW)
+		ty_error(UTIL_E_WRONG_OBJECT_TYPE, "sequence cannot be owned by relation \"%s\"",
+			 t->rel.name);
+	if (t->rel.owner != seq_owner)
+		ty_error(UTIL_E_OBJECT_NOT_IN_PREREQUISITE_STATE,
+			 "sequence must have same owner as table it is linked to");
+	if (t->rel.schema != seq_schema)
+		ty_error(UTIL_E_OBJECT_NOT_IN_PREREQUISITE_STATE,
+			 "sequence must be in same schema as table it is linked to");
+	const cat_column *c = cat_column_by_name(&t->rel, col);
+	if (!c)
+		ty_error(UTIL_E_UNDEFINED_COLUMN, "column \"%s\" of relation \"%s\" does not exist", col,
+			 t->rel.name);
+	info->owned_by_table = t->oid;
+	info->owned_by_col = c->attnum;
+}
+
 /* ---------------------------------------------------------------- ALTER SEQUENCE */
 
 void sql_ddl_alter_sequence(sql_session *s, PgQuery__AlterSeqStmt *st)
@@ -535,213 +651,33 @@ void sql_ddl_alter_sequence(sql_session *s, PgQuery__AlterSeqStmt *st)
 	cat_txn *ct = sql_txn_ddl(s->txn);
 	const cat_obj *o = must_rel(s, cat_txn_snap(ct), st->sequence, st->missing_ok);
 	if (!o) {
-		sql_notice(s, UTIL_E_SUCCESSFUL_COMPLETION, "relation \"%s\" does not exist, skipping", st->sequence->relname);
+		sql_notice(s, UTIL_E_SUCCESSFUL_COMPLETION, "relation \"%s\" does not exist, skipping",
+			   st->sequence->relname);
 		return;
 	}
 	if (o->rel.relkind != CAT_RELKIND_SEQUENCE)
 		ty_error(UTIL_E_WRONG_OBJECT_TYPE, "\"%s\" is not a sequence", o->rel.name);
+	sql_ddl_check_owner(s, o);
+	/* Options are checked on a copy of the settings: nothing to free on errors. */
+	cat_sequence_info si = *o->rel.seq;
+	sql_seq_options(s, &si, st->options, st->n_options, false);
+	sql_seq_owned_by(s, cat_txn_snap(ct), o, &si, o->rel.schema, o->rel.owner, st->options,
+			 st->n_options);
+	if (si.restart_requested) {
+		si.restart_requested = false;
+		sql_setval(s, o->oid, si.restart_value, false);
+	}
 	cat_obj *c = cat_obj_copy(o);
-	sql_seq_options(s, c->rel.seq, st->options, st->n_options, false);
-	if (c->rel.seq->restart_requested) {
-		c->rel.seq->restart_requested = false;
-		sql_setval(s, o->oid, c->rel.seq->restart_value, false);
-	}
+	*c->rel.seq = si;
 	cat_txn_put(ct, c);
-}
-
-/* ---------------------------------------------------------------- RENAME */
-
-void sql_ddl_rename(sql_session *s, PgQuery__RenameStmt *st)
-{
-	cat_txn *ct = sql_txn_ddl(s->txn);
-	cat_snap *cs = cat_txn_snap(ct);
-	switch (st->rename_type) {
-	case PG_QUERY__OBJECT_TYPE__OBJECT_TABLE:
-	case PG_QUERY__OBJECT_TYPE__OBJECT_VIEW:
-	case PG_QUERY__OBJECT_TYPE__OBJECT_SEQUENCE:
-	case PG_QUERY__OBJECT_TYPE__OBJECT_INDEX: {
-		const cat_obj *o = must_rel(s, cs, st->relation, st->missing_ok);
-		if (!o) {
-			sql_notice(s, UTIL_E_SUCCESSFUL_COMPLETION, "relation \"%s\" does not exist, skipping", st->relation->relname);
-			return;
-		}
-		if (cat_rel_by_name(cs, o->rel.schema, st->newname))
-			ty_error(UTIL_E_DUPLICATE_TABLE, "relation \"%s\" already exists", st->newname);
-		cat_obj *c = cat_obj_copy(o);
-		snprintf(c->rel.name, sizeof c->rel.name, "%s", st->newname);
-		cat_txn_put(ct, c);
-		return;
-	}
-	case PG_QUERY__OBJECT_TYPE__OBJECT_COLUMN: {
-		const cat_obj *o = must_rel(s, cs, st->relation, st->missing_ok);
-		if (!o)
-			return;
-		cat_obj *c = cat_obj_copy(o);
-		cat_column *col = (cat_column *)cat_column_by_name(&c->rel, st->subname);
-		if (!col)
-			ty_error(UTIL_E_UNDEFINED_COLUMN, "column \"%s\" does not exist", st->subname);
-		if (cat_column_by_name(&c->rel, st->newname))
-			ty_error(UTIL_E_DUPLICATE_COLUMN, "column \"%s\" of relation \"%s\" already exists", st->newname, o->rel.name);
-		snprintf(col->name, sizeof col->name, "%s", st->newname);
-		cat_txn_put(ct, c);
-		return;
-	}
-	case PG_QUERY__OBJECT_TYPE__OBJECT_TABCONSTRAINT: {
-		const cat_obj *o = must_rel(s, cs, st->relation, st->missing_ok);
-		if (!o)
-			return;
-		cat_obj *c = cat_obj_copy(o);
-		cat_constraint *k = (cat_constraint *)cat_constraint_by_name(&c->rel, st->subname);
-		if (!k)
-			ty_error(UTIL_E_UNDEFINED_OBJECT, "constraint \"%s\" for table \"%s\" does not exist", st->subname, o->rel.name);
-		snprintf(k->name, sizeof k->name, "%s", st->newname);
-		cat_txn_put(ct, c);
-		return;
-	}
-	case PG_QUERY__OBJECT_TYPE__OBJECT_SCHEMA: {
-		const cat_obj *o = sql_lookup_schema(s, cs, st->subname);
-		if (!o)
-			ty_error(UTIL_E_INVALID_SCHEMA_NAME, "schema \"%s\" does not exist", st->subname);
-		if (sql_lookup_schema(s, cs, st->newname))
-			ty_error(UTIL_E_DUPLICATE_SCHEMA, "schema \"%s\" already exists", st->newname);
-		cat_obj *c = cat_obj_copy(o);
-		snprintf(c->schema.name, sizeof c->schema.name, "%s", st->newname);
-		cat_txn_put(ct, c);
-		return;
-	}
-	default:
-		ty_error(UTIL_E_FEATURE_NOT_SUPPORTED, "this kind of RENAME is not supported");
-	}
 }
 
 /* ---------------------------------------------------------------- CREATE TABLE AS */
 
-void sql_ddl_create_table_as(sql_session *s, PgQuery__CreateTableAsStmt *st, const char *text, sql_complete *c)
+void sql_ddl_create_table_as(sql_session *s, PgQuery__CreateTableAsStmt *st, const char *text,
+			     sql_complete *c)
 {
 	sql_ctas(s, st, text, c);
-}
-
-/* ---------------------------------------------------------------- roles */
-
-static void role_options(sql_session *s, cat_obj *o, PgQuery__Node **opts, size_t n)
-{
-	cat_role *r = &o->role;
-	for (size_t i = 0; i < n; i++) {
-		PgQuery__DefElem *d = opts[i]->def_elem;
-		const char *k = d->defname;
-		bool b = d->arg && d->arg->node_case == PG_QUERY__NODE__NODE_BOOLEAN ? d->arg->boolean->boolval
-			 : d->arg && d->arg->node_case == PG_QUERY__NODE__NODE_INTEGER ? d->arg->integer->ival != 0
-											: true;
-		if (!strcmp(k, "superuser")) {
-			if (!s->superuser)
-				ty_error(UTIL_E_INSUFFICIENT_PRIVILEGE, "must be superuser to create superusers");
-			r->superuser = b;
-		} else if (!strcmp(k, "createrole"))
-			r->createrole = b;
-		else if (!strcmp(k, "createdb"))
-			r->createdb = b;
-		else if (!strcmp(k, "canlogin"))
-			r->login = b;
-		else if (!strcmp(k, "inherit"))
-			r->inherit = b;
-		else if (!strcmp(k, "isreplication"))
-			r->replication = b;
-		else if (!strcmp(k, "bypassrls"))
-			r->bypassrls = b;
-		else if (!strcmp(k, "connectionlimit")) {
-			bool ok;
-			r->conn_limit = (int)sql_def_int(d->arg, &ok);
-		} else if (!strcmp(k, "password")) {
-			if (!d->arg)
-				r->password = NULL;
-			else {
-				const char *pw = str_of(d->arg);
-				/* Already a SCRAM or md5 secret: kept as given (pg_dump). */
-				if (!strncmp(pw, "SCRAM-SHA-256$", 14) || (!strncmp(pw, "md5", 3) && strlen(pw) == 35))
-					r->password = cat_obj_strdup(o, pw);
-				else if (sql_current_session() &&
-					 !strcmp(sql_guc_get(sql_current_session(), "password_encryption"), "md5")) {
-					char md5[UTIL_MD5_PASSWORD_LEN];
-					util_md5_password(pw, r->name, md5);
-					r->password = cat_obj_strdup(o, md5);
-				} else {
-					char secret[UTIL_SCRAM_SECRET_MAX];
-					if (util_scram_secret(pw, 0, secret) != 0)
-						ty_error(UTIL_E_INTERNAL_ERROR, "could not build password secret");
-					r->password = cat_obj_strdup(o, secret);
-				}
-			}
-		} else if (!strcmp(k, "validUntil")) {
-			const char *v = str_of(d->arg);
-			ty_datum t = ty_input(TY_TIMESTAMPTZ, v, strlen(v), -1);
-			r->valid_until = t.i + 946684800000000LL;
-		} else if (!strcmp(k, "addroleto") || !strcmp(k, "rolemembers") || !strcmp(k, "adminmembers")) {
-			/* membership lists: IN ROLE / ROLE / ADMIN */
-		} else {
-			ty_error(UTIL_E_SYNTAX_ERROR, "unrecognized role option \"%s\"", k);
-		}
-	}
-}
-
-void sql_ddl_role(sql_session *s, pnode *n)
-{
-	cat_txn *ct = sql_txn_ddl(s->txn);
-	cat_snap *cs = cat_txn_snap(ct);
-	if (n->node_case == PG_QUERY__NODE__NODE_CREATE_ROLE_STMT) {
-		PgQuery__CreateRoleStmt *st = n->create_role_stmt;
-		if (!s->superuser)
-			ty_error(UTIL_E_INSUFFICIENT_PRIVILEGE, "permission denied to create role");
-		if (cat_role_by_name(cs, st->role))
-			ty_error(UTIL_E_DUPLICATE_OBJECT, "role \"%s\" already exists", st->role);
-		if (!strncmp(st->role, "pg_", 3)) {
-			util_err *e = ty_errstart(UTIL_E_RESERVED_NAME, "role name \"%s\" is reserved", st->role);
-			util_err_detail(e, "Role names starting with \"pg_\" are reserved.");
-			ty_errthrow();
-		}
-		cat_obj *o = cat_obj_new(CAT_ROLE, new_oid(s), 0);
-		snprintf(o->role.name, sizeof o->role.name, "%s", st->role);
-		o->role.inherit = true;
-		o->role.conn_limit = -1;
-		o->role.login = st->stmt_type == PG_QUERY__ROLE_STMT_TYPE__ROLESTMT_USER;
-		role_options(s, o, st->options, st->n_options);
-		cat_txn_put(ct, o);
-		return;
-	}
-	if (n->node_case == PG_QUERY__NODE__NODE_ALTER_ROLE_STMT) {
-		PgQuery__AlterRoleStmt *st = n->alter_role_stmt;
-		const char *name = st->role->rolename;
-		if (st->role->roletype == PG_QUERY__ROLE_SPEC_TYPE__ROLESPEC_CURRENT_USER ||
-		    st->role->roletype == PG_QUERY__ROLE_SPEC_TYPE__ROLESPEC_SESSION_USER)
-			name = s->user;
-		const cat_obj *o = cat_role_by_name(cs, name);
-		if (!o)
-			ty_error(UTIL_E_UNDEFINED_OBJECT, "role \"%s\" does not exist", name);
-		if (!s->superuser && o->oid != s->user_oid)
-			ty_error(UTIL_E_INSUFFICIENT_PRIVILEGE, "permission denied");
-		cat_obj *c = cat_obj_copy(o);
-		role_options(s, c, st->options, st->n_options);
-		cat_txn_put(ct, c);
-		return;
-	}
-	PgQuery__DropRoleStmt *st = n->drop_role_stmt;
-	if (!s->superuser)
-		ty_error(UTIL_E_INSUFFICIENT_PRIVILEGE, "permission denied to drop role");
-	for (size_t i = 0; i < st->n_roles; i++) {
-		const char *name = st->roles[i]->role_spec->rolename;
-		const cat_obj *o = cat_role_by_name(cs, name);
-		if (!o) {
-			if (st->missing_ok) {
-				sql_notice(s, UTIL_E_SUCCESSFUL_COMPLETION, "role \"%s\" does not exist, skipping", name);
-				continue;
-			}
-			ty_error(UTIL_E_UNDEFINED_OBJECT, "role \"%s\" does not exist", name);
-		}
-		if (o->oid == s->user_oid)
-			ty_error(UTIL_E_OBJECT_IN_USE, "current user cannot be dropped");
-		if (o->oid == CAT_OID_POSTGRES_ROLE)
-			ty_error(UTIL_E_OBJECT_IN_USE, "cannot drop role %s because it is required by the database system", name);
-		cat_txn_delete(ct, o->oid);
-	}
 }
 
 /* ---------------------------------------------------------------- databases */
@@ -749,7 +685,8 @@ void sql_ddl_role(sql_session *s, pnode *n)
 void sql_ddl_database(sql_session *s, pnode *n)
 {
 	if (s->txn_state != SQL_TXN_IDLE || s->implicit_block)
-		ty_error(UTIL_E_ACTIVE_SQL_TRANSACTION, "%s cannot run inside a transaction block", sql_command_tag(n));
+		ty_error(UTIL_E_ACTIVE_SQL_TRANSACTION, "%s cannot run inside a transaction block",
+			 sql_command_tag(n));
 	cat_txn *ct = sql_txn_ddl(s->txn);
 	cat_snap *cs = cat_txn_snap(ct);
 	if (n->node_case == PG_QUERY__NODE__NODE_CREATEDB_STMT) {
@@ -773,7 +710,8 @@ void sql_ddl_database(sql_session *s, pnode *n)
 	const cat_obj *o = cat_database_by_name(cs, st->dbname);
 	if (!o) {
 		if (st->missing_ok) {
-			sql_notice(s, UTIL_E_SUCCESSFUL_COMPLETION, "database \"%s\" does not exist, skipping", st->dbname);
+			sql_notice(s, UTIL_E_SUCCESSFUL_COMPLETION,
+				   "database \"%s\" does not exist, skipping", st->dbname);
 			return;
 		}
 		ty_error(UTIL_E_INVALID_CATALOG_NAME, "database \"%s\" does not exist", st->dbname);

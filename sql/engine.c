@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ops.h"
 #include "sql_int.h"
 
 #define SEQ_KV_TABLE "sys.sequences"
@@ -19,6 +20,8 @@ void sql_engine_opts_default(sql_engine_opts *o)
 	o->work_mem = 4u << 20;
 	o->block_cache_bytes = 256u << 20;
 	o->sync_commit = true;
+	o->history_retention_s = 3600;
+	o->log_min_duration_ms = -1;
 }
 
 static int kv_err(util_err *err, kv_status st, const char *what)
@@ -48,6 +51,8 @@ int sql_engine_open(const sql_engine_opts *o, sql_engine **out, util_err *err)
 
 	if (util_mkdir_p(e->data_dir, err) != 0)
 		goto fail;
+	if (sql_ops_lock_data_dir(e, err) != 0) /* before anything opens the store */
+		goto fail;
 	char path[1200];
 	snprintf(path, sizeof path, "%s/store", e->data_dir);
 	kv_store_opts ko;
@@ -56,12 +61,20 @@ int sql_engine_open(const sql_engine_opts *o, sql_engine **out, util_err *err)
 	ko.durability = o->sync_commit ? KV_SYNC_COMMIT : KV_SYNC_PERIODIC;
 	if (o->block_cache_bytes)
 		ko.block_cache_bytes = o->block_cache_bytes;
+	if (o->memstore_flush_bytes)
+		ko.memstore_flush_bytes = o->memstore_flush_bytes;
+	if (o->wal_segment_bytes)
+		ko.wal_segment_bytes = o->wal_segment_bytes;
+	ko.fs = o->fs;
 	kv_status st = kv_store_open(path, &ko, &e->kv);
 	if (st != KV_OK) {
 		kv_err(err, st, "could not open the store");
 		goto fail;
 	}
 	if (cat_open(e->kv, &e->cat, err) != 0)
+		goto fail;
+	/* Temporary objects of sessions a crash ended. */
+	if (sql_temp_cleanup_orphans(e->cat, e->kv, err) != 0)
 		goto fail;
 	st = kv_table_open(e->kv, SEQ_KV_TABLE, &e->seq_tbl);
 	if (st == KV_NOT_FOUND) {
@@ -75,6 +88,9 @@ int sql_engine_open(const sql_engine_opts *o, sql_engine **out, util_err *err)
 		kv_err(err, st, "could not open sequences");
 		goto fail;
 	}
+	if (sql_ops_engine_open(e, err) != 0)
+		goto fail;
+	e->autoanalyze = sql_autoanalyze_start(e);
 	*out = e;
 	return 0;
 fail:
@@ -86,6 +102,8 @@ void sql_engine_close(sql_engine *e)
 {
 	if (!e)
 		return;
+	sql_autoanalyze_stop(e->autoanalyze);
+	sql_ops_engine_close(e);
 	if (e->seq_tbl)
 		kv_table_close(e->seq_tbl);
 	cat_close(e->cat);

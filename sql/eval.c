@@ -377,8 +377,9 @@ static ty_datum eval_session(sql_exec *ex, const sql_expr *e)
 	sql_session *s = ex->s;
 	switch (e->sv) {
 	case SQL_SV_CURRENT_USER:
-	case SQL_SV_SESSION_USER:
 		return ty_text(s->user);
+	case SQL_SV_SESSION_USER:
+		return ty_text(s->session_user[0] ? s->session_user : s->user);
 	case SQL_SV_CURRENT_CATALOG:
 		return ty_text(s->database);
 	case SQL_SV_CURRENT_SCHEMA: {
@@ -391,6 +392,7 @@ static ty_datum eval_session(sql_exec *ex, const sql_expr *e)
 
 static ty_datum eval(sql_exec *ex, const sql_expr *e, const ty_datum *row)
 {
+	sql_check_stack_depth();
 	switch (e->kind) {
 	case SQL_E_CONST:
 		return e->c;

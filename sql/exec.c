@@ -6,6 +6,7 @@
  */
 #include <string.h>
 
+#include "ops.h"
 #include "sql_int.h"
 
 sql_batch *sql_batch_new(util_arena *a, int ncols, int cap)
@@ -33,6 +34,8 @@ sql_exec *sql_exec_new(sql_session *s, sql_planned *pl, util_arena *arena, ty_da
 	ex->txn = s->txn;
 	ex->read_ts = s->txn ? sql_txn_read_ts(s->txn) : kv_read_point(s->e->kv);
 	ex->cat = s->cat;
+	if (pl->query && s->cat)
+		sql_priv_check_query(s, s->cat, pl->query);
 	ex->params = params;
 	ex->nparams = nparams;
 	ex->exec_params = util_arena_zalloc(arena, sizeof(ty_datum) * (size_t)(pl->nexec_params + 1));
@@ -146,6 +149,7 @@ void sql_exec_close(sql_exec *ex)
 {
 	if (!ex)
 		return;
+	sql_ops_exec_done(ex);
 	for (int i = 0; i < ex->pl->nnodes; i++)
 		if (ex->ops[i])
 			close_op(ex->ops[i]);

@@ -446,6 +446,7 @@ static void load(sql_op *op, agg_state *st)
 	st->nsets = nsets;
 	if (!st->arena)
 		st->arena = util_arena_new(64 * 1024, 0);
+	sql_exec_charge(op->ex, st->arena);
 	util_arena *old = ty_get_arena();
 	/* Plain aggregation (and the empty grouping set) always has its group. */
 	ty_set_arena(st->arena);

@@ -785,6 +785,10 @@ static sql_batch *unique_next(sql_op *op)
 					sql_spill_put(st->parts[part], row, p->types, p->ncols);
 					continue;
 				}
+				if (!st->seen.arena) {
+					st->seen.arena = util_arena_new(64 * 1024, 0);
+					sql_exec_charge(op->ex, st->seen.arena);
+				}
 				if (rs_add(&st->seen, p, row, nk, 0))
 					copy_row(b, row, p->ncols);
 				continue;

@@ -71,6 +71,7 @@ static void materialise_right(sql_op *op, join_state *st)
 	int rn = rp->ncols;
 	if (!st->arena)
 		st->arena = util_arena_new(64 * 1024, 0);
+	sql_exec_charge(op->ex, st->arena);
 	util_arena *old = ty_get_arena();
 	int cap = 0;
 	st->nrows = 0;

@@ -22,8 +22,20 @@ typedef struct modify_state {
 	util_arena *scratch;
 	const char *pk_name;
 	bool done;
+	sql_fk_state *fk;    /* foreign keys of / referencing the table (fk.c), or NULL */
 	util_buf last_parent;  /* interleaved inserts: the last parent row found */
 } modify_state;
+
+/* The old row (ncols + key) of an UPDATE/DELETE input row, for fk.c. */
+static ty_datum *old_row(sql_op *op, modify_state *st, const ty_datum *in, ty_datum key)
+{
+	const cat_rel *r = &st->rel->rel;
+	ty_datum *old = ty_alloc(sizeof(ty_datum) * (size_t)(r->ncols + 1));
+	for (int c = 0; c < r->ncols; c++)
+		old[c] = in[op->plan->modify.old_slots[c]];
+	old[r->ncols] = key;
+	return old;
+}
 
 /* "(1, null, abc)" as PostgreSQL's "Failing row contains" detail. */
 static void row_text(const cat_rel *r, const ty_datum *vals, util_buf *out)
@@ -263,12 +275,16 @@ static void do_insert(sql_op *op, modify_state *st, const ty_datum *in, sql_batc
 				if (set[r->pk[i] - 1] && !ty_equal(r->cols[r->pk[i] - 1].type, upd[r->pk[i] - 1], existing[r->pk[i] - 1]))
 					ty_error(UTIL_E_FEATURE_NOT_SUPPORTED, "ON CONFLICT DO UPDATE cannot change the primary key");
 			sql_txn_put_row(t, rel, st->kv, k, kl, upd, set, false, true);
+			if (st->fk)
+				sql_fk_row(st->fk, existing, upd);
 			op->ex->processed++;
 			emit_returning(op, b, upd, in);
 			return;
 		}
 	}
 	sql_txn_put_row(t, rel, st->kv, k, kl, row, NULL, true, false);
+	if (st->fk)
+		sql_fk_row(st->fk, NULL, row);
 	op->ex->processed++;
 	emit_returning(op, b, row, in);
 }
@@ -318,6 +334,8 @@ static void do_update(sql_op *op, modify_state *st, const ty_datum *in, sql_batc
 			sql_txn_delete_row(t, rel, st->kv, oldkey.p, oldkey.len);
 			row[r->ncols] = ty_bytes(k, kl);
 			sql_txn_put_row(t, rel, st->kv, k, kl, row, NULL, true, false);
+			if (st->fk)
+				sql_fk_row(st->fk, old_row(op, st, in, oldkey), row);
 			op->ex->processed++;
 			emit_returning(op, b, row, in);
 			return;
@@ -325,6 +343,8 @@ static void do_update(sql_op *op, modify_state *st, const ty_datum *in, sql_batc
 		util_buf_free(&key);
 	}
 	sql_txn_put_row(t, rel, st->kv, oldkey.p, oldkey.len, row, st->assigned, false, true);
+	if (st->fk)
+		sql_fk_row(st->fk, old_row(op, st, in, oldkey), row);
 	op->ex->processed++;
 	emit_returning(op, b, row, in);
 }
@@ -352,6 +372,8 @@ static void do_delete(sql_op *op, modify_state *st, const ty_datum *in, sql_batc
 		sql_ilv_check_delete(t, op->ex->cat, st->kv, rel, key.p, key.len, old);
 	}
 	sql_txn_delete_row(t, rel, st->kv, key.p, key.len);
+	if (st->fk)
+		sql_fk_row(st->fk, old_row(op, st, in, key), NULL);
 	op->ex->processed++;
 	if (p->modify.nreturning) {
 		ty_datum *old = st->newrow;
@@ -386,6 +408,7 @@ static void modify_open(sql_op *op)
 	for (int i = 0; i < r->ncons; i++)
 		if (r->cons[i].type == 'p')
 			st->pk_name = ty_strdup(r->cons[i].name);
+	st->fk = sql_fk_begin(ex, st->rel, p->modify.cmd);
 	ty_set_arena(old);
 	if (!ex->txn)
 		ty_error(UTIL_E_INTERNAL_ERROR, "data modification outside a transaction");
@@ -402,6 +425,9 @@ static sql_batch *modify_next(sql_op *op)
 		sql_batch *in = sql_op_next(op->left);
 		if (in->n == 0) {
 			st->done = true;
+			sql_fk_state *fk = st->fk;
+			st->fk = NULL;
+			sql_fk_end(fk);
 			return b;
 		}
 		ty_set_arena(b->arena);
@@ -430,6 +456,8 @@ static void modify_close(sql_op *op)
 	util_arena_destroy(st->scratch);
 	util_buf_free(&st->last_parent);
 	st->scratch = NULL;
+	sql_fk_abandon(st->fk);
+	st->fk = NULL;
 }
 
 sql_op *sql_op_modify(sql_exec *ex, const sql_plan *p)

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "array.h"
+#include "ops.h"
 #include "sql_int.h"
 #include "ty_strings.h"
 
@@ -47,8 +48,14 @@ typedef struct scan_state {
 	kv_filter *own_cells_get; /* the same for point reads (a filter serves one read at a time) */
 	bool ilv;          /* an interleaved child: many rows per kv row */
 	util_buf idbuf;    /* ilv: the current row's key (kv row ++ qualifier prefix) */
+	struct par_scan *par; /* parallel workers (scan.parallel), or NULL */
+	unsigned ticks;    /* rows since the last interrupt check */
 	int64_t left;      /* rows still allowed by a pushed-down LIMIT; -1 = no limit */
 } scan_state;
+
+static bool par_start(sql_op *op, scan_state *st);
+static sql_batch *par_next(sql_op *op, scan_state *st);
+static void par_stop(scan_state *st);
 
 /* The smallest key greater than every key starting with k (NULL if none). */
 static uint8_t *key_succ(const uint8_t *k, size_t n, size_t *out_len)
@@ -251,7 +258,7 @@ static void build_ranges_for(sql_exec *ex, const sql_plan *p, scan_state *st)
 		}
 	}
 	/* Ranges in key order without duplicates (IN lists may repeat values). */
-	if (st->nranges > 1)
+	if (st->nranges > 1) /* none at all for WHERE a BETWEEN 2 AND 0: ranges is NULL */
 		qsort(st->ranges, (size_t)st->nranges, sizeof(keyrange), cmp_range);
 	int k = 0;
 	for (int i = 0; i < st->nranges; i++) {
@@ -304,7 +311,8 @@ static void rb_ilv_cell(row_build *rb, const uint8_t *q, size_t ql, const kv_cel
 	int col = rb->map->idx[id];
 	if (rb->needed && !rb->needed[col])
 		return;
-	rb->out[col] = sql_value_decode(rb->rel->cols[col].type, c->value.data, c->value.len);
+	rb->out[col] = sql_value_decode_t(rb->map->types[col], rb->rel->cols[col].type, (const uint8_t *)c->value.data,
+					  c->value.len);
 }
 
 static void rb_start(row_build *rb, const kv_cell *c)
@@ -333,7 +341,8 @@ static void rb_cell(row_build *rb, const kv_cell *c)
 	int col = rb->map->idx[id];
 	if (rb->needed && !rb->needed[col])
 		return;
-	rb->out[col] = sql_value_decode(rb->rel->cols[col].type, c->value.data, c->value.len);
+	rb->out[col] = sql_value_decode_t(rb->map->types[col], rb->rel->cols[col].type, (const uint8_t *)c->value.data,
+					  c->value.len);
 }
 
 static void rb_finish(row_build *rb)
@@ -421,6 +430,7 @@ static void scan_open(sql_op *op)
 	if (!o)
 		ty_error(UTIL_E_UNDEFINED_TABLE, "relation with OID %u does not exist", p->scan.reloid);
 	st->rel = &o->rel;
+	sql_ops_scan_open(ex, o);
 	kv_status s = kv_table_open(ex->s->e->kv, o->rel.storage, &st->kv);
 	if (s != KV_OK)
 		sql_kv_error(s, "opening a table");
@@ -473,6 +483,11 @@ static void scan_open(sql_op *op)
 		st->cols = ty_alloc(sizeof(kv_column));
 		st->cols[0] = (kv_column){st->ilv ? SQL_ILV_FAMILY : SQL_FAMILY, NULL, 0};
 		st->ncols_read = 1;
+	}
+	if (p->scan.parallel) {
+		util_arena *pa = ty_set_arena(st->range_arena);
+		par_start(op, st);
+		ty_set_arena(pa);
 	}
 	if (p->scan.limit) {
 		ty_datum d = sql_eval(ex, p->scan.limit, NULL);
@@ -718,7 +733,8 @@ static bool ilv_fill(sql_op *op, scan_state *st, sql_batch *b, int cap, const ke
 		}
 		if (keep && sql_eval_qual(op->ex, p->qual, row) && lock_row(op, row))
 			b->n++;
-		ty_check_interrupts();
+		if ((++st->ticks & 255) == 0)
+			ty_check_interrupts();
 	}
 	return true;
 }
@@ -727,6 +743,8 @@ static sql_batch *scan_next(sql_op *op)
 {
 	scan_state *st = op->state;
 	const sql_plan *p = op->plan;
+	if (st->par)
+		return par_next(op, st);
 	sql_batch *b = sql_op_begin_batch(op);
 	/* A pushed-down LIMIT bounds how many rows are read, not only returned. */
 	int cap = b->cap;
@@ -802,7 +820,8 @@ static sql_batch *scan_next(sql_op *op)
 			}
 			if (keep && sql_eval_qual(op->ex, p->qual, row) && lock_row(op, row))
 				b->n++;
-			ty_check_interrupts();
+			if ((++st->ticks & 255) == 0)
+				ty_check_interrupts(); /* cancel, statement_timeout */
 		}
 	}
 out:
@@ -814,6 +833,7 @@ out:
 static void scan_close(sql_op *op)
 {
 	scan_state *st = op->state;
+	par_stop(st);
 
 	if (st->it)
 		kv_iter_close(st->it);
@@ -1103,4 +1123,358 @@ sql_op *sql_op_groupjoin(sql_exec *ex, const sql_plan *p)
 	op->close = group_close;
 	op->rescan = group_rescan;
 	return op;
+}
+
+/* ---------------------------------------------------------------- parallel scans */
+
+/* A big unordered scan (plan_order.c sets scan.parallel) is cut at the
+ * store's split points into slices; one worker thread per slice scans it,
+ * builds rows and applies the scan's filter with an executor of its own,
+ * and hands full batches to the operator through a small queue. The
+ * operator returns them in whatever order they come. A worker's error
+ * ends the scan with that error; closing the operator stops the workers. */
+
+#define PAR_QUEUE 4 /* batches in flight per worker */
+
+typedef struct par_batch {
+	util_arena *arena;
+	ty_datum *rows;
+	int n;
+	struct par_batch *next;
+} par_batch;
+
+typedef struct par_scan par_scan;
+
+typedef struct par_worker {
+	par_scan *ps;
+	pthread_t th;
+	bool started;
+	const uint8_t *start, *stop; /* the slice (NULL: open) */
+	size_t start_len, stop_len;
+} par_worker;
+
+struct par_scan {
+	pthread_mutex_t mu;
+	pthread_cond_t cv_ready, cv_free;
+	par_batch *ready, *ready_tail;
+	par_batch *free_list;
+	int nbatches, max_batches;
+	int active;
+	bool stop, failed;
+	util_err err;
+	par_batch *held; /* the batch the operator's last output points into */
+	int nworkers;
+	par_worker *w;
+	/* read-only for the workers */
+	sql_op *op;
+	const cat_rel *rel;
+	const sql_rowmap *map;
+	int width;
+};
+
+static par_batch *par_get_free(par_scan *ps)
+{
+	pthread_mutex_lock(&ps->mu);
+	for (;;) {
+		if (ps->stop) {
+			pthread_mutex_unlock(&ps->mu);
+			return NULL;
+		}
+		if (ps->free_list) {
+			par_batch *b = ps->free_list;
+			ps->free_list = b->next;
+			pthread_mutex_unlock(&ps->mu);
+			util_arena_reset(b->arena);
+			b->n = 0;
+			return b;
+		}
+		if (ps->nbatches < ps->max_batches) {
+			ps->nbatches++;
+			pthread_mutex_unlock(&ps->mu);
+			par_batch *b = util_xcalloc(1, sizeof *b);
+			b->arena = util_arena_new(64 * 1024, 0);
+			b->rows = util_xmalloc(sizeof(ty_datum) * (size_t)ps->width * SQL_BATCH_ROWS);
+			return b;
+		}
+		pthread_cond_wait(&ps->cv_free, &ps->mu);
+	}
+}
+
+static void par_put_ready(par_scan *ps, par_batch *b)
+{
+	pthread_mutex_lock(&ps->mu);
+	b->next = NULL;
+	if (ps->ready_tail)
+		ps->ready_tail->next = b;
+	else
+		ps->ready = b;
+	ps->ready_tail = b;
+	pthread_cond_signal(&ps->cv_ready);
+	pthread_mutex_unlock(&ps->mu);
+}
+
+static void par_put_free(par_scan *ps, par_batch *b)
+{
+	pthread_mutex_lock(&ps->mu);
+	b->next = ps->free_list;
+	ps->free_list = b;
+	pthread_cond_signal(&ps->cv_free);
+	pthread_mutex_unlock(&ps->mu);
+}
+
+static void par_scan_slice(par_worker *w, sql_exec *wex, kv_table *kv)
+{
+	par_scan *ps = w->ps;
+	const sql_plan *p = ps->op->plan;
+	scan_state *st = ps->op->state;
+	kv_scan_opts so;
+	memset(&so, 0, sizeof so);
+	so.read.read_ts = wex->read_ts;
+	so.read.columns = st->cols;
+	so.read.ncolumns = st->ncols_read;
+	so.read.no_cache = true;
+	kv_filter *f = own_cells_filter(ps->rel);
+	so.read.filter = f;
+	so.start = w->start;
+	so.start_len = w->start_len;
+	so.stop = w->stop;
+	so.stop_len = w->stop ? w->stop_len : 0;
+	kv_iter *it = kv_scan(kv, &so);
+	par_batch *volatile b = NULL; /* being filled; back to the free list on an error (volatile: longjmp) */
+	TY_TRY(tc)
+	{
+		if (kv_iter_status(it) != KV_OK)
+			sql_kv_error(kv_iter_status(it), "scanning a table");
+		unsigned ticks = 0;
+		row_build rb = {ps->rel, ps->map, p->scan.needed, NULL, false, false};
+		while (kv_iter_valid(it)) {
+			if (!b) {
+				b = par_get_free(ps);
+				if (!b)
+					break;
+				ty_set_arena(b->arena);
+			}
+			const kv_cell *c = kv_iter_cell(it);
+			ty_datum *row = b->rows + (size_t)b->n * (size_t)ps->width;
+			rb.out = row;
+			rb_start(&rb, c);
+			const uint8_t *rk = row[ps->rel->ncols].p;
+			size_t rkl = row[ps->rel->ncols].len;
+			for (;;) {
+				rb_cell(&rb, c);
+				kv_iter_next(it);
+				if (!kv_iter_valid(it))
+					break;
+				c = kv_iter_cell(it);
+				if (c->row.len != rkl || memcmp(c->row.data, rk, rkl) != 0)
+					break;
+			}
+			rb_finish(&rb);
+			if (rb.exists && sql_eval_qual(wex, p->qual, row))
+				b->n++;
+			if (b->n == SQL_BATCH_ROWS) {
+				par_put_ready(ps, b);
+				b = NULL;
+			}
+			if ((++ticks & 255) == 0)
+				ty_check_interrupts();
+		}
+		if (kv_iter_status(it) != KV_OK)
+			sql_kv_error(kv_iter_status(it), "scanning a table");
+		if (b && b->n)
+			par_put_ready(ps, b);
+		else if (b)
+			par_put_free(ps, b);
+		b = NULL;
+	}
+	TY_CATCH(tc)
+	{
+		TY_END(tc);
+		if (b)
+			par_put_free(ps, b);
+		pthread_mutex_lock(&ps->mu);
+		if (!ps->failed) {
+			ps->failed = true;
+			memcpy(&ps->err, ty_err(), sizeof ps->err);
+		}
+		pthread_mutex_unlock(&ps->mu);
+	}
+	TY_END(tc);
+	kv_iter_close(it);
+	kv_filter_free(f);
+}
+
+static void *par_worker_main(void *arg)
+{
+	par_worker *w = arg;
+	par_scan *ps = w->ps;
+	sql_exec *ex = ps->op->ex;
+	sql_session_enter_thread(ex->s);
+	util_arena *a = util_arena_new(16 * 1024, 0);
+	ty_set_arena(a);
+	kv_table *kv = NULL;
+	TY_TRY(tc)
+	{
+		sql_exec *wex = sql_exec_new(ex->s, ex->pl, a, ex->params, ex->nparams);
+		wex->read_ts = ex->read_ts;
+		wex->cat = ex->cat;
+		wex->txn = NULL; /* no locks, no own writes (not planned with either) */
+		kv_status s = kv_table_open(ex->s->e->kv, ps->rel->storage, &kv);
+		if (s != KV_OK)
+			sql_kv_error(s, "opening a table");
+		par_scan_slice(w, wex, kv);
+		sql_exec_close(wex);
+	}
+	TY_CATCH(tc)
+	{
+		TY_END(tc);
+		pthread_mutex_lock(&ps->mu);
+		if (!ps->failed) {
+			ps->failed = true;
+			memcpy(&ps->err, ty_err(), sizeof ps->err);
+		}
+		pthread_mutex_unlock(&ps->mu);
+	}
+	TY_END(tc);
+	if (kv)
+		kv_table_close(kv);
+	ty_set_arena(NULL);
+	util_arena_destroy(a);
+	pthread_mutex_lock(&ps->mu);
+	ps->active--;
+	pthread_cond_broadcast(&ps->cv_ready);
+	pthread_mutex_unlock(&ps->mu);
+	return NULL;
+}
+
+/* Starts the workers if the scan can run in parallel now; false to scan
+ * serially (own writes, no split points, one slice only). */
+static bool par_start(sql_op *op, scan_state *st)
+{
+	const sql_plan *p = op->plan;
+	if (!p->scan.parallel || st->has_writes || st->ilv || (p->scan.nranges && st->nranges != 1))
+		return false;
+	const uint8_t *start = NULL, *stop = NULL;
+	size_t start_len = 0, stop_len = 0;
+	if (p->scan.nranges) {
+		start = st->ranges[0].start;
+		start_len = st->ranges[0].start_len;
+		stop = st->ranges[0].stop;
+		stop_len = stop ? st->ranges[0].stop_len : 0;
+	}
+	int want = p->scan.parallel + 1;
+	kv_slice *pts = ty_alloc(sizeof(kv_slice) * (size_t)want);
+	int npts = 0;
+	if (kv_split_points(st->kv, start, start_len, stop, stop_len, want, st->range_arena, pts, &npts) != KV_OK ||
+	    npts == 0)
+		return false;
+	par_scan *ps = util_xcalloc(1, sizeof *ps);
+	pthread_mutex_init(&ps->mu, NULL);
+	pthread_cond_init(&ps->cv_ready, NULL);
+	pthread_cond_init(&ps->cv_free, NULL);
+	ps->op = op;
+	ps->rel = st->rel;
+	ps->map = &st->map;
+	ps->width = st->rel->ncols + 1;
+	ps->nworkers = npts + 1;
+	ps->max_batches = PAR_QUEUE * ps->nworkers + 1;
+	ps->w = util_xcalloc((size_t)ps->nworkers, sizeof(par_worker));
+	for (int i = 0; i < ps->nworkers; i++) {
+		par_worker *w = &ps->w[i];
+		w->ps = ps;
+		w->start = i == 0 ? start : (const uint8_t *)pts[i - 1].data;
+		w->start_len = i == 0 ? start_len : pts[i - 1].len;
+		w->stop = i == ps->nworkers - 1 ? stop : (const uint8_t *)pts[i].data;
+		w->stop_len = i == ps->nworkers - 1 ? stop_len : pts[i].len;
+	}
+	sql_txn_note_read(op->ex->txn, st->rel->storage, start, start_len, stop, stop_len, false);
+	st->par = ps;
+	for (int i = 0; i < ps->nworkers; i++) {
+		ps->active++;
+		if (pthread_create(&ps->w[i].th, NULL, par_worker_main, &ps->w[i]) != 0) {
+			ps->active--;
+			ps->failed = true;
+			util_err_set(&ps->err, UTIL_E_INSUFFICIENT_RESOURCES, "could not start a parallel worker");
+			break;
+		}
+		ps->w[i].started = true;
+	}
+	return true;
+}
+
+static sql_batch *par_next(sql_op *op, scan_state *st)
+{
+	par_scan *ps = st->par;
+	if (ps->held) {
+		par_put_free(ps, ps->held);
+		ps->held = NULL;
+	}
+	sql_batch *b = sql_op_begin_batch(op);
+	pthread_mutex_lock(&ps->mu);
+	for (;;) {
+		if (ps->failed)
+			break;
+		if (ps->ready || ps->active == 0)
+			break;
+		pthread_mutex_unlock(&ps->mu);
+		ty_check_interrupts(); /* a cancel reaches the workers the same way */
+		pthread_mutex_lock(&ps->mu);
+		if (ps->ready || ps->active == 0 || ps->failed)
+			break;
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += 100 * 1000 * 1000;
+		if (ts.tv_nsec >= 1000000000) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000;
+		}
+		pthread_cond_timedwait(&ps->cv_ready, &ps->mu, &ts);
+	}
+	if (ps->failed) {
+		util_err e;
+		memcpy(&e, &ps->err, sizeof e);
+		pthread_mutex_unlock(&ps->mu);
+		ty_throw(&e);
+	}
+	par_batch *pb = ps->ready;
+	if (pb) {
+		ps->ready = pb->next;
+		if (!ps->ready)
+			ps->ready_tail = NULL;
+	}
+	pthread_mutex_unlock(&ps->mu);
+	if (!pb)
+		return b; /* every worker is done */
+	memcpy(b->vals, pb->rows, sizeof(ty_datum) * (size_t)ps->width * (size_t)pb->n);
+	b->n = pb->n;
+	ps->held = pb; /* its rows live in pb->arena until the next call */
+	return b;
+}
+
+static void par_stop(scan_state *st)
+{
+	par_scan *ps = st->par;
+	if (!ps)
+		return;
+	pthread_mutex_lock(&ps->mu);
+	ps->stop = true;
+	pthread_cond_broadcast(&ps->cv_free);
+	pthread_mutex_unlock(&ps->mu);
+	for (int i = 0; i < ps->nworkers; i++)
+		if (ps->w[i].started)
+			pthread_join(ps->w[i].th, NULL);
+	par_batch *lists[3] = {ps->ready, ps->free_list, ps->held};
+	for (int l = 0; l < 3; l++)
+		for (par_batch *b = lists[l], *n; b; b = n) {
+			n = l == 2 ? NULL : b->next;
+			util_arena_destroy(b->arena);
+			free(b->rows);
+			free(b);
+		}
+	pthread_mutex_destroy(&ps->mu);
+	pthread_cond_destroy(&ps->cv_ready);
+	pthread_cond_destroy(&ps->cv_free);
+	free(ps->w);
+	free(ps);
+	st->par = NULL;
 }

@@ -136,6 +136,7 @@ static sql_batch *setop_next(sql_op *op)
 	const sql_plan *p = op->plan;
 	if (!st->loaded) {
 		st->arena = util_arena_new(64 * 1024, 0);
+		sql_exec_charge(op->ex, st->arena);
 		for (int side = 0; side < 2; side++) {
 			sql_op *child = side ? op->right : op->left;
 			for (;;) {
@@ -336,6 +337,7 @@ static void rec_add(sql_op *op, rec_state *st, const ty_datum *row)
 	if (!p->setop.all) {
 		if (!st->dedup.arena)
 			st->dedup.arena = util_arena_new(64 * 1024, 0);
+		sql_exec_charge(op->ex, st->dedup.arena);
 		size_t before = st->dedup.n;
 		count_row(op, &st->dedup, row);
 		if (st->dedup.n == before)

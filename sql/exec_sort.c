@@ -271,6 +271,7 @@ static void load(sql_op *op, sort_state *st)
 	}
 	if (!st->arena)
 		st->arena = util_arena_new(256 * 1024, 0);
+	sql_exec_charge(op->ex, st->arena);
 	if (!st->rtypes) {
 		st->rtypes = util_arena_alloc(op->ex->arena, sizeof(ty_oid) * (size_t)(nc + nk + 1));
 		memcpy(st->rtypes, p->types, sizeof(ty_oid) * (size_t)nc);

@@ -23,14 +23,15 @@ struct sql_spill {
 	uint64_t bytes;
 };
 
-/* Memory one statement's operators may hold together: a multiple of
- * work_mem, at least 1 GB (operators spill at work_mem; this only stops
- * what cannot spill from taking the machine). */
+/* Memory one statement's operators may hold together: the statement's
+ * budget of qmem.c (SQL_QUERY_MEM_FACTOR x work_mem, the limit its charged
+ * arenas have too). Operators spill at work_mem; this only stops what
+ * cannot spill from taking the machine. */
 size_t sql_exec_mem_limit(sql_exec *ex)
 {
-	size_t wm = ex->s && ex->s->work_mem ? ex->s->work_mem : (size_t)4 << 20;
-	size_t lim = wm * 16;
-	return lim < ((size_t)1 << 30) ? (size_t)1 << 30 : lim;
+	if (ex->s)
+		return sql_query_mem_limit(ex->s);
+	return ((size_t)4 << 20) * SQL_QUERY_MEM_FACTOR;
 }
 
 size_t sql_exec_work_mem(sql_exec *ex) { return ex->s && ex->s->work_mem ? ex->s->work_mem : (size_t)4 << 20; }

@@ -542,6 +542,7 @@ static sql_batch *window_next(sql_op *op)
 	const sql_plan *p = op->plan;
 	if (!st->arena)
 		st->arena = util_arena_new(64 * 1024, 0);
+	sql_exec_charge(op->ex, st->arena);
 	sql_batch *b = sql_op_begin_batch(op);
 	if (!st->input_done)
 		read_all(op, st);

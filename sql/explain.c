@@ -339,6 +339,7 @@ typedef struct xnode {
 	struct xnode **kids;
 	int nkids;
 	const sql_plan *plan;  /* for ANALYZE counters */
+	bool parallel_aware;   /* runs in worker threads (Parallel Seq Scan) */
 } xnode;
 
 static void prop(xnode *n, const char *key, const char *val)
@@ -722,11 +723,18 @@ static xnode *build(explain_ctx *x, const sql_plan *p, const char *filter)
 	char buf[256];
 	switch (p->kind) {
 	case SQL_P_SCAN:
-		if (p->scan.nranges) {
+		/* A scan whose key order is relied on (sort dropped, LIMIT taken,
+		 * merge join input, backward) reads the table through its primary
+		 * key, as PostgreSQL's index scan on the _pkey would. */
+		if (p->scan.nranges || p->scan.reverse || p->scan.ordered) {
 			n = xnew(p->scan.reverse ? "Index Scan Backward" : "Index Scan", p);
 			n->jtype = "Index Scan";
 			n->direction = p->scan.reverse ? "Backward" : "Forward";
 			n->index = pk_name(&p->scan.rel->rel);
+		} else if (p->scan.parallel) {
+			n = xnew("Parallel Seq Scan", p);
+			n->jtype = "Seq Scan";
+			n->parallel_aware = true;
 		} else {
 			n = xnew("Seq Scan", p);
 		}
@@ -1026,6 +1034,16 @@ static xnode *build(explain_ctx *x, const sql_plan *p, const char *filter)
 		kid(n, c);
 	}
 	add_subplans(x, n, mark);
+	if (n->parallel_aware) {
+		/* PostgreSQL's shape: the workers' rows come up through a Gather. */
+		xnode *g = xnew("Gather", p);
+		char *w = ty_alloc(16);
+		snprintf(w, 16, "%d", p->scan.parallel);
+		prop(g, "Workers Planned", w);
+		n->rel_label = "Outer";
+		kid(g, n);
+		return g;
+	}
 	return n;
 }
 
@@ -1195,7 +1213,7 @@ static void render_json(explain_ctx *x, const xnode *n, util_buf *b, int ind)
 		json_str(b, n->plan_name);
 	}
 	json_field(b, ind + 2, &first, "Parallel Aware");
-	util_buf_puts(b, "false");
+	util_buf_puts(b, n->parallel_aware ? "true" : "false");
 	json_field(b, ind + 2, &first, "Async Capable");
 	util_buf_puts(b, "false");
 	if (n->join_type && !modify) {
@@ -1248,6 +1266,8 @@ static void render_json(explain_ctx *x, const xnode *n, util_buf *b, int ind)
 				json_str(b, pr->list[k]);
 			}
 			util_buf_putc(b, ']');
+		} else if (!strcmp(pr->key, "Workers Planned")) {
+			util_buf_puts(b, pr->val); /* a number in PostgreSQL's JSON */
 		} else {
 			json_str(b, pr->val);
 		}

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ops.h"
 #include "sql_int.h"
 
 struct sql_guc_value {
@@ -140,6 +141,26 @@ static void assign_default_iso(sql_session *s, const char *v)
 }
 static void assign_default_ro(sql_session *s, const char *v) { s->default_read_only = !strcmp(v, "on"); }
 
+/* SET ROLE / SET SESSION AUTHORIZATION (privilege.c decides). */
+int sql_priv_check_role_setting(sql_session *s, const char *name, bool session_auth, util_err *err);
+void sql_priv_assign_role_setting(sql_session *s, const char *name, bool session_auth);
+static int check_role(sql_session *s, const char *in, util_buf *out, util_err *err)
+{
+	if (sql_priv_check_role_setting(s, in, false, err) != 0)
+		return -1;
+	util_buf_puts(out, util_strcasecmp(in, "none") ? in : "none");
+	return 0;
+}
+static void assign_role(sql_session *s, const char *v) { sql_priv_assign_role_setting(s, v, false); }
+static int check_session_auth(sql_session *s, const char *in, util_buf *out, util_err *err)
+{
+	if (sql_priv_check_role_setting(s, in, true, err) != 0)
+		return -1;
+	util_buf_puts(out, in);
+	return 0;
+}
+static void assign_session_auth(sql_session *s, const char *v) { sql_priv_assign_role_setting(s, v, true); }
+
 static const char *const iso_levels[] = {"serializable", "repeatable read", "read committed", "read uncommitted",
 					 NULL};
 static const char *const interval_styles[] = {"postgres", "postgres_verbose", "sql_standard", "iso_8601", NULL};
@@ -254,7 +275,7 @@ static const sql_guc gucs[] = {
 	 "Sets the maximum allowed duration of any wait for a lock.", NULL, 0, 2147483647, NULL, assign_lock_timeout},
 	{"log_min_duration_statement", GUC_INT, "-1", "ms", false, false, "Reporting and Logging / When to Log",
 	 "Sets the minimum execution time above which all statements will be logged.", NULL, -1, 2147483647, NULL,
-	 NULL},
+	 sql_ops_assign_log_min_duration},
 	{"maintenance_work_mem", GUC_INT, "65536", "kB", false, false, "Resource Usage / Memory",
 	 "Sets the maximum memory to be used for maintenance operations.", NULL, 1024, 2147483647, NULL, NULL},
 	G("max_connections", GUC_INT, "200", NULL, false, true, "Connections and Authentication / Connection Settings",
@@ -280,6 +301,8 @@ static const sql_guc gucs[] = {
 	{"random_page_cost", GUC_REAL, "4", NULL, false, false, "Query Tuning / Planner Cost Constants",
 	 "Sets the planner's estimate of the cost of a nonsequentially fetched disk page.", NULL, 0, 1000000, NULL,
 	 NULL},
+	{"role", GUC_STRING, "none", NULL, false, false, "Preset Options", "Sets the current role.", NULL, 0, 0,
+	 check_role, assign_role},
 	G("row_security", GUC_BOOL, "on", NULL, false, false, "Client Connection Defaults / Statement Behavior",
 	  "Enable row security."),
 	{"search_path", GUC_STRING, "\"$user\", public", NULL, false, false,
@@ -293,15 +316,18 @@ static const sql_guc gucs[] = {
 	  "Shows the server version."),
 	G("server_version_num", GUC_INT, "150018", NULL, false, true, "Preset Options",
 	  "Shows the server version as an integer."),
-	G("session_authorization", GUC_STRING, "", NULL, true, true, "Preset Options",
-	  "Sets the session user name."),
+	{"session_authorization", GUC_STRING, "", NULL, true, false, "Preset Options", "Sets the session user name.",
+	 NULL, 0, 0, check_session_auth, assign_session_auth},
 	{"standard_conforming_strings", GUC_BOOL, "on", NULL, true, false, "Version and Platform Compatibility",
 	 "Causes '...' strings to treat backslashes literally.", NULL, 0, 0, NULL, assign_scs},
 	{"statement_timeout", GUC_INT, "0", "ms", false, false, "Client Connection Defaults / Statement Behavior",
 	 "Sets the maximum allowed duration of any statement.", NULL, 0, 2147483647, NULL, assign_stmt_timeout},
+	{"strata.backup_max_rate", GUC_INT, "0", "kB", false, false, "Strata",
+	 "Caps the rate at which strata_backup() copies data, per second (0: no limit).", NULL, 0, 2147483647, NULL,
+	 NULL},
 	{"strata.read_as_of", GUC_STRING, "", NULL, false, false, "Strata",
 	 "Reads see the database as of this timestamp (read-only transactions; within the retention window).", NULL,
-	 0, 0, NULL, NULL},
+	 0, 0, sql_asof_check, sql_asof_assign},
 	{"synchronize_seqscans", GUC_BOOL, "on", NULL, false, false,
 	 "Version and Platform Compatibility / Previous PostgreSQL Versions", "Enable synchronized sequential scans.", NULL,
 	 0, 0, NULL, NULL},
@@ -535,7 +561,7 @@ const char *sql_guc_get(sql_session *s, const char *name)
 	if (!util_strcasecmp(name, "is_superuser"))
 		return s->superuser ? "on" : "off";
 	if (!util_strcasecmp(name, "session_authorization"))
-		return s->user;
+		return s->session_user[0] ? s->session_user : s->user;
 	if (!util_strcasecmp(name, "transaction_isolation") && s->txn)
 		return iso_levels[s->txn->iso == SQL_SERIALIZABLE ? 0 : s->txn->iso == SQL_REPEATABLE_READ ? 1 : 2];
 	if (!util_strcasecmp(name, "transaction_read_only") && s->txn)

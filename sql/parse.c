@@ -20,7 +20,10 @@ PgQuery__ParseResult *sql_parse_text(const char *text, util_err *err)
 			err->code = UTIL_E_CHARACTER_NOT_IN_REPERTOIRE;
 		else if (strstr(r.error->message, "is out of range"))
 			err->code = UTIL_E_NUMERIC_VALUE_OUT_OF_RANGE;
-		else if (strstr(r.error->message, "stack depth limit exceeded"))
+		else if (!strcmp(r.error->message, "invalid Unicode escape")) {
+			err->code = UTIL_E_INVALID_ESCAPE_SEQUENCE;
+			util_err_hint(err, "Unicode escapes must be \\uXXXX or \\UXXXXXXXX.");
+		} else if (strstr(r.error->message, "stack depth limit exceeded"))
 			err->code = UTIL_E_STATEMENT_TOO_COMPLEX;
 		else if (!strncmp(r.error->message, "frame start", 11) || !strncmp(r.error->message, "frame end", 9))
 			err->code = UTIL_E_WINDOWING_ERROR; /* gram.y's frame clause checks */
@@ -32,6 +35,18 @@ PgQuery__ParseResult *sql_parse_text(const char *text, util_err *err)
 			util_err_hint(err, "For example, FROM (VALUES ...) [AS] foo.");
 		err->position = r.error->cursorpos;
 		pg_query_free_protobuf_parse_result(r);
+		return NULL;
+	}
+	/* protobuf-c unpacks recursively: bound the nesting by the stack left
+	 * first (a tree of n bytes is at most n/2 levels deep, so small ones
+	 * need no look). */
+	size_t left = sql_stack_left() / SQL_PROTOBUF_LEVEL_STACK;
+	int max_nesting = left > 100000 ? 100000 : (int)left;
+	if (r.parse_tree.len > 2 * (size_t)max_nesting &&
+	    sql_protobuf_too_deep((const uint8_t *)r.parse_tree.data, r.parse_tree.len, max_nesting)) {
+		pg_query_free_protobuf_parse_result(r);
+		util_err_set(err, UTIL_E_STATEMENT_TOO_COMPLEX, "stack depth limit exceeded");
+		util_err_hint(err, "The statement is nested too deeply; simplify it.");
 		return NULL;
 	}
 	PgQuery__ParseResult *pr =

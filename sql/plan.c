@@ -1691,6 +1691,7 @@ sql_planned *sql_plan_query(sql_actx *ax, sql_query *q)
 	for (int i = 0; i < q->nctes; i++)
 		dml_ctes |= q->ctes[i]->dml;
 	pd->read_only = q->cmd == SQL_CMD_SELECT && !q->for_update && !dml_ctes;
+	pd->query = q;
 	pd->lock_strength = q->for_update ? q->lock_strength : 0;
 	return pd;
 }

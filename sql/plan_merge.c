@@ -178,6 +178,10 @@ static void try_merge(sql_plan *j)
 	j->join.keytypes = kt;
 	j->join.nmerge = m;
 	j->kind = SQL_P_MERGEJOIN;
+	/* Both scans must now deliver key order: not sliced among parallel
+	 * workers (plan_order.c), shown as primary-key index scans. */
+	ls->scan.ordered = rs->scan.ordered = true;
+	ls->scan.parallel = rs->scan.parallel = 0;
 }
 
 static void walk(sql_plan *p)

@@ -12,6 +12,7 @@
  * It runs after planning because it only needs the plan's shape, and so
  * that it applies to every query and subquery alike.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "plan_int.h"
@@ -143,6 +144,7 @@ static sql_plan *limit1(sql_planned *pd, sql_plan *scan, bool reverse)
 	*s = *scan;
 	s->id = pd->nnodes++;
 	s->scan.reverse = reverse;
+	s->scan.ordered = true;
 	s->scan.limit = int8_const(1);
 	s->scan.limit_offset = NULL;
 	sql_plan *l = sql_plan_new(SQL_P_LIMIT, 0);
@@ -279,6 +281,7 @@ static void walk(sql_planned *pd, sql_plan **pp)
 		if (p->sort.nkeys > 0 && order_matches(p->left, p->sort.keys, p->sort.nkeys, &scan, &reverse) &&
 		    !scan->scan.reverse) {
 			scan->scan.reverse = reverse;
+			scan->scan.ordered = true;
 			*pp = p->left; /* the scan already delivers this order */
 		}
 		break;
@@ -289,6 +292,7 @@ static void walk(sql_planned *pd, sql_plan **pp)
 		    bound_expr(p->limit.offset) && !scan->scan.limit && !scan->scan.lock_strength) {
 			scan->scan.limit = p->limit.limit;
 			scan->scan.limit_offset = p->limit.offset;
+			scan->scan.ordered = true;
 		}
 		break;
 	}
@@ -303,8 +307,47 @@ static void walk(sql_planned *pd, sql_plan **pp)
 	}
 }
 
+/* ---------------------------------------------------------------- parallel scans */
+
+#define PARALLEL_MIN_ROWS 50000
+
+static bool unsafe_in_worker(sql_expr *e, void *arg)
+{
+	(void)arg;
+	return e->kind == SQL_E_SUBLINK || e->kind == SQL_E_EXECPARAM || e->kind == SQL_E_SRF ||
+	       (e->kind == SQL_E_FUNC && e->f.fn && e->f.fn->volatility == TY_VOLATILE);
+}
+
+/* Big unordered scans run on worker threads (exec_scan.c): each scans a
+ * slice of the range and evaluates the scan's filter on its rows. Only
+ * where nothing depends on key order or on this statement's state. */
+static void plan_parallel(sql_plan *p, int workers)
+{
+	if (!p)
+		return;
+	plan_parallel(p->left, workers);
+	plan_parallel(p->right, workers);
+	if (p->kind == SQL_P_APPEND)
+		for (int i = 0; i < p->append.nchildren; i++)
+			plan_parallel(p->append.children[i], workers);
+	if (p->kind != SQL_P_SCAN || p->scan.ordered || p->scan.reverse || p->scan.limit || p->scan.lock_strength ||
+	    p->scan.npoint || p->scan.nranges > 1 || p->rows < PARALLEL_MIN_ROWS || p->scan.rel->rel.ilv_depth)
+		return;
+	if (p->qual && sql_expr_walk(p->qual, unsafe_in_worker, NULL))
+		return;
+	p->scan.parallel = workers;
+}
+
 void sql_plan_use_key_order(sql_planned *pd, sql_plan **root)
 {
-	if (*root)
-		walk(pd, root);
+	if (!*root)
+		return;
+	walk(pd, root);
+	sql_session *s = sql_current_session();
+	const char *w = s ? sql_guc_get(s, "max_parallel_workers_per_gather") : NULL;
+	int workers = w ? atoi(w) : 0;
+	if (workers > 8)
+		workers = 8;
+	if (workers > 0 && pd->cmd == SQL_CMD_SELECT)
+		plan_parallel(*root, workers);
 }

@@ -188,6 +188,50 @@ static bool take(const cat_rel *r, int rte, sql_expr *q, int qi, colcons *cc)
 	return true;
 }
 
+/* A constant bound (no parameters, no functions of the row): its value. */
+static bool const_value(sql_expr *e, ty_datum *out)
+{
+	if (!e || e->kind != SQL_E_CONST)
+		return false;
+	*out = e->c;
+	return !e->c.null;
+}
+
+/* The fraction of the table's rows a key range keeps: per equality-fixed
+ * column 1/n_distinct (times the IN list's length), for a range on the
+ * next column the histogram's share between the bounds. Without
+ * statistics: a tenth per fixed column, a third for a range. */
+static double range_selectivity(sql_session *s, const cat_obj *rel, const colcons *cc, int nfix, bool range_col)
+{
+	const cat_rel *r = &rel->rel;
+	double sel = 1;
+	for (int i = 0; i < nfix; i++) {
+		double nd = rel->rel.stats_rows ? sql_stats_ndistinct(s, rel, r->pk[i]) : -1;
+		double k = 1;
+		if (cc[i].in && cc[i].in->kind == SQL_E_ARRAY)
+			k = cc[i].in->f.nargs;
+		sel *= nd > 0 ? (k / nd < 1 ? k / nd : 1) : 0.1;
+	}
+	if (range_col) {
+		const colcons *c = &cc[nfix];
+		ty_datum lo, hi;
+		double f = 1.0 / 3;
+		if (rel->rel.stats_rows) {
+			double a = c->lo && const_value(c->lo, &lo) ? sql_stats_fraction_below(s, rel, r->pk[nfix], lo, !c->lo_incl)
+								     : (c->lo ? -1 : 0);
+			double b = c->hi && const_value(c->hi, &hi) ? sql_stats_fraction_below(s, rel, r->pk[nfix], hi, c->hi_incl)
+								     : (c->hi ? -1 : 1);
+			/* Fixed columns correlate with the range column; the
+			 * histogram is over the whole table, so it gives the share
+			 * of the range within each fixed prefix. */
+			if (a >= 0 && b >= 0)
+				f = b - a > 0.0001 ? b - a : 0.0001;
+		}
+		sel *= f;
+	}
+	return sel;
+}
+
 sql_plan *sql_plan_table_scan(sql_planner *pl, int rte, sql_expr **quals, int nquals, sql_tlist **tl_out)
 {
 	sql_query *q = pl->q;
@@ -217,6 +261,7 @@ sql_plan *sql_plan_table_scan(sql_planner *pl, int rte, sql_expr **quals, int nq
 	 * the prefix in the kv row key (its root's key columns). */
 	int npk = rel->ilv_depth ? rel->ilv_path[0] : rel->npk;
 	bool *consumed = ty_alloc0(sizeof(bool) * (size_t)(nquals ? nquals : 1));
+	double range_sel = 1;
 	if (npk > 0) {
 		colcons *cc = ty_alloc0(sizeof(colcons) * (size_t)npk);
 		for (int i = 0; i < nquals; i++)
@@ -260,6 +305,7 @@ sql_plan *sql_plan_table_scan(sql_planner *pl, int rte, sql_expr **quals, int nq
 			}
 			if (like_col)
 				kr->like = sql_set_refs(pl, sql_plan_prep(pl, sql_expr_copy(cc[nfix].like)), empty);
+			range_sel = range_selectivity(pl->ax->s, r->rel, cc, nfix, range_col);
 			p->scan.nranges = 1;
 			p->scan.ranges = kr;
 			p->scan.npoint = nfix == npk && !rel->ilv_depth ? npk : 0;
@@ -272,12 +318,15 @@ sql_plan *sql_plan_table_scan(sql_planner *pl, int rte, sql_expr **quals, int nq
 		if (!consumed[i])
 			rest[nrest++] = sql_set_refs(pl, sql_plan_prep(pl, quals[i]), tl);
 	p->qual = sql_make_and(rest, nrest);
+	/* Estimates: the row count ANALYZE found (1000 if never analyzed),
+	 * the key range's selectivity from the statistics, a third per other
+	 * condition (no statistics on them yet). */
 	double rows = rel->stats_rows ? (double)rel->stats_rows : 1000;
 	if (p->scan.nranges)
-		rows = p->scan.npoint ? 1 : rows / 10;
-	if (nrest)
-		rows = rows / 3 + 1;
-	p->rows = rows;
+		rows = p->scan.npoint ? 1 : rows * range_sel;
+	for (int i = 0; i < nrest; i++)
+		rows /= 3;
+	p->rows = rows < 1 ? 1 : rows;
 	*tl_out = tl;
 	return p;
 }

@@ -307,6 +307,20 @@ static void do_declare(sql_session *s, PgQuery__DeclareCursorStmt *st, const cha
 	sql_prepared *p = sql_prepare(s, "", qtext, 0, NULL, &err);
 	if (!p)
 		throw_shifted(&err, text, off);
+	/* DECLARE plans (and fails) at once. */
+	sql_cached_plan *volatile cp = NULL;
+	TY_TRY(tc)
+	{
+		cp = sql_prepared_plan(s, p);
+	}
+	TY_CATCH(tc)
+	{
+		TY_END(tc);
+		memcpy(&err, ty_err(), sizeof err);
+		sql_prepared_release(p);
+		throw_shifted(&err, text, off);
+	}
+	TY_END(tc);
 	util_arena *a = util_arena_new(8192, 0);
 	sql_portal_s *po = util_arena_zalloc(a, sizeof *po);
 	po->arena = a;
@@ -322,8 +336,7 @@ static void do_declare(sql_session *s, PgQuery__DeclareCursorStmt *st, const cha
 		po->result_formats[0] = 1;
 	}
 	/* Start executing now: the cursor sees the snapshot of DECLARE. */
-	po->cp = p->cp;
-	p->cp->refs++;
+	po->cp = cp;
 	sql_planned *pl = po->cp->planned;
 	util_arena *old = ty_set_arena(a);
 	po->ex = sql_exec_new(s, pl, a, NULL, 0);

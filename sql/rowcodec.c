@@ -78,7 +78,11 @@ void sql_value_encode(ty_oid type, ty_datum v, util_buf *out)
 
 ty_datum sql_value_decode(ty_oid type, const uint8_t *p, size_t n)
 {
-	const ty_type *t = ty_type_get(type);
+	return sql_value_decode_t(ty_type_get(type), type, p, n);
+}
+
+ty_datum sql_value_decode_t(const ty_type *t, ty_oid type, const uint8_t *p, size_t n)
+{
 	if (t && !t->byval) {
 		void *c = ty_alloc(n ? n : 1);
 		memcpy(c, p, n);
@@ -149,18 +153,30 @@ void sql_row_key(const cat_rel *r, const ty_datum *vals, util_buf *out)
 		util_buf_put_be64(out, new_rowid());
 		return;
 	}
+	size_t start = out->len;
 	if (!r->ilv_depth) {
 		for (int i = 0; i < r->npk; i++)
 			put_key_col(r, i, vals, out);
-		return;
-	}
-	for (int l = 0; l <= r->ilv_depth; l++) {
-		if (l) {
-			util_buf_put_u8(out, SQL_ILV_SEP);
-			util_buf_put_be16(out, (uint16_t)r->ilv_path[2 * l - 1]);
+	} else {
+		for (int l = 0; l <= r->ilv_depth; l++) {
+			if (l) {
+				util_buf_put_u8(out, SQL_ILV_SEP);
+				util_buf_put_be16(out, (uint16_t)r->ilv_path[2 * l - 1]);
+			}
+			for (int i = level_start(r, l); i < level_end(r, l); i++)
+				put_key_col(r, i, vals, out);
 		}
-		for (int i = level_start(r, l); i < level_end(r, l); i++)
-			put_key_col(r, i, vals, out);
+	}
+	/* The store's row keys are at most 32767 bytes (kv.h); PostgreSQL's
+	 * limit for a btree entry is smaller still (54000 as well). */
+	if (out->len - start > SQL_MAX_ROW_KEY) {
+		size_t n = out->len - start;
+		/* Callers keep the key in a heap buffer they free after this
+		 * returns: free it here, as the error unwinds past them (freeing
+		 * it again is harmless). */
+		util_buf_free(out);
+		ty_error(UTIL_E_PROGRAM_LIMIT_EXCEEDED, "index row size %zu exceeds maximum %d for index \"%s_pkey\"", n,
+			 SQL_MAX_ROW_KEY, r->name);
 	}
 }
 
@@ -237,6 +253,11 @@ void sql_rowmap_build(const cat_rel *r, util_arena *a, sql_rowmap *m)
 		ty_error(UTIL_E_OUT_OF_MEMORY, "out of memory");
 	for (int i = 0; i < m->ncolids; i++)
 		m->idx[i] = -1;
+	m->types = util_arena_alloc(a, sizeof(const ty_type *) * (size_t)(r->ncols ? r->ncols : 1));
+	if (!m->types)
+		ty_error(UTIL_E_OUT_OF_MEMORY, "out of memory");
+	for (int i = 0; i < r->ncols; i++)
+		m->types[i] = ty_type_get(r->cols[i].type);
 	for (int i = 0; i < r->ncols; i++)
 		if (!r->cols[i].dropped && r->cols[i].col_id < m->ncolids)
 			m->idx[r->cols[i].col_id] = (int16_t)i;

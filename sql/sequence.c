@@ -106,6 +106,7 @@ static void remember(sql_session *s, cat_oid oid, int64_t v)
 int64_t sql_nextval(sql_session *s, cat_oid oid)
 {
 	const cat_obj *o = seq_obj(s, oid);
+	sql_priv_check_rel_any(s, s->cat, o, CAT_PRIV_USAGE | CAT_PRIV_UPDATE);
 	const cat_sequence_info *info = o->rel.seq;
 	seqstate *st = state_of(s->e, oid);
 	pthread_mutex_lock(&st->mu);
@@ -170,6 +171,7 @@ int64_t sql_nextval(sql_session *s, cat_oid oid)
 int64_t sql_currval(sql_session *s, cat_oid oid)
 {
 	const cat_obj *o = seq_obj(s, oid);
+	sql_priv_check_rel_any(s, s->cat, o, CAT_PRIV_USAGE | CAT_PRIV_SELECT);
 	int64_t *p = util_map_get_u64(&s->seq_currval, oid);
 	if (!p)
 		ty_error(UTIL_E_OBJECT_NOT_IN_PREREQUISITE_STATE, "currval of sequence \"%s\" is not yet defined in this session",
@@ -187,6 +189,7 @@ int64_t sql_lastval(sql_session *s)
 int64_t sql_setval(sql_session *s, cat_oid oid, int64_t v, bool called)
 {
 	const cat_obj *o = seq_obj(s, oid);
+	sql_priv_check_rel_any(s, s->cat, o, CAT_PRIV_UPDATE);
 	const cat_sequence_info *info = o->rel.seq;
 	if (v < info->min || v > info->max)
 		ty_error(UTIL_E_NUMERIC_VALUE_OUT_OF_RANGE, "setval: value %lld is out of bounds for sequence \"%s\" (%lld..%lld)",

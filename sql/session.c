@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ops.h"
 #include "sql_int.h"
 
 static _Thread_local sql_session *cur_session;
@@ -20,6 +21,11 @@ void sql_check_interrupts(sql_session *s)
 		return;
 	if (atomic_load_explicit(&s->cancel, memory_order_relaxed)) {
 		atomic_store(&s->cancel, false);
+		if (atomic_load(&s->terminate)) { /* pg_terminate_backend: the wire closes on FATAL */
+			ty_errstart(UTIL_E_ADMIN_SHUTDOWN, "terminating connection due to administrator command")->severity =
+			    UTIL_SEV_FATAL;
+			ty_errthrow();
+		}
 		ty_error(UTIL_E_QUERY_CANCELED, "canceling statement due to user request");
 	}
 	if (s->deadline_us && util_mono_us() >= s->deadline_us) {
@@ -36,6 +42,13 @@ static void enter(sql_session *s)
 	cur_session = s;
 	ty_set_settings(&s->tys);
 	ty_set_arena(s->stmt_arena);
+	ty_set_interrupt_hook(interrupt_hook);
+}
+
+void sql_session_enter_thread(sql_session *s)
+{
+	cur_session = s;
+	ty_set_settings(&s->tys);
 	ty_set_interrupt_hook(interrupt_hook);
 }
 
@@ -97,10 +110,13 @@ int sql_session_open(sql_engine *e, const sql_startup *st, const sql_client *cl,
 	s->user_oid = role->oid;
 	s->db_oid = db->oid;
 	s->superuser = role->role.superuser;
+	s->auth_user_oid = s->session_user_oid = role->oid;
+	snprintf(s->session_user, sizeof s->session_user, "%s", s->user);
 	cat_snap_release(cs);
 
 	enter(s);
 	sql_guc_init_session(s);
+	sql_ops_session_open(s);
 	for (int i = 0; i < st->nparams; i++) {
 		const char *n = st->names[i];
 		if (!strcmp(n, "user") || !strcmp(n, "database") || !strcmp(n, "replication") || !strcmp(n, "options"))
@@ -108,6 +124,7 @@ int sql_session_open(sql_engine *e, const sql_startup *st, const sql_client *cl,
 		if (sql_guc_set_startup(s, n, st->values[i], err) != 0) {
 			err->severity = UTIL_SEV_FATAL;
 			leave(s);
+			sql_guc_free_session(s);
 			goto fail;
 		}
 	}
@@ -171,6 +188,7 @@ void sql_session_close(sql_session *s)
 		sql_txn_abort(s->txn);
 		s->txn = NULL;
 	}
+	sql_temp_session_end(s); /* temporary tables go with the session */
 	drop_all_portals(s, false);
 	size_t pos = 0;
 	void *v;
@@ -203,6 +221,8 @@ void sql_session_report_params(sql_session *s, void (*fn)(void *arg, const char 
 
 int32_t sql_session_pid(sql_session *s) { return s->pid; }
 int32_t sql_session_secret(sql_session *s) { return s->secret; }
+
+bool sql_session_terminating(sql_session *s) { return atomic_load(&s->terminate); }
 
 char sql_session_txn_status(sql_session *s)
 {

@@ -33,6 +33,17 @@ typedef struct sql_engine_opts {
 	size_t work_mem;         /* default per-operator memory budget, bytes */
 	size_t block_cache_bytes;
 	bool sync_commit;        /* fsync before acknowledging commits (default true) */
+	/* Versions younger than this stay readable (time travel, incremental
+	 * backups) unless a table's retention option says otherwise. */
+	int64_t history_retention_s; /* default 3600 */
+	int log_min_duration_ms;     /* default of log_min_duration_statement (-1 = off) */
+	/* Test knobs (0/NULL = the store's defaults): small memstores and log
+	 * segments make crash tests go through flushes, compactions and segment
+	 * switches; fs runs the store on another file system (kvstore/kv_fault.h
+	 * in fault-injection tests), borrowed, must outlive the engine. */
+	size_t memstore_flush_bytes;
+	size_t wal_segment_bytes;
+	struct kv_fs *fs;
 } sql_engine_opts;
 
 void sql_engine_opts_default(sql_engine_opts *o);
@@ -75,6 +86,11 @@ typedef struct sql_client {
 	int (*copy_out_begin)(void *arg, sql_copy_format fmt, int ncols);
 	int (*copy_out_data)(void *arg, const void *data, size_t len);
 	int (*copy_out_end)(void *arg);
+	/* pg_terminate_backend: called from ANOTHER thread to interrupt the
+	 * connection's wait for client input (e.g. shut the socket's read
+	 * side). The wire then ends the connection with FATAL 57P01 when
+	 * sql_session_terminating() says so. May be NULL. */
+	void (*wake)(void *arg);
 } sql_client;
 
 /* ---------------------------------------------------------------- results */
@@ -136,6 +152,9 @@ int32_t sql_session_secret(sql_session *s);
 /* Finds a session by pid and secret and requests cancellation of its
  * running statement (57014). Safe from any thread. Returns 0 if found. */
 int sql_cancel(sql_engine *e, int32_t pid, int32_t secret);
+/* True once pg_terminate_backend() asked this session to end (the wire
+ * then closes the connection with FATAL 57P01). Safe from any thread. */
+bool sql_session_terminating(sql_session *s);
 /* Transaction status for ReadyForQuery: 'I', 'T' or 'E'. */
 char sql_session_txn_status(sql_session *s);
 /* Session timeouts the wire enforces while idle (ms, 0 = none). */
@@ -194,5 +213,15 @@ int sql_sync(sql_session *s, util_err *err);
 /* The wire reports that an error ended an extended batch: mark the implicit
  * transaction failed so Sync rolls it back. */
 void sql_extended_error(sql_session *s);
+
+/* ---------------------------------------------------------------- offline administration */
+
+/* `strata restore`: restores the backup in backup_dir (with its chain of
+ * incremental parents) into the new data directory data_dir (must not
+ * exist or be empty), as of as_of (NULL = the backup's timestamp; else a
+ * timestamptz literal, read in UTC, or microseconds since the Unix
+ * epoch). Prints progress lines to stderr when verbose. */
+int sql_restore_backup(const char *backup_dir, const char *data_dir, const char *as_of, bool verbose,
+		       util_err *err);
 
 #endif /* STRATA_SQL_H */

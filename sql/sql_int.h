@@ -52,7 +52,9 @@ struct sql_engine {
 	pthread_cond_t locks_cv;
 	pthread_mutex_t serial_mu; /* SERIALIZABLE read validation + commit (txn_serial.c) */
 	util_map locks;           /* (table oid, row key) -> lock */
+	struct sql_autoanalyze *autoanalyze; /* background ANALYZE after big loads */
 	int64_t start_time_us;
+	struct sql_ops *ops;      /* operations state: statistics, progress, data-dir lock (ops.h) */
 };
 
 /* ---------------------------------------------------------------- settings */
@@ -102,10 +104,14 @@ struct sql_session {
 	sql_engine *e;
 	sql_client client;
 	int32_t pid, secret;
-	char user[CAT_NAME_MAX];
+	char user[CAT_NAME_MAX];     /* current_user (SET ROLE changes it) */
 	char database[CAT_NAME_MAX];
 	cat_oid user_oid, db_oid;
 	bool superuser;
+	char session_user[CAT_NAME_MAX]; /* SET SESSION AUTHORIZATION changes it */
+	cat_oid session_user_oid;
+	cat_oid auth_user_oid;       /* the role that logged in */
+	struct sql_temp *temp;       /* temporary schema and ON COMMIT actions (ddl_temp.c) */
 	char application_name[128];
 	atomic_bool cancel;          /* set by sql_cancel(); checked in loops */
 	int64_t deadline_us;         /* statement_timeout deadline (mono), 0 = none */
@@ -141,6 +147,11 @@ struct sql_session {
 	int next_cursor;             /* <unnamed portal N> */
 	pthread_mutex_t mu;          /* guards current_query/state for other threads */
 	util_buf rowbuf;             /* DataRow body being built (reused) */
+	/* operations (ops.h) */
+	kv_ts as_of_ts;              /* strata.read_as_of (0 = off) */
+	int64_t log_min_duration_ms; /* log_min_duration_statement (-1 = off) */
+	_Atomic(const char *) wait_event_type, wait_event; /* static strings or NULL */
+	atomic_bool terminate;       /* pg_terminate_backend() asked this session to end */
 };
 
 /* Throws 57014 if the session was cancelled or its statement timed out. */
@@ -784,6 +795,8 @@ struct sql_plan {
 			sql_expr *limit;  /* pushed-down LIMIT or NULL (plan_order.c) ... */
 			sql_expr *limit_offset; /* ... plus this OFFSET: rows the scan reads at most */
 			bool count_only;  /* count(*) without decoding values */
+			bool ordered;     /* a consumer relies on key order (plan_order.c) */
+			int parallel;     /* worker threads planned (0: none; plan_order.c) */
 			int lock_strength, lock_wait;
 			const struct sql_sysview *sysview;
 			cat_oid index_oid; /* INDEXSCAN */
@@ -907,6 +920,7 @@ typedef struct sql_planned {
 	sql_column *cols;
 	sql_cmd cmd;
 	bool read_only;
+	sql_query *query;         /* what was planned (privilege checks at execution); NULL = internal */
 	int lock_strength;        /* SELECT ... FOR ...: the first locking clause's */
 } sql_planned;
 
@@ -982,7 +996,17 @@ struct sql_exec {
 	size_t mem_used;          /* operator memory held now (sql_exec_account) */
 	size_t max_mem;           /* its peak */
 	util_arena *eval_arena;   /* scratch for expression evaluation, reset per batch */
+	util_mem_account mem;     /* memory of its sorts, hash tables ... (qmem.c) */
 };
+
+/* qmem.c: a statement's sorts, hash tables, aggregates, set operations and
+ * windows may use SQL_QUERY_MEM_FACTOR x work_mem together, then 53200.
+ * sql_exec_charge() charges an operator's arena to its execution (call it
+ * when creating the arena; the arena must be destroyed by the operator's
+ * close, before the execution ends). */
+#define SQL_QUERY_MEM_FACTOR 256
+size_t sql_query_mem_limit(const sql_session *s);
+void sql_exec_charge(sql_exec *ex, util_arena *a);
 
 sql_exec *sql_exec_new(sql_session *s, sql_planned *pl, util_arena *arena, ty_datum *params, int nparams);
 sql_op *sql_exec_node(sql_exec *ex, const sql_plan *p);
@@ -1021,6 +1045,9 @@ sql_op *sql_op_result(sql_exec *ex, const sql_plan *p);
 sql_op *sql_op_values(sql_exec *ex, const sql_plan *p);
 sql_op *sql_op_scan(sql_exec *ex, const sql_plan *p);
 sql_op *sql_op_groupjoin(sql_exec *ex, const sql_plan *p);
+/* A worker thread of a statement of s (parallel scans): the session's
+ * settings and interrupt checks, read-only. */
+void sql_session_enter_thread(sql_session *s);
 sql_op *sql_op_filter(sql_exec *ex, const sql_plan *p);
 sql_op *sql_op_project(sql_exec *ex, const sql_plan *p);
 sql_op *sql_op_nestloop(sql_exec *ex, const sql_plan *p);
@@ -1064,7 +1091,10 @@ typedef struct sql_tabledef {
 /* Opens (cached per statement) the kv table of a relation. */
 kv_table *sql_open_storage(sql_session *s, const char *storage);
 /* Encodes the primary key of a row (values indexed by attnum-1). */
+/* Appends the row key of a row; 54000 past SQL_MAX_ROW_KEY bytes (then
+ * *out is freed first: the error unwinds past the caller). */
 void sql_row_key(const cat_rel *r, const ty_datum *vals, util_buf *out);
+#define SQL_MAX_ROW_KEY 32000 /* below the store's 32767, leaving room for key successors */
 /* Encodes one column value for storage / decodes it (type-specific). */
 void sql_value_encode(ty_oid type, ty_datum v, util_buf *out);
 ty_datum sql_value_decode(ty_oid type, const uint8_t *p, size_t n);
@@ -1072,7 +1102,10 @@ ty_datum sql_value_decode(ty_oid type, const uint8_t *p, size_t n);
 typedef struct sql_rowmap {
 	int ncolids;
 	int16_t *idx;
+	const ty_type **types; /* per column (attnum-1): its type, looked up once */
 } sql_rowmap;
+/* sql_value_decode with the type already looked up. */
+ty_datum sql_value_decode_t(const ty_type *t, ty_oid type, const uint8_t *p, size_t n);
 void sql_rowmap_build(const cat_rel *r, util_arena *a, sql_rowmap *m);
 /* Decodes a kv row (its cells, all of one row) into vals (attnum-1
  * indexed); NULL where absent. Returns false if the row has no sentinel
@@ -1097,6 +1130,19 @@ size_t sql_ilv_rowlen(const cat_rel *r, const uint8_t *key, size_t klen);
  * it a child (storage, key path, tags; updates parent and root) and returns
  * true (no storage of its own to create). */
 bool sql_ilv_create(sql_session *s, cat_txn *ct, cat_obj *o);
+/* stats.c: ANALYZE (a statement, or one relation), and what the planner
+ * asks of the statistics: the fraction of rows below v in a column, the
+ * number of distinct values (-1 when unknown: never analyzed). */
+void sql_analyze_stmt(sql_session *s, PgQuery__VacuumStmt *vs);
+/* autoanalyze.c: the background worker; note() after a commit that wrote
+ * rows_written rows of table queues it when that is a big change. */
+typedef struct sql_autoanalyze sql_autoanalyze;
+sql_autoanalyze *sql_autoanalyze_start(sql_engine *e);
+void sql_autoanalyze_stop(sql_autoanalyze *a);
+void sql_autoanalyze_note(sql_session *s, const cat_snap *cs, cat_oid table, size_t rows_written);
+void sql_analyze_rel(sql_session *s, const cat_obj *o);
+double sql_stats_fraction_below(sql_session *s, const cat_obj *rel, int attnum, ty_datum v, bool inclusive);
+double sql_stats_ndistinct(sql_session *s, const cat_obj *rel, int attnum);
 /* At commit of DDL: every interleaved table still has its parent (else
  * 2BP01); a storage still named by a relation is not dropped. */
 void sql_ilv_check_catalog(cat_snap *before, cat_snap *after);
@@ -1170,6 +1216,11 @@ struct sql_txn {
 	struct sql_savepoint *savepoints; /* innermost first */
 	struct sql_undo *undo;    /* row states before changes, while savepoints exist */
 	kv_batch *bulk;           /* autocommit COPY: rows written straight into the commit batch */
+	struct sql_fk_txn *fk;    /* deferred foreign-key checks, SET CONSTRAINTS (fk.c) */
+	cat_oid bulk_table;       /* ... into this table */
+	size_t bulk_rows;
+	kv_table **kvrefs;        /* a reference to each kv table the write buffer points to, */
+	int nkvrefs, kvrefs_cap;  /* so a concurrent DROP/TRUNCATE cannot free one (txn.c) */
 	size_t nundo, undo_cap;
 	int64_t start_us;
 	struct sql_readset *reads; /* SERIALIZABLE: key ranges read (txn_serial.c) */
@@ -1202,6 +1253,9 @@ sql_wrow *sql_txn_lookup(sql_txn *t, cat_oid table, const uint8_t *key, size_t k
 /* Pending writes of a table in key order (for scans), visible to the
  * current statement; the array is allocated in arena. */
 sql_wrow **sql_txn_table_writes(sql_txn *t, cat_oid table, util_arena *arena, int *n);
+/* ALTER TABLE: the table's pending writes grow to ncols columns, or (forget)
+ * are discarded because their rows were copied into a new storage. */
+void sql_txn_table_reshape(sql_txn *t, cat_oid table, int ncols, bool forget);
 /* Catalog change set of the transaction (DDL lock taken on first use). */
 cat_txn *sql_txn_ddl(sql_txn *t);
 void sql_txn_drop_storage_after_commit(sql_txn *t, const char *storage);
@@ -1299,6 +1353,9 @@ struct sql_portal_s {
 
 /* Statement execution (stmt.c). */
 void sql_cached_plan_release(sql_cached_plan *cp);
+/* A prepared statement's plan, built now if it is not (its planning errors
+ * are raised here); the caller releases it. */
+sql_cached_plan *sql_prepared_plan(sql_session *s, sql_prepared *p);
 int sql_stmt_run(sql_session *s, sql_prepared *ps, sql_portal_s *portal, sql_dest *dest, int64_t max_rows,
 		 sql_complete *c, util_err *err);
 void sql_stmt_fail_block(sql_session *s);
@@ -1331,6 +1388,54 @@ void sql_format_row(sql_session *s, const ty_datum *vals, int ncols, const ty_oi
 /* Sends a materialised result set (SHOW, EXPLAIN ...). */
 void sql_send_rows(sql_session *s, sql_dest *dest, int ncols, const char *const *names, const ty_oid *types,
 		   const ty_datum *vals, int nrows);
+
+/* Foreign keys (fk.c): the modify node reports every row it writes; the
+ * checks and actions run at sql_fk_end (end of the statement's modify
+ * node) or at COMMIT for deferred constraints. sql_fk_begin returns NULL
+ * when the table has no foreign keys either way. */
+typedef struct sql_fk_state sql_fk_state;
+sql_fk_state *sql_fk_begin(sql_exec *ex, const cat_obj *rel, sql_cmd cmd);
+/* oldrow/newrow: ncols + row key; NULL for INSERT / DELETE. */
+void sql_fk_row(sql_fk_state *fs, const ty_datum *oldrow, const ty_datum *newrow);
+void sql_fk_end(sql_fk_state *fs);
+void sql_fk_abandon(sql_fk_state *fs);
+/* Deferred checks before the commit batch is written; -1 with err fails the commit. */
+int sql_fk_at_commit(sql_txn *t, util_err *err);
+void sql_fk_set_constraints(sql_session *s, PgQuery__ConstraintsSetStmt *st);
+/* Tables with foreign keys referencing table (TRUNCATE). Arrays in the arena. */
+bool sql_fk_referencing_tables(sql_session *s, cat_snap *cs, cat_oid table, cat_oid **out, int *n);
+
+/* Temporary objects (ddl_temp.c). */
+cat_oid sql_temp_schema_oid(sql_session *s, cat_snap *cs); /* 0 if the session has none in cs */
+bool sql_temp_schema_is_temp(cat_snap *cs, cat_oid schema);
+int sql_temp_at_commit(sql_txn *t, util_err *err);
+void sql_temp_session_end(sql_session *s);
+int sql_temp_cleanup_orphans(cat *c, kv_store *kv, util_err *err);
+
+/* Privileges (privilege.c): checks the relations a query reads and writes
+ * against the current user's privileges (views with their owner's rights),
+ * throws 42501; then locks them (shared) for the transaction. */
+void sql_priv_check_query(sql_session *s, cat_snap *cs, const sql_query *q);
+/* has_table/sequence/schema/column/any_column_privilege and pg_has_role
+ * over the ACL model of privilege.c (registered by catalog_funcs_priv.c). */
+ty_datum sql_acl_fn_table(ty_fcinfo *fc);
+ty_datum sql_acl_fn_sequence(ty_fcinfo *fc);
+ty_datum sql_acl_fn_schema(ty_fcinfo *fc);
+ty_datum sql_acl_fn_column(ty_fcinfo *fc);
+ty_datum sql_acl_fn_any_column(ty_fcinfo *fc);
+ty_datum sql_acl_fn_pg_has_role(ty_fcinfo *fc);
+/* An ACL as PostgreSQL's aclitem[] text ("alice=arw/bob"), NULL when empty
+ * (the default ACL): for pg_class.relacl and pg_namespace.nspacl. */
+ty_datum sql_priv_acl_array(cat_snap *cs, const cat_acl *acl, int nacl);
+/* Relation locks (rel_lock.c): shared for statements, exclusive for DDL,
+ * held to the end of the transaction. */
+void sql_rel_lock(sql_session *s, cat_oid rel, bool exclusive);
+/* After locking: 40001 if one of rels changed since snapshot cs was taken. */
+void sql_rel_check_current(sql_session *s, cat_snap *cs, const cat_oid *rels, int n);
+/* Throws 42501 unless the current user has privs (CAT_PRIV_*) on rel. */
+void sql_priv_check_rel(sql_session *s, cat_snap *cs, const cat_obj *rel, uint32_t privs);
+/* ... unless it has at least one of privs (nextval: USAGE or UPDATE). */
+void sql_priv_check_rel_any(sql_session *s, cat_snap *cs, const cat_obj *rel, uint32_t privs);
 
 /* DDL entry points (ddl_*.c). */
 void sql_ddl_create_table(sql_session *s, PgQuery__CreateStmt *st, const char *text);
@@ -1392,6 +1497,17 @@ bool sql_synth_index_out(sql_session *s, cat_snap *cs, cat_oid oid, util_buf *ou
 
 /* Mapping of kv failures to SQL errors. */
 UTIL_NORETURN void sql_kv_error(kv_status st, const char *what);
+
+/* stack.c: 54001 "stack depth limit exceeded" when the running thread's
+ * stack is nearly used up (call at the top of recursive functions), and the
+ * nesting bound applied to parse trees before they are unpacked. */
+void sql_check_stack_depth(void);
+/* Bytes of stack left before sql_check_stack_depth() fails. */
+size_t sql_stack_left(void);
+bool sql_protobuf_too_deep(const uint8_t *p, size_t n, int max_depth);
+/* Stack protobuf-c uses per level of nesting when unpacking (measured about
+ * 850 bytes), with room to spare. */
+#define SQL_PROTOBUF_LEVEL_STACK 1200
 
 /* The engine's session registry (engine.c). */
 void sql_engine_add_session(sql_engine *e, sql_session *s);

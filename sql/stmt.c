@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ops.h"
 #include "sql_int.h"
 
 /* ---------------------------------------------------------------- cached plans */
@@ -22,9 +23,14 @@ void sql_cached_plan_release(sql_cached_plan *cp)
 	util_arena_destroy(cp->arena);
 }
 
-/* Analyzes and plans a statement against the session's current catalog. */
-static sql_cached_plan *plan_build(sql_session *s, sql_prepared *p)
+/* Analyzes and plans a statement against the session's current catalog.
+ * defer: an error of planning (constant folding: SELECT 1/0), not of
+ * analysis, returns NULL instead; the plan is built again, and the error
+ * raised, when the statement is bound or described, as PostgreSQL plans at
+ * Bind (Parse and PREPARE only analyze). */
+static sql_cached_plan *plan_build(sql_session *s, sql_prepared *p, bool defer)
 {
+	volatile bool analyzed = false;
 	util_arena *a = util_arena_new(16 * 1024, 0);
 	sql_cached_plan *cp = util_arena_zalloc(a, sizeof *cp);
 	cp->arena = a;
@@ -43,7 +49,6 @@ static sql_cached_plan *plan_build(sql_session *s, sql_prepared *p)
 			ps->param_types[i] = p->param_types[i] ? p->param_types[i] : TY_UNKNOWN;
 		sql_actx ax = {s, s->cat, a, ps};
 		cp->query = sql_analyze(&ax, p->raw);
-		cp->planned = sql_plan_query(&ax, cp->query);
 		/* Parameter types are fixed by the first analysis. */
 		if (!p->types_fixed) {
 			p->nparams = ps->nparams;
@@ -54,12 +59,16 @@ static sql_cached_plan *plan_build(sql_session *s, sql_prepared *p)
 					p->param_types[i] = TY_TEXT; /* PostgreSQL resolves unknown $n to text */
 			p->types_fixed = true;
 		}
+		analyzed = true;
+		cp->planned = sql_plan_query(&ax, cp->query);
 	}
 	TY_CATCH(tc)
 	{
 		TY_END(tc);
 		ty_set_arena(old);
 		sql_cached_plan_release(cp);
+		if (defer && analyzed)
+			return NULL;
 		ty_errthrow();
 	}
 	TY_END(tc);
@@ -75,10 +84,12 @@ static sql_cached_plan *plan_get(sql_session *s, sql_prepared *p)
 		p->cp = NULL;
 	}
 	if (!p->cp)
-		p->cp = plan_build(s, p);
+		p->cp = plan_build(s, p, false);
 	p->cp->refs++;
 	return p->cp;
 }
+
+sql_cached_plan *sql_prepared_plan(sql_session *s, sql_prepared *p) { return plan_get(s, p); }
 
 /* ---------------------------------------------------------------- transactions */
 
@@ -202,7 +213,7 @@ sql_prepared *sql_prepare(sql_session *s, const char *name, const char *query, i
 		{
 			sql_stmt_ensure_txn(s);
 			refresh_cat(s);
-			p->cp = plan_build(s, p);
+			p->cp = plan_build(s, p, true);
 		}
 		TY_CATCH(tc)
 		{
@@ -565,6 +576,7 @@ int sql_stmt_run(sql_session *s, sql_prepared *ps, sql_portal_s *portal, sql_des
 		c->empty = true;
 		return 0;
 	}
+	int64_t start_us = util_now_us();
 	TY_TRY(tc)
 	{
 		run(s, ps, portal, dest, max_rows, c);
@@ -573,6 +585,7 @@ int sql_stmt_run(sql_session *s, sql_prepared *ps, sql_portal_s *portal, sql_des
 	{
 		TY_END(tc);
 		memcpy(err, ty_err(), sizeof *err);
+		sql_ops_stmt_done(s, ps->text, c, start_us, err);
 		if (portal && portal->ex) {
 			util_err ignore;
 			ty_protect((void (*)(void *))sql_exec_close, portal->ex, &ignore);
@@ -589,6 +602,7 @@ int sql_stmt_run(sql_session *s, sql_prepared *ps, sql_portal_s *portal, sql_des
 	}
 	TY_END(tc);
 	s->deadline_us = 0;
+	sql_ops_stmt_done(s, ps->text, c, start_us, NULL);
 	return 0;
 }
 

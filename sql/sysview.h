@@ -46,6 +46,9 @@ typedef struct sql_sysview {
 		schema, name, oid, kind, (int)UTIL_ARRAY_LEN(cols), cols, gen                                \
 	}
 
+/* pg_stats, from the statistics ANALYZE keeps (stats.c). */
+void sql_stats_pg_stats(sql_session *s, cat_snap *cs, sql_sysrows *out);
+
 /* Adds one row (ncols datums, copied). */
 void sql_sysrows_add(sql_sysrows *out, const ty_datum *vals);
 /* Building a row by column name (views with many columns): init sets

@@ -272,7 +272,7 @@ static const sql_sysview empty_views[] = {
     SQL_SYSVIEW("pg_catalog", "pg_shdepend", 1214, 'r', pg_shdepend_cols, gen_empty),
     SQL_SYSVIEW("pg_catalog", "pg_statistic", 2619, 'r', pg_statistic_cols, gen_empty),
     SQL_SYSVIEW("pg_catalog", "pg_statistic_ext", 3381, 'r', pg_statistic_ext_cols, gen_empty),
-    SQL_SYSVIEW("pg_catalog", "pg_stats", 12053, 'v', pg_stats_cols, gen_empty),
+    SQL_SYSVIEW("pg_catalog", "pg_stats", 12053, 'v', pg_stats_cols, sql_stats_pg_stats),
     SQL_SYSVIEW("pg_catalog", "pg_transform", 3576, 'r', pg_transform_cols, gen_empty),
     SQL_SYSVIEW("pg_catalog", "pg_trigger", 2620, 'r', pg_trigger_cols, gen_empty),
     SQL_SYSVIEW("pg_catalog", "pg_ts_config", 3602, 'r', pg_ts_config_cols, gen_empty),

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "array.h"
+#include "ops.h"
 #include "sysview.h"
 
 #define T  TY_TEXT
@@ -273,6 +274,8 @@ static void gen_activity(sql_session *s, cat_snap *cs, sql_sysrows *out)
 		sql_session *o = e->sessions[i];
 		pthread_mutex_lock(&o->mu);
 		bool in_txn = o->txn_state != SQL_TXN_IDLE || o == s;
+		const char *wtype, *wevent; /* row-lock and client waits (ops_stats.c) */
+		sql_ops_wait_event(o, o->state_desc, &wtype, &wevent);
 		ty_datum v[22] = {sql_d_oid(o->db_oid),
 				  sql_d_name(o->database),
 				  sql_d_int(o->pid),
@@ -287,8 +290,8 @@ static void gen_activity(sql_session *s, cat_snap *cs, sql_sysrows *out)
 				  in_txn ? sql_d_timestamptz_us(o->xact_start_us) : ty_null(),
 				  sql_d_timestamptz_us(o->query_start_us),
 				  sql_d_timestamptz_us(o->query_start_us),
-				  ty_null(),
-				  ty_null(),
+				  sql_d_text(wtype),
+				  sql_d_text(wevent),
 				  sql_d_text(o->state_desc),
 				  ty_null(),
 				  ty_null(),
@@ -414,12 +417,23 @@ static int stat_table_row(void *arg, const cat_obj *o)
 	v[2] = sql_d_name(o->rel.name);
 	for (int k = 3; k < 23; k++)
 		v[k] = k >= 15 && k <= 18 ? ty_null() : sql_d_int(0);
-	v[5] = v[6] = ty_null(); /* idx_scan, idx_tup_fetch: NULL without indexes, as PostgreSQL */
+	sql_table_counters tc; /* since the server started (ops_stats.c) */
+	sql_ops_table_counters(sc->g->s->e, o->oid, &tc);
+	v[3] = sql_d_int(tc.seq_scan);
+	v[4] = sql_d_int(tc.seq_tup_read);
+	v[5] = sql_d_int(tc.idx_scan); /* primary-key range scans and index scans */
+	v[6] = sql_d_int(tc.idx_tup_fetch);
 	int nidx;
 	sql_table_indexes(sc->g->cs, o, &nidx);
-	if (nidx)
-		v[5] = v[6] = sql_d_int(0);
-	v[11] = sql_d_int((int64_t)o->rel.stats_rows);
+	if (!nidx && !tc.idx_scan)
+		v[5] = v[6] = ty_null(); /* NULL without indexes, as PostgreSQL */
+	v[7] = sql_d_int(tc.n_tup_ins);
+	v[8] = sql_d_int(tc.n_tup_upd);
+	v[9] = sql_d_int(tc.n_tup_del);
+	int64_t live = o->rel.stats_rows ? (int64_t)o->rel.stats_rows : tc.n_tup_ins - tc.n_tup_del;
+	v[11] = sql_d_int(live > 0 ? live : 0);
+	v[13] = sql_d_int(tc.n_tup_ins + tc.n_tup_upd + tc.n_tup_del); /* n_mod_since_analyze */
+	v[14] = sql_d_int(tc.n_tup_ins);                             /* n_ins_since_vacuum */
 	sql_sysrows_add(sc->g->out, v);
 	return 0;
 }

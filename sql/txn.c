@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ops.h"
 #include "sql_int.h"
 
 sql_txn *sql_txn_begin(sql_session *s, sql_isolation iso, bool read_only, bool explicit_block)
@@ -42,6 +43,10 @@ static kv_ts new_snapshot(sql_txn *t)
 void sql_txn_stmt_begin(sql_txn *t)
 {
 	t->cid++;
+	if (t->s->as_of_ts) { /* strata.read_as_of: time travel, read-only */
+		sql_asof_stmt_begin(t);
+		return;
+	}
 	if (t->iso == SQL_READ_COMMITTED) {
 		t->stmt_ts = new_snapshot(t);
 		return;
@@ -106,8 +111,24 @@ typedef struct table_writes {
 	size_t n;
 } table_writes;
 
+/* The write buffer keeps kv table pointers until COMMIT, past the
+ * statement whose scan opened them: hold a reference to each. */
+static void hold_kv(sql_txn *t, kv_table *kv)
+{
+	for (int i = t->nkvrefs - 1; i >= 0; i--)
+		if (t->kvrefs[i] == kv)
+			return;
+	if (t->nkvrefs == t->kvrefs_cap) {
+		t->kvrefs_cap = t->kvrefs_cap ? t->kvrefs_cap * 2 : 8;
+		t->kvrefs = util_xrealloc(t->kvrefs, sizeof *t->kvrefs * (size_t)t->kvrefs_cap);
+	}
+	kv_table_ref(kv);
+	t->kvrefs[t->nkvrefs++] = kv;
+}
+
 static sql_wrow *new_wrow(sql_txn *t, const cat_obj *rel, kv_table *kv, const uint8_t *key, size_t klen)
 {
+	hold_kv(t, kv);
 	sql_wrow *w = util_arena_zalloc(t->arena, sizeof *w);
 	int ncols = rel->rel.ncols;
 	w->table = rel->oid;
@@ -279,6 +300,43 @@ sql_wrow **sql_txn_table_writes(sql_txn *t, cat_oid table, util_arena *arena, in
 	return list;
 }
 
+void sql_txn_table_reshape(sql_txn *t, cat_oid table, int ncols, bool forget)
+{
+	table_writes *tw = util_map_get_u64(&t->tables, table);
+	if (!tw)
+		return;
+	for (sql_wrow *w = tw->head; w; w = w->next_in_table) {
+		if (forget) {
+			uint8_t *buf = util_xmalloc(w->keylen + 4);
+			wkey(table, w->key, w->keylen, buf, w->keylen + 4);
+			util_map_del(&t->writes, buf, w->keylen + 4);
+			free(buf);
+			t->nwrites--;
+			continue;
+		}
+		/* Every state of the row (its previous ones too) grows to ncols. */
+		for (sql_wrow *v = w; v; v = v->prev) {
+			if (v->ncols >= ncols)
+				continue;
+			ty_datum *cols = util_arena_zalloc(t->arena, sizeof(ty_datum) * (size_t)ncols);
+			bool *set = util_arena_zalloc(t->arena, sizeof(bool) * (size_t)ncols);
+			if (!cols || !set)
+				ty_error(UTIL_E_OUT_OF_MEMORY, "out of memory");
+			memcpy(cols, v->cols, sizeof(ty_datum) * (size_t)v->ncols);
+			memcpy(set, v->set, sizeof(bool) * (size_t)v->ncols);
+			for (int i = v->ncols; i < ncols; i++) {
+				cols[i] = ty_null();
+				set[i] = v->inserted; /* an inserted row is whole: new columns are NULL */
+			}
+			v->cols = cols;
+			v->set = set;
+			v->ncols = ncols;
+		}
+	}
+	if (forget)
+		util_map_del_u64(&t->tables, table);
+}
+
 cat_txn *sql_txn_ddl(sql_txn *t)
 {
 	if (!t->ddl) {
@@ -348,6 +406,7 @@ void sql_txn_bulk_row(sql_txn *t, const cat_obj *rel, kv_table *kv, const uint8_
 {
 	if (!t->bulk)
 		t->bulk = kv_batch_new();
+	hold_kv(t, kv);
 	const cat_rel *r = &rel->rel;
 	util_buf *buf = &t->s->rowbuf;
 	size_t rl = r->ilv_depth ? sql_ilv_rowlen(r, key, klen) : klen;
@@ -357,6 +416,8 @@ void sql_txn_bulk_row(sql_txn *t, const cat_obj *rel, kv_table *kv, const uint8_
 	/* Cells in key order (the sentinel's empty qualifier first), so the
 	 * store's memstore inserts them next to each other. */
 	kv_batch_put(t->bulk, kv, key, rl, fam, x.q, x.pre, KV_TS_LATEST, "", 0);
+	t->bulk_table = rel->oid;
+	t->bulk_rows++;
 	for (int i = 0; i < r->ncols; i++) {
 		const cat_column *c = &r->cols[i];
 		if (c->dropped || vals[i].null || !sql_column_in_cells(r, c))
@@ -451,6 +512,9 @@ static void txn_free(sql_txn *t)
 	free(t->undo);
 	if (t->bulk)
 		kv_batch_free(t->bulk);
+	for (int i = 0; i < t->nkvrefs; i++)
+		kv_table_close(t->kvrefs[i]);
+	free(t->kvrefs);
 	util_map_free(&t->writes);
 	util_map_free(&t->tables);
 	util_arena_destroy(t->arena);
@@ -482,6 +546,11 @@ int sql_txn_commit(sql_txn *t, util_err *err)
 {
 	sql_engine *e = t->s->e;
 	int rc = 0;
+	/* Deferred foreign-key checks may still fail (or cascade) the commit. */
+	if ((t->fk && sql_fk_at_commit(t, err) != 0) || (t->s->temp && sql_temp_at_commit(t, err) != 0)) {
+		sql_txn_abort(t);
+		return -1;
+	}
 	if (t->nwrites == 0 && !(t->ddl && cat_txn_dirty(t->ddl)))
 		goto done;
 	/* An autocommit COPY's rows were checked for duplicates without row
@@ -564,8 +633,27 @@ int sql_txn_commit(sql_txn *t, util_err *err)
 		goto abort;
 	}
 	if (t->ddl) {
+		cat_snap *before = cat_current(e->cat);
 		cat_txn_publish(t->ddl);
 		t->ddl = NULL;
+		sql_policy_sync(e, before); /* table options -> kv family options */
+		cat_snap_release(before);
+	}
+	/* Big loads: statistics refreshed in the background. */
+	{
+		cat_snap *now = cat_current(e->cat);
+		size_t pos2 = 0;
+		const void *k2;
+		size_t kl2;
+		void *v2;
+		while (util_map_next(&t->tables, &pos2, &k2, &kl2, &v2)) {
+			uint64_t oid;
+			memcpy(&oid, k2, sizeof oid);
+			sql_autoanalyze_note(t->s, now, (cat_oid)oid, ((table_writes *)v2)->n);
+		}
+		if (t->bulk_table)
+			sql_autoanalyze_note(t->s, now, t->bulk_table, t->bulk_rows);
+		cat_snap_release(now);
 	}
 	for (int i = 0; i < t->ndrop; i++) {
 		/* A storage an interleaved table still lives in stays. */
@@ -573,7 +661,7 @@ int sql_txn_commit(sql_txn *t, util_err *err)
 		bool used = sql_ilv_storage_in_use(now, t->drop_after_commit[i]);
 		cat_snap_release(now);
 		if (!used)
-			kv_table_drop(e->kv, t->drop_after_commit[i]);
+			sql_ops_drop_storage(e, t->drop_after_commit[i]); /* deferred while a backup runs */
 	}
 done:
 	if (t->ddl) {

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "ops.h"
 #include "sql_int.h"
 
 /* Modes, weakest first: FOR KEY SHARE, FOR SHARE, FOR NO KEY UPDATE, FOR
@@ -219,6 +220,7 @@ void sql_txn_lock_row(sql_txn *t, cat_oid table, const uint8_t *key, size_t klen
 			ts.tv_sec++;
 			ts.tv_nsec -= 1000000000;
 		}
+		sql_ops_set_wait(t->s, "Lock", "tuple");
 		pthread_cond_timedwait(&e->locks_cv, &e->locks_mu, &ts);
 		/* l may have been freed meanwhile: look it up again. */
 		remove_waiter(t);
@@ -235,6 +237,7 @@ void sql_txn_lock_row(sql_txn *t, cat_oid table, const uint8_t *key, size_t klen
 		}
 	}
 	pthread_mutex_unlock(&e->locks_mu);
+	sql_ops_set_wait(t->s, NULL, NULL);
 }
 
 void sql_txn_unlock_all(sql_txn *t)

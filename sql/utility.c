@@ -255,8 +255,6 @@ static void set_stmt(sql_session *s, PgQuery__VariableSetStmt *vs, sql_complete 
 	case PG_QUERY__VARIABLE_SET_KIND__VAR_RESET:
 		if (!util_strcasecmp(name, "timezone"))
 			name = "TimeZone";
-		if (!util_strcasecmp(name, "session_authorization") || !util_strcasecmp(name, "role"))
-			return;
 		if (sql_guc_set(s, name, NULL, vs->is_local, &err) != 0)
 			ty_throw(&err);
 		return;
@@ -387,7 +385,7 @@ static bool needs_txn(pnode *n)
 /* VACUUM compacts the tables' storage (the store's dead versions and
  * delete markers are what VACUUM reclaims in PostgreSQL): a minor
  * compaction, or with FULL a major one that rewrites everything into one
- * file per family. ANALYZE alone does nothing yet (no statistics). */
+ * file per family. ANALYZE: stats.c. */
 typedef struct vac_ctx {
 	sql_session *s;
 	bool full;
@@ -420,18 +418,25 @@ static int vacuum_each(void *arg, const cat_obj *o)
 
 static void vacuum(sql_session *s, PgQuery__VacuumStmt *vs)
 {
-	if (!vs->is_vacuumcmd)
+	if (!vs->is_vacuumcmd) {
+		sql_analyze_stmt(s, vs);
 		return;
+	}
 	if (s->txn_state != SQL_TXN_IDLE || s->implicit_block)
 		ty_error(UTIL_E_ACTIVE_SQL_TRANSACTION, "VACUUM cannot run inside a transaction block");
 	vac_ctx v = {s, false, 0};
+	bool analyze = false;
 	for (size_t i = 0; i < vs->n_options; i++) {
 		PgQuery__DefElem *d = vs->options[i]->def_elem;
+		if (d && !strcmp(d->defname, "analyze"))
+			analyze = true;
 		if (d && !strcmp(d->defname, "full"))
 			v.full = !d->arg || (d->arg->node_case == PG_QUERY__NODE__NODE_BOOLEAN && d->arg->boolean->boolval) ||
 				 (d->arg->node_case == PG_QUERY__NODE__NODE_STRING &&
 				  (!util_strcasecmp(d->arg->string->sval, "true") || !util_strcasecmp(d->arg->string->sval, "on")));
 	}
+	if (analyze)
+		sql_analyze_stmt(s, vs);
 	if (vs->n_rels == 0) {
 		cat_foreach(s->cat, CAT_REL, s->db_oid, vacuum_each, &v);
 		return;
@@ -476,14 +481,22 @@ void sql_exec_utility(sql_session *s, sql_prepared *ps, sql_dest *dest, sql_comp
 	case PG_QUERY__NODE__NODE_CHECK_POINT_STMT:
 		if (!s->superuser)
 			ty_error(UTIL_E_INSUFFICIENT_PRIVILEGE, "must be superuser to do CHECKPOINT");
-		kv_store_flush(s->e->kv);
+	{
+		/* A flush that fails (ENOSPC, EIO) fails the CHECKPOINT, as in PostgreSQL. */
+		kv_status fst = kv_store_flush(s->e->kv);
+		if (fst != KV_OK)
+			sql_kv_error(fst, "writing a checkpoint");
 		return;
+	}
 	case PG_QUERY__NODE__NODE_VACUUM_STMT:
 		vacuum(s, n->vacuum_stmt);
 		return;
 	case PG_QUERY__NODE__NODE_LISTEN_STMT:
 	case PG_QUERY__NODE__NODE_UNLISTEN_STMT:
 	case PG_QUERY__NODE__NODE_NOTIFY_STMT:
+		return;
+	case PG_QUERY__NODE__NODE_CONSTRAINTS_SET_STMT:
+		sql_fk_set_constraints(s, n->constraints_set_stmt);
 		return;
 	case PG_QUERY__NODE__NODE_LOCK_STMT:
 		if (s->txn_state == SQL_TXN_IDLE && !s->implicit_block)

@@ -118,7 +118,10 @@ static size_t date_keydec(const uint8_t *p, const uint8_t *end, ty_datum *out)
 {
 	if (end - p < 4)
 		return 0;
-	*out = ty_int(dt_key_get32(p));
+	int32_t d = dt_key_get32(p);
+	if (!DT_DATE_NOT_FINITE(d) && !DT_VALID_DATE(d))
+		return 0; /* no valid date encodes to this: malformed */
+	*out = ty_int(d);
 	return 4;
 }
 

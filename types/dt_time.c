@@ -143,7 +143,10 @@ static size_t time_keydec(const uint8_t *p, const uint8_t *end, ty_datum *out)
 {
 	if (end - p < 8)
 		return 0;
-	*out = ty_int(dt_key_get64(p));
+	int64_t t = dt_key_get64(p);
+	if (t < 0 || t > DT_USECS_PER_DAY)
+		return 0; /* no valid time encodes to this: malformed */
+	*out = ty_int(t);
 	return 8;
 }
 static void timetz_keyenc(ty_datum v, util_buf *out)
@@ -157,7 +160,14 @@ static size_t timetz_keydec(const uint8_t *p, const uint8_t *end, ty_datum *out)
 	if (end - p < 12)
 		return 0;
 	int32_t zone = dt_key_get32(p + 8);
-	*out = dt_timetz_datum(dt_key_get64(p) - (int64_t)zone * DT_USECS_PER_SEC, zone);
+	int64_t k = dt_key_get64(p);
+	if (zone <= -DT_TZDISP_LIMIT || zone >= DT_TZDISP_LIMIT || k < -(int64_t)DT_TZDISP_LIMIT * DT_USECS_PER_SEC ||
+	    k > DT_USECS_PER_DAY + (int64_t)DT_TZDISP_LIMIT * DT_USECS_PER_SEC)
+		return 0; /* malformed */
+	int64_t t = k - (int64_t)zone * DT_USECS_PER_SEC;
+	if (t < 0 || t > DT_USECS_PER_DAY)
+		return 0;
+	*out = dt_timetz_datum(t, zone);
 	return 12;
 }
 

@@ -147,7 +147,10 @@ static size_t timestamp_keydec(const uint8_t *p, const uint8_t *end, ty_datum *o
 {
 	if (end - p < 8)
 		return 0;
-	*out = ty_int(dt_key_get64(p));
+	int64_t t = dt_key_get64(p);
+	if (!DT_NOT_FINITE(t) && !DT_VALID_TIMESTAMP(t))
+		return 0; /* no valid timestamp encodes to this: malformed */
+	*out = ty_int(t);
 	return 8;
 }
 

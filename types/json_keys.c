@@ -195,6 +195,12 @@ static bool get_number(rd *r, jv *v)
 	r->p++;
 	if (nd == 0 || exp > 200000 || exp < -200000)
 		return r->bad = true, false;
+	/* Digits as put_number writes them: decimal, no leading or trailing zero. */
+	for (size_t i = 0; i < nd; i++) {
+		uint8_t c = ds[i] ^ inv;
+		if (c < '0' || c > '9' || ((i == 0 || i == nd - 1) && c == '0'))
+			return r->bad = true, false;
+	}
 	size_t cap = nd + (size_t)(exp < 0 ? -exp : exp) + 4;
 	char *t = ty_alloc(cap);
 	size_t o = 0;

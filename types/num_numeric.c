@@ -444,6 +444,10 @@ static size_t numeric_keydec(const uint8_t *p, const uint8_t *end, ty_datum *out
 		nv_alloc(&v, (int)n);
 		for (size_t i = 0; i < n; i++)
 			v.digits[i] = (ndig)(((uint16_t)(q[2 * i] << 8 | q[2 * i + 1]) ^ inv) - 1);
+		/* The encoder writes normalized values: a zero first or last
+		 * digit is malformed (and a zero last digit would loop below). */
+		if (v.digits[0] == 0 || v.digits[n - 1] == 0)
+			return 0;
 		v.weight = weight;
 		v.sign = p[0] == NK_NEG ? TY_NUMERIC_NEG : TY_NUMERIC_POS;
 		/* the smallest display scale that shows every digit */

@@ -4,6 +4,8 @@
 
 #include <string.h>
 
+#include "array.h"
+
 static ty_datum unknown_in(const char *s, size_t n, int32_t typmod)
 {
 	(void)typmod;
@@ -53,6 +55,15 @@ static void record_out(ty_datum v, util_buf *out)
 	util_buf_free(&field);
 }
 
+/* anyarray_out: an anyarray column (pg_stats) holds arrays of any element
+ * type; print each as its own array type. */
+static void anyarray_out(ty_datum v, util_buf *out)
+{
+	ty_oid at = ty_array_type_of(ty_array_elemtype(v));
+	if (at)
+		ty_output(at, v, out);
+}
+
 static const ty_type pseudo_types[] = {
 	{.oid = TY_UNKNOWN, .name = "unknown", .len = -2, .category = 'X', .typtype = 'p', .align = 'c',
 	 .in = unknown_in, .out = unknown_out, .input_name = "unknownin", .output_name = "unknownout"},
@@ -66,7 +77,8 @@ static const ty_type pseudo_types[] = {
 	{.oid = TY_ANY, .name = "any", .len = 4, .byval = true, .category = 'P', .typtype = 'p', .align = 'i'},
 	{.oid = TY_ANYELEMENT, .name = "anyelement", .len = 4, .byval = true, .category = 'P', .typtype = 'p',
 	 .align = 'i'},
-	{.oid = TY_ANYARRAY, .name = "anyarray", .len = -1, .category = 'P', .typtype = 'p', .align = 'd'},
+	{.oid = TY_ANYARRAY, .name = "anyarray", .len = -1, .category = 'P', .typtype = 'p', .align = 'd',
+	 .out = anyarray_out, .output_name = "anyarray_out"},
 	{.oid = TY_ANYNONARRAY, .name = "anynonarray", .len = 4, .byval = true, .category = 'P', .typtype = 'p',
 	 .align = 'i'},
 	{.oid = TY_ANYCOMPATIBLE, .name = "anycompatible", .len = 4, .byval = true, .category = 'P',

@@ -526,6 +526,14 @@ ty_datum ty_inet_from_text(const char *s);
  * Idempotent; call once at startup. */
 void ty_init(void);
 
+/* ---------------------------------------------------------------- UTF-8 */
+
+/* Length of the longest valid UTF-8 prefix (NUL bytes are invalid, as in
+ * PostgreSQL's text). */
+size_t ty_str_valid_utf8_prefix(const char *s, size_t n);
+/* Throws 22021 "invalid byte sequence for encoding "UTF8": 0x.." unless s is valid. */
+void ty_str_verify_utf8(const char *s, size_t n);
+
 /* ---------------------------------------------------------------- keys */
 
 /*

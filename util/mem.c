@@ -57,7 +57,32 @@ struct util_arena {
 	size_t budget; /* 0 = unlimited */
 	size_t total;  /* bytes of all blocks */
 	size_t used;   /* bytes handed out */
+	util_mem_account *acct; /* NULL = not charged */
+	size_t charged;         /* bytes charged to acct */
+	bool refused;           /* the last failure was the budget's or the account's */
 };
+
+static void uncharge(util_arena *a, size_t n)
+{
+	if (!a->acct)
+		return;
+	n = UTIL_MIN(n, a->charged);
+	a->charged -= n;
+	a->acct->used -= UTIL_MIN(n, a->acct->used);
+}
+
+void util_arena_set_account(util_arena *a, util_mem_account *acct)
+{
+	uncharge(a, a->charged);
+	a->acct = acct;
+	if (acct) {
+		a->charged = a->total;
+		acct->used += a->total;
+		acct->peak = UTIL_MAX(acct->peak, acct->used);
+	}
+}
+
+bool util_arena_refused(const util_arena *a) { return a && a->refused; }
 
 util_arena *util_arena_new(size_t block_size, size_t budget)
 {
@@ -80,6 +105,7 @@ void util_arena_destroy(util_arena *a)
 {
 	if (!a)
 		return;
+	uncharge(a, a->charged);
 	free_chain(a->head, NULL);
 	free(a);
 }
@@ -90,6 +116,7 @@ void util_arena_reset(util_arena *a)
 		return;
 	/* Blocks are linked newest first; the first block is the tail. */
 	free_chain(a->head, a->first);
+	uncharge(a, a->total - a->first->size);
 	a->first->next = NULL;
 	a->head = a->first;
 	a->ptr = (char *)(a->first + 1);
@@ -108,11 +135,21 @@ void *util_arena_alloc(util_arena *a, size_t n)
 		/* Grow blocks geometrically for long-lived arenas, capped. */
 		if (a->total > sz * 8 && sz < (1u << 20))
 			sz = UTIL_MIN(a->total / 8, (size_t)1 << 20) > sz ? UTIL_MIN(a->total / 8, (size_t)1 << 20) : sz;
-		if (a->budget && a->total + sz > a->budget)
+		if ((a->budget && a->total + sz > a->budget) ||
+		    (a->acct && a->acct->limit && a->acct->used + sz > a->acct->limit)) {
+			a->refused = true;
 			return NULL;
+		}
 		arena_block *b = malloc(sizeof *b + sz);
-		if (!b)
+		if (!b) {
+			a->refused = false;
 			return NULL;
+		}
+		if (a->acct) {
+			a->charged += sz;
+			a->acct->used += sz;
+			a->acct->peak = UTIL_MAX(a->acct->peak, a->acct->used);
+		}
 		b->size = sz;
 		b->next = a->head;
 		a->head = b;

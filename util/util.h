@@ -160,6 +160,20 @@ char *util_arena_sprintf(util_arena *a, const char *fmt, ...) UTIL_PRINTF(2, 3);
 size_t util_arena_used(const util_arena *a);
 void util_arena_set_budget(util_arena *a, size_t budget);
 
+/* util_mem_account: the bytes of arena blocks charged to one consumer (the
+ * sorts and hash tables of one statement), with a limit (0 = none) past
+ * which those arenas refuse to grow. Not thread-safe: the arenas charged to
+ * an account are used by one thread. */
+typedef struct util_mem_account {
+	size_t used, limit, peak;
+} util_mem_account;
+/* Charges a's blocks (those it has and those it gets) to acct, NULL to stop.
+ * acct must outlive a or be detached first. */
+void util_arena_set_account(util_arena *a, util_mem_account *acct);
+/* True if a's last failed allocation was refused by its budget or its
+ * account's limit rather than by malloc. */
+bool util_arena_refused(const util_arena *a);
+
 /* ---------------------------------------------------------------- buffers */
 
 /* util_buf: a growable byte buffer (heap). Always NUL-terminated after data

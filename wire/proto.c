@@ -36,7 +36,8 @@ static int dest_row(void *arg, const uint8_t *data, size_t len, int ncols)
 	p[0] = 'D';
 	util_put_be32(p + 1, (uint32_t)(4 + 2 + len));
 	util_put_be16(p + 5, (uint16_t)ncols);
-	memcpy(p + 7, data, len);
+	if (len) /* a row of no columns ("SELECT;") comes with data == NULL */
+		memcpy(p + 7, data, len);
 	b->len += 7 + len;
 	b->data[b->len] = '\0';
 	return maybe_flush(c);
@@ -209,6 +210,14 @@ static int cb_copy_out_end(void *arg)
 	return maybe_flush(c);
 }
 
+/* pg_terminate_backend from another session: end the wait for input
+ * (the read side only, so the FATAL message can still be sent). */
+static void cb_wake(void *arg)
+{
+	pgw_conn *c = arg;
+	shutdown(c->io.fd, SHUT_RD);
+}
+
 void pgw_proto_client(pgw_conn *c, sql_client *cl)
 {
 	memset(cl, 0, sizeof *cl);
@@ -220,6 +229,7 @@ void pgw_proto_client(pgw_conn *c, sql_client *cl)
 	cl->copy_out_begin = cb_copy_out_begin;
 	cl->copy_out_data = cb_copy_out_data;
 	cl->copy_out_end = cb_copy_out_end;
+	cl->wake = cb_wake;
 }
 
 /* ------------------------------------------------------------ messages */
@@ -405,7 +415,7 @@ void pgw_proto_run(pgw_conn *c)
 		int64_t deadline = 0;
 		util_errcode idle_code = UTIL_E_IDLE_SESSION_TIMEOUT;
 		if (send_ready) {
-			if (atomic_load(&c->srv->stopping)) {
+			if (atomic_load(&c->srv->stopping) || sql_session_terminating(c->sess)) {
 				fatal_msg(c, UTIL_E_ADMIN_SHUTDOWN,
 					  "terminating connection due to administrator command");
 				return;
@@ -444,6 +454,9 @@ void pgw_proto_run(pgw_conn *c)
 			pgw_conn_fatal(c, &c->err);
 			return;
 		default:
+			if (c->sess && sql_session_terminating(c->sess)) /* pg_terminate_backend */
+				fatal_msg(c, UTIL_E_ADMIN_SHUTDOWN,
+					  "terminating connection due to administrator command");
 			return; /* EOF: the client went away */
 		}
 		char t = c->mtype;

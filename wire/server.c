@@ -18,7 +18,7 @@
 /* Threads beyond max_connections serve startup packets, cancel requests and
  * the 53300 reply; past this many extra the listener refuses at once. */
 #define MAX_THREADS(maxc) (2 * (maxc) + 16)
-#define THREAD_STACK      (8u << 20)
+#define THREAD_STACK      (32u << 20) /* deeply nested statements fail with 54001 well before its end (sql/stack.c) */
 
 void pgw_opts_default(pgw_opts *o)
 {

@@ -4,7 +4,9 @@
  * threads (while flushes and compactions run), reporting every
  * acknowledged batch over a pipe. The parent SIGKILLs it at a random
  * moment, reopens the store and checks: every acknowledged batch is present
- * and whole, no batch is present in part. Cycles accumulate on one store.
+ * and whole, no batch is present in part. A fourth thread commits large
+ * batches (they spill and commit as ingested files), so kills also land in
+ * the middle of large commits. Cycles accumulate on one store.
  * Short in ctest; KV_CRASH_CYCLES=300 for the long mode (docs/kvstore.md).
  */
 #include <setjmp.h>
@@ -25,8 +27,15 @@
 #include "kv.h"
 #include "kvt_util.h"
 
-#define PARTS   3
-#define THREADS 3
+#define PARTS       3
+#define THREADS     4 /* the last one commits large batches */
+#define LARGE_PARTS 400
+
+/* Rows per batch: the thread number is the id's millions digit. */
+static int parts_of(long id)
+{
+	return (id / 1000000L) % 10 == THREADS - 1 ? LARGE_PARTS : PARTS;
+}
 
 static kv_store *open_store(const char *dir)
 {
@@ -35,6 +44,7 @@ static kv_store *open_store(const char *dir)
 	o.durability = KV_SYNC_COMMIT;
 	o.memstore_flush_bytes = 256 << 10;
 	o.wal_segment_bytes = 128 << 10;
+	o.batch_spill_bytes = 32 << 10;
 	kv_store *s = NULL;
 	kv_status st = kv_store_open(dir, &o, &s);
 	if (st)
@@ -60,7 +70,7 @@ static void *child_thread(void *arg)
 		char v[32];
 		snprintf(v, sizeof(v), "%ld", id);
 		kv_batch_clear(b);
-		for (int p = 0; p < PARTS; p++) {
+		for (int p = 0; p < parts_of(id); p++) {
 			char r[48];
 			snprintf(r, sizeof(r), "%ld-%d", id, p);
 			kv_batch_put(b, c->t, r, strlen(r), "f", "v", 1, KV_TS_LATEST, v, strlen(v));
@@ -153,9 +163,9 @@ static void verify(const char *dir, idset *acked, int cycle)
 		size_t j = i;
 		while (j < present.n && present.v[j] == present.v[i])
 			j++;
-		if (j - i != PARTS)
+		if (j - i != (size_t)parts_of(present.v[i]))
 			fail_msg("cycle %d: batch %ld has %zu of %d parts", cycle, present.v[i], j - i,
-				 PARTS);
+				 parts_of(present.v[i]));
 		i = j;
 	}
 	/* Every acknowledged batch is present. */
@@ -224,7 +234,11 @@ static void test_kill9(void **state)
 		verify(dir, &acked, cycle);
 		total = acked.n;
 	}
-	printf("kill9: %d cycles, %zu acknowledged batches verified\n", cycles, total);
+	size_t large = 0;
+	for (size_t i = 0; i < acked.n; i++)
+		large += parts_of(acked.v[i]) == LARGE_PARTS;
+	printf("kill9: %d cycles, %zu acknowledged batches verified (%zu large)\n", cycles, total, large);
+	assert_true(large > 0);
 	assert_true(total > 0);
 	free(acked.v);
 	kvt_rmdir(dir);

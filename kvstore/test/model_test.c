@@ -668,6 +668,80 @@ static void do_write(ctx *c)
 	kv_batch_free(b);
 }
 
+/* A batch big enough to spill (the store spills past 1 KiB): puts, all
+ * delete kinds and row deletes over many rows, committed at once. */
+static void do_big_batch(ctx *c)
+{
+	typedef struct bm {
+		char row[8], qual[8], val[24];
+		int fi, kind; /* kind: 0 put, else a kv_cell_type, or 99 row delete */
+		kv_ts ts, resolved;
+	} bm;
+	int n = 20 + (int)rnd(c, 120);
+	bm *v = calloc((size_t)n, sizeof(bm));
+	kv_batch *b = kv_batch_new();
+	for (int i = 0; i < n; i++) {
+		bm *x = &v[i];
+		rowname(x->row, (int)rnd(c, NROWS));
+		x->fi = (int)rnd(c, 3);
+		snprintf(x->qual, sizeof(x->qual), "%s", QUALS[rnd(c, NQUALS)]);
+		snprintf(x->val, sizeof(x->val), "B%u", rnd(c, 50));
+		x->ts = pick_ts(c, x->fi);
+		unsigned k = rnd(c, 20);
+		static const kv_cell_type kinds[] = {KV_DELETE, KV_DELETE_COLUMN, KV_DELETE_FAMILY,
+						     KV_DELETE_FAMILY_VERSION};
+		x->kind = k < 14 ? 0 : k < 19 ? (int)kinds[rnd(c, 4)] : 99;
+		if (x->kind == KV_DELETE_FAMILY_VERSION && x->ts == KV_TS_LATEST)
+			x->ts = 1000 + rnd(c, 8);
+		x->resolved = x->ts;
+		if (x->kind == KV_DELETE && x->ts == KV_TS_LATEST) {
+			/* Resolved against the state before the batch. */
+			rq q = {0};
+			q.read_ts = KV_TS_MAX - 1;
+			q.maxv = 1;
+			static mcell out[4096];
+			size_t nv = m_visible(x->row, FAMS[x->fi], &q, out);
+			x->resolved = 0;
+			for (size_t j = 0; j < nv; j++)
+				if (!strcmp(out[j].qual, x->qual))
+					x->resolved = out[j].ts;
+		}
+		const char *fam = FAMS[x->fi];
+		if (x->kind == 0)
+			kv_batch_put(b, c->t, x->row, strlen(x->row), fam, x->qual, strlen(x->qual), x->ts,
+				     x->val, strlen(x->val));
+		else if (x->kind == 99)
+			kv_batch_delete_row(b, c->t, x->row, strlen(x->row),
+					    x->ts == KV_TS_LATEST ? 0 : x->ts);
+		else
+			kv_batch_delete(b, c->t, x->row, strlen(x->row), fam, x->qual, strlen(x->qual), x->ts,
+					(kv_cell_type)x->kind);
+	}
+	assert_int_equal(kv_batch_count(b), (size_t)n);
+	kv_ts cts = 0;
+	kv_status st = kv_commit(c->s, b, NULL, &cts);
+	if (st)
+		fail_msg("big batch: %s %s", kv_status_name(st), kv_errmsg());
+	assert_true(cts > 0);
+	for (int i = 0; i < n; i++) {
+		bm *x = &v[i];
+		const char *fam = FAMS[x->fi];
+		if (x->kind == 0) {
+			m_add(x->row, fam, x->qual, x->ts ? x->ts : cts, KV_PUT, x->val);
+		} else if (x->kind == 99) {
+			for (int f = 0; f < 3; f++)
+				m_add(x->row, FAMS[f], "", x->ts ? x->ts : cts, KV_DELETE_FAMILY, NULL);
+		} else {
+			bool famwide = x->kind == KV_DELETE_FAMILY || x->kind == KV_DELETE_FAMILY_VERSION;
+			m_add(x->row, fam, famwide ? "" : x->qual, x->resolved ? x->resolved : cts,
+			      (uint8_t)x->kind, NULL);
+		}
+	}
+	note_ts(c);
+	kv_batch_free(b);
+	free(v);
+}
+
 static void open_store(ctx *c)
 {
 	/* No background compactions: they may trim old versions, which would
@@ -676,6 +750,7 @@ static void open_store(ctx *c)
 	kv_store_opts_default(&o);
 	o.durability = KV_SYNC_NONE;
 	o.compaction_threads = -1;
+	o.batch_spill_bytes = 1024; /* bigger batches spill: large commits */
 	c->s = kvt_open(c->dir, &o);
 	assert_non_null(c->s);
 	kv_family_opts fo[3];
@@ -821,8 +896,10 @@ static void run_seed(unsigned seed, int ops)
 		unsigned r = rnd(&c, 100);
 		if (getenv("KV_MODEL_TRACE"))
 			fprintf(stderr, "op %d: r=%u\n", i, r);
-		if (r < 55)
+		if (r < 52)
 			do_write(&c);
+		else if (r < 55)
+			do_big_batch(&c);
 		else if (r < 75)
 			check_scan(&c);
 		else if (r < 93)

@@ -20,6 +20,7 @@ while (($#)); do
 	--max-connections) maxconn=$2; shift 2 ;;
 	--unix-socket-dir) sockdir=$2; shift 2 ;;
 	--log-level | --config) shift 2 ;;
+	--memstore-flush-kb | --wal-segment-kb) shift 2 ;; # strata store test knobs
 	*) echo "pg_as_strata: unknown option $1" >&2; exit 2 ;;
 	esac
 done

@@ -83,3 +83,10 @@ EXECUTE p4('abc');
 DEALLOCATE ALL;
 DEALLOCATE nosuch;
 DROP TABLE cur;
+-- PREPARE only analyzes: an error of planning (constant folding) comes at EXECUTE
+PREPARE pz AS SELECT 1/0;
+EXECUTE pz;
+DEALLOCATE pz;
+BEGIN;
+DECLARE cz CURSOR FOR SELECT 1/0;
+ROLLBACK;

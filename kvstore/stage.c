@@ -1,0 +1,408 @@
+/*
+ * stage.c — spilling a large batch to sorted run files, and merging the
+ * runs when the batch commits (see stage.h).
+ *
+ * A spill sorts the batch's in-memory mutations by (table, family, kind,
+ * cell key, later mutation first), drops older copies of identical cells,
+ * and writes one run file per (table, family, kind) present; then the
+ * batch keeps only what must be resolved at commit (a Delete without a
+ * timestamp: it deletes the newest version, known only under the row
+ * locks). Row deletes become DeleteFamily markers of the table's families
+ * as they are at the spill. Runs are written with cheap compression and no
+ * fsync; stage_finish() merges a group's runs into one file with the
+ * family's own options, so a bulk load costs one extra pass of its data.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stage.h"
+
+/* A sort entry: mutation index, family (batch index), type, kind. */
+typedef struct sent {
+	uint32_t mi;
+	uint16_t fam;
+	uint8_t type;
+	uint8_t gts;
+} sent;
+
+static int sent_cmp(const void *pa, const void *pb, void *arg)
+{
+	const kv_batch *b = arg;
+	const sent *x = pa, *y = pb;
+	const kv_mut *a = &b->m[x->mi], *c = &b->m[y->mi];
+	if (a->t->id != c->t->id)
+		return a->t->id < c->t->id ? -1 : 1;
+	if (x->fam != y->fam)
+		return x->fam < y->fam ? -1 : 1;
+	if (x->gts != y->gts)
+		return x->gts < y->gts ? -1 : 1;
+	int r = ikey_bytes_cmp(mut_row(b, a), a->rlen, mut_row(b, c), c->rlen);
+	if (r)
+		return r;
+	size_t aq = x->type == KV_DELETE_FAMILY ? 0 : a->qlen, cq = y->type == KV_DELETE_FAMILY ? 0 : c->qlen;
+	r = ikey_bytes_cmp(mut_qual(b, a), aq, mut_qual(b, c), cq);
+	if (r)
+		return r;
+	if (!x->gts && a->ts != c->ts)
+		return a->ts > c->ts ? -1 : 1; /* newest first */
+	if (x->type != y->type)
+		return x->type > y->type ? -1 : 1;
+	return x->mi > y->mi ? -1 : x->mi < y->mi; /* the later mutation wins */
+}
+
+static void add_file(bstage *st, const stfile *f)
+{
+	if (st->n == st->cap) {
+		st->cap = st->cap ? 2 * st->cap : 8;
+		st->f = util_xrealloc(st->f, (size_t)st->cap * sizeof(stfile));
+	}
+	st->f[st->n++] = *f;
+}
+
+static void unlink_file(kv_store *s, uint64_t number)
+{
+	char path[4096];
+	store_file_path(s, number, "sst", path, sizeof(path));
+	s->fs->unlink(s->fs, path);
+}
+
+void stage_free(kv_store *s, bstage *st)
+{
+	if (!st)
+		return;
+	for (int i = 0; i < st->n; i++) {
+		src_close(st->f[i].it);
+		if (st->f[i].rd)
+			sst_unref(st->f[i].rd);
+		if (st->f[i].number)
+			unlink_file(s, st->f[i].number);
+		sst_props_free(&st->f[i].props);
+	}
+	free(st->f);
+	free(st);
+}
+
+/* The options of family `fam` of t (false if it has none). */
+static bool family_opts(kv_table *t, const char *fam, kv_family_opts *out)
+{
+	bool found = false;
+	pthread_mutex_lock(&t->mu);
+	for (int i = 0; i < t->nfam && !found; i++) {
+		if (!strcmp(t->fams[i].name, fam)) {
+			*out = t->fams[i];
+			found = true;
+		}
+	}
+	pthread_mutex_unlock(&t->mu);
+	return found;
+}
+
+/* Adds the sort entries of mutation i (a row delete: one per family). */
+static bool add_entries(kv_batch *b, uint32_t i, sent **e, size_t *n, size_t *cap)
+{
+	kv_mut *m = &b->m[i];
+	int nf = 1;
+	char names[KV_MAX_FAMILIES][32];
+	if (m->type == MUT_DELETE_ROW) {
+		pthread_mutex_lock(&m->t->mu);
+		nf = UTIL_MIN(m->t->nfam, KV_MAX_FAMILIES);
+		for (int f = 0; f < nf; f++)
+			memcpy(names[f], m->t->fams[f].name, 32);
+		pthread_mutex_unlock(&m->t->mu);
+	}
+	for (int f = 0; f < nf; f++) {
+		if (*n == *cap) {
+			*cap = *cap ? 2 * *cap : 1024;
+			*e = util_xrealloc(*e, *cap * sizeof(sent));
+		}
+		sent *s = &(*e)[(*n)++];
+		s->mi = i;
+		s->type = m->type;
+		s->fam = m->fam;
+		if (m->type == MUT_DELETE_ROW) {
+			int fi = batch_fam_index(b, names[f]);
+			if (fi < 0)
+				return false;
+			s->fam = (uint16_t)fi;
+			s->type = KV_DELETE_FAMILY;
+		}
+		s->gts = m->ts == KV_TS_LATEST;
+	}
+	return true;
+}
+
+static kv_status open_run(kv_store *s, kv_batch *b, const sent *e, int run, stfile *f, sst_writer **w)
+{
+	const kv_mut *m = &b->m[e->mi];
+	memset(f, 0, sizeof(*f));
+	f->t = m->t;
+	f->tid = m->t->id;
+	snprintf(f->fam, sizeof(f->fam), "%s", b->fams[e->fam]);
+	f->gts = e->gts;
+	f->run = run;
+	kv_family_opts fo;
+	if (!family_opts(m->t, f->fam, &fo))
+		return kv_fail(KV_NOT_FOUND, "kv table %s has no family %s", m->t->name, f->fam);
+	/* Runs are usually merged again at commit: compress them cheaply. */
+	if (fo.compression_level > 1)
+		fo.compression_level = 1;
+	f->number = store_next_file(s);
+	char path[4096];
+	store_file_path(s, f->number, "sst", path, sizeof(path));
+	int flags = SST_W_NO_SYNC | (f->gts ? SST_W_GLOBAL_TS : 0);
+	kv_status st = sst_writer_open_ex(s->fs, path, &fo, f->tid, flags, w);
+	if (st)
+		f->number = 0;
+	return st;
+}
+
+/* Writes the sorted entries as run files (appended to the stage). */
+static kv_status write_runs(kv_store *s, kv_batch *b, const sent *e, size_t n, bstage *stg)
+{
+	int run = stg->runs++;
+	int first = stg->n;
+	kv_status st = KV_OK;
+	sst_writer *w = NULL;
+	stfile cur;
+	util_buf key = UTIL_BUF_INIT, prev = UTIL_BUF_INIT;
+	for (size_t i = 0; i < n && !st; i++) {
+		const kv_mut *m = &b->m[e[i].mi];
+		bool newgroup = i == 0 || m->t->id != b->m[e[i - 1].mi].t->id || e[i].fam != e[i - 1].fam ||
+				e[i].gts != e[i - 1].gts;
+		if (newgroup) {
+			if (w) {
+				st = sst_writer_finish(w, &cur.props);
+				w = NULL;
+				add_file(stg, &cur); /* even on failure: stage_free unlinks it */
+				if (st)
+					break;
+			}
+			if ((st = open_run(s, b, &e[i], run, &cur, &w)))
+				break;
+			prev.len = 0;
+		}
+		const char *fam = b->fams[e[i].fam];
+		size_t fl = strlen(fam), ql = e[i].type == KV_DELETE_FAMILY ? 0 : m->qlen;
+		util_buf_reset(&key);
+		util_buf_reserve(&key, ikey_size(m->rlen, fl, ql));
+		key.len = ikey_encode((uint8_t *)key.data, mut_row(b, m), m->rlen, fam, fl, mut_qual(b, m),
+				      ql, e[i].gts ? 0 : m->ts, e[i].type);
+		if (prev.len == key.len && !memcmp(prev.data, key.data, key.len))
+			continue; /* an older copy of the same cell */
+		util_buf_reset(&prev);
+		util_buf_append(&prev, key.data, key.len);
+		const uint8_t *v = e[i].type == KV_PUT ? mut_val(b, m) : NULL;
+		st = sst_writer_add(w, (const uint8_t *)key.data, key.len, v, v ? m->vlen : 0);
+	}
+	if (w) {
+		if (st) {
+			sst_writer_abandon(w);
+			cur.props = (sst_props){0};
+		} else {
+			st = sst_writer_finish(w, &cur.props);
+		}
+		add_file(stg, &cur);
+	}
+	util_buf_free(&key);
+	util_buf_free(&prev);
+	if (st) {
+		/* Leave no trace of a failed run. */
+		for (int i = first; i < stg->n; i++) {
+			if (stg->f[i].number)
+				unlink_file(s, stg->f[i].number);
+			sst_props_free(&stg->f[i].props);
+		}
+		stg->n = first;
+		stg->runs--;
+	}
+	return st;
+}
+
+kv_status stage_spill(kv_batch *b)
+{
+	if (!b->s || b->n == 0)
+		return KV_OK;
+	kv_store *s = b->s;
+	sent *e = NULL;
+	size_t n = 0, cap = 0, ndefer = 0;
+	kv_status st = KV_OK;
+	for (size_t i = 0; i < b->n && !st; i++) {
+		kv_mut *m = &b->m[i];
+		if (m->type == MUT_INCR || m->type == MUT_APPEND) {
+			st = kv_fail(KV_INVALID, "an increment or append cannot be part of a spilled batch");
+		} else if (m->type == KV_DELETE && m->ts == KV_TS_LATEST && !b->resolved) {
+			ndefer++; /* resolved under the row locks at commit */
+		} else if (m->type != MUT_DELETE_ROW && !table_has_family(m->t, mut_fam(b, m))) {
+			st = kv_fail(KV_NOT_FOUND, "kv table %s has no family %s", m->t->name, mut_fam(b, m));
+		} else if (!add_entries(b, (uint32_t)i, &e, &n, &cap)) {
+			st = kv_fail(KV_TOO_LARGE, "too many families in one batch");
+		}
+	}
+	if (!st && n) {
+		/* Bulk loads often arrive in key order: check before sorting. */
+		bool sorted = true;
+		for (size_t i = 1; i < n && sorted; i++)
+			sorted = sent_cmp(&e[i - 1], &e[i], b) < 0;
+		if (!sorted)
+			qsort_r(e, n, sizeof(sent), sent_cmp, b);
+		if (!b->stage)
+			b->stage = util_xcalloc(1, sizeof(bstage));
+		st = write_runs(s, b, e, n, b->stage);
+	}
+	free(e);
+	if (st)
+		return st;
+	/* Keep only the deferred mutations, with fresh bytes. */
+	size_t spilled_bytes = b->data.len + b->n * sizeof(kv_mut);
+	util_buf keep = UTIL_BUF_INIT;
+	size_t k = 0;
+	for (size_t i = 0; i < b->n; i++) {
+		kv_mut m = b->m[i];
+		if (!(m.type == KV_DELETE && m.ts == KV_TS_LATEST) || b->resolved)
+			continue;
+		size_t len = (size_t)m.rlen + m.qlen + m.vlen;
+		size_t off = keep.len;
+		util_buf_append(&keep, mut_row(b, &m), len);
+		m.off = (uint32_t)off;
+		b->m[k++] = m;
+	}
+	b->nspilled += b->n - k;
+	util_buf_free(&b->data);
+	b->data = keep;
+	b->n = k;
+	b->spilled_bytes += spilled_bytes - (b->data.len + k * sizeof(kv_mut));
+	(void)ndefer;
+	return KV_OK;
+}
+
+/* ---------------------------------------------------------------- merging at commit */
+
+static int run_desc(const void *a, const void *b)
+{
+	const stfile *x = *(stfile *const *)a, *y = *(stfile *const *)b;
+	return x->run > y->run ? -1 : x->run < y->run;
+}
+
+/* Merges files g[0..n) (one group, newest run first) into one file. */
+static kv_status merge_group(kv_store *s, stfile **g, int n, stfile *out)
+{
+	kv_family_opts fo;
+	if (!family_opts(g[0]->t, g[0]->fam, &fo))
+		return kv_fail(KV_NOT_FOUND, "kv table %s has no family %s", g[0]->t->name, g[0]->fam);
+	kv_status st = KV_OK;
+	kv_src **kids = util_xcalloc((size_t)n, sizeof(kv_src *));
+	int nk = 0;
+	char path[4096];
+	for (int i = 0; i < n && !st; i++) {
+		sst_reader *r;
+		store_file_path(s, g[i]->number, "sst", path, sizeof(path));
+		if ((st = sst_open(s->fs, path, g[i]->number, NULL, &r)))
+			break;
+		kids[nk] = sst_iter_new(r, false);
+		sst_unref(r);
+		if (!kids[nk++])
+			st = kv_fail(KV_NO_MEMORY, "out of memory merging runs");
+	}
+	kv_src *m = st ? NULL : merge_new(kids, nk);
+	if (!st && !m)
+		st = kv_fail(KV_NO_MEMORY, "out of memory merging runs");
+	if (st)
+		for (int i = 0; i < nk; i++)
+			src_close(kids[i]);
+	free(kids);
+	if (st)
+		return st;
+	*out = *g[0];
+	out->props = (sst_props){0};
+	out->number = store_next_file(s);
+	store_file_path(s, out->number, "sst", path, sizeof(path));
+	sst_writer *w;
+	st = sst_writer_open_ex(s->fs, path, &fo, out->tid, out->gts ? SST_W_GLOBAL_TS : 0, &w);
+	if (st) {
+		out->number = 0;
+		src_close(m);
+		return st;
+	}
+	util_buf last = UTIL_BUF_INIT;
+	for (src_seek(m, NULL, 0); !st && m->valid; src_next(m)) {
+		if (last.len == m->klen && !memcmp(last.data, m->key, m->klen))
+			continue; /* the same cell from an older run */
+		util_buf_reset(&last);
+		util_buf_append(&last, m->key, m->klen);
+		st = sst_writer_add(w, m->key, m->klen, m->val, m->vlen);
+	}
+	if (!st)
+		st = m->status;
+	src_close(m);
+	util_buf_free(&last);
+	if (st)
+		sst_writer_abandon(w);
+	else
+		st = sst_writer_finish(w, &out->props);
+	return st;
+}
+
+static kv_status sync_file(kv_store *s, uint64_t number)
+{
+	char path[4096];
+	store_file_path(s, number, "sst", path, sizeof(path));
+	kv_file *f;
+	int e = s->fs->open_write(s->fs, path, false, &f);
+	if (!e) {
+		e = s->fs->sync(f);
+		s->fs->close(f);
+	}
+	return e ? kv_fail_errno(e, "fsync", path) : KV_OK;
+}
+
+kv_status stage_finish(kv_store *s, bstage *stg)
+{
+	kv_status st = KV_OK;
+	stfile **g = util_xcalloc((size_t)stg->n + 1, sizeof(stfile *));
+	bool *done = util_xcalloc((size_t)stg->n + 1, sizeof(bool));
+	int nout = 0;
+	stfile *outs = util_xcalloc((size_t)stg->n + 1, sizeof(stfile));
+	for (int i = 0; i < stg->n && !st; i++) {
+		if (done[i])
+			continue;
+		int n = 0;
+		for (int j = i; j < stg->n; j++) {
+			stfile *f = &stg->f[j];
+			if (!done[j] && f->tid == stg->f[i].tid && f->gts == stg->f[i].gts &&
+			    !strcmp(f->fam, stg->f[i].fam)) {
+				g[n++] = f;
+				done[j] = true;
+			}
+		}
+		if (n == 1) {
+			outs[nout] = *g[0];
+			g[0]->number = 0; /* moved */
+			g[0]->props = (sst_props){0};
+			st = sync_file(s, outs[nout].number);
+			nout++;
+			continue;
+		}
+		qsort(g, (size_t)n, sizeof(stfile *), run_desc);
+		st = merge_group(s, g, n, &outs[nout]);
+		if (outs[nout].number)
+			nout++;
+		for (int j = 0; j < n && !st; j++) {
+			unlink_file(s, g[j]->number);
+			g[j]->number = 0;
+		}
+	}
+	/* The stage now lists the outputs (and what was not merged on failure). */
+	for (int i = 0; i < stg->n; i++) {
+		if (stg->f[i].number)
+			outs[nout++] = stg->f[i];
+		else
+			sst_props_free(&stg->f[i].props);
+	}
+	free(stg->f);
+	stg->f = outs;
+	stg->n = stg->cap = nout;
+	free(g);
+	free(done);
+	return st;
+}

@@ -1,0 +1,578 @@
+/*
+ * large_test.c — batches that spill to run files and commit as ingested
+ * sorted files ("large commits", docs/kvstore.md): contents and reopen,
+ * atomic visibility to concurrent readers, snapshots, identical cells,
+ * kv_commit_if conflicts (both check directions), conditions, deletes of
+ * the newest version, reserved timestamps, dropped tables, no space, and
+ * crashes at every step of a large commit (all or nothing, no orphans).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <dirent.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kv.h"
+#include "kv_fault.h"
+#include "kvt_util.h"
+
+static const char *const FAMS2[] = {"d", "e"};
+
+static kv_store *open_opts(const char *dir, kv_fs *fs, size_t spill)
+{
+	kv_store_opts o;
+	kv_store_opts_default(&o);
+	o.durability = fs ? KV_SYNC_COMMIT : KV_SYNC_NONE;
+	o.batch_spill_bytes = spill;
+	o.fs = fs;
+	o.block_cache_bytes = 1 << 20;
+	kv_store *s = NULL;
+	kv_status st = kv_store_open(dir, &o, &s);
+	if (st)
+		fprintf(stderr, "open %s: %s %s\n", dir, kv_status_name(st), kv_errmsg());
+	return s;
+}
+
+static kv_store *open_small(const char *dir)
+{
+	return open_opts(dir, NULL, 4096);
+}
+
+static int count_ssts(const char *dir)
+{
+	DIR *d = opendir(dir);
+	int n = 0;
+	struct dirent *e;
+	while ((e = readdir(d)))
+		n += strstr(e->d_name, ".sst") != NULL;
+	closedir(d);
+	return n;
+}
+
+static uint64_t table_files(kv_table *t)
+{
+	kv_table_stats ts;
+	assert_int_equal(kv_table_get_stats(t, &ts), KV_OK);
+	return ts.file_count;
+}
+
+static void rowkey(char *b, int i)
+{
+	snprintf(b, 16, "r%05d", i);
+}
+
+/* Cells of the scan as "row/fam:q=v;" (one version each). */
+static size_t scan_count(kv_table *t, kv_ts read_ts)
+{
+	kv_scan_opts o = {0};
+	o.read.read_ts = read_ts;
+	kv_iter *it = kv_scan(t, &o);
+	size_t n = 0;
+	for (; kv_iter_valid(it); kv_iter_next(it))
+		n++;
+	assert_int_equal(kv_iter_status(it), KV_OK);
+	kv_iter_close(it);
+	return n;
+}
+
+static void test_spill_commit_reopen(void **state)
+{
+	char *dir = kvt_tmpdir("large");
+	kv_store *s = open_small(dir);
+	kv_table *t = kvt_table(s, "t", 2, FAMS2);
+	char r[16], v[32];
+	for (int i = 0; i < 100; i++) {
+		rowkey(r, i);
+		assert_int_equal(kvt_put(s, t, r, "d", "a", 0, "old"), KV_OK);
+		assert_int_equal(kvt_put(s, t, r, "d", "z", 0, "zz"), KV_OK);
+	}
+	assert_int_equal(kv_table_flush(t), KV_OK);
+	uint64_t files_before = table_files(t);
+
+	kv_batch *b = kv_batch_new();
+	const int N = 3000;
+	for (int i = N; i-- > 0;) { /* descending: the spills must sort */
+		rowkey(r, i);
+		snprintf(v, sizeof(v), "v%d", i);
+		kv_batch_put(b, t, r, strlen(r), "d", "a", 1, KV_TS_LATEST, v, strlen(v));
+		kv_batch_put(b, t, r, strlen(r), "d", "b", 1, KV_TS_LATEST, "x", 1);
+		kv_batch_put(b, t, r, strlen(r), "e", "c", 1, 7777, "y", 1);
+		if (i < 100)
+			kv_batch_delete(b, t, r, strlen(r), "d", "z", 1, KV_TS_LATEST, KV_DELETE_COLUMN);
+		if (i >= 2000 && i < 2010)
+			kv_batch_delete_row(b, t, r, strlen(r), KV_TS_LATEST);
+	}
+	assert_int_equal(kv_batch_count(b), (size_t)(3 * N + 100 + 10));
+	assert_true(kv_batch_byte_size(b) > 4096);
+	kv_ts cts = 0;
+	assert_int_equal(kv_commit(s, b, NULL, &cts), KV_OK);
+	assert_true(cts > 0);
+	assert_true(kv_read_point(s) >= cts);
+	assert_int_equal(kv_batch_count(b), 0);
+	kv_batch_free(b);
+	/* Two families, two kinds: at most 3 new files (d latest, e explicit). */
+	assert_true(table_files(t) > files_before && table_files(t) <= files_before + 3);
+
+	for (int pass = 0; pass < 2; pass++) {
+		char buf[64];
+		for (int i = 0; i < N; i += 97) {
+			rowkey(r, i);
+			bool gone = i >= 2000 && i < 2010;
+			snprintf(v, sizeof(v), "v%d", i);
+			assert_int_equal(kvt_get(t, r, "d", "a", 0, buf, sizeof(buf)), !gone);
+			if (!gone)
+				assert_string_equal(buf, v);
+			assert_false(kvt_get(t, r, "d", "z", 0, buf, sizeof(buf)));
+		}
+		rowkey(r, 2005);
+		assert_false(kvt_get(t, r, "e", "c", 0, buf, sizeof(buf)));
+		rowkey(r, 2500);
+		assert_true(kvt_get(t, r, "e", "c", 0, buf, sizeof(buf)));
+		/* Cells committed at cts; the explicit one kept its timestamp. */
+		util_arena *a = util_arena_new(1024, 0);
+		kv_row row;
+		assert_int_equal(kv_get(t, r, strlen(r), NULL, a, &row), KV_OK);
+		assert_int_equal(row.n, 3);
+		assert_int_equal(row.cells[0].ts, cts);
+		assert_int_equal(row.cells[2].ts, 7777);
+		util_arena_destroy(a);
+		assert_int_equal(scan_count(t, 0), (size_t)(3 * (N - 10)));
+		assert_int_equal(kv_store_verify(s, NULL, NULL), KV_OK);
+		/* Nothing left behind: every .sst is a table file. */
+		assert_int_equal(count_ssts(dir), (int)table_files(t));
+		kv_table_close(t);
+		kv_store_close(s);
+		s = open_small(dir);
+		assert_int_equal(kv_table_open(s, "t", &t), KV_OK);
+		assert_true(kv_read_point(s) >= cts);
+	}
+	/* And compaction folds the ingested files in. */
+	assert_int_equal(kv_table_compact(t, true), KV_OK);
+	assert_int_equal(scan_count(t, 0), (size_t)(3 * (N - 10)));
+	kv_table_close(t);
+	kv_store_close(s);
+	kvt_rmdir(dir);
+	free(dir);
+}
+
+/* ---------------------------------------------------------------- visibility */
+
+typedef struct vis_ctx {
+	kv_store *s;
+	kv_table *t;
+	int rows;
+	volatile int stop;
+	int checks;
+	char err[200];
+} vis_ctx;
+
+/* Every scan sees each large commit whole or not at all: all rows carry
+ * the same batch number. */
+static void *vis_reader(void *arg)
+{
+	vis_ctx *c = arg;
+	while (!c->stop && !c->err[0]) {
+		kv_scan_opts o = {0};
+		kv_iter *it = kv_scan(c->t, &o);
+		long first = -1;
+		int n = 0;
+		for (; kv_iter_valid(it); kv_iter_next(it)) {
+			const kv_cell *x = kv_iter_cell(it);
+			char v[32];
+			snprintf(v, sizeof(v), "%.*s", (int)x->value.len, x->value.data);
+			long id = atol(v);
+			if (first < 0)
+				first = id;
+			else if (id != first)
+				snprintf(c->err, sizeof(c->err), "mixed batches %ld and %ld", first, id);
+			n++;
+		}
+		if (kv_iter_status(it))
+			snprintf(c->err, sizeof(c->err), "scan: %s", kv_errmsg());
+		kv_iter_close(it);
+		if (n != 0 && n != c->rows)
+			snprintf(c->err, sizeof(c->err), "saw %d of %d rows", n, c->rows);
+		c->checks++;
+	}
+	return NULL;
+}
+
+static void test_atomic_visibility(void **state)
+{
+	char *dir = kvt_tmpdir("largevis");
+	kv_store *s = open_small(dir);
+	kv_table *t = kvt_table(s, "t", 1, FAMS2);
+	vis_ctx c = {s, t, 2000, 0, 0, ""};
+	pthread_t th;
+	pthread_create(&th, NULL, vis_reader, &c);
+	kv_batch *b = kv_batch_new();
+	for (int round = 1; round <= 12 && !c.err[0]; round++) {
+		char r[16], v[16];
+		snprintf(v, sizeof(v), "%d", round);
+		for (int i = 0; i < c.rows; i++) {
+			rowkey(r, (i * 7919) % c.rows);
+			kv_batch_put(b, t, r, strlen(r), "d", "v", 1, KV_TS_LATEST, v, strlen(v));
+		}
+		assert_int_equal(kv_commit(s, b, NULL, NULL), KV_OK);
+		kv_batch_clear(b);
+		if (round % 4 == 0)
+			assert_int_equal(kv_table_compact(t, round % 8 == 0), KV_OK);
+	}
+	c.stop = 1;
+	pthread_join(th, NULL);
+	if (c.err[0])
+		fail_msg("%s", c.err);
+	assert_true(c.checks > 0);
+	kv_batch_free(b);
+	kv_table_close(t);
+	kv_store_close(s);
+	kvt_rmdir(dir);
+	free(dir);
+}
+
+static void test_snapshot_and_identical_cells(void **state)
+{
+	char *dir = kvt_tmpdir("largesnap");
+	kv_store *s = open_small(dir);
+	kv_table *t = kvt_table(s, "t", 1, FAMS2);
+	assert_int_equal(kvt_put(s, t, "x", "d", "a", 5000, "old"), KV_OK); /* in the memstore */
+	assert_int_equal(kvt_put(s, t, "y", "d", "a", 6000, "old"), KV_OK);
+	assert_int_equal(kv_table_flush(t), KV_OK);
+	assert_int_equal(kvt_put(s, t, "y", "d", "b", 6000, "old"), KV_OK);
+	kv_ts snap;
+	assert_int_equal(kv_snapshot_acquire(s, &snap), KV_OK);
+	kv_batch *b = kv_batch_new();
+	char r[16];
+	for (int i = 0; i < 500; i++) {
+		rowkey(r, i);
+		kv_batch_put(b, t, r, strlen(r), "d", "a", 1, KV_TS_LATEST, "first", 5);
+	}
+	kv_batch_put(b, t, "x", 1, "d", "a", 1, 5000, "new", 3);
+	kv_batch_put(b, t, "y", 1, "d", "a", 1, 6000, "new", 3);
+	kv_batch_put(b, t, "y", 1, "d", "b", 1, 6000, "new", 3);
+	for (int i = 0; i < 500; i++) { /* later copies of the same cells win */
+		rowkey(r, i);
+		kv_batch_put(b, t, r, strlen(r), "d", "a", 1, KV_TS_LATEST, "second", 6);
+	}
+	assert_int_equal(kv_commit(s, b, NULL, NULL), KV_OK);
+	char buf[32];
+	rowkey(r, 123);
+	assert_true(kvt_get(t, r, "d", "a", 0, buf, sizeof(buf)));
+	assert_string_equal(buf, "second");
+	assert_false(kvt_get(t, r, "d", "a", snap, buf, sizeof(buf)));
+	assert_true(kvt_get(t, "x", "d", "a", 0, buf, sizeof(buf)));
+	assert_string_equal(buf, "new");
+	assert_true(kvt_get(t, "y", "d", "a", 0, buf, sizeof(buf)));
+	assert_string_equal(buf, "new");
+	assert_true(kvt_get(t, "y", "d", "b", 0, buf, sizeof(buf)));
+	assert_string_equal(buf, "new");
+	/* The snapshot does not see the large commit, explicit timestamps
+	 * included (it completed after the snapshot). */
+	assert_int_equal(scan_count(t, snap), 3);
+	kv_snapshot_release(s, snap);
+	kv_batch_free(b);
+	kv_table_close(t);
+	kv_store_close(s);
+	kvt_rmdir(dir);
+	free(dir);
+}
+
+/* ---------------------------------------------------------------- conflicts and conditions */
+
+static kv_batch *batch_rows(kv_table *t, int from, int to, const char *v)
+{
+	kv_batch *b = kv_batch_new();
+	char r[16];
+	for (int i = from; i < to; i++) {
+		rowkey(r, i);
+		kv_batch_put(b, t, r, strlen(r), "d", "v", 1, KV_TS_LATEST, v, strlen(v));
+		kv_batch_put(b, t, r, strlen(r), "d", "w", 1, KV_TS_LATEST, v, strlen(v));
+	}
+	return b;
+}
+
+static void test_commit_if(void **state)
+{
+	char *dir = kvt_tmpdir("largeif");
+	kv_store *s = open_small(dir);
+	kv_table *t = kvt_table(s, "t", 1, FAMS2);
+	int files0 = count_ssts(dir);
+	char r[16], buf[32];
+
+	/* A row written after read_ts, still in the memstore. */
+	kv_ts rts = kv_read_point(s);
+	rowkey(r, 150);
+	assert_int_equal(kvt_put(s, t, r, "d", "v", 0, "other"), KV_OK);
+	kv_batch *b = batch_rows(t, 0, 400, "big");
+	assert_int_equal(kv_commit_if(s, b, rts, NULL, NULL), KV_CONFLICT);
+	kv_batch_free(b);
+	rowkey(r, 10);
+	assert_false(kvt_get(t, r, "d", "v", 0, buf, sizeof(buf)));
+	assert_int_equal(count_ssts(dir), files0);
+
+	/* The same row in a sorted file. */
+	assert_int_equal(kv_table_flush(t), KV_OK);
+	b = batch_rows(t, 0, 400, "big");
+	assert_int_equal(kv_commit_if(s, b, rts, NULL, NULL), KV_CONFLICT);
+	kv_batch_free(b);
+
+	/* The other direction: more newer cells than the batch has (its rows
+	 * are probed against the sources), no conflict, then one. */
+	rts = kv_read_point(s);
+	kv_batch *big = kv_batch_new();
+	for (int i = 10000; i < 14000; i++) {
+		rowkey(r, i);
+		kv_batch_put(big, t, r, strlen(r), "d", "v", 1, KV_TS_LATEST, "n", 1);
+	}
+	assert_int_equal(kv_commit(s, big, NULL, NULL), KV_OK); /* large itself */
+	kv_batch_free(big);
+	b = batch_rows(t, 0, 100, "big");
+	assert_int_equal(kv_commit_if(s, b, rts, NULL, NULL), KV_OK);
+	kv_batch_free(b);
+	rowkey(r, 50);
+	assert_true(kvt_get(t, r, "d", "v", 0, buf, sizeof(buf)));
+	b = batch_rows(t, 13950, 14050, "big");
+	assert_int_equal(kv_commit_if(s, b, rts, NULL, NULL), KV_CONFLICT);
+	kv_batch_free(b);
+
+	/* A check row (not written) that changed. */
+	rts = kv_read_point(s);
+	assert_int_equal(kvt_put(s, t, "chk", "d", "v", 0, "x"), KV_OK);
+	b = batch_rows(t, 20000, 20300, "big");
+	kv_batch_check_row(b, t, "chk", 3);
+	assert_int_equal(kv_commit_if(s, b, rts, NULL, NULL), KV_CONFLICT);
+	kv_batch_free(b);
+	/* Fresh read_ts: fine. */
+	b = batch_rows(t, 20000, 20300, "big");
+	kv_batch_check_row(b, t, "chk", 3);
+	assert_int_equal(kv_commit_if(s, b, kv_read_point(s), NULL, NULL), KV_OK);
+	kv_batch_free(b);
+	rowkey(r, 20299);
+	assert_true(kvt_get(t, r, "d", "w", 0, buf, sizeof(buf)));
+
+	/* A small commit_if after the large commit sees it as a conflict. */
+	kv_batch *sm = kv_batch_new();
+	kv_batch_put(sm, t, r, strlen(r), "d", "v", 1, KV_TS_LATEST, "s", 1);
+	assert_int_equal(kv_commit_if(s, sm, rts, NULL, NULL), KV_CONFLICT);
+	kv_batch_free(sm);
+
+	/* A failing condition: nothing written, nothing left. */
+	int files1 = count_ssts(dir);
+	b = batch_rows(t, 30000, 30400, "cond");
+	kv_batch_require(b, t, "chk", 3, "d", "v", 1, KV_CMP_EQ, "nope", 4);
+	assert_int_equal(kv_commit(s, b, NULL, NULL), KV_CHECK_FAILED);
+	kv_batch_free(b);
+	rowkey(r, 30001);
+	assert_false(kvt_get(t, r, "d", "v", 0, buf, sizeof(buf)));
+	assert_int_equal(count_ssts(dir), files1);
+	b = batch_rows(t, 30000, 30400, "cond");
+	kv_batch_require(b, t, "chk", 3, "d", "v", 1, KV_CMP_EQ, "x", 1);
+	assert_int_equal(kv_commit(s, b, NULL, NULL), KV_OK);
+	kv_batch_free(b);
+	assert_true(kvt_get(t, r, "d", "v", 0, buf, sizeof(buf)));
+	assert_string_equal(buf, "cond");
+	kv_table_close(t);
+	kv_store_close(s);
+	kvt_rmdir(dir);
+	free(dir);
+}
+
+typedef struct fin {
+	kv_store *s;
+	kv_ts ts;
+} fin;
+
+static void *finisher(void *arg)
+{
+	fin *f = arg;
+	util_sleep_us(50000);
+	kv_ts_finish(f->s, f->ts);
+	return NULL;
+}
+
+static void test_delete_newest_and_reserved(void **state)
+{
+	char *dir = kvt_tmpdir("largedel");
+	kv_store *s = open_small(dir);
+	kv_family_opts fo;
+	kv_family_opts_default(&fo, "d");
+	fo.max_versions = 3;
+	assert_int_equal(kv_table_create(s, "t", &fo, 1), KV_OK);
+	kv_table *t;
+	assert_int_equal(kv_table_open(s, "t", &t), KV_OK);
+	char r[16], buf[32];
+	for (int i = 0; i < 50; i++) {
+		rowkey(r, i);
+		assert_int_equal(kvt_put(s, t, r, "d", "a", 100, "v100"), KV_OK);
+		assert_int_equal(kvt_put(s, t, r, "d", "a", 200, "v200"), KV_OK);
+	}
+	kv_batch *b = batch_rows(t, 1000, 1400, "pad");
+	for (int i = 0; i < 50; i++) {
+		rowkey(r, i);
+		kv_batch_delete(b, t, r, strlen(r), "d", "a", 1, KV_TS_LATEST, KV_DELETE);
+	}
+	/* A delete of a cell with no version, then its put: the marker at the
+	 * commit timestamp hides the put, as in a small commit. */
+	kv_batch_delete(b, t, "nov", 3, "d", "a", 1, KV_TS_LATEST, KV_DELETE);
+	kv_batch_put(b, t, "nov", 3, "d", "a", 1, KV_TS_LATEST, "hidden", 6);
+	assert_int_equal(kv_commit(s, b, NULL, NULL), KV_OK);
+	kv_batch_free(b);
+	for (int i = 0; i < 50; i++) {
+		rowkey(r, i);
+		assert_true(kvt_get(t, r, "d", "a", 0, buf, sizeof(buf)));
+		assert_string_equal(buf, "v100");
+	}
+	assert_false(kvt_get(t, "nov", "d", "a", 0, buf, sizeof(buf)));
+
+	/* At a reserved timestamp: invisible until finished. */
+	kv_ts res;
+	assert_int_equal(kv_ts_reserve(s, &res), KV_OK);
+	b = batch_rows(t, 5000, 5400, "rsv");
+	kv_write_opts wo = {.ts = res};
+	kv_ts got = 0;
+	/* kv_commit waits for the read point to pass the reservation: finish
+	 * it from another thread. */
+	assert_int_equal(kv_commit(s, b, &(kv_write_opts){.ts = 12345}, NULL), KV_INVALID);
+	pthread_t th;
+	fin f = {s, res};
+	assert_int_equal(pthread_create(&th, NULL, finisher, &f), 0);
+	assert_int_equal(kv_commit(s, b, &wo, &got), KV_OK);
+	pthread_join(th, NULL);
+	assert_int_equal(got, res);
+	rowkey(r, 5100);
+	util_arena *a = util_arena_new(1024, 0);
+	kv_row row;
+	assert_int_equal(kv_get(t, r, strlen(r), NULL, a, &row), KV_OK);
+	assert_int_equal(row.n, 2);
+	assert_int_equal(row.cells[0].ts, res);
+	util_arena_destroy(a);
+	kv_batch_free(b);
+
+	/* A dropped table: the commit fails and leaves nothing. */
+	kv_table *t2 = kvt_table(s, "gone", 1, FAMS2);
+	b = batch_rows(t2, 0, 400, "x");
+	int files = count_ssts(dir);
+	assert_int_equal(kv_table_drop(s, "gone"), KV_OK);
+	assert_int_equal(kv_commit(s, b, NULL, NULL), KV_NOT_FOUND);
+	kv_batch_free(b);
+	assert_true(count_ssts(dir) <= files);
+	kv_table_close(t2);
+	kv_table_close(t);
+	kv_store_close(s);
+	kvt_rmdir(dir);
+	free(dir);
+}
+
+/* ---------------------------------------------------------------- faults */
+
+static void test_enospc(void **state)
+{
+	char *dir = kvt_tmpdir("largenospc");
+	kv_fault_fs *ff = kv_fault_fs_new(kv_fs_posix());
+	kv_store *s = open_opts(dir, kv_fault_fs_get(ff), 4096);
+	kv_table *t = kvt_table(s, "t", 1, FAMS2);
+	kv_fault_set(ff, KV_FAULT_WRITE, ENOSPC, 3, ".sst");
+	kv_batch *b = batch_rows(t, 0, 2000, "x"); /* spills fail part way */
+	assert_int_equal(kv_commit(s, b, NULL, NULL), KV_NO_SPACE);
+	kv_batch_free(b);
+	kv_fault_clear(ff);
+	assert_int_equal(scan_count(t, 0), 0);
+	assert_int_equal(count_ssts(dir), 0);
+	/* Space is back. */
+	b = batch_rows(t, 0, 2000, "x");
+	kv_fault_set(ff, KV_FAULT_WRITE, ENOSPC, 0, ".sst"); /* now at commit: the merge */
+	assert_int_equal(kv_commit(s, b, NULL, NULL), KV_NO_SPACE);
+	kv_fault_clear(ff);
+	assert_int_equal(scan_count(t, 0), 0);
+	assert_int_equal(kv_commit(s, b, NULL, NULL), KV_OK); /* the batch is intact */
+	kv_batch_free(b);
+	assert_int_equal(scan_count(t, 0), 4000);
+	kv_table_close(t);
+	kv_store_close(s);
+	kv_fault_fs_free(ff);
+	kvt_rmdir(dir);
+	free(dir);
+}
+
+/* One crash round: small commits, then a large one killed after `kill`
+ * file operations; after the crash the large commit is whole or absent,
+ * every small one acknowledged before it is there, and no file is left
+ * that the manifest does not list. Returns the ops a clean run takes. */
+static uint64_t crash_round(uint64_t kill, bool torn, unsigned seed)
+{
+	char *dir = kvt_tmpdir("largecrash");
+	kv_fault_fs *ff = kv_fault_fs_new(kv_fs_posix());
+	kv_store *s = open_opts(dir, kv_fault_fs_get(ff), 4096);
+	assert_non_null(s);
+	kv_table *t = kvt_table(s, "t", 2, FAMS2);
+	char r[16];
+	for (int i = 0; i < 20; i++) {
+		rowkey(r, 900000 + i);
+		assert_int_equal(kvt_put(s, t, r, "d", "v", 0, "small"), KV_OK);
+	}
+	uint64_t ops0 = kv_fault_ops(ff);
+	if (kill)
+		kv_fault_kill_after(ff, kill);
+	kv_batch *b = kv_batch_new();
+	for (int i = 0; i < 1500; i++) {
+		rowkey(r, i);
+		kv_batch_put(b, t, r, strlen(r), "d", "v", 1, KV_TS_LATEST, "big", 3);
+		kv_batch_put(b, t, r, strlen(r), "e", "w", 1, 4242, "big", 3);
+	}
+	kv_status st = kv_commit(s, b, NULL, NULL);
+	kv_batch_free(b);
+	uint64_t used = kv_fault_ops(ff) - ops0;
+	kv_table_close(t);
+	kv_store_close(s);
+	kv_fault_crash(ff, seed, torn);
+	kv_fault_revive(ff);
+	s = open_opts(dir, kv_fault_fs_get(ff), 4096);
+	if (!s)
+		fail_msg("reopen after a crash at op %llu: %s", (unsigned long long)kill, kv_errmsg());
+	assert_int_equal(kv_table_open(s, "t", &t), KV_OK);
+	size_t n = scan_count(t, 0);
+	size_t big = n - 20;
+	if (n < 20 || (big != 0 && big != 3000))
+		fail_msg("crash at op %llu: %zu cells (20 small + 0 or 3000 large)", (unsigned long long)kill,
+			 n);
+	if (!kill && (st != KV_OK || big != 3000))
+		fail_msg("clean run: %s, %zu large cells", kv_status_name(st), big);
+	if (st == KV_OK && big != 3000)
+		fail_msg("crash at op %llu: an acknowledged large commit is lost", (unsigned long long)kill);
+	assert_int_equal(kv_store_verify(s, NULL, NULL), KV_OK);
+	assert_int_equal(count_ssts(dir), (int)table_files(t));
+	kv_table_close(t);
+	kv_store_close(s);
+	kv_fault_fs_free(ff);
+	kvt_rmdir(dir);
+	free(dir);
+	return used;
+}
+
+static void test_crash_during_large_commit(void **state)
+{
+	uint64_t total = crash_round(0, false, 1);
+	assert_true(total > 10);
+	int points = getenv("KV_FAULT_ROUNDS") ? 10 * atoi(getenv("KV_FAULT_ROUNDS")) : 40;
+	for (int i = 1; i <= points; i++) {
+		uint64_t k = 1 + (total * (uint64_t)i) / (uint64_t)(points + 1);
+		crash_round(k, i % 2 == 0, (unsigned)i);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_spill_commit_reopen),          cmocka_unit_test(test_atomic_visibility),
+	    cmocka_unit_test(test_snapshot_and_identical_cells), cmocka_unit_test(test_commit_if),
+	    cmocka_unit_test(test_delete_newest_and_reserved),   cmocka_unit_test(test_enospc),
+	    cmocka_unit_test(test_crash_during_large_commit),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,429 @@
+/*
+ * ddl_rewrite.c — the data pass of ALTER TABLE: every row of a table
+ * (committed rows merged with the transaction's own writes) is read once,
+ * its new values computed (new column defaults, USING casts), NOT NULL and
+ * CHECK constraints verified, and then either
+ *   - written into a NEW STORAGE under the new row key (ADD/DROP PRIMARY
+ *     KEY, a key column's type change, key_order): the rows are streamed
+ *     in batches straight into the new kv table, at the transaction's read
+ *     timestamp so the transaction itself sees them. The new storage is
+ *     private until the catalog change that names it commits; an abort
+ *     drops it, a crash leaves an unreferenced kv table that cat_open
+ *     drops. So the table is either all old or all new, never a mix, and
+ *     the transaction's row buffer never holds the table.
+ *   - or, without a key change, written into the existing rows as cells of
+ *     the new columns only (ADD COLUMN ... DEFAULT, type changes of
+ *     non-key columns) through the transaction's buffer; nothing else of
+ *     the row is rewritten.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ddl_int.h"
+#include "plan_int.h"
+
+/* Rows per direct batch into a new storage. */
+#define REWRITE_BATCH_BYTES (4u << 20)
+
+sql_exec *sql_rewrite_exec(sql_session *s, sql_pstate *ps)
+{
+	sql_planned *pl = ty_alloc0(sizeof *pl);
+	pl->ncache = ps->ncache;
+	pl->nexec_params = ps->nexec_params;
+	return sql_exec_new(s, pl, ty_get_arena(), NULL, 0);
+}
+
+/* The table's row as Vars of RTE 1: every column, then the row key. */
+static sql_tlist *row_tlist(const cat_rel *r)
+{
+	sql_tlist *tl = sql_tl_new();
+	for (int c = 0; c <= r->ncols; c++) {
+		sql_expr *v = sql_expr_new(SQL_E_VAR, c < r->ncols ? r->cols[c].type : TY_BYTEA, -1);
+		v->typmod = c < r->ncols ? r->cols[c].typmod : -1;
+		v->var.rte = 1;
+		v->var.col = c;
+		sql_tl_add(tl, v);
+	}
+	return tl;
+}
+
+sql_expr *sql_rewrite_row_expr(sql_session *s, const cat_obj *rel, pnode *expr, const char *text,
+			       sql_expr_ctx ctx, sql_pstate *ps, ty_oid target, int32_t typmod,
+			       bool *cannot_coerce)
+{
+	cat_snap *cs = sql_ddl_snap(s);
+	sql_pstate *saved_text_ps = ps;
+	const char *saved_text = ps->text;
+	ps->text = text ? text : "";
+	sql_actx ax = {s, cs, ty_get_arena(), ps};
+	sql_query *q = sql_new_query(&ax, SQL_CMD_SELECT, NULL);
+	sql_jnode *jn;
+	int rte = sql_add_table_rte(&ax, q, rel, NULL, &jn);
+	sql_add_namespace(q, rte, true, true);
+	sql_expr *e = sql_transform_expr(&ax, q, expr, ctx);
+	if (target) {
+		if (e->type != target && e->type != TY_UNKNOWN &&
+		    !sql_can_coerce(e->type, target, SQL_COERCE_ASSIGNMENT)) {
+			*cannot_coerce = true;
+			ps->text = saved_text;
+			return NULL;
+		}
+		e = sql_coerce(&ax, e, target, typmod, SQL_COERCE_ASSIGNMENT, -1);
+	}
+	sql_planned top;
+	memset(&top, 0, sizeof top);
+	sql_planner pl = {&ax, &top, NULL, q, 0};
+	e = sql_plan_prep(&pl, e);
+	e = sql_set_refs(&pl, e, row_tlist(&rel->rel));
+	saved_text_ps->text = saved_text;
+	return e;
+}
+
+sql_expr *sql_rewrite_check_expr(sql_session *s, const cat_obj *rel, const char *check_sql, sql_pstate *ps)
+{
+	util_err perr;
+	PgQuery__ParseResult *pr = sql_parse_text(check_sql, &perr);
+	if (!pr)
+		ty_throw(&perr);
+	sql_expr *e;
+	TY_TRY(tc)
+	{
+		pnode *val = pr->stmts[0]->stmt->select_stmt->target_list[0]->res_target->val;
+		bool cannot = false;
+		e = sql_rewrite_row_expr(s, rel, val, check_sql, SQL_EXPR_CHECK, ps, TY_BOOL, -1, &cannot);
+		if (cannot)
+			ty_error(UTIL_E_DATATYPE_MISMATCH, "argument of CHECK must be type boolean");
+	}
+	TY_CATCH(tc)
+	{
+		TY_END(tc);
+		pg_query__parse_result__free_unpacked(pr, NULL);
+		ty_errthrow();
+	}
+	TY_END(tc);
+	pg_query__parse_result__free_unpacked(pr, NULL);
+	return e;
+}
+
+sql_expr *sql_rewrite_default_expr(sql_session *s, const cat_obj *rel, int col, sql_pstate *ps)
+{
+	sql_actx ax = {s, sql_ddl_snap(s), ty_get_arena(), ps};
+	sql_expr *e = sql_column_default(&ax, &rel->rel, col);
+	sql_query *q = sql_new_query(&ax, SQL_CMD_SELECT, NULL);
+	sql_planned top;
+	memset(&top, 0, sizeof top);
+	sql_planner pl = {&ax, &top, NULL, q, 0};
+	e = sql_plan_prep(&pl, e);
+	return sql_set_refs(&pl, e, row_tlist(&rel->rel));
+}
+
+/* ---------------------------------------------------------------- the pass */
+
+typedef struct rw_state {
+	sql_session *s;
+	sql_rewrite *rw;
+	const cat_rel *oldr, *newr;
+	kv_table *dst; /* new storage */
+	kv_table *src; /* old storage (backfill writes) */
+	kv_batch *batch;
+	kv_ts ts;
+	util_buf key, enc;
+	uint8_t *maxkey; /* greatest key written so far (uniqueness shortcut) */
+	size_t maxkey_len, maxkey_cap;
+	util_map batch_keys; /* keys in the current batch */
+	util_arena *get_arena;
+	const char *pk_name;
+} rw_state;
+
+static UTIL_NORETURN void null_values(const cat_rel *r, const cat_column *c, cat_snap *cs)
+{
+	util_err *e = ty_errstart(UTIL_E_NOT_NULL_VIOLATION,
+				  "column \"%s\" of relation \"%s\" contains null values", c->name, r->name);
+	const char *sn = sql_schema_name(cs, r->schema);
+	if (sn)
+		util_err_field(e->schema, sn);
+	util_err_field(e->table, r->name);
+	util_err_field(e->column, c->name);
+	ty_errthrow();
+}
+
+static UTIL_NORETURN void duplicated(rw_state *st, const ty_datum *vals)
+{
+	const cat_rel *r = st->newr;
+	util_buf cols = UTIL_BUF_INIT, v = UTIL_BUF_INIT;
+	for (int i = 0; i < r->npk; i++) {
+		const cat_column *c = cat_column_by_attnum(r, r->pk[i]);
+		if (i) {
+			util_buf_puts(&cols, ", ");
+			util_buf_puts(&v, ", ");
+		}
+		util_buf_puts(&cols, c->name);
+		ty_output(c->type, vals[c->attnum - 1], &v);
+	}
+	util_err *e = ty_errstart(UTIL_E_UNIQUE_VIOLATION, "could not create unique index \"%s\"",
+				  st->pk_name ? st->pk_name : "?");
+	util_err_detail(e, "Key (%s)=(%s) is duplicated.", cols.data, v.data);
+	const char *sn = sql_schema_name(sql_ddl_snap(st->s), r->schema);
+	if (sn)
+		util_err_field(e->schema, sn);
+	util_err_field(e->table, r->name);
+	if (st->pk_name)
+		util_err_field(e->constraint, st->pk_name);
+	util_buf_free(&cols);
+	util_buf_free(&v);
+	ty_errthrow();
+}
+
+static int kcmp(const uint8_t *a, size_t an, const uint8_t *b, size_t bn)
+{
+	size_t n = an < bn ? an : bn;
+	int c = memcmp(a, b, n);
+	return c ? c : (an > bn) - (an < bn);
+}
+
+static void flush_batch(rw_state *st)
+{
+	if (!st->batch || kv_batch_count(st->batch) == 0)
+		return;
+	kv_write_opts wo = {.no_sync = true, .ts = 0};
+	kv_status ks = kv_commit(st->s->e->kv, st->batch, &wo, NULL);
+	if (ks != KV_OK)
+		sql_kv_error(ks, "writing a table");
+	kv_batch_clear(st->batch);
+	util_map_free(&st->batch_keys);
+	memset(&st->batch_keys, 0, sizeof st->batch_keys);
+}
+
+/* True if the key was already written by this rewrite. Keys mostly arrive
+ * in increasing order (the new key often follows the insertion order), so
+ * a key above every earlier one needs no lookup. */
+static bool seen_key(rw_state *st, const uint8_t *k, size_t kl)
+{
+	if (!st->maxkey_len || kcmp(k, kl, st->maxkey, st->maxkey_len) > 0) {
+		if (kl > st->maxkey_cap) {
+			st->maxkey_cap = kl * 2;
+			st->maxkey = util_xrealloc(st->maxkey, st->maxkey_cap);
+		}
+		memcpy(st->maxkey, k, kl);
+		st->maxkey_len = kl;
+		return false;
+	}
+	if (util_map_get(&st->batch_keys, k, kl))
+		return true;
+	if (!st->get_arena)
+		st->get_arena = util_arena_new(4096, 0);
+	util_arena_reset(st->get_arena);
+	kv_read_opts ro;
+	memset(&ro, 0, sizeof ro);
+	ro.read_ts = KV_TS_MAX;
+	kv_column sentinel = {SQL_FAMILY, "", 0};
+	ro.columns = &sentinel;
+	ro.ncolumns = 1;
+	kv_row row;
+	kv_status ks = kv_get(st->dst, k, kl, &ro, st->get_arena, &row);
+	if (ks != KV_OK && ks != KV_NOT_FOUND)
+		sql_kv_error(ks, "reading a row");
+	return ks == KV_OK && row.n > 0;
+}
+
+static void write_new_row(rw_state *st, const ty_datum *vals)
+{
+	const cat_rel *r = st->newr;
+	util_buf_reset(&st->key);
+	sql_row_key(r, vals, &st->key);
+	const uint8_t *k = (const uint8_t *)st->key.data;
+	size_t kl = st->key.len;
+	if (st->rw->check_unique_key && seen_key(st, k, kl))
+		duplicated(st, vals);
+	if (!st->batch)
+		st->batch = kv_batch_new();
+	uint8_t q[2];
+	for (int i = 0; i < r->ncols; i++) {
+		const cat_column *c = &r->cols[i];
+		if (c->dropped || vals[i].null || !sql_column_in_cells(r, c))
+			continue;
+		sql_colid_qual(c->col_id, q);
+		util_buf_reset(&st->enc);
+		sql_value_encode(c->type, vals[i], &st->enc);
+		kv_batch_put(st->batch, st->dst, k, kl, SQL_FAMILY, q, 2, st->ts, st->enc.data, st->enc.len);
+	}
+	kv_batch_put(st->batch, st->dst, k, kl, SQL_FAMILY, "", 0, st->ts, "", 0);
+	if (st->rw->check_unique_key)
+		util_map_put(&st->batch_keys, k, kl, (void *)1);
+	if (kv_batch_byte_size(st->batch) >= REWRITE_BATCH_BYTES)
+		flush_batch(st);
+}
+
+static void one_row(rw_state *st, const ty_datum *old, ty_datum *newv)
+{
+	sql_rewrite *rw = st->rw;
+	const cat_rel *oldr = st->oldr, *newr = st->newr;
+	for (int c = 0; c < newr->ncols; c++) {
+		if (rw->exprs && rw->exprs[c])
+			newv[c] = sql_eval(rw->ex, rw->exprs[c], old);
+		else if (c < oldr->ncols && !newr->cols[c].dropped)
+			newv[c] = old[c];
+		else
+			newv[c] = ty_null();
+	}
+	newv[newr->ncols] = old[oldr->ncols];
+	if (rw->check_notnull)
+		for (int c = 0; c < newr->ncols; c++)
+			if (rw->check_notnull[c] && newv[c].null)
+				null_values(newr, &newr->cols[c], sql_ddl_snap(st->s));
+	for (int i = 0; i < rw->nchecks; i++) {
+		ty_datum d = sql_eval(rw->ex, rw->checks[i], newv);
+		if (!d.null && !d.i) {
+			util_err *e =
+			    ty_errstart(UTIL_E_CHECK_VIOLATION,
+					"check constraint \"%s\" of relation \"%s\" is violated by some row",
+					rw->check_names[i], newr->name);
+			const char *sn = sql_schema_name(sql_ddl_snap(st->s), newr->schema);
+			if (sn)
+				util_err_field(e->schema, sn);
+			util_err_field(e->table, newr->name);
+			util_err_field(e->constraint, rw->check_names[i]);
+			ty_errthrow();
+		}
+	}
+	if (rw->new_storage) {
+		write_new_row(st, newv);
+	} else if (rw->backfill) {
+		ty_datum key = old[oldr->ncols];
+		sql_txn_put_row(st->s->txn, rw->new_rel, st->src, key.p, key.len, newv, rw->backfill, false,
+				true);
+	}
+}
+
+static void rw_cleanup(rw_state *st)
+{
+	if (st->batch)
+		kv_batch_free(st->batch);
+	st->batch = NULL;
+	if (st->dst)
+		kv_table_close(st->dst);
+	st->dst = NULL;
+	if (st->src)
+		kv_table_close(st->src);
+	st->src = NULL;
+	util_buf_free(&st->key);
+	util_buf_free(&st->enc);
+	free(st->maxkey);
+	st->maxkey = NULL;
+	util_map_free(&st->batch_keys);
+	util_arena_destroy(st->get_arena);
+	st->get_arena = NULL;
+}
+
+void sql_rewrite_run(sql_session *s, sql_rewrite *rw)
+{
+	sql_txn *t = s->txn;
+	const cat_obj *old = rw->old_rel;
+	cat_rel *nr = &rw->new_rel->rel;
+	rw_state st;
+	memset(&st, 0, sizeof st);
+	st.s = s;
+	st.rw = rw;
+	st.oldr = &old->rel;
+	st.newr = nr;
+	for (int i = 0; i < nr->ncons; i++)
+		if (nr->cons[i].type == 'p')
+			st.pk_name = nr->cons[i].name;
+	/* READ COMMITTED reads what is committed now (PostgreSQL holds an
+	 * exclusive lock instead); REPEATABLE READ its snapshot. The new rows are
+	 * stamped with that timestamp so the transaction sees them. */
+	st.ts = t->iso == SQL_READ_COMMITTED ? kv_read_point(s->e->kv) : t->snapshot_ts;
+	if (t->iso == SQL_READ_COMMITTED)
+		t->stmt_ts = st.ts;
+	if (rw->new_storage) {
+		if (old->rel.ilv_depth || old->rel.ilv_nchildren)
+			ty_error(UTIL_E_FEATURE_NOT_SUPPORTED,
+				 "changing the row key of interleaved table \"%s\" is not supported", old->rel.name);
+		if (old->rel.nindexes)
+			ty_error(UTIL_E_FEATURE_NOT_SUPPORTED,
+				 "changing the row key of table \"%s\" with indexes is not supported yet",
+				 old->rel.name);
+		sql_ddl_next_storage(&old->rel, 'r', old->oid, nr->storage, sizeof nr->storage);
+		/* A leftover of a crashed transaction may carry the name: start empty. */
+		kv_table_drop(s->e->kv, nr->storage);
+		sql_create_storage(s, t, nr->storage);
+		kv_status ks = kv_table_open(s->e->kv, nr->storage, &st.dst);
+		if (ks != KV_OK)
+			sql_kv_error(ks, "opening a table");
+	} else if (rw->backfill) {
+		kv_status ks = kv_table_open(s->e->kv, old->rel.storage, &st.src);
+		if (ks != KV_OK)
+			sql_kv_error(ks, "opening a table");
+		sql_txn_table_reshape(t, old->oid, nr->ncols, false);
+	}
+	/* A scan of the old table as the executor does it (own writes merged). */
+	sql_plan *p = sql_plan_new(SQL_P_SCAN, old->rel.ncols + 1);
+	p->id = 0;
+	p->types = ty_alloc(sizeof(ty_oid) * (size_t)(old->rel.ncols + 1));
+	p->typmods = ty_alloc(sizeof(int32_t) * (size_t)(old->rel.ncols + 1));
+	for (int c = 0; c < old->rel.ncols; c++) {
+		p->types[c] = old->rel.cols[c].type;
+		p->typmods[c] = old->rel.cols[c].typmod;
+	}
+	p->types[old->rel.ncols] = TY_BYTEA;
+	p->typmods[old->rel.ncols] = -1;
+	p->scan.rel = old;
+	p->scan.reloid = old->oid;
+	snprintf(p->scan.storage, sizeof p->scan.storage, "%s", old->rel.storage);
+	p->scan.needed = ty_alloc(sizeof(bool) * (size_t)(old->rel.ncols + 1));
+	for (int c = 0; c <= old->rel.ncols; c++)
+		p->scan.needed[c] = true;
+	sql_planned *pl = ty_alloc0(sizeof *pl);
+	pl->plan = p;
+	pl->nnodes = 1;
+	sql_exec *ex = sql_exec_new(s, pl, ty_get_arena(), NULL, 0);
+	ex->cat = sql_ddl_snap(s);
+	ex->read_ts = st.ts;
+	util_arena *saved = ty_get_arena();
+	util_arena *rowa = util_arena_new(64 * 1024, 0);
+	TY_TRY(tc)
+	{
+		sql_op *root = sql_exec_node(ex, p);
+		ty_datum *newv = ty_alloc(sizeof(ty_datum) * (size_t)(nr->ncols + 1));
+		for (;;) {
+			sql_batch *b = sql_op_next(root);
+			if (b->n == 0)
+				break;
+			util_arena_reset(rowa);
+			ty_set_arena(rowa);
+			if (rw->ex && rw->ex->eval_arena)
+				util_arena_reset(rw->ex->eval_arena);
+			for (int i = 0; i < b->n; i++) {
+				one_row(&st, sql_batch_row(b, i), newv);
+				rw->rows++;
+			}
+			ty_set_arena(saved);
+			sql_check_interrupts(s);
+		}
+		flush_batch(&st);
+		sql_exec_close(ex);
+	}
+	TY_CATCH(tc)
+	{
+		TY_END(tc);
+		ty_set_arena(saved);
+		util_err err;
+		memcpy(&err, ty_err(), sizeof err);
+		util_err ignore;
+		ty_protect((void (*)(void *))sql_exec_close, ex, &ignore);
+		rw_cleanup(&st);
+		util_arena_destroy(rowa);
+		ty_throw(&err);
+	}
+	TY_END(tc);
+	ty_set_arena(saved);
+	util_arena_destroy(rowa);
+	rw_cleanup(&st);
+	if (rw->new_storage) {
+		/* The rows (own pending writes included) now live in the new
+		 * storage; the old one goes when the transaction commits. */
+		sql_txn_table_reshape(t, old->oid, 0, true);
+		sql_txn_drop_storage_after_commit(t, old->rel.storage);
+	}
+}

@@ -1,0 +1,431 @@
+#!/usr/bin/python3
+"""limits.py — resource limits (issue 12), each with PostgreSQL's SQLSTATE:
+statement_timeout (57014), lock_timeout and NOWAIT (55P03),
+idle_in_transaction_session_timeout (FATAL 25P03, row locks released),
+idle_session_timeout (FATAL 57P05), work_mem (sorts, hash aggregates and
+hash joins spill to disk as in PostgreSQL; what cannot spill, such as a sort
+of row values, fails with 53200 past 256 x work_mem and the session goes on,
+where PostgreSQL spills and succeeds), max_connections (FATAL 53300, a slot
+freed is usable again), the maximum message size (an announced 1 GiB
+message is refused at once; announcing a big one allocates nothing until
+its bytes arrive) and query cancel (57014; a CancelRequest with the wrong
+key cancels nothing). After each case the session that hit the limit, or a
+new one, must work, and a bystander session must not notice anything.
+
+usage: limits.py [CASE...]    (STRATA_BIN=tests/lib/pg_as_strata.sh checks the
+test itself against PostgreSQL 15; max_connections and the memory cases are
+Strata-only there)
+Prints ok/FAIL per check and "N passed, N failed".
+"""
+import os
+import socket
+import struct
+import sys
+import threading
+import time
+
+import psycopg2
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from strata_fixture import FixtureError, NoServerInTree, StrataServer  # noqa: E402
+
+MAX_CONN = 12
+
+
+def log(msg):
+    print(msg, flush=True)
+
+
+class T:
+    def __init__(self, srv, pg):
+        self.srv = srv
+        self.pg = pg
+        self.passed = 0
+        self.failed = 0
+
+    def check(self, ok, what):
+        if ok:
+            self.passed += 1
+            log(f"ok {what}")
+        else:
+            self.failed += 1
+            log(f"FAIL {what}")
+
+    def conn(self, **kw):
+        c = psycopg2.connect(self.srv.dsn, connect_timeout=20, **kw)
+        c.autocommit = True
+        return c
+
+    def state(self, cur, sql, args=None):
+        """SQLSTATE of running sql ("" if it succeeded, "conn" if the connection died)."""
+        try:
+            cur.execute(sql, args)
+            return ""
+        except psycopg2.Error as e:
+            return e.pgcode or "conn"
+
+    def alive(self, c, what):
+        try:
+            cur = c.cursor()
+            cur.execute("SELECT 1")
+            ok = cur.fetchone()[0] == 1
+        except psycopg2.Error:
+            ok = False
+        self.check(ok, f"{what}: the session still works")
+
+
+def server_rss_kb(srv):
+    try:
+        with open(f"/proc/{srv.proc.pid}/status") as f:
+            return next(int(line.split()[1]) for line in f if line.startswith("VmRSS:"))
+    except (OSError, StopIteration, AttributeError):
+        return None
+
+
+def raw_login(srv):
+    s = socket.create_connection((srv.host, srv.port), timeout=20)
+    body = struct.pack("!I", 196608) + b"user\0postgres\0database\0postgres\0\0"
+    s.sendall(struct.pack("!I", len(body) + 4) + body)
+    buf = b""
+    while b"Z\0\0\0\x05" not in buf:
+        d = s.recv(4096)
+        if not d:
+            raise OSError("closed during login")
+        buf += d
+    i = buf.index(b"K\0\0\0\x0c")
+    pid, key = struct.unpack("!ii", buf[i + 5:i + 13])
+    return s, pid, key
+
+
+def read_until_closed(s, timeout):
+    """Bytes the server sends until it closes the connection (None on timeout)."""
+    s.settimeout(timeout)
+    out = b""
+    try:
+        while True:
+            d = s.recv(65536)
+            if not d:
+                return out
+            out += d
+    except socket.timeout:
+        return None
+    except OSError:
+        return out
+
+
+# ---------------------------------------------------------------- cases
+
+def statement_timeout(t):
+    c = t.conn()
+    cur = c.cursor()
+    cur.execute("SET statement_timeout = 300")
+    t0 = time.monotonic()
+    st = t.state(cur, "SELECT pg_sleep(20)")
+    t.check(st == "57014" and time.monotonic() - t0 < 10, f"statement_timeout ends pg_sleep: {st!r} after "
+            f"{time.monotonic() - t0:.1f} s")
+    t0 = time.monotonic()
+    st = t.state(cur, "SELECT count(*) FROM generate_series(1, 100000000000)")
+    t.check(st == "57014" and time.monotonic() - t0 < 10, f"statement_timeout ends a long scan: {st!r} after "
+            f"{time.monotonic() - t0:.1f} s")
+    st = t.state(cur, "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT count(*) FROM r")
+    t.check(st == "57014", f"statement_timeout ends an endless recursive query: {st!r}")
+    t.alive(c, "after statement_timeout")
+    cur.execute("BEGIN")
+    st = t.state(cur, "SELECT pg_sleep(20)")
+    st2 = t.state(cur, "SELECT 1")
+    cur.execute("ROLLBACK")
+    t.check(st == "57014" and st2 == "25P02", f"inside a transaction: {st!r}, then {st2!r} until ROLLBACK")
+    cur.execute("SET statement_timeout = 0")
+    st = t.state(cur, "SELECT pg_sleep(0.5)")
+    t.check(st == "", "statement_timeout = 0 means no limit")
+    c.close()
+
+
+def lock_timeout(t):
+    a, b = t.conn(), t.conn()
+    ca, cb = a.cursor(), b.cursor()
+    ca.execute("CREATE TABLE lt (id int PRIMARY KEY, v int)")
+    ca.execute("INSERT INTO lt VALUES (1, 0), (2, 0)")
+    ca.execute("BEGIN")
+    ca.execute("UPDATE lt SET v = v + 1 WHERE id = 1")
+    cb.execute("SET lock_timeout = 300")
+    t0 = time.monotonic()
+    st = t.state(cb, "UPDATE lt SET v = v + 10 WHERE id = 1")
+    t.check(st == "55P03" and time.monotonic() - t0 < 10, f"lock_timeout: {st!r} after {time.monotonic() - t0:.1f} s")
+    st = t.state(cb, "SELECT * FROM lt WHERE id = 1 FOR UPDATE NOWAIT")
+    t.check(st == "55P03", f"FOR UPDATE NOWAIT: {st!r}")
+    st = t.state(cb, "UPDATE lt SET v = v + 10 WHERE id = 2")
+    t.check(st == "", "a row nobody holds is not affected")
+    ca.execute("COMMIT")
+    st = t.state(cb, "UPDATE lt SET v = v + 10 WHERE id = 1")
+    cb.execute("SELECT v FROM lt WHERE id = 1")
+    t.check(st == "" and cb.fetchone()[0] == 11, "after the holder commits, the update goes through")
+    a.close()
+    b.close()
+
+
+def idle_in_transaction(t):
+    a, b = t.conn(), t.conn()
+    ca, cb = a.cursor(), b.cursor()
+    ca.execute("CREATE TABLE it (id int PRIMARY KEY, v int)")
+    ca.execute("INSERT INTO it VALUES (1, 0)")
+    ca.execute("SET idle_in_transaction_session_timeout = 300")
+    ca.execute("BEGIN")
+    ca.execute("UPDATE it SET v = 1 WHERE id = 1")
+    time.sleep(1.5)
+    try:
+        ca.execute("SELECT 1")
+        st, msg = "", ""
+    except psycopg2.Error as e:
+        st, msg = e.pgcode, str(e)
+    t.check(a.closed or "idle-in-transaction" in msg or st == "25P03",
+            f"idle_in_transaction_session_timeout ends the session ({st!r}: {msg.strip()[:80]})")
+    cb.execute("SET lock_timeout = 2000")
+    st = t.state(cb, "UPDATE it SET v = 2 WHERE id = 1")
+    cb.execute("SELECT v FROM it WHERE id = 1")
+    t.check(st == "" and cb.fetchone()[0] == 2, f"its row lock is released, its update rolled back ({st!r})")
+    b.close()
+
+
+def idle_fatal(t, setting, state):
+    """Over a raw connection: the server sends FATAL with the SQLSTATE and closes."""
+    s, _, _ = raw_login(t.srv)
+    q = f"SET {setting} = 300{'; BEGIN' if 'transaction' in setting else ''}".encode() + b"\0"
+    s.sendall(b"Q" + struct.pack("!I", 4 + len(q)) + q)
+    t0 = time.monotonic()
+    got = read_until_closed(s, 10)
+    s.close()
+    t.check(got is not None and b"SFATAL" in got and b"C" + state.encode() in got and time.monotonic() - t0 < 5,
+            f"{setting}: FATAL {state} and the connection closes")
+
+
+def idle_session(t):
+    a = t.conn()
+    ca = a.cursor()
+    ca.execute("SET idle_session_timeout = 300")
+    time.sleep(1.5)
+    try:
+        ca.execute("SELECT 1")
+        st, msg = "", ""
+    except psycopg2.Error as e:
+        st, msg = e.pgcode, str(e)
+    t.check(a.closed or "idle-session" in msg or st == "57P05",
+            f"idle_session_timeout ends the session ({st!r}: {msg.strip()[:80]})")
+    b = t.conn()
+    t.alive(b, "after an idle session ended")
+    b.close()
+    idle_fatal(t, "idle_session_timeout", "57P05")
+    idle_fatal(t, "idle_in_transaction_session_timeout", "25P03")
+
+
+def work_mem(t):
+    if t.pg:
+        log("# limits: work_mem: PostgreSQL spills to disk; only the session checks apply")
+    a, by = t.conn(), t.conn()
+    ca, cby = a.cursor(), by.cursor()
+    stop = threading.Event()
+    errs = []
+
+    def bystander():
+        try:
+            while not stop.is_set():
+                cby.execute("SELECT count(*) FROM (SELECT g FROM generate_series(1, 2000) g ORDER BY g DESC) s")
+                if cby.fetchone()[0] != 2000:
+                    errs.append("wrong count")
+        except psycopg2.Error as e:
+            errs.append(f"{e.pgcode} {e}")
+
+    th = threading.Thread(target=bystander)
+    th.start()
+    ca.execute("SET work_mem = '64kB'")
+    queries = {
+        "sort": "SELECT count(*) FROM (SELECT g, md5(g::text) FROM generate_series(1, 600000) g ORDER BY 2) s",
+        "hash aggregate": "SELECT count(*) FROM (SELECT DISTINCT md5(g::text) FROM generate_series(1, 600000) g) s",
+        "hash join": "SELECT count(*) FROM generate_series(1, 400000) a JOIN generate_series(1, 400000) b ON a = b",
+    }
+    for what, q in queries.items():
+        st = t.state(ca, q)
+        t.check(st == "", f"work_mem 64kB, {what} of a few hundred thousand rows spills and succeeds: {st!r}")
+        t.alive(a, f"after the {what} past work_mem")
+    # Row values cannot spill: past 256 x work_mem the statement fails.
+    q = "SELECT count(*) FROM (SELECT ROW(g, md5(g::text)) r, g FROM generate_series(1, 600000) g ORDER BY g) s"
+    st = t.state(ca, q)
+    want = "" if t.pg else "53200"
+    t.check(st == want, f"work_mem 64kB, sort of a few hundred thousand row values: {st!r} (want {want!r})")
+    t.alive(a, "after the sort over budget")
+    ca.execute("RESET work_mem")
+    st = t.state(ca, queries["sort"])
+    t.check(st == "", "the same sort with the default work_mem succeeds")
+    stop.set()
+    th.join()
+    t.check(not errs, f"a session sorting meanwhile was not affected ({errs[:1]})")
+    a.close()
+    by.close()
+
+
+def max_connections(t):
+    if t.pg:
+        log("# limits: max_connections: Strata-only (pg_as_strata.sh takes no --max-connections)")
+        return
+    conns = []
+    st = ""
+    try:
+        for _ in range(MAX_CONN + 2):
+            conns.append(t.conn())
+    except psycopg2.OperationalError as e:
+        st = str(e)
+    t.check(len(conns) == MAX_CONN and "too many clients" in st,
+            f"max_connections {MAX_CONN}: {len(conns)} sessions, then {st.strip()[:70]!r}")
+    try:
+        raw = socket.create_connection((t.srv.host, t.srv.port), timeout=10)
+        body = struct.pack("!I", 196608) + b"user\0postgres\0\0"
+        raw.sendall(struct.pack("!I", len(body) + 4) + body)
+        got = read_until_closed(raw, 10) or b""
+        raw.close()
+        t.check(b"53300" in got, "the refusal is FATAL 53300")
+    except OSError as e:
+        t.check(False, f"raw connection: {e}")
+    conns.pop().close()
+    time.sleep(0.3)
+    try:
+        c = t.conn()
+        conns.append(c)
+        t.check(True, "a freed slot can be used again")
+    except psycopg2.Error as e:
+        t.check(False, f"a freed slot can be used again: {e}")
+    for c in conns:
+        c.close()
+
+
+def message_size(t):
+    s, _, _ = raw_login(t.srv)
+    t0 = time.monotonic()
+    s.sendall(b"Q" + struct.pack("!I", 0x40000000 + 4) + b"SELECT 1")
+    got = read_until_closed(s, 10)
+    t.check(got is not None and time.monotonic() - t0 < 5,
+            f"a message announced past the maximum (1 GiB) ends the connection at once "
+            f"({'timeout' if got is None else repr(got[:1])})")
+    s.close()
+    rss0 = server_rss_kb(t.srv)
+    socks = []
+    for _ in range(4):
+        s, _, _ = raw_login(t.srv)
+        s.sendall(b"Q" + struct.pack("!I", 0x3FFFFFFF) + b"SELECT '" + b"x" * 65536)
+        socks.append(s)
+    time.sleep(1.0)
+    rss1 = server_rss_kb(t.srv)
+    if rss0 and rss1:
+        t.check(rss1 - rss0 < 128 * 1024, f"four sessions announcing 1 GiB messages: RSS {rss0 // 1024} -> "
+                f"{rss1 // 1024} MB (buffers grow only as bytes arrive)")
+    for s in socks:
+        s.close()
+    c = t.conn()
+    t.alive(c, "after the big announcements")
+    c.close()
+
+
+def cancel(t):
+    c = t.conn()
+    cur = c.cursor()
+    res = {}
+
+    def run():
+        t0 = time.monotonic()
+        res["st"] = t.state(cur, "SELECT pg_sleep(30)")
+        res["secs"] = time.monotonic() - t0
+
+    th = threading.Thread(target=run)
+    th.start()
+    time.sleep(0.7)
+    c.cancel()
+    th.join(timeout=40)
+    t.check(res.get("st") == "57014" and res.get("secs", 99) < 10,
+            f"query cancel: {res.get('st')!r} after {res.get('secs', 0):.1f} s")
+    t.alive(c, "after a cancel")
+
+    def run2():
+        t0 = time.monotonic()
+        res["st2"] = t.state(cur, "SELECT count(*) FROM generate_series(1, 100000000000)")
+        res["secs2"] = time.monotonic() - t0
+
+    th = threading.Thread(target=run2)
+    th.start()
+    time.sleep(0.7)
+    c.cancel()
+    th.join(timeout=40)
+    t.check(res.get("st2") == "57014", f"cancel of a CPU-bound query: {res.get('st2')!r}")
+    # a CancelRequest with the wrong key cancels nothing
+    s, pid, key = raw_login(t.srv)
+    q = b"SELECT pg_sleep(1.5)\0"
+    s.sendall(b"Q" + struct.pack("!I", 4 + len(q)) + q)
+    time.sleep(0.3)
+    k = socket.create_connection((t.srv.host, t.srv.port), timeout=10)
+    k.sendall(struct.pack("!IIii", 16, (1234 << 16) | 5678, pid, key ^ 0x5A5A5A5A))
+    k.close()
+    got = read_until_closed_or(s, b"Z\0\0\0\x05", 10)
+    t.check(got is not None and b"57014" not in got and b"C\0\0\0" in got,
+            "a CancelRequest with the wrong key cancels nothing")
+    s.close()
+    c.close()
+
+
+def read_until_closed_or(s, marker, timeout):
+    s.settimeout(timeout)
+    out = b""
+    try:
+        while marker not in out:
+            d = s.recv(65536)
+            if not d:
+                return out
+            out += d
+        return out
+    except socket.timeout:
+        return None
+
+
+CASES = [statement_timeout, lock_timeout, idle_in_transaction, idle_session, work_mem, max_connections,
+         message_size, cancel]
+
+
+def main(argv):
+    only = [a for a in argv if not a.startswith("-")]
+    srv = StrataServer("limits", args=["--max-connections", str(MAX_CONN)])
+    pg = "pg_as_strata" in os.environ.get("STRATA_BIN", "")
+    if pg:
+        srv.args = []
+    try:
+        srv.start()
+    except NoServerInTree as e:
+        log(f"# limits: {e}")
+        print("0 passed, 0 failed, 1 skipped")
+        return 0
+    except FixtureError as e:
+        log(f"FAIL {e}")
+        print("0 passed, 1 failed")
+        return 1
+    t = T(srv, pg)
+    for _ in range(100):  # PostgreSQL accepts TCP before sessions
+        try:
+            t.conn().close()
+            break
+        except psycopg2.OperationalError:
+            time.sleep(0.1)
+    t0 = time.monotonic()
+    for case in CASES:
+        if only and case.__name__ not in only:
+            continue
+        try:
+            case(t)
+        except (psycopg2.Error, OSError) as e:
+            t.check(False, f"{case.__name__}: {type(e).__name__} {str(e).strip()[:200]}")
+    log(f"# limits: {t.passed + t.failed} checks in {time.monotonic() - t0:.0f} s")
+    if t.failed:
+        srv.mark_failed()
+    if not srv.stop():
+        t.check(False, "the server stopped cleanly")
+    print(f"{t.passed} passed, {t.failed} failed")
+    return 1 if t.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

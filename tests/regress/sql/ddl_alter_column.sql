@@ -1,0 +1,79 @@
+--
+-- ddl_alter_column: ALTER TABLE column subcommands. ADD COLUMN (defaults fill
+-- existing rows, NOT NULL validated, IF NOT EXISTS), DROP COLUMN (the slot
+-- stays, the name is free again, IF EXISTS), SET/DROP DEFAULT, SET/DROP NOT
+-- NULL (validates existing rows), ALTER TYPE with and without USING, and
+-- their errors. Also changes inside a transaction that already wrote rows.
+--
+CREATE TABLE at1 (a int, b text);
+INSERT INTO at1 VALUES (1, 'one'), (2, 'two');
+ALTER TABLE at1 ADD COLUMN c int;
+ALTER TABLE at1 ADD COLUMN d int DEFAULT 7;
+SELECT * FROM at1 ORDER BY a;
+ALTER TABLE at1 ADD COLUMN d int;
+ALTER TABLE at1 ADD COLUMN IF NOT EXISTS d int;
+ALTER TABLE at1 ADD COLUMN f int NOT NULL;
+ALTER TABLE at1 ADD COLUMN f int NOT NULL DEFAULT 0, ADD COLUMN g text DEFAULT 'x' || 'y';
+ALTER TABLE at1 DROP COLUMN b;
+ALTER TABLE at1 DROP COLUMN b;
+ALTER TABLE at1 DROP COLUMN IF EXISTS b;
+ALTER TABLE at1 ADD b text;
+SELECT * FROM at1 ORDER BY a;
+ALTER TABLE at1 ALTER COLUMN c SET DEFAULT 42;
+INSERT INTO at1 (a) VALUES (3);
+ALTER TABLE at1 ALTER COLUMN c DROP DEFAULT;
+INSERT INTO at1 (a) VALUES (4);
+ALTER TABLE at1 ALTER COLUMN c SET NOT NULL;
+UPDATE at1 SET c = 0 WHERE c IS NULL;
+ALTER TABLE at1 ALTER COLUMN c SET NOT NULL;
+INSERT INTO at1 (a) VALUES (5);
+ALTER TABLE at1 ALTER COLUMN c DROP NOT NULL;
+ALTER TABLE at1 ALTER COLUMN zz SET NOT NULL;
+ALTER TABLE at1 ALTER COLUMN c TYPE bigint;
+ALTER TABLE at1 ALTER COLUMN b TYPE int;
+ALTER TABLE at1 ALTER COLUMN b TYPE int USING length(b);
+ALTER TABLE at1 ALTER COLUMN g TYPE varchar(1);
+ALTER TABLE at1 ALTER COLUMN g SET DATA TYPE varchar(10);
+SELECT * FROM at1 ORDER BY a;
+ALTER TABLE nosuch ADD COLUMN x int;
+ALTER TABLE IF EXISTS nosuch ADD COLUMN x int;
+ALTER TABLE at1 DROP COLUMN a, DROP COLUMN c, DROP COLUMN d, DROP COLUMN f, DROP COLUMN g, DROP COLUMN b;
+SELECT * FROM at1;
+ALTER TABLE at1 ADD COLUMN a int;
+ALTER TABLE at1 ADD COLUMN ctid int;
+DROP TABLE at1;
+-- volatile and serial defaults give every existing row its own value
+CREATE TABLE at2 (a int);
+INSERT INTO at2 SELECT generate_series(1, 5);
+ALTER TABLE at2 ADD COLUMN s serial, ADD COLUMN t text DEFAULT 'x' NOT NULL;
+SELECT count(DISTINCT s), min(s), max(s), min(t) FROM at2;
+ALTER TABLE at2 ADD COLUMN u int DEFAULT NULL;
+SELECT count(u) FROM at2;
+-- inside a transaction, with rows written before and after the change
+BEGIN;
+INSERT INTO at2 (a) VALUES (6);
+UPDATE at2 SET t = 'y' WHERE a = 1;
+ALTER TABLE at2 ADD COLUMN v int DEFAULT 9;
+SELECT a, t, v FROM at2 WHERE a IN (1, 2, 6) ORDER BY a;
+UPDATE at2 SET v = 10 WHERE a = 6;
+ALTER TABLE at2 DROP COLUMN t;
+INSERT INTO at2 (a, v) VALUES (7, 11);
+SELECT a, v FROM at2 WHERE a > 4 ORDER BY a;
+COMMIT;
+SELECT a, v FROM at2 WHERE a > 4 ORDER BY a;
+BEGIN;
+ALTER TABLE at2 ADD COLUMN w int DEFAULT 1;
+ROLLBACK;
+SELECT * FROM at2 WHERE a = 1;
+-- type changes: defaults must follow, USING sees the old row
+ALTER TABLE at2 ALTER COLUMN v TYPE text;
+SELECT a, v FROM at2 WHERE a > 5 ORDER BY a;
+ALTER TABLE at2 ALTER COLUMN v TYPE int USING v::int * 2;
+SELECT a, v FROM at2 WHERE a > 5 ORDER BY a;
+ALTER TABLE at2 ALTER COLUMN v SET DEFAULT 'abc';
+ALTER TABLE at2 ALTER COLUMN v TYPE boolean;
+ALTER TABLE at2 ALTER COLUMN v TYPE boolean USING v > 15;
+SELECT a, v FROM at2 WHERE a > 5 ORDER BY a;
+ALTER TABLE at2 ALTER COLUMN a TYPE nosuchtype;
+ALTER TABLE at2 ALTER COLUMN nosuch TYPE int;
+DROP TABLE at2;

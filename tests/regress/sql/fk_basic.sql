@@ -1,0 +1,34 @@
+--
+-- fk_basic: foreign keys checked on INSERT and UPDATE of the referencing
+-- table and on UPDATE/DELETE of the referenced one (NO ACTION), MATCH FULL and
+-- MATCH SIMPLE with NULLs, multi-column keys, ADD CONSTRAINT ... FOREIGN KEY
+-- (validates existing rows, NOT VALID skips that until VALIDATE CONSTRAINT),
+-- definition errors, and dependencies for TRUNCATE and DROP.
+--
+CREATE TABLE p (id int PRIMARY KEY, name text);
+CREATE TABLE c (cid int PRIMARY KEY, pid int REFERENCES p);
+INSERT INTO p VALUES (1, 'a'), (2, 'b');
+INSERT INTO c VALUES (10, 1);
+INSERT INTO c VALUES (11, 5);
+UPDATE c SET pid = 7 WHERE cid = 10;
+DELETE FROM p WHERE id = 1;
+UPDATE p SET id = 3 WHERE id = 1;
+CREATE TABLE c2 (a int, b int, FOREIGN KEY (a, b) REFERENCES p2 (x, y) MATCH FULL);
+CREATE TABLE p2 (x int, y int, PRIMARY KEY (x, y));
+CREATE TABLE c2 (a int, b int, FOREIGN KEY (a, b) REFERENCES p2 (x, y) MATCH FULL);
+INSERT INTO c2 VALUES (1, NULL);
+INSERT INTO c2 VALUES (NULL, NULL);
+CREATE TABLE c3 (a int, b int, FOREIGN KEY (a, b) REFERENCES p2);
+INSERT INTO c3 VALUES (1, NULL);
+INSERT INTO c3 VALUES (1, 2);
+ALTER TABLE c3 ADD CONSTRAINT c3_fk2 FOREIGN KEY (a) REFERENCES p;
+INSERT INTO c3 VALUES (1, NULL), (9, NULL);
+ALTER TABLE c3 ADD CONSTRAINT c3_fk2 FOREIGN KEY (a) REFERENCES p;
+ALTER TABLE c3 ADD CONSTRAINT c3_fk2 FOREIGN KEY (a) REFERENCES p NOT VALID;
+ALTER TABLE c3 VALIDATE CONSTRAINT c3_fk2;
+TRUNCATE p;
+DROP TABLE p;
+CREATE TABLE c4 (a text REFERENCES p);
+CREATE TABLE c4 (a int REFERENCES p (name));
+CREATE TABLE c4 (a int REFERENCES p (id, name));
+DROP TABLE c, c2, c3, p, p2;
