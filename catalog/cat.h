@@ -142,7 +142,8 @@ typedef struct cat_index_col {
 typedef enum cat_index_state {
 	CAT_INDEX_WRITE_ONLY = 1, /* maintained by writers, not used by reads */
 	CAT_INDEX_BACKFILLING,
-	CAT_INDEX_PUBLIC
+	CAT_INDEX_PUBLIC,
+	CAT_INDEX_INVALID         /* a failed build: neither maintained nor read (REINDEX rebuilds) */
 } cat_index_state;
 
 typedef struct cat_index_info {
@@ -157,6 +158,7 @@ typedef struct cat_index_info {
 	char *predicate_sql;  /* partial index WHERE, or NULL */
 	cat_index_state state;
 	uint64_t backfill_progress; /* rows copied so far (informational) */
+	uint64_t valid_from;  /* kv timestamp: reads at older snapshots must not use the index */
 } cat_index_info;
 
 typedef struct cat_sequence_info {

@@ -222,7 +222,7 @@ enum {
 	K_OID = 1, K_NAME, K_TYPE, K_COLS, K_CHECK, K_FLAGS, K_INDEX, K_REFTABLE, K_REFCOLS, K_ONDEL, K_ONUPD,
 	K_MATCH, K_COMMENT,
 	/* index */
-	I_TABLE = 1, I_FLAGS, I_KEY, I_INCLUDE, I_PRED, I_STATE, I_PROGRESS,
+	I_TABLE = 1, I_FLAGS, I_KEY, I_INCLUDE, I_PRED, I_STATE, I_PROGRESS, I_VALID_FROM,
 	IK_ATTNUM = 1, IK_EXPR, IK_FLAGS,
 	/* sequence */
 	S_TYPE = 1, S_START, S_INC, S_MIN, S_MAX, S_CACHE, S_CYCLE, S_OWNTAB, S_OWNCOL,
@@ -340,6 +340,7 @@ static void enc_index(util_buf *b, const cat_index_info *ix)
 	put_s(b, I_PRED, ix->predicate_sql);
 	put_u(b, I_STATE, ix->state);
 	put_u(b, I_PROGRESS, ix->backfill_progress);
+	put_u(b, I_VALID_FROM, ix->valid_from);
 	util_buf_free(&sub);
 }
 
@@ -379,6 +380,7 @@ static void dec_index(cat_obj *o, rd *r, cat_index_info *ix)
 		case I_PRED: ix->predicate_sql = get_s(o, &v); break;
 		case I_STATE: ix->state = (cat_index_state)get_u(&v); break;
 		case I_PROGRESS: ix->backfill_progress = get_u(&v); break;
+		case I_VALID_FROM: ix->valid_from = get_u(&v); break;
 		}
 		r->bad |= v.bad;
 	}

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "ops.h"
+#include "sql_index.h"
 #include "sql_int.h"
 
 static const char *str_of(pnode *n) { return n && n->node_case == PG_QUERY__NODE__NODE_STRING ? n->string->sval : NULL; }
@@ -380,6 +381,7 @@ typedef struct loader {
 	const cat_obj *rel;
 	kv_table *kv;
 	bool bulk;             /* write straight into the commit batch */
+	bool unique;           /* the table has unique indexes */
 	bool lock_rows;        /* lock each key (not bulk, storage visible to others) */
 	bool private_storage;  /* the table's storage was created by this transaction */
 	util_buf last_parent;  /* interleaved tables: the last parent row found */
@@ -502,6 +504,20 @@ static void load_row(loader *ld, ty_datum *vals, copy_in *ci)
 		vals[r->ncols] = ty_bytes(k, kl);
 		sql_fk_row(ld->fk, NULL, vals);
 	}
+	if (ld->unique) {
+		/* Unique indexes (index_write.c): the row with its key. */
+		ty_datum *row = ty_alloc(sizeof(ty_datum) * (size_t)(r->ncols + 1));
+		memcpy(row, vals, sizeof(ty_datum) * (size_t)r->ncols);
+		row[r->ncols] = ty_bytes(k, kl);
+		TY_TRY(tc) { sql_index_unique_check(ld->s, ld->rel, row, NULL, 0, false, NULL, NULL); }
+		TY_CATCH(tc)
+		{
+			TY_END(tc);
+			util_err_context(ty_err(), "COPY %s, line %lld", r->name, (long long)ci->lineno);
+			ty_errthrow();
+		}
+		TY_END(tc);
+	}
 	if (!ld->bulk) {
 		sql_txn_put_row(t, ld->rel, ld->kv, k, kl, vals, NULL, true, false);
 		return;
@@ -555,6 +571,7 @@ static void copy_from(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o,
 	for (int i = 0; i < r->ncons; i++)
 		if (r->cons[i].type == 'f' && r->cons[i].ref_table == rel->oid)
 			ld.bulk = false;
+	ld.unique = sql_index_has_unique(s, rel);
 	ld.private_storage = sql_txn_storage_private(s->txn, r->storage);
 	ld.lock_rows = !ld.bulk && !ld.private_storage;
 	/* Defaults of the columns not loaded. */

@@ -978,6 +978,7 @@ void sql_ddl_truncate(sql_session *s, PgQuery__TruncateStmt *st);
 void sql_ddl_comment(sql_session *s, PgQuery__CommentStmt *st);
 void sql_ddl_alter_sequence(sql_session *s, PgQuery__AlterSeqStmt *st);
 void sql_ddl_index(sql_session *s, PgQuery__IndexStmt *st, const char *text);
+void sql_ddl_reindex(sql_session *s, PgQuery__ReindexStmt *st);
 void sql_ddl_role(sql_session *s, pnode *stmt);
 void sql_ddl_database(sql_session *s, pnode *stmt);
 void sql_ddl_grant(sql_session *s, pnode *stmt);
@@ -1057,8 +1058,10 @@ void sql_exec_ddl(sql_session *s, pnode *n, const char *text, sql_complete *c)
 		sql_ddl_comment(s, n->comment_stmt);
 		break;
 	case PG_QUERY__NODE__NODE_INDEX_STMT:
-	case PG_QUERY__NODE__NODE_REINDEX_STMT:
 		sql_ddl_index(s, n->index_stmt, text);
+		break;
+	case PG_QUERY__NODE__NODE_REINDEX_STMT:
+		sql_ddl_reindex(s, n->reindex_stmt);
 		break;
 	case PG_QUERY__NODE__NODE_CREATE_ROLE_STMT:
 	case PG_QUERY__NODE__NODE_ALTER_ROLE_STMT:

@@ -189,8 +189,12 @@ void sql_apply_reloptions(sql_session *s, cat_obj *o, PgQuery__Node **opts, size
 		no[r->nopts].value = cat_obj_strdup(o, v);
 		r->opts = no;
 		r->nopts++;
-		if (!strcmp(name, "salt_buckets"))
+		if (!strcmp(name, "salt_buckets")) {
 			r->salt_buckets = atoi(v);
+			/* Accepted only as "not salted" until row keys carry a bucket. */
+			if (r->salt_buckets > 0)
+				ty_error(UTIL_E_FEATURE_NOT_SUPPORTED, "salted tables (salt_buckets) are not supported yet");
+		}
 	}
 }
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "ops.h"
+#include "sql_index.h"
 #include "sql_int.h"
 
 #define SEQ_KV_TABLE "sys.sequences"
@@ -90,6 +91,7 @@ int sql_engine_open(const sql_engine_opts *o, sql_engine **out, util_err *err)
 	}
 	if (sql_ops_engine_open(e, err) != 0)
 		goto fail;
+	sql_index_engine_open(e);
 	e->autoanalyze = sql_autoanalyze_start(e);
 	*out = e;
 	return 0;
@@ -104,6 +106,7 @@ void sql_engine_close(sql_engine *e)
 		return;
 	sql_autoanalyze_stop(e->autoanalyze);
 	sql_ops_engine_close(e);
+	sql_index_engine_close(e);
 	if (e->seq_tbl)
 		kv_table_close(e->seq_tbl);
 	cat_close(e->cat);

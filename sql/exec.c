@@ -57,13 +57,14 @@ sql_op *sql_exec_node(sql_exec *ex, const sql_plan *p)
 	case SQL_P_RESULT: op = sql_op_result(ex, p); break;
 	case SQL_P_VALUES: op = sql_op_values(ex, p); break;
 	case SQL_P_SCAN: op = sql_op_scan(ex, p); break;
+	case SQL_P_INDEXSCAN: op = sql_op_indexscan(ex, p); break;
 	case SQL_P_GROUPJOIN: op = sql_op_groupjoin(ex, p); break;
 	case SQL_P_SYSSCAN: op = sql_op_sysscan(ex, p); break;
 	case SQL_P_FUNCSCAN: op = sql_op_funcscan(ex, p); break;
 	case SQL_P_FILTER: op = sql_op_filter(ex, p); break;
 	case SQL_P_PROJECT: op = sql_op_project(ex, p); break;
 	case SQL_P_PROJECTSET: op = sql_op_projectset(ex, p); break;
-	case SQL_P_NESTLOOP: op = sql_op_nestloop(ex, p); break;
+	case SQL_P_NESTLOOP: op = p->join.nparams ? sql_op_lookupjoin(ex, p) : sql_op_nestloop(ex, p); break;
 	case SQL_P_HASHJOIN: op = sql_op_hashjoin(ex, p); break;
 	case SQL_P_MERGEJOIN: op = sql_op_mergejoin(ex, p); break;
 	case SQL_P_AGG: op = sql_op_agg(ex, p); break;

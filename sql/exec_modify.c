@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "sql_index.h"
 #include "sql_int.h"
 
 sql_batch *sql_op_begin_batch(sql_op *op);
@@ -23,6 +24,8 @@ typedef struct modify_state {
 	const char *pk_name;
 	bool done;
 	sql_fk_state *fk;    /* foreign keys of / referencing the table (fk.c), or NULL */
+	bool unique;      /* the table has unique indexes (index_write.c) */
+	ty_datum *oldrow; /* UPDATE/DELETE: the row before (ncols + key) */
 	util_buf last_parent;  /* interleaved inserts: the last parent row found */
 } modify_state;
 
@@ -221,6 +224,46 @@ static void emit_returning(sql_op *op, sql_batch *b, const ty_datum *tablerow, c
 		out[i] = sql_eval(op->ex, p->modify.returning[i], combo);
 }
 
+/* ON CONFLICT DO UPDATE of the existing row (existing = ncols + key,
+ * followed by room for the excluded row). */
+static void oc_update(sql_op *op, modify_state *st, ty_datum *existing, const ty_datum *row,
+		      const ty_datum *in, sql_batch *b)
+{
+	const sql_plan *p = op->plan;
+	const cat_obj *rel = st->rel;
+	const cat_rel *r = &rel->rel;
+	sql_txn *t = op->ex->txn;
+	sql_onconflict *oc = p->modify.oc;
+	/* DO UPDATE: expressions see existing ++ excluded. */
+	ty_datum *excl = existing + r->ncols + 1;
+	memcpy(excl, row, sizeof(ty_datum) * (size_t)(r->ncols + 1));
+	if (p->modify.oc_where && !sql_eval_qual(op->ex, p->modify.oc_where, existing))
+		return;
+	ty_datum *upd = ty_alloc(sizeof(ty_datum) * (size_t)(r->ncols + 1));
+	memcpy(upd, existing, sizeof(ty_datum) * (size_t)(r->ncols + 1));
+	bool *set = ty_alloc0(sizeof(bool) * (size_t)(r->ncols ? r->ncols : 1));
+	for (int i = 0; i < oc->nset; i++) {
+		int c = oc->set_cols[i] - 1;
+		upd[c] = sql_eval(op->ex, p->modify.oc_set[i], existing);
+		set[c] = true;
+	}
+	check_row(op, st, upd);
+	for (int i = 0; i < r->npk; i++)
+		if (set[r->pk[i] - 1] &&
+		    !ty_equal(r->cols[r->pk[i] - 1].type, upd[r->pk[i] - 1], existing[r->pk[i] - 1]))
+			ty_error(UTIL_E_FEATURE_NOT_SUPPORTED,
+				 "ON CONFLICT DO UPDATE cannot change the primary key");
+	if (st->unique) {
+		sql_index_unique_release(op->ex->s, rel, existing, upd);
+		sql_index_unique_check(op->ex->s, rel, upd, existing, 0, false, NULL, NULL);
+	}
+	ty_datum key = existing[r->ncols];
+	sql_txn_put_row(t, rel, st->kv, key.p, key.len, upd, set, false, true);
+	if (st->fk)
+		sql_fk_row(st->fk, existing, upd);
+	op->ex->processed++;
+	emit_returning(op, b, upd, in);
+}
 
 static void do_insert(sql_op *op, modify_state *st, const ty_datum *in, sql_batch *b)
 {
@@ -248,7 +291,8 @@ static void do_insert(sql_op *op, modify_state *st, const ty_datum *in, sql_batc
 		ty_datum *existing = st->ocrow;
 		if (read_latest(op, st, k, kl, existing)) {
 			sql_onconflict *oc = p->modify.oc;
-			if (!oc)
+			/* A unique index as the arbiter: a primary-key conflict is an error. */
+			if (!oc || oc->arbiter_index)
 				duplicate_key(st, row);
 			/* A conflicting row this snapshot cannot see (PostgreSQL's
 			 * ExecCheckTupleVisible). */
@@ -257,29 +301,27 @@ static void do_insert(sql_op *op, modify_state *st, const ty_datum *in, sql_batc
 				sql_txn_serialization_failure(false);
 			if (!oc->do_update)
 				return;
-			/* DO UPDATE: expressions see existing ++ excluded. */
-			ty_datum *excl = existing + r->ncols + 1;
-			memcpy(excl, row, sizeof(ty_datum) * (size_t)(r->ncols + 1));
-			if (p->modify.oc_where && !sql_eval_qual(op->ex, p->modify.oc_where, existing))
-				return;
-			ty_datum *upd = ty_alloc(sizeof(ty_datum) * (size_t)(r->ncols + 1));
-			memcpy(upd, existing, sizeof(ty_datum) * (size_t)(r->ncols + 1));
-			bool *set = ty_alloc0(sizeof(bool) * (size_t)(r->ncols ? r->ncols : 1));
-			for (int i = 0; i < oc->nset; i++) {
-				int c = oc->set_cols[i] - 1;
-				upd[c] = sql_eval(op->ex, p->modify.oc_set[i], existing);
-				set[c] = true;
-			}
-			check_row(op, st, upd);
-			for (int i = 0; i < r->npk; i++)
-				if (set[r->pk[i] - 1] && !ty_equal(r->cols[r->pk[i] - 1].type, upd[r->pk[i] - 1], existing[r->pk[i] - 1]))
-					ty_error(UTIL_E_FEATURE_NOT_SUPPORTED, "ON CONFLICT DO UPDATE cannot change the primary key");
-			sql_txn_put_row(t, rel, st->kv, k, kl, upd, set, false, true);
-			if (st->fk)
-				sql_fk_row(st->fk, existing, upd);
-			op->ex->processed++;
-			emit_returning(op, b, upd, in);
+			oc_update(op, st, existing, row, in, b);
 			return;
+		}
+	}
+	if (st->unique) {
+		sql_onconflict *oc = p->modify.oc;
+		ty_datum holder = ty_null();
+		bool by_index = oc && (oc->narbiter == 0 || oc->arbiter_index);
+		if (!sql_index_unique_check(op->ex->s, rel, row, NULL, oc ? oc->arbiter_index : 0,
+					    oc && oc->narbiter == 0, by_index ? &holder : NULL, NULL)) {
+			if (!oc->do_update)
+				return;
+			/* DO UPDATE on the row holding the key. */
+			sql_txn_lock_row(t, rel->oid, holder.p, holder.len,
+					 PG_QUERY__LOCK_CLAUSE_STRENGTH__LCS_FORUPDATE,
+					 PG_QUERY__LOCK_WAIT_POLICY__LockWaitBlock, NULL);
+			ty_datum *existing = st->ocrow;
+			if (read_latest(op, st, holder.p, holder.len, existing)) {
+				oc_update(op, st, existing, row, in, b);
+				return;
+			}
 		}
 	}
 	sql_txn_put_row(t, rel, st->kv, k, kl, row, NULL, true, false);
@@ -310,6 +352,13 @@ static void do_update(sql_op *op, modify_state *st, const ty_datum *in, sql_batc
 		row[c] = sql_eval(op->ex, p->modify.new_vals[c], in);
 	row[r->ncols] = oldkey;
 	check_row(op, st, row);
+	ty_datum *old = NULL;
+	if (st->unique) {
+		old = st->oldrow;
+		for (int c = 0; c < r->ncols; c++)
+			old[c] = in[p->modify.old_slots[c]];
+		old[r->ncols] = oldkey;
+	}
 	if (p->modify.pk_changes) {
 		util_buf key = UTIL_BUF_INIT;
 		sql_row_key(r, row, &key);
@@ -324,15 +373,19 @@ static void do_update(sql_op *op, modify_state *st, const ty_datum *in, sql_batc
 			if (read_latest(op, st, k, kl, st->ocrow))
 				duplicate_key(st, row);
 			if (r->ilv_nchildren) {
-				ty_datum *old = ty_alloc(sizeof(ty_datum) * (size_t)(r->ncols + 1));
+				ty_datum *before = ty_alloc(sizeof(ty_datum) * (size_t)(r->ncols + 1));
 				for (int c = 0; c < r->ncols; c++)
-					old[c] = in[p->modify.old_slots[c]];
-				sql_ilv_check_delete(t, op->ex->cat, st->kv, rel, oldkey.p, oldkey.len, old);
+					before[c] = in[p->modify.old_slots[c]];
+				sql_ilv_check_delete(t, op->ex->cat, st->kv, rel, oldkey.p, oldkey.len, before);
 			}
 			if (r->ilv_depth)
 				sql_ilv_check_parent(t, op->ex->cat, st->kv, rel, row, NULL);
-			sql_txn_delete_row(t, rel, st->kv, oldkey.p, oldkey.len);
 			row[r->ncols] = ty_bytes(k, kl);
+			if (old)
+				sql_index_unique_release(op->ex->s, rel, old, row);
+			sql_txn_delete_row(t, rel, st->kv, oldkey.p, oldkey.len);
+			if (old)
+				sql_index_unique_check(op->ex->s, rel, row, old, 0, false, NULL, NULL);
 			sql_txn_put_row(t, rel, st->kv, k, kl, row, NULL, true, false);
 			if (st->fk)
 				sql_fk_row(st->fk, old_row(op, st, in, oldkey), row);
@@ -341,6 +394,10 @@ static void do_update(sql_op *op, modify_state *st, const ty_datum *in, sql_batc
 			return;
 		}
 		util_buf_free(&key);
+	}
+	if (old) {
+		sql_index_unique_release(op->ex->s, rel, old, row);
+		sql_index_unique_check(op->ex->s, rel, row, old, 0, false, NULL, NULL);
 	}
 	sql_txn_put_row(t, rel, st->kv, oldkey.p, oldkey.len, row, st->assigned, false, true);
 	if (st->fk)
@@ -366,10 +423,17 @@ static void do_delete(sql_op *op, modify_state *st, const ty_datum *in, sql_batc
 	if (!in)
 		return;
 	if (r->ilv_nchildren) {
-		ty_datum *old = ty_alloc(sizeof(ty_datum) * (size_t)(r->ncols + 1));
+		ty_datum *before = ty_alloc(sizeof(ty_datum) * (size_t)(r->ncols + 1));
+		for (int c = 0; c < r->ncols; c++)
+			before[c] = in[p->modify.old_slots[c]];
+		sql_ilv_check_delete(t, op->ex->cat, st->kv, rel, key.p, key.len, before);
+	}
+	if (st->unique) {
+		ty_datum *old = st->oldrow;
 		for (int c = 0; c < r->ncols; c++)
 			old[c] = in[p->modify.old_slots[c]];
-		sql_ilv_check_delete(t, op->ex->cat, st->kv, rel, key.p, key.len, old);
+		old[r->ncols] = key;
+		sql_index_unique_release(op->ex->s, rel, old, NULL);
 	}
 	sql_txn_delete_row(t, rel, st->kv, key.p, key.len);
 	if (st->fk)
@@ -409,6 +473,8 @@ static void modify_open(sql_op *op)
 		if (r->cons[i].type == 'p')
 			st->pk_name = ty_strdup(r->cons[i].name);
 	st->fk = sql_fk_begin(ex, st->rel, p->modify.cmd);
+	st->unique = sql_index_has_unique(ex->s, st->rel);
+	st->oldrow = ty_alloc(sizeof(ty_datum) * (size_t)(r->ncols + 1));
 	ty_set_arena(old);
 	if (!ex->txn)
 		ty_error(UTIL_E_INTERNAL_ERROR, "data modification outside a transaction");

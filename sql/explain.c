@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "sql_index.h"
 #include "sql_int.h"
 
 typedef struct xnames {
@@ -752,14 +753,56 @@ static xnode *build(explain_ctx *x, const sql_plan *p, const char *filter)
 				prop(n, "Filter", and_text(own, filter));
 		}
 		break;
-	case SQL_P_INDEXSCAN:
-		n = xnew(p->scan.index_only ? "Index Only Scan" : "Index Scan", p);
+	case SQL_P_INDEXSCAN: {
+		/* A secondary index (plan_index.c): its conditions as written, or
+		 * for the inner side of a lookup join its keys equal to values of
+		 * the outer row. */
+		const sql_ixscan *xs = p->scan.ixscan;
+		if (p->scan.index_only)
+			n = xnew(p->scan.reverse ? "Index Only Scan Backward" : "Index Only Scan", p);
+		else
+			n = xnew(p->scan.reverse ? "Index Scan Backward" : "Index Scan", p);
+		n->jtype = p->scan.index_only ? "Index Only Scan" : "Index Scan";
+		n->direction = p->scan.reverse ? "Backward" : "Forward";
 		n->relation = p->scan.rel->rel.name;
 		n->alias = scan_alias(p);
-		n->index = "index";
-		if (p->qual || filter)
-			prop(n, "Filter", and_text(p->qual ? expr_text(x, p->qual, names_of(x, p)) : NULL, filter));
+		n->index = xs ? xs->index_name : "?";
+		bool q = x->qualify;
+		x->qualify = false;
+		xnames *self = names_of(x, p);
+		util_buf b = UTIL_BUF_INIT;
+		int nc = 0;
+		if (xs && xs->nconds) {
+			for (int i = 0; i < xs->nconds; i++, nc++) {
+				if (i)
+					util_buf_puts(&b, " AND ");
+				util_buf_puts(&b, expr_text(x, xs->conds[i], self));
+			}
+		} else if (xs && xs->nranges && xs->ranges[0].nfix) {
+			for (int i = 0; i < xs->ranges[0].nfix; i++, nc++) {
+				if (i)
+					util_buf_puts(&b, " AND ");
+				util_buf_printf(&b, "(%s = ", xs->ix->key_text[i]);
+				deparse(x, xs->ranges[0].eq[i], self, &b, false);
+				util_buf_putc(&b, ')');
+			}
+		}
+		if (nc) {
+			if (nc > 1) {
+				char *t = ty_alloc(b.len + 3);
+				sprintf(t, "(%s)", b.data);
+				prop(n, "Index Cond", t);
+			} else {
+				prop(n, "Index Cond", b.data);
+			}
+		}
+		util_buf_free(&b);
+		char *own = p->qual ? expr_text(x, p->qual, self) : NULL;
+		x->qualify = q;
+		if (own || filter)
+			prop(n, "Filter", and_text(own, filter));
 		break;
+	}
 	case SQL_P_SYSSCAN:
 		n = xnew("Seq Scan", p);
 		n->relation = p->scan.rel ? p->scan.rel->rel.name : "pg_catalog";

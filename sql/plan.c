@@ -736,6 +736,10 @@ static sql_plan *make_join(sql_planner *pl, sql_jointype type, sql_plan *lp, sql
 			   sql_plan *rp, sql_tlist *rtl, const bool *rset, sql_expr **jq, int njq, sql_tlist **tl_out,
 			   lateral_refs *llr, lateral_refs *rlr, lateral_refs *out)
 {
+	/* Index lookup join (plan_index.c). */
+	sql_plan *lj = sql_plan_lookup_join(pl, type, lp, ltl, lset, rp, rtl, rset, jq, njq, tl_out);
+	if (lj)
+		return lj;
 	sql_tlist *tl = sql_tl_concat(ltl, rtl);
 	sql_plan *j = sql_new_node(pl, SQL_P_HASHJOIN, tl);
 	j->join.type = type;
@@ -1472,7 +1476,10 @@ static sql_plan *plan_query(sql_planner *pl, sql_query *q, sql_tlist **tl_out)
 		move_having(q);
 		sql_expr **quals;
 		int nquals = sql_conjuncts(q->where, &quals);
-		p = plan_from(pl, q, quals, nquals, &tl);
+		/* MIN/MAX through an index's first and last entry (plan_index.c). */
+		p = sql_plan_minmax(pl, q, quals, nquals, &tl);
+		if (!p)
+			p = plan_from(pl, q, quals, nquals, &tl);
 		if (q->has_aggs || q->ngroup)
 			p = plan_agg(pl, q, p, tl, &tl);
 		if (q->having) {
@@ -1573,7 +1580,7 @@ static sql_plan *plan_query(sql_planner *pl, sql_query *q, sql_tlist **tl_out)
 			for (int i = 0; i < q->ndistinct_on; i++)
 				u->unique.keys[i] = sql_set_refs(pl, q->distinct_on[i], tl);
 			p = u;
-		} else if (q->nsort) {
+		} else if (q->nsort && !pl->ordered_by_scan) {
 			sql_plan *s = sql_new_node(pl, SQL_P_SORT, tl);
 			s->left = p;
 			s->sort.nkeys = q->nsort;

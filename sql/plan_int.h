@@ -21,6 +21,7 @@ typedef struct sql_planner {
 	struct sql_planner *parent; /* planner of the enclosing query */
 	sql_query *q;
 	int next_id;
+	bool ordered_by_scan;       /* an index scan already returns q's ORDER BY (plan_index.c) */
 } sql_planner;
 
 sql_tlist *sql_tl_new(void);
@@ -52,5 +53,15 @@ void sql_derive_equalities(sql_planner *pl, sql_query *q, sql_expr ***quals, int
 
 /* Table scans with key ranges (plan_scan.c). */
 sql_plan *sql_plan_table_scan(sql_planner *pl, int rte, sql_expr **quals, int nquals, sql_tlist **tl_out);
+/* Index scans (plan_index.c): NULL when no index beats the table scan. */
+sql_plan *sql_plan_index_path(sql_planner *pl, int rte, sql_expr **quals, int nquals, sql_tlist **tl_out);
+/* MIN/MAX of an indexed expression: the aggregate's input as the first and
+ * last index entries, or NULL. */
+sql_plan *sql_plan_minmax(sql_planner *pl, sql_query *q, sql_expr **quals, int nquals, sql_tlist **tl_out);
+/* A nested loop that looks each outer row up in the right table by its
+ * primary key or an index (few outer rows, a big right table), or NULL. */
+sql_plan *sql_plan_lookup_join(sql_planner *pl, sql_jointype type, sql_plan *lp, sql_tlist *ltl, const bool *lset,
+			       sql_plan *rp, sql_tlist *rtl, const bool *rset, sql_expr **jq, int njq,
+			       sql_tlist **tl_out);
 
 #endif

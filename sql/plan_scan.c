@@ -234,6 +234,10 @@ static double range_selectivity(sql_session *s, const cat_obj *rel, const colcon
 
 sql_plan *sql_plan_table_scan(sql_planner *pl, int rte, sql_expr **quals, int nquals, sql_tlist **tl_out)
 {
+	/* A secondary index, when one beats the key-range scan (plan_index.c). */
+	sql_plan *ip = sql_plan_index_path(pl, rte, quals, nquals, tl_out);
+	if (ip)
+		return ip;
 	sql_query *q = pl->q;
 	sql_rte *r = q->rtes[rte - 1];
 	const cat_rel *rel = &r->rel->rel;

@@ -52,6 +52,7 @@ struct sql_engine {
 	pthread_cond_t locks_cv;
 	pthread_mutex_t serial_mu; /* SERIALIZABLE read validation + commit (txn_serial.c) */
 	util_map locks;           /* (table oid, row key) -> lock */
+	struct sql_index_engine *ix; /* secondary indexes: commit gate, GC filters, builds (index_engine.c) */
 	struct sql_autoanalyze *autoanalyze; /* background ANALYZE after big loads */
 	int64_t start_time_us;
 	struct sql_ops *ops;      /* operations state: statistics, progress, data-dir lock (ops.h) */
@@ -803,6 +804,7 @@ struct sql_plan {
 			bool index_only;
 			sql_expr **index_cond; /* INDEXSCAN: recheck after lookup */
 			const char *alias; /* the FROM alias (EXPLAIN) */
+			const struct sql_ixscan *ixscan; /* INDEXSCAN: the index part (sql_index.h) */
 		} scan;
 		struct {
 			int nfuncs;
@@ -1070,6 +1072,8 @@ sql_op *sql_op_recursive(sql_exec *ex, const sql_plan *p);
 sql_op *sql_op_cteprep(sql_exec *ex, const sql_plan *p);
 sql_op *sql_op_projectset(sql_exec *ex, const sql_plan *p);
 sql_op *sql_op_sysscan(sql_exec *ex, const sql_plan *p);
+sql_op *sql_op_indexscan(sql_exec *ex, const sql_plan *p);  /* exec_index.c */
+sql_op *sql_op_lookupjoin(sql_exec *ex, const sql_plan *p); /* exec_index.c */
 
 /* ---------------------------------------------------------------- rows on the store */
 
@@ -1217,6 +1221,7 @@ struct sql_txn {
 	struct sql_undo *undo;    /* row states before changes, while savepoints exist */
 	kv_batch *bulk;           /* autocommit COPY: rows written straight into the commit batch */
 	struct sql_fk_txn *fk;    /* deferred foreign-key checks, SET CONSTRAINTS (fk.c) */
+	struct sql_txn_ix *ix;    /* secondary indexes: unique-key claims, compiled sets (index_write.c) */
 	cat_oid bulk_table;       /* ... into this table */
 	size_t bulk_rows;
 	kv_table **kvrefs;        /* a reference to each kv table the write buffer points to, */

@@ -335,29 +335,55 @@ static void att_add(gen_ctx *g, const att_spec *a)
 	sql_sysrows_add(g->out, v);
 }
 
-/* Index columns: the table's column, or "expr", "expr1", ... for
- * expressions (typed by analyzing them). */
+/* PostgreSQL's FigureIndexColname: a function call's name, else "expr". */
+static void expr_colname(const char *sql, char *out, size_t size)
+{
+	snprintf(out, size, "expr");
+	util_err err;
+	PgQuery__ParseResult *pr = sql ? sql_parse_text(sql, &err) : NULL;
+	if (pr && pr->n_stmts == 1 && pr->stmts[0]->stmt->node_case == PG_QUERY__NODE__NODE_SELECT_STMT &&
+	    pr->stmts[0]->stmt->select_stmt->n_target_list == 1) {
+		pnode *v = pr->stmts[0]->stmt->select_stmt->target_list[0]->res_target->val;
+		if (v && v->node_case == PG_QUERY__NODE__NODE_FUNC_CALL && v->func_call->n_funcname) {
+			pnode *last = v->func_call->funcname[v->func_call->n_funcname - 1];
+			if (last->node_case == PG_QUERY__NODE__NODE_STRING)
+				snprintf(out, size, "%s", last->string->sval);
+		}
+	}
+	if (pr)
+		pg_query__parse_result__free_unpacked(pr, NULL);
+}
+
+/* Index columns: the table's column, or for expressions the function's
+ * name or "expr" (typed by analyzing them); a name already used by an
+ * earlier column of the index gets a number, as PostgreSQL's
+ * ChooseIndexColumnNames does ("expr", "expr1", ...). */
 static void index_atts(gen_ctx *g, const sql_index_desc *d)
 {
-	int nexpr = 0;
 	int n = d->info.nkeys + d->info.ninclude;
+	char(*names)[CAT_NAME_MAX] = ty_alloc(sizeof *names * (size_t)(n ? n : 1));
 	for (int i = 0; i < n; i++) {
 		int attnum = i < d->info.nkeys ? d->info.keys[i].attnum : d->info.include[i - d->info.nkeys];
 		const cat_column *c =
 		    attnum && d->table ? cat_column_by_attnum(&d->table->rel, attnum) : NULL;
-		att_spec a = {d->oid, c ? c->name : "expr", c ? c->type : TY_TEXT, c ? c->typmod : -1, i + 1};
-		char ename[CAT_NAME_MAX];
-		if (!c) {
-			if (nexpr)
-				snprintf(ename, sizeof ename, "expr%d", nexpr);
-			else
-				snprintf(ename, sizeof ename, "expr");
-			nexpr++;
-			a.name = ename;
-			if (i < d->info.nkeys && d->info.keys[i].expr_sql && d->table)
-				a.type = sql_index_expr_type(g->s, g->cs, d->table, d->info.keys[i].expr_sql,
-							     &a.typmod);
+		char base[CAT_NAME_MAX];
+		if (c)
+			snprintf(base, sizeof base, "%s", c->name);
+		else
+			expr_colname(i < d->info.nkeys ? d->info.keys[i].expr_sql : NULL, base, sizeof base);
+		snprintf(names[i], sizeof names[i], "%s", base);
+		for (int k = 1;; k++) {
+			bool dup = false;
+			for (int j = 0; j < i && !dup; j++)
+				dup = !strcmp(names[j], names[i]);
+			if (!dup)
+				break;
+			snprintf(names[i], sizeof names[i], "%.50s%d", base, k);
 		}
+		att_spec a = {d->oid, names[i], c ? c->type : TY_TEXT, c ? c->typmod : -1, i + 1};
+		if (!c && i < d->info.nkeys && d->info.keys[i].expr_sql && d->table)
+			a.type =
+			    sql_index_expr_type(g->s, g->cs, d->table, d->info.keys[i].expr_sql, &a.typmod);
 		att_add(g, &a);
 	}
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "ops.h"
+#include "sql_index.h"
 #include "sql_int.h"
 
 sql_txn *sql_txn_begin(sql_session *s, sql_isolation iso, bool read_only, bool explicit_block)
@@ -427,6 +428,7 @@ void sql_txn_bulk_row(sql_txn *t, const cat_obj *rel, kv_table *kv, const uint8_
 		kv_batch_put(t->bulk, kv, key, rl, fam, qual_col(&x, c->col_id), x.pre + 2, KV_TS_LATEST,
 			     buf->data, buf->len);
 	}
+	sql_index_bulk_row(t, rel, key, klen, vals);
 	t->nwrites++;
 }
 
@@ -510,6 +512,7 @@ static void write_row(sql_txn *t, kv_batch *b, const cat_snap *cs, sql_wrow *w, 
 static void txn_free(sql_txn *t)
 {
 	free(t->undo);
+	sql_txn_ix_free(t->ix);
 	if (t->bulk)
 		kv_batch_free(t->bulk);
 	for (int i = 0; i < t->nkvrefs; i++)
@@ -559,59 +562,84 @@ int sql_txn_commit(sql_txn *t, util_err *err)
 	kv_batch *b = t->bulk ? t->bulk : kv_batch_new();
 	t->bulk = NULL;
 	util_buf buf = UTIL_BUF_INIT;
-	cat_snap *cs = t->ddl ? cat_txn_snap(t->ddl) : t->s->cat;
-	/* Rows in (table, key) order: the store's memstore then inserts each
-	 * next to the previous one, which is much faster than random order. */
-	size_t nw = util_map_count(&t->writes), k = 0, pos = 0;
-	sql_wrow **rows = util_xmalloc(sizeof *rows * (nw ? nw : 1));
-	void *v;
-	while (util_map_next(&t->writes, &pos, NULL, NULL, &v))
-		rows[k++] = v;
-	qsort(rows, k, sizeof *rows, cmp_table_wrow);
+	/* Index maintenance (index_write.c): holds the commit gate until the
+	 * batch is committed. */
+	sql_ixcommit *volatile ic = NULL;
 	/* Building the batch may still fail (a catalog invariant, a read of
-	 * interleaved rows): the transaction then aborts with that error. */
+	 * interleaved rows): the transaction then aborts with that error. Row
+	 * encoding allocates in a scratch arena. */
 	util_arena *scratch = util_arena_new(16 * 1024, 0);
-	util_arena *old_arena = ty_set_arena(scratch);
-	bool failed = false;
+	util_arena *outer_arena = ty_set_arena(NULL);
+	ty_set_arena(outer_arena);
+	kv_status st;
+	volatile bool serial_locked = false;
 	TY_TRY(tc)
 	{
-		for (size_t i = 0; i < k; i++)
+		ic = sql_index_commit_begin(t, b);
+		/* (after: finishing index builds changes the catalog) */
+		cat_snap *cs = t->ddl ? cat_txn_snap(t->ddl) : t->s->cat;
+		/* Rows in (table, key) order: the store's memstore then inserts
+		 * each next to the previous one, which is much faster than random
+		 * order. */
+		size_t nw = util_map_count(&t->writes), k = 0, pos = 0;
+		sql_wrow **rows = util_arena_alloc(t->arena, sizeof *rows * (nw ? nw : 1));
+		if (!rows)
+			ty_error(UTIL_E_OUT_OF_MEMORY, "out of memory");
+		void *v;
+		while (util_map_next(&t->writes, &pos, NULL, NULL, &v))
+			rows[k++] = v;
+		qsort(rows, k, sizeof *rows, cmp_table_wrow);
+		for (size_t i = 0; i < k; i++) {
+			ty_set_arena(scratch);
 			write_row(t, b, cs, rows[i], &buf);
+			ty_set_arena(outer_arena);
+			sql_index_commit_row(ic, rows[i]);
+		}
 		if (t->ddl) {
 			sql_ilv_check_catalog(t->s->cat, cat_txn_snap(t->ddl));
 			cat_txn_write(t->ddl, b);
+		}
+		st = KV_OK;
+		bool check = t->iso != SQL_READ_COMMITTED || bulk;
+		kv_ts check_ts = t->iso != SQL_READ_COMMITTED ? t->snapshot_ts : t->stmt_ts;
+		if (t->iso == SQL_SERIALIZABLE && t->reads) {
+			/* Validation and commit are one step among serializable
+			 * transactions, so they serialize in commit order. */
+			pthread_mutex_lock(&e->serial_mu);
+			serial_locked = true;
+			st = sql_txn_validate_reads(t);
+			check_ts = t->snapshot_ts;
+		}
+		if (st == KV_OK) {
+			if (ic)
+				st = sql_index_commit_finish(ic, b, check, check_ts);
+			else if (check)
+				st = kv_commit_if(e->kv, b, check_ts, NULL, NULL);
+			else
+				st = kv_commit(e->kv, b, NULL, NULL);
+		}
+		if (serial_locked) {
+			serial_locked = false;
+			pthread_mutex_unlock(&e->serial_mu);
 		}
 	}
 	TY_CATCH(tc)
 	{
 		TY_END(tc);
-		memcpy(err, ty_err(), sizeof *err);
-		failed = true;
-	}
-	TY_END(tc);
-	ty_set_arena(old_arena);
-	util_arena_destroy(scratch);
-	free(rows);
-	util_buf_free(&buf);
-	if (failed) {
+		ty_set_arena(outer_arena);
+		util_arena_destroy(scratch);
+		if (serial_locked)
+			pthread_mutex_unlock(&e->serial_mu);
+		sql_index_commit_end(ic);
+		util_buf_free(&buf);
 		kv_batch_free(b);
+		*err = *ty_err();
 		rc = -1;
 		goto abort;
 	}
-	kv_status st;
-	if (t->iso == SQL_SERIALIZABLE && t->reads) {
-		/* Validation and commit are one step among serializable
-		 * transactions, so they serialize in commit order. */
-		pthread_mutex_lock(&e->serial_mu);
-		st = sql_txn_validate_reads(t);
-		if (st == KV_OK)
-			st = kv_commit_if(e->kv, b, t->snapshot_ts, NULL, NULL);
-		pthread_mutex_unlock(&e->serial_mu);
-	} else if (t->iso != SQL_READ_COMMITTED || bulk) {
-		st = kv_commit_if(e->kv, b, t->iso != SQL_READ_COMMITTED ? t->snapshot_ts : t->stmt_ts, NULL, NULL);
-	} else {
-		st = kv_commit(e->kv, b, NULL, NULL);
-	}
+	TY_END(tc);
+	util_arena_destroy(scratch);
+	util_buf_free(&buf);
 	kv_batch_free(b);
 	if (st != KV_OK) {
 		if (st == KV_CONFLICT && bulk)
@@ -623,15 +651,21 @@ int sql_txn_commit(sql_txn *t, util_err *err)
 		else if (st == KV_CONFLICT)
 			util_err_set(err, UTIL_E_T_R_SERIALIZATION_FAILURE,
 				     "could not serialize access due to concurrent update");
+		else if (st == KV_CHECK_FAILED)
+			util_err_set(err, UTIL_E_T_R_SERIALIZATION_FAILURE,
+				     "could not serialize access due to a concurrent change of a unique key");
 		else if (st == KV_TOO_LARGE)
 			util_err_set(err, UTIL_E_PROGRAM_LIMIT_EXCEEDED, "transaction is too large to commit: %s",
 				     kv_errmsg());
 		else
 			util_err_set(err, st == KV_NO_SPACE ? UTIL_E_DISK_FULL : UTIL_E_IO_ERROR,
 				     "could not commit the transaction: %s", kv_errmsg());
+		sql_index_commit_end(ic);
 		rc = -1;
 		goto abort;
 	}
+	sql_index_commit_done(t);
+	bool published = t->ddl != NULL;
 	if (t->ddl) {
 		cat_snap *before = cat_current(e->cat);
 		cat_txn_publish(t->ddl);
@@ -639,6 +673,11 @@ int sql_txn_commit(sql_txn *t, util_err *err)
 		sql_policy_sync(e, before); /* table options -> kv family options */
 		cat_snap_release(before);
 	}
+	/* The gate is held until the new catalog is published: a commit that
+	 * starts later sees the indexes this one created. */
+	sql_index_commit_end(ic);
+	if (published)
+		sql_index_gc_refresh(e);
 	/* Big loads: statistics refreshed in the background. */
 	{
 		cat_snap *now = cat_current(e->cat);

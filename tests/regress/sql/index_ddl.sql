@@ -1,0 +1,67 @@
+-- Secondary indexes: CREATE [UNIQUE] INDEX [CONCURRENTLY] [IF NOT EXISTS]
+-- with columns, expressions, ASC/DESC, NULLS FIRST/LAST, INCLUDE and WHERE;
+-- PostgreSQL's index names; DROP INDEX; ALTER INDEX RENAME; REINDEX; the
+-- errors PostgreSQL gives. Queries check that every index answers right.
+CREATE TABLE ix_t (id int PRIMARY KEY, a int, b text, c numeric(10,2));
+INSERT INTO ix_t SELECT i, i % 7, 'w' || (i % 13), i * 1.5 FROM generate_series(1, 60) i;
+CREATE INDEX ON ix_t (a);
+CREATE INDEX ON ix_t (a);
+CREATE INDEX ix_b ON ix_t (b DESC NULLS LAST);
+CREATE INDEX ON ix_t (lower(b));
+CREATE INDEX ON ix_t ((a + id), lower(b));
+CREATE INDEX ix_inc ON ix_t (b) INCLUDE (c);
+CREATE INDEX ix_part ON ix_t (a) WHERE id > 50;
+CREATE INDEX IF NOT EXISTS ix_b ON ix_t (a);
+CREATE INDEX ix_b ON ix_t (a);
+CREATE INDEX nope ON ix_t (zz);
+CREATE INDEX nope ON ix_t USING gin (a);
+CREATE INDEX nope ON ix_t (random());
+CREATE INDEX nope ON ix_t (a) INCLUDE ((a + 1));
+CREATE INDEX nope ON nosuchtable (a);
+CREATE VIEW ix_v AS SELECT 1 AS x;
+CREATE INDEX ON ix_v (x);
+DROP VIEW ix_v;
+BEGIN;
+CREATE INDEX CONCURRENTLY ix_conc ON ix_t (a);
+ROLLBACK;
+CREATE INDEX CONCURRENTLY ix_conc ON ix_t (c);
+CREATE UNIQUE INDEX CONCURRENTLY ix_conc_u ON ix_t (id, a);
+SELECT id, a FROM ix_t WHERE a = 3 ORDER BY id;
+SELECT id FROM ix_t WHERE lower(b) = 'w12' ORDER BY id;
+SELECT b, c FROM ix_t WHERE b = 'w5' ORDER BY c;
+SELECT id, a FROM ix_t WHERE a = 2 AND id > 50 ORDER BY id;
+SELECT id FROM ix_t WHERE a + id = 10 AND lower(b) = 'w8';
+SELECT id, c FROM ix_t WHERE c BETWEEN 30 AND 36 ORDER BY c;
+SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'ix_t' AND indexname NOT LIKE '%pkey' ORDER BY 1;
+SELECT pg_get_indexdef('ix_inc'::regclass, 2, true);
+-- Names: index names share the schema namespace with tables.
+CREATE TABLE ix_t_a_idx (x int);
+ALTER INDEX ix_b RENAME TO ix_t;
+ALTER INDEX ix_b RENAME TO ix_b2;
+ALTER INDEX IF EXISTS nosuch RENAME TO whatever;
+SELECT b FROM ix_t WHERE b > 'w8' ORDER BY b DESC LIMIT 3;
+DROP INDEX ix_b2;
+DROP INDEX ix_b2;
+DROP INDEX IF EXISTS ix_b2;
+DROP INDEX ix_t;
+DROP INDEX ix_t_a_idx;
+BEGIN;
+DROP INDEX CONCURRENTLY ix_conc;
+ROLLBACK;
+DROP INDEX CONCURRENTLY ix_conc;
+REINDEX INDEX ix_inc;
+REINDEX TABLE ix_t;
+REINDEX INDEX ix_t;
+SELECT b, c FROM ix_t WHERE b = 'w7' ORDER BY c;
+SELECT id, a FROM ix_t WHERE a = 6 ORDER BY id DESC LIMIT 3;
+-- A transaction's indexes vanish on rollback and its rows are indexed.
+BEGIN;
+CREATE INDEX ix_tx ON ix_t (c);
+INSERT INTO ix_t VALUES (100, 1, 'new', 999.5);
+SELECT id FROM ix_t WHERE c > 900;
+ROLLBACK;
+CREATE INDEX ix_tx ON ix_t (c);
+SELECT id FROM ix_t WHERE c > 900;
+DROP TABLE ix_t_a_idx;
+DROP TABLE ix_t;
+SELECT count(*) FROM pg_class WHERE relname LIKE 'ix\_%';
