@@ -634,6 +634,7 @@ static sql_plan *plan_leaf(sql_planner *pl, int rte, sql_expr ***quals, int *nqu
 	have[rte - 1] = true;
 	sql_expr **mine;
 	int nmine = take_quals(pl, quals, nquals, have, &mine);
+	sql_order_quals(mine, nmine, true);
 	sql_plan *p;
 	sql_tlist *tl;
 	switch (r->kind) {
@@ -778,6 +779,7 @@ static sql_plan *make_join(sql_planner *pl, sql_jointype type, sql_plan *lp, sql
 		if (j->join.nkeys == 0)
 			j->kind = SQL_P_NESTLOOP;
 	}
+	sql_order_quals(rest, nrest, false);
 	for (int i = 0; i < nrest; i++)
 		rest[i] = sql_set_refs(pl, prep(pl, rest[i]), tl);
 	j->join.joinqual = sql_make_and(rest, nrest);

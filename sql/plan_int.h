@@ -51,6 +51,11 @@ bool sql_const_false(const sql_expr *e);
 /* Adds `col = value` conjuncts implied by equated columns (plan_scan.c). */
 void sql_derive_equalities(sql_planner *pl, sql_query *q, sql_expr ***quals, int *nquals);
 
+/* Orders a node's conditions as PostgreSQL evaluates (and EXPLAIN prints)
+ * them: for a scan (scan = true) equalities of equivalence classes last,
+ * then stably by estimated cost (plan_qualorder.c). In place. */
+void sql_order_quals(sql_expr **quals, int n, bool scan);
+
 /* Table scans with key ranges (plan_scan.c). */
 sql_plan *sql_plan_table_scan(sql_planner *pl, int rte, sql_expr **quals, int nquals, sql_tlist **tl_out);
 /* Index scans (plan_index.c): NULL when no index beats the table scan. */
