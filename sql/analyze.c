@@ -270,6 +270,28 @@ static void add_ns(sql_query *q, int rte, bool rel_visible, bool cols_visible)
 	q->ns[q->nns++] = (sql_nsitem){rte, rel_visible, cols_visible, true};
 }
 
+/* Hides namespace items [from, to) from name lookup; returns what
+ * ns_restore needs to show them again. */
+static bool *ns_hide(sql_query *q, int from, int to)
+{
+	int n = to - from;
+	bool *saved = ty_alloc(sizeof(bool) * 2 * (size_t)(n > 0 ? n : 1));
+	for (int i = 0; i < n; i++) {
+		saved[2 * i] = q->ns[from + i].rel_visible;
+		saved[2 * i + 1] = q->ns[from + i].cols_visible;
+		q->ns[from + i].rel_visible = q->ns[from + i].cols_visible = false;
+	}
+	return saved;
+}
+
+static void ns_restore(sql_query *q, int from, int to, const bool *saved)
+{
+	for (int i = 0; i < to - from; i++) {
+		q->ns[from + i].rel_visible = saved[2 * i];
+		q->ns[from + i].cols_visible = saved[2 * i + 1];
+	}
+}
+
 /* Applies alias column names (FROM t AS x(a, b)). */
 static void apply_alias(sql_actx *ax, sql_rte *r, PgQuery__Alias *al, int location)
 {
@@ -455,50 +477,87 @@ static int add_leaf(sql_query *q, sql_rte *r, sql_jnode **out)
 	return idx;
 }
 
+/* Output columns of one function in FROM: its OUT columns, or one column
+ * named after the function (or the alias for a single scalar function). */
+static int func_columns(sql_actx *ax, sql_expr **fe, const char *fname, char **names, ty_oid *types, int32_t *typmods,
+			int max)
+{
+	sql_expr *f = *fe;
+	if ((f->kind == SQL_E_FUNC || f->kind == SQL_E_SRF) && f->f.fn->nout > 0) {
+		const ty_func *fn = f->f.fn;
+		for (int i = 0; i < fn->nout && i < max; i++) {
+			names[i] = (char *)fn->outnames[i];
+			types[i] = fn->outtypes[i];
+			typmods[i] = -1;
+		}
+		return fn->nout;
+	}
+	if (f->type == TY_RECORD)
+		sql_error_at(ax, f->location, UTIL_E_SYNTAX_ERROR,
+			     "a column definition list is required for functions returning \"record\"");
+	if (f->type == TY_UNKNOWN)
+		*fe = f = sql_coerce(ax, f, TY_TEXT, -1, SQL_COERCE_IMPLICIT, -1);
+	names[0] = ty_strdup(fname);
+	types[0] = f->type;
+	typmods[0] = f->typmod;
+	return 1;
+}
+
 static sql_rte *function_rte(sql_actx *ax, sql_query *q, PgQuery__RangeFunction *rf)
 {
-	if (rf->is_rowsfrom && rf->n_functions > 1)
-		sql_error_at(ax, -1, UTIL_E_FEATURE_NOT_SUPPORTED, "ROWS FROM with several functions is not supported");
-	PgQuery__List *fl = rf->functions[0]->list;
-	pnode *call = fl->items[0];
 	if (rf->n_coldeflist)
 		sql_error_at(ax, -1, UTIL_E_FEATURE_NOT_SUPPORTED, "column definition lists are not supported");
-	/* LATERAL: outer FROM items are visible. */
-	int saved_nns = q->nns;
-	if (!rf->lateral)
-		q->nns = 0;
-	sql_expr *fe = sql_transform_expr(ax, q, call, SQL_EXPR_FROM_FUNCTION);
-	q->nns = saved_nns;
-	const char *fname = "?column?";
-	if (call->node_case == PG_QUERY__NODE__NODE_FUNC_CALL)
-		fname = sql_last_name(call->func_call->funcname, call->func_call->n_funcname);
-	sql_rte *r;
-	if (fe->kind == SQL_E_FUNC && fe->f.fn->nout > 0) {
-		const ty_func *f = fe->f.fn;
-		r = new_rte(SQL_RTE_FUNCTION, fname, f->nout + (rf->ordinality ? 1 : 0));
-		for (int i = 0; i < f->nout; i++) {
-			r->colnames[i] = (char *)f->outnames[i];
-			r->coltypes[i] = f->outtypes[i];
-			r->coltypmods[i] = -1;
+	/* The calls: ROWS FROM (f(), g()) lists several; unnest(a, b) in FROM
+	 * is ROWS FROM (unnest(a), unnest(b)) as in PostgreSQL. */
+	int ncalls = 0;
+	pnode **calls = ty_alloc(sizeof(pnode *) * (rf->n_functions + 64));
+	for (size_t i = 0; i < rf->n_functions; i++) {
+		PgQuery__List *fl = rf->functions[i]->list;
+		if (fl->n_items > 1 && fl->items[1] && fl->items[1]->node_case == PG_QUERY__NODE__NODE_LIST &&
+		    fl->items[1]->list->n_items)
+			sql_error_at(ax, -1, UTIL_E_FEATURE_NOT_SUPPORTED, "column definition lists are not supported");
+		pnode *call = fl->items[0];
+		PgQuery__FuncCall *fc = call->node_case == PG_QUERY__NODE__NODE_FUNC_CALL ? call->func_call : NULL;
+		if (!rf->is_rowsfrom && fc && fc->n_args > 1 && fc->n_funcname <= 2 &&
+		    !strcmp(sql_last_name(fc->funcname, fc->n_funcname), "unnest") && !fc->func_variadic) {
+			for (size_t k = 0; k < fc->n_args && ncalls < 64; k++) {
+				PgQuery__FuncCall *one = ty_alloc(sizeof *one);
+				*one = *fc;
+				one->n_args = 1;
+				one->args = &fc->args[k];
+				pnode *n = ty_alloc0(sizeof *n);
+				*n = *call;
+				n->func_call = one;
+				calls[ncalls++] = n;
+			}
+			continue;
 		}
-	} else {
-		if (fe->type == TY_RECORD)
-			sql_error_at(ax, -1, UTIL_E_SYNTAX_ERROR, "a column definition list is required for functions returning \"record\"");
-		r = new_rte(SQL_RTE_FUNCTION, fname, 1 + (rf->ordinality ? 1 : 0));
-		r->colnames[0] = ty_strdup(fname);
-		r->coltypes[0] = fe->type == TY_UNKNOWN ? TY_TEXT : fe->type;
-		r->coltypmods[0] = fe->typmod;
-		if (fe->type == TY_UNKNOWN)
-			fe = sql_coerce(ax, fe, TY_TEXT, -1, SQL_COERCE_IMPLICIT, -1);
+		calls[ncalls++] = call;
 	}
+	/* Functions in FROM are implicitly LATERAL: the FROM items before them
+	 * are visible (and planned as parameters of a nested loop). */
+	sql_expr **fes = ty_alloc(sizeof(sql_expr *) * (size_t)ncalls);
+	const char **fnames = ty_alloc(sizeof(char *) * (size_t)ncalls);
+	int maxcols = 0;
+	for (int i = 0; i < ncalls; i++) {
+		fes[i] = sql_transform_expr(ax, q, calls[i], SQL_EXPR_FROM_FUNCTION);
+		fnames[i] = calls[i]->node_case == PG_QUERY__NODE__NODE_FUNC_CALL
+				    ? sql_last_name(calls[i]->func_call->funcname, calls[i]->func_call->n_funcname)
+				    : "?column?";
+		maxcols += (fes[i]->kind == SQL_E_FUNC || fes[i]->kind == SQL_E_SRF) && fes[i]->f.fn->nout > 0 ? fes[i]->f.fn->nout
+																	: 1;
+	}
+	sql_rte *r = new_rte(SQL_RTE_FUNCTION, fnames[0], maxcols + (rf->ordinality ? 1 : 0));
+	int k = 0;
+	for (int i = 0; i < ncalls; i++)
+		k += func_columns(ax, &fes[i], fnames[i], r->colnames + k, r->coltypes + k, r->coltypmods + k, maxcols - k);
 	if (rf->ordinality) {
 		r->colnames[r->ncols - 1] = "ordinality";
 		r->coltypes[r->ncols - 1] = TY_INT8;
 		r->coltypmods[r->ncols - 1] = -1;
 	}
-	r->nfuncs = 1;
-	r->funcs = ty_alloc(sizeof(sql_expr *));
-	r->funcs[0] = fe;
+	r->nfuncs = ncalls;
+	r->funcs = fes;
 	r->ordinality = rf->ordinality;
 	r->lateral = rf->lateral;
 	return r;
@@ -528,7 +587,7 @@ static sql_rte *join_rte(sql_actx *ax, sql_query *q, sql_jnode *j, PgQuery__Join
 		nusing = (int)je->n_using_clause;
 		using = ty_alloc(sizeof(char *) * (size_t)nusing);
 		for (int i = 0; i < nusing; i++)
-			using[i] = (char *)str_of(je->using_clause[i]);
+			using[i] = ty_strdup(str_of(je->using_clause[i])); /* (the parse tree of a view is freed) */
 	}
 	int total = nl + nr - nusing;
 	sql_rte *jr = new_rte(SQL_RTE_JOIN, "", total);
@@ -638,6 +697,9 @@ static int transform_from_item(sql_actx *ax, sql_query *q, pnode *n, sql_jnode *
 		sql_rte *r = NULL;
 		int lv;
 		sql_cte *cte = (!rv->schemaname || !*rv->schemaname) ? find_cte(q, rv->relname, &lv) : NULL;
+		if (cte && cte->dml && !cte->ncols)
+			sql_error_at(ax, rv->location, UTIL_E_FEATURE_NOT_SUPPORTED, "WITH query \"%s\" does not have a RETURNING clause",
+				     cte->name);
 		if (cte) {
 			r = new_rte(SQL_RTE_CTE, rv->relname, cte->ncols);
 			r->cte = cte;
@@ -663,12 +725,15 @@ static int transform_from_item(sql_actx *ax, sql_query *q, pnode *n, sql_jnode *
 		if (!rs->alias && false)
 			sql_error_at(ax, -1, UTIL_E_SYNTAX_ERROR, "subquery in FROM must have an alias");
 		pnode *sub = rs->subquery;
-		/* Outer FROM items are visible only for LATERAL. */
-		int saved = q->nns;
-		if (!rs->lateral)
-			q->nns = 0;
-		sql_query *sq = sql_analyze_select(ax, sub->select_stmt, rs->lateral ? q : q->parent, q->ctes, q->nctes);
-		q->nns = saved;
+		/* Outer FROM items are visible only for LATERAL (hidden, not
+		 * removed: a missing column's hint still names them). */
+		int nhide = q->nns;
+		bool *saved = rs->lateral ? NULL : ns_hide(q, 0, nhide);
+		/* The subquery is one level below q even when q's items are hidden
+		 * (so that references to q's own parents count levels right). */
+		sql_query *sq = sql_analyze_select(ax, sub->select_stmt, q, q->ctes, q->nctes);
+		if (saved)
+			ns_restore(q, 0, nhide, saved);
 		sql_rte *r = new_rte(SQL_RTE_SUBQUERY, rs->alias ? rs->alias->aliasname : "unnamed_subquery", sq->nret);
 		r->subquery = sq;
 		r->lateral = rs->lateral;
@@ -684,8 +749,8 @@ static int transform_from_item(sql_actx *ax, sql_query *q, pnode *n, sql_jnode *
 		PgQuery__RangeFunction *rf = n->range_function;
 		sql_rte *r = function_rte(ax, q, rf);
 		apply_alias(ax, r, rf->alias, -1);
-		if (rf->alias && rf->alias->n_colnames == 0 && r->ncols == 1 + (rf->ordinality ? 1 : 0) &&
-		    !(r->funcs[0]->kind == SQL_E_FUNC && r->funcs[0]->f.fn->nout > 0))
+		if (rf->alias && rf->alias->n_colnames == 0 && r->nfuncs == 1 && r->ncols == 1 + (rf->ordinality ? 1 : 0) &&
+		    !((r->funcs[0]->kind == SQL_E_FUNC || r->funcs[0]->kind == SQL_E_SRF) && r->funcs[0]->f.fn->nout > 0))
 			r->colnames[0] = ty_strdup(rf->alias->aliasname); /* scalar function: column named after the alias */
 		int idx = add_leaf(q, r, out);
 		add_ns(q, idx, true, true);
@@ -699,16 +764,42 @@ static int transform_from_item(sql_actx *ax, sql_query *q, pnode *n, sql_jnode *
 		int ns_start = q->nns;
 		transform_from_item(ax, q, je->larg, &j->left);
 		int ns_mid = q->nns;
+		/* The right side may reference the left one (LATERAL) only in
+		 * INNER and LEFT joins; PostgreSQL still resolves the names and
+		 * then refuses them (42P10). */
+		bool lateral_ok = j->jointype == SQL_JOIN_INNER || j->jointype == SQL_JOIN_LEFT;
+		for (int i = ns_start; i < ns_mid; i++)
+			q->ns[i].lateral_ok = lateral_ok;
 		transform_from_item(ax, q, je->rarg, &j->right);
+		for (int i = ns_start; i < ns_mid; i++)
+			q->ns[i].lateral_ok = true;
 		sql_rte *jr = join_rte(ax, q, j, je);
 		if (je->quals) {
-			/* ON sees both sides (children visible by name and columns). */
+			/* ON sees the join's two sides (by name and columns) and outer
+			 * queries, not the FROM items beside the join. */
+			bool *saved = ns_hide(q, 0, ns_start);
 			sql_expr *on = sql_coerce_bool(ax, sql_transform_expr(ax, q, je->quals, SQL_EXPR_JOIN_ON), "JOIN/ON");
+			ns_restore(q, 0, ns_start, saved);
 			j->quals = on;
 		} else if (!je->is_natural && je->n_using_clause == 0 && j->jointype != SQL_JOIN_INNER) {
 			j->quals = NULL;
 		}
-		(void)ns_mid;
+		if (je->join_using_alias && je->join_using_alias->aliasname && je->n_using_clause > 0) {
+			/* JOIN ... USING (a) AS x: x names the merged columns only (the
+			 * join's first ones); hidden like the children below. */
+			int nu = (int)je->n_using_clause;
+			sql_rte *ur = new_rte(SQL_RTE_JOIN, je->join_using_alias->aliasname, nu);
+			ur->joinvars = ty_alloc(sizeof(sql_expr *) * (size_t)nu);
+			for (int i = 0; i < nu; i++) {
+				ur->colnames[i] = jr->colnames[i];
+				ur->coltypes[i] = jr->coltypes[i];
+				ur->coltypmods[i] = jr->coltypmods[i];
+				ur->joinvars[i] = sql_expr_copy(jr->joinvars[i]);
+			}
+			ur->jointype = j->jointype;
+			ur->has_alias = true;
+			add_ns(q, add_rte(q, ur), true, false);
+		}
 		/* Children: referenceable by name, columns only through the join. */
 		for (int i = ns_start; i < q->nns; i++)
 			q->ns[i].cols_visible = false;
@@ -717,9 +808,6 @@ static int transform_from_item(sql_actx *ax, sql_query *q, pnode *n, sql_jnode *
 			for (int i = ns_start; i < q->nns; i++)
 				q->ns[i].rel_visible = false;
 			apply_alias(ax, jr, je->alias, -1);
-		}
-		if (je->join_using_alias && je->join_using_alias->aliasname) {
-			/* JOIN ... USING (a) AS x: x.a names the merged columns. */
 		}
 		jr->jointype = j->jointype;
 		int idx = add_rte(q, jr);
@@ -748,7 +836,7 @@ static void check_duplicate_aliases(sql_actx *ax, sql_query *q)
 						   !b->has_alias && a->rel != b->rel;
 				if (both_tables)
 					continue; /* s1.t and s2.t may coexist */
-				sql_error_at(ax, b->location, UTIL_E_DUPLICATE_ALIAS, "table name \"%s\" specified more than once",
+				sql_error_at(ax, -1, UTIL_E_DUPLICATE_ALIAS, "table name \"%s\" specified more than once",
 					     a->alias);
 			}
 		}
@@ -757,93 +845,125 @@ static void check_duplicate_aliases(sql_actx *ax, sql_query *q)
 
 /* ---------------------------------------------------------------- target list */
 
-static const char *figure_colname(pnode *n)
+/* PostgreSQL's FigureColnameInternal: the name and its strength (0 none,
+ * 1 a weak guess such as a cast's type name or "case", 2 a real name). */
+static int colname_strength(pnode *n, const char **out)
 {
+	*out = "?column?";
 	if (!n)
-		return "?column?";
+		return 0;
 	switch (n->node_case) {
 	case PG_QUERY__NODE__NODE_COLUMN_REF: {
 		PgQuery__ColumnRef *cr = n->column_ref;
 		pnode *last = cr->fields[cr->n_fields - 1];
-		if (last->node_case == PG_QUERY__NODE__NODE_STRING)
-			return last->string->sval;
-		return "?column?";
+		if (last->node_case == PG_QUERY__NODE__NODE_STRING) {
+			*out = last->string->sval;
+			return 2;
+		}
+		return 0;
 	}
 	case PG_QUERY__NODE__NODE_FUNC_CALL:
-		return sql_last_name(n->func_call->funcname, n->func_call->n_funcname);
+		*out = sql_last_name(n->func_call->funcname, n->func_call->n_funcname);
+		return 2;
 	case PG_QUERY__NODE__NODE_TYPE_CAST: {
-		const char *inner = figure_colname(n->type_cast->arg);
-		if (strcmp(inner, "?column?") != 0)
-			return inner;
-		PgQuery__TypeName *tn = n->type_cast->type_name;
-		const char *tname = sql_last_name(tn->names, tn->n_names);
-		return tname;
+		int st = colname_strength(n->type_cast->arg, out);
+		if (st <= 1) {
+			PgQuery__TypeName *tn = n->type_cast->type_name;
+			*out = sql_last_name(tn->names, tn->n_names);
+			return 1;
+		}
+		return st;
 	}
 	case PG_QUERY__NODE__NODE_A_INDIRECTION: {
 		PgQuery__AIndirection *ai = n->a_indirection;
 		for (size_t i = ai->n_indirection; i-- > 0;)
-			if (ai->indirection[i]->node_case == PG_QUERY__NODE__NODE_STRING)
-				return ai->indirection[i]->string->sval;
-		return figure_colname(ai->arg);
+			if (ai->indirection[i]->node_case == PG_QUERY__NODE__NODE_STRING) {
+				*out = ai->indirection[i]->string->sval;
+				return 2;
+			}
+		return colname_strength(ai->arg, out);
 	}
+	case PG_QUERY__NODE__NODE_COLLATE_CLAUSE:
+		return colname_strength(n->collate_clause->arg, out);
 	case PG_QUERY__NODE__NODE_CASE_EXPR: {
-		const char *d = n->case_expr->defresult ? figure_colname(n->case_expr->defresult) : "?column?";
-		return strcmp(d, "?column?") ? d : "case";
+		int st = colname_strength(n->case_expr->defresult, out);
+		if (st <= 1) {
+			*out = "case";
+			return 1;
+		}
+		return st;
 	}
-	case PG_QUERY__NODE__NODE_COALESCE_EXPR: return "coalesce";
+	case PG_QUERY__NODE__NODE_COALESCE_EXPR: *out = "coalesce"; return 2;
 	case PG_QUERY__NODE__NODE_MIN_MAX_EXPR:
-		return n->min_max_expr->op == PG_QUERY__MIN_MAX_OP__IS_GREATEST ? "greatest" : "least";
-	case PG_QUERY__NODE__NODE_A_ARRAY_EXPR: return "array";
-	case PG_QUERY__NODE__NODE_ROW_EXPR: return "row";
-	case PG_QUERY__NODE__NODE_GROUPING_FUNC: return "grouping";
+		*out = n->min_max_expr->op == PG_QUERY__MIN_MAX_OP__IS_GREATEST ? "greatest" : "least";
+		return 2;
+	case PG_QUERY__NODE__NODE_A_ARRAY_EXPR: *out = "array"; return 2;
+	case PG_QUERY__NODE__NODE_ROW_EXPR: *out = "row"; return 2;
+	case PG_QUERY__NODE__NODE_GROUPING_FUNC: *out = "grouping"; return 2;
 	case PG_QUERY__NODE__NODE_A_EXPR:
-		if (n->a_expr->kind == PG_QUERY__A__EXPR__KIND__AEXPR_NULLIF)
-			return "nullif";
-		return "?column?";
+		if (n->a_expr->kind == PG_QUERY__A__EXPR__KIND__AEXPR_NULLIF) {
+			*out = "nullif";
+			return 2;
+		}
+		return 0;
 	case PG_QUERY__NODE__NODE_SUB_LINK: {
 		PgQuery__SubLink *sl = n->sub_link;
-		if (sl->sub_link_type == PG_QUERY__SUB_LINK_TYPE__EXISTS_SUBLINK)
-			return "exists";
-		if (sl->sub_link_type == PG_QUERY__SUB_LINK_TYPE__ARRAY_SUBLINK)
-			return "array";
-		if (sl->sub_link_type == PG_QUERY__SUB_LINK_TYPE__EXPR_SUBLINK &&
+		if (sl->sub_link_type == PG_QUERY__SUB_LINK_TYPE__EXISTS_SUBLINK) {
+			*out = "exists";
+			return 2;
+		}
+		if (sl->sub_link_type == PG_QUERY__SUB_LINK_TYPE__ARRAY_SUBLINK) {
+			*out = "array";
+			return 2;
+		}
+		if ((sl->sub_link_type == PG_QUERY__SUB_LINK_TYPE__EXPR_SUBLINK ||
+		     sl->sub_link_type == PG_QUERY__SUB_LINK_TYPE__MULTIEXPR_SUBLINK) &&
 		    sl->subselect->node_case == PG_QUERY__NODE__NODE_SELECT_STMT) {
 			PgQuery__SelectStmt *ss = sl->subselect->select_stmt;
 			while (ss->op != PG_QUERY__SET_OPERATION__SETOP_NONE && ss->larg)
 				ss = ss->larg;
-			if (ss->n_target_list == 1) {
+			if (ss->n_target_list >= 1) {
 				PgQuery__ResTarget *rt = ss->target_list[0]->res_target;
-				if (rt->name && *rt->name)
-					return rt->name;
-				return figure_colname(rt->val);
+				if (rt->name && *rt->name) {
+					*out = rt->name;
+					return 2;
+				}
+				return colname_strength(rt->val, out);
 			}
 		}
-		return "?column?";
+		return 0;
 	}
 	case PG_QUERY__NODE__NODE_SQLVALUE_FUNCTION:
+		*out = NULL;
 		switch (n->sqlvalue_function->op) {
-		case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_DATE: return "current_date";
+		case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_DATE: *out = "current_date"; break;
 		case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_TIME:
-		case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_TIME_N: return "current_time";
+		case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_TIME_N: *out = "current_time"; break;
 		case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_TIMESTAMP:
-		case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_TIMESTAMP_N: return "current_timestamp";
+		case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_TIMESTAMP_N: *out = "current_timestamp"; break;
 		case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_LOCALTIME:
-		case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_LOCALTIME_N: return "localtime";
+		case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_LOCALTIME_N: *out = "localtime"; break;
 		case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_LOCALTIMESTAMP:
-		case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_LOCALTIMESTAMP_N: return "localtimestamp";
-		case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_ROLE: return "current_role";
-		case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_USER: return "current_user";
-		case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_USER: return "user";
-		case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_SESSION_USER: return "session_user";
-		case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_CATALOG: return "current_catalog";
-		case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_SCHEMA: return "current_schema";
-		default: return "?column?";
+		case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_LOCALTIMESTAMP_N: *out = "localtimestamp"; break;
+		case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_ROLE: *out = "current_role"; break;
+		case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_USER: *out = "current_user"; break;
+		case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_USER: *out = "user"; break;
+		case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_SESSION_USER: *out = "session_user"; break;
+		case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_CATALOG: *out = "current_catalog"; break;
+		case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_SCHEMA: *out = "current_schema"; break;
+		default: *out = "?column?"; return 0;
 		}
-	case PG_QUERY__NODE__NODE_BOOLEAN_TEST:
-	case PG_QUERY__NODE__NODE_NULL_TEST:
+		return 2;
 	default:
-		return "?column?";
+		return 0;
 	}
+}
+
+static const char *figure_colname(pnode *n)
+{
+	const char *name;
+	colname_strength(n, &name);
+	return name;
 }
 
 static void add_target(sql_query *q, sql_expr *e, const char *name, bool junk)
@@ -1124,9 +1244,24 @@ static void element_items(sql_actx *ax, sql_query *q, pnode *n, int *items, int 
 	}
 }
 
+/* (a, b) written without ROW in GROUP BY is a list of grouping columns
+ * (PostgreSQL's flatten_grouping_sets). */
+static bool implicit_row(pnode *n)
+{
+	return n->node_case == PG_QUERY__NODE__NODE_ROW_EXPR &&
+	       n->row_expr->row_format == PG_QUERY__COERCION_FORM__COERCE_IMPLICIT_CAST;
+}
+
 static gsets group_element(sql_actx *ax, sql_query *q, pnode *n)
 {
 	gsets g = {0};
+	if (implicit_row(n)) {
+		int items[64], len = 0;
+		for (size_t i = 0; i < n->row_expr->n_args && len < 64; i++)
+			items[len++] = group_item(ax, q, n->row_expr->args[i]);
+		gs_add(&g, items, len);
+		return g;
+	}
 	if (n->node_case != PG_QUERY__NODE__NODE_GROUPING_SET) {
 		int it = group_item(ax, q, n);
 		gs_add(&g, &it, 1);
@@ -1201,14 +1336,46 @@ static void transform_group(sql_actx *ax, sql_query *q, PgQuery__SelectStmt *sel
 		if (sel->group_clause[i]->node_case == PG_QUERY__NODE__NODE_GROUPING_SET)
 			has_sets = true;
 	if (!has_sets) {
-		for (size_t i = 0; i < sel->n_group_clause; i++)
-			group_item(ax, q, sel->group_clause[i]);
+		for (size_t i = 0; i < sel->n_group_clause; i++) {
+			pnode *n = sel->group_clause[i];
+			if (implicit_row(n))
+				for (size_t k = 0; k < n->row_expr->n_args; k++)
+					group_item(ax, q, n->row_expr->args[k]);
+			else
+				group_item(ax, q, n);
+		}
 		return;
 	}
 	gsets acc = {0};
 	gs_add(&acc, NULL, 0);
 	for (size_t i = 0; i < sel->n_group_clause; i++)
 		acc = gs_cross(acc, group_element(ax, q, sel->group_clause[i]));
+	if (sel->group_distinct) {
+		/* GROUP BY DISTINCT: drop sets equal (as sets) to an earlier one. */
+		gsets d = {0};
+		for (int i = 0; i < acc.n; i++) {
+			bool dup = false;
+			for (int k = 0; k < d.n && !dup; k++) {
+				bool same = true;
+				for (int x = 0; x < acc.lens[i] && same; x++) {
+					bool in = false;
+					for (int y = 0; y < d.lens[k]; y++)
+						in |= d.sets[k][y] == acc.sets[i][x];
+					same = in;
+				}
+				for (int y = 0; y < d.lens[k] && same; y++) {
+					bool in = false;
+					for (int x = 0; x < acc.lens[i]; x++)
+						in |= d.sets[k][y] == acc.sets[i][x];
+					same = in;
+				}
+				dup = same;
+			}
+			if (!dup)
+				gs_add(&d, acc.sets[i], acc.lens[i]);
+		}
+		acc = d;
+	}
 	q->ngsets = acc.n;
 	q->gsets = acc.sets;
 	q->gset_len = acc.lens;
@@ -1222,7 +1389,7 @@ static void transform_sort(sql_actx *ax, sql_query *q, PgQuery__Node **items, si
 		PgQuery__SortBy *sb = items[i]->sort_by;
 		int t = target_for(ax, q, sb->node, SQL_EXPR_ORDER, true, !distinct_ok);
 		if (t < 0)
-			sql_error_at(ax, sb->location, UTIL_E_INVALID_COLUMN_REFERENCE,
+			sql_error_at(ax, sql_raw_location(sb->node), UTIL_E_INVALID_COLUMN_REFERENCE,
 				     "for SELECT DISTINCT, ORDER BY expressions must appear in select list");
 		sql_target *tg = &q->targets[t];
 		if (tg->expr->type == TY_UNKNOWN)
@@ -1249,6 +1416,79 @@ static void transform_sort(sql_actx *ax, sql_query *q, PgQuery__Node **items, si
 }
 
 /* ---------------------------------------------------------------- windows */
+
+static bool var_walker(sql_expr *e, void *arg)
+{
+	(void)arg;
+	return e->kind == SQL_E_VAR;
+}
+
+/* A frame offset (PostgreSQL's transformFrameOffset): ROWS and GROUPS take
+ * a bigint; RANGE picks the in_range support function of the ORDER BY
+ * column's type that the offset coerces to. */
+static sql_expr *frame_offset(sql_actx *ax, sql_query *q, sql_window_clause *w, pnode *n, const ty_func **inr)
+{
+	int fo = w->frame_options;
+	const char *what = (fo & 0x4) ? "ROWS" : (fo & 0x8) ? "GROUPS" : "RANGE";
+	sql_expr *e = sql_transform_expr(ax, q, n, SQL_EXPR_WINDOW);
+	if (sql_expr_walk(e, var_walker, NULL))
+		sql_error_at(ax, e->location, UTIL_E_INVALID_COLUMN_REFERENCE, "argument of %s must not contain variables", what);
+	if (!(fo & 0x2)) {
+		if (e->type != TY_INT8 && e->type != TY_UNKNOWN && !sql_can_coerce(e->type, TY_INT8, SQL_COERCE_IMPLICIT)) {
+			util_buf b = UTIL_BUF_INIT;
+			ty_format_type(e->type, -1, &b);
+			util_err *er = ty_errstart(UTIL_E_DATATYPE_MISMATCH, "argument of %s must be type bigint, not type %s", what,
+						   b.data);
+			util_buf_free(&b);
+			er->position = sql_errposition(ax->ps->text, e->location);
+			ty_errthrow();
+		}
+		return sql_coerce(ax, e, TY_INT8, -1, SQL_COERCE_IMPLICIT, e->location);
+	}
+	if (w->norder != 1)
+		sql_error_at(ax, w->location, UTIL_E_WINDOWING_ERROR,
+			     "RANGE with offset PRECEDING/FOLLOWING requires exactly one ORDER BY column");
+	ty_oid col = w->order[0].expr->type;
+	ty_oid pref = e->type != TY_UNKNOWN ? e->type : col;
+	const ty_func *f, *chosen = NULL;
+	int cur = 0, nfuncs = 0, nmatch = 0;
+	while ((f = ty_func_lookup("in_range", &cur))) {
+		if (f->nargs != 5 || f->args[0] != col || f->args[1] != col)
+			continue;
+		nfuncs++;
+		if (!sql_can_coerce(e->type, f->args[2], SQL_COERCE_IMPLICIT))
+			continue;
+		nmatch++;
+		if (!chosen || (f->args[2] == pref && chosen->args[2] != pref))
+			chosen = f;
+	}
+	util_buf ct = UTIL_BUF_INIT, ot = UTIL_BUF_INIT;
+	ty_format_type(col, -1, &ct);
+	ty_format_type(e->type, -1, &ot);
+	if (!nfuncs)
+		sql_error_at(ax, e->location, UTIL_E_FEATURE_NOT_SUPPORTED,
+			     "RANGE with offset PRECEDING/FOLLOWING is not supported for column type %s", ct.data);
+	if (!nmatch) {
+		util_err *er = ty_errstart(UTIL_E_FEATURE_NOT_SUPPORTED,
+					   "RANGE with offset PRECEDING/FOLLOWING is not supported for column type %s and offset type %s",
+					   ct.data, ot.data);
+		util_err_hint(er, "Cast the offset value to an appropriate type.");
+		er->position = sql_errposition(ax->ps->text, e->location);
+		ty_errthrow();
+	}
+	if (nmatch > 1 && chosen->args[2] != pref) {
+		util_err *er = ty_errstart(UTIL_E_FEATURE_NOT_SUPPORTED,
+					   "RANGE with offset PRECEDING/FOLLOWING has multiple interpretations for column type %s and offset type %s",
+					   ct.data, ot.data);
+		util_err_hint(er, "Cast the offset value to the exact intended type.");
+		er->position = sql_errposition(ax->ps->text, e->location);
+		ty_errthrow();
+	}
+	util_buf_free(&ct);
+	util_buf_free(&ot);
+	*inr = chosen;
+	return sql_coerce(ax, e, chosen->args[2], -1, SQL_COERCE_IMPLICIT, e->location);
+}
 
 int sql_window_clause_for(sql_actx *ax, sql_query *q, PgQuery__WindowDef *wd)
 {
@@ -1296,10 +1536,11 @@ int sql_window_clause_for(sql_actx *ax, sql_query *q, PgQuery__WindowDef *wd)
 	w.frame_options = wd->frame_options;
 	if (base && !(wd->frame_options & 0x1) && (base->frame_options & 0x1))
 		w.frame_options = base->frame_options;
+	w.location = wd->location;
 	if (wd->start_offset)
-		w.start_offset = sql_transform_expr(ax, q, wd->start_offset, SQL_EXPR_WINDOW);
+		w.start_offset = frame_offset(ax, q, &w, wd->start_offset, &w.start_in_range);
 	if (wd->end_offset)
-		w.end_offset = sql_transform_expr(ax, q, wd->end_offset, SQL_EXPR_WINDOW);
+		w.end_offset = frame_offset(ax, q, &w, wd->end_offset, &w.end_in_range);
 	w.name = wd->name && *wd->name ? ty_strdup(wd->name) : NULL;
 	/* Reuse an identical unnamed clause. */
 	for (int i = 0; i < q->nwinclauses; i++) {
@@ -1326,47 +1567,158 @@ int sql_window_clause_for(sql_actx *ax, sql_query *q, PgQuery__WindowDef *wd)
 
 /* ---------------------------------------------------------------- grouping checks */
 
+/* ---------------------------------------------------------------- expression roots */
+
+static void exprs_list(sql_expr **l, int n, void (*fn)(sql_expr **e, void *arg), void *arg)
+{
+	for (int i = 0; l && i < n; i++)
+		if (l[i])
+			fn(&l[i], arg);
+}
+
+static void exprs_jnode(sql_jnode *j, void (*fn)(sql_expr **e, void *arg), void *arg)
+{
+	if (!j)
+		return;
+	if (j->quals)
+		fn(&j->quals, arg);
+	if (j->is_join) {
+		exprs_jnode(j->left, fn, arg);
+		exprs_jnode(j->right, fn, arg);
+	}
+}
+
+void sql_query_exprs(sql_query *q, void (*fn)(sql_expr **e, void *arg), void *arg)
+{
+	for (int i = 0; i < q->ntargets; i++)
+		fn(&q->targets[i].expr, arg);
+	if (q->where)
+		fn(&q->where, arg);
+	if (q->having)
+		fn(&q->having, arg);
+	exprs_list(q->group, q->ngroup, fn, arg);
+	for (int i = 0; i < q->nsort; i++)
+		fn(&q->sort[i].expr, arg);
+	exprs_list(q->distinct_on, q->ndistinct_on, fn, arg);
+	if (q->limit)
+		fn(&q->limit, arg);
+	if (q->offset)
+		fn(&q->offset, arg);
+	for (int i = 0; i < q->naggs; i++) {
+		sql_aggref *a = &q->aggs[i];
+		exprs_list(a->args, a->nargs, fn, arg);
+		if (a->filter)
+			fn(&a->filter, arg);
+		exprs_list(a->direct, a->ndirect, fn, arg);
+		for (int k = 0; k < a->norder; k++)
+			fn(&a->order[k].expr, arg);
+	}
+	for (int i = 0; i < q->nwins; i++) {
+		exprs_list(q->wins[i].args, q->wins[i].nargs, fn, arg);
+		if (q->wins[i].filter)
+			fn(&q->wins[i].filter, arg);
+	}
+	for (int i = 0; i < q->nwinclauses; i++) {
+		sql_window_clause *w = &q->winclauses[i];
+		exprs_list(w->part, w->npart, fn, arg);
+		for (int k = 0; k < w->norder; k++)
+			fn(&w->order[k].expr, arg);
+		if (w->start_offset)
+			fn(&w->start_offset, arg);
+		if (w->end_offset)
+			fn(&w->end_offset, arg);
+	}
+	for (int i = 0; i < q->nfrom; i++)
+		exprs_jnode(q->from[i], fn, arg);
+	for (int i = 0; i < q->nrtes; i++) {
+		sql_rte *r = q->rtes[i];
+		if (r->kind == SQL_RTE_FUNCTION)
+			exprs_list(r->funcs, r->nfuncs, fn, arg);
+		else if (r->kind == SQL_RTE_VALUES)
+			for (int k = 0; k < r->nrows; k++)
+				exprs_list(r->rows[k], r->ncols, fn, arg);
+		else if (r->kind == SQL_RTE_JOIN)
+			exprs_list(r->joinvars, r->ncols, fn, arg);
+	}
+	exprs_list(q->set_exprs, q->nset, fn, arg);
+	for (int i = 0; i < q->nreturning; i++)
+		fn(&q->returning[i].expr, arg);
+	if (q->onconflict) {
+		exprs_list(q->onconflict->set_exprs, q->onconflict->nset, fn, arg);
+		if (q->onconflict->where)
+			fn(&q->onconflict->where, arg);
+	}
+}
+
+/* ---------------------------------------------------------------- grouping checks */
+
 typedef struct grp_check {
 	sql_actx *ax;
 	sql_query *q;
 	bool *pk_grouped; /* per RTE: all primary-key columns grouped */
-	const char *clause;
+	int depth;        /* sublink nesting below q while checking outer references */
 } grp_check;
 
-static bool group_walker(sql_expr *e, void *arg);
+static sql_visit group_visitor(sql_expr *e, void *arg);
 
 static void check_grouped(grp_check *gc, sql_expr *e)
 {
-	if (!e)
-		return;
-	sql_expr_walk(e, group_walker, gc);
+	if (e)
+		sql_expr_visit(e, group_visitor, gc);
 }
 
-static bool group_walker(sql_expr *e, void *arg)
+static void check_grouped_root(sql_expr **e, void *arg) { check_grouped(arg, *e); }
+
+/* Outer references of a subquery to the grouped query must be grouped too. */
+static void check_grouped_subquery(grp_check *gc, sql_query *sq)
+{
+	gc->depth++;
+	sql_query_exprs(sq, check_grouped_root, gc);
+	for (int i = 0; i < sq->nrtes; i++)
+		if (sq->rtes[i]->kind == SQL_RTE_SUBQUERY && sq->rtes[i]->subquery)
+			check_grouped_subquery(gc, sq->rtes[i]->subquery);
+	gc->depth--;
+}
+
+static bool grouped_var(grp_check *gc, const sql_expr *v)
+{
+	sql_query *q = gc->q;
+	for (int i = 0; i < q->ngroup; i++) {
+		const sql_expr *g = q->group[i];
+		if (g->kind == SQL_E_VAR && g->var.levelsup == 0 && g->var.rte == v->var.rte && g->var.col == v->var.col)
+			return true;
+	}
+	return gc->pk_grouped && gc->pk_grouped[v->var.rte - 1];
+}
+
+static sql_visit group_visitor(sql_expr *e, void *arg)
 {
 	grp_check *gc = arg;
 	sql_query *q = gc->q;
-	for (int i = 0; i < q->ngroup; i++)
-		if (sql_expr_equal(q->group[i], e))
-			return false; /* grouped: do not descend */
-	if (e->kind == SQL_E_AGG || e->kind == SQL_E_WINDOW)
-		return false;
-	if (e->kind == SQL_E_VAR && e->var.levelsup == 0) {
-		if (gc->pk_grouped && gc->pk_grouped[e->var.rte - 1])
-			return false;
+	if (gc->depth == 0) {
+		for (int i = 0; i < q->ngroup; i++)
+			if (sql_expr_equal(q->group[i], e))
+				return SQL_VISIT_SKIP; /* grouped: its inputs need not be */
+		if (e->kind == SQL_E_AGG || e->kind == SQL_E_WINDOW || e->kind == SQL_E_GROUPING)
+			return SQL_VISIT_SKIP;
+	}
+	if (e->kind == SQL_E_VAR && e->var.levelsup == gc->depth) {
+		if (grouped_var(gc, e))
+			return SQL_VISIT_CONTINUE;
 		sql_rte *r = q->rtes[e->var.rte - 1];
-		util_err *er = ty_errstart(UTIL_E_GROUPING_ERROR,
-					   "column \"%s.%s\" must appear in the GROUP BY clause or be used in an aggregate function",
-					   r->alias, r->colnames[e->var.col] ? r->colnames[e->var.col] : "?");
+		const char *col = r->colnames[e->var.col] ? r->colnames[e->var.col] : "?";
+		util_err *er = gc->depth == 0
+				       ? ty_errstart(UTIL_E_GROUPING_ERROR,
+						     "column \"%s.%s\" must appear in the GROUP BY clause or be used in an aggregate function",
+						     r->alias, col)
+				       : ty_errstart(UTIL_E_GROUPING_ERROR, "subquery uses ungrouped column \"%s.%s\" from outer query",
+						     r->alias, col);
 		er->position = sql_errposition(gc->ax->ps->text, e->location);
 		ty_errthrow();
 	}
-	if (e->kind == SQL_E_SUBLINK) {
-		/* Outer references inside the subquery must be grouped too
-		 * (PostgreSQL checks them; we check the sublink's test expression). */
-		return false;
-	}
-	return false;
+	if (e->kind == SQL_E_SUBLINK && e->sub.query)
+		check_grouped_subquery(gc, e->sub.query);
+	return SQL_VISIT_CONTINUE;
 }
 
 /* Functional dependency: grouping by a table's primary key allows its
@@ -1400,8 +1752,12 @@ static bool resolve_grouping_walker(sql_expr *e, void *arg)
 		return false;
 	for (int i = 0; i < e->grouping.nargs; i++) {
 		int gi = group_index(q, e->grouping.args[i]);
-		if (gi < 0)
-			ty_error(UTIL_E_GROUPING_ERROR, "arguments to GROUPING must be grouping expressions of the associated query level");
+		if (gi < 0) {
+			util_err *er = ty_errstart(UTIL_E_GROUPING_ERROR,
+						   "arguments to GROUPING must be grouping expressions of the associated query level");
+			er->position = sql_errposition(q->ps->text, e->grouping.args[i]->location);
+			ty_errthrow();
+		}
 		e->grouping.refs[i] = gi;
 	}
 	return false;
@@ -1445,6 +1801,8 @@ sql_query *sql_analyze_select(sql_actx *ax, PgQuery__SelectStmt *sel, sql_query 
 {
 	sql_check_stack_depth();
 	ty_check_interrupts();
+	bool setop_leaf = ax->setop_leaf;
+	ax->setop_leaf = false;
 	if (sel->op != PG_QUERY__SET_OPERATION__SETOP_NONE)
 		return analyze_setop(ax, sel, parent, ctes, nctes);
 	if (sel->n_values_lists)
@@ -1464,24 +1822,7 @@ sql_query *sql_analyze_select(sql_actx *ax, PgQuery__SelectStmt *sel, sql_query 
 		q->from[q->nfrom++] = j;
 	}
 	check_duplicate_aliases(ax, q);
-	/* Target list */
-	sql_transform_targets(ax, q, sel->target_list, sel->n_target_list, SQL_EXPR_SELECT);
-	for (int i = 0; i < q->ntargets; i++) {
-		/* Unknown literals in the output become text (PostgreSQL 10+). */
-		sql_target *t = &q->targets[i];
-		if (t->expr->type == TY_UNKNOWN)
-			t->expr = sql_coerce(ax, t->expr, TY_TEXT, -1, SQL_COERCE_IMPLICIT, t->expr->location);
-	}
-	/* WHERE */
-	if (sel->where_clause)
-		q->where = sql_coerce_bool(ax, sql_transform_expr(ax, q, sel->where_clause, SQL_EXPR_WHERE), "WHERE");
-	/* GROUP BY, HAVING */
-	transform_group(ax, q, sel);
-	if (sel->having_clause) {
-		q->having = sql_coerce_bool(ax, sql_transform_expr(ax, q, sel->having_clause, SQL_EXPR_HAVING), "HAVING");
-		q->has_aggs = true;
-	}
-	/* Named windows */
+	/* Named windows (WINDOW w AS ...), before the target list refers to them */
 	for (size_t i = 0; i < sel->n_window_clause; i++) {
 		PgQuery__WindowDef *wd = sel->window_clause[i]->window_def;
 		for (int k = 0; k < q->nwinclauses; k++)
@@ -1499,10 +1840,24 @@ sql_query *sql_analyze_select(sql_actx *ax, PgQuery__SelectStmt *sel, sql_query 
 		q->winclauses = nw;
 		q->nwinclauses++;
 	}
-	/* The window functions in the target list were analyzed before named
-	 * windows existed only if they used inline definitions; named ones are
-	 * resolved above because targets are analyzed first in PostgreSQL too —
-	 * re-resolve OVER name references now. */
+	/* Target list */
+	sql_transform_targets(ax, q, sel->target_list, sel->n_target_list, SQL_EXPR_SELECT);
+	for (int i = 0; i < q->ntargets && !setop_leaf; i++) {
+		/* Unknown literals in the output become text (PostgreSQL 10+);
+		 * a set operation resolves its leaves' unknowns itself. */
+		sql_target *t = &q->targets[i];
+		if (t->expr->type == TY_UNKNOWN)
+			t->expr = sql_coerce(ax, t->expr, TY_TEXT, -1, SQL_COERCE_IMPLICIT, t->expr->location);
+	}
+	/* WHERE */
+	if (sel->where_clause)
+		q->where = sql_coerce_bool(ax, sql_transform_expr(ax, q, sel->where_clause, SQL_EXPR_WHERE), "WHERE");
+	/* GROUP BY, HAVING */
+	transform_group(ax, q, sel);
+	if (sel->having_clause) {
+		q->having = sql_coerce_bool(ax, sql_transform_expr(ax, q, sel->having_clause, SQL_EXPR_HAVING), "HAVING");
+		q->has_aggs = true;
+	}
 	/* DISTINCT */
 	bool distinct = sel->n_distinct_clause > 0;
 	bool distinct_on = distinct && !(sel->n_distinct_clause == 1 && sel->distinct_clause[0] == NULL) &&
@@ -1526,7 +1881,8 @@ sql_query *sql_analyze_select(sql_actx *ax, PgQuery__SelectStmt *sel, sql_query 
 				for (int k = 0; k < q->ndistinct_on; k++)
 					found |= sql_expr_equal(q->sort[i].expr, q->distinct_on[k]);
 				if (!found)
-					sql_error_at(ax, -1, UTIL_E_INVALID_COLUMN_REFERENCE,
+					sql_error_at(ax, sql_raw_location(sel->distinct_clause[i < (int)sel->n_distinct_clause ? i : 0]),
+						     UTIL_E_INVALID_COLUMN_REFERENCE,
 						     "SELECT DISTINCT ON expressions must match initial ORDER BY expressions");
 			}
 		}
@@ -1550,7 +1906,7 @@ sql_query *sql_analyze_select(sql_actx *ax, PgQuery__SelectStmt *sel, sql_query 
 			sql_expr_walk(q->targets[i].expr, resolve_grouping_walker, q);
 		if (q->having)
 			sql_expr_walk(q->having, resolve_grouping_walker, q);
-		grp_check gc = {ax, q, pk_grouped_rtes(q), "SELECT"};
+		grp_check gc = {ax, q, pk_grouped_rtes(q), 0};
 		for (int i = 0; i < q->ntargets; i++)
 			check_grouped(&gc, q->targets[i].expr);
 		check_grouped(&gc, q->having);
@@ -1585,7 +1941,8 @@ static sql_query *analyze_values(sql_actx *ax, PgQuery__SelectStmt *sel, sql_que
 	for (int r = 0; r < nrows; r++) {
 		PgQuery__List *l = sel->values_lists[r]->list;
 		if ((int)l->n_items != ncols)
-			sql_error_at(ax, -1, UTIL_E_SYNTAX_ERROR, "VALUES lists must all be the same length");
+			sql_error_at(ax, l->n_items ? sql_raw_location(l->items[0]) : -1, UTIL_E_SYNTAX_ERROR,
+				     "VALUES lists must all be the same length");
 		rows[r] = ty_alloc(sizeof(sql_expr *) * (size_t)(ncols ? ncols : 1));
 		for (int c = 0; c < ncols; c++)
 			rows[r][c] = sql_transform_expr(ax, q, l->items[c], SQL_EXPR_VALUES);
@@ -1633,6 +1990,18 @@ static sql_query *analyze_values(sql_actx *ax, PgQuery__SelectStmt *sel, sql_que
 
 /* ---------------------------------------------------------------- set operations */
 
+/* The leftmost leaf's output expressions (what PostgreSQL's error
+ * positions point at for a set operation subtree). */
+static sql_expr *setop_col(sql_setop *s, int col)
+{
+	while (!s->is_leaf)
+		s = s->left;
+	for (int i = 0, k = 0; i < s->leaf->ntargets; i++)
+		if (!s->leaf->targets[i].junk && k++ == col)
+			return s->leaf->targets[i].expr;
+	return NULL;
+}
+
 static sql_setop *setop_tree(sql_actx *ax, PgQuery__SelectStmt *sel, sql_query *parent, sql_cte **ctes, int nctes,
 			     bool top)
 {
@@ -1642,7 +2011,9 @@ static sql_setop *setop_tree(sql_actx *ax, PgQuery__SelectStmt *sel, sql_query *
 		     sel->op == PG_QUERY__SET_OPERATION__SETOP_NONE);
 	if (leaf) {
 		s->is_leaf = true;
+		ax->setop_leaf = true;
 		s->leaf = sql_analyze_select(ax, sel, parent, ctes, nctes);
+		ax->setop_leaf = false;
 		s->ncols = s->leaf->nret;
 		s->types = ty_alloc(sizeof(ty_oid) * (size_t)(s->ncols ? s->ncols : 1));
 		s->typmods = ty_alloc(sizeof(int32_t) * (size_t)(s->ncols ? s->ncols : 1));
@@ -1661,18 +2032,23 @@ static sql_setop *setop_tree(sql_actx *ax, PgQuery__SelectStmt *sel, sql_query *
 	s->all = sel->all;
 	s->left = setop_tree(ax, sel->larg, parent, ctes, nctes, false);
 	s->right = setop_tree(ax, sel->rarg, parent, ctes, nctes, false);
+	const char *ctx = s->op == SQL_SETOP_UNION ? "UNION" : s->op == SQL_SETOP_INTERSECT ? "INTERSECT" : "EXCEPT";
 	if (s->left->ncols != s->right->ncols) {
-		const char *opn = s->op == SQL_SETOP_UNION ? "UNION" : s->op == SQL_SETOP_INTERSECT ? "INTERSECT" : "EXCEPT";
-		sql_error_at(ax, -1, UTIL_E_SYNTAX_ERROR, "each %s query must have the same number of columns", opn);
+		sql_expr *r0 = setop_col(s->right, 0);
+		sql_error_at(ax, r0 ? r0->location : -1, UTIL_E_SYNTAX_ERROR, "each %s query must have the same number of columns",
+			     ctx);
 	}
 	s->ncols = s->left->ncols;
 	s->types = ty_alloc(sizeof(ty_oid) * (size_t)(s->ncols ? s->ncols : 1));
 	s->typmods = ty_alloc(sizeof(int32_t) * (size_t)(s->ncols ? s->ncols : 1));
-	const char *ctx = s->op == SQL_SETOP_UNION ? "UNION" : s->op == SQL_SETOP_INTERSECT ? "INTERSECT" : "EXCEPT";
 	for (int i = 0; i < s->ncols; i++) {
-		sql_expr a = {.type = s->left->types[i]}, b = {.type = s->right->types[i]};
+		sql_expr *le = setop_col(s->left, i), *re = setop_col(s->right, i);
+		sql_expr a = {.type = s->left->types[i], .location = le ? le->location : -1};
+		sql_expr b = {.type = s->right->types[i], .location = re ? re->location : -1};
 		sql_expr *two[2] = {&a, &b};
-		s->types[i] = sql_common_type(two, 2, ctx, NULL);
+		int locs[2] = {sql_errposition(ax->ps->text, a.location), sql_errposition(ax->ps->text, b.location)};
+		/* Unknown on both sides stays unknown until the top resolves it. */
+		s->types[i] = a.type == TY_UNKNOWN && b.type == TY_UNKNOWN ? TY_UNKNOWN : sql_common_type(two, 2, ctx, locs);
 		s->typmods[i] = s->left->typmods[i] == s->right->typmods[i] ? s->left->typmods[i] : -1;
 	}
 	return s;
@@ -1715,6 +2091,9 @@ static sql_query *analyze_setop(sql_actx *ax, PgQuery__SelectStmt *sel, sql_quer
 	tmp.limit_offset = NULL;
 	tmp.with_clause = NULL;
 	q->setop = setop_tree(ax, &tmp, parent, q->ctes, q->nctes, true);
+	for (int i = 0; i < q->setop->ncols; i++)
+		if (q->setop->types[i] == TY_UNKNOWN)
+			q->setop->types[i] = TY_TEXT;
 	coerce_setop(ax, q->setop, q->setop->types, q->setop->typmods);
 	/* The result columns are named after the leftmost leaf. */
 	sql_setop *l = q->setop;
@@ -1758,6 +2137,141 @@ static sql_query *analyze_setop(sql_actx *ax, PgQuery__SelectStmt *sel, sql_quer
 
 /* ---------------------------------------------------------------- WITH */
 
+/* Does a raw parse tree mention relation `name` (unqualified)? Used to tell
+ * recursive CTEs from plain ones before analysis (protobuf-c reflection
+ * over every message field). */
+static bool raw_mentions(const ProtobufCMessage *m, const char *name)
+{
+	if (!m)
+		return false;
+	if (m->descriptor == &pg_query__range_var__descriptor) {
+		const PgQuery__RangeVar *rv = (const PgQuery__RangeVar *)m;
+		return (!rv->schemaname || !*rv->schemaname) && rv->relname && !strcmp(rv->relname, name);
+	}
+	const ProtobufCMessageDescriptor *d = m->descriptor;
+	const char *base = (const char *)m;
+	for (unsigned i = 0; i < d->n_fields; i++) {
+		const ProtobufCFieldDescriptor *f = &d->fields[i];
+		if (f->type != PROTOBUF_C_TYPE_MESSAGE)
+			continue;
+		if (f->label == PROTOBUF_C_LABEL_REPEATED) {
+			size_t n = *(const size_t *)(base + f->quantifier_offset);
+			ProtobufCMessage *const *arr = *(ProtobufCMessage *const *const *)(base + f->offset);
+			for (size_t k = 0; k < n; k++)
+				if (raw_mentions(arr[k], name))
+					return true;
+		} else {
+			if ((f->flags & PROTOBUF_C_FIELD_FLAG_ONEOF) && *(const uint32_t *)(base + f->quantifier_offset) != f->id)
+				continue;
+			if (raw_mentions(*(ProtobufCMessage *const *)(base + f->offset), name))
+				return true;
+		}
+	}
+	return false;
+}
+
+static int sortby_location(pnode *n)
+{
+	if (n->node_case == PG_QUERY__NODE__NODE_SORT_BY && n->sort_by->node)
+		return sql_raw_location(n->sort_by->node);
+	return -1;
+}
+
+/* PostgreSQL's checkWellFormedRecursion, for what it checks before the
+ * recursive term is analyzed. */
+static void check_recursive_form(sql_actx *ax, PgQuery__CommonTableExpr *ce, PgQuery__SelectStmt *cs)
+{
+	if (cs->op != PG_QUERY__SET_OPERATION__SETOP_UNION)
+		sql_error_at(ax, ce->location, UTIL_E_INVALID_RECURSION,
+			     "recursive query \"%s\" does not have the form non-recursive-term UNION [ALL] recursive-term",
+			     ce->ctename);
+	if (raw_mentions(&cs->larg->base, ce->ctename))
+		sql_error_at(ax, ce->location, UTIL_E_INVALID_RECURSION,
+			     "recursive reference to query \"%s\" must not appear within its non-recursive term", ce->ctename);
+	if (cs->n_sort_clause)
+		sql_error_at(ax, sortby_location(cs->sort_clause[0]), UTIL_E_FEATURE_NOT_SUPPORTED,
+			     "ORDER BY in a recursive query is not implemented");
+	if (cs->limit_offset)
+		sql_error_at(ax, sql_raw_location(cs->limit_offset), UTIL_E_FEATURE_NOT_SUPPORTED,
+			     "OFFSET in a recursive query is not implemented");
+	if (cs->limit_count)
+		sql_error_at(ax, sql_raw_location(cs->limit_count), UTIL_E_FEATURE_NOT_SUPPORTED,
+			     "LIMIT in a recursive query is not implemented");
+	if (cs->n_locking_clause)
+		sql_error_at(ax, -1, UTIL_E_FEATURE_NOT_SUPPORTED, "FOR UPDATE/SHARE in a recursive query is not implemented");
+}
+
+static sql_visit agg_loc_visitor(sql_expr *e, void *arg)
+{
+	int *loc = arg;
+	if ((e->kind == SQL_E_AGG || e->kind == SQL_E_WINDOW) && *loc < 0) {
+		*loc = e->location;
+		return SQL_VISIT_STOP;
+	}
+	return SQL_VISIT_CONTINUE;
+}
+
+/* Aggregates and window functions cannot run over the work table. */
+static void check_recursive_term(sql_actx *ax, sql_query *rec)
+{
+	if (!rec->naggs && !rec->nwins && !rec->ngroup)
+		return;
+	int loc = -1;
+	for (int i = 0; i < rec->ntargets && loc < 0; i++)
+		sql_expr_visit(rec->targets[i].expr, agg_loc_visitor, &loc);
+	if (rec->having && loc < 0)
+		sql_expr_visit(rec->having, agg_loc_visitor, &loc);
+	if (rec->nwins)
+		sql_error_at(ax, loc, UTIL_E_INVALID_RECURSION,
+			     "window functions are not allowed in a recursive query's recursive term");
+	if (rec->naggs)
+		sql_error_at(ax, loc, UTIL_E_INVALID_RECURSION,
+			     "aggregate functions are not allowed in a recursive query's recursive term");
+	sql_error_at(ax, -1, UTIL_E_INVALID_RECURSION, "GROUP BY in a recursive query's recursive term is not allowed");
+}
+
+sql_query *sql_analyze_insert(sql_actx *ax, PgQuery__InsertStmt *st);
+sql_query *sql_analyze_update(sql_actx *ax, PgQuery__UpdateStmt *st);
+sql_query *sql_analyze_delete(sql_actx *ax, PgQuery__DeleteStmt *st);
+
+/* WITH d AS (INSERT/UPDATE/DELETE ... [RETURNING ...]): the statement is a
+ * CTE whose rows are its RETURNING list; only at the top level. */
+static void transform_dml_cte(sql_actx *ax, sql_query *q, sql_cte *c, PgQuery__CommonTableExpr *ce)
+{
+	if (q->parent || ax->setop_leaf)
+		sql_error_at(ax, ce->location, UTIL_E_FEATURE_NOT_SUPPORTED,
+			     "WITH clause containing a data-modifying statement must be at the top level");
+	pnode *st = ce->ctequery;
+	sql_query *dq;
+	switch (st->node_case) {
+	case PG_QUERY__NODE__NODE_INSERT_STMT: dq = sql_analyze_insert(ax, st->insert_stmt); break;
+	case PG_QUERY__NODE__NODE_UPDATE_STMT: dq = sql_analyze_update(ax, st->update_stmt); break;
+	case PG_QUERY__NODE__NODE_DELETE_STMT: dq = sql_analyze_delete(ax, st->delete_stmt); break;
+	default:
+		sql_error_at(ax, ce->location, UTIL_E_FEATURE_NOT_SUPPORTED, "unsupported statement in WITH");
+	}
+	c->query = dq;
+	c->dml = true;
+	c->materialized = true;
+	c->ncols = dq->nreturning;
+	c->colnames = ty_alloc(sizeof(char *) * (size_t)(c->ncols ? c->ncols : 1));
+	c->coltypes = ty_alloc(sizeof(ty_oid) * (size_t)(c->ncols ? c->ncols : 1));
+	c->coltypmods = ty_alloc(sizeof(int32_t) * (size_t)(c->ncols ? c->ncols : 1));
+	for (int i = 0; i < c->ncols; i++) {
+		c->colnames[i] = dq->returning[i].name;
+		c->coltypes[i] = dq->returning[i].expr->type;
+		c->coltypmods[i] = dq->returning[i].expr->typmod;
+	}
+	if (ce->n_aliascolnames) {
+		if ((int)ce->n_aliascolnames > c->ncols)
+			sql_error_at(ax, ce->location, UTIL_E_INVALID_COLUMN_REFERENCE,
+				     "WITH query \"%s\" has %d columns available but %d columns specified", c->name, c->ncols,
+				     (int)ce->n_aliascolnames);
+		for (size_t a = 0; a < ce->n_aliascolnames; a++)
+			c->colnames[a] = ty_strdup(str_of(ce->aliascolnames[a]));
+	}
+}
+
 void sql_transform_with(sql_actx *ax, sql_query *q, PgQuery__WithClause *wc)
 {
 	int base = q->nctes;
@@ -1775,11 +2289,18 @@ void sql_transform_with(sql_actx *ax, sql_query *q, PgQuery__WithClause *wc)
 		snprintf(c->name, sizeof c->name, "%s", ce->ctename);
 		c->id = ax->ps->nctes++;
 		c->materialized = ce->ctematerialized == PG_QUERY__CTEMATERIALIZE__CTEMaterializeAlways;
-		if (ce->ctequery->node_case != PG_QUERY__NODE__NODE_SELECT_STMT)
-			sql_error_at(ax, ce->location, UTIL_E_FEATURE_NOT_SUPPORTED, "data-modifying statements in WITH are not supported");
+		c->location = ce->location;
+		if (ce->ctequery->node_case != PG_QUERY__NODE__NODE_SELECT_STMT) {
+			transform_dml_cte(ax, q, c, ce);
+			q->ctes[q->nctes++] = c;
+			continue;
+		}
 		PgQuery__SelectStmt *cs = ce->ctequery->select_stmt;
 		bool selfref = false;
-		if (wc->recursive && cs->op == PG_QUERY__SET_OPERATION__SETOP_UNION) {
+		bool recursive = wc->recursive && raw_mentions(&cs->base, ce->ctename);
+		if (recursive)
+			check_recursive_form(ax, ce, cs);
+		if (recursive) {
 			/* WITH RECURSIVE x AS (non-recursive UNION [ALL] recursive). */
 			c->recursive = true;
 			c->union_all = cs->all;
@@ -1806,6 +2327,7 @@ void sql_transform_with(sql_actx *ax, sql_query *q, PgQuery__WithClause *wc)
 			}
 			q->ctes[q->nctes++] = c; /* visible to the recursive term */
 			c->rec = sql_analyze_select(ax, cs->rarg, q, q->ctes, q->nctes);
+			check_recursive_term(ax, c->rec);
 			if (c->rec->nret != c->ncols)
 				sql_error_at(ax, ce->location, UTIL_E_SYNTAX_ERROR, "each UNION query must have the same number of columns");
 			for (int t = 0, k2 = 0; t < c->rec->ntargets; t++) {
@@ -1897,5 +2419,88 @@ int sql_add_table_rte(sql_actx *ax, sql_query *q, const cat_obj *rel, const char
 	return add_leaf(q, r, out);
 }
 void sql_add_namespace(sql_query *q, int rte, bool rel_visible, bool cols_visible) { add_ns(q, rte, rel_visible, cols_visible); }
+
+static sql_expr *retarget_mutator(sql_expr *e, void *arg)
+{
+	int *map = arg; /* map[0] = number of RTEs of the view, map[i] = new index of RTE i */
+	if (e->kind == SQL_E_VAR && e->var.levelsup == 0 && e->var.rte >= 1 && e->var.rte <= map[0])
+		e->var.rte = map[e->var.rte];
+	return e;
+}
+
+static UTIL_NORETURN void not_updatable(const cat_obj *view, const char *verb, const char *detail)
+{
+	util_err *e = ty_errstart(UTIL_E_OBJECT_NOT_IN_PREREQUISITE_STATE, "cannot %s view \"%s\"", verb, view->rel.name);
+	util_err_detail(e, "%s", detail);
+	const char *ing = !strcmp(verb, "insert into") ? "inserting into" : !strcmp(verb, "update") ? "updating" : "deleting from";
+	const char *what = !strcmp(verb, "insert into") ? "INSERT" : !strcmp(verb, "update") ? "UPDATE" : "DELETE";
+	util_err_hint(e, "To enable %s the view, provide an INSTEAD OF %s trigger or an unconditional ON %s DO INSTEAD rule.", ing,
+		      what, what);
+	ty_errthrow();
+}
+
+int sql_add_view_target(sql_actx *ax, sql_query *q, const cat_obj *view, const char *alias, const char *verb,
+			sql_view_target *vt)
+{
+	sql_query *vq = expand_view(ax, view, q, -1);
+	if (vq->setop)
+		not_updatable(view, verb, "Views containing UNION, INTERSECT, or EXCEPT are not automatically updatable.");
+	if (vq->nctes)
+		not_updatable(view, verb, "Views containing WITH are not automatically updatable.");
+	if (vq->distinct)
+		not_updatable(view, verb, "Views containing DISTINCT are not automatically updatable.");
+	if (vq->ngroup)
+		not_updatable(view, verb, "Views containing GROUP BY are not automatically updatable.");
+	if (vq->having)
+		not_updatable(view, verb, "Views containing HAVING are not automatically updatable.");
+	if (vq->limit || vq->offset)
+		not_updatable(view, verb, "Views containing LIMIT or OFFSET are not automatically updatable.");
+	if (vq->has_aggs)
+		not_updatable(view, verb, "Views that return aggregate functions are not automatically updatable.");
+	if (vq->nwins)
+		not_updatable(view, verb, "Views that return window functions are not automatically updatable.");
+	if (vq->has_srf)
+		not_updatable(view, verb, "Views that return set-returning functions are not automatically updatable.");
+	if (vq->nfrom != 1 || vq->from[0]->is_join || vq->rtes[vq->from[0]->rte - 1]->kind != SQL_RTE_TABLE)
+		not_updatable(view, verb, "Views that do not select from a single table or view are not automatically updatable.");
+	sql_rte *brte = vq->rtes[vq->from[0]->rte - 1];
+	/* The base table joins the statement's range table, hidden: the
+	 * statement sees the view's columns. */
+	sql_jnode *j;
+	int base = sql_add_table_rte(ax, q, brte->rel, NULL, &j);
+	int *map = ty_alloc0(sizeof(int) * (size_t)(vq->nrtes + 1));
+	map[0] = vq->nrtes;
+	map[vq->from[0]->rte] = base;
+	sql_rte *vr = new_rte(SQL_RTE_JOIN, alias ? alias : view->rel.name, vq->nret);
+	vr->has_alias = alias != NULL;
+	vr->rel = view; /* privilege.c: the statement needs its privilege on the view */
+	vr->location = -1;
+	vr->joinvars = ty_alloc(sizeof(sql_expr *) * (size_t)(vq->nret ? vq->nret : 1));
+	vt->view = view;
+	vt->base = brte->rel;
+	vt->ncols = vq->nret;
+	vt->colnames = vr->colnames;
+	vt->attnums = ty_alloc0(sizeof(int16_t) * (size_t)(vq->nret ? vq->nret : 1));
+	for (int i = 0, k = 0; i < vq->ntargets; i++) {
+		sql_target *t = &vq->targets[i];
+		if (t->junk)
+			continue;
+		sql_expr *e = sql_expr_mutate(t->expr, retarget_mutator, map);
+		vr->colnames[k] = t->name;
+		vr->coltypes[k] = e->type;
+		vr->coltypmods[k] = e->typmod;
+		vr->joinvars[k] = e;
+		if (t->expr->kind == SQL_E_VAR && t->expr->var.levelsup == 0 && t->expr->var.rte == vq->from[0]->rte)
+			vt->attnums[k] = (int16_t)(t->expr->var.col + 1);
+		k++;
+	}
+	vt->where = vq->where ? sql_expr_mutate(vq->where, retarget_mutator, map) : NULL;
+	vt->view_rte = add_rte(q, vr);
+	add_ns(q, vt->view_rte, true, true);
+	q->from = ty_alloc(sizeof(sql_jnode *) * 1);
+	q->from[0] = j;
+	q->nfrom = 1;
+	return base;
+}
 void sql_add_query_target(sql_query *q, sql_expr *e, const char *name, bool junk) { add_target(q, e, name, junk); }
 const char *sql_figure_colname(pnode *n) { return figure_colname(n); }

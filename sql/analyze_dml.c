@@ -25,11 +25,8 @@ static const cat_obj *target_rel(sql_actx *ax, PgQuery__RangeVar *rv, const char
 		ty_errthrow();
 	}
 	TY_END(tc);
-	if (rel->rel.relkind == CAT_RELKIND_VIEW) {
-		util_err *e = ty_errstart(UTIL_E_OBJECT_NOT_IN_PREREQUISITE_STATE, "cannot %s view \"%s\"", verb, rel->rel.name);
-		util_err_detail(e, "Views that do not select from a single table or view are not automatically updatable.");
-		ty_errthrow();
-	}
+	if (rel->rel.relkind == CAT_RELKIND_VIEW)
+		return rel; /* the caller makes it a view target */
 	if (rel->rel.relkind == CAT_RELKIND_SEQUENCE)
 		ty_error(UTIL_E_WRONG_OBJECT_TYPE, "cannot change sequence \"%s\"", rel->rel.name);
 	if (rel->rel.relkind != CAT_RELKIND_TABLE)
@@ -88,6 +85,119 @@ static int column_index(sql_actx *ax, const cat_rel *r, const char *name, int lo
 		sql_error_at(ax, location, UTIL_E_UNDEFINED_COLUMN, "column \"%s\" of relation \"%s\" does not exist", name,
 			     r->name);
 	return c->attnum - 1;
+}
+
+/* A target column by name: of the table, or through an updatable view to
+ * its base column. */
+static int target_column(sql_actx *ax, const cat_rel *r, const sql_view_target *vt, const char *name, int location,
+			 const char *verb)
+{
+	if (!vt)
+		return column_index(ax, r, name, location);
+	for (int i = 0; i < vt->ncols; i++) {
+		if (!vt->colnames[i] || strcmp(vt->colnames[i], name))
+			continue;
+		if (!vt->attnums[i]) {
+			util_err *e = ty_errstart(UTIL_E_FEATURE_NOT_SUPPORTED, "cannot %s column \"%s\" of view \"%s\"", verb,
+						  name, vt->view->rel.name);
+			util_err_detail(e, "View columns that are not columns of their base relation are not updatable.");
+			(void)location; /* (PostgreSQL reports it from the rewriter: no position) */
+			ty_errthrow();
+		}
+		return vt->attnums[i] - 1;
+	}
+	sql_error_at(ax, location, UTIL_E_UNDEFINED_COLUMN, "column \"%s\" of relation \"%s\" does not exist", name,
+		     vt->view->rel.name);
+}
+
+/* An assigned value coerced to its column (PostgreSQL's
+ * transformAssignedExpr: 42804 with a hint when no assignment cast exists). */
+static sql_expr *assign_coerce(sql_actx *ax, sql_expr *e, const cat_column *c, int location)
+{
+	if (e->type != c->type && e->type != TY_UNKNOWN && !sql_can_coerce(e->type, c->type, SQL_COERCE_ASSIGNMENT)) {
+		util_buf ct = UTIL_BUF_INIT, et = UTIL_BUF_INIT;
+		ty_format_type(c->type, -1, &ct);
+		ty_format_type(e->type, -1, &et);
+		util_err *er = ty_errstart(UTIL_E_DATATYPE_MISMATCH, "column \"%s\" is of type %s but expression is of type %s",
+					   c->name, ct.data, et.data);
+		util_buf_free(&ct);
+		util_buf_free(&et);
+		util_err_hint(er, "You will need to rewrite or cast the expression.");
+		er->position = sql_errposition(ax->ps->text, e->location >= 0 ? e->location : location);
+		ty_errthrow();
+	}
+	return sql_coerce(ax, e, c->type, c->typmod, SQL_COERCE_ASSIGNMENT, e->location >= 0 ? e->location : location);
+}
+
+/* SET col[i][j] = v / col[lo:hi] = arr: the new column value is the old
+ * one with the subscripts assigned. */
+static sql_expr *subscript_assign(sql_actx *ax, sql_query *q, const cat_rel *r, int col, PgQuery__ResTarget *rt,
+				  sql_expr *val)
+{
+	const cat_column *c = &r->cols[col];
+	const ty_type *t = ty_type_get(c->type);
+	for (size_t i = 0; i < rt->n_indirection; i++)
+		if (rt->indirection[i]->node_case != PG_QUERY__NODE__NODE_A_INDICES)
+			sql_error_at(ax, rt->location, UTIL_E_FEATURE_NOT_SUPPORTED, "assignment to a field of a column is not supported");
+	if (!t || !t->elem || t->category != 'A') {
+		util_buf b = UTIL_BUF_INIT;
+		ty_format_type(c->type, -1, &b);
+		util_err *er = ty_errstart(UTIL_E_DATATYPE_MISMATCH,
+					   "cannot subscript type %s because it does not support subscripting", b.data);
+		util_buf_free(&b);
+		er->position = sql_errposition(ax->ps->text, rt->location);
+		ty_errthrow();
+	}
+	int n = (int)rt->n_indirection;
+	bool slice = false;
+	for (int i = 0; i < n; i++)
+		slice |= rt->indirection[i]->a_indices->is_slice;
+	sql_expr *e = sql_expr_new(SQL_E_ASSIGN, c->type, rt->location);
+	e->typmod = c->typmod;
+	e->f.nargs = 2 + 2 * n;
+	e->f.args = ty_alloc0(sizeof(sql_expr *) * (size_t)e->f.nargs);
+	e->f.args[0] = sql_make_var(q, q->result_rte, col, 0, rt->location);
+	ty_oid vt = slice ? c->type : t->elem;
+	if (val->type != vt && val->type != TY_UNKNOWN && !sql_can_coerce(val->type, vt, SQL_COERCE_ASSIGNMENT)) {
+		util_buf ct = UTIL_BUF_INIT, et = UTIL_BUF_INIT;
+		ty_format_type(vt, -1, &ct);
+		ty_format_type(val->type, -1, &et);
+		util_err *er = ty_errstart(UTIL_E_DATATYPE_MISMATCH, "subscripted assignment to \"%s\" requires type %s but expression is of type %s",
+					   c->name, ct.data, et.data);
+		util_buf_free(&ct);
+		util_buf_free(&et);
+		util_err_hint(er, "You will need to rewrite or cast the expression.");
+		er->position = sql_errposition(ax->ps->text, val->location);
+		ty_errthrow();
+	}
+	e->f.args[1] = sql_coerce(ax, val, vt, -1, SQL_COERCE_ASSIGNMENT, val->location);
+	e->f.booltest = n;
+	e->f.all = slice;
+	for (int i = 0; i < n; i++) {
+		PgQuery__AIndices *ai = rt->indirection[i]->a_indices;
+		pnode *lo = ai->is_slice ? ai->lidx : NULL, *hi = ai->is_slice ? ai->uidx : ai->uidx ? ai->uidx : ai->lidx;
+		sql_expr *le = lo ? sql_coerce(ax, sql_transform_expr(ax, q, lo, SQL_EXPR_UPDATE_SET), TY_INT4, -1, SQL_COERCE_ASSIGNMENT, -1)
+				  : NULL;
+		sql_expr *he = hi ? sql_coerce(ax, sql_transform_expr(ax, q, hi, SQL_EXPR_UPDATE_SET), TY_INT4, -1, SQL_COERCE_ASSIGNMENT, -1)
+				  : NULL;
+		if (!slice) {
+			e->f.args[2 + 2 * i] = he;
+		} else {
+			e->f.args[2 + 2 * i] = ai->is_slice ? le : sql_expr_const(TY_INT4, -1, ty_int(1), -1);
+			e->f.args[3 + 2 * i] = he;
+		}
+	}
+	return e;
+}
+
+static sql_expr *and2(sql_expr *a, sql_expr *b)
+{
+	sql_expr *e = sql_expr_new(SQL_E_AND, TY_BOOL, -1);
+	e->f.nargs = 2;
+	e->f.args = ty_alloc(sizeof(sql_expr *) * 2);
+	e->f.args[0] = a;
+	e->f.args[1] = b;
+	return e;
 }
 
 static void add_returning(sql_actx *ax, sql_query *q, PgQuery__Node **list, size_t n)
@@ -214,10 +324,18 @@ sql_query *sql_analyze_insert(sql_actx *ax, PgQuery__InsertStmt *st)
 	if (st->with_clause)
 		sql_transform_with(ax, q, st->with_clause);
 	const cat_obj *rel = target_rel(ax, st->relation, "insert into");
-	const cat_rel *r = &rel->rel;
 	sql_jnode *j;
 	const char *alias = st->relation->alias ? st->relation->alias->aliasname : NULL;
-	q->result_rte = sql_add_table_rte(ax, q, rel, alias, &j);
+	sql_view_target vtb, *vt = NULL;
+	if (rel->rel.relkind == CAT_RELKIND_VIEW) {
+		vt = &vtb;
+		q->result_rte = sql_add_view_target(ax, q, rel, alias, "insert into", vt);
+		rel = vt->base;
+		q->nns = 0; /* the VALUES/SELECT do not see the target */
+	} else {
+		q->result_rte = sql_add_table_rte(ax, q, rel, alias, &j);
+	}
+	const cat_rel *r = &rel->rel;
 	q->overriding_system = st->override == PG_QUERY__OVERRIDING_KIND__OVERRIDING_SYSTEM_VALUE;
 	/* Target columns. */
 	int ncols = (int)st->n_cols;
@@ -228,13 +346,18 @@ sql_query *sql_analyze_insert(sql_actx *ax, PgQuery__InsertStmt *st)
 			PgQuery__ResTarget *rt = st->cols[i]->res_target;
 			if (rt->n_indirection)
 				sql_error_at(ax, rt->location, UTIL_E_FEATURE_NOT_SUPPORTED, "assignment to subscripts or fields is not supported");
-			int c = column_index(ax, r, rt->name, rt->location);
+			int c = target_column(ax, r, vt, rt->name, rt->location, "insert into");
 			for (int k = 0; k < i; k++)
 				if (cols[k] == c + 1)
 					sql_error_at(ax, rt->location, UTIL_E_DUPLICATE_COLUMN, "column \"%s\" specified more than once",
 						     rt->name);
 			cols[i] = (int16_t)(c + 1);
 		}
+	} else if (vt) {
+		/* The view's columns in order; a computed one cannot take a value. */
+		cols = ty_alloc(sizeof(int16_t) * (size_t)(vt->ncols ? vt->ncols : 1));
+		for (int i = 0; i < vt->ncols; i++)
+			cols[ncols++] = (int16_t)(vt->attnums[i] ? vt->attnums[i] : -1 - i);
 	} else {
 		cols = ty_alloc(sizeof(int16_t) * (size_t)(r->ncols ? r->ncols : 1));
 		for (int i = 0; i < r->ncols; i++)
@@ -260,21 +383,26 @@ sql_query *sql_analyze_insert(sql_actx *ax, PgQuery__InsertStmt *st)
 			PgQuery__List *l = vs->values_lists[rr]->list;
 			int n = (int)l->n_items;
 			if (width >= 0 && n != width)
-				sql_error_at(ax, -1, UTIL_E_SYNTAX_ERROR, "VALUES lists must all be the same length");
+				sql_error_at(ax, n ? sql_raw_location(l->items[0]) : -1, UTIL_E_SYNTAX_ERROR,
+					     "VALUES lists must all be the same length");
 			width = n;
 			if (n > ncols)
-				sql_error_at(ax, -1, UTIL_E_SYNTAX_ERROR, "INSERT has more expressions than target columns");
+				sql_error_at(ax, sql_raw_location(l->items[ncols]), UTIL_E_SYNTAX_ERROR,
+					     "INSERT has more expressions than target columns");
 			if (n < ncols && st->n_cols)
-				sql_error_at(ax, -1, UTIL_E_SYNTAX_ERROR, "INSERT has more target columns than expressions");
+				sql_error_at(ax, st->cols[n]->res_target->location, UTIL_E_SYNTAX_ERROR,
+					     "INSERT has more target columns than expressions");
 			rows[rr] = ty_alloc(sizeof(sql_expr *) * (size_t)(n ? n : 1));
 			for (int c = 0; c < n; c++) {
+				if (cols[c] < 0) /* a computed view column */
+					(void)target_column(ax, r, vt, vt->colnames[-1 - cols[c]], sql_raw_location(l->items[c]), "insert into");
 				int col = cols[c] - 1;
 				sql_expr *e = sql_transform_expr(ax, vq, l->items[c], SQL_EXPR_INSERT_VALUES);
 				if (e->kind == SQL_E_DEFAULT) {
 					e = sql_column_default(ax, r, col);
 				} else {
 					check_identity(ax, r, col, q->overriding_system, e->location);
-					e = sql_coerce(ax, e, r->cols[col].type, r->cols[col].typmod, SQL_COERCE_ASSIGNMENT, e->location);
+					e = assign_coerce(ax, e, &r->cols[col], e->location);
 				}
 				rows[rr][c] = e;
 			}
@@ -318,29 +446,49 @@ sql_query *sql_analyze_insert(sql_actx *ax, PgQuery__InsertStmt *st)
 	} else {
 		sql_query *sq = sql_analyze_select(ax, src->select_stmt, NULL, q->ctes, q->nctes);
 		if (sq->nret > ncols)
-			sql_error_at(ax, -1, UTIL_E_SYNTAX_ERROR, "INSERT has more expressions than target columns");
+			sql_error_at(ax, sq->targets[ncols].expr->location, UTIL_E_SYNTAX_ERROR,
+				     "INSERT has more expressions than target columns");
 		if (sq->nret < ncols && st->n_cols)
-			sql_error_at(ax, -1, UTIL_E_SYNTAX_ERROR, "INSERT has more target columns than expressions");
+			sql_error_at(ax, st->cols[sq->nret]->res_target->location, UTIL_E_SYNTAX_ERROR,
+				     "INSERT has more target columns than expressions");
 		ncols = sq->nret;
 		for (int i = 0, k = 0; i < sq->ntargets; i++) {
 			sql_target *t = &sq->targets[i];
 			if (t->junk)
 				continue;
+			if (cols[k] < 0)
+				(void)target_column(ax, r, vt, vt->colnames[-1 - cols[k]], t->expr->location, "insert into");
 			int col = cols[k++] - 1;
 			check_identity(ax, r, col, q->overriding_system, t->expr->location);
-			t->expr = sql_coerce(ax, t->expr, r->cols[col].type, r->cols[col].typmod, SQL_COERCE_ASSIGNMENT,
-					     t->expr->location);
+			t->expr = assign_coerce(ax, t->expr, &r->cols[col], t->expr->location);
 		}
 		q->source = sq;
 		q->ninsert_cols = ncols;
 		q->insert_cols = cols;
 	}
-	/* RETURNING and ON CONFLICT see the target table by its name. */
-	sql_add_namespace(q, q->result_rte, true, true);
+	/* RETURNING and ON CONFLICT see the target table by its name (through
+	 * a view: the view's columns). */
+	sql_add_namespace(q, vt ? vt->view_rte : q->result_rte, true, true);
 	if (st->on_conflict_clause)
 		transform_onconflict(ax, q, rel, st->on_conflict_clause, q->result_rte);
 	add_returning(ax, q, st->returning_list, st->n_returning_list);
 	return q;
+}
+
+/* SET (a, b) = (SELECT x, y ...): a sublink giving the subquery's one row
+ * as a record; each column takes its field. */
+static sql_expr *multi_assign_source(sql_actx *ax, sql_query *q, PgQuery__SubLink *sl, int ncolumns)
+{
+	sql_query *sq = sql_analyze_select(ax, sl->subselect->select_stmt, q, q->ctes, q->nctes);
+	if (sq->nret != ncolumns)
+		sql_error_at(ax, sl->location, UTIL_E_SYNTAX_ERROR, "number of columns does not match number of values");
+	for (int i = 0; i < sq->ntargets; i++)
+		if (!sq->targets[i].junk && sq->targets[i].expr->type == TY_UNKNOWN)
+			sq->targets[i].expr = sql_coerce(ax, sq->targets[i].expr, TY_TEXT, -1, SQL_COERCE_IMPLICIT, -1);
+	sql_expr *e = sql_expr_new(SQL_E_SUBLINK, TY_RECORD, sl->location);
+	e->sub.query = sq;
+	e->sub.kind = SQL_SUB_MULTIEXPR;
+	return e;
 }
 
 sql_query *sql_analyze_update(sql_actx *ax, PgQuery__UpdateStmt *st)
@@ -349,12 +497,21 @@ sql_query *sql_analyze_update(sql_actx *ax, PgQuery__UpdateStmt *st)
 	if (st->with_clause)
 		sql_transform_with(ax, q, st->with_clause);
 	const cat_obj *rel = target_rel(ax, st->relation, "update");
-	const cat_rel *r = &rel->rel;
 	sql_jnode *j;
 	const char *alias = st->relation->alias ? st->relation->alias->aliasname : NULL;
-	q->result_rte = sql_add_table_rte(ax, q, rel, alias, &j);
-	sql_add_namespace(q, q->result_rte, true, true);
+	sql_view_target vtb, *vt = NULL;
+	if (rel->rel.relkind == CAT_RELKIND_VIEW) {
+		vt = &vtb;
+		q->result_rte = sql_add_view_target(ax, q, rel, alias, "update", vt);
+		rel = vt->base;
+		j = q->from[0];
+	} else {
+		q->result_rte = sql_add_table_rte(ax, q, rel, alias, &j);
+		sql_add_namespace(q, q->result_rte, true, true);
+	}
+	const cat_rel *r = &rel->rel;
 	q->from = ty_alloc(sizeof(sql_jnode *) * (st->n_from_clause + 1));
+	q->nfrom = 0;
 	q->from[q->nfrom++] = j;
 	for (size_t i = 0; i < st->n_from_clause; i++) {
 		sql_jnode *fj;
@@ -363,31 +520,60 @@ sql_query *sql_analyze_update(sql_actx *ax, PgQuery__UpdateStmt *st)
 	}
 	if (st->where_clause)
 		q->where = sql_coerce_bool(ax, sql_transform_expr(ax, q, st->where_clause, SQL_EXPR_WHERE), "WHERE");
+	if (vt && vt->where)
+		q->where = q->where ? and2(vt->where, q->where) : vt->where;
 	/* SET */
 	int nset = 0;
 	q->set_cols = ty_alloc(sizeof(int16_t) * (st->n_target_list ? st->n_target_list : 1));
 	q->set_exprs = ty_alloc(sizeof(sql_expr *) * (st->n_target_list ? st->n_target_list : 1));
+	sql_expr *multi = NULL; /* SET (a, b) = (SELECT ...): the row-valued sublink */
 	for (size_t i = 0; i < st->n_target_list; i++) {
 		PgQuery__ResTarget *rt = st->target_list[i]->res_target;
-		if (rt->n_indirection)
-			sql_error_at(ax, rt->location, UTIL_E_FEATURE_NOT_SUPPORTED, "assignment to subscripts or fields is not supported");
-		int col = column_index(ax, r, rt->name, rt->location);
+		int col = target_column(ax, r, vt, rt->name, rt->location, "update");
 		for (int k = 0; k < nset; k++)
-			if (q->set_cols[k] == col + 1)
+			if (q->set_cols[k] == col + 1 && !rt->n_indirection)
 				sql_error_at(ax, rt->location, UTIL_E_DUPLICATE_COLUMN, "multiple assignments to same column \"%s\"",
 					     rt->name);
 		sql_expr *e;
 		if (rt->val->node_case == PG_QUERY__NODE__NODE_MULTI_ASSIGN_REF) {
 			PgQuery__MultiAssignRef *ma = rt->val->multi_assign_ref;
 			pnode *source = ma->source;
-			if (source->node_case == PG_QUERY__NODE__NODE_ROW_EXPR) {
+			if (ma->colno == 1)
+				multi = NULL;
+			if (source && source->node_case == PG_QUERY__NODE__NODE_ROW_EXPR) {
+				if ((int)source->row_expr->n_args != ma->ncolumns)
+					sql_error_at(ax, source->row_expr->location, UTIL_E_SYNTAX_ERROR,
+						     "number of columns does not match number of values");
 				e = sql_transform_expr(ax, q, source->row_expr->args[ma->colno - 1], SQL_EXPR_UPDATE_SET);
 			} else {
-				sql_error_at(ax, rt->location, UTIL_E_FEATURE_NOT_SUPPORTED,
-					     "multiple-column UPDATE from a subquery is not supported");
+				if (!multi) {
+					if (!source || source->node_case != PG_QUERY__NODE__NODE_SUB_LINK)
+						sql_error_at(ax, rt->location, UTIL_E_FEATURE_NOT_SUPPORTED,
+							     "source for a multiple-column UPDATE item must be a sub-SELECT or ROW() expression");
+					multi = multi_assign_source(ax, q, source->sub_link, ma->ncolumns);
+				}
+				e = sql_expr_new(SQL_E_FIELD, TY_UNKNOWN, rt->location);
+				e->field.arg = multi;
+				e->field.field = ma->colno - 1;
+				const sql_target *mt = NULL;
+				for (int t = 0, k = 0; t < multi->sub.query->ntargets && !mt; t++)
+					if (!multi->sub.query->targets[t].junk && k++ == ma->colno - 1)
+						mt = &multi->sub.query->targets[t];
+				e->type = mt->expr->type;
+				e->typmod = mt->expr->typmod;
 			}
 		} else {
 			e = sql_transform_expr(ax, q, rt->val, SQL_EXPR_UPDATE_SET);
+		}
+		if (rt->n_indirection) {
+			if (e->kind == SQL_E_DEFAULT)
+				sql_error_at(ax, e->location, UTIL_E_FEATURE_NOT_SUPPORTED, "DEFAULT in a subscripted assignment is not supported");
+			/* a[1] = x, a[2] = y: each assignment applies to the result of the previous */
+			for (int k = 0; k < nset; k++)
+				if (q->set_cols[k] == col + 1)
+					sql_error_at(ax, rt->location, UTIL_E_DUPLICATE_COLUMN, "multiple assignments to same column \"%s\"",
+						     rt->name);
+			e = subscript_assign(ax, q, r, col, rt, e);
 		}
 		if (e->kind == SQL_E_DEFAULT) {
 			e = sql_column_default(ax, r, col);
@@ -399,7 +585,7 @@ sql_query *sql_analyze_update(sql_actx *ax, PgQuery__UpdateStmt *st)
 				er->position = sql_errposition(ax->ps->text, rt->location);
 				ty_errthrow();
 			}
-			e = sql_coerce(ax, e, r->cols[col].type, r->cols[col].typmod, SQL_COERCE_ASSIGNMENT, rt->location);
+			e = assign_coerce(ax, e, &r->cols[col], rt->location);
 		}
 		if (q->has_aggs)
 			sql_error_at(ax, rt->location, UTIL_E_GROUPING_ERROR, "aggregate functions are not allowed in UPDATE");
@@ -419,9 +605,17 @@ sql_query *sql_analyze_delete(sql_actx *ax, PgQuery__DeleteStmt *st)
 	const cat_obj *rel = target_rel(ax, st->relation, "delete from");
 	sql_jnode *j;
 	const char *alias = st->relation->alias ? st->relation->alias->aliasname : NULL;
-	q->result_rte = sql_add_table_rte(ax, q, rel, alias, &j);
-	sql_add_namespace(q, q->result_rte, true, true);
+	sql_view_target vtb, *vt = NULL;
+	if (rel->rel.relkind == CAT_RELKIND_VIEW) {
+		vt = &vtb;
+		q->result_rte = sql_add_view_target(ax, q, rel, alias, "delete from", vt);
+		j = q->from[0];
+	} else {
+		q->result_rte = sql_add_table_rte(ax, q, rel, alias, &j);
+		sql_add_namespace(q, q->result_rte, true, true);
+	}
 	q->from = ty_alloc(sizeof(sql_jnode *) * (st->n_using_clause + 1));
+	q->nfrom = 0;
 	q->from[q->nfrom++] = j;
 	for (size_t i = 0; i < st->n_using_clause; i++) {
 		sql_jnode *fj;
@@ -430,6 +624,8 @@ sql_query *sql_analyze_delete(sql_actx *ax, PgQuery__DeleteStmt *st)
 	}
 	if (st->where_clause)
 		q->where = sql_coerce_bool(ax, sql_transform_expr(ax, q, st->where_clause, SQL_EXPR_WHERE), "WHERE");
+	if (vt && vt->where)
+		q->where = q->where ? and2(vt->where, q->where) : vt->where;
 	if (q->has_aggs)
 		sql_error_at(ax, -1, UTIL_E_GROUPING_ERROR, "aggregate functions are not allowed in WHERE");
 	add_returning(ax, q, st->returning_list, st->n_returning_list);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "sql_int.h"
 
 static sql_expr *xform(sql_actx *ax, sql_query *q, pnode *n);
@@ -26,6 +27,27 @@ int sql_errposition(const char *text, int location)
 		if (((unsigned char)text[i] & 0xc0) != 0x80)
 			chars++;
 	return chars + 1;
+}
+
+int sql_raw_location(pnode *n)
+{
+	if (!n)
+		return -1;
+	const ProtobufCMessageDescriptor *d = n->base.descriptor;
+	const char *base = (const char *)n;
+	for (unsigned i = 0; i < d->n_fields; i++) {
+		const ProtobufCFieldDescriptor *f = &d->fields[i];
+		if (!(f->flags & PROTOBUF_C_FIELD_FLAG_ONEOF) || *(const uint32_t *)(base + f->quantifier_offset) != f->id)
+			continue;
+		const ProtobufCMessage *m = *(ProtobufCMessage *const *)(base + f->offset);
+		if (!m || f->type != PROTOBUF_C_TYPE_MESSAGE)
+			return -1;
+		const ProtobufCFieldDescriptor *lf = protobuf_c_message_descriptor_get_field_by_name(m->descriptor, "location");
+		if (!lf || lf->type != PROTOBUF_C_TYPE_INT32)
+			return -1;
+		return *(const int32_t *)((const char *)m + lf->offset);
+	}
+	return -1;
 }
 
 void sql_error_at(sql_actx *ax, int location, util_errcode code, const char *fmt, ...)
@@ -93,6 +115,8 @@ sql_expr *sql_expr_copy(const sql_expr *e)
 	case SQL_E_ANYARRAY:
 	case SQL_E_ROWCMP:
 	case SQL_E_SRF:
+	case SQL_E_ASSIGN:
+	case SQL_E_SUBSCRIPT:
 		c->f.args = copy_list(e->f.args, e->f.nargs);
 		break;
 	case SQL_E_CAST:
@@ -103,11 +127,6 @@ sql_expr *sql_expr_copy(const sql_expr *e)
 		break;
 	case SQL_E_FIELD:
 		c->field.arg = sql_expr_copy(e->field.arg);
-		break;
-	case SQL_E_SUBSCRIPT:
-		c->subscript.arg = sql_expr_copy(e->subscript.arg);
-		c->subscript.lower = sql_expr_copy(e->subscript.lower);
-		c->subscript.upper = sql_expr_copy(e->subscript.upper);
 		break;
 	default:
 		break;
@@ -144,7 +163,7 @@ bool sql_expr_equal(const sql_expr *a, const sql_expr *b)
 	case SQL_E_CAST:
 		return a->typmod == b->typmod && a->cast.method == b->cast.method && sql_expr_equal(a->cast.arg, b->cast.arg);
 	case SQL_E_AGG:
-		return a->agg == b->agg;
+		return a->agg == b->agg && a->agglevelsup == b->agglevelsup;
 	case SQL_E_WINDOW:
 		return a->win == b->win;
 	case SQL_E_SESSION:
@@ -153,10 +172,6 @@ bool sql_expr_equal(const sql_expr *a, const sql_expr *b)
 		return a->sub.query == b->sub.query;
 	case SQL_E_FIELD:
 		return a->field.field == b->field.field && sql_expr_equal(a->field.arg, b->field.arg);
-	case SQL_E_SUBSCRIPT:
-		return sql_expr_equal(a->subscript.arg, b->subscript.arg) &&
-		       sql_expr_equal(a->subscript.lower, b->subscript.lower) &&
-		       sql_expr_equal(a->subscript.upper, b->subscript.upper);
 	case SQL_E_GROUPING:
 		if (a->grouping.nargs != b->grouping.nargs)
 			return false;
@@ -196,9 +211,6 @@ bool sql_expr_walk(sql_expr *e, bool (*fn)(sql_expr *e, void *arg), void *arg)
 		return false;
 	case SQL_E_FIELD:
 		return sql_expr_walk(e->field.arg, fn, arg);
-	case SQL_E_SUBSCRIPT:
-		return sql_expr_walk(e->subscript.arg, fn, arg) || sql_expr_walk(e->subscript.lower, fn, arg) ||
-		       sql_expr_walk(e->subscript.upper, fn, arg);
 	case SQL_E_CONST:
 	case SQL_E_PARAM:
 	case SQL_E_EXECPARAM:
@@ -214,6 +226,47 @@ bool sql_expr_walk(sql_expr *e, bool (*fn)(sql_expr *e, void *arg), void *arg)
 	default:
 		for (int i = 0; i < e->f.nargs; i++)
 			if (sql_expr_walk(e->f.args[i], fn, arg))
+				return true;
+		return false;
+	}
+}
+
+bool sql_expr_visit(sql_expr *e, sql_visit (*fn)(sql_expr *e, void *arg), void *arg)
+{
+	if (!e)
+		return false;
+	sql_visit v = fn(e, arg);
+	if (v == SQL_VISIT_STOP)
+		return true;
+	if (v == SQL_VISIT_SKIP)
+		return false;
+	switch (e->kind) {
+	case SQL_E_CAST:
+		return sql_expr_visit(e->cast.arg, fn, arg);
+	case SQL_E_SUBLINK:
+		if (sql_expr_visit(e->sub.testexpr, fn, arg))
+			return true;
+		for (int i = 0; i < e->sub.nparams; i++)
+			if (e->sub.param_vals && sql_expr_visit(e->sub.param_vals[i], fn, arg))
+				return true;
+		return false;
+	case SQL_E_FIELD:
+		return sql_expr_visit(e->field.arg, fn, arg);
+	case SQL_E_CONST:
+	case SQL_E_PARAM:
+	case SQL_E_EXECPARAM:
+	case SQL_E_VAR:
+	case SQL_E_SLOT:
+	case SQL_E_AGG:
+	case SQL_E_WINDOW:
+	case SQL_E_GROUPING:
+	case SQL_E_SESSION:
+	case SQL_E_DEFAULT:
+	case SQL_E_CASETEST:
+		return false;
+	default:
+		for (int i = 0; i < e->f.nargs; i++)
+			if (sql_expr_visit(e->f.args[i], fn, arg))
 				return true;
 		return false;
 	}
@@ -239,11 +292,6 @@ sql_expr *sql_expr_mutate(sql_expr *e, sql_expr *(*fn)(sql_expr *e, void *arg), 
 		break;
 	case SQL_E_FIELD:
 		c->field.arg = sql_expr_mutate(e->field.arg, fn, arg);
-		break;
-	case SQL_E_SUBSCRIPT:
-		c->subscript.arg = sql_expr_mutate(e->subscript.arg, fn, arg);
-		c->subscript.lower = sql_expr_mutate(e->subscript.lower, fn, arg);
-		c->subscript.upper = sql_expr_mutate(e->subscript.upper, fn, arg);
 		break;
 	case SQL_E_CONST:
 	case SQL_E_PARAM:
@@ -304,6 +352,132 @@ static void mark_used(sql_query *q, int rte, int col)
 		r->used[col] = true;
 }
 
+/* ---------------------------------------------------------------- missing columns */
+
+/* PostgreSQL's hint for a column that does not exist (errorMissingColumn,
+ * searchRangeTableForCol): the range tables of this query and its parents,
+ * join entries skipped, are searched for the closest column by Levenshtein
+ * distance (insert, delete, substitute 1 each; a qualifier that does not
+ * match an entry's name adds its distance to the entry's columns; at most 3,
+ * and at most half of the name's length). An exact match under the right
+ * name is a column that exists but is out of scope; two equally close
+ * matches are both named, more are none. */
+enum { FUZZY_MAX = 3 };
+
+typedef struct fuzzy {
+	int distance;
+	const sql_rte *rfirst, *rsecond;
+	int first, second; /* column indexes, -1: none */
+} fuzzy;
+
+static int levenshtein(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	int *row = ty_alloc(sizeof(int) * (lb + 1));
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = (int)j;
+	for (size_t i = 1; i <= la; i++) {
+		int diag = row[0];
+		row[0] = (int)i;
+		for (size_t j = 1; j <= lb; j++) {
+			int up = row[j];
+			int best = diag + (a[i - 1] != b[j - 1]);
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			diag = up;
+		}
+	}
+	return row[lb];
+}
+
+static void fuzzy_update(fuzzy *f, int penalty, const sql_rte *r, const char *actual, const char *match, int col)
+{
+	if (penalty > f->distance || !actual[0])
+		return;
+	int d = levenshtein(actual, match);
+	if (d > (int)strlen(match) / 2)
+		return;
+	d += penalty;
+	if (d < f->distance) {
+		f->distance = d;
+		f->rfirst = r;
+		f->first = col;
+		f->rsecond = NULL;
+		f->second = -1;
+	} else if (d == f->distance) {
+		if (f->second >= 0) {
+			/* Three equally close: none is suggested, and only closer
+			 * ones may be from now on. */
+			f->rfirst = f->rsecond = NULL;
+			f->first = f->second = -1;
+			f->distance = d - 1;
+		} else if (f->first >= 0) {
+			f->rsecond = r;
+			f->second = col;
+		} else if (f->distance <= FUZZY_MAX) {
+			f->rfirst = r;
+			f->first = col;
+		}
+	}
+}
+
+static UTIL_NORETURN void missing_column(sql_actx *ax, sql_query *q0, const char *rel, const char *col, int location)
+{
+	fuzzy f = {FUZZY_MAX + 1, NULL, NULL, -1, -1};
+	for (sql_query *q = q0; q; q = q->parent) {
+		for (int i = 0; i < q->nrtes; i++) {
+			const sql_rte *r = q->rtes[i];
+			if (r->kind == SQL_RTE_JOIN)
+				continue;
+			int penalty = rel ? levenshtein(rel, r->alias) : 0;
+			bool exact = false;
+			for (int c = 0; c < r->ncols; c++) {
+				if (!r->colnames[c])
+					continue;
+				if (!strcmp(r->colnames[c], col))
+					exact = true;
+				fuzzy_update(&f, penalty, r, r->colnames[c], col, c);
+			}
+			if (exact && penalty == 0) {
+				f.rfirst = r;
+				f.first = -1;
+				f.rsecond = NULL;
+				goto done;
+			}
+		}
+	}
+done:;
+	util_err *e = rel ? ty_errstart(UTIL_E_UNDEFINED_COLUMN, "column %s.%s does not exist", rel, col)
+			  : ty_errstart(UTIL_E_UNDEFINED_COLUMN, "column \"%s\" does not exist", col);
+	e->position = sql_errposition(ax->ps->text, location);
+	if (f.rfirst && f.rsecond)
+		util_err_hint(e, "Perhaps you meant to reference the column \"%s.%s\" or the column \"%s.%s\".", f.rfirst->alias,
+			      f.rfirst->colnames[f.first], f.rsecond->alias, f.rsecond->colnames[f.second]);
+	else if (f.rfirst && f.first >= 0)
+		util_err_hint(e, "Perhaps you meant to reference the column \"%s.%s\".", f.rfirst->alias,
+			      f.rfirst->colnames[f.first]);
+	else if (f.rfirst)
+		util_err_hint(e, "There is a column named \"%s\" in table \"%s\", but it cannot be referenced from this part of the query.",
+			      col, f.rfirst->alias);
+	ty_errthrow();
+}
+
+/* A LATERAL reference to the left side of a RIGHT or FULL join (whose
+ * items are marked while its right side is analyzed) is an error. */
+static void check_lateral_ref(sql_actx *ax, const sql_query *q, const sql_nsitem *it, int location)
+{
+	if (it->lateral_ok)
+		return;
+	util_err *e = ty_errstart(UTIL_E_INVALID_COLUMN_REFERENCE, "invalid reference to FROM-clause entry for table \"%s\"",
+				  q->rtes[it->rte - 1]->alias);
+	util_err_detail(e, "The combining JOIN type must be INNER or LEFT for a LATERAL reference.");
+	e->position = sql_errposition(ax->ps->text, location);
+	ty_errthrow();
+}
+
 static sql_expr *make_var(sql_query *q, int rte, int col, int levelsup, int location)
 {
 	sql_rte *r = q->rtes[rte - 1];
@@ -358,6 +532,19 @@ static int find_col(sql_rte *r, const char *name)
 	return -1;
 }
 
+/* find_col for a reference: a name that appears twice in one RTE (a join's
+ * columns) is ambiguous. */
+static int find_ref_col(sql_actx *ax, sql_rte *r, const char *name, int location)
+{
+	int c = find_col(r, name);
+	if (c < 0)
+		return c;
+	for (int i = c + 1; i < r->ncols; i++)
+		if (r->colnames[i] && strcmp(r->colnames[i], name) == 0)
+			sql_error_at(ax, location, UTIL_E_AMBIGUOUS_COLUMN, "column reference \"%s\" is ambiguous", name);
+	return c;
+}
+
 /* Does the RTE match a qualifier (alias, or schema.table for tables)? */
 static bool rte_matches(sql_actx *ax, sql_rte *r, const char *schema, const char *name)
 {
@@ -401,11 +588,12 @@ static sql_expr *resolve_column(sql_actx *ax, sql_query *q0, PgQuery__ColumnRef 
 	for (sql_query *q = q0; q; q = q->parent, levelsup++) {
 		if (!rel) {
 			int found_rte = -1, found_col = -1;
+			const sql_nsitem *found_it = NULL;
 			for (int i = 0; i < q->nns; i++) {
 				sql_nsitem *it = &q->ns[i];
 				if (!it->cols_visible)
 					continue;
-				int c = find_col(q->rtes[it->rte - 1], col);
+				int c = find_ref_col(ax, q->rtes[it->rte - 1], col, cr->location);
 				if (c < 0)
 					continue;
 				if (found_rte >= 0)
@@ -413,9 +601,12 @@ static sql_expr *resolve_column(sql_actx *ax, sql_query *q0, PgQuery__ColumnRef 
 						     col);
 				found_rte = it->rte;
 				found_col = c;
+				found_it = it;
 			}
-			if (found_rte >= 0)
+			if (found_rte >= 0) {
+				check_lateral_ref(ax, q, found_it, cr->location);
 				return make_var(q, found_rte, found_col, levelsup, cr->location);
+			}
 			/* The system column tableoid of the only relation in scope. */
 			if (!strcmp(col, "tableoid")) {
 				cat_oid only = 0;
@@ -431,8 +622,10 @@ static sql_expr *resolve_column(sql_actx *ax, sql_query *q0, PgQuery__ColumnRef 
 			/* A bare relation name: whole-row reference. */
 			for (int i = 0; i < q->nns; i++) {
 				sql_nsitem *it = &q->ns[i];
-				if (it->rel_visible && strcmp(q->rtes[it->rte - 1]->alias, col) == 0)
+				if (it->rel_visible && strcmp(q->rtes[it->rte - 1]->alias, col) == 0) {
+					check_lateral_ref(ax, q, it, cr->location);
 					return whole_row(q, it->rte, levelsup, cr->location);
+				}
 			}
 		} else {
 			int found = -1;
@@ -444,42 +637,43 @@ static sql_expr *resolve_column(sql_actx *ax, sql_query *q0, PgQuery__ColumnRef 
 					sql_error_at(ax, cr->location, UTIL_E_AMBIGUOUS_ALIAS, "table reference \"%s\" is ambiguous",
 						     rel);
 				found = it->rte;
+				check_lateral_ref(ax, q, it, cr->location);
 			}
 			if (found >= 0) {
 				if (star)
 					return whole_row(q, found, levelsup, cr->location);
-				int c = find_col(q->rtes[found - 1], col);
+				int c = find_ref_col(ax, q->rtes[found - 1], col, cr->location);
 				if (c < 0 && !strcmp(col, "tableoid") && rte_tableoid(q->rtes[found - 1]))
 					return sql_expr_const(TY_OID, -1, ty_int(rte_tableoid(q->rtes[found - 1])), cr->location);
 				if (c < 0)
-					sql_error_at(ax, cr->location, UTIL_E_UNDEFINED_COLUMN, "column %s.%s does not exist", rel,
-						     col);
+					missing_column(ax, q0, rel, col, cr->location);
 				return make_var(q, found, c, levelsup, cr->location);
 			}
 		}
 	}
 	if (rel) {
-		/* PostgreSQL distinguishes a missing FROM entry. */
-		for (int i = 0; i < q0->nrtes; i++)
-			if (strcmp(q0->rtes[i]->alias, rel) == 0 && q0->rtes[i]->kind == SQL_RTE_TABLE) {
-				util_err *e = ty_errstart(UTIL_E_UNDEFINED_TABLE, "invalid reference to FROM-clause entry for table \"%s\"", rel);
+		/* PostgreSQL distinguishes an entry that exists but is not visible
+		 * here (errorMissingRTE). */
+		for (sql_query *q = q0; q; q = q->parent)
+			for (int i = 0; i < q->nrtes; i++) {
+				sql_rte *r = q->rtes[i];
+				bool by_alias = r->kind != SQL_RTE_JOIN && strcmp(r->alias, rel) == 0;
+				bool by_name = r->kind == SQL_RTE_TABLE && r->has_alias && r->rel && strcmp(r->rel->rel.name, rel) == 0;
+				if (!by_alias && !by_name)
+					continue;
+				util_err *e = ty_errstart(UTIL_E_UNDEFINED_TABLE,
+							  "invalid reference to FROM-clause entry for table \"%s\"", rel);
 				e->position = sql_errposition(ax->ps->text, cr->location);
+				if (by_alias)
+					util_err_hint(e, "There is an entry for table \"%s\", but it cannot be referenced from this part of the query.",
+						      rel);
+				else
+					util_err_hint(e, "Perhaps you meant to reference the table alias \"%s\".", r->alias);
 				ty_errthrow();
 			}
 		sql_error_at(ax, cr->location, UTIL_E_UNDEFINED_TABLE, "missing FROM-clause entry for table \"%s\"", rel);
 	}
-	util_err *e = ty_errstart(UTIL_E_UNDEFINED_COLUMN, "column \"%s\" does not exist", col);
-	e->position = sql_errposition(ax->ps->text, cr->location);
-	/* PostgreSQL hints at a qualified column that exists but is hidden. */
-	for (int i = 0; i < q0->nns; i++) {
-		sql_nsitem *it = &q0->ns[i];
-		sql_rte *r = q0->rtes[it->rte - 1];
-		if (!it->cols_visible && find_col(r, col) >= 0 && it->rel_visible) {
-			util_err_hint(e, "Perhaps you meant to reference the column \"%s.%s\".", r->alias, col);
-			break;
-		}
-	}
-	ty_errthrow();
+	missing_column(ax, q0, NULL, col, cr->location);
 }
 
 /* ---------------------------------------------------------------- literals */
@@ -580,25 +774,47 @@ static sql_expr *make_anyarray(sql_actx *ax, const char *opname, sql_expr *l, sq
 	return e;
 }
 
+static sql_expr *xform_cmp_side(sql_actx *ax, sql_query *q, pnode *n);
+static void row_unknowns_to_text(sql_actx *ax, sql_expr *e);
+
+static bool has_var(sql_expr *e, void *arg)
+{
+	(void)arg;
+	return e->kind == SQL_E_VAR;
+}
+
+/* x IN (a, b, ...) as PostgreSQL's transformAExprIn: items without Vars,
+ * when there are several of them with a common type, become one
+ * x = ANY(ARRAY[...]); the rest (and Var items) are an OR chain of x = item
+ * (AND of <> for NOT IN). */
 static sql_expr *transform_in(sql_actx *ax, sql_query *q, PgQuery__AExpr *a)
 {
 	const char *op = op_name(a);
 	bool notin = strcmp(op, "<>") == 0;
-	sql_expr *l = xform(ax, q, a->lexpr);
+	sql_expr *l = xform_cmp_side(ax, q, a->lexpr);
 	PgQuery__List *lst = a->rexpr->list;
 	int n = (int)lst->n_items;
 	sql_expr **items = ty_alloc(sizeof(sql_expr *) * (size_t)(n + 1));
-	for (int i = 0; i < n; i++)
-		items[i] = xform(ax, q, lst->items[i]);
-	/* Same type throughout and no ROW: x = ANY(ARRAY[...]) like PostgreSQL. */
 	bool rows = l->kind == SQL_E_ROW;
-	if (!rows && n > 0) {
-		items[n] = l;
+	for (int i = 0; i < n; i++)
+		items[i] = rows ? xform_cmp_side(ax, q, lst->items[i]) : xform(ax, q, lst->items[i]);
+	sql_expr **nonvars = ty_alloc(sizeof(sql_expr *) * (size_t)(n + 1));
+	sql_expr **rest = ty_alloc(sizeof(sql_expr *) * (size_t)(n + 1));
+	int nnv = 0, nrest = 0;
+	for (int i = 0; i < n; i++) {
+		if (!rows && items[i]->kind != SQL_E_ROW && !sql_expr_walk(items[i], has_var, NULL))
+			nonvars[nnv++] = items[i];
+		else
+			rest[nrest++] = items[i];
+	}
+	sql_expr *acc = NULL;
+	if (nnv > 1) {
+		nonvars[nnv] = l;
 		volatile bool ok = true;
 		volatile ty_oid common = TY_UNKNOWN;
 		TY_TRY(tc)
 		{
-			common = sql_common_type(items, n + 1, "IN", NULL);
+			common = sql_common_type(nonvars, nnv + 1, "IN", NULL);
 		}
 		TY_CATCH(tc)
 		{
@@ -608,29 +824,29 @@ static sql_expr *transform_in(sql_actx *ax, sql_query *q, PgQuery__AExpr *a)
 		const ty_type *ct = ty_type_get(common);
 		if (ok && ct && ct->array) {
 			bool all_ok = true;
-			for (int i = 0; i <= n && all_ok; i++)
-				all_ok = sql_can_coerce(items[i]->type, common, SQL_COERCE_IMPLICIT);
+			for (int i = 0; i <= nnv && all_ok; i++)
+				all_ok = sql_can_coerce(nonvars[i]->type, common, SQL_COERCE_IMPLICIT);
 			if (all_ok) {
 				sql_expr *arr = sql_expr_new(SQL_E_ARRAY, ct->array, a->location);
-				arr->f.nargs = n;
-				arr->f.args = ty_alloc(sizeof(sql_expr *) * (size_t)n);
-				bool allconst = true;
-				for (int i = 0; i < n; i++) {
-					arr->f.args[i] = sql_coerce(ax, items[i], common, -1, SQL_COERCE_IMPLICIT, items[i]->location);
-					allconst &= arr->f.args[i]->kind == SQL_E_CONST;
-				}
-				(void)allconst;
-				sql_expr *lc = sql_coerce(ax, l, common, -1, SQL_COERCE_IMPLICIT, l->location);
-				return make_anyarray(ax, notin ? "<>" : "=", lc, arr, notin, a->location);
+				arr->f.nargs = nnv;
+				arr->f.args = ty_alloc(sizeof(sql_expr *) * (size_t)nnv);
+				for (int i = 0; i < nnv; i++)
+					arr->f.args[i] = sql_coerce(ax, nonvars[i], common, -1, SQL_COERCE_IMPLICIT, nonvars[i]->location);
+				sql_expr *lc = sql_coerce(ax, sql_expr_copy(l), common, -1, SQL_COERCE_IMPLICIT, l->location);
+				acc = make_anyarray(ax, notin ? "<>" : "=", lc, arr, notin, a->location);
+				nnv = 0;
 			}
 		}
 	}
-	/* Otherwise a chain of comparisons. */
-	sql_expr *acc = NULL;
-	for (int i = 0; i < n; i++) {
+	for (int i = 0; i < nnv; i++)
+		rest[nrest++] = nonvars[i];
+	if (rows)
+		for (int i = 0; i < n; i++)
+			rest[i] = items[i];
+	for (int i = 0; i < nrest; i++) {
 		sql_expr *cmp;
-		if (rows && items[i]->kind == SQL_E_ROW) {
-			sql_expr *ra = l, *rb = items[i];
+		if (rows && rest[i]->kind == SQL_E_ROW) {
+			sql_expr *ra = l, *rb = rest[i];
 			if (ra->f.nargs != rb->f.nargs)
 				sql_error_at(ax, a->location, UTIL_E_SYNTAX_ERROR, "unequal number of entries in row expressions");
 			sql_expr *r = NULL;
@@ -640,20 +856,105 @@ static sql_expr *transform_in(sql_actx *ax, sql_query *q, PgQuery__AExpr *a)
 			}
 			cmp = r;
 		} else {
-			cmp = sql_make_op(ax, notin ? "<>" : "=", sql_expr_copy(l), items[i], a->location);
+			if (rows)
+				row_unknowns_to_text(ax, l);
+			cmp = sql_make_op(ax, notin ? "<>" : "=", sql_expr_copy(l), rest[i], a->location);
 		}
 		acc = acc ? make_bool(notin ? SQL_E_AND : SQL_E_OR, acc, cmp, a->location) : cmp;
 	}
 	return acc;
 }
 
+/* A row constructor whose unknown literals keep their type (a comparison
+ * resolves them against the other side, as in PostgreSQL). */
+static sql_expr *xform_cmp_side(sql_actx *ax, sql_query *q, pnode *n)
+{
+	if (!n || n->node_case != PG_QUERY__NODE__NODE_ROW_EXPR)
+		return xform(ax, q, n);
+	PgQuery__RowExpr *r = n->row_expr;
+	sql_expr *e = sql_expr_new(SQL_E_ROW, TY_RECORD, r->location);
+	e->f.nargs = (int)r->n_args;
+	e->f.args = ty_alloc(sizeof(sql_expr *) * (r->n_args ? r->n_args : 1));
+	for (size_t i = 0; i < r->n_args; i++)
+		e->f.args[i] = xform(ax, q, r->args[i]);
+	return e;
+}
+
+/* What a row constructor gets outside comparisons: unknown literals as text. */
+static void row_unknowns_to_text(sql_actx *ax, sql_expr *e)
+{
+	for (int i = 0; i < e->f.nargs; i++)
+		if (e->f.args[i]->type == TY_UNKNOWN)
+			e->f.args[i] = sql_coerce(ax, e->f.args[i], TY_TEXT, -1, SQL_COERCE_IMPLICIT, -1);
+}
+
+static int rowcmp_type(const char *op)
+{
+	if (!strcmp(op, "<"))
+		return PG_QUERY__ROW_COMPARE_TYPE__ROWCOMPARE_LT;
+	if (!strcmp(op, "<="))
+		return PG_QUERY__ROW_COMPARE_TYPE__ROWCOMPARE_LE;
+	if (!strcmp(op, "="))
+		return PG_QUERY__ROW_COMPARE_TYPE__ROWCOMPARE_EQ;
+	if (!strcmp(op, ">="))
+		return PG_QUERY__ROW_COMPARE_TYPE__ROWCOMPARE_GE;
+	if (!strcmp(op, ">"))
+		return PG_QUERY__ROW_COMPARE_TYPE__ROWCOMPARE_GT;
+	if (!strcmp(op, "<>"))
+		return PG_QUERY__ROW_COMPARE_TYPE__ROWCOMPARE_NE;
+	return 0;
+}
+
+/* (a, b) op (SELECT x, y): a row-comparison sublink over at most one row;
+ * each column pair is brought to a common type and compared by its
+ * ordering (PostgreSQL's ROWCOMPARE_SUBLINK). */
+static sql_expr *transform_row_sublink(sql_actx *ax, sql_query *q, sql_expr *l, PgQuery__SubLink *sl, const char *op,
+				       int location)
+{
+	int rt = rowcmp_type(op);
+	if (!rt)
+		sql_error_at(ax, location, UTIL_E_FEATURE_NOT_SUPPORTED, "row comparison operator %s is not supported", op);
+	sql_query *sq = sql_analyze_select(ax, sl->subselect->select_stmt, q, q->ctes, q->nctes);
+	int n = l->f.nargs;
+	if (sq->nret != n)
+		sql_error_at(ax, sl->location, UTIL_E_SYNTAX_ERROR,
+			     n < sq->nret ? "subquery has too many columns" : "subquery has too few columns");
+	sql_expr *e = sql_expr_new(SQL_E_SUBLINK, TY_BOOL, location);
+	e->sub.query = sq;
+	e->sub.kind = SQL_SUB_ROWCMP;
+	e->sub.rowcmp_op = rt;
+	for (int i = 0, k = 0; i < sq->ntargets; i++) {
+		sql_target *t = &sq->targets[i];
+		if (t->junk)
+			continue;
+		sql_expr *pair[2] = {l->f.args[k], t->expr};
+		ty_oid ct = sql_common_type(pair, 2, "row comparison", NULL);
+		const ty_type *ty = ty_type_get(ct);
+		if (!ty || !ty->cmp)
+			sql_error_at(ax, location, UTIL_E_UNDEFINED_FUNCTION, "could not identify a comparison function for type %s",
+				     ty ? ty->name : "?");
+		l->f.args[k] = sql_coerce(ax, l->f.args[k], ct, -1, SQL_COERCE_IMPLICIT, l->f.args[k]->location);
+		t->expr = sql_coerce(ax, t->expr, ct, -1, SQL_COERCE_IMPLICIT, t->expr->location);
+		k++;
+	}
+	e->sub.testexpr = l;
+	return e;
+}
+
 static sql_expr *transform_aexpr(sql_actx *ax, sql_query *q, PgQuery__AExpr *a)
 {
 	switch (a->kind) {
 	case PG_QUERY__A__EXPR__KIND__AEXPR_OP: {
-		sql_expr *l = a->lexpr ? xform(ax, q, a->lexpr) : NULL;
-		sql_expr *r = xform(ax, q, a->rexpr);
 		const char *op = op_name(a);
+		sql_expr *l = a->lexpr ? xform_cmp_side(ax, q, a->lexpr) : NULL;
+		if (l && l->kind == SQL_E_ROW && a->rexpr->node_case == PG_QUERY__NODE__NODE_SUB_LINK &&
+		    a->rexpr->sub_link->sub_link_type == PG_QUERY__SUB_LINK_TYPE__EXPR_SUBLINK)
+			return transform_row_sublink(ax, q, l, a->rexpr->sub_link, op, a->location);
+		sql_expr *r = xform_cmp_side(ax, q, a->rexpr);
+		if (l && l->kind == SQL_E_ROW && r->kind != SQL_E_ROW)
+			row_unknowns_to_text(ax, l);
+		if (r->kind == SQL_E_ROW && (!l || l->kind != SQL_E_ROW))
+			row_unknowns_to_text(ax, r);
 		/* Row comparisons: (a, b) = (c, d). */
 		if (l && l->kind == SQL_E_ROW && r->kind == SQL_E_ROW) {
 			if (l->f.nargs != r->f.nargs)
@@ -907,8 +1208,10 @@ static sql_expr *transform_array(sql_actx *ax, sql_query *q, PgQuery__AArrayExpr
 	e->f.nargs = n;
 	e->f.args = xs;
 	e->f.negate = nested; /* elements are arrays: build a multi-dimensional array */
+	/* ARRAY[...]::type[] casts the elements explicitly (PostgreSQL). */
 	for (int i = 0; i < n; i++)
-		xs[i] = sql_coerce(ax, xs[i], nested ? at : et, -1, SQL_COERCE_IMPLICIT, xs[i]->location);
+		xs[i] = sql_coerce(ax, xs[i], nested ? at : et, -1, want ? SQL_COERCE_EXPLICIT : SQL_COERCE_IMPLICIT,
+				   xs[i]->location);
 	return e;
 }
 
@@ -988,49 +1291,116 @@ static sql_expr *transform_booltest(sql_actx *ax, sql_query *q, PgQuery__Boolean
 	return e;
 }
 
+/* Array subscripts of one indirection run (a[i][j:k]) into one SUBSCRIPT
+ * node: with any slice every subscript is a slice and the result is an
+ * array, else the element. */
+static sql_expr *make_subscript(sql_actx *ax, sql_query *q, sql_expr *arr, PgQuery__Node **ind, size_t n)
+{
+	const ty_type *t = ty_type_get(arr->type);
+	if (arr->type == TY_UNKNOWN)
+		sql_error_at(ax, arr->location, UTIL_E_DATATYPE_MISMATCH, "cannot subscript type unknown");
+	if (!t || !t->elem || t->category != 'A')
+		sql_error_at(ax, arr->location, UTIL_E_DATATYPE_MISMATCH,
+			     "cannot subscript type %s because it does not support subscripting", t ? t->name : "?");
+	if (n > TY_ARRAY_MAXDIM) {
+		util_err *e = ty_errstart(UTIL_E_PROGRAM_LIMIT_EXCEEDED, "number of array dimensions (%d) exceeds the maximum allowed (%d)",
+					  (int)n, TY_ARRAY_MAXDIM);
+		e->position = sql_errposition(ax->ps->text, arr->location);
+		ty_errthrow();
+	}
+	bool slice = false;
+	for (size_t i = 0; i < n; i++)
+		slice |= ind[i]->a_indices->is_slice;
+	sql_expr *s = sql_expr_new(SQL_E_SUBSCRIPT, slice ? arr->type : t->elem, arr->location);
+	s->typmod = slice ? arr->typmod : -1;
+	s->f.nargs = 1 + 2 * (int)n;
+	s->f.args = ty_alloc0(sizeof(sql_expr *) * (size_t)s->f.nargs);
+	s->f.args[0] = arr;
+	s->f.booltest = (int)n;
+	s->f.all = slice;
+	for (size_t i = 0; i < n; i++) {
+		PgQuery__AIndices *ai = ind[i]->a_indices;
+		pnode *lo = ai->is_slice ? ai->lidx : NULL, *hi = ai->is_slice ? ai->uidx : ai->uidx ? ai->uidx : ai->lidx;
+		if (!ai->is_slice) {
+			/* a[i] in a slice run means a[1:i] */
+			lo = NULL;
+		}
+		sql_expr *le = NULL, *he = NULL;
+		if (lo) {
+			le = xform(ax, q, lo);
+			if (!sql_can_coerce(le->type, TY_INT4, SQL_COERCE_ASSIGNMENT))
+				sql_error_at(ax, le->location, UTIL_E_DATATYPE_MISMATCH, "array subscript must have type integer");
+			le = sql_coerce(ax, le, TY_INT4, -1, SQL_COERCE_ASSIGNMENT, le->location);
+		}
+		if (hi) {
+			he = xform(ax, q, hi);
+			if (!sql_can_coerce(he->type, TY_INT4, SQL_COERCE_ASSIGNMENT))
+				sql_error_at(ax, he->location, UTIL_E_DATATYPE_MISMATCH, "array subscript must have type integer");
+			he = sql_coerce(ax, he, TY_INT4, -1, SQL_COERCE_ASSIGNMENT, he->location);
+		}
+		if (!slice) {
+			s->f.args[1 + 2 * i] = he; /* the index */
+		} else {
+			if (!ai->is_slice)
+				le = sql_expr_const(TY_INT4, -1, ty_int(1), -1);
+			s->f.args[1 + 2 * i] = le;
+			s->f.args[2 + 2 * i] = he;
+		}
+	}
+	return s;
+}
+
+/* A record's field by name (ROW(...).f1, (rec).col). */
+static sql_expr *make_field(sql_actx *ax, sql_expr *e, const char *fname)
+{
+	int nf = 0, idx = -1;
+	if (e->kind == SQL_E_ROW) {
+		nf = e->f.nargs;
+		if (!strncmp(fname, "f", 1)) {
+			char *end;
+			long k = strtol(fname + 1, &end, 10);
+			if (!*end && k >= 1 && k <= nf)
+				idx = (int)k - 1;
+		}
+		if (idx >= 0) {
+			sql_expr *x = e->f.args[idx];
+			return x->type == TY_UNKNOWN ? sql_coerce(ax, x, TY_TEXT, -1, SQL_COERCE_IMPLICIT, -1) : x;
+		}
+	}
+	if (e->type == TY_RECORD || e->kind == SQL_E_ROW)
+		sql_error_at(ax, e->location, UTIL_E_UNDEFINED_COLUMN, "could not identify column \"%s\" in record data type",
+			     fname);
+	util_buf b = UTIL_BUF_INIT;
+	ty_format_type(e->type, -1, &b);
+	util_err *er = ty_errstart(UTIL_E_UNDEFINED_COLUMN, "column notation .%s applied to type %s, which is not a composite type",
+				   fname, b.data ? b.data : "?");
+	util_buf_free(&b);
+	er->position = sql_errposition(ax->ps->text, e->location);
+	ty_errthrow();
+}
+
 static sql_expr *transform_indirection(sql_actx *ax, sql_query *q, PgQuery__AIndirection *ind)
 {
 	sql_expr *e = xform(ax, q, ind->arg);
-	for (size_t i = 0; i < ind->n_indirection; i++) {
+	size_t i = 0;
+	while (i < ind->n_indirection) {
 		pnode *n = ind->indirection[i];
 		if (n->node_case == PG_QUERY__NODE__NODE_A_INDICES) {
-			PgQuery__AIndices *ai = n->a_indices;
-			const ty_type *t = ty_type_get(e->type);
-			if (e->type == TY_UNKNOWN)
-				sql_error_at(ax, e->location, UTIL_E_DATATYPE_MISMATCH, "cannot subscript type unknown");
-			if (e->type == TY_NAME && !ai->is_slice && ai->uidx) {
+			if (e->type == TY_NAME && !n->a_indices->is_slice && n->a_indices->uidx) {
 				/* name is a fixed-length "char" array: name[0] is its first byte. */
-				e = sql_name_subscript(ax, e, xform(ax, q, ai->uidx));
+				e = sql_name_subscript(ax, e, xform(ax, q, n->a_indices->uidx));
+				i++;
 				continue;
 			}
-			if (!t || !t->elem || t->category != 'A')
-				sql_error_at(ax, e->location, UTIL_E_DATATYPE_MISMATCH,
-					     "cannot subscript type %s because it does not support subscripting", t ? t->name : "?");
-			sql_expr *s = sql_expr_new(SQL_E_SUBSCRIPT, ai->is_slice ? e->type : t->elem, e->location);
-			s->subscript.arg = e;
-			s->subscript.slice = ai->is_slice;
-			if (ai->lidx)
-				s->subscript.lower = sql_coerce(ax, xform(ax, q, ai->lidx), TY_INT4, -1, SQL_COERCE_ASSIGNMENT, -1);
-			if (ai->uidx)
-				s->subscript.upper = sql_coerce(ax, xform(ax, q, ai->uidx), TY_INT4, -1, SQL_COERCE_ASSIGNMENT, -1);
-			if (!ai->is_slice) {
-				s->subscript.lower = s->subscript.upper;
-				s->subscript.upper = NULL;
-			}
-			e = s;
+			size_t k = i;
+			while (k < ind->n_indirection && ind->indirection[k]->node_case == PG_QUERY__NODE__NODE_A_INDICES)
+				k++;
+			e = make_subscript(ax, q, e, ind->indirection + i, k - i);
+			i = k;
 		} else if (n->node_case == PG_QUERY__NODE__NODE_STRING) {
-			const char *fname = n->string->sval;
-			sql_expr *fe = sql_record_field(q, e, fname);
-			if (fe) {
-				e = fe;
-				continue;
-			}
-			if (e->kind == SQL_E_ROW || e->type == TY_RECORD) {
-				sql_error_at(ax, e->location, UTIL_E_FEATURE_NOT_SUPPORTED,
-					     "field selection \"%s\" on a record is not supported", fname);
-			}
-			sql_error_at(ax, e->location, UTIL_E_UNDEFINED_COLUMN, "column \"%s\" not found in data type %s", fname,
-				     ty_type_get(e->type) ? ty_type_get(e->type)->name : "?");
+			sql_expr *fe = sql_record_field(q, e, n->string->sval);
+			e = fe ? fe : make_field(ax, e, n->string->sval);
+			i++;
 		} else {
 			sql_error_at(ax, e->location, UTIL_E_FEATURE_NOT_SUPPORTED, "row expansion via \"*\" is not supported here");
 		}
@@ -1146,6 +1516,7 @@ static const char *ctx_name(sql_expr_ctx c)
 	case SQL_EXPR_FROM_FUNCTION: return "functions in FROM";
 	case SQL_EXPR_INDEX: return "index expressions";
 	case SQL_EXPR_CALL: return "CALL arguments";
+	case SQL_EXPR_FILTER: return "FILTER";
 	default: return NULL;
 	}
 }
@@ -1191,13 +1562,12 @@ static void resolve_agg(sql_actx *ax, sql_aggref *ar, const char *name, int loca
 	int cur = 0, nmatch = -1;
 	bool ambiguous = false;
 	while ((a = ty_agg_lookup(name, &cur))) {
-		int want = a->ordered_set ? a->nargs - a->ndirect : a->nargs;
-		if (want != n)
+		if (a->ordered_set || a->nargs != n)
 			continue;
 		bool ok = true;
 		int exact = 0;
 		for (int i = 0; i < n && ok; i++) {
-			ty_oid d = a->args[(a->ordered_set ? a->ndirect : 0) + i];
+			ty_oid d = a->args[i];
 			ok = sql_can_coerce(actual[i], d, SQL_COERCE_IMPLICIT);
 			exact += d == actual[i];
 			if (actual[i] != TY_UNKNOWN && d != actual[i] && ty_type_get(d) && ty_type_get(d)->preferred)
@@ -1213,8 +1583,8 @@ static void resolve_agg(sql_actx *ax, sql_aggref *ar, const char *name, int loca
 			/* Prefer the candidate whose types are preferred in their category. */
 			int pa = 0, pb = 0;
 			for (int i = 0; i < n; i++) {
-				const ty_type *ta = ty_type_get(a->args[(a->ordered_set ? a->ndirect : 0) + i]);
-				const ty_type *tb = ty_type_get(best->args[(best->ordered_set ? best->ndirect : 0) + i]);
+				const ty_type *ta = ty_type_get(a->args[i]);
+				const ty_type *tb = ty_type_get(best->args[i]);
 				pa += ta && ta->preferred;
 				pb += tb && tb->preferred;
 			}
@@ -1225,6 +1595,19 @@ static void resolve_agg(sql_actx *ax, sql_aggref *ar, const char *name, int loca
 		}
 	}
 	if (!best || ambiguous) {
+		/* An ordered-set aggregate called with all its arguments but no
+		 * WITHIN GROUP. */
+		cur = 0;
+		while (!best && (a = ty_agg_lookup(name, &cur))) {
+			if (!a->ordered_set || a->nargs != n)
+				continue;
+			bool ok = true;
+			for (int i = 0; i < n && ok; i++)
+				ok = sql_can_coerce(actual[i], a->args[i], SQL_COERCE_IMPLICIT);
+			if (ok)
+				sql_error_at(ax, location, UTIL_E_WRONG_OBJECT_TYPE,
+					     "WITHIN GROUP is required for ordered-set aggregate %s", name);
+		}
 		util_buf b = UTIL_BUF_INIT;
 		for (int i = 0; i < n; i++) {
 			if (i)
@@ -1245,7 +1628,7 @@ static void resolve_agg(sql_actx *ax, sql_aggref *ar, const char *name, int loca
 	ar->argtypes = ty_alloc(sizeof(ty_oid) * (size_t)(n ? n : 1));
 	ty_oid elem = 0;
 	for (int i = 0; i < n; i++) {
-		ty_oid d = best->args[(best->ordered_set ? best->ndirect : 0) + i];
+		ty_oid d = best->args[i];
 		if (d == TY_ANYELEMENT || d == TY_ANYNONARRAY || d == TY_ANYCOMPATIBLE || d == TY_ANY) {
 			if (ar->args[i]->type == TY_UNKNOWN)
 				ar->args[i] = sql_coerce(ax, ar->args[i], TY_TEXT, -1, SQL_COERCE_IMPLICIT, location);
@@ -1268,8 +1651,204 @@ static void resolve_agg(sql_actx *ax, sql_aggref *ar, const char *name, int loca
 
 static void add_sortby(sql_actx *ax, sql_query *q, PgQuery__Node **items, size_t n, sql_sortkey **out, int *nout);
 
+/* Picks the ordered-set aggregate whose direct and aggregated arguments
+ * the call's coerce to, most exact matches first. */
+static void resolve_ordered_set(sql_actx *ax, sql_aggref *ar, const char *name, int location)
+{
+	const ty_agg *a, *best = NULL;
+	int cur = 0, best_score = -1;
+	bool ambiguous = false;
+	while ((a = ty_agg_lookup(name, &cur))) {
+		if (!a->ordered_set || a->ndirect != ar->ndirect || a->nargs - a->ndirect != ar->nargs)
+			continue;
+		bool ok = true;
+		int score = 0;
+		for (int i = 0; i < ar->ndirect && ok; i++) {
+			ok = sql_can_coerce(ar->direct[i]->type, a->args[i], SQL_COERCE_IMPLICIT);
+			score += ar->direct[i]->type == a->args[i];
+		}
+		for (int i = 0; i < ar->nargs && ok; i++) {
+			ty_oid d = a->args[a->ndirect + i];
+			ok = sql_can_coerce(ar->args[i]->type, d, SQL_COERCE_IMPLICIT);
+			score += ar->args[i]->type == d;
+		}
+		if (!ok)
+			continue;
+		if (score > best_score) {
+			best = a;
+			best_score = score;
+			ambiguous = false;
+		} else if (score == best_score) {
+			ambiguous = true;
+		}
+	}
+	if (!best || ambiguous) {
+		util_buf b = UTIL_BUF_INIT;
+		for (int i = 0; i < ar->ndirect + ar->nargs; i++) {
+			if (i)
+				util_buf_puts(&b, ", ");
+			ty_format_type(i < ar->ndirect ? ar->direct[i]->type : ar->args[i - ar->ndirect]->type, -1, &b);
+		}
+		bool some = agg_exists(name);
+		util_err *e;
+		if (!some)
+			e = ty_errstart(UTIL_E_WRONG_OBJECT_TYPE, "WITHIN GROUP specified, but %s is not an aggregate function", name);
+		else {
+			e = ty_errstart(ambiguous ? UTIL_E_AMBIGUOUS_FUNCTION : UTIL_E_UNDEFINED_FUNCTION,
+					ambiguous ? "function %s(%s) is not unique" : "function %s(%s) does not exist", name,
+					b.data ? b.data : "");
+			util_err_hint(e, ambiguous ? "Could not choose a best candidate function. You might need to add explicit type casts."
+						   : "No function matches the given name and argument types. You might need to add explicit type casts.");
+		}
+		util_buf_free(&b);
+		e->position = sql_errposition(ax->ps->text, location);
+		ty_errthrow();
+	}
+	for (int i = 0; i < ar->ndirect; i++)
+		ar->direct[i] = sql_coerce(ax, ar->direct[i], best->args[i], -1, SQL_COERCE_IMPLICIT, ar->direct[i]->location);
+	ar->agg = best;
+	ar->kind = SQL_AGG_GENERIC;
+	ar->argtypes = ty_alloc(sizeof(ty_oid) * (size_t)(ar->nargs ? ar->nargs : 1));
+	for (int i = 0; i < ar->nargs; i++) {
+		ty_oid d = best->args[best->ndirect + i];
+		if (ar->args[i]->type == TY_UNKNOWN)
+			ar->args[i] = sql_coerce(ax, ar->args[i], TY_TEXT, -1, SQL_COERCE_IMPLICIT, location);
+		if (d != TY_ANYELEMENT && d != TY_ANY && d != ar->args[i]->type)
+			ar->args[i] = sql_coerce(ax, ar->args[i], d, -1, SQL_COERCE_IMPLICIT, location);
+		ar->order[i].expr = ar->args[i];
+		ar->order[i].type = ty_type_get(ar->args[i]->type);
+		ar->argtypes[i] = ar->args[i]->type;
+	}
+	ty_oid elem = ar->nargs ? ar->argtypes[0] : TY_TEXT;
+	ar->rettype = best->ret == TY_ANYELEMENT ? elem : best->ret == TY_ANYARRAY ? ty_type_get(elem)->array : best->ret;
+}
+
 static sql_expr *transform_window_call(sql_actx *ax, sql_query *q, PgQuery__FuncCall *fc, const char *name,
 				       sql_expr **args, int nargs);
+static bool is_window_only(const char *name);
+
+static bool min_level_walker(sql_expr *e, void *arg)
+{
+	int *lv = arg;
+	if (e->kind == SQL_E_VAR && (*lv < 0 || e->var.levelsup < *lv))
+		*lv = e->var.levelsup;
+	return false;
+}
+
+/* The query level an aggregate belongs to: the lowest levelsup of the Vars
+ * in its arguments, FILTER and ORDER BY (0 without Vars). */
+static int agg_level(const sql_aggref *ar)
+{
+	int lv = -1;
+	for (int i = 0; i < ar->nargs; i++)
+		sql_expr_walk(ar->args[i], min_level_walker, &lv);
+	for (int i = 0; i < ar->norder; i++)
+		sql_expr_walk(ar->order[i].expr, min_level_walker, &lv);
+	sql_expr_walk(ar->filter, min_level_walker, &lv);
+	return lv < 0 ? 0 : lv;
+}
+
+static sql_expr *shift_level_mutator(sql_expr *e, void *arg)
+{
+	if (e->kind == SQL_E_VAR)
+		e->var.levelsup -= *(int *)arg;
+	return e;
+}
+
+static void shift_agg_levels(sql_aggref *ar, int level)
+{
+	for (int i = 0; i < ar->nargs; i++)
+		ar->args[i] = sql_expr_mutate(ar->args[i], shift_level_mutator, &level);
+	for (int i = 0; i < ar->norder; i++)
+		ar->order[i].expr = sql_expr_mutate(ar->order[i].expr, shift_level_mutator, &level);
+	for (int i = 0; i < ar->ndirect; i++)
+		ar->direct[i] = sql_expr_mutate(ar->direct[i], shift_level_mutator, &level);
+	if (ar->filter)
+		ar->filter = sql_expr_mutate(ar->filter, shift_level_mutator, &level);
+}
+
+/* Parameter names (and defaults, as SQL literals) of the built-in
+ * functions people call with named arguments (f(x => 1)); the type modules
+ * register signatures without names. */
+static const struct {
+	const char *name;
+	int n;
+	const char *params[8];
+	const char *defaults[8]; /* NULL: no default */
+} param_names[] = {
+	{"make_interval", 7, {"years", "months", "weeks", "days", "hours", "mins", "secs"}, {"0", "0", "0", "0", "0", "0", "0.0"}},
+	{"make_timestamp", 6, {"year", "month", "mday", "hour", "min", "sec"}, {NULL}},
+	{"make_timestamptz", 7, {"year", "month", "mday", "hour", "min", "sec", "timezone"}, {NULL}},
+	{"make_date", 3, {"year", "month", "day"}, {NULL}},
+	{"make_time", 3, {"hour", "min", "sec"}, {NULL}},
+	{"jsonb_set", 4, {"jsonb_in", "path", "replacement", "create_if_missing"}, {NULL, NULL, NULL, "true"}},
+	{"jsonb_insert", 4, {"jsonb_in", "path", "replacement", "insert_after"}, {NULL, NULL, NULL, "false"}},
+	{"jsonb_set_lax", 5, {"jsonb_in", "path", "replacement", "create_if_missing", "null_value_treatment"},
+	 {NULL, NULL, NULL, "true", "use_json_null"}},
+	{"generate_series", 3, {"start", "stop", "step"}, {NULL}},
+	{"date_bin", 3, {"stride", "source", "origin"}, {NULL}},
+};
+
+/* Reorders named arguments into positions (defaults fill the gaps). */
+static sql_expr **named_args(sql_actx *ax, PgQuery__FuncCall *fc, const char *name, sql_expr **args, int *nargs)
+{
+	int n = *nargs, npos = 0;
+	while (npos < n && fc->args[npos]->node_case != PG_QUERY__NODE__NODE_NAMED_ARG_EXPR)
+		npos++;
+	int t = -1;
+	for (size_t i = 0; i < UTIL_ARRAY_LEN(param_names) && t < 0; i++)
+		if (!strcmp(param_names[i].name, name))
+			t = (int)i;
+	sql_expr *slots[8] = {0};
+	bool ok = t >= 0 && n <= param_names[t].n;
+	for (int i = 0; i < npos && ok; i++)
+		slots[i] = args[i];
+	for (int i = npos; i < n && ok; i++) {
+		PgQuery__NamedArgExpr *na = fc->args[i]->named_arg_expr;
+		int k = -1;
+		for (int j = 0; j < param_names[t].n; j++)
+			if (!strcmp(param_names[t].params[j], na->name))
+				k = j;
+		if (k >= 0 && slots[k])
+			sql_error_at(ax, na->location, UTIL_E_SYNTAX_ERROR, "argument name \"%s\" used more than once", na->name);
+		ok = k >= npos;
+		if (ok)
+			slots[k] = args[i];
+	}
+	int last = -1;
+	for (int j = 0; ok && j < param_names[t].n; j++)
+		if (slots[j])
+			last = j;
+	for (int j = 0; ok && j <= last; j++)
+		if (!slots[j]) {
+			const char *d = param_names[t].defaults[j];
+			ok = d != NULL;
+			if (ok) {
+				sql_expr *c = sql_expr_const(TY_UNKNOWN, -1, ty_text(d), -1);
+				slots[j] = c;
+			}
+		}
+	if (!ok) {
+		util_buf b = UTIL_BUF_INIT;
+		for (int i = 0; i < n; i++) {
+			if (i)
+				util_buf_puts(&b, ", ");
+			if (i >= npos)
+				util_buf_printf(&b, "%s => ", fc->args[i]->named_arg_expr->name);
+			ty_format_type(args[i]->type, -1, &b);
+		}
+		util_err *e = ty_errstart(UTIL_E_UNDEFINED_FUNCTION, "function %s(%s) does not exist", name, b.data ? b.data : "");
+		util_buf_free(&b);
+		util_err_hint(e, "No function matches the given name and argument types. You might need to add explicit type casts.");
+		e->position = sql_errposition(ax->ps->text, fc->location);
+		ty_errthrow();
+	}
+	sql_expr **out = ty_alloc(sizeof(sql_expr *) * (size_t)(last + 1 ? last + 1 : 1));
+	for (int j = 0; j <= last; j++)
+		out[j] = slots[j];
+	*nargs = last + 1;
+	return out;
+}
 
 static sql_expr *transform_func(sql_actx *ax, sql_query *q, PgQuery__FuncCall *fc)
 {
@@ -1282,19 +1861,21 @@ static sql_expr *transform_func(sql_actx *ax, sql_query *q, PgQuery__FuncCall *f
 	bool is_agg = agg_exists(name) && (fc->agg_star || nargs > 0 || fc->agg_within_group);
 	if (fc->over)
 		return transform_window_call(ax, q, fc, name, NULL, nargs);
+	if (is_window_only(name))
+		sql_error_at(ax, fc->location, UTIL_E_WRONG_OBJECT_TYPE, "window function %s requires an OVER clause", name);
 	if (is_agg || fc->agg_star || fc->agg_distinct || fc->n_agg_order || fc->agg_filter) {
 		int location = fc->location;
 		if (!agg_exists(name)) {
-			const char *what = fc->agg_star ? "*" : fc->agg_distinct ? "DISTINCT" : fc->n_agg_order ? "ORDER BY"
-														 : "FILTER";
+			const char *what = fc->agg_within_group ? "WITHIN GROUP"
+					   : fc->agg_star	  ? "*"
+					   : fc->agg_distinct	  ? "DISTINCT"
+					   : fc->n_agg_order	  ? "ORDER BY"
+								  : "FILTER";
 			sql_error_at(ax, location, UTIL_E_WRONG_OBJECT_TYPE, "%s specified, but %s is not an aggregate function",
 				     what, name);
 		}
 		if (q->agg_depth > 0)
 			sql_error_at(ax, location, UTIL_E_GROUPING_ERROR, "aggregate function calls cannot be nested");
-		const char *cn = ctx_name(q->cur_ctx);
-		if (cn)
-			sql_error_at(ax, location, UTIL_E_GROUPING_ERROR, "aggregate functions are not allowed in %s", cn);
 		q->agg_depth++;
 		sql_aggref ar;
 		memset(&ar, 0, sizeof ar);
@@ -1311,23 +1892,7 @@ static sql_expr *transform_func(sql_actx *ax, sql_query *q, PgQuery__FuncCall *f
 			ar.args = ty_alloc(sizeof(sql_expr *) * (size_t)(ar.nargs ? ar.nargs : 1));
 			for (int i = 0; i < ar.norder; i++)
 				ar.args[i] = ar.order[i].expr;
-			const ty_agg *a;
-			int cur = 0;
-			while ((a = ty_agg_lookup(name, &cur)) && !(a->ordered_set && a->ndirect == nargs))
-				;
-			if (!a)
-				sql_error_at(ax, location, UTIL_E_UNDEFINED_FUNCTION, "function %s does not exist", name);
-			for (int i = 0; i < nargs; i++)
-				ar.direct[i] = sql_coerce(ax, ar.direct[i], a->args[i], -1, SQL_COERCE_IMPLICIT, location);
-			ar.agg = a;
-			ar.argtypes = ty_alloc(sizeof(ty_oid) * (size_t)(ar.nargs ? ar.nargs : 1));
-			for (int i = 0; i < ar.nargs; i++) {
-				ty_oid d = a->args[a->ndirect + i];
-				if (d != TY_ANYELEMENT && d != TY_ANY)
-					ar.args[i] = ar.order[i].expr = sql_coerce(ax, ar.args[i], d, -1, SQL_COERCE_IMPLICIT, location);
-				ar.argtypes[i] = ar.args[i]->type;
-			}
-			ar.rettype = a->ret == TY_ANYELEMENT ? ar.argtypes[0] : a->ret;
+			resolve_ordered_set(ax, &ar, name, location);
 		} else {
 			ar.nargs = nargs;
 			ar.args = ty_alloc(sizeof(sql_expr *) * (size_t)(nargs ? nargs : 1));
@@ -1340,28 +1905,46 @@ static sql_expr *transform_func(sql_actx *ax, sql_query *q, PgQuery__FuncCall *f
 		q->agg_depth--;
 		if (fc->agg_filter) {
 			sql_expr_ctx saved = q->cur_ctx;
+			q->cur_ctx = SQL_EXPR_FILTER;
 			ar.filter = sql_coerce_bool(ax, xform(ax, q, fc->agg_filter), "FILTER");
 			q->cur_ctx = saved;
 		}
-		int idx = q->naggs++;
-		sql_aggref *na = ty_alloc(sizeof(sql_aggref) * (size_t)q->naggs);
+		/* The aggregate belongs to the query level of its arguments' Vars
+		 * (max(t.x) inside a subquery of t's query aggregates over t). */
+		int level = agg_level(&ar);
+		sql_query *oq = q;
+		for (int l = 0; l < level && oq->parent; l++)
+			oq = oq->parent;
+		if (level)
+			shift_agg_levels(&ar, level);
+		const char *cn = ctx_name(oq->cur_ctx);
+		if (cn)
+			sql_error_at(ax, location, UTIL_E_GROUPING_ERROR, "aggregate functions are not allowed in %s", cn);
+		int idx = oq->naggs++;
+		sql_aggref *na = ty_alloc(sizeof(sql_aggref) * (size_t)oq->naggs);
 		if (idx)
-			memcpy(na, q->aggs, sizeof(sql_aggref) * (size_t)idx);
+			memcpy(na, oq->aggs, sizeof(sql_aggref) * (size_t)idx);
 		na[idx] = ar;
-		q->aggs = na;
-		q->has_aggs = true;
+		oq->aggs = na;
+		oq->has_aggs = true;
 		sql_expr *e = sql_expr_new(SQL_E_AGG, ar.rettype, location);
 		e->agg = idx;
+		e->agglevelsup = level;
 		return e;
 	}
 	sql_expr **args = ty_alloc(sizeof(sql_expr *) * (size_t)(nargs ? nargs : 1));
+	bool named = false;
 	for (int i = 0; i < nargs; i++) {
 		pnode *an = fc->args[i];
-		if (an->node_case == PG_QUERY__NODE__NODE_NAMED_ARG_EXPR)
+		if (an->node_case == PG_QUERY__NODE__NODE_NAMED_ARG_EXPR) {
 			args[i] = xform(ax, q, an->named_arg_expr->arg);
-		else
+			named = true;
+		} else {
 			args[i] = xform(ax, q, an);
+		}
 	}
+	if (named)
+		args = named_args(ax, fc, name, args, &nargs);
 	sql_expr *e = sql_make_func(ax, name, args, nargs, fc->location, fc->func_variadic);
 	if (e->f.fn->retset) {
 		if (q->cur_ctx != SQL_EXPR_SELECT && q->cur_ctx != SQL_EXPR_FROM_FUNCTION)
@@ -1562,6 +2145,14 @@ static const struct {
 	{"last_value", 1, 1, 0},	 {"nth_value", 2, 2, 0},
 };
 
+static bool is_window_only(const char *name)
+{
+	for (size_t i = 0; i < UTIL_ARRAY_LEN(winfuncs); i++)
+		if (!strcmp(winfuncs[i].name, name))
+			return true;
+	return false;
+}
+
 static sql_expr *transform_window_call(sql_actx *ax, sql_query *q, PgQuery__FuncCall *fc, const char *name,
 				       sql_expr **unused, int nargs)
 {
@@ -1570,7 +2161,9 @@ static sql_expr *transform_window_call(sql_actx *ax, sql_query *q, PgQuery__Func
 	if (q->cur_ctx != SQL_EXPR_SELECT && q->cur_ctx != SQL_EXPR_ORDER)
 		sql_error_at(ax, location, UTIL_E_WINDOWING_ERROR, "window functions are not allowed in %s",
 			     ctx_name(q->cur_ctx) ? ctx_name(q->cur_ctx) : q->cur_ctx == SQL_EXPR_HAVING ? "HAVING" : "this context");
-	if (q->in_window || q->agg_depth)
+	if (q->agg_depth)
+		sql_error_at(ax, location, UTIL_E_GROUPING_ERROR, "aggregate function calls cannot contain window function calls");
+	if (q->in_window)
 		sql_error_at(ax, location, UTIL_E_WINDOWING_ERROR, "window function calls cannot be nested");
 	q->in_window = true;
 	sql_winref w;

@@ -90,7 +90,7 @@ bool sql_can_coerce(ty_oid from, ty_oid to, sql_coerce_ctx ctx)
 }
 
 /* A literal: convert now, so that errors point at the literal. */
-static sql_expr *literal_to(sql_actx *ax, const sql_expr *lit, ty_oid to, int32_t typmod)
+static sql_expr *literal_to(sql_actx *ax, const sql_expr *lit, ty_oid to, int32_t typmod, sql_coerce_ctx ctx)
 {
 	sql_expr *c = sql_expr_new(SQL_E_CONST, to, lit->location);
 	c->typmod = typmod;
@@ -98,9 +98,14 @@ static sql_expr *literal_to(sql_actx *ax, const sql_expr *lit, ty_oid to, int32_
 		c->c = ty_null();
 		return c;
 	}
+	const ty_type *t = ty_type_get(to);
+	bool later = typmod >= 0 && to != TY_INTERVAL && t && t->typmod_apply;
 	TY_TRY(tc)
 	{
-		c->c = ty_input(to, lit->c.p, lit->c.len, typmod);
+		/* As PostgreSQL's coerce_type: input without the typmod (interval
+		 * excepted), then the length coercion of the cast's context, so
+		 * that 'abc'::varchar(2) truncates while an assignment fails. */
+		c->c = ty_input(to, lit->c.p, lit->c.len, later ? -1 : typmod);
 	}
 	TY_CATCH(tc)
 	{
@@ -110,6 +115,10 @@ static sql_expr *literal_to(sql_actx *ax, const sql_expr *lit, ty_oid to, int32_
 		ty_errthrow();
 	}
 	TY_END(tc);
+	/* (PostgreSQL reports length errors without a position: they happen
+	 * when the constant is folded.) */
+	if (later && !c->c.null)
+		c->c = t->typmod_apply(c->c, typmod, ctx == SQL_COERCE_EXPLICIT);
 	return c;
 }
 
@@ -141,7 +150,7 @@ sql_expr *sql_coerce(sql_actx *ax, sql_expr *e, ty_oid to, int32_t typmod, sql_c
 		return e;
 	}
 	if (from == TY_UNKNOWN && e->kind == SQL_E_CONST)
-		return literal_to(ax, e, to, typmod);
+		return literal_to(ax, e, to, typmod, ctx);
 	if (from == TY_UNKNOWN && e->kind == SQL_E_PARAM && ax) {
 		/* A parameter of unknown type takes the type it is used as. */
 		int i = e->param - 1;
@@ -440,15 +449,13 @@ static int select_candidate(cand *cs, int ncand, const ty_oid *actual, int n)
 				known = actual[i];
 			}
 		if (known && same) {
+			ty_oid as[TY_FUNC_MAX_ARGS + 32];
+			for (int i = 0; i < n; i++)
+				as[i] = actual[i] == TY_UNKNOWN ? known : actual[i];
 			nb = 0;
-			for (int k = 0; k < nk; k++) {
-				bool ok = true;
-				for (int i = 0; i < n && ok; i++)
-					if (actual[i] == TY_UNKNOWN)
-						ok = sql_can_coerce(known, cs[keep[k]].args[i], SQL_COERCE_IMPLICIT);
-				if (ok)
+			for (int k = 0; k < nk; k++)
+				if (cand_coercible(&cs[keep[k]], as, n))
 					tmp[nb++] = keep[k];
-			}
 			if (nb == 1)
 				return tmp[0];
 		}
@@ -613,8 +620,9 @@ sql_expr *sql_make_func(sql_actx *ax, const char *name, sql_expr **args, int nar
 			continue;
 		cand c = {.item = f, .nargs = nargs};
 		if (f->variadic && !variadic_call) {
-			/* VARIADIC: expand the last parameter over the remaining args. */
-			if (nargs < f->nargs - 1)
+			/* VARIADIC: expand the last parameter over the remaining args
+			 * (at least one: PostgreSQL never matches it with none). */
+			if (nargs < f->nargs)
 				continue;
 			for (int i = 0; i < nargs; i++)
 				c.args[i] = i < f->nargs - 1 ? f->args[i] : (f->variadic == TY_ANY ? TY_ANY : f->variadic);
@@ -631,7 +639,14 @@ sql_expr *sql_make_func(sql_actx *ax, const char *name, sql_expr **args, int nar
 			ex &= c.args[i] == actual[i] || c.args[i] == TY_ANY;
 		if (ex && !exact && !c.variadic_expanded)
 			exact = f;
-		if (cand_coercible(&c, actual, nargs) && ncand < 256)
+		/* The same signature registered twice (by two type modules) is one
+		 * function, not an ambiguity. */
+		bool dup = false;
+		for (int k = 0; k < ncand && !dup; k++)
+			dup = cs[k].nargs == c.nargs && cs[k].variadic_expanded == c.variadic_expanded &&
+			      ((const ty_func *)cs[k].item)->nargs == f->nargs &&
+			      !memcmp(cs[k].args, c.args, sizeof(ty_oid) * (size_t)nargs);
+		if (!dup && cand_coercible(&c, actual, nargs) && ncand < 256)
 			cs[ncand++] = c;
 	}
 	int w = -1;
@@ -665,7 +680,36 @@ sql_expr *sql_make_func(sql_actx *ax, const char *name, sql_expr **args, int nar
 	if (nargs) /* args may be NULL for a call without arguments */
 		memcpy(e->f.args, args, sizeof(sql_expr *) * (size_t)nargs);
 	e->f.argtypes = ty_alloc(sizeof(ty_oid) * (size_t)(nargs ? nargs : 1));
+	if (variadic_call && f->variadic == TY_ANY) {
+		/* f(..., VARIADIC arr) of a VARIADIC "any" function: the array's
+		 * elements become the arguments when it runs. */
+		sql_expr *last = args[nargs - 1];
+		const ty_type *lt = ty_type_get(last->type);
+		if (last->type != TY_UNKNOWN && (!lt || !lt->elem || lt->category != 'A'))
+			sql_error_at(ax, last->location, UTIL_E_DATATYPE_MISMATCH, "VARIADIC argument must be an array");
+		e->f.all = true;
+	}
 	coerce_args(ax, e->f.args, nargs, cs[w].args, e->f.argtypes);
+	if (cs[w].variadic_expanded && f->variadic != TY_ANY) {
+		/* A typed VARIADIC parameter receives its arguments as one array. */
+		int first = f->nargs - 1, nv = nargs - first;
+		ty_oid et = e->f.argtypes[first];
+		const ty_type *ety = ty_type_get(et);
+		sql_expr *arr = sql_expr_new(SQL_E_ARRAY, ety && ety->array ? ety->array : TY_TEXT_ARRAY, e->f.args[first]->location);
+		arr->f.nargs = nv;
+		arr->f.args = ty_alloc(sizeof(sql_expr *) * (size_t)nv);
+		memcpy(arr->f.args, e->f.args + first, sizeof(sql_expr *) * (size_t)nv);
+		e->f.args[first] = arr;
+		e->f.argtypes[first] = arr->type;
+		e->f.nargs = f->nargs;
+		e->type = resolve_ret(f->ret, cs[w].args, e->f.argtypes, first);
+		if (f->ret == TY_RECORD && f->nout)
+			e->type = TY_RECORD;
+		return e;
+	}
+	/* pg_typeof('x') reports the literal's type, unknown. */
+	if (nargs == 1 && actual[0] == TY_UNKNOWN && !strcmp(f->name, "pg_typeof"))
+		e->f.argtypes[0] = TY_UNKNOWN;
 	e->type = resolve_ret(f->ret, cs[w].args, e->f.argtypes, nargs);
 	if (f->ret == TY_RECORD && f->nout)
 		e->type = TY_RECORD;

@@ -479,6 +479,8 @@ static void init(void)
 	ty_set_reg_resolver(&resolver);
 	ty_func_register(sql_funcs, (int)UTIL_ARRAY_LEN(sql_funcs));
 	sql_register_catalog_functions();
+	sql_register_ordered_aggs();
+	sql_register_extra_funcs();
 }
 
 void sql_builtins_init(void) { pthread_once(&once, init); }

@@ -1029,18 +1029,22 @@ static void expr(dctx *d, const sql_expr *e, bool showimplicit)
 		util_buf_printf(d->b, ").f%d", e->field.field + 1);
 		return;
 	case SQL_E_SUBSCRIPT:
-		expr_paren(d, e->subscript.arg, true, e, true);
-		util_buf_putc(d->b, '[');
-		if (e->subscript.slice) {
-			if (e->subscript.lower)
-				expr(d, e->subscript.lower, false);
-			util_buf_putc(d->b, ':');
-			if (e->subscript.upper)
-				expr(d, e->subscript.upper, false);
-		} else {
-			expr(d, e->subscript.lower, false);
+		/* args: container, then lower/upper per subscript (sql_int.h) */
+		expr_paren(d, e->f.args[0], true, e, true);
+		for (int i = 0; i < e->f.booltest; i++) {
+			const sql_expr *lo = e->f.args[1 + 2 * i], *hi = e->f.args[2 + 2 * i];
+			util_buf_putc(d->b, '[');
+			if (e->f.all) {
+				if (lo)
+					expr(d, lo, false);
+				util_buf_putc(d->b, ':');
+				if (hi)
+					expr(d, hi, false);
+			} else {
+				expr(d, lo, false);
+			}
+			util_buf_putc(d->b, ']');
 		}
-		util_buf_putc(d->b, ']');
 		return;
 	case SQL_E_SESSION:
 		util_buf_puts(d->b, e->sv == SQL_SV_CURRENT_USER     ? "CURRENT_USER"

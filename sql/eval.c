@@ -15,6 +15,37 @@ static ty_datum eval(sql_exec *ex, const sql_expr *e, const ty_datum *row);
 /* The CASE test value and ANY/ALL element (SQL_E_CASETEST). */
 static _Thread_local ty_datum casetest;
 
+/* f(a, VARIADIC arr) for a VARIADIC "any" function: arr's elements are
+ * passed as separate arguments of the array's element type. */
+static ty_datum call_variadic_any(sql_exec *ex, const sql_expr *e, ty_datum *args, int n)
+{
+	ty_datum arr = args[n - 1];
+	int ne = 0;
+	ty_datum *els = arr.null ? NULL : ty_array_deconstruct(arr, &ne);
+	if (arr.null)
+		ne = 0;
+	int total = n - 1 + ne;
+	ty_datum *all = ty_alloc(sizeof(ty_datum) * (size_t)(total ? total : 1));
+	ty_oid *types = ty_alloc(sizeof(ty_oid) * (size_t)(total ? total : 1));
+	memcpy(all, args, sizeof(ty_datum) * (size_t)(n - 1));
+	memcpy(types, e->f.argtypes, sizeof(ty_oid) * (size_t)(n - 1));
+	ty_oid et = ty_array_elem_of(e->f.argtypes[n - 1]);
+	for (int i = 0; i < ne; i++) {
+		all[n - 1 + i] = els[i];
+		types[n - 1 + i] = et;
+	}
+	sql_cache_slot *cs = &ex->cache[e->f.cache];
+	ty_fcinfo fc = {.nargs = total,
+			.args = all,
+			.argtypes = types,
+			.rettype = e->type,
+			.rettypmod = e->typmod,
+			.cache = &cs->fn_cache,
+			.cache_arena = ex->arena,
+			.exec = ex};
+	return e->f.fn->fn(&fc);
+}
+
 static ty_datum call_func(sql_exec *ex, const sql_expr *e, const ty_datum *row)
 {
 	const ty_func *f = e->f.fn;
@@ -26,6 +57,8 @@ static ty_datum call_func(sql_exec *ex, const sql_expr *e, const ty_datum *row)
 		if (args[i].null && f->strict)
 			return ty_null();
 	}
+	if (e->f.all)
+		return call_variadic_any(ex, e, args, n);
 	sql_cache_slot *cs = &ex->cache[e->f.cache];
 	ty_fcinfo fc = {.nargs = n,
 			.args = args,
@@ -173,44 +206,113 @@ static ty_datum eval_rowcmp(sql_exec *ex, const sql_expr *e, const ty_datum *row
 	return ty_bool(!strcmp(op, "<=") || !strcmp(op, ">="));
 }
 
+/* a[i][j] / a[lo:hi][...] (PostgreSQL 15 semantics: a NULL subscript gives
+ * NULL, subscripts out of range give NULL / clip the slice). */
 static ty_datum eval_subscript(sql_exec *ex, const sql_expr *e, const ty_datum *row)
 {
-	ty_datum a = eval(ex, e->subscript.arg, row);
+	ty_datum a = eval(ex, e->f.args[0], row);
 	if (a.null)
 		return a;
-	ty_datum lo = e->subscript.lower ? eval(ex, e->subscript.lower, row) : ty_null();
-	ty_datum hi = e->subscript.upper ? eval(ex, e->subscript.upper, row) : ty_null();
-	int ndim = ty_array_ndim(a);
-	if (!e->subscript.slice) {
-		if (lo.null || ndim != 1)
-			return ty_null();
-		int lb = ty_array_lbound(a, 0), n = ty_array_dim(a, 0);
-		int idx = (int)lo.i - lb;
-		if (idx < 0 || idx >= n)
-			return ty_null();
-		int cnt;
-		ty_datum *els = ty_array_deconstruct(a, &cnt);
-		return els[idx];
+	int n = e->f.booltest;
+	int lower[TY_ARRAY_MAXDIM], upper[TY_ARRAY_MAXDIM];
+	bool has_lower[TY_ARRAY_MAXDIM], has_upper[TY_ARRAY_MAXDIM];
+	for (int i = 0; i < n; i++) {
+		const sql_expr *le = e->f.args[1 + 2 * i], *he = e->f.args[2 + 2 * i];
+		has_lower[i] = le != NULL;
+		has_upper[i] = he != NULL;
+		lower[i] = upper[i] = 0;
+		if (le) {
+			ty_datum d = eval(ex, le, row);
+			if (d.null)
+				return ty_null();
+			lower[i] = (int)d.i;
+		}
+		if (he) {
+			ty_datum d = eval(ex, he, row);
+			if (d.null)
+				return ty_null();
+			upper[i] = (int)d.i;
+		}
 	}
-	if (ndim == 0)
-		return a;
-	if (ndim != 1)
-		ty_error(UTIL_E_FEATURE_NOT_SUPPORTED, "slices of multi-dimensional arrays are not supported");
-	int lb = ty_array_lbound(a, 0), n = ty_array_dim(a, 0);
-	int from = e->subscript.lower && !lo.null ? (int)lo.i : lb;
-	int to = e->subscript.upper && !hi.null ? (int)hi.i : lb + n - 1;
-	if ((e->subscript.lower && lo.null) || (e->subscript.upper && hi.null))
-		return ty_null();
-	if (from < lb)
-		from = lb;
-	if (to > lb + n - 1)
-		to = lb + n - 1;
-	ty_oid et = ty_array_elemtype(a);
-	if (from > to)
-		return ty_array_empty(et);
-	int cnt;
-	ty_datum *els = ty_array_deconstruct(a, &cnt);
-	return ty_array_from_list(et, to - from + 1, els + (from - lb));
+	if (!e->f.all)
+		return ty_array_get_element(a, n, lower);
+	return ty_array_get_slice(a, n, lower, has_lower, upper, has_upper);
+}
+
+/* a[lo:hi] := src for a one-dimensional array (PostgreSQL's array_set_slice):
+ * the array grows (NULL-filled) to cover the slice, src supplies the
+ * elements in order and must have enough of them. */
+static ty_datum set_slice_1d(ty_datum a, ty_oid et, bool has_lo, int lo, bool has_hi, int hi, ty_datum src)
+{
+	int na = 0, lb = 1;
+	ty_datum *els = NULL;
+	if (!a.null && ty_array_ndim(a) > 0) {
+		if (ty_array_ndim(a) != 1)
+			ty_error(UTIL_E_FEATURE_NOT_SUPPORTED, "slice assignment to multi-dimensional arrays is not supported");
+		lb = ty_array_lbound(a, 0);
+		els = ty_array_deconstruct(a, &na);
+	} else if (!has_lo || !has_hi) {
+		ty_error(UTIL_E_ARRAY_SUBSCRIPT_ERROR, "array slice subscript must provide both boundaries");
+	}
+	if (!has_lo)
+		lo = lb;
+	if (!has_hi)
+		hi = lb + na - 1;
+	if (hi < lo)
+		return a.null ? ty_array_empty(et) : a;
+	int ns = 0;
+	ty_datum *sv = src.null ? NULL : ty_array_deconstruct(src, &ns);
+	int need = hi - lo + 1;
+	if (ns < need)
+		ty_error(UTIL_E_ARRAY_SUBSCRIPT_ERROR, "source array too small");
+	int newlb = na ? (lo < lb ? lo : lb) : lo;
+	int newub = na ? (hi > lb + na - 1 ? hi : lb + na - 1) : hi;
+	if (na && (lo > lb + na || hi < lb - 1))
+		ty_error(UTIL_E_ARRAY_SUBSCRIPT_ERROR, "array subscript out of range");
+	int cnt = newub - newlb + 1;
+	ty_datum *out = ty_alloc(sizeof(ty_datum) * (size_t)cnt);
+	for (int i = 0; i < cnt; i++) {
+		int idx = newlb + i;
+		if (idx >= lo && idx <= hi)
+			out[i] = sv[idx - lo];
+		else if (idx >= lb && idx < lb + na)
+			out[i] = els[idx - lb];
+		else
+			out[i] = ty_null();
+	}
+	int dims[1] = {cnt}, lbs[1] = {newlb};
+	return ty_array_build(et, 1, dims, lbs, out);
+}
+
+/* UPDATE ... SET a[i] = v / a[lo:hi] = arr. */
+static ty_datum eval_assign(sql_exec *ex, const sql_expr *e, const ty_datum *row)
+{
+	ty_datum a = eval(ex, e->f.args[0], row);
+	ty_datum v = eval(ex, e->f.args[1], row);
+	int n = e->f.booltest;
+	int lower[TY_ARRAY_MAXDIM], upper[TY_ARRAY_MAXDIM];
+	bool has_lower[TY_ARRAY_MAXDIM], has_upper[TY_ARRAY_MAXDIM];
+	for (int i = 0; i < n; i++) {
+		const sql_expr *le = e->f.args[2 + 2 * i], *he = e->f.args[3 + 2 * i];
+		has_lower[i] = le != NULL;
+		has_upper[i] = he != NULL;
+		lower[i] = upper[i] = 0;
+		ty_datum d;
+		if (le && (d = eval(ex, le, row)).null)
+			ty_error(UTIL_E_NULL_VALUE_NOT_ALLOWED, "array subscript in assignment must not be null");
+		if (le)
+			lower[i] = (int)d.i;
+		if (he && (d = eval(ex, he, row)).null)
+			ty_error(UTIL_E_NULL_VALUE_NOT_ALLOWED, "array subscript in assignment must not be null");
+		if (he)
+			upper[i] = (int)d.i;
+	}
+	ty_oid et = ty_array_elem_of(e->type);
+	if (!e->f.all)
+		return ty_array_set_element(a, et, n, lower, v);
+	if (n != 1)
+		ty_error(UTIL_E_FEATURE_NOT_SUPPORTED, "slice assignment to multi-dimensional arrays is not supported");
+	return set_slice_1d(a, et, has_lower[0], lower[0], has_upper[0], upper[0], v);
 }
 
 static ty_datum eval_array(sql_exec *ex, const sql_expr *e, const ty_datum *row)
@@ -406,6 +508,8 @@ static ty_datum eval(sql_exec *ex, const sql_expr *e, const ty_datum *row)
 		return eval_rowcmp(ex, e, row);
 	case SQL_E_SUBSCRIPT:
 		return eval_subscript(ex, e, row);
+	case SQL_E_ASSIGN:
+		return eval_assign(ex, e, row);
 	case SQL_E_SESSION:
 		return eval_session(ex, e);
 	case SQL_E_FIELD: {
@@ -459,10 +563,141 @@ static ty_datum sub_compare(sql_exec *ex, const sql_expr *e, ty_datum test, cons
 	return any_null ? ty_null() : ty_bool(true);
 }
 
-ty_datum sql_eval_sublink(sql_exec *ex, const sql_expr *e, const ty_datum *row)
+/* (a, b) op (SELECT x, y) against the subquery's row (PostgreSQL's
+ * RowCompareExpr: the first unequal pair decides; NULL if a pair up to
+ * there has a NULL). Column pairs have one type each (the analyzer
+ * coerced them). */
+static ty_datum sub_rowcmp(const sql_expr *e, ty_datum test, const ty_datum *srow)
+{
+	const ty_record *tr = test.p;
+	int rt = e->sub.rowcmp_op;
+	bool eq = rt == PG_QUERY__ROW_COMPARE_TYPE__ROWCOMPARE_EQ, ne = rt == PG_QUERY__ROW_COMPARE_TYPE__ROWCOMPARE_NE;
+	bool any_null = false;
+	for (int i = 0; i < tr->n; i++) {
+		ty_datum a = tr->vals[i], b = srow[i];
+		if (a.null || b.null) {
+			if (!eq && !ne)
+				return ty_null();
+			any_null = true;
+			continue;
+		}
+		int c = ty_compare(e->sub.testexpr->f.args[i]->type, a, b);
+		if (c == 0)
+			continue;
+		switch (rt) {
+		case PG_QUERY__ROW_COMPARE_TYPE__ROWCOMPARE_EQ: return ty_bool(false);
+		case PG_QUERY__ROW_COMPARE_TYPE__ROWCOMPARE_NE: return ty_bool(true);
+		case PG_QUERY__ROW_COMPARE_TYPE__ROWCOMPARE_LT:
+		case PG_QUERY__ROW_COMPARE_TYPE__ROWCOMPARE_LE: return ty_bool(c < 0);
+		default: return ty_bool(c > 0);
+		}
+	}
+	if (any_null)
+		return ty_null();
+	return ty_bool(rt != PG_QUERY__ROW_COMPARE_TYPE__ROWCOMPARE_NE && rt != PG_QUERY__ROW_COMPARE_TYPE__ROWCOMPARE_LT &&
+		       rt != PG_QUERY__ROW_COMPARE_TYPE__ROWCOMPARE_GT);
+}
+
+/* A hashed SubPlan's values (open addressing) and whether a NULL came. */
+typedef struct sub_hashset {
+	ty_datum *slots;
+	uint8_t *used;
+	size_t cap, n;
+	bool has_null;
+	size_t held;
+} sub_hashset;
+
+static void hs_insert(sub_hashset *hs, const ty_type *t, ty_datum v, util_arena *a)
+{
+	if ((hs->n + 1) * 2 > hs->cap) {
+		size_t cap = hs->cap ? hs->cap * 2 : 64;
+		ty_datum *ns = util_arena_zalloc(a, sizeof(ty_datum) * cap);
+		uint8_t *nu = util_arena_zalloc(a, cap);
+		if (!ns || !nu)
+			ty_error(UTIL_E_OUT_OF_MEMORY, "out of memory");
+		for (size_t i = 0; i < hs->cap; i++) {
+			if (!hs->used[i])
+				continue;
+			size_t j = t->hash(hs->slots[i]) & (cap - 1);
+			while (nu[j])
+				j = (j + 1) & (cap - 1);
+			ns[j] = hs->slots[i];
+			nu[j] = 1;
+		}
+		hs->slots = ns;
+		hs->used = nu;
+		hs->cap = cap;
+	}
+	size_t j = t->hash(v) & (hs->cap - 1);
+	while (hs->used[j]) {
+		if (t->cmp(hs->slots[j], v) == 0)
+			return;
+		j = (j + 1) & (hs->cap - 1);
+	}
+	util_arena *old = ty_set_arena(a);
+	hs->slots[j] = ty_datum_copy(v, t->byval);
+	ty_set_arena(old);
+	hs->used[j] = 1;
+	hs->n++;
+}
+
+static bool hs_contains(const sub_hashset *hs, const ty_type *t, ty_datum v)
+{
+	if (!hs->cap)
+		return false;
+	for (size_t j = t->hash(v) & (hs->cap - 1); hs->used[j]; j = (j + 1) & (hs->cap - 1))
+		if (t->cmp(hs->slots[j], v) == 0)
+			return true;
+	return false;
+}
+
+/* x = ANY (SELECT y) with the set built once: true if x is in it; else
+ * NULL if x is NULL (and the set not empty) or the set has a NULL. */
+static ty_datum eval_hashed_sublink(sql_exec *ex, const sql_expr *e, const ty_datum *row)
 {
 	sql_cache_slot *cs = &ex->cache[e->sub.cache];
-	bool cacheable = !e->sub.correlated && e->sub.kind != SQL_SUB_ANY && e->sub.kind != SQL_SUB_ALL;
+	const ty_type *t = ty_type_get(e->sub.plan->types[0]);
+	sub_hashset *hs = cs->fn_cache;
+	if (!hs) {
+		hs = util_arena_zalloc(ex->arena, sizeof *hs);
+		util_arena *caller = ty_get_arena();
+		sql_op *op = sql_exec_node(ex, e->sub.plan);
+		if (op->opened)
+			sql_op_rescan(op);
+		for (;;) {
+			sql_batch *b = sql_op_next(op);
+			if (b->n == 0)
+				break;
+			for (int i = 0; i < b->n; i++) {
+				ty_datum v = sql_batch_row(b, i)[0];
+				if (v.null)
+					hs->has_null = true;
+				else
+					hs_insert(hs, t, v, ex->arena);
+			}
+			sql_exec_account(ex, &hs->held, hs->cap * (sizeof(ty_datum) + 1));
+		}
+		ty_set_arena(caller);
+		cs->fn_cache = hs;
+	}
+	const ty_record *tr = eval(ex, e->sub.testexpr, row).p;
+	ty_datum x = tr->vals[0];
+	if (!hs->n && !hs->has_null)
+		return ty_bool(false);
+	if (x.null)
+		return ty_null();
+	if (hs_contains(hs, t, x))
+		return ty_bool(true);
+	return hs->has_null ? ty_null() : ty_bool(false);
+}
+
+ty_datum sql_eval_sublink(sql_exec *ex, const sql_expr *e, const ty_datum *row)
+{
+	if (e->sub.hashed)
+		return eval_hashed_sublink(ex, e, row);
+	sql_cache_slot *cs = &ex->cache[e->sub.cache];
+	bool cacheable = !e->sub.correlated && e->sub.kind != SQL_SUB_ANY && e->sub.kind != SQL_SUB_ALL &&
+			 e->sub.kind != SQL_SUB_ROWCMP;
 	if (cacheable && cs->valid)
 		return cs->value;
 	for (int i = 0; i < e->sub.nparams; i++)
@@ -495,7 +730,7 @@ ty_datum sql_eval_sublink(sql_exec *ex, const sql_expr *e, const ty_datum *row)
 				if (++nrows > 1)
 					ty_error(UTIL_E_CARDINALITY_VIOLATION, "more than one row returned by a subquery used as an expression");
 				ty_set_arena(caller);
-				result = ty_datum_copy(r[0], ty_type_get(e->type) ? ty_type_get(e->type)->byval : true);
+				result = sql_datum_copy(r[0], e->type);
 				break;
 			case SQL_SUB_ARRAY:
 				if (narr == arrcap) {
@@ -507,7 +742,29 @@ ty_datum sql_eval_sublink(sql_exec *ex, const sql_expr *e, const ty_datum *row)
 					arr = na;
 				}
 				ty_set_arena(caller);
-				arr[narr++] = ty_datum_copy(r[0], ty_type_get(e->sub.plan->types[0]) ? ty_type_get(e->sub.plan->types[0])->byval : true);
+				arr[narr++] = sql_datum_copy(r[0], e->sub.plan->types[0]);
+				break;
+			case SQL_SUB_MULTIEXPR: {
+				if (++nrows > 1)
+					ty_error(UTIL_E_CARDINALITY_VIOLATION, "more than one row returned by a subquery used as an expression");
+				ty_set_arena(caller);
+				const sql_plan *sp = e->sub.plan;
+				ty_record *rec = ty_alloc(sizeof *rec);
+				rec->n = e->sub.query->nret; /* (junk ORDER BY columns follow) */
+				rec->vals = ty_alloc(sizeof(ty_datum) * (size_t)(rec->n ? rec->n : 1));
+				rec->types = sp->types;
+				rec->names = NULL;
+				for (int c = 0; c < rec->n; c++) {
+					rec->vals[c] = sql_datum_copy(r[c], sp->types[c]);
+				}
+				result = ty_bytes(rec, sizeof *rec);
+				break;
+			}
+			case SQL_SUB_ROWCMP:
+				if (++nrows > 1)
+					ty_error(UTIL_E_CARDINALITY_VIOLATION, "more than one row returned by a subquery used as an expression");
+				ty_set_arena(caller);
+				result = sub_rowcmp(e, test, r);
 				break;
 			case SQL_SUB_ANY:
 			case SQL_SUB_ALL: {
@@ -546,8 +803,7 @@ ty_datum sql_eval_sublink(sql_exec *ex, const sql_expr *e, const ty_datum *row)
 	}
 	if (cacheable) {
 		util_arena *old = ty_set_arena(ex->arena);
-		const ty_type *t = ty_type_get(e->type);
-		cs->value = ty_datum_copy(result, t ? t->byval : true);
+		cs->value = sql_datum_copy(result, e->type);
 		ty_set_arena(old);
 		cs->valid = true;
 	}

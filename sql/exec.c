@@ -66,6 +66,7 @@ sql_op *sql_exec_node(sql_exec *ex, const sql_plan *p)
 	case SQL_P_PROJECTSET: op = sql_op_projectset(ex, p); break;
 	case SQL_P_NESTLOOP: op = p->join.nparams ? sql_op_lookupjoin(ex, p) : sql_op_nestloop(ex, p); break;
 	case SQL_P_HASHJOIN: op = sql_op_hashjoin(ex, p); break;
+	case SQL_P_MERGEJOIN: op = sql_op_mergejoin(ex, p); break;
 	case SQL_P_AGG: op = sql_op_agg(ex, p); break;
 	case SQL_P_SORT: op = sql_op_sort(ex, p); break;
 	case SQL_P_LIMIT: op = sql_op_limit(ex, p); break;
@@ -77,6 +78,7 @@ sql_op *sql_exec_node(sql_exec *ex, const sql_plan *p)
 	case SQL_P_CTESCAN:
 	case SQL_P_WORKTABLE: op = sql_op_ctescan(ex, p); break;
 	case SQL_P_RECURSIVE: op = sql_op_recursive(ex, p); break;
+	case SQL_P_CTEPREP: op = sql_op_cteprep(ex, p); break;
 	default:
 		ty_error(UTIL_E_FEATURE_NOT_SUPPORTED, "plan node %d is not supported", p->kind);
 	}

@@ -16,7 +16,6 @@ sql_op *sql_op_new_internal(sql_exec *ex, size_t state);
 bool sql_rows_equal(const ty_oid *types, const ty_datum *a, const ty_datum *b, int n);
 int sql_sortkey_cmp(const sql_sortkey *k, ty_datum a, ty_datum b);
 
-#define AGG_MEM_BUDGET ((size_t)2 << 30)
 
 /* Buffered input of an aggregate with DISTINCT or ORDER BY. */
 typedef struct buffered {
@@ -41,6 +40,18 @@ typedef struct group {
 	int set;         /* grouping set index */
 } group;
 
+/* Hash aggregation past its memory (2 x work_mem, PostgreSQL's default
+ * hash_mem_multiplier): groups already in memory keep aggregating, rows of
+ * new groups go to one of AGG_NPART partition files by hash; after the
+ * in-memory groups are emitted, each partition is aggregated in turn
+ * (partitioning again, on other hash bits, if it is still too big). */
+#define AGG_NPART 16
+
+typedef struct agg_part {
+	sql_spill *f;
+	int depth;
+} agg_part;
+
 typedef struct agg_state {
 	util_arena *arena;
 	group **buckets;
@@ -49,6 +60,14 @@ typedef struct agg_state {
 	bool loaded;
 	group *emit;
 	int nsets;
+	size_t held;          /* accounted memory */
+	bool spillable;
+	ty_oid *spill_types;  /* input columns ++ grouping set index */
+	bool spilling;        /* new groups go to partitions */
+	int depth;            /* partitioning level of the rows being loaded */
+	sql_spill *cur[AGG_NPART];
+	agg_part *pending;    /* partitions still to aggregate */
+	int npending, cappending;
 } agg_state;
 
 static int ngroup_keys(const sql_plan *p) { return p->agg.ngroup; }
@@ -80,7 +99,7 @@ static void init_vals(sql_op *op, group *g)
 	}
 }
 
-static group *find_group(sql_op *op, agg_state *st, const ty_datum *keys, int nk, int set)
+static group *find_group(sql_op *op, agg_state *st, const ty_datum *keys, int nk, int set, uint64_t *hash_out)
 {
 	const sql_plan *p = op->plan;
 	uint64_t h = 0x1b873593u + (uint64_t)set;
@@ -113,11 +132,15 @@ static group *find_group(sql_op *op, agg_state *st, const ty_datum *keys, int nk
 	for (group *g = st->buckets[h & (st->nbuckets - 1)]; g; g = g->next_in_bucket)
 		if (g->hash == h && g->set == set && sql_rows_equal(types, g->keys, keys, nk))
 			return g;
+	if (hash_out) {
+		/* Spilling: the caller sends this row to a partition. */
+		*hash_out = h;
+		return NULL;
+	}
 	group *g = ty_alloc0(sizeof *g);
 	g->keys = ty_alloc(sizeof(ty_datum) * (size_t)(nk ? nk : 1));
 	for (int k = 0; k < nk; k++) {
-		const ty_type *t = ty_type_get(types[k]);
-		g->keys[k] = ty_datum_copy(keys[k], t ? t->byval : true);
+		g->keys[k] = sql_datum_copy(keys[k], types[k]);
 	}
 	g->hash = h;
 	g->set = set;
@@ -140,6 +163,13 @@ static void step_generic(sql_op *op, const sql_aggref *ar, aggval *v, ty_datum *
 		for (int i = 0; i < ar->nargs; i++)
 			if (args[i].null)
 				return;
+	/* Transition functions copy their inputs flat; a record's fields live
+	 * outside it (in the input batch), so records are copied deeply into
+	 * the state's arena first (user types: oids from 16384, such as table
+	 * row types, may be records too). */
+	for (int i = 0; i < ar->nargs; i++)
+		if (ar->argtypes[i] == TY_RECORD || ar->argtypes[i] >= 16384)
+			args[i] = sql_datum_copy(args[i], ar->argtypes[i]);
 	ty_fcinfo fc = {.nargs = ar->nargs, .args = args, .argtypes = ar->argtypes, .rettype = ar->rettype,
 			.rettypmod = -1, .exec = op->ex};
 	ar->agg->step(v->state, &fc);
@@ -187,8 +217,7 @@ static void buffer_row(const sql_aggref *ar, aggval *v, ty_datum *args, ty_datum
 	}
 	ty_datum *dst = v->buf.rows + v->buf.n * (size_t)w;
 	for (int i = 0; i < ar->nargs; i++) {
-		const ty_type *t = ty_type_get(ar->argtypes[i]);
-		dst[i] = ty_datum_copy(args[i], t ? t->byval : true);
+		dst[i] = sql_datum_copy(args[i], ar->argtypes[i]);
 	}
 	for (int i = 0; i < ar->norder; i++)
 		dst[ar->nargs + i] = ty_datum_copy(keys[i], ar->order[i].type->byval);
@@ -298,6 +327,117 @@ static ty_datum finalize(sql_op *op, const sql_aggref *ar, aggval *v, const ty_d
 	}
 }
 
+static void order_by_set(agg_state *st);
+
+static size_t agg_mem(agg_state *st) { return util_arena_used(st->arena) + st->nbuckets * sizeof(group *); }
+
+static void check_memory(sql_op *op, agg_state *st)
+{
+	size_t used = agg_mem(st);
+	if (!st->spilling && st->spillable && used > 2 * sql_exec_work_mem(op->ex))
+		st->spilling = true;
+	sql_exec_account(op->ex, &st->held, used);
+}
+
+/* One input row (or a partition's row for grouping set `only`): into the
+ * groups of each grouping set, or to a partition file when spilling and its
+ * group is not in memory. */
+static void consume_row(sql_op *op, agg_state *st, const ty_datum *row, int only, util_arena *scratch)
+{
+	const sql_plan *p = op->plan;
+	int nk = ngroup_keys(p);
+	ty_datum keys[64];
+	ty_set_arena(scratch);
+	for (int k = 0; k < nk && k < 64; k++)
+		keys[k] = sql_eval(op->ex, p->agg.group[k], row);
+	ty_set_arena(st->arena);
+	for (int s = only < 0 ? 0 : only; s < (only < 0 ? st->nsets : only + 1); s++) {
+		ty_datum sk[64];
+		for (int k = 0; k < nk && k < 64; k++)
+			sk[k] = in_set(p, s, k) ? keys[k] : ty_null();
+		uint64_t h = 0;
+		group *g = find_group(op, st, sk, nk, s, st->spilling ? &h : NULL);
+		if (!g) {
+			int part = (int)((h >> (4 * st->depth + 7)) & (AGG_NPART - 1));
+			if (!st->cur[part])
+				st->cur[part] = sql_spill_new();
+			int nin = p->left->ncols;
+			ty_datum tmp[TY_FUNC_MAX_ARGS + 64];
+			ty_datum *r = nin + 1 <= (int)UTIL_ARRAY_LEN(tmp) ? tmp : ty_alloc(sizeof(ty_datum) * (size_t)(nin + 1));
+			memcpy(r, row, sizeof(ty_datum) * (size_t)nin);
+			r[nin] = ty_int(s);
+			sql_spill_put(st->cur[part], r, st->spill_types, nin + 1);
+			continue;
+		}
+		accumulate(op, st, g, row, scratch);
+		ty_set_arena(st->arena);
+	}
+}
+
+/* End of an input: the partitions written meanwhile are queued. */
+static void finish_input(agg_state *st)
+{
+	for (int i = 0; i < AGG_NPART; i++) {
+		if (!st->cur[i])
+			continue;
+		sql_spill_rewind(st->cur[i]);
+		if (st->npending == st->cappending) {
+			st->cappending = st->cappending ? st->cappending * 2 : 32;
+			st->pending = util_xrealloc(st->pending, sizeof(agg_part) * (size_t)st->cappending);
+		}
+		st->pending[st->npending++] = (agg_part){st->cur[i], st->depth + 1};
+		st->cur[i] = NULL;
+	}
+	st->spilling = false;
+}
+
+/* The in-memory groups are out: aggregate the next partition. */
+static bool load_partition(sql_op *op, agg_state *st)
+{
+	if (!st->npending)
+		return false;
+	agg_part part = st->pending[0];
+	memmove(st->pending, st->pending + 1, sizeof(agg_part) * (size_t)(st->npending - 1));
+	st->npending--;
+	if (part.depth > 12) {
+		sql_spill_free(part.f);
+		ty_error(UTIL_E_OUT_OF_MEMORY, "hash aggregation cannot split a group set that does not fit in memory");
+	}
+	util_arena_reset(st->arena);
+	free(st->buckets);
+	st->buckets = NULL;
+	st->nbuckets = st->ngroups = 0;
+	st->first = st->last = NULL;
+	st->depth = part.depth;
+	const sql_plan *p = op->plan;
+	int nin = p->left->ncols;
+	util_arena *scratch = util_arena_new(64 * 1024, 0);
+	util_arena *old = ty_get_arena();
+	ty_datum *row = util_xmalloc(sizeof(ty_datum) * (size_t)(nin + 1));
+	uint64_t n = 0;
+	for (;;) {
+		ty_set_arena(scratch);
+		if (!sql_spill_get(part.f, row, nin + 1))
+			break;
+		consume_row(op, st, row, (int)row[nin].i, scratch);
+		if (++n % 256 == 0) {
+			util_arena_reset(scratch);
+			ty_set_arena(old);
+			check_memory(op, st);
+			ty_check_interrupts();
+		}
+	}
+	ty_set_arena(old);
+	free(row);
+	util_arena_destroy(scratch);
+	sql_spill_free(part.f);
+	finish_input(st);
+	st->emit = st->first;
+	if (st->nsets > 1)
+		order_by_set(st);
+	return true;
+}
+
 static void load(sql_op *op, agg_state *st)
 {
 	const sql_plan *p = op->plan;
@@ -305,7 +445,7 @@ static void load(sql_op *op, agg_state *st)
 	int nsets = p->agg.ngsets ? p->agg.ngsets : 1;
 	st->nsets = nsets;
 	if (!st->arena)
-		st->arena = util_arena_new(64 * 1024, AGG_MEM_BUDGET);
+		st->arena = util_arena_new(64 * 1024, 0);
 	sql_exec_charge(op->ex, st->arena);
 	util_arena *old = ty_get_arena();
 	/* Plain aggregation (and the empty grouping set) always has its group. */
@@ -316,38 +456,40 @@ static void load(sql_op *op, agg_state *st)
 			ty_datum *nulls = ty_alloc(sizeof(ty_datum) * (size_t)(nk ? nk : 1));
 			for (int k = 0; k < nk; k++)
 				nulls[k] = ty_null();
-			find_group(op, st, nulls, nk, s);
+			find_group(op, st, nulls, nk, s, NULL);
 		}
 	}
 	ty_set_arena(old);
-	ty_datum keys[64];
+	if (!st->spill_types) {
+		int nin = p->left->ncols;
+		st->spill_types = util_arena_alloc(op->ex->arena, sizeof(ty_oid) * (size_t)(nin + 1));
+		memcpy(st->spill_types, p->left->types, sizeof(ty_oid) * (size_t)nin);
+		st->spill_types[nin] = TY_INT8;
+		st->spillable = nk > 0 && sql_spill_ok(st->spill_types, nin + 1);
+	}
 	for (;;) {
 		sql_batch *b = sql_op_next(op->left);
 		if (b->n == 0)
 			break;
-		for (int i = 0; i < b->n; i++) {
-			ty_datum *row = sql_batch_row(b, i);
-			ty_set_arena(b->arena);
-			for (int k = 0; k < nk && k < 64; k++)
-				keys[k] = sql_eval(op->ex, p->agg.group[k], row);
-			ty_set_arena(st->arena);
-			for (int s = 0; s < nsets; s++) {
-				ty_datum sk[64];
-				for (int k = 0; k < nk && k < 64; k++)
-					sk[k] = in_set(p, s, k) ? keys[k] : ty_null();
-				group *g = find_group(op, st, sk, nk, s);
-				accumulate(op, st, g, row, b->arena);
-				ty_set_arena(st->arena);
-			}
-		}
+		for (int i = 0; i < b->n; i++)
+			consume_row(op, st, sql_batch_row(b, i), -1, b->arena);
 		ty_set_arena(old);
+		check_memory(op, st);
 		ty_check_interrupts();
 	}
 	ty_set_arena(old);
+	finish_input(st);
 	st->loaded = true;
 	st->emit = st->first;
 	/* Grouping sets: PostgreSQL emits set by set. */
-	if (nsets > 1) {
+	if (nsets > 1)
+		order_by_set(st);
+}
+
+static void order_by_set(agg_state *st)
+{
+	int nsets = st->nsets;
+	{
 		group *head = NULL, *tail = NULL;
 		/* Rebuild the order list set by set (stable within a set). */
 		group **all = util_xmalloc(sizeof(group *) * (st->ngroups + 1));
@@ -378,6 +520,14 @@ static sql_batch *agg_next(sql_op *op)
 	sql_batch *b = sql_op_begin_batch(op);
 	int nk = ngroup_keys(p);
 	ty_datum direct[TY_FUNC_MAX_ARGS];
+	if (!st->emit) {
+		/* Next spilled partition; its groups replace the emitted ones,
+		 * whose rows the previous batch no longer needs. */
+		util_arena *old = ty_get_arena();
+		while (!st->emit && load_partition(op, st))
+			;
+		ty_set_arena(old);
+	}
 	while (st->emit && b->n < b->cap) {
 		group *g = st->emit;
 		st->emit = g->next_in_order;
@@ -410,7 +560,18 @@ static void agg_close(sql_op *op)
 	agg_state *st = op->state;
 	util_arena_destroy(st->arena);
 	free(st->buckets);
+	for (int i = 0; i < AGG_NPART; i++)
+		sql_spill_free(st->cur[i]);
+	for (int i = 0; i < st->npending; i++)
+		sql_spill_free(st->pending[i].f);
+	free(st->pending);
+	if (op->ex)
+		sql_exec_account(op->ex, &st->held, 0);
+	ty_oid *types = st->spill_types;
+	bool spillable = st->spillable;
 	memset(st, 0, sizeof *st);
+	st->spill_types = types;
+	st->spillable = spillable;
 }
 
 static void agg_rescan(sql_op *op)

@@ -106,6 +106,9 @@ sql_op *sql_op_values(sql_exec *ex, const sql_plan *p)
 static sql_batch *filter_next(sql_op *op)
 {
 	const sql_plan *p = op->plan;
+	/* A constant false/NULL qual (one-time filter): the input never runs. */
+	if (p->qual && p->qual->kind == SQL_E_CONST && (p->qual->c.null || !p->qual->c.i))
+		return sql_op_begin_batch(op);
 	for (;;) {
 		sql_batch *in = sql_op_next(op->left);
 		sql_batch *b = sql_op_begin_batch(op);
@@ -175,7 +178,9 @@ static int64_t count_value(sql_exec *ex, sql_expr *e, const char *what)
 	if (d.null)
 		return -1;
 	if (d.i < 0)
-		ty_error(UTIL_E_INVALID_ROW_COUNT_IN_LIMIT_CLAUSE, "%s must not be negative", what);
+		ty_error(strcmp(what, "OFFSET") ? UTIL_E_INVALID_ROW_COUNT_IN_LIMIT_CLAUSE
+						: UTIL_E_INVALID_ROW_COUNT_IN_RESULT_OFFSET_CLAUSE,
+			 "%s must not be negative", what);
 	return d.i;
 }
 
@@ -233,8 +238,7 @@ static sql_batch *limit_next(sql_op *op)
 				util_arena *old = ty_set_arena(st->tie_arena);
 				st->last = ty_alloc(sizeof(ty_datum) * (size_t)(p->ncols ? p->ncols : 1));
 				for (int c = 0; c < p->ncols; c++) {
-					const ty_type *t = ty_type_get(p->types[c]);
-					st->last[c] = ty_datum_copy(row[c], t ? t->byval : true);
+					st->last[c] = sql_datum_copy(row[c], p->types[c]);
 				}
 				ty_set_arena(old);
 			}
@@ -321,83 +325,122 @@ sql_op *sql_op_append(sql_exec *ex, const sql_plan *p)
 
 /* ---------------------------------------------------------------- functions in FROM */
 
-typedef struct funcscan_state {
-	bool started, finished;
+/* One function of the scan (ROWS FROM runs several in lockstep). */
+typedef struct fs_func {
 	ty_fcinfo fc;
-	ty_datum args[TY_FUNC_MAX_ARGS + 32];
-	int64_t ordinal;
+	ty_datum *args;
+	bool finished;
 	bool single_done; /* non-SRF function: one row */
+	int ncols;        /* output columns it fills */
+} fs_func;
+
+typedef struct funcscan_state {
+	bool started;
+	fs_func *funcs;
+	int64_t ordinal;
 } funcscan_state;
+
+static bool fs_srf(const sql_expr *fe) { return (fe->kind == SQL_E_FUNC || fe->kind == SQL_E_SRF) && fe->f.fn->retset; }
+
+static int fs_ncols(const sql_expr *fe)
+{
+	return (fe->kind == SQL_E_FUNC || fe->kind == SQL_E_SRF) && fe->f.fn->nout ? fe->f.fn->nout : 1;
+}
 
 static void fs_start(sql_op *op, funcscan_state *st)
 {
-	const sql_expr *fe = op->plan->func.funcs[0];
-	memset(&st->fc, 0, sizeof st->fc);
-	st->started = true;
-	st->finished = false;
-	st->ordinal = 0;
-	st->single_done = false;
-	if (fe->kind != SQL_E_FUNC && fe->kind != SQL_E_SRF)
-		return;
+	const sql_plan *p = op->plan;
 	util_arena *old = ty_set_arena(op->ex->arena);
-	for (int i = 0; i < fe->f.nargs; i++) {
-		ty_datum d = sql_eval(op->ex, fe->f.args[i], NULL);
-		const ty_type *t = ty_type_get(fe->f.argtypes[i]);
-		st->args[i] = ty_datum_copy(d, t ? t->byval : true);
-		if (d.null && fe->f.fn->strict)
-			st->finished = true;
+	if (!st->funcs)
+		st->funcs = ty_alloc0(sizeof(fs_func) * (size_t)p->func.nfuncs);
+	st->started = true;
+	st->ordinal = 0;
+	for (int f = 0; f < p->func.nfuncs; f++) {
+		const sql_expr *fe = p->func.funcs[f];
+		fs_func *ff = &st->funcs[f];
+		memset(&ff->fc, 0, sizeof ff->fc);
+		ff->finished = false;
+		ff->single_done = false;
+		ff->ncols = fs_ncols(fe);
+		if (!fs_srf(fe))
+			continue;
+		if (!ff->args)
+			ff->args = ty_alloc(sizeof(ty_datum) * (size_t)(fe->f.nargs ? fe->f.nargs : 1));
+		for (int i = 0; i < fe->f.nargs; i++) {
+			ty_datum d = sql_eval(op->ex, fe->f.args[i], NULL);
+			ff->args[i] = sql_datum_copy(d, fe->f.argtypes[i]);
+			if (d.null && fe->f.fn->strict)
+				ff->finished = true;
+		}
+		ff->fc.nargs = fe->f.nargs;
+		ff->fc.args = ff->args;
+		ff->fc.argtypes = fe->f.argtypes;
+		ff->fc.rettype = fe->type;
+		ff->fc.rettypmod = fe->typmod;
+		ff->fc.cache = &op->ex->cache[fe->f.cache].fn_cache;
+		ff->fc.cache_arena = op->ex->arena;
+		ff->fc.exec = op->ex;
+		ff->fc.srf_first = true;
 	}
 	ty_set_arena(old);
-	st->fc.nargs = fe->f.nargs;
-	st->fc.args = st->args;
-	st->fc.argtypes = fe->f.argtypes;
-	st->fc.rettype = fe->type;
-	st->fc.rettypmod = fe->typmod;
-	st->fc.cache = &op->ex->cache[fe->f.cache].fn_cache;
-	st->fc.cache_arena = op->ex->arena;
-	st->fc.exec = op->ex;
-	st->fc.srf_first = true;
+}
+
+/* The next value of one function; false when it has no more rows. */
+static bool fs_next_value(sql_op *op, const sql_expr *fe, fs_func *ff, ty_datum *v)
+{
+	if (ff->finished)
+		return false;
+	if (fs_srf(fe)) {
+		ff->fc.srf_done = false;
+		*v = fe->f.fn->fn(&ff->fc);
+		ff->fc.srf_first = false;
+		if (ff->fc.srf_done) {
+			ff->finished = true;
+			return false;
+		}
+		return true;
+	}
+	if (ff->single_done) {
+		ff->finished = true;
+		return false;
+	}
+	*v = sql_eval(op->ex, fe, NULL);
+	ff->single_done = true;
+	return true;
 }
 
 static sql_batch *funcscan_next(sql_op *op)
 {
 	funcscan_state *st = op->state;
 	const sql_plan *p = op->plan;
-	const sql_expr *fe = p->func.funcs[0];
 	if (!st->started)
 		fs_start(op, st);
 	sql_batch *b = sql_op_begin_batch(op);
-	bool srf = (fe->kind == SQL_E_FUNC || fe->kind == SQL_E_SRF) && fe->f.fn->retset;
-	int nout = p->ncols - (p->func.ordinality ? 1 : 0);
-	while (!st->finished && b->n < b->cap) {
-		ty_datum v;
-		if (srf) {
-			st->fc.srf_done = false;
-			v = fe->f.fn->fn(&st->fc);
-			st->fc.srf_first = false;
-			if (st->fc.srf_done) {
-				st->finished = true;
-				break;
+	while (b->n < b->cap) {
+		ty_datum *row = sql_batch_row(b, b->n);
+		bool any = false;
+		int col = 0;
+		for (int f = 0; f < p->func.nfuncs; f++) {
+			const sql_expr *fe = p->func.funcs[f];
+			fs_func *ff = &st->funcs[f];
+			ty_datum v;
+			bool got = fs_next_value(op, fe, ff, &v);
+			any |= got;
+			bool rec = (fe->kind == SQL_E_FUNC || fe->kind == SQL_E_SRF) && fe->f.fn->nout && fe->type == TY_RECORD;
+			if (ff->ncols > 1 || rec) {
+				const ty_record *r = got && !v.null ? v.p : NULL;
+				for (int c = 0; c < ff->ncols; c++)
+					row[col + c] = r && c < r->n ? r->vals[c] : ty_null();
+			} else {
+				row[col] = got ? v : ty_null();
 			}
-		} else {
-			if (st->single_done) {
-				st->finished = true;
-				break;
-			}
-			v = sql_eval(op->ex, fe, NULL);
-			st->single_done = true;
+			col += ff->ncols;
 		}
-		ty_datum *row = sql_batch_row(b, b->n++);
-		if (nout > 1 || (fe->type == TY_RECORD && !v.null && nout >= 1 && (fe->kind == SQL_E_FUNC || fe->kind == SQL_E_SRF) &&
-				 fe->f.fn->nout)) {
-			const ty_record *r = v.null ? NULL : v.p;
-			for (int c = 0; c < nout; c++)
-				row[c] = r && c < r->n ? r->vals[c] : ty_null();
-		} else {
-			row[0] = v;
-		}
+		if (!any)
+			break;
 		if (p->func.ordinality)
-			row[nout] = ty_int(++st->ordinal);
+			row[col] = ty_int(++st->ordinal);
+		b->n++;
 	}
 	return b;
 }
@@ -448,8 +491,7 @@ static void pset_start_row(sql_op *op, pset_state *st, const ty_datum *row)
 			st->fargs[c] = ty_alloc(sizeof(ty_datum) * (size_t)(e->f.nargs + 1));
 		for (int i = 0; i < e->f.nargs; i++) {
 			ty_datum d = sql_eval(op->ex, e->f.args[i], row);
-			const ty_type *t = ty_type_get(e->f.argtypes[i]);
-			st->fargs[c][i] = ty_datum_copy(d, t ? t->byval : true);
+			st->fargs[c][i] = sql_datum_copy(d, e->f.argtypes[i]);
 			if (d.null && e->f.fn->strict)
 				st->srf_done[c] = true;
 		}
@@ -635,8 +677,7 @@ static bool rs_add(rowset *rs, const sql_plan *p, const ty_datum *row, int n, si
 	util_arena *old = ty_set_arena(rs->arena);
 	ty_datum *copy = ty_alloc(sizeof(ty_datum) * (size_t)(n ? n : 1));
 	for (int c = 0; c < n; c++) {
-		const ty_type *t = ty_type_get(p->types[c]);
-		copy[c] = ty_datum_copy(row[c], t ? t->byval : true);
+		copy[c] = sql_datum_copy(row[c], p->types[c]);
 	}
 	ty_set_arena(old);
 	rs->slots[j] = copy;
@@ -645,11 +686,71 @@ static bool rs_add(rowset *rs, const sql_plan *p, const ty_datum *row, int n, si
 	return true;
 }
 
+/* Hashed DISTINCT past 2 x work_mem: rows already seen are still dropped,
+ * new rows go to one of UNIQUE_NPART partition files by hash; at the end
+ * each partition is deduplicated on its own (equal rows share a partition,
+ * and none of them equals a row kept in memory). */
+#define UNIQUE_NPART 16
+
 typedef struct unique_state {
 	rowset seen;
 	ty_datum *prev;        /* sorted mode: last emitted row's keys */
 	util_arena *prev_arena;
+	size_t held;
+	bool spilling, input_done;
+	sql_spill *parts[UNIQUE_NPART];
+	int part;              /* partition being read back */
+	util_arena *read_arena;
 } unique_state;
+
+static size_t rs_mem(const rowset *rs) { return (rs->arena ? util_arena_used(rs->arena) : 0) + rs->cap * 16; }
+
+static bool rs_contains(const rowset *rs, const sql_plan *p, const ty_datum *row, int n, uint64_t *hash)
+{
+	uint64_t h = row_hash(p, row, n);
+	*hash = h;
+	if (!rs->cap)
+		return false;
+	for (size_t j = h & (rs->cap - 1); rs->slots[j]; j = (j + 1) & (rs->cap - 1))
+		if (rs->hashes[j] == h && sql_rows_equal(p->types, rs->slots[j], row, n))
+			return true;
+	return false;
+}
+
+/* Reads the spilled partitions back, each deduplicated in a fresh set. */
+static sql_batch *unique_spilled(sql_op *op, unique_state *st, sql_batch *b)
+{
+	const sql_plan *p = op->plan;
+	int nk = p->unique.nkeys ? p->unique.nkeys : p->ncols;
+	if (!st->read_arena)
+		st->read_arena = util_arena_new(64 * 1024, 0);
+	while (st->part < UNIQUE_NPART && b->n < b->cap) {
+		sql_spill *f = st->parts[st->part];
+		if (!f) {
+			st->part++;
+			continue;
+		}
+		util_arena_reset(st->read_arena);
+		util_arena *old = ty_set_arena(st->read_arena);
+		ty_datum *row = ty_alloc(sizeof(ty_datum) * (size_t)(p->ncols ? p->ncols : 1));
+		bool got = sql_spill_get(f, row, p->ncols);
+		ty_set_arena(old);
+		if (!got) {
+			sql_spill_free(f);
+			st->parts[st->part++] = NULL;
+			rs_free(&st->seen);
+			continue;
+		}
+		if (rs_add(&st->seen, p, row, nk, 0)) {
+			ty_datum *dst = sql_batch_row(b, b->n++);
+			for (int c = 0; c < p->ncols; c++) {
+				dst[c] = sql_datum_copy(row[c], p->types[c]);
+			}
+		}
+		sql_exec_account(op->ex, &st->held, rs_mem(&st->seen));
+	}
+	return b;
+}
 
 static sql_batch *unique_next(sql_op *op)
 {
@@ -657,13 +758,33 @@ static sql_batch *unique_next(sql_op *op)
 	const sql_plan *p = op->plan;
 	int nk = p->unique.nkeys ? p->unique.nkeys : p->ncols;
 	for (;;) {
+		if (st->input_done)
+			return unique_spilled(op, st, sql_op_begin_batch(op));
 		sql_batch *in = sql_op_next(op->left);
 		sql_batch *b = sql_op_begin_batch(op);
-		if (in->n == 0)
-			return b;
+		if (in->n == 0) {
+			st->input_done = true;
+			if (!st->spilling)
+				return b;
+			rs_free(&st->seen);
+			for (int i = 0; i < UNIQUE_NPART; i++)
+				if (st->parts[i])
+					sql_spill_rewind(st->parts[i]);
+			return unique_spilled(op, st, b);
+		}
 		for (int i = 0; i < in->n; i++) {
 			ty_datum *row = sql_batch_row(in, i);
 			if (p->unique.hashed) {
+				if (st->spilling) {
+					uint64_t h;
+					if (rs_contains(&st->seen, p, row, nk, &h))
+						continue;
+					int part = (int)((h >> 11) & (UNIQUE_NPART - 1));
+					if (!st->parts[part])
+						st->parts[part] = sql_spill_new();
+					sql_spill_put(st->parts[part], row, p->types, p->ncols);
+					continue;
+				}
 				if (!st->seen.arena) {
 					st->seen.arena = util_arena_new(64 * 1024, 0);
 					sql_exec_charge(op->ex, st->seen.arena);
@@ -694,11 +815,19 @@ static sql_batch *unique_next(sql_op *op)
 			util_arena *old = ty_set_arena(st->prev_arena);
 			st->prev = ty_alloc(sizeof(ty_datum) * (size_t)(nk ? nk : 1));
 			for (int k = 0; k < nk; k++) {
-				const ty_type *t = ty_type_get(types[k]);
-				st->prev[k] = ty_datum_copy(keys[k], t ? t->byval : true);
+				st->prev[k] = sql_datum_copy(keys[k], types[k]);
 			}
 			ty_set_arena(old);
 			copy_row(b, row, p->ncols);
+		}
+		if (p->unique.hashed) {
+			size_t used = rs_mem(&st->seen);
+			/* Only whole rows can be spilled (DISTINCT ON keeps the first row
+			 * per key in input order, which partitions would not). */
+			if (!st->spilling && !p->unique.keys && nk == p->ncols && used > 2 * sql_exec_work_mem(op->ex) &&
+			    sql_spill_ok(p->types, p->ncols))
+				st->spilling = true;
+			sql_exec_account(op->ex, &st->held, used);
 		}
 		if (b->n)
 			return b;
@@ -710,8 +839,12 @@ static void unique_close(sql_op *op)
 	unique_state *st = op->state;
 	rs_free(&st->seen);
 	util_arena_destroy(st->prev_arena);
-	st->prev_arena = NULL;
-	st->prev = NULL;
+	util_arena_destroy(st->read_arena);
+	for (int i = 0; i < UNIQUE_NPART; i++)
+		sql_spill_free(st->parts[i]);
+	if (op->ex)
+		sql_exec_account(op->ex, &st->held, 0);
+	memset(st, 0, sizeof *st);
 }
 
 static void unique_rescan(sql_op *op)

@@ -59,6 +59,16 @@ static void row_text(const cat_rel *r, const ty_datum *vals, util_buf *out)
 	util_buf_putc(out, ')');
 }
 
+/* The SCHEMA NAME field of constraint errors (PostgreSQL sends it with the
+ * table name). */
+static void err_schema(util_err *e, const cat_rel *r)
+{
+	sql_session *s = sql_current_session();
+	const char *sn = s && s->cat ? sql_schema_name(s->cat, r->schema) : NULL;
+	if (sn)
+		util_err_field(e->schema, sn);
+}
+
 static UTIL_NORETURN void fail_row(util_errcode code, const cat_obj *rel, const ty_datum *vals, const char *constraint,
 				   const char *column, const char *fmt, const char *a, const char *b)
 {
@@ -67,11 +77,7 @@ static UTIL_NORETURN void fail_row(util_errcode code, const cat_obj *rel, const 
 	util_err *e = ty_errstart(code, fmt, a, b);
 	util_err_detail(e, "Failing row contains %s.", row.data);
 	util_buf_free(&row);
-	const char *schema = sql_current_session() && sql_current_session()->cat
-				     ? sql_schema_name(sql_current_session()->cat, rel->rel.schema)
-				     : NULL;
-	if (schema)
-		util_err_field(e->schema, schema);
+	err_schema(e, &rel->rel);
 	util_err_field(e->table, rel->rel.name);
 	if (constraint)
 		util_err_field(e->constraint, constraint);
@@ -117,10 +123,7 @@ static UTIL_NORETURN void duplicate_key(modify_state *st, const ty_datum *vals)
 	util_err *e = ty_errstart(UTIL_E_UNIQUE_VIOLATION, "duplicate key value violates unique constraint \"%s\"",
 				  st->pk_name ? st->pk_name : "?");
 	util_err_detail(e, "Key (%s)=(%s) already exists.", cols.data ? cols.data : "", v.data ? v.data : "");
-	sql_session *ses = sql_current_session();
-	const char *schema = ses && ses->cat ? sql_schema_name(ses->cat, r->schema) : NULL;
-	if (schema)
-		util_err_field(e->schema, schema);
+	err_schema(e, r);
 	util_err_field(e->table, r->name);
 	if (st->pk_name)
 		util_err_field(e->constraint, st->pk_name);

@@ -23,12 +23,13 @@ typedef struct sql_ctestore {
 	size_t n, cap;
 	int ncols;
 	bool complete;
+	size_t held;  /* accounted memory */
 } sql_ctestore;
 
 static void store_add(sql_ctestore *s, const sql_plan *p, const ty_datum *row)
 {
 	if (!s->arena)
-		s->arena = util_arena_new(64 * 1024, (size_t)2 << 30);
+		s->arena = util_arena_new(64 * 1024, 0);
 	if (s->n == s->cap) {
 		s->cap = s->cap ? s->cap * 2 : 256;
 		s->rows = util_xrealloc(s->rows, sizeof(ty_datum *) * s->cap);
@@ -36,8 +37,7 @@ static void store_add(sql_ctestore *s, const sql_plan *p, const ty_datum *row)
 	util_arena *old = ty_set_arena(s->arena);
 	ty_datum *copy = ty_alloc(sizeof(ty_datum) * (size_t)(p->ncols ? p->ncols : 1));
 	for (int c = 0; c < p->ncols; c++) {
-		const ty_type *t = ty_type_get(p->types[c]);
-		copy[c] = ty_datum_copy(row[c], t ? t->byval : true);
+		copy[c] = sql_datum_copy(row[c], p->types[c]);
 	}
 	ty_set_arena(old);
 	s->rows[s->n++] = copy;
@@ -56,6 +56,7 @@ void sql_exec_free_ctes(sql_exec *ex)
 {
 	for (int i = 0; i < ex->pl->nctes; i++)
 		if (ex->ctes[i]) {
+			sql_exec_account(ex, &ex->ctes[i]->held, 0);
 			store_free(ex->ctes[i]);
 			ex->ctes[i] = NULL;
 		}
@@ -78,6 +79,7 @@ typedef struct setop_state {
 	bool loaded;
 	counted *emit;
 	int64_t emit_left; /* copies still to emit of emit */
+	size_t held;       /* accounted memory */
 } setop_state;
 
 static counted *count_row(sql_op *op, setop_state *st, const ty_datum *row)
@@ -102,8 +104,7 @@ static counted *count_row(sql_op *op, setop_state *st, const ty_datum *row)
 	counted *c = ty_alloc0(sizeof *c);
 	c->row = ty_alloc(sizeof(ty_datum) * (size_t)(p->ncols ? p->ncols : 1));
 	for (int i = 0; i < p->ncols; i++) {
-		const ty_type *t = ty_type_get(p->types[i]);
-		c->row[i] = ty_datum_copy(row[i], t ? t->byval : true);
+		c->row[i] = sql_datum_copy(row[i], p->types[i]);
 	}
 	ty_set_arena(old);
 	c->hash = h;
@@ -134,7 +135,7 @@ static sql_batch *setop_next(sql_op *op)
 	setop_state *st = op->state;
 	const sql_plan *p = op->plan;
 	if (!st->loaded) {
-		st->arena = util_arena_new(64 * 1024, (size_t)2 << 30);
+		st->arena = util_arena_new(64 * 1024, 0);
 		sql_exec_charge(op->ex, st->arena);
 		for (int side = 0; side < 2; side++) {
 			sql_op *child = side ? op->right : op->left;
@@ -149,6 +150,7 @@ static sql_batch *setop_next(sql_op *op)
 					else
 						c->nleft++;
 				}
+				sql_exec_account(op->ex, &st->held, util_arena_used(st->arena) + st->nbuckets * sizeof(counted *));
 			}
 		}
 		st->loaded = true;
@@ -173,6 +175,8 @@ static void setop_close(sql_op *op)
 	setop_state *st = op->state;
 	util_arena_destroy(st->arena);
 	free(st->buckets);
+	if (op->ex)
+		sql_exec_account(op->ex, &st->held, 0);
 	memset(st, 0, sizeof *st);
 }
 
@@ -204,28 +208,34 @@ typedef struct worktable {
 	sql_ctestore *rows;
 } worktable;
 
-static sql_ctestore *cte_result(sql_exec *ex, int id)
+/* A CTE's result, materialised as its scans need it: a scan past the rows
+ * stored so far pulls the next batch from the CTE's plan, so that
+ * WITH RECURSIVE ... LIMIT n stops the recursion once n rows are read. */
+static sql_ctestore *cte_store(sql_exec *ex, int id)
 {
 	if (!ex->ctes[id])
 		ex->ctes[id] = util_arena_zalloc(ex->arena, sizeof(sql_ctestore));
-	sql_ctestore *s = ex->ctes[id];
+	return ex->ctes[id];
+}
+
+/* Appends the next batch of the CTE's output; false when it is complete. */
+static bool cte_fill(sql_exec *ex, int id, sql_ctestore *s)
+{
 	if (s->complete)
-		return s;
-	/* Materialise the CTE's whole result once. */
+		return false;
 	const sql_plan *cp = ex->pl->cte_plans[id];
 	if (!ex->cte_ops[id])
 		ex->cte_ops[id] = sql_exec_node(ex, cp);
-	sql_op *op = ex->cte_ops[id];
 	s->ncols = cp->ncols;
-	for (;;) {
-		sql_batch *b = sql_op_next(op);
-		if (b->n == 0)
-			break;
-		for (int i = 0; i < b->n; i++)
-			store_add(s, cp, sql_batch_row(b, i));
+	sql_batch *b = sql_op_next(ex->cte_ops[id]);
+	if (b->n == 0) {
+		s->complete = true;
+		return false;
 	}
-	s->complete = true;
-	return s;
+	for (int i = 0; i < b->n; i++)
+		store_add(s, cp, sql_batch_row(b, i));
+	sql_exec_account(ex, &s->held, util_arena_used(s->arena) + s->cap * sizeof(ty_datum *));
+	return true;
 }
 
 /* Work tables live beside the CTE results, at index nctes + id. */
@@ -235,10 +245,15 @@ static sql_batch *ctescan_next(sql_op *op)
 {
 	ctescan_state *st = op->state;
 	const sql_plan *p = op->plan;
-	sql_ctestore *s = p->kind == SQL_P_WORKTABLE ? work_rows(op->ex, p->cte.cte) : cte_result(op->ex, p->cte.cte);
+	bool work = p->kind == SQL_P_WORKTABLE;
+	sql_ctestore *s = work ? work_rows(op->ex, p->cte.cte) : cte_store(op->ex, p->cte.cte);
 	sql_batch *b = sql_op_begin_batch(op);
-	while (s && st->pos < s->n && b->n < b->cap)
-		memcpy(sql_batch_row(b, b->n++), s->rows[st->pos++], sizeof(ty_datum) * (size_t)p->ncols);
+	while (s && b->n < b->cap) {
+		if (st->pos >= s->n && (work || !cte_fill(op->ex, p->cte.cte, s)))
+			break;
+		while (st->pos < s->n && b->n < b->cap)
+			memcpy(sql_batch_row(b, b->n++), s->rows[st->pos++], sizeof(ty_datum) * (size_t)p->ncols);
+	}
 	return b;
 }
 
@@ -250,6 +265,41 @@ sql_op *sql_op_ctescan(sql_exec *ex, const sql_plan *p)
 	sql_op *op = sql_op_new_internal(ex, sizeof(ctescan_state));
 	op->next = ctescan_next;
 	op->rescan = ctescan_rescan;
+	return op;
+}
+
+/* ---------------------------------------------------------------- data-modifying CTEs */
+
+/* The statement's INSERT/UPDATE/DELETE CTEs run to completion before its
+ * first row (PostgreSQL runs them exactly once whatever the query reads of
+ * them; they all see the statement's snapshot). */
+typedef struct cteprep_state {
+	bool done;
+} cteprep_state;
+
+static sql_batch *cteprep_next(sql_op *op)
+{
+	cteprep_state *st = op->state;
+	const sql_plan *p = op->plan;
+	if (!st->done) {
+		for (int i = 0; i < p->cte.nprep; i++) {
+			sql_ctestore *s = cte_store(op->ex, p->cte.prep[i]);
+			while (cte_fill(op->ex, p->cte.prep[i], s))
+				;
+		}
+		st->done = true;
+	}
+	return sql_op_next(op->left);
+}
+
+static void cteprep_rescan(sql_op *op) { sql_op_rescan(op->left); }
+
+sql_op *sql_op_cteprep(sql_exec *ex, const sql_plan *p)
+{
+	(void)p;
+	sql_op *op = sql_op_new_internal(ex, sizeof(cteprep_state));
+	op->next = cteprep_next;
+	op->rescan = cteprep_rescan;
 	return op;
 }
 
@@ -286,7 +336,7 @@ static void rec_add(sql_op *op, rec_state *st, const ty_datum *row)
 	const sql_plan *p = op->plan;
 	if (!p->setop.all) {
 		if (!st->dedup.arena)
-			st->dedup.arena = util_arena_new(64 * 1024, (size_t)2 << 30);
+			st->dedup.arena = util_arena_new(64 * 1024, 0);
 		sql_exec_charge(op->ex, st->dedup.arena);
 		size_t before = st->dedup.n;
 		count_row(op, &st->dedup, row);
@@ -304,7 +354,9 @@ static sql_batch *recursive_next(sql_op *op)
 	for (;;) {
 		while (st->pos < st->out.n && b->n < b->cap)
 			memcpy(sql_batch_row(b, b->n++), st->out.rows[st->pos++], sizeof(ty_datum) * (size_t)p->ncols);
-		if (b->n >= b->cap || st->finished)
+		/* The next iteration frees the rows just emitted (they are the
+		 * work table's): hand them up first. */
+		if (b->n > 0 || st->finished)
 			return b;
 		/* Current iteration emitted: it becomes the work table. */
 		if (!st->nonrec_done) {
@@ -356,6 +408,14 @@ static sql_batch *recursive_next(sql_op *op)
 static void recursive_close(sql_op *op)
 {
 	rec_state *st = op->state;
+	/* An error inside the recursive term leaves this one registered. */
+	int k = 0;
+	for (int i = 0; i < nactive; i++)
+		if (active_recursions[i] != st) {
+			active_recursions[k] = active_recursions[i];
+			active_ids[k++] = active_ids[i];
+		}
+	nactive = k;
 	store_free(&st->out);
 	store_free(&st->work);
 	util_arena_destroy(st->dedup.arena);

@@ -46,6 +46,7 @@ typedef struct win_state {
 	bool ready;
 	int64_t *peer_start, *peer_end; /* per row: its peer group [start, end) */
 	int64_t *group_no;
+	size_t held;           /* accounted memory */
 } win_state;
 
 static bool same_partition(sql_op *op, const ty_datum *a, const ty_datum *b)
@@ -79,8 +80,7 @@ static ty_datum *copy_row(const sql_plan *in, const ty_datum *row, int extra)
 {
 	ty_datum *c = ty_alloc(sizeof(ty_datum) * (size_t)(in->ncols + extra + 1));
 	for (int i = 0; i < in->ncols; i++) {
-		const ty_type *t = ty_type_get(in->types[i]);
-		c[i] = ty_datum_copy(row[i], t ? t->byval : true);
+		c[i] = sql_datum_copy(row[i], in->types[i]);
 	}
 	for (int i = 0; i < extra; i++)
 		c[in->ncols + i] = ty_null();
@@ -106,6 +106,8 @@ static void read_all(sql_op *op, win_state *st)
 			st->all[st->nall++] = copy_row(p->left, sql_batch_row(b, i), extra);
 		}
 		ty_set_arena(old);
+		sql_exec_account(op->ex, &st->held, util_arena_used(st->arena) + st->capall * sizeof(ty_datum *));
+		ty_check_interrupts();
 	}
 	ty_set_arena(old);
 	st->input_done = true;
@@ -125,6 +127,42 @@ static bool next_partition(sql_op *op, win_state *st)
 	return true;
 }
 
+/* RANGE offset bounds (PostgreSQL's update_frameheadpos/tailpos): whether
+ * row k lies at or after the frame start (head) / within the frame end
+ * (tail) of the current row, by in_range(); NULL keys sort by the
+ * ORDER BY key's NULLS FIRST/LAST and are never in range of a value. */
+static bool range_in(sql_op *op, win_state *st, const ty_func *f, int64_t k, ty_datum curr, ty_datum off, bool sub,
+		     bool less, bool head)
+{
+	const sql_sortkey *key = &op->plan->window.order[0];
+	ty_datum v = sql_eval(op->ex, key->expr, st->rows[k]);
+	if (v.null)
+		return head ? !key->nulls_first : key->nulls_first;
+	ty_datum args[5] = {v, curr, off, ty_bool(sub), ty_bool(less)};
+	ty_fcinfo fc = {.nargs = 5, .args = args, .argtypes = f->args, .rettype = TY_BOOL, .rettypmod = -1, .exec = op->ex};
+	ty_datum r = f->fn(&fc);
+	return !r.null && r.i;
+}
+
+/* First row in [lo, hi) for which pred holds (pred is false then true
+ * along the partition), by bisection. */
+static int64_t range_bound(sql_op *op, win_state *st, const ty_func *f, ty_datum curr, ty_datum off, bool sub,
+			   bool less, bool head)
+{
+	int64_t lo = 0, hi = (int64_t)st->n;
+	while (lo < hi) {
+		int64_t mid = lo + (hi - lo) / 2;
+		bool in = range_in(op, st, f, mid, curr, off, sub, less, head);
+		/* head: rows at/after the start satisfy it; tail: rows past the
+		 * end are those that no longer satisfy it. */
+		if (head ? in : !in)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
 /* Frame bounds [start, end) of row i. */
 static void frame(sql_op *op, win_state *st, int64_t i, int64_t *start, int64_t *end)
 {
@@ -139,23 +177,31 @@ static void frame(sql_op *op, win_state *st, int64_t i, int64_t *start, int64_t 
 		return;
 	}
 	int64_t off_s = 0, off_e = 0;
+	bool rows = fo & FO_ROWS, groups = fo & FO_GROUPS;
+	ty_datum doff_s = ty_null(), doff_e = ty_null();
 	if (fo & (FO_START_OFFSET_PRECEDING | FO_START_OFFSET_FOLLOWING)) {
 		ty_datum d = sql_eval(op->ex, p->window.clause->start_offset, st->rows[i]);
 		if (d.null)
 			ty_error(UTIL_E_NULL_VALUE_NOT_ALLOWED, "frame starting offset must not be null");
-		if (d.i < 0)
+		if ((rows || groups) && d.i < 0)
 			ty_error(UTIL_E_INVALID_PRECEDING_OR_FOLLOWING_SIZE, "frame starting offset must not be negative");
 		off_s = d.i;
+		doff_s = d;
 	}
 	if (fo & (FO_END_OFFSET_PRECEDING | FO_END_OFFSET_FOLLOWING)) {
 		ty_datum d = sql_eval(op->ex, p->window.clause->end_offset, st->rows[i]);
 		if (d.null)
 			ty_error(UTIL_E_NULL_VALUE_NOT_ALLOWED, "frame ending offset must not be null");
-		if (d.i < 0)
+		if ((rows || groups) && d.i < 0)
 			ty_error(UTIL_E_INVALID_PRECEDING_OR_FOLLOWING_SIZE, "frame ending offset must not be negative");
 		off_e = d.i;
+		doff_e = d;
 	}
-	bool rows = fo & FO_ROWS, groups = fo & FO_GROUPS;
+	bool asc = p->window.clause->norder ? !p->window.order[0].desc : true;
+	ty_datum curr = ty_null();
+	if (!rows && !groups && (fo & (FO_START_OFFSET_PRECEDING | FO_START_OFFSET_FOLLOWING | FO_END_OFFSET_PRECEDING |
+				       FO_END_OFFSET_FOLLOWING)))
+		curr = sql_eval(op->ex, p->window.order[0].expr, st->rows[i]);
 	int64_t s, e;
 	if (fo & FO_START_UNBOUNDED_PRECEDING)
 		s = 0;
@@ -171,8 +217,15 @@ static void frame(sql_op *op, win_state *st, int64_t i, int64_t *start, int64_t 
 				s = k;
 				break;
 			}
+	} else if (curr.null) {
+		s = st->peer_start[i]; /* a NULL key's frame is its NULL peers */
 	} else {
-		ty_error(UTIL_E_FEATURE_NOT_SUPPORTED, "RANGE with offset PRECEDING/FOLLOWING is not supported");
+		bool sub = (fo & FO_START_OFFSET_PRECEDING) != 0, less = false;
+		if (!asc) {
+			sub = !sub;
+			less = true;
+		}
+		s = range_bound(op, st, p->window.clause->start_in_range, curr, doff_s, sub, less, true);
 	}
 	if (fo & FO_END_UNBOUNDED_FOLLOWING)
 		e = n;
@@ -188,8 +241,15 @@ static void frame(sql_op *op, win_state *st, int64_t i, int64_t *start, int64_t 
 				e = k + 1;
 				break;
 			}
+	} else if (curr.null) {
+		e = st->peer_end[i];
 	} else {
-		ty_error(UTIL_E_FEATURE_NOT_SUPPORTED, "RANGE with offset PRECEDING/FOLLOWING is not supported");
+		bool sub = (fo & FO_END_OFFSET_PRECEDING) != 0, less = true;
+		if (!asc) {
+			sub = !sub;
+			less = false;
+		}
+		e = range_bound(op, st, p->window.clause->end_in_range, curr, doff_e, sub, less, false);
 	}
 	if (s < 0)
 		s = 0;
@@ -384,6 +444,8 @@ static void compute(sql_op *op, win_state *st)
 		for (int64_t i = 0; i < n; i++) {
 			ty_datum *row = st->rows[i];
 			ty_datum v = ty_null();
+			if ((i & 255) == 255)
+				ty_check_interrupts();
 			if (i > 0 && st->peer_start[i] == i) {
 				rank = i + 1;
 				dense++;
@@ -467,8 +529,7 @@ static void compute(sql_op *op, win_state *st)
 				if (idx[0] >= 0)
 					v = sql_eval(op->ex, w->args[0], st->rows[idx[0]]);
 			}
-			const ty_type *t = ty_type_get(w->rettype);
-			st->rows[i][base + f] = ty_datum_copy(v, t ? t->byval : true);
+			st->rows[i][base + f] = sql_datum_copy(v, w->rettype);
 		}
 	}
 	(void)fo;
@@ -480,7 +541,7 @@ static sql_batch *window_next(sql_op *op)
 	win_state *st = op->state;
 	const sql_plan *p = op->plan;
 	if (!st->arena)
-		st->arena = util_arena_new(64 * 1024, (size_t)2 << 30);
+		st->arena = util_arena_new(64 * 1024, 0);
 	sql_exec_charge(op->ex, st->arena);
 	sql_batch *b = sql_op_begin_batch(op);
 	if (!st->input_done)
@@ -503,6 +564,8 @@ static void window_close(sql_op *op)
 	win_state *st = op->state;
 	util_arena_destroy(st->arena);
 	free(st->all);
+	if (op->ex)
+		sql_exec_account(op->ex, &st->held, 0);
 	memset(st, 0, sizeof *st);
 }
 

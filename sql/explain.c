@@ -12,16 +12,30 @@
 
 typedef struct xnames {
 	int n;
-	char **names; /* display text of each output slot */
+	char **names;  /* display text of each output slot */
+	char **qnames; /* the same, always qualified by relation */
 } xnames;
 
 typedef struct explain_ctx {
 	sql_session *s;
 	sql_exec *ex;     /* ANALYZE: the executed statement */
-	bool analyze, costs, verbose, json;
+	sql_planned *pl;
+	bool analyze, costs, verbose, json, timing, summary;
+	bool qualify;     /* more than one relation: columns as alias.column */
 	util_buf *out;
 	int nlines;
 	char **lines;
+	/* sublinks met in the node being printed, and their numbers */
+	const sql_expr **subs;
+	int *subno;
+	int nsubs, capsubs;
+	const sql_plan **numbered; /* sublink plans numbered so far (index + 1 = number) */
+	int nnumbered;
+	bool *cte_shown;
+	char **param_text;         /* executor parameters shown as what sets them */
+	int nparam_text;
+	bool params_qualified;     /* printing a parameter's value: qualified names */
+	struct xnames **names_memo;
 } explain_ctx;
 
 static void line(explain_ctx *x, const char *fmt, ...) UTIL_PRINTF(2, 3);
@@ -41,7 +55,7 @@ static void line(explain_ctx *x, const char *fmt, ...)
 
 /* ---------------------------------------------------------------- expressions */
 
-static void deparse(const sql_expr *e, const xnames *in, util_buf *b, bool top);
+static void deparse(explain_ctx *x, const sql_expr *e, const xnames *in, util_buf *b, bool top);
 
 static void deparse_const(const sql_expr *e, util_buf *b)
 {
@@ -78,17 +92,60 @@ static void deparse_const(const sql_expr *e, util_buf *b)
 	util_buf_free(&v);
 }
 
-static void args_list(const sql_expr *e, const xnames *in, util_buf *b)
+static void args_list(explain_ctx *x, const sql_expr *e, const xnames *in, util_buf *b)
 {
 	for (int i = 0; i < e->f.nargs; i++) {
 		if (i)
 			util_buf_puts(b, ", ");
-		deparse(e->f.args[i], in, b, true);
+		deparse(x, e->f.args[i], in, b, true);
 	}
 }
 
-static void deparse(const sql_expr *e, const xnames *in, util_buf *b, bool top)
+static void set_param_text(explain_ctx *x, int param, const sql_expr *val, const xnames *in);
+
+/* The input names of the expression being printed (for the parameters of
+ * the sublinks in it). */
+static _Thread_local const xnames *in_for_params;
+
+/* The number of a sublink's plan (PostgreSQL numbers SubPlans/InitPlans in
+ * plan order); it is also queued as a child of the node being printed. */
+static int sub_number(explain_ctx *x, const sql_expr *e)
 {
+	int no = 0;
+	for (int i = 0; i < x->nnumbered; i++)
+		if (x->numbered[i] == e->sub.plan)
+			no = i + 1;
+	if (!no) {
+		const sql_plan **nn = ty_alloc(sizeof(sql_plan *) * (size_t)(x->nnumbered + 1));
+		if (x->nnumbered)
+			memcpy(nn, x->numbered, sizeof(sql_plan *) * (size_t)x->nnumbered);
+		nn[x->nnumbered++] = e->sub.plan;
+		x->numbered = nn;
+		no = x->nnumbered;
+		if (x->nsubs == x->capsubs) {
+			x->capsubs = x->capsubs ? x->capsubs * 2 : 8;
+			const sql_expr **ns = ty_alloc(sizeof(sql_expr *) * (size_t)x->capsubs);
+			int *nno = ty_alloc(sizeof(int) * (size_t)x->capsubs);
+			if (x->nsubs) {
+				memcpy(ns, x->subs, sizeof(sql_expr *) * (size_t)x->nsubs);
+				memcpy(nno, x->subno, sizeof(int) * (size_t)x->nsubs);
+			}
+			x->subs = ns;
+			x->subno = nno;
+		}
+		x->subs[x->nsubs] = e;
+		x->subno[x->nsubs++] = no;
+		/* Correlation parameters read as the outer columns they carry. */
+		const xnames *qin = in_for_params;
+		for (int i = 0; i < e->sub.nparams; i++)
+			set_param_text(x, e->sub.params[i], e->sub.param_vals[i], qin);
+	}
+	return no;
+}
+
+static void deparse(explain_ctx *x, const sql_expr *e, const xnames *in, util_buf *b, bool top)
+{
+	in_for_params = in;
 	if (!e) {
 		util_buf_puts(b, "NULL");
 		return;
@@ -101,10 +158,15 @@ static void deparse(const sql_expr *e, const xnames *in, util_buf *b, bool top)
 		util_buf_printf(b, "$%d", e->param);
 		return;
 	case SQL_E_EXECPARAM:
-		util_buf_printf(b, "$%d", e->param);
+		if (e->param < x->nparam_text && x->param_text[e->param])
+			util_buf_puts(b, x->param_text[e->param]);
+		else
+			util_buf_printf(b, "$%d", e->param);
 		return;
 	case SQL_E_SLOT:
-		if (in && e->slot < in->n && in->names[e->slot])
+		if (in && x->params_qualified && e->slot < in->n && in->qnames && in->qnames[e->slot])
+			util_buf_puts(b, in->qnames[e->slot]);
+		else if (in && e->slot < in->n && in->names[e->slot])
 			util_buf_puts(b, in->names[e->slot]);
 		else
 			util_buf_printf(b, "$col%d", e->slot + 1);
@@ -113,21 +175,21 @@ static void deparse(const sql_expr *e, const xnames *in, util_buf *b, bool top)
 		if (e->f.opname && e->f.nargs == 2) {
 			if (!top)
 				util_buf_putc(b, '(');
-			deparse(e->f.args[0], in, b, false);
+			deparse(x, e->f.args[0], in, b, false);
 			util_buf_printf(b, " %s ", e->f.opname);
-			deparse(e->f.args[1], in, b, false);
+			deparse(x, e->f.args[1], in, b, false);
 			if (!top)
 				util_buf_putc(b, ')');
 			return;
 		}
 		if (e->f.opname && e->f.nargs == 1) {
 			util_buf_printf(b, "(%s ", e->f.opname);
-			deparse(e->f.args[0], in, b, false);
+			deparse(x, e->f.args[0], in, b, false);
 			util_buf_putc(b, ')');
 			return;
 		}
 		util_buf_printf(b, "%s(", e->f.fn->name);
-		args_list(e, in, b);
+		args_list(x, e, in, b);
 		util_buf_putc(b, ')');
 		return;
 	case SQL_E_AND:
@@ -137,43 +199,60 @@ static void deparse(const sql_expr *e, const xnames *in, util_buf *b, bool top)
 		for (int i = 0; i < e->f.nargs; i++) {
 			if (i)
 				util_buf_puts(b, e->kind == SQL_E_AND ? " AND " : " OR ");
-			deparse(e->f.args[i], in, b, false);
+			deparse(x, e->f.args[i], in, b, false);
 		}
 		if (!top)
 			util_buf_putc(b, ')');
 		return;
 	case SQL_E_NOT:
 		util_buf_puts(b, "(NOT ");
-		deparse(e->f.args[0], in, b, false);
+		deparse(x, e->f.args[0], in, b, false);
 		util_buf_putc(b, ')');
 		return;
 	case SQL_E_NULLTEST:
 		util_buf_putc(b, '(');
-		deparse(e->f.args[0], in, b, false);
+		deparse(x, e->f.args[0], in, b, false);
 		util_buf_puts(b, e->f.negate ? " IS NOT NULL)" : " IS NULL)");
 		return;
 	case SQL_E_CAST:
 		util_buf_putc(b, '(');
-		deparse(e->cast.arg, in, b, false);
+		deparse(x, e->cast.arg, in, b, false);
 		util_buf_puts(b, ")::");
 		ty_format_type(e->type, e->typmod, b);
 		return;
 	case SQL_E_ANYARRAY:
 		util_buf_putc(b, '(');
-		deparse(e->f.args[0], in, b, false);
+		deparse(x, e->f.args[0], in, b, false);
 		util_buf_printf(b, " %s %s (", e->f.opname ? e->f.opname : "=", e->f.all ? "ALL" : "ANY");
-		deparse(e->f.args[1], in, b, true);
+		deparse(x, e->f.args[1], in, b, true);
 		util_buf_puts(b, "))");
 		return;
 	case SQL_E_AGG:
 		util_buf_puts(b, "aggregate");
 		return;
-	case SQL_E_SUBLINK:
-		util_buf_puts(b, e->sub.kind == SQL_SUB_EXISTS ? "(SubPlan)" : "(SubPlan)");
+	case SQL_E_SRF:
+		util_buf_printf(b, "%s(", e->f.fn->name);
+		args_list(x, e, in, b);
+		util_buf_putc(b, ')');
 		return;
+	case SQL_E_SUBLINK: {
+		int no = e->sub.plan ? sub_number(x, e) : 0;
+		bool init = !e->sub.correlated && e->sub.kind != SQL_SUB_ANY && e->sub.kind != SQL_SUB_ALL &&
+			    e->sub.kind != SQL_SUB_ROWCMP;
+		if (e->sub.hashed) {
+			util_buf_printf(b, "(hashed SubPlan %d)", no);
+		} else if (e->sub.kind == SQL_SUB_ANY || e->sub.kind == SQL_SUB_ALL || e->sub.kind == SQL_SUB_ROWCMP) {
+			util_buf_printf(b, "(SubPlan %d)", no);
+		} else if (init) {
+			util_buf_printf(b, "$%d", no - 1);
+		} else {
+			util_buf_printf(b, "(SubPlan %d)", no);
+		}
+		return;
+	}
 	case SQL_E_COALESCE:
 		util_buf_puts(b, "COALESCE(");
-		args_list(e, in, b);
+		args_list(x, e, in, b);
 		util_buf_putc(b, ')');
 		return;
 	case SQL_E_CASE:
@@ -185,111 +264,214 @@ static void deparse(const sql_expr *e, const xnames *in, util_buf *b, bool top)
 	}
 }
 
-static char *expr_text(const sql_expr *e, const xnames *in)
+static void set_param_text(explain_ctx *x, int param, const sql_expr *val, const xnames *in)
+{
+	if (param < 0)
+		return;
+	if (param >= x->nparam_text) {
+		int n = param + 16;
+		char **np = ty_alloc0(sizeof(char *) * (size_t)n);
+		if (x->nparam_text)
+			memcpy(np, x->param_text, sizeof(char *) * (size_t)x->nparam_text);
+		x->param_text = np;
+		x->nparam_text = n;
+	}
+	util_buf b = UTIL_BUF_INIT;
+	bool pq = x->params_qualified;
+	x->params_qualified = true;
+	deparse(x, val, in, &b, true);
+	x->params_qualified = pq;
+	x->param_text[param] = ty_strdup(b.data ? b.data : "");
+	util_buf_free(&b);
+}
+
+/* A condition as PostgreSQL prints it (parenthesised unless it is a
+ * plain column or function call). */
+static char *expr_text(explain_ctx *x, const sql_expr *e, const xnames *in)
 {
 	util_buf b = UTIL_BUF_INIT;
-	deparse(e, in, &b, true);
-	/* PostgreSQL parenthesises top-level conditions. */
-	char *s;
-	if (e && (e->kind == SQL_E_FUNC || e->kind == SQL_E_AND || e->kind == SQL_E_OR) && e->f.opname != NULL) {
-		s = ty_alloc(b.len + 3);
-		sprintf(s, "(%s)", b.data);
-	} else if (e && (e->kind == SQL_E_AND || e->kind == SQL_E_OR)) {
-		s = ty_alloc(b.len + 3);
-		sprintf(s, "(%s)", b.data);
-	} else {
-		s = ty_strdup(b.data ? b.data : "");
-	}
+	deparse(x, e, in, &b, false);
+	char *s = ty_strdup(b.data ? b.data : "");
 	util_buf_free(&b);
 	return s;
 }
 
+/* An output expression (Group Key, Sort Key items): no outer parentheses. */
+static char *expr_text_plain(explain_ctx *x, const sql_expr *e, const xnames *in)
+{
+	util_buf b = UTIL_BUF_INIT;
+	deparse(x, e, in, &b, true);
+	char *s = ty_strdup(b.data ? b.data : "");
+	util_buf_free(&b);
+	return s;
+}
+
+static char *and_paren(const char *s)
+{
+	char *r = ty_alloc(strlen(s) + 2);
+	sprintf(r, "%s)", s);
+	return r;
+}
+
 /* ---------------------------------------------------------------- nodes */
 
-static xnames *names_of(explain_ctx *x, const sql_plan *p);
+/* An EXPLAIN node: what PostgreSQL's ExplainNode prints, gathered first so
+ * that text and JSON render the same tree. */
+typedef struct xprop {
+	const char *key;
+	const char *val;   /* scalar ... */
+	char **list;       /* ... or a list (Sort Key, Group Key) */
+	int nlist;
+} xprop;
 
-static const char *node_name(const sql_plan *p, char *buf, size_t cap)
+typedef struct xnode {
+	const char *type;      /* "Seq Scan", "Hash Join" ... */
+	const char *jtype;     /* JSON "Node Type" when it differs ("Aggregate") */
+	const char *command;   /* SetOp: "Intersect" ... */
+	const char *direction; /* index scans: "Forward" / "Backward" */
+	const char *strategy;  /* aggregates: "Hashed", "Plain", "Sorted", "Mixed" */
+	const char *join_type; /* "Inner", "Left" ... */
+	const char *relation, *alias, *index, *func;
+	const char *rel_label; /* "Outer", "Inner", "InitPlan", "SubPlan", "Member" */
+	const char *plan_name; /* "SubPlan 1", "CTE c" */
+	const char *returns;   /* InitPlan: "$0" */
+	xprop *props;
+	int nprops;
+	struct xnode **kids;
+	int nkids;
+	const sql_plan *plan;  /* for ANALYZE counters */
+	bool parallel_aware;   /* runs in worker threads (Parallel Seq Scan) */
+} xnode;
+
+static void prop(xnode *n, const char *key, const char *val)
 {
-	switch (p->kind) {
-	case SQL_P_RESULT: return "Result";
-	case SQL_P_VALUES: return "Values Scan on \"*VALUES*\"";
-	case SQL_P_SCAN: {
-		const char *tname = p->scan.rel ? p->scan.rel->rel.name : "?";
-		if (p->scan.nranges && p->scan.npoint)
-			snprintf(buf, cap, "Point Lookup on %s", tname);
-		else if (p->scan.nranges)
-			snprintf(buf, cap, "Range Scan%s on %s", p->scan.reverse ? " Backward" : "", tname);
-		else
-			snprintf(buf, cap, "Seq Scan%s on %s", p->scan.reverse ? " Backward" : "", tname);
-		return buf;
-	}
-	case SQL_P_INDEXSCAN: {
-		const char *tname = p->scan.rel ? p->scan.rel->rel.name : "?";
-		const char *iname = p->scan.ixscan ? p->scan.ixscan->index_name : "?";
-		snprintf(buf, cap, "Index %sScan%s using %s on %s", p->scan.index_only ? "Only " : "",
-			 p->scan.reverse ? " Backward" : "", iname, tname);
-		return buf;
-	}
-	case SQL_P_SYSSCAN:
-		snprintf(buf, cap, "Function Scan on %s", p->scan.sysview ? "catalog" : "sequence");
-		return buf;
-	case SQL_P_FUNCSCAN:
-		snprintf(buf, cap, "Function Scan on %s", p->func.funcs[0]->kind == SQL_E_FUNC || p->func.funcs[0]->kind == SQL_E_SRF
-								   ? p->func.funcs[0]->f.fn->name
-								   : "function");
-		return buf;
-	case SQL_P_FILTER: return "Filter";
-	case SQL_P_PROJECT: return "Result";
-	case SQL_P_PROJECTSET: return "ProjectSet";
-	case SQL_P_NESTLOOP:
-		return p->join.type == SQL_JOIN_LEFT ? "Nested Loop Left Join" : p->join.type == SQL_JOIN_FULL ? "Nested Loop Full Join"
-		       : p->join.type == SQL_JOIN_RIGHT ? "Nested Loop Right Join" : "Nested Loop";
-	case SQL_P_HASHJOIN:
-		return p->join.type == SQL_JOIN_LEFT ? "Hash Left Join" : p->join.type == SQL_JOIN_FULL ? "Hash Full Join"
-		       : p->join.type == SQL_JOIN_RIGHT ? "Hash Right Join" : "Hash Join";
-	case SQL_P_AGG:
-		return p->agg.ngsets ? "MixedAggregate" : p->agg.ngroup ? "HashAggregate" : "Aggregate";
-	case SQL_P_SORT: return "Sort";
-	case SQL_P_LIMIT: return "Limit";
-	case SQL_P_UNIQUE: return p->unique.hashed ? "HashAggregate" : "Unique";
-	case SQL_P_SETOP:
-		return p->setop.op == SQL_SETOP_INTERSECT ? (p->setop.all ? "HashSetOp Intersect All" : "HashSetOp Intersect")
-							   : (p->setop.all ? "HashSetOp Except All" : "HashSetOp Except");
-	case SQL_P_APPEND: return "Append";
-	case SQL_P_GROUPJOIN:
-		snprintf(buf, cap, "Interleaved Join (%s > %s, one read per group)", p->group.parent->scan.rel->rel.name,
-			 p->group.child->scan.rel->rel.name);
-		return buf;
-	case SQL_P_WINDOW: return "WindowAgg";
-	case SQL_P_MODIFY:
-		snprintf(buf, cap, "%s on %s",
-			 p->modify.cmd == SQL_CMD_INSERT ? "Insert" : p->modify.cmd == SQL_CMD_UPDATE ? "Update" : "Delete",
-			 p->modify.rel->rel.name);
-		return buf;
-	case SQL_P_CTESCAN: return "CTE Scan";
-	case SQL_P_WORKTABLE: return "WorkTable Scan";
-	case SQL_P_RECURSIVE: return "Recursive Union";
-	default: return "Node";
-	}
+	xprop *np = ty_alloc(sizeof(xprop) * (size_t)(n->nprops + 1));
+	if (n->nprops)
+		memcpy(np, n->props, sizeof(xprop) * (size_t)n->nprops);
+	np[n->nprops++] = (xprop){key, ty_strdup(val), NULL, 0};
+	n->props = np;
+}
+
+static void prop_list(xnode *n, const char *key, char **list, int nlist)
+{
+	xprop *np = ty_alloc(sizeof(xprop) * (size_t)(n->nprops + 1));
+	if (n->nprops)
+		memcpy(np, n->props, sizeof(xprop) * (size_t)n->nprops);
+	np[n->nprops++] = (xprop){key, NULL, list, nlist};
+	n->props = np;
+}
+
+static void kid(xnode *n, xnode *k)
+{
+	xnode **nk = ty_alloc(sizeof(xnode *) * (size_t)(n->nkids + 1));
+	if (n->nkids)
+		memcpy(nk, n->kids, sizeof(xnode *) * (size_t)n->nkids);
+	nk[n->nkids++] = k;
+	n->kids = nk;
+}
+
+static xnode *xnew(const char *type, const sql_plan *p)
+{
+	xnode *n = ty_alloc0(sizeof *n);
+	n->type = type;
+	n->plan = p;
+	return n;
+}
+
+/* Output names of a plan node, qualified by relation alias when the plan
+ * reads more than one relation (PostgreSQL's rule for EXPLAIN). */
+static xnames *names_of(explain_ctx *x, const sql_plan *p);
+static void names_fill(explain_ctx *x, const sql_plan *p, xnames *n);
+
+static const char *qual_name(explain_ctx *x, const char *rel, const char *col)
+{
+	if (!col)
+		return "?";
+	if (!x->qualify || !rel)
+		return col;
+	char *s = ty_alloc(strlen(rel) + strlen(col) + 2);
+	sprintf(s, "%s.%s", rel, col);
+	return s;
+}
+
+static const char *scan_alias(const sql_plan *p)
+{
+	return p->scan.alias ? p->scan.alias : p->scan.rel ? p->scan.rel->rel.name : "?";
 }
 
 static xnames *names_of(explain_ctx *x, const sql_plan *p)
 {
+	/* Memoised per node and prefix mode (children are asked again and again). */
+	int slot = -1;
+	if (x->pl && p->id >= 0 && p->id < x->pl->nnodes) {
+		if (!x->names_memo)
+			x->names_memo = ty_alloc0(sizeof(xnames *) * (size_t)(2 * x->pl->nnodes + 2));
+		slot = 2 * p->id + (x->qualify ? 1 : 0);
+		if (x->names_memo[slot])
+			return x->names_memo[slot];
+	}
 	xnames *n = ty_alloc0(sizeof *n);
 	n->n = p->ncols;
 	n->names = ty_alloc0(sizeof(char *) * (size_t)(p->ncols + 1));
+	n->qnames = ty_alloc0(sizeof(char *) * (size_t)(p->ncols + 1));
+	if (slot >= 0)
+		x->names_memo[slot] = n;
+	names_fill(x, p, n);
+	bool q = x->qualify;
+	x->qualify = true;
+	xnames *qn = ty_alloc0(sizeof *qn);
+	qn->n = p->ncols;
+	qn->names = n->qnames;
+	qn->qnames = ty_alloc0(sizeof(char *) * (size_t)(p->ncols + 1));
+	names_fill(x, p, qn);
+	x->qualify = q;
+	return n;
+}
+
+static void names_fill(explain_ctx *x, const sql_plan *p, xnames *n)
+{
 	switch (p->kind) {
 	case SQL_P_SCAN:
 	case SQL_P_INDEXSCAN:
 		for (int i = 0; i < p->ncols && p->scan.rel; i++)
-			n->names[i] = i < p->scan.rel->rel.ncols ? p->scan.rel->rel.cols[i].name : "key";
+			n->names[i] = (char *)qual_name(x, scan_alias(p),
+							i < p->scan.rel->rel.ncols ? p->scan.rel->rel.cols[i].name : "ctid");
 		break;
+	case SQL_P_VALUES:
+		for (int i = 0; i < p->ncols; i++) {
+			char *c = ty_alloc(24);
+			snprintf(c, 24, "column%d", i + 1);
+			n->names[i] = (char *)qual_name(x, "\"*VALUES*\"", c);
+		}
+		break;
+	case SQL_P_FUNCSCAN:
+		for (int i = 0; i < p->ncols; i++)
+			n->names[i] = (char *)qual_name(x, p->func.alias, p->func.colnames ? p->func.colnames[i] : NULL);
+		break;
+	case SQL_P_CTESCAN:
+	case SQL_P_WORKTABLE: {
+		const sql_cte *c = x->pl && p->cte.cte < x->pl->nctes ? x->pl->ctes[p->cte.cte] : NULL;
+		for (int i = 0; i < p->ncols; i++)
+			n->names[i] = (char *)qual_name(x, c ? c->name : NULL, c && i < c->ncols ? c->colnames[i] : NULL);
+		break;
+	}
 	case SQL_P_FILTER:
 	case SQL_P_SORT:
 	case SQL_P_LIMIT:
 	case SQL_P_UNIQUE:
+	case SQL_P_SETOP:
+	case SQL_P_MATERIAL:
+	case SQL_P_LOCKROWS:
+	case SQL_P_RECURSIVE:
 		if (p->left) {
 			xnames *c = names_of(x, p->left);
+			for (int i = 0; i < n->n && i < c->n; i++)
+				n->names[i] = c->names[i];
+		}
+		break;
+	case SQL_P_APPEND:
+		if (p->append.nchildren) {
+			xnames *c = names_of(x, p->append.children[0]);
 			for (int i = 0; i < n->n && i < c->n; i++)
 				n->names[i] = c->names[i];
 		}
@@ -299,12 +481,17 @@ static xnames *names_of(explain_ctx *x, const sql_plan *p)
 		if (p->left) {
 			xnames *c = names_of(x, p->left);
 			for (int i = 0; i < n->n; i++)
-				n->names[i] = expr_text(p->project.exprs[i], c);
+				n->names[i] = expr_text_plain(x, p->project.exprs[i], c);
 		}
 		break;
-	case SQL_P_GROUPJOIN:
-		return names_of(x, p->group.join);
+	case SQL_P_GROUPJOIN: {
+		xnames *j = names_of(x, p->group.join);
+		for (int i = 0; i < j->n && i < n->n; i++)
+			n->names[i] = j->names[i];
+		break;
+	}
 	case SQL_P_NESTLOOP:
+	case SQL_P_MERGEJOIN:
 	case SQL_P_HASHJOIN: {
 		xnames *l = names_of(x, p->left), *r = names_of(x, p->right);
 		for (int i = 0; i < l->n && i < n->n; i++)
@@ -313,212 +500,874 @@ static xnames *names_of(explain_ctx *x, const sql_plan *p)
 			n->names[l->n + i] = r->names[i];
 		break;
 	}
+	case SQL_P_WINDOW: {
+		xnames *c = names_of(x, p->left);
+		for (int i = 0; i < c->n && i < n->n; i++)
+			n->names[i] = c->names[i];
+		for (int i = c->n; i < n->n; i++) {
+			const sql_winref *w = &p->window.funcs[i - c->n];
+			util_buf b = UTIL_BUF_INIT;
+			util_buf_printf(&b, "%s(", w->name);
+			if (w->star)
+				util_buf_putc(&b, '*');
+			for (int k = 0; k < w->nargs; k++) {
+				if (k)
+					util_buf_puts(&b, ", ");
+				deparse(x, w->args[k], c, &b, true);
+			}
+			util_buf_puts(&b, ") OVER (?)");
+			n->names[i] = ty_strdup(b.data);
+			util_buf_free(&b);
+		}
+		break;
+	}
 	case SQL_P_AGG: {
 		xnames *c = names_of(x, p->left);
 		for (int i = 0; i < p->agg.ngroup && i < n->n; i++)
-			n->names[i] = expr_text(p->agg.group[i], c);
+			n->names[i] = expr_text_plain(x, p->agg.group[i], c);
 		for (int i = 0; i < p->agg.naggs && p->agg.ngroup + i < n->n; i++) {
 			const sql_aggref *a = &p->agg.aggs[i];
 			util_buf b = UTIL_BUF_INIT;
 			util_buf_printf(&b, "%s(", a->agg ? a->agg->name : a->kind == SQL_AGG_MIN ? "min" : a->kind == SQL_AGG_MAX ? "max" : "count");
 			if (a->star)
 				util_buf_putc(&b, '*');
+			if (a->distinct)
+				util_buf_puts(&b, "DISTINCT ");
 			for (int k = 0; k < a->nargs; k++) {
 				if (k)
 					util_buf_puts(&b, ", ");
-				deparse(a->args[k], c, &b, true);
+				deparse(x, a->args[k], c, &b, true);
 			}
 			util_buf_putc(&b, ')');
 			n->names[p->agg.ngroup + i] = ty_strdup(b.data);
 			util_buf_free(&b);
 		}
+		for (int i = 0; i < p->agg.ngrouping; i++)
+			n->names[p->agg.ngroup + p->agg.naggs + i] = "GROUPING(...)";
 		break;
 	}
 	default:
 		break;
 	}
-	return n;
 }
 
-static void detail(explain_ctx *x, int depth, const char *fmt, ...) UTIL_PRINTF(3, 4);
-static void detail(explain_ctx *x, int depth, const char *fmt, ...)
+static const char *join_type_name(sql_jointype t)
 {
-	char buf[4096];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof buf, fmt, ap);
-	va_end(ap);
-	int ind = depth == 0 ? 2 : 6 * depth + 2;
-	line(x, "%*s%s", ind, "", buf);
-}
-
-static void walk(explain_ctx *x, const sql_plan *p, int depth)
-{
-	char nbuf[256];
-	const char *name = node_name(p, nbuf, sizeof nbuf);
-	util_buf head = UTIL_BUF_INIT;
-	if (depth)
-		util_buf_printf(&head, "%*s->  ", 6 * depth - 4, "");
-	util_buf_puts(&head, name);
-	if (x->costs)
-		util_buf_printf(&head, "  (cost=0.00..%.2f rows=%.0f width=%d)", p->cost > 0 ? p->cost : p->rows,
-				p->rows < 1 ? 1 : p->rows, p->ncols * 8);
-	if (x->analyze && x->ex && p->id < x->ex->pl->nnodes && x->ex->ops[p->id]) {
-		sql_op *op = x->ex->ops[p->id];
-		uint64_t loops = op->loops ? op->loops : 1;
-		util_buf_printf(&head, " (actual time=%.3f..%.3f rows=%llu loops=%llu)", op->time_us / 1000.0 / (double)loops,
-				op->time_us / 1000.0 / (double)loops, (unsigned long long)(op->rows_out / loops),
-				(unsigned long long)op->loops);
-	} else if (x->analyze) {
-		util_buf_puts(&head, " (never executed)");
+	switch (t) {
+	case SQL_JOIN_LEFT: return "Left";
+	case SQL_JOIN_RIGHT: return "Right";
+	case SQL_JOIN_FULL: return "Full";
+	case SQL_JOIN_SEMI: return "Semi";
+	case SQL_JOIN_ANTI: return "Anti";
+	default: return "Inner";
 	}
-	line(x, "%s", head.data);
-	util_buf_free(&head);
+}
+
+/* "col = value AND ..." of a key range (Index Cond). */
+static char *range_text(explain_ctx *x, const sql_plan *p)
+{
+	const cat_rel *r = &p->scan.rel->rel;
+	const sql_keyrange *kr = &p->scan.ranges[0];
+	int nfix = kr->nfix;
+	char **parts = ty_alloc(sizeof(char *) * (size_t)(nfix + 3));
+	int np = 0;
+	for (int i = 0; i < nfix; i++) {
+		util_buf b = UTIL_BUF_INIT;
+		const ty_type *vt = ty_type_get(kr->lo.vals[i]->type);
+		const char *col = qual_name(x, scan_alias(p), cat_column_by_attnum(r, r->pk[i])->name);
+		util_buf_printf(&b, "(%s %s ", col, vt && vt->category == 'A' ? "= ANY" : "=");
+		if (vt && vt->category == 'A')
+			util_buf_putc(&b, '(');
+		deparse(x, kr->lo.vals[i], NULL, &b, false);
+		if (vt && vt->category == 'A')
+			util_buf_putc(&b, ')');
+		util_buf_putc(&b, ')');
+		parts[np++] = ty_strdup(b.data);
+		util_buf_free(&b);
+	}
+	const char *rc = nfix < r->npk ? qual_name(x, scan_alias(p), cat_column_by_attnum(r, r->pk[nfix])->name) : NULL;
+	if (rc && kr->lo.ncols > nfix) {
+		util_buf b = UTIL_BUF_INIT;
+		util_buf_printf(&b, "(%s %s ", rc, kr->lo.inclusive ? ">=" : ">");
+		deparse(x, kr->lo.vals[nfix], NULL, &b, false);
+		util_buf_putc(&b, ')');
+		parts[np++] = ty_strdup(b.data);
+		util_buf_free(&b);
+	}
+	if (rc && kr->hi.ncols > nfix) {
+		util_buf b = UTIL_BUF_INIT;
+		util_buf_printf(&b, "(%s %s ", rc, kr->hi.inclusive ? "<=" : "<");
+		deparse(x, kr->hi.vals[nfix], NULL, &b, false);
+		util_buf_putc(&b, ')');
+		parts[np++] = ty_strdup(b.data);
+		util_buf_free(&b);
+	}
+	if (np == 1)
+		return parts[0];
+	util_buf b = UTIL_BUF_INIT;
+	util_buf_putc(&b, '(');
+	for (int i = 0; i < np; i++) {
+		if (i)
+			util_buf_puts(&b, " AND ");
+		util_buf_puts(&b, parts[i]);
+	}
+	util_buf_putc(&b, ')');
+	char *res = ty_strdup(b.data ? b.data : "");
+	util_buf_free(&b);
+	return res;
+}
+
+static const char *pk_name(const cat_rel *r)
+{
+	for (int i = 0; i < r->ncons; i++)
+		if (r->cons[i].type == 'p')
+			return r->cons[i].name;
+	char *s = ty_alloc(strlen(r->name) + 6);
+	sprintf(s, "%s_pkey", r->name);
+	return s;
+}
+
+static char *and_text(const char *a, const char *b)
+{
+	if (!a)
+		return (char *)b;
+	if (!b)
+		return (char *)a;
+	char *s = ty_alloc(strlen(a) + strlen(b) + 8);
+	sprintf(s, "(%s AND %s)", a, b);
+	return s;
+}
+
+static xnode *build(explain_ctx *x, const sql_plan *p, const char *filter);
+
+/* Sublinks met while printing a node's expressions become its SubPlan /
+ * InitPlan children. */
+static void add_subplans(explain_ctx *x, xnode *n, int from)
+{
+	for (int i = from; i < x->nsubs; i++) {
+		const sql_expr *e = x->subs[i];
+		xnode *k = build(x, e->sub.plan, NULL);
+		bool init = !e->sub.correlated && e->sub.kind != SQL_SUB_ANY && e->sub.kind != SQL_SUB_ALL &&
+			    e->sub.kind != SQL_SUB_ROWCMP;
+		char *name = ty_alloc(48);
+		snprintf(name, 48, "%s %d", init ? "InitPlan" : "SubPlan", x->subno[i]);
+		k->rel_label = init ? "InitPlan" : "SubPlan";
+		k->plan_name = name;
+		if (init) {
+			char *r = ty_alloc(24);
+			snprintf(r, 24, "$%d", x->subno[i] - 1);
+			k->returns = r;
+		}
+		kid(n, k);
+	}
+	x->nsubs = from;
+}
+
+static xnode *build(explain_ctx *x, const sql_plan *p, const char *filter)
+{
+	if (p->kind == SQL_P_CTEPREP) {
+		/* The data-modifying CTEs show as CTE blocks of the top node. */
+		xnode *c = build(x, p->left, filter);
+		for (int i = 0; i < p->cte.nprep; i++) {
+			int id = p->cte.prep[i];
+			if (x->cte_shown[id])
+				continue;
+			x->cte_shown[id] = true;
+			xnode *k = build(x, x->pl->cte_plans[id], NULL);
+			k->rel_label = "InitPlan";
+			const char *nm = x->pl->ctes[id]->name;
+			char *pn = ty_alloc(strlen(nm) + 8);
+			sprintf(pn, "CTE %s", nm);
+			k->plan_name = pn;
+			kid(c, k);
+		}
+		return c;
+	}
+	/* Projections happen inside nodes in PostgreSQL: not shown. */
+	if ((p->kind == SQL_P_PROJECT || p->kind == SQL_P_LOCKROWS || p->kind == SQL_P_MATERIAL) && p->left) {
+		int mark = x->nsubs;
+		if (p->kind == SQL_P_PROJECT) {
+			xnames *in = names_of(x, p->left);
+			for (int i = 0; i < p->ncols; i++)
+				(void)expr_text_plain(x, p->project.exprs[i], in);
+		}
+		xnode *c = build(x, p->left, filter);
+		add_subplans(x, c, mark);
+		return c;
+	}
+	/* A filter node shows as the Filter of what it filters (a constant
+	 * false one as a gating Result). */
+	if (p->kind == SQL_P_FILTER && p->left) {
+		if (p->qual && p->qual->kind == SQL_E_CONST) {
+			xnode *n = xnew("Result", p);
+			prop(n, "One-Time Filter", expr_text(x, p->qual, NULL));
+			xnode *c = build(x, p->left, filter);
+			c->rel_label = "Outer";
+			kid(n, c);
+			return n;
+		}
+		int mark = x->nsubs;
+		bool scan = p->left->kind == SQL_P_SCAN || p->left->kind == SQL_P_INDEXSCAN || p->left->kind == SQL_P_FUNCSCAN ||
+			    p->left->kind == SQL_P_VALUES || p->left->kind == SQL_P_CTESCAN || p->left->kind == SQL_P_SYSSCAN;
+		bool q = x->qualify;
+		if (scan)
+			x->qualify = false;
+		char *f = and_text(expr_text(x, p->qual, names_of(x, p->left)), filter);
+		x->qualify = q;
+		xnode *c = build(x, p->left, f);
+		add_subplans(x, c, mark);
+		return c;
+	}
+	int mark = x->nsubs;
 	xnames *in = p->left ? names_of(x, p->left) : NULL;
+	xnode *n = NULL;
+	char buf[256];
 	switch (p->kind) {
-	case SQL_P_SCAN: {
-		xnames *self = names_of(x, p);
-		if (p->scan.nranges) {
-			const cat_rel *r = &p->scan.rel->rel;
-			util_buf b = UTIL_BUF_INIT;
-			const sql_keyrange *kr = &p->scan.ranges[0];
-			int nfix = kr->nfix;
-			for (int i = 0; i < nfix; i++) {
-				if (i)
-					util_buf_puts(&b, " AND ");
-				const ty_type *vt = ty_type_get(kr->lo.vals[i]->type);
-				util_buf_printf(&b, "%s %s ", cat_column_by_attnum(r, r->pk[i])->name,
-						vt && vt->category == 'A' ? "= ANY" : "=");
-				deparse(kr->lo.vals[i], NULL, &b, true);
-			}
-			if (kr->lo.ncols > nfix) {
-				util_buf_printf(&b, "%s%s %s ", nfix ? " AND " : "", cat_column_by_attnum(r, r->pk[nfix])->name,
-						kr->lo.inclusive ? ">=" : ">");
-				deparse(kr->lo.vals[nfix], NULL, &b, true);
-			}
-			if (kr->hi.ncols > nfix) {
-				util_buf_printf(&b, "%s%s %s ", nfix || kr->lo.ncols > nfix ? " AND " : "",
-						cat_column_by_attnum(r, r->pk[nfix])->name, kr->hi.inclusive ? "<=" : "<");
-				deparse(kr->hi.vals[nfix], NULL, &b, true);
-			}
-			detail(x, depth, "Key: %s", b.data ? b.data : "");
-			util_buf_free(&b);
+	case SQL_P_SCAN:
+		/* A scan whose key order is relied on (sort dropped, LIMIT taken,
+		 * merge join input, backward) reads the table through its primary
+		 * key, as PostgreSQL's index scan on the _pkey would. */
+		if (p->scan.nranges || p->scan.reverse || p->scan.ordered) {
+			n = xnew(p->scan.reverse ? "Index Scan Backward" : "Index Scan", p);
+			n->jtype = "Index Scan";
+			n->direction = p->scan.reverse ? "Backward" : "Forward";
+			n->index = pk_name(&p->scan.rel->rel);
+		} else if (p->scan.parallel) {
+			n = xnew("Parallel Seq Scan", p);
+			n->jtype = "Seq Scan";
+			n->parallel_aware = true;
+		} else {
+			n = xnew("Seq Scan", p);
 		}
-		if (p->scan.parallel)
-			detail(x, depth, "Workers Planned: %d", p->scan.parallel);
-		if (p->qual)
-			detail(x, depth, "Filter: %s", expr_text(p->qual, self));
+		n->relation = p->scan.rel->rel.name;
+		n->alias = scan_alias(p);
+		{
+			/* Scan conditions name the scan's columns without prefix. */
+			bool q = x->qualify;
+			x->qualify = false;
+			if (p->scan.nranges)
+				prop(n, "Index Cond", range_text(x, p));
+			char *own = p->qual ? expr_text(x, p->qual, names_of(x, p)) : NULL;
+			x->qualify = q;
+			if (own || filter)
+				prop(n, "Filter", and_text(own, filter));
+		}
 		break;
-	}
 	case SQL_P_INDEXSCAN: {
-		xnames *self = names_of(x, p);
+		/* A secondary index (plan_index.c): its conditions as written, or
+		 * for the inner side of a lookup join its keys equal to values of
+		 * the outer row. */
 		const sql_ixscan *xs = p->scan.ixscan;
-		if (xs && !xs->nconds && xs->nranges && xs->ranges[0].nfix) {
-			/* A lookup join's inner side: keys equal to parameters. */
-			util_buf b = UTIL_BUF_INIT;
-			util_buf_putc(&b, '(');
-			for (int i = 0; i < xs->ranges[0].nfix; i++) {
-				if (i)
-					util_buf_puts(&b, " AND ");
-				util_buf_printf(&b, "%s = ", xs->ix->key_text[i]);
-				deparse(xs->ranges[0].eq[i], self, &b, true);
-			}
-			util_buf_putc(&b, ')');
-			detail(x, depth, "Index Cond: %s", b.data);
-			util_buf_free(&b);
-		}
+		if (p->scan.index_only)
+			n = xnew(p->scan.reverse ? "Index Only Scan Backward" : "Index Only Scan", p);
+		else
+			n = xnew(p->scan.reverse ? "Index Scan Backward" : "Index Scan", p);
+		n->jtype = p->scan.index_only ? "Index Only Scan" : "Index Scan";
+		n->direction = p->scan.reverse ? "Backward" : "Forward";
+		n->relation = p->scan.rel->rel.name;
+		n->alias = scan_alias(p);
+		n->index = xs ? xs->index_name : "?";
+		bool q = x->qualify;
+		x->qualify = false;
+		xnames *self = names_of(x, p);
+		util_buf b = UTIL_BUF_INIT;
+		int nc = 0;
 		if (xs && xs->nconds) {
-			util_buf b = UTIL_BUF_INIT;
-			util_buf_putc(&b, '(');
-			for (int i = 0; i < xs->nconds; i++) {
+			for (int i = 0; i < xs->nconds; i++, nc++) {
 				if (i)
 					util_buf_puts(&b, " AND ");
-				deparse(xs->conds[i], self, &b, true);
+				util_buf_puts(&b, expr_text(x, xs->conds[i], self));
 			}
-			util_buf_putc(&b, ')');
-			detail(x, depth, "Index Cond: %s", b.data);
-			util_buf_free(&b);
+		} else if (xs && xs->nranges && xs->ranges[0].nfix) {
+			for (int i = 0; i < xs->ranges[0].nfix; i++, nc++) {
+				if (i)
+					util_buf_puts(&b, " AND ");
+				util_buf_printf(&b, "(%s = ", xs->ix->key_text[i]);
+				deparse(x, xs->ranges[0].eq[i], self, &b, false);
+				util_buf_putc(&b, ')');
+			}
 		}
-		if (p->qual)
-			detail(x, depth, "Filter: %s", expr_text(p->qual, self));
+		if (nc) {
+			if (nc > 1) {
+				char *t = ty_alloc(b.len + 3);
+				sprintf(t, "(%s)", b.data);
+				prop(n, "Index Cond", t);
+			} else {
+				prop(n, "Index Cond", b.data);
+			}
+		}
+		util_buf_free(&b);
+		char *own = p->qual ? expr_text(x, p->qual, self) : NULL;
+		x->qualify = q;
+		if (own || filter)
+			prop(n, "Filter", and_text(own, filter));
 		break;
 	}
-	case SQL_P_FILTER:
-		detail(x, depth, "Filter: %s", expr_text(p->qual, in));
+	case SQL_P_SYSSCAN:
+		n = xnew("Seq Scan", p);
+		n->relation = p->scan.rel ? p->scan.rel->rel.name : "pg_catalog";
+		n->alias = n->relation;
+		if (filter)
+			prop(n, "Filter", filter);
 		break;
+	case SQL_P_VALUES:
+		if (p->values.nrows == 1) {
+			n = xnew("Result", p); /* PostgreSQL plans one VALUES row as a Result */
+			if (filter)
+				prop(n, "Filter", filter);
+			break;
+		}
+		n = xnew("Values Scan", p);
+		n->alias = "\"*VALUES*\"";
+		if (filter)
+			prop(n, "Filter", filter);
+		break;
+	case SQL_P_FUNCSCAN:
+		n = xnew("Function Scan", p);
+		n->func = p->func.funcs[0]->kind == SQL_E_FUNC || p->func.funcs[0]->kind == SQL_E_SRF ? p->func.funcs[0]->f.fn->name
+												      : "function";
+		n->alias = p->func.alias ? p->func.alias : n->func;
+		if (filter)
+			prop(n, "Filter", filter);
+		break;
+	case SQL_P_CTESCAN:
+	case SQL_P_WORKTABLE: {
+		const sql_cte *c = x->pl && p->cte.cte < x->pl->nctes ? x->pl->ctes[p->cte.cte] : NULL;
+		n = xnew(p->kind == SQL_P_CTESCAN ? "CTE Scan" : "WorkTable Scan", p);
+		n->jtype = n->type;
+		n->relation = c ? c->name : "cte";
+		n->alias = n->relation;
+		if (filter)
+			prop(n, "Filter", filter);
+		if (p->kind == SQL_P_CTESCAN && c && x->pl->cte_plans && !x->cte_shown[p->cte.cte]) {
+			x->cte_shown[p->cte.cte] = true;
+			xnode *k = build(x, x->pl->cte_plans[p->cte.cte], NULL);
+			k->rel_label = "InitPlan";
+			char *nm = ty_alloc(strlen(c->name) + 8);
+			sprintf(nm, "CTE %s", c->name);
+			k->plan_name = nm;
+			kid(n, k);
+		}
+		break;
+	}
 	case SQL_P_RESULT:
+		n = xnew("Result", p);
 		if (p->result.onetime)
-			detail(x, depth, "One-Time Filter: %s", expr_text(p->result.onetime, NULL));
+			prop(n, "One-Time Filter", expr_text(x, p->result.onetime, NULL));
+		if (filter)
+			prop(n, "Filter", filter);
+		break;
+	case SQL_P_PROJECT:
+		n = xnew("Result", p);
+		for (int i = 0; i < p->ncols; i++)
+			(void)expr_text_plain(x, p->project.exprs[i], NULL);
+		break;
+	case SQL_P_PROJECTSET:
+		n = xnew("ProjectSet", p);
+		for (int i = 0; i < p->ncols; i++)
+			(void)expr_text_plain(x, p->project.exprs[i], in);
+		if (filter)
+			prop(n, "Filter", filter);
 		break;
 	case SQL_P_HASHJOIN:
+	case SQL_P_MERGEJOIN:
 	case SQL_P_NESTLOOP: {
+		bool hash = p->kind == SQL_P_HASHJOIN, merge = p->kind == SQL_P_MERGEJOIN;
+		const char *kname = hash ? "Hash" : merge ? "Merge" : "Nested Loop";
+		if (p->join.type == SQL_JOIN_INNER)
+			n = xnew(hash ? "Hash Join" : merge ? "Merge Join" : "Nested Loop", p);
+		else {
+			snprintf(buf, sizeof buf, "%s %s Join", kname, join_type_name(p->join.type));
+			n = xnew(ty_strdup(buf), p);
+		}
+		n->join_type = join_type_name(p->join.type);
+		n->jtype = hash ? "Hash Join" : merge ? "Merge Join" : "Nested Loop";
 		xnames *l = names_of(x, p->left), *r = names_of(x, p->right), *both = names_of(x, p);
-		if (p->join.nkeys) {
+		/* Keys: a merge join's leading (ordered) keys are its Merge Cond,
+		 * the others are checked like a join filter. */
+		int ncond = merge ? p->join.nmerge : p->join.nkeys;
+		for (int part = 0; part < 2; part++) {
+			int from = part ? ncond : 0, to = part ? p->join.nkeys : ncond;
+			int nitems = to - from + (part && p->join.joinqual ? 1 : 0);
+			if (nitems <= 0)
+				continue;
 			util_buf b = UTIL_BUF_INIT;
-			util_buf_putc(&b, '(');
-			for (int i = 0; i < p->join.nkeys; i++) {
-				if (i)
+			if (nitems > 1)
+				util_buf_putc(&b, '(');
+			for (int i = from; i < to; i++) {
+				if (i > from)
 					util_buf_puts(&b, " AND ");
-				deparse(p->join.lkeys[i], l, &b, false);
+				util_buf_putc(&b, '(');
+				deparse(x, p->join.lkeys[i], l, &b, false);
 				util_buf_puts(&b, " = ");
-				deparse(p->join.rkeys[i], r, &b, false);
+				deparse(x, p->join.rkeys[i], r, &b, false);
+				util_buf_putc(&b, ')');
 			}
-			util_buf_putc(&b, ')');
-			detail(x, depth, "Hash Cond: %s", b.data);
+			if (part && p->join.joinqual) {
+				if (to > from)
+					util_buf_puts(&b, " AND ");
+				util_buf_puts(&b, expr_text(x, p->join.joinqual, both));
+			}
+			if (nitems > 1)
+				util_buf_putc(&b, ')');
+			prop(n, part ? "Join Filter" : hash ? "Hash Cond" : "Merge Cond", b.data);
 			util_buf_free(&b);
 		}
-		if (p->join.joinqual)
-			detail(x, depth, "%s: %s", p->join.type == SQL_JOIN_INNER ? "Join Filter" : "Join Filter",
-			       expr_text(p->join.joinqual, both));
+		for (int i = 0; i < p->join.nparams; i++)
+			set_param_text(x, p->join.params[i], p->join.param_vals[i], l);
+		if (filter)
+			prop(n, "Filter", filter);
+		xnode *lk = build(x, p->left, NULL);
+		lk->rel_label = "Outer";
+		kid(n, lk);
+		xnode *rk = build(x, p->right, NULL);
+		if (hash) {
+			xnode *h = xnew("Hash", NULL);
+			h->rel_label = "Inner";
+			rk->rel_label = "Outer";
+			kid(h, rk);
+			kid(n, h);
+		} else {
+			rk->rel_label = "Inner";
+			kid(n, rk);
+		}
+		add_subplans(x, n, mark);
+		return n;
+	}
+	case SQL_P_AGG: {
+		bool sets = p->agg.ngsets > 0;
+		n = xnew(sets ? "MixedAggregate" : p->agg.ngroup ? "HashAggregate" : "Aggregate", p);
+		n->strategy = sets ? "Mixed" : p->agg.ngroup ? "Hashed" : "Plain";
+		n->jtype = "Aggregate";
+		if (p->agg.ngroup && !sets) {
+			char **keys = ty_alloc(sizeof(char *) * (size_t)p->agg.ngroup);
+			for (int i = 0; i < p->agg.ngroup; i++)
+				keys[i] = expr_text_plain(x, p->agg.group[i], in);
+			prop_list(n, "Group Key", keys, p->agg.ngroup);
+		}
+		for (int s = 0; sets && s < p->agg.ngsets; s++) {
+			int len = p->agg.gset_len[s];
+			char **keys = ty_alloc(sizeof(char *) * (size_t)(len ? len : 1));
+			for (int i = 0; i < len; i++)
+				keys[i] = expr_text_plain(x, p->agg.group[p->agg.gsets[s][i]], in);
+			prop_list(n, len ? "Hash Key" : "Group Key", keys, len);
+		}
+		if (filter)
+			prop(n, "Filter", filter);
 		break;
 	}
 	case SQL_P_SORT: {
-		util_buf b = UTIL_BUF_INIT;
+		n = xnew("Sort", p);
+		char **keys = ty_alloc(sizeof(char *) * (size_t)(p->sort.nkeys ? p->sort.nkeys : 1));
 		for (int i = 0; i < p->sort.nkeys; i++) {
-			if (i)
-				util_buf_puts(&b, ", ");
-			deparse(p->sort.keys[i].expr, in, &b, true);
+			util_buf b = UTIL_BUF_INIT;
+			deparse(x, p->sort.keys[i].expr, in, &b, true);
 			if (p->sort.keys[i].desc)
 				util_buf_puts(&b, " DESC");
 			if (p->sort.keys[i].nulls_first && !p->sort.keys[i].desc)
 				util_buf_puts(&b, " NULLS FIRST");
 			if (!p->sort.keys[i].nulls_first && p->sort.keys[i].desc)
 				util_buf_puts(&b, " NULLS LAST");
-		}
-		detail(x, depth, "Sort Key: %s", b.data ? b.data : "");
-		util_buf_free(&b);
-		break;
-	}
-	case SQL_P_AGG:
-		if (p->agg.ngroup) {
-			util_buf b = UTIL_BUF_INIT;
-			for (int i = 0; i < p->agg.ngroup; i++) {
-				if (i)
-					util_buf_puts(&b, ", ");
-				deparse(p->agg.group[i], in, &b, true);
-			}
-			detail(x, depth, "Group Key: %s", b.data);
+			keys[i] = ty_strdup(b.data ? b.data : "");
 			util_buf_free(&b);
 		}
+		prop_list(n, "Sort Key", keys, p->sort.nkeys);
+		if (filter)
+			prop(n, "Filter", filter);
+		break;
+	}
+	case SQL_P_LIMIT:
+		n = xnew("Limit", p);
+		break;
+	case SQL_P_UNIQUE:
+		if (p->unique.hashed) {
+			n = xnew("HashAggregate", p);
+			n->strategy = "Hashed";
+			n->jtype = "Aggregate";
+			int nk = p->unique.nkeys ? p->unique.nkeys : p->ncols;
+			char **keys = ty_alloc(sizeof(char *) * (size_t)(nk ? nk : 1));
+			for (int i = 0; i < nk; i++)
+				keys[i] = in && i < in->n && in->names[i] ? in->names[i] : "?";
+			prop_list(n, "Group Key", keys, nk);
+		} else {
+			n = xnew("Unique", p);
+		}
+		break;
+	case SQL_P_SETOP: {
+		n = xnew(p->setop.op == SQL_SETOP_INTERSECT ? (p->setop.all ? "HashSetOp Intersect All" : "HashSetOp Intersect")
+							    : (p->setop.all ? "HashSetOp Except All" : "HashSetOp Except"),
+			 p);
+		n->strategy = "Hashed";
+		n->jtype = "SetOp";
+		n->command = p->setop.op == SQL_SETOP_INTERSECT ? (p->setop.all ? "Intersect All" : "Intersect")
+								 : (p->setop.all ? "Except All" : "Except");
+		xnode *app = xnew("Append", NULL);
+		app->rel_label = "Outer";
+		xnode *a = build(x, p->left, NULL), *b = build(x, p->right, NULL);
+		a->rel_label = b->rel_label = "Member";
+		kid(app, a);
+		kid(app, b);
+		kid(n, app);
+		add_subplans(x, n, mark);
+		return n;
+	}
+	case SQL_P_APPEND:
+		n = xnew("Append", p);
+		for (int i = 0; i < p->append.nchildren; i++) {
+			xnode *k = build(x, p->append.children[i], NULL);
+			k->rel_label = "Member";
+			kid(n, k);
+		}
+		add_subplans(x, n, mark);
+		return n;
+	case SQL_P_WINDOW:
+		n = xnew("WindowAgg", p);
+		if (filter)
+			prop(n, "Filter", filter);
+		break;
+	case SQL_P_MODIFY:
+		n = xnew(p->modify.cmd == SQL_CMD_INSERT ? "Insert" : p->modify.cmd == SQL_CMD_UPDATE ? "Update" : "Delete", p);
+		n->type = p->modify.cmd == SQL_CMD_INSERT ? "ModifyTable" : "ModifyTable";
+		n->relation = p->modify.rel->rel.name;
+		n->alias = n->relation;
+		n->join_type = p->modify.cmd == SQL_CMD_INSERT ? "Insert" : p->modify.cmd == SQL_CMD_UPDATE ? "Update" : "Delete";
+		break;
+	case SQL_P_GROUPJOIN: {
+		/* Entity groups: a parent and its interleaved children in one read. */
+		snprintf(buf, sizeof buf, "Interleaved Join (%s > %s, one read per group)", p->group.parent->scan.rel->rel.name,
+			 p->group.child->scan.rel->rel.name);
+		n = xnew(ty_strdup(buf), p);
+		if (p->group.join->join.joinqual)
+			prop(n, "Join Filter", expr_text(x, p->group.join->join.joinqual, names_of(x, p->group.join)));
+		if (filter)
+			prop(n, "Filter", filter);
+		xnode *a = build(x, p->group.parent, NULL), *c = build(x, p->group.child, NULL);
+		a->rel_label = "Outer";
+		c->rel_label = "Inner";
+		kid(n, a);
+		kid(n, c);
+		add_subplans(x, n, mark);
+		return n;
+	}
+	case SQL_P_RECURSIVE: {
+		n = xnew("Recursive Union", p);
+		xnode *a = build(x, p->left, NULL), *b = build(x, p->right, NULL);
+		a->rel_label = "Outer";
+		b->rel_label = "Inner";
+		kid(n, a);
+		kid(n, b);
+		add_subplans(x, n, mark);
+		return n;
+	}
+	case SQL_P_FIRSTROW:
+		n = xnew("Limit", p);
+		break;
+	default:
+		n = xnew("Node", p);
+		break;
+	}
+	if (p->left) {
+		xnode *c = build(x, p->left, NULL);
+		c->rel_label = "Outer";
+		kid(n, c);
+	}
+	if (p->right) {
+		xnode *c = build(x, p->right, NULL);
+		c->rel_label = "Inner";
+		kid(n, c);
+	}
+	add_subplans(x, n, mark);
+	if (n->parallel_aware) {
+		/* PostgreSQL's shape: the workers' rows come up through a Gather. */
+		xnode *g = xnew("Gather", p);
+		char *w = ty_alloc(16);
+		snprintf(w, 16, "%d", p->scan.parallel);
+		prop(g, "Workers Planned", w);
+		n->rel_label = "Outer";
+		kid(g, n);
+		return g;
+	}
+	return n;
+}
+
+/* ---------------------------------------------------------------- rendering */
+
+static const char *display_name(const xnode *n, char *buf, size_t cap)
+{
+	if (!strcmp(n->type, "ModifyTable")) {
+		snprintf(buf, cap, "%s on %s", n->join_type, n->relation);
+		return buf;
+	}
+	if (n->index && n->relation) {
+		if (n->alias && strcmp(n->alias, n->relation))
+			snprintf(buf, cap, "%s using %s on %s %s", n->type, n->index, n->relation, n->alias);
+		else
+			snprintf(buf, cap, "%s using %s on %s", n->type, n->index, n->relation);
+		return buf;
+	}
+	if (n->relation) {
+		if (n->alias && strcmp(n->alias, n->relation))
+			snprintf(buf, cap, "%s on %s %s", n->type, n->relation, n->alias);
+		else
+			snprintf(buf, cap, "%s on %s", n->type, n->relation);
+		return buf;
+	}
+	if (n->func) {
+		if (n->alias && strcmp(n->alias, n->func))
+			snprintf(buf, cap, "%s on %s %s", n->type, n->func, n->alias);
+		else
+			snprintf(buf, cap, "%s on %s", n->type, n->func);
+		return buf;
+	}
+	if (n->alias) {
+		snprintf(buf, cap, "%s on %s", n->type, n->alias);
+		return buf;
+	}
+	return n->type;
+}
+
+static void analyze_text(explain_ctx *x, const xnode *n, util_buf *b)
+{
+	if (!x->analyze || !n->plan)
+		return;
+	const sql_plan *p = n->plan;
+	/* A node whose operator was built but never pulled (the inner side of
+	 * a join with an empty outer side) was not executed either. */
+	if (x->ex && p->id < x->ex->pl->nnodes && x->ex->ops[p->id] && x->ex->ops[p->id]->loops) {
+		sql_op *op = x->ex->ops[p->id];
+		uint64_t loops = op->loops;
+		double ms = op->time_us / 1000.0 / (double)loops;
+		if (x->timing)
+			util_buf_printf(b, " (actual time=%.3f..%.3f rows=%llu loops=%llu)", ms, ms,
+					(unsigned long long)(op->rows_out / loops), (unsigned long long)op->loops);
+		else
+			util_buf_printf(b, " (actual rows=%llu loops=%llu)", (unsigned long long)(op->rows_out / loops),
+					(unsigned long long)op->loops);
+	} else {
+		util_buf_puts(b, " (never executed)");
+	}
+}
+
+/* PostgreSQL's text layout: indent in units of two spaces; a node's
+ * properties one unit deeper than its name, children behind "->  ". */
+static void render_text(explain_ctx *x, const xnode *n, int indent)
+{
+	char buf[512];
+	util_buf b = UTIL_BUF_INIT;
+	if (n->plan_name) {
+		line(x, "%*s%s%s%s", indent * 2, "", n->plan_name, n->returns ? " (returns " : "", n->returns ? n->returns : "");
+		if (n->returns)
+			x->lines[x->nlines - 1] = and_paren(x->lines[x->nlines - 1]);
+		indent++;
+	}
+	if (indent) {
+		util_buf_printf(&b, "%*s->  ", indent * 2, "");
+		indent += 2;
+	}
+	util_buf_puts(&b, display_name(n, buf, sizeof buf));
+	if (x->costs && n->plan)
+		util_buf_printf(&b, "  (cost=0.00..%.2f rows=%.0f width=%d)", n->plan->cost > 0 ? n->plan->cost : n->plan->rows,
+				n->plan->rows < 1 ? 1 : n->plan->rows, n->plan->ncols * 8);
+	analyze_text(x, n, &b);
+	line(x, "%s", b.data);
+	util_buf_free(&b);
+	indent++;
+	for (int i = 0; i < n->nprops; i++) {
+		const xprop *pr = &n->props[i];
+		if (pr->list) {
+			util_buf v = UTIL_BUF_INIT;
+			for (int k = 0; k < pr->nlist; k++) {
+				if (k)
+					util_buf_puts(&v, ", ");
+				util_buf_puts(&v, pr->list[k]);
+			}
+			line(x, "%*s%s: %s", indent * 2, "", pr->key, v.data ? v.data : "");
+			util_buf_free(&v);
+		} else {
+			line(x, "%*s%s: %s", indent * 2, "", pr->key, pr->val);
+		}
+	}
+	/* InitPlans first, then the children, then SubPlans (PostgreSQL's order). */
+	for (int i = 0; i < n->nkids; i++)
+		if (n->kids[i]->rel_label && !strcmp(n->kids[i]->rel_label, "InitPlan"))
+			render_text(x, n->kids[i], indent);
+	for (int i = 0; i < n->nkids; i++)
+		if (!n->kids[i]->rel_label ||
+		    (strcmp(n->kids[i]->rel_label, "InitPlan") && strcmp(n->kids[i]->rel_label, "SubPlan")))
+			render_text(x, n->kids[i], indent);
+	for (int i = 0; i < n->nkids; i++)
+		if (n->kids[i]->rel_label && !strcmp(n->kids[i]->rel_label, "SubPlan"))
+			render_text(x, n->kids[i], indent);
+}
+
+static void json_str(util_buf *b, const char *s)
+{
+	util_buf_putc(b, '"');
+	for (const char *p = s ? s : ""; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			util_buf_putc(b, '\\');
+		if ((unsigned char)*p < 0x20)
+			util_buf_printf(b, "\\u%04x", *p);
+		else
+			util_buf_putc(b, *p);
+	}
+	util_buf_putc(b, '"');
+}
+
+static void json_field(util_buf *b, int ind, bool *first, const char *key)
+{
+	util_buf_puts(b, *first ? "\n" : ",\n");
+	*first = false;
+	util_buf_printf(b, "%*s", ind, "");
+	json_str(b, key);
+	util_buf_puts(b, ": ");
+}
+
+/* FORMAT JSON: PostgreSQL's keys, in its order, for what the node carries. */
+static void render_json(explain_ctx *x, const xnode *n, util_buf *b, int ind)
+{
+	bool first = true;
+	bool modify = !strcmp(n->type, "ModifyTable");
+	util_buf_putc(b, '{');
+	json_field(b, ind + 2, &first, "Node Type");
+	json_str(b, n->jtype ? n->jtype : n->type);
+	if (modify) {
+		json_field(b, ind + 2, &first, "Operation");
+		json_str(b, n->join_type);
+	}
+	if (n->strategy) {
+		json_field(b, ind + 2, &first, "Strategy");
+		json_str(b, n->strategy);
+	}
+	if (n->command) {
+		json_field(b, ind + 2, &first, "Command");
+		json_str(b, n->command);
+	}
+	if (n->jtype && !strcmp(n->jtype, "Aggregate")) {
+		json_field(b, ind + 2, &first, "Partial Mode");
+		json_str(b, "Simple");
+	}
+	if (n->rel_label) {
+		json_field(b, ind + 2, &first, "Parent Relationship");
+		json_str(b, n->rel_label);
+	}
+	if (n->plan_name) {
+		json_field(b, ind + 2, &first, "Subplan Name");
+		json_str(b, n->plan_name);
+	}
+	json_field(b, ind + 2, &first, "Parallel Aware");
+	util_buf_puts(b, n->parallel_aware ? "true" : "false");
+	json_field(b, ind + 2, &first, "Async Capable");
+	util_buf_puts(b, "false");
+	if (n->join_type && !modify) {
+		json_field(b, ind + 2, &first, "Join Type");
+		json_str(b, n->join_type);
+	}
+	if (n->direction) {
+		json_field(b, ind + 2, &first, "Scan Direction");
+		json_str(b, n->direction);
+	}
+	if (n->index) {
+		json_field(b, ind + 2, &first, "Index Name");
+		json_str(b, n->index);
+	}
+	if (n->func) {
+		json_field(b, ind + 2, &first, "Function Name");
+		json_str(b, n->func);
+	}
+	if (n->relation && !n->func) {
+		json_field(b, ind + 2, &first, n->jtype && !strcmp(n->jtype, "CTE Scan") ? "CTE Name" : "Relation Name");
+		json_str(b, n->relation);
+	}
+	if (n->alias) {
+		json_field(b, ind + 2, &first, "Alias");
+		json_str(b, n->alias);
+	}
+	if (x->analyze && n->plan && x->ex && n->plan->id < x->ex->pl->nnodes && x->ex->ops[n->plan->id]) {
+		sql_op *op = x->ex->ops[n->plan->id];
+		uint64_t loops = op->loops ? op->loops : 1;
+		if (x->timing) {
+			double ms = op->time_us / 1000.0 / (double)loops;
+			json_field(b, ind + 2, &first, "Actual Startup Time");
+			util_buf_printf(b, "%.3f", ms);
+			json_field(b, ind + 2, &first, "Actual Total Time");
+			util_buf_printf(b, "%.3f", ms);
+		}
+		json_field(b, ind + 2, &first, "Actual Rows");
+		util_buf_printf(b, "%llu", (unsigned long long)(op->rows_out / loops));
+		json_field(b, ind + 2, &first, "Actual Loops");
+		util_buf_printf(b, "%llu", (unsigned long long)op->loops);
+	}
+	for (int i = 0; i < n->nprops; i++) {
+		const xprop *pr = &n->props[i];
+		json_field(b, ind + 2, &first, pr->key);
+		if (pr->list) {
+			util_buf_putc(b, '[');
+			for (int k = 0; k < pr->nlist; k++) {
+				if (k)
+					util_buf_puts(b, ", ");
+				json_str(b, pr->list[k]);
+			}
+			util_buf_putc(b, ']');
+		} else if (!strcmp(pr->key, "Workers Planned")) {
+			util_buf_puts(b, pr->val); /* a number in PostgreSQL's JSON */
+		} else {
+			json_str(b, pr->val);
+		}
+	}
+	if (n->nkids) {
+		json_field(b, ind + 2, &first, "Plans");
+		util_buf_putc(b, '[');
+		for (int i = 0; i < n->nkids; i++) {
+			util_buf_printf(b, "%s\n%*s", i ? "," : "", ind + 4, "");
+			render_json(x, n->kids[i], b, ind + 4);
+		}
+		util_buf_printf(b, "\n%*s]", ind + 2, "");
+	}
+	util_buf_printf(b, "\n%*s}", ind, "");
+}
+
+/* Relations the plan reads (scans, also in subqueries and CTEs). */
+static int count_relations(const sql_plan *p);
+
+static bool sub_rel_walker(sql_expr *e, void *arg)
+{
+	if (e->kind == SQL_E_SUBLINK && e->sub.plan)
+		*(int *)arg += count_relations(e->sub.plan);
+	return false;
+}
+
+static int count_relations(const sql_plan *p)
+{
+	if (!p)
+		return 0;
+	int n = 0;
+	switch (p->kind) {
+	case SQL_P_SCAN:
+	case SQL_P_INDEXSCAN:
+	case SQL_P_SYSSCAN:
+	case SQL_P_FUNCSCAN:
+	case SQL_P_VALUES:
+	case SQL_P_CTESCAN:
+	case SQL_P_WORKTABLE:
+		n = 1;
+		break;
+	case SQL_P_APPEND:
+		for (int i = 0; i < p->append.nchildren; i++)
+			n += count_relations(p->append.children[i]);
+		break;
+	case SQL_P_PROJECT:
+	case SQL_P_PROJECTSET:
+		for (int i = 0; i < p->ncols; i++)
+			sql_expr_walk(p->project.exprs[i], sub_rel_walker, &n);
 		break;
 	default:
 		break;
 	}
-	if (p->kind == SQL_P_APPEND)
-		for (int i = 0; i < p->append.nchildren; i++)
-			walk(x, p->append.children[i], depth + 1);
-	if (p->kind == SQL_P_GROUPJOIN) {
-		if (p->group.join->join.joinqual) {
-			xnames *both = names_of(x, p->group.join);
-			detail(x, depth, "Join Filter: %s", expr_text(p->group.join->join.joinqual, both));
-		}
-		walk(x, p->group.parent, depth + 1);
-		walk(x, p->group.child, depth + 1);
-	}
-	if (p->left)
-		walk(x, p->left, depth + 1);
-	if (p->right)
-		walk(x, p->right, depth + 1);
+	sql_expr_walk(p->qual, sub_rel_walker, &n);
+	if (p->kind == SQL_P_NESTLOOP || p->kind == SQL_P_HASHJOIN || p->kind == SQL_P_MERGEJOIN)
+		sql_expr_walk(p->join.joinqual, sub_rel_walker, &n);
+	return n + count_relations(p->left) + count_relations(p->right);
 }
 
 static bool opt_bool(PgQuery__DefElem *d)
@@ -542,6 +1391,9 @@ void sql_exec_explain(sql_session *s, PgQuery__ExplainStmt *st, const char *text
 	memset(&x, 0, sizeof x);
 	x.s = s;
 	x.costs = true;
+	x.timing = true;
+	x.summary = true;
+	bool timing_set = false, summary_set = false;
 	for (size_t i = 0; i < st->n_options; i++) {
 		PgQuery__DefElem *d = st->options[i]->def_elem;
 		if (!strcmp(d->defname, "analyze"))
@@ -556,12 +1408,23 @@ void sql_exec_explain(sql_session *s, PgQuery__ExplainStmt *st, const char *text
 				x.json = true;
 			else if (util_strcasecmp(v, "text"))
 				ty_error(UTIL_E_FEATURE_NOT_SUPPORTED, "EXPLAIN format \"%s\" is not supported", v);
-		} else if (!strcmp(d->defname, "buffers") || !strcmp(d->defname, "timing") || !strcmp(d->defname, "summary") ||
-			   !strcmp(d->defname, "settings") || !strcmp(d->defname, "wal")) {
+		} else if (!strcmp(d->defname, "timing")) {
+			x.timing = opt_bool(d);
+			timing_set = true;
+		} else if (!strcmp(d->defname, "summary")) {
+			x.summary = opt_bool(d);
+			summary_set = true;
+		} else if (!strcmp(d->defname, "buffers") || !strcmp(d->defname, "settings") || !strcmp(d->defname, "wal")) {
 		} else {
-			ty_error(UTIL_E_SYNTAX_ERROR, "unrecognized EXPLAIN option \"%s\"", d->defname);
+			util_err *e = ty_errstart(UTIL_E_SYNTAX_ERROR, "unrecognized EXPLAIN option \"%s\"", d->defname);
+			e->position = sql_errposition(text, d->location);
+			ty_errthrow();
 		}
 	}
+	if (timing_set && x.timing && !x.analyze)
+		ty_error(UTIL_E_INVALID_PARAMETER_VALUE, "EXPLAIN option TIMING requires ANALYZE");
+	if (!summary_set)
+		x.summary = x.analyze;
 	pnode *q = st->query;
 	if (sql_stmt_is_utility(q))
 		ty_error(UTIL_E_FEATURE_NOT_SUPPORTED, "EXPLAIN of %s is not supported", sql_command_tag(q));
@@ -585,26 +1448,24 @@ void sql_exec_explain(sql_session *s, PgQuery__ExplainStmt *st, const char *text
 		}
 	}
 	int64_t elapsed = util_mono_us() - t0;
-	walk(&x, pl->plan, 0);
-	if (x.analyze) {
+	x.pl = pl;
+	x.cte_shown = ty_alloc0(sizeof(bool) * (size_t)(pl->nctes + 1));
+	x.qualify = count_relations(pl->plan) > 1;
+	xnode *root = build(&x, pl->plan, NULL);
+	if (!x.json)
+		render_text(&x, root, 0);
+	if (x.analyze && x.summary && !x.json) {
 		line(&x, "Planning Time: 0.100 ms");
 		line(&x, "Execution Time: %.3f ms", elapsed / 1000.0);
-		sql_exec_close(x.ex);
 	}
 	const char *names[1] = {"QUERY PLAN"};
 	if (x.json) {
 		util_buf b = UTIL_BUF_INIT;
-		util_buf_puts(&b, "[\n  {\n    \"Plan\": {\n");
-		for (int i = 0; i < x.nlines; i++) {
-			util_buf_puts(&b, "      \"Line\": \"");
-			for (const char *p = x.lines[i]; *p; p++) {
-				if (*p == '"' || *p == '\\')
-					util_buf_putc(&b, '\\');
-				util_buf_putc(&b, *p);
-			}
-			util_buf_puts(&b, i + 1 < x.nlines ? "\",\n" : "\"\n");
-		}
-		util_buf_puts(&b, "    }\n  }\n]");
+		util_buf_puts(&b, "[\n  {\n    \"Plan\": ");
+		render_json(&x, root, &b, 4);
+		if (x.analyze && x.summary)
+			util_buf_printf(&b, ",\n    \"Planning Time\": 0.100,\n    \"Execution Time\": %.3f", elapsed / 1000.0);
+		util_buf_puts(&b, "\n  }\n]");
 		ty_oid types[1] = {TY_JSON};
 		ty_datum v = ty_text(b.data);
 		util_buf_free(&b);
@@ -616,5 +1477,7 @@ void sql_exec_explain(sql_session *s, PgQuery__ExplainStmt *st, const char *text
 			vals[i] = ty_text(x.lines[i]);
 		sql_send_rows(s, dest, 1, names, types, vals, x.nlines);
 	}
+	if (x.ex)
+		sql_exec_close(x.ex);
 	snprintf(c->tag, sizeof c->tag, "EXPLAIN");
 }

@@ -25,8 +25,14 @@ PgQuery__ParseResult *sql_parse_text(const char *text, util_err *err)
 			util_err_hint(err, "Unicode escapes must be \\uXXXX or \\UXXXXXXXX.");
 		} else if (strstr(r.error->message, "stack depth limit exceeded"))
 			err->code = UTIL_E_STATEMENT_TOO_COMPLEX;
+		else if (!strncmp(r.error->message, "frame start", 11) || !strncmp(r.error->message, "frame end", 9))
+			err->code = UTIL_E_WINDOWING_ERROR; /* gram.y's frame clause checks */
 		else if (strstr(r.error->message, "not supported") || strstr(r.error->message, "not implemented"))
 			err->code = UTIL_E_FEATURE_NOT_SUPPORTED;
+		if (!strcmp(r.error->message, "subquery in FROM must have an alias"))
+			util_err_hint(err, "For example, FROM (SELECT ...) [AS] foo.");
+		else if (!strcmp(r.error->message, "VALUES in FROM must have an alias"))
+			util_err_hint(err, "For example, FROM (VALUES ...) [AS] foo.");
 		err->position = r.error->cursorpos;
 		pg_query_free_protobuf_parse_result(r);
 		return NULL;

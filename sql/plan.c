@@ -112,11 +112,6 @@ static sql_expr *refs(sql_planner *pl, sql_expr *e, const sql_tlist *tl)
 	case SQL_E_FIELD:
 		c->field.arg = refs(pl, e->field.arg, tl);
 		break;
-	case SQL_E_SUBSCRIPT:
-		c->subscript.arg = refs(pl, e->subscript.arg, tl);
-		c->subscript.lower = refs(pl, e->subscript.lower, tl);
-		c->subscript.upper = refs(pl, e->subscript.upper, tl);
-		break;
 	default:
 		if (e->f.nargs) {
 			c->f.args = ty_alloc(sizeof(sql_expr *) * (size_t)e->f.nargs);
@@ -233,9 +228,15 @@ static void replace_outer_in_query(outer_ctx *oc, sql_query *q);
 
 static int outer_param(outer_ctx *oc, sql_expr *v)
 {
-	/* v references the planner's query (levelsup == depth + 1). */
+	/* v references the planner's query (levelsup == depth + 1): a Var, or
+	 * an aggregate of that query. */
+	sql_expr *local = sql_expr_copy(v);
+	if (local->kind == SQL_E_VAR)
+		local->var.levelsup = 0;
+	else
+		local->agglevelsup = 0;
 	for (int i = 0; i < oc->n; i++)
-		if (oc->vals[i]->var.rte == v->var.rte && oc->vals[i]->var.col == v->var.col)
+		if (sql_expr_equal(oc->vals[i], local))
 			return oc->params[i];
 	if (oc->n == oc->cap) {
 		oc->cap = oc->cap ? oc->cap * 2 : 8;
@@ -248,8 +249,6 @@ static int outer_param(outer_ctx *oc, sql_expr *v)
 		oc->params = np;
 		oc->vals = nv;
 	}
-	sql_expr *local = sql_expr_copy(v);
-	local->var.levelsup = 0;
 	oc->params[oc->n] = oc->pl->ax->ps->nexec_params++;
 	oc->vals[oc->n] = local;
 	return oc->params[oc->n++];
@@ -258,7 +257,8 @@ static int outer_param(outer_ctx *oc, sql_expr *v)
 static sql_expr *outer_mutator(sql_expr *e, void *arg)
 {
 	outer_ctx *oc = arg;
-	if (e->kind == SQL_E_VAR && e->var.levelsup == oc->depth + 1) {
+	if ((e->kind == SQL_E_VAR && e->var.levelsup == oc->depth + 1) ||
+	    (e->kind == SQL_E_AGG && e->agglevelsup == oc->depth + 1)) {
 		sql_expr *p = sql_expr_new(SQL_E_EXECPARAM, e->type, e->location);
 		p->typmod = e->typmod;
 		p->param = outer_param(oc, e);
@@ -352,6 +352,65 @@ static void replace_outer_in_query(outer_ctx *oc, sql_query *q)
 
 static sql_plan *plan_query(sql_planner *pl, sql_query *q, sql_tlist **tl_out);
 
+/* Does a query (or anything nested in it) read executor parameters set
+ * outside it? Checked before it is planned, when the only parameters in
+ * it are outer references. */
+static bool query_has_execparam(sql_query *q);
+
+static bool execparam_walker(sql_expr *e, void *arg)
+{
+	(void)arg;
+	if (e->kind == SQL_E_EXECPARAM)
+		return true;
+	return e->kind == SQL_E_SUBLINK && e->sub.query && query_has_execparam(e->sub.query);
+}
+
+static void execparam_root(sql_expr **e, void *arg)
+{
+	bool *found = arg;
+	if (!*found)
+		*found = sql_expr_walk(*e, execparam_walker, NULL);
+}
+
+static bool setop_has_execparam(sql_setop *s)
+{
+	if (s->is_leaf)
+		return query_has_execparam(s->leaf);
+	return setop_has_execparam(s->left) || setop_has_execparam(s->right);
+}
+
+static bool query_has_execparam(sql_query *q)
+{
+	bool found = false;
+	sql_query_exprs(q, execparam_root, &found);
+	for (int i = 0; i < q->nrtes && !found; i++)
+		if (q->rtes[i]->kind == SQL_RTE_SUBQUERY && q->rtes[i]->subquery)
+			found = query_has_execparam(q->rtes[i]->subquery);
+	for (int i = 0; i < q->nctes && !found; i++) {
+		sql_cte *c = q->ctes[i];
+		found = (c->query && query_has_execparam(c->query)) || (c->nonrec && query_has_execparam(c->nonrec)) ||
+			(c->rec && query_has_execparam(c->rec));
+	}
+	if (!found && q->setop)
+		found = setop_has_execparam(q->setop);
+	return found;
+}
+
+/* The type whose hash and comparison serve l = r, or NULL: the operand
+ * types themselves, or for the integer types (int2/int4/int8 all compare and
+ * hash their values as int64, like PostgreSQL's integer_ops family) int8. */
+static const ty_type *hash_key_type(ty_oid l, ty_oid r)
+{
+	if (l != r) {
+		bool li = l == TY_INT2 || l == TY_INT4 || l == TY_INT8, ri = r == TY_INT2 || r == TY_INT4 || r == TY_INT8;
+		if (!li || !ri)
+			return NULL;
+		l = TY_INT8;
+	}
+	const ty_type *t = ty_type_get(l);
+	return t && t->hash && t->cmp ? t : NULL;
+}
+
 static sql_expr *sublink_mutator(sql_expr *e, void *arg)
 {
 	sql_planner *pl = arg;
@@ -359,13 +418,24 @@ static sql_expr *sublink_mutator(sql_expr *e, void *arg)
 		return e;
 	outer_ctx oc = {pl, 0, NULL, NULL, 0, 0};
 	replace_outer_in_query(&oc, e->sub.query);
+	/* Parameters of enclosing queries (references two or more levels up,
+	 * LATERAL parameters) also make the result vary: not cacheable. */
+	bool external = oc.n > 0 || query_has_execparam(e->sub.query);
 	sql_planner sub = {pl->ax, pl->top, pl, e->sub.query, 0};
 	sql_tlist *tl;
 	e->sub.plan = plan_query(&sub, e->sub.query, &tl);
 	e->sub.params = oc.params;
 	e->sub.param_vals = oc.vals;
 	e->sub.nparams = oc.n;
-	e->sub.correlated = oc.n > 0;
+	e->sub.correlated = external;
+	/* x = ANY (uncorrelated subquery) of one hashable column: a hash set
+	 * built once (PostgreSQL's hashed SubPlan), instead of a scan per row. */
+	if (!external && e->sub.kind == SQL_SUB_ANY && e->sub.ncmp == 1 && e->sub.testexpr &&
+	    e->sub.testexpr->f.nargs == 1) {
+		ty_oid t = e->sub.testexpr->f.args[0]->type, st = e->sub.plan->types[0];
+		if (hash_key_type(t, st) && e->sub.cmp[0] == sql_find_cmp_op("=", t, st))
+			e->sub.hashed = true;
+	}
 	e->sub.cache = pl->ax->ps->ncache++;
 	return e;
 }
@@ -391,13 +461,41 @@ static sql_expr *prep(sql_planner *pl, sql_expr *e)
 {
 	if (!e)
 		return NULL;
+	e = sql_fold_expr(pl, e);
 	e = sql_plan_sublinks(pl, e);
 	return sql_expr_mutate(e, cache_mutator, pl);
 }
 
 /* ---------------------------------------------------------------- FROM items */
 
-static sql_plan *plan_jnode(sql_planner *pl, sql_jnode *j, sql_expr ***quals, int *nquals, sql_tlist **tl_out);
+/* LATERAL references of a FROM subtree that its own joins cannot supply:
+ * executor parameters and their values (Vars of other RTEs at level 0),
+ * set by a parameterised nested loop whose left side has those RTEs. */
+typedef struct lateral_refs {
+	int n;
+	int *params;
+	sql_expr **vals;
+} lateral_refs;
+
+static void lat_add(lateral_refs *lr, int param, sql_expr *val)
+{
+	int *np = ty_alloc(sizeof(int) * (size_t)(lr->n + 1));
+	sql_expr **nv = ty_alloc(sizeof(sql_expr *) * (size_t)(lr->n + 1));
+	if (lr->n) {
+		memcpy(np, lr->params, sizeof(int) * (size_t)lr->n);
+		memcpy(nv, lr->vals, sizeof(sql_expr *) * (size_t)lr->n);
+	}
+	np[lr->n] = param;
+	nv[lr->n] = val;
+	lr->params = np;
+	lr->vals = nv;
+	lr->n++;
+}
+
+static sql_plan *plan_jnode(sql_planner *pl, sql_jnode *j, sql_expr ***quals, int *nquals, sql_tlist **tl_out,
+			    lateral_refs *lr);
+static sql_plan *plan_side(sql_planner *pl, sql_jnode *j, bool where_ok, sql_expr ***quals, int *nquals, sql_expr **on,
+			   int non, sql_tlist **tl_out, lateral_refs *lr, sql_expr ***jq, int *njq);
 
 /* Which RTE indexes a join tree node covers. */
 static void jnode_rtes(sql_query *q, sql_jnode *j, bool *set)
@@ -487,19 +585,65 @@ static sql_tlist *rte_tlist(sql_planner *pl, int rte)
 
 static sql_plan *plan_cte_scan(sql_planner *pl, int rte, sql_tlist **tl_out);
 
-static sql_plan *plan_leaf(sql_planner *pl, int rte, sql_expr ***quals, int *nquals, sql_tlist **tl_out)
+/* Function RTEs: arguments referencing other FROM items (functions are
+ * implicitly LATERAL) become executor parameters. */
+typedef struct func_lateral {
+	sql_planner *pl;
+	int self;
+	lateral_refs *lr;
+} func_lateral;
+
+static sql_expr *func_lateral_mutator(sql_expr *e, void *arg)
+{
+	func_lateral *fl = arg;
+	if (e->kind != SQL_E_VAR || e->var.levelsup != 0 || e->var.rte == fl->self)
+		return e;
+	for (int i = 0; i < fl->lr->n; i++)
+		if (sql_expr_equal(fl->lr->vals[i], e)) {
+			sql_expr *p = sql_expr_new(SQL_E_EXECPARAM, e->type, e->location);
+			p->typmod = e->typmod;
+			p->param = fl->lr->params[i];
+			return p;
+		}
+	int id = fl->pl->ax->ps->nexec_params++;
+	lat_add(fl->lr, id, sql_expr_copy(e));
+	sql_expr *p = sql_expr_new(SQL_E_EXECPARAM, e->type, e->location);
+	p->typmod = e->typmod;
+	p->param = id;
+	return p;
+}
+
+static sql_plan *plan_leaf(sql_planner *pl, int rte, sql_expr ***quals, int *nquals, sql_tlist **tl_out,
+			   lateral_refs *lr)
 {
 	sql_query *q = pl->q;
 	sql_rte *r = q->rtes[rte - 1];
+	if (r->kind == SQL_RTE_SUBQUERY && r->lateral) {
+		/* References to the query's other FROM items (one level up from
+		 * inside the subquery) become parameters of this RTE. */
+		outer_ctx oc = {pl, 0, NULL, NULL, 0, 0};
+		replace_outer_in_query(&oc, r->subquery);
+		for (int i = 0; i < oc.n; i++)
+			lat_add(lr, oc.params[i], oc.vals[i]);
+	} else if (r->kind == SQL_RTE_FUNCTION) {
+		func_lateral fl = {pl, rte, lr};
+		for (int i = 0; i < r->nfuncs; i++)
+			r->funcs[i] = sql_expr_mutate(r->funcs[i], func_lateral_mutator, &fl);
+	}
 	bool *have = ty_alloc0(sizeof(bool) * (size_t)q->nrtes);
 	have[rte - 1] = true;
 	sql_expr **mine;
 	int nmine = take_quals(pl, quals, nquals, have, &mine);
+	sql_order_quals(mine, nmine, true);
 	sql_plan *p;
 	sql_tlist *tl;
 	switch (r->kind) {
-	case SQL_RTE_TABLE:
-		return sql_plan_table_scan(pl, rte, mine, nmine, tl_out);
+	case SQL_RTE_TABLE: {
+		sql_plan *sp = sql_plan_table_scan(pl, rte, mine, nmine, tl_out);
+		if (sp->kind == SQL_P_SCAN || sp->kind == SQL_P_INDEXSCAN)
+			sp->scan.alias = r->alias;
+		return sp;
+	}
 	case SQL_RTE_VALUES:
 		p = plan_values(pl, rte, &tl);
 		break;
@@ -520,6 +664,8 @@ static sql_plan *plan_leaf(sql_planner *pl, int rte, sql_expr ***quals, int *nqu
 		for (int i = 0; i < r->nfuncs; i++)
 			p->func.funcs[i] = sql_set_refs(pl, prep(pl, r->funcs[i]), empty);
 		p->func.ordinality = r->ordinality;
+		p->func.alias = r->alias;
+		p->func.colnames = r->colnames;
 		break;
 	}
 	case SQL_RTE_CTE:
@@ -560,9 +706,9 @@ static void hash_keys(sql_planner *pl, sql_expr **quals, int n, const bool *lset
 	for (int i = 0; i < n; i++) {
 		sql_expr *e = quals[i];
 		bool ok = e->kind == SQL_E_FUNC && e->f.nargs == 2 && e->f.opname && !strcmp(e->f.opname, "=") &&
-			  e->f.argtypes[0] == e->f.argtypes[1] && !sql_expr_volatile(e);
-		const ty_type *t = ok ? ty_type_get(e->f.argtypes[0]) : NULL;
-		ok = ok && t && t->hash && t->cmp;
+			  !sql_expr_volatile(e);
+		const ty_type *t = ok ? hash_key_type(e->f.argtypes[0], e->f.argtypes[1]) : NULL;
+		ok = ok && t;
 		if (ok) {
 			bool *a = ty_alloc0(sizeof(bool) * (size_t)nr), *b = ty_alloc0(sizeof(bool) * (size_t)nr);
 			sql_expr_rtes(e->f.args[0], a, nr);
@@ -588,7 +734,8 @@ static void hash_keys(sql_planner *pl, sql_expr **quals, int n, const bool *lset
 }
 
 static sql_plan *make_join(sql_planner *pl, sql_jointype type, sql_plan *lp, sql_tlist *ltl, const bool *lset,
-			   sql_plan *rp, sql_tlist *rtl, const bool *rset, sql_expr **jq, int njq, sql_tlist **tl_out)
+			   sql_plan *rp, sql_tlist *rtl, const bool *rset, sql_expr **jq, int njq, sql_tlist **tl_out,
+			   lateral_refs *llr, lateral_refs *rlr, lateral_refs *out)
 {
 	/* Index lookup join (plan_index.c). */
 	sql_plan *lj = sql_plan_lookup_join(pl, type, lp, ltl, lset, rp, rtl, rset, jq, njq, tl_out);
@@ -599,11 +746,40 @@ static sql_plan *make_join(sql_planner *pl, sql_jointype type, sql_plan *lp, sql
 	j->join.type = type;
 	j->left = lp;
 	j->right = rp;
+	/* LATERAL: the right side's parameters that the left side supplies
+	 * make this a parameterised nested loop (right side rescanned per left
+	 * row); the others wait for a join further up. */
+	lateral_refs mine = {0};
+	*out = *llr;
+	int nr = pl->q->nrtes;
+	for (int i = 0; i < rlr->n; i++) {
+		bool *need = ty_alloc0(sizeof(bool) * (size_t)(nr ? nr : 1));
+		sql_expr_rtes(rlr->vals[i], need, nr);
+		if (covered(need, lset, nr))
+			lat_add(&mine, rlr->params[i], rlr->vals[i]);
+		else
+			lat_add(out, rlr->params[i], rlr->vals[i]);
+	}
 	sql_expr **rest;
 	int nrest;
-	hash_keys(pl, jq, njq, lset, rset, j, ltl, rtl, &rest, &nrest);
-	if (j->join.nkeys == 0)
+	if (mine.n) {
+		if (type == SQL_JOIN_RIGHT || type == SQL_JOIN_FULL)
+			ty_error(UTIL_E_INVALID_COLUMN_REFERENCE,
+				 "invalid reference to FROM-clause entry for table in a RIGHT or FULL JOIN with LATERAL");
 		j->kind = SQL_P_NESTLOOP;
+		j->join.nparams = mine.n;
+		j->join.params = mine.params;
+		j->join.param_vals = ty_alloc(sizeof(sql_expr *) * (size_t)mine.n);
+		for (int i = 0; i < mine.n; i++)
+			j->join.param_vals[i] = sql_set_refs(pl, mine.vals[i], ltl);
+		rest = jq;
+		nrest = njq;
+	} else {
+		hash_keys(pl, jq, njq, lset, rset, j, ltl, rtl, &rest, &nrest);
+		if (j->join.nkeys == 0)
+			j->kind = SQL_P_NESTLOOP;
+	}
+	sql_order_quals(rest, nrest, false);
 	for (int i = 0; i < nrest; i++)
 		rest[i] = sql_set_refs(pl, prep(pl, rest[i]), tl);
 	j->join.joinqual = sql_make_and(rest, nrest);
@@ -613,12 +789,13 @@ static sql_plan *make_join(sql_planner *pl, sql_jointype type, sql_plan *lp, sql
 	return j;
 }
 
-static sql_plan *plan_jnode(sql_planner *pl, sql_jnode *j, sql_expr ***quals, int *nquals, sql_tlist **tl_out)
+static sql_plan *plan_jnode(sql_planner *pl, sql_jnode *j, sql_expr ***quals, int *nquals, sql_tlist **tl_out,
+			    lateral_refs *lr)
 {
 	sql_query *q = pl->q;
 	int n = q->nrtes;
 	if (!j->is_join)
-		return plan_leaf(pl, j->rte, quals, nquals, tl_out);
+		return plan_leaf(pl, j->rte, quals, nquals, tl_out, lr);
 	bool *lset = ty_alloc0(sizeof(bool) * (size_t)n), *rset = ty_alloc0(sizeof(bool) * (size_t)n);
 	jnode_rtes(q, j->left, lset);
 	jnode_rtes(q, j->right, rset);
@@ -626,16 +803,33 @@ static sql_plan *plan_jnode(sql_planner *pl, sql_jnode *j, sql_expr ***quals, in
 	sql_plan *lp, *rp;
 	/* WHERE quals go below inner joins only; outer joins keep their sides'
 	 * quals above (a qual on the nullable side must see the NULLs). */
-	int none = 0;
-	sql_expr **noq = NULL;
 	bool inner = j->jointype == SQL_JOIN_INNER;
 	bool left_ok = inner || j->jointype == SQL_JOIN_LEFT;
 	bool right_ok = inner || j->jointype == SQL_JOIN_RIGHT;
-	lp = plan_jnode(pl, j->left, left_ok ? quals : &noq, left_ok ? nquals : &none, &ltl);
-	rp = plan_jnode(pl, j->right, right_ok ? quals : &noq, right_ok ? nquals : &none, &rtl);
-	/* The join's own condition, plus (inner joins) WHERE quals over both sides. */
+	/* ON conditions over one side only filter that side before the join when
+	 * it is the nullable side (or the join is inner): a row they reject
+	 * could not have matched anyway. */
 	sql_expr **jq;
 	int njq = sql_conjuncts(j->quals, &jq);
+	sql_expr **on_l = ty_alloc(sizeof(sql_expr *) * (size_t)(njq + 1));
+	sql_expr **on_r = ty_alloc(sizeof(sql_expr *) * (size_t)(njq + 1));
+	int non_l = 0, non_r = 0, nkeep = 0;
+	for (int i = 0; i < njq; i++) {
+		bool *need = ty_alloc0(sizeof(bool) * (size_t)n);
+		sql_expr_rtes(jq[i], need, n);
+		bool vol = sql_expr_volatile(jq[i]);
+		if (any(need, n) && !vol && covered(need, lset, n) && (inner || j->jointype == SQL_JOIN_RIGHT))
+			on_l[non_l++] = jq[i];
+		else if (any(need, n) && !vol && covered(need, rset, n) && (inner || j->jointype == SQL_JOIN_LEFT))
+			on_r[non_r++] = jq[i];
+		else
+			jq[nkeep++] = jq[i];
+	}
+	njq = nkeep;
+	lateral_refs llr = {0}, rlr = {0};
+	lp = plan_side(pl, j->left, left_ok, quals, nquals, on_l, non_l, &ltl, &llr, &jq, &njq);
+	rp = plan_side(pl, j->right, right_ok, quals, nquals, on_r, non_r, &rtl, &rlr, &jq, &njq);
+	/* The join's own condition, plus (inner joins) WHERE quals over both sides. */
 	if (inner) {
 		bool *both = ty_alloc0(sizeof(bool) * (size_t)n);
 		for (int i = 0; i < n; i++)
@@ -653,9 +847,50 @@ static sql_plan *plan_jnode(sql_planner *pl, sql_jnode *j, sql_expr ***quals, in
 	sql_jointype jt = j->jointype;
 	/* RIGHT JOIN runs as a LEFT JOIN with the sides swapped back in the row. */
 	sql_tlist *tl;
-	sql_plan *p = make_join(pl, jt, lp, ltl, lset, rp, rtl, rset, jq, njq, &tl);
+	sql_plan *p = make_join(pl, jt, lp, ltl, lset, rp, rtl, rset, jq, njq, &tl, &llr, &rlr, lr);
 	/* The join RTE's own columns are expressions over the children. */
 	*tl_out = tl;
+	return p;
+}
+
+/* Plans one side of a join with the WHERE quals it may take (*quals,
+ * when where_ok) and the ON quals pushed to it; what it leaves of the WHERE
+ * quals goes back to *quals, what it leaves of the ON quals to the join's
+ * own conditions (*jq). */
+static sql_plan *plan_side(sql_planner *pl, sql_jnode *j, bool where_ok, sql_expr ***quals, int *nquals, sql_expr **on,
+			   int non, sql_tlist **tl_out, lateral_refs *lr, sql_expr ***jq, int *njq)
+{
+	int nw = where_ok ? *nquals : 0;
+	int nall = nw + non;
+	sql_expr **all = ty_alloc(sizeof(sql_expr *) * (size_t)(nall + 1));
+	if (nw)
+		memcpy(all, *quals, sizeof(sql_expr *) * (size_t)nw);
+	if (non)
+		memcpy(all + nw, on, sizeof(sql_expr *) * (size_t)non);
+	sql_plan *p = plan_jnode(pl, j, &all, &nall, tl_out, lr);
+	if (!where_ok && !non)
+		return p;
+	/* Split the leftovers back by origin. */
+	sql_expr **wleft = ty_alloc(sizeof(sql_expr *) * (size_t)(nall + 1));
+	sql_expr **nj = ty_alloc(sizeof(sql_expr *) * (size_t)(*njq + nall + 1));
+	int nwl = 0, nnj = *njq;
+	if (*njq)
+		memcpy(nj, *jq, sizeof(sql_expr *) * (size_t)*njq);
+	for (int i = 0; i < nall; i++) {
+		bool from_on = false;
+		for (int k = 0; k < non && !from_on; k++)
+			from_on = on[k] == all[i];
+		if (from_on)
+			nj[nnj++] = all[i];
+		else
+			wleft[nwl++] = all[i];
+	}
+	if (where_ok) {
+		*quals = wleft;
+		*nquals = nwl;
+	}
+	*jq = nj;
+	*njq = nnj;
 	return p;
 }
 
@@ -677,23 +912,43 @@ static sql_plan *plan_from(sql_planner *pl, sql_query *q, sql_expr **quals, int 
 		*tl_out = tl;
 		return p;
 	}
+	/* A qual that folded to false/NULL gates the whole FROM clause: the
+	 * scans never run (PostgreSQL's one-time filter). */
+	sql_expr *gate = NULL;
+	for (int i = 0; i < nquals; i++)
+		if (sql_const_false(quals[i])) {
+			gate = quals[i];
+			quals[i--] = quals[--nquals];
+		}
 	sql_tlist *tl;
 	sql_derive_equalities(pl, q, &quals, &nquals);
-	sql_plan *p = plan_jnode(pl, q->from[0], &quals, &nquals, &tl);
+	lateral_refs lr = {0};
+	sql_plan *p = plan_jnode(pl, q->from[0], &quals, &nquals, &tl, &lr);
 	bool *have = ty_alloc0(sizeof(bool) * (size_t)(n ? n : 1));
 	jnode_rtes(q, q->from[0], have);
 	for (int i = 1; i < q->nfrom; i++) {
 		sql_tlist *rtl;
 		bool *rset = ty_alloc0(sizeof(bool) * (size_t)n);
 		jnode_rtes(q, q->from[i], rset);
-		sql_plan *rp = plan_jnode(pl, q->from[i], &quals, &nquals, &rtl);
+		lateral_refs rlr = {0}, out;
+		sql_plan *rp = plan_jnode(pl, q->from[i], &quals, &nquals, &rtl, &rlr);
 		bool *both = ty_alloc0(sizeof(bool) * (size_t)n);
 		for (int k = 0; k < n; k++)
 			both[k] = have[k] || rset[k];
 		sql_expr **jq;
 		int njq = take_quals(pl, &quals, &nquals, both, &jq);
-		p = make_join(pl, SQL_JOIN_INNER, p, tl, have, rp, rtl, rset, jq, njq, &tl);
+		p = make_join(pl, SQL_JOIN_INNER, p, tl, have, rp, rtl, rset, jq, njq, &tl, &lr, &rlr, &out);
+		lr = out;
 		have = both;
+	}
+	if (lr.n)
+		ty_error(UTIL_E_INTERNAL_ERROR, "LATERAL reference that no join supplies");
+	if (gate) {
+		sql_plan *g = sql_new_node(pl, SQL_P_FILTER, tl);
+		g->left = p;
+		g->qual = gate;
+		g->rows = 0;
+		p = g;
 	}
 	if (nquals) {
 		/* Quals that reference no RTE (constants) or remain. */
@@ -711,6 +966,8 @@ static sql_plan *plan_from(sql_planner *pl, sql_query *q, sql_expr **quals, int 
 }
 
 /* ---------------------------------------------------------------- CTEs */
+
+sql_plan *sql_plan_modify(sql_planner *pl, sql_query *q, sql_tlist **tl_out);
 
 static sql_planner *cte_owner(sql_planner *pl, sql_cte *c)
 {
@@ -740,6 +997,14 @@ static void plan_cte(sql_planner *pl, sql_cte *c)
 	}
 	top->ctes[c->id] = c;
 	sql_planner *owner = cte_owner(pl, c);
+	if (c->dml) {
+		sql_planner sub = {pl->ax, top, NULL, c->query, 0};
+		sql_tlist *tl;
+		top->cte_plans[c->id] = sql_plan_new(SQL_P_RESULT, 0);
+		top->cte_plans[c->id] = sql_plan_modify(&sub, c->query, &tl);
+		top->read_only = false;
+		return;
+	}
 	if (!c->recursive) {
 		sql_planner sub = {pl->ax, top, owner, c->query, 0};
 		sql_tlist *tl;
@@ -785,28 +1050,55 @@ typedef struct extra_vars {
 	sql_query *q;
 	sql_expr **vars;
 	int n;
+	int depth; /* sublink nesting while collecting outer references */
 } extra_vars;
 
-static bool collect_ungrouped(sql_expr *e, void *arg)
+static sql_visit collect_ungrouped(sql_expr *e, void *arg);
+
+static void collect_root(sql_expr **e, void *arg) { sql_expr_visit(*e, collect_ungrouped, arg); }
+
+static void collect_subquery(extra_vars *ev, sql_query *sq)
+{
+	ev->depth++;
+	sql_query_exprs(sq, collect_root, ev);
+	for (int i = 0; i < sq->nrtes; i++)
+		if (sq->rtes[i]->kind == SQL_RTE_SUBQUERY && sq->rtes[i]->subquery)
+			collect_subquery(ev, sq->rtes[i]->subquery);
+	ev->depth--;
+}
+
+/* Vars the aggregate node must pass through although not grouped (columns
+ * functionally dependent on a grouped primary key), also when a subquery
+ * references them. */
+static sql_visit collect_ungrouped(sql_expr *e, void *arg)
 {
 	extra_vars *ev = arg;
 	sql_query *q = ev->q;
-	for (int i = 0; i < q->ngroup; i++)
-		if (sql_expr_equal(q->group[i], e))
-			return false;
-	if (e->kind == SQL_E_AGG || e->kind == SQL_E_WINDOW)
-		return false;
-	if (e->kind == SQL_E_VAR && e->var.levelsup == 0) {
+	if (ev->depth == 0) {
+		for (int i = 0; i < q->ngroup; i++)
+			if (sql_expr_equal(q->group[i], e))
+				return SQL_VISIT_SKIP;
+		if (e->kind == SQL_E_AGG || e->kind == SQL_E_WINDOW || e->kind == SQL_E_GROUPING)
+			return SQL_VISIT_SKIP;
+	}
+	if (e->kind == SQL_E_VAR && e->var.levelsup == ev->depth) {
+		sql_expr *v = sql_expr_copy(e);
+		v->var.levelsup = 0;
+		for (int i = 0; i < q->ngroup; i++)
+			if (sql_expr_equal(q->group[i], v))
+				return SQL_VISIT_CONTINUE;
 		for (int i = 0; i < ev->n; i++)
-			if (sql_expr_equal(ev->vars[i], e))
-				return false;
+			if (sql_expr_equal(ev->vars[i], v))
+				return SQL_VISIT_CONTINUE;
 		sql_expr **nv = ty_alloc(sizeof(sql_expr *) * (size_t)(ev->n + 1));
 		if (ev->n)
 			memcpy(nv, ev->vars, sizeof(sql_expr *) * (size_t)ev->n);
-		nv[ev->n++] = e;
+		nv[ev->n++] = v;
 		ev->vars = nv;
 	}
-	return false;
+	if (e->kind == SQL_E_SUBLINK && e->sub.query && !e->sub.plan)
+		collect_subquery(ev, e->sub.query);
+	return SQL_VISIT_CONTINUE;
 }
 
 static bool collect_grouping(sql_expr *e, void *arg)
@@ -829,21 +1121,21 @@ static sql_plan *plan_agg(sql_planner *pl, sql_query *q, sql_plan *in, sql_tlist
 {
 	/* Columns functionally dependent on a grouped primary key ride along
 	 * as extra group keys. */
-	extra_vars ev = {q, NULL, 0};
+	extra_vars ev = {q, NULL, 0, 0};
 	for (int i = 0; i < q->ntargets; i++)
-		sql_expr_walk(q->targets[i].expr, collect_ungrouped, &ev);
-	sql_expr_walk(q->having, collect_ungrouped, &ev);
+		sql_expr_visit(q->targets[i].expr, collect_ungrouped, &ev);
+	sql_expr_visit(q->having, collect_ungrouped, &ev);
 	for (int i = 0; i < q->nsort; i++)
-		sql_expr_walk(q->sort[i].expr, collect_ungrouped, &ev);
+		sql_expr_visit(q->sort[i].expr, collect_ungrouped, &ev);
 	for (int w = 0; w < q->nwinclauses; w++) {
 		for (int i = 0; i < q->winclauses[w].npart; i++)
-			sql_expr_walk(q->winclauses[w].part[i], collect_ungrouped, &ev);
+			sql_expr_visit(q->winclauses[w].part[i], collect_ungrouped, &ev);
 		for (int i = 0; i < q->winclauses[w].norder; i++)
-			sql_expr_walk(q->winclauses[w].order[i].expr, collect_ungrouped, &ev);
+			sql_expr_visit(q->winclauses[w].order[i].expr, collect_ungrouped, &ev);
 	}
 	for (int i = 0; i < q->nwins; i++)
 		for (int k = 0; k < q->wins[i].nargs; k++)
-			sql_expr_walk(q->wins[i].args[k], collect_ungrouped, &ev);
+			sql_expr_visit(q->wins[i].args[k], collect_ungrouped, &ev);
 	int ngroup = q->ngroup + ev.n;
 	sql_tlist *tl = sql_tl_new();
 	sql_plan *a = sql_plan_new(SQL_P_AGG, 0);
@@ -1034,10 +1326,74 @@ static sql_plan *plan_setop(sql_planner *pl, sql_setop *s)
 
 /* ---------------------------------------------------------------- SELECT */
 
-static bool has_srf(sql_expr *e, void *arg)
+/* ---------------------------------------------------------------- SRFs in target lists */
+
+typedef struct srf_collect {
+	const sql_tlist *avail; /* what the input already computes */
+	sql_expr **found;
+	int n;
+	bool pending;           /* an SRF not computed yet was seen */
+} srf_collect;
+
+static bool srf_inner_pending(sql_expr *e, void *arg)
 {
-	(void)arg;
-	return e->kind == SQL_E_SRF;
+	const sql_tlist *avail = arg;
+	return e->kind == SQL_E_SRF && tl_find(avail, e) < 0;
+}
+
+/* SRF calls not yet computed whose arguments need no other pending SRF. */
+static sql_visit srf_collector(sql_expr *e, void *arg)
+{
+	srf_collect *sc = arg;
+	if (e->kind != SQL_E_SRF || tl_find(sc->avail, e) >= 0)
+		return e->kind == SQL_E_SRF ? SQL_VISIT_SKIP : SQL_VISIT_CONTINUE;
+	sc->pending = true;
+	bool inner = false;
+	for (int i = 0; i < e->f.nargs && !inner; i++)
+		inner = sql_expr_walk(e->f.args[i], srf_inner_pending, (void *)sc->avail);
+	if (inner)
+		return SQL_VISIT_CONTINUE;
+	for (int i = 0; i < sc->n; i++)
+		if (sql_expr_equal(sc->found[i], e))
+			return SQL_VISIT_SKIP;
+	sql_expr **nf = ty_alloc(sizeof(sql_expr *) * (size_t)(sc->n + 1));
+	if (sc->n)
+		memcpy(nf, sc->found, sizeof(sql_expr *) * (size_t)sc->n);
+	nf[sc->n++] = e;
+	sc->found = nf;
+	return SQL_VISIT_SKIP;
+}
+
+/* PostgreSQL's ProjectSet: each level passes its input through and adds
+ * the SRF calls of that level, which advance in lockstep per input row;
+ * the projection above computes the expressions around them. */
+static sql_plan *plan_project_set(sql_planner *pl, sql_query *q, sql_plan *p, sql_tlist **tlp)
+{
+	sql_tlist *tl = *tlp;
+	for (;;) {
+		srf_collect sc = {tl, NULL, 0, false};
+		for (int i = 0; i < q->ntargets; i++)
+			sql_expr_visit(q->targets[i].expr, srf_collector, &sc);
+		if (!sc.n)
+			break;
+		sql_tlist *ntl = sql_tl_new();
+		for (int i = 0; i < tl->n; i++)
+			sql_tl_add(ntl, tl->items[i]);
+		for (int i = 0; i < sc.n; i++)
+			sql_tl_add(ntl, sc.found[i]);
+		sql_plan *ps = sql_new_node(pl, SQL_P_PROJECTSET, ntl);
+		ps->left = p;
+		ps->project.exprs = ty_alloc(sizeof(sql_expr *) * (size_t)ntl->n);
+		for (int i = 0; i < tl->n; i++)
+			ps->project.exprs[i] = slot(i, tl->items[i] ? tl->items[i] : sql_expr_new(SQL_E_CONST, TY_INT8, -1));
+		for (int i = 0; i < sc.n; i++)
+			ps->project.exprs[tl->n + i] = sql_set_refs(pl, prep(pl, sc.found[i]), tl);
+		ps->rows = p->rows * 10;
+		p = ps;
+		tl = ntl;
+	}
+	*tlp = tl;
+	return p;
 }
 
 static sql_plan *plan_limit(sql_planner *pl, sql_query *q, sql_plan *p, const sql_tlist *tl)
@@ -1062,6 +1418,47 @@ static sql_plan *plan_limit(sql_planner *pl, sql_query *q, sql_plan *p, const sq
 	return l;
 }
 
+/* Folds every expression of the query the same way, so that expressions
+ * matched by equality (GROUP BY, ORDER BY, SRFs) still match. */
+static void fold_root(sql_expr **e, void *arg) { *e = sql_fold_expr(arg, *e); }
+
+static bool agg_or_sublink(sql_expr *e, void *arg)
+{
+	(void)arg;
+	return e->kind == SQL_E_AGG || e->kind == SQL_E_SUBLINK || e->kind == SQL_E_WINDOW || e->kind == SQL_E_GROUPING ||
+	       (e->kind == SQL_E_FUNC && e->f.fn->volatility == TY_VOLATILE);
+}
+
+/* PostgreSQL's HAVING-to-WHERE transfer: a HAVING conjunct without
+ * aggregates, subqueries or volatile calls filters rows before grouping
+ * (with GROUP BY it moves; without, it is a variable-free condition that
+ * is copied to WHERE to gate the scans and kept to decide the one row). */
+static void move_having(sql_query *q)
+{
+	if (!q->having || q->ngsets)
+		return;
+	sql_expr **conj;
+	int n = sql_conjuncts(q->having, &conj);
+	sql_expr **keep = ty_alloc(sizeof(sql_expr *) * (size_t)(n ? n : 1));
+	sql_expr **move = ty_alloc(sizeof(sql_expr *) * (size_t)(n + 1));
+	int nk = 0, nm = 0;
+	for (int i = 0; i < n; i++) {
+		if (sql_expr_walk(conj[i], agg_or_sublink, NULL)) {
+			keep[nk++] = conj[i];
+			continue;
+		}
+		move[nm++] = conj[i];
+		if (!q->ngroup)
+			keep[nk++] = conj[i];
+	}
+	if (!nm)
+		return;
+	if (q->where)
+		move[nm++] = q->where;
+	q->where = sql_make_and(move, nm);
+	q->having = sql_make_and(keep, nk);
+}
+
 /* Plans a SELECT; *tl_out describes the output (all targets, junk included
  * until the final projection drops them at the top level). */
 static sql_plan *plan_query(sql_planner *pl, sql_query *q, sql_tlist **tl_out)
@@ -1077,6 +1474,8 @@ static sql_plan *plan_query(sql_planner *pl, sql_query *q, sql_tlist **tl_out)
 			sql_tl_add(tl, q->targets[i].expr);
 		/* Output of the setop node = the Vars of the "*SELECT*" RTE. */
 	} else {
+		sql_query_exprs(q, fold_root, pl);
+		move_having(q);
 		sql_expr **quals;
 		int nquals = sql_conjuncts(q->where, &quals);
 		/* MIN/MAX through an index's first and last entry (plan_index.c). */
@@ -1093,16 +1492,18 @@ static sql_plan *plan_query(sql_planner *pl, sql_query *q, sql_tlist **tl_out)
 		}
 		if (q->nwins)
 			p = plan_windows(pl, q, p, tl, &tl);
-		/* Projection of the target list (with SRFs: ProjectSet). */
+		/* Set-returning functions in the target list: ProjectSet nodes
+		 * below the projection, one per nesting level of SRF calls. */
+		if (q->has_srf)
+			p = plan_project_set(pl, q, p, &tl);
+		/* Projection of the target list. */
 		sql_tlist *ttl = sql_tl_new();
-		bool srf = false;
 		sql_expr **exprs = ty_alloc(sizeof(sql_expr *) * (size_t)(q->ntargets ? q->ntargets : 1));
 		for (int i = 0; i < q->ntargets; i++) {
-			srf |= sql_expr_walk(q->targets[i].expr, has_srf, NULL);
 			exprs[i] = sql_set_refs(pl, prep(pl, q->targets[i].expr), tl);
 			sql_tl_add(ttl, q->targets[i].expr);
 		}
-		sql_plan *pr = sql_new_node(pl, srf ? SQL_P_PROJECTSET : SQL_P_PROJECT, ttl);
+		sql_plan *pr = sql_new_node(pl, SQL_P_PROJECT, ttl);
 		pr->left = p;
 		pr->project.exprs = exprs;
 		pr->rows = p->rows;
@@ -1210,6 +1611,29 @@ static sql_plan *plan_query(sql_planner *pl, sql_query *q, sql_tlist **tl_out)
 
 sql_plan *sql_plan_modify(sql_planner *pl, sql_query *q, sql_tlist **tl_out);
 
+/* The statement's data-modifying CTEs run before anything else reads. */
+static sql_plan *plan_dml_ctes(sql_planner *pl, sql_query *q, sql_plan *p)
+{
+	int n = 0;
+	for (int i = 0; i < q->nctes; i++)
+		n += q->ctes[i]->dml;
+	if (!n)
+		return p;
+	sql_plan *w = sql_plan_new(SQL_P_CTEPREP, p->ncols);
+	w->id = pl->top->nnodes++;
+	memcpy(w->types, p->types, sizeof(ty_oid) * (size_t)p->ncols);
+	memcpy(w->typmods, p->typmods, sizeof(int32_t) * (size_t)p->ncols);
+	w->left = p;
+	w->rows = p->rows;
+	w->cte.prep = ty_alloc(sizeof(int) * (size_t)n);
+	for (int i = 0; i < q->nctes; i++)
+		if (q->ctes[i]->dml) {
+			plan_cte(pl, q->ctes[i]);
+			w->cte.prep[w->cte.nprep++] = q->ctes[i]->id;
+		}
+	return w;
+}
+
 sql_planned *sql_plan_query(sql_actx *ax, sql_query *q)
 {
 	sql_planned *pd = ty_alloc0(sizeof *pd);
@@ -1221,6 +1645,7 @@ sql_planned *sql_plan_query(sql_actx *ax, sql_query *q)
 		p = plan_query(&pl, q, &tl);
 	else
 		p = sql_plan_modify(&pl, q, &tl);
+	p = plan_dml_ctes(&pl, q, p);
 	/* Final projection: drop junk columns. */
 	bool junk = false;
 	for (int i = 0; i < q->ntargets; i++)
@@ -1243,6 +1668,7 @@ sql_planned *sql_plan_query(sql_actx *ax, sql_query *q)
 	}
 	pd->plan = p;
 	sql_plan_use_key_order(pd, &pd->plan);
+	sql_plan_merge_joins(pd, &pd->plan);
 	pd->nexec_params = ax->ps->nexec_params;
 	pd->ncache = ax->ps->ncache;
 	pd->returns_rows = q->cmd == SQL_CMD_SELECT || q->nreturning > 0;
@@ -1270,7 +1696,10 @@ sql_planned *sql_plan_query(sql_actx *ax, sql_query *q)
 		sql_plan *pr = p;
 		(void)pr;
 	}
-	pd->read_only = q->cmd == SQL_CMD_SELECT && !q->for_update;
+	bool dml_ctes = false;
+	for (int i = 0; i < q->nctes; i++)
+		dml_ctes |= q->ctes[i]->dml;
+	pd->read_only = q->cmd == SQL_CMD_SELECT && !q->for_update && !dml_ctes;
 	pd->query = q;
 	pd->lock_strength = q->for_update ? q->lock_strength : 0;
 	return pd;
@@ -1282,6 +1711,7 @@ sql_plan *sql_plan_subquery(sql_actx *ax, sql_planned *top, sql_query *q)
 	sql_tlist *tl;
 	sql_plan *p = plan_query(&pl, q, &tl);
 	sql_plan_use_key_order(top, &p);
+	sql_plan_merge_joins(top, &p);
 	return p;
 }
 

@@ -42,8 +42,19 @@ void sql_expr_rtes(sql_expr *e, bool *rtes, int nrtes);
 /* Sublinks planned and executor cache slots assigned. */
 sql_expr *sql_plan_prep(sql_planner *pl, sql_expr *e);
 
+/* Constant folding (plan_fold.c): immutable calls over constants computed,
+ * strict calls with a NULL constant argument NULL, boolean/CASE/COALESCE
+ * simplification. Returns a new tree (e is not modified). */
+sql_expr *sql_fold_expr(sql_planner *pl, sql_expr *e);
+/* A qual that can never pass: constant false or NULL. */
+bool sql_const_false(const sql_expr *e);
 /* Adds `col = value` conjuncts implied by equated columns (plan_scan.c). */
 void sql_derive_equalities(sql_planner *pl, sql_query *q, sql_expr ***quals, int *nquals);
+
+/* Orders a node's conditions as PostgreSQL evaluates (and EXPLAIN prints)
+ * them: for a scan (scan = true) equalities of equivalence classes last,
+ * then stably by estimated cost (plan_qualorder.c). In place. */
+void sql_order_quals(sql_expr **quals, int n, bool scan);
 
 /* Table scans with key ranges (plan_scan.c). */
 sql_plan *sql_plan_table_scan(sql_planner *pl, int rte, sql_expr **quals, int nquals, sql_tlist **tl_out);

@@ -13,9 +13,99 @@
 
 static const char *str_of(pnode *n) { return n && n->node_case == PG_QUERY__NODE__NODE_STRING ? n->string->sval : NULL; }
 
+/* ---------------------------------------------------------------- inner statement text */
+
+/* The smallest location of any node in a raw tree (-1 if none). */
+static int min_location(const ProtobufCMessage *m)
+{
+	if (!m)
+		return -1;
+	int best = -1;
+	const ProtobufCMessageDescriptor *d = m->descriptor;
+	const char *base = (const char *)m;
+	for (unsigned i = 0; i < d->n_fields; i++) {
+		const ProtobufCFieldDescriptor *f = &d->fields[i];
+		if (f->type == PROTOBUF_C_TYPE_INT32 && f->label != PROTOBUF_C_LABEL_REPEATED && !strcmp(f->name, "location")) {
+			int v = *(const int32_t *)(base + f->offset);
+			if (v >= 0 && (best < 0 || v < best))
+				best = v;
+			continue;
+		}
+		if (f->type != PROTOBUF_C_TYPE_MESSAGE)
+			continue;
+		if (f->label == PROTOBUF_C_LABEL_REPEATED) {
+			size_t n = *(const size_t *)(base + f->quantifier_offset);
+			ProtobufCMessage *const *arr = *(ProtobufCMessage *const *const *)(base + f->offset);
+			for (size_t k = 0; k < n; k++) {
+				int v = min_location(arr[k]);
+				if (v >= 0 && (best < 0 || v < best))
+					best = v;
+			}
+		} else {
+			if ((f->flags & PROTOBUF_C_FIELD_FLAG_ONEOF) && *(const uint32_t *)(base + f->quantifier_offset) != f->id)
+				continue;
+			int v = min_location(*(ProtobufCMessage *const *)(base + f->offset));
+			if (v >= 0 && (best < 0 || v < best))
+				best = v;
+		}
+	}
+	return best;
+}
+
+/* The text of the statement inside PREPARE ... AS stmt / DECLARE ... FOR
+ * stmt, so that it is prepared from what the user wrote (error positions
+ * as PostgreSQL reports them); *offset = its byte offset in text. Falls
+ * back to the deparsed statement (offset -1). */
+static char *inner_text(const char *text, pnode *inner, int keyword, int *offset)
+{
+	*offset = -1;
+	int minloc = text ? min_location(&inner->base) : -1;
+	if (minloc >= 0) {
+		PgQueryScanResult sr = pg_query_scan(text);
+		int start = -1;
+		if (!sr.error) {
+			PgQuery__ScanResult *res =
+				pg_query__scan_result__unpack(NULL, sr.pbuf.len, (const uint8_t *)sr.pbuf.data);
+			for (size_t i = 0; res && i < res->n_tokens; i++)
+				if (res->tokens[i]->end <= minloc && (int)res->tokens[i]->token == keyword)
+					start = res->tokens[i]->end;
+			if (res)
+				pg_query__scan_result__free_unpacked(res, NULL);
+		}
+		pg_query_free_scan_result(sr);
+		if (start >= 0) {
+			util_err err;
+			PgQuery__ParseResult *pr = sql_parse_text(text + start, &err);
+			if (pr && pr->n_stmts >= 1) {
+				int len = pr->stmts[0]->stmt_len;
+				int loc = pr->stmts[0]->stmt_location;
+				pg_query__parse_result__free_unpacked(pr, NULL);
+				if (!len)
+					len = (int)strlen(text + start) - loc;
+				*offset = start + loc;
+				char *t = ty_alloc((size_t)len + 1);
+				memcpy(t, text + start + loc, (size_t)len);
+				t[len] = 0;
+				return t;
+			}
+			if (pr)
+				pg_query__parse_result__free_unpacked(pr, NULL);
+		}
+	}
+	return sql_deparse_stmt(inner);
+}
+
+/* Errors at positions of the inner statement, shifted to the whole text. */
+static UTIL_NORETURN void throw_shifted(util_err *err, const char *text, int offset)
+{
+	if (err->position > 0 && offset > 0)
+		err->position += sql_errposition(text, offset) - 1;
+	ty_throw(err);
+}
+
 /* ---------------------------------------------------------------- PREPARE / EXECUTE */
 
-static void do_prepare(sql_session *s, PgQuery__PrepareStmt *st)
+static void do_prepare(sql_session *s, PgQuery__PrepareStmt *st, const char *text)
 {
 	if (util_map_gets(&s->prepared, st->name))
 		ty_error(UTIL_E_DUPLICATE_PSTATEMENT, "prepared statement \"%s\" already exists", st->name);
@@ -32,11 +122,12 @@ static void do_prepare(sql_session *s, PgQuery__PrepareStmt *st)
 		sql_typename(&ax, st->argtypes[i]->type_name, &t, &tm);
 		types[i] = t;
 	}
-	char *text = sql_deparse_stmt(q);
+	int off;
+	char *qtext = inner_text(text, q, PG_QUERY__TOKEN__AS, &off);
 	util_err err;
-	sql_prepared *p = sql_prepare(s, st->name, text, n, types, &err);
+	sql_prepared *p = sql_prepare(s, st->name, qtext, n, types, &err);
 	if (!p)
-		ty_throw(&err);
+		throw_shifted(&err, text, off);
 	if (sql_prepared_check_types(p, &err) != 0) {
 		sql_prepared_release(p);
 		ty_throw(&err);
@@ -49,8 +140,11 @@ static void do_prepare(sql_session *s, PgQuery__PrepareStmt *st)
 static ty_datum *execute_params(sql_session *s, sql_prepared *p, PgQuery__ExecuteStmt *st, const char *text)
 {
 	int n = (int)st->n_params;
-	if (n != p->nparams)
-		ty_error(UTIL_E_SYNTAX_ERROR, "wrong number of parameters for prepared statement \"%s\"", p->name);
+	if (n != p->nparams) {
+		util_err *e = ty_errstart(UTIL_E_SYNTAX_ERROR, "wrong number of parameters for prepared statement \"%s\"", p->name);
+		util_err_detail(e, "Expected %d parameters but got %d.", p->nparams, n);
+		ty_errthrow();
+	}
 	ty_datum *vals = ty_alloc0(sizeof(ty_datum) * (size_t)(n ? n : 1));
 	sql_pstate ps = {.text = text};
 	ps.param_types = ty_alloc0(sizeof(ty_oid) * 8);
@@ -118,7 +212,7 @@ void sql_exec_prepare_stmt(sql_session *s, pnode *n, const char *text, sql_dest 
 {
 	switch (n->node_case) {
 	case PG_QUERY__NODE__NODE_PREPARE_STMT:
-		do_prepare(s, n->prepare_stmt);
+		do_prepare(s, n->prepare_stmt, text);
 		return;
 	case PG_QUERY__NODE__NODE_EXECUTE_STMT:
 		do_execute(s, n->execute_stmt, text, dest, c);
@@ -148,8 +242,7 @@ static void mat_add(sql_portal_s *po, const ty_datum *row, const sql_plan *plan)
 	util_arena *old = ty_set_arena(po->mat_arena);
 	ty_datum *dst = po->mat + (size_t)po->mat_n * (size_t)po->mat_cols;
 	for (int c = 0; c < po->mat_cols; c++) {
-		const ty_type *t = ty_type_get(plan->types[c]);
-		dst[c] = ty_datum_copy(row[c], t ? t->byval : true);
+		dst[c] = sql_datum_copy(row[c], plan->types[c]);
 	}
 	ty_set_arena(old);
 	po->mat_n++;
@@ -212,12 +305,26 @@ static void do_declare(sql_session *s, PgQuery__DeclareCursorStmt *st, const cha
 	pnode *q = st->query;
 	if (q->node_case != PG_QUERY__NODE__NODE_SELECT_STMT)
 		ty_error(UTIL_E_INVALID_CURSOR_DEFINITION, "cannot open %s query as cursor", sql_command_tag(q));
-	char *qtext = sql_deparse_stmt(q);
-	(void)text;
+	int off;
+	char *qtext = inner_text(text, q, PG_QUERY__TOKEN__FOR, &off);
 	util_err err;
 	sql_prepared *p = sql_prepare(s, "", qtext, 0, NULL, &err);
 	if (!p)
-		ty_throw(&err);
+		throw_shifted(&err, text, off);
+	/* DECLARE plans (and fails) at once. */
+	sql_cached_plan *volatile cp = NULL;
+	TY_TRY(tc)
+	{
+		cp = sql_prepared_plan(s, p);
+	}
+	TY_CATCH(tc)
+	{
+		TY_END(tc);
+		memcpy(&err, ty_err(), sizeof err);
+		sql_prepared_release(p);
+		throw_shifted(&err, text, off);
+	}
+	TY_END(tc);
 	util_arena *a = util_arena_new(8192, 0);
 	sql_portal_s *po = util_arena_zalloc(a, sizeof *po);
 	po->arena = a;
@@ -233,8 +340,7 @@ static void do_declare(sql_session *s, PgQuery__DeclareCursorStmt *st, const cha
 		po->result_formats[0] = 1;
 	}
 	/* Start executing now: the cursor sees the snapshot of DECLARE. */
-	po->cp = p->cp;
-	p->cp->refs++;
+	po->cp = cp;
 	sql_planned *pl = po->cp->planned;
 	util_arena *old = ty_set_arena(a);
 	po->ex = sql_exec_new(s, pl, a, NULL, 0);

@@ -608,8 +608,21 @@ static void check_query(qcheck *qc, const sql_query *q, cat_oid as, bool in_view
 			cn.upd = q->onconflict->set_cols;
 			cn.nupd = q->onconflict->nset;
 		}
-		if (r->rel)
+		/* Through an automatically updatable view (sql_add_view_target):
+		 * the user needs the privilege on the view, the view's owner on
+		 * the base table, as in PostgreSQL. */
+		const sql_rte *vr = NULL;
+		for (int i = 0; i < q->nrtes; i++)
+			if (q->rtes[i]->kind == SQL_RTE_JOIN && q->rtes[i]->rel &&
+			    q->rtes[i]->rel->rel.relkind == CAT_RELKIND_VIEW)
+				vr = q->rtes[i];
+		if (vr) {
+			check_table(qc, vr, need, NULL, as, in_view, q);
+			if (r->rel)
+				check_table(qc, r, need, &cn, vr->rel->rel.owner, true, q);
+		} else if (r->rel) {
 			check_table(qc, r, need, &cn, as, in_view, q);
+		}
 	}
 }
 

@@ -205,10 +205,16 @@ typedef enum sql_expr_kind {
 	SQL_E_WINDOW,     /* window function call */
 	SQL_E_SRF,        /* set-returning function in a target list */
 	SQL_E_FIELD,      /* (record).field */
-	SQL_E_SUBSCRIPT,  /* array[i] / array[i:j] */
+	SQL_E_SUBSCRIPT,  /* array[i][j] / array[i:j]: args: container, then lower and upper
+			   * per subscript (upper NULL unless a slice, NULL = omitted
+			   * bound); booltest = number of subscripts, all = a slice */
 	SQL_E_GROUPING,   /* GROUPING(...) */
 	SQL_E_SESSION,    /* session values: current_user, current_schema, ... */
-	SQL_E_DEFAULT     /* DEFAULT in INSERT/UPDATE (replaced during analysis) */
+	SQL_E_DEFAULT,    /* DEFAULT in INSERT/UPDATE (replaced during analysis) */
+	SQL_E_ASSIGN      /* container with subscripts assigned (UPDATE SET a[i] = v):
+			   * args: container, value, then lower/upper per subscript
+			   * (upper NULL unless a slice); booltest = number of
+			   * subscripts, all = slice */
 } sql_expr_kind;
 
 typedef enum sql_cast_method {
@@ -225,7 +231,8 @@ typedef enum sql_sublink_kind {
 	SQL_SUB_ALL,
 	SQL_SUB_EXPR,
 	SQL_SUB_ARRAY,
-	SQL_SUB_ROWCMP
+	SQL_SUB_ROWCMP,
+	SQL_SUB_MULTIEXPR /* the one row as a record (UPDATE SET (a, b) = (SELECT ...)) */
 } sql_sublink_kind;
 
 typedef enum sql_session_value {
@@ -274,6 +281,7 @@ struct sql_expr {
 	ty_oid type;
 	int32_t typmod;
 	int location;          /* byte offset in the query text, -1 if none */
+	int agglevelsup;       /* AGG: > 0 for an aggregate of an enclosing query */
 	union {
 		ty_datum c;        /* CONST (by-reference bytes live in the plan arena) */
 		int param;         /* PARAM ($n, 1-based), EXECPARAM (index) */
@@ -294,7 +302,7 @@ struct sql_expr {
 			bool negate;       /* NULLTEST/DISTINCT/BOOLTEST flavour */
 			int booltest;      /* BOOLTEST: PG_QUERY__BOOL_TEST_TYPE__* */
 		} f;               /* FUNC, AND/OR/NOT, CASE, COALESCE, GREATEST/LEAST, NULLTEST,
-				    * BOOLTEST, DISTINCT, NULLIF, ARRAY, ROW, ANYARRAY, ROWCMP */
+				    * BOOLTEST, DISTINCT, NULLIF, ARRAY, ROW, ANYARRAY, ROWCMP, SUBSCRIPT, ASSIGN */
 		struct {
 			sql_expr *arg;
 			sql_cast_method method;
@@ -315,6 +323,7 @@ struct sql_expr {
 			sql_expr **param_vals; /* ... and their values in this row */
 			int nparams;
 			bool correlated;
+			bool hashed;         /* uncorrelated x = ANY (SELECT y): probed in a hash set */
 			int cache;           /* executor slot (uncorrelated results cached) */
 			int rowcmp_op;       /* ROWCMP: PG_QUERY__ROW_COMPARE_TYPE__* */
 		} sub;
@@ -324,11 +333,6 @@ struct sql_expr {
 			sql_expr *arg;
 			int field;
 		} field;
-		struct {
-			sql_expr *arg;
-			sql_expr *lower, *upper; /* upper NULL = single index */
-			bool slice;
-		} subscript;
 		struct {
 			int nargs;
 			sql_expr **args;  /* as written */
@@ -345,6 +349,11 @@ bool sql_expr_equal(const sql_expr *a, const sql_expr *b);
 /* Walks every sub-expression (pre-order); stops if fn returns true. Does
  * not descend into sublink queries. */
 bool sql_expr_walk(sql_expr *e, bool (*fn)(sql_expr *e, void *arg), void *arg);
+/* Pre-order visit with control over descent: fn returns SQL_VISIT_SKIP to
+ * leave e's children alone, SQL_VISIT_STOP to end the walk (then true is
+ * returned). Does not descend into sublink queries. */
+typedef enum sql_visit { SQL_VISIT_CONTINUE = 0, SQL_VISIT_SKIP, SQL_VISIT_STOP } sql_visit;
+bool sql_expr_visit(sql_expr *e, sql_visit (*fn)(sql_expr *e, void *arg), void *arg);
 /* Rewrites bottom-up: fn returns the replacement (or e itself). */
 sql_expr *sql_expr_mutate(sql_expr *e, sql_expr *(*fn)(sql_expr *e, void *arg), void *arg);
 bool sql_expr_is_const(const sql_expr *e);
@@ -441,6 +450,9 @@ struct sql_window_clause {
 	sql_sortkey *order;
 	int frame_options;          /* PostgreSQL's FRAMEOPTION_* bits */
 	sql_expr *start_offset, *end_offset;
+	/* RANGE offset frames: in_range(val, base, offset, sub, less) per bound */
+	const ty_func *start_in_range, *end_in_range;
+	int location;
 };
 
 typedef enum sql_setop_kind { SQL_SETOP_UNION = 1, SQL_SETOP_INTERSECT, SQL_SETOP_EXCEPT } sql_setop_kind;
@@ -470,6 +482,8 @@ struct sql_cte {
 	int id;                     /* executor slot of the materialised result */
 	int refcount;
 	bool materialized;          /* MATERIALIZED / data-modifying */
+	bool dml;                   /* INSERT/UPDATE/DELETE ... [RETURNING]: runs once, to completion */
+	int location;
 };
 
 typedef enum sql_cmd { SQL_CMD_SELECT = 1, SQL_CMD_INSERT, SQL_CMD_UPDATE, SQL_CMD_DELETE } sql_cmd;
@@ -505,7 +519,8 @@ typedef enum sql_expr_ctx {
 	SQL_EXPR_FROM_FUNCTION,
 	SQL_EXPR_WINDOW,
 	SQL_EXPR_INDEX,
-	SQL_EXPR_CALL
+	SQL_EXPR_CALL,
+	SQL_EXPR_FILTER
 } sql_expr_ctx;
 
 /* Query-wide state shared by a statement and its subqueries. */
@@ -591,6 +606,12 @@ typedef struct sql_nsitem {
 	bool lateral_ok;
 } sql_nsitem;
 
+/* Calls fn on every expression tree that belongs to q itself (targets,
+ * quals, grouping, sorting, aggregate and window arguments, FROM functions
+ * and VALUES, join quals, DML lists); nested queries (RTE subqueries,
+ * sublinks, set-operation leaves) are the caller's to visit. */
+void sql_query_exprs(sql_query *q, void (*fn)(sql_expr **e, void *arg), void *arg);
+
 /* ---------------------------------------------------------------- analysis */
 
 typedef struct sql_actx {
@@ -598,6 +619,9 @@ typedef struct sql_actx {
 	cat_snap *cat;
 	util_arena *arena;   /* where the query tree lives */
 	sql_pstate *ps;
+	/* The next sql_analyze_select is a set-operation leaf: its unknown
+	 * literals stay unknown for the set operation to resolve. */
+	bool setop_leaf;
 } sql_actx;
 
 /* Analyzes one statement (SELECT/INSERT/UPDATE/DELETE/VALUES). */
@@ -614,6 +638,23 @@ void sql_transform_targets(sql_actx *ax, sql_query *q, PgQuery__Node **list, siz
 int sql_add_from_item(sql_actx *ax, sql_query *q, pnode *n, sql_jnode **out);
 int sql_add_table_rte(sql_actx *ax, sql_query *q, const cat_obj *rel, const char *alias, sql_jnode **out);
 void sql_add_namespace(sql_query *q, int rte, bool rel_visible, bool cols_visible);
+/* DML on an automatically updatable view (PostgreSQL's rules for simple
+ * views: one table or such view in FROM, no aggregation, DISTINCT, LIMIT,
+ * set operations or WITH): adds the base table as the result RTE and the
+ * view's columns (expressions over it) as the namespace item the statement
+ * sees; *attnums gets the base column of each view column (0 when
+ * computed), *where the view's condition. Throws 55000 otherwise. Returns
+ * the result RTE; *base the table. */
+typedef struct sql_view_target {
+	const cat_obj *view, *base;
+	int ncols;
+	char **colnames;
+	int16_t *attnums;
+	sql_expr *where;
+	int view_rte;
+} sql_view_target;
+int sql_add_view_target(sql_actx *ax, sql_query *q, const cat_obj *view, const char *alias, const char *verb,
+			sql_view_target *vt);
 void sql_add_query_target(sql_query *q, sql_expr *e, const char *name, bool junk);
 const char *sql_figure_colname(pnode *n);
 void sql_transform_with(sql_actx *ax, sql_query *q, PgQuery__WithClause *wc);
@@ -640,6 +681,8 @@ sql_expr *sql_make_func(sql_actx *ax, const char *name, sql_expr **args, int nar
 const ty_func *sql_find_cmp_op(const char *opname, ty_oid left, ty_oid right);
 /* The type named by a TypeName node (with typmod); throws 42704. */
 void sql_typename(sql_actx *ax, PgQuery__TypeName *tn, ty_oid *type, int32_t *typmod);
+/* The location field of a raw parse node (-1 if it has none). */
+int sql_raw_location(pnode *n);
 /* Name of an operator/function node list ["pg_catalog", "+"] -> "+". */
 const char *sql_last_name(PgQuery__Node **names, size_t n);
 /* Relation lookup with search_path: throws 42P01 unless missing_ok. */
@@ -688,7 +731,9 @@ typedef enum sql_plan_kind {
 	SQL_P_PROJECTSET,   /* SRFs in the target list */
 	SQL_P_LOCKROWS,
 	SQL_P_FIRSTROW,     /* MIN/MAX on a key by one seek */
-	SQL_P_GROUPJOIN     /* parent-child join inside entity groups (plan_order.c) */
+	SQL_P_CTEPREP,      /* runs the statement's data-modifying CTEs to completion, then its input */
+	SQL_P_GROUPJOIN,    /* parent-child join inside entity groups (plan_order.c) */
+	SQL_P_MERGEJOIN     /* join of two inputs ordered by the join keys (plan_merge.c) */
 } sql_plan_kind;
 
 /* A key range of a table or index scan: [lo, hi) on the encoded key, with
@@ -760,12 +805,15 @@ struct sql_plan {
 			cat_oid index_oid; /* INDEXSCAN */
 			bool index_only;
 			sql_expr **index_cond; /* INDEXSCAN: recheck after lookup */
+			const char *alias; /* the FROM alias (EXPLAIN) */
 			const struct sql_ixscan *ixscan; /* INDEXSCAN: the index part (sql_index.h) */
 		} scan;
 		struct {
 			int nfuncs;
 			sql_expr **funcs;
 			bool ordinality;
+			const char *alias;   /* EXPLAIN: FROM alias and column names */
+			char **colnames;
 		} func;
 		struct {
 			sql_expr **exprs;
@@ -776,6 +824,7 @@ struct sql_plan {
 			int nkeys;            /* hash join keys */
 			sql_expr **lkeys, **rkeys;
 			const ty_type **keytypes;
+			int nmerge;           /* MERGEJOIN: leading keys both inputs are ordered by */
 			int nparams;          /* nestloop: params set from the left row */
 			int *params;
 			sql_expr **param_vals;
@@ -836,6 +885,8 @@ struct sql_plan {
 		} modify;
 		struct {
 			int cte;             /* CTESCAN/WORKTABLE: CTE id */
+			int nprep;           /* CTEPREP: the data-modifying CTEs */
+			int *prep;
 		} cte;
 		struct {
 			int nfuncs;          /* PROJECTSET */
@@ -883,6 +934,9 @@ sql_plan *sql_plan_subquery(sql_actx *ax, sql_planned *top, sql_query *q);
 /* plan_order.c: lets the primary-key order of scans replace sorts, take
  * LIMITs and answer MIN/MAX by first/last-row reads. */
 void sql_plan_use_key_order(sql_planned *pd, sql_plan **root);
+/* Hash joins whose inputs both come in the order of the join keys (primary
+ * key order of the tables scanned) become merge joins (plan_merge.c). */
+void sql_plan_merge_joins(sql_planned *pd, sql_plan **root);
 
 /* ---------------------------------------------------------------- execution */
 
@@ -943,7 +997,8 @@ struct sql_exec {
 	struct sql_ctestore **ctes;
 	uint64_t processed;       /* rows affected (DML) / returned */
 	bool analyze;             /* EXPLAIN ANALYZE timing */
-	int64_t max_mem;
+	size_t mem_used;          /* operator memory held now (sql_exec_account) */
+	size_t max_mem;           /* its peak */
 	util_arena *eval_arena;   /* scratch for expression evaluation, reset per batch */
 	util_mem_account mem;     /* memory of its sorts, hash tables ... (qmem.c) */
 };
@@ -970,6 +1025,25 @@ bool sql_eval_qual(sql_exec *ex, const sql_expr *e, const ty_datum *row);
 /* Runs a sublink's plan (correlated or not) and returns its value. */
 ty_datum sql_eval_sublink(sql_exec *ex, const sql_expr *e, const ty_datum *row);
 
+/* Operator memory (exec_spill.c). Operators spill at work_mem; what they
+ * hold is accounted per statement, past sql_exec_mem_limit() it is 53200.
+ * sql_exec_account: the operator holds `now` bytes (was *held). */
+size_t sql_exec_work_mem(sql_exec *ex);
+size_t sql_exec_mem_limit(sql_exec *ex);
+void sql_exec_account(sql_exec *ex, size_t *held, size_t now);
+/* Temporary row files (unlinked tmpfile()s). Rows of types for which
+ * sql_spill_ok() is false (records) cannot be spilled. By-reference values
+ * read back are allocated in the current arena. Errors throw 53100/58030. */
+typedef struct sql_spill sql_spill;
+bool sql_spill_ok(const ty_oid *types, int n);
+sql_spill *sql_spill_new(void);                 /* caller frees with sql_spill_free */
+void sql_spill_free(sql_spill *s);
+void sql_spill_put(sql_spill *s, const ty_datum *row, const ty_oid *types, int n);
+void sql_spill_rewind(sql_spill *s);            /* after writing, before reading */
+bool sql_spill_get(sql_spill *s, ty_datum *row, int n); /* false at the end */
+uint64_t sql_spill_rows(const sql_spill *s);
+uint64_t sql_spill_bytes(const sql_spill *s);
+
 /* Operator constructors (exec_*.c). */
 sql_op *sql_op_result(sql_exec *ex, const sql_plan *p);
 sql_op *sql_op_values(sql_exec *ex, const sql_plan *p);
@@ -982,6 +1056,10 @@ sql_op *sql_op_filter(sql_exec *ex, const sql_plan *p);
 sql_op *sql_op_project(sql_exec *ex, const sql_plan *p);
 sql_op *sql_op_nestloop(sql_exec *ex, const sql_plan *p);
 sql_op *sql_op_hashjoin(sql_exec *ex, const sql_plan *p);
+sql_op *sql_op_mergejoin(sql_exec *ex, const sql_plan *p); /* exec_merge.c */
+/* A copy of d (of type `type`) in the current arena that outlives the batch
+ * it came in: records and arrays of records deeply (exec_copy.c). */
+ty_datum sql_datum_copy(ty_datum d, ty_oid type);
 sql_op *sql_op_agg(sql_exec *ex, const sql_plan *p);
 sql_op *sql_op_sort(sql_exec *ex, const sql_plan *p);
 sql_op *sql_op_limit(sql_exec *ex, const sql_plan *p);
@@ -993,6 +1071,7 @@ sql_op *sql_op_modify(sql_exec *ex, const sql_plan *p);
 sql_op *sql_op_window(sql_exec *ex, const sql_plan *p);
 sql_op *sql_op_ctescan(sql_exec *ex, const sql_plan *p);
 sql_op *sql_op_recursive(sql_exec *ex, const sql_plan *p);
+sql_op *sql_op_cteprep(sql_exec *ex, const sql_plan *p);
 sql_op *sql_op_projectset(sql_exec *ex, const sql_plan *p);
 sql_op *sql_op_sysscan(sql_exec *ex, const sql_plan *p);
 sql_op *sql_op_indexscan(sql_exec *ex, const sql_plan *p);  /* exec_index.c */
@@ -1281,6 +1360,9 @@ struct sql_portal_s {
 
 /* Statement execution (stmt.c). */
 void sql_cached_plan_release(sql_cached_plan *cp);
+/* A prepared statement's plan, built now if it is not (its planning errors
+ * are raised here); the caller releases it. */
+sql_cached_plan *sql_prepared_plan(sql_session *s, sql_prepared *p);
 int sql_stmt_run(sql_session *s, sql_prepared *ps, sql_portal_s *portal, sql_dest *dest, int64_t max_rows,
 		 sql_complete *c, util_err *err);
 void sql_stmt_fail_block(sql_session *s);
@@ -1406,6 +1488,10 @@ ty_datum sql_make_name_array(const ty_datum *vals, int n);
 bool sql_rel_visible(sql_session *s, cat_snap *cs, const cat_obj *o);
 void sql_builtins_init(void);
 void sql_register_catalog_functions(void);
+/* percentile_cont/disc and mode (agg_ordered.c). */
+void sql_register_ordered_aggs(void);
+/* num_nulls, num_nonnulls, width_bucket over an array (func_extra.c). */
+void sql_register_extra_funcs(void);
 void sql_sysviews_core_init(void);
 /* Registers every generated catalog relation (once). */
 void sql_sysviews_init(void);

@@ -23,9 +23,14 @@ void sql_cached_plan_release(sql_cached_plan *cp)
 	util_arena_destroy(cp->arena);
 }
 
-/* Analyzes and plans a statement against the session's current catalog. */
-static sql_cached_plan *plan_build(sql_session *s, sql_prepared *p)
+/* Analyzes and plans a statement against the session's current catalog.
+ * defer: an error of planning (constant folding: SELECT 1/0), not of
+ * analysis, returns NULL instead; the plan is built again, and the error
+ * raised, when the statement is bound or described, as PostgreSQL plans at
+ * Bind (Parse and PREPARE only analyze). */
+static sql_cached_plan *plan_build(sql_session *s, sql_prepared *p, bool defer)
 {
+	volatile bool analyzed = false;
 	util_arena *a = util_arena_new(16 * 1024, 0);
 	sql_cached_plan *cp = util_arena_zalloc(a, sizeof *cp);
 	cp->arena = a;
@@ -45,7 +50,6 @@ static sql_cached_plan *plan_build(sql_session *s, sql_prepared *p)
 			    p->param_types[i]; /* 0: unspecified, TY_UNKNOWN once referenced */
 		sql_actx ax = {s, s->cat, a, ps};
 		cp->query = sql_analyze(&ax, p->raw);
-		cp->planned = sql_plan_query(&ax, cp->query);
 		/* Parameter types are fixed by the first analysis. */
 		if (!p->types_fixed) {
 			p->nparams = ps->nparams;
@@ -56,12 +60,16 @@ static sql_cached_plan *plan_build(sql_session *s, sql_prepared *p)
 					p->param_types[i] = TY_TEXT; /* PostgreSQL resolves unknown $n to text */
 			p->types_fixed = true;
 		}
+		analyzed = true;
+		cp->planned = sql_plan_query(&ax, cp->query);
 	}
 	TY_CATCH(tc)
 	{
 		TY_END(tc);
 		ty_set_arena(old);
 		sql_cached_plan_release(cp);
+		if (defer && analyzed)
+			return NULL;
 		ty_errthrow();
 	}
 	TY_END(tc);
@@ -77,10 +85,12 @@ static sql_cached_plan *plan_get(sql_session *s, sql_prepared *p)
 		p->cp = NULL;
 	}
 	if (!p->cp)
-		p->cp = plan_build(s, p);
+		p->cp = plan_build(s, p, false);
 	p->cp->refs++;
 	return p->cp;
 }
+
+sql_cached_plan *sql_prepared_plan(sql_session *s, sql_prepared *p) { return plan_get(s, p); }
 
 /* ---------------------------------------------------------------- transactions */
 
@@ -259,7 +269,7 @@ static sql_prepared *prepare_uncached(sql_session *s, const char *name, const ch
 		{
 			sql_stmt_ensure_txn(s);
 			refresh_cat(s);
-			p->cp = plan_build(s, p);
+			p->cp = plan_build(s, p, true);
 		}
 		TY_CATCH(tc)
 		{

@@ -25,8 +25,8 @@ void *ty_alloc(size_t n)
 		util_err *e = ty_errstart(UTIL_E_OUT_OF_MEMORY, "out of memory");
 		util_err_detail(e, "Failed on request of size %zu.", n);
 		if (util_arena_refused(cur_arena))
-			util_err_hint(e, "A statement's sorts, hash tables and aggregates are kept in memory, up to 256 "
-					 "times work_mem in all; raise work_mem for this one.");
+			util_err_hint(e, "What a statement's sorts, hash tables and aggregates cannot spill to disk is kept in "
+					 "memory, up to 256 times work_mem in all; raise work_mem for this one.");
 		ty_errthrow();
 	}
 	return p;

@@ -5,7 +5,7 @@
 #
 # usage: tests/slt/run.sh [--long] [--bin PATH] [--host H --port P] [--corpus DIR]
 #                         [-- slt_runner options / paths]
-#   (default)     a sample: every statement, at most $SLT_MAX_QUERIES (200) queries per
+#   (default)     a sample: every statement, at most $SLT_MAX_QUERIES (2000) queries per
 #                 file, within $SLT_TIME_BUDGET (300) seconds; what `make test` runs
 #   --long        the whole corpus (what `make soak` / run_all.sh --long run)
 #   --bin PATH    server binary; --host/--port: an already running server instead
@@ -60,8 +60,8 @@ if ((long)); then
 	budget=(--time-budget "${SLT_TIME_BUDGET:-0}" --query-timeout 30)
 	mode="full corpus"
 else
-	budget=(--max-queries "${SLT_MAX_QUERIES:-200}" --time-budget "${SLT_TIME_BUDGET:-300}" --query-timeout 10)
-	mode="sample: <= ${SLT_MAX_QUERIES:-200} queries per file, ${SLT_TIME_BUDGET:-300} s budget; full run: make soak"
+	budget=(--max-queries "${SLT_MAX_QUERIES:-2000}" --time-budget "${SLT_TIME_BUDGET:-300}" --query-timeout 10)
+	mode="sample: <= ${SLT_MAX_QUERIES:-2000} queries per file, ${SLT_TIME_BUDGET:-300} s budget; full run: make soak"
 fi
 paths=("$corpus")
 opts=()

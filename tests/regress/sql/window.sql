@@ -1,0 +1,56 @@
+--
+-- window: ranking and offset functions, aggregates OVER, PARTITION BY, ORDER BY,
+-- ROWS/RANGE/GROUPS frames with offsets and EXCLUDE, named windows, errors.
+--
+CREATE TABLE w (id int PRIMARY KEY, dept text, sal int, d date);
+INSERT INTO w VALUES (1, 'a', 100, '2024-01-01'), (2, 'a', 200, '2024-01-03'), (3, 'a', 200, '2024-01-04'),
+  (4, 'b', 50, '2024-01-01'), (5, 'b', 70, '2024-01-10'), (6, 'b', NULL, '2024-01-11'), (7, 'c', 300, '2024-01-05');
+SELECT id, row_number() OVER (ORDER BY id) FROM w ORDER BY id;
+SELECT id, dept, row_number() OVER (PARTITION BY dept ORDER BY sal DESC NULLS LAST, id) FROM w ORDER BY id;
+SELECT id, sal, rank() OVER (ORDER BY sal), dense_rank() OVER (ORDER BY sal), percent_rank() OVER (ORDER BY sal), cume_dist() OVER (ORDER BY sal) FROM w ORDER BY sal, id;
+SELECT id, ntile(3) OVER (ORDER BY id) FROM w ORDER BY id;
+SELECT id, lag(sal) OVER (ORDER BY id), lead(sal) OVER (ORDER BY id), lag(sal, 2, -1) OVER (ORDER BY id), lead(sal, 3, 0) OVER (ORDER BY id) FROM w ORDER BY id;
+SELECT id, first_value(sal) OVER (PARTITION BY dept ORDER BY id), last_value(sal) OVER (PARTITION BY dept ORDER BY id), nth_value(sal, 2) OVER (PARTITION BY dept ORDER BY id) FROM w ORDER BY id;
+SELECT id, last_value(sal) OVER (PARTITION BY dept ORDER BY id ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) FROM w ORDER BY id;
+SELECT id, sum(sal) OVER (), count(*) OVER (), avg(sal) OVER () FROM w ORDER BY id;
+SELECT id, sum(sal) OVER (PARTITION BY dept) FROM w ORDER BY id;
+SELECT id, sum(sal) OVER (ORDER BY sal) FROM w ORDER BY id;
+SELECT id, sum(sal) OVER (ORDER BY id ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING) FROM w ORDER BY id;
+SELECT id, sum(sal) OVER (ORDER BY id ROWS 2 PRECEDING) FROM w ORDER BY id;
+SELECT id, sum(sal) OVER (ORDER BY id ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING) FROM w ORDER BY id;
+SELECT id, sum(sal) OVER (ORDER BY sal RANGE BETWEEN 50 PRECEDING AND 50 FOLLOWING) FROM w ORDER BY id;
+SELECT id, count(*) OVER (ORDER BY d RANGE BETWEEN '2 days' PRECEDING AND CURRENT ROW) FROM w ORDER BY id;
+SELECT id, sum(sal) OVER (ORDER BY sal GROUPS BETWEEN 1 PRECEDING AND CURRENT ROW) FROM w ORDER BY id;
+SELECT id, sum(sal) OVER (ORDER BY id ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW EXCLUDE CURRENT ROW) FROM w ORDER BY id;
+SELECT id, sum(sal) OVER (ORDER BY sal ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING EXCLUDE TIES) FROM w ORDER BY id;
+SELECT id, sum(sal) OVER (ORDER BY sal RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW EXCLUDE GROUP) FROM w ORDER BY id;
+SELECT id, string_agg(id::text, ',') OVER (ORDER BY id ROWS BETWEEN 2 PRECEDING AND 2 FOLLOWING) FROM w ORDER BY id;
+SELECT id, count(sal) FILTER (WHERE sal > 60) OVER (ORDER BY id) FROM w ORDER BY id;
+SELECT id, sum(sal) OVER w1, rank() OVER w1 FROM w WINDOW w1 AS (PARTITION BY dept ORDER BY sal) ORDER BY id;
+SELECT id, sum(sal) OVER (w1 ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) FROM w WINDOW w1 AS (ORDER BY id) ORDER BY id;
+SELECT id, first_value(id) OVER w2 FROM w WINDOW w1 AS (PARTITION BY dept), w2 AS (w1 ORDER BY id DESC) ORDER BY id;
+SELECT dept, sum(sal), rank() OVER (ORDER BY sum(sal) DESC) FROM w GROUP BY dept ORDER BY dept;
+SELECT id, row_number() OVER (ORDER BY id DESC) FROM w ORDER BY id LIMIT 3;
+SELECT * FROM (SELECT id, rank() OVER (PARTITION BY dept ORDER BY sal DESC) AS r FROM w) s WHERE r = 1 ORDER BY id;
+SELECT id, sal - lag(sal) OVER (ORDER BY id) AS diff FROM w ORDER BY id;
+SELECT id, array_agg(id) OVER (PARTITION BY dept ORDER BY id) FROM w ORDER BY id;
+SELECT id, max(sal) OVER (PARTITION BY dept ORDER BY id RANGE UNBOUNDED PRECEDING), min(sal) OVER (PARTITION BY dept) FROM w ORDER BY id;
+SELECT id, sum(sal) OVER (ORDER BY id ROWS BETWEEN 2 FOLLOWING AND 3 FOLLOWING) FROM w ORDER BY id;
+SELECT id, nth_value(id, 3) OVER (ORDER BY id ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) FROM w ORDER BY id;
+SELECT row_number() OVER (), count(*) OVER () FROM w WHERE false;
+SELECT id, pg_typeof(row_number() OVER ()), pg_typeof(rank() OVER ()), pg_typeof(percent_rank() OVER ()), pg_typeof(sum(sal) OVER ()) FROM w LIMIT 1;
+-- errors
+SELECT id FROM w WHERE row_number() OVER () > 1;
+SELECT id, sum(sal) OVER nosuch FROM w;
+SELECT id, row_number() FROM w;
+SELECT sum(row_number() OVER ()) FROM w;
+SELECT id, ntile(0) OVER (ORDER BY id) FROM w;
+SELECT id, nth_value(id, 0) OVER (ORDER BY id) FROM w;
+SELECT id, lag(sal, -1) OVER (ORDER BY id) FROM w ORDER BY id;
+SELECT id, sum(sal) OVER (ORDER BY id ROWS BETWEEN -1 PRECEDING AND CURRENT ROW) FROM w;
+SELECT id, sum(sal) OVER (RANGE BETWEEN 1 PRECEDING AND CURRENT ROW) FROM w;
+SELECT id, sum(sal) OVER (ORDER BY id, sal RANGE BETWEEN 1 PRECEDING AND CURRENT ROW) FROM w;
+SELECT id, sum(sal) OVER (ROWS BETWEEN UNBOUNDED FOLLOWING AND CURRENT ROW) FROM w;
+SELECT id FROM w GROUP BY id HAVING rank() OVER () > 1;
+SELECT id, sum(sal) OVER w1 FROM w WINDOW w1 AS (ORDER BY id), w1 AS (ORDER BY sal);
+DROP TABLE w;
