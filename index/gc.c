@@ -4,9 +4,10 @@
  * whose data row no longer yields it (judged at the current read point) is
  * dropped. Entries above the read point belong to unfinished split commits
  * and are kept. Delete markers written by the write protocol are purged by
- * the store's major compaction; this filter removes what no marker covers
- * (leftovers of interrupted split commits, entries of rows whose removal
- * raced with a backfill) and shadowed versions' stale copies.
+ * the store's major compaction (with what they hide, once older than the
+ * retention window); this filter removes what no marker covers (leftovers
+ * of interrupted split commits, entries of rows whose removal raced with a
+ * backfill), never a version a marker hides: reads of the past need it.
  *
  * A compaction may still hold the filter's argument after uninstall, so an
  * uninstalled gc object is marked dead and kept (reachable) until exit.
@@ -68,13 +69,18 @@ static kv_compaction_decision gc_filter(void *arg, const kv_cell *c)
 	if (stale) {
 		/* Dropping the newest of several versions would expose an older
 		 * one (in a file this compaction does not see): only a lone
-		 * version goes; read repair masks the others. */
+		 * version goes; read repair masks the others. And only one the
+		 * read point sees: a version a delete marker hides was valid
+		 * before the marker, and reads as of the past (time travel,
+		 * backups as of a moment) within the retention window still
+		 * need it; the store's major compaction drops it with its
+		 * marker once both are older than the window. */
 		kv_read_opts vo;
 		memset(&vo, 0, sizeof vo);
 		vo.max_versions = 2;
 		kv_row versions;
 		kv_status vs = kv_get(g->index, e.key.data, e.key.len, &vo, g->a, &versions);
-		if (vs == KV_OK && versions.n <= 1)
+		if (vs == KV_OK && versions.n == 1 && versions.cells[0].ts == c->ts)
 			dec = KV_COMPACT_DROP;
 	}
 out:

@@ -112,7 +112,7 @@ kv_status kv_find_max_row(kv_table *t, const kv_scan_opts *opts, util_arena *are
 		}
 		p[pl++] = (uint8_t)blo;
 	}
-	row->data = util_arena_memdup(arena, p, pl ? pl : 1);
+	row->data = util_arena_memdup_nz(arena, p, pl);
 	row->len = pl;
 	return row->data ? KV_OK : kv_fail(KV_NO_MEMORY, "arena budget exceeded");
 }
@@ -153,7 +153,7 @@ kv_status kv_split_points(kv_table *t, const void *start, size_t slen, const voi
 					cap = cap ? 2 * cap : 256;
 					rows = util_xrealloc(rows, cap * sizeof(kv_slice));
 				}
-				rows[cnt].data = util_arena_memdup(arena, row.data, row.len ? row.len : 1);
+				rows[cnt].data = util_arena_memdup_nz(arena, row.data, row.len);
 				rows[cnt].len = row.len;
 				if (!rows[cnt].data) {
 					st = kv_fail(KV_NO_MEMORY, "arena budget exceeded");

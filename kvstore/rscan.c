@@ -158,13 +158,12 @@ static void add_cell(rscan *r, const kv_cell *c, bool new_row)
 	*d = *c;
 	/* Cells of one row share its row bytes. */
 	if (new_row)
-		d->row.data = util_arena_memdup(r->chunk, c->row.data, c->row.len ? c->row.len : 1);
+		d->row.data = util_arena_memdup_nz(r->chunk, c->row.data, c->row.len);
 	else
 		d->row.data = r->cells[r->n - 2].row.data;
-	d->family.data = util_arena_memdup(r->chunk, c->family.data, c->family.len ? c->family.len : 1);
-	d->qualifier.data =
-	    util_arena_memdup(r->chunk, c->qualifier.data, c->qualifier.len ? c->qualifier.len : 1);
-	d->value.data = util_arena_memdup(r->chunk, c->value.data, c->value.len ? c->value.len : 1);
+	d->family.data = util_arena_memdup_nz(r->chunk, c->family.data, c->family.len);
+	d->qualifier.data = util_arena_memdup_nz(r->chunk, c->qualifier.data, c->qualifier.len);
+	d->value.data = util_arena_memdup_nz(r->chunk, c->value.data, c->value.len);
 }
 
 /* Reads chunks until one has rows (or the range is exhausted). */
@@ -273,7 +272,7 @@ rscan *rscan_new(kv_table *t, const kv_scan_opts *o, kv_sv *sv, kv_ts read_ts, k
 		r->o.start_len = 0;
 	}
 	if (o->stop)
-		r->o.stop = util_arena_memdup(r->keep, o->stop, o->stop_len ? o->stop_len : 1);
+		r->o.stop = util_arena_memdup_nz(r->keep, o->stop, o->stop_len);
 	if (in)
 		r->in = *in;
 	r->in.sv = sv;

@@ -618,11 +618,10 @@ static void emit_buffered(kv_iter *it)
 	kv_cell *c = &it->rcells[it->nr++];
 	*c = it->cell;
 	it->row_used = true;
-	c->row.data = util_arena_memdup(it->rowmem, c->row.data, c->row.len ? c->row.len : 1);
-	c->family.data = util_arena_memdup(it->rowmem, c->family.data, c->family.len ? c->family.len : 1);
-	c->qualifier.data =
-	    util_arena_memdup(it->rowmem, c->qualifier.data, c->qualifier.len ? c->qualifier.len : 1);
-	c->value.data = util_arena_memdup(it->rowmem, c->value.data, c->value.len ? c->value.len : 1);
+	c->row.data = util_arena_memdup_nz(it->rowmem, c->row.data, c->row.len);
+	c->family.data = util_arena_memdup_nz(it->rowmem, c->family.data, c->family.len);
+	c->qualifier.data = util_arena_memdup_nz(it->rowmem, c->qualifier.data, c->qualifier.len);
+	c->value.data = util_arena_memdup_nz(it->rowmem, c->value.data, c->value.len);
 }
 
 /* Called when the current row has ended (the source moved past it).
@@ -853,7 +852,7 @@ static kv_status setup_columns(kv_iter *it, const kv_read_opts *ro)
 		kv_slice *nq = util_arena_alloc(it->mem, sizeof(kv_slice) * (size_t)(cs->nq + 1));
 		if (cs->nq)
 			memcpy(nq, cs->quals, sizeof(kv_slice) * (size_t)cs->nq);
-		nq[cs->nq].data = util_arena_memdup(it->mem, c->qualifier, c->qlen ? c->qlen : 1);
+		nq[cs->nq].data = util_arena_memdup_nz(it->mem, c->qualifier, c->qlen);
 		nq[cs->nq].len = c->qlen;
 		cs->quals = nq;
 		cs->nq++;
@@ -1035,7 +1034,7 @@ kv_iter *scan_open(kv_table *t, const kv_scan_opts *o, const scan_internal *in)
 		it->start_excl = o->start_exclusive;
 	}
 	if (o->stop) {
-		it->stop = util_arena_memdup(it->mem, o->stop, o->stop_len ? o->stop_len : 1);
+		it->stop = util_arena_memdup_nz(it->mem, o->stop, o->stop_len);
 		it->stop_len = o->stop_len;
 		it->stop_incl = o->stop_inclusive;
 		it->has_stop = true;
@@ -1307,11 +1306,10 @@ kv_status kv_get(kv_table *t, const void *row, size_t rlen, const kv_read_opts *
 		}
 		kv_cell *d = &out->cells[out->n];
 		*d = *c;
-		d->row.data = util_arena_memdup(arena, c->row.data, c->row.len ? c->row.len : 1);
-		d->family.data = util_arena_memdup(arena, c->family.data, c->family.len ? c->family.len : 1);
-		d->qualifier.data =
-		    util_arena_memdup(arena, c->qualifier.data, c->qualifier.len ? c->qualifier.len : 1);
-		d->value.data = util_arena_memdup(arena, c->value.data, c->value.len ? c->value.len : 1);
+		d->row.data = util_arena_memdup_nz(arena, c->row.data, c->row.len);
+		d->family.data = util_arena_memdup_nz(arena, c->family.data, c->family.len);
+		d->qualifier.data = util_arena_memdup_nz(arena, c->qualifier.data, c->qualifier.len);
+		d->value.data = util_arena_memdup_nz(arena, c->value.data, c->value.len);
 		if (!d->row.data || !d->family.data || !d->qualifier.data || !d->value.data) {
 			st = kv_fail(KV_NO_MEMORY, "kv_get: arena budget exceeded");
 			break;
@@ -1335,7 +1333,7 @@ static kv_status edge_row(kv_table *t, const kv_scan_opts *opts, bool last, util
 		st = KV_NOT_FOUND;
 	if (!st) {
 		const kv_cell *c = kv_iter_cell(it);
-		row->data = util_arena_memdup(arena, c->row.data, c->row.len ? c->row.len : 1);
+		row->data = util_arena_memdup_nz(arena, c->row.data, c->row.len);
 		row->len = c->row.len;
 		if (!row->data)
 			st = kv_fail(KV_NO_MEMORY, "arena budget exceeded");

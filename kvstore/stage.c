@@ -18,25 +18,45 @@
 
 #include "stage.h"
 
-/* A sort entry: mutation index, family (batch index), type, kind. */
+/* A sort entry: mutation index, family (batch index), type, kind, and
+ * the mutation's table id, family, kind and first 16 row bytes packed for
+ * comparing without touching the mutation (a bulk load sorts millions of
+ * entries; most comparisons end in the packed words). */
 typedef struct sent {
+	uint64_t hi;     /* table id << 32 | family << 8 | kind */
+	uint64_t p0, p1; /* row bytes 0-7 and 8-15, big-endian, zero-padded */
 	uint32_t mi;
 	uint16_t fam;
 	uint8_t type;
 	uint8_t gts;
 } sent;
 
+static void sent_pack(const kv_batch *b, const kv_mut *m, sent *s)
+{
+	s->hi = (uint64_t)m->t->id << 32 | (uint64_t)s->fam << 8 | s->gts;
+	uint8_t buf[16] = {0};
+	memcpy(buf, mut_row(b, m), m->rlen < 16 ? m->rlen : 16);
+	uint64_t w0, w1;
+	memcpy(&w0, buf, 8);
+	memcpy(&w1, buf + 8, 8);
+	s->p0 = __builtin_bswap64(w0);
+	s->p1 = __builtin_bswap64(w1);
+}
+
 static int sent_cmp(const void *pa, const void *pb, void *arg)
 {
 	const kv_batch *b = arg;
 	const sent *x = pa, *y = pb;
+	if (x->hi != y->hi)
+		return x->hi < y->hi ? -1 : 1;
+	/* Zero padding keeps memcmp order with shorter-first: where the padded
+	 * words differ, so do the rows, the same way; equal words decide
+	 * nothing and fall through to the whole rows. */
+	if (x->p0 != y->p0)
+		return x->p0 < y->p0 ? -1 : 1;
+	if (x->p1 != y->p1)
+		return x->p1 < y->p1 ? -1 : 1;
 	const kv_mut *a = &b->m[x->mi], *c = &b->m[y->mi];
-	if (a->t->id != c->t->id)
-		return a->t->id < c->t->id ? -1 : 1;
-	if (x->fam != y->fam)
-		return x->fam < y->fam ? -1 : 1;
-	if (x->gts != y->gts)
-		return x->gts < y->gts ? -1 : 1;
 	int r = ikey_bytes_cmp(mut_row(b, a), a->rlen, mut_row(b, c), c->rlen);
 	if (r)
 		return r;
@@ -49,6 +69,121 @@ static int sent_cmp(const void *pa, const void *pb, void *arg)
 	if (x->type != y->type)
 		return x->type > y->type ? -1 : 1;
 	return x->mi > y->mi ? -1 : x->mi < y->mi; /* the later mutation wins */
+}
+
+/* Sorts entries by sent_cmp (a total order: ties end at the mutation
+ * index). A quicksort with the comparison inlined and 32-byte swaps by
+ * assignment: qsort_r's merge sort spent its time in memmove and indirect
+ * calls. Recurses on the smaller side, so the depth stays logarithmic. */
+static void sent_sort(sent *e, size_t n, kv_batch *b)
+{
+	while (n > 24) {
+		size_t m = n / 2;
+		/* Median of three to the front as the pivot. */
+		if (sent_cmp(&e[m], &e[0], b) < 0) {
+			sent t = e[m];
+			e[m] = e[0];
+			e[0] = t;
+		}
+		if (sent_cmp(&e[n - 1], &e[0], b) < 0) {
+			sent t = e[n - 1];
+			e[n - 1] = e[0];
+			e[0] = t;
+		}
+		if (sent_cmp(&e[n - 1], &e[m], b) < 0) {
+			sent t = e[n - 1];
+			e[n - 1] = e[m];
+			e[m] = t;
+		}
+		sent piv = e[m];
+		e[m] = e[0];
+		e[0] = piv;
+		size_t i = 1, j = n - 1;
+		for (;;) {
+			while (sent_cmp(&e[i], &piv, b) < 0)
+				i++;
+			while (sent_cmp(&piv, &e[j], b) < 0)
+				j--;
+			if (i >= j)
+				break;
+			sent t = e[i];
+			e[i] = e[j];
+			e[j] = t;
+			i++;
+			j--;
+		}
+		/* e[1..j] <= pivot <= e[j+1..n-1]; the pivot itself goes to j. */
+		sent t = e[0];
+		e[0] = e[j];
+		e[j] = t;
+		size_t left = j, right = n - j - 1;
+		if (left < right) {
+			sent_sort(e, left, b);
+			e += j + 1;
+			n = right;
+		} else {
+			sent_sort(e + j + 1, right, b);
+			n = left;
+		}
+	}
+	for (size_t i = 1; i < n; i++) {
+		sent x = e[i];
+		size_t k = i;
+		for (; k > 0 && sent_cmp(&x, &e[k - 1], b) < 0; k--)
+			e[k] = e[k - 1];
+		e[k] = x;
+	}
+}
+
+/* Merges the adjacent sorted runs starting at starts[0..nruns-1] (starts[nruns]
+ * = n) pairwise until one is left. */
+static void sent_merge_runs(sent *e, size_t n, size_t *starts, int nruns, kv_batch *b)
+{
+	sent *tmp = util_xmalloc(n * sizeof(sent)), *src = e, *dst = tmp;
+	while (nruns > 1) {
+		int out = 0;
+		for (int r = 0; r < nruns; r += 2) {
+			size_t lo = starts[r], mid = starts[r + 1], hi = r + 2 <= nruns ? starts[r + 2] : mid;
+			size_t i = lo, j = mid, k = lo;
+			while (i < mid && j < hi)
+				dst[k++] = sent_cmp(&src[j], &src[i], b) < 0 ? src[j++] : src[i++];
+			while (i < mid)
+				dst[k++] = src[i++];
+			while (j < hi)
+				dst[k++] = src[j++];
+			starts[out++] = lo;
+		}
+		starts[out] = n;
+		nruns = out;
+		sent *t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != e)
+		memcpy(e, src, n * sizeof(sent));
+	free(tmp);
+}
+
+/* Sorts the entries. A load usually arrives as a few sorted runs (one per
+ * table of the transaction, then the catalog's rows): those are merged;
+ * anything else is quicksorted. */
+static void sent_sort_batch(sent *e, size_t n, kv_batch *b)
+{
+	enum { MAX_RUNS = 32 };
+	size_t starts[MAX_RUNS + 1];
+	int nruns = 1;
+	starts[0] = 0;
+	for (size_t i = 1; i < n; i++)
+		if (sent_cmp(&e[i - 1], &e[i], b) > 0) {
+			if (nruns == MAX_RUNS) {
+				sent_sort(e, n, b);
+				return;
+			}
+			starts[nruns++] = i;
+		}
+	starts[nruns] = n;
+	if (nruns > 1)
+		sent_merge_runs(e, n, starts, nruns, b);
 }
 
 static void add_file(bstage *st, const stfile *f)
@@ -128,6 +263,7 @@ static bool add_entries(kv_batch *b, uint32_t i, sent **e, size_t *n, size_t *ca
 			s->type = KV_DELETE_FAMILY;
 		}
 		s->gts = m->ts == KV_TS_LATEST;
+		sent_pack(b, m, s);
 	}
 	return true;
 }
@@ -240,12 +376,7 @@ kv_status stage_spill(kv_batch *b)
 		}
 	}
 	if (!st && n) {
-		/* Bulk loads often arrive in key order: check before sorting. */
-		bool sorted = true;
-		for (size_t i = 1; i < n && sorted; i++)
-			sorted = sent_cmp(&e[i - 1], &e[i], b) < 0;
-		if (!sorted)
-			qsort_r(e, n, sizeof(sent), sent_cmp, b);
+		sent_sort_batch(e, n, b);
 		if (!b->stage)
 			b->stage = util_xcalloc(1, sizeof(bstage));
 		st = write_runs(s, b, e, n, b->stage);

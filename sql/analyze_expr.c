@@ -1970,7 +1970,11 @@ static sql_expr *xform(sql_actx *ax, sql_query *q, pnode *n)
 		return resolve_column(ax, q, n->column_ref);
 	case PG_QUERY__NODE__NODE_PARAM_REF: {
 		int num = n->param_ref->number;
-		if (num <= 0 || num > 65535)
+		/* Beyond what Parse can declare (65535) PostgreSQL still numbers
+		 * the parameter and then fails on the first one without a type
+		 * (42P18, sql_prepared_check_types); the bound keeps the type
+		 * array small. */
+		if (num <= 0 || num > SQL_MAX_PARAM_NUMBER)
 			sql_error_at(ax, n->param_ref->location, UTIL_E_UNDEFINED_PARAMETER, "there is no parameter $%d", num);
 		sql_pstate *ps = ax->ps;
 		if (num > ps->nparams) {
@@ -1984,9 +1988,11 @@ static sql_expr *xform(sql_actx *ax, sql_query *q, pnode *n)
 				ps->params_cap = cap;
 			}
 			for (int i = ps->nparams; i < num; i++)
-				ps->param_types[i] = TY_UNKNOWN;
+				ps->param_types[i] = 0; /* not referenced (yet) */
 			ps->nparams = num;
 		}
+		if (ps->param_types[num - 1] == 0)
+			ps->param_types[num - 1] = TY_UNKNOWN; /* referenced, type still open */
 		sql_expr *e = sql_expr_new(SQL_E_PARAM, ps->param_types[num - 1], n->param_ref->location);
 		e->param = num;
 		return e;

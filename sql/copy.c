@@ -1,7 +1,8 @@
 /*
  * copy.c — COPY FROM STDIN / TO STDOUT in PostgreSQL's text and csv
  * formats (HEADER, DELIMITER, NULL, QUOTE, ESCAPE, FORCE_QUOTE,
- * FORCE_NOT_NULL), COPY (query) TO STDOUT, and server files for
+ * FORCE_NOT_NULL) and its binary format (the types' send/receive
+ * functions), COPY (query) TO STDOUT, and server files for
  * superusers. Bad data reports the line (22P04, 22P02 ...) and loads
  * nothing. In autocommit the load writes rows straight into the commit
  * batch (no per-row transaction bookkeeping): one atomic batch per COPY.
@@ -125,9 +126,25 @@ static void parse_opts(PgQuery__CopyStmt *st, copy_opts *o)
 			ty_error(UTIL_E_SYNTAX_ERROR, "option \"%s\" not recognized", n);
 		}
 	}
-	if (o->fmt == SQL_COPY_BINARY)
-		ty_error(UTIL_E_FEATURE_NOT_SUPPORTED, "COPY BINARY is not supported");
 	bool csv = o->fmt == SQL_COPY_CSV;
+	/* Binary mode refuses the text options, in PostgreSQL's order. */
+	if (o->fmt == SQL_COPY_BINARY) {
+		if (has_delim)
+			ty_error(UTIL_E_SYNTAX_ERROR, "cannot specify DELIMITER in BINARY mode");
+		if (has_null)
+			ty_error(UTIL_E_SYNTAX_ERROR, "cannot specify NULL in BINARY mode");
+		if (o->header)
+			ty_error(UTIL_E_FEATURE_NOT_SUPPORTED, "cannot specify HEADER in BINARY mode");
+		if (o->quote)
+			ty_error(UTIL_E_FEATURE_NOT_SUPPORTED, "COPY quote available only in CSV mode");
+		if (o->escape)
+			ty_error(UTIL_E_FEATURE_NOT_SUPPORTED, "COPY escape available only in CSV mode");
+		if (o->force_quote_all || o->nfq)
+			ty_error(UTIL_E_FEATURE_NOT_SUPPORTED, "COPY force quote available only in CSV mode");
+		if (o->nfnn)
+			ty_error(UTIL_E_FEATURE_NOT_SUPPORTED,
+				 "COPY force not null available only in CSV mode");
+	}
 	if (!has_delim)
 		o->delim = csv ? ',' : '\t';
 	if (!has_null)
@@ -374,6 +391,146 @@ static int split_csv(copy_in *ci, const copy_opts *o, const char *table, char **
 	return n;
 }
 
+/* ---------------------------------------------------------------- binary input */
+
+/* PostgreSQL's binary COPY file (docs/wire.md): the signature, an int32 flags
+ * word, an int32 header extension length and its bytes; then per tuple an
+ * int16 field count and per field an int32 length (-1 NULL) and the type's
+ * binary send form; the trailer is a field count of -1. */
+static const uint8_t copy_bin_sig[11] = {'P', 'G', 'C', 'O', 'P', 'Y', '\n', 0xff, '\r', '\n', 0};
+
+/* Reads up to n bytes; returns how many arrived before the end of input. */
+static size_t read_bytes(copy_in *ci, uint8_t *out, size_t n)
+{
+	size_t got = 0;
+	while (got < n) {
+		if (ci->chunk_pos < ci->chunk_len) {
+			size_t k = ci->chunk_len - ci->chunk_pos;
+			if (k > n - got)
+				k = n - got;
+			memcpy(out + got, ci->chunk + ci->chunk_pos, k);
+			ci->chunk_pos += k;
+			got += k;
+			continue;
+		}
+		int c = next_byte(ci); /* refills the chunk */
+		if (c < 0)
+			break;
+		out[got++] = (uint8_t)c;
+	}
+	return got;
+}
+
+static bool read_be32(copy_in *ci, int32_t *v)
+{
+	uint8_t b[4];
+	if (read_bytes(ci, b, 4) != 4)
+		return false;
+	*v = (int32_t)util_get_be32(b);
+	return true;
+}
+
+static UTIL_NORETURN void bad_header(const char *msg)
+{
+	ty_error(UTIL_E_BAD_COPY_FILE_FORMAT, "%s", msg);
+}
+
+/* The file header. As PostgreSQL, its errors carry no COPY context line. */
+static void read_bin_header(copy_in *ci)
+{
+	uint8_t sig[sizeof copy_bin_sig];
+	if (read_bytes(ci, sig, sizeof sig) != sizeof sig || memcmp(sig, copy_bin_sig, sizeof sig) != 0)
+		bad_header("COPY file signature not recognized");
+	int32_t flags, ext;
+	if (!read_be32(ci, &flags))
+		bad_header("invalid COPY file header (missing flags)");
+	if (flags & (1 << 16))
+		bad_header("invalid COPY file header (WITH OIDS)");
+	if (((uint32_t)flags & ~(1u << 16)) >> 16)
+		bad_header("unrecognized critical flags in COPY file header");
+	if (!read_be32(ci, &ext) || ext < 0)
+		bad_header("invalid COPY file header (missing length)");
+	for (; ext > 0; ext--) {
+		uint8_t skip;
+		if (read_bytes(ci, &skip, 1) != 1)
+			bad_header("invalid COPY file header (wrong length)");
+	}
+}
+
+/* Reads one field's bytes into ci->field, growing it only as data arrives
+ * (a length word alone never makes us allocate). */
+static bool read_bin_field(copy_in *ci, size_t len)
+{
+	util_buf *f = &ci->field;
+	util_buf_reset(f);
+	while (f->len < len) {
+		size_t want = len - f->len;
+		if (want > 65536)
+			want = 65536;
+		util_buf_reserve(f, want);
+		size_t got = read_bytes(ci, (uint8_t *)f->data + f->len, want);
+		f->len += got;
+		if (got < want)
+			return false;
+	}
+	return true;
+}
+
+/* Reads one tuple into vals (the listed columns; the others stay NULL).
+ * Returns false at the trailer or at the end of input (PostgreSQL accepts
+ * a file without the trailer). */
+static bool read_bin_row(copy_in *ci, const cat_rel *r, const int *cols, int ncols, ty_datum *vals)
+{
+	ci->lineno++;
+	uint8_t b[2];
+	if (read_bytes(ci, b, 2) != 2)
+		return false;
+	int16_t nf = (int16_t)util_get_be16(b);
+	if (nf == -1) {
+		/* The trailer must be the last thing in the data. */
+		if (read_bytes(ci, b, 1) > 0)
+			bad_copy(ci, r->name, UTIL_E_BAD_COPY_FILE_FORMAT,
+				 "received copy data after EOF marker");
+		return false;
+	}
+	if (nf != ncols) {
+		char msg[96];
+		snprintf(msg, sizeof msg, "row field count is %d, expected %d", nf, ncols);
+		bad_copy(ci, r->name, UTIL_E_BAD_COPY_FILE_FORMAT, msg);
+	}
+	for (int i = 0; i < r->ncols; i++)
+		vals[i] = ty_null();
+	for (int i = 0; i < ncols; i++) {
+		const cat_column *col = &r->cols[cols[i]];
+		TY_TRY(tf)
+		{
+			int32_t len;
+			if (!read_be32(ci, &len))
+				ty_error(UTIL_E_BAD_COPY_FILE_FORMAT, "unexpected EOF in COPY data");
+			if (len < -1)
+				ty_error(UTIL_E_BAD_COPY_FILE_FORMAT, "invalid field size");
+			if (len >= 0) {
+				if (!read_bin_field(ci, (size_t)len))
+					ty_error(UTIL_E_BAD_COPY_FILE_FORMAT, "unexpected EOF in COPY data");
+				const ty_type *t = ty_type_get(col->type);
+				/* copy_from checked the type has a receive function */
+				vals[cols[i]] = t->recv(ci->field.len ? (const uint8_t *)ci->field.data
+								      : (const uint8_t *)"",
+							ci->field.len, col->typmod);
+			}
+		}
+		TY_CATCH(tf)
+		{
+			TY_END(tf);
+			util_err_context(ty_err(), "COPY %s, line %lld, column %s", r->name,
+					 (long long)ci->lineno, col->name);
+			ty_errthrow();
+		}
+		TY_END(tf);
+	}
+	return true;
+}
+
 /* ---------------------------------------------------------------- COPY FROM */
 
 typedef struct loader {
@@ -601,6 +758,13 @@ static void copy_from(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o,
 		if (!found)
 			ty_error(UTIL_E_INVALID_COLUMN_REFERENCE, "FORCE_NOT_NULL column \"%s\" not referenced by COPY", o->fnn_names[i]);
 	}
+	/* As PostgreSQL, a column type without binary input fails before any data. */
+	for (int i = 0; o->fmt == SQL_COPY_BINARY && i < ncols; i++) {
+		const ty_type *t = ty_type_get(r->cols[cols[i]].type);
+		if (!t || !t->recv)
+			ty_error(UTIL_E_UNDEFINED_FUNCTION, "no binary input function available for type %s",
+				 t ? t->name : "?");
+	}
 	copy_in ci;
 	memset(&ci, 0, sizeof ci);
 	ci.s = s;
@@ -627,7 +791,19 @@ static void copy_from(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o,
 	TY_TRY(tc)
 	{
 		bool first = true;
-		while (read_line(&ci, o)) {
+		bool binary = o->fmt == SQL_COPY_BINARY;
+		if (binary)
+			read_bin_header(&ci);
+		for (;;) {
+			if (binary) {
+				util_arena_reset(rowa);
+				ty_set_arena(rowa);
+				if (!read_bin_row(&ci, r, cols, ncols, vals))
+					break;
+				goto loaded;
+			}
+			if (!read_line(&ci, o))
+				break;
 			ci.lineno++;
 			/* As PostgreSQL: the whole line must be valid UTF-8 (22021)
 			 * before any field is looked at. */
@@ -687,7 +863,9 @@ static void copy_from(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o,
 				}
 				TY_END(tv);
 			}
-			/* Errors of a row (defaults, constraints) name the line, as PostgreSQL. */
+		loaded:
+			/* Errors of a row (defaults, constraints) name the line, as PostgreSQL
+			 * (binary data is not shown). */
 			TY_TRY(tr)
 			{
 				for (int i = 0; i < r->ncols; i++)
@@ -698,7 +876,10 @@ static void copy_from(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o,
 			TY_CATCH(tr)
 			{
 				TY_END(tr);
-				if (!ty_err()->context[0])
+				if (!ty_err()->context[0] && binary)
+					util_err_context(ty_err(), "COPY %s, line %lld", r->name,
+							 (long long)ci.lineno);
+				else if (!ty_err()->context[0])
 					util_err_context(ty_err(), "COPY %s, line %lld: \"%.*s\"", r->name, (long long)ci.lineno,
 							 (int)(ci.line.len > 100 ? 100 : ci.line.len), ci.line.data ? ci.line.data : "");
 				ty_errthrow();
@@ -811,6 +992,35 @@ static void out_csv_field(util_buf *b, const char *v, size_t n, const copy_opts 
 	util_buf_putc(b, o->quote);
 }
 
+/* One binary tuple: the field count, then per field its length (-1 NULL)
+ * and the type's send form. */
+static void bin_row(util_buf *b, const ty_datum *row, const ty_oid *types, int ncols)
+{
+	util_buf_put_be16(b, (uint16_t)ncols);
+	for (int i = 0; i < ncols; i++) {
+		if (row[i].null) {
+			util_buf_put_be32(b, 0xffffffffu);
+			continue;
+		}
+		size_t at = b->len;
+		util_buf_put_be32(b, 0);
+		ty_type_get(types[i])->send(row[i], b); /* copy_to checked it exists */
+		util_put_be32((uint8_t *)b->data + at, (uint32_t)(b->len - at - 4));
+	}
+}
+
+/* One CopyData message (or a write to the server file). */
+static void copy_out(sql_session *s, FILE *f, const util_buf *line)
+{
+	if (f) {
+		if (fwrite(line->data, 1, line->len, f) != line->len)
+			ty_error(UTIL_E_IO_ERROR, "could not write to COPY file: %s", strerror(errno));
+		return;
+	}
+	if (s->client.copy_out_data(s->client.arg, line->data, line->len) != 0)
+		ty_error(UTIL_E_CONNECTION_FAILURE, "connection to client lost");
+}
+
 static void copy_to(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o, const char *text, sql_complete *c)
 {
 	/* Build the query: the table's columns, or the given query. */
@@ -879,6 +1089,13 @@ static void copy_to(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o, c
 			if (!strcmp(pl->cols[i].name, o->fq_names[k]))
 				fq[i] = true;
 	}
+	bool binary = o->fmt == SQL_COPY_BINARY;
+	for (int i = 0; binary && i < ncols; i++) {
+		const ty_type *t = ty_type_get(pl->plan->types[i]);
+		if (!t || !t->send)
+			ty_error(UTIL_E_UNDEFINED_FUNCTION, "no binary output function available for type %s",
+				 t ? t->name : "?");
+	}
 	FILE *f = NULL;
 	if (st->filename && *st->filename) {
 		if (!s->superuser) {
@@ -910,6 +1127,14 @@ static void copy_to(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o, c
 			else
 				s->client.copy_out_data(s->client.arg, line.data, line.len);
 		}
+		/* Binary: the file header travels with the first row, as PostgreSQL
+		 * sends it (flags 0, no header extension). */
+		util_buf_reset(&line);
+		if (binary) {
+			util_buf_append(&line, (const char *)copy_bin_sig, sizeof copy_bin_sig);
+			util_buf_put_be32(&line, 0);
+			util_buf_put_be32(&line, 0);
+		}
 		sql_op *root = sql_exec_node(ex, pl->plan);
 		for (;;) {
 			sql_batch *b = sql_op_next(root);
@@ -917,7 +1142,14 @@ static void copy_to(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o, c
 				break;
 			for (int r = 0; r < b->n; r++) {
 				ty_datum *row = sql_batch_row(b, r);
-				util_buf_reset(&line);
+				if (n > 0 || !binary)
+					util_buf_reset(&line);
+				if (binary) {
+					bin_row(&line, row, pl->plan->types, ncols);
+					copy_out(s, f, &line);
+					n++;
+					continue;
+				}
 				for (int i = 0; i < ncols; i++) {
 					if (i)
 						util_buf_putc(&line, o->delim);
@@ -933,12 +1165,17 @@ static void copy_to(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o, c
 						out_text_field(&line, val.data ? val.data : "", val.len, o->delim);
 				}
 				util_buf_putc(&line, '\n');
-				if (f)
-					fwrite(line.data, 1, line.len, f);
-				else if (s->client.copy_out_data(s->client.arg, line.data, line.len) != 0)
-					ty_error(UTIL_E_CONNECTION_FAILURE, "connection to client lost");
+				copy_out(s, f, &line);
 				n++;
 			}
+		}
+		if (binary) {
+			/* The trailer is a message of its own (after the header when
+			 * there were no rows). */
+			if (n > 0)
+				util_buf_reset(&line);
+			util_buf_put_be16(&line, 0xffff);
+			copy_out(s, f, &line);
 		}
 		sql_exec_close(ex);
 	}

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ops.h"
 #include "sql_index.h"
 
 #define BUILDS_TABLE "sys.index_builds"
@@ -245,12 +246,15 @@ typedef struct build_ctx {
 	kv_table *builds; /* sys.index_builds, or NULL */
 	util_err err;
 	bool interrupted;
+	sql_progress *prog; /* strata_progress and the log */
+	uint64_t total;     /* the table's estimated rows (0: unknown) */
 } build_ctx;
 
 static int build_progress(void *arg, uint64_t rows, const void *last, size_t len)
 {
 	build_ctx *b = arg;
 	sql_index_progress_set(b->s->e, b->index, b->table, "building index", rows, 0);
+	sql_progress_update(b->prog, "backfilling", rows, b->total, 0);
 	if (b->builds) {
 		uint8_t k[4], n[8];
 		util_put_be32(k, b->index);
@@ -347,7 +351,13 @@ static uint64_t backfill(sql_session *s, cat_snap *cs, const cat_obj *ix, const 
 	util_arena *a = util_arena_new(16 * 1024, 0);
 	util_arena *old = ty_set_arena(a);
 	kv_table *data = NULL, *ikv = NULL;
-	build_ctx bc = {s, ix->oid, table->oid, persist ? open_builds(s) : NULL, {0}, false};
+	build_ctx bc = {.s = s,
+			.index = ix->oid,
+			.table = table->oid,
+			.builds = persist ? open_builds(s) : NULL,
+			.total = table->rel.stats_rows};
+	/* Begun before the TRY: bc.prog does not change under a longjmp. */
+	bc.prog = sql_progress_begin(s, "index build", ix->rel.name, false);
 	util_err_clear(&bc.err);
 	util_buf pos = UTIL_BUF_INIT;
 	uint64_t rows = 0;
@@ -378,7 +388,9 @@ static uint64_t backfill(sql_session *s, cat_snap *cs, const cat_obj *ix, const 
 		}
 		sql_index_progress_set(s->e, ix->oid, table->oid, "building index", rows,
 				       table->rel.stats_rows);
+		sql_progress_update(bc.prog, "backfilling", rows, bc.total, 0);
 		st = idx_backfill(data, &x->def, m, &o, &rows, &err);
+		sql_progress_update(bc.prog, "done", rows, bc.total, 0);
 	}
 	TY_CATCH(tc)
 	{
@@ -394,6 +406,7 @@ static uint64_t backfill(sql_session *s, cat_snap *cs, const cat_obj *ix, const 
 		ty_set_arena(old);
 		util_arena_destroy(a);
 		sql_index_progress_clear(s->e, ix->oid);
+		sql_progress_end(bc.prog);
 		ty_errthrow();
 	}
 	TY_END(tc);
@@ -408,6 +421,7 @@ static uint64_t backfill(sql_session *s, cat_snap *cs, const cat_obj *ix, const 
 	if (bc.builds)
 		kv_table_close(bc.builds);
 	sql_index_progress_clear(s->e, ix->oid);
+	sql_progress_end(bc.prog);
 	if (st == KV_CHECK_FAILED)
 		duplicated(ix, table, &err);
 	if (st == KV_BUSY && bc.interrupted)
@@ -519,8 +533,11 @@ static void cic_create(sql_session *s, cat_txn *ct, void *arg)
 		ty_errthrow();
 	}
 	TY_END(tc);
+	/* The table's policy (retention above all) from the start: this
+	 * commit does not go through the DDL commit's policy sync, and with
+	 * the bare defaults compactions would drop the index's history. */
 	kv_family_opts fam;
-	kv_family_opts_default(&fam, IDX_FAMILY);
+	sql_policy_family_opts(s->e, cs, o, IDX_FAMILY, &fam);
 	kv_status st = kv_table_create(s->e->kv, o->rel.storage, &fam, 1);
 	if (st != KV_OK && st != KV_EXISTS) {
 		cat_obj_free(o);

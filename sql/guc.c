@@ -585,6 +585,8 @@ static void set_value(sql_session *s, const sql_guc *g, const char *name, const 
 		util_map_puts(&s->gucs, name, v);
 	}
 	bool differs = strcmp(v->value, val) != 0;
+	if (differs)
+		s->guc_gen++; /* cached unnamed statements were analyzed under the old value */
 	free(v->value);
 	v->value = util_xstrdup(val);
 	if (as_reset) {

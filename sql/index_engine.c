@@ -21,6 +21,11 @@ typedef struct gc_slot {
 	util_arena *arena; /* compiled index and model */
 	idx_rowmodel *model;
 	idx_gc *gc;
+	/* The snapshot the model was compiled against: it keeps the index and
+	 * table objects the model points into alive; a slot whose objects are
+	 * no longer the current ones is rebuilt. */
+	cat_snap *cs;
+	const cat_obj *index, *table;
 	bool seen;
 } gc_slot;
 
@@ -127,6 +132,18 @@ static idx_rowmodel *gc_model(sql_engine *e, cat_snap *cs, const cat_obj *ix, ut
 	return sql_ix_rowmodel(NULL, x, a, true);
 }
 
+static void drop_slot(gc_slot *g)
+{
+	idx_gc_uninstall(g->gc);
+	sql_ix_rowmodel_free(g->model);
+	util_arena_destroy(g->arena);
+	if (g->cs)
+		cat_snap_release(g->cs);
+	g->gc = NULL;
+	g->arena = NULL;
+	g->cs = NULL;
+}
+
 static int refresh_one(void *arg, const cat_obj *o)
 {
 	refresh_ctx *rc = arg;
@@ -134,18 +151,30 @@ static int refresh_one(void *arg, const cat_obj *o)
 	const cat_rel *r = &o->rel;
 	if (r->relkind != CAT_RELKIND_INDEX || !r->index || r->index->primary || !r->storage[0])
 		return 0;
-	for (int i = 0; i < ie->ngc; i++)
-		if (ie->gc[i].oid == o->oid && !strcmp(ie->gc[i].storage, r->storage)) {
-			ie->gc[i].seen = true;
-			return 0;
-		}
 	const cat_obj *t = cat_get(rc->cs, r->index->table);
+	for (int i = 0; i < ie->ngc; i++)
+		if (ie->gc[i].oid == o->oid) {
+			if (!strcmp(ie->gc[i].storage, r->storage) && ie->gc[i].index == o &&
+			    ie->gc[i].table == t) {
+				ie->gc[i].seen = true;
+				return 0;
+			}
+			/* The index or its table changed (ALTER, another index,
+			 * REINDEX): uninstall before the new filter goes in. */
+			drop_slot(&ie->gc[i]);
+			ie->gc[i] = ie->gc[--ie->ngc];
+			break;
+		}
 	if (!t)
 		return 0;
 	gc_slot g;
 	memset(&g, 0, sizeof g);
 	g.oid = o->oid;
 	snprintf(g.storage, sizeof g.storage, "%s", r->storage);
+	cat_snap_ref(rc->cs);
+	g.cs = rc->cs;
+	g.index = o;
+	g.table = t;
 	g.arena = util_arena_new(8 * 1024, 0);
 	g.seen = true;
 	util_arena *old = ty_set_arena(g.arena);
@@ -192,15 +221,6 @@ static int refresh_one(void *arg, const cat_obj *o)
 	}
 	ie->gc[ie->ngc++] = g;
 	return 0;
-}
-
-static void drop_slot(gc_slot *g)
-{
-	idx_gc_uninstall(g->gc);
-	sql_ix_rowmodel_free(g->model);
-	util_arena_destroy(g->arena);
-	g->gc = NULL;
-	g->arena = NULL;
 }
 
 void sql_index_gc_refresh(sql_engine *e)

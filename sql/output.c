@@ -12,6 +12,10 @@ void sql_format_row(sql_session *s, const ty_datum *vals, int ncols, const ty_oi
 	(void)s;
 	util_buf_reset(out);
 	for (int i = 0; i < ncols; i++) {
+		/* Bind accepts any result format code; as PostgreSQL, a bad one
+		 * fails when the first row goes out. */
+		if (formats && formats[i] != 0 && formats[i] != 1)
+			ty_error(UTIL_E_INVALID_PARAMETER_VALUE, "unsupported format code: %d", formats[i]);
 		if (vals[i].null) {
 			util_buf_put_be32(out, 0xffffffffu);
 			continue;

@@ -128,6 +128,10 @@ static void do_prepare(sql_session *s, PgQuery__PrepareStmt *st, const char *tex
 	sql_prepared *p = sql_prepare(s, st->name, qtext, n, types, &err);
 	if (!p)
 		throw_shifted(&err, text, off);
+	if (sql_prepared_check_types(p, &err) != 0) {
+		sql_prepared_release(p);
+		ty_throw(&err);
+	}
 	p->from_sql = true;
 	util_map_puts(&s->prepared, st->name, p);
 }

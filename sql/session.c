@@ -195,6 +195,10 @@ void sql_session_close(sql_session *s)
 	while (util_map_next(&s->prepared, &pos, NULL, NULL, &v))
 		sql_prepared_release(v);
 	util_map_free(&s->prepared);
+	pos = 0;
+	while (util_map_next(&s->prep_cache, &pos, NULL, NULL, &v))
+		sql_prepared_release(v);
+	util_map_free(&s->prep_cache);
 	util_map_free(&s->portals);
 	leave(s);
 	sql_engine_remove_session(s->e, s);
@@ -269,6 +273,30 @@ static int finish_implicit(sql_session *s, util_err *err)
 	sql_guc_end_txn(s, rc == 0);
 	sql_stmt_end_txn(s);
 	return rc;
+}
+
+/* Once no transaction is open (Sync or a simple query ended the implicit one,
+ * or COMMIT/ROLLBACK ran), the portals of that transaction are gone, as in
+ * PostgreSQL: a later Execute of one is 34000. Only cursors WITH HOLD stay.
+ * Called where no portal is running. */
+static void drop_txn_portals(sql_session *s)
+{
+	if (s->txn_state != SQL_TXN_IDLE || s->implicit_block)
+		return;
+	size_t pos = 0;
+	const void *k;
+	size_t kl;
+	void *v;
+	util_map keep = UTIL_MAP_INIT;
+	while (util_map_next(&s->portals, &pos, &k, &kl, &v)) {
+		sql_portal_s *p = v;
+		if (p->is_cursor && p->holdable)
+			util_map_put(&keep, k, kl, p);
+		else
+			sql_portal_free(s, p);
+	}
+	util_map_free(&s->portals);
+	s->portals = keep;
 }
 
 static void abort_implicit(sql_session *s)
@@ -349,6 +377,7 @@ int sql_simple_query(sql_session *s, const char *query, sql_dest *dest,
 out_free:
 	pg_query__parse_result__free_unpacked(pr, NULL);
 out:
+	drop_txn_portals(s);
 	set_activity(s, s->txn_state == SQL_TXN_IDLE ? "idle" : s->txn_state == SQL_TXN_BLOCK ? "idle in transaction" : "idle in transaction (aborted)", NULL);
 	leave(s);
 	return rc;
@@ -382,6 +411,10 @@ int sql_parse(sql_session *s, const char *name, const char *query, int nparams, 
 	sql_prepared *p = sql_prepare(s, name, query, nparams, param_types, err);
 	if (!p)
 		goto out;
+	if (sql_prepared_check_types(p, err) != 0) {
+		sql_prepared_release(p);
+		goto out;
+	}
 	if (!*name)
 		drop_prepared(s, "");
 	util_map_puts(&s->prepared, name, p);
@@ -519,6 +552,7 @@ int sql_sync(sql_session *s, util_err *err)
 	} else {
 		rc = finish_implicit(s, err);
 	}
+	drop_txn_portals(s);
 	util_arena_reset(s->stmt_arena);
 	set_activity(s, s->txn_state == SQL_TXN_IDLE ? "idle" : s->txn_state == SQL_TXN_BLOCK ? "idle in transaction" : "idle in transaction (aborted)", NULL);
 	leave(s);

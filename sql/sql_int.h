@@ -134,6 +134,8 @@ struct sql_session {
 	cat_snap *cat;               /* catalog snapshot of the current statement/txn */
 	/* extended protocol */
 	util_map prepared;           /* name -> sql_prepared* */
+	util_map prep_cache;         /* unnamed statements by text and context -> sql_prepared* (stmt.c) */
+	uint64_t guc_gen;            /* bumped whenever a setting's value changes (guc.c) */
 	util_map portals;            /* name -> sql_portal_s* */
 	bool ext_failed;             /* an error in an extended batch: skip to Sync */
 	/* state */
@@ -1371,6 +1373,11 @@ void sql_stmt_begin(sql_session *s);
 sql_prepared *sql_prepare(sql_session *s, const char *name, const char *query, int nparams,
 			  const uint32_t *param_types, util_err *err);
 void sql_prepared_release(sql_prepared *p);
+/* Parse and PREPARE: every parameter up to the highest one used must have a
+ * type (given, or inferred from its use): else 42P18, as PostgreSQL. */
+int sql_prepared_check_types(const sql_prepared *p, util_err *err);
+/* The highest $n the analyzer numbers (PostgreSQL's is ~INT_MAX / 4). */
+#define SQL_MAX_PARAM_NUMBER (1 << 20)
 int sql_prepared_describe(sql_session *s, sql_prepared *p, sql_rowdesc *desc, bool *returns_rows,
 			  const int16_t *formats, int nformats, util_err *err);
 sql_portal_s *sql_portal_create(sql_session *s, const char *name, sql_prepared *p, const sql_bind_params *bp,

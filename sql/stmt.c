@@ -46,7 +46,8 @@ static sql_cached_plan *plan_build(sql_session *s, sql_prepared *p, bool defer)
 		ps->params_cap = p->nparams > 8 ? p->nparams : 8;
 		ps->param_types = ty_alloc0(sizeof(ty_oid) * (size_t)ps->params_cap);
 		for (int i = 0; i < p->nparams; i++)
-			ps->param_types[i] = p->param_types[i] ? p->param_types[i] : TY_UNKNOWN;
+			ps->param_types[i] =
+			    p->param_types[i]; /* 0: unspecified, TY_UNKNOWN once referenced */
 		sql_actx ax = {s, s->cat, a, ps};
 		cp->query = sql_analyze(&ax, p->raw);
 		/* Parameter types are fixed by the first analysis. */
@@ -176,8 +177,63 @@ static bool allowed_when_failed(pnode *n)
 
 /* ---------------------------------------------------------------- prepared statements */
 
+/* Drivers (and pgbench -M extended) Parse the same text into the unnamed
+ * statement again and again. A per-session cache of those statements,
+ * parsed and planned, skips the parse and the plan when nothing they
+ * depend on changed: same text and parameter types, same settings (any
+ * SET bumps guc_gen: search_path, role, DateStyle ...) and the catalog
+ * they were planned against still current. */
+#define PREP_CACHE_MAX 64
+
+static void cache_key(sql_session *s, const char *query, int nparams, const uint32_t *param_types, util_buf *k)
+{
+	util_buf_puts(k, query);
+	util_buf_putc(k, 0);
+	for (int i = 0; i < nparams; i++)
+		util_buf_put_be32(k, param_types ? param_types[i] : 0);
+	util_buf_put_be64(k, s->guc_gen);
+}
+
+static sql_prepared *prepare_uncached(sql_session *s, const char *name, const char *query, int nparams,
+				      const uint32_t *param_types, util_err *err);
+
 sql_prepared *sql_prepare(sql_session *s, const char *name, const char *query, int nparams,
 			  const uint32_t *param_types, util_err *err)
+{
+	if (name[0] || s->txn_state == SQL_TXN_FAILED)
+		return prepare_uncached(s, name, query, nparams, param_types, err);
+	util_buf k = UTIL_BUF_INIT;
+	cache_key(s, query, nparams, param_types, &k);
+	sql_prepared *p = util_map_get(&s->prep_cache, k.data, k.len);
+	if (p && p->cp && !cat_snap_stale(s->e->cat, p->cp->cat) && !(s->txn && s->txn->ddl)) {
+		util_buf_free(&k);
+		sql_stmt_ensure_txn(s); /* as a fresh Parse does: Describe and Bind see the current catalog */
+		refresh_cat(s);
+		p->refs++;
+		return p;
+	}
+	if (p) { /* planned against an older catalog */
+		util_map_del(&s->prep_cache, k.data, k.len);
+		sql_prepared_release(p);
+	}
+	p = prepare_uncached(s, name, query, nparams, param_types, err);
+	if (p && !p->is_utility && p->cp) {
+		if (util_map_count(&s->prep_cache) >= PREP_CACHE_MAX) {
+			size_t pos = 0;
+			void *v;
+			while (util_map_next(&s->prep_cache, &pos, NULL, NULL, &v))
+				sql_prepared_release(v);
+			util_map_free(&s->prep_cache);
+		}
+		p->refs++;
+		util_map_put(&s->prep_cache, k.data, k.len, p);
+	}
+	util_buf_free(&k);
+	return p;
+}
+
+static sql_prepared *prepare_uncached(sql_session *s, const char *name, const char *query, int nparams,
+				      const uint32_t *param_types, util_err *err)
 {
 	PgQuery__ParseResult *pr = sql_parse_text(query, err);
 	if (!pr)
@@ -231,6 +287,15 @@ sql_prepared *sql_prepare(sql_session *s, const char *name, const char *query, i
 		p->types_fixed = true;
 	}
 	return p;
+}
+
+int sql_prepared_check_types(const sql_prepared *p, util_err *err)
+{
+	for (int i = 0; i < p->nparams; i++)
+		if (p->param_types[i] == 0 || p->param_types[i] == TY_UNKNOWN)
+			return util_err_set(err, UTIL_E_INDETERMINATE_DATATYPE,
+					    "could not determine data type of parameter $%d", i + 1);
+	return 0;
 }
 
 void sql_prepared_release(sql_prepared *p)
@@ -309,23 +374,32 @@ static ty_datum convert_param(ty_oid type, int16_t format, const uint8_t *v, int
 	return ty_input(type, (const char *)v, (size_t)len, -1);
 }
 
-/* Converts a Bind parameter; errors get PostgreSQL's CONTEXT line. */
-static ty_datum param_value(ty_oid type, int16_t format, const uint8_t *v, int32_t len, int idx)
+/* Converts a Bind parameter; errors get PostgreSQL's CONTEXT line (the
+ * value only for text parameters). */
+static ty_datum param_value(const char *portal, ty_oid type, int16_t format, const uint8_t *v, int32_t len,
+			    int idx)
 {
-	if (!v)
-		return ty_null();
 	ty_datum d = ty_null();
 	TY_TRY(tc)
 	{
-		d = convert_param(type, format, v, len);
+		/* Checked for NULLs too, as PostgreSQL. */
+		if (format != 0 && format != 1)
+			ty_error(UTIL_E_INVALID_PARAMETER_VALUE, "unsupported format code: %d", format);
+		if (v)
+			d = convert_param(type, format, v, len);
 	}
 	TY_CATCH(tc)
 	{
 		TY_END(tc);
-		if (format == 1)
-			util_err_context(ty_err(), "unnamed portal parameter $%d", idx + 1);
+		char who[128];
+		if (*portal)
+			snprintf(who, sizeof who, "portal \"%.64s\" parameter $%d", portal, idx + 1);
 		else
-			util_err_context(ty_err(), "unnamed portal parameter $%d = '%.*s'", idx + 1, len > 200 ? 200 : len,
+			snprintf(who, sizeof who, "unnamed portal parameter $%d", idx + 1);
+		if (format != 0 || !v)
+			util_err_context(ty_err(), "%s", who);
+		else
+			util_err_context(ty_err(), "%s = '%.*s'", who, len > 200 ? 200 : len,
 					 (const char *)v);
 		ty_errthrow();
 	}
@@ -352,6 +426,14 @@ sql_portal_s *sql_portal_create(sql_session *s, const char *name, sql_prepared *
 			     bp->nformats, bp->nparams);
 		return NULL;
 	}
+	/* One format per column, or one for all (PortalSetResultFormat). */
+	if (bp->nresult_formats > 1 && !p->is_utility && p->cp && p->cp->planned->returns_rows &&
+	    bp->nresult_formats != p->cp->planned->desc.ncols) {
+		util_err_set(err, UTIL_E_PROTOCOL_VIOLATION,
+			     "bind message has %d result formats but query has %d columns",
+			     bp->nresult_formats, p->cp->planned->desc.ncols);
+		return NULL;
+	}
 	util_arena *a = util_arena_new(8192, 0);
 	sql_portal_s *po = util_arena_zalloc(a, sizeof *po);
 	po->arena = a;
@@ -367,7 +449,8 @@ sql_portal_s *sql_portal_create(sql_session *s, const char *name, sql_prepared *
 		po->params = ty_alloc0(sizeof(ty_datum) * (size_t)(bp->nparams ? bp->nparams : 1));
 		for (int i = 0; i < bp->nparams; i++) {
 			int16_t f = bp->nformats == 0 ? 0 : bp->nformats == 1 ? bp->formats[0] : bp->formats[i];
-			po->params[i] = param_value(p->param_types[i], f, bp->values[i], bp->lengths[i], i);
+			po->params[i] =
+			    param_value(name, p->param_types[i], f, bp->values[i], bp->lengths[i], i);
 		}
 		po->nresult_formats = bp->nresult_formats;
 		if (bp->nresult_formats)

@@ -181,6 +181,16 @@ void *util_arena_memdup(util_arena *a, const void *p, size_t n)
 	return q;
 }
 
+void *util_arena_memdup_nz(util_arena *a, const void *p, size_t n)
+{
+	if (n)
+		return util_arena_memdup(a, p, n);
+	char *q = util_arena_alloc(a, 1);
+	if (q)
+		*q = 0;
+	return q;
+}
+
 char *util_arena_strndup(util_arena *a, const char *s, size_t n)
 {
 	char *q = util_arena_alloc(a, n + 1);

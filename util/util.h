@@ -154,6 +154,9 @@ void util_arena_reset(util_arena *a);
 void *util_arena_alloc(util_arena *a, size_t n); /* NULL over budget or OOM */
 void *util_arena_zalloc(util_arena *a, size_t n);
 void *util_arena_memdup(util_arena *a, const void *p, size_t n);
+/* As util_arena_memdup, but never NULL for n = 0 (one zero byte; p is not
+ * read, it may point just past its buffer). */
+void *util_arena_memdup_nz(util_arena *a, const void *p, size_t n);
 char *util_arena_strdup(util_arena *a, const char *s);
 char *util_arena_strndup(util_arena *a, const char *s, size_t n);
 char *util_arena_sprintf(util_arena *a, const char *fmt, ...) UTIL_PRINTF(2, 3);

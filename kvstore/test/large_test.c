@@ -297,6 +297,57 @@ static kv_batch *batch_rows(kv_table *t, int from, int to, const char *v)
 	return b;
 }
 
+/* A spill sees sorted runs one after another (a transaction loading
+ * several tables, a table loaded twice in overlapping key ranges, runs
+ * in descending order): they are merged, every cell lands where it
+ * belongs, and the later write of a cell wins. */
+static void test_spill_sorted_runs(void **state)
+{
+	char *dir = kvt_tmpdir("largeruns");
+	kv_store *s = open_opts(dir, NULL, 16 << 10); /* each spill holds several runs */
+	kv_table *a = kvt_table(s, "a", 1, FAMS2), *z = kvt_table(s, "z", 1, FAMS2);
+	kv_batch *b = kv_batch_new();
+	char r[16];
+	/* z first (a later table id sorts after a), then a's even rows, then a's
+	 * odd rows, then a's rows 0..99 again descending with new values. */
+	for (int i = 0; i < 300; i++) {
+		rowkey(r, i);
+		kv_batch_put(b, z, r, strlen(r), "d", "v", 1, KV_TS_LATEST, "z", 1);
+	}
+	for (int i = 0; i < 600; i += 2) {
+		rowkey(r, i);
+		kv_batch_put(b, a, r, strlen(r), "d", "v", 1, KV_TS_LATEST, "even", 4);
+	}
+	for (int i = 1; i < 600; i += 2) {
+		rowkey(r, i);
+		kv_batch_put(b, a, r, strlen(r), "d", "v", 1, KV_TS_LATEST, "odd", 3);
+	}
+	for (int i = 99; i >= 0; i--) {
+		rowkey(r, i);
+		kv_batch_put(b, a, r, strlen(r), "d", "v", 1, KV_TS_LATEST, "again", 5);
+	}
+	assert_int_equal(kv_commit(s, b, NULL, NULL), KV_OK);
+	kv_batch_free(b);
+	kv_ts now = kv_read_point(s);
+	assert_int_equal(scan_count(a, now), 600);
+	assert_int_equal(scan_count(z, now), 300);
+	char buf[32];
+	for (int i = 0; i < 600; i++) {
+		rowkey(r, i);
+		assert_true(kvt_get(a, r, "d", "v", 0, buf, sizeof(buf)));
+		assert_string_equal(buf, i < 100 ? "again" : i % 2 ? "odd" : "even");
+	}
+	rowkey(r, 299);
+	assert_true(kvt_get(z, r, "d", "v", 0, buf, sizeof(buf)));
+	assert_string_equal(buf, "z");
+	kv_table_close(a);
+	kv_table_close(z);
+	kv_store_close(s);
+	kvt_rmdir(dir);
+	free(dir);
+	(void)state;
+}
+
 static void test_commit_if(void **state)
 {
 	char *dir = kvt_tmpdir("largeif");
@@ -569,9 +620,13 @@ static void test_crash_during_large_commit(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_spill_commit_reopen),          cmocka_unit_test(test_atomic_visibility),
-	    cmocka_unit_test(test_snapshot_and_identical_cells), cmocka_unit_test(test_commit_if),
-	    cmocka_unit_test(test_delete_newest_and_reserved),   cmocka_unit_test(test_enospc),
+	    cmocka_unit_test(test_spill_sorted_runs),
+	    cmocka_unit_test(test_spill_commit_reopen),
+	    cmocka_unit_test(test_atomic_visibility),
+	    cmocka_unit_test(test_snapshot_and_identical_cells),
+	    cmocka_unit_test(test_commit_if),
+	    cmocka_unit_test(test_delete_newest_and_reserved),
+	    cmocka_unit_test(test_enospc),
 	    cmocka_unit_test(test_crash_during_large_commit),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

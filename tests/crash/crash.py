@@ -399,6 +399,14 @@ class Loop:
                 self.failures.append(f"cycle {cycle}: index own_grp finds {n} rows with grp={g}, "
                                      f"the table has {by_scan.get(g, 0)}")
                 ok = False
+        # And every entry of every index against its table (the checker).
+        for name in ("own_grp", "txlog_worker"):
+            cur.execute("SELECT rows, entries, missing, stale, mismatched FROM strata_verify_index(%s)", (name,))
+            rows, entries, missing, stale, mismatched = cur.fetchone()
+            if missing or stale or mismatched or rows != entries:
+                self.failures.append(f"cycle {cycle}: strata_verify_index({name}): {rows} rows, {entries} entries, "
+                                     f"{missing} missing, {stale} stale, {mismatched} mismatched")
+                ok = False
         return ok
 
     def setup(self):

@@ -5,6 +5,8 @@ prepared statements after prepare_threshold, executemany, pipeline mode, COPY
 (text and binary, row by row), server-side cursors, transactions and errors."""
 import datetime
 import decimal
+import os
+import struct
 import uuid
 
 import psycopg
@@ -159,6 +161,193 @@ def copy_binary(ctx):
         conn.commit()
 
 
+# Every common type, with edge values, for the binary COPY tests. k orders the rows.
+COPY_TYPES_COLS = """k int PRIMARY KEY, i2 int2, i4 int4, i8 int8, f4 float4, f8 float8, n numeric,
+    n2 numeric(10,3), t text, vc varchar(5), bc char(4), by bytea, b bool, d date, ts timestamp,
+    tstz timestamptz, tm time, iv interval, u uuid, j json, jb jsonb, ai int4[], at text[], an numeric[],
+    a2 int8[], nm name, o oid"""
+COPY_TYPES_ROWS = r"""
+ (1, 1, 2, 3, 1.5, 2.25, 12.345, 1.5, 'héllo', 'abc', 'ab', '\x00ff10', true, '2024-02-29',
+  '2024-01-02 03:04:05.678', '2024-01-02 03:04:05+02', '12:30:01.5', '1 year 2 mons 3 days 04:05:06.789',
+  '12345678-1234-5678-1234-567812345678', '{"b": 1, "a": [1, 2]}', '{"b": 1, "a": [1, 2.50], "c": null}',
+  '{1,2,3}', '{a,NULL,"c d"}', '{1.5,NaN,-2}', '{{1,2},{3,4}}', 'nm', 42),
+ (2, -32768, -2147483648, -9223372036854775808, 'NaN', '-Infinity', 'NaN', -0.001, '', '', '', '', false,
+  'infinity', '-infinity', 'infinity', '00:00', '-1 days -00:00:01', '00000000-0000-0000-0000-000000000000',
+  '[]', '[]', '{}', '{}', '{}', '{}', '', 0),
+ (3, 32767, 2147483647, 9223372036854775807, '-0', '1e-300', -123456789012345678901234567890.123456789, 0,
+  'a\tb\nc', 'x', 'y', '\x', true, '0001-01-01', '1999-12-31 23:59:59.999999', '2000-01-01 00:00:00+00',
+  '23:59:59.999999', '0', 'ffffffff-ffff-ffff-ffff-ffffffffffff', '"s"', '12.0', '{NULL}', '{""}', '{0.00}',
+  '{{NULL,1}}', 'x', 4294967295),
+ (4, null, null, null, null, null, 100000, 99999.999, null, null, null, null, null, '2000-01-01 BC', null, null,
+  null, null, null, null, null, null, null, null, null, null, null),
+ (5, 0, 0, 0, 'Infinity', 'NaN', 1e20, -1e-3, null, null, null, null, null, null, null, null, null, null, null,
+  'null', 'null', null, null, '{1e20,-0.5}', null, null, null)"""
+COPY_TYPES_EXPECTED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "expected", "copy_binary_types.hex")
+
+
+def copy_out_messages(cur, sql):
+    with cur.copy(sql) as cp:
+        return [bytes(m) for m in cp]
+
+
+def copy_in_bytes(cur, sql, data):
+    with cur.copy(sql) as cp:
+        cp.write(data)
+
+
+@test
+def copy_binary_types(ctx):
+    """COPY TO binary produces PostgreSQL 15's bytes (and CopyData messages) for every common type;
+    the bytes loaded back with COPY FROM binary give the same table. The expected bytes come from a
+    real PostgreSQL 15: DRV_GEN_EXPECTED=1 STRATA_BIN=tests/lib/pg_as_strata.sh
+    tests/drivers/run_python.sh psycopg3 copy_binary_types rewrites them."""
+    src, back = ctx.table("cbt"), ctx.table("cbt_back")
+    with connect(ctx, autocommit=True) as conn:
+        conn.execute("SET TimeZone = 'UTC'")
+        for t in (src, back):
+            conn.execute(f"CREATE TABLE {t} ({COPY_TYPES_COLS})")
+        conn.execute(f"INSERT INTO {src} VALUES {COPY_TYPES_ROWS}")
+        cur = conn.cursor()
+        msgs = copy_out_messages(cur, f"COPY (SELECT * FROM {src} ORDER BY k) TO STDOUT (FORMAT BINARY)")
+        if os.environ.get("DRV_GEN_EXPECTED"):
+            with open(COPY_TYPES_EXPECTED, "w") as f:
+                f.write("# CopyData messages (hex, one per line) of psycopg3_test.copy_binary_types from "
+                        "PostgreSQL 15\n")
+                for m in msgs:
+                    f.write(m.hex() + "\n")
+        with open(COPY_TYPES_EXPECTED) as f:
+            expected = [bytes.fromhex(line.strip()) for line in f if line.strip() and not line.startswith("#")]
+        got, want = b"".join(msgs), b"".join(expected)
+        if got != want:
+            at = next((i for i in range(min(len(got), len(want))) if got[i] != want[i]), min(len(got), len(want)))
+            raise drvtest.Failure(f"binary COPY bytes differ from PostgreSQL's at offset {at} (lengths {len(got)}, "
+                                  f"{len(want)}): got {got[at:at + 16].hex()}, expected {want[at:at + 16].hex()}")
+        eq([len(m) for m in msgs], [len(m) for m in expected], "CopyData message sizes")
+        # Back in, through both load paths (autocommit bulk load and a transaction block).
+        copy_in_bytes(cur, f"COPY {back} FROM STDIN (FORMAT BINARY)", got)
+        eq(cur.rowcount, 5, "COPY FROM binary row count")
+        eq(copy_out_messages(cur, f"COPY (SELECT * FROM {back} ORDER BY k) TO STDOUT (FORMAT BINARY)"), msgs,
+           "binary COPY of the reloaded table")
+        text = [copy_out_messages(cur, f"COPY (SELECT * FROM {t} ORDER BY k) TO STDOUT") for t in (src, back)]
+        eq(text[1], text[0], "text COPY of the reloaded table")
+        conn.execute(f"TRUNCATE {back}")
+        with conn.transaction():
+            copy_in_bytes(cur, f"COPY {back} FROM STDIN BINARY", got)
+        eq(copy_out_messages(cur, f"COPY (SELECT * FROM {back} ORDER BY k) TO STDOUT BINARY"), msgs,
+           "binary COPY after a load in a transaction block")
+        # Python values, as psycopg's own binary loaders read them (no infinities: Python has none).
+        with cur.copy(f"COPY (SELECT k, i8, n, t, by, tstz, iv, u, ai, at FROM {back} WHERE k IN (1, 4) ORDER BY k) "
+                      "TO STDOUT (FORMAT BINARY)") as cp:
+            cp.set_types(["int4", "int8", "numeric", "text", "bytea", "timestamptz", "interval", "uuid", "int4[]",
+                          "text[]"])
+            rows = [tuple(bytes(v) if isinstance(v, memoryview) else v for v in r) for r in cp.rows()]
+        eq(rows[0][:8], (1, 3, decimal.Decimal("12.345"), "héllo", b"\x00\xff\x10",
+                         datetime.datetime(2024, 1, 2, 1, 4, 5, tzinfo=datetime.timezone.utc),
+                         datetime.timedelta(days=365 + 2 * 30 + 3, seconds=4 * 3600 + 5 * 60 + 6, microseconds=789000),
+                         uuid.UUID("12345678-1234-5678-1234-567812345678")), "binary values of row 1")
+        eq(rows[0][8:], ([1, 2, 3], ["a", None, "c d"]), "binary arrays of row 1")
+        eq(rows[1][1:], (None, decimal.Decimal("100000"), None, None, None, None, None, None, None), "NULLs")
+        for t in (src, back):
+            conn.execute(f"DROP TABLE {t}")
+
+
+@test
+def copy_binary_errors(ctx):
+    """Malformed binary COPY data: PostgreSQL 15's SQLSTATEs, messages and context lines (checked
+    against it with STRATA_BIN=tests/lib/pg_as_strata.sh), and nothing of a failed COPY is loaded."""
+    t, p = ctx.table("cbe"), ctx.table("cbe_parent")
+    sig = b"PGCOPY\n\xff\r\n\x00"
+    hdr = sig + struct.pack("!ii", 0, 0)
+    end = struct.pack("!h", -1)
+
+    def row(*fields):
+        out = struct.pack("!h", len(fields))
+        for f in fields:
+            out += struct.pack("!i", -1) if f is None else struct.pack("!i", len(f)) + f
+        return out
+
+    def i4(v):
+        return struct.pack("!i", v)
+
+    good = row(i4(1), b"x", b"ab")
+    cases = [
+        ("good", hdr + good + end, None),
+        ("no trailer", hdr + good, None),
+        ("flags, header extension", sig + struct.pack("!ii", 1, 3) + b"abc" + good + end, None),
+        ("half a field count at the end", hdr + good + b"\x00", None),
+        ("bad signature", b"PGCOPY\n\xff\r\n\x01" + struct.pack("!ii", 0, 0) + good + end,
+         ("22P04", "COPY file signature not recognized", None)),
+        ("empty", b"", ("22P04", "COPY file signature not recognized", None)),
+        ("missing flags", sig + b"\x00\x00", ("22P04", "invalid COPY file header (missing flags)", None)),
+        ("oids", sig + struct.pack("!ii", 1 << 16, 0) + good + end,
+         ("22P04", "invalid COPY file header (WITH OIDS)", None)),
+        ("critical flag", sig + struct.pack("!ii", 1 << 17, 0) + good + end,
+         ("22P04", "unrecognized critical flags in COPY file header", None)),
+        ("negative extension", sig + struct.pack("!ii", 0, -1) + good + end,
+         ("22P04", "invalid COPY file header (missing length)", None)),
+        ("short extension", sig + struct.pack("!ii", 0, 30) + b"abc",
+         ("22P04", "invalid COPY file header (wrong length)", None)),
+        ("field count", hdr + good + row(i4(1), b"x") + end,
+         ("22P04", "row field count is 2, expected 3", f"COPY {t}, line 2")),
+        ("truncated field", hdr + good + struct.pack("!hi", 3, 4) + b"\x00\x00",
+         ("22P04", "unexpected EOF in COPY data", f"COPY {t}, line 2, column a")),
+        ("truncated length", hdr + good + struct.pack("!hi", 3, 4) + b"\x00\x00\x00\x01\x00",
+         ("22P04", "unexpected EOF in COPY data", f"COPY {t}, line 2, column b")),
+        ("field size", hdr + struct.pack("!hi", 3, -2) + end,
+         ("22P04", "invalid field size", f"COPY {t}, line 1, column a")),
+        ("int4 too long", hdr + row(b"\x00\x00\x00\x00\x01", b"x", b"y") + end,
+         ("22P03", "incorrect binary data format", f"COPY {t}, line 1, column a")),
+        ("int4 too short", hdr + good + row(b"\x00\x01", b"x", b"y") + end,
+         ("08P01", "insufficient data left in message", f"COPY {t}, line 2, column a")),
+        ("not null", hdr + row(i4(1), None, b"y") + end,
+         ("23502", f'null value in column "b" of relation "{t}" violates not-null constraint', f"COPY {t}, line 1")),
+        ("typmod", hdr + row(i4(1), b"x", b"abcd") + end,
+         ("22001", "value too long for type character varying(3)", f"COPY {t}, line 1, column c")),
+        ("utf8", hdr + row(i4(1), b"\xff", b"y") + end,
+         ("22021", 'invalid byte sequence for encoding "UTF8": 0xff', f"COPY {t}, line 1, column b")),
+        ("data after the trailer", hdr + good + end + b"x",
+         ("22P04", "received copy data after EOF marker", f"COPY {t}, line 2")),
+        ("duplicate key", hdr + good + good + end,
+         ("23505", f'duplicate key value violates unique constraint "{t}_pkey"', f"COPY {t}, line 2")),
+    ]
+    with connect(ctx, autocommit=True) as conn:
+        conn.execute(f"CREATE TABLE {t} (a int PRIMARY KEY, b text NOT NULL, c varchar(3))")
+        cur = conn.cursor()
+        for name, data, want in cases:
+            conn.execute(f"TRUNCATE {t}")
+            try:
+                copy_in_bytes(cur, f"COPY {t} FROM STDIN (FORMAT BINARY)", data)
+                got = None
+            except psycopg.Error as e:
+                got = (e.diag.sqlstate, e.diag.message_primary, e.diag.context)
+            eq(got, want, name)
+            eq(conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0], 0 if want else 1, f"rows after {name}")
+        # options binary mode refuses
+        for opts, state in (("DELIMITER ','", "42601"), ("NULL 'x'", "42601"), ("HEADER", "0A000"),
+                            ("QUOTE 'x'", "0A000"), ("FORCE_QUOTE *", "0A000")):
+            raises(psycopg.Error, conn.execute, f"COPY {t} TO STDOUT (FORMAT BINARY, {opts})", sqlstate=state)
+        # a foreign key violation fails the whole COPY, in a transaction block too
+        conn.execute(f"CREATE TABLE {p} (id int PRIMARY KEY)")
+        conn.execute(f"INSERT INTO {p} VALUES (1)")
+        conn.execute(f"ALTER TABLE {t} ADD COLUMN r int REFERENCES {p}")
+        data = hdr + row(i4(1), b"x", None, i4(1)) + row(i4(2), b"x", None, i4(9)) + end
+        for block in (False, True):
+            conn.execute(f"TRUNCATE {t}")
+            try:
+                if block:
+                    with conn.transaction():
+                        copy_in_bytes(cur, f"COPY {t} FROM STDIN (FORMAT BINARY)", data)
+                else:
+                    copy_in_bytes(cur, f"COPY {t} FROM STDIN (FORMAT BINARY)", data)
+                state = None
+            except psycopg.Error as e:
+                state = e.diag.sqlstate
+            eq(state, "23503", f"foreign key violation (transaction block: {block})")
+            eq(conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0], 0, "rows after a foreign key violation")
+        conn.execute(f"DROP TABLE {t}")
+        conn.execute(f"DROP TABLE {p}")
+
+
 @test
 def server_side_cursor(ctx):
     with connect(ctx) as conn:
@@ -212,6 +401,41 @@ def type_info_from_catalog(ctx):
         ti = TypeInfo.fetch(conn, "text[]")
         check(ti is not None, "text[] type info")
         eq(conn.execute("SELECT %s::regtype::oid", ("uuid",)).fetchone(), (2950,), "regtype")
+
+
+@test
+def unnamed_statement_reuse(ctx):
+    # The same text Parsed again into the unnamed statement (prepare_threshold=None:
+    # never a named one) must see what changed in between, as a fresh parse does:
+    # search_path, the table's shape, another session's DDL, the role.
+    with connect(ctx, autocommit=True, prepare_threshold=None) as conn, connect(ctx, autocommit=True) as other:
+        conn.execute("CREATE SCHEMA IF NOT EXISTS reuse_a")
+        conn.execute("CREATE SCHEMA IF NOT EXISTS reuse_b")
+        conn.execute("CREATE TABLE reuse_a.t (v int)")
+        conn.execute("CREATE TABLE reuse_b.t (v int)")
+        conn.execute("INSERT INTO reuse_a.t VALUES (1)")
+        conn.execute("INSERT INTO reuse_b.t VALUES (2)")
+        q = "SELECT * FROM t WHERE v > %s"
+        conn.execute("SET search_path = reuse_a")
+        eq(conn.execute(q, (0,)).fetchall(), [(1,)], "schema a")
+        eq(conn.execute(q, (0,)).fetchall(), [(1,)], "schema a again")
+        conn.execute("SET search_path = reuse_b")
+        eq(conn.execute(q, (0,)).fetchall(), [(2,)], "schema b after SET search_path")
+        other.execute("ALTER TABLE reuse_b.t ADD COLUMN w text DEFAULT 'x'")
+        eq(conn.execute(q, (0,)).fetchall(), [(2, "x")], "a column added by another session")
+        other.execute("ALTER TABLE reuse_b.t RENAME TO gone")
+        raises(errors.UndefinedTable, conn.execute, q, (0,), sqlstate="42P01")
+        conn.execute("CREATE ROLE reuse_r")
+        conn.execute("GRANT USAGE ON SCHEMA reuse_a TO reuse_r")
+        conn.execute("SET search_path = reuse_a")
+        eq(conn.execute(q, (0,)).fetchall(), [(1,)], "as the superuser")
+        conn.execute("SET ROLE reuse_r")
+        raises(errors.InsufficientPrivilege, conn.execute, q, (0,), sqlstate="42501")
+        conn.execute("RESET ROLE")
+        eq(conn.execute(q, (0,)).fetchall(), [(1,)], "back as the superuser")
+        conn.execute("DROP SCHEMA reuse_a CASCADE")
+        conn.execute("DROP SCHEMA reuse_b CASCADE")
+        conn.execute("DROP ROLE reuse_r")
 
 
 if __name__ == "__main__":

@@ -300,6 +300,20 @@ def define(c):
           query("SELECT 1") + parse("", "SELECT 2") + SYNC + query("SELECT 3"))
     c.raw("ext-portal-suspend-then-sync", parse("", "SELECT generate_series(1, 10)") + bind("p1", "") +
           execute("p1", 3) + execute("p1", 3) + SYNC + execute("p1", 1) + SYNC)
+    c.raw("ext-bind-null-bad-format-code", parse("", "SELECT $1::text") + bind("p9", "", [None], fmts=[7]) + SYNC)
+    c.raw("ext-bind-second-format-bad", parse("", "SELECT $1::int, $2::text") +
+          bind("", "", ["1", "a"], fmts=[0, 7]) + SYNC)
+    c.raw("ext-bind-result-format-bad-no-rows", parse("", "SELECT 1 WHERE false") + bind("", "", [], rfmts=[3]) +
+          execute() + SYNC)
+    c.raw("ext-bind-result-format-count", parse("", "SELECT 1, 2") + bind("", "", [], rfmts=[0, 0, 0]) +
+          execute() + SYNC)
+    c.raw("ext-parse-param-gap", parse("", "SELECT $1::int + $3::int") + SYNC)
+    c.raw("ext-portal-bind-then-sync", parse("", "SELECT 1") + bind("p2", "") + SYNC + execute("p2") + SYNC)
+    c.raw("ext-portal-in-block-survives-sync", query("BEGIN") + parse("", "SELECT generate_series(1, 10)") +
+          bind("p1", "") + execute("p1", 3) + SYNC + execute("p1", 1) + SYNC + query("COMMIT"))
+    c.raw("ext-portal-commit-in-pipeline", query("BEGIN") + parse("", "SELECT generate_series(1, 5)") +
+          bind("p3", "") + execute("p3", 2) + parse("", "COMMIT") + bind("", "") + execute() + SYNC +
+          execute("p3", 1) + SYNC)
     c.raw("ext-5000-named-statements", b"".join(parse(f"n{i}", f"SELECT {i}") for i in range(5000)) + SYNC +
           bind("", "n4999") + execute() + SYNC)
     c.raw("ext-5000-unnamed-bind-execute", b"".join(parse("", "SELECT 1") + bind("", "") + execute()

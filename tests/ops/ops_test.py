@@ -3,24 +3,31 @@
 
   backup      a full backup taken while writers run equals the source as of the
               backup timestamp, table by table (rows) and kv table by kv table
-              (checksums of every kv table: catalog, sequences, tables, indexes);
+              (checksums of every kv table: catalog, sequences, tables, indexes)
+              and index by index (strata_verify_index clean, an index scan
+              answers as a full scan and as the source as of the backup);
+              indexes of every kind, one built CONCURRENTLY while writers run;
               an incremental chain with updates, deletes, a dropped and a new
               table restores to the state at its end and, point in time, to
               moments inside it; the CLI (strata backup / restore / backup-info)
               and its errors (damaged backups, non-empty targets, retention)
   timetravel  strata.read_as_of: reads as of the past, read-only, relative
-              values, errors beyond retention (72000) and in the future
+              values, errors beyond retention (72000) and in the future;
+              through an index (moved, deleted, re-payloaded entries) after
+              flushes and compactions of the index, equal to a full scan
   policies    reloptions -> kv family options: versions and keep_deleted_cells
               after major compactions, ttl and min_versions, the catalog views
   monitor     pg_stat_activity (states, row-lock wait events), pg_cancel_backend,
               pg_terminate_backend (idle and running sessions), pg_stat_statements,
               pg_stat_user_tables, log_min_duration_statement, strata_* views,
-              progress lines, the data-directory lock, strata --help
+              progress (strata_progress, log lines) of COPY, index builds,
+              backups, compactions, the data-directory lock, strata --help
 
 Usage: tests/ops/run.sh [TEST...]   (one line per test, then "N passed, N failed")
 """
 import os
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -129,6 +136,91 @@ def assert_restored_equals(src, ts, dst, expect_tables):
         q(src, "RESET strata.read_as_of")
 
 
+# Secondary indexes of the backed-up schema: for each, a query the planner can
+# only answer through that index (besides a full scan). The answers are
+# compared sorted, so the queries need no ORDER BY.
+INDEX_QUERIES = {
+    "accounts_bal": ("accounts", "SELECT id, bal, note, code FROM accounts WHERE bal >= 0"),  # plain
+    "accounts_code": ("accounts", "SELECT id, code FROM accounts WHERE code >= 0"),  # unique
+    "accounts_lower_note": ("accounts", "SELECT id, note FROM accounts WHERE lower(note) >= ''"),  # expression
+    "accounts_note_incl": ("accounts", "SELECT note, bal FROM accounts WHERE note >= ''"),  # INCLUDE
+    "events_kind_payload": ("events", "SELECT id, kind, payload FROM events WHERE kind = 'a' AND payload >= ''"),
+    "events_len_part": ("events", "SELECT id, kind, payload FROM events "  # partial, on an expression
+                                  "WHERE kind <> 'init' AND length(payload) >= 0"),
+    "events_payload_cc": ("events", "SELECT id, payload FROM events WHERE payload >= ''"),  # CONCURRENTLY
+    "log_msg": ("log", "SELECT msg FROM log WHERE msg >= ''"),  # on a table without primary key
+    "later_v": ("later", "SELECT k, v FROM later WHERE v >= 0"),
+}
+
+
+def user_indexes(conn):
+    return sorted(r[0] for r in q(conn, "SELECT indexname FROM pg_indexes WHERE schemaname = 'public' "
+                                        "AND indexname NOT LIKE '%\\_pkey'"))
+
+
+def plan_text(conn, sql):
+    return "\n".join(r[0] for r in q(conn, "EXPLAIN " + sql))
+
+
+def scan_answer(conn, sql, via):
+    """sql's rows (sorted) answered by a full scan (via None) or through index
+    `via` (checked with EXPLAIN)."""
+    sets = (["enable_seqscan = off", "enable_indexscan = on", "enable_indexonlyscan = on"] if via else
+            ["enable_seqscan = on", "enable_indexscan = off", "enable_indexonlyscan = off"])
+    for st in sets + ["enable_nestloop = off"]:
+        q(conn, "SET " + st)
+    try:
+        plan = plan_text(conn, sql)
+        if via:
+            check(re.search(rf"Index (Only )?Scan (Backward )?using {via} on", plan),
+                  f"{sql}: no index scan using {via}:\n{plan}")
+        else:
+            check("Index" not in plan, f"{sql}: not a full scan:\n{plan}")
+        return sorted(q(conn, sql), key=repr)
+    finally:
+        for st in ("enable_seqscan", "enable_indexscan", "enable_indexonlyscan", "enable_nestloop"):
+            q(conn, "RESET " + st)
+
+
+def verify_index(conn, name):
+    row = q(conn, "SELECT rows, entries, missing, stale, mismatched FROM strata_verify_index(%s)", (name,))[0]
+    check(row[2:] == (0, 0, 0), f"strata_verify_index({name}): rows, entries, missing, stale, mismatched = {row}")
+    return row
+
+
+def assert_indexes_equal(src, ts, dst, expect, src_tables=None):
+    """Index by index: every index of dst (exactly `expect`) verifies clean,
+    answers its query through the index exactly as a full scan does, and
+    that answer is src's as of ts (for the indexes of src_tables, default
+    all: tables the source can still read as of ts)."""
+    got = user_indexes(dst)
+    check(got == sorted(expect), f"restored indexes {got}, expected {sorted(expect)}")
+    answers = {}
+    for name in got:
+        table, sql = INDEX_QUERIES[name]
+        rows, entries = verify_index(dst, name)[:2]
+        check(rows == entries, f"index {name}: {rows} rows but {entries} entries")
+        via = scan_answer(dst, sql, name)
+        full = scan_answer(dst, sql, None)
+        check(via == full, f"index {name} on the restored server: {len(via)} rows through the index, "
+                           f"{len(full)} by a full scan")
+        check(len(via) > 0 or table == "later", f"index {name}: its query found no rows")
+        answers[name] = via
+    q(src, "BEGIN READ ONLY")
+    try:
+        q(src, "SET LOCAL strata.read_as_of = %s", (str(ts),))
+        for name in got:
+            table, sql = INDEX_QUERIES[name]
+            if src_tables is not None and table not in src_tables:
+                continue
+            old = sorted(q(src, sql), key=repr)
+            check(old == answers[name], f"index {name}: source as of {ts} has {len(old)} rows, "
+                                        f"the restored index {len(answers[name])}")
+    finally:
+        q(src, "ROLLBACK")
+    return answers
+
+
 def start_restored(name, data_dir, args=()):
     srv = StrataServer(name, args=["--data-dir", data_dir] + list(args))
     srv.start()
@@ -189,11 +281,27 @@ class Writers:
 
 
 def setup_schema(conn):
-    q(conn, "CREATE TABLE accounts (id int PRIMARY KEY, bal int NOT NULL, note text)")
+    q(conn, "CREATE TABLE accounts (id int PRIMARY KEY, bal int NOT NULL, note text, code int)")
     q(conn, "CREATE TABLE events (id serial PRIMARY KEY, kind text, payload text) WITH (versions = 2)")
     q(conn, "CREATE TABLE log (msg text)")  # no primary key: hidden row ids
-    q(conn, "INSERT INTO accounts SELECT g, 100, 'init' FROM generate_series(1, 200) g")
+    q(conn, "INSERT INTO accounts SELECT g, 100, 'init', 7 * g FROM generate_series(1, 200) g")
     q(conn, "INSERT INTO events (kind, payload) SELECT 'init', 'p' || g FROM generate_series(1, 100) g")
+    q(conn, "INSERT INTO log SELECT 'first ' || g FROM generate_series(1, 20) g")
+    # Indexes of every kind, before the writers start (one more is built
+    # CONCURRENTLY between the full and the incremental backup).
+    q(conn, "CREATE INDEX accounts_bal ON accounts (bal)")
+    q(conn, "CREATE UNIQUE INDEX accounts_code ON accounts (code)")
+    q(conn, "CREATE INDEX accounts_lower_note ON accounts (lower(note))")
+    q(conn, "CREATE INDEX accounts_note_incl ON accounts (note) INCLUDE (bal)")
+    q(conn, "CREATE INDEX events_kind_payload ON events (kind, payload)")
+    q(conn, "CREATE INDEX events_len_part ON events (length(payload)) WHERE kind <> 'init'")
+    q(conn, "CREATE INDEX log_msg ON log (msg)")
+
+
+BASE_INDEXES = ["accounts_bal", "accounts_code", "accounts_lower_note", "accounts_note_incl",
+                "events_kind_payload", "events_len_part", "log_msg"]
+# After the full backup: log (and log_msg) dropped, two indexes more.
+LATER_INDEXES = [n for n in BASE_INDEXES if n != "log_msg"] + ["events_payload_cc", "later_v"]
 
 
 # ------------------------------------------------------------------ tests
@@ -230,6 +338,7 @@ def test_backup(ctx):
     ctx["servers"].append(r0)
     rc = connect(r0)
     assert_restored_equals(conn, t0, rc, ["accounts", "events", "log"])
+    log_msg_at_t0 = assert_indexes_equal(conn, t0, rc, BASE_INDEXES)["log_msg"]
     # The server-wide log_min_duration_statement is every session's default.
     check(q1(rc, "SHOW log_min_duration_statement") == "0", "server default of log_min_duration_statement")
     q(rc, "SELECT 'server-wide-marker'")
@@ -243,8 +352,19 @@ def test_backup(ctx):
     rc.close()
     r0.stop()
 
+    # An index built CONCURRENTLY while writers run, after the full backup.
+    w = Writers(src, seed=11).start()
+    w.wait_commits(20)
+    before = w.commits
+    q(conn, "CREATE INDEX CONCURRENTLY events_payload_cc ON events (payload)")
+    w.wait_commits(before + 20)
+    w.stop()
+    check(w.commits > before, "writes during CREATE INDEX CONCURRENTLY")
+    verify_index(conn, "events_payload_cc")
+
     # Incremental chain: changes of every kind between backups.
     q(conn, "CREATE TABLE later (k text PRIMARY KEY, v int)")
+    q(conn, "CREATE INDEX later_v ON later (v)")
     q(conn, "INSERT INTO later VALUES ('a', 1), ('b', 2)")
     q(conn, "DROP TABLE log")
     q(conn, "DELETE FROM accounts WHERE id % 3 = 0")
@@ -284,8 +404,11 @@ def test_backup(ctx):
                 check(table_rows(conn, t) == table_rows(rc, t), f"{t} as of b0")
             q(conn, "RESET strata.read_as_of")
             check(user_tables(rc) == sorted(tables), f"restored tables {user_tables(rc)}")
+            got = assert_indexes_equal(conn, ts, rc, BASE_INDEXES, src_tables=["accounts", "events"])
+            check(got["log_msg"] == log_msg_at_t0, "log_msg as of b0 equals the first restore's")
         else:
             assert_restored_equals(conn, ts, rc, tables)
+            assert_indexes_equal(conn, ts, rc, LATER_INDEXES)
         rc.close()
         r.stop()
 
@@ -299,6 +422,7 @@ def test_backup(ctx):
     ctx["servers"].append(r3)
     rc = connect(r3)
     assert_restored_equals(conn, mid, rc, ["accounts", "events", "later"])
+    assert_indexes_equal(conn, mid, rc, LATER_INDEXES)
     rc.close()
     r3.stop()
 
@@ -431,6 +555,52 @@ def test_timetravel(ctx):
     q(conn, "RESET strata.read_as_of")
     q(conn, "DROP TABLE short")
     q(conn, "DROP TABLE tt")
+
+    # Through an index: as of a past moment, an index scan answers as a full
+    # scan does, also after the index's entries were flushed and compacted
+    # (the GC of index entries must keep what the past still sees).
+    q(conn, "CREATE TABLE tti (id int PRIMARY KEY, v int, w text)")
+    q(conn, "CREATE INDEX tti_v ON tti (v) INCLUDE (w)")
+    state = {g: (g % 10, f"w{g}") for g in range(1, 201)}
+    q(conn, "INSERT INTO tti SELECT g, g % 10, 'w' || g FROM generate_series(1, 200) g")
+    moments = [(q1(conn, "SELECT strata_read_point()"), dict(state))]
+    q(conn, "UPDATE tti SET v = v + 100 WHERE id % 4 = 0")  # entries move
+    q(conn, "DELETE FROM tti WHERE id % 5 = 0")  # entries go
+    q(conn, "UPDATE tti SET w = 'changed' WHERE id % 3 = 0")  # INCLUDE payloads change
+    q(conn, "INSERT INTO tti SELECT g, g % 10, 'new' FROM generate_series(201, 250) g")
+    for g in list(state):
+        if g % 4 == 0:
+            state[g] = (state[g][0] + 100, state[g][1])
+    for g in [g for g in state if g % 5 == 0]:
+        del state[g]
+    for g in state:
+        if g % 3 == 0:
+            state[g] = (state[g][0], "changed")
+    state.update({g: (g % 10, "new") for g in range(201, 251)})
+    moments.append((q1(conn, "SELECT strata_read_point()"), dict(state)))
+    q(conn, "UPDATE tti SET v = -1 WHERE id < 50")
+    q(conn, "DELETE FROM tti WHERE id > 220")
+    q(conn, "CREATE INDEX tti_w ON tti (w)")  # after both moments: not used for them
+    for step in ("flush", "compact"):
+        for ix in ("tti_v", "tti_w"):
+            q(conn, f"SELECT strata_{step}('{ix}')")
+        sql = "SELECT id, v, w FROM tti WHERE v >= 0 AND v < 105"
+        for ts, st in moments:
+            want = sorted(((k, v, w) for k, (v, w) in st.items() if 0 <= v < 105), key=repr)
+            conn.autocommit = False
+            q(conn, "SET TRANSACTION READ ONLY")
+            q(conn, "SET LOCAL strata.read_as_of = %s", (str(ts),))
+            via = scan_answer(conn, sql, "tti_v")
+            full = scan_answer(conn, sql, None)
+            byw = sorted(q(conn, "SELECT id, v, w FROM tti WHERE w >= '' AND v >= 0 AND v < 105"), key=repr)
+            conn.rollback()
+            conn.autocommit = True
+            check(via == want, f"after {step}, as of {ts}: {len(via)} rows through tti_v, want {len(want)} "
+                               f"(missing {sorted(set(want) - set(via))[:5]}, extra {sorted(set(via) - set(want))[:5]})")
+            check(full == want, f"after {step}, as of {ts}: {len(full)} rows by a full scan, want {len(want)}")
+            check(byw == want, f"after {step}, as of {ts}: an index newer than the moment: {len(byw)} rows")
+    verify_index(conn, "tti_v")
+    q(conn, "DROP TABLE tti")
     conn.close()
 
 
@@ -702,6 +872,28 @@ def test_monitor(ctx):
     except psycopg2.errors.UniqueViolation:
         pass
     check(q1(conn, "SELECT count(*) FROM strata_progress") == 0, "a failed COPY leaves no progress row")
+    # So does an index backfill, transactional and CONCURRENTLY.
+    for name, ddl in [("big_v", "CREATE INDEX big_v ON big (v)"),
+                      ("big_v_cc", "CREATE UNIQUE INDEX CONCURRENTLY big_v_cc ON big (v) INCLUDE (id)")]:
+        res = {}
+        t = run_in_thread(srv, ddl, res)
+        seen = None
+        while t.is_alive() and not seen:
+            seen = q(conn, "SELECT operation, relation, phase, done, pid FROM strata_progress "
+                           "WHERE operation = 'index build' AND done > 0")
+            time.sleep(0.01)
+        t.join()
+        check(res.get("ok"), f"{ddl}: {res}")
+        check(seen and seen[0][:3] == ("index build", name, "backfilling") and 0 < seen[0][3] < 100000 and
+              seen[0][4] == res["pid"], f"strata_progress during {ddl}: {seen}")
+        check(q1(conn, "SELECT count(*) FROM strata_progress") == 0, f"progress ends with {ddl}")
+        row = verify_index(conn, name)
+        check(row[:2] == (100000, 100000), f"{name}: {row}")
+    with open(srv.log_path, errors="replace") as f:
+        log = f.read()
+    for name in ("big_v", "big_v_cc"):
+        check(f"index build of {name} started" in log and f"index build of {name} finished: 100000 of" in log,
+              f"index build progress lines of {name} in the log")
     q(conn, "DROP TABLE big")
     with open(srv.log_path, errors="replace") as f:
         log = f.read()
