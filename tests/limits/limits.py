@@ -82,7 +82,7 @@ def server_rss_kb(srv):
         return None
 
 
-def raw_login(srv):
+def raw_login(srv, attempts=50):
     s = socket.create_connection((srv.host, srv.port), timeout=20)
     body = struct.pack("!I", 196608) + b"user\0postgres\0database\0postgres\0\0"
     s.sendall(struct.pack("!I", len(body) + 4) + body)
@@ -90,7 +90,14 @@ def raw_login(srv):
     while b"Z\0\0\0\x05" not in buf:
         d = s.recv(4096)
         if not d:
-            raise OSError("closed during login")
+            # Sessions a previous check closed give their slots back a moment
+            # after their clients hung up (as PostgreSQL's exiting backends):
+            # 53300 then, retried shortly.
+            if b"53300" in buf and attempts > 0:
+                s.close()
+                time.sleep(0.1)
+                return raw_login(srv, attempts - 1)
+            raise OSError(f"closed during login: {buf[:200]!r}")
         buf += d
     i = buf.index(b"K\0\0\0\x0c")
     pid, key = struct.unpack("!ii", buf[i + 5:i + 13])
