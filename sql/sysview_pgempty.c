@@ -117,6 +117,8 @@ static const sql_syscol pg_seclabel_cols[] = {{"objoid", TY_OID},
 					      {"objsubid", TY_INT4},
 					      {"provider", TY_TEXT},
 					      {"label", TY_TEXT}};
+static const sql_syscol pg_shseclabel_cols[] = {
+    {"objoid", TY_OID}, {"classoid", TY_OID}, {"provider", TY_TEXT}, {"label", TY_TEXT}};
 static const sql_syscol pg_shdepend_cols[] = {
     {"dbid", TY_OID},       {"classid", TY_OID},  {"objid", TY_OID},   {"objsubid", TY_INT4},
     {"refclassid", TY_OID}, {"refobjid", TY_OID}, {"deptype", TY_CHAR}};
@@ -270,6 +272,7 @@ static const sql_sysview empty_views[] = {
     SQL_SYSVIEW("pg_catalog", "pg_range", 3541, 'r', pg_range_cols, gen_empty),
     SQL_SYSVIEW("pg_catalog", "pg_seclabel", 3596, 'r', pg_seclabel_cols, gen_empty),
     SQL_SYSVIEW("pg_catalog", "pg_shdepend", 1214, 'r', pg_shdepend_cols, gen_empty),
+    SQL_SYSVIEW("pg_catalog", "pg_shseclabel", 3592, 'r', pg_shseclabel_cols, gen_empty),
     SQL_SYSVIEW("pg_catalog", "pg_statistic", 2619, 'r', pg_statistic_cols, gen_empty),
     SQL_SYSVIEW("pg_catalog", "pg_statistic_ext", 3381, 'r', pg_statistic_ext_cols, gen_empty),
     SQL_SYSVIEW("pg_catalog", "pg_stats", 12053, 'v', pg_stats_cols, sql_stats_pg_stats),
