@@ -16,6 +16,9 @@ goes into a fresh database and is then compared with its source:
   - behaviour: each constraint is violated once (expecting 23505, 23503,
     23514, 23502, 428C9), ON DELETE CASCADE, defaults, serial and identity,
   - and pg_dump of the restored database equals pg_dump of the source.
+Custom-format dumps are restored with pg_restore -j 2 (parallel sessions).
+Then pg_dumpall: Strata's globals equal PostgreSQL's, and a whole-cluster dump
+of Strata restores into a fresh Strata and a fresh PostgreSQL 15.
 Prints "ok NAME" / "# FAIL NAME: ..." per check and "N passed, N failed".
 usage: dump_test.py [-v]
 """
@@ -288,6 +291,63 @@ def diff(a, b):
     return "\n".join(difflib.unified_diff(a.split("\n"), b.split("\n"), "source", "restored", lineterm="", n=1))
 
 
+def dumpall(servers, tmp):
+    """pg_dumpall: the globals (roles) of Strata read as PostgreSQL's, and a
+    whole-cluster dump of Strata restores into a fresh Strata server and a
+    fresh PostgreSQL 15, where each database dumps as in the source. The only
+    error allowed is the one every pg_dumpall restore gives: the bootstrap
+    role exists already."""
+    strata, pg = servers["strata"], servers["pg15"]
+    try:
+        g = [run([tool("pg_dumpall"), "-g"], srv, "postgres") for srv in (strata, pg)]
+        g = ["\n".join(l for l in t.split("\n") if not MASK.match(l)) for t in g]
+        report("pg_dumpall -g of strata equals pg15's", diff(g[1], g[0]) or None)
+    except Exception as e:  # noqa: BLE001
+        report("pg_dumpall -g of strata equals pg15's", e)
+    path = os.path.join(tmp, "all.sql")
+    try:
+        with open(path, "w") as f:
+            f.write(run([tool("pg_dumpall")], strata, "postgres"))
+        with connect(strata, "postgres") as c:
+            dbs = [r[0] for r in rows(c.cursor(), "SELECT datname::text FROM pg_catalog.pg_database "
+                                      "WHERE datallowconn AND datname NOT LIKE 'template%' ORDER BY 1")]
+        texts = {db: dump_text(strata, db) for db in dbs}
+        report("pg_dumpall of strata")
+    except Exception as e:  # noqa: BLE001
+        report("pg_dumpall of strata", e)
+        return
+    for tname in ("strata", "pg15"):
+        fresh = StrataServer(f"dumpall-{tname}")
+        saved = os.environ.get("STRATA_BIN")
+        if tname == "pg15":
+            os.environ["STRATA_BIN"] = os.path.join(ROOT, "tests", "lib", "pg_as_strata.sh")
+        try:
+            fresh.start()
+        finally:
+            if saved is None:
+                os.environ.pop("STRATA_BIN", None)
+            else:
+                os.environ["STRATA_BIN"] = saved
+        label = f"pg_dumpall strata -> fresh {tname}"
+        try:
+            env = fresh.env()
+            r = subprocess.run([tool("psql"), "-X", "-q", "-d", "postgres", "-f", path], env=env,
+                               capture_output=True, text=True, timeout=600)
+            errs = [l for l in r.stderr.split("\n") if "ERROR" in l and
+                    'role "postgres" already exists' not in l]
+            report(f"restore {label}", "\n".join(errs) or (f"psql exited with {r.returncode}"
+                                                        if r.returncode else None))
+            bad = [f"{db}:\n{diff(texts[db], dump_text(fresh, db))}" for db in dbs
+                   if texts[db] != dump_text(fresh, db)]
+            report(f"re-dump {label}", "\n".join(bad) or None)
+        except Exception as e:  # noqa: BLE001
+            report(label, e)
+        finally:
+            fresh.stop()
+            if fresh.clean is False:
+                report(f"{fresh.name} exited cleanly", "see the kept server log")
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="strata-dump.")
     strata = StrataServer("dump")
@@ -350,7 +410,7 @@ def main():
                         if fmt == "plain":
                             psql_file(tsrv, db, path)
                         else:
-                            run([tool("pg_restore"), "--exit-on-error", "-d", db, path], tsrv, db)
+                            run([tool("pg_restore"), "--exit-on-error", "-j", "2", "-d", db, path], tsrv, db)
                         report(f"restore {label}")
                     except Exception as e:  # noqa: BLE001
                         report(f"restore {label}", e)
@@ -374,6 +434,7 @@ def main():
                                 "behaviour": ["violations", "behaviour"]}[sec]
                         d = compare({k: ssnap.get(k) for k in keys}, {k: tsnap.get(k) for k in keys})
                         report(f"{sec} {label}", d or None)
+        dumpall(servers, tmp)
     except FixtureError as e:
         report("fixture", e)
     finally:
