@@ -156,8 +156,6 @@ static void parse_opts(PgQuery__CopyStmt *st, copy_opts *o)
 		o->escape = o->quote;
 	if (!csv && (o->quote != '"' || o->escape != '"'))
 		ty_error(UTIL_E_FEATURE_NOT_SUPPORTED, "COPY quote available only in CSV mode");
-	if (!csv && o->header)
-		ty_error(UTIL_E_FEATURE_NOT_SUPPORTED, "COPY HEADER available only in CSV mode");
 	if (o->delim == '\r' || o->delim == '\n')
 		ty_error(UTIL_E_INVALID_PARAMETER_VALUE, "COPY delimiter cannot be newline or carriage return");
 	if (!csv && (o->delim == '\\' || (o->delim >= 'a' && o->delim <= 'z') || (o->delim >= '0' && o->delim <= '9') || o->delim == '.'))
@@ -863,7 +861,7 @@ static void copy_from(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o,
 				}
 				TY_END(tv);
 			}
-		loaded:
+		loaded:; /* a label ends at a statement; TY_TRY starts with a declaration */
 			/* Errors of a row (defaults, constraints) name the line, as PostgreSQL
 			 * (binary data is not shown). */
 			TY_TRY(tr)
@@ -1119,7 +1117,10 @@ static void copy_to(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o, c
 			for (int i = 0; i < ncols; i++) {
 				if (i)
 					util_buf_putc(&line, o->delim);
-				out_csv_field(&line, pl->cols[i].name, strlen(pl->cols[i].name), o, false);
+				if (o->fmt == SQL_COPY_CSV)
+					out_csv_field(&line, pl->cols[i].name, strlen(pl->cols[i].name), o, false);
+				else /* text format (PostgreSQL 15): names escaped as values */
+					out_text_field(&line, pl->cols[i].name, strlen(pl->cols[i].name), o->delim);
 			}
 			util_buf_putc(&line, '\n');
 			if (f)

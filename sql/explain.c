@@ -36,6 +36,15 @@ typedef struct explain_ctx {
 	int nparam_text;
 	bool params_qualified;     /* printing a parameter's value: qualified names */
 	struct xnames **names_memo;
+	/* relation names as EXPLAIN shows them: unique across the statement
+	 * (a second "ex" is "ex_1"), set before the real build */
+	const sql_plan **aliased;
+	const char **alias_of;
+	int naliased;
+	/* InitPlans and CTEs of the query level being built: PostgreSQL
+	 * attaches them to the level's top node, before its children */
+	struct xnode **level_init;
+	int nlevel_init;
 } explain_ctx;
 
 static void line(explain_ctx *x, const char *fmt, ...) UTIL_PRINTF(2, 3);
@@ -341,6 +350,7 @@ typedef struct xnode {
 	int nkids;
 	const sql_plan *plan;  /* for ANALYZE counters */
 	bool parallel_aware;   /* runs in worker threads (Parallel Seq Scan) */
+	int init_order;        /* InitPlans of a level: CTEs (WITH order) first, then by number */
 } xnode;
 
 static void prop(xnode *n, const char *key, const char *val)
@@ -394,9 +404,35 @@ static const char *qual_name(explain_ctx *x, const char *rel, const char *col)
 	return s;
 }
 
-static const char *scan_alias(const sql_plan *p)
+static const char *mapped_alias(const explain_ctx *x, const sql_plan *p)
+{
+	for (int i = 0; i < x->naliased; i++)
+		if (x->aliased[i] == p)
+			return x->alias_of[i];
+	return NULL;
+}
+
+static const char *raw_scan_alias(const sql_plan *p)
 {
 	return p->scan.alias ? p->scan.alias : p->scan.rel ? p->scan.rel->rel.name : "?";
+}
+
+static const char *scan_alias(const explain_ctx *x, const sql_plan *p)
+{
+	const char *m = mapped_alias(x, p);
+	return m ? m : raw_scan_alias(p);
+}
+
+static const char *cte_alias(const explain_ctx *x, const sql_plan *p, const sql_cte *c)
+{
+	const char *m = mapped_alias(x, p);
+	return m ? m : c ? c->name : NULL;
+}
+
+static const char *func_alias(const explain_ctx *x, const sql_plan *p)
+{
+	const char *m = mapped_alias(x, p);
+	return m ? m : p->func.alias;
 }
 
 static xnames *names_of(explain_ctx *x, const sql_plan *p)
@@ -434,7 +470,7 @@ static void names_fill(explain_ctx *x, const sql_plan *p, xnames *n)
 	case SQL_P_SCAN:
 	case SQL_P_INDEXSCAN:
 		for (int i = 0; i < p->ncols && p->scan.rel; i++)
-			n->names[i] = (char *)qual_name(x, scan_alias(p),
+			n->names[i] = (char *)qual_name(x, scan_alias(x, p),
 							i < p->scan.rel->rel.ncols ? p->scan.rel->rel.cols[i].name : "ctid");
 		break;
 	case SQL_P_VALUES:
@@ -446,13 +482,13 @@ static void names_fill(explain_ctx *x, const sql_plan *p, xnames *n)
 		break;
 	case SQL_P_FUNCSCAN:
 		for (int i = 0; i < p->ncols; i++)
-			n->names[i] = (char *)qual_name(x, p->func.alias, p->func.colnames ? p->func.colnames[i] : NULL);
+			n->names[i] = (char *)qual_name(x, func_alias(x, p), p->func.colnames ? p->func.colnames[i] : NULL);
 		break;
 	case SQL_P_CTESCAN:
 	case SQL_P_WORKTABLE: {
 		const sql_cte *c = x->pl && p->cte.cte < x->pl->nctes ? x->pl->ctes[p->cte.cte] : NULL;
 		for (int i = 0; i < p->ncols; i++)
-			n->names[i] = (char *)qual_name(x, c ? c->name : NULL, c && i < c->ncols ? c->colnames[i] : NULL);
+			n->names[i] = (char *)qual_name(x, cte_alias(x, p, c), c && i < c->ncols ? c->colnames[i] : NULL);
 		break;
 	}
 	case SQL_P_FILTER:
@@ -574,7 +610,7 @@ static char *range_text(explain_ctx *x, const sql_plan *p)
 	for (int i = 0; i < nfix; i++) {
 		util_buf b = UTIL_BUF_INIT;
 		const ty_type *vt = ty_type_get(kr->lo.vals[i]->type);
-		const char *col = qual_name(x, scan_alias(p), cat_column_by_attnum(r, r->pk[i])->name);
+		const char *col = qual_name(x, scan_alias(x, p), cat_column_by_attnum(r, r->pk[i])->name);
 		util_buf_printf(&b, "(%s %s ", col, vt && vt->category == 'A' ? "= ANY" : "=");
 		if (vt && vt->category == 'A')
 			util_buf_putc(&b, '(');
@@ -585,7 +621,7 @@ static char *range_text(explain_ctx *x, const sql_plan *p)
 		parts[np++] = ty_strdup(b.data);
 		util_buf_free(&b);
 	}
-	const char *rc = nfix < r->npk ? qual_name(x, scan_alias(p), cat_column_by_attnum(r, r->pk[nfix])->name) : NULL;
+	const char *rc = nfix < r->npk ? qual_name(x, scan_alias(x, p), cat_column_by_attnum(r, r->pk[nfix])->name) : NULL;
 	if (rc && kr->lo.ncols > nfix) {
 		util_buf b = UTIL_BUF_INIT;
 		util_buf_printf(&b, "(%s %s ", rc, kr->lo.inclusive ? ">=" : ">");
@@ -642,11 +678,51 @@ static xnode *build(explain_ctx *x, const sql_plan *p, const char *filter);
 
 /* Sublinks met while printing a node's expressions become its SubPlan /
  * InitPlan children. */
+static void level_add(explain_ctx *x, xnode *k)
+{
+	xnode **nl = ty_alloc(sizeof(xnode *) * (size_t)(x->nlevel_init + 1));
+	if (x->nlevel_init)
+		memcpy(nl, x->level_init, sizeof(xnode *) * (size_t)x->nlevel_init);
+	nl[x->nlevel_init++] = k;
+	x->level_init = nl;
+}
+
+/* Builds the plan of one query level (the statement, a subquery, a CTE)
+ * and puts the InitPlans met in it first among its top node's children. */
+static xnode *build_level(explain_ctx *x, const sql_plan *p)
+{
+	xnode **saved = x->level_init;
+	int nsaved = x->nlevel_init;
+	x->level_init = NULL;
+	x->nlevel_init = 0;
+	xnode *n = build(x, p, NULL);
+	for (int i = 1; i < x->nlevel_init; i++) {
+		xnode *k = x->level_init[i];
+		int j = i;
+		while (j > 0 && x->level_init[j - 1]->init_order > k->init_order) {
+			x->level_init[j] = x->level_init[j - 1];
+			j--;
+		}
+		x->level_init[j] = k;
+	}
+	if (x->nlevel_init) {
+		xnode **nk = ty_alloc(sizeof(xnode *) * (size_t)(x->nlevel_init + n->nkids));
+		memcpy(nk, x->level_init, sizeof(xnode *) * (size_t)x->nlevel_init);
+		if (n->nkids)
+			memcpy(nk + x->nlevel_init, n->kids, sizeof(xnode *) * (size_t)n->nkids);
+		n->kids = nk;
+		n->nkids += x->nlevel_init;
+	}
+	x->level_init = saved;
+	x->nlevel_init = nsaved;
+	return n;
+}
+
 static void add_subplans(explain_ctx *x, xnode *n, int from)
 {
 	for (int i = from; i < x->nsubs; i++) {
 		const sql_expr *e = x->subs[i];
-		xnode *k = build(x, e->sub.plan, NULL);
+		xnode *k = build_level(x, e->sub.plan);
 		bool init = !e->sub.correlated && e->sub.kind != SQL_SUB_ANY && e->sub.kind != SQL_SUB_ALL &&
 			    e->sub.kind != SQL_SUB_ROWCMP;
 		char *name = ty_alloc(48);
@@ -657,8 +733,11 @@ static void add_subplans(explain_ctx *x, xnode *n, int from)
 			char *r = ty_alloc(24);
 			snprintf(r, 24, "$%d", x->subno[i] - 1);
 			k->returns = r;
+			k->init_order = 1000000 + x->subno[i];
+			level_add(x, k);
+		} else {
+			kid(n, k);
 		}
-		kid(n, k);
 	}
 	x->nsubs = from;
 }
@@ -673,13 +752,14 @@ static xnode *build(explain_ctx *x, const sql_plan *p, const char *filter)
 			if (x->cte_shown[id])
 				continue;
 			x->cte_shown[id] = true;
-			xnode *k = build(x, x->pl->cte_plans[id], NULL);
+			xnode *k = build_level(x, x->pl->cte_plans[id]);
 			k->rel_label = "InitPlan";
 			const char *nm = x->pl->ctes[id]->name;
 			char *pn = ty_alloc(strlen(nm) + 8);
 			sprintf(pn, "CTE %s", nm);
 			k->plan_name = pn;
-			kid(c, k);
+			k->init_order = id;
+			level_add(x, k);
 		}
 		return c;
 	}
@@ -740,7 +820,7 @@ static xnode *build(explain_ctx *x, const sql_plan *p, const char *filter)
 			n = xnew("Seq Scan", p);
 		}
 		n->relation = p->scan.rel->rel.name;
-		n->alias = scan_alias(p);
+		n->alias = scan_alias(x, p);
 		{
 			/* Scan conditions name the scan's columns without prefix. */
 			bool q = x->qualify;
@@ -765,7 +845,7 @@ static xnode *build(explain_ctx *x, const sql_plan *p, const char *filter)
 		n->jtype = p->scan.index_only ? "Index Only Scan" : "Index Scan";
 		n->direction = p->scan.reverse ? "Backward" : "Forward";
 		n->relation = p->scan.rel->rel.name;
-		n->alias = scan_alias(p);
+		n->alias = scan_alias(x, p);
 		n->index = xs ? xs->index_name : "?";
 		bool q = x->qualify;
 		x->qualify = false;
@@ -826,7 +906,7 @@ static xnode *build(explain_ctx *x, const sql_plan *p, const char *filter)
 		n = xnew("Function Scan", p);
 		n->func = p->func.funcs[0]->kind == SQL_E_FUNC || p->func.funcs[0]->kind == SQL_E_SRF ? p->func.funcs[0]->f.fn->name
 												      : "function";
-		n->alias = p->func.alias ? p->func.alias : n->func;
+		n->alias = func_alias(x, p) ? func_alias(x, p) : n->func;
 		if (filter)
 			prop(n, "Filter", filter);
 		break;
@@ -836,17 +916,18 @@ static xnode *build(explain_ctx *x, const sql_plan *p, const char *filter)
 		n = xnew(p->kind == SQL_P_CTESCAN ? "CTE Scan" : "WorkTable Scan", p);
 		n->jtype = n->type;
 		n->relation = c ? c->name : "cte";
-		n->alias = n->relation;
+		n->alias = cte_alias(x, p, c) ? cte_alias(x, p, c) : n->relation;
 		if (filter)
 			prop(n, "Filter", filter);
 		if (p->kind == SQL_P_CTESCAN && c && x->pl->cte_plans && !x->cte_shown[p->cte.cte]) {
 			x->cte_shown[p->cte.cte] = true;
-			xnode *k = build(x, x->pl->cte_plans[p->cte.cte], NULL);
+			xnode *k = build_level(x, x->pl->cte_plans[p->cte.cte]);
 			k->rel_label = "InitPlan";
 			char *nm = ty_alloc(strlen(c->name) + 8);
 			sprintf(nm, "CTE %s", c->name);
 			k->plan_name = nm;
-			kid(n, k);
+			k->init_order = p->cte.cte;
+			level_add(x, k);
 		}
 		break;
 	}
@@ -1328,6 +1409,132 @@ static void render_json(explain_ctx *x, const xnode *n, util_buf *b, int ind)
 }
 
 /* Relations the plan reads (scans, also in subqueries and CTEs). */
+/* ---------------------------------------------------------------- unique names */
+
+/* PostgreSQL names each relation of the statement once (EXPLAIN's
+ * select_rtable_names_for_explain): in range-table order, which is the
+ * main query's relations, then those of its subplans in plan order; a name
+ * already taken gets _1, _2 ... ("Seq Scan on ex ex_1" for a subquery
+ * reading the outer query's table). */
+typedef struct alias_pass {
+	explain_ctx *x;
+	const sql_plan **ctes; /* CTE plans met, walked after the plan that uses them */
+	int nctes;
+	const char **used;
+	int nused;
+} alias_pass;
+
+static bool name_used(const alias_pass *ap, const char *n)
+{
+	for (int i = 0; i < ap->nused; i++)
+		if (!strcmp(ap->used[i], n))
+			return true;
+	return false;
+}
+
+static void give_alias(alias_pass *ap, const sql_plan *p, const char *base)
+{
+	explain_ctx *x = ap->x;
+	if (!base || mapped_alias(x, p))
+		return;
+	const char *name = base;
+	for (int k = 1; name_used(ap, name); k++) {
+		char *t = ty_alloc(strlen(base) + 16);
+		sprintf(t, "%s_%d", base, k);
+		name = t;
+	}
+	const char **nu = ty_alloc(sizeof(char *) * (size_t)(ap->nused + 1));
+	if (ap->nused)
+		memcpy(nu, ap->used, sizeof(char *) * (size_t)ap->nused);
+	nu[ap->nused++] = name;
+	ap->used = nu;
+	const sql_plan **np = ty_alloc(sizeof(sql_plan *) * (size_t)(x->naliased + 1));
+	const char **na = ty_alloc(sizeof(char *) * (size_t)(x->naliased + 1));
+	if (x->naliased) {
+		memcpy(np, x->aliased, sizeof(sql_plan *) * (size_t)x->naliased);
+		memcpy(na, x->alias_of, sizeof(char *) * (size_t)x->naliased);
+	}
+	np[x->naliased] = p;
+	na[x->naliased++] = name;
+	x->aliased = np;
+	x->alias_of = na;
+}
+
+static void alias_walk(alias_pass *ap, const sql_plan *p)
+{
+	if (!p)
+		return;
+	explain_ctx *x = ap->x;
+	switch (p->kind) {
+	case SQL_P_SCAN:
+	case SQL_P_INDEXSCAN:
+		give_alias(ap, p, raw_scan_alias(p));
+		break;
+	case SQL_P_FUNCSCAN:
+		give_alias(ap, p, p->func.alias);
+		break;
+	case SQL_P_CTESCAN:
+	case SQL_P_WORKTABLE: {
+		const sql_cte *c = x->pl && p->cte.cte < x->pl->nctes ? x->pl->ctes[p->cte.cte] : NULL;
+		give_alias(ap, p, c ? c->name : NULL);
+		if (p->kind == SQL_P_CTESCAN && c && x->pl->cte_plans) {
+			const sql_plan *cp = x->pl->cte_plans[p->cte.cte];
+			bool seen = false;
+			for (int i = 0; i < ap->nctes; i++)
+				seen |= ap->ctes[i] == cp;
+			if (!seen && cp) {
+				const sql_plan **nc = ty_alloc(sizeof(sql_plan *) * (size_t)(ap->nctes + 1));
+				if (ap->nctes)
+					memcpy(nc, ap->ctes, sizeof(sql_plan *) * (size_t)ap->nctes);
+				nc[ap->nctes++] = cp;
+				ap->ctes = nc;
+			}
+		}
+		break;
+	}
+	case SQL_P_GROUPJOIN:
+		alias_walk(ap, p->group.parent);
+		alias_walk(ap, p->group.child);
+		break;
+	case SQL_P_APPEND:
+		for (int i = 0; i < p->append.nchildren; i++)
+			alias_walk(ap, p->append.children[i]);
+		break;
+	default:
+		break;
+	}
+	alias_walk(ap, p->left);
+	if (p->kind != SQL_P_RECURSIVE || p->right != p->left)
+		alias_walk(ap, p->right);
+}
+
+/* Needs the SubPlans in their numbering order: a first, discarded build
+ * finds them. */
+static void assign_aliases(explain_ctx *x, const sql_plan *root)
+{
+	(void)build_level(x, root);
+	const sql_plan **subs = x->numbered;
+	int nsubs = x->nnumbered;
+	alias_pass ap = {x, NULL, 0, NULL, 0};
+	alias_walk(&ap, root);
+	for (int i = 0; i < ap.nctes; i++)
+		alias_walk(&ap, ap.ctes[i]);
+	for (int i = 0; i < nsubs; i++) {
+		int before = ap.nctes;
+		alias_walk(&ap, subs[i]);
+		for (int k = before; k < ap.nctes; k++)
+			alias_walk(&ap, ap.ctes[k]);
+	}
+	/* The real build starts afresh. */
+	x->numbered = NULL;
+	x->nnumbered = 0;
+	x->nsubs = 0;
+	x->param_text = NULL;
+	x->nparam_text = 0;
+	x->names_memo = NULL;
+	memset(x->cte_shown, 0, sizeof(bool) * (size_t)(x->pl->nctes + 1));
+}
+
 static int count_relations(const sql_plan *p);
 
 static bool sub_rel_walker(sql_expr *e, void *arg)
@@ -1451,7 +1658,8 @@ void sql_exec_explain(sql_session *s, PgQuery__ExplainStmt *st, const char *text
 	x.pl = pl;
 	x.cte_shown = ty_alloc0(sizeof(bool) * (size_t)(pl->nctes + 1));
 	x.qualify = count_relations(pl->plan) > 1;
-	xnode *root = build(&x, pl->plan, NULL);
+	assign_aliases(&x, pl->plan);
+	xnode *root = build_level(&x, pl->plan);
 	if (!x.json)
 		render_text(&x, root, 0);
 	if (x.analyze && x.summary && !x.json) {
