@@ -28,11 +28,12 @@ import re
 import subprocess
 import sys
 import tempfile
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "tests", "lib"))
-from strata_fixture import FixtureError, NoServerInTree, StrataServer  # noqa: E402
+from strata_fixture import NoServerInTree, StrataServer  # noqa: E402
 
 import psycopg2  # noqa: E402
 
@@ -85,6 +86,21 @@ def connect(srv, db):
         yield c
     finally:
         c.close()
+
+
+def wait_ready(srv, timeout=60):
+    """PostgreSQL accepts TCP connections before it accepts sessions (57P03,
+    "the database system is starting up"); the fixture only waits for the
+    former."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            psycopg2.connect(host=srv.host, port=srv.port, user="postgres", dbname="postgres").close()
+            return
+        except psycopg2.OperationalError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.1)
 
 
 def rows(cur, sql, args=None):
@@ -321,15 +337,16 @@ def dumpall(servers, tmp):
         saved = os.environ.get("STRATA_BIN")
         if tname == "pg15":
             os.environ["STRATA_BIN"] = os.path.join(ROOT, "tests", "lib", "pg_as_strata.sh")
-        try:
-            fresh.start()
-        finally:
-            if saved is None:
-                os.environ.pop("STRATA_BIN", None)
-            else:
-                os.environ["STRATA_BIN"] = saved
         label = f"pg_dumpall strata -> fresh {tname}"
         try:
+            try:
+                fresh.start()
+            finally:
+                if saved is None:
+                    os.environ.pop("STRATA_BIN", None)
+                else:
+                    os.environ["STRATA_BIN"] = saved
+            wait_ready(fresh)
             env = fresh.env()
             r = subprocess.run([tool("psql"), "-X", "-q", "-d", "postgres", "-f", path], env=env,
                                capture_output=True, text=True, timeout=600)
@@ -359,16 +376,17 @@ def main():
         print(f"# dump: {e}")
         print("0 passed, 0 failed, 1 skipped")
         return 0
-    try:
-        os.environ["STRATA_BIN"] = os.path.join(ROOT, "tests", "lib", "pg_as_strata.sh")
-        pg.start()
-    finally:
-        if saved_bin is None:
-            os.environ.pop("STRATA_BIN", None)
-        else:
-            os.environ["STRATA_BIN"] = saved_bin
     servers = {"strata": strata, "pg15": pg}
     try:
+        try:
+            os.environ["STRATA_BIN"] = os.path.join(ROOT, "tests", "lib", "pg_as_strata.sh")
+            pg.start()
+        finally:
+            if saved_bin is None:
+                os.environ.pop("STRATA_BIN", None)
+            else:
+                os.environ["STRATA_BIN"] = saved_bin
+        wait_ready(pg)
         # roles are per cluster: the grants in the dumps name dump_reader
         for name, srv in servers.items():
             with connect(srv, "postgres") as c:
@@ -435,8 +453,8 @@ def main():
                         d = compare({k: ssnap.get(k) for k in keys}, {k: tsnap.get(k) for k in keys})
                         report(f"{sec} {label}", d or None)
         dumpall(servers, tmp)
-    except FixtureError as e:
-        report("fixture", e)
+    except Exception as e:  # noqa: BLE001 (a server that did not start, a lost connection)
+        report("servers", e)
     finally:
         for srv in servers.values():
             srv.stop()
