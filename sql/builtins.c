@@ -429,6 +429,8 @@ static ty_datum f_format_type(ty_fcinfo *fc)
 	int32_t tm = fc->args[1].null ? -1 : (int32_t)fc->args[1].i;
 	if (!ty_type_get((ty_oid)fc->args[0].i))
 		util_buf_puts(&b, "???");
+	else if (fc->args[1].null && fc->args[0].i == TY_BPCHAR)
+		util_buf_puts(&b, "character"); /* typmod -1 given spells "bpchar", as in PostgreSQL */
 	else
 		ty_format_type((ty_oid)fc->args[0].i, tm, &b);
 	ty_datum r = ty_text(b.data);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "ddl_int.h"
+#include "sql_index.h"
 
 typedef struct alter_ctx {
 	sql_session *s;
@@ -1147,6 +1148,8 @@ void sql_ddl_alter_table(sql_session *s, PgQuery__AlterTableStmt *st, const char
 	}
 	cat_oid oid = ac.tb.o->oid;
 	cat_txn_put(ct, ac.tb.o);
+	if (ac.rekey)
+		sql_ddl_reindex_after_rekey(s, oid);
 	/* Foreign keys are checked against the committed shape of both tables. */
 	const cat_obj *now = cat_get(cat_txn_snap(ct), oid);
 	for (int i = 0; i < ac.nvalidate; i++)

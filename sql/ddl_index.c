@@ -782,6 +782,19 @@ static void reindex_one(sql_session *s, cat_oid oid, bool allow_resume)
 	sql_index_pending_build(s->txn, oid, nx->rel.index->table, from, wgen);
 }
 
+void sql_ddl_reindex_after_rekey(sql_session *s, cat_oid table)
+{
+	const cat_obj *o = cat_get(cat_txn_snap(sql_txn_ddl(s->txn)), table);
+	if (!o)
+		return;
+	int n = o->rel.nindexes;
+	cat_oid *l = ty_alloc(sizeof(cat_oid) * (size_t)(n ? n : 1));
+	if (n)
+		memcpy(l, o->rel.indexes, sizeof(cat_oid) * (size_t)n);
+	for (int i = 0; i < n; i++)
+		reindex_one(s, l[i], false);
+}
+
 void sql_ddl_reindex(sql_session *s, PgQuery__ReindexStmt *st)
 {
 	bool concurrently = false;

@@ -339,11 +339,11 @@ void sql_rewrite_run(sql_session *s, sql_rewrite *rw)
 	if (rw->new_storage) {
 		if (old->rel.ilv_depth || old->rel.ilv_nchildren)
 			ty_error(UTIL_E_FEATURE_NOT_SUPPORTED,
-				 "changing the row key of interleaved table \"%s\" is not supported", old->rel.name);
-		if (old->rel.nindexes)
-			ty_error(UTIL_E_FEATURE_NOT_SUPPORTED,
-				 "changing the row key of table \"%s\" with indexes is not supported yet",
+				 "changing the row key of interleaved table \"%s\" is not supported",
 				 old->rel.name);
+		/* Secondary indexes point at the old row keys: the caller rebuilds
+		 * them (sql_ddl_reindex_after_rekey) once the new shape is in the
+		 * transaction's catalog. */
 		sql_ddl_next_storage(&old->rel, 'r', old->oid, nr->storage, sizeof nr->storage);
 		/* A leftover of a crashed transaction may carry the name: start empty. */
 		kv_table_drop(s->e->kv, nr->storage);

@@ -169,6 +169,10 @@ void sql_index_fault(sql_session *s, idx_split_step step);
 /* ---------------------------------------------------------------- DDL (ddl_index.c) */
 
 void sql_ddl_reindex(sql_session *s, PgQuery__ReindexStmt *st);
+/* Rebuilds every secondary index of `table` in the session's transaction
+ * (new storage generations, old ones dropped at commit): after ALTER TABLE
+ * gave the table a new row key, which index entries point at. */
+void sql_ddl_reindex_after_rekey(sql_session *s, cat_oid table);
 
 /* ---------------------------------------------------------------- plans (plan_index.c, exec_index.c) */
 

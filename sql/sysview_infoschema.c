@@ -492,6 +492,8 @@ static ty_datum data_type_name(ty_oid type)
 	const ty_type *t = ty_type_get(type);
 	if (t && t->elem && t->len == -1)
 		return sql_d_text("ARRAY");
+	if (type == TY_BPCHAR)
+		return sql_d_text("character"); /* format_type(oid, NULL), as PostgreSQL's view calls it */
 	util_buf b = UTIL_BUF_INIT;
 	ty_format_type(type, -1, &b);
 	ty_datum d = ty_textn(b.data, b.len);

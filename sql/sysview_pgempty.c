@@ -73,6 +73,8 @@ static const sql_syscol pg_largeobject_metadata_cols[] = {
 static const sql_syscol pg_matviews_cols[] = {
     {"schemaname", TY_NAME}, {"matviewname", TY_NAME}, {"matviewowner", TY_NAME}, {"tablespace", TY_NAME},
     {"hasindexes", TY_BOOL}, {"ispopulated", TY_BOOL}, {"definition", TY_TEXT}};
+static const sql_syscol pg_parameter_acl_cols[] = {
+    {"oid", TY_OID}, {"parname", TY_TEXT}, {"paracl", TY_ACLITEM_ARRAY}};
 static const sql_syscol pg_partitioned_table_cols[] = {
     {"partrelid", TY_OID},           {"partstrat", TY_CHAR},        {"partnatts", TY_INT2},
     {"partdefid", TY_OID},           {"partattrs", TY_INT2VECTOR},  {"partclass", TY_OIDVECTOR},
@@ -117,6 +119,8 @@ static const sql_syscol pg_seclabel_cols[] = {{"objoid", TY_OID},
 					      {"objsubid", TY_INT4},
 					      {"provider", TY_TEXT},
 					      {"label", TY_TEXT}};
+static const sql_syscol pg_shseclabel_cols[] = {
+    {"objoid", TY_OID}, {"classoid", TY_OID}, {"provider", TY_TEXT}, {"label", TY_TEXT}};
 static const sql_syscol pg_shdepend_cols[] = {
     {"dbid", TY_OID},       {"classid", TY_OID},  {"objid", TY_OID},   {"objsubid", TY_INT4},
     {"refclassid", TY_OID}, {"refobjid", TY_OID}, {"deptype", TY_CHAR}};
@@ -258,6 +262,7 @@ static const sql_sysview empty_views[] = {
     SQL_SYSVIEW("pg_catalog", "pg_inherits", 2611, 'r', pg_inherits_cols, gen_empty),
     SQL_SYSVIEW("pg_catalog", "pg_largeobject_metadata", 2995, 'r', pg_largeobject_metadata_cols, gen_empty),
     SQL_SYSVIEW("pg_catalog", "pg_matviews", 12038, 'v', pg_matviews_cols, gen_empty),
+    SQL_SYSVIEW("pg_catalog", "pg_parameter_acl", 6243, 'r', pg_parameter_acl_cols, gen_empty),
     SQL_SYSVIEW("pg_catalog", "pg_partitioned_table", 3350, 'r', pg_partitioned_table_cols, gen_empty),
     SQL_SYSVIEW("pg_catalog", "pg_policies", 12018, 'v', pg_policies_cols, gen_empty),
     SQL_SYSVIEW("pg_catalog", "pg_policy", 3256, 'r', pg_policy_cols, gen_empty),
@@ -270,6 +275,7 @@ static const sql_sysview empty_views[] = {
     SQL_SYSVIEW("pg_catalog", "pg_range", 3541, 'r', pg_range_cols, gen_empty),
     SQL_SYSVIEW("pg_catalog", "pg_seclabel", 3596, 'r', pg_seclabel_cols, gen_empty),
     SQL_SYSVIEW("pg_catalog", "pg_shdepend", 1214, 'r', pg_shdepend_cols, gen_empty),
+    SQL_SYSVIEW("pg_catalog", "pg_shseclabel", 3592, 'r', pg_shseclabel_cols, gen_empty),
     SQL_SYSVIEW("pg_catalog", "pg_statistic", 2619, 'r', pg_statistic_cols, gen_empty),
     SQL_SYSVIEW("pg_catalog", "pg_statistic_ext", 3381, 'r', pg_statistic_ext_cols, gen_empty),
     SQL_SYSVIEW("pg_catalog", "pg_stats", 12053, 'v', pg_stats_cols, sql_stats_pg_stats),
