@@ -29,6 +29,31 @@ void sql_rel_lock(sql_session *s, cat_oid rel, bool exclusive)
 			 PG_QUERY__LOCK_WAIT_POLICY__LockWaitBlock, NULL);
 }
 
+/* LOCK TABLE: PostgreSQL's eight modes on the two above. ACCESS SHARE, ROW
+ * SHARE and ROW EXCLUSIVE (1-3) conflict with none of the statements' locks
+ * and take the shared one; the stronger modes (4-8) take the exclusive one,
+ * which also keeps readers out: stricter than PostgreSQL for SHARE UPDATE
+ * EXCLUSIVE .. EXCLUSIVE, never weaker. */
+void sql_lock_table_stmt(sql_session *s, PgQuery__LockStmt *st)
+{
+	if (!s->txn)
+		return;
+	for (size_t i = 0; i < st->n_relations; i++) {
+		pnode *n = st->relations[i];
+		if (n->node_case != PG_QUERY__NODE__NODE_RANGE_VAR)
+			continue;
+		const cat_obj *o = sql_lookup_rel(s, s->cat, n->range_var, false);
+		if (o->rel.relkind != CAT_RELKIND_TABLE && o->rel.relkind != CAT_RELKIND_VIEW)
+			ty_error(UTIL_E_WRONG_OBJECT_TYPE, "\"%s\" is not a table or view", o->rel.name);
+		sql_txn_lock_row(s->txn, o->oid, relkey, 0,
+				 st->mode >= 4 ? PG_QUERY__LOCK_CLAUSE_STRENGTH__LCS_FORUPDATE
+					       : PG_QUERY__LOCK_CLAUSE_STRENGTH__LCS_FORKEYSHARE,
+				 st->nowait ? PG_QUERY__LOCK_WAIT_POLICY__LockWaitError
+					    : PG_QUERY__LOCK_WAIT_POLICY__LockWaitBlock,
+				 NULL);
+	}
+}
+
 void sql_rel_check_current(sql_session *s, cat_snap *cs, const cat_oid *rels, int n)
 {
 	if (!n || !cat_snap_stale(s->e->cat, cs))

@@ -1442,6 +1442,7 @@ ty_datum sql_priv_acl_array(cat_snap *cs, const cat_acl *acl, int nacl);
 /* Relation locks (rel_lock.c): shared for statements, exclusive for DDL,
  * held to the end of the transaction. */
 void sql_rel_lock(sql_session *s, cat_oid rel, bool exclusive);
+void sql_lock_table_stmt(sql_session *s, PgQuery__LockStmt *st); /* LOCK TABLE (rel_lock.c) */
 /* After locking: 40001 if one of rels changed since snapshot cs was taken. */
 void sql_rel_check_current(sql_session *s, cat_snap *cs, const cat_oid *rels, int n);
 /* Throws 42501 unless the current user has privs (CAT_PRIV_*) on rel. */

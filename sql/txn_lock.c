@@ -201,7 +201,9 @@ void sql_txn_lock_row(sql_txn *t, cat_oid table, const uint8_t *key, size_t klen
 		}
 		if (wait_policy == PG_QUERY__LOCK_WAIT_POLICY__LockWaitError) {
 			pthread_mutex_unlock(&e->locks_mu);
-			ty_error(UTIL_E_LOCK_NOT_AVAILABLE, "could not obtain lock on row in relation \"%s\"",
+			/* The empty key is the relation's own lock (rel_lock.c). */
+			ty_error(UTIL_E_LOCK_NOT_AVAILABLE, klen ? "could not obtain lock on row in relation \"%s\""
+								 : "could not obtain lock on relation \"%s\"",
 				 table_name(t, table));
 		}
 		if (reaches(e, l, t, mode, t, 0)) {

@@ -501,6 +501,7 @@ void sql_exec_utility(sql_session *s, sql_prepared *ps, sql_dest *dest, sql_comp
 	case PG_QUERY__NODE__NODE_LOCK_STMT:
 		if (s->txn_state == SQL_TXN_IDLE && !s->implicit_block)
 			ty_error(UTIL_E_NO_ACTIVE_SQL_TRANSACTION, "LOCK TABLE can only be used in transaction blocks");
+		sql_lock_table_stmt(s, n->lock_stmt);
 		return;
 	case PG_QUERY__NODE__NODE_EXPLAIN_STMT:
 		sql_exec_explain(s, n->explain_stmt, text, dest, c);

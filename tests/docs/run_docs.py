@@ -25,7 +25,7 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "tests", "lib"))
 from strata_fixture import StrataServer, strata_bin  # noqa: E402
 
-DOCS = ["docs/operations.md"]
+DOCS = ["docs/operations.md", "docs/transactions.md"]
 SETTINGS_DOC = "docs/operations.md"
 FENCE = re.compile(r"^```(\w*)\s*$")
 
