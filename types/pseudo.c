@@ -6,6 +6,40 @@
 
 #include "array.h"
 
+/* record_cmp: field by field with each field's own order, NULL after any
+ * value (PostgreSQL's btree record_cmp); different field types or counts
+ * are errors, as there. */
+static int record_cmp(ty_datum a, ty_datum b)
+{
+	const ty_record *x = a.p, *y = b.p;
+	int n = x->n < y->n ? x->n : y->n;
+	for (int i = 0; i < n; i++) {
+		if (x->types[i] != y->types[i] && !x->vals[i].null && !y->vals[i].null)
+			ty_error(UTIL_E_DATATYPE_MISMATCH, "cannot compare dissimilar column types %s and %s at record column %d",
+				 ty_type_get(x->types[i]) ? ty_type_get(x->types[i])->name : "?",
+				 ty_type_get(y->types[i]) ? ty_type_get(y->types[i])->name : "?", i + 1);
+		int c = ty_compare(x->types[i], x->vals[i], y->vals[i]);
+		if (c)
+			return c;
+	}
+	if (x->n != y->n)
+		ty_error(UTIL_E_DATATYPE_MISMATCH, "cannot compare record types with different numbers of columns");
+	return 0;
+}
+
+/* Consistent with record_cmp: equal records hash their equal fields. */
+static uint64_t record_hash(ty_datum a)
+{
+	const ty_record *x = a.p;
+	uint64_t h = 0x9e3779b97f4a7c15ull ^ (uint64_t)x->n;
+	for (int i = 0; i < x->n; i++) {
+		const ty_type *t = ty_type_get(x->types[i]);
+		uint64_t f = x->vals[i].null || !t || !t->hash ? 0 : t->hash(x->vals[i]);
+		h = (h ^ f) * 0x100000001b3ull + (uint64_t)i;
+	}
+	return h;
+}
+
 static ty_datum unknown_in(const char *s, size_t n, int32_t typmod)
 {
 	(void)typmod;
@@ -73,7 +107,7 @@ static const ty_type pseudo_types[] = {
 	{.oid = TY_VOID, .name = "void", .len = 4, .byval = true, .category = 'P', .typtype = 'p', .align = 'i',
 	 .out = void_out, .input_name = "void_in", .output_name = "void_out"},
 	{.oid = TY_RECORD, .name = "record", .len = -1, .category = 'P', .typtype = 'p', .align = 'd',
-	 .array = TY_RECORD_ARRAY, .out = record_out, .input_name = "record_in", .output_name = "record_out"},
+	 .array = TY_RECORD_ARRAY, .out = record_out, .cmp = record_cmp, .hash = record_hash, .input_name = "record_in", .output_name = "record_out"},
 	{.oid = TY_ANY, .name = "any", .len = 4, .byval = true, .category = 'P', .typtype = 'p', .align = 'i'},
 	{.oid = TY_ANYELEMENT, .name = "anyelement", .len = 4, .byval = true, .category = 'P', .typtype = 'p',
 	 .align = 'i'},
