@@ -381,6 +381,15 @@ static ty_datum f_backend_pid(ty_fcinfo *fc)
 	return ty_int(sess()->pid);
 }
 
+static ty_datum f_export_snapshot(ty_fcinfo *fc)
+{
+	(void)fc;
+	sql_session *s = sess();
+	if (!s->txn)
+		ty_error(UTIL_E_OBJECT_NOT_IN_PREREQUISITE_STATE, "cannot export a snapshot outside a transaction");
+	return ty_text(sql_txn_export_snapshot(s->txn));
+}
+
 static ty_datum f_current_setting(ty_fcinfo *fc)
 {
 	sql_session *s = sess();
@@ -463,6 +472,7 @@ static const ty_func sql_funcs[] = {
 	{.name = "current_schemas", .nargs = 1, .args = {TY_BOOL}, .ret = TY_NAME_ARRAY, .fn = f_current_schemas, .volatility = TY_STABLE, .strict = true, .kind = 'f', .prosrc = "current_schemas", .oid = 1403},
 	{.name = "current_database", .nargs = 0, .ret = TY_NAME, .fn = f_current_database, .volatility = TY_STABLE, .strict = true, .kind = 'f', .prosrc = "current_database", .oid = 861},
 	{.name = "version", .nargs = 0, .ret = TY_TEXT, .fn = f_version, .volatility = TY_STABLE, .strict = true, .kind = 'f', .prosrc = "pgsql_version", .oid = 89},
+	{.name = "pg_export_snapshot", .nargs = 0, .ret = TY_TEXT, .fn = f_export_snapshot, .volatility = TY_VOLATILE, .strict = true, .kind = 'f', .prosrc = "pg_export_snapshot", .oid = 3809},
 	{.name = "pg_backend_pid", .nargs = 0, .ret = TY_INT4, .fn = f_backend_pid, .volatility = TY_STABLE, .strict = true, .kind = 'f', .prosrc = "pg_backend_pid", .oid = 2026},
 	{.name = "current_setting", .nargs = 1, .args = {TY_TEXT}, .ret = TY_TEXT, .fn = f_current_setting, .volatility = TY_STABLE, .strict = true, .kind = 'f', .prosrc = "show_config_by_name", .oid = 2077},
 	{.name = "current_setting", .nargs = 2, .args = {TY_TEXT, TY_BOOL}, .ret = TY_TEXT, .fn = f_current_setting, .volatility = TY_STABLE, .strict = true, .kind = 'f', .prosrc = "show_config_by_name_missing_ok", .oid = 3294},

@@ -105,6 +105,10 @@ struct sql_session {
 	sql_engine *e;
 	sql_client client;
 	int32_t pid, secret;
+	/* pg_export_snapshot(): the snapshot this session's transaction exported
+	 * ("" when none), readable by others under e->sessions_mu (txn.c). */
+	char export_id[48];
+	uint64_t export_ts;
 	char user[CAT_NAME_MAX];     /* current_user (SET ROLE changes it) */
 	char database[CAT_NAME_MAX];
 	cat_oid user_oid, db_oid;
@@ -1202,6 +1206,8 @@ struct sql_txn {
 	bool pinned;              /* pin_ts is pinned in the store (kv_snapshot_acquire), so
 				   compactions keep what the snapshot reads */
 	kv_ts pin_ts;
+	bool export_pinned;       /* export_pin is pinned for an exported READ COMMITTED snapshot */
+	kv_ts export_pin;
 	sql_isolation iso;
 	bool read_only;
 	bool explicit_block;
@@ -1244,6 +1250,11 @@ void sql_txn_abort(sql_txn *t);
  * COMMITTED, a new command id. */
 void sql_txn_stmt_begin(sql_txn *t);
 kv_ts sql_txn_read_ts(sql_txn *t);
+/* pg_export_snapshot() / SET TRANSACTION SNAPSHOT (txn.c): the identifier of
+ * this transaction's snapshot, valid while it runs; importing one makes a
+ * REPEATABLE READ or SERIALIZABLE transaction read at the same timestamp. */
+const char *sql_txn_export_snapshot(sql_txn *t);
+void sql_txn_import_snapshot(sql_txn *t, const char *id);
 /* After a row lock is granted: true if another transaction committed a
  * change to the row (insert, update or delete) after the statement's
  * snapshot, i.e. the version the statement read is not the newest. */

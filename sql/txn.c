@@ -5,6 +5,7 @@
  * changes — so a crash never exposes part of a transaction. Reads see the
  * transaction's own writes of earlier statements (command ids).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,6 +63,47 @@ void sql_txn_stmt_begin(sql_txn *t)
 }
 
 kv_ts sql_txn_read_ts(sql_txn *t) { return t->stmt_ts; }
+
+const char *sql_txn_export_snapshot(sql_txn *t)
+{
+	sql_session *s = t->s;
+	kv_ts ts = t->iso == SQL_READ_COMMITTED ? t->stmt_ts : t->snapshot_ts;
+	/* READ COMMITTED moves its pin at the next statement: the exported
+	 * snapshot keeps this one until the transaction ends. */
+	if (t->iso == SQL_READ_COMMITTED && t->pinned && t->pin_ts == ts && !t->export_pinned) {
+		t->export_pin = ts;
+		t->export_pinned = true;
+		t->pinned = false;
+	}
+	pthread_mutex_lock(&s->e->sessions_mu);
+	snprintf(s->export_id, sizeof s->export_id, "%08X-%016llX-1", (unsigned)s->pid, (unsigned long long)ts);
+	s->export_ts = ts;
+	pthread_mutex_unlock(&s->e->sessions_mu);
+	return s->export_id;
+}
+
+void sql_txn_import_snapshot(sql_txn *t, const char *id)
+{
+	if (t->iso == SQL_READ_COMMITTED)
+		ty_error(UTIL_E_FEATURE_NOT_SUPPORTED,
+			 "a snapshot-importing transaction must have isolation level SERIALIZABLE or REPEATABLE READ");
+	if (t->snapshot_taken || t->cid >= 1)
+		ty_error(UTIL_E_ACTIVE_SQL_TRANSACTION, "SET TRANSACTION SNAPSHOT must be called before any query");
+	sql_engine *e = t->s->e;
+	kv_ts ts = 0;
+	pthread_mutex_lock(&e->sessions_mu);
+	for (int i = 0; i < e->nsessions && !ts; i++)
+		if (e->sessions[i]->export_id[0] && !strcmp(e->sessions[i]->export_id, id))
+			ts = e->sessions[i]->export_ts;
+	pthread_mutex_unlock(&e->sessions_mu);
+	if (!ts)
+		ty_error(UTIL_E_INVALID_PARAMETER_VALUE, "invalid snapshot identifier: \"%s\"", id);
+	/* The exporter's pin keeps the versions while it runs, the retention
+	 * window after (as PostgreSQL, the exporter must be alive at import). */
+	t->snapshot_ts = ts;
+	t->stmt_ts = ts;
+	t->snapshot_taken = true;
+}
 
 bool sql_txn_row_changed(sql_txn *t, kv_table *kv, const cat_rel *r, const uint8_t *key, size_t klen)
 {
@@ -511,6 +553,13 @@ static void write_row(sql_txn *t, kv_batch *b, const cat_snap *cs, sql_wrow *w, 
 
 static void txn_free(sql_txn *t)
 {
+	if (t->s->export_id[0]) { /* an exported snapshot ends with its transaction */
+		pthread_mutex_lock(&t->s->e->sessions_mu);
+		t->s->export_id[0] = 0;
+		pthread_mutex_unlock(&t->s->e->sessions_mu);
+	}
+	if (t->export_pinned)
+		kv_snapshot_release(t->s->e->kv, t->export_pin);
 	free(t->undo);
 	sql_txn_ix_free(t->ix);
 	if (t->bulk)

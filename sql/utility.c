@@ -262,6 +262,21 @@ static void set_stmt(sql_session *s, PgQuery__VariableSetStmt *vs, sql_complete 
 		sql_guc_reset_all(s);
 		return;
 	case PG_QUERY__VARIABLE_SET_KIND__VAR_SET_MULTI: {
+		if (!strcmp(name, "TRANSACTION SNAPSHOT")) {
+			if (s->txn_state == SQL_TXN_IDLE && !s->implicit_block)
+				ty_error(UTIL_E_NO_ACTIVE_SQL_TRANSACTION,
+					 "SET TRANSACTION SNAPSHOT can only be used in transaction blocks");
+			pnode *a = vs->n_args == 1 ? vs->args[0] : NULL;
+			const char *id = a && a->node_case == PG_QUERY__NODE__NODE_A_CONST && a->a_const->val_case ==
+									     PG_QUERY__A__CONST__VAL_SVAL
+					     ? a->a_const->sval->sval
+					     : NULL;
+			if (!id)
+				ty_error(UTIL_E_SYNTAX_ERROR, "SET TRANSACTION SNAPSHOT takes a string");
+			sql_stmt_ensure_txn(s);
+			sql_txn_import_snapshot(s->txn, id);
+			return;
+		}
 		/* SET TRANSACTION ... / SET SESSION CHARACTERISTICS AS TRANSACTION ... */
 		sql_isolation iso = s->default_isolation;
 		bool ro = s->default_read_only, si = false, sr = false;

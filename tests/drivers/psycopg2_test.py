@@ -282,5 +282,50 @@ def dict_and_named_tuple_cursors(ctx):
     conn.close()
 
 
+@test
+def exported_snapshots(ctx):
+    # pg_export_snapshot() / SET TRANSACTION SNAPSHOT, as pg_dump -j uses them:
+    # an importing transaction reads exactly what the exporter reads.
+    admin = connect(ctx)
+    admin.autocommit = True
+    a = admin.cursor()
+    a.execute("CREATE TABLE snap_t (id int PRIMARY KEY)")
+    a.execute("INSERT INTO snap_t SELECT generate_series(1, 10)")
+    exp = connect(ctx)
+    exp.set_session(isolation_level="REPEATABLE READ", readonly=True)
+    e = exp.cursor()
+    e.execute("SELECT pg_export_snapshot()")
+    sid = e.fetchone()[0]
+    a.execute("INSERT INTO snap_t VALUES (11)")
+    a.execute("DELETE FROM snap_t WHERE id = 1")
+    imp = connect(ctx)
+    imp.set_session(isolation_level="REPEATABLE READ", readonly=True)
+    i = imp.cursor()
+    i.execute("SET TRANSACTION SNAPSHOT %s", (sid,))
+    i.execute("SELECT count(*), min(id), max(id) FROM snap_t")
+    eq(i.fetchone(), (10, 1, 10), "the importer reads the exporter's snapshot")
+    e.execute("SELECT count(*), min(id), max(id) FROM snap_t")
+    eq(e.fetchone(), (10, 1, 10), "the exporter reads it too")
+    imp.rollback()
+    # After any query, under READ COMMITTED, with an unknown identifier.
+    i.execute("SELECT 1")
+    raises(psycopg2.Error, i.execute, "SET TRANSACTION SNAPSHOT %s", (sid,), sqlstate="25001")
+    imp.rollback()
+    imp.set_session(isolation_level="READ COMMITTED")
+    raises(psycopg2.Error, i.execute, "SET TRANSACTION SNAPSHOT %s", (sid,), sqlstate="0A000")
+    imp.rollback()
+    imp.set_session(isolation_level="REPEATABLE READ")
+    raises(psycopg2.Error, i.execute, "SET TRANSACTION SNAPSHOT 'nope'", sqlstate="22023")
+    imp.rollback()
+    # The identifier ends with the exporting transaction.
+    exp.commit()
+    raises(psycopg2.Error, i.execute, "SET TRANSACTION SNAPSHOT %s", (sid,), sqlstate="22023")
+    imp.rollback()
+    for c in (exp, imp):
+        c.close()
+    a.execute("DROP TABLE snap_t")
+    admin.close()
+
+
 if __name__ == "__main__":
     raise SystemExit(drvtest.main("psycopg2"))

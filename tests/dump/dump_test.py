@@ -16,7 +16,9 @@ goes into a fresh database and is then compared with its source:
   - behaviour: each constraint is violated once (expecting 23505, 23503,
     23514, 23502, 428C9), ON DELETE CASCADE, defaults, serial and identity,
   - and pg_dump of the restored database equals pg_dump of the source.
-Custom-format dumps are restored with pg_restore -j 2 (parallel sessions).
+Custom-format dumps are restored with pg_restore -j 2 (parallel sessions);
+directory-format dumps are taken with pg_dump -j 2 (parallel workers sharing
+the leader's exported snapshot) and restored the same way.
 Then pg_dumpall: Strata's globals equal PostgreSQL's, and a whole-cluster dump
 of Strata restores into a fresh Strata and a fresh PostgreSQL 15.
 Prints "ok NAME" / "# FAIL NAME: ..." per check and "N passed, N failed".
@@ -401,10 +403,13 @@ def main():
                 report(f"build on {name}", e)
                 continue
             dumps = {}
-            for fmt in ("plain", "custom"):
+            for fmt in ("plain", "custom", "directory"):
                 path = os.path.join(tmp, f"{name}.{fmt}")
+                # Directory format with 2 jobs: the workers import the leader's
+                # exported snapshot (pg_export_snapshot / SET TRANSACTION SNAPSHOT).
+                jobs = ["-j", "2"] if fmt == "directory" else []
                 try:
-                    run([tool("pg_dump"), "-F", fmt[0], "-f", path, "-d", "src"], srv, "src")
+                    run([tool("pg_dump"), "-F", fmt[0], *jobs, "-f", path, "-d", "src"], srv, "src")
                     dumps[fmt] = path
                     report(f"pg_dump -F{fmt[0]} of {name}")
                 except Exception as e:  # noqa: BLE001
