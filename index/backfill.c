@@ -90,8 +90,7 @@ static kv_status read_chunk(kv_table *data, const idx_def *d, const idx_rowmodel
 		ncells = 0;
 		util_arena_reset(a);
 		const kv_cell *first = kv_iter_cell(it);
-		kv_slice row = {util_arena_memdup(a, first->row.data, first->row.len ? first->row.len : 1),
-				first->row.len};
+		kv_slice row = {util_arena_memdup_nz(a, first->row.data, first->row.len), first->row.len};
 		for (;;) {
 			const kv_cell *x = kv_iter_cell(it);
 			if (!wanted(m, x)) {
@@ -107,11 +106,9 @@ static kv_status read_chunk(kv_table *data, const idx_def *d, const idx_rowmodel
 			kv_cell *cp = &cells[ncells++];
 			*cp = *x;
 			cp->row = row;
-			cp->family.data =
-			    util_arena_memdup(a, x->family.data, x->family.len ? x->family.len : 1);
-			cp->qualifier.data =
-			    util_arena_memdup(a, x->qualifier.data, x->qualifier.len ? x->qualifier.len : 1);
-			cp->value.data = util_arena_memdup(a, x->value.data, x->value.len ? x->value.len : 1);
+			cp->family.data = util_arena_memdup_nz(a, x->family.data, x->family.len);
+			cp->qualifier.data = util_arena_memdup_nz(a, x->qualifier.data, x->qualifier.len);
+			cp->value.data = util_arena_memdup_nz(a, x->value.data, x->value.len);
 			kv_iter_next(it);
 			if (!kv_iter_valid(it) || kv_slice_cmp(kv_iter_cell(it)->row, row) != 0)
 				break;

@@ -25,10 +25,9 @@ static void rb_add(rowbuf *r, const kv_cell *x, kv_slice row)
 	kv_cell *d = &r->cells[r->n++];
 	*d = *x;
 	d->row = row;
-	d->family.data = util_arena_memdup(r->a, x->family.data, x->family.len ? x->family.len : 1);
-	d->qualifier.data =
-	    util_arena_memdup(r->a, x->qualifier.data, x->qualifier.len ? x->qualifier.len : 1);
-	d->value.data = util_arena_memdup(r->a, x->value.data, x->value.len ? x->value.len : 1);
+	d->family.data = util_arena_memdup_nz(r->a, x->family.data, x->family.len);
+	d->qualifier.data = util_arena_memdup_nz(r->a, x->qualifier.data, x->qualifier.len);
+	d->value.data = util_arena_memdup_nz(r->a, x->value.data, x->value.len);
 }
 
 static bool same_value(const kv_slice a, const util_buf *b)
@@ -64,8 +63,7 @@ kv_status idx_check(kv_table *data, const idx_def *d, const idx_rowmodel *m, kv_
 		rb.n = 0;
 		util_arena_reset(rb.a);
 		const kv_cell *first = kv_iter_cell(it);
-		kv_slice row = {util_arena_memdup(rb.a, first->row.data, first->row.len ? first->row.len : 1),
-				first->row.len};
+		kv_slice row = {util_arena_memdup_nz(rb.a, first->row.data, first->row.len), first->row.len};
 		while (kv_iter_valid(it) && kv_slice_cmp(kv_iter_cell(it)->row, row) == 0) {
 			rb_add(&rb, kv_iter_cell(it), row);
 			kv_iter_next(it);

@@ -570,7 +570,7 @@ void sql_fk_row(sql_fk_state *fs, const ty_datum *oldrow, const ty_datum *newrow
 			e->n = c->ncols;
 			e->newv = copy_vals(a, r, c->cols, c->ncols, newrow);
 			ty_datum key = newrow[r->ncols];
-			e->key = util_arena_memdup(a, key.p, key.len ? key.len : 1);
+			e->key = util_arena_memdup_nz(a, key.p, key.len);
 			e->klen = key.len;
 			queue_event(fs, c, e);
 		}

@@ -350,7 +350,7 @@ bool sql_index_unique_check(sql_session *s, const cat_obj *rel, const ty_datum *
 				}
 				unique_violation(ev, x, row);
 			}
-			c->pk = util_arena_memdup(tx->arena, pk.p, pk.len ? pk.len : 1);
+			c->pk = util_arena_memdup_nz(tx->arena, pk.p, pk.len);
 			c->pklen = pk.len;
 			c->bulk = false;
 		}

@@ -57,7 +57,7 @@ static void add(sql_txn *t, sql_readset *rs, const char *storage, const uint8_t 
 	if (!whole) {
 		r->start = slen ? util_arena_memdup(t->arena, start, slen) : NULL;
 		r->slen = slen;
-		r->stop = stop ? util_arena_memdup(t->arena, stop, stlen ? stlen : 1) : NULL;
+		r->stop = stop ? util_arena_memdup_nz(t->arena, stop, stlen) : NULL;
 		r->stlen = stlen;
 	}
 	r->next = rs->head;
@@ -77,8 +77,8 @@ static void collapse(sql_txn *t, sql_readset *rs)
 	rs->collapsed = true;
 }
 
-void sql_txn_note_read(sql_txn *t, const char *storage, const uint8_t *start, size_t slen, const uint8_t *stop,
-		       size_t stlen, bool point)
+void sql_txn_note_read(sql_txn *t, const char *storage, const uint8_t *start, size_t slen,
+		       const uint8_t *stop, size_t stlen, bool point)
 {
 	if (!sql_txn_tracks_reads(t))
 		return;
