@@ -22,6 +22,7 @@ typedef struct keyrange {
 	uint8_t *stop; /* NULL = unbounded */
 	size_t stop_len;
 	bool point;    /* start is a whole key: use a get */
+	size_t rowlen; /* interleaved child, root key fixed: the kv row's length in start; else 0 */
 } keyrange;
 
 typedef struct scan_state {
@@ -46,6 +47,7 @@ typedef struct scan_state {
 	 * cells (a child's qualifier prefix, or a parent's own columns). */
 	kv_filter *own_cells;
 	kv_filter *own_cells_get; /* the same for point reads (a filter serves one read at a time) */
+	kv_filter *range_cells;   /* a child's key range within one group: its qualifier range */
 	bool ilv;          /* an interleaved child: many rows per kv row */
 	util_buf idbuf;    /* ilv: the current row's key (kv row ++ qualifier prefix) */
 	struct par_scan *par; /* parallel workers (scan.parallel), or NULL */
@@ -139,6 +141,30 @@ static int cmp_range(const void *a, const void *b)
 }
 
 /* Builds the ranges of a plan's keyrange (cartesian product of IN lists). */
+/* Appends the level header of key column i of r when it begins a level
+ * of an interleaved child's hierarchy: the separator and the level's tag,
+ * as in the row key (docs/entity-groups.md). */
+static void level_head(const cat_rel *r, int i, util_buf *b)
+{
+	for (int l = 1; l <= r->ilv_depth; l++) {
+		int from = l == 1 ? r->ilv_path[0] : r->ilv_path[2 * (l - 1)];
+		if (i == from) {
+			uint16_t tag = (uint16_t)r->ilv_path[2 * l - 1];
+			uint8_t h[3] = {SQL_ILV_SEP, (uint8_t)(tag >> 8), (uint8_t)tag};
+			util_buf_append(b, h, sizeof h);
+		}
+	}
+}
+
+/* Appends key column i of r with value v in row-key form. */
+static void enc_keycol(const cat_rel *r, int i, ty_datum v, util_buf *b)
+{
+	const cat_column *c = cat_column_by_attnum(r, r->pk[i]);
+	ty_keycol kc = {c->type, r->pk_desc ? r->pk_desc[i] : false, false};
+	level_head(r, i, b);
+	ty_key_encode(&kc, v, b);
+}
+
 static void build_ranges_for(sql_exec *ex, const sql_plan *p, scan_state *st)
 {
 	const cat_rel *r = st->rel;
@@ -179,10 +205,11 @@ static void build_ranges_for(sql_exec *ex, const sql_plan *p, scan_state *st)
 			nfix = 32;
 		for (;;) {
 			util_buf pre = UTIL_BUF_INIT;
+			size_t rowlen = 0;
 			for (int i = 0; i < nfix; i++) {
-				const cat_column *c = cat_column_by_attnum(r, r->pk[i]);
-				ty_keycol kc = {c->type, r->pk_desc ? r->pk_desc[i] : false, false};
-				ty_key_encode(&kc, lo.alts[i][idx[i]], &pre);
+				enc_keycol(r, i, lo.alts[i][idx[i]], &pre);
+				if (r->ilv_depth && i + 1 == r->ilv_path[0])
+					rowlen = pre.len;
 			}
 			keyrange kr2;
 			memset(&kr2, 0, sizeof kr2);
@@ -196,9 +223,7 @@ static void build_ranges_for(sql_exec *ex, const sql_plan *p, scan_state *st)
 			kr2.start_len = plen;
 			kr2.stop = plen ? key_succ(pfx, plen, &kr2.stop_len) : NULL;
 			if (lo_extra || hi_extra) {
-				const cat_column *c = cat_column_by_attnum(r, r->pk[nfix]);
 				bool desc = r->pk_desc ? r->pk_desc[nfix] : false;
-				ty_keycol kc = {c->type, desc, false};
 				for (int side = 0; side < 2; side++) {
 					bool is_lo = side == 0;
 					if (is_lo ? !lo_extra : !hi_extra)
@@ -208,7 +233,7 @@ static void build_ranges_for(sql_exec *ex, const sql_plan *p, scan_state *st)
 					util_buf kb = UTIL_BUF_INIT;
 					if (plen)
 						util_buf_append(&kb, pfx, plen);
-					ty_key_encode(&kc, v, &kb);
+					enc_keycol(r, nfix, v, &kb);
 					uint8_t *k = ty_alloc(kb.len);
 					memcpy(k, kb.data, kb.len);
 					size_t kl = kb.len;
@@ -238,15 +263,21 @@ static void build_ranges_for(sql_exec *ex, const sql_plan *p, scan_state *st)
 				}
 			}
 			if (like_pfx) {
-				size_t n = plen + like_len;
+				util_buf lb = UTIL_BUF_INIT;
+				if (plen)
+					util_buf_append(&lb, pfx, plen);
+				level_head(r, nfix, &lb);
+				util_buf_append(&lb, like_pfx, like_len);
+				size_t n = lb.len;
 				uint8_t *k = ty_alloc(n);
-				memcpy(k, pfx, plen);
-				memcpy(k + plen, like_pfx, like_len);
+				memcpy(k, lb.data, n);
+				util_buf_free(&lb);
 				kr2.start = k;
 				kr2.start_len = n;
 				kr2.stop = key_succ(k, n, &kr2.stop_len);
 			}
 			kr2.point = p->scan.npoint > 0 && !lo_extra && !hi_extra;
+			kr2.rowlen = rowlen;
 			if (!kr2.stop || kcmp(kr2.start, kr2.start_len, kr2.stop, kr2.stop_len) < 0)
 				add_range(st, &kr2, &cap);
 		next_combo:;
@@ -392,6 +423,39 @@ static kv_filter *own_cells_filter(const cat_rel *r)
 	return kv_filter_column_prefix(pre, sizeof pre);
 }
 
+/* A range of an interleaved child with its root's key fixed lies in one
+ * kv row (the planner bounds the child's own key columns only then):
+ * read that row alone, its qualifiers limited to the
+ * range's by a column-range filter (the store seeks to the first and
+ * skips the rest of the row after the last), so a slice of a wide group
+ * costs the slice, not the group. */
+static void ilv_range(scan_state *st, const keyrange *kr, kv_scan_opts *so)
+{
+	kv_filter_free(st->range_cells);
+	st->range_cells = NULL;
+	size_t rowlen = kr->rowlen;
+	if (!rowlen)
+		return;
+	const uint8_t *qmin = NULL, *qmax = NULL;
+	size_t qminlen = 0, qmaxlen = 0;
+	if (kr->start_len > rowlen) {
+		qmin = kr->start + rowlen;
+		qminlen = kr->start_len - rowlen;
+	}
+	if (kr->stop && kr->stop_len > rowlen && !memcmp(kr->stop, kr->start, rowlen)) {
+		qmax = kr->stop + rowlen;
+		qmaxlen = kr->stop_len - rowlen;
+	}
+	uint8_t *stop = ty_alloc(rowlen + 1); /* the row alone: [row, row 00) */
+	memcpy(stop, kr->start, rowlen);
+	stop[rowlen] = 0;
+	so->start_len = rowlen;
+	so->stop = stop;
+	so->stop_len = rowlen + 1;
+	st->range_cells = kv_filter_column_range(qmin, qminlen, true, qmax, qmaxlen, false);
+	so->read.filter = st->range_cells;
+}
+
 /* The cur-th range in scan order. */
 static int range_index(const scan_state *st, int cur) { return st->reverse ? st->nranges - 1 - cur : cur; }
 
@@ -410,6 +474,8 @@ static void open_iter(sql_op *op, scan_state *st)
 		so.start_len = kr->start_len;
 		so.stop = kr->stop;
 		so.stop_len = kr->stop ? kr->stop_len : 0;
+		if (st->ilv)
+			ilv_range(st, kr, &so);
 	}
 	so.reverse = st->reverse;
 	/* The store may stop early when every row it returns is a result row. */
@@ -705,6 +771,10 @@ static bool ilv_fill(sql_op *op, scan_state *st, sql_batch *b, int cap, const ke
 		util_buf_append(&st->idbuf, c->qualifier.data, plen);
 		const uint8_t *id = (const uint8_t *)st->idbuf.data;
 		size_t idlen = st->idbuf.len, rowlen = c->row.len;
+		if (st->range_cells && !in_range(kr, id, idlen)) {
+			kv_iter_next(st->it); /* the qualifier range can be wider than the key range */
+			continue;
+		}
 		if (st->has_writes) {
 			emit_writes_before(op, st, b, cap, id, idlen, kr);
 			if (b->n >= cap)
@@ -840,7 +910,8 @@ static void scan_close(sql_op *op)
 	st->it = NULL;
 	kv_filter_free(st->own_cells);
 	kv_filter_free(st->own_cells_get);
-	st->own_cells = st->own_cells_get = NULL;
+	kv_filter_free(st->range_cells);
+	st->own_cells = st->own_cells_get = st->range_cells = NULL;
 	util_buf_free(&st->idbuf);
 	if (st->kv)
 		kv_table_close(st->kv);

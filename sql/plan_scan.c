@@ -28,9 +28,7 @@ static int key_pos(const cat_rel *r, int rte, sql_expr *e)
 {
 	if (e->kind != SQL_E_VAR || e->var.levelsup || e->var.rte != rte)
 		return -1;
-	/* Interleaved children: only the kv row key's columns bound a range. */
-	int n = r->ilv_depth ? r->ilv_path[0] : r->npk;
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < r->npk; i++)
 		if (r->pk[i] == e->var.col + 1)
 			return i;
 	return -1;
@@ -261,9 +259,10 @@ sql_plan *sql_plan_table_scan(sql_planner *pl, int rte, sql_expr **quals, int nq
 	p->scan.lock_strength = r->lock_strength;
 	p->scan.lock_wait = r->lock_wait;
 
-	/* Key ranges from conjuncts on a key prefix: for an interleaved child,
-	 * the prefix in the kv row key (its root's key columns). */
-	int npk = rel->ilv_depth ? rel->ilv_path[0] : rel->npk;
+	/* Key ranges from conjuncts on a key prefix. An interleaved child's
+	 * columns past its root's key bound a range only once the root's key
+	 * is fixed (the range is then within one kv row: exec_scan.c). */
+	int npk = rel->npk;
 	bool *consumed = ty_alloc0(sizeof(bool) * (size_t)(nquals ? nquals : 1));
 	double range_sel = 1;
 	if (npk > 0) {
@@ -274,6 +273,8 @@ sql_plan *sql_plan_table_scan(sql_planner *pl, int rte, sql_expr **quals, int nq
 		int nfix = 0;
 		while (nfix < npk && (cc[nfix].eq || cc[nfix].in))
 			nfix++;
+		if (rel->ilv_depth && nfix < rel->ilv_path[0])
+			npk = rel->ilv_path[0];
 		bool range_col = nfix < npk && (cc[nfix].lo || cc[nfix].hi);
 		bool like_col = nfix < npk && !range_col && cc[nfix].like;
 		if (nfix > 0 || range_col || like_col) {
@@ -312,7 +313,7 @@ sql_plan *sql_plan_table_scan(sql_planner *pl, int rte, sql_expr **quals, int nq
 			range_sel = range_selectivity(pl->ax->s, r->rel, cc, nfix, range_col);
 			p->scan.nranges = 1;
 			p->scan.ranges = kr;
-			p->scan.npoint = nfix == npk && !rel->ilv_depth ? npk : 0;
+			p->scan.npoint = nfix == rel->npk ? rel->npk : 0;
 		}
 	}
 	/* The rest filters inside the scan. */
