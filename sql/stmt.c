@@ -205,7 +205,16 @@ sql_prepared *sql_prepare(sql_session *s, const char *name, const char *query, i
 	util_buf k = UTIL_BUF_INIT;
 	cache_key(s, query, nparams, param_types, &k);
 	sql_prepared *p = util_map_get(&s->prep_cache, k.data, k.len);
-	if (p && p->cp && !cat_snap_stale(s->e->cat, p->cp->cat) && !(s->txn && s->txn->ddl)) {
+	/* Only while the very snapshot it was planned against is current (a
+	 * version number could match a rolled-back transaction's snapshot; the
+	 * cached plan holds its snapshot, so the pointer cannot be reused). */
+	bool current = false;
+	if (p && p->cp && !(s->txn && s->txn->ddl)) {
+		cat_snap *cur = cat_current(s->e->cat);
+		current = cur == p->cp->cat;
+		cat_snap_release(cur);
+	}
+	if (current) {
 		util_buf_free(&k);
 		sql_stmt_ensure_txn(s); /* as a fresh Parse does: Describe and Bind see the current catalog */
 		refresh_cat(s);
@@ -217,7 +226,7 @@ sql_prepared *sql_prepare(sql_session *s, const char *name, const char *query, i
 		sql_prepared_release(p);
 	}
 	p = prepare_uncached(s, name, query, nparams, param_types, err);
-	if (p && !p->is_utility && p->cp) {
+	if (p && !p->is_utility && p->cp && !(s->txn && s->txn->ddl)) {
 		if (util_map_count(&s->prep_cache) >= PREP_CACHE_MAX) {
 			size_t pos = 0;
 			void *v;

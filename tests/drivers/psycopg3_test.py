@@ -433,6 +433,26 @@ def unnamed_statement_reuse(ctx):
         raises(errors.InsufficientPrivilege, conn.execute, q, (0,), sqlstate="42501")
         conn.execute("RESET ROLE")
         eq(conn.execute(q, (0,)).fetchall(), [(1,)], "back as the superuser")
+        # Planned inside a transaction that created the table and rolled back,
+        # then another session's DDL: the table is gone, whatever the catalog's
+        # version number says.
+        conn.execute("SET search_path = public")
+        q2 = "SELECT count(*) FROM reuse_gone WHERE 1 = %s"
+        with conn.transaction(force_rollback=True):
+            conn.execute("CREATE TABLE reuse_gone (v int)")
+            eq(conn.execute(q2, (1,)).fetchall(), [(0,)], "inside the creating transaction")
+        other.execute("CREATE TABLE reuse_other (v int)")
+        raises(errors.UndefinedTable, conn.execute, q2, (1,), sqlstate="42P01")
+        other.execute("DROP TABLE reuse_other")
+        # The same table created again by another session (the same catalog
+        # changes, so the same version step): a new table, its own rows.
+        with conn.transaction(force_rollback=True):
+            conn.execute("CREATE TABLE reuse_gone (v int)")
+            eq(conn.execute(q2, (1,)).fetchall(), [(0,)], "inside the creating transaction, again")
+        other.execute("CREATE TABLE reuse_gone (v int)")
+        other.execute("INSERT INTO reuse_gone VALUES (1), (2)")
+        eq(conn.execute(q2, (1,)).fetchall(), [(2,)], "the table another session created")
+        other.execute("DROP TABLE reuse_gone")
         conn.execute("DROP SCHEMA reuse_a CASCADE")
         conn.execute("DROP SCHEMA reuse_b CASCADE")
         conn.execute("DROP ROLE reuse_r")
