@@ -193,44 +193,6 @@ bool sql_expr_equal(const sql_expr *a, const sql_expr *b)
 	}
 }
 
-bool sql_expr_walk(sql_expr *e, bool (*fn)(sql_expr *e, void *arg), void *arg)
-{
-	if (!e)
-		return false;
-	if (fn(e, arg))
-		return true;
-	switch (e->kind) {
-	case SQL_E_CAST:
-		return sql_expr_walk(e->cast.arg, fn, arg);
-	case SQL_E_SUBLINK:
-		if (sql_expr_walk(e->sub.testexpr, fn, arg))
-			return true;
-		for (int i = 0; i < e->sub.nparams; i++)
-			if (e->sub.param_vals && sql_expr_walk(e->sub.param_vals[i], fn, arg))
-				return true;
-		return false;
-	case SQL_E_FIELD:
-		return sql_expr_walk(e->field.arg, fn, arg);
-	case SQL_E_CONST:
-	case SQL_E_PARAM:
-	case SQL_E_EXECPARAM:
-	case SQL_E_VAR:
-	case SQL_E_SLOT:
-	case SQL_E_AGG:
-	case SQL_E_WINDOW:
-	case SQL_E_GROUPING:
-	case SQL_E_SESSION:
-	case SQL_E_DEFAULT:
-	case SQL_E_CASETEST:
-		return false;
-	default:
-		for (int i = 0; i < e->f.nargs; i++)
-			if (sql_expr_walk(e->f.args[i], fn, arg))
-				return true;
-		return false;
-	}
-}
-
 bool sql_expr_visit(sql_expr *e, sql_visit (*fn)(sql_expr *e, void *arg), void *arg)
 {
 	if (!e)
@@ -270,6 +232,24 @@ bool sql_expr_visit(sql_expr *e, sql_visit (*fn)(sql_expr *e, void *arg), void *
 				return true;
 		return false;
 	}
+}
+
+/* sql_expr_walk is sql_expr_visit with a callback that only stops. */
+typedef struct walk_fn {
+	bool (*fn)(sql_expr *e, void *arg);
+	void *arg;
+} walk_fn;
+
+static sql_visit walk_step(sql_expr *e, void *arg)
+{
+	const walk_fn *w = arg;
+	return w->fn(e, w->arg) ? SQL_VISIT_STOP : SQL_VISIT_CONTINUE;
+}
+
+bool sql_expr_walk(sql_expr *e, bool (*fn)(sql_expr *e, void *arg), void *arg)
+{
+	walk_fn w = {fn, arg};
+	return sql_expr_visit(e, walk_step, &w);
 }
 
 sql_expr *sql_expr_mutate(sql_expr *e, sql_expr *(*fn)(sql_expr *e, void *arg), void *arg)
