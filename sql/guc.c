@@ -325,6 +325,8 @@ static const sql_guc gucs[] = {
 	{"strata.backup_max_rate", GUC_INT, "0", "kB", false, false, "Strata",
 	 "Caps the rate at which strata_backup() copies data, per second (0: no limit).", NULL, 0, 2147483647, NULL,
 	 NULL},
+	G("strata.partial_aggregation", GUC_BOOL, "off", NULL, false, false, "Strata",
+	  "Lets the workers of a parallel scan aggregate their own rows, merged at the end (partial aggregation)."),
 	{"strata.read_as_of", GUC_STRING, "", NULL, false, false, "Strata",
 	 "Reads see the database as of this timestamp (read-only transactions; within the retention window).", NULL,
 	 0, 0, sql_asof_check, sql_asof_assign},

@@ -766,6 +766,7 @@ typedef struct sql_agg_plan {
 	int naggs;
 	sql_aggref *aggs;       /* args against input */
 	bool hashed;
+	bool partial;           /* input is a parallel scan: aggregated per worker, merged (plan_order.c) */
 	int ngsets;             /* grouping sets (ROLLUP/CUBE), 0 = plain */
 	int **gsets;
 	int *gset_len;
@@ -1052,6 +1053,28 @@ uint64_t sql_spill_bytes(const sql_spill *s);
 sql_op *sql_op_result(sql_exec *ex, const sql_plan *p);
 sql_op *sql_op_values(sql_exec *ex, const sql_plan *p);
 sql_op *sql_op_scan(sql_exec *ex, const sql_plan *p);
+/* Partial aggregation in parallel scans (exec_agg.c, exec_scan.c): when a
+ * scan's workers start, each calls begin() once in its thread (state in the
+ * worker's current arena, valid until its end()), rows() per batch of rows
+ * that passed the filter (valid during the call), and end() once at the
+ * end, which frees the worker's state and, when merge is true (the slice
+ * was read to its end), first merges its groups into the consumer's (end()
+ * takes its own lock). The scan then returns no rows. A scan that runs
+ * serially ignores the sink and returns its rows as usual. */
+typedef struct sql_par_sink {
+	void *(*begin)(void *arg, sql_exec *wex);
+	void (*rows)(void *ws, const ty_datum *rows, int n, int width);
+	void (*end)(void *arg, void *ws, bool merge);
+	void *arg;
+} sql_par_sink;
+/* Sets the sink of a scan operator before its first next(); sink must stay
+ * valid until the scan is closed. */
+void sql_scan_set_sink(sql_op *scan, const sql_par_sink *sink);
+/* Stops and joins a scan's workers (idempotent): a sink's target may be
+ * freed after this. */
+void sql_scan_stop_workers(sql_op *scan);
+/* Worker threads a scan operator has started so far (EXPLAIN ANALYZE). */
+int sql_scan_workers_launched(sql_op *scan);
 sql_op *sql_op_groupjoin(sql_exec *ex, const sql_plan *p);
 /* A worker thread of a statement of s (parallel scans): the session's
  * settings and interrupt checks, read-only. */
