@@ -190,10 +190,10 @@ void sql_apply_reloptions(sql_session *s, cat_obj *o, PgQuery__Node **opts, size
 		r->opts = no;
 		r->nopts++;
 		if (!strcmp(name, "salt_buckets")) {
+			/* Row keys get a bucket byte (docs/key-encoding.md); 0 = not salted. */
 			r->salt_buckets = atoi(v);
-			/* Accepted only as "not salted" until row keys carry a bucket. */
-			if (r->salt_buckets > 0)
-				ty_error(UTIL_E_FEATURE_NOT_SUPPORTED, "salted tables (salt_buckets) are not supported yet");
+			if (r->salt_buckets > 0 && r->relkind != 'r')
+				ty_error(UTIL_E_INVALID_PARAMETER_VALUE, "unrecognized parameter \"%s\"", name);
 		}
 	}
 }
