@@ -1497,6 +1497,9 @@ void sql_create_constraint_indexes(sql_session *s, cat_oid table);
 void sql_drop_index(sql_session *s, cat_txn *ct, const cat_obj *index, bool cascade);
 bool sql_view_depends_on(sql_session *s, const cat_obj *view, cat_oid rel);
 void sql_apply_reloptions(sql_session *s, cat_obj *o, PgQuery__Node **opts, size_t n);
+/* strata.default_salt_buckets: salts a new table (not interleaved) given no
+ * salt_buckets option, recorded as that option (ddl_misc.c). */
+void sql_default_salt(sql_session *s, cat_obj *o);
 int64_t sql_def_int(pnode *arg, bool *ok);
 void sql_ctas(sql_session *s, PgQuery__CreateTableAsStmt *st, const char *text, sql_complete *c);
 void sql_drop_database_objects(sql_session *s, cat_txn *ct, cat_oid db);
