@@ -5,7 +5,8 @@
  * its own table scan (exec_scan.c), and their rows are merged on the key
  * without its bucket byte, so the merged stream comes in the table's key
  * order (or its reverse) as a scan of an unsalted table would: ORDER BY,
- * LIMIT, first/last row and merge joins need no special case.
+ * LIMIT, first/last row and merge joins need no special case. (A parallel
+ * full scan needs no order: it is an ordinary scan of the stored rows.)
  */
 #include <string.h>
 

@@ -1017,8 +1017,10 @@ sql_op *sql_op_scan_salted(sql_exec *ex, const sql_plan *p, int salt)
 
 sql_op *sql_op_scan(sql_exec *ex, const sql_plan *p)
 {
+	/* Salted tables (exec_salt.c). A parallel full scan needs no order
+	 * (plan_order.c): it reads the table as stored, bucket after bucket. */
 	int nb = p->scan.rel ? p->scan.rel->rel.salt_buckets : 0;
-	if (nb > 0)
+	if (nb > 0 && !(p->scan.parallel && !p->scan.nranges))
 		return p->scan.npoint ? sql_op_scan_salted(ex, p, -1) : sql_op_salt_merge(ex, p, nb);
 	sql_op *op = sql_op_new_internal(ex, sizeof(scan_state));
 	op->open = scan_open;

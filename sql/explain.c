@@ -836,7 +836,11 @@ static xnode *build(explain_ctx *x, const sql_plan *p, const char *filter)
 			/* One scan per bucket merged in key order, or point reads
 			 * each in its key's bucket (exec_salt.c). */
 			char *v = ty_alloc(48);
-			snprintf(v, 48, p->scan.npoint ? "%d (one per key)" : "%d", p->scan.rel->rel.salt_buckets);
+			snprintf(v, 48,
+				 p->scan.npoint			     ? "%d (one per key)"
+				 : p->scan.parallel && !p->scan.nranges ? "%d (read as stored)"
+									: "%d",
+				 p->scan.rel->rel.salt_buckets);
 			prop(n, "Salt Buckets", v);
 		}
 		break;

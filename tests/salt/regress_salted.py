@@ -34,9 +34,9 @@ FILES = [
     "window", "cte_setops", "cursors_prepare", "views_dml", "explain", "spill",
 ]
 
-SALT_LINE = re.compile(r"^ +(->  )?Salt Buckets: \d+( \(one per key\))?$")
+SALT_LINE = re.compile(r"^ +(->  )?Salt Buckets: \d+( \((one per key|read as stored)\))?$")
 # The same property in EXPLAIN (FORMAT JSON): a cell line ending in "+".
-SALT_JSON = re.compile(r'^ +"Salt Buckets": "\d+( \(one per key\))?" *\+$')
+SALT_JSON = re.compile(r'^ +"Salt Buckets": "\d+( \((one per key|read as stored)\))?" *\+$')
 ROWS = re.compile(r"^\((\d+) rows?\)$")
 
 

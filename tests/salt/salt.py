@@ -10,7 +10,8 @@ COPY, transactions with savepoints and rollbacks) is applied to both, and
 inside every transaction and after it a suite of queries (point reads, key
 ranges, IN lists, ORDER BY/LIMIT forwards and backwards, MIN/MAX, joins,
 aggregates, queries without ORDER BY: the bucket scans are merged in key
-order, so even those must agree) must return identical results. Then the
+order, so even those must agree; parallel full scans read the table as
+stored) must return identical results. Then the
 salting rules (CREATE only, 1..256, no interleaving; 0A000 / 22023), the
 rewrites (TRUNCATE, ADD PRIMARY KEY), EXPLAIN's "Salt Buckets" line, index
 verification and a restart are checked.
@@ -251,6 +252,16 @@ def rules(chk, conn):
               "SELECT min(id), max(id) FROM {s}.big WHERE v = 3",
               "SELECT a.id, b.v FROM {s}.big a JOIN {s}.big b ON a.id = b.id WHERE a.id < 40"]:
         chk.check(fetch(cur, q.format(s="salt")) == fetch(cur, q.format(s="plain")), f"big: {q}")
+    # A big full scan runs on parallel workers, reading the table as stored.
+    for s in ("salt", "plain"):
+        cur.execute(f"CREATE TABLE {s}.par (id int PRIMARY KEY, v int) "
+                    + ("WITH (salt_buckets = 8)" if s == "salt" else ""))
+        cur.execute(f"INSERT INTO {s}.par SELECT i, i % 13 FROM generate_series(1, 60000) i")
+        cur.execute(f"ANALYZE {s}.par")
+    e = explain(cur, "SELECT sum(v), sum(id), count(*) FROM salt.par")
+    chk.check("Parallel Seq Scan" in e and "Salt Buckets: 8 (read as stored)" in e, f"parallel salted scan: {e}")
+    for q in ["SELECT sum(v), sum(id), count(*) FROM {s}.par", "SELECT v, count(*) FROM {s}.par GROUP BY v ORDER BY v"]:
+        chk.check(fetch(cur, q.format(s="salt")) == fetch(cur, q.format(s="plain")), f"parallel: {q}")
     # Prepared statements: the generic plan's bounds are parameters.
     cur.execute("PREPARE pr (int, int) AS SELECT * FROM salt.big WHERE id >= $1 AND id < $2 ORDER BY id")
     cur.execute("PREPARE pq (int, int) AS SELECT * FROM plain.big WHERE id >= $1 AND id < $2 ORDER BY id")
