@@ -84,6 +84,11 @@ QUERIES = [
     "SELECT * FROM {s}.tags WHERE tag = 't7'",
     "SELECT count(*), min(seq), max(seq) FROM {s}.log",
     "SELECT msg FROM {s}.log WHERE seq > 50 ORDER BY 1",
+    # Row values kept past their input batch (sort keys, min/max, ordered aggregates).
+    "SELECT min(ROW(customer, id)), max(ROW(customer, id)) FROM {s}.orders",
+    "SELECT string_agg(item, ',' ORDER BY ROW(qty, order_id, line_no)) FROM {s}.lines",
+    "SELECT ROW(order_id, item) FROM {s}.lines ORDER BY ROW(item, order_id), line_no",
+    "SELECT order_id, max(ROW(item, line_no)) FROM {s}.lines GROUP BY order_id ORDER BY 1",
 ]
 
 ITEMS = ["apple", "pear", "fig", "kiwi", "lime", "plum", "date", "nut"]
