@@ -84,23 +84,6 @@ static void salt_open(sql_op *op)
 	salt_state *st = op->state;
 	sql_exec *ex = op->ex;
 	const sql_plan *p = op->plan;
-	if (!st->kids) {
-		st->kids = util_arena_zalloc(ex->arena, sizeof(sql_op *) * (size_t)st->n);
-		st->cur = util_arena_zalloc(ex->arena, sizeof(sql_batch *) * (size_t)st->n);
-		st->pos = util_arena_zalloc(ex->arena, sizeof(int) * (size_t)st->n);
-		st->done = util_arena_zalloc(ex->arena, sizeof(bool) * (size_t)st->n);
-		st->heap = util_arena_zalloc(ex->arena, sizeof(int) * (size_t)st->n);
-		if (!st->kids || !st->cur || !st->pos || !st->done || !st->heap)
-			ty_error(UTIL_E_OUT_OF_MEMORY, "out of memory");
-		for (int i = 0; i < st->n; i++) {
-			sql_op *k = sql_op_scan_salted(ex, p, i + 1);
-			k->out = sql_batch_new(ex->arena, p->ncols, SQL_BATCH_ROWS);
-			st->kids[i] = k;
-		}
-	}
-	st->nheap = 0;
-	st->keyslot = p->scan.rel->rel.ncols;
-	st->reverse = p->scan.reverse;
 	/* A pushed-down LIMIT (plan_order.c) bounds the merged rows as it
 	 * bounds each bucket's. */
 	st->left = -1;
@@ -111,6 +94,24 @@ static void salt_open(sql_op *op)
 		    off.i <= INT64_MAX / 2)
 			st->left = d.i + (off.null ? 0 : off.i);
 	}
+	if (!st->kids) {
+		int cap = st->left > 0 && st->left < SQL_BATCH_ROWS ? (int)st->left : SQL_BATCH_ROWS;
+		st->kids = util_arena_zalloc(ex->arena, sizeof(sql_op *) * (size_t)st->n);
+		st->cur = util_arena_zalloc(ex->arena, sizeof(sql_batch *) * (size_t)st->n);
+		st->pos = util_arena_zalloc(ex->arena, sizeof(int) * (size_t)st->n);
+		st->done = util_arena_zalloc(ex->arena, sizeof(bool) * (size_t)st->n);
+		st->heap = util_arena_zalloc(ex->arena, sizeof(int) * (size_t)st->n);
+		if (!st->kids || !st->cur || !st->pos || !st->done || !st->heap)
+			ty_error(UTIL_E_OUT_OF_MEMORY, "out of memory");
+		for (int i = 0; i < st->n; i++) {
+			sql_op *k = sql_op_scan_salted(ex, p, i + 1);
+			k->out = sql_batch_new(ex->arena, p->ncols, cap); /* a LIMIT k needs k per bucket */
+			st->kids[i] = k;
+		}
+	}
+	st->nheap = 0;
+	st->keyslot = p->scan.rel->rel.ncols;
+	st->reverse = p->scan.reverse;
 }
 
 /* Rows of the buckets in key order. A row handed out points into its
