@@ -808,12 +808,11 @@ static xnode *build(explain_ctx *x, const sql_plan *p, const char *filter)
 		 * merge join input, backward) reads the table through its primary
 		 * key, as PostgreSQL's index scan on the _pkey would. */
 		if (p->scan.nranges || p->scan.reverse || p->scan.ordered) {
-			n = xnew(p->scan.reverse    ? "Index Scan Backward"
-				 : p->scan.parallel ? "Parallel Index Scan"
-						    : "Index Scan",
-				 p);
+			bool par = p->scan.parallel && !p->scan.rel->rel.salt_buckets;
+			const char *kind = par ? "Parallel Index Scan" : "Index Scan";
+			n = xnew(p->scan.reverse ? "Index Scan Backward" : kind, p);
 			n->jtype = "Index Scan";
-			n->parallel_aware = p->scan.parallel > 0; /* a key range cut among workers */
+			n->parallel_aware = par; /* a key range cut among workers (salted: buckets merged) */
 			n->direction = p->scan.reverse ? "Backward" : "Forward";
 			n->index = pk_name(&p->scan.rel->rel);
 		} else if (p->scan.parallel) {
@@ -835,6 +834,17 @@ static xnode *build(explain_ctx *x, const sql_plan *p, const char *filter)
 			x->qualify = q;
 			if (own || filter)
 				prop(n, "Filter", and_text(own, filter));
+		}
+		if (p->scan.rel->rel.salt_buckets) {
+			/* One scan per bucket merged in key order, or point reads
+			 * each in its key's bucket (exec_salt.c). */
+			char *v = ty_alloc(48);
+			snprintf(v, 48,
+				 p->scan.npoint			     ? "%d (one per key)"
+				 : p->scan.parallel && !p->scan.nranges ? "%d (read as stored)"
+									: "%d",
+				 p->scan.rel->rel.salt_buckets);
+			prop(n, "Salt Buckets", v);
 		}
 		break;
 	case SQL_P_INDEXSCAN: {

@@ -331,7 +331,8 @@ static void plan_parallel(sql_plan *p, int workers)
 		for (int i = 0; i < p->append.nchildren; i++)
 			plan_parallel(p->append.children[i], workers);
 	if (p->kind != SQL_P_SCAN || p->scan.ordered || p->scan.reverse || p->scan.limit || p->scan.lock_strength ||
-	    p->scan.npoint || p->scan.nranges > 1 || p->rows < PARALLEL_MIN_ROWS || p->scan.rel->rel.ilv_depth)
+	    p->scan.npoint || p->scan.nranges > 1 || p->rows < PARALLEL_MIN_ROWS || p->scan.rel->rel.ilv_depth ||
+	    (p->scan.rel->rel.salt_buckets && p->scan.nranges)) /* salted: a key range is one per bucket */
 		return;
 	if (p->qual && sql_expr_walk(p->qual, unsafe_in_worker, NULL))
 		return;
@@ -375,7 +376,9 @@ static void plan_partial(sql_plan *p)
 	if (p->kind == SQL_P_APPEND)
 		for (int i = 0; i < p->append.nchildren; i++)
 			plan_partial(p->append.children[i]);
+	/* (Salted key ranges are read bucket by bucket and merged: no workers.) */
 	if (p->kind != SQL_P_AGG || !p->left || p->left->kind != SQL_P_SCAN || !p->left->scan.parallel ||
+	    (p->left->scan.nranges && p->left->scan.rel->rel.salt_buckets) ||
 	    p->agg.ngsets || (p->agg.ngroup && (!p->agg.hashed || p->rows > PARTIAL_MAX_GROUPS)))
 		return;
 	for (int k = 0; k < p->agg.ngroup; k++)
