@@ -218,7 +218,26 @@ static bool read_line(copy_in *ci, const copy_opts *o)
 	util_buf_reset(&ci->line);
 	bool in_quote = false;
 	bool any = false;
+	const uint8_t q = (uint8_t)o->quote, e = (uint8_t)o->escape;
 	for (;;) {
+		/* The bytes of the received chunk up to the next one that needs a
+		 * look (line end, backslash, quote, escape) in one append rather
+		 * than a util_buf_putc per byte. */
+		if (ci->chunk_pos < ci->chunk_len) {
+			const uint8_t *p = ci->chunk + ci->chunk_pos, *end = ci->chunk + ci->chunk_len, *x = p;
+			if (o->fmt == SQL_COPY_CSV)
+				while (x < end && *x != '\n' && *x != '\r' && *x != q && *x != e)
+					x++;
+			else
+				while (x < end && *x != '\n' && *x != '\r' && *x != '\\')
+					x++;
+			if (x > p) {
+				util_buf_append(&ci->line, p, (size_t)(x - p));
+				ci->chunk_pos += (size_t)(x - p);
+				any = true;
+				continue;
+			}
+		}
 		int c = next_byte(ci);
 		if (c < 0)
 			return any || ci->line.len > 0;
@@ -547,7 +566,70 @@ typedef struct loader {
 	util_buf enc;
 	util_buf key;
 	sql_fk_state *fk;      /* foreign keys of the table (fk.c), or NULL */
+	/* Straight into the table's storage (see direct_ok): rows stamped at
+	 * direct_ts, in one batch that spills sorted runs and is committed at
+	 * the end as sorted files (one per family after the run merge). */
+	bool direct;
+	kv_batch *dbatch;
+	kv_ts direct_ts;
+	uint64_t direct_rows;
 } loader;
+
+/*
+ * A load into storage this transaction created (CREATE TABLE or TRUNCATE
+ * in the same transaction block) need not pass through the transaction's
+ * write set: as ALTER TABLE's rewrite does (ddl_rewrite.c), the rows go
+ * straight into the storage at the transaction's read timestamp, so its
+ * later statements see them. Nobody else can: the storage is private until
+ * the commit that names it, an abort drops it, and a crash leaves it
+ * unreferenced (cat_open drops it). So a failed COPY leaves nothing
+ * visible either, because it fails the whole transaction. Not under a
+ * savepoint (ROLLBACK TO could not take the rows back), and only where no
+ * key lookups are needed: a generated row key (no primary key), no
+ * indexes, no foreign keys, not interleaved.
+ */
+static bool direct_ok(const loader *ld)
+{
+	const sql_txn *t = ld->s->txn;
+	const cat_rel *r = &ld->rel->rel;
+	return !ld->bulk && ld->private_storage && !t->savepoints && r->npk == 0 && r->nindexes == 0 &&
+	       !r->ilv_depth && !r->ilv_nchildren && !ld->fk && !ld->unique;
+}
+
+static void direct_flush(loader *ld)
+{
+	if (!ld->dbatch || kv_batch_count(ld->dbatch) == 0)
+		return;
+	/* The commit of the transaction makes the files part of the table;
+	 * an ingest syncs its own files. */
+	kv_write_opts wo = {.no_sync = true, .ingest = true};
+	kv_status st = kv_commit(ld->s->e->kv, ld->dbatch, &wo, NULL);
+	if (st != KV_OK)
+		sql_kv_error(st, "writing a table");
+	kv_batch_clear(ld->dbatch);
+}
+
+/* One row of a direct load: its cells in key order (sentinel first), so a
+ * batch of ascending generated keys is a single sorted run. */
+static void direct_row(loader *ld, const uint8_t *k, size_t kl, const ty_datum *vals)
+{
+	const cat_rel *r = &ld->rel->rel;
+	if (!ld->dbatch)
+		ld->dbatch = kv_batch_new();
+	kv_batch_put(ld->dbatch, ld->kv, k, kl, SQL_FAMILY, "", 0, ld->direct_ts, "", 0);
+	uint8_t q[2];
+	for (int i = 0; i < r->ncols; i++) {
+		const cat_column *c = &r->cols[i];
+		if (c->dropped || vals[i].null || !sql_column_in_cells(r, c))
+			continue;
+		sql_colid_qual(c->col_id, q);
+		util_buf_reset(&ld->enc);
+		sql_value_encode(c->type, vals[i], &ld->enc);
+		kv_batch_put(ld->dbatch, ld->kv, k, kl, SQL_FAMILY, q, 2, ld->direct_ts, ld->enc.data,
+			     ld->enc.len);
+	}
+	ld->direct_rows++;
+}
 
 static UTIL_NORETURN void dup_key(loader *ld, const ty_datum *vals, copy_in *ci)
 {
@@ -673,6 +755,10 @@ static void load_row(loader *ld, ty_datum *vals, copy_in *ci)
 		}
 		TY_END(tc);
 	}
+	if (ld->direct) {
+		direct_row(ld, k, kl, vals);
+		return;
+	}
 	if (!ld->bulk) {
 		sql_txn_put_row(t, ld->rel, ld->kv, k, kl, vals, NULL, true, false);
 		return;
@@ -729,6 +815,11 @@ static void copy_from(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o,
 	ld.unique = sql_index_has_unique(s, rel);
 	ld.private_storage = sql_txn_storage_private(s->txn, r->storage);
 	ld.lock_rows = !ld.bulk && !ld.private_storage;
+	ld.direct = direct_ok(&ld);
+	if (ld.direct)
+		ld.direct_ts = sql_txn_read_ts(s->txn);
+	if (ld.direct && !ld.direct_ts)
+		ld.direct = false;
 	/* Defaults of the columns not loaded. */
 	sql_pstate ps = {.text = ""};
 	ps.param_types = ty_alloc0(sizeof(ty_oid) * 8);
@@ -896,6 +987,7 @@ static void copy_from(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o,
 		sql_fk_state *fk = ld.fk;
 		ld.fk = NULL;
 		sql_fk_end(fk);
+		direct_flush(&ld);
 	}
 	TY_CATCH(tc)
 	{
@@ -920,6 +1012,8 @@ static void copy_from(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o,
 		if (ci.file)
 			fclose(ci.file);
 		sql_fk_abandon(ld.fk);
+		kv_batch_free(ld.dbatch);
+		util_buf_free(&ld.enc);
 		util_arena_destroy(rowa);
 		util_arena_destroy(ld.scratch);
 		util_map_free(&ld.keys);
@@ -943,6 +1037,10 @@ static void copy_from(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o,
 	util_buf_free(&ld.key);
 	util_buf_free(&ld.last_parent);
 	kv_table_close(ld.kv);
+	kv_batch_free(ld.dbatch);
+	util_buf_free(&ld.enc);
+	if (ld.direct_rows)
+		sql_txn_note_direct_rows(s->txn, rel->oid, ld.direct_rows);
 	snprintf(c->tag, sizeof c->tag, "COPY %llu", (unsigned long long)n);
 }
 
