@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# bulk_phases.sh — wall time and server CPU (user+sys of the server process,
-# all threads, from /proc/PID/stat) of each phase of `pgbench -i` and of two
+# bulk_phases.sh — wall time and server CPU (user+sys of the process listening
+# on PORT, all threads, plus its reaped children: PostgreSQL's backends end up
+# there when they exit; from /proc/PID/stat) of each phase of `pgbench -i` and of two
 # CREATE INDEX statements on pgbench_accounts, against a running server.
 # Server CPU is the steadier figure on the shared machine (wall time moves
 # with the load of other work); run it against two builds back to back to
@@ -14,7 +15,7 @@ scale=${2:-10}
 rounds=${3:-2}
 pid=$(ss -ltnp | grep "127.0.0.1:$port " | sed -E 's/.*pid=([0-9]+).*/\1/' | head -1)
 [[ -n $pid ]] || { echo "bulk_phases: nothing listens on 127.0.0.1:$port" >&2; exit 1; }
-cpu() { awk '{printf "%.2f", ($14 + $15) / 100}' "/proc/$pid/stat"; }
+cpu() { awk '{printf "%.2f", ($14 + $15 + $16 + $17) / 100}' "/proc/$pid/stat"; }
 now() { date +%s.%N; }
 step() { # LABEL COMMAND...
 	local label=$1 c0 t0

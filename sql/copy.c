@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ddl_int.h"
 #include "ops.h"
 #include "sql_index.h"
 #include "sql_int.h"
@@ -566,6 +567,9 @@ typedef struct loader {
 	util_buf enc;
 	util_buf key;
 	sql_fk_state *fk;      /* foreign keys of the table (fk.c), or NULL */
+	sql_expr **checks;     /* the table's CHECK constraints, over the row */
+	const char **check_names;
+	int nchecks;
 	/* Straight into the table's storage (see direct_ok): rows stamped at
 	 * direct_ts, in one batch that spills sorted runs and is committed at
 	 * the end as sorted files (one per family after the run merge). */
@@ -691,6 +695,25 @@ static bool key_exists(loader *ld, const uint8_t *k, size_t kl)
 	return st == KV_OK && row.n > 0;
 }
 
+/* "(v1, v2, ...)" of a row for an error's "Failing row contains". */
+static void failing_row(const cat_rel *r, const ty_datum *vals, util_buf *row)
+{
+	util_buf_putc(row, '(');
+	bool first = true;
+	for (int k = 0; k < r->ncols; k++) {
+		if (r->cols[k].dropped)
+			continue;
+		if (!first)
+			util_buf_puts(row, ", ");
+		first = false;
+		if (vals[k].null)
+			util_buf_puts(row, "null");
+		else
+			ty_output(r->cols[k].type, vals[k], row);
+	}
+	util_buf_putc(row, ')');
+}
+
 static void load_row(loader *ld, ty_datum *vals, copy_in *ci)
 {
 	const cat_rel *r = &ld->rel->rel;
@@ -698,20 +721,7 @@ static void load_row(loader *ld, ty_datum *vals, copy_in *ci)
 	for (int c = 0; c < r->ncols; c++)
 		if (!r->cols[c].dropped && r->cols[c].notnull && vals[c].null) {
 			util_buf row = UTIL_BUF_INIT;
-			util_buf_putc(&row, '(');
-			bool first = true;
-			for (int k = 0; k < r->ncols; k++) {
-				if (r->cols[k].dropped)
-					continue;
-				if (!first)
-					util_buf_puts(&row, ", ");
-				first = false;
-				if (vals[k].null)
-					util_buf_puts(&row, "null");
-				else
-					ty_output(r->cols[k].type, vals[k], &row);
-			}
-			util_buf_putc(&row, ')');
+			failing_row(r, vals, &row);
 			util_err *e = ty_errstart(UTIL_E_NOT_NULL_VIOLATION,
 						  "null value in column \"%s\" of relation \"%s\" violates not-null constraint",
 						  r->cols[c].name, r->name);
@@ -720,6 +730,25 @@ static void load_row(loader *ld, ty_datum *vals, copy_in *ci)
 			util_buf_free(&row);
 			ty_errthrow();
 		}
+	/* CHECK constraints, as INSERT checks them (NULL passes). */
+	for (int i = 0; i < ld->nchecks; i++) {
+		ty_datum d = sql_eval(ld->ex, ld->checks[i], vals);
+		if (d.null || d.i)
+			continue;
+		util_buf row = UTIL_BUF_INIT;
+		failing_row(r, vals, &row);
+		util_err *e = ty_errstart(UTIL_E_CHECK_VIOLATION,
+					  "new row for relation \"%s\" violates check constraint \"%s\"", r->name,
+					  ld->check_names[i]);
+		util_err_detail(e, "Failing row contains %s.", row.data);
+		util_buf_free(&row);
+		const char *sn = sql_schema_name(ld->s->cat, r->schema);
+		if (sn)
+			util_err_field(e->schema, sn);
+		util_err_field(e->table, r->name);
+		util_err_field(e->constraint, ld->check_names[i]);
+		ty_errthrow();
+	}
 	if (r->ilv_depth)
 		sql_ilv_check_parent(t, ld->s->cat, ld->kv, ld->rel, vals, &ld->last_parent);
 	util_buf_reset(&ld->key);
@@ -832,6 +861,13 @@ static void copy_from(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o,
 	for (int i = 0; i < r->ncols; i++)
 		if (!listed[i] && !r->cols[i].dropped && r->cols[i].default_sql)
 			ld.defaults[i] = sql_column_default(&ax, r, i);
+	ld.checks = ty_alloc(sizeof(sql_expr *) * (size_t)(r->ncons + 1));
+	ld.check_names = ty_alloc(sizeof(char *) * (size_t)(r->ncons + 1));
+	for (int i = 0; i < r->ncons; i++)
+		if (r->cons[i].type == 'c' && r->cons[i].check_sql) {
+			ld.checks[ld.nchecks] = sql_rewrite_check_expr(s, rel, r->cons[i].check_sql, &ps);
+			ld.check_names[ld.nchecks++] = r->cons[i].name;
+		}
 	sql_planned *pl = ty_alloc0(sizeof *pl);
 	ld.ex = sql_exec_new(s, pl, ty_get_arena(), NULL, 0);
 	ld.ex->cache = ty_alloc0(sizeof(sql_cache_slot) * (size_t)(ps.ncache + 1));
