@@ -1335,6 +1335,9 @@ static inline bool sql_txn_tracks_reads(const sql_txn *t)
  * held: KV_CONFLICT if a write committed after the snapshot touches a
  * range the transaction read. */
 kv_status sql_txn_validate_reads(sql_txn *t);
+/* Rows a COPY wrote straight into storage private to the transaction
+ * (copy.c): counted for the statistics refresh after commit. */
+void sql_txn_note_direct_rows(sql_txn *t, cat_oid table, uint64_t rows);
 /* Bulk load: encodes a new row straight into the commit batch (no read-your-
  * writes; only for a single-statement transaction). */
 void sql_txn_bulk_row(sql_txn *t, const cat_obj *rel, kv_table *kv, const uint8_t *key, size_t klen,
