@@ -133,6 +133,18 @@ if server_start shared-a shared && PA=$SPORT SPA=$SPID && server_start shared-b 
 	else
 		bad "shared: want $(printf %q "$want"), got $(printf %q "$got")"
 	fi
+	# One sequence used by both servers: no value handed out twice.
+	q "$PA" -c "CREATE TABLE sq (id serial PRIMARY KEY, who text)" >/dev/null
+	for i in 1 2 3; do
+		q "$PA" -c "INSERT INTO sq (who) SELECT 'a' FROM generate_series(1, 40)" >/dev/null
+		q "$PB" -c "INSERT INTO sq (who) SELECT 'b' FROM generate_series(1, 40)" >/dev/null
+	done
+	got=$(q "$PB" -c "SELECT count(*), count(DISTINCT id), count(DISTINCT who) FROM sq; DROP TABLE sq" 2>&1)
+	if [[ $got == "240|240|2" ]]; then
+		ok "shared: a serial column filled from both servers hands out 240 distinct values"
+	else
+		bad "shared: sequence used by two servers: want 240|240|2, got $got"
+	fi
 	# Kill -9 the server that wrote: every acknowledged row is read on the other.
 	q "$PA" -c "CREATE TABLE kf (id int PRIMARY KEY)" >/dev/null
 	for i in $(seq 1 50); do echo "INSERT INTO kf VALUES ($i);"; done | q "$PA" >/dev/null
