@@ -8,7 +8,8 @@
 #               in TOO_LARGE must instead fail with 54000 (their transactions
 #               exceed the cluster's --max-txn-ops), every other file must pass
 #   shared      two servers on one cluster: DDL and rows written on one are
-#               seen by the other, also after the writer is killed (SIGKILL)
+#               seen by the other, also after the writer is killed (SIGKILL); a
+#               sequence used by both; REPEATABLE READ write conflicts (40001)
 #   failover    one etcd member is killed during a write workload; every
 #               acknowledged commit is still there afterwards
 # Skips (0 passed, 0 failed, 1 skipped) when etcd is not installed.
@@ -144,6 +145,12 @@ if server_start shared-a shared && PA=$SPORT SPA=$SPID && server_start shared-b 
 		ok "shared: a serial column filled from both servers hands out 240 distinct values"
 	else
 		bad "shared: sequence used by two servers: want 240|240|2, got $got"
+	fi
+	# REPEATABLE READ on two servers: first committer wins, the other gets 40001.
+	if got=$(/usr/bin/python3 "$here/rr_conflict.py" "$PA" "$PB" 2>&1); then
+		ok "shared: REPEATABLE READ updates of one row on two servers: the second commit fails with 40001"
+	else
+		bad "shared: cross-server write conflict: $got"
 	fi
 	# Kill -9 the server that wrote: every acknowledged row is read on the other.
 	q "$PA" -c "CREATE TABLE kf (id int PRIMARY KEY)" >/dev/null
