@@ -203,5 +203,17 @@ else
 	bad "failover: the server did not start (log: $logs/failover.log)"
 fi
 
+# ---------------------------------------------------------------- clean exits
+# Every server still running stops on SIGTERM without a sanitizer report.
+for p in "${SERVER_PIDS[@]}"; do kill "$p" 2>/dev/null; done
+for p in "${SERVER_PIDS[@]}"; do wait "$p" 2>/dev/null; done
+SERVER_PIDS=()
+reports=$(grep -l 'Sanitizer\|runtime error' "$logs"/*.log 2>/dev/null | tr '\n' ' ')
+if [[ -z $reports ]]; then
+	ok "clean exits: no sanitizer report in any server log"
+else
+	bad "clean exits: sanitizer reports in $reports"
+fi
+
 echo "$passed passed, $failed failed"
 ((failed == 0))
