@@ -11,6 +11,7 @@
  *                  scan.c/rscan.c runs on it unchanged)
  *   etcd_store.c   open/close, clock and read points, kv table DDL
  *   etcd_commit.c  kv_commit / kv_commit_if as one etcd transaction
+ *   etcd_gc.c      version garbage collection (kv_table_compact)
  */
 #ifndef STRATA_KV_EKV_H
 #define STRATA_KV_EKV_H
@@ -154,6 +155,9 @@ void ekv_remember(ekv *e, kv_ts ts, int64_t rev);
 void ekv_observe(ekv *e, kv_ts ts);
 /* The next timestamp of this process's clock. */
 kv_ts ekv_next_ts(ekv *e);
+/* Commits the clock alone at a fresh timestamp (*ts): later read points
+ * see every change made before it. */
+kv_status ekv_bump_clock(kv_store *s, kv_ts *ts);
 /* Reads the cluster clock: its value (ts part) and the revision read at. */
 kv_status ekv_clock_read(ekv *e, kv_ts *ts, int64_t *rev);
 
@@ -166,6 +170,9 @@ kv_status ekv_table_open(kv_store *s, const char *name, kv_table **out);
 /* The revision a read at read_ts uses on this thread: set while a commit
  * resolves conditions and increments against one pinned state. */
 extern _Thread_local int64_t ekv_latest_pin;
+
+/* Version GC of a kv table (kv_table_compact; etcd_gc.c). */
+kv_status ekv_table_gc(kv_table *t, bool major);
 
 /* ---------------------------------------------------------------- commit (etcd_commit.c) */
 

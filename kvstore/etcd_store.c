@@ -109,7 +109,7 @@ kv_ts ekv_read_point(kv_store *s)
 
 /* Moves the cluster clock to a fresh timestamp of this process (a commit
  * without cells); *ts receives it. */
-static kv_status bump_clock(kv_store *s, kv_ts *out)
+kv_status ekv_bump_clock(kv_store *s, kv_ts *out)
 {
 	kv_batch b = {.spill_at = SIZE_MAX};
 	kv_ts ts = 0;
@@ -127,7 +127,7 @@ kv_status ekv_read_point_wait(kv_store *s, kv_ts ts)
 	if (ekv_read_point(s) >= ts)
 		return KV_OK;
 	kv_ts got;
-	return bump_clock(s, &got);
+	return ekv_bump_clock(s, &got);
 }
 
 kv_status ekv_snapshot_acquire(kv_store *s, kv_ts *ts)
@@ -140,7 +140,7 @@ kv_status ekv_snapshot_acquire(kv_store *s, kv_ts *ts)
 
 kv_status ekv_ts_reserve(kv_store *s, kv_ts *ts)
 {
-	return bump_clock(s, ts);
+	return ekv_bump_clock(s, ts);
 }
 
 /* ---------------------------------------------------------------- open / close */

@@ -136,8 +136,9 @@ void kv_store_opts_default(kv_store_opts *o);
  * A path "etcd://host:port[,host:port...][/prefix]" opens the etcd v3
  * backend instead (docs/scale-out.md): cells live in the etcd cluster under
  * the key prefix (default "/strata"), several processes may open the same
- * store, and operations on local files (backups, flush/compaction, file
- * listings, compaction filters) return KV_NOT_SUPPORTED or do nothing. */
+ * store; operations on local files (backups, verify, file listings) return
+ * KV_NOT_SUPPORTED or report nothing, flushes do nothing, and a major
+ * compaction is a version GC pass (kvstore/etcd_gc.c). */
 kv_status kv_store_open(const char *path, const kv_store_opts *opts, kv_store **out);
 /* Flushes nothing extra (the log is durable), stops background work, frees.
  * REQUIRES: no open iterators or batches in use. */

@@ -402,6 +402,19 @@ void commit_recent_on(kv_store *s);
 kv_status commit_replay(kv_store *s, const uint8_t *p, size_t n, uint64_t seg, kv_ts *max_ts);
 
 /* Flush and compaction (flush.c, compact.c). */
+/* Per-column state of the major-compaction matcher. */
+typedef struct cstate {
+	util_buf col;
+	bool has_df, has_dc, has_del;
+	kv_ts df_ts, dc_ts, del_ts;
+	kv_ts *dfv;
+	int ndfv, cdfv;
+	int versions;
+} cstate;
+/* Major compaction's decision for one cell of a sorted stream (cstate reset
+ * per column and, for family markers, per row+family by the caller). */
+bool compact_major_keep(cstate *c, const kv_family_opts *fo, const ikey_parts *p, kv_ts horizon, int64_t now,
+			bool keep_markers);
 kv_status flush_table(kv_store *s, kv_table *t);
 kv_status compact_table(kv_store *s, kv_table *t, bool major, bool manual);
 bool compact_pick_needed(kv_table *t);

@@ -618,7 +618,7 @@ kv_status kv_table_flush(kv_table *t)
 kv_status kv_table_compact(kv_table *t, bool major)
 {
 	if (t->s->etcd)
-		return kv_not_supported("kv_table_compact (version garbage collection)");
+		return ekv_table_gc(t, major);
 	if (atomic_load(&t->dropped))
 		return kv_fail(KV_NOT_FOUND, "kv table %s was dropped", t->name);
 	kv_status st = flush_table(t->s, t);

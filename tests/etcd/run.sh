@@ -3,7 +3,8 @@
 # (docs/scale-out.md). Starts a throwaway 3-member etcd cluster on free
 # loopback ports (temp dirs), then:
 #   model       kvstore/test/model_test (randomised operations checked against
-#               a reference model) with KV_MODEL_STORE=etcd://...
+#               a reference model, version GC included) with
+#               KV_MODEL_STORE=etcd://...
 #   regress     a Strata server on the cluster runs tests/regress; files listed
 #               in TOO_LARGE must instead fail with 54000 (their transactions
 #               exceed the cluster's --max-txn-ops), every other file must pass
@@ -77,7 +78,7 @@ q() { # PORT SQL...
 # ---------------------------------------------------------------- model
 model=$build/kvstore/model_test
 if [[ -x $model ]]; then
-	if KV_MODEL_STORE="$URI" KV_MODEL_SEEDS=${ETCD_MODEL_SEEDS:-2} KV_MODEL_OPS=${ETCD_MODEL_OPS:-800} \
+	if STRATA_ETCD_GC_WINDOW_S=0 KV_MODEL_STORE="$URI" KV_MODEL_SEEDS=${ETCD_MODEL_SEEDS:-2} KV_MODEL_OPS=${ETCD_MODEL_OPS:-800} \
 		"$model" >"$logs/model.log" 2>&1; then
 		ok "model: $(grep -c '^seed' "$logs/model.log") seeds of randomised kv operations match the model"
 	else
