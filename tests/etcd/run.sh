@@ -8,6 +8,7 @@
 #   regress     a Strata server on the cluster runs tests/regress; files listed
 #               in TOO_LARGE must instead fail with 54000 (their transactions
 #               exceed the cluster's --max-txn-ops), every other file must pass
+#   isolation   tests/isolation on one server on the cluster
 #   shared      two servers on one cluster: DDL and rows written on one are
 #               seen by the other, also after the writer is killed (SIGKILL); a
 #               sequence used by both; REPEATABLE READ write conflicts (40001)
@@ -114,6 +115,21 @@ if server_start regress regress; then
 	fi
 else
 	bad "regress: the server did not start on etcd (log: $logs/regress.log)"
+fi
+
+# ---------------------------------------------------------------- isolation
+# The isolation suite (concurrent sessions, one server) on the etcd store.
+if server_start isolation isolation; then
+	"$root/tests/isolation/run.sh" --host 127.0.0.1 --port "$SPORT" --logs "$logs/isolation" \
+		>"$logs/isolation.txt" 2>&1
+	line=$(tail -n 1 "$logs/isolation.txt")
+	if [[ $line =~ ^([0-9]+)\ passed,\ 0\ failed ]] && ((BASH_REMATCH[1] > 0)); then
+		ok "isolation: $line"
+	else
+		bad "isolation: $line (see $logs/isolation.txt)"
+	fi
+else
+	bad "isolation: the server did not start (log: $logs/isolation.log)"
 fi
 
 # ---------------------------------------------------------------- shared
