@@ -26,9 +26,9 @@
 
 #include "sql_int.h"
 
-#define LIT_CACHE_MAX 64
-#define LIT_TEXT_MAX  4096
-#define LIT_MARK      1 /* byte introducing a constant's class in a shape */
+#define LIT_CACHE_MAX         64
+#define SQL_LITCACHE_TEXT_MAX 4096
+#define LIT_MARK              1 /* byte introducing a constant's class in a shape */
 
 typedef struct lit_tok {
 	int off, len;
@@ -89,7 +89,9 @@ sql_litq *sql_litcache_scan(sql_session *s, const char *query)
 	if (s->txn_state == SQL_TXN_FAILED || (s->txn && s->txn->ddl))
 		return NULL;
 	size_t qlen = strlen(query);
-	if (qlen > LIT_TEXT_MAX)
+	/* Backslashes: E'' strings and standard_conforming_strings change
+	 * where a string ends. */
+	if (qlen > SQL_LITCACHE_TEXT_MAX || memchr(query, '\\', qlen) || memchr(query, LIT_MARK, qlen))
 		return NULL;
 	sql_litq *q = util_arena_zalloc(s->stmt_arena, sizeof *q);
 	int cap = 8;
@@ -99,8 +101,6 @@ sql_litq *sql_litcache_scan(sql_session *s, const char *query)
 	const char *p = query, *end = query + qlen;
 	while (p < end) {
 		unsigned char c = (unsigned char)*p;
-		if (c == '\\' || c == LIT_MARK)
-			goto fail;
 		if (c == '-' && p + 1 < end && p[1] == '-') { /* comment to end of line */
 			const char *e = memchr(p, '\n', (size_t)(end - p));
 			e = e ? e + 1 : end;
@@ -187,6 +187,13 @@ sql_litq *sql_litcache_scan(sql_session *s, const char *query)
 fail:
 	util_buf_free(k);
 	return NULL;
+}
+
+const char *sql_litcache_key(const sql_litq *q, size_t *len, int *nconst)
+{
+	*len = q->klen;
+	*nconst = q->n;
+	return q->key;
 }
 
 /* ---------------------------------------------------------------- entries */

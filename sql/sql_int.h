@@ -1389,6 +1389,7 @@ sql_prepared *sql_prepare_tree(sql_session *s, const char *name, const char *que
  * an earlier one only in integer constants compared with columns run its
  * plan with those constants as parameters, skipping parse and plan. */
 typedef struct sql_litq sql_litq;
+#define SQL_LITCACHE_TEXT_MAX 4096 /* longer texts are not cached */
 /* Scans the text; NULL when the cache cannot take it. Valid until the
  * statement arena is reset. */
 sql_litq *sql_litcache_scan(sql_session *s, const char *query);
@@ -1400,6 +1401,8 @@ bool sql_litcache_get(sql_session *s, sql_litq *q, sql_prepared *out, sql_prepar
 bool sql_litcache_put(sql_session *s, sql_litq *q, PgQuery__ParseResult *pr, sql_prepared *out,
 		      sql_prepared **hold);
 void sql_litcache_free(sql_session *s);
+/* The scanned text's cache key and number of integer constants (tests). */
+const char *sql_litcache_key(const sql_litq *q, size_t *len, int *nconst);
 void sql_stmt_fail_block(sql_session *s);
 void sql_stmt_end_txn(sql_session *s);
 void sql_stmt_ensure_txn(sql_session *s);
