@@ -157,7 +157,13 @@ void sql_portal_free(sql_session *s, sql_portal_s *p)
 	if (p->owns_stmt)
 		sql_prepared_release(p->stmt);
 	util_arena_destroy(p->mat_arena);
-	(void)s;
+	/* Keep one portal arena for the next Bind: an 8 KiB malloc and free per
+	 * execution otherwise (glibc consolidates its fast bins on each). */
+	if (s && !s->spare_portal_arena && p->arena != s->stmt_arena) {
+		util_arena_reset(p->arena);
+		s->spare_portal_arena = p->arena;
+		return;
+	}
 	util_arena_destroy(p->arena);
 }
 
@@ -201,6 +207,8 @@ void sql_session_close(sql_session *s)
 	util_map_free(&s->prep_cache);
 	sql_litcache_free(s);
 	util_map_free(&s->portals);
+	util_arena_destroy(s->spare_portal_arena);
+	s->spare_portal_arena = NULL;
 	leave(s);
 	sql_engine_remove_session(s->e, s);
 	if (s->cat)

@@ -142,6 +142,7 @@ struct sql_session {
 	util_map lit_cache;          /* simple queries by shape -> struct lit_entry* (litcache.c) */
 	uint64_t guc_gen;            /* bumped whenever a setting's value changes (guc.c) */
 	util_map portals;            /* name -> sql_portal_s* */
+	util_arena *spare_portal_arena; /* a freed portal's arena, reset, for the next (session.c) */
 	bool ext_failed;             /* an error in an extended batch: skip to Sync */
 	/* state */
 	char state_desc[32];         /* pg_stat_activity.state */

@@ -452,7 +452,10 @@ sql_portal_s *sql_portal_create(sql_session *s, const char *name, sql_prepared *
 			     bp->nresult_formats, p->cp->planned->desc.ncols);
 		return NULL;
 	}
-	util_arena *a = util_arena_new(8192, 0);
+	util_arena *a = s->spare_portal_arena; /* see sql_portal_free */
+	s->spare_portal_arena = NULL;
+	if (!a)
+		a = util_arena_new(8192, 0);
 	sql_portal_s *po = util_arena_zalloc(a, sizeof *po);
 	po->arena = a;
 	po->name = util_arena_strdup(a, name);
