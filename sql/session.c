@@ -254,8 +254,11 @@ static void set_activity(sql_session *s, const char *state, const char *query)
 	pthread_mutex_lock(&s->mu);
 	snprintf(s->state_desc, sizeof s->state_desc, "%s", state);
 	if (query) {
-		free(s->current_query);
-		s->current_query = util_xstrdup(query);
+		/* Executions of a prepared statement repeat the same text: no copy. */
+		if (!s->current_query || strcmp(s->current_query, query) != 0) {
+			free(s->current_query);
+			s->current_query = util_xstrdup(query);
+		}
 		s->query_start_us = util_now_us();
 	}
 	pthread_mutex_unlock(&s->mu);
