@@ -157,7 +157,13 @@ void sql_portal_free(sql_session *s, sql_portal_s *p)
 	if (p->owns_stmt)
 		sql_prepared_release(p->stmt);
 	util_arena_destroy(p->mat_arena);
-	(void)s;
+	/* Keep one portal arena for the next Bind: an 8 KiB malloc and free per
+	 * execution otherwise (glibc consolidates its fast bins on each). */
+	if (s && !s->spare_portal_arena && p->arena != s->stmt_arena) {
+		util_arena_reset(p->arena);
+		s->spare_portal_arena = p->arena;
+		return;
+	}
 	util_arena_destroy(p->arena);
 }
 
@@ -199,7 +205,10 @@ void sql_session_close(sql_session *s)
 	while (util_map_next(&s->prep_cache, &pos, NULL, NULL, &v))
 		sql_prepared_release(v);
 	util_map_free(&s->prep_cache);
+	sql_litcache_free(s);
 	util_map_free(&s->portals);
+	util_arena_destroy(s->spare_portal_arena);
+	s->spare_portal_arena = NULL;
 	leave(s);
 	sql_engine_remove_session(s->e, s);
 	if (s->cat)
@@ -245,8 +254,11 @@ static void set_activity(sql_session *s, const char *state, const char *query)
 	pthread_mutex_lock(&s->mu);
 	snprintf(s->state_desc, sizeof s->state_desc, "%s", state);
 	if (query) {
-		free(s->current_query);
-		s->current_query = util_xstrdup(query);
+		/* Executions of a prepared statement repeat the same text: no copy. */
+		if (!s->current_query || strcmp(s->current_query, query) != 0) {
+			free(s->current_query);
+			s->current_query = util_xstrdup(query);
+		}
 		s->query_start_us = util_now_us();
 	}
 	pthread_mutex_unlock(&s->mu);
@@ -323,6 +335,24 @@ static size_t stmt_text(const char *query, PgQuery__RawStmt *rs, char **out)
 	return start;
 }
 
+/* One statement of a simple query whose plan came from the literal cache
+ * (litcache.c): run as the parsed path would run it. */
+static int simple_cached(sql_session *s, sql_prepared *ps, sql_prepared *hold, sql_dest *dest,
+			 void (*done)(void *arg, const sql_complete *c), void *done_arg, util_err *err)
+{
+	sql_complete c;
+	memset(&c, 0, sizeof c);
+	int rc = sql_stmt_run(s, ps, NULL, dest, 0, &c, err);
+	sql_prepared_release(hold);
+	if (rc == 0)
+		rc = finish_implicit(s, err);
+	if (rc == 0)
+		done(done_arg, &c);
+	else
+		abort_implicit(s);
+	return rc;
+}
+
 int sql_simple_query(sql_session *s, const char *query, sql_dest *dest,
 		     void (*done)(void *arg, const sql_complete *c), void *done_arg, util_err *err)
 {
@@ -330,6 +360,12 @@ int sql_simple_query(sql_session *s, const char *query, sql_dest *dest,
 	util_arena_reset(s->stmt_arena);
 	set_activity(s, "active", query);
 	int rc = 0;
+	sql_prepared cps, *hold = NULL;
+	sql_litq *lq = sql_litcache_scan(s, query);
+	if (lq && sql_litcache_get(s, lq, &cps, &hold)) {
+		rc = simple_cached(s, &cps, hold, dest, done, done_arg, err);
+		goto out;
+	}
 	PgQuery__ParseResult *pr = sql_parse_text(query, err);
 	if (!pr) {
 		if (s->txn_state == SQL_TXN_BLOCK)
@@ -337,6 +373,10 @@ int sql_simple_query(sql_session *s, const char *query, sql_dest *dest,
 		else
 			abort_implicit(s);
 		rc = -1;
+		goto out;
+	}
+	if (lq && sql_litcache_put(s, lq, pr, &cps, &hold)) { /* pr is the cache's now */
+		rc = simple_cached(s, &cps, hold, dest, done, done_arg, err);
 		goto out;
 	}
 	if (pr->n_stmts == 0) {

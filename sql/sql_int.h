@@ -139,8 +139,10 @@ struct sql_session {
 	/* extended protocol */
 	util_map prepared;           /* name -> sql_prepared* */
 	util_map prep_cache;         /* unnamed statements by text and context -> sql_prepared* (stmt.c) */
+	util_map lit_cache;          /* simple queries by shape -> struct lit_entry* (litcache.c) */
 	uint64_t guc_gen;            /* bumped whenever a setting's value changes (guc.c) */
 	util_map portals;            /* name -> sql_portal_s* */
+	util_arena *spare_portal_arena; /* a freed portal's arena, reset, for the next (session.c) */
 	bool ext_failed;             /* an error in an extended batch: skip to Sync */
 	/* state */
 	char state_desc[32];         /* pg_stat_activity.state */
@@ -1372,6 +1374,8 @@ struct sql_prepared {
 	sql_cached_plan *cp;      /* current plan (non-utility) */
 	int64_t prepare_time_us;  /* pg_prepared_statements.prepare_time (µs since the Unix epoch) */
 	bool from_sql;            /* made by PREPARE, not by the protocol's Parse */
+	ty_datum *lit_params;     /* simple query served by litcache.c: its constants */
+	int nlit_params;
 };
 
 struct sql_portal_s {
@@ -1412,6 +1416,30 @@ void sql_cached_plan_release(sql_cached_plan *cp);
 sql_cached_plan *sql_prepared_plan(sql_session *s, sql_prepared *p);
 int sql_stmt_run(sql_session *s, sql_prepared *ps, sql_portal_s *portal, sql_dest *dest, int64_t max_rows,
 		 sql_complete *c, util_err *err);
+/* Analyzes and plans an already parsed statement (as Parse does). On success
+ * the statement takes ownership of pr; on failure (NULL, *err set) the
+ * caller keeps it. */
+sql_prepared *sql_prepare_tree(sql_session *s, const char *name, const char *query, PgQuery__ParseResult *pr,
+			       int nparams, const uint32_t *param_types, util_err *err);
+
+/* The simple-query literal cache (litcache.c): statements that differ from
+ * an earlier one only in integer constants compared with columns run its
+ * plan with those constants as parameters, skipping parse and plan. */
+typedef struct sql_litq sql_litq;
+#define SQL_LITCACHE_TEXT_MAX 4096 /* longer texts are not cached */
+/* Scans the text; NULL when the cache cannot take it. Valid until the
+ * statement arena is reset. */
+sql_litq *sql_litcache_scan(sql_session *s, const char *query);
+/* A hit fills *out (a statement to run as the simple query, holding a
+ * reference to the cached one in *hold: release it after the run). */
+bool sql_litcache_get(sql_session *s, sql_litq *q, sql_prepared *out, sql_prepared **hold);
+/* After a miss: parameterises and plans the parsed statement and caches it;
+ * true fills *out and *hold as a hit and takes ownership of pr. */
+bool sql_litcache_put(sql_session *s, sql_litq *q, PgQuery__ParseResult *pr, sql_prepared *out,
+		      sql_prepared **hold);
+void sql_litcache_free(sql_session *s);
+/* The scanned text's cache key and number of integer constants (tests). */
+const char *sql_litcache_key(const sql_litq *q, size_t *len, int *nconst);
 void sql_stmt_fail_block(sql_session *s);
 void sql_stmt_end_txn(sql_session *s);
 void sql_stmt_ensure_txn(sql_session *s);

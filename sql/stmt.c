@@ -257,6 +257,15 @@ static sql_prepared *prepare_uncached(sql_session *s, const char *name, const ch
 		util_err_set(err, UTIL_E_SYNTAX_ERROR, "cannot insert multiple commands into a prepared statement");
 		return NULL;
 	}
+	sql_prepared *p = sql_prepare_tree(s, name, query, pr, nparams, param_types, err);
+	if (!p)
+		pg_query__parse_result__free_unpacked(pr, NULL);
+	return p;
+}
+
+sql_prepared *sql_prepare_tree(sql_session *s, const char *name, const char *query, PgQuery__ParseResult *pr,
+			       int nparams, const uint32_t *param_types, util_err *err)
+{
 	util_arena *a = util_arena_new(4096, 0);
 	sql_prepared *p = util_arena_zalloc(a, sizeof *p);
 	p->arena = a;
@@ -265,7 +274,6 @@ static sql_prepared *prepare_uncached(sql_session *s, const char *name, const ch
 	p->text = util_arena_strdup(a, query);
 	p->prepare_time_us = util_now_us();
 	p->full_text = p->text;
-	p->parse = pr;
 	p->raw = pr->n_stmts ? pr->stmts[0]->stmt : NULL;
 	p->nparams = nparams;
 	p->param_types = util_arena_zalloc(a, sizeof(ty_oid) * (size_t)(nparams ? nparams : 1));
@@ -300,6 +308,7 @@ static sql_prepared *prepare_uncached(sql_session *s, const char *name, const ch
 				p->param_types[i] = TY_TEXT;
 		p->types_fixed = true;
 	}
+	p->parse = pr; /* only now: on failure the caller keeps the tree */
 	return p;
 }
 
@@ -448,7 +457,10 @@ sql_portal_s *sql_portal_create(sql_session *s, const char *name, sql_prepared *
 			     bp->nresult_formats, p->cp->planned->desc.ncols);
 		return NULL;
 	}
-	util_arena *a = util_arena_new(8192, 0);
+	util_arena *a = s->spare_portal_arena; /* see sql_portal_free */
+	s->spare_portal_arena = NULL;
+	if (!a)
+		a = util_arena_new(8192, 0);
 	sql_portal_s *po = util_arena_zalloc(a, sizeof *po);
 	po->arena = a;
 	po->name = util_arena_strdup(a, name);
@@ -640,6 +652,8 @@ static void run(sql_session *s, sql_prepared *ps, sql_portal_s *portal, sql_dest
 	sql_portal_s *po = ty_alloc0(sizeof *po);
 	po->arena = s->stmt_arena;
 	po->stmt = p;
+	po->params = p->lit_params; /* constants of a literal-cache hit (litcache.c) */
+	po->nparams = p->nlit_params;
 	TY_TRY(tc)
 	{
 		sql_portal_run(s, po, dest, 0, true, c);
