@@ -590,13 +590,16 @@ typedef struct loader {
  * visible either, because it fails the whole transaction. Not under a
  * savepoint (ROLLBACK TO could not take the rows back), and only where no
  * key lookups are needed: a generated row key (no primary key), no
- * indexes, no foreign keys, not interleaved.
+ * indexes, no foreign keys, not interleaved. Embedded store only: on a
+ * shared backend (etcd) a read does not see cells written after its read
+ * point with an older timestamp, and one ingest batch would exceed the
+ * backend's transaction limits.
  */
 static bool direct_ok(const loader *ld)
 {
 	const sql_txn *t = ld->s->txn;
 	const cat_rel *r = &ld->rel->rel;
-	return !ld->bulk && ld->private_storage && !t->savepoints && r->npk == 0 && r->nindexes == 0 &&
+	return !ld->bulk && ld->private_storage && !ld->s->e->opts.store_uri && !t->savepoints && r->npk == 0 && r->nindexes == 0 &&
 	       !r->ilv_depth && !r->ilv_nchildren && !ld->fk && !ld->unique;
 }
 
