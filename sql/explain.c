@@ -840,8 +840,10 @@ static xnode *build(explain_ctx *x, const sql_plan *p, const char *filter)
 			return n;
 		}
 		int mark = x->nsubs;
-		bool scan = p->left->kind == SQL_P_SCAN || p->left->kind == SQL_P_INDEXSCAN || p->left->kind == SQL_P_FUNCSCAN ||
-			    p->left->kind == SQL_P_VALUES || p->left->kind == SQL_P_CTESCAN || p->left->kind == SQL_P_SYSSCAN;
+		bool scan = p->left->kind == SQL_P_SCAN || p->left->kind == SQL_P_INDEXSCAN ||
+			    p->left->kind == SQL_P_FUNCSCAN || p->left->kind == SQL_P_VALUES ||
+			    p->left->kind == SQL_P_CTESCAN || p->left->kind == SQL_P_SYSSCAN ||
+			    p->left->kind == SQL_P_WORKTABLE;
 		bool q = x->qualify;
 		if (scan)
 			x->qualify = false;
