@@ -66,4 +66,25 @@ SELECT o.id, c.name, p.cat, r.name FROM jo_ord o JOIN jo_prod p ON p.id = o.prod
   JOIN jo_cust c ON c.id = o.cust_id JOIN jo_region r ON r.id = c.region_id
   WHERE r.name LIKE 'south%' AND p.price < 14 ORDER BY o.id;
 RESET join_collapse_limit;
+-- A lookup join over a hash join whose left rows match more rows than one
+-- batch holds (the hash join resumed such a row with key values of an
+-- earlier call's stack frame, losing matches).
+CREATE TABLE jo_f2 (id int PRIMARY KEY, a int, b int);
+CREATE TABLE jo_f3 (id int PRIMARY KEY, a int, b int);
+CREATE TABLE jo_f5 (k1 int, k2 int, a int, PRIMARY KEY (k1, k2));
+CREATE INDEX jo_f2_a ON jo_f2 (a);
+INSERT INTO jo_f2 SELECT i, i % 50, i % 13 FROM generate_series(1, 900) i;
+INSERT INTO jo_f3 SELECT i, i % 5, i % 11 FROM generate_series(1, 300) i;
+INSERT INTO jo_f5 SELECT i % 30, i, i % 9 FROM generate_series(1, 500) i;
+ANALYZE jo_f2;
+ANALYZE jo_f3;
+ANALYZE jo_f5;
+EXPLAIN (COSTS OFF)
+SELECT count(*), sum(t0.id), sum(t2.a) FROM jo_f3 t0 JOIN jo_f5 t1 ON t1.a = t0.id AND t1.k2 > 3
+  LEFT JOIN jo_f2 t2 ON t2.a = t0.a;
+SELECT count(*), sum(t0.id), sum(t2.a) FROM jo_f3 t0 JOIN jo_f5 t1 ON t1.a = t0.id AND t1.k2 > 3
+  LEFT JOIN jo_f2 t2 ON t2.a = t0.a;
+SELECT count(*), sum(t2.id) FROM jo_f3 t0 JOIN jo_f5 t1 ON t1.a = t0.id AND t1.k2 > 3
+  JOIN jo_f2 t2 ON t2.a = t0.a WHERE t0.id <= 100;
+DROP TABLE jo_f2, jo_f3, jo_f5;
 DROP TABLE jo_ord, jo_prod, jo_cust, jo_region;
