@@ -388,6 +388,11 @@ kv_status commit_batch(kv_store *s, kv_batch *b, bool check, kv_ts read_ts, cons
 		return kv_fail(b->bad, "%s", b->badmsg);
 	if (b->s && b->s != s)
 		return kv_fail(KV_INVALID, "batch of another store");
+	if (o && o->ingest && !b->stage && b->n) {
+		kv_status sp = stage_spill(b);
+		if (sp)
+			return sp;
+	}
 	if (b->stage)
 		return commit_large(s, b, check, read_ts, o, commit_ts);
 	if (b->n == 0)

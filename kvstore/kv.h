@@ -246,6 +246,12 @@ void kv_batch_check_row(kv_batch *b, kv_table *t, const void *row, size_t rlen);
 typedef struct kv_write_opts {
 	bool no_sync; /* skip the fsync for this batch (bulk loads with their own sync) */
 	kv_ts ts;     /* with kv_ts_reserve(): commit at this reserved timestamp */
+	/* Commit the batch as sorted files (a large commit) even if it did
+	 * not reach the spill size: no memstore insert and no log record per
+	 * cell. For bulk writes of many rows into storage that takes few
+	 * other writes (a new table or index being filled); small batches
+	 * would make many small files. */
+	bool ingest;
 } kv_write_opts;
 
 /* Commits the batch: one commit timestamp (returned in *commit_ts if not

@@ -51,11 +51,18 @@ typedef struct scan_state {
 	bool ilv;          /* an interleaved child: many rows per kv row */
 	util_buf idbuf;    /* ilv: the current row's key (kv row ++ qualifier prefix) */
 	struct par_scan *par; /* parallel workers (scan.parallel), or NULL */
+	const sql_par_sink *sink; /* workers aggregate their rows themselves (sql_scan_set_sink) */
+	int launched;             /* worker threads started (EXPLAIN ANALYZE: Workers Launched) */
 	unsigned ticks;    /* rows since the last interrupt check */
 	int64_t left;      /* rows still allowed by a pushed-down LIMIT; -1 = no limit */
+	/* Salted tables (exec_salt.c): b + 1 = read bucket b only; -1 = point
+	 * lookups, each in its key's bucket; 0 = not salted. Kept by rescans. */
+	int salt;
 } scan_state;
 
 static bool par_start(sql_op *op, scan_state *st);
+/* Rows read before a batch that holds some is handed on anyway. */
+#define SCAN_FLUSH_ROWS 1024
 static sql_batch *par_next(sql_op *op, scan_state *st);
 static void par_stop(scan_state *st);
 
@@ -303,6 +310,63 @@ static void build_ranges_for(sql_exec *ex, const sql_plan *p, scan_state *st)
 
 static void build_ranges(sql_op *op, scan_state *st) { build_ranges_for(op->ex, op->plan, st); }
 
+static uint8_t *with_bucket(uint8_t b, const uint8_t *k, size_t n)
+{
+	uint8_t *o = ty_alloc(n + 1);
+	o[0] = b;
+	if (n)
+		memcpy(o + 1, k, n);
+	return o;
+}
+
+/* Salted tables: the ranges (built on unsalted keys, in key order) become
+ * ranges of row keys. A bucket's scan keeps its points and prefixes every
+ * range with its byte (a full scan is the whole bucket); point lookups go
+ * each to its key's bucket, still in key order. */
+static void salt_ranges(const sql_plan *p, scan_state *st)
+{
+	const cat_rel *r = st->rel;
+	if (st->salt < 0) {
+		for (int i = 0; i < st->nranges; i++) {
+			keyrange *kr = &st->ranges[i];
+			if (!kr->point)
+				ty_error(UTIL_E_INTERNAL_ERROR, "salted point scan with a key range");
+			kr->start = with_bucket(sql_salt_bucket(r, kr->start, kr->start_len), kr->start, kr->start_len);
+			kr->start_len++;
+		}
+		return;
+	}
+	uint8_t b = (uint8_t)(st->salt - 1);
+	uint8_t *next = NULL; /* the next bucket's first key: this one's end */
+	if (b < 255) {
+		next = ty_alloc(1);
+		next[0] = (uint8_t)(b + 1);
+	}
+	if (!p->scan.nranges) {
+		keyrange all = {with_bucket(b, NULL, 0), 1, next, next ? 1 : 0, false, 0};
+		int cap = 0;
+		add_range(st, &all, &cap);
+		return;
+	}
+	int k = 0;
+	for (int i = 0; i < st->nranges; i++) {
+		keyrange kr = st->ranges[i];
+		if (kr.point && sql_salt_bucket(r, kr.start, kr.start_len) != b)
+			continue;
+		kr.start = with_bucket(b, kr.start, kr.start_len);
+		kr.start_len++;
+		if (kr.stop) {
+			kr.stop = with_bucket(b, kr.stop, kr.stop_len);
+			kr.stop_len++;
+		} else {
+			kr.stop = next;
+			kr.stop_len = next ? 1 : 0;
+		}
+		st->ranges[k++] = kr;
+	}
+	st->nranges = k;
+}
+
 /* Row assembly: decode one kv row's cells into out (ncols + key). */
 typedef struct row_build {
 	const cat_rel *rel;
@@ -531,8 +595,17 @@ static void scan_open(sql_op *op)
 	ty_set_arena(st->range_arena);
 	if (p->scan.nranges)
 		build_ranges(op, st);
+	if (st->salt)
+		salt_ranges(p, st);
 	if (ex->txn) {
 		st->writes = sql_txn_table_writes(ex->txn, p->scan.reloid, st->range_arena, &st->nwrites);
+		if (st->salt > 0) { /* this bucket's own */
+			int k = 0;
+			for (int i = 0; i < st->nwrites; i++)
+				if (st->writes[i]->keylen && st->writes[i]->key[0] == st->salt - 1)
+					st->writes[k++] = st->writes[i];
+			st->nwrites = k;
+		}
 		st->has_writes = st->nwrites > 0;
 	}
 	ty_set_arena(old);
@@ -550,7 +623,7 @@ static void scan_open(sql_op *op)
 		st->cols[0] = (kv_column){st->ilv ? SQL_ILV_FAMILY : SQL_FAMILY, NULL, 0};
 		st->ncols_read = 1;
 	}
-	if (p->scan.parallel) {
+	if (p->scan.parallel && !st->salt) {
 		util_arena *pa = ty_set_arena(st->range_arena);
 		par_start(op, st);
 		ty_set_arena(pa);
@@ -820,9 +893,11 @@ static sql_batch *scan_next(sql_op *op)
 	int cap = b->cap;
 	if (st->left >= 0 && st->left < cap)
 		cap = (int)st->left;
-	int total_ranges = p->scan.nranges ? st->nranges : 1;
+	bool ranged = p->scan.nranges || st->salt;
+	int total_ranges = ranged ? st->nranges : 1;
+	int scanned = 0;
 	while (b->n < cap && st->cur < total_ranges) {
-		keyrange *kr = p->scan.nranges ? &st->ranges[range_index(st, st->cur)] : NULL;
+		keyrange *kr = ranged ? &st->ranges[range_index(st, st->cur)] : NULL;
 		if (kr && kr->point) {
 			ty_datum *row = sql_batch_row(b, b->n);
 			if (point_get(op, st, kr, row) && lock_row(op, row))
@@ -892,6 +967,10 @@ static sql_batch *scan_next(sql_op *op)
 				b->n++;
 			if ((++st->ticks & 255) == 0)
 				ty_check_interrupts(); /* cancel, statement_timeout */
+			/* Rows the filter drops leave their key and values in the
+			 * batch's arena: return what there is now and then. */
+			if (++scanned >= SCAN_FLUSH_ROWS && b->n > 0)
+				goto out;
 		}
 	}
 out:
@@ -925,14 +1004,33 @@ static void scan_close(sql_op *op)
 static void scan_rescan(sql_op *op)
 {
 	scan_state *st = op->state;
+	int salt = st->salt;
 	scan_close(op);
 	memset(st, 0, sizeof *st);
+	st->salt = salt;
 	op->opened = false;
+}
+
+sql_op *sql_op_scan_salted(sql_exec *ex, const sql_plan *p, int salt)
+{
+	sql_op *op = sql_op_new_internal(ex, sizeof(scan_state));
+	op->open = scan_open;
+	op->next = scan_next;
+	op->close = scan_close;
+	op->rescan = scan_rescan;
+	((scan_state *)op->state)->salt = salt;
+	op->plan = p;
+	op->ex = ex;
+	return op;
 }
 
 sql_op *sql_op_scan(sql_exec *ex, const sql_plan *p)
 {
-	(void)p;
+	/* Salted tables (exec_salt.c). A parallel full scan needs no order
+	 * (plan_order.c): it reads the table as stored, bucket after bucket. */
+	int nb = p->scan.rel ? p->scan.rel->rel.salt_buckets : 0;
+	if (nb > 0 && !(p->scan.parallel && !p->scan.nranges))
+		return p->scan.npoint ? sql_op_scan_salted(ex, p, -1) : sql_op_salt_merge(ex, p, nb);
 	sql_op *op = sql_op_new_internal(ex, sizeof(scan_state));
 	op->open = scan_open;
 	op->next = scan_next;
@@ -1241,6 +1339,7 @@ struct par_scan {
 	const cat_rel *rel;
 	const sql_rowmap *map;
 	int width;
+	const sql_par_sink *sink; /* or NULL: rows go through the queue */
 };
 
 static par_batch *par_get_free(par_scan *ps)
@@ -1312,11 +1411,18 @@ static void par_scan_slice(par_worker *w, sql_exec *wex, kv_table *kv)
 	so.stop_len = w->stop ? w->stop_len : 0;
 	kv_iter *it = kv_scan(kv, &so);
 	par_batch *volatile b = NULL; /* being filled; back to the free list on an error (volatile: longjmp) */
+	const sql_par_sink *sink = ps->sink;
+	util_arena *warena = ty_get_arena();
+	void *volatile ws = NULL; /* the sink's state of this worker (volatile: longjmp) */
 	TY_TRY(tc)
 	{
 		if (kv_iter_status(it) != KV_OK)
 			sql_kv_error(kv_iter_status(it), "scanning a table");
-		unsigned ticks = 0;
+		/* With a sink the worker keeps one batch and hands each full one
+		 * to the sink (partial aggregation) instead of the queue. */
+		if (sink)
+			ws = sink->begin(sink->arg, wex);
+		unsigned ticks = 0, since_flush = 0;
 		row_build rb = {ps->rel, ps->map, p->scan.needed, NULL, false, false};
 		while (kv_iter_valid(it)) {
 			if (!b) {
@@ -1343,16 +1449,42 @@ static void par_scan_slice(par_worker *w, sql_exec *wex, kv_table *kv)
 			rb_finish(&rb);
 			if (rb.exists && sql_eval_qual(wex, p->qual, row))
 				b->n++;
-			if (b->n == SQL_BATCH_ROWS) {
-				par_put_ready(ps, b);
-				b = NULL;
+			/* Rows the filter drops still leave their key and values in
+			 * the batch's arena: hand the batch over (or empty it) every
+			 * SCAN_FLUSH_ROWS rows so that the arena stays small. */
+			if (++since_flush == SCAN_FLUSH_ROWS && b->n == 0) {
+				util_arena_reset(b->arena);
+				since_flush = 0;
+			}
+			if (b->n == SQL_BATCH_ROWS || since_flush == SCAN_FLUSH_ROWS) {
+				since_flush = 0;
+				if (sink) {
+					sink->rows(ws, b->rows, b->n, ps->width);
+					util_arena_reset(b->arena);
+					b->n = 0;
+					ty_set_arena(b->arena);
+				} else {
+					par_put_ready(ps, b);
+					b = NULL;
+				}
 			}
 			if ((++ticks & 255) == 0)
 				ty_check_interrupts();
 		}
 		if (kv_iter_status(it) != KV_OK)
 			sql_kv_error(kv_iter_status(it), "scanning a table");
-		if (b && b->n)
+		if (sink) {
+			if (b && b->n)
+				sink->rows(ws, b->rows, b->n, ps->width);
+			ty_set_arena(warena);
+			pthread_mutex_lock(&ps->mu);
+			bool stopping = ps->stop;
+			pthread_mutex_unlock(&ps->mu);
+			void *w1 = ws;
+			ws = NULL; /* end() frees it even if the merge fails */
+			sink->end(sink->arg, w1, !stopping);
+		}
+		if (b && b->n && !sink)
 			par_put_ready(ps, b);
 		else if (b)
 			par_put_free(ps, b);
@@ -1369,6 +1501,10 @@ static void par_scan_slice(par_worker *w, sql_exec *wex, kv_table *kv)
 			memcpy(&ps->err, ty_err(), sizeof ps->err);
 		}
 		pthread_mutex_unlock(&ps->mu);
+		if (ws) {
+			ty_set_arena(warena);
+			sink->end(sink->arg, ws, false);
+		}
 	}
 	TY_END(tc);
 	kv_iter_close(it);
@@ -1447,6 +1583,7 @@ static bool par_start(sql_op *op, scan_state *st)
 	ps->rel = st->rel;
 	ps->map = &st->map;
 	ps->width = st->rel->ncols + 1;
+	ps->sink = st->sink;
 	ps->nworkers = npts + 1;
 	ps->max_batches = PAR_QUEUE * ps->nworkers + 1;
 	ps->w = util_xcalloc((size_t)ps->nworkers, sizeof(par_worker));
@@ -1469,6 +1606,7 @@ static bool par_start(sql_op *op, scan_state *st)
 			break;
 		}
 		ps->w[i].started = true;
+		st->launched++;
 	}
 	return true;
 }
@@ -1520,6 +1658,30 @@ static sql_batch *par_next(sql_op *op, scan_state *st)
 	b->n = pb->n;
 	ps->held = pb; /* its rows live in pb->arena until the next call */
 	return b;
+}
+
+/* Salted scans of key ranges are other operators (exec_salt.c): the
+ * functions below leave them alone (they never run workers). */
+static bool is_plain_scan(const sql_op *op)
+{
+	return op && op->next == scan_next && op->state;
+}
+
+void sql_scan_set_sink(sql_op *scan, const sql_par_sink *sink)
+{
+	if (is_plain_scan(scan))
+		((scan_state *)scan->state)->sink = sink;
+}
+
+int sql_scan_workers_launched(sql_op *scan)
+{
+	return is_plain_scan(scan) ? ((scan_state *)scan->state)->launched : 0;
+}
+
+void sql_scan_stop_workers(sql_op *scan)
+{
+	if (is_plain_scan(scan))
+		par_stop(scan->state);
 }
 
 static void par_stop(scan_state *st)

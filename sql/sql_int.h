@@ -770,6 +770,7 @@ typedef struct sql_agg_plan {
 	int naggs;
 	sql_aggref *aggs;       /* args against input */
 	bool hashed;
+	bool partial;           /* input is a parallel scan: aggregated per worker, merged (plan_order.c) */
 	int ngsets;             /* grouping sets (ROLLUP/CUBE), 0 = plain */
 	int **gsets;
 	int *gset_len;
@@ -1057,6 +1058,33 @@ uint64_t sql_spill_bytes(const sql_spill *s);
 sql_op *sql_op_result(sql_exec *ex, const sql_plan *p);
 sql_op *sql_op_values(sql_exec *ex, const sql_plan *p);
 sql_op *sql_op_scan(sql_exec *ex, const sql_plan *p);
+/* Partial aggregation in parallel scans (exec_agg.c, exec_scan.c): when a
+ * scan's workers start, each calls begin() once in its thread (state in the
+ * worker's current arena, valid until its end()), rows() per batch of rows
+ * that passed the filter (valid during the call), and end() once at the
+ * end, which frees the worker's state and, when merge is true (the slice
+ * was read to its end), first merges its groups into the consumer's (end()
+ * takes its own lock). The scan then returns no rows. A scan that runs
+ * serially ignores the sink and returns its rows as usual. */
+typedef struct sql_par_sink {
+	void *(*begin)(void *arg, sql_exec *wex);
+	void (*rows)(void *ws, const ty_datum *rows, int n, int width);
+	void (*end)(void *arg, void *ws, bool merge);
+	void *arg;
+} sql_par_sink;
+/* Sets the sink of a scan operator before its first next(); sink must stay
+ * valid until the scan is closed. */
+void sql_scan_set_sink(sql_op *scan, const sql_par_sink *sink);
+/* Stops and joins a scan's workers (idempotent): a sink's target may be
+ * freed after this. */
+void sql_scan_stop_workers(sql_op *scan);
+/* Worker threads a scan operator has started so far (EXPLAIN ANALYZE). */
+int sql_scan_workers_launched(sql_op *scan);
+/* Salted tables (exec_salt.c): a scan of one bucket (salt = bucket + 1) or
+ * of point lookups each in its key's bucket (salt = -1), and the merge of
+ * the nbuckets bucket scans in key order (or reverse key order). */
+sql_op *sql_op_scan_salted(sql_exec *ex, const sql_plan *p, int salt);
+sql_op *sql_op_salt_merge(sql_exec *ex, const sql_plan *p, int nbuckets);
 sql_op *sql_op_groupjoin(sql_exec *ex, const sql_plan *p);
 /* A worker thread of a statement of s (parallel scans): the session's
  * settings and interrupt checks, read-only. */
@@ -1110,6 +1138,11 @@ kv_table *sql_open_storage(sql_session *s, const char *storage);
  * *out is freed first: the error unwinds past the caller). */
 void sql_row_key(const cat_rel *r, const ty_datum *vals, util_buf *out);
 #define SQL_MAX_ROW_KEY 32000 /* below the store's 32767, leaving room for key successors */
+/* Salted tables (rel->salt_buckets = N > 0): the row key is one bucket byte,
+ * util_hash64(encoded key, SQL_SALT_SEED) % N, then the encoded key
+ * (docs/key-encoding.md). Stable on disk: never change the seed. */
+#define SQL_SALT_SEED 0x53414c54u /* "SALT" */
+uint8_t sql_salt_bucket(const cat_rel *r, const uint8_t *key, size_t len);
 /* Encodes one column value for storage / decodes it (type-specific). */
 void sql_value_encode(ty_oid type, ty_datum v, util_buf *out);
 ty_datum sql_value_decode(ty_oid type, const uint8_t *p, size_t n);
@@ -1307,6 +1340,9 @@ static inline bool sql_txn_tracks_reads(const sql_txn *t)
  * held: KV_CONFLICT if a write committed after the snapshot touches a
  * range the transaction read. */
 kv_status sql_txn_validate_reads(sql_txn *t);
+/* Rows a COPY wrote straight into storage private to the transaction
+ * (copy.c): counted for the statistics refresh after commit. */
+void sql_txn_note_direct_rows(sql_txn *t, cat_oid table, uint64_t rows);
 /* Bulk load: encodes a new row straight into the commit batch (no read-your-
  * writes; only for a single-statement transaction). */
 void sql_txn_bulk_row(sql_txn *t, const cat_obj *rel, kv_table *kv, const uint8_t *key, size_t klen,
@@ -1492,6 +1528,9 @@ void sql_create_constraint_indexes(sql_session *s, cat_oid table);
 void sql_drop_index(sql_session *s, cat_txn *ct, const cat_obj *index, bool cascade);
 bool sql_view_depends_on(sql_session *s, const cat_obj *view, cat_oid rel);
 void sql_apply_reloptions(sql_session *s, cat_obj *o, PgQuery__Node **opts, size_t n);
+/* strata.default_salt_buckets: salts a new table (not interleaved) given no
+ * salt_buckets option, recorded as that option (ddl_misc.c). */
+void sql_default_salt(sql_session *s, cat_obj *o);
 int64_t sql_def_int(pnode *arg, bool *ok);
 void sql_ctas(sql_session *s, PgQuery__CreateTableAsStmt *st, const char *text, sql_complete *c);
 void sql_drop_database_objects(sql_session *s, cat_txn *ct, cat_oid db);
