@@ -365,6 +365,8 @@ sql_query *sql_analyze_insert(sql_actx *ax, PgQuery__InsertStmt *st)
 				cols[ncols++] = (int16_t)(i + 1);
 	}
 	pnode *src = st->select_stmt;
+	struct sql_query *saved_hint = ax->hint_query;
+	ax->hint_query = q;
 	if (!src) {
 		/* DEFAULT VALUES */
 		q->ninsert_cols = 0;
@@ -466,6 +468,7 @@ sql_query *sql_analyze_insert(sql_actx *ax, PgQuery__InsertStmt *st)
 		q->ninsert_cols = ncols;
 		q->insert_cols = cols;
 	}
+	ax->hint_query = saved_hint;
 	/* RETURNING and ON CONFLICT see the target table by its name (through
 	 * a view: the view's columns). */
 	sql_add_namespace(q, vt ? vt->view_rte : q->result_rte, true, true);

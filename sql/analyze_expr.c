@@ -404,31 +404,45 @@ static void fuzzy_update(fuzzy *f, int penalty, const sql_rte *r, const char *ac
 	}
 }
 
+/* Offers one query level's columns to the fuzzy match; true when one is
+ * exactly col in the relation named rel (or any, when rel is NULL). */
+static bool fuzzy_level(fuzzy *f, const sql_query *q, const char *rel, const char *col)
+{
+	for (int i = 0; i < q->nrtes; i++) {
+		const sql_rte *r = q->rtes[i];
+		if (r->kind == SQL_RTE_JOIN)
+			continue;
+		int penalty = rel ? levenshtein(rel, r->alias) : 0;
+		bool exact = false;
+		for (int c = 0; c < r->ncols; c++) {
+			if (!r->colnames[c])
+				continue;
+			if (!strcmp(r->colnames[c], col))
+				exact = true;
+			fuzzy_update(f, penalty, r, r->colnames[c], col, c);
+		}
+		if (exact && penalty == 0) {
+			f->rfirst = r;
+			f->first = -1;
+			f->rsecond = NULL;
+			return true;
+		}
+	}
+	return false;
+}
+
 static UTIL_NORETURN void missing_column(sql_actx *ax, sql_query *q0, const char *rel, const char *col, int location)
 {
 	fuzzy f = {FUZZY_MAX + 1, NULL, NULL, -1, -1};
+	bool seen_hint = false;
 	for (sql_query *q = q0; q; q = q->parent) {
-		for (int i = 0; i < q->nrtes; i++) {
-			const sql_rte *r = q->rtes[i];
-			if (r->kind == SQL_RTE_JOIN)
-				continue;
-			int penalty = rel ? levenshtein(rel, r->alias) : 0;
-			bool exact = false;
-			for (int c = 0; c < r->ncols; c++) {
-				if (!r->colnames[c])
-					continue;
-				if (!strcmp(r->colnames[c], col))
-					exact = true;
-				fuzzy_update(&f, penalty, r, r->colnames[c], col, c);
-			}
-			if (exact && penalty == 0) {
-				f.rfirst = r;
-				f.first = -1;
-				f.rsecond = NULL;
-				goto done;
-			}
-		}
+		seen_hint |= q == ax->hint_query;
+		if (fuzzy_level(&f, q, rel, col))
+			goto done;
 	}
+	/* An INSERT's target, invisible to its VALUES/SELECT. */
+	if (ax->hint_query && !seen_hint)
+		(void)fuzzy_level(&f, ax->hint_query, rel, col);
 done:;
 	util_err *e = rel ? ty_errstart(UTIL_E_UNDEFINED_COLUMN, "column %s.%s does not exist", rel, col)
 			  : ty_errstart(UTIL_E_UNDEFINED_COLUMN, "column \"%s\" does not exist", col);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "numeric.h"
+#include "ty_strings.h"
 #include "sql_int.h"
 
 static sql_session *sess(void)
@@ -96,29 +97,11 @@ bool sql_rel_visible(sql_session *s, cat_snap *cs, const cat_obj *o)
 	return found == o;
 }
 
-static bool needs_quotes(const char *n)
-{
-	if (!*n || (n[0] >= '0' && n[0] <= '9'))
-		return true;
-	for (const char *p = n; *p; p++)
-		if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_'))
-			return true;
-	return false;
-}
-
+/* PostgreSQL's quote_identifier(): one keyword list for the whole server
+ * (types/str_format.c), so every keyword that is not unreserved is quoted. */
 void sql_quote_ident(const char *n, util_buf *out)
 {
-	if (!needs_quotes(n) && !sql_is_reserved_keyword(n)) {
-		util_buf_puts(out, n);
-		return;
-	}
-	util_buf_putc(out, '"');
-	for (const char *p = n; *p; p++) {
-		if (*p == '"')
-			util_buf_putc(out, '"');
-		util_buf_putc(out, *p);
-	}
-	util_buf_putc(out, '"');
+	ty_quote_ident(n, strlen(n), out);
 }
 
 /* ---- regclass ---- */

@@ -424,6 +424,7 @@ static sql_batch *grace_next(sql_op *op, join_state *st)
 	bool keep_right = p->join.type == SQL_JOIN_RIGHT || p->join.type == SQL_JOIN_FULL;
 	sql_batch *b = sql_op_begin_batch(op);
 	ty_datum lkv[64];
+	bool have_lkv = false; /* lkv holds the current left row's keys */
 	while (b->n < b->cap) {
 		if (g->part < 0 && g->phase < 2) {
 			if (!grace_next_part(op, st))
@@ -486,6 +487,13 @@ static sql_batch *grace_next(sql_op *op, join_state *st)
 						g->cur = m;
 						break;
 					}
+			have_lkv = true;
+		} else if (!have_lkv) {
+			/* A row continued from the previous call: its key values
+			 * were in that call's frame. */
+			uint64_t h;
+			(void)key_hash(op->ex, p, p->join.lkeys, l, &h, lkv);
+			have_lkv = true;
 		}
 		while (b->n < b->cap && g->cur) {
 			mrow *m = g->cur;
@@ -541,6 +549,7 @@ static sql_batch *join_next(sql_op *op)
 		return grace_next(op, st);
 	sql_batch *b = sql_op_begin_batch(op);
 	ty_datum lkv[64];
+	bool have_lkv = false; /* lkv holds the current left row's keys */
 	while (b->n < b->cap) {
 		if (st->emitting_unmatched) {
 			while (st->unmatched_pos < st->nrows && b->n < b->cap) {
@@ -581,6 +590,13 @@ static sql_batch *join_next(sql_op *op)
 							break;
 						}
 			}
+			have_lkv = true;
+		} else if (hashed && !have_lkv) {
+			/* A row continued from the previous call (its matches filled
+			 * the batch): its key values were in that call's frame. */
+			uint64_t h;
+			(void)key_hash(op->ex, p, p->join.lkeys, l, &h, lkv);
+			have_lkv = true;
 		}
 		/* Candidates for this left row. */
 		while (b->n < b->cap) {

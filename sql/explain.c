@@ -30,7 +30,11 @@ typedef struct explain_ctx {
 	int *subno;
 	int nsubs, capsubs;
 	const sql_plan **numbered; /* sublink plans numbered so far (index + 1 = number) */
+	bool *queued;              /* ... and already a child of the node printing it */
+	int *parno;                /* ... and the first executor parameter number it took */
 	int nnumbered;
+	int nparams_numbered; /* parameters taken so far: one per plan, two for a
+			       * recursive CTE (its work table's and its own) */
 	bool *cte_shown;
 	char **param_text;         /* executor parameters shown as what sets them */
 	int nparam_text;
@@ -118,37 +122,85 @@ static _Thread_local const xnames *in_for_params;
 
 /* The number of a sublink's plan (PostgreSQL numbers SubPlans/InitPlans in
  * plan order); it is also queued as a child of the node being printed. */
+static struct xnode *build_level(explain_ctx *x, const sql_plan *p);
+
+/* PostgreSQL plans a sublink's subquery, numbering the sublinks inside it,
+ * before it numbers the sublink itself (an InitPlan inside an InitPlan has
+ * the lower number): a build of the plan, discarded, numbers them. */
+static void number_inner(explain_ctx *x, const sql_plan *p)
+{
+	const xnames *saved_in = in_for_params;
+	int nsubs = x->nsubs;
+	int nctes = x->pl ? x->pl->nctes + 1 : 0;
+	bool *shown = NULL;
+	if (x->cte_shown && nctes) {
+		shown = ty_alloc(sizeof(bool) * (size_t)nctes);
+		memcpy(shown, x->cte_shown, sizeof(bool) * (size_t)nctes);
+	}
+	(void)build_level(x, p);
+	x->nsubs = nsubs;
+	if (shown)
+		memcpy(x->cte_shown, shown, sizeof(bool) * (size_t)nctes);
+	in_for_params = saved_in;
+}
+
+/* Appends p to the numbered plans (its number: the new count); queued:
+ * already a child of the node that prints it. */
+static int add_numbered(explain_ctx *x, const sql_plan *p, bool queued, int nparams)
+{
+	const sql_plan **nn = ty_alloc(sizeof(sql_plan *) * (size_t)(x->nnumbered + 1));
+	bool *nq = ty_alloc(sizeof(bool) * (size_t)(x->nnumbered + 1));
+	int *np = ty_alloc(sizeof(int) * (size_t)(x->nnumbered + 1));
+	if (x->nnumbered) {
+		memcpy(nn, x->numbered, sizeof(sql_plan *) * (size_t)x->nnumbered);
+		memcpy(nq, x->queued, sizeof(bool) * (size_t)x->nnumbered);
+		memcpy(np, x->parno, sizeof(int) * (size_t)x->nnumbered);
+	}
+	nn[x->nnumbered] = p;
+	nq[x->nnumbered] = queued;
+	/* A recursive CTE's work-table parameter comes first, its own last. */
+	np[x->nnumbered] = x->nparams_numbered + nparams - 1;
+	x->nparams_numbered += nparams;
+	x->numbered = nn;
+	x->queued = nq;
+	x->parno = np;
+	return ++x->nnumbered;
+}
+
 static int sub_number(explain_ctx *x, const sql_expr *e)
 {
 	int no = 0;
 	for (int i = 0; i < x->nnumbered; i++)
 		if (x->numbered[i] == e->sub.plan)
 			no = i + 1;
+	if (no && x->queued[no - 1])
+		return no;
 	if (!no) {
-		const sql_plan **nn = ty_alloc(sizeof(sql_plan *) * (size_t)(x->nnumbered + 1));
-		if (x->nnumbered)
-			memcpy(nn, x->numbered, sizeof(sql_plan *) * (size_t)x->nnumbered);
-		nn[x->nnumbered++] = e->sub.plan;
-		x->numbered = nn;
-		no = x->nnumbered;
-		if (x->nsubs == x->capsubs) {
-			x->capsubs = x->capsubs ? x->capsubs * 2 : 8;
-			const sql_expr **ns = ty_alloc(sizeof(sql_expr *) * (size_t)x->capsubs);
-			int *nno = ty_alloc(sizeof(int) * (size_t)x->capsubs);
-			if (x->nsubs) {
-				memcpy(ns, x->subs, sizeof(sql_expr *) * (size_t)x->nsubs);
-				memcpy(nno, x->subno, sizeof(int) * (size_t)x->nsubs);
-			}
-			x->subs = ns;
-			x->subno = nno;
-		}
-		x->subs[x->nsubs] = e;
-		x->subno[x->nsubs++] = no;
-		/* Correlation parameters read as the outer columns they carry. */
-		const xnames *qin = in_for_params;
-		for (int i = 0; i < e->sub.nparams; i++)
-			set_param_text(x, e->sub.params[i], e->sub.param_vals[i], qin);
+		int before = x->nnumbered;
+		number_inner(x, e->sub.plan);
+		/* Numbered by the discarded build, not yet anyone's child. */
+		for (int i = before; i < x->nnumbered; i++)
+			x->queued[i] = false;
+		no = add_numbered(x, e->sub.plan, true, 1);
 	}
+	x->queued[no - 1] = true;
+	if (x->nsubs == x->capsubs) {
+		x->capsubs = x->capsubs ? x->capsubs * 2 : 8;
+		const sql_expr **ns = ty_alloc(sizeof(sql_expr *) * (size_t)x->capsubs);
+		int *nno = ty_alloc(sizeof(int) * (size_t)x->capsubs);
+		if (x->nsubs) {
+			memcpy(ns, x->subs, sizeof(sql_expr *) * (size_t)x->nsubs);
+			memcpy(nno, x->subno, sizeof(int) * (size_t)x->nsubs);
+		}
+		x->subs = ns;
+		x->subno = nno;
+	}
+	x->subs[x->nsubs] = e;
+	x->subno[x->nsubs++] = no;
+	/* Correlation parameters read as the outer columns they carry. */
+	const xnames *qin = in_for_params;
+	for (int i = 0; i < e->sub.nparams; i++)
+		set_param_text(x, e->sub.params[i], e->sub.param_vals[i], qin);
 	return no;
 }
 
@@ -253,7 +305,7 @@ static void deparse(explain_ctx *x, const sql_expr *e, const xnames *in, util_bu
 		} else if (e->sub.kind == SQL_SUB_ANY || e->sub.kind == SQL_SUB_ALL || e->sub.kind == SQL_SUB_ROWCMP) {
 			util_buf_printf(b, "(SubPlan %d)", no);
 		} else if (init) {
-			util_buf_printf(b, "$%d", no - 1);
+			util_buf_printf(b, "$%d", no ? x->parno[no - 1] : -1);
 		} else {
 			util_buf_printf(b, "(SubPlan %d)", no);
 		}
@@ -333,7 +385,8 @@ typedef struct xprop {
 	int nlist;
 } xprop;
 
-typedef struct xnode {
+typedef struct xnode xnode;
+struct xnode {
 	const char *type;      /* "Seq Scan", "Hash Join" ... */
 	const char *jtype;     /* JSON "Node Type" when it differs ("Aggregate") */
 	const char *command;   /* SetOp: "Intersect" ... */
@@ -351,7 +404,7 @@ typedef struct xnode {
 	const sql_plan *plan;  /* for ANALYZE counters */
 	bool parallel_aware;   /* runs in worker threads (Parallel Seq Scan) */
 	int init_order;        /* InitPlans of a level: CTEs (WITH order) first, then by number */
-} xnode;
+};
 
 static void prop(xnode *n, const char *key, const char *val)
 {
@@ -426,7 +479,7 @@ static const char *scan_alias(const explain_ctx *x, const sql_plan *p)
 static const char *cte_alias(const explain_ctx *x, const sql_plan *p, const sql_cte *c)
 {
 	const char *m = mapped_alias(x, p);
-	return m ? m : c ? c->name : NULL;
+	return m ? m : p->cte.alias ? p->cte.alias : c ? c->name : NULL;
 }
 
 static const char *func_alias(const explain_ctx *x, const sql_plan *p)
@@ -731,7 +784,7 @@ static void add_subplans(explain_ctx *x, xnode *n, int from)
 		k->plan_name = name;
 		if (init) {
 			char *r = ty_alloc(24);
-			snprintf(r, 24, "$%d", x->subno[i] - 1);
+			snprintf(r, 24, "$%d", x->parno[x->subno[i] - 1]);
 			k->returns = r;
 			k->init_order = 1000000 + x->subno[i];
 			level_add(x, k);
@@ -787,8 +840,10 @@ static xnode *build(explain_ctx *x, const sql_plan *p, const char *filter)
 			return n;
 		}
 		int mark = x->nsubs;
-		bool scan = p->left->kind == SQL_P_SCAN || p->left->kind == SQL_P_INDEXSCAN || p->left->kind == SQL_P_FUNCSCAN ||
-			    p->left->kind == SQL_P_VALUES || p->left->kind == SQL_P_CTESCAN || p->left->kind == SQL_P_SYSSCAN;
+		bool scan = p->left->kind == SQL_P_SCAN || p->left->kind == SQL_P_INDEXSCAN ||
+			    p->left->kind == SQL_P_FUNCSCAN || p->left->kind == SQL_P_VALUES ||
+			    p->left->kind == SQL_P_CTESCAN || p->left->kind == SQL_P_SYSSCAN ||
+			    p->left->kind == SQL_P_WORKTABLE;
 		bool q = x->qualify;
 		if (scan)
 			x->qualify = false;
@@ -1513,7 +1568,7 @@ static void alias_walk(alias_pass *ap, const sql_plan *p)
 	case SQL_P_CTESCAN:
 	case SQL_P_WORKTABLE: {
 		const sql_cte *c = x->pl && p->cte.cte < x->pl->nctes ? x->pl->ctes[p->cte.cte] : NULL;
-		give_alias(ap, p, c ? c->name : NULL);
+		give_alias(ap, p, p->cte.alias ? p->cte.alias : c ? c->name : NULL);
 		if (p->kind == SQL_P_CTESCAN && c && x->pl->cte_plans) {
 			const sql_plan *cp = x->pl->cte_plans[p->cte.cte];
 			bool seen = false;
@@ -1547,8 +1602,20 @@ static void alias_walk(alias_pass *ap, const sql_plan *p)
 
 /* Needs the SubPlans in their numbering order: a first, discarded build
  * finds them. */
+static xnode **build_top_ctes(explain_ctx *x, int *n);
+
+static bool is_cte_plan(const explain_ctx *x, const sql_plan *p)
+{
+	for (int i = 0; i < x->pl->nctes; i++)
+		if (x->pl->cte_plans && x->pl->cte_plans[i] == p)
+			return true;
+	return false;
+}
+
 static void assign_aliases(explain_ctx *x, const sql_plan *root)
 {
+	int ntop;
+	(void)build_top_ctes(x, &ntop);
 	(void)build_level(x, root);
 	const sql_plan **subs = x->numbered;
 	int nsubs = x->nnumbered;
@@ -1557,6 +1624,8 @@ static void assign_aliases(explain_ctx *x, const sql_plan *root)
 	for (int i = 0; i < ap.nctes; i++)
 		alias_walk(&ap, ap.ctes[i]);
 	for (int i = 0; i < nsubs; i++) {
+		if (is_cte_plan(x, subs[i])) /* the statement's CTEs: walked above */
+			continue;
 		int before = ap.nctes;
 		alias_walk(&ap, subs[i]);
 		for (int k = before; k < ap.nctes; k++)
@@ -1564,7 +1633,10 @@ static void assign_aliases(explain_ctx *x, const sql_plan *root)
 	}
 	/* The real build starts afresh. */
 	x->numbered = NULL;
+	x->queued = NULL;
+	x->parno = NULL;
 	x->nnumbered = 0;
+	x->nparams_numbered = 0;
 	x->nsubs = 0;
 	x->param_text = NULL;
 	x->nparam_text = 0;
@@ -1573,6 +1645,36 @@ static void assign_aliases(explain_ctx *x, const sql_plan *root)
 }
 
 static int count_relations(const sql_plan *p);
+/* The statement's own CTEs, as PostgreSQL plans them before anything else
+ * of the statement (SS_process_ctes): each, in WITH order, takes the next
+ * plan number (and parameter, so "$n" of the InitPlans after them match)
+ * after the sublinks inside it, and shows on the top node whichever
+ * SubPlan or InitPlan first scans it. Caller prepends them to the top
+ * node's children. */
+static xnode **build_top_ctes(explain_ctx *x, int *n)
+{
+	*n = 0;
+	const sql_query *q = x->pl->query;
+	if (!q || !q->nctes || !x->pl->cte_plans)
+		return NULL;
+	xnode **out = ty_alloc(sizeof(xnode *) * (size_t)q->nctes);
+	for (int i = 0; i < q->nctes; i++) {
+		const sql_cte *c = q->ctes[i];
+		if (c->id < 0 || c->id >= x->pl->nctes || !x->pl->cte_plans[c->id] || x->cte_shown[c->id])
+			continue;
+		x->cte_shown[c->id] = true;
+		xnode *k = build_level(x, x->pl->cte_plans[c->id]);
+		k->rel_label = "InitPlan";
+		char *nm = ty_alloc(strlen(c->name) + 8);
+		sprintf(nm, "CTE %s", c->name);
+		k->plan_name = nm;
+		k->init_order = c->id;
+		const sql_plan *cp = x->pl->cte_plans[c->id];
+		(void)add_numbered(x, cp, true, cp->kind == SQL_P_RECURSIVE ? 2 : 1);
+		out[(*n)++] = k;
+	}
+	return out;
+}
 
 static bool sub_rel_walker(sql_expr *e, void *arg)
 {
@@ -1696,7 +1798,17 @@ void sql_exec_explain(sql_session *s, PgQuery__ExplainStmt *st, const char *text
 	x.cte_shown = ty_alloc0(sizeof(bool) * (size_t)(pl->nctes + 1));
 	x.qualify = count_relations(pl->plan) > 1;
 	assign_aliases(&x, pl->plan);
+	int ntop;
+	xnode **top = build_top_ctes(&x, &ntop);
 	xnode *root = build_level(&x, pl->plan);
+	if (ntop) {
+		xnode **nk = ty_alloc(sizeof(xnode *) * (size_t)(ntop + root->nkids));
+		memcpy(nk, top, sizeof(xnode *) * (size_t)ntop);
+		if (root->nkids)
+			memcpy(nk + ntop, root->kids, sizeof(xnode *) * (size_t)root->nkids);
+		root->kids = nk;
+		root->nkids += ntop;
+	}
 	if (!x.json)
 		render_text(&x, root, 0);
 	if (x.analyze && x.summary && !x.json) {

@@ -355,45 +355,73 @@ static sql_plan *plan_query(sql_planner *pl, sql_query *q, sql_tlist **tl_out);
 /* Does a query (or anything nested in it) read executor parameters set
  * outside it? Checked before it is planned, when the only parameters in
  * it are outer references. */
-static bool query_has_execparam(sql_query *q);
+typedef struct execparam_ctx {
+	sql_cte **seen; /* CTEs walked already: queries share their WITH lists, and a
+			 * recursive CTE's term names the CTE itself */
+	int nseen;
+} execparam_ctx;
+
+static bool query_has_execparam_in(execparam_ctx *ec, sql_query *q);
 
 static bool execparam_walker(sql_expr *e, void *arg)
 {
-	(void)arg;
 	if (e->kind == SQL_E_EXECPARAM)
 		return true;
-	return e->kind == SQL_E_SUBLINK && e->sub.query && query_has_execparam(e->sub.query);
+	return e->kind == SQL_E_SUBLINK && e->sub.query && query_has_execparam_in(arg, e->sub.query);
 }
+
+typedef struct execparam_root_arg {
+	execparam_ctx *ec;
+	bool found;
+} execparam_root_arg;
 
 static void execparam_root(sql_expr **e, void *arg)
 {
-	bool *found = arg;
-	if (!*found)
-		*found = sql_expr_walk(*e, execparam_walker, NULL);
+	execparam_root_arg *ra = arg;
+	if (!ra->found)
+		ra->found = sql_expr_walk(*e, execparam_walker, ra->ec);
 }
 
-static bool setop_has_execparam(sql_setop *s)
+static bool setop_has_execparam(execparam_ctx *ec, sql_setop *s)
 {
 	if (s->is_leaf)
-		return query_has_execparam(s->leaf);
-	return setop_has_execparam(s->left) || setop_has_execparam(s->right);
+		return query_has_execparam_in(ec, s->leaf);
+	return setop_has_execparam(ec, s->left) || setop_has_execparam(ec, s->right);
+}
+
+static bool query_has_execparam_in(execparam_ctx *ec, sql_query *q)
+{
+	execparam_root_arg ra = {ec, false};
+	sql_query_exprs(q, execparam_root, &ra);
+	bool found = ra.found;
+	for (int i = 0; i < q->nrtes && !found; i++)
+		if (q->rtes[i]->kind == SQL_RTE_SUBQUERY && q->rtes[i]->subquery)
+			found = query_has_execparam_in(ec, q->rtes[i]->subquery);
+	for (int i = 0; i < q->nctes && !found; i++) {
+		sql_cte *c = q->ctes[i];
+		bool seen = false;
+		for (int k = 0; k < ec->nseen && !seen; k++)
+			seen = ec->seen[k] == c;
+		if (seen)
+			continue;
+		sql_cte **ns = ty_alloc(sizeof(sql_cte *) * (size_t)(ec->nseen + 1));
+		if (ec->nseen)
+			memcpy(ns, ec->seen, sizeof(sql_cte *) * (size_t)ec->nseen);
+		ns[ec->nseen++] = c;
+		ec->seen = ns;
+		found = (c->query && query_has_execparam_in(ec, c->query)) ||
+			(c->nonrec && query_has_execparam_in(ec, c->nonrec)) ||
+			(c->rec && query_has_execparam_in(ec, c->rec));
+	}
+	if (!found && q->setop)
+		found = setop_has_execparam(ec, q->setop);
+	return found;
 }
 
 static bool query_has_execparam(sql_query *q)
 {
-	bool found = false;
-	sql_query_exprs(q, execparam_root, &found);
-	for (int i = 0; i < q->nrtes && !found; i++)
-		if (q->rtes[i]->kind == SQL_RTE_SUBQUERY && q->rtes[i]->subquery)
-			found = query_has_execparam(q->rtes[i]->subquery);
-	for (int i = 0; i < q->nctes && !found; i++) {
-		sql_cte *c = q->ctes[i];
-		found = (c->query && query_has_execparam(c->query)) || (c->nonrec && query_has_execparam(c->nonrec)) ||
-			(c->rec && query_has_execparam(c->rec));
-	}
-	if (!found && q->setop)
-		found = setop_has_execparam(q->setop);
-	return found;
+	execparam_ctx ec = {NULL, 0};
+	return query_has_execparam_in(&ec, q);
 }
 
 /* The type whose hash and comparison serve l = r, or NULL: the operand
@@ -496,6 +524,8 @@ static sql_plan *plan_jnode(sql_planner *pl, sql_jnode *j, sql_expr ***quals, in
 			    lateral_refs *lr);
 static sql_plan *plan_side(sql_planner *pl, sql_jnode *j, bool where_ok, sql_expr ***quals, int *nquals, sql_expr **on,
 			   int non, sql_tlist **tl_out, lateral_refs *lr, sql_expr ***jq, int *njq);
+static sql_plan *plan_units(sql_planner *pl, sql_jnode **items, int nitems, bool reorder, sql_expr ***qualsp,
+			    int *nqualsp, sql_tlist **tl_out, lateral_refs *lrp);
 
 /* Which RTE indexes a join tree node covers. */
 static void jnode_rtes(sql_query *q, sql_jnode *j, bool *set)
@@ -737,7 +767,9 @@ static sql_plan *make_join(sql_planner *pl, sql_jointype type, sql_plan *lp, sql
 			   sql_plan *rp, sql_tlist *rtl, const bool *rset, sql_expr **jq, int njq, sql_tlist **tl_out,
 			   lateral_refs *llr, lateral_refs *rlr, lateral_refs *out)
 {
-	/* Index lookup join (plan_index.c). */
+	/* Index lookup join (plan_index.c); its right side is a base table,
+	 * with no LATERAL references of its own. */
+	*out = *llr;
 	sql_plan *lj = sql_plan_lookup_join(pl, type, lp, ltl, lset, rp, rtl, rset, jq, njq, tl_out);
 	if (lj)
 		return lj;
@@ -796,6 +828,13 @@ static sql_plan *plan_jnode(sql_planner *pl, sql_jnode *j, sql_expr ***quals, in
 	int n = q->nrtes;
 	if (!j->is_join)
 		return plan_leaf(pl, j->rte, quals, nquals, tl_out, lr);
+	if (j->jointype == SQL_JOIN_INNER) {
+		/* Inner joins (below an outer join) in the order of least cost. */
+		sql_jnode **units;
+		int nunits = sql_join_units(pl, q, &j, 1, quals, nquals, &units);
+		if (nunits)
+			return plan_units(pl, units, nunits, true, quals, nquals, tl_out, lr);
+	}
 	bool *lset = ty_alloc0(sizeof(bool) * (size_t)n), *rset = ty_alloc0(sizeof(bool) * (size_t)n);
 	jnode_rtes(q, j->left, lset);
 	jnode_rtes(q, j->right, rset);
@@ -894,10 +933,80 @@ static sql_plan *plan_side(sql_planner *pl, sql_jnode *j, bool where_ok, sql_exp
 	return p;
 }
 
+/* Joins FROM items left-deep, each planned with the quals of the pool it
+ * can take, the join conditions taken as soon as both sides are there: in
+ * the order written, or (reorder) in the order sql_join_order chooses. */
+static sql_plan *plan_units(sql_planner *pl, sql_jnode **items, int nitems, bool reorder, sql_expr ***qualsp,
+			    int *nqualsp, sql_tlist **tl_out, lateral_refs *lrp)
+{
+	sql_query *q = pl->q;
+	int n = q->nrtes;
+	sql_expr **quals = *qualsp;
+	int nquals = *nqualsp;
+	sql_tlist *tl;
+	lateral_refs lr = {0};
+	sql_plan **uplans = NULL;
+	sql_tlist **utls = NULL;
+	lateral_refs *ulrs = NULL;
+	int *order = NULL;
+	double *jrows = NULL;
+	if (reorder) {
+		uplans = ty_alloc(sizeof(sql_plan *) * (size_t)nitems);
+		utls = ty_alloc(sizeof(sql_tlist *) * (size_t)nitems);
+		ulrs = ty_alloc0(sizeof(lateral_refs) * (size_t)nitems);
+		bool **usets = ty_alloc(sizeof(bool *) * (size_t)nitems);
+		order = ty_alloc(sizeof(int) * (size_t)nitems);
+		for (int i = 0; i < nitems; i++) {
+			uplans[i] = plan_jnode(pl, items[i], &quals, &nquals, &utls[i], &ulrs[i]);
+			usets[i] = ty_alloc0(sizeof(bool) * (size_t)n);
+			jnode_rtes(q, items[i], usets[i]);
+		}
+		jrows = ty_alloc(sizeof(double) * (size_t)nitems);
+		sql_join_order(pl, nitems, uplans, usets, quals, nquals, order, jrows);
+	}
+	int first = order ? order[0] : 0;
+	sql_plan *p = uplans ? uplans[first] : plan_jnode(pl, items[0], &quals, &nquals, &tl, &lr);
+	if (uplans) {
+		tl = utls[first];
+		lr = ulrs[first];
+	}
+	bool *have = ty_alloc0(sizeof(bool) * (size_t)(n ? n : 1));
+	jnode_rtes(q, items[first], have);
+	for (int k = 1; k < nitems; k++) {
+		int i = order ? order[k] : k;
+		sql_tlist *rtl;
+		bool *rset = ty_alloc0(sizeof(bool) * (size_t)n);
+		jnode_rtes(q, items[i], rset);
+		lateral_refs rlr = {0}, out;
+		sql_plan *rp;
+		if (uplans) {
+			rp = uplans[i];
+			rtl = utls[i];
+			rlr = ulrs[i];
+		} else {
+			rp = plan_jnode(pl, items[i], &quals, &nquals, &rtl, &rlr);
+		}
+		bool *both = ty_alloc0(sizeof(bool) * (size_t)n);
+		for (int x = 0; x < n; x++)
+			both[x] = have[x] || rset[x];
+		sql_expr **jq;
+		int njq = take_quals(pl, &quals, &nquals, both, &jq);
+		p = make_join(pl, SQL_JOIN_INNER, p, tl, have, rp, rtl, rset, jq, njq, &tl, &lr, &rlr, &out);
+		if (jrows) /* the join order's estimate (distinct counts) */
+			p->rows = jrows[k];
+		lr = out;
+		have = both;
+	}
+	*qualsp = quals;
+	*nqualsp = nquals;
+	*tl_out = tl;
+	*lrp = lr;
+	return p;
+}
+
 /* Cross-joins the FROM list items, then applies the remaining quals. */
 static sql_plan *plan_from(sql_planner *pl, sql_query *q, sql_expr **quals, int nquals, sql_tlist **tl_out)
 {
-	int n = q->nrtes;
 	if (q->nfrom == 0) {
 		sql_tlist *tl = sql_tl_new();
 		sql_plan *p = sql_new_node(pl, SQL_P_RESULT, tl);
@@ -923,24 +1032,12 @@ static sql_plan *plan_from(sql_planner *pl, sql_query *q, sql_expr **quals, int 
 	sql_tlist *tl;
 	sql_derive_equalities(pl, q, &quals, &nquals);
 	lateral_refs lr = {0};
-	sql_plan *p = plan_jnode(pl, q->from[0], &quals, &nquals, &tl, &lr);
-	bool *have = ty_alloc0(sizeof(bool) * (size_t)(n ? n : 1));
-	jnode_rtes(q, q->from[0], have);
-	for (int i = 1; i < q->nfrom; i++) {
-		sql_tlist *rtl;
-		bool *rset = ty_alloc0(sizeof(bool) * (size_t)n);
-		jnode_rtes(q, q->from[i], rset);
-		lateral_refs rlr = {0}, out;
-		sql_plan *rp = plan_jnode(pl, q->from[i], &quals, &nquals, &rtl, &rlr);
-		bool *both = ty_alloc0(sizeof(bool) * (size_t)n);
-		for (int k = 0; k < n; k++)
-			both[k] = have[k] || rset[k];
-		sql_expr **jq;
-		int njq = take_quals(pl, &quals, &nquals, both, &jq);
-		p = make_join(pl, SQL_JOIN_INNER, p, tl, have, rp, rtl, rset, jq, njq, &tl, &lr, &rlr, &out);
-		lr = out;
-		have = both;
-	}
+	/* Inner joins in the order of least estimated cost (plan_join.c), else
+	 * as written. */
+	sql_jnode **items = q->from;
+	int nunits = sql_join_units(pl, q, q->from, q->nfrom, &quals, &nquals, &items);
+	sql_plan *p =
+	    plan_units(pl, items, nunits ? nunits : q->nfrom, nunits > 0, &quals, &nquals, &tl, &lr);
 	if (lr.n)
 		ty_error(UTIL_E_INTERNAL_ERROR, "LATERAL reference that no join supplies");
 	if (gate) {
@@ -1040,6 +1137,7 @@ static sql_plan *plan_cte_scan(sql_planner *pl, int rte, sql_tlist **tl_out)
 		plan_cte(pl, c);
 	sql_plan *p = sql_new_node(pl, self ? SQL_P_WORKTABLE : SQL_P_CTESCAN, tl);
 	p->cte.cte = c->id;
+	p->cte.alias = r->alias[0] ? r->alias : NULL;
 	*tl_out = tl;
 	return p;
 }

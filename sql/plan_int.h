@@ -56,6 +56,21 @@ void sql_derive_equalities(sql_planner *pl, sql_query *q, sql_expr ***quals, int
  * then stably by estimated cost (plan_qualorder.c). In place. */
 void sql_order_quals(sql_expr **quals, int n, bool scan);
 
+/* Join order (plan_join.c). sql_join_units: the units FROM items (roots:
+ * the FROM list, or one inner join below an outer join) flatten into (base
+ * items and outer joins; inner joins' ON conditions appended to *quals), or
+ * 0 when the written order stands (fewer than 2 units, no statistics,
+ * LATERAL or function items, volatile conditions, join_collapse_limit 1).
+ * *units_out is allocated from the current arena. sql_join_order: fills
+ * order[n] with the unit indexes in the order to join them left-deep;
+ * plans[u] are the planned units, sets[u] their RTEs, quals the conditions
+ * left to place; rows[k] gets the estimated rows of the first k+1 units
+ * joined. */
+int sql_join_units(sql_planner *pl, sql_query *q, sql_jnode **roots, int nroots, sql_expr ***quals,
+		   int *nquals, sql_jnode ***units_out);
+void sql_join_order(sql_planner *pl, int n, sql_plan **plans, bool **sets, sql_expr **quals, int nquals,
+		    int *order, double *rows);
+
 /* Table scans with key ranges (plan_scan.c). */
 sql_plan *sql_plan_table_scan(sql_planner *pl, int rte, sql_expr **quals, int nquals, sql_tlist **tl_out);
 /* Index scans (plan_index.c): NULL when no index beats the table scan. */

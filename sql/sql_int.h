@@ -628,6 +628,10 @@ typedef struct sql_actx {
 	/* The next sql_analyze_select is a set-operation leaf: its unknown
 	 * literals stay unknown for the set operation to resolve. */
 	bool setop_leaf;
+	/* INSERT's own query while its VALUES/SELECT are analyzed: the target
+	 * is not visible there, but a misspelled column's HINT suggests its
+	 * columns (PostgreSQL searches the whole range table). */
+	struct sql_query *hint_query;
 } sql_actx;
 
 /* Analyzes one statement (SELECT/INSERT/UPDATE/DELETE/VALUES). */
@@ -892,6 +896,7 @@ struct sql_plan {
 		} modify;
 		struct {
 			int cte;             /* CTESCAN/WORKTABLE: CTE id */
+			const char *alias;   /* the name it is referenced by (EXPLAIN) */
 			int nprep;           /* CTEPREP: the data-modifying CTEs */
 			int *prep;
 		} cte;
@@ -1561,7 +1566,6 @@ ty_datum sql_reloptions_array(const cat_rel *r);
 
 /* Small shared helpers (builtins.c, misc.c). */
 void sql_quote_ident(const char *name, util_buf *out);
-bool sql_is_reserved_keyword(const char *word);
 ty_datum sql_make_text_array(const ty_datum *vals, int n);
 ty_datum sql_make_name_array(const ty_datum *vals, int n);
 bool sql_rel_visible(sql_session *s, cat_snap *cs, const cat_obj *o);
