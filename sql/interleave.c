@@ -176,6 +176,28 @@ bool sql_ilv_storage_in_use(cat_snap *cs, const char *storage)
 	return c.found;
 }
 
+bool sql_ilv_own_cell(const cat_rel *r, const uint8_t *q, size_t n)
+{
+	size_t pos = 0;
+	for (int l = 1; l <= r->ilv_depth; l++) {
+		uint16_t tag = (uint16_t)r->ilv_path[2 * l - 1];
+		if (n - pos < 3 || q[pos] != SQL_ILV_SEP || q[pos + 1] != (uint8_t)(tag >> 8) ||
+		    q[pos + 2] != (uint8_t)tag)
+			return false;
+		pos += 3;
+		int from = l == 1 ? r->ilv_path[0] : r->ilv_path[2 * (l - 1)], to = r->ilv_path[2 * l];
+		for (int i = from; i < to; i++) {
+			const cat_column *c = cat_column_by_attnum(r, r->pk[i]);
+			ty_keycol kc = {c->type, r->pk_desc ? r->pk_desc[i] : false, false};
+			size_t k = ty_key_skip(&kc, q + pos, q + n);
+			if (k == 0)
+				return false;
+			pos += k;
+		}
+	}
+	return n == pos || (n - pos == 2 && q[pos] != SQL_ILV_SEP);
+}
+
 /* ---------------------------------------------------------------- writes */
 
 /* The parent's key of an interleaved row: the parent's key columns are the

@@ -811,6 +811,11 @@ struct sql_plan {
 			sql_expr **index_cond; /* INDEXSCAN: recheck after lookup */
 			const char *alias; /* the FROM alias (EXPLAIN) */
 			const struct sql_ixscan *ixscan; /* INDEXSCAN: the index part (sql_index.h) */
+			/* An interleaved child whose root key is not fixed: bounds on
+			 * its key columns past the root's (nfix counts from there),
+			 * applied to every kv row read as a qualifier range; the
+			 * conditions stay in qual (docs/entity-groups.md). */
+			sql_keyrange *slice;
 		} scan;
 		struct {
 			int nfuncs;
@@ -1157,6 +1162,10 @@ double sql_stats_ndistinct(sql_session *s, const cat_obj *rel, int attnum);
  * 2BP01); a storage still named by a relation is not dropped. */
 void sql_ilv_check_catalog(cat_snap *before, cat_snap *after);
 bool sql_ilv_storage_in_use(cat_snap *cs, const char *storage);
+/* True when a cell qualifier (interleaved family) is one of child table
+ * r's own cells: its rows' prefix, then nothing (the sentinel) or a column
+ * id — not a descendant's or another table's cell. */
+bool sql_ilv_own_cell(const cat_rel *r, const uint8_t *q, size_t n);
 /* Writes: a child row needs its parent row (23503; locks the parent FOR KEY
  * SHARE); a parent row with rows of a child table that is not
  * interleave_on_delete = 'cascade' cannot be deleted (23503). */
