@@ -333,7 +333,22 @@ void sql_ilv_check_delete(sql_txn *t, const cat_snap *cs, kv_table *kv, const ca
 		kv_filter_free(f);
 		if (st != KV_OK && st != KV_NOT_FOUND)
 			sql_kv_error(st, "reading interleaved rows");
-		bool any = st == KV_OK && row.n > 0;
+		/* A committed child row counts unless this transaction deleted it.
+		 * Cells come in qualifier order, so a row's sentinel (qualifier =
+		 * its key suffix) comes before its columns and its descendants,
+		 * which all extend that qualifier. */
+		bool any = false;
+		for (size_t j = 0; st == KV_OK && j < row.n && !any;) {
+			const kv_slice q = row.cells[j].qualifier;
+			uint8_t *ck = ty_alloc(rl + q.len);
+			memcpy(ck, key, rl);
+			memcpy(ck + rl, q.data, q.len);
+			sql_wrow *w = sql_txn_lookup(t, kid->oid, ck, rl + q.len, false);
+			any = !w || w->present;
+			for (j++; j < row.n && row.cells[j].qualifier.len >= q.len &&
+				  !memcmp(row.cells[j].qualifier.data, q.data, q.len);)
+				j++;
+		}
 		/* ... or written by this transaction (keys start with the prefix). */
 		if (!any) {
 			int nw;

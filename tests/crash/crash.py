@@ -22,7 +22,11 @@ worker: its rows, its txlog rows and its tables (and their row counts) equal
 the model or the pending model, never anything else (no acknowledged commit
 lost, no transaction partly visible, nothing that was rolled back); SUM(bal)
 over the shared accounts is unchanged; with secondary indexes (once CREATE
-INDEX exists) lookups through them agree with the table. Some cycles kill the
+INDEX exists) lookups through them agree with the table. Each worker also
+owns a few entity groups (an order in `eg_order` with its lines in
+`eg_line`, interleaved in the order's kv row): a transaction adds, changes
+or removes lines and keeps the order's total equal to the sum of its lines,
+so a group partly written shows as a total that does not add up. Some cycles kill the
 server again while it recovers, some stop it cleanly (SIGTERM) instead.
 
 The server runs with small memstores and log segments (--memstore-flush-kb,
@@ -58,6 +62,8 @@ KEYS = 48            # keys per worker in `own`
 KEYSPACE = 1000      # worker w owns keys [w*KEYSPACE, w*KEYSPACE + KEYS)
 TXLOG_WINDOW = 12    # txlog rows a worker keeps (older ones are deleted by later commits)
 NACCT = 8
+EG_ORDERS = 8        # entity groups (orders) per worker
+EG_LINES = 6         # line numbers an order can have
 START_BAL = 1000
 RETRY = ("40P01", "40001", "55P03")
 LEVELS = ("READ COMMITTED", "READ COMMITTED", "REPEATABLE READ", "SERIALIZABLE")
@@ -94,16 +100,19 @@ class Model:
         self.rows = {}       # k -> (v, txid, grp, padtx, len(pad)); padtx wrote the pad
         self.txlog = []      # txids in commit order (the window)
         self.tables = {}     # name -> row count
+        self.eg = {}         # order -> (total, {line: amount})
 
     def copy(self):
         m = Model()
         m.rows = dict(self.rows)
         m.txlog = list(self.txlog)
         m.tables = dict(self.tables)
+        m.eg = {o: (t, dict(lines)) for o, (t, lines) in self.eg.items()}
         return m
 
-    def same(self, rows, txlog, tables):
-        return self.rows == rows and sorted(self.txlog) == sorted(txlog) and self.tables == tables
+    def same(self, rows, txlog, tables, eg):
+        return (self.rows == rows and sorted(self.txlog) == sorted(txlog) and self.tables == tables
+                and self.eg == eg)
 
 
 class Worker:
@@ -123,7 +132,41 @@ class Worker:
     def base(self):
         return self.wid * KEYSPACE
 
-    def plan(self, txid, with_index):
+    def plan_group(self, m, stmts):
+        """One entity-group change: a line added, changed or removed, the
+        order's total moved by the same amount (or the whole group removed)."""
+        rng = self.rng
+        o = self.base() + rng.randrange(EG_ORDERS)
+        if o not in m.eg:
+            amt = rng.randint(1, 100)
+            stmts.append(f"INSERT INTO eg_order VALUES ({o}, {amt})")
+            stmts.append(f"INSERT INTO eg_line VALUES ({o}, 1, {amt})")
+            m.eg[o] = (amt, {1: amt})
+            return
+        total, lines = m.eg[o]
+        if rng.random() < 0.1:
+            stmts.append(f"DELETE FROM eg_line WHERE o = {o}")
+            stmts.append(f"DELETE FROM eg_order WHERE o = {o}")
+            del m.eg[o]
+            return
+        ln = rng.randint(1, EG_LINES)
+        old = lines.get(ln, 0)
+        r = rng.random()
+        if ln in lines and r < 0.3:
+            stmts.append(f"DELETE FROM eg_line WHERE o = {o} AND l = {ln}")
+            del lines[ln]
+            new = 0
+        else:
+            new = rng.randint(1, 100)
+            if ln in lines:
+                stmts.append(f"UPDATE eg_line SET amt = {new} WHERE o = {o} AND l = {ln}")
+            else:
+                stmts.append(f"INSERT INTO eg_line VALUES ({o}, {ln}, {new})")
+            lines[ln] = new
+        stmts.append(f"UPDATE eg_order SET total = total + ({new - old}) WHERE o = {o}")
+        m.eg[o] = (total + new - old, lines)
+
+    def plan(self, txid, with_index, with_group=False):
         """Returns (statements, new model) for one transaction."""
         rng = self.rng
         m = self.model.copy()
@@ -153,6 +196,9 @@ class Worker:
                     if kk in m.rows:
                         v, _, g, ptx, pl = m.rows[kk]
                         m.rows[kk] = (v + 1, txid, g, ptx, pl)
+        if with_group and rng.random() < 0.4:
+            for _ in range(rng.randint(1, 3)):
+                self.plan_group(m, stmts)
         if rng.random() < 0.3:
             a, b = rng.sample(range(NACCT), 2)
             amt = rng.randint(1, 50)
@@ -179,7 +225,7 @@ class Worker:
             stmts.append(f"DELETE FROM txlog WHERE txid = {old}")
         return stmts, m
 
-    def run(self, dsn, stop, with_index):
+    def run(self, dsn, stop, with_index, with_group=False):
         """One cycle's work until the server dies or stop is set."""
         try:
             conn = psycopg2.connect(dsn, connect_timeout=10)
@@ -191,7 +237,7 @@ class Worker:
             while not stop.is_set():
                 self.seq += 1
                 txid = self.wid * 10**9 + self.seq
-                stmts, newm = self.plan(txid, with_index)
+                stmts, newm = self.plan(txid, with_index, with_group)
                 mode = self.rng.random()
                 committing = False
                 try:
@@ -239,22 +285,22 @@ class Worker:
             except psycopg2.Error:
                 pass
 
-    def check(self, rows, txlog, tables):
+    def check(self, rows, txlog, tables, eg):
         """Compares what the database holds for this worker with the models."""
-        if self.model.same(rows, txlog, tables):
+        if self.model.same(rows, txlog, tables, eg):
             if self.pending:
                 self.indoubt += 1
             self.pending = None
             return None
-        if self.pending and self.pending[0].same(rows, txlog, tables):
+        if self.pending and self.pending[0].same(rows, txlog, tables, eg):
             self.model = self.pending[0]
             self.pending = None
             self.indoubt += 1
             self.indoubt_present += 1
             return None
-        return self.describe(rows, txlog, tables)
+        return self.describe(rows, txlog, tables, eg)
 
-    def describe(self, rows, txlog, tables):
+    def describe(self, rows, txlog, tables, eg):
         m = self.model
         out = [f"worker {self.wid}: database differs from the acknowledged state"
                + (f" (and from the in-doubt commit {self.pending[1]})" if self.pending else "")]
@@ -265,6 +311,9 @@ class Worker:
             out.append(f"  txlog: expected {sorted(m.txlog)}, found {sorted(txlog)}")
         if m.tables != tables:
             out.append(f"  tables: expected {m.tables}, found {tables}")
+        for o in sorted(set(m.eg) | set(eg)):
+            if m.eg.get(o) != eg.get(o):
+                out.append(f"  entity group o={o}: expected {m.eg.get(o)}, found {eg.get(o)}")
         return "\n".join(out[:20])
 
 
@@ -275,6 +324,7 @@ class Loop:
         self.workers = [Worker(w, args.seed) for w in range(args.workers)]
         self.srv = StrataServer("crash", args=["--memstore-flush-kb", "256", "--wal-segment-kb", "512"])
         self.with_index = False
+        self.with_group = False
         self.kv_tool = None
         self.failures = []
         self.stats = {"verify": 0, "recovery_kills": 0, "clean_stops": 0, "sum_reads": 0}
@@ -352,19 +402,36 @@ class Loop:
             if n != nd:
                 self.failures.append(f"table {name}: {n} rows but {nd} distinct values")
             tables.setdefault(int(name.split("_")[1]), {})[name] = n
-        return rows, txlog, tables
+        eg = {}
+        if self.with_group:
+            cur.execute("SELECT o, total FROM eg_order")
+            orders = dict(cur.fetchall())
+            cur.execute("SELECT o, l, amt FROM eg_line")
+            lines = {}
+            for o, ln, amt in cur.fetchall():
+                lines.setdefault(o, {})[ln] = amt
+            for o in sorted(set(orders) | set(lines)):
+                got = lines.get(o, {})
+                if o not in orders:
+                    self.failures.append(f"entity group o={o}: lines {got} without their order")
+                    continue
+                if orders[o] != sum(got.values()):
+                    self.failures.append(f"entity group o={o}: total {orders[o]} but lines {got} "
+                                         f"(a group partly written)")
+                eg.setdefault(o // KEYSPACE, {})[o] = (orders[o], got)
+        return rows, txlog, tables, eg
 
     def check(self, cycle):
         ok = True
         conn = connect(self.srv.dsn)
         cur = conn.cursor()
         try:
-            rows, txlog, tables = self.read_state(cur)
+            rows, txlog, tables, eg = self.read_state(cur)
             for w in self.workers:
                 got = {}
                 for k, (v, txid, grp, padtx, pad) in rows.get(w.wid, {}).items():
                     got[k] = self.decode_row(cycle, k, v, txid, grp, padtx, pad)
-                msg = w.check(got, txlog.get(w.wid, []), tables.get(w.wid, {}))
+                msg = w.check(got, txlog.get(w.wid, []), tables.get(w.wid, {}), eg.get(w.wid, {}))
                 if msg:
                     self.failures.append(f"cycle {cycle}: {msg}")
                     ok = False
@@ -426,6 +493,15 @@ class Loop:
                 raise
             log(f"# crash: secondary indexes not in the workload: CREATE INDEX gives {e.pgcode} "
                 f"({str(e).strip()})")
+        cur.execute("CREATE TABLE eg_order (o bigint PRIMARY KEY, total bigint NOT NULL)")
+        try:
+            cur.execute("CREATE TABLE eg_line (o bigint, l int, amt bigint NOT NULL, PRIMARY KEY (o, l)) "
+                        "WITH (interleave_in_parent = 'eg_order')")
+            self.with_group = True
+        except psycopg2.Error as e:
+            if e.pgcode not in ("22023", "0A000"):  # PostgreSQL: unrecognized parameter
+                raise
+            log(f"# crash: no entity group in the workload: {e.pgcode} ({str(e).strip()})")
         conn.close()
 
     def sum_reader(self, stop):
@@ -467,7 +543,7 @@ class Loop:
         while cycle < a.cycles and time.monotonic() - t0 < a.seconds:
             cycle += 1
             stop = threading.Event()
-            threads = [threading.Thread(target=w.run, args=(self.srv.dsn, stop, self.with_index))
+            threads = [threading.Thread(target=w.run, args=(self.srv.dsn, stop, self.with_index, self.with_group))
                        for w in self.workers]
             threads.append(threading.Thread(target=self.sum_reader, args=(stop,)))
             for t in threads:
@@ -532,7 +608,7 @@ class Loop:
         self.pg = False
         self.setup()
         stop = threading.Event()
-        threads = [threading.Thread(target=w.run, args=(self.srv.dsn, stop, self.with_index))
+        threads = [threading.Thread(target=w.run, args=(self.srv.dsn, stop, self.with_index, self.with_group))
                    for w in self.workers]
         for t in threads:
             t.start()
@@ -554,11 +630,16 @@ class Loop:
         cur = conn.cursor()
         cur.execute("CREATE TABLE ddl_0_999 (a int PRIMARY KEY, b text)")
         w0.model.tables["ddl_0_999"] = 0
+        if self.with_group:  # and a group of worker 0 that no transaction touches
+            cur.execute("INSERT INTO eg_order VALUES (999, 5); INSERT INTO eg_line VALUES (999, 1, 5)")
+            w0.model.eg[999] = (5, {1: 5})
         tamper = [("lost update", "UPDATE own SET v = v + 1 WHERE k = (SELECT min(k) FROM own)"),
                   ("stray txlog row", "INSERT INTO txlog VALUES (-1, 0, 0)"),
                   ("half a transfer", "UPDATE acct SET bal = bal + 1 WHERE id = 0"),
                   ("lost table", "DROP TABLE ddl_0_999"),
                   ("torn value", "UPDATE own SET pad = 'x' || pad WHERE k = (SELECT max(k) FROM own)")]
+        if self.with_group:
+            tamper.append(("half an entity group", "UPDATE eg_line SET amt = amt + 1 WHERE o = 999"))
         for what, sql in tamper:
             cur.execute("SELECT * FROM own")  # fresh snapshot of the untampered state for the undo
             cur.execute(sql)
@@ -570,11 +651,15 @@ class Loop:
                 log(f"FAIL selftest: the check did not notice a {what} ({sql})")
                 failed += 1
             # later cases must fail on their own: reset the models to what is there now
-            rows, txlog, tables = self.read_state(cur)
+            rows, txlog, tables, eg = self.read_state(cur)
+            if what == "half an entity group":  # a broken group stays broken: take it out
+                cur.execute("DELETE FROM eg_line WHERE o = 999; DELETE FROM eg_order WHERE o = 999")
+                eg.get(0, {}).pop(999, None)
             for w in self.workers:
                 w.model.rows = {k: self.decode_row(0, k, *r) for k, r in rows.get(w.wid, {}).items()}
                 w.model.txlog = list(txlog.get(w.wid, []))
                 w.model.tables = dict(tables.get(w.wid, {}))
+                w.model.eg = {o: (t, dict(ls)) for o, (t, ls) in eg.get(w.wid, {}).items()}
                 w.pending = None
             cur.execute("SELECT sum(bal) FROM acct")
             cur.execute(f"UPDATE acct SET bal = bal - ({cur.fetchone()[0]} - {NACCT * START_BAL}) WHERE id = 0")
@@ -594,7 +679,8 @@ class Loop:
             f"{indoubt} in doubt ({present} present), {retried} retried (40P01/40001/55P03), "
             f"{self.stats['verify']} store verifications, {self.stats['recovery_kills']} kills during "
             f"recovery, {self.stats['clean_stops']} clean stops, {self.stats['sum_reads']} SUM reads"
-            f"{', with secondary indexes' if self.with_index else ''}")
+            f"{', with secondary indexes' if self.with_index else ''}"
+            f"{', with entity groups' if self.with_group else ''}")
 
 
 def main():

@@ -170,16 +170,23 @@ def workload(chk, conn, rng, rounds):
         compare(chk, cur, f"round {r}")
 
 
+def sqlstate(cur, sql):
+    """The SQLSTATE sql fails with (None if it succeeds); a transaction block
+    it leaves aborted is rolled back."""
+    try:
+        cur.execute(sql)
+        return None
+    except psycopg2.Error as e:
+        cur.execute("ROLLBACK")
+        return e.pgcode
+
+
 def rules(chk, conn):
     conn.autocommit = True
     cur = conn.cursor()
 
     def code(sql):
-        try:
-            cur.execute(sql)
-            return None
-        except psycopg2.Error as e:
-            return e.pgcode
+        return sqlstate(cur, sql)
 
     cur.execute("CREATE TABLE p (a int, b text, PRIMARY KEY (a))")
     cur.execute("CREATE TABLE c (a int, k int, v text, PRIMARY KEY (a, k)) WITH (interleave_in_parent = 'p')")
@@ -339,6 +346,31 @@ def explain(chk, conn):
     cur.execute("DEALLOCATE sp")
 
 
+def same_txn_deletes(chk, conn):
+    """Children deleted earlier in the same transaction no longer block the
+    parent's delete; children still there (committed or written by the
+    transaction, at any depth) do."""
+    conn.autocommit = True
+    cur = conn.cursor()
+
+    cur.execute("CREATE TABLE tp (o int PRIMARY KEY, total int)")
+    cur.execute("CREATE TABLE tl (o int, l int, PRIMARY KEY (o, l)) WITH (interleave_in_parent = 'tp')")
+    cur.execute("CREATE TABLE ts (o int, l int, s int, PRIMARY KEY (o, l, s)) WITH (interleave_in_parent = 'tl')")
+    cur.execute("INSERT INTO tp VALUES (1, 0), (2, 0); INSERT INTO tl VALUES (1, 1), (1, 2), (2, 1); "
+                "INSERT INTO ts VALUES (1, 1, 1)")
+    chk.check(sqlstate(cur, "BEGIN; DELETE FROM tl WHERE o = 1 AND l = 2; DELETE FROM tp WHERE o = 1; COMMIT") == "23503",
+              "parent delete with one child left in the transaction: 23503")
+    chk.check(sqlstate(cur, "BEGIN; DELETE FROM tl WHERE o = 1 AND l = 1; COMMIT") == "23503",
+              "child delete with a grandchild: 23503")
+    chk.check(sqlstate(cur, "BEGIN; DELETE FROM ts; DELETE FROM tl WHERE o = 1; DELETE FROM tp WHERE o = 1; COMMIT") is None,
+              "grandchildren, children, then the parent deleted in one transaction")
+    chk.check(sqlstate(cur, "BEGIN; DELETE FROM tl WHERE o = 2; INSERT INTO tl VALUES (2, 5); DELETE FROM tp WHERE o = 2; "
+                   "COMMIT") == "23503", "parent delete with a child the transaction wrote: 23503")
+    chk.check(fetch(cur, "SELECT o FROM tp") == [(2,)] and fetch(cur, "SELECT * FROM tl") == [(2, 1)],
+              "what the failed transactions did is gone")
+    cur.execute("DROP TABLE ts; DROP TABLE tl; DROP TABLE tp")
+
+
 def schema_changes(chk, conn):
     """ADD/DROP COLUMN on one table of a hierarchy and CREATE INDEX on the
     root rewrite no table's data: the digest of every visible cell of the
@@ -435,6 +467,7 @@ def main():
             rules(chk, conn)
             truncate(chk, conn)
             explain(chk, conn)
+            same_txn_deletes(chk, conn)
             schema_changes(chk, conn)
         except Exception:
             srv.mark_failed()
