@@ -430,13 +430,13 @@ static kv_filter *own_cells_filter(const cat_rel *r)
  * range's by a column-range filter (the store seeks to the first and
  * skips the rest of the row after the last), so a slice of a wide group
  * costs the slice, not the group. */
-static void ilv_range(scan_state *st, const keyrange *kr, kv_scan_opts *so)
+static bool ilv_range(scan_state *st, const keyrange *kr, kv_scan_opts *so)
 {
 	kv_filter_free(st->range_cells);
 	st->range_cells = NULL;
 	size_t rowlen = kr->rowlen;
 	if (!rowlen)
-		return;
+		return false;
 	const uint8_t *qmin = NULL, *qmax = NULL;
 	size_t qminlen = 0, qmaxlen = 0;
 	if (kr->start_len > rowlen) {
@@ -455,6 +455,7 @@ static void ilv_range(scan_state *st, const keyrange *kr, kv_scan_opts *so)
 	so->stop_len = rowlen + 1;
 	st->range_cells = kv_filter_column_range(qmin, qminlen, true, qmax, qmaxlen, false);
 	so->read.filter = st->range_cells;
+	return qmin || qmax; /* bounds on the child's own key columns */
 }
 
 /* The qualifier range [*qmin, *qmax) of an interleaved child's cells that
@@ -540,6 +541,7 @@ static void open_iter(sql_op *op, scan_state *st)
 	so.read.columns = st->cols;
 	so.read.ncolumns = st->ncols_read;
 	so.read.filter = st->own_cells;
+	bool bounded = false;
 	if (st->nranges) {
 		keyrange *kr = &st->ranges[range_index(st, st->cur)];
 		so.start = kr->start;
@@ -547,9 +549,11 @@ static void open_iter(sql_op *op, scan_state *st)
 		so.stop = kr->stop;
 		so.stop_len = kr->stop ? kr->stop_len : 0;
 		if (st->ilv)
-			ilv_range(st, kr, &so);
+			bounded = ilv_range(st, kr, &so);
 	}
-	if (st->ilv && p->scan.slice && !st->range_cells) {
+	/* The slice also narrows a range that fixes only the root's key (a
+	 * lookup join's inner side: one group per outer row). */
+	if (st->ilv && p->scan.slice && !bounded) {
 		kv_filter_free(st->slice_cells);
 		st->slice_cells = slice_filter(op->ex, p, st->rel);
 		if (st->slice_cells)

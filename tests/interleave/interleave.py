@@ -63,6 +63,8 @@ QUERIES = [
     "WHERE l.line_no > 8 AND o.id < 30 ORDER BY 1, 2",
     "SELECT o.id, count(*) FROM {s}.orders o JOIN {s}.lines l ON l.order_id = o.id "
     "WHERE l.line_no = 5 GROUP BY o.id ORDER BY 1",
+    "SELECT o.id, l.line_no, l.qty FROM {s}.orders o JOIN {s}.lines l ON l.order_id = o.id "
+    "WHERE l.line_no BETWEEN 2 AND 5 AND o.id IN (3, 7, 11, 19) ORDER BY 1, 2",
     "SELECT * FROM {s}.lines WHERE order_id IN (1, 5, 9, 33) ORDER BY 1, 2",
     "SELECT * FROM {s}.lines WHERE line_no > 5 ORDER BY order_id, line_no LIMIT 7",
     "SELECT order_id, count(*), sum(qty * price) FROM {s}.lines GROUP BY order_id ORDER BY 1",
@@ -329,6 +331,10 @@ def explain(chk, conn):
              "WHERE l.line_no BETWEEN 2 AND 4")
     chk.check("Interleaved Join" in p and "Group Slice: ((line_no >= 2) AND (line_no <= 4))" in p,
               f"explain: slice inside an interleaved join: {p}")
+    p = plan("SELECT o.id, l.line_no FROM ilv.orders o JOIN ilv.lines l ON l.order_id = o.id "
+             "WHERE l.line_no BETWEEN 2 AND 5 AND o.id IN (3, 7, 11)")
+    chk.check("Index Cond: (order_id = o.id)" in p and "Group Slice: ((line_no >= 2) AND (line_no <= 5))" in p,
+              f"explain: slice of each group a lookup join reads: {p}")
     p = plan("SELECT * FROM ilv.lines WHERE order_id = 7 AND line_no BETWEEN 3 AND 6")
     chk.check("Index Cond: ((order_id = 7) AND (line_no >= 3) AND (line_no <= 6))" in p
               and "Group Slice" not in p, f"explain: root key fixed, one group's slice: {p}")
