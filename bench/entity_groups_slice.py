@@ -84,17 +84,19 @@ def main():
             cur.execute("EXPLAIN " + q.format(c="line_no BETWEEN 10 AND 12"))
             plan = [r[0].strip() for r in cur.fetchall()]
             ok = any(p.startswith("Group Slice") for p in plan)
-            out.append((label, sliced, whole, ok))
+            joins = [p.split("  (cost")[0].lstrip("-> ") for p in plan
+                     if "Join" in p or "Nested Loop" in p]
+            out.append((label, sliced, whole, ok, joins[0] if joins else "Seq Scan"))
         conn.close()
     with open("/proc/loadavg") as f:
         load = f.read().split()[0]
     head = (f"`bench/entity_groups_slice.py {ORDERS} {LINES} {READS}`: {build}, {ORDERS} orders x {LINES} "
             f"interleaved lines, `line_no BETWEEN 10 AND 12` (3 lines of each group) against `line_no + 0 "
             f"BETWEEN 10 AND 12` (no slice); medians of {READS} runs; 2 cores, load at end {load}.")
-    lines = [head, "", "| query | sliced (ms) | row by row (ms) | speed-up | Group Slice in EXPLAIN |",
-             "| --- | ---: | ---: | ---: | --- |"]
-    for label, s, w, ok in out:
-        lines.append(f"| {label} | {s:.1f} | {w:.1f} | {w / s:.1f}x | {'yes' if ok else 'NO'} |")
+    lines = [head, "", "| query | plan | sliced (ms) | row by row (ms) | speed-up | Group Slice in EXPLAIN |",
+             "| --- | --- | ---: | ---: | ---: | --- |"]
+    for label, s, w, ok, top in out:
+        lines.append(f"| {label} | {top} | {s:.1f} | {w:.1f} | {w / s:.1f}x | {'yes' if ok else 'NO'} |")
     text = "\n".join(lines)
     print(text)
     if os.environ.get("BENCH_WRITE") == "1":
