@@ -313,6 +313,128 @@ def truncate(chk, conn):
     cur.execute("DROP SCHEMA tp CASCADE")
 
 
+IX_QUERIES = [
+    "SELECT order_id, line_no, item FROM {s}.lines WHERE item = 'fig' ORDER BY 1, 2",
+    "SELECT order_id, line_no, qty, price FROM {s}.lines WHERE qty BETWEEN 3 AND 5 ORDER BY 1, 2",
+    "SELECT qty, price FROM {s}.lines WHERE qty = 4 ORDER BY 1, 2",
+    "SELECT count(*) FROM {s}.lines WHERE item IN ('kiwi', 'lime')",
+    "SELECT min(qty), max(qty) FROM {s}.lines",
+    "SELECT item, line_no FROM {s}.lines WHERE item > 'lime' ORDER BY item, order_id, line_no LIMIT 9",
+    "SELECT * FROM {s}.notes WHERE body = 'note 7' ORDER BY 1, 2, 3",
+    "SELECT o.id, l.line_no FROM {s}.orders o JOIN {s}.lines l ON l.order_id = o.id WHERE l.item = 'pear' "
+    "ORDER BY 1, 2",
+]
+
+
+def compare_ix(chk, cur, label):
+    cur.execute("SET enable_seqscan = off")
+    for q in IX_QUERIES:
+        a = fetch(cur, q.format(s="ilv"))
+        b = fetch(cur, q.format(s="plain"))
+        chk.check(a == b, f"{label}: {q.format(s='*')}: interleaved {a[:5]}... != plain {b[:5]}...")
+    cur.execute("RESET enable_seqscan")
+
+
+def verify_ix(chk, cur, names, label):
+    for n in names:
+        v = fetch(cur, f"SELECT rows, missing, mismatched FROM strata_verify_index('{n}')")
+        chk.check(v[0][1:] == (0, 0), f"{label}: strata_verify_index('{n}'): {v}")
+
+
+def child_indexes(chk, conn, rng):
+    """Secondary indexes on interleaved children answer as on plain tables:
+    index scans through a random workload (inserts, updates moving index
+    keys, deletes, cascades from the parent), unique indexes (23505 at
+    CREATE and on writes, values freed by updates, deletes and cascades),
+    EXPLAIN, strata_verify_index, DROP INDEX."""
+    cur = conn.cursor()
+    conn.autocommit = True
+    for sch in ("ilv", "plain"):
+        cur.execute(f"CREATE INDEX lines_item ON {sch}.lines (item)")
+        cur.execute(f"CREATE INDEX lines_qty ON {sch}.lines (qty) INCLUDE (price)")
+        cur.execute(f"CREATE INDEX notes_body ON {sch}.notes (body)")
+    ixs = ("ilv.lines_item", "ilv.lines_qty", "ilv.notes_body")
+    verify_ix(chk, cur, ixs, "child indexes built")
+    compare_ix(chk, cur, "child indexes built")
+    cur.execute("SET enable_seqscan = off")
+    p = "\n".join(r[0] for r in fetch(cur, "EXPLAIN SELECT * FROM ilv.lines WHERE item = 'fig'"))
+    chk.check("Index Scan using lines_item on lines" in p, f"child indexes: EXPLAIN uses the index: {p}")
+    p = "\n".join(r[0] for r in fetch(cur, "EXPLAIN SELECT qty, price FROM ilv.lines WHERE qty = 4"))
+    chk.check("Index Scan using lines_qty on lines" in p, f"child indexes: covering index read with its rows: {p}")
+    cur.execute("RESET enable_seqscan")
+    conn.autocommit = False
+    workload(chk, conn, rng, 4)
+    conn.rollback()
+    conn.autocommit = True
+    compare_ix(chk, cur, "child indexes after writes")
+    verify_ix(chk, cur, ixs, "child indexes after writes")
+    # Cascades: deleting parents takes their lines and notes (and, read
+    # through the index, their entries) along.
+    for sch in ("ilv", "plain"):
+        cur.execute(f"DELETE FROM {sch}.notes WHERE order_id < 10")
+        cur.execute(f"DELETE FROM {sch}.lines WHERE order_id < 10")
+        cur.execute(f"DELETE FROM {sch}.orders WHERE id < 10")
+    compare_ix(chk, cur, "child indexes after parent deletes")
+    # Unique indexes on a child.
+    for sch, w, ref in (("ilv", "WITH (interleave_in_parent = 'ilv.up', interleave_on_delete = 'cascade')", ""),
+                        ("plain", "", "REFERENCES plain.up ON DELETE CASCADE")):
+        cur.execute(f"CREATE TABLE {sch}.up (a int PRIMARY KEY)")
+        cur.execute(f"CREATE TABLE {sch}.uc (a int {ref}, k int, code text, PRIMARY KEY (a, k)) {w}")
+        cur.execute(f"INSERT INTO {sch}.up SELECT generate_series(1, 5)")
+        cur.execute(f"INSERT INTO {sch}.uc VALUES (1, 1, 'x'), (2, 1, 'y'), (3, 1, 'x')")
+
+    def same(sql, what):
+        out = []
+        for sch in ("ilv", "plain"):
+            try:
+                cur.execute(sql.format(s=sch))
+                out.append(("ok", cur.rowcount))
+            except psycopg2.Error as e:
+                out.append(("err", e.pgcode, e.diag.message_detail))
+        chk.check(out[0] == out[1], f"child unique: {what}: {out}")
+        a = fetch(cur, "SELECT * FROM ilv.uc ORDER BY 1, 2")
+        chk.check(a == fetch(cur, "SELECT * FROM plain.uc ORDER BY 1, 2"), f"child unique: {what}: rows differ")
+        return out[0]
+
+    chk.check(same("CREATE UNIQUE INDEX uc_code ON {s}.uc (code)", "build over a duplicate")[1] == "23505",
+              "child unique: build over a duplicate: 23505")
+    same("DELETE FROM {s}.uc WHERE a = 3", "the duplicate deleted")
+    chk.check(same("CREATE UNIQUE INDEX uc_code ON {s}.uc (code)", "build")[0] == "ok", "child unique: built")
+    chk.check(same("INSERT INTO {s}.uc VALUES (3, 1, 'x')", "insert of a taken value")[1] == "23505",
+              "child unique: insert of a taken value: 23505")
+    chk.check(same("UPDATE {s}.uc SET code = 'x' WHERE a = 2", "update to a taken value")[1] == "23505",
+              "child unique: update to a taken value: 23505")
+    same("UPDATE {s}.uc SET code = 'z' WHERE a = 2", "update freeing a value")
+    same("INSERT INTO {s}.uc VALUES (3, 1, 'y')", "insert of the freed value")
+    same("INSERT INTO {s}.uc VALUES (4, 1, NULL), (4, 2, NULL)", "NULLs are distinct")
+    same("DELETE FROM {s}.up WHERE a = 1", "cascade from the parent")
+    same("INSERT INTO {s}.uc VALUES (5, 1, 'x')", "a value freed by the cascade")
+    chk.check(same("INSERT INTO {s}.uc VALUES (5, 2, 'z')", "taken again")[1] == "23505",
+              "child unique: value moved by update still taken: 23505")
+    cur.execute("BEGIN")
+    same("DELETE FROM {s}.uc WHERE a = 5", "a delete in a transaction")
+    same("INSERT INTO {s}.uc VALUES (2, 7, 'x')", "the value it freed, in the same transaction")
+    cur.execute("COMMIT")
+    verify_ix(chk, cur, ("ilv.uc_code",), "child unique")
+    cur.execute("SET enable_seqscan = off")
+    chk.check(fetch(cur, "SELECT a, k FROM ilv.uc WHERE code = 'x'") == fetch(cur, "SELECT a, k FROM plain.uc WHERE code = 'x'"),
+              "child unique: lookup by the unique index")
+    cur.execute("RESET enable_seqscan")
+    try:
+        cur.execute("CREATE INDEX CONCURRENTLY uc_c2 ON ilv.uc (code)")
+        code = None
+    except psycopg2.Error as e:
+        code = e.pgcode
+    chk.check(code == "0A000", f"child indexes: CREATE INDEX CONCURRENTLY refused: {code}")
+    for sch in ("ilv", "plain"):
+        cur.execute(f"DROP INDEX {sch}.uc_code")
+        cur.execute(f"DROP TABLE {sch}.uc")
+        cur.execute(f"DROP TABLE {sch}.up")
+    for sch in ("ilv", "plain"):
+        cur.execute(f"DROP INDEX {sch}.lines_item, {sch}.lines_qty, {sch}.notes_body")
+    compare(chk, cur, "after DROP INDEX")
+
+
 def explain(chk, conn):
     """EXPLAIN names how a child is read: bounds on its key past the root's
     key slice every group (Group Slice), also inside an interleaved join; with
@@ -404,6 +526,9 @@ def schema_changes(chk, conn):
         ("ALTER TABLE sp ADD COLUMN x int", "parent ADD COLUMN"),
         ("ALTER TABLE sp DROP COLUMN x", "parent DROP COLUMN"),
         ("CREATE INDEX sp_b ON sp (b)", "CREATE INDEX on the parent"),
+        ("CREATE INDEX sc_v ON sc (v)", "CREATE INDEX on a child"),
+        ("CREATE UNIQUE INDEX sc_kv ON sc (k, v)", "CREATE UNIQUE INDEX on a child"),
+        ("DROP INDEX sc_kv", "DROP INDEX on a child"),
     ]
     for sql, what in steps:
         cur.execute(sql)
@@ -439,6 +564,9 @@ def schema_changes(chk, conn):
     chk.check(fetch(cur, "SELECT count(*) FROM sp WHERE t IS NOT NULL") == [(200,)],
               "schema changes: the parent's new column filled")
     cur.execute("SELECT strata_verify_index('sp_b')")
+    v = fetch(cur, "SELECT rows, missing, stale, mismatched FROM strata_verify_index('sc_v')")
+    chk.check(v == [(3000, 0, 0, 0)], f"schema changes: the child's index verifies: {v}")
+    chk.check(fetch(cur, "SELECT a, k FROM sc WHERE v = 'c77'") == [(78, 77)], "schema changes: the child's index answers")
     # New writes after the changes, including a slice of a group that has
     # uncommitted rows of this transaction.
     cur.execute("BEGIN")
@@ -470,6 +598,7 @@ def main():
         try:
             workload(chk, conn, random.Random(seed), rounds)
             conn.rollback()
+            child_indexes(chk, conn, random.Random(seed + 1))
             rules(chk, conn)
             truncate(chk, conn)
             explain(chk, conn)
