@@ -884,6 +884,7 @@ void sql_ddl_create_table(sql_session *s, PgQuery__CreateStmt *st, const char *t
 		for (size_t i = 0; i < st->n_constraints; i++)
 			sql_ddl_apply_constraint(&tb, st->constraints[i]->constraint, NULL);
 		sql_apply_reloptions(s, tb.o, st->options, st->n_options);
+		sql_default_salt(s, tb.o);
 		/* Primary key: its columns are NOT NULL and form the row key. */
 		sql_ddl_set_storage_key(&tb);
 		validate_exprs(&tb);

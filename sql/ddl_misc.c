@@ -190,12 +190,30 @@ void sql_apply_reloptions(sql_session *s, cat_obj *o, PgQuery__Node **opts, size
 		r->opts = no;
 		r->nopts++;
 		if (!strcmp(name, "salt_buckets")) {
+			/* Row keys get a bucket byte (docs/key-encoding.md); 0 = not salted. */
 			r->salt_buckets = atoi(v);
-			/* Accepted only as "not salted" until row keys carry a bucket. */
-			if (r->salt_buckets > 0)
-				ty_error(UTIL_E_FEATURE_NOT_SUPPORTED, "salted tables (salt_buckets) are not supported yet");
+			if (r->salt_buckets > 0 && r->relkind != 'r')
+				ty_error(UTIL_E_INVALID_PARAMETER_VALUE, "unrecognized parameter \"%s\"", name);
 		}
 	}
+}
+
+void sql_default_salt(sql_session *s, cat_obj *o)
+{
+	cat_rel *r = &o->rel;
+	const char *v = sql_guc_get(s, "strata.default_salt_buckets");
+	if (!v || !strcmp(v, "0") || r->relkind != 'r' || cat_rel_option(r, "salt_buckets") ||
+	    cat_rel_option(r, "interleave_in_parent"))
+		return;
+	/* Recorded as if written in WITH (...): pg_dump and \d+ show it. */
+	cat_reloption *no = cat_obj_alloc(o, sizeof(cat_reloption) * (size_t)(r->nopts + 1));
+	if (r->nopts)
+		memcpy(no, r->opts, sizeof(cat_reloption) * (size_t)r->nopts);
+	no[r->nopts].name = cat_obj_strdup(o, "salt_buckets");
+	no[r->nopts].value = cat_obj_strdup(o, v);
+	r->opts = no;
+	r->nopts++;
+	r->salt_buckets = atoi(v);
 }
 
 ty_datum sql_reloptions_array(const cat_rel *r)

@@ -195,7 +195,7 @@ static void step_one(sql_op *op, const sql_aggref *ar, aggval *v, ty_datum *args
 			if ((ar->kind == SQL_AGG_MIN && c >= 0) || (ar->kind == SQL_AGG_MAX && c <= 0))
 				return;
 		}
-		v->minmax = ty_datum_copy(args[0], t->byval);
+		v->minmax = sql_datum_copy(args[0], ar->argtypes[0]); /* a record deeply */
 		v->has = true;
 		return;
 	}
@@ -220,7 +220,7 @@ static void buffer_row(const sql_aggref *ar, aggval *v, ty_datum *args, ty_datum
 		dst[i] = sql_datum_copy(args[i], ar->argtypes[i]);
 	}
 	for (int i = 0; i < ar->norder; i++)
-		dst[ar->nargs + i] = ty_datum_copy(keys[i], ar->order[i].type->byval);
+		dst[ar->nargs + i] = sql_datum_copy(keys[i], ar->order[i].type->oid);
 	v->buf.n++;
 }
 

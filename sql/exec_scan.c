@@ -54,6 +54,9 @@ typedef struct scan_state {
 	struct par_scan *par; /* parallel workers (scan.parallel), or NULL */
 	unsigned ticks;    /* rows since the last interrupt check */
 	int64_t left;      /* rows still allowed by a pushed-down LIMIT; -1 = no limit */
+	/* Salted tables (exec_salt.c): b + 1 = read bucket b only; -1 = point
+	 * lookups, each in its key's bucket; 0 = not salted. Kept by rescans. */
+	int salt;
 } scan_state;
 
 static bool par_start(sql_op *op, scan_state *st);
@@ -303,6 +306,63 @@ static void build_ranges_for(sql_exec *ex, const sql_plan *p, scan_state *st)
 }
 
 static void build_ranges(sql_op *op, scan_state *st) { build_ranges_for(op->ex, op->plan, st); }
+
+static uint8_t *with_bucket(uint8_t b, const uint8_t *k, size_t n)
+{
+	uint8_t *o = ty_alloc(n + 1);
+	o[0] = b;
+	if (n)
+		memcpy(o + 1, k, n);
+	return o;
+}
+
+/* Salted tables: the ranges (built on unsalted keys, in key order) become
+ * ranges of row keys. A bucket's scan keeps its points and prefixes every
+ * range with its byte (a full scan is the whole bucket); point lookups go
+ * each to its key's bucket, still in key order. */
+static void salt_ranges(const sql_plan *p, scan_state *st)
+{
+	const cat_rel *r = st->rel;
+	if (st->salt < 0) {
+		for (int i = 0; i < st->nranges; i++) {
+			keyrange *kr = &st->ranges[i];
+			if (!kr->point)
+				ty_error(UTIL_E_INTERNAL_ERROR, "salted point scan with a key range");
+			kr->start = with_bucket(sql_salt_bucket(r, kr->start, kr->start_len), kr->start, kr->start_len);
+			kr->start_len++;
+		}
+		return;
+	}
+	uint8_t b = (uint8_t)(st->salt - 1);
+	uint8_t *next = NULL; /* the next bucket's first key: this one's end */
+	if (b < 255) {
+		next = ty_alloc(1);
+		next[0] = (uint8_t)(b + 1);
+	}
+	if (!p->scan.nranges) {
+		keyrange all = {with_bucket(b, NULL, 0), 1, next, next ? 1 : 0, false, 0};
+		int cap = 0;
+		add_range(st, &all, &cap);
+		return;
+	}
+	int k = 0;
+	for (int i = 0; i < st->nranges; i++) {
+		keyrange kr = st->ranges[i];
+		if (kr.point && sql_salt_bucket(r, kr.start, kr.start_len) != b)
+			continue;
+		kr.start = with_bucket(b, kr.start, kr.start_len);
+		kr.start_len++;
+		if (kr.stop) {
+			kr.stop = with_bucket(b, kr.stop, kr.stop_len);
+			kr.stop_len++;
+		} else {
+			kr.stop = next;
+			kr.stop_len = next ? 1 : 0;
+		}
+		st->ranges[k++] = kr;
+	}
+	st->nranges = k;
+}
 
 /* Row assembly: decode one kv row's cells into out (ncols + key). */
 typedef struct row_build {
@@ -613,8 +673,17 @@ static void scan_open(sql_op *op)
 	ty_set_arena(st->range_arena);
 	if (p->scan.nranges)
 		build_ranges(op, st);
+	if (st->salt)
+		salt_ranges(p, st);
 	if (ex->txn) {
 		st->writes = sql_txn_table_writes(ex->txn, p->scan.reloid, st->range_arena, &st->nwrites);
+		if (st->salt > 0) { /* this bucket's own */
+			int k = 0;
+			for (int i = 0; i < st->nwrites; i++)
+				if (st->writes[i]->keylen && st->writes[i]->key[0] == st->salt - 1)
+					st->writes[k++] = st->writes[i];
+			st->nwrites = k;
+		}
 		st->has_writes = st->nwrites > 0;
 	}
 	ty_set_arena(old);
@@ -632,7 +701,7 @@ static void scan_open(sql_op *op)
 		st->cols[0] = (kv_column){st->ilv ? SQL_ILV_FAMILY : SQL_FAMILY, NULL, 0};
 		st->ncols_read = 1;
 	}
-	if (p->scan.parallel) {
+	if (p->scan.parallel && !st->salt) {
 		util_arena *pa = ty_set_arena(st->range_arena);
 		par_start(op, st);
 		ty_set_arena(pa);
@@ -902,9 +971,10 @@ static sql_batch *scan_next(sql_op *op)
 	int cap = b->cap;
 	if (st->left >= 0 && st->left < cap)
 		cap = (int)st->left;
-	int total_ranges = p->scan.nranges ? st->nranges : 1;
+	bool ranged = p->scan.nranges || st->salt;
+	int total_ranges = ranged ? st->nranges : 1;
 	while (b->n < cap && st->cur < total_ranges) {
-		keyrange *kr = p->scan.nranges ? &st->ranges[range_index(st, st->cur)] : NULL;
+		keyrange *kr = ranged ? &st->ranges[range_index(st, st->cur)] : NULL;
 		if (kr && kr->point) {
 			ty_datum *row = sql_batch_row(b, b->n);
 			if (point_get(op, st, kr, row) && lock_row(op, row))
@@ -1008,14 +1078,33 @@ static void scan_close(sql_op *op)
 static void scan_rescan(sql_op *op)
 {
 	scan_state *st = op->state;
+	int salt = st->salt;
 	scan_close(op);
 	memset(st, 0, sizeof *st);
+	st->salt = salt;
 	op->opened = false;
+}
+
+sql_op *sql_op_scan_salted(sql_exec *ex, const sql_plan *p, int salt)
+{
+	sql_op *op = sql_op_new_internal(ex, sizeof(scan_state));
+	op->open = scan_open;
+	op->next = scan_next;
+	op->close = scan_close;
+	op->rescan = scan_rescan;
+	((scan_state *)op->state)->salt = salt;
+	op->plan = p;
+	op->ex = ex;
+	return op;
 }
 
 sql_op *sql_op_scan(sql_exec *ex, const sql_plan *p)
 {
-	(void)p;
+	/* Salted tables (exec_salt.c). A parallel full scan needs no order
+	 * (plan_order.c): it reads the table as stored, bucket after bucket. */
+	int nb = p->scan.rel ? p->scan.rel->rel.salt_buckets : 0;
+	if (nb > 0 && !(p->scan.parallel && !p->scan.nranges))
+		return p->scan.npoint ? sql_op_scan_salted(ex, p, -1) : sql_op_salt_merge(ex, p, nb);
 	sql_op *op = sql_op_new_internal(ex, sizeof(scan_state));
 	op->open = scan_open;
 	op->next = scan_next;

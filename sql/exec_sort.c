@@ -293,7 +293,8 @@ static void load(sql_op *op, sort_state *st)
 			r.keys = ty_alloc(sizeof(ty_datum) * (size_t)(nk ? nk : 1));
 			for (int k = 0; k < nk; k++) {
 				ty_datum d = sql_eval(op->ex, p->sort.keys[k].expr, src);
-				r.keys[k] = ty_datum_copy(d, p->sort.keys[k].type->byval);
+				/* Deeply: a record's fields may point into the input batch. */
+				r.keys[k] = sql_datum_copy(d, p->sort.keys[k].type->oid);
 			}
 			if (st->limit >= 0 && st->n >= (size_t)st->limit + 0) {
 				/* Top-N: replace the worst kept row if this one is better. */

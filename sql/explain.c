@@ -845,6 +845,17 @@ static xnode *build(explain_ctx *x, const sql_plan *p, const char *filter)
 			if (own || filter)
 				prop(n, "Filter", and_text(own, filter));
 		}
+		if (p->scan.rel->rel.salt_buckets) {
+			/* One scan per bucket merged in key order, or point reads
+			 * each in its key's bucket (exec_salt.c). */
+			char *v = ty_alloc(48);
+			snprintf(v, 48,
+				 p->scan.npoint			     ? "%d (one per key)"
+				 : p->scan.parallel && !p->scan.nranges ? "%d (read as stored)"
+									: "%d",
+				 p->scan.rel->rel.salt_buckets);
+			prop(n, "Salt Buckets", v);
+		}
 		break;
 	case SQL_P_INDEXSCAN: {
 		/* A secondary index (plan_index.c): its conditions as written, or

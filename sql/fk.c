@@ -703,7 +703,7 @@ static sql_planned *cached_plan(fire_ctx *fc, cat_oid con, char kind, const char
  * with the referencing side's types? Then a check is one point read. */
 static bool pk_path(const cat_rel *fr, const cat_rel *pr, const cat_constraint *c, bool same_types)
 {
-	if (pr->npk != c->ncols || pr->salt_buckets || pr->ilv_depth)
+	if (pr->npk != c->ncols || pr->ilv_depth)
 		return false; /* interleaved rows are not kv rows of their own */
 	for (int i = 0; i < c->ncols; i++) {
 		bool f = false;

@@ -325,6 +325,8 @@ static const sql_guc gucs[] = {
 	{"strata.backup_max_rate", GUC_INT, "0", "kB", false, false, "Strata",
 	 "Caps the rate at which strata_backup() copies data, per second (0: no limit).", NULL, 0, 2147483647, NULL,
 	 NULL},
+	{"strata.default_salt_buckets", GUC_INT, "0", NULL, false, false, "Strata",
+	 "Salt buckets of tables created without a salt_buckets option (0: not salted).", NULL, 0, 256, NULL, NULL},
 	{"strata.read_as_of", GUC_STRING, "", NULL, false, false, "Strata",
 	 "Reads see the database as of this timestamp (read-only transactions; within the retention window).", NULL,
 	 0, 0, sql_asof_check, sql_asof_assign},

@@ -297,8 +297,9 @@ static bool gives_order(sql_planner *pl, int rte, const sql_ix *x, sql_expr **ke
 				return false;
 			k++;
 		} else {
-			/* The primary key after the indexed values (not NULL). */
-			if (x->def.unique || pkpos >= rel->npk)
+			/* The primary key after the indexed values (not NULL);
+			 * a salted key orders by its bucket first. */
+			if (x->def.unique || pkpos >= rel->npk || rel->salt_buckets)
 				return false;
 			const sql_expr *e = sk->expr;
 			if (e->kind != SQL_E_VAR || e->var.levelsup || e->var.rte != rte ||

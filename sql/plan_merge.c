@@ -8,7 +8,7 @@
  *
  * Runs on the finished plan, after plan_order.c (whose entity-group join
  * takes precedence). Only plain forward scans qualify: no reverse or
- * multi-range scans, no descending key columns, no salted or interleaved
+ * multi-range scans, no descending key columns, no interleaved
  * tables, and key types whose comparison is the key encoding's order.
  */
 #include <string.h>
@@ -55,7 +55,7 @@ static bool scan_ordered(const sql_plan *s)
 {
 	const cat_rel *r = &s->scan.rel->rel;
 	return r->npk > 0 && !s->scan.reverse && s->scan.nranges <= 1 && !s->scan.count_only &&
-	       r->ilv_depth == 0 && r->salt_buckets == 0;
+	       r->ilv_depth == 0; /* salted: the bucket scans are merged in key order (exec_salt.c) */
 }
 
 /* Key position of table column col in the primary key, or -1. */

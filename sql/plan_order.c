@@ -331,7 +331,8 @@ static void plan_parallel(sql_plan *p, int workers)
 		for (int i = 0; i < p->append.nchildren; i++)
 			plan_parallel(p->append.children[i], workers);
 	if (p->kind != SQL_P_SCAN || p->scan.ordered || p->scan.reverse || p->scan.limit || p->scan.lock_strength ||
-	    p->scan.npoint || p->scan.nranges > 1 || p->rows < PARALLEL_MIN_ROWS || p->scan.rel->rel.ilv_depth)
+	    p->scan.npoint || p->scan.nranges > 1 || p->rows < PARALLEL_MIN_ROWS || p->scan.rel->rel.ilv_depth ||
+	    (p->scan.rel->rel.salt_buckets && p->scan.nranges)) /* salted: a key range is one per bucket */
 		return;
 	if (p->qual && sql_expr_walk(p->qual, unsafe_in_worker, NULL))
 		return;

@@ -146,14 +146,32 @@ static void put_key_col(const cat_rel *r, int i, const ty_datum *vals, util_buf 
 	ty_key_encode(&kc, vals[r->pk[i] - 1], out);
 }
 
+uint8_t sql_salt_bucket(const cat_rel *r, const uint8_t *key, size_t len)
+{
+	return (uint8_t)(util_hash64(key, len, SQL_SALT_SEED) % (uint64_t)r->salt_buckets);
+}
+
+/* Salted tables: the bucket byte goes in front of the key just encoded
+ * from `start` (docs/key-encoding.md, "Salted tables"). */
+static void put_salt(const cat_rel *r, util_buf *out, size_t start)
+{
+	if (!r->salt_buckets)
+		return;
+	uint8_t b = sql_salt_bucket(r, (const uint8_t *)out->data + start, out->len - start);
+	util_buf_put_u8(out, 0);
+	memmove(out->data + start + 1, out->data + start, out->len - start - 1);
+	out->data[start] = (char)b;
+}
+
 void sql_row_key(const cat_rel *r, const ty_datum *vals, util_buf *out)
 {
+	size_t start = out->len;
 	if (r->npk == 0) {
 		util_buf_put_u8(out, TY_KEY_VALUE);
 		util_buf_put_be64(out, new_rowid());
+		put_salt(r, out, start);
 		return;
 	}
-	size_t start = out->len;
 	if (!r->ilv_depth) {
 		for (int i = 0; i < r->npk; i++)
 			put_key_col(r, i, vals, out);
@@ -178,6 +196,7 @@ void sql_row_key(const cat_rel *r, const ty_datum *vals, util_buf *out)
 		ty_error(UTIL_E_PROGRAM_LIMIT_EXCEEDED, "index row size %zu exceeds maximum %d for index \"%s_pkey\"", n,
 			 SQL_MAX_ROW_KEY, r->name);
 	}
+	put_salt(r, out, start);
 }
 
 size_t sql_ilv_rowlen(const cat_rel *r, const uint8_t *key, size_t klen)
@@ -217,6 +236,11 @@ void sql_key_decode_needed(const cat_rel *r, const uint8_t *key, size_t len, con
 		while (last >= 0 && !needed[r->pk[last] - 1])
 			last--;
 	const uint8_t *p = key, *end = key + len;
+	if (r->salt_buckets && last >= 0) {
+		if (len < 1)
+			ty_error(UTIL_E_DATA_CORRUPTED, "malformed row key in table \"%s\"", r->name);
+		p++; /* the bucket byte */
+	}
 	int level = 0;
 	for (int i = 0; i <= last; i++) {
 		/* Entering the next level(s) of an interleaved key: skip the

@@ -1057,6 +1057,11 @@ uint64_t sql_spill_bytes(const sql_spill *s);
 sql_op *sql_op_result(sql_exec *ex, const sql_plan *p);
 sql_op *sql_op_values(sql_exec *ex, const sql_plan *p);
 sql_op *sql_op_scan(sql_exec *ex, const sql_plan *p);
+/* Salted tables (exec_salt.c): a scan of one bucket (salt = bucket + 1) or
+ * of point lookups each in its key's bucket (salt = -1), and the merge of
+ * the nbuckets bucket scans in key order (or reverse key order). */
+sql_op *sql_op_scan_salted(sql_exec *ex, const sql_plan *p, int salt);
+sql_op *sql_op_salt_merge(sql_exec *ex, const sql_plan *p, int nbuckets);
 sql_op *sql_op_groupjoin(sql_exec *ex, const sql_plan *p);
 /* A worker thread of a statement of s (parallel scans): the session's
  * settings and interrupt checks, read-only. */
@@ -1110,6 +1115,11 @@ kv_table *sql_open_storage(sql_session *s, const char *storage);
  * *out is freed first: the error unwinds past the caller). */
 void sql_row_key(const cat_rel *r, const ty_datum *vals, util_buf *out);
 #define SQL_MAX_ROW_KEY 32000 /* below the store's 32767, leaving room for key successors */
+/* Salted tables (rel->salt_buckets = N > 0): the row key is one bucket byte,
+ * util_hash64(encoded key, SQL_SALT_SEED) % N, then the encoded key
+ * (docs/key-encoding.md). Stable on disk: never change the seed. */
+#define SQL_SALT_SEED 0x53414c54u /* "SALT" */
+uint8_t sql_salt_bucket(const cat_rel *r, const uint8_t *key, size_t len);
 /* Encodes one column value for storage / decodes it (type-specific). */
 void sql_value_encode(ty_oid type, ty_datum v, util_buf *out);
 ty_datum sql_value_decode(ty_oid type, const uint8_t *p, size_t n);
@@ -1508,6 +1518,9 @@ void sql_create_constraint_indexes(sql_session *s, cat_oid table);
 void sql_drop_index(sql_session *s, cat_txn *ct, const cat_obj *index, bool cascade);
 bool sql_view_depends_on(sql_session *s, const cat_obj *view, cat_oid rel);
 void sql_apply_reloptions(sql_session *s, cat_obj *o, PgQuery__Node **opts, size_t n);
+/* strata.default_salt_buckets: salts a new table (not interleaved) given no
+ * salt_buckets option, recorded as that option (ddl_misc.c). */
+void sql_default_salt(sql_session *s, cat_obj *o);
 int64_t sql_def_int(pnode *arg, bool *ok);
 void sql_ctas(sql_session *s, PgQuery__CreateTableAsStmt *st, const char *text, sql_complete *c);
 void sql_drop_database_objects(sql_session *s, cat_txn *ct, cat_oid db);
