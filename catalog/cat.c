@@ -12,6 +12,7 @@
 
 static const char META_ROW[] = "m";
 static const char META_NEXT_OID[] = "next_oid";
+static const char META_VERSION[] = "version"; /* shared stores only */
 #define OID_BATCH 256
 
 static void obj_row(cat_oid oid, uint8_t row[5])
@@ -113,6 +114,12 @@ static int load(cat *c, cat_snap *snap, bool *empty, util_err *err)
 		if (cell->row.len == 1 && cell->row.data[0] == 'm') {
 			if (cell->qualifier.len == strlen(META_NEXT_OID) && cell->value.len == 4)
 				c->next_oid = c->oid_limit = util_get_be32(cell->value.data);
+			if (cell->qualifier.len == strlen(META_VERSION) && cell->value.len == 8 &&
+			    !memcmp(cell->qualifier.data, META_VERSION, cell->qualifier.len)) {
+				c->ver_ts = cell->ts;
+				c->ver_present = true;
+				memcpy(c->ver_val, cell->value.data, 8);
+			}
 			continue;
 		}
 		if (cell->row.len != 5 || cell->row.data[0] != 'o')
@@ -179,10 +186,17 @@ static void drop_orphans(cat *c)
 
 int cat_open(kv_store *kv, cat **out, util_err *err)
 {
+	return cat_open_shared(kv, false, out, err);
+}
+
+int cat_open_shared(kv_store *kv, bool shared, cat **out, util_err *err)
+{
 	cat *c = util_xcalloc(1, sizeof *c);
 	c->kv = kv;
+	c->shared = shared;
 	pthread_mutex_init(&c->mu, NULL);
 	pthread_mutex_init(&c->ddl_mu, NULL);
+	pthread_mutex_init(&c->ver_mu, NULL);
 	kv_status st = kv_table_open(kv, CAT_KV_TABLE, &c->tbl);
 	if (st == KV_NOT_FOUND) {
 		kv_family_opts fam;
@@ -202,7 +216,10 @@ int cat_open(kv_store *kv, cat **out, util_err *err)
 		goto fail;
 	if (empty && bootstrap(c, err) != 0)
 		goto fail;
-	drop_orphans(c);
+	/* On a shared store a kv table nobody references may be another
+	 * server's CREATE TABLE in progress: leave it. */
+	if (!shared)
+		drop_orphans(c);
 	*out = c;
 	return 0;
 fail:
@@ -221,6 +238,7 @@ void cat_close(cat *c)
 	kv_table_close(c->tbl);
 	pthread_mutex_destroy(&c->mu);
 	pthread_mutex_destroy(&c->ddl_mu);
+	pthread_mutex_destroy(&c->ver_mu);
 	free(c);
 }
 
@@ -258,21 +276,82 @@ int cat_reload(cat *c, util_err *err)
 	return 0;
 }
 
+int cat_refresh(cat *c, util_err *err)
+{
+	if (!c->shared)
+		return 0;
+	util_arena *a = util_arena_new(256, 0);
+	kv_column col = {CAT_FAMILY, META_VERSION, strlen(META_VERSION)};
+	kv_read_opts ro;
+	memset(&ro, 0, sizeof ro);
+	ro.read_ts = kv_read_point(c->kv);
+	ro.columns = &col;
+	ro.ncolumns = 1;
+	kv_row r;
+	int rc = 0;
+	pthread_mutex_lock(&c->ver_mu);
+	kv_status st = kv_get(c->tbl, META_ROW, 1, &ro, a, &r);
+	if (st != KV_OK)
+		rc = kv_fail(err, st, "read the catalog version");
+	else if ((r.n ? r.cells[0].ts : 0) != c->ver_ts)
+		rc = cat_reload(c, err); /* load() takes the new version */
+	pthread_mutex_unlock(&c->ver_mu);
+	util_arena_destroy(a);
+	return rc;
+}
+
 void cat_ddl_lock(cat *c) { pthread_mutex_lock(&c->ddl_mu); }
 void cat_ddl_unlock(cat *c) { pthread_mutex_unlock(&c->ddl_mu); }
+
+/* The stored oid limit (4 bytes), latest state. */
+static kv_status read_next_oid(cat *c, uint8_t out[4])
+{
+	util_arena *a = util_arena_new(256, 0);
+	kv_column col = {CAT_FAMILY, META_NEXT_OID, strlen(META_NEXT_OID)};
+	kv_read_opts ro;
+	memset(&ro, 0, sizeof ro);
+	ro.read_ts = kv_read_point(c->kv);
+	ro.columns = &col;
+	ro.ncolumns = 1;
+	kv_row r;
+	kv_status st = kv_get(c->tbl, META_ROW, 1, &ro, a, &r);
+	if (st == KV_OK && (r.n != 1 || r.cells[0].value.len != 4))
+		st = KV_NOT_FOUND;
+	if (st == KV_OK)
+		memcpy(out, r.cells[0].value.data, 4);
+	util_arena_destroy(a);
+	return st;
+}
 
 int cat_new_oid(cat *c, cat_oid *out, util_err *err)
 {
 	pthread_mutex_lock(&c->mu);
 	if (c->next_oid >= c->oid_limit) {
 		/* Reserve a range durably first so that oids are never reused. */
-		uint8_t v[4];
+		uint8_t v[4], cur[4];
+		if (c->shared) {
+			/* Other servers reserve too: start from the stored limit
+			 * and set it only if nobody moved it meanwhile. */
+			kv_status gst = read_next_oid(c, cur);
+			if (gst != KV_OK) {
+				pthread_mutex_unlock(&c->mu);
+				return kv_fail(err, gst, "allocate oid");
+			}
+			c->next_oid = c->oid_limit = util_get_be32(cur);
+		}
 		util_put_be32(v, c->oid_limit + OID_BATCH);
 		kv_batch *b = kv_batch_new();
+		if (c->shared)
+			kv_batch_require(b, c->tbl, META_ROW, 1, CAT_FAMILY, META_NEXT_OID, strlen(META_NEXT_OID),
+					 KV_CMP_EQ, cur, 4);
 		kv_batch_put(b, c->tbl, META_ROW, 1, CAT_FAMILY, META_NEXT_OID, strlen(META_NEXT_OID), KV_TS_LATEST,
 			     v, 4);
 		kv_status st = kv_commit(c->kv, b, NULL, NULL);
 		kv_batch_free(b);
+		if (st == KV_CHECK_FAILED) {
+			pthread_mutex_unlock(&c->mu);
+			return cat_new_oid(c, out, err); /* another server reserved first */
+		}
 		if (st != KV_OK) {
 			pthread_mutex_unlock(&c->mu);
 			return kv_fail(err, st, "allocate oid");
@@ -341,6 +420,21 @@ void cat_txn_write(cat_txn *t, kv_batch *b)
 		kv_batch_put(b, t->c->tbl, row, 5, CAT_FAMILY, "", 0, KV_TS_LATEST, buf.data, buf.len);
 	}
 	util_buf_free(&buf);
+	cat *c = t->c;
+	if (c->shared && util_map_count(&t->changed) > 0) {
+		/* First DDL committer wins across servers; the others see the new
+		 * version at their next statement (cat_refresh). */
+		size_t ql = strlen(META_VERSION);
+		if (c->ver_present)
+			kv_batch_require(b, c->tbl, META_ROW, 1, CAT_FAMILY, META_VERSION, ql, KV_CMP_EQ,
+					 c->ver_val, 8);
+		else
+			kv_batch_require(b, c->tbl, META_ROW, 1, CAT_FAMILY, META_VERSION, ql, KV_CMP_ABSENT,
+					 NULL, 0);
+		util_put_be64(t->ver, (uint64_t)util_now_us() ^ ((uint64_t)(uintptr_t)t << 16));
+		t->wrote_ver = true;
+		kv_batch_put(b, c->tbl, META_ROW, 1, CAT_FAMILY, META_VERSION, ql, KV_TS_LATEST, t->ver, 8);
+	}
 }
 
 static void txn_free(cat_txn *t)
@@ -359,6 +453,12 @@ void cat_txn_publish(cat_txn *t)
 		cat_snap *old = c->current;
 		t->snap->version = old->version + 1;
 		c->current = t->snap;
+		if (t->wrote_ver) {
+			/* Our own commit: the next DDL of this server builds on it
+			 * (even within one statement, CREATE INDEX CONCURRENTLY). */
+			c->ver_present = true;
+			memcpy(c->ver_val, t->ver, 8);
+		}
 		t->snap = NULL; /* the catalog owns it now */
 		pthread_mutex_unlock(&c->mu);
 		cat_snap_release(old);

@@ -280,6 +280,13 @@ typedef struct cat_obj {
  * role postgres, databases postgres/template1 and their schemas on first
  * start). Drops kv tables no catalog object references (crash leftovers). */
 int cat_open(kv_store *kv, cat **out, util_err *err);
+/* The same for a store several servers share (etcd backend): every DDL
+ * commit also writes a catalog version cell, on the condition that it still
+ * holds the value this server loaded (concurrent DDL of two servers: the
+ * second commit fails with 40001); oid ranges are reserved with a
+ * compare-and-set; unreferenced kv tables are not dropped at open (they may
+ * be another server's CREATE TABLE in progress). */
+int cat_open_shared(kv_store *kv, bool shared, cat **out, util_err *err);
 void cat_close(cat *c);
 kv_store *cat_kv(cat *c);
 
@@ -351,5 +358,8 @@ void cat_txn_abort(cat_txn *t);
 /* Reloads the catalog from the store (after an external change: another
  * front end on a shared backend). */
 int cat_reload(cat *c, util_err *err);
+/* Shared store: reloads the catalog if another server changed it since it
+ * was loaded (one read of the version cell). No-op otherwise. */
+int cat_refresh(cat *c, util_err *err);
 
 #endif /* STRATA_CAT_H */

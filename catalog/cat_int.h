@@ -22,6 +22,13 @@ struct cat {
 	pthread_mutex_t ddl_mu;
 	cat_snap *current;
 	cat_oid next_oid, oid_limit; /* allocated range [next_oid, oid_limit) */
+	/* Shared store (several servers, cat_set_shared): the catalog version
+	 * cell as last loaded (ts 0: absent). */
+	bool shared;
+	pthread_mutex_t ver_mu; /* one refresh at a time */
+	kv_ts ver_ts;           /* as loaded (0: absent) */
+	bool ver_present;       /* the cell exists, holding ver_val */
+	uint8_t ver_val[8];
 };
 
 struct cat_txn {
@@ -29,6 +36,8 @@ struct cat_txn {
 	cat_snap *base;  /* reference */
 	cat_snap *snap;  /* private working copy (NULL until the first change) */
 	util_map changed; /* oid -> (void*)1 for put, (void*)2 for delete */
+	bool wrote_ver;   /* shared store: cat_txn_write put version ver */
+	uint8_t ver[8];
 };
 
 #define CAT_KV_TABLE "sys.catalog"

@@ -238,6 +238,10 @@ kv_status idx_backfill(kv_table *data, const idx_def *d, const idx_rowmodel *m, 
 	kv_status st = KV_OK;
 	kv_batch *b = kv_batch_new();
 	bool later = o && o->caught_up_later;
+	/* Nobody else writes the index meanwhile and no earlier entry has to
+	 * be read back (uniqueness): every chunk goes into one batch, which
+	 * spills sorted runs and is committed at the end as sorted files. */
+	bool bulk = later && !d->unique;
 	for (;;) {
 		int tries = 0;
 		for (;;) {
@@ -247,11 +251,12 @@ kv_status idx_backfill(kv_table *data, const idx_def *d, const idx_rowmodel *m, 
 					have_after ? after.len : 0, snap, max, &c);
 			if (st != KV_OK || c.rows == 0)
 				goto done;
-			kv_batch_clear(b);
+			if (!bulk)
+				kv_batch_clear(b);
 			/* In key order: the store's memstore takes sorted runs faster
 			 * (its skiplist walks stay in cache), and duplicates of a
 			 * unique index become neighbours. */
-			if (c.n > 1)
+			if (c.n > 1 && !bulk) /* (a bulk batch sorts everything itself) */
 				qsort_r(c.e, c.n, sizeof *c.e, cmp_values, &c);
 			if (d->unique && c.n > 1) {
 				for (size_t i = 1; i < c.n; i++) {
@@ -291,7 +296,9 @@ kv_status idx_backfill(kv_table *data, const idx_def *d, const idx_rowmodel *m, 
 			kv_write_opts wo;
 			memset(&wo, 0, sizeof wo);
 			wo.no_sync = o && o->no_sync;
-			if (later)
+			if (bulk)
+				st = KV_OK; /* a spill error fails the commit at the end */
+			else if (later)
 				st = kv_batch_count(b) ? kv_commit(s, b, &wo, NULL) : KV_OK;
 			else if (tries <= MAX_TRIES)
 				st = kv_batch_count(b) ? kv_commit_if(s, b, snap, &wo, NULL) : KV_OK;
@@ -317,6 +324,10 @@ kv_status idx_backfill(kv_table *data, const idx_def *d, const idx_rowmodel *m, 
 			break;
 	}
 done:
+	if (bulk && st == KV_OK && kv_batch_count(b)) {
+		kv_write_opts wo = {.no_sync = o->no_sync, .ingest = true};
+		st = kv_commit(s, b, &wo, NULL);
+	}
 	if (st != KV_OK && st != KV_CHECK_FAILED && st != KV_BUSY && err && !util_err_isset(err))
 		util_err_set(err, UTIL_E_IO_ERROR, "index backfill: %s", kv_errmsg());
 	kv_batch_free(b);

@@ -234,7 +234,9 @@ typedef struct idx_backfill_opts {
 	/* Writers do not maintain the index during this backfill; the caller
 	 * catches up with rows changed after it started (a transactional
 	 * CREATE INDEX does at commit): chunks commit without the conflict
-	 * check and are written verified. */
+	 * check and are written verified. Without a unique index, the
+	 * entries of all chunks are then committed at the end, as one
+	 * ingest of sorted files (nothing is written if the build fails). */
 	bool caught_up_later;
 } idx_backfill_opts;
 

@@ -12,6 +12,7 @@
  * copy needed (see kv.h and docs/operations.md).
  */
 #include "bk_int.h"
+#include "ekv.h"
 #include "kv_int.h"
 
 #include <errno.h>
@@ -146,6 +147,8 @@ static void cleanup(kv_fs *fs, const char *dir)
 
 kv_status kv_backup(kv_store *s, const char *dir, const kv_backup_opts *opts, kv_backup_info *out)
 {
+	if (s->etcd)
+		return kv_not_supported("kv_backup (use etcdctl snapshot save)");
 	kv_backup_opts o;
 	if (opts)
 		o = *opts;

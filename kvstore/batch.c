@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ekv.h"
 #include "kv_int.h"
 
 #define SPILL_MIN (1u << 10)
@@ -122,6 +123,8 @@ static bool check_args(kv_batch *b, kv_table *t, const void *row, size_t rlen, c
 		size_t sp = t->s->o.batch_spill_bytes;
 		if (!b->spill_at)
 			b->spill_at = sp < SPILL_MIN ? SPILL_MIN : sp > SPILL_MAX ? SPILL_MAX : sp;
+		if (t->s->etcd)
+			b->spill_at = SIZE_MAX; /* no local files: one etcd txn, within its limits */
 	} else if (t->s != b->s) {
 		batch_mark_bad(b, KV_INVALID, "batch mixes kv tables of different stores");
 		return false;

@@ -9,6 +9,7 @@
  */
 #include <stdlib.h>
 
+#include "ekv.h"
 #include "kv_int.h"
 
 void clock_init(kv_store *s, kv_ts last)
@@ -90,6 +91,8 @@ bool clock_is_reserved(kv_store *s, kv_ts ts)
 
 kv_status kv_snapshot_acquire(kv_store *s, kv_ts *ts)
 {
+	if (s->etcd)
+		return ekv_snapshot_acquire(s, ts);
 	pthread_mutex_lock(&s->ts_mu);
 	*ts = (kv_ts)atomic_load(&s->read_point);
 	if (s->nsnaps == s->csnaps) {
@@ -103,6 +106,8 @@ kv_status kv_snapshot_acquire(kv_store *s, kv_ts *ts)
 
 void kv_snapshot_release(kv_store *s, kv_ts ts)
 {
+	if (s->etcd)
+		return;
 	pthread_mutex_lock(&s->ts_mu);
 	for (size_t i = 0; i < s->nsnaps; i++) {
 		if (s->snaps[i] == ts) {
@@ -126,11 +131,15 @@ kv_ts clock_horizon(kv_store *s)
 
 kv_ts kv_read_point(kv_store *s)
 {
+	if (s->etcd)
+		return ekv_read_point(s);
 	return (kv_ts)atomic_load(&s->read_point);
 }
 
 kv_status kv_ts_reserve(kv_store *s, kv_ts *ts)
 {
+	if (s->etcd)
+		return ekv_ts_reserve(s, ts);
 	kv_status st = store_writable(s);
 	if (st)
 		return st;
@@ -145,6 +154,8 @@ kv_status kv_ts_reserve(kv_store *s, kv_ts *ts)
 
 void kv_ts_finish(kv_store *s, kv_ts ts)
 {
+	if (s->etcd)
+		return;
 	pthread_mutex_lock(&s->ts_mu);
 	for (kv_pend *p = s->phead; p; p = p->next) {
 		if (p->ts == ts && p->reserved) {

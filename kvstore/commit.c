@@ -16,25 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ekv.h"
 #include "kv_int.h"
-
-/* A mutation with everything resolved (ts == KV_TS_LATEST: commit ts). */
-typedef struct rmut {
-	kv_table *t;
-	uint8_t type;
-	const char *fam;
-	const uint8_t *row, *q, *v;
-	size_t rlen, qlen, vlen;
-	kv_ts ts;
-} rmut;
-
-typedef struct cctx {
-	rmut *r;
-	size_t n, cap;
-	uint8_t **owned; /* computed values */
-	size_t nowned;
-	kv_family_opts *famtmp; /* delete_row expansion */
-} cctx;
 
 static rmut *cc_add(cctx *c)
 {
@@ -53,7 +36,7 @@ static uint8_t *cc_own(cctx *c, size_t n)
 	return p;
 }
 
-static void cc_free(cctx *c)
+void commit_cc_free(cctx *c)
 {
 	for (size_t i = 0; i < c->nowned; i++)
 		free(c->owned[i]);
@@ -87,7 +70,7 @@ static void scratch_free(void *p)
 {
 	scratch *x = p;
 	free(x->stripes);
-	cc_free(&x->c);
+	commit_cc_free(&x->c);
 	util_buf_free(&x->rec);
 	free(x);
 }
@@ -242,7 +225,7 @@ static kv_status current_value(cctx *c, const kv_batch *b, const kv_mut *m, cons
 	return read_latest_cell(m->t, row, m->rlen, mut_fam(b, m), q, m->qlen, out, &ts, found);
 }
 
-static kv_status resolve(kv_batch *b, cctx *c)
+kv_status commit_resolve(kv_batch *b, cctx *c)
 {
 	util_buf v = UTIL_BUF_INIT;
 	kv_status st = KV_OK;
@@ -384,10 +367,17 @@ kv_status commit_batch(kv_store *s, kv_batch *b, bool check, kv_ts read_ts, cons
 {
 	if (!b)
 		return kv_fail(KV_INVALID, "NULL batch");
+	if (s->etcd)
+		return ekv_commit(s, b, check, read_ts, o, commit_ts);
 	if (b->bad)
 		return kv_fail(b->bad, "%s", b->badmsg);
 	if (b->s && b->s != s)
 		return kv_fail(KV_INVALID, "batch of another store");
+	if (o && o->ingest && !b->stage && b->n) {
+		kv_status sp = stage_spill(b);
+		if (sp)
+			return sp;
+	}
 	if (b->stage)
 		return commit_large(s, b, check, read_ts, o, commit_ts);
 	if (b->n == 0)
@@ -431,7 +421,7 @@ kv_status commit_batch(kv_store *s, kv_batch *b, bool check, kv_ts read_ts, cons
 		goto out;
 	if (check && (st = check_conflicts(s, b, read_ts)))
 		goto out;
-	if ((st = resolve(b, &c)))
+	if ((st = commit_resolve(b, &c)))
 		goto out;
 	if (c.n == 0)
 		goto out;

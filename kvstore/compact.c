@@ -72,15 +72,6 @@ bool compact_pick_needed(kv_table *t)
 	return need;
 }
 
-/* Per-column state of the major-compaction matcher. */
-typedef struct cstate {
-	util_buf col;
-	bool has_df, has_dc, has_del;
-	kv_ts df_ts, dc_ts, del_ts;
-	kv_ts *dfv;
-	int ndfv, cdfv;
-	int versions;
-} cstate;
 
 /*
  * Decides whether a major compaction keeps a cell. Only markers at or below
@@ -90,7 +81,7 @@ typedef struct cstate {
  * the max_versions newest old puts not hidden by old markers is enough for
  * every read at or after the horizon.
  */
-static bool major_keep(cstate *c, const kv_family_opts *fo, const ikey_parts *p, kv_ts horizon, int64_t now,
+bool compact_major_keep(cstate *c, const kv_family_opts *fo, const ikey_parts *p, kv_ts horizon, int64_t now,
 		       bool keep_markers)
 {
 	bool old = p->ts <= horizon;
@@ -252,7 +243,7 @@ static kv_status compact_files(kv_store *s, kv_table *t, const kv_family_opts *f
 				cs.has_dc = cs.has_del = false;
 				cs.versions = 0;
 			}
-			if (!major_keep(&cs, fo, &p, horizon, now, mode == C_TRIM))
+			if (!compact_major_keep(&cs, fo, &p, horizon, now, mode == C_TRIM))
 				continue;
 		}
 		if (cf && p.type == KV_PUT) {

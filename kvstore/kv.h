@@ -64,7 +64,8 @@ typedef enum kv_status {
 	KV_NO_MEMORY,    /* allocation failed or budget exceeded */
 	KV_BUSY,         /* e.g. table in use by a running operation */
 	KV_CLOSED,       /* store shutting down */
-	KV_TOO_LARGE     /* a value, row or batch exceeds a backend limit */
+	KV_TOO_LARGE,    /* a value, row or batch exceeds a backend limit */
+	KV_NOT_SUPPORTED /* the store's backend cannot do this (e.g. files on etcd) */
 } kv_status;
 
 const char *kv_status_name(kv_status s);
@@ -131,7 +132,13 @@ typedef struct kv_store_opts {
 
 void kv_store_opts_default(kv_store_opts *o);
 
-/* Opens (recovering from the log) or creates a store in directory `path`. */
+/* Opens (recovering from the log) or creates a store in directory `path`.
+ * A path "etcd://host:port[,host:port...][/prefix]" opens the etcd v3
+ * backend instead (docs/scale-out.md): cells live in the etcd cluster under
+ * the key prefix (default "/strata"), several processes may open the same
+ * store; operations on local files (backups, verify, file listings) return
+ * KV_NOT_SUPPORTED or report nothing, flushes do nothing, and a major
+ * compaction is a version GC pass (kvstore/etcd_gc.c). */
 kv_status kv_store_open(const char *path, const kv_store_opts *opts, kv_store **out);
 /* Flushes nothing extra (the log is durable), stops background work, frees.
  * REQUIRES: no open iterators or batches in use. */
@@ -246,6 +253,12 @@ void kv_batch_check_row(kv_batch *b, kv_table *t, const void *row, size_t rlen);
 typedef struct kv_write_opts {
 	bool no_sync; /* skip the fsync for this batch (bulk loads with their own sync) */
 	kv_ts ts;     /* with kv_ts_reserve(): commit at this reserved timestamp */
+	/* Commit the batch as sorted files (a large commit) even if it did
+	 * not reach the spill size: no memstore insert and no log record per
+	 * cell. For bulk writes of many rows into storage that takes few
+	 * other writes (a new table or index being filled); small batches
+	 * would make many small files. */
+	bool ingest;
 } kv_write_opts;
 
 /* Commits the batch: one commit timestamp (returned in *commit_ts if not

@@ -27,6 +27,8 @@
 
 /* Sets this thread's error message and returns st. */
 kv_status kv_fail(kv_status st, const char *fmt, ...) UTIL_PRINTF(2, 3);
+/* KV_NOT_SUPPORTED for an operation the store's backend cannot do. */
+kv_status kv_not_supported(const char *what);
 kv_status kv_errno_status(int e);
 kv_status kv_fail_errno(int e, const char *what, const char *path);
 
@@ -138,6 +140,7 @@ struct kv_table {
 	kv_compaction_filter_fn cf_fn;
 	void *cf_arg;
 	atomic_uint_fast64_t n_flushes, n_compactions;
+	uint64_t eid; /* etcd backend: the table's id in cell keys (ekv.h) */
 };
 
 /* The memstore a commit at cts goes to. REQUIRES: t->apply_mu held. */
@@ -148,6 +151,8 @@ kv_sv *table_sv(kv_table *t);
 void table_install_sv(kv_table *t);
 void table_unref(kv_table *t);
 kv_table *table_new(kv_store *s, uint32_t id, const char *name, const kv_family_opts *fams, int nfam);
+kv_status table_check_name(const char *name);
+kv_status table_check_family(const kv_family_opts *f);
 /* Lock-free: reads the published family-name list. */
 bool table_has_family(kv_table *t, const char *fam);
 /* Publishes t->fams' names for table_has_family. REQUIRES: t->mu held. */
@@ -316,6 +321,9 @@ struct kv_store {
 	atomic_bool recent_on;
 
 	atomic_uint_fast64_t n_commits, n_stalls;
+	/* Set when the store lives in an etcd cluster (ekv.h): the public
+	 * functions dispatch there and nothing local (log, files) is used. */
+	struct ekv *etcd;
 };
 
 uint64_t store_next_file(kv_store *s);
@@ -358,6 +366,29 @@ void recent_raise_low_water(recent_map *r, kv_ts ts);
 int recent_check(recent_map *r, uint32_t table_id, const uint8_t *row, size_t rlen, kv_ts read_ts);
 
 /* Commit (commit.c). */
+/* A mutation with everything resolved (ts == KV_TS_LATEST: commit ts). */
+typedef struct rmut {
+	kv_table *t;
+	uint8_t type;
+	const char *fam;
+	const uint8_t *row, *q, *v;
+	size_t rlen, qlen, vlen;
+	kv_ts ts;
+} rmut;
+
+typedef struct cctx {
+	rmut *r;
+	size_t n, cap;
+	uint8_t **owned; /* computed values */
+	size_t nowned;
+	kv_family_opts *famtmp; /* delete_row expansion */
+} cctx;
+
+/* Resolves the batch's mutations into cells (row deletes per family,
+ * increments, appends, "delete the newest version") against the latest
+ * state; c owns computed values (commit_cc_free). */
+kv_status commit_resolve(kv_batch *b, cctx *c);
+void commit_cc_free(cctx *c);
 kv_status commit_batch(kv_store *s, kv_batch *b, bool check, kv_ts read_ts, const kv_write_opts *o,
 		       kv_ts *commit_ts);
 /* Checks the batch's conditions against the latest state (KV_CHECK_FAILED
@@ -371,6 +402,19 @@ void commit_recent_on(kv_store *s);
 kv_status commit_replay(kv_store *s, const uint8_t *p, size_t n, uint64_t seg, kv_ts *max_ts);
 
 /* Flush and compaction (flush.c, compact.c). */
+/* Per-column state of the major-compaction matcher. */
+typedef struct cstate {
+	util_buf col;
+	bool has_df, has_dc, has_del;
+	kv_ts df_ts, dc_ts, del_ts;
+	kv_ts *dfv;
+	int ndfv, cdfv;
+	int versions;
+} cstate;
+/* Major compaction's decision for one cell of a sorted stream (cstate reset
+ * per column and, for family markers, per row+family by the caller). */
+bool compact_major_keep(cstate *c, const kv_family_opts *fo, const ikey_parts *p, kv_ts horizon, int64_t now,
+			bool keep_markers);
 kv_status flush_table(kv_store *s, kv_table *t);
 kv_status compact_table(kv_store *s, kv_table *t, bool major, bool manual);
 bool compact_pick_needed(kv_table *t);
@@ -389,6 +433,8 @@ typedef struct scan_internal {
 	bool forward; /* ignore opts->reverse */
 } scan_internal;
 kv_iter *scan_open(kv_table *t, const kv_scan_opts *o, const scan_internal *in);
+/* etcd backend: the revision a scan at read_ts reads (0 = latest). */
+int64_t scan_etcd_rev(kv_table *t, bool latest, kv_ts read_ts);
 /* Reverse scans (rscan.c). */
 typedef struct rscan rscan;
 /* Takes the reference to sv. */

@@ -3,12 +3,15 @@
  * up to a recent moment, so that reads "as of" it (time travel, backups of
  * a past timestamp) see every commit at or before it and nothing else.
  */
+#include "ekv.h"
 #include "kv_int.h"
 
 #include <inttypes.h>
 
 kv_status kv_read_point_wait(kv_store *s, kv_ts ts)
 {
+	if (s->etcd)
+		return ekv_read_point_wait(s, ts);
 	if (kv_read_point(s) >= ts)
 		return KV_OK;
 	if ((int64_t)ts > util_now_us())

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ekv.h"
 #include "kv_int.h"
 
 struct rscan {
@@ -50,6 +51,12 @@ static void rs_fail(rscan *r, kv_status st)
 /* The largest file of the families read: its index spaces the chunks. */
 static void pick_guide(rscan *r)
 {
+	if (r->t->s->etcd) {
+		/* etcd: step back by rows with descending range reads. */
+		r->probe = ekv_src_new(r->t, NULL, 0, NULL, 0, false,
+				       scan_etcd_rev(r->t, r->in.latest, r->in.read_ts));
+		return;
+	}
 	kv_sfile *best = NULL;
 	for (int i = 0; i < r->sv->v->nfam; i++)
 		for (int j = 0; j < r->sv->v->fams[i].n; j++) {

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ekv.h"
 #include "kv_int.h"
 
 #define STEPS_BEFORE_SEEK 4
@@ -918,6 +919,18 @@ static bool family_wanted(kv_iter *it, const char *f)
 	return find_colsel(it, (const uint8_t *)f, strlen(f)) != NULL;
 }
 
+static inline bool t_etcd(kv_table *t)
+{
+	return t->s->etcd != NULL;
+}
+
+int64_t scan_etcd_rev(kv_table *t, bool latest, kv_ts read_ts)
+{
+	if (latest || read_ts == KV_TS_MAX)
+		return ekv_latest_pin;
+	return ekv_rev_for(t->s->etcd, read_ts);
+}
+
 /* Builds the merged source: memstores, then files newest first. */
 static kv_status build_sources(kv_iter *it, const kv_scan_opts *o, bool fill_cache)
 {
@@ -979,6 +992,13 @@ static kv_status build_sources(kv_iter *it, const kv_scan_opts *o, bool fill_cac
 		for (int i = 0; i < n; i++)
 			src_close(kids[i]);
 		return st;
+	}
+	if (t_etcd(it->t)) {
+		/* All families in one key range; the matcher skips unwanted ones. */
+		int64_t rev = scan_etcd_rev(it->t, it->latest, it->read_ts);
+		it->src = ekv_src_new(it->t, o->start, o->start_len, o->stop, o->stop ? o->stop_len : 0,
+				      o->stop_inclusive, rev);
+		return KV_OK;
 	}
 	if (n == 0) {
 		it->src = NULL;

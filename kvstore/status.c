@@ -13,6 +13,7 @@ const char *kv_status_name(kv_status s)
 	static const char *const names[] = {
 	    "OK",       "NOT_FOUND", "EXISTS",    "CONFLICT",  "CHECK_FAILED", "INVALID", "CORRUPTION",
 	    "IO_ERROR", "NO_SPACE",  "READ_ONLY", "NO_MEMORY", "BUSY",         "CLOSED",  "TOO_LARGE",
+	    "NOT_SUPPORTED",
 	};
 	if ((unsigned)s < sizeof(names) / sizeof(names[0]))
 		return names[s];
@@ -31,6 +32,11 @@ kv_status kv_fail(kv_status st, const char *fmt, ...)
 	vsnprintf(errmsg, sizeof(errmsg), fmt, ap);
 	va_end(ap);
 	return st;
+}
+
+kv_status kv_not_supported(const char *what)
+{
+	return kv_fail(KV_NOT_SUPPORTED, "%s is not supported by the etcd backend", what);
 }
 
 kv_status kv_errno_status(int e)

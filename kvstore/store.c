@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "ekv.h"
 #include "kv_int.h"
 
 #define MANIFEST_ROLL_BYTES (4u << 20)
@@ -511,6 +512,8 @@ kv_status kv_store_open(const char *path, const kv_store_opts *opts, kv_store **
 	*out = NULL;
 	if (!path || !path[0])
 		return kv_fail(KV_INVALID, "empty store path");
+	if (ekv_is_uri(path))
+		return ekv_store_open(path, opts, out);
 	kv_store *s = util_xcalloc(1, sizeof(*s));
 	if (opts)
 		s->o = *opts;
@@ -697,6 +700,10 @@ void kv_store_close(kv_store *s)
 {
 	if (!s)
 		return;
+	if (s->etcd) {
+		ekv_store_close(s);
+		return;
+	}
 	atomic_store(&s->closing, true);
 	if (s->bg_started) {
 		pthread_mutex_lock(&s->bg_mu);
@@ -717,6 +724,8 @@ void kv_store_close(kv_store *s)
 
 kv_status kv_store_flush(kv_store *s)
 {
+	if (s->etcd)
+		return KV_OK; /* every commit is in the cluster already */
 	pthread_mutex_lock(&s->mu);
 	int n = s->ntables;
 	kv_table **ts = util_xcalloc((size_t)(n ? n : 1), sizeof(kv_table *));
@@ -757,6 +766,8 @@ static kv_status noop_cb(void *arg, const uint8_t *p, size_t n)
 
 kv_status kv_store_verify(kv_store *s, void (*fn)(void *arg, const char *problem), void *arg)
 {
+	if (s->etcd)
+		return kv_not_supported("kv_store_verify (checksums of local files)");
 	kv_status worst = KV_OK;
 	pthread_mutex_lock(&s->mu);
 	int n = s->ntables;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ekv.h"
 #include "kv_int.h"
 
 void kv_family_opts_default(kv_family_opts *o, const char *name)
@@ -298,7 +299,7 @@ bool table_has_family(kv_table *t, const char *fam)
 
 /* ---------------------------------------------------------------- validation */
 
-static kv_status check_table_name(const char *name)
+kv_status table_check_name(const char *name)
 {
 	if (!name || !name[0] || strlen(name) > 255)
 		return kv_fail(KV_INVALID, "bad kv table name");
@@ -308,7 +309,7 @@ static kv_status check_table_name(const char *name)
 	return KV_OK;
 }
 
-static kv_status check_family(const kv_family_opts *f)
+kv_status table_check_family(const kv_family_opts *f)
 {
 	size_t n = strnlen(f->name, sizeof(f->name));
 	if (n == 0 || n > IKEY_FAM_MAX)
@@ -347,7 +348,9 @@ kv_table *store_find_id(kv_store *s, uint32_t id)
 
 kv_status kv_table_create(kv_store *s, const char *name, const kv_family_opts *fams, int nfams)
 {
-	kv_status st = check_table_name(name);
+	if (s->etcd)
+		return ekv_table_create(s, name, fams, nfams);
+	kv_status st = table_check_name(name);
 	if (st)
 		return st;
 	if (!fams || nfams < 1 || nfams > KV_MAX_FAMILIES)
@@ -356,7 +359,7 @@ kv_status kv_table_create(kv_store *s, const char *name, const kv_family_opts *f
 	for (int i = 0; i < nfams; i++) {
 		copy[i] = fams[i];
 		copy[i].name[sizeof(copy[i].name) - 1] = 0;
-		if ((st = check_family(&copy[i])))
+		if ((st = table_check_family(&copy[i])))
 			goto out;
 		for (int j = 0; j < i; j++)
 			if (!strcmp(copy[i].name, copy[j].name)) {
@@ -402,6 +405,8 @@ void version_mark_obsolete(kv_version *v)
 
 kv_status kv_table_drop(kv_store *s, const char *name)
 {
+	if (s->etcd)
+		return ekv_table_drop(s, name);
 	kv_status st = store_writable(s);
 	if (st)
 		return st;
@@ -435,11 +440,13 @@ kv_status kv_table_drop(kv_store *s, const char *name)
 
 kv_status kv_table_alter_family(kv_store *s, const char *name, const kv_family_opts *fam, bool drop)
 {
+	if (s->etcd)
+		return ekv_table_alter_family(s, name, fam, drop);
 	if (!fam)
 		return kv_fail(KV_INVALID, "NULL family");
 	kv_family_opts f = *fam;
 	f.name[sizeof(f.name) - 1] = 0;
-	kv_status st = drop ? KV_OK : check_family(&f);
+	kv_status st = drop ? KV_OK : table_check_family(&f);
 	if (st)
 		return st;
 	kv_table *t;
@@ -520,6 +527,8 @@ kv_status kv_table_alter_family(kv_store *s, const char *name, const kv_family_o
 
 kv_status kv_table_list(kv_store *s, int (*fn)(void *arg, const char *name), void *arg)
 {
+	if (s->etcd)
+		return ekv_table_list(s, fn, arg);
 	pthread_mutex_lock(&s->mu);
 	int n = s->ntables;
 	char **names = util_xcalloc((size_t)(n ? n : 1), sizeof(char *));
@@ -554,6 +563,8 @@ kv_status kv_table_families(kv_store *s, const char *name, kv_family_opts *out, 
 kv_status kv_table_open(kv_store *s, const char *name, kv_table **out)
 {
 	*out = NULL;
+	if (s->etcd)
+		return ekv_table_open(s, name, out);
 	if (!name)
 		return kv_fail(KV_INVALID, "NULL kv table name");
 	pthread_mutex_lock(&s->mu);
@@ -597,6 +608,8 @@ void kv_table_set_compaction_filter(kv_table *t, kv_compaction_filter_fn fn, voi
 
 kv_status kv_table_flush(kv_table *t)
 {
+	if (t->s->etcd)
+		return KV_OK; /* no memstore: every commit is in the cluster */
 	if (atomic_load(&t->dropped))
 		return kv_fail(KV_NOT_FOUND, "kv table %s was dropped", t->name);
 	return flush_table(t->s, t);
@@ -604,6 +617,8 @@ kv_status kv_table_flush(kv_table *t)
 
 kv_status kv_table_compact(kv_table *t, bool major)
 {
+	if (t->s->etcd)
+		return ekv_table_gc(t, major);
 	if (atomic_load(&t->dropped))
 		return kv_fail(KV_NOT_FOUND, "kv table %s was dropped", t->name);
 	kv_status st = flush_table(t->s, t);

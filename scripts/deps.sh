@@ -6,10 +6,12 @@ set -euo pipefail
 mode=${1:-test}
 
 pkgs=(gcc make cmake pkg-config git libpg-query-dev libprotobuf-c-dev libzstd-dev libssl-dev
+      libcurl4-openssl-dev libjansson-dev
       libpq-dev postgresql-client-15 tzdata ca-certificates)
 if [[ $mode == test || $mode == bench ]]; then
   pkgs+=(libcmocka-dev postgresql-15 python3 python3-psycopg2 python3-psycopg python3-sqlalchemy
-         libpostgresql-jdbc-java default-jdk-headless nodejs npm clang libclang-rt-14-dev valgrind)
+         libpostgresql-jdbc-java default-jdk-headless nodejs npm clang libclang-rt-14-dev valgrind
+         etcd-server)
 fi
 if [[ $mode == bench ]]; then
   pkgs+=(rocksdb-tools linux-perf)

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ddl_int.h"
 #include "ops.h"
 #include "sql_index.h"
 #include "sql_int.h"
@@ -218,7 +219,26 @@ static bool read_line(copy_in *ci, const copy_opts *o)
 	util_buf_reset(&ci->line);
 	bool in_quote = false;
 	bool any = false;
+	const uint8_t q = (uint8_t)o->quote, e = (uint8_t)o->escape;
 	for (;;) {
+		/* The bytes of the received chunk up to the next one that needs a
+		 * look (line end, backslash, quote, escape) in one append rather
+		 * than a util_buf_putc per byte. */
+		if (ci->chunk_pos < ci->chunk_len) {
+			const uint8_t *p = ci->chunk + ci->chunk_pos, *end = ci->chunk + ci->chunk_len, *x = p;
+			if (o->fmt == SQL_COPY_CSV)
+				while (x < end && *x != '\n' && *x != '\r' && *x != q && *x != e)
+					x++;
+			else
+				while (x < end && *x != '\n' && *x != '\r' && *x != '\\')
+					x++;
+			if (x > p) {
+				util_buf_append(&ci->line, p, (size_t)(x - p));
+				ci->chunk_pos += (size_t)(x - p);
+				any = true;
+				continue;
+			}
+		}
 		int c = next_byte(ci);
 		if (c < 0)
 			return any || ci->line.len > 0;
@@ -547,7 +567,73 @@ typedef struct loader {
 	util_buf enc;
 	util_buf key;
 	sql_fk_state *fk;      /* foreign keys of the table (fk.c), or NULL */
+	sql_expr **checks;     /* the table's CHECK constraints, over the row */
+	const char **check_names;
+	int nchecks;
+	/* Straight into the table's storage (see direct_ok): rows stamped at
+	 * direct_ts, in one batch that spills sorted runs and is committed at
+	 * the end as sorted files (one per family after the run merge). */
+	bool direct;
+	kv_batch *dbatch;
+	kv_ts direct_ts;
+	uint64_t direct_rows;
 } loader;
+
+/*
+ * A load into storage this transaction created (CREATE TABLE or TRUNCATE
+ * in the same transaction block) need not pass through the transaction's
+ * write set: as ALTER TABLE's rewrite does (ddl_rewrite.c), the rows go
+ * straight into the storage at the transaction's read timestamp, so its
+ * later statements see them. Nobody else can: the storage is private until
+ * the commit that names it, an abort drops it, and a crash leaves it
+ * unreferenced (cat_open drops it). So a failed COPY leaves nothing
+ * visible either, because it fails the whole transaction. Not under a
+ * savepoint (ROLLBACK TO could not take the rows back), and only where no
+ * key lookups are needed: a generated row key (no primary key), no
+ * indexes, no foreign keys, not interleaved.
+ */
+static bool direct_ok(const loader *ld)
+{
+	const sql_txn *t = ld->s->txn;
+	const cat_rel *r = &ld->rel->rel;
+	return !ld->bulk && ld->private_storage && !t->savepoints && r->npk == 0 && r->nindexes == 0 &&
+	       !r->ilv_depth && !r->ilv_nchildren && !ld->fk && !ld->unique;
+}
+
+static void direct_flush(loader *ld)
+{
+	if (!ld->dbatch || kv_batch_count(ld->dbatch) == 0)
+		return;
+	/* The commit of the transaction makes the files part of the table;
+	 * an ingest syncs its own files. */
+	kv_write_opts wo = {.no_sync = true, .ingest = true};
+	kv_status st = kv_commit(ld->s->e->kv, ld->dbatch, &wo, NULL);
+	if (st != KV_OK)
+		sql_kv_error(st, "writing a table");
+	kv_batch_clear(ld->dbatch);
+}
+
+/* One row of a direct load: its cells in key order (sentinel first), so a
+ * batch of ascending generated keys is a single sorted run. */
+static void direct_row(loader *ld, const uint8_t *k, size_t kl, const ty_datum *vals)
+{
+	const cat_rel *r = &ld->rel->rel;
+	if (!ld->dbatch)
+		ld->dbatch = kv_batch_new();
+	kv_batch_put(ld->dbatch, ld->kv, k, kl, SQL_FAMILY, "", 0, ld->direct_ts, "", 0);
+	uint8_t q[2];
+	for (int i = 0; i < r->ncols; i++) {
+		const cat_column *c = &r->cols[i];
+		if (c->dropped || vals[i].null || !sql_column_in_cells(r, c))
+			continue;
+		sql_colid_qual(c->col_id, q);
+		util_buf_reset(&ld->enc);
+		sql_value_encode(c->type, vals[i], &ld->enc);
+		kv_batch_put(ld->dbatch, ld->kv, k, kl, SQL_FAMILY, q, 2, ld->direct_ts, ld->enc.data,
+			     ld->enc.len);
+	}
+	ld->direct_rows++;
+}
 
 static UTIL_NORETURN void dup_key(loader *ld, const ty_datum *vals, copy_in *ci)
 {
@@ -609,6 +695,25 @@ static bool key_exists(loader *ld, const uint8_t *k, size_t kl)
 	return st == KV_OK && row.n > 0;
 }
 
+/* "(v1, v2, ...)" of a row for an error's "Failing row contains". */
+static void failing_row(const cat_rel *r, const ty_datum *vals, util_buf *row)
+{
+	util_buf_putc(row, '(');
+	bool first = true;
+	for (int k = 0; k < r->ncols; k++) {
+		if (r->cols[k].dropped)
+			continue;
+		if (!first)
+			util_buf_puts(row, ", ");
+		first = false;
+		if (vals[k].null)
+			util_buf_puts(row, "null");
+		else
+			ty_output(r->cols[k].type, vals[k], row);
+	}
+	util_buf_putc(row, ')');
+}
+
 static void load_row(loader *ld, ty_datum *vals, copy_in *ci)
 {
 	const cat_rel *r = &ld->rel->rel;
@@ -616,20 +721,7 @@ static void load_row(loader *ld, ty_datum *vals, copy_in *ci)
 	for (int c = 0; c < r->ncols; c++)
 		if (!r->cols[c].dropped && r->cols[c].notnull && vals[c].null) {
 			util_buf row = UTIL_BUF_INIT;
-			util_buf_putc(&row, '(');
-			bool first = true;
-			for (int k = 0; k < r->ncols; k++) {
-				if (r->cols[k].dropped)
-					continue;
-				if (!first)
-					util_buf_puts(&row, ", ");
-				first = false;
-				if (vals[k].null)
-					util_buf_puts(&row, "null");
-				else
-					ty_output(r->cols[k].type, vals[k], &row);
-			}
-			util_buf_putc(&row, ')');
+			failing_row(r, vals, &row);
 			util_err *e = ty_errstart(UTIL_E_NOT_NULL_VIOLATION,
 						  "null value in column \"%s\" of relation \"%s\" violates not-null constraint",
 						  r->cols[c].name, r->name);
@@ -638,6 +730,25 @@ static void load_row(loader *ld, ty_datum *vals, copy_in *ci)
 			util_buf_free(&row);
 			ty_errthrow();
 		}
+	/* CHECK constraints, as INSERT checks them (NULL passes). */
+	for (int i = 0; i < ld->nchecks; i++) {
+		ty_datum d = sql_eval(ld->ex, ld->checks[i], vals);
+		if (d.null || d.i)
+			continue;
+		util_buf row = UTIL_BUF_INIT;
+		failing_row(r, vals, &row);
+		util_err *e = ty_errstart(UTIL_E_CHECK_VIOLATION,
+					  "new row for relation \"%s\" violates check constraint \"%s\"", r->name,
+					  ld->check_names[i]);
+		util_err_detail(e, "Failing row contains %s.", row.data);
+		util_buf_free(&row);
+		const char *sn = sql_schema_name(ld->s->cat, r->schema);
+		if (sn)
+			util_err_field(e->schema, sn);
+		util_err_field(e->table, r->name);
+		util_err_field(e->constraint, ld->check_names[i]);
+		ty_errthrow();
+	}
 	if (r->ilv_depth)
 		sql_ilv_check_parent(t, ld->s->cat, ld->kv, ld->rel, vals, &ld->last_parent);
 	util_buf_reset(&ld->key);
@@ -672,6 +783,10 @@ static void load_row(loader *ld, ty_datum *vals, copy_in *ci)
 			ty_errthrow();
 		}
 		TY_END(tc);
+	}
+	if (ld->direct) {
+		direct_row(ld, k, kl, vals);
+		return;
 	}
 	if (!ld->bulk) {
 		sql_txn_put_row(t, ld->rel, ld->kv, k, kl, vals, NULL, true, false);
@@ -729,6 +844,11 @@ static void copy_from(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o,
 	ld.unique = sql_index_has_unique(s, rel);
 	ld.private_storage = sql_txn_storage_private(s->txn, r->storage);
 	ld.lock_rows = !ld.bulk && !ld.private_storage;
+	ld.direct = direct_ok(&ld);
+	if (ld.direct)
+		ld.direct_ts = sql_txn_read_ts(s->txn);
+	if (ld.direct && !ld.direct_ts)
+		ld.direct = false;
 	/* Defaults of the columns not loaded. */
 	sql_pstate ps = {.text = ""};
 	ps.param_types = ty_alloc0(sizeof(ty_oid) * 8);
@@ -741,6 +861,13 @@ static void copy_from(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o,
 	for (int i = 0; i < r->ncols; i++)
 		if (!listed[i] && !r->cols[i].dropped && r->cols[i].default_sql)
 			ld.defaults[i] = sql_column_default(&ax, r, i);
+	ld.checks = ty_alloc(sizeof(sql_expr *) * (size_t)(r->ncons + 1));
+	ld.check_names = ty_alloc(sizeof(char *) * (size_t)(r->ncons + 1));
+	for (int i = 0; i < r->ncons; i++)
+		if (r->cons[i].type == 'c' && r->cons[i].check_sql) {
+			ld.checks[ld.nchecks] = sql_rewrite_check_expr(s, rel, r->cons[i].check_sql, &ps);
+			ld.check_names[ld.nchecks++] = r->cons[i].name;
+		}
 	sql_planned *pl = ty_alloc0(sizeof *pl);
 	ld.ex = sql_exec_new(s, pl, ty_get_arena(), NULL, 0);
 	ld.ex->cache = ty_alloc0(sizeof(sql_cache_slot) * (size_t)(ps.ncache + 1));
@@ -896,6 +1023,7 @@ static void copy_from(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o,
 		sql_fk_state *fk = ld.fk;
 		ld.fk = NULL;
 		sql_fk_end(fk);
+		direct_flush(&ld);
 	}
 	TY_CATCH(tc)
 	{
@@ -920,6 +1048,8 @@ static void copy_from(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o,
 		if (ci.file)
 			fclose(ci.file);
 		sql_fk_abandon(ld.fk);
+		kv_batch_free(ld.dbatch);
+		util_buf_free(&ld.enc);
 		util_arena_destroy(rowa);
 		util_arena_destroy(ld.scratch);
 		util_map_free(&ld.keys);
@@ -943,6 +1073,10 @@ static void copy_from(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o,
 	util_buf_free(&ld.key);
 	util_buf_free(&ld.last_parent);
 	kv_table_close(ld.kv);
+	kv_batch_free(ld.dbatch);
+	util_buf_free(&ld.enc);
+	if (ld.direct_rows)
+		sql_txn_note_direct_rows(s->txn, rel->oid, ld.direct_rows);
 	snprintf(c->tag, sizeof c->tag, "COPY %llu", (unsigned long long)n);
 }
 

@@ -23,7 +23,11 @@
 #include "ddl_int.h"
 #include "plan_int.h"
 
-/* Rows per direct batch into a new storage. */
+/* While keys ascend, the rows go into one batch (it spills sorted runs
+ * past the store's spill size), committed as sorted files: no memstore
+ * insert, no log record per cell, and one file per family in the end.
+ * Once a key arrives out of order, the uniqueness lookups must see what
+ * came before: batches of this size through the memstore from then on. */
 #define REWRITE_BATCH_BYTES (4u << 20)
 
 sql_exec *sql_rewrite_exec(sql_session *s, sql_pstate *ps)
@@ -131,7 +135,8 @@ typedef struct rw_state {
 	util_buf key, enc;
 	uint8_t *maxkey; /* greatest key written so far (uniqueness shortcut) */
 	size_t maxkey_len, maxkey_cap;
-	util_map batch_keys; /* keys in the current batch */
+	util_map batch_keys; /* keys in the current batch (once out of order) */
+	bool unordered;      /* a key came below an earlier one */
 	util_arena *get_arena;
 	const char *pk_name;
 } rw_state;
@@ -186,7 +191,9 @@ static void flush_batch(rw_state *st)
 {
 	if (!st->batch || kv_batch_count(st->batch) == 0)
 		return;
-	kv_write_opts wo = {.no_sync = true, .ts = 0};
+	/* Ascending keys: the batch holds one sorted run, committed as a
+	 * sorted file (no memstore insert, no log record per cell). */
+	kv_write_opts wo = {.no_sync = true, .ts = 0, .ingest = !st->unordered};
 	kv_status ks = kv_commit(st->s->e->kv, st->batch, &wo, NULL);
 	if (ks != KV_OK)
 		sql_kv_error(ks, "writing a table");
@@ -195,20 +202,25 @@ static void flush_batch(rw_state *st)
 	memset(&st->batch_keys, 0, sizeof st->batch_keys);
 }
 
-/* True if the key was already written by this rewrite. Keys mostly arrive
- * in increasing order (the new key often follows the insertion order), so
- * a key above every earlier one needs no lookup. */
+/* True if k is above every key written so far (and then the new maximum).
+ * Keys mostly arrive in increasing order (the new key often follows the
+ * insertion order): such a key needs no uniqueness lookup. */
+static bool ascending(rw_state *st, const uint8_t *k, size_t kl)
+{
+	if (st->maxkey_len && kcmp(k, kl, st->maxkey, st->maxkey_len) <= 0)
+		return false;
+	if (kl > st->maxkey_cap) {
+		st->maxkey_cap = kl * 2;
+		st->maxkey = util_xrealloc(st->maxkey, st->maxkey_cap);
+	}
+	memcpy(st->maxkey, k, kl);
+	st->maxkey_len = kl;
+	return true;
+}
+
+/* True if the key (not ascending) was already written by this rewrite. */
 static bool seen_key(rw_state *st, const uint8_t *k, size_t kl)
 {
-	if (!st->maxkey_len || kcmp(k, kl, st->maxkey, st->maxkey_len) > 0) {
-		if (kl > st->maxkey_cap) {
-			st->maxkey_cap = kl * 2;
-			st->maxkey = util_xrealloc(st->maxkey, st->maxkey_cap);
-		}
-		memcpy(st->maxkey, k, kl);
-		st->maxkey_len = kl;
-		return false;
-	}
 	if (util_map_get(&st->batch_keys, k, kl))
 		return true;
 	if (!st->get_arena)
@@ -234,10 +246,21 @@ static void write_new_row(rw_state *st, const ty_datum *vals)
 	sql_row_key(r, vals, &st->key);
 	const uint8_t *k = (const uint8_t *)st->key.data;
 	size_t kl = st->key.len;
-	if (st->rw->check_unique_key && seen_key(st, k, kl))
-		duplicated(st, vals);
+	if (!ascending(st, k, kl)) {
+		if (!st->unordered) {
+			/* What came so far goes in sorted; the rest through the
+			 * memstore, where the lookups below find it. */
+			flush_batch(st);
+			st->unordered = true;
+		}
+		if (st->rw->check_unique_key && seen_key(st, k, kl))
+			duplicated(st, vals);
+	}
 	if (!st->batch)
 		st->batch = kv_batch_new();
+	/* Cells in key order (the sentinel's empty qualifier first): a batch
+	 * of ascending rows is then one sorted run and needs no sort. */
+	kv_batch_put(st->batch, st->dst, k, kl, SQL_FAMILY, "", 0, st->ts, "", 0);
 	uint8_t q[2];
 	for (int i = 0; i < r->ncols; i++) {
 		const cat_column *c = &r->cols[i];
@@ -248,10 +271,9 @@ static void write_new_row(rw_state *st, const ty_datum *vals)
 		sql_value_encode(c->type, vals[i], &st->enc);
 		kv_batch_put(st->batch, st->dst, k, kl, SQL_FAMILY, q, 2, st->ts, st->enc.data, st->enc.len);
 	}
-	kv_batch_put(st->batch, st->dst, k, kl, SQL_FAMILY, "", 0, st->ts, "", 0);
-	if (st->rw->check_unique_key)
+	if (st->rw->check_unique_key && st->unordered)
 		util_map_put(&st->batch_keys, k, kl, (void *)1);
-	if (kv_batch_byte_size(st->batch) >= REWRITE_BATCH_BYTES)
+	if (st->unordered && kv_batch_byte_size(st->batch) >= REWRITE_BATCH_BYTES)
 		flush_batch(st);
 }
 

@@ -67,15 +67,19 @@ int sql_engine_open(const sql_engine_opts *o, sql_engine **out, util_err *err)
 	if (o->wal_segment_bytes)
 		ko.wal_segment_bytes = o->wal_segment_bytes;
 	ko.fs = o->fs;
-	kv_status st = kv_store_open(path, &ko, &e->kv);
+	/* --store etcd://...: the cells live in that cluster; data_dir keeps
+	 * only this server's local files (lock, logs). */
+	kv_status st = kv_store_open(o->store_uri ? o->store_uri : path, &ko, &e->kv);
 	if (st != KV_OK) {
 		kv_err(err, st, "could not open the store");
 		goto fail;
 	}
-	if (cat_open(e->kv, &e->cat, err) != 0)
+	/* Other servers may share an etcd store. */
+	if (cat_open_shared(e->kv, o->store_uri != NULL, &e->cat, err) != 0)
 		goto fail;
-	/* Temporary objects of sessions a crash ended. */
-	if (sql_temp_cleanup_orphans(e->cat, e->kv, err) != 0)
+	/* Temporary objects of sessions a crash ended (on a shared store they
+	 * may be other servers' live sessions': left alone, docs/scale-out.md). */
+	if (!o->store_uri && sql_temp_cleanup_orphans(e->cat, e->kv, err) != 0)
 		goto fail;
 	st = kv_table_open(e->kv, SEQ_KV_TABLE, &e->seq_tbl);
 	if (st == KV_NOT_FOUND) {
@@ -203,6 +207,8 @@ UTIL_NORETURN void sql_kv_error(kv_status st, const char *what)
 		ty_error(UTIL_E_T_R_SERIALIZATION_FAILURE, "could not serialize access due to concurrent update");
 	case KV_TOO_LARGE:
 		ty_error(UTIL_E_PROGRAM_LIMIT_EXCEEDED, "%s: %s", what, kv_errmsg());
+	case KV_NOT_SUPPORTED:
+		ty_error(UTIL_E_FEATURE_NOT_SUPPORTED, "%s: %s", what, kv_errmsg());
 	default:
 		ty_error(UTIL_E_INTERNAL_ERROR, "%s: %s (%s)", what, kv_status_name(st), kv_errmsg());
 	}

@@ -4,8 +4,10 @@
  * orderable type, the registered aggregates (sum, avg, string_agg ...),
  * DISTINCT and ORDER BY inside aggregates, FILTER, and ordered-set
  * aggregates (percentile_cont/disc WITHIN GROUP). Groups come out in the
- * order they were first seen.
+ * order they were first seen. Over a parallel scan (agg.partial) each worker
+ * aggregates its own rows and merges its groups at the end (combine).
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -68,6 +70,10 @@ typedef struct agg_state {
 	sql_spill *cur[AGG_NPART];
 	agg_part *pending;    /* partitions still to aggregate */
 	int npending, cappending;
+	/* Partial aggregation by the workers of a parallel scan (agg.partial). */
+	sql_par_sink sink;
+	bool par_used;          /* the sink was given to the scan: par_mu is initialised */
+	pthread_mutex_t par_mu; /* serialises the workers' merges into this state */
 } agg_state;
 
 static int ngroup_keys(const sql_plan *p) { return p->agg.ngroup; }
@@ -438,6 +444,140 @@ static bool load_partition(sql_op *op, agg_state *st)
 	return true;
 }
 
+/* ---------------------------------------------------------------- partial aggregation */
+
+/* A worker's aggregation: the aggregate's operator with the worker's
+ * executor and groups of its own. */
+typedef struct agg_worker {
+	sql_op op;
+	agg_state st;
+	sql_op *main;
+} agg_worker;
+
+/* Folds the partial value o into m (the same aggregate of one group). */
+static void combine_val(const sql_aggref *ar, aggval *m, const aggval *o)
+{
+	switch (ar->kind) {
+	case SQL_AGG_COUNT_STAR:
+	case SQL_AGG_COUNT:
+		m->count += o->count;
+		return;
+	case SQL_AGG_MIN:
+	case SQL_AGG_MAX: {
+		if (!o->has)
+			return;
+		const ty_type *t = ty_type_get(ar->argtypes[0]);
+		if (m->has) {
+			int c = t->cmp(o->minmax, m->minmax);
+			if ((ar->kind == SQL_AGG_MIN && c >= 0) || (ar->kind == SQL_AGG_MAX && c <= 0))
+				return;
+		}
+		m->minmax = ty_datum_copy(o->minmax, t->byval);
+		m->has = true;
+		return;
+	}
+	default:
+		ar->agg->combine(m->state, o->state);
+	}
+}
+
+/* Merges a worker's groups into the aggregate's (under par_mu; the
+ * operator's thread is waiting for the scan meanwhile) and empties them. */
+static void par_merge(agg_worker *w)
+{
+	sql_op *op = w->main;
+	agg_state *st = op->state;
+	const sql_plan *p = op->plan;
+	int nk = ngroup_keys(p);
+	pthread_mutex_lock(&st->par_mu);
+	util_arena *old = ty_set_arena(st->arena);
+	TY_TRY(tc)
+	{
+		for (group *g = w->st.first; g; g = g->next_in_order) {
+			group *mg = find_group(op, st, g->keys, nk, g->set, NULL);
+			for (int i = 0; i < p->agg.naggs; i++)
+				combine_val(&p->agg.aggs[i], &mg->vals[i], &g->vals[i]);
+		}
+	}
+	TY_CATCH(tc)
+	{
+		TY_END(tc);
+		util_err e;
+		memcpy(&e, ty_err(), sizeof e);
+		ty_set_arena(old);
+		pthread_mutex_unlock(&st->par_mu);
+		ty_throw(&e);
+	}
+	TY_END(tc);
+	ty_set_arena(old);
+	pthread_mutex_unlock(&st->par_mu);
+	util_arena_reset(w->st.arena);
+	free(w->st.buckets);
+	w->st.buckets = NULL;
+	w->st.nbuckets = w->st.ngroups = 0;
+	w->st.first = w->st.last = NULL;
+}
+
+static void *par_begin(void *arg, sql_exec *wex)
+{
+	sql_op *op = arg;
+	agg_worker *w = ty_alloc0(sizeof *w);
+	w->op = *op;
+	w->op.ex = wex;
+	w->op.state = &w->st;
+	w->main = op;
+	w->st.arena = util_arena_new(64 * 1024, 0);
+	w->st.nsets = 1;
+	return w;
+}
+
+static void par_rows(void *ws, const ty_datum *rows, int n, int width)
+{
+	agg_worker *w = ws;
+	util_arena *scratch = ty_get_arena();
+	for (int i = 0; i < n; i++)
+		consume_row(&w->op, &w->st, rows + (size_t)i * (size_t)width, -1, scratch);
+	ty_set_arena(scratch);
+	/* Many groups: hand them over now rather than hold them twice. */
+	if (agg_mem(&w->st) > sql_exec_work_mem(w->op.ex))
+		par_merge(w);
+}
+
+static void par_end(void *arg, void *ws, bool merge)
+{
+	(void)arg;
+	agg_worker *w = ws;
+	TY_TRY(tc)
+	{
+		if (merge)
+			par_merge(w);
+	}
+	TY_CATCH(tc)
+	{
+		TY_END(tc);
+		util_err e;
+		memcpy(&e, ty_err(), sizeof e);
+		util_arena_destroy(w->st.arena);
+		free(w->st.buckets);
+		ty_throw(&e);
+	}
+	TY_END(tc);
+	util_arena_destroy(w->st.arena);
+	free(w->st.buckets);
+}
+
+/* Gives the scan below the sink: if it runs in parallel, its workers
+ * aggregate and merge here, and it returns no rows. */
+static void par_attach(sql_op *op, agg_state *st)
+{
+	if (!st->par_used) {
+		pthread_mutex_init(&st->par_mu, NULL);
+		st->par_used = true;
+	}
+	st->sink = (sql_par_sink){par_begin, par_rows, par_end, op};
+	sql_scan_set_sink(op->left, &st->sink);
+}
+
 static void load(sql_op *op, agg_state *st)
 {
 	const sql_plan *p = op->plan;
@@ -467,6 +607,8 @@ static void load(sql_op *op, agg_state *st)
 		st->spill_types[nin] = TY_INT8;
 		st->spillable = nk > 0 && sql_spill_ok(st->spill_types, nin + 1);
 	}
+	if (p->agg.partial && op->left->plan->kind == SQL_P_SCAN && !op->left->opened)
+		par_attach(op, st);
 	for (;;) {
 		sql_batch *b = sql_op_next(op->left);
 		if (b->n == 0)
@@ -558,6 +700,9 @@ static sql_batch *agg_next(sql_op *op)
 static void agg_close(sql_op *op)
 {
 	agg_state *st = op->state;
+	/* Workers merge into this state until they are joined. */
+	if (st->par_used)
+		sql_scan_stop_workers(op->left);
 	util_arena_destroy(st->arena);
 	free(st->buckets);
 	for (int i = 0; i < AGG_NPART; i++)
@@ -569,6 +714,8 @@ static void agg_close(sql_op *op)
 		sql_exec_account(op->ex, &st->held, 0);
 	ty_oid *types = st->spill_types;
 	bool spillable = st->spillable;
+	if (st->par_used)
+		pthread_mutex_destroy(&st->par_mu);
 	memset(st, 0, sizeof *st);
 	st->spill_types = types;
 	st->spillable = spillable;

@@ -52,6 +52,8 @@ typedef struct scan_state {
 	bool ilv;          /* an interleaved child: many rows per kv row */
 	util_buf idbuf;    /* ilv: the current row's key (kv row ++ qualifier prefix) */
 	struct par_scan *par; /* parallel workers (scan.parallel), or NULL */
+	const sql_par_sink *sink; /* workers aggregate their rows themselves (sql_scan_set_sink) */
+	int launched;             /* worker threads started (EXPLAIN ANALYZE: Workers Launched) */
 	unsigned ticks;    /* rows since the last interrupt check */
 	int64_t left;      /* rows still allowed by a pushed-down LIMIT; -1 = no limit */
 	/* Salted tables (exec_salt.c): b + 1 = read bucket b only; -1 = point
@@ -60,6 +62,8 @@ typedef struct scan_state {
 } scan_state;
 
 static bool par_start(sql_op *op, scan_state *st);
+/* Rows read before a batch that holds some is handed on anyway. */
+#define SCAN_FLUSH_ROWS 1024
 static sql_batch *par_next(sql_op *op, scan_state *st);
 static void par_stop(scan_state *st);
 
@@ -973,6 +977,7 @@ static sql_batch *scan_next(sql_op *op)
 		cap = (int)st->left;
 	bool ranged = p->scan.nranges || st->salt;
 	int total_ranges = ranged ? st->nranges : 1;
+	int scanned = 0;
 	while (b->n < cap && st->cur < total_ranges) {
 		keyrange *kr = ranged ? &st->ranges[range_index(st, st->cur)] : NULL;
 		if (kr && kr->point) {
@@ -1044,6 +1049,10 @@ static sql_batch *scan_next(sql_op *op)
 				b->n++;
 			if ((++st->ticks & 255) == 0)
 				ty_check_interrupts(); /* cancel, statement_timeout */
+			/* Rows the filter drops leave their key and values in the
+			 * batch's arena: return what there is now and then. */
+			if (++scanned >= SCAN_FLUSH_ROWS && b->n > 0)
+				goto out;
 		}
 	}
 out:
@@ -1492,6 +1501,7 @@ struct par_scan {
 	const cat_rel *rel;
 	const sql_rowmap *map;
 	int width;
+	const sql_par_sink *sink; /* or NULL: rows go through the queue */
 };
 
 static par_batch *par_get_free(par_scan *ps)
@@ -1563,11 +1573,18 @@ static void par_scan_slice(par_worker *w, sql_exec *wex, kv_table *kv)
 	so.stop_len = w->stop ? w->stop_len : 0;
 	kv_iter *it = kv_scan(kv, &so);
 	par_batch *volatile b = NULL; /* being filled; back to the free list on an error (volatile: longjmp) */
+	const sql_par_sink *sink = ps->sink;
+	util_arena *warena = ty_get_arena();
+	void *volatile ws = NULL; /* the sink's state of this worker (volatile: longjmp) */
 	TY_TRY(tc)
 	{
 		if (kv_iter_status(it) != KV_OK)
 			sql_kv_error(kv_iter_status(it), "scanning a table");
-		unsigned ticks = 0;
+		/* With a sink the worker keeps one batch and hands each full one
+		 * to the sink (partial aggregation) instead of the queue. */
+		if (sink)
+			ws = sink->begin(sink->arg, wex);
+		unsigned ticks = 0, since_flush = 0;
 		row_build rb = {ps->rel, ps->map, p->scan.needed, NULL, false, false};
 		while (kv_iter_valid(it)) {
 			if (!b) {
@@ -1594,16 +1611,42 @@ static void par_scan_slice(par_worker *w, sql_exec *wex, kv_table *kv)
 			rb_finish(&rb);
 			if (rb.exists && sql_eval_qual(wex, p->qual, row))
 				b->n++;
-			if (b->n == SQL_BATCH_ROWS) {
-				par_put_ready(ps, b);
-				b = NULL;
+			/* Rows the filter drops still leave their key and values in
+			 * the batch's arena: hand the batch over (or empty it) every
+			 * SCAN_FLUSH_ROWS rows so that the arena stays small. */
+			if (++since_flush == SCAN_FLUSH_ROWS && b->n == 0) {
+				util_arena_reset(b->arena);
+				since_flush = 0;
+			}
+			if (b->n == SQL_BATCH_ROWS || since_flush == SCAN_FLUSH_ROWS) {
+				since_flush = 0;
+				if (sink) {
+					sink->rows(ws, b->rows, b->n, ps->width);
+					util_arena_reset(b->arena);
+					b->n = 0;
+					ty_set_arena(b->arena);
+				} else {
+					par_put_ready(ps, b);
+					b = NULL;
+				}
 			}
 			if ((++ticks & 255) == 0)
 				ty_check_interrupts();
 		}
 		if (kv_iter_status(it) != KV_OK)
 			sql_kv_error(kv_iter_status(it), "scanning a table");
-		if (b && b->n)
+		if (sink) {
+			if (b && b->n)
+				sink->rows(ws, b->rows, b->n, ps->width);
+			ty_set_arena(warena);
+			pthread_mutex_lock(&ps->mu);
+			bool stopping = ps->stop;
+			pthread_mutex_unlock(&ps->mu);
+			void *w1 = ws;
+			ws = NULL; /* end() frees it even if the merge fails */
+			sink->end(sink->arg, w1, !stopping);
+		}
+		if (b && b->n && !sink)
 			par_put_ready(ps, b);
 		else if (b)
 			par_put_free(ps, b);
@@ -1620,6 +1663,10 @@ static void par_scan_slice(par_worker *w, sql_exec *wex, kv_table *kv)
 			memcpy(&ps->err, ty_err(), sizeof ps->err);
 		}
 		pthread_mutex_unlock(&ps->mu);
+		if (ws) {
+			ty_set_arena(warena);
+			sink->end(sink->arg, ws, false);
+		}
 	}
 	TY_END(tc);
 	kv_iter_close(it);
@@ -1698,6 +1745,7 @@ static bool par_start(sql_op *op, scan_state *st)
 	ps->rel = st->rel;
 	ps->map = &st->map;
 	ps->width = st->rel->ncols + 1;
+	ps->sink = st->sink;
 	ps->nworkers = npts + 1;
 	ps->max_batches = PAR_QUEUE * ps->nworkers + 1;
 	ps->w = util_xcalloc((size_t)ps->nworkers, sizeof(par_worker));
@@ -1720,6 +1768,7 @@ static bool par_start(sql_op *op, scan_state *st)
 			break;
 		}
 		ps->w[i].started = true;
+		st->launched++;
 	}
 	return true;
 }
@@ -1771,6 +1820,30 @@ static sql_batch *par_next(sql_op *op, scan_state *st)
 	b->n = pb->n;
 	ps->held = pb; /* its rows live in pb->arena until the next call */
 	return b;
+}
+
+/* Salted scans of key ranges are other operators (exec_salt.c): the
+ * functions below leave them alone (they never run workers). */
+static bool is_plain_scan(const sql_op *op)
+{
+	return op && op->next == scan_next && op->state;
+}
+
+void sql_scan_set_sink(sql_op *scan, const sql_par_sink *sink)
+{
+	if (is_plain_scan(scan))
+		((scan_state *)scan->state)->sink = sink;
+}
+
+int sql_scan_workers_launched(sql_op *scan)
+{
+	return is_plain_scan(scan) ? ((scan_state *)scan->state)->launched : 0;
+}
+
+void sql_scan_stop_workers(sql_op *scan)
+{
+	if (is_plain_scan(scan))
+		par_stop(scan->state);
 }
 
 static void par_stop(scan_state *st)

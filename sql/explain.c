@@ -818,8 +818,11 @@ static xnode *build(explain_ctx *x, const sql_plan *p, const char *filter)
 		 * merge join input, backward) reads the table through its primary
 		 * key, as PostgreSQL's index scan on the _pkey would. */
 		if (p->scan.nranges || p->scan.reverse || p->scan.ordered) {
-			n = xnew(p->scan.reverse ? "Index Scan Backward" : "Index Scan", p);
+			bool par = p->scan.parallel && !p->scan.rel->rel.salt_buckets;
+			const char *kind = par ? "Parallel Index Scan" : "Index Scan";
+			n = xnew(p->scan.reverse ? "Index Scan Backward" : kind, p);
 			n->jtype = "Index Scan";
+			n->parallel_aware = par; /* a key range cut among workers (salted: buckets merged) */
 			n->direction = p->scan.reverse ? "Backward" : "Forward";
 			n->index = pk_name(&p->scan.rel->rel);
 		} else if (p->scan.parallel) {
@@ -1041,7 +1044,11 @@ static xnode *build(explain_ctx *x, const sql_plan *p, const char *filter)
 	}
 	case SQL_P_AGG: {
 		bool sets = p->agg.ngsets > 0;
-		n = xnew(sets ? "MixedAggregate" : p->agg.ngroup ? "HashAggregate" : "Aggregate", p);
+		bool fin = p->agg.partial; /* PostgreSQL's names for the two halves */
+		n = xnew(sets            ? "MixedAggregate"
+			 : p->agg.ngroup ? (fin ? "Finalize HashAggregate" : "HashAggregate")
+					 : (fin ? "Finalize Aggregate" : "Aggregate"),
+			 p);
 		n->strategy = sets ? "Mixed" : p->agg.ngroup ? "Hashed" : "Plain";
 		n->jtype = "Aggregate";
 		if (p->agg.ngroup && !sets) {
@@ -1182,12 +1189,31 @@ static xnode *build(explain_ctx *x, const sql_plan *p, const char *filter)
 		kid(n, c);
 	}
 	add_subplans(x, n, mark);
+	if (p->kind == SQL_P_AGG && p->agg.partial && n->nkids == 1 && !strcmp(n->kids[0]->type, "Gather") &&
+	    n->kids[0]->nkids == 1) {
+		/* The workers aggregate: Finalize <- Gather <- Partial <- scan. */
+		xnode *g = n->kids[0];
+		xnode *pa = xnew(p->agg.ngroup ? "Partial HashAggregate" : "Partial Aggregate", p);
+		pa->jtype = "Aggregate";
+		pa->strategy = n->strategy;
+		for (int i = 0; i < n->nprops; i++)
+			if (!strcmp(n->props[i].key, "Group Key"))
+				prop_list(pa, "Group Key", n->props[i].list, n->props[i].nlist);
+		pa->rel_label = "Outer";
+		kid(pa, g->kids[0]);
+		g->kids[0] = pa;
+	}
 	if (n->parallel_aware) {
 		/* PostgreSQL's shape: the workers' rows come up through a Gather. */
 		xnode *g = xnew("Gather", p);
 		char *w = ty_alloc(16);
 		snprintf(w, 16, "%d", p->scan.parallel);
 		prop(g, "Workers Planned", w);
+		if (x->analyze && x->ex && p->id < x->ex->pl->nnodes && x->ex->ops[p->id]) {
+			char *l = ty_alloc(16);
+			snprintf(l, 16, "%d", sql_scan_workers_launched(x->ex->ops[p->id]));
+			prop(g, "Workers Launched", l);
+		}
 		n->rel_label = "Outer";
 		kid(g, n);
 		return g;

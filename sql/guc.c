@@ -327,6 +327,8 @@ static const sql_guc gucs[] = {
 	 NULL},
 	{"strata.default_salt_buckets", GUC_INT, "0", NULL, false, false, "Strata",
 	 "Salt buckets of tables created without a salt_buckets option (0: not salted).", NULL, 0, 256, NULL, NULL},
+	G("strata.partial_aggregation", GUC_BOOL, "off", NULL, false, false, "Strata",
+	  "Lets the workers of a parallel scan aggregate their own rows, merged at the end (partial aggregation)."),
 	{"strata.read_as_of", GUC_STRING, "", NULL, false, false, "Strata",
 	 "Reads see the database as of this timestamp (read-only transactions; within the retention window).", NULL,
 	 0, 0, sql_asof_check, sql_asof_assign},

@@ -339,6 +339,57 @@ static void plan_parallel(sql_plan *p, int workers)
 	p->scan.parallel = workers;
 }
 
+/* Groups beyond this estimate are aggregated by the operator alone (it can
+ * spill; the workers' merged groups could not). */
+#define PARTIAL_MAX_GROUPS 100000
+
+static bool partial_ok(const sql_aggref *ar)
+{
+	if (ar->distinct || ar->norder || ar->ndirect)
+		return false;
+	for (int i = 0; i < ar->nargs; i++)
+		if (ar->argtypes[i] == TY_RECORD || ar->argtypes[i] >= 16384 ||
+		    sql_expr_walk(ar->args[i], unsafe_in_worker, NULL))
+			return false;
+	if (ar->filter && sql_expr_walk(ar->filter, unsafe_in_worker, NULL))
+		return false;
+	switch (ar->kind) {
+	case SQL_AGG_COUNT_STAR:
+	case SQL_AGG_COUNT:
+	case SQL_AGG_MIN:
+	case SQL_AGG_MAX:
+		return true;
+	default:
+		return ar->agg && ar->agg->combine && !ar->agg->ordered_set;
+	}
+}
+
+/* An aggregate right above a parallel scan aggregates in the workers:
+ * each folds its slice into groups of its own and merges them at the end
+ * with the aggregates' combine functions (exec_agg.c). */
+static void plan_partial(sql_plan *p)
+{
+	if (!p)
+		return;
+	plan_partial(p->left);
+	plan_partial(p->right);
+	if (p->kind == SQL_P_APPEND)
+		for (int i = 0; i < p->append.nchildren; i++)
+			plan_partial(p->append.children[i]);
+	/* (Salted key ranges are read bucket by bucket and merged: no workers.) */
+	if (p->kind != SQL_P_AGG || !p->left || p->left->kind != SQL_P_SCAN || !p->left->scan.parallel ||
+	    (p->left->scan.nranges && p->left->scan.rel->rel.salt_buckets) ||
+	    p->agg.ngsets || (p->agg.ngroup && (!p->agg.hashed || p->rows > PARTIAL_MAX_GROUPS)))
+		return;
+	for (int k = 0; k < p->agg.ngroup; k++)
+		if (sql_expr_walk(p->agg.group[k], unsafe_in_worker, NULL))
+			return;
+	for (int i = 0; i < p->agg.naggs; i++)
+		if (!partial_ok(&p->agg.aggs[i]))
+			return;
+	p->agg.partial = true;
+}
+
 void sql_plan_use_key_order(sql_planned *pd, sql_plan **root)
 {
 	if (!*root)
@@ -349,6 +400,13 @@ void sql_plan_use_key_order(sql_planned *pd, sql_plan **root)
 	int workers = w ? atoi(w) : 0;
 	if (workers > 8)
 		workers = 8;
-	if (workers > 0 && pd->cmd == SQL_CMD_SELECT)
+	if (workers > 0 && pd->cmd == SQL_CMD_SELECT) {
 		plan_parallel(*root, workers);
+		/* Opt-in (SET strata.partial_aggregation = on): on the shared
+		 * 2-core machine the workers, busy without a pause, were scheduled
+		 * far less than workers that hand rows over (docs/performance.md). */
+		const char *pa = s ? sql_guc_get(s, "strata.partial_aggregation") : NULL;
+		if (pa && !strcmp(pa, "on"))
+			plan_partial(*root);
+	}
 }

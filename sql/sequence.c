@@ -4,6 +4,9 @@
  * store in steps of 32 (like PostgreSQL's SEQ_LOG_VALS), so nextval does not
  * cost a log write each time; after a crash the sequence skips at most the
  * values logged ahead. Like PostgreSQL, nextval is not transactional.
+ * On a store several servers share (etcd backend) the log-ahead write is a
+ * compare-and-set on the stored value: a server that finds another's value
+ * there continues after it, so two servers never hand out the same value.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,6 +55,50 @@ static void persist(sql_engine *e, cat_oid oid, int64_t value, bool called)
 	kv_batch_free(b);
 	if (st != KV_OK)
 		sql_kv_error(st, "updating a sequence");
+}
+
+/* Shared store: logs `value` ahead only if the stored value is still the
+ * one this server logged last; else adopts the stored value (another server
+ * handed out values up to it) and returns false so the caller recomputes. */
+static bool persist_shared(sql_engine *e, cat_oid oid, seqstate *st, int64_t value)
+{
+	uint8_t row[4], mine[9], v[9];
+	seq_row(oid, row);
+	util_arena *a = util_arena_new(1024, 0);
+	kv_read_opts ro;
+	memset(&ro, 0, sizeof ro);
+	ro.read_ts = kv_read_point(e->kv);
+	kv_row r;
+	kv_status ks = kv_get(e->seq_tbl, row, 4, &ro, a, &r);
+	bool present = ks == KV_OK && r.n && r.cells[0].value.len == 9;
+	int64_t stored = present ? (int64_t)util_get_be64(r.cells[0].value.data) : 0;
+	bool stored_called = present && r.cells[0].value.data[8];
+	util_arena_destroy(a);
+	if (ks != KV_OK && ks != KV_NOT_FOUND)
+		sql_kv_error(ks, "reading a sequence");
+	if (present && (stored != st->logged || (stored_called && !st->called))) {
+		st->last = stored;
+		st->called = stored_called;
+		st->logged = stored;
+		return false;
+	}
+	util_put_be64(mine, (uint64_t)st->logged);
+	mine[8] = st->called;
+	util_put_be64(v, (uint64_t)value);
+	v[8] = 1;
+	kv_batch *b = kv_batch_new();
+	if (present)
+		kv_batch_require(b, e->seq_tbl, row, 4, SQL_FAMILY, "v", 1, KV_CMP_EQ, mine, 9);
+	else
+		kv_batch_require(b, e->seq_tbl, row, 4, SQL_FAMILY, "v", 1, KV_CMP_ABSENT, NULL, 0);
+	kv_batch_put(b, e->seq_tbl, row, 4, SQL_FAMILY, "v", 1, KV_TS_LATEST, v, 9);
+	kv_status cs = kv_commit(e->kv, b, NULL, NULL);
+	kv_batch_free(b);
+	if (cs == KV_CHECK_FAILED)
+		return false; /* re-read and retry */
+	if (cs != KV_OK)
+		sql_kv_error(cs, "updating a sequence");
+	return true;
 }
 
 static void load(sql_engine *e, cat_oid oid, const cat_sequence_info *info, seqstate *st)
@@ -111,7 +158,9 @@ int64_t sql_nextval(sql_session *s, cat_oid oid)
 	seqstate *st = state_of(s->e, oid);
 	pthread_mutex_lock(&st->mu);
 	load(s->e, oid, info, st);
-	int64_t next;
+	bool shared = s->e->opts.store_uri != NULL;
+again:;
+	int64_t next = 0;
 	bool err_max = false, err_min = false;
 	if (!st->called) {
 		next = st->last;
@@ -148,9 +197,13 @@ int64_t sql_nextval(sql_session *s, cat_oid oid)
 				break;
 			ahead += info->increment;
 		}
+		bool logged = true;
 		TY_TRY(tc)
 		{
-			persist(s->e, oid, ahead, true);
+			if (shared)
+				logged = persist_shared(s->e, oid, st, ahead);
+			else
+				persist(s->e, oid, ahead, true);
 		}
 		TY_CATCH(tc)
 		{
@@ -159,6 +212,8 @@ int64_t sql_nextval(sql_session *s, cat_oid oid)
 			ty_errthrow();
 		}
 		TY_END(tc);
+		if (!logged)
+			goto again; /* another server moved the sequence: continue after it */
 		st->logged = ahead;
 	}
 	st->last = next;

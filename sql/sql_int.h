@@ -766,6 +766,7 @@ typedef struct sql_agg_plan {
 	int naggs;
 	sql_aggref *aggs;       /* args against input */
 	bool hashed;
+	bool partial;           /* input is a parallel scan: aggregated per worker, merged (plan_order.c) */
 	int ngsets;             /* grouping sets (ROLLUP/CUBE), 0 = plain */
 	int **gsets;
 	int *gset_len;
@@ -1057,6 +1058,28 @@ uint64_t sql_spill_bytes(const sql_spill *s);
 sql_op *sql_op_result(sql_exec *ex, const sql_plan *p);
 sql_op *sql_op_values(sql_exec *ex, const sql_plan *p);
 sql_op *sql_op_scan(sql_exec *ex, const sql_plan *p);
+/* Partial aggregation in parallel scans (exec_agg.c, exec_scan.c): when a
+ * scan's workers start, each calls begin() once in its thread (state in the
+ * worker's current arena, valid until its end()), rows() per batch of rows
+ * that passed the filter (valid during the call), and end() once at the
+ * end, which frees the worker's state and, when merge is true (the slice
+ * was read to its end), first merges its groups into the consumer's (end()
+ * takes its own lock). The scan then returns no rows. A scan that runs
+ * serially ignores the sink and returns its rows as usual. */
+typedef struct sql_par_sink {
+	void *(*begin)(void *arg, sql_exec *wex);
+	void (*rows)(void *ws, const ty_datum *rows, int n, int width);
+	void (*end)(void *arg, void *ws, bool merge);
+	void *arg;
+} sql_par_sink;
+/* Sets the sink of a scan operator before its first next(); sink must stay
+ * valid until the scan is closed. */
+void sql_scan_set_sink(sql_op *scan, const sql_par_sink *sink);
+/* Stops and joins a scan's workers (idempotent): a sink's target may be
+ * freed after this. */
+void sql_scan_stop_workers(sql_op *scan);
+/* Worker threads a scan operator has started so far (EXPLAIN ANALYZE). */
+int sql_scan_workers_launched(sql_op *scan);
 /* Salted tables (exec_salt.c): a scan of one bucket (salt = bucket + 1) or
  * of point lookups each in its key's bucket (salt = -1), and the merge of
  * the nbuckets bucket scans in key order (or reverse key order). */
@@ -1333,6 +1356,9 @@ static inline bool sql_txn_tracks_reads(const sql_txn *t)
  * held: KV_CONFLICT if a write committed after the snapshot touches a
  * range the transaction read. */
 kv_status sql_txn_validate_reads(sql_txn *t);
+/* Rows a COPY wrote straight into storage private to the transaction
+ * (copy.c): counted for the statistics refresh after commit. */
+void sql_txn_note_direct_rows(sql_txn *t, cat_oid table, uint64_t rows);
 /* Bulk load: encodes a new row straight into the commit batch (no read-your-
  * writes; only for a single-statement transaction). */
 void sql_txn_bulk_row(sql_txn *t, const cat_obj *rel, kv_table *kv, const uint8_t *key, size_t klen,

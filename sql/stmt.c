@@ -101,6 +101,11 @@ static void refresh_cat(sql_session *s)
 		cs = cat_txn_snap(s->txn->ddl);
 		cat_snap_ref(cs);
 	} else {
+		/* Shared store: pick up other servers' DDL (no-op otherwise). */
+		util_err ce;
+		util_err_clear(&ce);
+		if (cat_refresh(s->e->cat, &ce) != 0)
+			util_warn("could not refresh the catalog: %s", ce.message);
 		cs = cat_current(s->e->cat);
 	}
 	if (s->cat)

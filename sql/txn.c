@@ -444,6 +444,14 @@ static const uint8_t *qual_col(qual *x, uint16_t col_id)
 	return x->q;
 }
 
+void sql_txn_note_direct_rows(sql_txn *t, cat_oid table, uint64_t rows)
+{
+	if (t->bulk_table && t->bulk_table != table)
+		return; /* (only the statistics refresh after commit misses them) */
+	t->bulk_table = table;
+	t->bulk_rows += rows;
+}
+
 void sql_txn_bulk_row(sql_txn *t, const cat_obj *rel, kv_table *kv, const uint8_t *key, size_t klen,
 		      const ty_datum *vals)
 {

@@ -348,6 +348,60 @@ static void test_spill_sorted_runs(void **state)
 	(void)state;
 }
 
+/* kv_write_opts.ingest: a batch far below the spill size still commits as
+ * sorted files (nothing in the memstore), explicit timestamps kept, a
+ * later small batch shadows it, and the contents survive a reopen. */
+static void test_ingest_small_batch(void **state)
+{
+	char *dir = kvt_tmpdir("ingest");
+	kv_store *s = open_opts(dir, NULL, 64 << 20);
+	kv_table *t = kvt_table(s, "t", 2, FAMS2);
+	kv_batch *b = kv_batch_new();
+	char r[16], v[16], buf[32];
+	for (int i = 0; i < 500; i++) {
+		rowkey(r, i);
+		snprintf(v, sizeof(v), "v%d", i);
+		kv_batch_put(b, t, r, strlen(r), "d", "a", 1, KV_TS_LATEST, v, strlen(v));
+		kv_batch_put(b, t, r, strlen(r), "e", "b", 1, 5, "old", 3);
+	}
+	kv_write_opts wo = {.no_sync = true, .ingest = true};
+	kv_table_stats ts;
+	assert_int_equal(kv_table_get_stats(t, &ts), KV_OK);
+	uint64_t mem_before = ts.memstore_bytes;
+	kv_ts cts = 0;
+	assert_int_equal(kv_commit(s, b, &wo, &cts), KV_OK);
+	assert_true(cts > 0);
+	assert_int_equal(kv_batch_count(b), 0);
+	assert_int_equal(kv_table_get_stats(t, &ts), KV_OK);
+	assert_int_equal(ts.memstore_bytes, mem_before); /* (an empty memstore's own bytes) */
+	assert_true(ts.file_count >= 1 && ts.file_count <= 2); /* one per family and kind */
+	assert_int_equal(scan_count(t, kv_read_point(s)), 1000);
+	rowkey(r, 7);
+	assert_true(kvt_get(t, r, "d", "a", 0, buf, sizeof(buf)));
+	assert_string_equal(buf, "v7");
+	assert_true(kvt_get(t, r, "e", "b", 5, buf, sizeof(buf))); /* at its own timestamp */
+	assert_false(kvt_get(t, r, "e", "b", 4, buf, sizeof(buf)));
+	assert_int_equal(kvt_put(s, t, r, "d", "a", 0, "new"), KV_OK);
+	assert_true(kvt_get(t, r, "d", "a", 0, buf, sizeof(buf)));
+	assert_string_equal(buf, "new");
+	kv_batch_free(b);
+	kv_table_close(t);
+	kv_store_close(s);
+	s = open_opts(dir, NULL, 64 << 20);
+	assert_int_equal(kv_table_open(s, "t", &t), KV_OK);
+	rowkey(r, 499);
+	assert_true(kvt_get(t, r, "d", "a", 0, buf, sizeof(buf)));
+	assert_string_equal(buf, "v499");
+	rowkey(r, 7);
+	assert_true(kvt_get(t, r, "d", "a", 0, buf, sizeof(buf)));
+	assert_string_equal(buf, "new");
+	kv_table_close(t);
+	kv_store_close(s);
+	kvt_rmdir(dir);
+	free(dir);
+	(void)state;
+}
+
 static void test_commit_if(void **state)
 {
 	char *dir = kvt_tmpdir("largeif");
@@ -622,6 +676,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_spill_sorted_runs),
 	    cmocka_unit_test(test_spill_commit_reopen),
+	    cmocka_unit_test(test_ingest_small_batch),
 	    cmocka_unit_test(test_atomic_visibility),
 	    cmocka_unit_test(test_snapshot_and_identical_cells),
 	    cmocka_unit_test(test_commit_if),

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # run.sh — crash in the middle of DDL: ALTER TABLE ADD/DROP PRIMARY KEY (re-keying
 # every row into new storage), ADD COLUMN with a default (a value for every row),
-# ALTER COLUMN TYPE, CREATE TABLE AS + ADD PRIMARY KEY in one transaction and
+# ALTER COLUMN TYPE, CREATE TABLE AS + ADD PRIMARY KEY in one transaction,
+# CREATE/DROP INDEX (a backfill ingested as sorted files), a COPY into a table
+# created in the same transaction (rows written straight into its storage) and
 # RENAME run against a table of known contents while the server is SIGKILLed at a
 # random moment; after each restart the table must hold the old schema or the new
 # one, never a mix: all rows exactly once, a new column filled in every row or
@@ -67,21 +69,36 @@ expect_sum=$(q "SELECT sum(v) FROM crash_t")
 
 # The model of what committed: pk (0/1), col_c (0/1), vtype (integer/bigint).
 pk=0
+idx=0
 col_c=0
 vtype=integer
 table=crash_t
 passed=0
 for ((cycle = 1; cycle <= cycles; cycle++)); do
-	op=$((RANDOM % 5))
+	op=$((RANDOM % 7))
 	case $op in
 	0) if ((pk)); then sql="ALTER TABLE $table DROP CONSTRAINT ${table}_pkey"; else sql="ALTER TABLE $table ADD PRIMARY KEY (id)"; fi ;;
 	1) if ((col_c)); then sql="ALTER TABLE $table DROP COLUMN c"; else sql="ALTER TABLE $table ADD COLUMN c int DEFAULT 7"; fi ;;
 	2) if [[ $vtype == integer ]]; then sql="ALTER TABLE $table ALTER COLUMN v TYPE bigint"; else sql="ALTER TABLE $table ALTER COLUMN v TYPE integer"; fi ;;
 	3) sql="BEGIN; CREATE TABLE crash_u AS SELECT * FROM $table; ALTER TABLE crash_u ADD PRIMARY KEY (id); COMMIT" ;;
 	4) if [[ $table == crash_t ]]; then sql="ALTER TABLE crash_t RENAME TO crash_r"; else sql="ALTER TABLE crash_r RENAME TO crash_t"; fi ;;
+	5) if ((idx)); then sql="DROP INDEX crash_i"; else sql="CREATE INDEX crash_i ON $table (v, pad)"; fi ;;
+	6) sql="BEGIN; CREATE TABLE crash_c (id int, v int); COPY crash_c FROM STDIN; COMMIT" ;;
 	esac
 	out=$dir/ddl.out
-	psql -X -q -h 127.0.0.1 -p "$port" -U postgres -d postgres -v ON_ERROR_STOP=1 -c "$sql" >"$out" 2>&1 &
+	if ((op == 6)); then
+		{
+			echo "BEGIN;"
+			echo "CREATE TABLE crash_c (id int, v int);"
+			echo "COPY crash_c FROM STDIN;"
+			seq 1 "$rows" | awk '{print $1 "\t" $1 % 97}'
+			echo '\.'
+			echo "COMMIT;"
+		} >"$dir/copy.sql"
+		psql -X -q -h 127.0.0.1 -p "$port" -U postgres -d postgres -v ON_ERROR_STOP=1 -f "$dir/copy.sql" >"$out" 2>&1 &
+	else
+		psql -X -q -h 127.0.0.1 -p "$port" -U postgres -d postgres -v ON_ERROR_STOP=1 -c "$sql" >"$out" 2>&1 &
+	fi
 	client=$!
 	# Kill somewhere in the DDL (or just after it, sometimes).
 	sleep "0.$((RANDOM % 10))$((RANDOM % 10))"
@@ -141,7 +158,28 @@ for ((cycle = 1; cycle <= cycles; cycle++)); do
 	elif ((op == 3 && acked == 0)); then
 		bad "acknowledged CREATE TABLE AS transaction is missing"
 	fi
-	note "cycle $cycle: ${sql:0:60} -> $([[ $acked == 0 ]] && echo acknowledged || echo killed); pk=$pk c=$col_c v=$vtype table=$table"
+	# The index: absent, or complete (no missing, stale or mismatched entry).
+	iv=$(q "SELECT rows, entries, missing, stale, mismatched FROM strata_verify_index('crash_i')")
+	if [[ $iv == *"does not exist"* ]]; then
+		newidx=0
+	elif [[ $iv == "$rows|$rows|0|0|0" ]]; then
+		newidx=1
+	else
+		bad "index crash_i after restart: $iv (rows|entries|missing|stale|mismatched)"
+		newidx=$idx
+	fi
+	if ((op == 5 && acked == 0 && newidx == idx)); then bad "acknowledged CREATE/DROP INDEX is missing"; fi
+	if ((op != 5 && newidx != idx)); then bad "index changed by another operation"; fi
+	idx=$newidx
+	# COPY into a table created in the same transaction: all or nothing.
+	cc=$(q "SELECT count(*), count(DISTINCT id), sum(v) FROM crash_c")
+	if [[ $cc == *"does not exist"* ]]; then
+		((op == 6 && acked == 0)) && bad "acknowledged CREATE TABLE + COPY transaction is missing"
+	else
+		[[ $cc == "$rows|$rows|$expect_sum" ]] || bad "crash_c after restart: $cc, expected $rows|$rows|$expect_sum"
+		q "DROP TABLE crash_c" >/dev/null
+	fi
+	note "cycle $cycle: ${sql:0:60} -> $([[ $acked == 0 ]] && echo acknowledged || echo killed); pk=$pk idx=$idx c=$col_c v=$vtype table=$table"
 	passed=$((passed + 1))
 done
 kill -TERM "$pid" 2>/dev/null

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# run.sh — the etcd backend next to the embedded engine (docs/scale-out.md):
+# the same Strata release binary on a fresh embedded data directory and on a
+# throwaway 3-member etcd cluster (loopback, tests/etcd/cluster.sh), the same
+# pgbench-style workloads. pgvs.py cannot load pgbench data on etcd (pgbench -i
+# loads each table in one transaction, beyond --max-txn-ops), so this script
+# loads ACCOUNTS rows in 1000-row transactions and runs custom pgbench scripts:
+#   select   SELECT by random primary key (pgbench -S style)
+#   update   UPDATE of a random row by primary key, autocommit
+#   insert   single-row INSERT, autocommit
+# Prints one line per workload: tps embedded, tps etcd, ratio; and the load.
+# usage: bench/etcd/run.sh [SECONDS] [CLIENTS] [ACCOUNTS]   (defaults 10 2 20000)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+root=$PWD
+secs=${1:-10} clients=${2:-2} accounts=${3:-20000}
+bin=${STRATA_BIN:-$root/build/release/server/strata}
+[[ -x $bin ]] || { echo "build the release server first (cmake -B build/release -DCMAKE_BUILD_TYPE=Release)" >&2; exit 1; }
+. "$root/tests/etcd/cluster.sh"
+work=$(mktemp -d /tmp/strata-etcd-bench.XXXXXX)
+pids=()
+cleanup() {
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+	etcd_cluster_stop
+	rm -rf "$work"
+}
+trap cleanup EXIT
+etcd_cluster_start "$work/etcd"
+start() { # NAME STORE_ARGS...
+	local name=$1 port
+	shift
+	port=$(etcd_free_port)
+	mkdir -p "$work/$name"
+	"$bin" --port "$port" --data-dir "$work/$name" "$@" >"$work/$name.log" 2>&1 &
+	pids+=($!)
+	for _ in $(seq 1 100); do (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.1; done
+	echo "$port"
+}
+pe=$(start embedded)
+pt=$(start etcd --store "etcd://$ETCD_ENDPOINTS/bench")
+cat >"$work/select.sql" <<SQL
+\set id random(1, $accounts)
+SELECT abalance FROM acc WHERE aid = :id;
+SQL
+cat >"$work/update.sql" <<SQL
+\set id random(1, $accounts)
+\set d random(-5000, 5000)
+UPDATE acc SET abalance = abalance + :d WHERE aid = :id;
+SQL
+cat >"$work/insert.sql" <<SQL
+INSERT INTO hist (aid, delta) VALUES (1, 1);
+SQL
+for p in $pe $pt; do
+	psql -X -q -h 127.0.0.1 -p "$p" -U postgres -c "CREATE TABLE acc (aid int PRIMARY KEY, bid int, abalance int, filler char(84))" \
+		-c "CREATE TABLE hist (id bigserial PRIMARY KEY, aid int, delta int)"
+	for ((lo = 1; lo <= accounts; lo += 1000)); do
+		psql -X -q -h 127.0.0.1 -p "$p" -U postgres -c \
+			"INSERT INTO acc SELECT g, 1, 0, '' FROM generate_series($lo, $((lo + 999 < accounts ? lo + 999 : accounts))) g"
+	done
+done
+tps() { # PORT SCRIPT
+	pgbench -n -h 127.0.0.1 -p "$1" -U postgres -c "$clients" -j "$clients" -T "$secs" -f "$work/$2.sql" postgres 2>&1 |
+		sed -n 's/^tps = \([0-9.]*\) .*/\1/p' | head -1
+}
+echo "# load before: $(cut -d' ' -f1-3 /proc/loadavg); $clients clients, $secs s, $accounts accounts"
+printf '%-8s %12s %12s %8s\n' workload embedded etcd ratio
+for w in select update insert; do
+	a=$(tps "$pe" $w)
+	b=$(tps "$pt" $w)
+	printf '%-8s %12s %12s %8s\n' "$w" "$a" "$b" "$(/usr/bin/python3 -c "print('%.3f' % ($b/$a))")"
+done
+echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg)"

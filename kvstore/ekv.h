@@ -1,0 +1,182 @@
+/*
+ * ekv.h — the etcd v3 backend of kvstore (internal). A store opened with a
+ * path "etcd://host:port[,host:port...][/prefix]" keeps every cell in an
+ * etcd cluster instead of local files; kv.h's public functions dispatch
+ * here when kv_store.etcd is set. Key layout, timestamps and guarantees:
+ * docs/scale-out.md.
+ *
+ *   etcd_client.c  HTTP/JSON (gRPC gateway) requests, endpoint failover
+ *   etcd_keys.c    cell <-> etcd key encoding (byte order = cell order)
+ *   etcd_src.c     a kv_src over an etcd key range (the scan machinery of
+ *                  scan.c/rscan.c runs on it unchanged)
+ *   etcd_store.c   open/close, clock and read points, kv table DDL
+ *   etcd_commit.c  kv_commit / kv_commit_if as one etcd transaction
+ *   etcd_gc.c      version garbage collection (kv_table_compact)
+ */
+#ifndef STRATA_KV_EKV_H
+#define STRATA_KV_EKV_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "kv_int.h"
+
+#define EKV_MAX_ENDPOINTS 16
+#define EKV_TSMAP         4096 /* remembered (read ts -> etcd revision) pairs */
+
+typedef struct ekv_tsrev {
+	kv_ts ts;
+	int64_t rev;
+} ekv_tsrev;
+
+typedef struct ekv {
+	char *endpoints[EKV_MAX_ENDPOINTS];
+	int nendpoints;
+	atomic_int cur; /* endpoint tried first */
+	char prefix[128];
+	size_t plen;
+	uint8_t node_id[8]; /* random; tags this process's clock writes */
+	/* Read points handed out and commits made: the etcd revision that
+	 * holds exactly the commits with ts <= the read point. */
+	pthread_mutex_t map_mu;
+	ekv_tsrev map[EKV_TSMAP];
+	size_t map_next;
+	kv_ts last_ts; /* this process's clock (max of wall clock, seen, issued) */
+	int timeout_ms;
+} ekv;
+
+/* ---------------------------------------------------------------- client (etcd_client.c) */
+
+/* One key-value pair of a range response; bytes owned by the response. */
+typedef struct ekv_kv {
+	uint8_t *key;
+	size_t klen;
+	uint8_t *val;
+	size_t vlen;
+	int64_t mod_rev;
+	int64_t create_rev;
+} ekv_kv;
+
+typedef struct ekv_range_res {
+	ekv_kv *kvs;
+	size_t n;
+	bool more;
+	int64_t rev; /* header revision */
+} ekv_range_res;
+
+void ekv_range_res_free(ekv_range_res *r);
+
+typedef struct ekv_range_req {
+	const uint8_t *key;
+	size_t klen;
+	const uint8_t *end; /* NULL: only key */
+	size_t elen;
+	int64_t limit;
+	int64_t rev; /* 0: latest */
+	bool descend;
+	bool keys_only;
+	bool serializable;
+} ekv_range_req;
+
+kv_status ekv_range(ekv *e, const ekv_range_req *q, ekv_range_res *out);
+
+/* A transaction under construction (JSON). */
+typedef struct ekv_txn ekv_txn;
+ekv_txn *ekv_txn_new(void);
+void ekv_txn_free(ekv_txn *t);
+/* Compare mod_revision(key) < rev. */
+void ekv_txn_cmp_mod_lt(ekv_txn *t, const uint8_t *k, size_t kl, int64_t rev);
+/* Compare value(key) < val (bytes); fails when the key is absent. */
+void ekv_txn_cmp_value_lt(ekv_txn *t, const uint8_t *k, size_t kl, const uint8_t *v, size_t vl);
+/* Compare create_revision(key) == 0 (absent). */
+void ekv_txn_cmp_absent(ekv_txn *t, const uint8_t *k, size_t kl);
+void ekv_txn_cmp_mod_eq(ekv_txn *t, const uint8_t *k, size_t kl, int64_t rev);
+void ekv_txn_put(ekv_txn *t, const uint8_t *k, size_t kl, const uint8_t *v, size_t vl);
+void ekv_txn_delete_range(ekv_txn *t, const uint8_t *k, size_t kl, const uint8_t *end, size_t el);
+/* On failure: read this key (reported in res->fail_kv). */
+void ekv_txn_else_get(ekv_txn *t, const uint8_t *k, size_t kl);
+size_t ekv_txn_ops(const ekv_txn *t);
+size_t ekv_txn_cmps(const ekv_txn *t);
+
+typedef struct ekv_txn_res {
+	bool succeeded;
+	int64_t rev;
+	ekv_range_res fail_get; /* the else branch's read (failed txns) */
+	bool ambiguous;         /* the request may or may not have been applied */
+} ekv_txn_res;
+
+kv_status ekv_txn_run(ekv *e, ekv_txn *t, ekv_txn_res *out);
+void ekv_txn_res_free(ekv_txn_res *r);
+
+/* ---------------------------------------------------------------- keys (etcd_keys.c) */
+
+/* Order-preserving, prefix-free: 0x00 -> 00 FF, then the terminator 00 01. */
+void ekv_esc(util_buf *b, const uint8_t *p, size_t n);
+/* Decodes one escaped segment at *p (advances it); false if malformed. */
+bool ekv_unesc(const uint8_t **p, const uint8_t *end, util_buf *out);
+
+/* The key prefix of a kv table's cells / row markers. */
+void ekv_cell_prefix(const ekv *e, uint64_t eid, util_buf *b);
+void ekv_marker_key(const ekv *e, uint64_t eid, const uint8_t *row, size_t rlen, util_buf *b);
+void ekv_meta_key(const ekv *e, const char *name, util_buf *b);
+void ekv_clock_key(const ekv *e, util_buf *b);
+/* Appends the cell part of an etcd key for an ikey (row, family, qualifier,
+ * ts, type). */
+void ekv_from_ikey(util_buf *b, const uint8_t *ik, size_t ikl);
+void ekv_from_cell(util_buf *b, const uint8_t *row, size_t rlen, const char *fam, const uint8_t *q,
+		   size_t qlen, kv_ts ts, uint8_t type);
+/* Turns the cell part of an etcd key back into an ikey; false if malformed. */
+bool ekv_to_ikey(const uint8_t *p, size_t n, util_buf *ik);
+/* The smallest key greater than every key starting with p. */
+void ekv_prefix_end(const uint8_t *p, size_t n, util_buf *out);
+
+/* ---------------------------------------------------------------- sources (etcd_src.c) */
+
+/* A kv_src over the cells of one kv table whose rows lie in [lo_row, hi_row)
+ * (NULL = open), read at etcd revision rev (0: the first response's). */
+kv_src *ekv_src_new(kv_table *t, const uint8_t *lo_row, size_t lolen, const uint8_t *hi_row, size_t hilen,
+		    bool hi_incl, int64_t rev);
+
+/* ---------------------------------------------------------------- store (etcd_store.c) */
+
+bool ekv_is_uri(const char *path);
+kv_status ekv_store_open(const char *uri, const kv_store_opts *o, kv_store **out);
+void ekv_store_close(kv_store *s);
+kv_ts ekv_read_point(kv_store *s);
+/* Raises s->read_point (the default read point of scans) to ts. */
+void ekv_advance(kv_store *s, kv_ts ts);
+kv_status ekv_read_point_wait(kv_store *s, kv_ts ts);
+kv_status ekv_snapshot_acquire(kv_store *s, kv_ts *ts);
+kv_status ekv_ts_reserve(kv_store *s, kv_ts *ts);
+/* The revision remembered for read point ts (0 if none). */
+int64_t ekv_rev_for(ekv *e, kv_ts ts);
+void ekv_remember(ekv *e, kv_ts ts, int64_t rev);
+/* Observes a timestamp from the cluster: this process's clock passes it. */
+void ekv_observe(ekv *e, kv_ts ts);
+/* The next timestamp of this process's clock. */
+kv_ts ekv_next_ts(ekv *e);
+/* Commits the clock alone at a fresh timestamp (*ts): later read points
+ * see every change made before it. */
+kv_status ekv_bump_clock(kv_store *s, kv_ts *ts);
+/* Reads the cluster clock: its value (ts part) and the revision read at. */
+kv_status ekv_clock_read(ekv *e, kv_ts *ts, int64_t *rev);
+
+kv_status ekv_table_create(kv_store *s, const char *name, const kv_family_opts *fams, int nfams);
+kv_status ekv_table_drop(kv_store *s, const char *name);
+kv_status ekv_table_alter_family(kv_store *s, const char *name, const kv_family_opts *fam, bool drop);
+kv_status ekv_table_list(kv_store *s, int (*fn)(void *arg, const char *name), void *arg);
+kv_status ekv_table_open(kv_store *s, const char *name, kv_table **out);
+
+/* The revision a read at read_ts uses on this thread: set while a commit
+ * resolves conditions and increments against one pinned state. */
+extern _Thread_local int64_t ekv_latest_pin;
+
+/* Version GC of a kv table (kv_table_compact; etcd_gc.c). */
+kv_status ekv_table_gc(kv_table *t, bool major);
+
+/* ---------------------------------------------------------------- commit (etcd_commit.c) */
+
+kv_status ekv_commit(kv_store *s, kv_batch *b, bool check, kv_ts read_ts, const kv_write_opts *o,
+		     kv_ts *commit_ts);
+
+#endif /* STRATA_KV_EKV_H */

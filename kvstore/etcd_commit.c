@@ -1,0 +1,312 @@
+/*
+ * etcd_commit.c — kv_commit and kv_commit_if on the etcd backend: one etcd
+ * transaction per batch.
+ *
+ *   1. Read the cluster clock (value C at revision R) and resolve the
+ *      batch (conditions, increments, appends, "delete the newest
+ *      version") against revision R.
+ *   2. One txn: compares — the clock is below this commit's timestamp;
+ *      rows whose new cells depend on what was read have row markers
+ *      unchanged since R; for kv_commit_if, every written or checked row's
+ *      marker is unchanged since the revision of read_ts
+ *      (first-committer-wins). Success ops — a put per cell, a put per
+ *      row marker (value: the commit timestamp), the clock.
+ *   3. If a compare failed: a newer clock means another process committed
+ *      with a later timestamp first (take a later one, retry); a moved row
+ *      marker means KV_CONFLICT for kv_commit_if, else a retry against the
+ *      new state. A request that timed out and was retried may find its own
+ *      earlier attempt applied: the clock then holds this commit's exact
+ *      value (timestamp and node id) and the commit has succeeded.
+ * Transactions beyond the cluster's --max-txn-ops or --max-request-bytes
+ * fail with KV_TOO_LARGE (54000 at the SQL layer).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ekv.h"
+
+#define MAX_ATTEMPTS 64
+
+enum { MK_WRITE = 1, MK_GUARD = 2, MK_CHECK = 4 };
+
+typedef struct mkey {
+	util_buf k;
+	int flags;
+} mkey;
+
+typedef struct mset {
+	mkey *m;
+	size_t n, cap;
+} mset;
+
+static void mset_add(mset *s, const ekv *e, kv_table *t, const uint8_t *row, size_t rlen, int flags)
+{
+	if (s->n == s->cap) {
+		s->cap = s->cap ? 2 * s->cap : 16;
+		s->m = util_xrealloc(s->m, s->cap * sizeof(mkey));
+	}
+	mkey *k = &s->m[s->n++];
+	memset(k, 0, sizeof *k);
+	ekv_marker_key(e, t->eid, row, rlen, &k->k);
+	k->flags = flags;
+}
+
+static int mkey_cmp(const void *a, const void *b)
+{
+	const mkey *x = a, *y = b;
+	return kv_slice_cmp((kv_slice){(const uint8_t *)x->k.data, x->k.len},
+			    (kv_slice){(const uint8_t *)y->k.data, y->k.len});
+}
+
+/* Sorts and merges duplicate keys (flags or-ed). */
+static void mset_unique(mset *s)
+{
+	if (!s->n)
+		return;
+	qsort(s->m, s->n, sizeof(mkey), mkey_cmp);
+	size_t u = 0;
+	for (size_t i = 1; i < s->n; i++) {
+		if (!mkey_cmp(&s->m[u], &s->m[i])) {
+			s->m[u].flags |= s->m[i].flags;
+			util_buf_free(&s->m[i].k);
+		} else {
+			s->m[++u] = s->m[i];
+		}
+	}
+	s->n = u + 1;
+}
+
+static void mset_free(mset *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		util_buf_free(&s->m[i].k);
+	free(s->m);
+	memset(s, 0, sizeof *s);
+}
+
+static bool reads_current(const kv_mut *m)
+{
+	return m->type == MUT_INCR || m->type == MUT_APPEND ||
+	       (m->type == KV_DELETE && m->ts == KV_TS_LATEST);
+}
+
+/* The row markers the commit touches, with what it does to each. */
+static void collect_markers(ekv *e, kv_batch *b, bool check, mset *ms)
+{
+	for (size_t i = 0; i < b->n; i++) {
+		kv_mut *m = &b->m[i];
+		int f = MK_WRITE | (reads_current(m) ? MK_GUARD : 0) | (check ? MK_CHECK : 0);
+		mset_add(ms, e, m->t, mut_row(b, m), m->rlen, f);
+	}
+	for (size_t i = 0; i < b->nc; i++)
+		mset_add(ms, e, b->c[i].t, cond_ptr(b, b->c[i].roff), b->c[i].rlen, MK_GUARD);
+	if (check)
+		for (size_t i = 0; i < b->nk; i++)
+			mset_add(ms, e, b->k[i].t, cond_ptr(b, b->k[i].roff), b->k[i].rlen, MK_CHECK);
+	mset_unique(ms);
+}
+
+/* The newest revision whose state a read at read_ts saw; conservative
+ * (older) when read_ts was not handed out here. */
+static kv_status check_rev(ekv *e, kv_ts read_ts, kv_ts clock, int64_t clock_rev, const mset *ms,
+			   int64_t *out)
+{
+	int64_t r = ekv_rev_for(e, read_ts);
+	if (r) {
+		*out = r;
+		return KV_OK;
+	}
+	if (read_ts >= clock) {
+		/* Every commit up to clock_rev has ts <= clock <= read_ts; later ones
+		 * count as conflicts (safe: at worst a spurious retry). */
+		*out = clock_rev;
+		return KV_OK;
+	}
+	/* An older point: a row conflicts when its marker (its newest commit's
+	 * timestamp) is past read_ts; otherwise guard it at clock_rev. */
+	for (size_t i = 0; i < ms->n; i++) {
+		if (!(ms->m[i].flags & MK_CHECK))
+			continue;
+		ekv_range_req q = {
+		    .key = (const uint8_t *)ms->m[i].k.data, .klen = ms->m[i].k.len, .rev = clock_rev};
+		ekv_range_res rr;
+		kv_status st = ekv_range(e, &q, &rr);
+		if (st)
+			return st;
+		bool newer = rr.n && rr.kvs[0].vlen >= 8 && util_get_be64(rr.kvs[0].val) > read_ts;
+		ekv_range_res_free(&rr);
+		if (newer)
+			return kv_fail(KV_CONFLICT, "a row changed after the read timestamp");
+	}
+	*out = clock_rev;
+	return KV_OK;
+}
+
+/* Do the kv_commit_if rows still hold (no commit after crev)? */
+static kv_status recheck(ekv *e, const mset *ms, int64_t crev, bool *holds)
+{
+	ekv_txn *t = ekv_txn_new();
+	for (size_t i = 0; i < ms->n; i++)
+		if (ms->m[i].flags & MK_CHECK)
+			ekv_txn_cmp_mod_lt(t, (const uint8_t *)ms->m[i].k.data, ms->m[i].k.len, crev + 1);
+	ekv_txn_res r;
+	kv_status st = ekv_txn_run(e, t, &r);
+	*holds = !st && r.succeeded;
+	ekv_txn_res_free(&r);
+	ekv_txn_free(t);
+	return st;
+}
+
+typedef struct ckey {
+	util_buf k;
+	size_t i;
+} ckey;
+
+static int ckey_cmp(const void *a, const void *b)
+{
+	const ckey *x = a, *y = b;
+	int c = kv_slice_cmp((kv_slice){(const uint8_t *)x->k.data, x->k.len},
+			     (kv_slice){(const uint8_t *)y->k.data, y->k.len});
+	return c ? c : x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* A put per cell; a cell given twice keeps its last value (etcd refuses a
+ * key twice in one txn). */
+static void put_cells(ekv *e, ekv_txn *t, const cctx *c, kv_ts cts)
+{
+	ckey *ks = util_xcalloc(c->n ? c->n : 1, sizeof *ks);
+	for (size_t i = 0; i < c->n; i++) {
+		const rmut *r = &c->r[i];
+		ekv_cell_prefix(e, r->t->eid, &ks[i].k);
+		ekv_from_cell(&ks[i].k, r->row, r->rlen, r->fam, r->q, r->qlen,
+			      r->ts == KV_TS_LATEST ? cts : r->ts, r->type);
+		ks[i].i = i;
+	}
+	qsort(ks, c->n, sizeof *ks, ckey_cmp);
+	for (size_t i = 0; i < c->n; i++) {
+		if (i + 1 < c->n && ks[i].k.len == ks[i + 1].k.len &&
+		    !memcmp(ks[i].k.data, ks[i + 1].k.data, ks[i].k.len))
+			continue;
+		const rmut *r = &c->r[ks[i].i];
+		ekv_txn_put(t, (const uint8_t *)ks[i].k.data, ks[i].k.len, r->v, r->vlen);
+	}
+	for (size_t i = 0; i < c->n; i++)
+		util_buf_free(&ks[i].k);
+	free(ks);
+}
+
+kv_status ekv_commit(kv_store *s, kv_batch *b, bool check, kv_ts read_ts, const kv_write_opts *o,
+		     kv_ts *commit_ts)
+{
+	if (b->bad)
+		return kv_fail(b->bad, "%s", b->badmsg);
+	if (b->s && b->s != s)
+		return kv_fail(KV_INVALID, "batch of another store");
+	/* An empty batch commits nothing, except from bump_clock (commit_ts
+	 * wanted, no read_ts): a commit of the clock alone. */
+	bool clock_only = b->n == 0 && !check && commit_ts && b->nc == 0;
+	if (b->n == 0 && !clock_only)
+		return KV_OK;
+	for (size_t i = 0; i < b->n; i++) {
+		if (b->m[i].t->s != s)
+			return kv_fail(KV_INVALID, "batch mixes kv tables of different stores");
+		if (atomic_load(&b->m[i].t->dropped))
+			return kv_fail(KV_NOT_FOUND, "kv table %s was dropped", b->m[i].t->name);
+	}
+	ekv *e = s->etcd;
+	mset ms = {0};
+	collect_markers(e, b, check, &ms);
+	util_buf ck = UTIL_BUF_INIT;
+	ekv_clock_key(e, &ck);
+	kv_status st = KV_OK;
+	cctx c = {0};
+	bool done = false;
+	for (int attempt = 0; attempt < MAX_ATTEMPTS && !st && !done; attempt++) {
+		kv_ts clock;
+		int64_t crev;
+		if ((st = ekv_clock_read(e, &clock, &crev)))
+			break;
+		ekv_observe(e, clock);
+		int64_t rrev = 0;
+		if (check && (st = check_rev(e, read_ts, clock, crev, &ms, &rrev)))
+			break;
+		/* Resolve against revision crev. */
+		ekv_latest_pin = crev;
+		commit_cc_free(&c);
+		memset(&c, 0, sizeof c);
+		st = commit_check_conditions(b);
+		if (!st)
+			st = commit_resolve(b, &c);
+		ekv_latest_pin = 0;
+		if (st)
+			break;
+		kv_ts cts = ekv_next_ts(e);
+		kv_ts cell_ts = o && o->ts ? o->ts : cts;
+		uint8_t clockval[16], cmpval[8];
+		util_put_be64(clockval, cts);
+		memcpy(clockval + 8, e->node_id, 8);
+		util_put_be64(cmpval, cts);
+
+		ekv_txn *t = ekv_txn_new();
+		ekv_txn_cmp_value_lt(t, (const uint8_t *)ck.data, ck.len, cmpval, 8);
+		for (size_t i = 0; i < ms.n; i++) {
+			mkey *m = &ms.m[i];
+			int64_t lim = (m->flags & MK_CHECK) ? rrev : (m->flags & MK_GUARD) ? crev : 0;
+			if ((m->flags & MK_CHECK) && (m->flags & MK_GUARD) && crev < rrev)
+				lim = crev;
+			if (lim)
+				ekv_txn_cmp_mod_lt(t, (const uint8_t *)m->k.data, m->k.len, lim + 1);
+		}
+		put_cells(e, t, &c, cell_ts);
+		uint8_t mval[8];
+		util_put_be64(mval, cell_ts);
+		for (size_t i = 0; i < ms.n; i++)
+			if (ms.m[i].flags & MK_WRITE)
+				ekv_txn_put(t, (const uint8_t *)ms.m[i].k.data, ms.m[i].k.len, mval, 8);
+		ekv_txn_put(t, (const uint8_t *)ck.data, ck.len, clockval, 16);
+		ekv_txn_else_get(t, (const uint8_t *)ck.data, ck.len);
+		ekv_txn_res r;
+		st = ekv_txn_run(e, t, &r);
+		ekv_txn_free(t);
+		if (st) {
+			if (r.ambiguous && st == KV_IO_ERROR)
+				st =
+				    kv_fail(KV_IO_ERROR,
+					    "the etcd cluster did not answer; the commit may or may not have "
+					    "happened: %s",
+					    kv_errmsg());
+			ekv_txn_res_free(&r);
+			break;
+		}
+		int64_t rev = r.rev;
+		bool ok = r.succeeded;
+		ekv_range_res *fg = &r.fail_get;
+		if (!ok && fg->n && fg->kvs[0].vlen == 16 && !memcmp(fg->kvs[0].val, clockval, 16)) {
+			ok = true; /* an earlier attempt of this very request applied */
+			rev = fg->kvs[0].mod_rev;
+		}
+		if (ok) {
+			ekv_remember(e, cts, rev);
+			ekv_advance(s, cts);
+			atomic_fetch_add(&s->n_commits, 1);
+			if (commit_ts)
+				*commit_ts = cell_ts;
+			done = true;
+		} else if (fg->n && fg->kvs[0].vlen >= 8 && util_get_be64(fg->kvs[0].val) >= cts) {
+			ekv_observe(e, util_get_be64(fg->kvs[0].val)); /* a later commit came first */
+		} else if (check) {
+			bool holds;
+			if (!(st = recheck(e, &ms, rrev, &holds)) && !holds)
+				st = kv_fail(KV_CONFLICT, "a row written by the batch changed after the read "
+							  "timestamp");
+		}
+		ekv_txn_res_free(&r);
+	}
+	if (!st && !done)
+		st = kv_fail(KV_BUSY, "etcd commit: too many concurrent changes, gave up after %d attempts",
+			     MAX_ATTEMPTS);
+	commit_cc_free(&c);
+	mset_free(&ms);
+	util_buf_free(&ck);
+	return st;
+}
