@@ -183,10 +183,6 @@ static void def_from_stmt(sql_session *s, const cat_obj *table, PgQuery__IndexSt
 
 static cat_obj *make_index_obj(sql_session *s, const cat_obj *table, const ix_def *d, cat_index_state state)
 {
-	/* A child's rows live inside its root's kv rows (docs/entity-groups.md):
-	 * entries would need the group's prefix reads; not done yet. */
-	if (table->rel.ilv_depth)
-		ty_error(UTIL_E_FEATURE_NOT_SUPPORTED, "indexes on interleaved tables are not supported");
 	cat_obj *o = cat_obj_new(CAT_REL, new_oid(s), s->db_oid);
 	cat_rel *r = &o->rel;
 	r->relkind = CAT_RELKIND_INDEX;
@@ -389,7 +385,10 @@ static uint64_t backfill(sql_session *s, cat_snap *cs, const cat_obj *ix, const 
 		sql_index_progress_set(s->e, ix->oid, table->oid, "building index", rows,
 				       table->rel.stats_rows);
 		sql_progress_update(bc.prog, "backfilling", rows, bc.total, 0);
-		st = idx_backfill(data, &x->def, m, &o, &rows, &err);
+		if (table->rel.ilv_depth) /* its rows are not kv rows (index_ilv.c) */
+			st = sql_ilv_index_backfill(data, &table->rel, &x->def, m, &rows, &err);
+		else
+			st = idx_backfill(data, &x->def, m, &o, &rows, &err);
 		sql_progress_update(bc.prog, "done", rows, bc.total, 0);
 	}
 	TY_CATCH(tc)
@@ -453,6 +452,10 @@ static cat_oid create_in_txn(sql_session *s, const cat_obj *table, ix_def *d)
 	}
 	TY_END(tc);
 	cat_oid oid = o->oid, table_oid = table->oid;
+	/* An interleaved child's build reads its rows once, unlike the
+	 * catch-up at commit: no writer may change them until then. */
+	if (table->rel.ilv_depth)
+		sql_rel_lock(s, table_oid, true);
 	sql_create_storage(s, t, o->rel.storage);
 	cat_txn_put(ct, table_with_index(table, oid, true));
 	cat_txn_put(ct, o);
@@ -656,6 +659,10 @@ void sql_ddl_index(sql_session *s, PgQuery__IndexStmt *st, const char *text)
 		choose_name(cs, table->rel.schema, table->rel.name, cols.data, "idx", d.name);
 		util_buf_free(&cols);
 	}
+	if (st->concurrent && table->rel.ilv_depth)
+		ty_error(UTIL_E_FEATURE_NOT_SUPPORTED,
+			 "CREATE INDEX CONCURRENTLY on interleaved table \"%s\" is not supported",
+			 table->rel.name);
 	if (st->concurrent)
 		create_concurrently(s, table, &d);
 	else
@@ -766,6 +773,9 @@ static void reindex_one(sql_session *s, cat_oid oid, bool allow_resume)
 		return;
 	}
 	cat_txn *ct = sql_txn_ddl(s->txn);
+	const cat_obj *tbl = cat_get(cs, ix->rel.index->table);
+	if (tbl && tbl->rel.ilv_depth)
+		sql_rel_lock(s, tbl->oid, true); /* as create_in_txn */
 	cat_obj *n = cat_obj_copy(ix);
 	const char *dot = strrchr(ix->rel.storage, '.');
 	int gen = dot ? atoi(dot + 1) : 1;

@@ -57,6 +57,14 @@ void sql_seq_owned_by(sql_session *s, cat_snap *cs, const cat_obj *seq, cat_sequ
 		      cat_oid seq_owner, PgQuery__Node **opts, size_t n);
 /* TRUNCATE of one table: a new storage generation (ddl_misc.c). */
 void sql_truncate_rel(sql_session *s, cat_txn *ct, const cat_obj *o);
+/* A new storage generation for each index of a table (ddl_misc.c). */
+void sql_truncate_indexes(sql_session *s, cat_txn *ct, const cat_obj *o);
+/* Tables interleaved directly in parent; *out in the statement arena
+ * (ddl_truncate_ilv.c). */
+int sql_ilv_children(cat_snap *cs, cat_oid parent, cat_oid **out);
+/* TRUNCATE of an interleaved table o, list = every table truncated by the
+ * statement (ddl_truncate_ilv.c). */
+void sql_ilv_truncate(sql_session *s, cat_txn *ct, const cat_obj *o, const cat_obj *const *list, int n);
 /* The session's temporary schema, created in the transaction if needed
  * (ddl_temp.c). Changes the catalog snapshot: callers fetch it again. */
 cat_oid sql_temp_schema(sql_session *s);

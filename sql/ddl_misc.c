@@ -438,6 +438,12 @@ void sql_truncate_rel(sql_session *s, cat_txn *ct, const cat_obj *o)
 	sql_txn_drop_storage_after_commit(s->txn, o->rel.storage);
 	/* Rows this transaction wrote before are gone with the old storage. */
 	sql_txn_table_reshape(s->txn, o->oid, 0, true);
+	sql_truncate_indexes(s, ct, o);
+	cat_txn_put(ct, c);
+}
+
+void sql_truncate_indexes(sql_session *s, cat_txn *ct, const cat_obj *o)
+{
 	for (int k = 0; k < o->rel.nindexes; k++) {
 		const cat_obj *ix = cat_get(cat_txn_snap(ct), o->rel.indexes[k]);
 		if (!ix)
@@ -450,7 +456,6 @@ void sql_truncate_rel(sql_session *s, cat_txn *ct, const cat_obj *o)
 		sql_txn_table_reshape(s->txn, ix->oid, 0, true);
 		cat_txn_put(ct, nx);
 	}
-	cat_txn_put(ct, c);
 }
 
 void sql_ddl_truncate(sql_session *s, PgQuery__TruncateStmt *st)
@@ -464,10 +469,6 @@ void sql_ddl_truncate(sql_session *s, PgQuery__TruncateStmt *st)
 		const cat_obj *o = must_rel(s, cs, rv, false);
 		if (o->rel.relkind != CAT_RELKIND_TABLE)
 			ty_error(UTIL_E_WRONG_OBJECT_TYPE, "\"%s\" is not a table", o->rel.name);
-		if (o->rel.ilv_depth || o->rel.ilv_nchildren)
-			ty_error(UTIL_E_FEATURE_NOT_SUPPORTED,
-				 "TRUNCATE of interleaved table \"%s\" is not supported; use DELETE",
-				 o->rel.name);
 		if (o->rel.schema == CAT_OID_PG_CATALOG || o->rel.schema == CAT_OID_INFORMATION_SCHEMA)
 			ty_error(UTIL_E_INSUFFICIENT_PRIVILEGE,
 				 "permission denied: \"%s\" is a system catalog", o->rel.name);
@@ -480,6 +481,17 @@ void sql_ddl_truncate(sql_session *s, PgQuery__TruncateStmt *st)
 		cat_oid *refs;
 		int nrefs;
 		sql_fk_referencing_tables(s, cs, l.rels[i]->oid, &refs, &nrefs);
+		/* Interleaved children count as referencing their parent. */
+		cat_oid *kids;
+		int nkids = sql_ilv_children(cs, l.rels[i]->oid, &kids);
+		if (nkids) {
+			cat_oid *all = ty_alloc(sizeof(cat_oid) * (size_t)(nrefs + nkids));
+			if (nrefs)
+				memcpy(all, refs, sizeof(cat_oid) * (size_t)nrefs);
+			memcpy(all + nrefs, kids, sizeof(cat_oid) * (size_t)nkids);
+			refs = all;
+			nrefs += nkids;
+		}
 		for (int k = 0; k < nrefs; k++) {
 			if (trunc_has(&l, refs[k]))
 				continue;
@@ -503,8 +515,12 @@ void sql_ddl_truncate(sql_session *s, PgQuery__TruncateStmt *st)
 	}
 	for (int i = 0; i < l.n; i++)
 		sql_rel_lock(s, l.rels[i]->oid, true);
-	for (int i = 0; i < l.n; i++)
-		sql_truncate_rel(s, ct, l.rels[i]);
+	for (int i = 0; i < l.n; i++) {
+		if (l.rels[i]->rel.ilv_depth || l.rels[i]->rel.ilv_nchildren)
+			sql_ilv_truncate(s, ct, l.rels[i], l.rels, l.n);
+		else
+			sql_truncate_rel(s, ct, l.rels[i]);
+	}
 	if (st->restart_seqs) {
 		owned_seqs os = {&l, NULL, 0};
 		cat_foreach(cs, CAT_REL, s->db_oid, find_owned_seqs, &os);

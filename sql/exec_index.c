@@ -296,7 +296,7 @@ static bool fetch_row(sql_op *op, ixscan_state *st, const uint8_t *pk, size_t pk
 	ro.columns = st->ncols ? st->cols : NULL;
 	ro.ncolumns = st->ncols;
 	kv_row kr;
-	kv_status s = kv_get(st->data, pk, pklen, &ro, st->get_arena, &kr);
+	kv_status s = sql_row_get_plain(st->data, st->rel, pk, pklen, &ro, st->get_arena, &kr);
 	if (s != KV_OK && s != KV_NOT_FOUND)
 		sql_kv_error(s, "reading a row");
 	if (s == KV_NOT_FOUND || kr.n == 0)
@@ -492,8 +492,10 @@ static void repair(ixscan_state *st, const idx_entry *e, idx_verdict v, kv_ts rt
 		return;
 	if (!st->repairs)
 		st->repairs = kv_batch_new();
+	/* The data row's kv row: an interleaved child's is its group's. */
 	if (idx_repair(st->repairs, &st->def, e, v, st->v.data, st->v.len, rts) && v != IDX_STALE)
-		kv_batch_check_row(st->repairs, st->data, e->pk.data, e->pk.len);
+		kv_batch_check_row(st->repairs, st->data, e->pk.data,
+				   sql_ilv_rowlen(st->rel, e->pk.data, e->pk.len));
 }
 
 /* Emits pending rows ordered before `key` (all when key is NULL). */
@@ -595,7 +597,30 @@ static void fill_queue(sql_op *op, ixscan_state *st, int want)
 		qe->fetch = !(p->scan.index_only && (qe->e.flags & IDX_F_VERIFIED));
 		nfetch += qe->fetch;
 	}
-	if (nfetch) {
+	if (nfetch && r->ilv_depth) {
+		/* Interleaved child rows: one point read each (their keys are not
+		 * kv rows for a shared data iterator). */
+		for (int i = 0; i < st->nq; i++) {
+			qentry *qe = &st->q[i];
+			if (!qe->fetch)
+				continue;
+			qe->row = ty_alloc(sizeof(ty_datum) * (size_t)(r->ncols + 1));
+			kv_read_opts ro;
+			memset(&ro, 0, sizeof ro);
+			ro.read_ts = op->ex->read_ts;
+			kv_row kr;
+			kv_status ks =
+			    sql_row_get_plain(st->data, r, qe->e.pk.data, qe->e.pk.len, &ro, st->qarena, &kr);
+			if (ks != KV_OK && ks != KV_NOT_FOUND)
+				sql_kv_error(ks, "reading a row");
+			qe->exists = ks == KV_OK && kr.n &&
+				     sql_row_decode(r, &st->map, kr.cells, kr.n, st->decode, qe->row);
+			if (qe->exists) {
+				qe->row[r->ncols] = ty_bytes(qe->e.pk.data, qe->e.pk.len);
+				qe->rts = sql_ix_row_ts(st->x, kr.cells, kr.n);
+			}
+		}
+	} else if (nfetch) {
 		int *order = ty_alloc(sizeof(int) * (size_t)nfetch);
 		int k = 0;
 		for (int i = 0; i < st->nq; i++)

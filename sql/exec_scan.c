@@ -48,6 +48,7 @@ typedef struct scan_state {
 	kv_filter *own_cells;
 	kv_filter *own_cells_get; /* the same for point reads (a filter serves one read at a time) */
 	kv_filter *range_cells;   /* a child's key range within one group: its qualifier range */
+	kv_filter *slice_cells;   /* a child's key bounds past its root's, in every kv row (scan.slice) */
 	bool ilv;          /* an interleaved child: many rows per kv row */
 	util_buf idbuf;    /* ilv: the current row's key (kv row ++ qualifier prefix) */
 	struct par_scan *par; /* parallel workers (scan.parallel), or NULL */
@@ -493,13 +494,13 @@ static kv_filter *own_cells_filter(const cat_rel *r)
  * range's by a column-range filter (the store seeks to the first and
  * skips the rest of the row after the last), so a slice of a wide group
  * costs the slice, not the group. */
-static void ilv_range(scan_state *st, const keyrange *kr, kv_scan_opts *so)
+static bool ilv_range(scan_state *st, const keyrange *kr, kv_scan_opts *so)
 {
 	kv_filter_free(st->range_cells);
 	st->range_cells = NULL;
 	size_t rowlen = kr->rowlen;
 	if (!rowlen)
-		return;
+		return false;
 	const uint8_t *qmin = NULL, *qmax = NULL;
 	size_t qminlen = 0, qmaxlen = 0;
 	if (kr->start_len > rowlen) {
@@ -518,6 +519,78 @@ static void ilv_range(scan_state *st, const keyrange *kr, kv_scan_opts *so)
 	so->stop_len = rowlen + 1;
 	st->range_cells = kv_filter_column_range(qmin, qminlen, true, qmax, qmaxlen, false);
 	so->read.filter = st->range_cells;
+	return qmin || qmax; /* bounds on the child's own key columns */
+}
+
+/* The qualifier range [*qmin, *qmax) of an interleaved child's cells that
+ * its key bounds past the root's key allow (plan: scan.slice); false when
+ * a bound is NULL (the filter then finds nothing; no slice is needed). */
+static bool slice_bounds(sql_exec *ex, const sql_keyrange *kr, const cat_rel *r, uint8_t **qmin,
+			 size_t *qminlen, uint8_t **qmax, size_t *qmaxlen)
+{
+	int from = r->ilv_path[0], nfix = kr->nfix;
+	util_buf pre = UTIL_BUF_INIT;
+	for (int i = 0; i < nfix; i++) {
+		ty_datum v = sql_eval(ex, kr->lo.vals[i], NULL);
+		if (v.null) {
+			util_buf_free(&pre);
+			return false;
+		}
+		enc_keycol(r, from + i, v, &pre);
+	}
+	if (!nfix)
+		level_head(r, from, &pre);
+	uint8_t *base = ty_alloc(pre.len);
+	memcpy(base, pre.data, pre.len);
+	size_t blen = pre.len;
+	util_buf_free(&pre);
+	*qmin = base;
+	*qminlen = blen;
+	*qmax = key_succ(base, blen, qmaxlen);
+	bool desc = from + nfix < r->npk && r->pk_desc ? r->pk_desc[from + nfix] : false;
+	for (int side = 0; side < 2; side++) {
+		const sql_keybound *kb = side == 0 ? &kr->lo : &kr->hi;
+		if (kb->ncols <= nfix)
+			continue;
+		ty_datum v = sql_eval(ex, kb->vals[nfix], NULL);
+		if (v.null)
+			return false;
+		util_buf b = UTIL_BUF_INIT;
+		if (nfix) /* else base is the level header, which enc_keycol writes */
+			util_buf_append(&b, base, blen);
+		enc_keycol(r, from + nfix, v, &b);
+		uint8_t *k = ty_alloc(b.len);
+		memcpy(k, b.data, b.len);
+		size_t kl = b.len;
+		util_buf_free(&b);
+		/* A lower bound on a DESC column limits qualifiers from above. */
+		if ((side == 0) != desc) {
+			if (kb->inclusive) {
+				*qmin = k;
+				*qminlen = kl;
+			} else {
+				*qmin = key_succ(k, kl, qminlen);
+				if (!*qmin)
+					return false;
+			}
+		} else if (kb->inclusive) {
+			*qmax = key_succ(k, kl, qmaxlen);
+		} else {
+			*qmax = k;
+			*qmaxlen = kl;
+		}
+	}
+	return true;
+}
+
+static kv_filter *slice_filter(sql_exec *ex, const sql_plan *p, const cat_rel *r)
+{
+	uint8_t *qmin, *qmax;
+	size_t qminlen, qmaxlen = 0;
+	if (!p->scan.slice || !r->ilv_depth ||
+	    !slice_bounds(ex, p->scan.slice, r, &qmin, &qminlen, &qmax, &qmaxlen))
+		return NULL;
+	return kv_filter_column_range(qmin, qminlen, true, qmax, qmax ? qmaxlen : 0, false);
 }
 
 /* The cur-th range in scan order. */
@@ -532,6 +605,7 @@ static void open_iter(sql_op *op, scan_state *st)
 	so.read.columns = st->cols;
 	so.read.ncolumns = st->ncols_read;
 	so.read.filter = st->own_cells;
+	bool bounded = false;
 	if (st->nranges) {
 		keyrange *kr = &st->ranges[range_index(st, st->cur)];
 		so.start = kr->start;
@@ -539,7 +613,15 @@ static void open_iter(sql_op *op, scan_state *st)
 		so.stop = kr->stop;
 		so.stop_len = kr->stop ? kr->stop_len : 0;
 		if (st->ilv)
-			ilv_range(st, kr, &so);
+			bounded = ilv_range(st, kr, &so);
+	}
+	/* The slice also narrows a range that fixes only the root's key (a
+	 * lookup join's inner side: one group per outer row). */
+	if (st->ilv && p->scan.slice && !bounded) {
+		kv_filter_free(st->slice_cells);
+		st->slice_cells = slice_filter(op->ex, p, st->rel);
+		if (st->slice_cells)
+			so.read.filter = st->slice_cells;
 	}
 	so.reverse = st->reverse;
 	/* The store may stop early when every row it returns is a result row. */
@@ -990,7 +1072,8 @@ static void scan_close(sql_op *op)
 	kv_filter_free(st->own_cells);
 	kv_filter_free(st->own_cells_get);
 	kv_filter_free(st->range_cells);
-	st->own_cells = st->own_cells_get = st->range_cells = NULL;
+	kv_filter_free(st->slice_cells);
+	st->own_cells = st->own_cells_get = st->range_cells = st->slice_cells = NULL;
 	util_buf_free(&st->idbuf);
 	if (st->kv)
 		kv_table_close(st->kv);
@@ -1058,6 +1141,7 @@ typedef struct group_state {
 	ty_datum *prow;           /* the current group's parent row, NULL if none matches */
 	util_buf rowkey;          /* the current group's kv row */
 	util_buf idbuf;
+	kv_filter *slice; /* the read's filter (group_filter) */
 } group_state;
 
 static void group_setup(const sql_plan *sp, sql_exec *ex, scan_state *st)
@@ -1097,12 +1181,88 @@ static void group_open(sql_op *op)
 		sql_kv_error(s, "opening a table");
 }
 
+/* The group join's filter: a group's parent cells, then only the child's
+ * cells in its slice (scan.slice, else the child's whole tag range): the
+ * store seeks past the rest of the row instead of returning it. */
+typedef struct gslice {
+	uint8_t *min, *max;
+	size_t minlen, maxlen;
+	util_buf hrow;
+} gslice;
+
+static kv_filter_code gslice_cell(void *arg, const kv_cell *c)
+{
+	gslice *a = arg;
+	if (c->family.len != 1 || c->family.data[0] != (uint8_t)SQL_ILV_FAMILY[0])
+		return KV_FILTER_INCLUDE; /* the parent's own cells */
+	if (kv_slice_cmp(c->qualifier, (kv_slice){a->min, a->minlen}) < 0) {
+		util_buf_reset(&a->hrow);
+		util_buf_append(&a->hrow, c->row.data, c->row.len);
+		return KV_FILTER_SEEK_HINT;
+	}
+	if (a->max && kv_slice_cmp(c->qualifier, (kv_slice){a->max, a->maxlen}) >= 0)
+		return KV_FILTER_NEXT_ROW;
+	return KV_FILTER_INCLUDE;
+}
+
+static void gslice_hint(void *arg, const kv_cell *cur, kv_cell *hint)
+{
+	(void)cur;
+	gslice *a = arg;
+	hint->row = (kv_slice){(const uint8_t *)a->hrow.data, a->hrow.len};
+	hint->family = (kv_slice){(const uint8_t *)SQL_ILV_FAMILY, 1};
+	hint->qualifier = (kv_slice){a->min, a->minlen};
+}
+
+static void gslice_free(void *arg)
+{
+	gslice *a = arg;
+	free(a->min);
+	free(a->max);
+	util_buf_free(&a->hrow);
+	free(a);
+}
+
+static const kv_filter_vtbl gslice_vt = {
+    .filter_cell = gslice_cell, .get_hint = gslice_hint, .free = gslice_free};
+
+static kv_filter *group_filter(sql_exec *ex, const sql_plan *cp, const cat_rel *cr)
+{
+	uint8_t *qmin = NULL, *qmax = NULL;
+	size_t qminlen = 0, qmaxlen = 0;
+	if (!cp->scan.slice || !slice_bounds(ex, cp->scan.slice, cr, &qmin, &qminlen, &qmax, &qmaxlen)) {
+		uint16_t tag = (uint16_t)cr->ilv_path[1];
+		qmin = ty_alloc(3);
+		qmin[0] = SQL_ILV_SEP;
+		qmin[1] = (uint8_t)(tag >> 8);
+		qmin[2] = (uint8_t)tag;
+		qminlen = 3;
+		qmax = key_succ(qmin, 3, &qmaxlen);
+	}
+	gslice *a = util_xmalloc(sizeof *a);
+	memset(a, 0, sizeof *a);
+	a->min = util_xmalloc(qminlen ? qminlen : 1);
+	memcpy(a->min, qmin, qminlen);
+	a->minlen = qminlen;
+	if (qmax) {
+		a->max = util_xmalloc(qmaxlen ? qmaxlen : 1);
+		memcpy(a->max, qmax, qmaxlen);
+		a->maxlen = qmaxlen;
+	}
+	return kv_filter_custom(&gslice_vt, a);
+}
+
 static void group_open_iter(sql_op *op, group_state *g)
 {
 	const sql_plan *pp = op->plan->group.parent;
 	kv_scan_opts so;
 	memset(&so, 0, sizeof so);
 	so.read.read_ts = op->ex->read_ts;
+	kv_filter_free(g->slice);
+	util_arena *fa = ty_set_arena(g->arena);
+	g->slice = group_filter(op->ex, op->plan->group.child, g->cs.rel);
+	ty_set_arena(fa);
+	so.read.filter = g->slice;
 	if (pp->scan.nranges) {
 		const keyrange *kr = &g->ps.ranges[g->cur];
 		so.start = kr->start;
@@ -1260,6 +1420,8 @@ static void group_close(sql_op *op)
 	if (g->it)
 		kv_iter_close(g->it);
 	g->it = NULL;
+	kv_filter_free(g->slice);
+	g->slice = NULL;
 	if (g->ps.kv)
 		kv_table_close(g->ps.kv);
 	g->ps.kv = NULL;

@@ -652,18 +652,26 @@ static const char *join_type_name(sql_jointype t)
 	}
 }
 
-/* "col = value AND ..." of a key range (Index Cond). */
+/* "col = value AND ..." of a key range (Index Cond), or of an interleaved
+ * child's slice (its key columns from `from` on). */
+static char *keyrange_text(explain_ctx *x, const sql_plan *p, const sql_keyrange *kr, int from);
+
 static char *range_text(explain_ctx *x, const sql_plan *p)
 {
+	return keyrange_text(x, p, &p->scan.ranges[0], 0);
+}
+
+static char *keyrange_text(explain_ctx *x, const sql_plan *p, const sql_keyrange *kr, int from)
+{
 	const cat_rel *r = &p->scan.rel->rel;
-	const sql_keyrange *kr = &p->scan.ranges[0];
 	int nfix = kr->nfix;
 	char **parts = ty_alloc(sizeof(char *) * (size_t)(nfix + 3));
 	int np = 0;
 	for (int i = 0; i < nfix; i++) {
 		util_buf b = UTIL_BUF_INIT;
 		const ty_type *vt = ty_type_get(kr->lo.vals[i]->type);
-		const char *col = qual_name(x, scan_alias(x, p), cat_column_by_attnum(r, r->pk[i])->name);
+		const char *col =
+		    qual_name(x, scan_alias(x, p), cat_column_by_attnum(r, r->pk[from + i])->name);
 		util_buf_printf(&b, "(%s %s ", col, vt && vt->category == 'A' ? "= ANY" : "=");
 		if (vt && vt->category == 'A')
 			util_buf_putc(&b, '(');
@@ -674,7 +682,9 @@ static char *range_text(explain_ctx *x, const sql_plan *p)
 		parts[np++] = ty_strdup(b.data);
 		util_buf_free(&b);
 	}
-	const char *rc = nfix < r->npk ? qual_name(x, scan_alias(x, p), cat_column_by_attnum(r, r->pk[nfix])->name) : NULL;
+	const char *rc = from + nfix < r->npk ? qual_name(x, scan_alias(x, p),
+							  cat_column_by_attnum(r, r->pk[from + nfix])->name)
+					      : NULL;
 	if (rc && kr->lo.ncols > nfix) {
 		util_buf b = UTIL_BUF_INIT;
 		util_buf_printf(&b, "(%s %s ", rc, kr->lo.inclusive ? ">=" : ">");
@@ -885,6 +895,9 @@ static xnode *build(explain_ctx *x, const sql_plan *p, const char *filter)
 			x->qualify = false;
 			if (p->scan.nranges)
 				prop(n, "Index Cond", range_text(x, p));
+			if (p->scan.slice)
+				prop(n, "Group Slice",
+				     keyrange_text(x, p, p->scan.slice, p->scan.rel->rel.ilv_path[0]));
 			char *own = p->qual ? expr_text(x, p->qual, names_of(x, p)) : NULL;
 			x->qualify = q;
 			if (own || filter)

@@ -85,8 +85,11 @@ static ty_datum f_verify_index(ty_fcinfo *fc)
 			x->def.kv = ikv;
 			m = sql_ix_rowmodel(s, x, a, false);
 			notice_ctx nc = {s, x, 0};
-			st = idx_check(data, &x->def, m, s->txn ? sql_txn_read_ts(s->txn) : 0, &r, problem,
-				       &nc);
+			kv_ts ts = s->txn ? sql_txn_read_ts(s->txn) : 0;
+			if (table->rel.ilv_depth) /* rows inside the root's kv rows */
+				st = sql_ilv_index_check(data, &table->rel, &x->def, m, ts, &r, problem, &nc);
+			else
+				st = idx_check(data, &x->def, m, ts, &r, problem, &nc);
 		}
 	}
 	TY_CATCH(tc)

@@ -143,7 +143,7 @@ static bool read_committed(sql_session *s, kv_table *kv, const cat_rel *r, const
 	memset(&ro, 0, sizeof ro);
 	ro.read_ts = KV_TS_MAX;
 	kv_row row;
-	kv_status st = kv_get(kv, key, klen, &ro, scratch, &row);
+	kv_status st = sql_row_get_plain(kv, r, key, klen, &ro, scratch, &row);
 	if (st != KV_OK && st != KV_NOT_FOUND)
 		sql_kv_error(st, "reading a row");
 	if (st == KV_NOT_FOUND || row.n == 0)
@@ -503,6 +503,10 @@ static void catch_up_one(sql_ixcommit *ic, const pending_build *pb)
 	x->def.kv = ikv;
 	/* Nobody wrote the table since the backfill started: nothing to do. */
 	bool quiet = sql_index_table_gen(s->e, table->oid) == pb->gen;
+	/* An interleaved child's build holds the table exclusively (ddl_index.c):
+	 * nobody else wrote it, and its kv rows are not its rows. */
+	if (table->rel.ilv_depth)
+		quiet = true;
 	/* Rows with a cell (delete markers included) written after the
 	 * backfill's start: other transactions changed them meanwhile. */
 	kv_scan_opts so;

@@ -176,6 +176,72 @@ bool sql_ilv_storage_in_use(cat_snap *cs, const char *storage)
 	return c.found;
 }
 
+bool sql_ilv_own_cell(const cat_rel *r, const uint8_t *q, size_t n)
+{
+	return sql_ilv_row_prefix(r, q, n) > 0;
+}
+
+size_t sql_ilv_row_prefix(const cat_rel *r, const uint8_t *q, size_t n)
+{
+	size_t pos = 0;
+	for (int l = 1; l <= r->ilv_depth; l++) {
+		uint16_t tag = (uint16_t)r->ilv_path[2 * l - 1];
+		if (n - pos < 3 || q[pos] != SQL_ILV_SEP || q[pos + 1] != (uint8_t)(tag >> 8) ||
+		    q[pos + 2] != (uint8_t)tag)
+			return 0;
+		pos += 3;
+		int from = l == 1 ? r->ilv_path[0] : r->ilv_path[2 * (l - 1)], to = r->ilv_path[2 * l];
+		for (int i = from; i < to; i++) {
+			const cat_column *c = cat_column_by_attnum(r, r->pk[i]);
+			ty_keycol kc = {c->type, r->pk_desc ? r->pk_desc[i] : false, false};
+			size_t k = ty_key_skip(&kc, q + pos, q + n);
+			if (k == 0)
+				return 0;
+			pos += k;
+		}
+	}
+	return n == pos || (n - pos == 2 && q[pos] != SQL_ILV_SEP) ? pos : 0;
+}
+
+void sql_ilv_plain_cells(const uint8_t *key, size_t klen, size_t qpre, kv_row *row)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < row->n; i++) {
+		kv_cell c = row->cells[i];
+		if (c.qualifier.len < qpre)
+			continue;
+		const uint8_t *q = c.qualifier.data + qpre;
+		size_t ql = c.qualifier.len - qpre;
+		if (ql != 0 && (ql != 2 || q[0] == SQL_ILV_SEP))
+			continue; /* a descendant's cell */
+		c.row = (kv_slice){key, klen};
+		c.family = (kv_slice){(const uint8_t *)SQL_FAMILY, 1};
+		c.qualifier = (kv_slice){q, ql};
+		row->cells[n++] = c;
+	}
+	row->n = n;
+}
+
+kv_status sql_row_get_plain(kv_table *kv, const cat_rel *r, const uint8_t *key, size_t klen,
+			    const kv_read_opts *ro, util_arena *a, kv_row *out)
+{
+	if (!r->ilv_depth)
+		return kv_get(kv, key, klen, ro, a, out);
+	kv_read_opts o = *ro;
+	o.columns = NULL;
+	o.ncolumns = 0;
+	size_t qpre;
+	kv_status st = sql_row_get(kv, r, key, klen, &o, a, out, &qpre);
+	if (st != KV_OK)
+		return st;
+	uint8_t *k = util_arena_alloc(a, klen ? klen : 1);
+	if (!k)
+		return KV_NO_MEMORY;
+	memcpy(k, key, klen);
+	sql_ilv_plain_cells(k, klen, qpre, out);
+	return KV_OK;
+}
+
 /* ---------------------------------------------------------------- writes */
 
 /* The parent's key of an interleaved row: the parent's key columns are the
@@ -280,6 +346,107 @@ static int find_kids(void *arg, const cat_obj *o)
 	return 0;
 }
 
+/* Does table o, or a table interleaved below it, have indexes? */
+static bool indexed_below(const cat_snap *cs, const cat_obj *o)
+{
+	if (o->rel.nindexes)
+		return true;
+	kids_ctx c = {o->oid, NULL, 0, {0}};
+	cat_foreach((cat_snap *)cs, CAT_REL, 0, find_kids, &c);
+	for (int i = 0; i < c.n; i++)
+		if (indexed_below(cs, c.kids[i]))
+			return true;
+	return false;
+}
+
+/* A cascading delete of the parent row `key` whose child table kid (or one
+ * below it) has indexes: the kid's rows under it are deleted one by one
+ * through the write buffer, so that the commit removes their index
+ * entries (the kv row's DeleteFamily alone would leave them behind). */
+static void cascade_rows(sql_txn *t, const cat_snap *cs, kv_table *kv, const cat_obj *kid, const uint8_t *key,
+			 size_t klen, size_t rl)
+{
+	uint16_t tag = (uint16_t)kid->rel.ilv_path[2 * kid->rel.ilv_depth - 1];
+	size_t pl = klen - rl + 3;
+	uint8_t *pre = ty_alloc(pl);
+	memcpy(pre, key + rl, klen - rl);
+	pre[klen - rl] = SQL_ILV_SEP;
+	pre[klen - rl + 1] = (uint8_t)(tag >> 8);
+	pre[klen - rl + 2] = (uint8_t)tag;
+	kv_filter *f = kv_filter_column_prefix(pre, pl);
+	kv_read_opts ro;
+	memset(&ro, 0, sizeof ro);
+	ro.read_ts = KV_TS_MAX;
+	ro.filter = f;
+	kv_column fam = {SQL_ILV_FAMILY, NULL, 0};
+	ro.columns = &fam;
+	ro.ncolumns = 1;
+	kv_row row;
+	kv_status st = kv_get(kv, key, rl, &ro, ty_get_arena(), &row);
+	kv_filter_free(f);
+	if (st != KV_OK && st != KV_NOT_FOUND)
+		sql_kv_error(st, "reading interleaved rows");
+	int nk = 0, cap = 16;
+	uint8_t **keys = ty_alloc(sizeof(uint8_t *) * (size_t)cap);
+	size_t *lens = ty_alloc(sizeof(size_t) * (size_t)cap);
+	int nw = 0;
+	sql_wrow **ws = sql_txn_table_writes(t, kid->oid, ty_get_arena(), &nw);
+	size_t ncand = (st == KV_OK ? row.n : 0) + (size_t)nw;
+	for (size_t j = 0; j < ncand; j++) {
+		const uint8_t *ck;
+		size_t cl;
+		uint8_t *tmp = NULL;
+		if (j < (st == KV_OK ? row.n : 0)) {
+			const kv_slice q = row.cells[j].qualifier;
+			size_t p = sql_ilv_row_prefix(&kid->rel, q.data, q.len);
+			if (!p || p != q.len)
+				continue; /* not a row's sentinel */
+			tmp = ty_alloc(rl + p);
+			memcpy(tmp, key, rl);
+			memcpy(tmp + rl, q.data, p);
+			ck = tmp;
+			cl = rl + p;
+		} else {
+			const sql_wrow *w = ws[j - (st == KV_OK ? row.n : 0)];
+			if (!w->present || w->keylen < rl + pl || memcmp(w->key, key, rl) ||
+			    memcmp(w->key + rl, pre, pl))
+				continue;
+			ck = w->key;
+			cl = w->keylen;
+		}
+		if (nk == cap) {
+			cap *= 2;
+			uint8_t **nkeys = ty_alloc(sizeof(uint8_t *) * (size_t)cap);
+			size_t *nlens = ty_alloc(sizeof(size_t) * (size_t)cap);
+			memcpy(nkeys, keys, sizeof(uint8_t *) * (size_t)nk);
+			memcpy(nlens, lens, sizeof(size_t) * (size_t)nk);
+			keys = nkeys;
+			lens = nlens;
+		}
+		if (!tmp) {
+			tmp = ty_alloc(cl);
+			memcpy(tmp, ck, cl);
+		}
+		keys[nk] = tmp;
+		lens[nk++] = cl;
+	}
+	for (int i = 0; i < nk; i++) {
+		sql_wrow *w = sql_txn_lookup(t, kid->oid, keys[i], lens[i], false);
+		if (w && !w->present)
+			continue; /* deleted already */
+		sql_txn_lock_row(t, kid->oid, keys[i], lens[i], PG_QUERY__LOCK_CLAUSE_STRENGTH__LCS_FORUPDATE,
+				 PG_QUERY__LOCK_WAIT_POLICY__LockWaitBlock, NULL);
+		if (kid->rel.ilv_nchildren) {
+			ty_datum *kv_vals = ty_alloc(sizeof(ty_datum) * (size_t)(kid->rel.ncols + 1));
+			for (int c = 0; c <= kid->rel.ncols; c++)
+				kv_vals[c] = ty_null();
+			sql_key_decode(&kid->rel, keys[i], lens[i], kv_vals);
+			sql_ilv_check_delete(t, cs, kv, kid, keys[i], lens[i], kv_vals);
+		}
+		sql_txn_delete_row(t, kid, kv, keys[i], lens[i]);
+	}
+}
+
 void sql_ilv_check_delete(sql_txn *t, const cat_snap *cs, kv_table *kv, const cat_obj *rel, const uint8_t *key,
 			  size_t klen, const ty_datum *vals)
 {
@@ -288,8 +455,11 @@ void sql_ilv_check_delete(sql_txn *t, const cat_snap *cs, kv_table *kv, const ca
 	size_t rl = sql_ilv_rowlen(&rel->rel, key, klen);
 	for (int i = 0; i < c.n; i++) {
 		const cat_obj *kid = c.kids[i];
-		if (kid->rel.ilv_cascade)
+		if (kid->rel.ilv_cascade) {
+			if (indexed_below(cs, kid))
+				cascade_rows(t, cs, kv, kid, key, klen, rl);
 			continue;
+		}
 		/* Any row of this child table under the parent's key? */
 		uint16_t tag = (uint16_t)kid->rel.ilv_path[2 * kid->rel.ilv_depth - 1];
 		size_t pl = klen - rl + 3;

@@ -196,8 +196,9 @@ static const ty_oid checksum_types[] = {TY_INT8, TY_TEXT};
 static const char *const checksum_cols[] = {"cells", "checksum"};
 
 /* A digest of the visible cells (row, family, qualifier, timestamp, value)
- * of kv table `storage` at the statement's read timestamp. */
-static ty_datum checksum_storage(ty_fcinfo *fc, const char *storage)
+ * of kv table `storage` at the statement's read timestamp; with own set,
+ * only the cells of that table's rows (entity groups share a kv table). */
+static ty_datum checksum_storage(ty_fcinfo *fc, const char *storage, const cat_rel *own)
 {
 	sql_session *s = sess();
 	sql_exec *ex = fc->exec;
@@ -206,11 +207,19 @@ static ty_datum checksum_storage(ty_fcinfo *fc, const char *storage)
 	memset(&so, 0, sizeof so);
 	so.read.read_ts = ex ? ex->read_ts : (s->txn ? sql_txn_read_ts(s->txn) : kv_read_point(s->e->kv));
 	so.read.no_cache = true;
+	kv_column fam = {own && own->ilv_depth ? SQL_ILV_FAMILY : SQL_FAMILY, NULL, 0};
+	if (own) {
+		so.read.columns = &fam;
+		so.read.ncolumns = 1;
+	}
 	kv_iter *it = kv_scan(t, &so);
 	uint64_t h = 0x5354524154414b56ull, n = 0;
 	util_buf b = UTIL_BUF_INIT;
 	for (; kv_iter_valid(it); kv_iter_next(it)) {
 		const kv_cell *c = kv_iter_cell(it);
+		if (own && own->ilv_depth &&
+		    !sql_ilv_own_cell(own, (const uint8_t *)c->qualifier.data, c->qualifier.len))
+			continue;
 		util_buf_reset(&b);
 		util_buf_put_varint(&b, c->row.len);
 		util_buf_append(&b, c->row.data, c->row.len);
@@ -250,7 +259,8 @@ static ty_datum f_checksum(ty_fcinfo *fc)
 		ty_error(UTIL_E_INSUFFICIENT_PRIVILEGE, "must be owner of table %s", o->rel.name);
 	if (fc->exec)
 		sql_ops_scan_open(fc->exec, o); /* as-of reads: the retention check */
-	return checksum_storage(fc, o->rel.storage);
+	bool own = fc->nargs > 1 && fc->args[1].i != 0;
+	return checksum_storage(fc, o->rel.storage, own ? &o->rel : NULL);
 }
 
 static ty_datum f_kv_checksum(ty_fcinfo *fc)
@@ -260,7 +270,7 @@ static ty_datum f_kv_checksum(ty_fcinfo *fc)
 	char name[256];
 	snprintf(name, sizeof name, "%.*s", (int)UTIL_MIN(fc->args[0].len, sizeof name - 1),
 		 (const char *)fc->args[0].p);
-	return checksum_storage(fc, name);
+	return checksum_storage(fc, name, NULL);
 }
 
 static ty_datum f_read_point(ty_fcinfo *fc)
@@ -330,8 +340,9 @@ static const ty_func funcs[] = {
      .prosrc = "strata_compact",
      .nargdefaults = 1},
     {.name = "strata_checksum",
-     .nargs = 1,
-     .args = {TY_REGCLASS},
+     .nargs = 2,
+     .args = {TY_REGCLASS, TY_BOOL},
+     .nargdefaults = 1,
      .ret = TY_RECORD,
      .fn = f_checksum,
      .volatility = TY_STABLE,

@@ -463,7 +463,10 @@ static cand *consider(sql_planner *pl, int rte, const cat_obj *ixo, sql_expr **q
 	c->rows = all_eq && x->def.unique ? 1 : base * sel;
 	if (c->rows < 1)
 		c->rows = 1;
-	c->index_only = !r->lock_strength && covers(x, r) && guc_on(s, "enable_indexonlyscan");
+	/* Not on an interleaved child: a cascading parent delete removes its
+	 * rows without their entries, which only reading the row tells. */
+	c->index_only =
+	    !r->lock_strength && !r->rel->rel.ilv_depth && covers(x, r) && guc_on(s, "enable_indexonlyscan");
 	c->cost = c->rows * (c->index_only ? 1.2 : 3.0) + 1;
 	if (order_wanted(pl, rte))
 		c->ordered = gives_order(pl, rte, x, keys, cc, c->nfix, &c->reverse);

@@ -230,6 +230,41 @@ static double range_selectivity(sql_session *s, const cat_obj *rel, const colcon
 	return sel;
 }
 
+/* An interleaved child read without its root's key fixed: equalities on
+ * its key columns after the root's, then one range, bound each kv row's
+ * slice of the child's cells (exec_scan.c). The conditions stay filters. */
+static sql_keyrange *child_slice(sql_planner *pl, const cat_rel *rel, const colcons *cc)
+{
+	int from = rel->ilv_path[0], nfix = 0;
+	while (from + nfix < rel->npk && cc[from + nfix].eq)
+		nfix++;
+	int rc = from + nfix;
+	bool range = rc < rel->npk && (cc[rc].lo || cc[rc].hi);
+	if (!nfix && !range)
+		return NULL;
+	sql_tlist *empty = sql_tl_new();
+	sql_keyrange *kr = ty_alloc0(sizeof *kr);
+	kr->nfix = nfix;
+	kr->lo.ncols = kr->hi.ncols = nfix;
+	kr->lo.vals = ty_alloc0(sizeof(sql_expr *) * (size_t)(nfix + 1));
+	kr->hi.vals = ty_alloc0(sizeof(sql_expr *) * (size_t)(nfix + 1));
+	for (int i = 0; i < nfix; i++)
+		kr->lo.vals[i] = kr->hi.vals[i] =
+		    sql_set_refs(pl, sql_plan_prep(pl, sql_expr_copy(cc[from + i].eq)), empty);
+	kr->lo.inclusive = kr->hi.inclusive = true;
+	if (range && cc[rc].lo) {
+		kr->lo.vals[nfix] = sql_set_refs(pl, sql_plan_prep(pl, sql_expr_copy(cc[rc].lo)), empty);
+		kr->lo.ncols = nfix + 1;
+		kr->lo.inclusive = cc[rc].lo_incl;
+	}
+	if (range && cc[rc].hi) {
+		kr->hi.vals[nfix] = sql_set_refs(pl, sql_plan_prep(pl, sql_expr_copy(cc[rc].hi)), empty);
+		kr->hi.ncols = nfix + 1;
+		kr->hi.inclusive = cc[rc].hi_incl;
+	}
+	return kr;
+}
+
 sql_plan *sql_plan_table_scan(sql_planner *pl, int rte, sql_expr **quals, int nquals, sql_tlist **tl_out)
 {
 	/* A secondary index, when one beats the key-range scan (plan_index.c). */
@@ -273,8 +308,10 @@ sql_plan *sql_plan_table_scan(sql_planner *pl, int rte, sql_expr **quals, int nq
 		int nfix = 0;
 		while (nfix < npk && (cc[nfix].eq || cc[nfix].in))
 			nfix++;
-		if (rel->ilv_depth && nfix < rel->ilv_path[0])
+		if (rel->ilv_depth && nfix < rel->ilv_path[0]) {
 			npk = rel->ilv_path[0];
+			p->scan.slice = child_slice(pl, rel, cc);
+		}
 		bool range_col = nfix < npk && (cc[nfix].lo || cc[nfix].hi);
 		bool like_col = nfix < npk && !range_col && cc[nfix].like;
 		if (nfix > 0 || range_col || like_col) {

@@ -166,6 +166,19 @@ void sql_index_progress_clear(sql_engine *e, cat_oid index);
 bool sql_index_split_mode(sql_session *s);
 void sql_index_fault(sql_session *s, idx_split_step step);
 
+/* ---------------------------------------------------------------- interleaved children (index_ilv.c) */
+
+/* Builds index d of interleaved child r from every row committed now
+ * (the caller holds r exclusively): entries verified, guards of a unique
+ * index; KV_CHECK_FAILED with err's detail on a duplicate. */
+kv_status sql_ilv_index_backfill(kv_table *data, const cat_rel *r, const idx_def *d, const idx_rowmodel *m,
+				 uint64_t *rows, util_err *err);
+/* idx_check for an index of interleaved child r. */
+kv_status sql_ilv_index_check(kv_table *data, const cat_rel *r, const idx_def *d, const idx_rowmodel *m,
+			      kv_ts ts, idx_check_report *rep,
+			      void (*fn)(void *arg, idx_problem p, kv_slice entry_key, kv_slice data_key),
+			      void *arg);
+
 /* ---------------------------------------------------------------- DDL (ddl_index.c) */
 
 void sql_ddl_reindex(sql_session *s, PgQuery__ReindexStmt *st);

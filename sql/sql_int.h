@@ -818,6 +818,11 @@ struct sql_plan {
 			sql_expr **index_cond; /* INDEXSCAN: recheck after lookup */
 			const char *alias; /* the FROM alias (EXPLAIN) */
 			const struct sql_ixscan *ixscan; /* INDEXSCAN: the index part (sql_index.h) */
+			/* An interleaved child whose root key is not fixed: bounds on
+			 * its key columns past the root's (nfix counts from there),
+			 * applied to every kv row read as a qualifier range; the
+			 * conditions stay in qual (docs/entity-groups.md). */
+			sql_keyrange *slice;
 		} scan;
 		struct {
 			int nfuncs;
@@ -1197,6 +1202,12 @@ double sql_stats_ndistinct(sql_session *s, const cat_obj *rel, int attnum);
  * 2BP01); a storage still named by a relation is not dropped. */
 void sql_ilv_check_catalog(cat_snap *before, cat_snap *after);
 bool sql_ilv_storage_in_use(cat_snap *cs, const char *storage);
+/* True when a cell qualifier (interleaved family) is one of child table
+ * r's own cells: its rows' prefix, then nothing (the sentinel) or a column
+ * id — not a descendant's or another table's cell. */
+bool sql_ilv_own_cell(const cat_rel *r, const uint8_t *q, size_t n);
+/* The length of the row prefix of such a cell (0: not one of r's own). */
+size_t sql_ilv_row_prefix(const cat_rel *r, const uint8_t *q, size_t n);
 /* Writes: a child row needs its parent row (23503; locks the parent FOR KEY
  * SHARE); a parent row with rows of a child table that is not
  * interleave_on_delete = 'cascade' cannot be deleted (23503). */
@@ -1208,6 +1219,16 @@ void sql_ilv_check_delete(sql_txn *t, const cat_snap *cs, kv_table *kv, const ca
  * *qpre_len gets the length of the row's qualifier prefix. */
 kv_status sql_row_get(kv_table *kv, const cat_rel *r, const uint8_t *key, size_t klen, const kv_read_opts *ro,
 		      util_arena *a, kv_row *out, size_t *qpre_len);
+/* interleave.c: reads one row by its key as a plain table's row: for an
+ * interleaved child, its own cells with row = key, family SQL_FAMILY and
+ * the row's qualifier prefix removed (ro's columns are ignored then), so
+ * code written for one row per kv row (indexes) reads it unchanged; else
+ * kv_get. Cells in arena a. */
+kv_status sql_row_get_plain(kv_table *kv, const cat_rel *r, const uint8_t *key, size_t klen,
+			    const kv_read_opts *ro, util_arena *a, kv_row *out);
+/* Rewrites the cells of one child row (qualifier prefix length qpre) in
+ * place as sql_row_get_plain returns them; key must outlive the cells. */
+void sql_ilv_plain_cells(const uint8_t *key, size_t klen, size_t qpre, kv_row *row);
 /* Decodes a row read with sql_row_get (cells of that row only; key = the
  * row's key); false if the row does not exist. */
 bool sql_row_decode_in(const cat_rel *r, const sql_rowmap *m, const kv_cell *cells, size_t n, size_t qpre,

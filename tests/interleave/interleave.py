@@ -10,8 +10,11 @@ subqueries) must return identical results from both schemas. Then the
 interleave-specific rules are checked: a child needs its parent (23503),
 a parent with restrict children cannot be deleted (23503), cascade
 children go with their parent, DROP of a parent with children fails
-(2BP01), wide groups (many children per parent) stay correct, and
-schema changes on one table of a hierarchy rewrite no cell of the group.
+(2BP01), wide groups (many children per parent) stay correct, TRUNCATE
+answers as on plain tables whose children have foreign keys to their
+parents, EXPLAIN shows child-key slices (Group Slice), and schema changes
+on one table of a hierarchy rewrite no cell of the group (no cell of the
+other tables for a volatile DEFAULT).
 
 Prints one line per check and "N passed, N failed" (tests/suites.list).
 """
@@ -47,6 +50,21 @@ QUERIES = [
     "SELECT * FROM {s}.notes WHERE order_id = 7 AND line_no > 3 ORDER BY 2, 3",
     "SELECT * FROM {s}.notes WHERE order_id = 7 AND line_no = 3 AND n = 1",
     "SELECT * FROM {s}.lines WHERE order_id BETWEEN 10 AND 20 AND qty > 3 ORDER BY 1, 2",
+    # Child key bounds without the root's key: a slice of every group.
+    "SELECT * FROM {s}.lines WHERE line_no BETWEEN 3 AND 6 ORDER BY 1, 2",
+    "SELECT * FROM {s}.lines WHERE line_no = 4 ORDER BY 1",
+    "SELECT * FROM {s}.lines WHERE line_no > 10 ORDER BY 1, 2",
+    "SELECT * FROM {s}.lines WHERE line_no <= 2 AND order_id > 20 ORDER BY 1, 2",
+    "SELECT * FROM {s}.notes WHERE line_no = 3 AND n >= 2 ORDER BY 1, 2, 3",
+    "SELECT * FROM {s}.notes WHERE line_no < 3 ORDER BY 1, 2, 3",
+    "SELECT o.id, l.line_no, l.item FROM {s}.orders o JOIN {s}.lines l ON l.order_id = o.id "
+    "WHERE l.line_no BETWEEN 2 AND 4 ORDER BY 1, 2",
+    "SELECT o.id, l.line_no FROM {s}.orders o JOIN {s}.lines l ON l.order_id = o.id "
+    "WHERE l.line_no > 8 AND o.id < 30 ORDER BY 1, 2",
+    "SELECT o.id, count(*) FROM {s}.orders o JOIN {s}.lines l ON l.order_id = o.id "
+    "WHERE l.line_no = 5 GROUP BY o.id ORDER BY 1",
+    "SELECT o.id, l.line_no, l.qty FROM {s}.orders o JOIN {s}.lines l ON l.order_id = o.id "
+    "WHERE l.line_no BETWEEN 2 AND 5 AND o.id IN (3, 7, 11, 19) ORDER BY 1, 2",
     "SELECT * FROM {s}.lines WHERE order_id IN (1, 5, 9, 33) ORDER BY 1, 2",
     "SELECT * FROM {s}.lines WHERE line_no > 5 ORDER BY order_id, line_no LIMIT 7",
     "SELECT order_id, count(*), sum(qty * price) FROM {s}.lines GROUP BY order_id ORDER BY 1",
@@ -189,7 +207,6 @@ def rules(chk, conn):
               "child key must start with the parent's: 42P16")
     chk.check(code("CREATE TABLE bad (x int PRIMARY KEY) WITH (interleave_in_parent = 'nosuch')") == "42P01",
               "unknown parent: 42P01")
-    chk.check(code("TRUNCATE c") == "0A000", "TRUNCATE of an interleaved table: 0A000")
     # A wide group: many children of one parent, read, updated and deleted.
     cur.execute("INSERT INTO c SELECT 1, i, 'w' || i FROM generate_series(2, 20000) i")
     chk.check(fetch(cur, "SELECT count(*), min(k), max(k) FROM c WHERE a = 1") == [(20000, 1, 20000)],
@@ -203,6 +220,258 @@ def rules(chk, conn):
     cur.execute("DROP TABLE c")
     chk.check(fetch(cur, "SELECT * FROM p") == [(1, "one")], "parent intact after its children were dropped")
     cur.execute("DROP TABLE p")
+
+
+TRUNC_SCHEMA = """
+CREATE SCHEMA {s};
+CREATE TABLE {s}.p (a int PRIMARY KEY, b text);
+CREATE TABLE {s}.c (a int {r_c}, k int, v text, PRIMARY KEY (a, k)) {w_c};
+CREATE TABLE {s}.g (a int, k int, n int, PRIMARY KEY (a, k, n){f_g}) {w_g};
+CREATE TABLE {s}.s (a int {r_c}, j int, PRIMARY KEY (a, j)) {w_c};
+CREATE INDEX ON {s}.p (b);
+"""
+
+
+def truncate(chk, conn):
+    """TRUNCATE on interleaved tables answers as on plain tables whose
+    children reference their parents with foreign keys: a parent alone is
+    refused (0A000), CASCADE takes its children along, a child alone loses
+    its rows in every group while the other tables keep theirs; inside a
+    transaction it rolls back; the group takes new rows afterwards."""
+    conn.autocommit = True
+    cur = conn.cursor()
+    cur.execute(TRUNC_SCHEMA.format(s="ti", r_c="", f_g="", w_c="WITH (interleave_in_parent = 'ti.p')",
+                                    w_g="WITH (interleave_in_parent = 'ti.c')"))
+    cur.execute(TRUNC_SCHEMA.format(s="tp", r_c="REFERENCES tp.p", w_c="", w_g="",
+                                    f_g=", FOREIGN KEY (a, k) REFERENCES tp.c"))
+
+    def fill():
+        for sch in ("ti", "tp"):
+            cur.execute(f"INSERT INTO {sch}.p SELECT i, 'p' || i FROM generate_series(1, 50) i "
+                        "ON CONFLICT DO NOTHING")
+            cur.execute(f"INSERT INTO {sch}.c SELECT i % 50 + 1, i, 'c' || i FROM generate_series(1, 400) i "
+                        "ON CONFLICT DO NOTHING")
+            cur.execute(f"INSERT INTO {sch}.g SELECT a, k, n FROM {sch}.c, generate_series(1, 2) n "
+                        "ON CONFLICT DO NOTHING")
+            cur.execute(f"INSERT INTO {sch}.s SELECT i % 50 + 1, i FROM generate_series(1, 100) i "
+                        "ON CONFLICT DO NOTHING")
+
+    def state(sch):
+        return [fetch(cur, f"SELECT * FROM {sch}.{t} ORDER BY 1, 2" + (", 3" if t == "g" else ""))
+                for t in ("p", "c", "g", "s")]
+
+    def same(sql, what):
+        out = []
+        for sch in ("ti", "tp"):
+            del conn.notices[:]
+            try:
+                cur.execute(sql.format(s=sch))
+                out.append(("ok", [n.replace(f'"{sch}.', '"') for n in conn.notices]))
+            except psycopg2.Error as e:
+                out.append(("err", e.pgcode))
+        chk.check(out[0] == out[1], f"truncate: {what}: outcomes differ: {out}")
+        a, b = state("ti"), state("tp")
+        chk.check(a == b, f"truncate: {what}: interleaved {[len(x) for x in a]} != plain {[len(x) for x in b]}")
+        return out[0]
+
+    fill()
+    chk.check(same("TRUNCATE {s}.p", "parent alone")[1] == "0A000", "truncate: parent alone: 0A000")
+    chk.check(same("TRUNCATE {s}.c", "child with children alone")[1] == "0A000",
+              "truncate: child with grandchildren alone: 0A000")
+    same("TRUNCATE {s}.g", "a leaf child")
+    chk.check(len(state("ti")[2]) == 0 and len(state("ti")[1]) == 400, "truncate: leaf child emptied, others kept")
+    fill()
+    same("TRUNCATE {s}.c CASCADE", "a mid-level child, CASCADE")
+    chk.check([len(x) for x in state("ti")] == [50, 0, 0, 100], "truncate: mid-level child and grandchild emptied")
+    fill()
+    # Inside a transaction, with the transaction's own rows, then rolled back.
+    cur.execute("BEGIN")
+    same("INSERT INTO {s}.c VALUES (3, 1000, 'mine')", "an insert before TRUNCATE")
+    same("TRUNCATE {s}.s, {s}.c, {s}.g", "children in a transaction")
+    same("INSERT INTO {s}.c VALUES (3, 1001, 'after')", "an insert after TRUNCATE")
+    cur.execute("ROLLBACK")
+    a = state("ti")
+    chk.check(a == state("tp") and [len(x) for x in a] == [50, 400, 800, 100], "truncate: rolled back")
+    before = fetch(cur, "SELECT * FROM strata_checksum('ti.p', true)")
+    same("TRUNCATE {s}.s", "a sibling child")
+    chk.check(fetch(cur, "SELECT * FROM strata_checksum('ti.p', true)") == before,
+              "truncate: a child's truncation leaves the parent's cells as they were")
+    chk.check(same("TRUNCATE {s}.p CASCADE", "the parent, CASCADE")[0] == "ok", "truncate: parent CASCADE")
+    chk.check([len(x) for x in state("ti")] == [0, 0, 0, 0], "truncate: whole hierarchy emptied")
+    fill()
+    chk.check([len(x) for x in state("ti")] == [50, 400, 800, 100], "truncate: the group takes new rows")
+    chk.check(fetch(cur, "SELECT a FROM ti.p WHERE b = 'p7'") == [(7,)], "truncate: the parent's index answers")
+    v = fetch(cur, "SELECT missing, stale, mismatched FROM strata_verify_index('ti.p_b_idx')")
+    chk.check(v == [(0, 0, 0)], f"truncate: the parent's index verifies: {v}")
+    cur.execute("BEGIN")
+    same("TRUNCATE {s}.p, {s}.c, {s}.g, {s}.s RESTART IDENTITY", "everything in a transaction")
+    same("INSERT INTO {s}.p VALUES (1, 'x')", "a parent after TRUNCATE")
+    same("INSERT INTO {s}.c VALUES (1, 1, 'y')", "a child after TRUNCATE")
+    cur.execute("COMMIT")
+    chk.check([len(x) for x in state("ti")] == [1, 1, 0, 0], "truncate: committed with new rows")
+    cur.execute("DROP SCHEMA ti CASCADE")
+    cur.execute("DROP SCHEMA tp CASCADE")
+
+
+IX_QUERIES = [
+    "SELECT order_id, line_no, item FROM {s}.lines WHERE item = 'fig' ORDER BY 1, 2",
+    "SELECT order_id, line_no, qty, price FROM {s}.lines WHERE qty BETWEEN 3 AND 5 ORDER BY 1, 2",
+    "SELECT qty, price FROM {s}.lines WHERE qty = 4 ORDER BY 1, 2",
+    "SELECT count(*) FROM {s}.lines WHERE item IN ('kiwi', 'lime')",
+    "SELECT min(qty), max(qty) FROM {s}.lines",
+    "SELECT item, line_no FROM {s}.lines WHERE item > 'lime' ORDER BY item, order_id, line_no LIMIT 9",
+    "SELECT * FROM {s}.notes WHERE body = 'note 7' ORDER BY 1, 2, 3",
+    "SELECT o.id, l.line_no FROM {s}.orders o JOIN {s}.lines l ON l.order_id = o.id WHERE l.item = 'pear' "
+    "ORDER BY 1, 2",
+]
+
+
+def compare_ix(chk, cur, label):
+    cur.execute("SET enable_seqscan = off")
+    for q in IX_QUERIES:
+        a = fetch(cur, q.format(s="ilv"))
+        b = fetch(cur, q.format(s="plain"))
+        chk.check(a == b, f"{label}: {q.format(s='*')}: interleaved {a[:5]}... != plain {b[:5]}...")
+    cur.execute("RESET enable_seqscan")
+
+
+def verify_ix(chk, cur, names, label):
+    for n in names:
+        v = fetch(cur, f"SELECT rows, missing, mismatched FROM strata_verify_index('{n}')")
+        chk.check(v[0][1:] == (0, 0), f"{label}: strata_verify_index('{n}'): {v}")
+
+
+def child_indexes(chk, conn, rng):
+    """Secondary indexes on interleaved children answer as on plain tables:
+    index scans through a random workload (inserts, updates moving index
+    keys, deletes, cascades from the parent), unique indexes (23505 at
+    CREATE and on writes, values freed by updates, deletes and cascades),
+    EXPLAIN, strata_verify_index, DROP INDEX."""
+    cur = conn.cursor()
+    conn.autocommit = True
+    for sch in ("ilv", "plain"):
+        cur.execute(f"CREATE INDEX lines_item ON {sch}.lines (item)")
+        cur.execute(f"CREATE INDEX lines_qty ON {sch}.lines (qty) INCLUDE (price)")
+        cur.execute(f"CREATE INDEX notes_body ON {sch}.notes (body)")
+    ixs = ("ilv.lines_item", "ilv.lines_qty", "ilv.notes_body")
+    verify_ix(chk, cur, ixs, "child indexes built")
+    compare_ix(chk, cur, "child indexes built")
+    cur.execute("SET enable_seqscan = off")
+    p = "\n".join(r[0] for r in fetch(cur, "EXPLAIN SELECT * FROM ilv.lines WHERE item = 'fig'"))
+    chk.check("Index Scan using lines_item on lines" in p, f"child indexes: EXPLAIN uses the index: {p}")
+    p = "\n".join(r[0] for r in fetch(cur, "EXPLAIN SELECT qty, price FROM ilv.lines WHERE qty = 4"))
+    chk.check("Index Scan using lines_qty on lines" in p, f"child indexes: covering index read with its rows: {p}")
+    cur.execute("RESET enable_seqscan")
+    conn.autocommit = False
+    workload(chk, conn, rng, 4)
+    conn.rollback()
+    conn.autocommit = True
+    compare_ix(chk, cur, "child indexes after writes")
+    verify_ix(chk, cur, ixs, "child indexes after writes")
+    # Cascades: deleting parents takes their lines and notes (and, read
+    # through the index, their entries) along.
+    for sch in ("ilv", "plain"):
+        cur.execute(f"DELETE FROM {sch}.notes WHERE order_id < 10")
+        cur.execute(f"DELETE FROM {sch}.lines WHERE order_id < 10")
+        cur.execute(f"DELETE FROM {sch}.orders WHERE id < 10")
+    compare_ix(chk, cur, "child indexes after parent deletes")
+    # Unique indexes on a child.
+    for sch, w, ref in (("ilv", "WITH (interleave_in_parent = 'ilv.up', interleave_on_delete = 'cascade')", ""),
+                        ("plain", "", "REFERENCES plain.up ON DELETE CASCADE")):
+        cur.execute(f"CREATE TABLE {sch}.up (a int PRIMARY KEY)")
+        cur.execute(f"CREATE TABLE {sch}.uc (a int {ref}, k int, code text, PRIMARY KEY (a, k)) {w}")
+        cur.execute(f"INSERT INTO {sch}.up SELECT generate_series(1, 5)")
+        cur.execute(f"INSERT INTO {sch}.uc VALUES (1, 1, 'x'), (2, 1, 'y'), (3, 1, 'x')")
+
+    def same(sql, what):
+        out = []
+        for sch in ("ilv", "plain"):
+            try:
+                cur.execute(sql.format(s=sch))
+                out.append(("ok", cur.rowcount))
+            except psycopg2.Error as e:
+                out.append(("err", e.pgcode, e.diag.message_detail))
+        chk.check(out[0] == out[1], f"child unique: {what}: {out}")
+        a = fetch(cur, "SELECT * FROM ilv.uc ORDER BY 1, 2")
+        chk.check(a == fetch(cur, "SELECT * FROM plain.uc ORDER BY 1, 2"), f"child unique: {what}: rows differ")
+        return out[0]
+
+    chk.check(same("CREATE UNIQUE INDEX uc_code ON {s}.uc (code)", "build over a duplicate")[1] == "23505",
+              "child unique: build over a duplicate: 23505")
+    same("DELETE FROM {s}.uc WHERE a = 3", "the duplicate deleted")
+    chk.check(same("CREATE UNIQUE INDEX uc_code ON {s}.uc (code)", "build")[0] == "ok", "child unique: built")
+    chk.check(same("INSERT INTO {s}.uc VALUES (3, 1, 'x')", "insert of a taken value")[1] == "23505",
+              "child unique: insert of a taken value: 23505")
+    chk.check(same("UPDATE {s}.uc SET code = 'x' WHERE a = 2", "update to a taken value")[1] == "23505",
+              "child unique: update to a taken value: 23505")
+    same("UPDATE {s}.uc SET code = 'z' WHERE a = 2", "update freeing a value")
+    same("INSERT INTO {s}.uc VALUES (3, 1, 'y')", "insert of the freed value")
+    same("INSERT INTO {s}.uc VALUES (4, 1, NULL), (4, 2, NULL)", "NULLs are distinct")
+    same("DELETE FROM {s}.up WHERE a = 1", "cascade from the parent")
+    same("INSERT INTO {s}.uc VALUES (5, 1, 'x')", "a value freed by the cascade")
+    chk.check(same("INSERT INTO {s}.uc VALUES (5, 2, 'z')", "taken again")[1] == "23505",
+              "child unique: value moved by update still taken: 23505")
+    cur.execute("BEGIN")
+    same("DELETE FROM {s}.uc WHERE a = 5", "a delete in a transaction")
+    same("INSERT INTO {s}.uc VALUES (2, 7, 'x')", "the value it freed, in the same transaction")
+    cur.execute("COMMIT")
+    verify_ix(chk, cur, ("ilv.uc_code",), "child unique")
+    cur.execute("SET enable_seqscan = off")
+    chk.check(fetch(cur, "SELECT a, k FROM ilv.uc WHERE code = 'x'") == fetch(cur, "SELECT a, k FROM plain.uc WHERE code = 'x'"),
+              "child unique: lookup by the unique index")
+    cur.execute("RESET enable_seqscan")
+    try:
+        cur.execute("CREATE INDEX CONCURRENTLY uc_c2 ON ilv.uc (code)")
+        code = None
+    except psycopg2.Error as e:
+        code = e.pgcode
+    chk.check(code == "0A000", f"child indexes: CREATE INDEX CONCURRENTLY refused: {code}")
+    for sch in ("ilv", "plain"):
+        cur.execute(f"DROP INDEX {sch}.uc_code")
+        cur.execute(f"DROP TABLE {sch}.uc")
+        cur.execute(f"DROP TABLE {sch}.up")
+    for sch in ("ilv", "plain"):
+        cur.execute(f"DROP INDEX {sch}.lines_item, {sch}.lines_qty, {sch}.notes_body")
+    compare(chk, cur, "after DROP INDEX")
+
+
+def explain(chk, conn):
+    """EXPLAIN names how a child is read: bounds on its key past the root's
+    key slice every group (Group Slice), also inside an interleaved join; with
+    the root's key fixed they bound the one group read (Index Cond)."""
+    conn.autocommit = True
+    cur = conn.cursor()
+
+    def plan(sql):
+        return "\n".join(r[0] for r in fetch(cur, "EXPLAIN " + sql))
+
+    p = plan("SELECT * FROM ilv.lines WHERE line_no BETWEEN 3 AND 6")
+    chk.check("Group Slice: ((line_no >= 3) AND (line_no <= 6))" in p, f"explain: child slice: {p}")
+    p = plan("SELECT * FROM ilv.notes WHERE line_no = 3 AND n > 1")
+    chk.check("Group Slice: ((line_no = 3) AND (n > 1))" in p, f"explain: two-level slice: {p}")
+    p = plan("SELECT o.id, l.line_no FROM ilv.orders o JOIN ilv.lines l ON l.order_id = o.id "
+             "WHERE l.line_no BETWEEN 2 AND 4")
+    chk.check("Interleaved Join" in p and "Group Slice: ((line_no >= 2) AND (line_no <= 4))" in p,
+              f"explain: slice inside an interleaved join: {p}")
+    p = plan("SELECT o.id, l.line_no FROM ilv.orders o JOIN ilv.lines l ON l.order_id = o.id "
+             "WHERE l.line_no BETWEEN 2 AND 5 AND o.id IN (3, 7, 11)")
+    chk.check("Index Cond: (order_id = o.id)" in p and "Group Slice: ((line_no >= 2) AND (line_no <= 5))" in p,
+              f"explain: slice of each group a lookup join reads: {p}")
+    p = plan("SELECT * FROM ilv.lines WHERE order_id = 7 AND line_no BETWEEN 3 AND 6")
+    chk.check("Index Cond: ((order_id = 7) AND (line_no >= 3) AND (line_no <= 6))" in p
+              and "Group Slice" not in p, f"explain: root key fixed, one group's slice: {p}")
+    p = plan("SELECT * FROM plain.lines WHERE line_no BETWEEN 3 AND 6")
+    chk.check("Group Slice" not in p, f"explain: no slice on a plain table: {p}")
+    # Prepared: the bounds are parameters evaluated at each execution.
+    cur.execute("PREPARE sl(int, int) AS SELECT order_id, line_no FROM ilv.lines "
+                "WHERE line_no BETWEEN $1 AND $2 ORDER BY 1, 2")
+    cur.execute("PREPARE sp(int, int) AS SELECT order_id, line_no FROM plain.lines "
+                "WHERE line_no BETWEEN $1 AND $2 ORDER BY 1, 2")
+    for lo, hi in ((1, 1), (3, 7), (7, 3), (11, 40)):
+        chk.check(fetch(cur, f"EXECUTE sl({lo}, {hi})") == fetch(cur, f"EXECUTE sp({lo}, {hi})"),
+                  f"explain: prepared slice ({lo}, {hi}) answers as the plain table")
+    cur.execute("DEALLOCATE sl")
+    cur.execute("DEALLOCATE sp")
 
 
 def same_txn_deletes(chk, conn):
@@ -241,6 +510,8 @@ def schema_changes(chk, conn):
     cur.execute("CREATE TABLE sc (a int, k int, v text, PRIMARY KEY (a, k)) WITH (interleave_in_parent = 'sp')")
     cur.execute("INSERT INTO sp SELECT i, 'p' || i FROM generate_series(1, 200) i")
     cur.execute("INSERT INTO sc SELECT i % 200 + 1, i, 'c' || i FROM generate_series(1, 3000) i")
+    cur.execute("CREATE TABLE sc2 (a int, j int, w text, PRIMARY KEY (a, j)) WITH (interleave_in_parent = 'sp')")
+    cur.execute("INSERT INTO sc2 SELECT i % 200 + 1, i, 'x' || i FROM generate_series(1, 500) i")
     parent = fetch(cur, "SELECT a, b FROM sp ORDER BY a")
     child = fetch(cur, "SELECT a, k, v FROM sc ORDER BY a, k")
 
@@ -255,6 +526,9 @@ def schema_changes(chk, conn):
         ("ALTER TABLE sp ADD COLUMN x int", "parent ADD COLUMN"),
         ("ALTER TABLE sp DROP COLUMN x", "parent DROP COLUMN"),
         ("CREATE INDEX sp_b ON sp (b)", "CREATE INDEX on the parent"),
+        ("CREATE INDEX sc_v ON sc (v)", "CREATE INDEX on a child"),
+        ("CREATE UNIQUE INDEX sc_kv ON sc (k, v)", "CREATE UNIQUE INDEX on a child"),
+        ("DROP INDEX sc_kv", "DROP INDEX on a child"),
     ]
     for sql, what in steps:
         cur.execute(sql)
@@ -268,7 +542,31 @@ def schema_changes(chk, conn):
     chk.check(fetch(cur, "SELECT count(*) FROM sc WHERE d = 'dflt'") == [(3000,)],
               "schema changes: the new column's default reads on old rows")
     chk.check(fetch(cur, "SELECT a FROM sp WHERE b = 'p77'") == [(77,)], "schema changes: the new index answers")
+    # A non-constant default rewrites that table's rows only: each table's
+    # own cells (strata_checksum(t, true)) are digested apart.
+    def own(t):
+        return fetch(cur, f"SELECT * FROM strata_checksum('{t}', true)")[0]
+
+    p0, c0, s0 = own("sp"), own("sc"), own("sc2")
+    chk.check((p0[0], c0[0], s0[0]) == (400, 9000, 1000),
+              f"schema changes: each table's own cells counted apart: {p0} {c0} {s0}")
+    chk.check(p0[0] + c0[0] + s0[0] == digest()[0], "schema changes: own cells add up to the group's")
+    cur.execute("CREATE SEQUENCE sq")
+    cur.execute("ALTER TABLE sc ADD COLUMN q bigint DEFAULT nextval('sq')")
+    c1 = own("sc")
+    chk.check(own("sp") == p0 and own("sc2") == s0 and c1[0] == c0[0] + 3000,
+              f"schema changes: a volatile default on a child rewrote that child only: {c0} -> {c1}")
+    chk.check(fetch(cur, "SELECT count(DISTINCT q), min(q), max(q) FROM sc") == [(3000, 1, 3000)],
+              "schema changes: the volatile default evaluated per row")
+    cur.execute("ALTER TABLE sp ADD COLUMN t timestamptz DEFAULT clock_timestamp()")
+    chk.check(own("sc") == c1 and own("sc2") == s0 and own("sp")[0] == p0[0] + 200,
+              "schema changes: a volatile default on the parent rewrote the parent only")
+    chk.check(fetch(cur, "SELECT count(*) FROM sp WHERE t IS NOT NULL") == [(200,)],
+              "schema changes: the parent's new column filled")
     cur.execute("SELECT strata_verify_index('sp_b')")
+    v = fetch(cur, "SELECT rows, missing, stale, mismatched FROM strata_verify_index('sc_v')")
+    chk.check(v == [(3000, 0, 0, 0)], f"schema changes: the child's index verifies: {v}")
+    chk.check(fetch(cur, "SELECT a, k FROM sc WHERE v = 'c77'") == [(78, 77)], "schema changes: the child's index answers")
     # New writes after the changes, including a slice of a group that has
     # uncommitted rows of this transaction.
     cur.execute("BEGIN")
@@ -279,7 +577,9 @@ def schema_changes(chk, conn):
     chk.check(fetch(cur, "SELECT count(*) FROM sc WHERE a = 5 AND k >= 100000") == [(0,)],
               "schema changes: rolled back rows gone")
     cur.execute("DROP TABLE sc")
+    cur.execute("DROP TABLE sc2")
     cur.execute("DROP TABLE sp")
+    cur.execute("DROP SEQUENCE sq")
 
 
 def main():
@@ -298,7 +598,10 @@ def main():
         try:
             workload(chk, conn, random.Random(seed), rounds)
             conn.rollback()
+            child_indexes(chk, conn, random.Random(seed + 1))
             rules(chk, conn)
+            truncate(chk, conn)
+            explain(chk, conn)
             same_txn_deletes(chk, conn)
             schema_changes(chk, conn)
         except Exception:
