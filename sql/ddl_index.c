@@ -626,11 +626,20 @@ static bool in_block(sql_session *s)
 void sql_ddl_index(sql_session *s, PgQuery__IndexStmt *st, const char *text)
 {
 	(void)text;
-	if (st->concurrent && in_block(s))
+	bool concurrent = st->concurrent;
+	if (concurrent && in_block(s))
 		ty_error(UTIL_E_ACTIVE_SQL_TRANSACTION,
 			 "CREATE INDEX CONCURRENTLY cannot run inside a transaction block");
-	cat_snap *cs = st->concurrent ? s->cat : cat_txn_snap(sql_txn_ddl(s->txn));
+	cat_snap *cs = concurrent ? s->cat : cat_txn_snap(sql_txn_ddl(s->txn));
 	const cat_obj *table = sql_lookup_rel(s, cs, st->relation, false);
+	if (concurrent && table->rel.ilv_depth) {
+		/* An interleaved child's index is built under the child's
+		 * exclusive lock (index_ilv.c): CONCURRENTLY gives the same index
+		 * built the blocking way, in this statement's transaction. */
+		concurrent = false;
+		cs = cat_txn_snap(sql_txn_ddl(s->txn));
+		table = sql_lookup_rel(s, cs, st->relation, false);
+	}
 	if (table->rel.relkind != CAT_RELKIND_TABLE) {
 		util_err *e = ty_errstart(UTIL_E_WRONG_OBJECT_TYPE, "cannot create index on relation \"%s\"",
 					  table->rel.name);
@@ -659,11 +668,7 @@ void sql_ddl_index(sql_session *s, PgQuery__IndexStmt *st, const char *text)
 		choose_name(cs, table->rel.schema, table->rel.name, cols.data, "idx", d.name);
 		util_buf_free(&cols);
 	}
-	if (st->concurrent && table->rel.ilv_depth)
-		ty_error(UTIL_E_FEATURE_NOT_SUPPORTED,
-			 "CREATE INDEX CONCURRENTLY on interleaved table \"%s\" is not supported",
-			 table->rel.name);
-	if (st->concurrent)
+	if (concurrent)
 		create_concurrently(s, table, &d);
 	else
 		create_in_txn(s, table, &d);
