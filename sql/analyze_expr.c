@@ -1968,16 +1968,17 @@ static sql_expr *xform(sql_actx *ax, sql_query *q, pnode *n)
 		 * the parameter and then fails on the first one without a type
 		 * (42P18, sql_prepared_check_types); the bound keeps the type
 		 * array small. */
-		if (num <= 0 || num > SQL_MAX_PARAM_NUMBER)
-			sql_error_at(ax, n->param_ref->location, UTIL_E_UNDEFINED_PARAMETER, "there is no parameter $%d", num);
 		sql_pstate *ps = ax->ps;
+		if (num <= 0 || num > SQL_MAX_PARAM_NUMBER || ps->no_params)
+			sql_error_at(ax, n->param_ref->location, UTIL_E_UNDEFINED_PARAMETER, "there is no parameter $%d", num);
 		if (num > ps->nparams) {
 			if (num > ps->params_cap) {
 				int cap = num * 2;
 				ty_oid *nt = util_arena_alloc(ax->arena, sizeof(ty_oid) * (size_t)cap);
 				if (!nt)
 					ty_error(UTIL_E_OUT_OF_MEMORY, "out of memory");
-				memcpy(nt, ps->param_types, sizeof(ty_oid) * (size_t)ps->nparams);
+				if (ps->nparams)
+					memcpy(nt, ps->param_types, sizeof(ty_oid) * (size_t)ps->nparams);
 				ps->param_types = nt;
 				ps->params_cap = cap;
 			}
@@ -2025,6 +2026,9 @@ static sql_expr *xform(sql_actx *ax, sql_query *q, pnode *n)
 					 n->min_max_expr->op == PG_QUERY__MIN_MAX_OP__IS_GREATEST ? "GREATEST" : "LEAST",
 					 n->min_max_expr->location);
 	case PG_QUERY__NODE__NODE_SUB_LINK:
+		if (q->cur_ctx == SQL_EXPR_CHECK || q->cur_ctx == SQL_EXPR_DEFAULT)
+			sql_error_at(ax, n->sub_link->location, UTIL_E_FEATURE_NOT_SUPPORTED, "cannot use subquery in %s",
+				     q->cur_ctx == SQL_EXPR_CHECK ? "check constraint" : "DEFAULT expression");
 		return transform_sublink(ax, q, n->sub_link);
 	case PG_QUERY__NODE__NODE_A_ARRAY_EXPR:
 		return transform_array(ax, q, n->a_array_expr, 0);

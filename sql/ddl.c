@@ -357,8 +357,10 @@ cat_constraint *sql_ddl_apply_constraint(sql_tbl_build *tb, PgQuery__Constraint 
 	case PG_QUERY__CONSTR_TYPE__CONSTR_CHECK: {
 		cat_constraint *c = add_constraint(tb, 'c', con->conname);
 		c->check_sql = cat_obj_strdup(tb->o, sql_deparse_select_expr(con->raw_expr));
+		tb->checks = ty_realloc_list(tb->checks, tb->nchecks, sizeof(PgQuery__Node *));
+		tb->checks[tb->nchecks++] = con->raw_expr;
 		c->no_inherit = con->is_no_inherit;
-		c->validated = !con->skip_validation;
+		c->validated = !tb->altering || !con->skip_validation; /* CREATE TABLE: always valid */
 		if (!c->name[0]) {
 			/* PostgreSQL names it after the column when the expression uses exactly one. */
 			char nm[CAT_NAME_MAX];
@@ -442,7 +444,7 @@ cat_constraint *sql_ddl_apply_constraint(sql_tbl_build *tb, PgQuery__Constraint 
 			util_buf_free(&cols);
 			snprintf(c->name, sizeof c->name, "%s", nm);
 		}
-		c->validated = !con->skip_validation;
+		c->validated = !tb->altering || !con->skip_validation; /* CREATE TABLE: always valid */
 		sql_fk_resolve(tb->s, tb->cs, r, tb->o->oid, c, con, tb->o);
 		return c;
 	}
@@ -694,15 +696,34 @@ static void validate_exprs(sql_tbl_build *tb)
 {
 	cat_rel *r = tb->r;
 	util_arena *a = ty_get_arena();
-	sql_pstate ps = {.text = ""};
+	sql_pstate ps = {.text = "", .no_params = true};
 	sql_actx ax = {tb->s, tb->cs, a, &ps};
 	for (int i = 0; i < r->ncols; i++)
 		if (r->cols[i].default_sql && !r->cols[i].identity) {
 			/* nextval on a sequence created here: skip (it is not visible yet). */
 			if (strstr(r->cols[i].default_sql, "nextval(") && tb->nextra)
 				continue;
-			sql_column_default(&ax, r, i);
+			TY_TRY(tc)
+			{
+				sql_column_default(&ax, r, i);
+			}
+			TY_CATCH(tc)
+			{
+				TY_END(tc);
+				ty_err()->position = 0; /* it would point into the stored text */
+				ty_errthrow();
+			}
+			TY_END(tc);
 		}
+	/* CHECK expressions as written, so errors point into the statement
+	 * (42703 for a misspelled column, 22P02 for a bad constant, 42804). */
+	ps.text = tb->text ? tb->text : "";
+	for (int i = 0; i < tb->nchecks; i++) {
+		bool cannot = false;
+		sql_expr *e =
+		    sql_rewrite_row_expr(tb->s, tb->o, tb->checks[i], ps.text, SQL_EXPR_CHECK, &ps, 0, -1, &cannot);
+		sql_coerce_bool(&ax, e, "CHECK");
+	}
 }
 
 static void storage_name(cat_obj *o, char prefix)

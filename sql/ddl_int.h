@@ -24,6 +24,9 @@ typedef struct sql_tbl_build {
 	int nextra;
 	const char *text;
 	bool altering; /* ALTER TABLE: constraint names checked against the table */
+	PgQuery__Node **checks; /* CHECK expressions as parsed (in text), checked once
+				 * every column exists; arena-allocated */
+	int nchecks;
 } sql_tbl_build;
 
 /* Starts a builder on a copy of an existing table (ALTER TABLE). */

@@ -60,6 +60,7 @@ sql_expr *sql_rewrite_row_expr(sql_session *s, const cat_obj *rel, pnode *expr, 
 	sql_pstate *saved_text_ps = ps;
 	const char *saved_text = ps->text;
 	ps->text = text ? text : "";
+	ps->no_params = true;
 	sql_actx ax = {s, cs, ty_get_arena(), ps};
 	sql_query *q = sql_new_query(&ax, SQL_CMD_SELECT, NULL);
 	sql_jnode *jn;
@@ -103,6 +104,7 @@ sql_expr *sql_rewrite_check_expr(sql_session *s, const cat_obj *rel, const char 
 	{
 		TY_END(tc);
 		pg_query__parse_result__free_unpacked(pr, NULL);
+		ty_err()->position = 0; /* it would point into the stored text, not the statement */
 		ty_errthrow();
 	}
 	TY_END(tc);
@@ -113,7 +115,19 @@ sql_expr *sql_rewrite_check_expr(sql_session *s, const cat_obj *rel, const char 
 sql_expr *sql_rewrite_default_expr(sql_session *s, const cat_obj *rel, int col, sql_pstate *ps)
 {
 	sql_actx ax = {s, sql_ddl_snap(s), ty_get_arena(), ps};
-	sql_expr *e = sql_column_default(&ax, &rel->rel, col);
+	ps->no_params = true;
+	sql_expr *e;
+	TY_TRY(tc)
+	{
+		e = sql_column_default(&ax, &rel->rel, col);
+	}
+	TY_CATCH(tc)
+	{
+		TY_END(tc);
+		ty_err()->position = 0; /* it would point into the stored text, not the statement */
+		ty_errthrow();
+	}
+	TY_END(tc);
 	sql_query *q = sql_new_query(&ax, SQL_CMD_SELECT, NULL);
 	sql_planned top;
 	memset(&top, 0, sizeof top);

@@ -538,6 +538,7 @@ typedef struct sql_pstate {
 	int ncache;                 /* executor cache slots (functions, sublinks) */
 	int nctes;
 	const char *text;           /* query text, for error positions */
+	bool no_params;             /* DDL expressions: $n is 42P02, as in PostgreSQL's utility statements */
 } sql_pstate;
 
 struct sql_query {

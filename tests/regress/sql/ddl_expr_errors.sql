@@ -1,0 +1,27 @@
+-- Expressions in CREATE TABLE and ALTER TABLE are checked when the table is
+-- created or altered, as PostgreSQL does: CHECK constraints over columns that
+-- exist, of type boolean, without subqueries, aggregates or parameters; DEFAULT
+-- expressions without subqueries or parameters.
+CREATE TABLE ck1 (a int CHECK (misspelled > 0));
+CREATE TABLE ck2 (a int, CHECK (a > 'x'));
+CREATE TABLE ck6 (a int CHECK (a > (SELECT 1)));
+CREATE TABLE ck7 (a int CHECK (sum(a) > 0));
+CREATE TABLE ck9 (a int CHECK (a > $1));
+-- a column CHECK may use a column declared after it
+CREATE TABLE ck4 (a int CHECK (b > a), b int);
+INSERT INTO ck4 VALUES (1, 2);
+INSERT INTO ck4 VALUES (3, 2);
+CREATE TABLE ck5 (a int, b text, CONSTRAINT c5 CHECK (length(b) < a) NOT VALID);
+CREATE TABLE ck12 (a int, b int, CHECK (a > b), CHECK (a < 100));
+INSERT INTO ck12 VALUES (5, 1), (200, 1);
+SELECT conname, pg_get_constraintdef(oid) FROM pg_constraint
+ WHERE conrelid IN ('ck4'::regclass, 'ck5'::regclass, 'ck12'::regclass) ORDER BY 1;
+CREATE TABLE ck10 (a int);
+ALTER TABLE ck10 ADD CHECK (a > $1);
+ALTER TABLE ck10 ADD CHECK (a > (SELECT 1));
+ALTER TABLE ck10 ADD CHECK (nope > 0);
+ALTER TABLE ck10 ADD COLUMN b int DEFAULT (SELECT 1);
+ALTER TABLE ck10 ADD COLUMN c int DEFAULT $1;
+ALTER TABLE ck10 ADD CHECK (a > 0);
+INSERT INTO ck10 VALUES (-1);
+DROP TABLE ck4, ck5, ck10, ck12;
