@@ -720,8 +720,8 @@ static void validate_exprs(sql_tbl_build *tb)
 	ps.text = tb->text ? tb->text : "";
 	for (int i = 0; i < tb->nchecks; i++) {
 		bool cannot = false;
-		sql_expr *e =
-		    sql_rewrite_row_expr(tb->s, tb->o, tb->checks[i], ps.text, SQL_EXPR_CHECK, &ps, 0, -1, &cannot);
+		sql_expr *e = sql_rewrite_row_expr(tb->s, tb->o, tb->checks[i], ps.text, SQL_EXPR_CHECK, &ps,
+						   0, -1, &cannot);
 		sql_coerce_bool(&ax, e, "CHECK");
 	}
 }
