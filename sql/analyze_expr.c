@@ -1961,6 +1961,9 @@ static sql_expr *xform(sql_actx *ax, sql_query *q, pnode *n)
 	ty_check_interrupts();
 	switch (n->node_case) {
 	case PG_QUERY__NODE__NODE_COLUMN_REF:
+		if (q->cur_ctx == SQL_EXPR_DEFAULT)
+			sql_error_at(ax, n->column_ref->location, UTIL_E_FEATURE_NOT_SUPPORTED,
+				     "cannot use column reference in DEFAULT expression");
 		return resolve_column(ax, q, n->column_ref);
 	case PG_QUERY__NODE__NODE_PARAM_REF: {
 		int num = n->param_ref->number;

@@ -330,6 +330,15 @@ cat_constraint *sql_ddl_apply_constraint(sql_tbl_build *tb, PgQuery__Constraint 
 				 "both default and identity specified for column \"%s\" of table \"%s\"",
 				 col->name, r->name);
 		col->default_sql = cat_obj_strdup(tb->o, sql_deparse_select_expr(con->raw_expr));
+		if (col->attnum - 1 >= tb->ndefaults) {
+			int n = col->attnum;
+			PgQuery__Node **d = ty_alloc0(sizeof *d * (size_t)n);
+			if (tb->ndefaults)
+				memcpy(d, tb->defaults, sizeof *d * (size_t)tb->ndefaults);
+			tb->defaults = d;
+			tb->ndefaults = n;
+		}
+		tb->defaults[col->attnum - 1] = con->raw_expr;
 		return NULL;
 	case PG_QUERY__CONSTR_TYPE__CONSTR_IDENTITY: {
 		if (col->default_sql)
@@ -703,6 +712,36 @@ static void validate_exprs(sql_tbl_build *tb)
 			/* nextval on a sequence created here: skip (it is not visible yet). */
 			if (strstr(r->cols[i].default_sql, "nextval(") && tb->nextra)
 				continue;
+			int d = r->cols[i].attnum - 1;
+			if (d >= 0 && d < tb->ndefaults && tb->defaults[d] && tb->text) {
+				/* As written: errors point into the statement. */
+				sql_pstate wps = {.text = tb->text, .no_params = true};
+				sql_actx wax = {tb->s, tb->cs, a, &wps};
+				sql_query *q = sql_new_query(&wax, SQL_CMD_SELECT, NULL);
+				sql_expr *e = sql_transform_expr(&wax, q, tb->defaults[d], SQL_EXPR_DEFAULT);
+				ty_oid t = r->cols[i].type;
+				if (e->type == TY_UNKNOWN && e->kind == SQL_E_CONST) {
+					/* A literal's text must be valid input for the column. */
+					sql_coerce(&wax, e, t, -1, SQL_COERCE_ASSIGNMENT,
+						   sql_raw_location(tb->defaults[d]));
+				} else if (e->type != t && e->type != TY_UNKNOWN &&
+					   !sql_can_coerce(e->type, t, SQL_COERCE_ASSIGNMENT)) {
+					util_buf want = UTIL_BUF_INIT, got = UTIL_BUF_INIT;
+					ty_format_type(t, r->cols[i].typmod, &want);
+					ty_format_type(e->type, -1, &got);
+					util_err *er = ty_errstart(UTIL_E_DATATYPE_MISMATCH,
+								   "column \"%s\" is of type %s but default "
+								   "expression is of type %s",
+								   r->cols[i].name, want.data, got.data);
+					util_err_hint(er, "You will need to rewrite or cast the expression.");
+					util_buf_free(&want);
+					util_buf_free(&got);
+					ty_errthrow();
+				}
+				/* Values are computed (and may fail) when rows are inserted,
+				 * as in PostgreSQL. */
+				continue;
+			}
 			TY_TRY(tc)
 			{
 				sql_column_default(&ax, r, i);

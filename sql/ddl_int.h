@@ -27,6 +27,8 @@ typedef struct sql_tbl_build {
 	PgQuery__Node **checks; /* CHECK expressions as parsed (in text), checked once
 				 * every column exists; arena-allocated */
 	int nchecks;
+	PgQuery__Node **defaults; /* DEFAULT expressions as parsed, per column index */
+	int ndefaults;            /* entries of defaults (columns seen so far) */
 } sql_tbl_build;
 
 /* Starts a builder on a copy of an existing table (ALTER TABLE). */
