@@ -834,10 +834,6 @@ static void copy_from(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o,
 	memset(&ld, 0, sizeof ld);
 	ld.s = s;
 	ld.rel = rel;
-	ld.scratch = util_arena_new(4096, 0);
-	kv_status kst = kv_table_open(s->e->kv, r->storage, &ld.kv);
-	if (kst != KV_OK)
-		sql_kv_error(kst, "opening a table");
 	/* Autocommit COPY writes directly into the commit batch. */
 	ld.bulk = s->txn_state == SQL_TXN_IDLE && !s->implicit_block;
 	/* A table referencing itself must see its own new rows: no bulk path. */
@@ -874,7 +870,6 @@ static void copy_from(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o,
 	sql_planned *pl = ty_alloc0(sizeof *pl);
 	ld.ex = sql_exec_new(s, pl, ty_get_arena(), NULL, 0);
 	ld.ex->cache = ty_alloc0(sizeof(sql_cache_slot) * (size_t)(ps.ncache + 1));
-	ld.fk = sql_fk_begin(ld.ex, rel, SQL_CMD_INSERT);
 	bool *fnn = ty_alloc0(sizeof(bool) * (size_t)(ncols + 1));
 	for (int i = 0; i < o->nfnn; i++) {
 		bool found = false;
@@ -908,6 +903,17 @@ static void copy_from(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o,
 	} else if (!s->client.copy_in_begin || s->client.copy_in_begin(s->client.arg, o->fmt, ncols) != 0) {
 		ty_error(UTIL_E_CONNECTION_FAILURE, "could not start COPY");
 	}
+	/* What the error path below frees is made only now: every check
+	 * above may throw. */
+	ld.fk = sql_fk_begin(ld.ex, rel, SQL_CMD_INSERT);
+	kv_status kst = kv_table_open(s->e->kv, r->storage, &ld.kv);
+	if (kst != KV_OK) {
+		if (ci.file)
+			fclose(ci.file);
+		sql_fk_abandon(ld.fk);
+		sql_kv_error(kst, "opening a table");
+	}
+	ld.scratch = util_arena_new(4096, 0);
 	uint64_t n = 0;
 	char **fields = ty_alloc(sizeof(char *) * (size_t)(ncols + 1));
 	size_t *lens = ty_alloc(sizeof(size_t) * (size_t)(ncols + 1));

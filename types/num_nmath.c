@@ -298,7 +298,11 @@ void nv_power_int(const nvar *base, int exp, nvar *result, int rscale)
 		p -= DEC_DIGITS;
 	}
 	f = exp * (log10(f) + p);
-	if (f > 3 * SHRT_MAX * DEC_DIGITS)
+	/* A result with more than (SHRT_MAX + 1) * DEC_DIGITS digits before the
+	 * point overflows numeric: say so now rather than after squarings of
+	 * 100k-digit numbers (PostgreSQL reaches the same error later). The
+	 * margin covers the estimate's rounding. */
+	if (f > 3 * SHRT_MAX * DEC_DIGITS || (exp > 0 && f > (SHRT_MAX + 3) * DEC_DIGITS))
 		ty_error(UTIL_E_NUMERIC_VALUE_OUT_OF_RANGE, "value overflows numeric format");
 	if (f + 1 < -rscale || f + 1 < -NUM_MAX_DISPLAY_SCALE) {
 		nv_init(result);

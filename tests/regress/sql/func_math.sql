@@ -39,3 +39,7 @@ SELECT factorial(-1);
 SELECT 'abc'::int;
 SELECT ''::numeric;
 SELECT '1e500'::float8;
+-- a power whose result overflows numeric fails at once (22003)
+SELECT '2.5'::numeric ^ 368547;
+SELECT 10::numeric ^ 131072;
+SELECT length((10::numeric ^ 131071)::text);
