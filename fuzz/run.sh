@@ -59,7 +59,10 @@ for t in "${targets[@]}"; do
 	dict=()
 	[[ -f fuzz/$t.dict ]] && dict=(-dict="$root/fuzz/$t.dict")
 	start=$(date +%s)
-	(cd "$logs" && "$bin" -max_total_time="$secs" -timeout=30 -rss_limit_mb=2500 -print_final_stats=1 \
+	# 6 GB: one legal 1 GB text value (repeat('x', 10^9), as PostgreSQL
+	# allows) is held a few times over (the value, its output, ASan's
+	# redzones); the machine has 24 GB.
+	(cd "$logs" && "$bin" -max_total_time="$secs" -timeout=30 -rss_limit_mb=6144 -print_final_stats=1 \
 		-artifact_prefix="$logs/$t-" "${dict[@]}" "$work" "${seeds[@]}") >"$logs/$t.log" 2>&1
 	rc=$?
 	runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$logs/$t.log" | grep -o '[0-9]*$')
