@@ -46,34 +46,48 @@ void sql_ctas(sql_session *s, PgQuery__CreateTableAsStmt *st, const char *text, 
 		ty_throw(&err);
 	cat_obj *o = cat_obj_new(CAT_REL, oid, s->db_oid);
 	cat_rel *r = &o->rel;
-	r->relkind = CAT_RELKIND_TABLE;
-	r->schema = schema;
-	r->owner = s->user_oid;
-	snprintf(r->name, sizeof r->name, "%s", rv->relname);
-	r->ncols = q->nret;
-	r->cols = cat_obj_alloc(o, sizeof(cat_column) * (size_t)(q->nret ? q->nret : 1));
-	int k = 0;
-	for (int i = 0; i < q->ntargets; i++) {
-		if (q->targets[i].junk)
-			continue;
-		cat_column *col = &r->cols[k];
-		const char *name = (size_t)k < into->n_col_names ? str_of(into->col_names[k]) : q->targets[i].name;
-		for (int x = 0; x < k; x++)
-			if (!strcmp(r->cols[x].name, name))
-				ty_error(UTIL_E_DUPLICATE_COLUMN, "column \"%s\" specified more than once", name);
-		snprintf(col->name, sizeof col->name, "%s", name);
-		col->attnum = (int16_t)(k + 1);
-		col->col_id = (uint16_t)(k + 1);
-		col->type = q->targets[i].expr->type == TY_UNKNOWN ? TY_TEXT : q->targets[i].expr->type;
-		col->typmod = q->targets[i].expr->typmod;
-		k++;
+	/* o is freed on an error until the change set owns it. */
+	TY_TRY(tb)
+	{
+		r->relkind = CAT_RELKIND_TABLE;
+		r->schema = schema;
+		r->owner = s->user_oid;
+		snprintf(r->name, sizeof r->name, "%s", rv->relname);
+		r->ncols = q->nret;
+		r->cols = cat_obj_alloc(o, sizeof(cat_column) * (size_t)(q->nret ? q->nret : 1));
+		int k = 0;
+		for (int i = 0; i < q->ntargets; i++) {
+			if (q->targets[i].junk)
+				continue;
+			cat_column *col = &r->cols[k];
+			const char *name =
+			    (size_t)k < into->n_col_names ? str_of(into->col_names[k]) : q->targets[i].name;
+			for (int x = 0; x < k; x++)
+				if (!strcmp(r->cols[x].name, name))
+					ty_error(UTIL_E_DUPLICATE_COLUMN,
+						 "column \"%s\" specified more than once", name);
+			snprintf(col->name, sizeof col->name, "%s", name);
+			col->attnum = (int16_t)(k + 1);
+			col->col_id = (uint16_t)(k + 1);
+			col->type =
+			    q->targets[i].expr->type == TY_UNKNOWN ? TY_TEXT : q->targets[i].expr->type;
+			col->typmod = q->targets[i].expr->typmod;
+			k++;
+		}
+		r->next_col_id = (uint16_t)(k + 1);
+		sql_apply_reloptions(s, o, into->options, into->n_options);
+		sql_default_salt(s, o);
+		snprintf(r->storage, sizeof r->storage, "r%u.1", oid);
+		sql_create_storage(s, s->txn, r->storage);
+		sql_priv_apply_default_acl(s, cs, o);
 	}
-	r->next_col_id = (uint16_t)(k + 1);
-	sql_apply_reloptions(s, o, into->options, into->n_options);
-	sql_default_salt(s, o);
-	snprintf(r->storage, sizeof r->storage, "r%u.1", oid);
-	sql_create_storage(s, s->txn, r->storage);
-	sql_priv_apply_default_acl(s, cs, o);
+	TY_CATCH(tb)
+	{
+		TY_END(tb);
+		cat_obj_free(o);
+		ty_errthrow();
+	}
+	TY_END(tb);
 	cat_txn_put(ct, o);
 	uint64_t n = 0;
 	if (!into->skip_data) {
