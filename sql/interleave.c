@@ -359,12 +359,11 @@ static bool indexed_below(const cat_snap *cs, const cat_obj *o)
 	return false;
 }
 
-/* A cascading delete of the parent row `key` whose child table kid (or one
- * below it) has indexes: the kid's rows under it are deleted one by one
- * through the write buffer, so that the commit removes their index
- * entries (the kv row's DeleteFamily alone would leave them behind). */
-static void cascade_rows(sql_txn *t, const cat_snap *cs, kv_table *kv, const cat_obj *kid, const uint8_t *key,
-			 size_t klen, size_t rl)
+/* The committed cells of child table kid's rows under the parent row
+ * `key` (kv row length rl): one read of the kv row's qualifier range
+ * pre = parent suffix || SEP || kid's tag (*pre, *pl set; in the arena). */
+static kv_status kid_cells(kv_table *kv, const cat_obj *kid, const uint8_t *key, size_t klen, size_t rl,
+			   kv_row *row, uint8_t **pre_out, size_t *pl_out)
 {
 	uint16_t tag = (uint16_t)kid->rel.ilv_path[2 * kid->rel.ilv_depth - 1];
 	size_t pl = klen - rl + 3;
@@ -381,11 +380,26 @@ static void cascade_rows(sql_txn *t, const cat_snap *cs, kv_table *kv, const cat
 	kv_column fam = {SQL_ILV_FAMILY, NULL, 0};
 	ro.columns = &fam;
 	ro.ncolumns = 1;
-	kv_row row;
-	kv_status st = kv_get(kv, key, rl, &ro, ty_get_arena(), &row);
+	kv_status st = kv_get(kv, key, rl, &ro, ty_get_arena(), row);
 	kv_filter_free(f);
 	if (st != KV_OK && st != KV_NOT_FOUND)
 		sql_kv_error(st, "reading interleaved rows");
+	*pre_out = pre;
+	*pl_out = pl;
+	return st;
+}
+
+/* A cascading delete of the parent row `key` whose child table kid (or one
+ * below it) has indexes: the kid's rows under it are deleted one by one
+ * through the write buffer, so that the commit removes their index
+ * entries (the kv row's DeleteFamily alone would leave them behind). */
+static void cascade_rows(sql_txn *t, const cat_snap *cs, kv_table *kv, const cat_obj *kid, const uint8_t *key,
+			 size_t klen, size_t rl)
+{
+	kv_row row;
+	uint8_t *pre;
+	size_t pl;
+	kv_status st = kid_cells(kv, kid, key, klen, rl, &row, &pre, &pl);
 	int nk = 0, cap = 16;
 	uint8_t **keys = ty_alloc(sizeof(uint8_t *) * (size_t)cap);
 	size_t *lens = ty_alloc(sizeof(size_t) * (size_t)cap);
@@ -460,42 +474,22 @@ void sql_ilv_check_delete(sql_txn *t, const cat_snap *cs, kv_table *kv, const ca
 				cascade_rows(t, cs, kv, kid, key, klen, rl);
 			continue;
 		}
-		/* Any row of this child table under the parent's key? */
-		uint16_t tag = (uint16_t)kid->rel.ilv_path[2 * kid->rel.ilv_depth - 1];
-		size_t pl = klen - rl + 3;
-		uint8_t *pre = ty_alloc(pl);
-		memcpy(pre, key + rl, klen - rl);
-		pre[klen - rl] = SQL_ILV_SEP;
-		pre[klen - rl + 1] = (uint8_t)(tag >> 8);
-		pre[klen - rl + 2] = (uint8_t)tag;
-		kv_filter *f = kv_filter_column_prefix(pre, pl);
-		kv_read_opts ro;
-		memset(&ro, 0, sizeof ro);
-		ro.read_ts = KV_TS_MAX;
-		ro.filter = f;
-		kv_column fam = {SQL_ILV_FAMILY, NULL, 0};
-		ro.columns = &fam;
-		ro.ncolumns = 1;
+		/* Any row of this child table under the parent's key? A committed
+		 * one (its sentinel) counts unless this transaction deleted it. */
 		kv_row row;
-		kv_status st = kv_get(kv, key, rl, &ro, ty_get_arena(), &row);
-		kv_filter_free(f);
-		if (st != KV_OK && st != KV_NOT_FOUND)
-			sql_kv_error(st, "reading interleaved rows");
-		/* A committed child row counts unless this transaction deleted it.
-		 * Cells come in qualifier order, so a row's sentinel (qualifier =
-		 * its key suffix) comes before its columns and its descendants,
-		 * which all extend that qualifier. */
+		uint8_t *pre;
+		size_t pl;
+		kv_status st = kid_cells(kv, kid, key, klen, rl, &row, &pre, &pl);
 		bool any = false;
-		for (size_t j = 0; st == KV_OK && j < row.n && !any;) {
+		for (size_t j = 0; st == KV_OK && j < row.n && !any; j++) {
 			const kv_slice q = row.cells[j].qualifier;
+			if (sql_ilv_row_prefix(&kid->rel, q.data, q.len) != q.len || !q.len)
+				continue; /* a column or a descendant's cell */
 			uint8_t *ck = ty_alloc(rl + q.len);
 			memcpy(ck, key, rl);
 			memcpy(ck + rl, q.data, q.len);
 			sql_wrow *w = sql_txn_lookup(t, kid->oid, ck, rl + q.len, false);
 			any = !w || w->present;
-			for (j++; j < row.n && row.cells[j].qualifier.len >= q.len &&
-				  !memcmp(row.cells[j].qualifier.data, q.data, q.len);)
-				j++;
 		}
 		/* ... or written by this transaction (keys start with the prefix). */
 		if (!any) {
