@@ -63,8 +63,7 @@ typedef struct scratch {
 	util_buf rec;
 } scratch;
 
-static pthread_key_t scratch_key;
-static pthread_once_t scratch_once = PTHREAD_ONCE_INIT;
+static util_tls_slot scratch_slot;
 
 static void scratch_free(void *p)
 {
@@ -75,18 +74,15 @@ static void scratch_free(void *p)
 	free(x);
 }
 
-static void scratch_init(void)
+/* The thread's scratch; *own: the caller frees it after the commit (it
+ * could not be kept for the thread). */
+static scratch *get_scratch(bool *own)
 {
-	pthread_key_create(&scratch_key, scratch_free);
-}
-
-static scratch *get_scratch(void)
-{
-	pthread_once(&scratch_once, scratch_init);
-	scratch *x = pthread_getspecific(scratch_key);
+	scratch *x = util_tls_get(&scratch_slot);
+	*own = false;
 	if (!x) {
 		x = util_xcalloc(1, sizeof(*x));
-		pthread_setspecific(scratch_key, x);
+		*own = !util_tls_set(&scratch_slot, x, scratch_free);
 	}
 	return x;
 }
@@ -404,7 +400,8 @@ kv_status commit_batch(kv_store *s, kv_batch *b, bool check, kv_ts read_ts, cons
 		if (atomic_load(&b->m[i].t->too_many_files))
 			store_stall_files(s, b->m[i].t);
 	size_t nstripes;
-	scratch *x = get_scratch();
+	bool own_scratch;
+	scratch *x = get_scratch(&own_scratch);
 	uint32_t *stripes = collect_stripes(x, b, &nstripes);
 	for (size_t i = 0; i < nstripes; i++)
 		pthread_mutex_lock(&s->rowlocks[stripes[i]]);
@@ -468,6 +465,8 @@ out:
 	c.nowned = 0;
 	x->c = c;
 	x->rec = rec;
+	if (own_scratch)
+		scratch_free(x);
 	return st;
 }
 
