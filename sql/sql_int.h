@@ -119,6 +119,8 @@ struct sql_session {
 	struct sql_temp *temp;       /* temporary schema and ON COMMIT actions (ddl_temp.c) */
 	char application_name[128];
 	atomic_bool cancel;          /* set by sql_cancel(); checked in loops */
+	bool commit_retryable;       /* the last commit failed on a READ COMMITTED write conflict
+					(shared store): rerunning its statement is safe (txn.c) */
 	int64_t deadline_us;         /* statement_timeout deadline (mono), 0 = none */
 	util_arena *arena;           /* session lifetime */
 	util_arena *stmt_arena;      /* one statement; reset after it */
@@ -1255,6 +1257,8 @@ typedef struct sql_wrow {
 	bool *set;                /* updates: which cols were written */
 	int cid;                  /* statement that last wrote it */
 	bool dead;                /* created after a savepoint that was rolled back */
+	kv_ts base_ts;            /* read timestamp of the version the first change was based on
+				     (checked at commit on a shared store, READ COMMITTED) */
 	struct sql_wrow *prev;    /* state as of the previous statement, if it differs */
 	struct sql_wrow *next_in_table;
 } sql_wrow;
@@ -1303,6 +1307,10 @@ struct sql_txn {
 
 /* Savepoints (txn_savepoint.c): called before a row write is applied. */
 void sql_txn_undo_record(sql_txn *t, sql_wrow *w, bool created);
+/* The row's first change (by the current statement) was based on the
+ * version read at ts, not at the statement's snapshot (EvalPlanQual on a
+ * shared store). */
+void sql_txn_rebase(sql_txn *t, cat_oid table, const uint8_t *key, size_t klen, kv_ts ts);
 
 sql_txn *sql_txn_begin(sql_session *s, sql_isolation iso, bool read_only, bool explicit_block);
 /* Commits: writes the buffered rows (and catalog changes) as one batch. */
