@@ -42,6 +42,13 @@ int64_t ekv_rev_for(ekv *e, kv_ts ts)
 {
 	int64_t rev = 0;
 	pthread_mutex_lock(&e->map_mu);
+	for (size_t i = 0; i < e->npins; i++) {
+		if (e->pins[i].ts == ts) {
+			rev = e->pins[i].rev;
+			pthread_mutex_unlock(&e->map_mu);
+			return rev;
+		}
+	}
 	size_t n = e->map_next < EKV_TSMAP ? e->map_next : EKV_TSMAP;
 	for (size_t k = 0; k < n; k++) {
 		ekv_tsrev *m = &e->map[(e->map_next - 1 - k) % EKV_TSMAP];
@@ -133,9 +140,47 @@ kv_status ekv_read_point_wait(kv_store *s, kv_ts ts)
 kv_status ekv_snapshot_acquire(kv_store *s, kv_ts *ts)
 {
 	/* etcd keeps old revisions until the operator compacts them
-	 * (docs/scale-out.md); nothing to pin here. */
-	*ts = ekv_read_point(s);
+	 * (docs/scale-out.md): pinning = remembering this read point's
+	 * revision until the release. */
+	ekv *e = s->etcd;
+	kv_ts t;
+	int64_t rev;
+	if (ekv_clock_read(e, &t, &rev) != KV_OK) {
+		*ts = (kv_ts)atomic_load(&s->read_point); /* cluster unreachable: the last known */
+		return KV_OK;
+	}
+	ekv_observe(e, t);
+	ekv_remember(e, t, rev);
+	ekv_advance(s, t);
+	pthread_mutex_lock(&e->map_mu);
+	size_t i = 0;
+	while (i < e->npins && e->pins[i].ts != t)
+		i++;
+	if (i == e->npins) {
+		if (e->npins == e->cpins) {
+			e->cpins = e->cpins ? 2 * e->cpins : 16;
+			e->pins = util_xrealloc(e->pins, e->cpins * sizeof *e->pins);
+		}
+		e->pins[e->npins++] = (ekv_tsrev){t, rev, 0};
+	}
+	e->pins[i].refs++;
+	pthread_mutex_unlock(&e->map_mu);
+	*ts = t;
 	return KV_OK;
+}
+
+void ekv_snapshot_release(kv_store *s, kv_ts ts)
+{
+	ekv *e = s->etcd;
+	pthread_mutex_lock(&e->map_mu);
+	for (size_t i = 0; i < e->npins; i++) {
+		if (e->pins[i].ts == ts) {
+			if (--e->pins[i].refs == 0)
+				e->pins[i] = e->pins[--e->npins];
+			break;
+		}
+	}
+	pthread_mutex_unlock(&e->map_mu);
 }
 
 kv_status ekv_ts_reserve(kv_store *s, kv_ts *ts)
@@ -181,6 +226,7 @@ static void ekv_free(ekv *e)
 	for (int i = 0; i < e->nendpoints; i++)
 		free(e->endpoints[i]);
 	pthread_mutex_destroy(&e->map_mu);
+	free(e->pins);
 	free(e);
 }
 

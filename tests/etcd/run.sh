@@ -13,6 +13,8 @@
 #               seen by the other, also after the writer is killed (SIGKILL); a
 #               sequence used by both; REPEATABLE READ write conflicts (40001);
 #               a READ COMMITTED counter hammered from both loses no update
+#   gc          version GC with no window and no history retention under a
+#               long REPEATABLE READ transaction on another server
 #   failover    one etcd member is killed during a write workload; every
 #               acknowledged commit is still there afterwards
 # Skips (0 passed, 0 failed, 1 skipped) when etcd is not installed.
@@ -65,11 +67,11 @@ fi
 URI="etcd://$ETCD_ENDPOINTS"
 bin=$(fixture_bin) || { bad "no server binary"; echo "$passed passed, $failed failed"; exit 1; }
 
-# server_start NAME PREFIX: starts a server on the cluster; sets SPORT, SPID.
+# server_start NAME PREFIX [ARGS...]: starts a server on the cluster; sets SPORT, SPID.
 server_start() {
 	SPORT=$(fixture_free_port)
 	mkdir -p "$tmp/$1"
-	"$bin" --port "$SPORT" --data-dir "$tmp/$1" --store "$URI/$2" >"$logs/$1.log" 2>&1 &
+	"$bin" --port "$SPORT" --data-dir "$tmp/$1" --store "$URI/$2" "${@:3}" >"$logs/$1.log" 2>&1 &
 	SPID=$!
 	SERVER_PIDS+=("$SPID")
 	fixture_wait_port 127.0.0.1 "$SPORT" "$SPID" 60
@@ -196,6 +198,21 @@ if server_start shared-a shared && PA=$SPORT SPA=$SPID && server_start shared-b 
 	fi
 else
 	bad "shared: the servers did not start (logs: $logs/shared-*.log)"
+fi
+
+# ---------------------------------------------------------------- gc
+# Version GC keeps what a long transaction on another server reads: no GC
+# window, no history retention, and more read points after it than a server
+# remembers unpinned.
+if STRATA_ETCD_GC_WINDOW_S=0 server_start gc-a gc --history_retention 0 && GA=$SPORT &&
+	STRATA_ETCD_GC_WINDOW_S=0 server_start gc-b gc --history_retention 0 && GB=$SPORT; then
+	if got=$(/usr/bin/python3 "$here/gc_snapshot.py" "$GA" "$GB" 5000 2>&1); then
+		ok "gc: a REPEATABLE READ snapshot on one server reads its rows after the other updated them and ran VACUUM FULL (no GC window)"
+	else
+		bad "gc: $got"
+	fi
+else
+	bad "gc: the servers did not start (logs: $logs/gc-*.log)"
 fi
 
 # ---------------------------------------------------------------- failover
