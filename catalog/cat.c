@@ -289,7 +289,7 @@ int cat_reload(cat *c, util_err *err)
 	return 0;
 }
 
-int cat_refresh(cat *c, util_err *err)
+int cat_refresh(cat *c, kv_ts read_ts, util_err *err)
 {
 	if (!c->shared)
 		return 0;
@@ -297,7 +297,7 @@ int cat_refresh(cat *c, util_err *err)
 	kv_column col = {CAT_FAMILY, META_VERSION, strlen(META_VERSION)};
 	kv_read_opts ro;
 	memset(&ro, 0, sizeof ro);
-	ro.read_ts = kv_read_point(c->kv);
+	ro.read_ts = read_ts ? read_ts : kv_read_point(c->kv);
 	ro.columns = &col;
 	ro.ncolumns = 1;
 	kv_row r;

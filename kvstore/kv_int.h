@@ -118,6 +118,7 @@ struct kv_table {
 	uint32_t id;
 	char *name;
 	atomic_bool dropped;
+	_Atomic int64_t meta_us;  /* etcd: when its metadata was last read (open cache, etcd_store.c) */
 	pthread_mutex_t flush_mu; /* one flush of this table at a time */
 	pthread_mutex_t apply_mu; /* inserts into the active memstore; its swap */
 	pthread_mutex_t mu;       /* everything below */

@@ -1272,6 +1272,7 @@ struct sql_txn {
 	bool pinned;              /* pin_ts is pinned in the store (kv_snapshot_acquire), so
 				   compactions keep what the snapshot reads */
 	kv_ts pin_ts;
+	bool begin_pin;           /* pin_ts was taken by sql_txn_begin (shared store) and not used yet */
 	bool export_pinned;       /* export_pin is pinned for an exported READ COMMITTED snapshot */
 	kv_ts export_pin;
 	sql_isolation iso;

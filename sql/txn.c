@@ -24,7 +24,17 @@ sql_txn *sql_txn_begin(sql_session *s, sql_isolation iso, bool read_only, bool e
 	t->iso = iso;
 	t->read_only = read_only;
 	t->explicit_block = explicit_block;
-	t->snapshot_ts = kv_read_point(s->e->kv);
+	if (s->e->opts.store_uri) {
+		/* A store shared by several servers (every read point is an etcd
+		 * read): the snapshot pinned here serves the first statement when
+		 * it starts right away (sql_stmt_begin). */
+		kv_snapshot_acquire(s->e->kv, &t->pin_ts);
+		t->pinned = true;
+		t->begin_pin = true;
+		t->snapshot_ts = t->pin_ts;
+	} else {
+		t->snapshot_ts = kv_read_point(s->e->kv);
+	}
 	t->stmt_ts = t->snapshot_ts;
 	t->start_us = util_now_us();
 	return t;
@@ -35,6 +45,11 @@ sql_txn *sql_txn_begin(sql_session *s, sql_isolation iso, bool read_only, bool e
 static kv_ts new_snapshot(sql_txn *t)
 {
 	kv_store *kv = t->s->e->kv;
+	if (t->begin_pin) { /* taken by sql_txn_begin for this very statement */
+		t->begin_pin = false;
+		if (t->pinned)
+			return t->pin_ts;
+	}
 	if (t->pinned)
 		kv_snapshot_release(kv, t->pin_ts);
 	kv_snapshot_acquire(kv, &t->pin_ts);
