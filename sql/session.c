@@ -608,7 +608,20 @@ int sql_execute(sql_session *s, const char *portal, int64_t max_rows, sql_dest *
 		goto out;
 	}
 	set_activity(s, "active", po->stmt->text);
+	/* A rerun at Sync (retry_sync) needs: one Execute in a transaction
+	 * without earlier writes, run to completion without rows. */
+	bool clean = s->txn_state == SQL_TXN_IDLE && !s->implicit_block &&
+		     (!s->txn || s->txn->nwrites == 0) && s->ext_execs == 0;
+	s->ext_execs++;
 	rc = sql_stmt_run(s, po->stmt, po, dest, max_rows, c, err);
+	s->ext_portal = po;
+	s->ext_retry_ok = rc == 0 && clean && s->e->opts.store_uri && !c->suspended && !po->is_cursor &&
+			  !po->stmt->is_utility && po->nsent == 0 &&
+			  strlen(portal) < sizeof s->ext_portal_name;
+	if (s->ext_retry_ok) {
+		snprintf(s->ext_portal_name, sizeof s->ext_portal_name, "%s", portal);
+		snprintf(s->ext_tag, sizeof s->ext_tag, "%s", c->tag);
+	}
 	if (rc == 0 && !c->suspended && !*portal && !po->is_cursor) {
 		/* The unnamed portal is done; keep it for Describe until replaced. */
 	}
@@ -636,6 +649,46 @@ int sql_close_portal(sql_session *s, const char *name)
 	return 0;
 }
 
+/* The extended protocol's side of run_autocommit: the commit at Sync failed
+ * on a READ COMMITTED write conflict. If the transaction was one Execute of
+ * a statement that sent no rows, rerun that portal at a new snapshot; the
+ * client already has its CommandComplete, so the rerun must end with the
+ * same tag (else the 40001 stands). */
+static int retry_sync(sql_session *s, util_err *err)
+{
+	sql_portal_s *po = s->ext_portal;
+	if (!s->commit_retryable || s->ext_execs != 1 || !s->ext_retry_ok || !po || s->txn ||
+	    util_map_gets(&s->portals, s->ext_portal_name) != po)
+		return -1;
+	for (int attempt = 1; attempt < AUTOCOMMIT_RETRIES; attempt++) {
+		util_err e2;
+		util_err_clear(&e2);
+		po->done = po->exhausted = false;
+		po->nsent = 0;
+		po->pending = NULL;
+		po->pending_pos = 0;
+		sql_dest none = {0};
+		watch_dest w;
+		watch_init(&w, &none);
+		sql_complete c;
+		s->commit_retryable = false;
+		if (sql_stmt_run(s, po->stmt, po, &w.d, 0, &c, &e2) != 0 || w.sent || c.suspended ||
+		    strcmp(c.tag, s->ext_tag) != 0) {
+			abort_implicit(s);
+			return -1;
+		}
+		util_debug("extended-protocol statement retried after a write conflict (attempt %d)",
+			   attempt);
+		if (finish_implicit(s, &e2) == 0) {
+			util_err_clear(err);
+			return 0;
+		}
+		if (!s->commit_retryable || s->txn)
+			return -1;
+	}
+	return -1;
+}
+
 int sql_sync(sql_session *s, util_err *err)
 {
 	enter(s);
@@ -648,7 +701,12 @@ int sql_sync(sql_session *s, util_err *err)
 			abort_implicit(s);
 	} else {
 		rc = finish_implicit(s, err);
+		if (rc != 0 && s->e->opts.store_uri)
+			rc = retry_sync(s, err);
 	}
+	s->ext_execs = 0;
+	s->ext_portal = NULL;
+	s->ext_retry_ok = false;
 	drop_txn_portals(s);
 	util_arena_reset(s->stmt_arena);
 	set_activity(s, s->txn_state == SQL_TXN_IDLE ? "idle" : s->txn_state == SQL_TXN_BLOCK ? "idle in transaction" : "idle in transaction (aborted)", NULL);

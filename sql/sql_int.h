@@ -146,6 +146,14 @@ struct sql_session {
 	util_map portals;            /* name -> sql_portal_s* */
 	util_arena *spare_portal_arena; /* a freed portal's arena, reset, for the next (session.c) */
 	bool ext_failed;             /* an error in an extended batch: skip to Sync */
+	/* Executes since the last Sync, and the last one's portal (name, tag,
+	 * whether it may be rerun): a READ COMMITTED write conflict at Sync's
+	 * commit reruns it (session.c, shared stores). */
+	int ext_execs;
+	struct sql_portal_s *ext_portal;
+	char ext_portal_name[64];
+	char ext_tag[64];
+	bool ext_retry_ok;
 	/* state */
 	char state_desc[32];         /* pg_stat_activity.state */
 	char *current_query;         /* in arena-independent heap memory */

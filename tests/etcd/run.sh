@@ -185,6 +185,27 @@ if server_start shared-a shared && PA=$SPORT SPA=$SPID && server_start shared-b 
 	else
 		bad "shared: READ COMMITTED counter on two servers: $got"
 	fi
+	# The same over the extended query protocol (pgbench -M prepared): a
+	# conflict at the commit at Sync reruns the statement; no client aborts.
+	if command -v pgbench >/dev/null 2>&1; then
+		q "$PA" -c "CREATE TABLE pc (k int PRIMARY KEY, v int)" -c "INSERT INTO pc VALUES (1, 0)" >/dev/null
+		echo 'UPDATE pc SET v = v + 1 WHERE k = 1;' >"$tmp/pc.sql"
+		pp=()
+		for p in "$PA" "$PB"; do
+			pgbench -n -M prepared -h 127.0.0.1 -p "$p" -U postgres -c 3 -t 40 -f "$tmp/pc.sql" postgres \
+				>"$logs/pgbench-$p.txt" 2>&1 &
+			pp+=($!)
+		done
+		wait "${pp[@]}"
+		done_n=$(cat "$logs"/pgbench-"$PA".txt "$logs"/pgbench-"$PB".txt |
+			sed -n 's|^number of transactions actually processed: \([0-9]*\)/.*|\1|p' | awk '{n += $1} END {print n + 0}')
+		got=$(q "$PB" -c "SELECT v FROM pc" -c "DROP TABLE pc" 2>&1)
+		if [[ $done_n == 240 && $got == 240 ]]; then
+			ok "shared: pgbench -M prepared UPDATEs of one row from 6 clients on two servers: 240 of 240 committed, v = 240"
+		else
+			bad "shared: pgbench -M prepared on two servers: $done_n of 240 committed, v = $got (logs: $logs/pgbench-*.txt)"
+		fi
+	fi
 	# Kill -9 the server that wrote: every acknowledged row is read on the other.
 	q "$PA" -c "CREATE TABLE kf (id int PRIMARY KEY)" >/dev/null
 	for i in $(seq 1 50); do echo "INSERT INTO kf VALUES ($i);"; done | q "$PA" >/dev/null
