@@ -190,15 +190,27 @@ void commit_recent_on(kv_store *s)
 	}
 }
 
-static kv_status check_conflicts(kv_store *s, kv_batch *b, kv_ts read_ts)
+static kv_status check_conflicts(kv_store *s, kv_batch *b, bool check, kv_ts read_ts)
 {
 	kv_status st = KV_OK;
 	commit_recent_on(s);
-	for (size_t i = 0; i < b->n && !st; i++)
+	for (size_t i = 0; check && i < b->n && !st; i++)
 		st = commit_check_row(b->m[i].t, mut_row(b, &b->m[i]), b->m[i].rlen, read_ts);
-	for (size_t i = 0; i < b->nk && !st; i++)
-		st = commit_check_row(b->k[i].t, cond_ptr(b, b->k[i].roff), b->k[i].rlen, read_ts);
+	for (size_t i = 0; i < b->nk && !st; i++) {
+		kv_ts ts = chk_ts(&b->k[i], check, read_ts);
+		if (ts)
+			st = commit_check_row(b->k[i].t, cond_ptr(b, b->k[i].roff), b->k[i].rlen, ts);
+	}
 	return st;
+}
+
+/* Does the batch have rows a plain kv_commit checks (kv_batch_check_row_at)? */
+bool commit_has_at_checks(const kv_batch *b)
+{
+	for (size_t i = 0; i < b->nk; i++)
+		if (b->k[i].ts)
+			return true;
+	return false;
 }
 
 /* The value a cell has after earlier mutations of this batch, or from the
@@ -416,7 +428,7 @@ kv_status commit_batch(kv_store *s, kv_batch *b, bool check, kv_ts read_ts, cons
 	bool rw = false;
 	if ((st = commit_check_conditions(b)))
 		goto out;
-	if (check && (st = check_conflicts(s, b, read_ts)))
+	if ((check || (b->nk && commit_has_at_checks(b))) && (st = check_conflicts(s, b, check, read_ts)))
 		goto out;
 	if ((st = commit_resolve(b, &c)))
 		goto out;
