@@ -1164,7 +1164,7 @@ static sql_expr *transform_typecast(sql_actx *ax, sql_query *q, PgQuery__TypeCas
 	return sql_coerce(ax, arg, t, tm, SQL_COERCE_EXPLICIT, loc);
 }
 
-static sql_expr *transform_array(sql_actx *ax, sql_query *q, PgQuery__AArrayExpr *a, ty_oid want)
+static sql_expr *transform_array(sql_actx *ax, sql_query *q, PgQuery__AArrayExpr *a, ty_oid want, int32_t want_typmod)
 {
 	int n = (int)a->n_elements;
 	sql_expr **xs = ty_alloc(sizeof(sql_expr *) * (size_t)(n ? n : 1));
@@ -1173,7 +1173,7 @@ static sql_expr *transform_array(sql_actx *ax, sql_query *q, PgQuery__AArrayExpr
 		pnode *el = a->elements[i];
 		if (el->node_case == PG_QUERY__NODE__NODE_A_ARRAY_EXPR) {
 			const ty_type *wt = want ? ty_type_get(want) : NULL;
-			xs[i] = transform_array(ax, q, el->a_array_expr, wt ? want : 0);
+			xs[i] = transform_array(ax, q, el->a_array_expr, wt ? want : 0, want_typmod);
 			nested = true;
 		} else {
 			xs[i] = xform(ax, q, el);
@@ -1202,10 +1202,13 @@ static sql_expr *transform_array(sql_actx *ax, sql_query *q, PgQuery__AArrayExpr
 	e->f.nargs = n;
 	e->f.args = xs;
 	e->f.negate = nested; /* elements are arrays: build a multi-dimensional array */
-	/* ARRAY[...]::type[] casts the elements explicitly (PostgreSQL). */
+	/* ARRAY[...]::type[] casts the elements explicitly, with the type's
+	 * typmod (PostgreSQL: ARRAY['abc']::varchar(2)[] is {ab}). */
 	for (int i = 0; i < n; i++)
-		xs[i] = sql_coerce(ax, xs[i], nested ? at : et, -1, want ? SQL_COERCE_EXPLICIT : SQL_COERCE_IMPLICIT,
-				   xs[i]->location);
+		xs[i] = sql_coerce(ax, xs[i], nested ? at : et, want ? want_typmod : -1,
+				   want ? SQL_COERCE_EXPLICIT : SQL_COERCE_IMPLICIT, xs[i]->location);
+	if (want && want_typmod >= 0)
+		e->typmod = want_typmod;
 	return e;
 }
 
@@ -1511,6 +1514,7 @@ static const char *ctx_name(sql_expr_ctx c)
 	case SQL_EXPR_INDEX: return "index expressions";
 	case SQL_EXPR_CALL: return "CALL arguments";
 	case SQL_EXPR_FILTER: return "FILTER";
+	case SQL_EXPR_INDEX_PRED: return "index predicates";
 	default: return NULL;
 	}
 }
@@ -2010,7 +2014,7 @@ static sql_expr *xform(sql_actx *ax, sql_query *q, pnode *n)
 			sql_typename(ax, n->type_cast->type_name, &t, &tm);
 			const ty_type *ty = ty_type_get(t);
 			if (ty && ty->category == 'A')
-				return transform_array(ax, q, n->type_cast->arg->a_array_expr, t);
+				return transform_array(ax, q, n->type_cast->arg->a_array_expr, t, tm);
 		}
 		return transform_typecast(ax, q, n->type_cast);
 	case PG_QUERY__NODE__NODE_NULL_TEST:
@@ -2029,12 +2033,14 @@ static sql_expr *xform(sql_actx *ax, sql_query *q, pnode *n)
 					 n->min_max_expr->op == PG_QUERY__MIN_MAX_OP__IS_GREATEST ? "GREATEST" : "LEAST",
 					 n->min_max_expr->location);
 	case PG_QUERY__NODE__NODE_SUB_LINK:
-		if (q->cur_ctx == SQL_EXPR_CHECK || q->cur_ctx == SQL_EXPR_DEFAULT)
+		if (q->cur_ctx == SQL_EXPR_CHECK || q->cur_ctx == SQL_EXPR_DEFAULT || q->cur_ctx == SQL_EXPR_INDEX_PRED)
 			sql_error_at(ax, n->sub_link->location, UTIL_E_FEATURE_NOT_SUPPORTED, "cannot use subquery in %s",
-				     q->cur_ctx == SQL_EXPR_CHECK ? "check constraint" : "DEFAULT expression");
+				     q->cur_ctx == SQL_EXPR_CHECK     ? "check constraint"
+				     : q->cur_ctx == SQL_EXPR_DEFAULT ? "DEFAULT expression"
+								      : "index predicate");
 		return transform_sublink(ax, q, n->sub_link);
 	case PG_QUERY__NODE__NODE_A_ARRAY_EXPR:
-		return transform_array(ax, q, n->a_array_expr, 0);
+		return transform_array(ax, q, n->a_array_expr, 0, -1);
 	case PG_QUERY__NODE__NODE_ROW_EXPR: {
 		PgQuery__RowExpr *r = n->row_expr;
 		sql_expr *e = sql_expr_new(SQL_E_ROW, TY_RECORD, r->location);
