@@ -88,8 +88,34 @@ static const cat_constraint *primary_key(const cat_rel *r)
 	return NULL;
 }
 
-static void analyze_spec(sql_actx *ax, sql_query *q, const cat_rel *r, PgQuery__InferClause *ic,
-			 infer_spec *sp)
+/* A column of the target by name: of the table, or (through a view) the
+ * view's column as its base column or, when computed, its expression. */
+static void spec_column(sql_actx *ax, sql_query *q, const cat_rel *r, const sql_view_target *vt,
+			const char *name, int location, int16_t *attnum, sql_expr **expr)
+{
+	if (vt) {
+		for (int i = 0; i < vt->ncols; i++) {
+			if (!vt->colnames[i] || strcmp(vt->colnames[i], name) != 0)
+				continue;
+			*attnum = vt->attnums[i];
+			*expr = sql_expr_copy(q->rtes[vt->view_rte - 1]->joinvars[i]);
+			return;
+		}
+	} else {
+		const cat_column *c = cat_column_by_name(r, name);
+		if (c && !c->dropped) {
+			*attnum = c->attnum;
+			*expr = sql_make_var(q, q->result_rte, c->attnum - 1, 0, location);
+			return;
+		}
+	}
+	/* PostgreSQL makes a column reference located at the inference
+	 * clause. */
+	sql_error_at(ax, location, UTIL_E_UNDEFINED_COLUMN, "column \"%s\" does not exist", name);
+}
+
+static void analyze_spec(sql_actx *ax, sql_query *q, const cat_rel *r, const sql_view_target *vt,
+			 PgQuery__InferClause *ic, infer_spec *sp)
 {
 	sp->n = (int)ic->n_index_elems;
 	sp->attnums = ty_alloc0(sizeof(int16_t) * (size_t)(sp->n ? sp->n : 1));
@@ -103,14 +129,7 @@ static void analyze_spec(sql_actx *ax, sql_query *q, const cat_rel *r, PgQuery__
 			sql_error_at(ax, ic->location, UTIL_E_INVALID_COLUMN_REFERENCE,
 				     "NULLS FIRST/LAST is not allowed in ON CONFLICT clause");
 		if (ie->name && *ie->name) {
-			/* PostgreSQL makes a column reference located at the
-			 * inference clause. */
-			const cat_column *c = cat_column_by_name(r, ie->name);
-			if (!c || c->dropped)
-				sql_error_at(ax, ic->location, UTIL_E_UNDEFINED_COLUMN,
-					     "column \"%s\" does not exist", ie->name);
-			sp->attnums[i] = c->attnum;
-			sp->exprs[i] = sql_make_var(q, q->result_rte, c->attnum - 1, 0, ic->location);
+			spec_column(ax, q, r, vt, ie->name, ic->location, &sp->attnums[i], &sp->exprs[i]);
 		} else {
 			sql_expr_ctx saved = q->cur_ctx;
 			q->cur_ctx = SQL_EXPR_INDEX;
@@ -160,12 +179,12 @@ static void arbiter_by_name(const cat_rel *r, const char *conname, sql_onconflic
 /* ON CONFLICT (cols or expressions) [WHERE ...]: the primary key or a
  * unique index that matches (PostgreSQL arbitrates on every match; the
  * primary key is preferred here, which decides the same conflicts). */
-static void infer_arbiter(sql_actx *ax, sql_query *q, const cat_obj *rel, PgQuery__InferClause *ic,
-			  sql_onconflict *o)
+static void infer_arbiter(sql_actx *ax, sql_query *q, const cat_obj *rel, const sql_view_target *vt,
+			  PgQuery__InferClause *ic, sql_onconflict *o)
 {
 	const cat_rel *r = &rel->rel;
 	infer_spec sp = {0};
-	analyze_spec(ax, q, r, ic, &sp);
+	analyze_spec(ax, q, r, vt, ic, &sp);
 	bool found = false;
 	const cat_constraint *pk = primary_key(r);
 	if (!sp.collated && pk && same_column_set(&sp, pk->cols, pk->ncols)) {
@@ -200,7 +219,23 @@ static void infer_arbiter(sql_actx *ax, sql_query *q, const cat_obj *rel, PgQuer
 	o->arbiter = sp.attnums;
 }
 
-void sql_transform_onconflict(sql_actx *ax, sql_query *q, const cat_obj *rel, PgQuery__OnConflictClause *oc)
+/* EXCLUDED through a view: the view's columns over a second, hidden copy
+ * of the base table (the proposed row). Returns the copy's RTE; *view_rte
+ * the RTE visible as "excluded". */
+static int excluded_view(sql_actx *ax, sql_query *q, const sql_view_target *vt, int *view_rte)
+{
+	sql_jnode **from = q->from;
+	int nfrom = q->nfrom;
+	sql_view_target xv;
+	int ex = sql_add_view_target(ax, q, vt->view, "excluded", "insert into", &xv);
+	q->from = from; /* (sql_add_view_target makes the base the FROM) */
+	q->nfrom = nfrom;
+	*view_rte = xv.view_rte;
+	return ex;
+}
+
+void sql_transform_onconflict(sql_actx *ax, sql_query *q, const cat_obj *rel, const sql_view_target *vt,
+			      PgQuery__OnConflictClause *oc)
 {
 	const cat_rel *r = &rel->rel;
 	sql_onconflict *o = ty_alloc0(sizeof *o);
@@ -216,24 +251,32 @@ void sql_transform_onconflict(sql_actx *ax, sql_query *q, const cat_obj *rel, Pg
 	if (oc->infer && oc->infer->conname && *oc->infer->conname)
 		arbiter_by_name(r, oc->infer->conname, o);
 	else if (oc->infer)
-		infer_arbiter(ax, q, rel, oc->infer, o);
+		infer_arbiter(ax, q, rel, vt, oc->infer, o);
 	if (o->do_update) {
 		/* EXCLUDED: the proposed row, visible by name beside the target. */
-		sql_jnode *j;
-		int ex = sql_add_table_rte(ax, q, rel, "excluded", &j);
+		int ex, visible;
+		if (vt) {
+			ex = excluded_view(ax, q, vt, &visible);
+		} else {
+			sql_jnode *j;
+			ex = visible = sql_add_table_rte(ax, q, rel, "excluded", &j);
+			sql_add_namespace(q, ex, true, false);
+		}
+		for (int i = 0; i < q->nns; i++) /* by name only: unqualified names are the target's */
+			if (q->ns[i].rte == visible)
+				q->ns[i].cols_visible = false;
 		o->excluded_rte = ex;
-		sql_add_namespace(q, ex, true, false);
 		size_t n = oc->n_target_list ? oc->n_target_list : 1;
 		o->set_cols = ty_alloc(sizeof(int16_t) * n);
 		o->set_exprs = ty_alloc(sizeof(sql_expr *) * n);
-		o->nset = sql_analyze_set_list(ax, q, r, NULL, oc->target_list, oc->n_target_list,
-					       o->set_cols, o->set_exprs);
+		o->nset = sql_analyze_set_list(ax, q, r, vt, oc->target_list, oc->n_target_list, o->set_cols,
+					       o->set_exprs, "insert into");
 		if (oc->where_clause)
 			o->where = sql_coerce_bool(
 			    ax, sql_transform_expr(ax, q, oc->where_clause, SQL_EXPR_WHERE), "WHERE");
 		/* EXCLUDED is visible to DO UPDATE only (RETURNING: 42P01). */
 		for (int i = 0; i < q->nns; i++)
-			if (q->ns[i].rte == ex)
+			if (q->ns[i].rte == visible)
 				q->ns[i].rel_visible = q->ns[i].cols_visible = false;
 	}
 	q->onconflict = o;

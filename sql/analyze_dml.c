@@ -399,7 +399,7 @@ sql_query *sql_analyze_insert(sql_actx *ax, PgQuery__InsertStmt *st)
 	 * a view: the view's columns). */
 	sql_add_namespace(q, vt ? vt->view_rte : q->result_rte, true, true);
 	if (st->on_conflict_clause)
-		sql_transform_onconflict(ax, q, rel, st->on_conflict_clause);
+		sql_transform_onconflict(ax, q, rel, vt, st->on_conflict_clause);
 	add_returning(ax, q, st->returning_list, st->n_returning_list);
 	return q;
 }
@@ -425,13 +425,13 @@ static sql_expr *multi_assign_source(sql_actx *ax, sql_query *q, PgQuery__SubLin
  * (attnums) and exprs (coerced to the columns), each with room for n, and
  * returns how many. */
 int sql_analyze_set_list(sql_actx *ax, sql_query *q, const cat_rel *r, const sql_view_target *vt, PgQuery__Node **list,
-			 size_t n, int16_t *cols, sql_expr **exprs)
+			 size_t n, int16_t *cols, sql_expr **exprs, const char *verb)
 {
 	int nset = 0;
 	sql_expr *multi = NULL; /* SET (a, b) = (SELECT ...): the row-valued sublink */
 	for (size_t i = 0; i < n; i++) {
 		PgQuery__ResTarget *rt = list[i]->res_target;
-		int col = target_column(ax, r, vt, rt->name, rt->location, "update");
+		int col = target_column(ax, r, vt, rt->name, rt->location, verb);
 		sql_expr *e;
 		if (rt->val->node_case == PG_QUERY__NODE__NODE_MULTI_ASSIGN_REF) {
 			PgQuery__MultiAssignRef *ma = rt->val->multi_assign_ref;
@@ -532,7 +532,8 @@ sql_query *sql_analyze_update(sql_actx *ax, PgQuery__UpdateStmt *st)
 	/* SET */
 	q->set_cols = ty_alloc(sizeof(int16_t) * (st->n_target_list ? st->n_target_list : 1));
 	q->set_exprs = ty_alloc(sizeof(sql_expr *) * (st->n_target_list ? st->n_target_list : 1));
-	int nset = sql_analyze_set_list(ax, q, r, vt, st->target_list, st->n_target_list, q->set_cols, q->set_exprs);
+	int nset = sql_analyze_set_list(ax, q, r, vt, st->target_list, st->n_target_list, q->set_cols, q->set_exprs,
+					"update");
 	q->nset = nset;
 	add_returning(ax, q, st->returning_list, st->n_returning_list);
 	return q;

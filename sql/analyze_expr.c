@@ -651,7 +651,8 @@ static sql_expr *resolve_column(sql_actx *ax, sql_query *q0, PgQuery__ColumnRef 
 		for (sql_query *q = q0; q; q = q->parent)
 			for (int i = 0; i < q->nrtes; i++) {
 				sql_rte *r = q->rtes[i];
-				bool by_alias = r->kind != SQL_RTE_JOIN && strcmp(r->alias, rel) == 0;
+				/* (a join's RTE has no name, a view target's has) */
+				bool by_alias = (r->kind != SQL_RTE_JOIN || r->rel) && strcmp(r->alias, rel) == 0;
 				bool by_name = r->kind == SQL_RTE_TABLE && r->has_alias && r->rel && strcmp(r->rel->rel.name, rel) == 0;
 				if (!by_alias && !by_name)
 					continue;

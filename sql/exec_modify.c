@@ -316,6 +316,28 @@ static void oc_update(sql_op *op, modify_state *st, ty_datum *existing, const ty
 	emit_returning(op, b, upd, in);
 }
 
+/* Does the ON CONFLICT arbiter index hold row's key (*holder: the row
+ * holding it)? A conflict in another unique index counts as none: the
+ * caller's primary-key conflict is then the error, as in PostgreSQL. */
+static bool arbiter_conflict(sql_op *op, modify_state *st, const ty_datum *row, ty_datum *holder)
+{
+	volatile bool conflict = false;
+	TY_TRY(tc)
+	{
+		conflict = !sql_index_unique_check(op->ex->s, st->rel, row, NULL, op->plan->modify.oc->arbiter_index,
+						   false, holder, NULL);
+	}
+	TY_CATCH(tc)
+	{
+		TY_END(tc);
+		if (ty_err()->code != UTIL_E_UNIQUE_VIOLATION)
+			ty_errthrow();
+		return false;
+	}
+	TY_END(tc);
+	return conflict;
+}
+
 static void do_insert(sql_op *op, modify_state *st, const ty_datum *in, sql_batch *b)
 {
 	const sql_plan *p = op->plan;
@@ -363,8 +385,7 @@ static void do_insert(sql_op *op, modify_state *st, const ty_datum *in, sql_batc
 				ty_datum *probe = ty_alloc(sizeof(ty_datum) * (size_t)(r->ncols + 1));
 				memcpy(probe, row, sizeof(ty_datum) * (size_t)r->ncols);
 				probe[r->ncols] = ty_bytes((const uint8_t *)"", 0);
-				if (!st->unique || sql_index_unique_check(op->ex->s, rel, probe, NULL, oc->arbiter_index,
-									  false, &holder, NULL))
+				if (!st->unique || !arbiter_conflict(op, st, probe, &holder))
 					duplicate_key(st, row);
 				if (!oc->do_update)
 					return;

@@ -674,11 +674,13 @@ const char *sql_figure_colname(pnode *n);
 void sql_transform_with(sql_actx *ax, sql_query *q, PgQuery__WithClause *wc);
 sql_expr *sql_column_default(sql_actx *ax, const cat_rel *r, int col);
 /* The SET list of UPDATE and ON CONFLICT DO UPDATE (analyze_dml.c): fills
- * cols (attnums) and exprs, each with room for n; returns how many. */
+ * cols (attnums) and exprs, each with room for n; returns how many. verb:
+ * "update" or "insert into", for a computed view column's error. */
 int sql_analyze_set_list(sql_actx *ax, sql_query *q, const cat_rel *r, const sql_view_target *vt, PgQuery__Node **list,
-			 size_t n, int16_t *cols, sql_expr **exprs);
+			 size_t n, int16_t *cols, sql_expr **exprs, const char *verb);
 /* INSERT's ON CONFLICT clause into q->onconflict (analyze_conflict.c). */
-void sql_transform_onconflict(sql_actx *ax, sql_query *q, const cat_obj *rel, PgQuery__OnConflictClause *oc);
+void sql_transform_onconflict(sql_actx *ax, sql_query *q, const cat_obj *rel, const sql_view_target *vt,
+			      PgQuery__OnConflictClause *oc);
 /* (expr).name on a record whose fields are known at analysis: a call of a
  * function with OUT columns, or a subquery column holding one. NULL if e
  * is not such a record or has no field of that name (analyze_field.c). */
