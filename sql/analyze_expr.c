@@ -1126,6 +1126,11 @@ static sql_expr *transform_case(sql_actx *ax, sql_query *q, PgQuery__CaseExpr *c
 		e->f.args[k++] = sql_coerce(ax, results[i], rt, -1, SQL_COERCE_IMPLICIT, results[i]->location);
 	}
 	e->f.args[k++] = sql_coerce(ax, def, rt, -1, SQL_COERCE_IMPLICIT, def->location);
+	/* The results' typmod when they all agree (PostgreSQL's exprTypmod). */
+	e->typmod = e->f.args[k - 1]->typmod;
+	for (int i = 0; i < nw; i++)
+		if (e->f.args[(arg ? 1 : 0) + 2 * i + 1]->typmod != e->typmod)
+			e->typmod = -1;
 	return e;
 }
 
@@ -1208,8 +1213,13 @@ static sql_expr *transform_array(sql_actx *ax, sql_query *q, PgQuery__AArrayExpr
 	for (int i = 0; i < n; i++)
 		xs[i] = sql_coerce(ax, xs[i], nested ? at : et, want ? want_typmod : -1,
 				   want ? SQL_COERCE_EXPLICIT : SQL_COERCE_IMPLICIT, xs[i]->location);
-	if (want && want_typmod >= 0)
-		e->typmod = want_typmod;
+	/* The elements' typmod when they all agree (PostgreSQL's exprTypmod). */
+	e->typmod = n ? xs[0]->typmod : -1;
+	for (int i = 1; i < n; i++)
+		if (xs[i]->typmod != e->typmod)
+			e->typmod = -1;
+	if (e->typmod < -1)
+		e->typmod = -1;
 	return e;
 }
 
@@ -1310,7 +1320,7 @@ static sql_expr *make_subscript(sql_actx *ax, sql_query *q, sql_expr *arr, PgQue
 	for (size_t i = 0; i < n; i++)
 		slice |= ind[i]->a_indices->is_slice;
 	sql_expr *s = sql_expr_new(SQL_E_SUBSCRIPT, slice ? arr->type : t->elem, arr->location);
-	s->typmod = slice ? arr->typmod : -1;
+	s->typmod = arr->typmod; /* the element's too (PostgreSQL's reftypmod) */
 	s->f.nargs = 1 + 2 * (int)n;
 	s->f.args = ty_alloc0(sizeof(sql_expr *) * (size_t)s->f.nargs);
 	s->f.args[0] = arr;
@@ -1439,6 +1449,7 @@ static sql_expr *transform_sublink(sql_actx *ax, sql_query *q, PgQuery__SubLink 
 			sql_error_at(ax, sl->location, UTIL_E_UNDEFINED_OBJECT, "could not find array type for data type %s",
 				     t ? t->name : "?");
 		e->type = t->array;
+		e->typmod = sq->targets[0].expr->typmod; /* PostgreSQL's exprTypmod: the column's */
 		return e;
 	}
 	case PG_QUERY__SUB_LINK_TYPE__ANY_SUBLINK:
@@ -1538,7 +1549,8 @@ static void resolve_agg(sql_actx *ax, sql_aggref *ar, const char *name, int loca
 				ar->args[0] = sql_coerce(ax, ar->args[0], TY_TEXT, -1, SQL_COERCE_IMPLICIT, location);
 		} else {
 			ar->kind = !strcmp(name, "min") ? SQL_AGG_MIN : SQL_AGG_MAX;
-			if (actual[0] == TY_UNKNOWN)
+			/* PostgreSQL has min/max(text) for varchar and name. */
+			if (actual[0] == TY_UNKNOWN || actual[0] == TY_VARCHAR || actual[0] == TY_NAME)
 				ar->args[0] = sql_coerce(ax, ar->args[0], TY_TEXT, -1, SQL_COERCE_IMPLICIT, location);
 			const ty_type *t = ty_type_get(ar->args[0]->type);
 			if (!t || !t->cmp) {

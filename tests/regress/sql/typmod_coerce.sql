@@ -121,3 +121,17 @@ SELECT v || '|', c || '|', octet_length(c), n, t, i, a FROM tmc ORDER BY n;
 COPY tmc TO stdout;
 COPY (SELECT v::varchar(1), c::char(1), n::numeric(3,0), i::interval hour FROM tmc ORDER BY n) TO stdout;
 DROP TABLE tmc;
+-- the typmods results carry (RowDescription): kept where every input agrees
+CREATE TABLE t3 (v varchar(3), w varchar(3), c char(2), n numeric(5,2), a varchar(2)[], i interval hour);
+SELECT coalesce(v, 'x') a1, coalesce(v, w) a2, coalesce(v, c) a3, CASE WHEN v > '' THEN v END a4,
+  CASE WHEN v > '' THEN v ELSE w END a5, greatest(v, w) a6, nullif(v, 'a') a7 FROM t3 \gdesc
+SELECT a[1] b1, a[1:2] b2, ARRAY[v, w] b3, ARRAY[v, 'x'] b4, ARRAY[[v], [w]] b5, ARRAY[n] b6, n + 1 b7, -n b8,
+  v || w b9, c || c b10 FROM t3 \gdesc
+SELECT (SELECT v FROM t3 LIMIT 1) c1, ARRAY(SELECT v FROM t3) c2, v::text::varchar(3) c3, i c4, i + i c5,
+  min(v) c6, max(n) c7, max(c) c8 FROM t3 GROUP BY v, i \gdesc
+SELECT x FROM (SELECT v AS x FROM t3 UNION ALL SELECT w FROM t3) s \gdesc
+SELECT x FROM (SELECT v AS x FROM t3 UNION ALL SELECT c FROM t3) s \gdesc
+CREATE VIEW v3 AS SELECT coalesce(v, w) a, CASE WHEN v > '' THEN v ELSE w END b, ARRAY[v, w] c, a[1] d, v e FROM t3;
+\d v3
+DROP VIEW v3;
+DROP TABLE t3;
