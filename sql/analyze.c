@@ -244,6 +244,8 @@ void sql_typename(sql_actx *ax, PgQuery__TypeName *tn, ty_oid *type, int32_t *ty
 			tm = mods[0] + TY_VARHDRSZ;
 		} else if (o == TY_NUMERIC) {
 			int p = mods[0], sc = nm > 1 ? mods[1] : 0;
+			if (nm > 2)
+				sql_error_at(ax, tn->location, UTIL_E_INVALID_PARAMETER_VALUE, "invalid NUMERIC type modifier");
 			if (p < 1 || p > 1000)
 				sql_error_at(ax, tn->location, UTIL_E_INVALID_PARAMETER_VALUE, "NUMERIC precision %d must be between 1 and 1000", p);
 			if (sc < -1000 || sc > 1000)

@@ -135,3 +135,17 @@ CREATE VIEW v3 AS SELECT coalesce(v, w) a, CASE WHEN v > '' THEN v ELSE w END b,
 \d v3
 DROP VIEW v3;
 DROP TABLE t3;
+-- type modifiers that are not valid
+SELECT 1234::numeric(3,-1), 1255::numeric(3,-1), '0.012'::numeric(2,3), 0.0125::numeric(2,3);
+SELECT 12345::numeric(3,-1);
+SELECT 1::numeric(1001);
+SELECT 1::numeric(3,1001);
+SELECT 1::numeric(0);
+SELECT 1::numeric(3,2,1);
+SELECT 'x'::varchar(0);
+SELECT 'x'::varchar(10485761);
+SELECT '1'::float(3), '1'::float(30), pg_typeof('1'::float(30)), pg_typeof(1::float(24));
+SELECT '1'::float(0);
+SELECT '1'::float(54);
+SELECT 'a'::text(3);
+SELECT '1:2:3'::time(1, 2);
