@@ -166,9 +166,12 @@ static void arbiter_by_name(const cat_rel *r, const char *conname, sql_onconflic
 	if (!c)
 		ty_error(UTIL_E_UNDEFINED_OBJECT, "constraint \"%s\" for table \"%s\" does not exist",
 			 conname, r->name);
-	if (c->type != 'p' && c->type != 'u')
-		ty_error(UTIL_E_WRONG_OBJECT_TYPE,
-			 "constraint in ON CONFLICT clause has no associated index");
+	if (c->type != 'p' && c->type != 'u') {
+		/* PostgreSQL's planner reports it: when the statement runs. */
+		o->infer_errcode = UTIL_E_WRONG_OBJECT_TYPE;
+		o->infer_error = "constraint in ON CONFLICT clause has no associated index";
+		return;
+	}
 	o->narbiter = c->ncols;
 	o->arbiter = c->cols;
 	o->arbiter_index = c->type == 'p' ? 0 : c->index_oid;
@@ -212,9 +215,14 @@ static void infer_arbiter(sql_actx *ax, sql_query *q, const cat_obj *rel, const 
 		o->arbiter_deferrable = c && c->deferrable;
 		o->arbiter_name = c ? c->name : ixo->rel.name;
 	}
-	if (!found)
-		ty_error(UTIL_E_INVALID_COLUMN_REFERENCE,
-			 "there is no unique or exclusion constraint matching the ON CONFLICT specification");
+	if (!found) {
+		/* PostgreSQL's planner reports it: when the statement runs (a
+		 * PREPARE succeeds, errors of the rest of the statement come
+		 * first). */
+		o->infer_errcode = UTIL_E_INVALID_COLUMN_REFERENCE;
+		o->infer_error =
+		    "there is no unique or exclusion constraint matching the ON CONFLICT specification";
+	}
 	o->narbiter = sp.n;
 	o->arbiter = sp.attnums;
 }

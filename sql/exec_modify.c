@@ -556,6 +556,8 @@ static void modify_open(sql_op *op)
 	modify_state *st = op->state;
 	const sql_plan *p = op->plan;
 	sql_exec *ex = op->ex;
+	if (p->modify.oc && p->modify.oc->infer_errcode)
+		ty_error(p->modify.oc->infer_errcode, "%s", p->modify.oc->infer_error);
 	st->rel = cat_get(ex->cat, p->modify.reloid);
 	if (!st->rel)
 		ty_error(UTIL_E_UNDEFINED_TABLE, "relation with OID %u does not exist", p->modify.reloid);

@@ -501,6 +501,8 @@ typedef struct sql_onconflict {
 	cat_oid arbiter_index;      /* ON CONSTRAINT / inferred index, 0 = primary key */
 	bool arbiter_deferrable;    /* PostgreSQL refuses it when the INSERT runs (55000) */
 	const char *arbiter_name;   /* its constraint (or index) name, for that error */
+	util_errcode infer_errcode; /* no arbiter (42P10, 42809): thrown when the statement runs */
+	const char *infer_error;
 	int nset;
 	int16_t *set_cols;          /* attnums assigned */
 	sql_expr **set_exprs;       /* may reference EXCLUDED (rte excluded_rte) */
