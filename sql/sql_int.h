@@ -509,6 +509,10 @@ typedef struct sql_onconflict {
 	int narbiter;               /* conflict target columns (attnums), 0 = any */
 	int16_t *arbiter;
 	cat_oid arbiter_index;      /* ON CONSTRAINT / inferred index, 0 = primary key */
+	bool arbiter_deferrable;    /* PostgreSQL refuses it when the INSERT runs (55000) */
+	const char *arbiter_name;   /* its constraint (or index) name, for that error */
+	util_errcode infer_errcode; /* no arbiter (42P10, 42809): thrown when the statement runs */
+	const char *infer_error;
 	int nset;
 	int16_t *set_cols;          /* attnums assigned */
 	sql_expr **set_exprs;       /* may reference EXCLUDED (rte excluded_rte) */
@@ -536,7 +540,8 @@ typedef enum sql_expr_ctx {
 	SQL_EXPR_WINDOW,
 	SQL_EXPR_INDEX,
 	SQL_EXPR_CALL,
-	SQL_EXPR_FILTER
+	SQL_EXPR_FILTER,
+	SQL_EXPR_INDEX_PRED /* ON CONFLICT's inference WHERE */
 } sql_expr_ctx;
 
 /* Query-wide state shared by a statement and its subqueries. */
@@ -680,6 +685,14 @@ void sql_add_query_target(sql_query *q, sql_expr *e, const char *name, bool junk
 const char *sql_figure_colname(pnode *n);
 void sql_transform_with(sql_actx *ax, sql_query *q, PgQuery__WithClause *wc);
 sql_expr *sql_column_default(sql_actx *ax, const cat_rel *r, int col);
+/* The SET list of UPDATE and ON CONFLICT DO UPDATE (analyze_dml.c): fills
+ * cols (attnums) and exprs, each with room for n; returns how many. verb:
+ * "update" or "insert into", for a computed view column's error. */
+int sql_analyze_set_list(sql_actx *ax, sql_query *q, const cat_rel *r, const sql_view_target *vt, PgQuery__Node **list,
+			 size_t n, int16_t *cols, sql_expr **exprs, const char *verb);
+/* INSERT's ON CONFLICT clause into q->onconflict (analyze_conflict.c). */
+void sql_transform_onconflict(sql_actx *ax, sql_query *q, const cat_obj *rel, const sql_view_target *vt,
+			      PgQuery__OnConflictClause *oc);
 /* (expr).name on a record whose fields are known at analysis: a call of a
  * function with OUT columns, or a subquery column holding one. NULL if e
  * is not such a record or has no field of that name (analyze_field.c). */
