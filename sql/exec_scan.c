@@ -441,6 +441,8 @@ static void rb_cell(row_build *rb, const kv_cell *c)
 					  c->value.len);
 }
 
+static void rb_cell_fn(void *arg, const kv_cell *c) { rb_cell(arg, c); }
+
 static void rb_finish(row_build *rb)
 {
 	const cat_rel *r = rb->rel;
@@ -1028,16 +1030,7 @@ static sql_batch *scan_next(sql_op *op)
 			rb_start(&rb, c);
 			const uint8_t *rk = row[st->rel->ncols].p;
 			size_t rkl = row[st->rel->ncols].len;
-			/* All cells of this row. */
-			for (;;) {
-				rb_cell(&rb, c);
-				kv_iter_next(st->it);
-				if (!kv_iter_valid(st->it))
-					break;
-				c = kv_iter_cell(st->it);
-				if (c->row.len != rkl || memcmp(c->row.data, rk, rkl) != 0)
-					break;
-			}
+			kv_iter_row(st->it, rb_cell_fn, &rb); /* all cells of this row */
 			rb_finish(&rb);
 			bool keep = rb.exists;
 			sql_wrow *w = st->has_writes ? wpeek(st) : NULL;
@@ -1597,17 +1590,7 @@ static void par_scan_slice(par_worker *w, sql_exec *wex, kv_table *kv)
 			ty_datum *row = b->rows + (size_t)b->n * (size_t)ps->width;
 			rb.out = row;
 			rb_start(&rb, c);
-			const uint8_t *rk = row[ps->rel->ncols].p;
-			size_t rkl = row[ps->rel->ncols].len;
-			for (;;) {
-				rb_cell(&rb, c);
-				kv_iter_next(it);
-				if (!kv_iter_valid(it))
-					break;
-				c = kv_iter_cell(it);
-				if (c->row.len != rkl || memcmp(c->row.data, rk, rkl) != 0)
-					break;
-			}
+			kv_iter_row(it, rb_cell_fn, &rb);
 			rb_finish(&rb);
 			if (rb.exists && sql_eval_qual(wex, p->qual, row))
 				b->n++;
