@@ -355,6 +355,11 @@ typedef struct kv_read_opts {
 	const kv_filter *filter;  /* borrowed; must outlive the read */
 	bool raw;           /* return delete markers and deleted/excess versions */
 	bool no_cache;      /* do not fill the block cache (big scans) */
+	/* With no_cache: fill it all the same when the scanned files hold at
+	 * most half of the cache's capacity in data blocks (a full scan of a
+	 * table that fits stays cached instead of decompressing every block
+	 * each time; bigger tables do not evict everything else). */
+	bool cache_small;
 } kv_read_opts;
 
 typedef struct kv_scan_opts {

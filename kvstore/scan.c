@@ -1059,6 +1059,37 @@ int64_t scan_etcd_rev(kv_table *t, bool latest, kv_ts read_ts)
 	return ekv_rev_for(t->s->etcd, read_ts);
 }
 
+/* True if the files a scan of [start, stop) reads hold at most half
+ * of the block cache's capacity in data blocks (counted at the family's
+ * block size). */
+static bool small_scan(kv_iter *it, const kv_scan_opts *o)
+{
+	kv_sv *sv = it->sv;
+	uint64_t bytes = 0, cap = it->t->s->o.block_cache_bytes / 2;
+	for (int i = 0; i < sv->v->nfam; i++) {
+		kv_fileset *fs = &sv->v->fams[i];
+		const kv_family_opts *fo = sv_family(sv, (const uint8_t *)fs->family, strlen(fs->family));
+		if (!fo || !family_wanted(it, fs->family))
+			continue;
+		for (int j = 0; j < fs->n; j++) {
+			kv_sfile *f = fs->files[j];
+			if (o->start && ikey_row_cmp(f->m.largest, o->start, o->start_len) < 0)
+				continue;
+			if (o->stop && ikey_row_cmp(f->m.smallest, o->stop, o->stop_len) > 0)
+				continue;
+			sst_reader *r;
+			if (sfile_reader(f, &r))
+				return false; /* the scan itself reports the error */
+			bytes += sst_get_props(r)->data_blocks *
+				 (uint64_t)(fo->block_size ? fo->block_size : 16384);
+			sst_unref(r);
+			if (bytes > cap)
+				return false;
+		}
+	}
+	return true;
+}
+
 /* Builds the merged source: memstores, then files newest first. */
 static kv_status build_sources(kv_iter *it, const kv_scan_opts *o, bool fill_cache)
 {
@@ -1073,6 +1104,8 @@ static kv_status build_sources(kv_iter *it, const kv_scan_opts *o, bool fill_cac
 	 * matcher, as in sorted files, so past reads see the same in both. */
 	kv_ts mts = it->latest ? KV_TS_MAX : it->read_point;
 	kv_status st = KV_OK;
+	if (!fill_cache && o->read.cache_small && it->t->s->cache)
+		fill_cache = small_scan(it, o);
 	/* A point read (one row) can skip memstores and files by bloom filter. */
 	bool point = o->start && o->stop && o->stop_inclusive && !o->start_exclusive &&
 		     o->start_len == o->stop_len && !memcmp(o->start, o->stop, o->start_len);

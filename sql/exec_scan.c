@@ -1558,6 +1558,7 @@ static void par_scan_slice(par_worker *w, sql_exec *wex, kv_table *kv)
 	so.read.columns = st->cols;
 	so.read.ncolumns = st->ncols_read;
 	so.read.no_cache = true;
+	so.read.cache_small = true; /* a table that fits stays cached */
 	kv_filter *f = own_cells_filter(ps->rel);
 	so.read.filter = f;
 	so.start = w->start;
