@@ -3,7 +3,8 @@
  * against a model of the newest (or as-of) version of each cell, with the
  * fast path on (one sorted file, no markers, all cells visible) and off
  * (an older read timestamp, a memstore, several files, delete markers), by
- * kv_iter_next and by kv_iter_row alike; bounds, limits, seeks. */
+ * kv_iter_next and by kv_iter_row alike; bounds, limits, seeks; the block
+ * cache policy of no_cache scans (cache_small). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -341,6 +342,30 @@ static void test_markers(void **state)
 	util_buf_free(&want);
 }
 
+/* no_cache keeps a scan's blocks out of the cache unless cache_small is set
+ * and the table is small next to the cache. */
+static void test_cache_small(void **state)
+{
+	env *e = *state;
+	kv_store_stats a, b;
+	kv_scan_opts o = {0};
+	o.read.no_cache = true;
+	kv_store_get_stats(e->s, &a);
+	kv_iter *it = kv_scan(e->t, &o);
+	while (kv_iter_valid(it))
+		kv_iter_next(it);
+	kv_iter_close(it);
+	kv_store_get_stats(e->s, &b);
+	assert_int_equal(a.cache_bytes, b.cache_bytes);
+	o.read.cache_small = true;
+	it = kv_scan(e->t, &o);
+	while (kv_iter_valid(it))
+		kv_iter_next(it);
+	kv_iter_close(it);
+	kv_store_get_stats(e->s, &b);
+	assert_true(b.cache_bytes > a.cache_bytes);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -348,6 +373,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_bounds_limit_seek, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_other_sources, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_markers, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_cache_small, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
