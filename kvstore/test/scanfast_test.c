@@ -94,7 +94,12 @@ static int setup(void **state)
 	o.durability = KV_SYNC_NONE;
 	o.compaction_threads = -1; /* the tests decide the file set */
 	e->s = kvt_open(e->dir, &o);
-	e->t = e->s ? kvt_table(e->s, "t", 1, FAMS) : NULL;
+	/* Small blocks: scans cross many blocks, reverse scans many chunks. */
+	kv_family_opts fo;
+	kv_family_opts_default(&fo, FAMS[0]);
+	fo.block_size = 512;
+	if (e->s && kv_table_create(e->s, "t", &fo, 1) == KV_OK)
+		kv_table_open(e->s, "t", &e->t);
 	*state = e;
 	if (!e->t)
 		return -1;
@@ -342,6 +347,51 @@ static void test_markers(void **state)
 	util_buf_free(&want);
 }
 
+/* Reverse scans with small limits count the chunk's rows first and copy
+ * only the last ones (kvstore/rscan.c): rows descending, cells ascending. */
+static void test_reverse_limits(void **state)
+{
+	env *e = *state;
+	static const uint64_t limits[] = {1, 3, 20, 64, 65, 200, 0};
+	for (int pass = 0; pass < 2; pass++) {
+		if (pass == 1) /* a memstore next to the file */
+			assert_int_equal(kvt_put(e->s, e->t, "r050", "d", "c2", KV_TS_LATEST, "m50"), KV_OK);
+		if (pass == 1)
+			snprintf(e->newest[50][2], sizeof e->newest[50][2], "m50");
+		for (size_t li = 0; li < sizeof limits / sizeof limits[0]; li++) {
+			for (int bounded = 0; bounded < 2; bounded++) {
+				kv_scan_opts o = {0};
+				o.reverse = true;
+				o.limit = limits[li];
+				int from = 0, to = NROWS;
+				if (bounded) {
+					o.start = "r010";
+					o.start_len = 4;
+					o.stop = "r090";
+					o.stop_len = 4;
+					from = 10;
+					to = 90;
+				}
+				util_buf got = UTIL_BUF_INIT, want = UTIL_BUF_INIT, one = UTIL_BUF_INIT;
+				kv_iter *it = kv_scan(e->t, &o);
+				for (; kv_iter_valid(it); kv_iter_next(it))
+					put_cell(&got, kv_iter_cell(it));
+				assert_int_equal(kv_iter_status(it), KV_OK);
+				kv_iter_close(it);
+				int n = o.limit && (int)o.limit < to - from ? (int)o.limit : to - from;
+				for (int r = to - 1; r >= to - n; r--) {
+					model(e->newest, r, r + 1, &one);
+					util_buf_append(&want, one.data, one.len);
+				}
+				expect_text(&got, &want);
+				util_buf_free(&got);
+				util_buf_free(&want);
+				util_buf_free(&one);
+			}
+		}
+	}
+}
+
 /* no_cache keeps a scan's blocks out of the cache unless cache_small is set
  * and the table is small next to the cache. */
 static void test_cache_small(void **state)
@@ -373,6 +423,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_bounds_limit_seek, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_other_sources, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_markers, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_reverse_limits, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_cache_small, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
