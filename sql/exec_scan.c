@@ -376,6 +376,7 @@ typedef struct row_build {
 	ty_datum *out;
 	bool exists;
 	bool started;
+	int8_t key_cols; /* 0 unknown, 1 some key column is needed, -1 none */
 } row_build;
 
 /* Starts a row whose key is given (interleaved rows: not the kv row). */
@@ -446,7 +447,15 @@ static void rb_cell_fn(void *arg, const kv_cell *c) { rb_cell(arg, c); }
 static void rb_finish(row_build *rb)
 {
 	const cat_rel *r = rb->rel;
-	if (rb->exists && r->npk)
+	if (!rb->exists || !r->npk)
+		return;
+	if (!rb->key_cols) { /* once per row_build: most scans need no key column */
+		rb->key_cols = -1;
+		for (int i = 0; i < r->npk; i++)
+			if (!rb->needed || rb->needed[r->pk[i] - 1])
+				rb->key_cols = 1;
+	}
+	if (rb->key_cols > 0)
 		sql_key_decode_needed(r, rb->out[r->ncols].p, rb->out[r->ncols].len, rb->needed, rb->out);
 }
 
