@@ -16,6 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <string.h>
+
 #include "util.h"
 
 typedef struct blk_builder {
@@ -67,7 +69,53 @@ bool blki_init(blk_iter *it, const uint8_t *data, size_t size);
 void blki_free(blk_iter *it);
 void blki_first(blk_iter *it);
 void blki_last(blk_iter *it);
-void blki_next(blk_iter *it);
+/* The general decoder of the entry at it->next (blki_next's slow path). */
+bool blki_decode_slow(blk_iter *it);
+
+/* Copies n bytes with a few fixed-size moves when n is small (keys' unshared
+ * parts and qualifiers are a few bytes: a libc call costs more). */
+static inline void blk_copy(uint8_t *dst, const uint8_t *src, size_t n)
+{
+	if (n >= 8 && n <= 16) {
+		memcpy(dst, src, 8);
+		memcpy(dst + n - 8, src + n - 8, 8);
+	} else if (n >= 4 && n < 8) {
+		memcpy(dst, src, 4);
+		memcpy(dst + n - 4, src + n - 4, 4);
+	} else if (n >= 2 && n < 4) {
+		memcpy(dst, src, 2);
+		memcpy(dst + n - 2, src + n - 2, 2);
+	} else if (n == 1) {
+		dst[0] = src[0];
+	} else if (n) {
+		memcpy(dst, src, n);
+	}
+}
+
+/* The next entry. Inline for the common entry (one-byte lengths, the key
+ * fits the buffer); anything else goes through blki_decode_slow(), which
+ * checks every length against the block end. */
+static inline void blki_next(blk_iter *it)
+{
+	size_t at = it->next;
+	if (at + 3 <= it->limit) {
+		const uint8_t *p = it->data + at;
+		size_t shared = p[0], unshared = p[1], vlen = p[2];
+		size_t kl = shared + unshared;
+		if ((shared | unshared | vlen) < 0x80 && shared <= it->klen && kl <= it->kcap &&
+		    at + 3 + unshared + vlen <= it->limit) {
+			blk_copy(it->key + shared, p + 3, unshared);
+			it->klen = kl;
+			it->val = p + 3 + unshared;
+			it->vlen = vlen;
+			it->cur = at;
+			it->next = at + 3 + unshared + vlen;
+			it->valid = true;
+			return;
+		}
+	}
+	blki_decode_slow(it);
+}
 /* Comparator for keys in this block. */
 typedef int (*blk_cmp_fn)(const uint8_t *a, size_t al, const uint8_t *b, size_t bl);
 /* First entry >= k. */

@@ -156,7 +156,7 @@ static bool decode_next(blk_iter *it)
 		it->kcap = cap;
 	}
 	if (unshared) /* an empty key before any was decoded: key is still NULL */
-		memcpy(it->key + shared, p, unshared);
+		blk_copy(it->key + shared, p, unshared);
 	it->klen = kl;
 	it->val = p + unshared;
 	it->vlen = vlen;
@@ -181,9 +181,9 @@ void blki_first(blk_iter *it)
 		decode_next(it);
 }
 
-void blki_next(blk_iter *it)
+bool blki_decode_slow(blk_iter *it)
 {
-	decode_next(it);
+	return decode_next(it);
 }
 
 void blki_last(blk_iter *it)

@@ -361,6 +361,11 @@ typedef struct kv_read_opts {
 	const kv_filter *filter;  /* borrowed; must outlive the read */
 	bool raw;           /* return delete markers and deleted/excess versions */
 	bool no_cache;      /* do not fill the block cache (big scans) */
+	/* With no_cache: fill it all the same when the scanned files hold at
+	 * most half of the cache's capacity in data blocks (a full scan of a
+	 * table that fits stays cached instead of decompressing every block
+	 * each time; bigger tables do not evict everything else). */
+	bool cache_small;
 } kv_read_opts;
 
 typedef struct kv_scan_opts {
@@ -407,6 +412,14 @@ void kv_iter_next_row(kv_iter *it);
 void kv_iter_seek_row(kv_iter *it, const void *row, size_t rlen);
 /* True when the last kv_iter_next() moved to a new row. */
 bool kv_iter_row_start(const kv_iter *it);
+/* Whole-row reading: passes the current cell and every following cell of
+ * its row to fn, in order, then leaves the iterator on the first cell of
+ * the next row (or not valid: check kv_iter_status()). The cell and its
+ * bytes are valid only during the call. Returns the number of cells (0 if
+ * the iterator was not valid). Cheaper than kv_iter_next() per cell on
+ * plain forward scans. */
+typedef void (*kv_cell_fn)(void *arg, const kv_cell *c);
+size_t kv_iter_row(kv_iter *it, kv_cell_fn fn, void *arg);
 kv_status kv_iter_status(const kv_iter *it);
 void kv_iter_close(kv_iter *it);
 

@@ -445,6 +445,8 @@ typedef struct scan_internal {
 	bool forward; /* ignore opts->reverse */
 } scan_internal;
 kv_iter *scan_open(kv_table *t, const kv_scan_opts *o, const scan_internal *in);
+/* True if the scan runs the plain-scan fast path (tests). */
+bool scan_is_fast(const kv_iter *it);
 /* etcd backend: the revision a scan at read_ts reads (0 = latest). */
 int64_t scan_etcd_rev(kv_table *t, bool latest, kv_ts read_ts);
 /* Reverse scans (rscan.c). */

@@ -163,23 +163,80 @@ static void add_cell(rscan *r, const kv_cell *c, bool new_row)
 	}
 	kv_cell *d = &r->cells[r->n++];
 	*d = *c;
-	/* Cells of one row share its row bytes. */
-	if (new_row)
-		d->row.data = util_arena_memdup_nz(r->chunk, c->row.data, c->row.len);
+	/* Cells of one row share its row bytes, and its family's when equal;
+	 * qualifier and value take one allocation. */
+	const kv_cell *prev = new_row ? NULL : &r->cells[r->n - 2];
+	d->row.data = prev ? prev->row.data : util_arena_memdup_nz(r->chunk, c->row.data, c->row.len);
+	if (prev && prev->family.len == c->family.len &&
+	    !memcmp(prev->family.data, c->family.data, c->family.len))
+		d->family.data = prev->family.data;
 	else
-		d->row.data = r->cells[r->n - 2].row.data;
-	d->family.data = util_arena_memdup_nz(r->chunk, c->family.data, c->family.len);
-	d->qualifier.data = util_arena_memdup_nz(r->chunk, c->qualifier.data, c->qualifier.len);
-	d->value.data = util_arena_memdup_nz(r->chunk, c->value.data, c->value.len);
+		d->family.data = util_arena_memdup_nz(r->chunk, c->family.data, c->family.len);
+	uint8_t *qv = util_arena_alloc(r->chunk, c->qualifier.len + c->value.len + 1);
+	if (c->qualifier.len)
+		memcpy(qv, c->qualifier.data, c->qualifier.len);
+	if (c->value.len)
+		memcpy(qv + c->qualifier.len, c->value.data, c->value.len);
+	d->qualifier.data = qv;
+	d->value.data = qv + c->qualifier.len;
+}
+
+static void skip_row_cells(void *arg, const kv_cell *c)
+{
+	(void)arg;
+	(void)c;
+}
+
+#define PREPASS_ROWS 64
+
+/* A scan that needs only its last few rows from this chunk (a LIMIT, a
+ * last-row seek): counts the chunk's rows by key first, without copying
+ * cells, and moves so's start to the first row wanted. */
+static bool prepass(rscan *r, kv_scan_opts *so, util_buf *keys)
+{
+	uint64_t need = r->o.limit - r->rows_out;
+	util_buf offs = UTIL_BUF_INIT;
+	kv_iter *it = scan_open(r->t, so, &r->in);
+	size_t nrows = 0;
+	while (kv_iter_valid(it)) {
+		const kv_cell *c = kv_iter_cell(it);
+		size_t off = keys->len;
+		util_buf_append(&offs, &off, sizeof off);
+		util_buf_append(keys, c->row.data, c->row.len);
+		nrows++;
+		kv_iter_row(it, skip_row_cells, NULL);
+	}
+	kv_status st = kv_iter_status(it);
+	kv_iter_close(it);
+	if (st) {
+		util_buf_free(&offs);
+		rs_fail(r, st);
+		return false;
+	}
+	if (nrows > need) {
+		size_t i = nrows - (size_t)need, a, b = keys->len;
+		memcpy(&a, offs.data + i * sizeof a, sizeof a);
+		if (i + 1 < nrows)
+			memcpy(&b, offs.data + (i + 1) * sizeof b, sizeof b);
+		so->start = (const uint8_t *)keys->data + a;
+		so->start_len = b - a;
+		so->start_exclusive = false;
+	}
+	util_buf_free(&offs);
+	return true;
 }
 
 /* Reads chunks until one has rows (or the range is exhausted). */
 static void next_chunk(rscan *r)
 {
-	util_buf lo = UTIL_BUF_INIT;
+	util_buf lo = UTIL_BUF_INIT, keys = UTIL_BUF_INIT;
 	while (!r->done) {
 		util_arena_reset(r->chunk);
 		r->n = r->nrows = 0;
+		if (r->o.limit && r->rows_out >= r->o.limit) {
+			r->done = true; /* nothing more will be returned */
+			break;
+		}
 		bool none;
 		choose_lo(r, &lo, &none);
 		kv_scan_opts so = r->o;
@@ -207,13 +264,13 @@ static void next_chunk(rscan *r)
 			so.stop_len = r->hi.len;
 			so.stop_inclusive = false;
 		}
+		so.batch = 0; /* row_start marks exactly the first cell of each row */
+		util_buf_reset(&keys);
+		if (r->o.limit && r->o.limit - r->rows_out <= PREPASS_ROWS && !prepass(r, &so, &keys))
+			break;
 		kv_iter *it = scan_open(r->t, &so, &r->in);
-		for (; kv_iter_valid(it); kv_iter_next(it)) {
-			const kv_cell *c = kv_iter_cell(it);
-			bool new_row = r->n == 0 || c->row.len != r->cells[r->n - 1].row.len ||
-				       memcmp(c->row.data, r->cells[r->n - 1].row.data, c->row.len) != 0;
-			add_cell(r, c, new_row);
-		}
+		for (; kv_iter_valid(it); kv_iter_next(it))
+			add_cell(r, kv_iter_cell(it), r->n == 0 || kv_iter_row_start(it));
 		kv_status st = kv_iter_status(it);
 		kv_iter_close(it);
 		if (st) {
@@ -234,6 +291,7 @@ static void next_chunk(rscan *r)
 		}
 	}
 	util_buf_free(&lo);
+	util_buf_free(&keys);
 }
 
 /* Moves to the row before the current one (or the next chunk). */

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "blk.h"
 #include "ekv.h"
 #include "kv_int.h"
 
@@ -115,6 +116,10 @@ struct kv_iter {
 	kv_scan_opts join_opts; /* read options for the other families */
 	kv_column *join_cols;
 	int njoin;
+	/* Plain-scan fast path (advance_fast): one sorted file, no markers,
+	 * every cell visible. */
+	bool fast;
+	kv_sfile *only_file; /* the single source when it is a sorted file */
 };
 
 static void it_fail(kv_iter *it, kv_status st)
@@ -221,7 +226,10 @@ static inline void buf_set(util_buf *b, const void *p, size_t n)
 {
 	if (UTIL_UNLIKELY(b->cap < n + 1))
 		util_buf_reserve(b, n + 1 - b->len);
-	memcpy(b->data, p, n);
+	if (n <= 16)
+		blk_copy((uint8_t *)b->data, p, n);
+	else
+		memcpy(b->data, p, n);
 	b->len = n;
 }
 
@@ -642,9 +650,129 @@ static bool row_key_filtered(kv_iter *it)
 	return it->filter->vt.filter_row_key(it->filter->arg, r);
 }
 
+/* Fast path (see fast_ok()): one sorted file with no delete markers, every
+ * cell at or below the read timestamp, no filter, column selection, time
+ * range, TTL or extra versions. The matcher then reduces to: emit the first
+ * (newest) cell of each column and skip its older versions. In this mode
+ * colkey holds the qualifier of the row's last emitted cell and have_last
+ * says whether there is one. */
+
+/* Emits the source's cell if it is the newest of its column: true when it
+ * became the current cell. REQUIRES: the cell is in the current row. */
+static inline bool fast_take(kv_iter *it, const kv_src *s)
+{
+	ikey_parts p;
+	ikey_split(s->key, s->klen, &p);
+	if (it->have_last && it->colkey.len == p.qlen &&
+	    bytes_eq((const uint8_t *)it->colkey.data, p.qual, p.qlen))
+		return false; /* an older version of the column just returned */
+	if (UTIL_UNLIKELY(p.type != KV_PUT))
+		return false; /* cannot happen in a file without markers */
+	buf_set(&it->colkey, p.qual, p.qlen);
+	it->have_last = true;
+	set_cell(it, &p, s);
+	it->row_start = it->row_cells == 0 || (it->batch && it->row_cells % it->batch == 0);
+	it->row_cells++;
+	it->valid = true;
+	return true;
+}
+
+static inline bool fast_same_row(const kv_iter *it, const uint8_t *k)
+{
+	size_t rl = ikey_rowlen(k);
+	return rl == it->row.len && bytes_eq(k + 2, (const uint8_t *)it->row.data, rl);
+}
+
+/* Moves to the next cell of the current row; false (the source left on the
+ * first cell after the row, need_next clear) when the row has ended. */
+static bool fast_next_in_row(kv_iter *it)
+{
+	kv_src *s = it->src;
+	it->valid = false;
+	for (;;) {
+		src_next(s);
+		if (UTIL_UNLIKELY(!s->valid || s->status) || !fast_same_row(it, s->key)) {
+			it->need_next = false;
+			return false;
+		}
+		if (fast_take(it, s))
+			return true;
+	}
+}
+
+static void advance_fast(kv_iter *it)
+{
+	kv_src *s = it->src;
+	it->valid = false;
+	if (it->need_next && it->in_row && !it->done) {
+		it->need_next = false;
+		if (fast_next_in_row(it)) {
+			it->need_next = true;
+			return;
+		}
+	}
+	for (;;) {
+		if (it->done)
+			return;
+		if (it->need_next) {
+			src_next(s);
+			it->need_next = false;
+		}
+		if (UTIL_UNLIKELY(s->status)) {
+			it_fail(it, s->status);
+			return;
+		}
+		if (UTIL_UNLIKELY(!s->valid)) {
+			it->in_row = false;
+			it->done = true;
+			return;
+		}
+		const uint8_t *k = s->key;
+		if (!it->in_row || !fast_same_row(it, k)) {
+			size_t rl = ikey_rowlen(k);
+			if (past_stop_forward(it, k + 2, rl) || (it->limit && it->rows_out >= it->limit)) {
+				it->in_row = false;
+				it->done = true;
+				return;
+			}
+			buf_set(&it->row, k + 2, rl);
+			it->in_row = true;
+			it->row_counted = false;
+			it->row_cells = 0;
+			it->have_last = false;
+		}
+		it->need_next = true;
+		if (fast_take(it, s)) {
+			if (!it->row_counted) {
+				it->rows_out++;
+				it->row_counted = true;
+			}
+			return;
+		}
+	}
+}
+
+/* True if the scan may use advance_fast(): what the matcher would do for
+ * every cell of the source is "emit the newest version of each column". */
+static bool fast_ok(const kv_iter *it)
+{
+	const kv_sfile *f = it->only_file;
+	if (!f || !it->src || it->t->s->etcd || it->reverse || it->raw || it->filter || it->ncols ||
+	    it->essential || it->min_ts || it->max_ts || it->max_versions != 1)
+		return false;
+	if (f->m.deletes != 0 || f->m.max_ts > it->read_ts)
+		return false;
+	const kv_family_opts *fo = sv_family(it->sv, (const uint8_t *)f->m.family, strlen(f->m.family));
+	return fo && fo->ttl_seconds <= 0 && fo->max_versions >= 1;
+}
+
 /* Advances to the next visible cell (or the end). */
 static void advance(kv_iter *it)
 {
+	if (it->fast) {
+		advance_fast(it);
+		return;
+	}
 	kv_src *s = it->src;
 	it->valid = false;
 	for (;;) {
@@ -931,6 +1059,37 @@ int64_t scan_etcd_rev(kv_table *t, bool latest, kv_ts read_ts)
 	return ekv_rev_for(t->s->etcd, read_ts);
 }
 
+/* True if the files a scan of [start, stop) reads hold at most half
+ * of the block cache's capacity in data blocks (counted at the family's
+ * block size). */
+static bool small_scan(kv_iter *it, const kv_scan_opts *o)
+{
+	kv_sv *sv = it->sv;
+	uint64_t bytes = 0, cap = it->t->s->o.block_cache_bytes / 2;
+	for (int i = 0; i < sv->v->nfam; i++) {
+		kv_fileset *fs = &sv->v->fams[i];
+		const kv_family_opts *fo = sv_family(sv, (const uint8_t *)fs->family, strlen(fs->family));
+		if (!fo || !family_wanted(it, fs->family))
+			continue;
+		for (int j = 0; j < fs->n; j++) {
+			kv_sfile *f = fs->files[j];
+			if (o->start && ikey_row_cmp(f->m.largest, o->start, o->start_len) < 0)
+				continue;
+			if (o->stop && ikey_row_cmp(f->m.smallest, o->stop, o->stop_len) > 0)
+				continue;
+			sst_reader *r;
+			if (sfile_reader(f, &r))
+				return false; /* the scan itself reports the error */
+			bytes += sst_get_props(r)->data_blocks *
+				 (uint64_t)(fo->block_size ? fo->block_size : 16384);
+			sst_unref(r);
+			if (bytes > cap)
+				return false;
+		}
+	}
+	return true;
+}
+
 /* Builds the merged source: memstores, then files newest first. */
 static kv_status build_sources(kv_iter *it, const kv_scan_opts *o, bool fill_cache)
 {
@@ -945,6 +1104,8 @@ static kv_status build_sources(kv_iter *it, const kv_scan_opts *o, bool fill_cac
 	 * matcher, as in sorted files, so past reads see the same in both. */
 	kv_ts mts = it->latest ? KV_TS_MAX : it->read_point;
 	kv_status st = KV_OK;
+	if (!fill_cache && o->read.cache_small && it->t->s->cache)
+		fill_cache = small_scan(it, o);
 	/* A point read (one row) can skip memstores and files by bloom filter. */
 	bool point = o->start && o->stop && o->stop_inclusive && !o->start_exclusive &&
 		     o->start_len == o->stop_len && !memcmp(o->start, o->stop, o->start_len);
@@ -981,6 +1142,7 @@ static kv_status build_sources(kv_iter *it, const kv_scan_opts *o, bool fill_cac
 				sst_unref(r);
 				continue;
 			}
+			it->only_file = f;
 			kids[n++] = sst_iter_new(r, fill_cache);
 			sst_unref(r);
 		}
@@ -1004,6 +1166,8 @@ static kv_status build_sources(kv_iter *it, const kv_scan_opts *o, bool fill_cac
 		it->src = NULL;
 		return KV_OK;
 	}
+	if (n != 1)
+		it->only_file = NULL; /* set only when the one source is that file */
 	it->src = merge_new(kids, n);
 	if (!it->src)
 		return kv_fail(KV_NO_MEMORY, "out of memory opening a scan");
@@ -1105,6 +1269,7 @@ kv_iter *scan_open(kv_table *t, const kv_scan_opts *o, const scan_internal *in)
 		it->done = true;
 		return it;
 	}
+	it->fast = fast_ok(it);
 	if (it->reverse) {
 		if (it->has_stop) {
 			size_t sl = it->stop_len + (it->stop_incl ? 1 : 0);
@@ -1237,11 +1402,50 @@ void kv_iter_seek_row(kv_iter *it, const void *row, size_t rlen)
 	advance(it);
 }
 
+bool scan_is_fast(const kv_iter *it)
+{
+	return it->fast;
+}
+
 bool kv_iter_row_start(const kv_iter *it)
 {
 	if (it->rs)
 		return rscan_row_start(it->rs);
 	return it->valid && it->row_start;
+}
+
+size_t kv_iter_row(kv_iter *it, kv_cell_fn fn, void *arg)
+{
+	if (!kv_iter_valid(it))
+		return 0;
+	size_t n = 0;
+	if (it->fast) {
+		do {
+			fn(arg, &it->cell);
+			n++;
+		} while (fast_next_in_row(it));
+		advance_fast(it);
+		return n;
+	}
+	/* Any other scan: cell by cell, the row compared with a copy. */
+	const kv_cell *c = kv_iter_cell(it);
+	uint8_t small[64];
+	size_t rl = c->row.len;
+	uint8_t *row = rl <= sizeof small ? small : util_xmalloc(rl);
+	memcpy(row, c->row.data, rl);
+	for (;;) {
+		fn(arg, c);
+		n++;
+		kv_iter_next(it);
+		if (!kv_iter_valid(it))
+			break;
+		c = kv_iter_cell(it);
+		if (c->row.len != rl || memcmp(c->row.data, row, rl) != 0)
+			break;
+	}
+	if (row != small)
+		free(row);
+	return n;
 }
 
 kv_status kv_iter_status(const kv_iter *it)

@@ -376,6 +376,7 @@ typedef struct row_build {
 	ty_datum *out;
 	bool exists;
 	bool started;
+	int8_t key_cols; /* 0 unknown, 1 some key column is needed, -1 none */
 } row_build;
 
 /* Starts a row whose key is given (interleaved rows: not the kv row). */
@@ -441,10 +442,20 @@ static void rb_cell(row_build *rb, const kv_cell *c)
 					  c->value.len);
 }
 
+static void rb_cell_fn(void *arg, const kv_cell *c) { rb_cell(arg, c); }
+
 static void rb_finish(row_build *rb)
 {
 	const cat_rel *r = rb->rel;
-	if (rb->exists && r->npk)
+	if (!rb->exists || !r->npk)
+		return;
+	if (!rb->key_cols) { /* once per row_build: most scans need no key column */
+		rb->key_cols = -1;
+		for (int i = 0; i < r->npk; i++)
+			if (!rb->needed || rb->needed[r->pk[i] - 1])
+				rb->key_cols = 1;
+	}
+	if (rb->key_cols > 0)
 		sql_key_decode_needed(r, rb->out[r->ncols].p, rb->out[r->ncols].len, rb->needed, rb->out);
 }
 
@@ -1028,16 +1039,7 @@ static sql_batch *scan_next(sql_op *op)
 			rb_start(&rb, c);
 			const uint8_t *rk = row[st->rel->ncols].p;
 			size_t rkl = row[st->rel->ncols].len;
-			/* All cells of this row. */
-			for (;;) {
-				rb_cell(&rb, c);
-				kv_iter_next(st->it);
-				if (!kv_iter_valid(st->it))
-					break;
-				c = kv_iter_cell(st->it);
-				if (c->row.len != rkl || memcmp(c->row.data, rk, rkl) != 0)
-					break;
-			}
+			kv_iter_row(st->it, rb_cell_fn, &rb); /* all cells of this row */
 			rb_finish(&rb);
 			bool keep = rb.exists;
 			sql_wrow *w = st->has_writes ? wpeek(st) : NULL;
@@ -1565,6 +1567,7 @@ static void par_scan_slice(par_worker *w, sql_exec *wex, kv_table *kv)
 	so.read.columns = st->cols;
 	so.read.ncolumns = st->ncols_read;
 	so.read.no_cache = true;
+	so.read.cache_small = true; /* a table that fits stays cached */
 	kv_filter *f = own_cells_filter(ps->rel);
 	so.read.filter = f;
 	so.start = w->start;
@@ -1597,17 +1600,7 @@ static void par_scan_slice(par_worker *w, sql_exec *wex, kv_table *kv)
 			ty_datum *row = b->rows + (size_t)b->n * (size_t)ps->width;
 			rb.out = row;
 			rb_start(&rb, c);
-			const uint8_t *rk = row[ps->rel->ncols].p;
-			size_t rkl = row[ps->rel->ncols].len;
-			for (;;) {
-				rb_cell(&rb, c);
-				kv_iter_next(it);
-				if (!kv_iter_valid(it))
-					break;
-				c = kv_iter_cell(it);
-				if (c->row.len != rkl || memcmp(c->row.data, rk, rkl) != 0)
-					break;
-			}
+			kv_iter_row(it, rb_cell_fn, &rb);
 			rb_finish(&rb);
 			if (rb.exists && sql_eval_qual(wex, p->qual, row))
 				b->n++;

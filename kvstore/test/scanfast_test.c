@@ -1,0 +1,430 @@
+/* scanfast_test.c — the plain-scan fast path (kvstore/scan.c,
+ * advance_fast) and whole-row reading (kv_iter_row): every scan is checked
+ * against a model of the newest (or as-of) version of each cell, with the
+ * fast path on (one sorted file, no markers, all cells visible) and off
+ * (an older read timestamp, a memstore, several files, delete markers), by
+ * kv_iter_next and by kv_iter_row alike; bounds, limits, seeks; the block
+ * cache policy of no_cache scans (cache_small). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kv.h"
+#include "kv_int.h"
+#include "kvt_util.h"
+
+#define NROWS 120
+#define NCOLS 5 /* the empty qualifier (the row's sentinel) and c1..c4 */
+
+static const char *const FAMS[] = {"d"};
+
+typedef struct env {
+	char *dir;
+	kv_store *s;
+	kv_table *t;
+	char newest[NROWS][NCOLS][24];
+	char first[NROWS][NCOLS][24]; /* as of ts_first */
+	kv_ts ts_first;
+} env;
+
+static void qual(int c, char *q)
+{
+	if (c == 0)
+		q[0] = 0;
+	else
+		snprintf(q, 4, "c%d", c);
+}
+
+static void row_name(int r, char *b)
+{
+	snprintf(b, 8, "r%03d", r);
+}
+
+/* One commit: (row, col) pairs chosen by fn get value "<tag>-<row>-<col>". */
+static kv_ts write_round(env *e, const char *tag, bool (*pick)(int r, int c))
+{
+	kv_batch *b = kv_batch_new();
+	for (int r = 0; r < NROWS; r++)
+		for (int c = 0; c < NCOLS; c++) {
+			if (!pick(r, c))
+				continue;
+			char rn[8], q[4], v[24];
+			row_name(r, rn);
+			qual(c, q);
+			snprintf(v, sizeof v, "%s-%d-%d", tag, r, c);
+			kv_batch_put(b, e->t, rn, strlen(rn), "d", q, strlen(q), KV_TS_LATEST, v, strlen(v));
+			snprintf(e->newest[r][c], sizeof e->newest[r][c], "%s", v);
+		}
+	kv_ts ts = 0;
+	assert_int_equal(kv_commit(e->s, b, NULL, &ts), KV_OK);
+	kv_batch_free(b);
+	return ts;
+}
+
+static bool all(int r, int c)
+{
+	(void)r;
+	(void)c;
+	return true;
+}
+static bool every3_c1(int r, int c)
+{
+	return r % 3 == 0 && c == 1;
+}
+static bool every5_c2_every7_c1(int r, int c)
+{
+	return (r % 5 == 0 && c == 2) || (r % 7 == 0 && c == 1);
+}
+static bool every4_sentinel(int r, int c)
+{
+	return r % 4 == 0 && c == 0;
+}
+
+static int setup(void **state)
+{
+	env *e = calloc(1, sizeof(*e));
+	e->dir = kvt_tmpdir("scanfast");
+	kv_store_opts o;
+	kv_store_opts_default(&o);
+	o.durability = KV_SYNC_NONE;
+	o.compaction_threads = -1; /* the tests decide the file set */
+	e->s = kvt_open(e->dir, &o);
+	/* Small blocks: scans cross many blocks, reverse scans many chunks. */
+	kv_family_opts fo;
+	kv_family_opts_default(&fo, FAMS[0]);
+	fo.block_size = 512;
+	if (e->s && kv_table_create(e->s, "t", &fo, 1) == KV_OK)
+		kv_table_open(e->s, "t", &e->t);
+	*state = e;
+	if (!e->t)
+		return -1;
+	e->ts_first = write_round(e, "R1", all);
+	memcpy(e->first, e->newest, sizeof e->first);
+	write_round(e, "R2", every3_c1);
+	write_round(e, "R3", every5_c2_every7_c1);
+	write_round(e, "R4", every4_sentinel); /* a second version of the sentinel */
+	assert_int_equal(kv_table_flush(e->t), KV_OK);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	env *e = *state;
+	kv_table_close(e->t);
+	kv_store_close(e->s);
+	kvt_rmdir(e->dir);
+	free(e->dir);
+	free(e);
+	return 0;
+}
+
+/* The model's text of rows [from, to): "row/qual=value;" per cell, in the
+ * store's order (the empty qualifier first). */
+static void model(char (*m)[NCOLS][24], int from, int to, util_buf *out)
+{
+	util_buf_reset(out);
+	for (int r = from; r < to; r++)
+		for (int c = 0; c < NCOLS; c++) {
+			char rn[8], q[4], line[64];
+			row_name(r, rn);
+			qual(c, q);
+			int n = snprintf(line, sizeof line, "%s/%s=%s;", rn, q, m[r][c]);
+			util_buf_append(out, line, (size_t)n);
+		}
+}
+
+static void put_cell(util_buf *out, const kv_cell *c)
+{
+	char line[96];
+	int n = snprintf(line, sizeof line, "%.*s/%.*s=%.*s;", (int)c->row.len, (const char *)c->row.data,
+			 (int)c->qualifier.len, (const char *)c->qualifier.data, (int)c->value.len,
+			 (const char *)c->value.data);
+	util_buf_append(out, line, (size_t)n);
+}
+
+typedef struct rowacc {
+	util_buf *out;
+	int cells;
+} rowacc;
+
+static void acc_cell(void *arg, const kv_cell *c)
+{
+	rowacc *a = arg;
+	put_cell(a->out, c);
+	a->cells++;
+}
+
+/* Reads the whole scan by kv_iter_next and by kv_iter_row; both texts must
+ * be equal (checked here) and are returned in out. *fast: the scan's mode. */
+static void read_both(env *e, const kv_scan_opts *o, util_buf *out, bool *fast)
+{
+	util_buf a = UTIL_BUF_INIT, b = UTIL_BUF_INIT;
+	kv_iter *it = kv_scan(e->t, o);
+	*fast = scan_is_fast(it);
+	int rows = 0;
+	for (; kv_iter_valid(it); kv_iter_next(it)) {
+		rows += kv_iter_row_start(it);
+		put_cell(&a, kv_iter_cell(it));
+	}
+	assert_int_equal(kv_iter_status(it), KV_OK);
+	kv_iter_close(it);
+	it = kv_scan(e->t, o);
+	assert_int_equal(scan_is_fast(it), *fast);
+	int rows2 = 0;
+	rowacc acc = {&b, 0};
+	while (kv_iter_valid(it)) {
+		size_t n = kv_iter_row(it, acc_cell, &acc);
+		assert_true(n > 0);
+		rows2++;
+	}
+	assert_int_equal(kv_iter_row(it, acc_cell, &acc), 0);
+	assert_int_equal(kv_iter_status(it), KV_OK);
+	kv_iter_close(it);
+	assert_int_equal(rows, rows2);
+	assert_int_equal(a.len, b.len);
+	assert_memory_equal(a.data, b.data, a.len);
+	util_buf_reset(out);
+	util_buf_append(out, a.data, a.len);
+	util_buf_free(&a);
+	util_buf_free(&b);
+}
+
+static void expect_text(const util_buf *got, const util_buf *want)
+{
+	if (got->len != want->len || memcmp(got->data, want->data, got->len)) {
+		fprintf(stderr, "got:  %.*s\nwant: %.*s\n", (int)got->len, got->data, (int)want->len,
+			want->data);
+		fail();
+	}
+}
+
+static void test_newest_and_as_of(void **state)
+{
+	env *e = *state;
+	util_buf got = UTIL_BUF_INIT, want = UTIL_BUF_INIT;
+	bool fast;
+	kv_scan_opts o = {0};
+	read_both(e, &o, &got, &fast);
+	assert_true(fast); /* one file, no markers, everything visible */
+	model(e->newest, 0, NROWS, &want);
+	expect_text(&got, &want);
+	/* As of the first commit the file holds newer cells: the matcher. */
+	o.read.read_ts = e->ts_first;
+	read_both(e, &o, &got, &fast);
+	assert_false(fast);
+	model(e->first, 0, NROWS, &want);
+	expect_text(&got, &want);
+	/* Extra versions, time ranges, filters and column lists: the matcher. */
+	memset(&o, 0, sizeof o);
+	o.read.max_versions = 2;
+	read_both(e, &o, &got, &fast);
+	assert_false(fast);
+	memset(&o, 0, sizeof o);
+	o.read.min_ts = 1;
+	read_both(e, &o, &got, &fast);
+	assert_false(fast);
+	model(e->newest, 0, NROWS, &want);
+	expect_text(&got, &want);
+	kv_column col = {"d", "c2", 2};
+	memset(&o, 0, sizeof o);
+	o.read.columns = &col;
+	o.read.ncolumns = 1;
+	read_both(e, &o, &got, &fast);
+	assert_false(fast);
+	util_buf_free(&got);
+	util_buf_free(&want);
+}
+
+static void test_bounds_limit_seek(void **state)
+{
+	env *e = *state;
+	util_buf got = UTIL_BUF_INIT, want = UTIL_BUF_INIT;
+	bool fast;
+	kv_scan_opts o = {0};
+	o.start = "r010";
+	o.start_len = 4;
+	o.stop = "r020";
+	o.stop_len = 4;
+	read_both(e, &o, &got, &fast);
+	assert_true(fast);
+	model(e->newest, 10, 20, &want);
+	expect_text(&got, &want);
+	o.stop_inclusive = true;
+	o.start_exclusive = true;
+	read_both(e, &o, &got, &fast);
+	model(e->newest, 11, 21, &want);
+	expect_text(&got, &want);
+	memset(&o, 0, sizeof o);
+	o.limit = 7;
+	read_both(e, &o, &got, &fast);
+	assert_true(fast);
+	model(e->newest, 0, 7, &want);
+	expect_text(&got, &want);
+	/* Seeks and row skips in the fast mode. */
+	memset(&o, 0, sizeof o);
+	kv_iter *it = kv_scan(e->t, &o);
+	assert_true(scan_is_fast(it));
+	kv_iter_next(it); /* into row 0 */
+	kv_iter_seek_row(it, "r100", 4);
+	assert_true(kv_iter_valid(it));
+	util_buf_reset(&got);
+	put_cell(&got, kv_iter_cell(it));
+	kv_iter_next_row(it);
+	put_cell(&got, kv_iter_cell(it));
+	kv_iter_seek_row(it, "r050x", 5); /* between rows: the next one */
+	put_cell(&got, kv_iter_cell(it));
+	util_buf_reset(&want);
+	util_buf b = UTIL_BUF_INIT;
+	model(e->newest, 100, 101, &b);
+	util_buf_append(&want, b.data, strchr(b.data, ';') + 1 - b.data);
+	model(e->newest, 101, 102, &b);
+	util_buf_append(&want, b.data, strchr(b.data, ';') + 1 - b.data);
+	model(e->newest, 51, 52, &b);
+	util_buf_append(&want, b.data, strchr(b.data, ';') + 1 - b.data);
+	expect_text(&got, &want);
+	kv_iter_seek_row(it, "s", 1);
+	assert_false(kv_iter_valid(it));
+	assert_int_equal(kv_iter_status(it), KV_OK);
+	kv_iter_close(it);
+	util_buf_free(&b);
+	util_buf_free(&got);
+	util_buf_free(&want);
+}
+
+static void test_other_sources(void **state)
+{
+	env *e = *state;
+	util_buf got = UTIL_BUF_INIT, want = UTIL_BUF_INIT;
+	bool fast;
+	kv_scan_opts o = {0};
+	/* A memstore next to the file. */
+	assert_int_equal(kvt_put(e->s, e->t, "r005", "d", "c3", KV_TS_LATEST, "mem"), KV_OK);
+	snprintf(e->newest[5][3], sizeof e->newest[5][3], "mem");
+	read_both(e, &o, &got, &fast);
+	assert_false(fast);
+	model(e->newest, 0, NROWS, &want);
+	expect_text(&got, &want);
+	/* Two files. */
+	assert_int_equal(kv_table_flush(e->t), KV_OK);
+	read_both(e, &o, &got, &fast);
+	assert_false(fast);
+	expect_text(&got, &want);
+	/* A major compaction leaves one file with one version per cell. */
+	assert_int_equal(kv_table_compact(e->t, true), KV_OK);
+	read_both(e, &o, &got, &fast);
+	assert_true(fast);
+	expect_text(&got, &want);
+	util_buf_free(&got);
+	util_buf_free(&want);
+}
+
+static void test_markers(void **state)
+{
+	env *e = *state;
+	util_buf got = UTIL_BUF_INIT, want = UTIL_BUF_INIT;
+	bool fast;
+	kv_scan_opts o = {0};
+	/* A file holding delete markers: the matcher applies them. */
+	assert_int_equal(kvt_del(e->s, e->t, "r007", "d", "c4", KV_TS_LATEST, KV_DELETE_COLUMN), KV_OK);
+	assert_int_equal(kv_table_flush(e->t), KV_OK);
+	assert_int_equal(kv_table_compact(e->t, false), KV_OK); /* minor: the marker stays */
+	read_both(e, &o, &got, &fast);
+	assert_false(fast);
+	e->newest[7][4][0] = 0;
+	model(e->newest, 0, NROWS, &want);
+	/* The model prints "r007/c4=;" for the deleted cell: drop it. */
+	char *p = strstr(want.data, "r007/c4=;");
+	assert_non_null(p);
+	memmove(p, p + 9, want.len - (size_t)(p + 9 - want.data));
+	want.len -= 9;
+	expect_text(&got, &want);
+	util_buf_free(&got);
+	util_buf_free(&want);
+}
+
+/* Reverse scans with small limits count the chunk's rows first and copy
+ * only the last ones (kvstore/rscan.c): rows descending, cells ascending. */
+static void test_reverse_limits(void **state)
+{
+	env *e = *state;
+	static const uint64_t limits[] = {1, 3, 20, 64, 65, 200, 0};
+	for (int pass = 0; pass < 2; pass++) {
+		if (pass == 1) /* a memstore next to the file */
+			assert_int_equal(kvt_put(e->s, e->t, "r050", "d", "c2", KV_TS_LATEST, "m50"), KV_OK);
+		if (pass == 1)
+			snprintf(e->newest[50][2], sizeof e->newest[50][2], "m50");
+		for (size_t li = 0; li < sizeof limits / sizeof limits[0]; li++) {
+			for (int bounded = 0; bounded < 2; bounded++) {
+				kv_scan_opts o = {0};
+				o.reverse = true;
+				o.limit = limits[li];
+				int from = 0, to = NROWS;
+				if (bounded) {
+					o.start = "r010";
+					o.start_len = 4;
+					o.stop = "r090";
+					o.stop_len = 4;
+					from = 10;
+					to = 90;
+				}
+				util_buf got = UTIL_BUF_INIT, want = UTIL_BUF_INIT, one = UTIL_BUF_INIT;
+				kv_iter *it = kv_scan(e->t, &o);
+				for (; kv_iter_valid(it); kv_iter_next(it))
+					put_cell(&got, kv_iter_cell(it));
+				assert_int_equal(kv_iter_status(it), KV_OK);
+				kv_iter_close(it);
+				int n = o.limit && (int)o.limit < to - from ? (int)o.limit : to - from;
+				for (int r = to - 1; r >= to - n; r--) {
+					model(e->newest, r, r + 1, &one);
+					util_buf_append(&want, one.data, one.len);
+				}
+				expect_text(&got, &want);
+				util_buf_free(&got);
+				util_buf_free(&want);
+				util_buf_free(&one);
+			}
+		}
+	}
+}
+
+/* no_cache keeps a scan's blocks out of the cache unless cache_small is set
+ * and the table is small next to the cache. */
+static void test_cache_small(void **state)
+{
+	env *e = *state;
+	kv_store_stats a, b;
+	kv_scan_opts o = {0};
+	o.read.no_cache = true;
+	kv_store_get_stats(e->s, &a);
+	kv_iter *it = kv_scan(e->t, &o);
+	while (kv_iter_valid(it))
+		kv_iter_next(it);
+	kv_iter_close(it);
+	kv_store_get_stats(e->s, &b);
+	assert_int_equal(a.cache_bytes, b.cache_bytes);
+	o.read.cache_small = true;
+	it = kv_scan(e->t, &o);
+	while (kv_iter_valid(it))
+		kv_iter_next(it);
+	kv_iter_close(it);
+	kv_store_get_stats(e->s, &b);
+	assert_true(b.cache_bytes > a.cache_bytes);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_setup_teardown(test_newest_and_as_of, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_bounds_limit_seek, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_other_sources, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_markers, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_reverse_limits, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_cache_small, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
