@@ -583,8 +583,10 @@ typedef struct loader {
 	sql_copy_sort *sorted;
 } loader;
 
-/* Rows collected (bytes of the row arena) before a sorted flush. */
-#define SORTED_FLUSH_BYTES (64u << 20)
+/* Rows collected (sql_copy_sort_bytes) before a sorted flush; the row
+ * arena's one block leaves room for what parsing allocates besides. */
+#define SORTED_FLUSH_BYTES (40u << 20)
+#define SORTED_ARENA_BYTES (72u << 20)
 
 /*
  * A load into storage this transaction created (CREATE TABLE or TRUNCATE
@@ -804,7 +806,7 @@ static void load_row(loader *ld, ty_datum *vals, copy_in *ci)
  * after flushing them; otherwise the arena holds one row. */
 static void next_row(loader *ld, util_arena *rowa, ty_datum **vals, int ncols)
 {
-	if (ld->sorted && util_arena_used(rowa) >= SORTED_FLUSH_BYTES) {
+	if (ld->sorted && sql_copy_sort_bytes(ld->sorted) >= SORTED_FLUSH_BYTES) {
 		ty_set_arena(rowa);
 		sql_copy_sort_flush(ld->sorted);
 	}
@@ -939,7 +941,9 @@ static void copy_from(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o,
 	size_t *lens = ty_alloc(sizeof(size_t) * (size_t)(ncols + 1));
 	bool *quoted = ty_alloc0(sizeof(bool) * (size_t)(ncols + 1));
 	ty_datum *vals = ty_alloc(sizeof(ty_datum) * (size_t)(r->ncols + 1));
-	util_arena *rowa = util_arena_new(16 * 1024, 0);
+	/* The sorted path's rows live in one block kept across its flushes
+	 * (a fresh 64 MiB each time cost page faults). */
+	util_arena *rowa = util_arena_new(sorted ? SORTED_ARENA_BYTES : 16 * 1024, 0);
 	util_arena *saved = ty_get_arena();
 	sql_progress *prog = sql_progress_begin(s, "copy from", r->name, true); /* strata_progress */
 	TY_TRY(tc)

@@ -48,6 +48,7 @@ struct sql_copy_sort {
 	size_t nold;
 	util_arena *keya; /* bytes of old */
 	bool in_flush;
+	size_t bytes; /* of the pending rows (key, values), roughly */
 };
 
 sql_copy_sort *sql_copy_sort_new(sql_session *s, const cat_obj *rel, kv_table *kv)
@@ -76,6 +77,11 @@ size_t sql_copy_sort_pending(const sql_copy_sort *cs)
 	return cs->n;
 }
 
+size_t sql_copy_sort_bytes(const sql_copy_sort *cs)
+{
+	return cs->bytes;
+}
+
 void sql_copy_sort_add(sql_copy_sort *cs, const uint8_t *key, size_t klen, ty_datum *vals, int64_t line)
 {
 	if (cs->n == cs->cap) {
@@ -96,6 +102,11 @@ void sql_copy_sort_add(sql_copy_sort *cs, const uint8_t *key, size_t klen, ty_da
 	r->klen = (uint32_t)klen;
 	r->line = line;
 	r->vals = vals;
+	int ncols = cs->rel->rel.ncols;
+	cs->bytes += klen + sizeof(srow) + (size_t)(ncols + 1) * sizeof(ty_datum);
+	for (int i = 0; i < ncols; i++)
+		if (!vals[i].null)
+			cs->bytes += vals[i].len;
 }
 
 static int key_cmp(const uint8_t *a, size_t al, const uint8_t *b, size_t bl)
@@ -240,6 +251,7 @@ void sql_copy_sort_flush(sql_copy_sort *cs)
 	}
 	keep_keys(cs);
 	cs->n = 0;
+	cs->bytes = 0;
 	cs->in_flush = false;
 }
 

@@ -26,8 +26,10 @@ void sql_copy_sort_free(sql_copy_sort *cs);
  * flush). */
 void sql_copy_sort_add(sql_copy_sort *cs, const uint8_t *key, size_t klen, ty_datum *vals, int64_t line);
 
-/* Number of rows added since the last flush. */
+/* Number of rows added since the last flush, and their size in bytes
+ * (keys, value arrays and the bytes of by-reference values, roughly). */
 size_t sql_copy_sort_pending(const sql_copy_sort *cs);
+size_t sql_copy_sort_bytes(const sql_copy_sort *cs);
 
 /* Sorts and checks the pending rows, then writes them into the
  * transaction's bulk batch. Throws 23505 naming the first line (in load
