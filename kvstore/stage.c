@@ -165,11 +165,12 @@ static void sent_merge_runs(sent *e, size_t n, size_t *starts, int nruns, kv_bat
 }
 
 /* Sorts the entries. A load usually arrives as a few sorted runs (one per
- * table of the transaction, then the catalog's rows): those are merged;
- * anything else is quicksorted. */
+ * table of the transaction, then the catalog's rows; an index build's
+ * sorted chunks of 20000 entries): those are merged; anything else is
+ * quicksorted. */
 static void sent_sort_batch(sent *e, size_t n, kv_batch *b)
 {
-	enum { MAX_RUNS = 32 };
+	enum { MAX_RUNS = 256 };
 	size_t starts[MAX_RUNS + 1];
 	int nruns = 1;
 	starts[0] = 0;
