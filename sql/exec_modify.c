@@ -27,6 +27,7 @@ typedef struct modify_state {
 	bool unique;      /* the table has unique indexes (index_write.c) */
 	ty_datum *oldrow; /* UPDATE/DELETE: the row before (ncols + key) */
 	util_buf last_parent;  /* interleaved inserts: the last parent row found */
+	kv_ts epq_ts;          /* shared store: the read point the target row was re-read at */
 } modify_state;
 
 /* The old row (ncols + key) of an UPDATE/DELETE input row, for fk.c. */
@@ -132,9 +133,11 @@ static UTIL_NORETURN void duplicate_key(modify_state *st, const ty_datum *vals)
 	ty_errthrow();
 }
 
-/* Reads the newest committed version of a row (plus this transaction's
- * pending write) into out (ncols + key); false if it does not exist. */
-static bool read_latest(sql_op *op, modify_state *st, const uint8_t *key, size_t klen, ty_datum *out)
+/* Reads the newest committed version of a row as of read_ts (KV_TS_MAX:
+ * the newest; plus this transaction's pending write) into out (ncols +
+ * key); false if it does not exist. */
+static bool read_at(sql_op *op, modify_state *st, const uint8_t *key, size_t klen, kv_ts read_ts,
+		    ty_datum *out)
 {
 	const cat_rel *r = &st->rel->rel;
 	sql_txn *t = op->ex->txn;
@@ -151,7 +154,7 @@ static bool read_latest(sql_op *op, modify_state *st, const uint8_t *key, size_t
 		st->scratch = util_arena_new(4096, 0);
 	kv_read_opts ro;
 	memset(&ro, 0, sizeof ro);
-	ro.read_ts = KV_TS_MAX;
+	ro.read_ts = read_ts;
 	kv_row row;
 	size_t qpre;
 	kv_status s = sql_row_get(st->kv, r, key, klen, &ro, st->scratch, &row, &qpre);
@@ -173,6 +176,11 @@ static bool read_latest(sql_op *op, modify_state *st, const uint8_t *key, size_t
 	return true;
 }
 
+static bool read_latest(sql_op *op, modify_state *st, const uint8_t *key, size_t klen, ty_datum *out)
+{
+	return read_at(op, st, key, klen, KV_TS_MAX, out);
+}
+
 /* After the target row of an UPDATE or DELETE is locked: if another
  * transaction changed it after this statement's snapshot, REPEATABLE READ
  * fails with 40001, and READ COMMITTED carries on with the newest version
@@ -190,7 +198,13 @@ static const ty_datum *recheck_locked(sql_op *op, modify_state *st, const ty_dat
 		return in;
 	const cat_rel *r = &st->rel->rel;
 	ty_datum *cur = ty_alloc(sizeof(ty_datum) * (size_t)(r->ncols + 1));
-	bool exists = read_latest(op, st, key, klen, cur);
+	/* On a store shared by several servers the row lock is this server's
+	 * only: read at a fresh read point, which the change is then based on
+	 * (checked at commit, sql_txn_rebase). */
+	kv_ts at = KV_TS_MAX;
+	if (op->ex->s->e->opts.store_uri && t->iso == SQL_READ_COMMITTED)
+		at = st->epq_ts = kv_read_point(op->ex->s->e->kv);
+	bool exists = read_at(op, st, key, klen, at, cur);
 	if (t->iso != SQL_READ_COMMITTED)
 		sql_txn_serialization_failure(!exists);
 	if (!exists)
@@ -338,6 +352,7 @@ static void do_update(sql_op *op, modify_state *st, const ty_datum *in, sql_batc
 	const cat_rel *r = &rel->rel;
 	sql_txn *t = op->ex->txn;
 	ty_datum oldkey = in[p->modify.key_slot];
+	st->epq_ts = 0;
 	/* As PostgreSQL: an UPDATE that leaves the key alone takes FOR NO KEY
 	 * UPDATE, so it does not block foreign-key checks (FOR KEY SHARE). */
 	sql_txn_lock_row(t, rel->oid, oldkey.p, oldkey.len,
@@ -384,6 +399,8 @@ static void do_update(sql_op *op, modify_state *st, const ty_datum *in, sql_batc
 			if (old)
 				sql_index_unique_release(op->ex->s, rel, old, row);
 			sql_txn_delete_row(t, rel, st->kv, oldkey.p, oldkey.len);
+			if (st->epq_ts)
+				sql_txn_rebase(t, rel->oid, oldkey.p, oldkey.len, st->epq_ts);
 			if (old)
 				sql_index_unique_check(op->ex->s, rel, row, old, 0, false, NULL, NULL);
 			sql_txn_put_row(t, rel, st->kv, k, kl, row, NULL, true, false);
@@ -400,6 +417,8 @@ static void do_update(sql_op *op, modify_state *st, const ty_datum *in, sql_batc
 		sql_index_unique_check(op->ex->s, rel, row, old, 0, false, NULL, NULL);
 	}
 	sql_txn_put_row(t, rel, st->kv, oldkey.p, oldkey.len, row, st->assigned, false, true);
+	if (st->epq_ts)
+		sql_txn_rebase(t, rel->oid, oldkey.p, oldkey.len, st->epq_ts);
 	if (st->fk)
 		sql_fk_row(st->fk, old_row(op, st, in, oldkey), row);
 	op->ex->processed++;
@@ -419,6 +438,7 @@ static void do_delete(sql_op *op, modify_state *st, const ty_datum *in, sql_batc
 		return;
 	sql_txn_lock_row(t, rel->oid, key.p, key.len, PG_QUERY__LOCK_CLAUSE_STRENGTH__LCS_FORUPDATE,
 			 PG_QUERY__LOCK_WAIT_POLICY__LockWaitBlock, NULL);
+	st->epq_ts = 0;
 	in = recheck_locked(op, st, in, key.p, key.len);
 	if (!in)
 		return;
@@ -436,6 +456,8 @@ static void do_delete(sql_op *op, modify_state *st, const ty_datum *in, sql_batc
 		sql_index_unique_release(op->ex->s, rel, old, NULL);
 	}
 	sql_txn_delete_row(t, rel, st->kv, key.p, key.len);
+	if (st->epq_ts)
+		sql_txn_rebase(t, rel->oid, key.p, key.len, st->epq_ts);
 	if (st->fk)
 		sql_fk_row(st->fk, old_row(op, st, in, key), NULL);
 	op->ex->processed++;

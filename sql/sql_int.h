@@ -119,6 +119,8 @@ struct sql_session {
 	struct sql_temp *temp;       /* temporary schema and ON COMMIT actions (ddl_temp.c) */
 	char application_name[128];
 	atomic_bool cancel;          /* set by sql_cancel(); checked in loops */
+	bool commit_retryable;       /* the last commit failed on a READ COMMITTED write conflict
+					(shared store): rerunning its statement is safe (txn.c) */
 	int64_t deadline_us;         /* statement_timeout deadline (mono), 0 = none */
 	util_arena *arena;           /* session lifetime */
 	util_arena *stmt_arena;      /* one statement; reset after it */
@@ -144,6 +146,14 @@ struct sql_session {
 	util_map portals;            /* name -> sql_portal_s* */
 	util_arena *spare_portal_arena; /* a freed portal's arena, reset, for the next (session.c) */
 	bool ext_failed;             /* an error in an extended batch: skip to Sync */
+	/* Executes since the last Sync, and the last one's portal (name, tag,
+	 * whether it may be rerun): a READ COMMITTED write conflict at Sync's
+	 * commit reruns it (session.c, shared stores). */
+	int ext_execs;
+	struct sql_portal_s *ext_portal;
+	char ext_portal_name[64];
+	char ext_tag[64];
+	bool ext_retry_ok;
 	/* state */
 	char state_desc[32];         /* pg_stat_activity.state */
 	char *current_query;         /* in arena-independent heap memory */
@@ -1255,6 +1265,8 @@ typedef struct sql_wrow {
 	bool *set;                /* updates: which cols were written */
 	int cid;                  /* statement that last wrote it */
 	bool dead;                /* created after a savepoint that was rolled back */
+	kv_ts base_ts;            /* read timestamp of the version the first change was based on
+				     (checked at commit on a shared store, READ COMMITTED) */
 	struct sql_wrow *prev;    /* state as of the previous statement, if it differs */
 	struct sql_wrow *next_in_table;
 } sql_wrow;
@@ -1268,6 +1280,7 @@ struct sql_txn {
 	bool pinned;              /* pin_ts is pinned in the store (kv_snapshot_acquire), so
 				   compactions keep what the snapshot reads */
 	kv_ts pin_ts;
+	bool begin_pin;           /* pin_ts was taken by sql_txn_begin (shared store) and not used yet */
 	bool export_pinned;       /* export_pin is pinned for an exported READ COMMITTED snapshot */
 	kv_ts export_pin;
 	sql_isolation iso;
@@ -1303,6 +1316,10 @@ struct sql_txn {
 
 /* Savepoints (txn_savepoint.c): called before a row write is applied. */
 void sql_txn_undo_record(sql_txn *t, sql_wrow *w, bool created);
+/* The row's first change (by the current statement) was based on the
+ * version read at ts, not at the statement's snapshot (EvalPlanQual on a
+ * shared store). */
+void sql_txn_rebase(sql_txn *t, cat_oid table, const uint8_t *key, size_t klen, kv_ts ts);
 
 sql_txn *sql_txn_begin(sql_session *s, sql_isolation iso, bool read_only, bool explicit_block);
 /* Commits: writes the buffered rows (and catalog changes) as one batch. */
