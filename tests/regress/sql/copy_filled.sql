@@ -83,7 +83,7 @@ COPY cf FROM STDIN (FORMAT csv);
 -- a bad value at line 1500, but not over one at line 900
 \copy cf FROM PROGRAM 'awk ''BEGIN { print "3000,d,1"; print "3000,d,2"; for (i = 3; i < 1500; i++) print 3000 + 2 * i ",d,1"; print "9999,d,bad" }''' (FORMAT csv)
 \copy cf FROM PROGRAM 'awk ''BEGIN { print "3000,d,1"; print "3000,d,2"; for (i = 3; i < 900; i++) print 3000 + 2 * i ",d,1"; print "9999,d,bad" }''' (FORMAT csv)
-\copy cf FROM PROGRAM 'awk ''BEGIN { for (i = 1; i <= 2500; i++) print 5000 - 2 * i ",e," i % 100 }''' (FORMAT csv)
+\copy cf FROM PROGRAM 'awk ''BEGIN { for (i = 1; i <= 1200; i++) print 5000 - 2 * i ",e," i % 100 }''' (FORMAT csv)
 SELECT count(*), min(a), max(a), sum(c) FROM cf WHERE b = 'e';
 SELECT count(*) FROM cf WHERE b = 'd';
 SELECT count(*) FROM cf WHERE a >= 50 AND a < 100 AND a % 2 = 0;
