@@ -254,9 +254,11 @@ kv_status idx_backfill(kv_table *data, const idx_def *d, const idx_rowmodel *m, 
 			if (!bulk)
 				kv_batch_clear(b);
 			/* In key order: the store's memstore takes sorted runs faster
-			 * (its skiplist walks stay in cache), and duplicates of a
-			 * unique index become neighbours. */
-			if (c.n > 1 && !bulk) /* (a bulk batch sorts everything itself) */
+			 * (its skiplist walks stay in cache), duplicates of a unique
+			 * index become neighbours, and a bulk batch's spill merges the
+			 * chunks' runs instead of quicksorting entries scattered over
+			 * 64 MiB (sorting a chunk's 20000 entries stays in cache). */
+			if (c.n > 1)
 				qsort_r(c.e, c.n, sizeof *c.e, cmp_values, &c);
 			if (d->unique && c.n > 1) {
 				for (size_t i = 1; i < c.n; i++) {

@@ -28,6 +28,10 @@ struct bstage {
 	stfile *f;
 	int n, cap;
 	int runs;
+	/* The sort entries of the last spill, kept for the next one: a load
+	 * spills every 64 MiB, and fresh memory each time cost page faults. */
+	void *sents;
+	size_t sents_cap;
 };
 
 /* Merges the runs of each (table, family, kind) into one file with the

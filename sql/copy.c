@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "copy_sort.h"
 #include "ddl_int.h"
 #include "ops.h"
 #include "sql_index.h"
@@ -577,7 +578,15 @@ typedef struct loader {
 	kv_batch *dbatch;
 	kv_ts direct_ts;
 	uint64_t direct_rows;
+	/* Autocommit into a table with a primary key: rows collected, sorted
+	 * and checked per flush (copy_sort.c). */
+	sql_copy_sort *sorted;
 } loader;
+
+/* Rows collected (sql_copy_sort_bytes) before a sorted flush; the row
+ * arena's one block leaves room for what parsing allocates besides. */
+#define SORTED_FLUSH_BYTES (40u << 20)
+#define SORTED_ARENA_BYTES (72u << 20)
 
 /*
  * A load into storage this transaction created (CREATE TABLE or TRUNCATE
@@ -640,27 +649,7 @@ static void direct_row(loader *ld, const uint8_t *k, size_t kl, const ty_datum *
 
 static UTIL_NORETURN void dup_key(loader *ld, const ty_datum *vals, copy_in *ci)
 {
-	const cat_rel *r = &ld->rel->rel;
-	util_buf cols = UTIL_BUF_INIT, v = UTIL_BUF_INIT;
-	const char *pk = "?";
-	for (int i = 0; i < r->ncons; i++)
-		if (r->cons[i].type == 'p')
-			pk = r->cons[i].name;
-	for (int i = 0; i < r->npk; i++) {
-		const cat_column *c = cat_column_by_attnum(r, r->pk[i]);
-		if (i) {
-			util_buf_puts(&cols, ", ");
-			util_buf_puts(&v, ", ");
-		}
-		util_buf_puts(&cols, c->name);
-		ty_output(c->type, vals[c->attnum - 1], &v);
-	}
-	util_err *e = ty_errstart(UTIL_E_UNIQUE_VIOLATION, "duplicate key value violates unique constraint \"%s\"", pk);
-	util_err_detail(e, "Key (%s)=(%s) already exists.", cols.data, v.data);
-	util_err_context(e, "COPY %s, line %lld", r->name, (long long)ci->lineno);
-	util_buf_free(&cols);
-	util_buf_free(&v);
-	ty_errthrow();
+	sql_copy_dup_key(ld->s, &ld->rel->rel, vals, ci->lineno);
 }
 
 static bool key_exists(loader *ld, const uint8_t *k, size_t kl)
@@ -729,7 +718,12 @@ static void load_row(loader *ld, ty_datum *vals, copy_in *ci)
 						  "null value in column \"%s\" of relation \"%s\" violates not-null constraint",
 						  r->cols[c].name, r->name);
 			util_err_detail(e, "Failing row contains %s.", row.data);
-			util_err_context(e, "COPY %s, line %lld", r->name, (long long)ci->lineno);
+			/* The caller adds "COPY t, line N: ..." as PostgreSQL. */
+			const char *sn = sql_schema_name(ld->s->cat, r->schema);
+			if (sn)
+				util_err_field(e->schema, sn);
+			util_err_field(e->table, r->name);
+			util_err_field(e->column, r->cols[c].name);
 			util_buf_free(&row);
 			ty_errthrow();
 		}
@@ -758,6 +752,15 @@ static void load_row(loader *ld, ty_datum *vals, copy_in *ci)
 	sql_row_key(r, vals, &ld->key);
 	const uint8_t *k = (const uint8_t *)ld->key.data;
 	size_t kl = ld->key.len;
+	if (ld->sorted) {
+		/* Checked and written at the flush; foreign keys now, as below. */
+		if (ld->fk) {
+			vals[r->ncols] = ty_bytes(k, kl);
+			sql_fk_row(ld->fk, NULL, vals);
+		}
+		sql_copy_sort_add(ld->sorted, k, kl, vals, ci->lineno);
+		return;
+	}
 	if (r->npk) {
 		/* In a transaction block, serialise with concurrent inserts of the
 		 * key as INSERT does (autocommit COPY relies on its commit check). */
@@ -796,6 +799,22 @@ static void load_row(loader *ld, ty_datum *vals, copy_in *ci)
 		return;
 	}
 	sql_txn_bulk_row(t, ld->rel, ld->kv, k, kl, vals);
+}
+
+/* Starts a row's allocations. The sorted path keeps the rows of a flush
+ * in the row arena (each with its own value array) and resets it only
+ * after flushing them; otherwise the arena holds one row. */
+static void next_row(loader *ld, util_arena *rowa, ty_datum **vals, int ncols)
+{
+	if (ld->sorted && sql_copy_sort_bytes(ld->sorted) >= SORTED_FLUSH_BYTES) {
+		ty_set_arena(rowa);
+		sql_copy_sort_flush(ld->sorted);
+	}
+	if (!ld->sorted || !sql_copy_sort_pending(ld->sorted))
+		util_arena_reset(rowa);
+	ty_set_arena(rowa);
+	if (ld->sorted)
+		*vals = ty_alloc(sizeof(ty_datum) * (size_t)(ncols + 1));
 }
 
 static void copy_from(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o, sql_complete *c)
@@ -848,6 +867,7 @@ static void copy_from(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o,
 		ld.direct_ts = sql_txn_read_ts(s->txn);
 	if (ld.direct && !ld.direct_ts)
 		ld.direct = false;
+	bool sorted = ld.bulk && r->npk && !r->ilv_depth && !r->ilv_nchildren && !ld.unique;
 	/* Defaults of the columns not loaded. */
 	sql_pstate ps = {.text = ""};
 	ps.param_types = ty_alloc0(sizeof(ty_oid) * 8);
@@ -914,12 +934,16 @@ static void copy_from(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o,
 		sql_kv_error(kst, "opening a table");
 	}
 	ld.scratch = util_arena_new(4096, 0);
+	if (sorted)
+		ld.sorted = sql_copy_sort_new(s, rel, ld.kv);
 	uint64_t n = 0;
 	char **fields = ty_alloc(sizeof(char *) * (size_t)(ncols + 1));
 	size_t *lens = ty_alloc(sizeof(size_t) * (size_t)(ncols + 1));
 	bool *quoted = ty_alloc0(sizeof(bool) * (size_t)(ncols + 1));
 	ty_datum *vals = ty_alloc(sizeof(ty_datum) * (size_t)(r->ncols + 1));
-	util_arena *rowa = util_arena_new(16 * 1024, 0);
+	/* The sorted path's rows live in one block kept across its flushes
+	 * (a fresh 64 MiB each time cost page faults). */
+	util_arena *rowa = util_arena_new(sorted ? SORTED_ARENA_BYTES : 16 * 1024, 0);
 	util_arena *saved = ty_get_arena();
 	sql_progress *prog = sql_progress_begin(s, "copy from", r->name, true); /* strata_progress */
 	TY_TRY(tc)
@@ -930,8 +954,7 @@ static void copy_from(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o,
 			read_bin_header(&ci);
 		for (;;) {
 			if (binary) {
-				util_arena_reset(rowa);
-				ty_set_arena(rowa);
+				next_row(&ld, rowa, &vals, r->ncols);
 				if (!read_bin_row(&ci, r, cols, ncols, vals))
 					break;
 				goto loaded;
@@ -963,8 +986,7 @@ static void copy_from(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o,
 				continue;
 			}
 			first = false;
-			util_arena_reset(rowa);
-			ty_set_arena(rowa);
+			next_row(&ld, rowa, &vals, r->ncols);
 			int nf = o->fmt == SQL_COPY_CSV ? split_csv(&ci, o, r->name, fields, lens, ncols, quoted)
 							: split_text(&ci, o, r->name, fields, lens, ncols);
 			if (ncols == 0 && nf == 1 && fields[0] && lens[0] == 0)
@@ -1029,6 +1051,8 @@ static void copy_from(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o,
 		if (!ci.file)
 			while (next_byte(&ci) >= 0)
 				;
+		if (ld.sorted)
+			sql_copy_sort_flush(ld.sorted);
 		sql_fk_state *fk = ld.fk;
 		ld.fk = NULL;
 		sql_fk_end(fk);
@@ -1040,6 +1064,15 @@ static void copy_from(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o,
 		ty_set_arena(saved);
 		util_err err;
 		memcpy(&err, ty_err(), sizeof err);
+		/* A duplicate key in an earlier block of 1000 lines is the error
+		 * PostgreSQL reports (copy_sort.c). */
+		if (ld.sorted) {
+			ty_set_arena(rowa);
+			TY_TRY(tk) { sql_copy_sort_check(ld.sorted, (ci.lineno - 1) / 1000 * 1000 + 1); }
+			TY_CATCH(tk) { memcpy(&err, ty_err(), sizeof err); }
+			TY_END(tk);
+			ty_set_arena(saved);
+		}
 		/* The client keeps sending CopyData until CopyDone/CopyFail: eat it. */
 		if (!ci.file && !ci.eof) {
 			util_err ignore;
@@ -1058,6 +1091,7 @@ static void copy_from(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o,
 			fclose(ci.file);
 		sql_fk_abandon(ld.fk);
 		kv_batch_free(ld.dbatch);
+		sql_copy_sort_free(ld.sorted);
 		util_buf_free(&ld.enc);
 		util_arena_destroy(rowa);
 		util_arena_destroy(ld.scratch);
@@ -1083,6 +1117,7 @@ static void copy_from(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o,
 	util_buf_free(&ld.last_parent);
 	kv_table_close(ld.kv);
 	kv_batch_free(ld.dbatch);
+	sql_copy_sort_free(ld.sorted);
 	util_buf_free(&ld.enc);
 	if (ld.direct_rows)
 		sql_txn_note_direct_rows(s->txn, rel->oid, ld.direct_rows);
