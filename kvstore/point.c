@@ -37,6 +37,8 @@ typedef struct pt_buf {
 	int n;
 	int nsrc;
 	bool overflow;
+	uint8_t *keybuf; /* sorted files' key buffer (sst_with_iter) */
+	size_t keycap;
 } pt_buf;
 
 typedef struct pt_sel {
@@ -51,9 +53,16 @@ typedef struct pt_sel {
 static pthread_key_t buf_key;
 static pthread_once_t buf_once = PTHREAD_ONCE_INIT;
 
+static void buf_free(void *p)
+{
+	pt_buf *b = p;
+	free(b->keybuf);
+	free(b);
+}
+
 static void buf_init(void)
 {
-	pthread_key_create(&buf_key, free);
+	pthread_key_create(&buf_key, buf_free);
 }
 
 static pt_buf *get_buf(void)
@@ -61,7 +70,7 @@ static pt_buf *get_buf(void)
 	pthread_once(&buf_once, buf_init);
 	pt_buf *b = pthread_getspecific(buf_key);
 	if (!b) {
-		b = malloc(sizeof(*b));
+		b = calloc(1, sizeof(*b));
 		if (b && pthread_setspecific(buf_key, b)) {
 			free(b);
 			b = NULL;
@@ -129,6 +138,20 @@ static kv_status read_src(pt_buf *b, kv_src *s, const uint8_t *seek, size_t seek
 	return st;
 }
 
+typedef struct pt_row {
+	pt_buf *b;
+	const uint8_t *row;
+	size_t rlen;
+} pt_row;
+
+static kv_status collect_cb(void *arg, kv_src *s)
+{
+	pt_row *r = arg;
+	if (s->status)
+		return s->status;
+	return collect(r->b, s, r->row, r->rlen);
+}
+
 static const pt_sel *find_sel(const pt_sel *sel, int nsel, const uint8_t *fam, size_t flen)
 {
 	for (int i = 0; i < nsel; i++)
@@ -154,7 +177,7 @@ static kv_status visible(const pt_buf *b, const kv_sv *sv, const kv_read_opts *r
 			 int nsel, kv_ts read_ts, util_arena *arena, kv_row *out)
 {
 	int max_versions = ro->max_versions > 0 ? ro->max_versions : 1;
-	int64_t now_us = util_now_us();
+	int64_t now_us = 0; /* read once a family with a TTL needs it */
 	const uint8_t *fam = NULL;
 	size_t flen = 0;
 	bool fam_skip = false;
@@ -256,7 +279,9 @@ static kv_status visible(const pt_buf *b, const kv_sv *sv, const kv_read_opts *r
 				continue;
 			if (p.ts < ro->min_ts)
 				next_col = true;
-			else if (fo->ttl_seconds > 0 && (int64_t)p.ts < now_us - fo->ttl_seconds * 1000000 &&
+			else if (fo->ttl_seconds > 0 &&
+				 (int64_t)p.ts < (now_us ? now_us : (now_us = util_now_us())) -
+						     fo->ttl_seconds * 1000000 &&
 				 versions >= fo->min_versions)
 				next_col = true;
 			else if (versions >= max_versions || versions >= fo->max_versions)
@@ -363,8 +388,11 @@ bool point_get(kv_table *t, const void *row, size_t rlen, const kv_read_opts *ro
 			sst_reader *r;
 			if ((st = sfile_reader(f, &r)))
 				break;
-			if (sst_may_have_row(r, row, rlen))
-				st = read_src(b, sst_iter_new(r, !ro->no_cache), seek, seeklen, row, rlen);
+			if (sst_may_have_row(r, row, rlen)) {
+				pt_row pr = {b, row, rlen};
+				st = sst_with_iter(r, !ro->no_cache, seek, seeklen, &b->keybuf, &b->keycap,
+						   collect_cb, &pr);
+			}
 			sst_unref(r);
 		}
 	}
