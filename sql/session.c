@@ -297,8 +297,17 @@ static int finish_implicit(sql_session *s, util_err *err)
  * Called where no portal is running. */
 static void drop_txn_portals(sql_session *s)
 {
-	if (s->txn_state != SQL_TXN_IDLE || s->implicit_block)
+	if (s->txn_state != SQL_TXN_IDLE || s->implicit_block || util_map_count(&s->portals) == 0)
 		return;
+	/* The extended protocol's usual case, the unnamed portal alone: drop
+	 * it and keep the map's table for the next Bind. */
+	sql_portal_s *un;
+	if (util_map_count(&s->portals) == 1 && (un = util_map_get(&s->portals, "", 0)) &&
+	    !(un->is_cursor && un->holdable)) {
+		util_map_del(&s->portals, "", 0);
+		sql_portal_free(s, un);
+		return;
+	}
 	size_t pos = 0;
 	const void *k;
 	size_t kl;
