@@ -12,7 +12,12 @@
 
 static const char META_ROW[] = "m";
 static const char META_NEXT_OID[] = "next_oid";
-static const char META_VERSION[] = "version"; /* shared stores only */
+static const char META_VERSION[] = "version"; /* shared stores only, in VER_ROW */
+/* The catalog version has a kv row of its own: a DDL transaction writes it
+ * and REPEATABLE READ commits are first-committer-wins per kv row, so it
+ * must not share a row with the oid reservations the same transaction
+ * commits on the way (META_ROW). */
+static const char VER_ROW[] = "v";
 #define OID_BATCH 256
 
 static void obj_row(cat_oid oid, uint8_t row[5])
@@ -112,8 +117,16 @@ static int load(cat *c, cat_snap *snap, bool *empty, util_err *err)
 		const kv_cell *cell = kv_iter_cell(it);
 		*empty = false;
 		if (cell->row.len == 1 && cell->row.data[0] == 'm') {
-			if (cell->qualifier.len == strlen(META_NEXT_OID) && cell->value.len == 4)
-				c->next_oid = c->oid_limit = util_get_be32(cell->value.data);
+			if (cell->qualifier.len == strlen(META_NEXT_OID) && cell->value.len == 4) {
+				cat_oid stored = util_get_be32(cell->value.data);
+				/* A reload on a shared store keeps the rest of this
+				 * server's own reservation if nobody reserved since. */
+				if (!(c->shared && c->oid_limit == stored && c->next_oid < stored))
+					c->next_oid = c->oid_limit = stored;
+			}
+			continue;
+		}
+		if (cell->row.len == 1 && cell->row.data[0] == VER_ROW[0]) {
 			if (cell->qualifier.len == strlen(META_VERSION) && cell->value.len == 8 &&
 			    !memcmp(cell->qualifier.data, META_VERSION, cell->qualifier.len)) {
 				c->ver_ts = cell->ts;
@@ -276,7 +289,7 @@ int cat_reload(cat *c, util_err *err)
 	return 0;
 }
 
-int cat_refresh(cat *c, util_err *err)
+int cat_refresh(cat *c, kv_ts read_ts, util_err *err)
 {
 	if (!c->shared)
 		return 0;
@@ -284,13 +297,13 @@ int cat_refresh(cat *c, util_err *err)
 	kv_column col = {CAT_FAMILY, META_VERSION, strlen(META_VERSION)};
 	kv_read_opts ro;
 	memset(&ro, 0, sizeof ro);
-	ro.read_ts = kv_read_point(c->kv);
+	ro.read_ts = read_ts ? read_ts : kv_read_point(c->kv);
 	ro.columns = &col;
 	ro.ncolumns = 1;
 	kv_row r;
 	int rc = 0;
 	pthread_mutex_lock(&c->ver_mu);
-	kv_status st = kv_get(c->tbl, META_ROW, 1, &ro, a, &r);
+	kv_status st = kv_get(c->tbl, VER_ROW, 1, &ro, a, &r);
 	if (st != KV_OK)
 		rc = kv_fail(err, st, "read the catalog version");
 	else if ((r.n ? r.cells[0].ts : 0) != c->ver_ts)
@@ -426,14 +439,14 @@ void cat_txn_write(cat_txn *t, kv_batch *b)
 		 * version at their next statement (cat_refresh). */
 		size_t ql = strlen(META_VERSION);
 		if (c->ver_present)
-			kv_batch_require(b, c->tbl, META_ROW, 1, CAT_FAMILY, META_VERSION, ql, KV_CMP_EQ,
+			kv_batch_require(b, c->tbl, VER_ROW, 1, CAT_FAMILY, META_VERSION, ql, KV_CMP_EQ,
 					 c->ver_val, 8);
 		else
-			kv_batch_require(b, c->tbl, META_ROW, 1, CAT_FAMILY, META_VERSION, ql, KV_CMP_ABSENT,
+			kv_batch_require(b, c->tbl, VER_ROW, 1, CAT_FAMILY, META_VERSION, ql, KV_CMP_ABSENT,
 					 NULL, 0);
 		util_put_be64(t->ver, (uint64_t)util_now_us() ^ ((uint64_t)(uintptr_t)t << 16));
 		t->wrote_ver = true;
-		kv_batch_put(b, c->tbl, META_ROW, 1, CAT_FAMILY, META_VERSION, ql, KV_TS_LATEST, t->ver, 8);
+		kv_batch_put(b, c->tbl, VER_ROW, 1, CAT_FAMILY, META_VERSION, ql, KV_TS_LATEST, t->ver, 8);
 	}
 }
 

@@ -359,7 +359,8 @@ void cat_txn_abort(cat_txn *t);
  * front end on a shared backend). */
 int cat_reload(cat *c, util_err *err);
 /* Shared store: reloads the catalog if another server changed it since it
- * was loaded (one read of the version cell). No-op otherwise. */
-int cat_refresh(cat *c, util_err *err);
+ * was loaded (one read of the version cell, at read_ts: a read point just
+ * taken, or 0 to take one — a second round trip). No-op otherwise. */
+int cat_refresh(cat *c, kv_ts read_ts, util_err *err);
 
 #endif /* STRATA_CAT_H */

@@ -303,4 +303,13 @@ void kv_batch_check_row(kv_batch *b, kv_table *t, const void *row, size_t rlen)
 	k->t = t;
 	k->roff = put_cbytes(b, row, rlen);
 	k->rlen = rlen;
+	k->ts = 0;
+}
+
+void kv_batch_check_row_at(kv_batch *b, kv_table *t, const void *row, size_t rlen, kv_ts read_ts)
+{
+	size_t n = b->nk;
+	kv_batch_check_row(b, t, row, rlen);
+	if (b->nk > n)
+		b->k[n].ts = read_ts ? read_ts : 1;
 }

@@ -106,8 +106,10 @@ kv_status kv_snapshot_acquire(kv_store *s, kv_ts *ts)
 
 void kv_snapshot_release(kv_store *s, kv_ts ts)
 {
-	if (s->etcd)
+	if (s->etcd) {
+		ekv_snapshot_release(s, ts);
 		return;
+	}
 	pthread_mutex_lock(&s->ts_mu);
 	for (size_t i = 0; i < s->nsnaps; i++) {
 		if (s->snaps[i] == ts) {

@@ -63,8 +63,7 @@ typedef struct scratch {
 	util_buf rec;
 } scratch;
 
-static pthread_key_t scratch_key;
-static pthread_once_t scratch_once = PTHREAD_ONCE_INIT;
+static util_tls_slot scratch_slot;
 
 static void scratch_free(void *p)
 {
@@ -75,18 +74,15 @@ static void scratch_free(void *p)
 	free(x);
 }
 
-static void scratch_init(void)
+/* The thread's scratch; *own: the caller frees it after the commit (it
+ * could not be kept for the thread). */
+static scratch *get_scratch(bool *own)
 {
-	pthread_key_create(&scratch_key, scratch_free);
-}
-
-static scratch *get_scratch(void)
-{
-	pthread_once(&scratch_once, scratch_init);
-	scratch *x = pthread_getspecific(scratch_key);
+	scratch *x = util_tls_get(&scratch_slot);
+	*own = false;
 	if (!x) {
 		x = util_xcalloc(1, sizeof(*x));
-		pthread_setspecific(scratch_key, x);
+		*own = !util_tls_set(&scratch_slot, x, scratch_free);
 	}
 	return x;
 }
@@ -194,15 +190,27 @@ void commit_recent_on(kv_store *s)
 	}
 }
 
-static kv_status check_conflicts(kv_store *s, kv_batch *b, kv_ts read_ts)
+static kv_status check_conflicts(kv_store *s, kv_batch *b, bool check, kv_ts read_ts)
 {
 	kv_status st = KV_OK;
 	commit_recent_on(s);
-	for (size_t i = 0; i < b->n && !st; i++)
+	for (size_t i = 0; check && i < b->n && !st; i++)
 		st = commit_check_row(b->m[i].t, mut_row(b, &b->m[i]), b->m[i].rlen, read_ts);
-	for (size_t i = 0; i < b->nk && !st; i++)
-		st = commit_check_row(b->k[i].t, cond_ptr(b, b->k[i].roff), b->k[i].rlen, read_ts);
+	for (size_t i = 0; i < b->nk && !st; i++) {
+		kv_ts ts = chk_ts(&b->k[i], check, read_ts);
+		if (ts)
+			st = commit_check_row(b->k[i].t, cond_ptr(b, b->k[i].roff), b->k[i].rlen, ts);
+	}
 	return st;
+}
+
+/* Does the batch have rows a plain kv_commit checks (kv_batch_check_row_at)? */
+bool commit_has_at_checks(const kv_batch *b)
+{
+	for (size_t i = 0; i < b->nk; i++)
+		if (b->k[i].ts)
+			return true;
+	return false;
 }
 
 /* The value a cell has after earlier mutations of this batch, or from the
@@ -404,7 +412,8 @@ kv_status commit_batch(kv_store *s, kv_batch *b, bool check, kv_ts read_ts, cons
 		if (atomic_load(&b->m[i].t->too_many_files))
 			store_stall_files(s, b->m[i].t);
 	size_t nstripes;
-	scratch *x = get_scratch();
+	bool own_scratch;
+	scratch *x = get_scratch(&own_scratch);
 	uint32_t *stripes = collect_stripes(x, b, &nstripes);
 	for (size_t i = 0; i < nstripes; i++)
 		pthread_mutex_lock(&s->rowlocks[stripes[i]]);
@@ -419,7 +428,7 @@ kv_status commit_batch(kv_store *s, kv_batch *b, bool check, kv_ts read_ts, cons
 	bool rw = false;
 	if ((st = commit_check_conditions(b)))
 		goto out;
-	if (check && (st = check_conflicts(s, b, read_ts)))
+	if ((check || (b->nk && commit_has_at_checks(b))) && (st = check_conflicts(s, b, check, read_ts)))
 		goto out;
 	if ((st = commit_resolve(b, &c)))
 		goto out;
@@ -468,6 +477,8 @@ out:
 	c.nowned = 0;
 	x->c = c;
 	x->rec = rec;
+	if (own_scratch)
+		scratch_free(x);
 	return st;
 }
 

@@ -27,6 +27,7 @@
 typedef struct ekv_tsrev {
 	kv_ts ts;
 	int64_t rev;
+	int refs; /* pins: kv_snapshot_acquire count */
 } ekv_tsrev;
 
 typedef struct ekv {
@@ -41,6 +42,12 @@ typedef struct ekv {
 	pthread_mutex_t map_mu;
 	ekv_tsrev map[EKV_TSMAP];
 	size_t map_next;
+	/* Pinned snapshots (kv_snapshot_acquire): kept until released, so a
+	 * long transaction always reads its own revision, where version GC's
+	 * deletions are invisible (etcd MVCC), however many read points
+	 * follow. */
+	ekv_tsrev *pins;
+	size_t npins, cpins;
 	kv_ts last_ts; /* this process's clock (max of wall clock, seen, issued) */
 	int timeout_ms;
 } ekv;
@@ -147,6 +154,7 @@ kv_ts ekv_read_point(kv_store *s);
 void ekv_advance(kv_store *s, kv_ts ts);
 kv_status ekv_read_point_wait(kv_store *s, kv_ts ts);
 kv_status ekv_snapshot_acquire(kv_store *s, kv_ts *ts);
+void ekv_snapshot_release(kv_store *s, kv_ts ts);
 kv_status ekv_ts_reserve(kv_store *s, kv_ts *ts);
 /* The revision remembered for read point ts (0 if none). */
 int64_t ekv_rev_for(ekv *e, kv_ts ts);

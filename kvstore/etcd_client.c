@@ -121,7 +121,7 @@ typedef struct tls_curl {
 	util_buf body;
 } tls_curl;
 
-static pthread_key_t curl_key;
+static util_tls_slot curl_slot;
 static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
 
 static void curl_tls_free(void *p)
@@ -135,7 +135,6 @@ static void curl_tls_free(void *p)
 static void curl_init_once(void)
 {
 	curl_global_init(CURL_GLOBAL_DEFAULT);
-	pthread_key_create(&curl_key, curl_tls_free);
 }
 
 static size_t on_body(char *p, size_t sz, size_t n, void *arg)
@@ -144,15 +143,18 @@ static size_t on_body(char *p, size_t sz, size_t n, void *arg)
 	return sz * n;
 }
 
-static tls_curl *get_curl(void)
+/* The thread's handle; *own: the caller frees it after the request (it
+ * could not be kept for the thread). */
+static tls_curl *get_curl(bool *own)
 {
 	pthread_once(&curl_once, curl_init_once);
-	tls_curl *c = pthread_getspecific(curl_key);
+	tls_curl *c = util_tls_get(&curl_slot);
+	*own = false;
 	if (!c) {
 		c = util_xcalloc(1, sizeof *c);
 		c->h = curl_easy_init();
 		UTIL_ASSERT(c->h, "curl_easy_init failed");
-		pthread_setspecific(curl_key, c);
+		*own = !util_tls_set(&curl_slot, c, curl_tls_free);
 	}
 	return c;
 }
@@ -161,10 +163,9 @@ enum { R_OK, R_RETRY, R_FAIL };
 
 /* One POST to one endpoint. R_RETRY: unreachable, timed out or a transient
  * server error (sent = the request may have reached the server). */
-static int post_once(ekv *e, int ep, const char *path, const char *json, json_t **resp, bool *sent,
-		     kv_status *st)
+static int post_with(tls_curl *c, ekv *e, int ep, const char *path, const char *json, json_t **resp,
+		     bool *sent, kv_status *st)
 {
-	tls_curl *c = get_curl();
 	char url[512];
 	snprintf(url, sizeof url, "http://%s%s", e->endpoints[ep], path);
 	util_buf_reset(&c->body);
@@ -221,6 +222,17 @@ static int post_once(ekv *e, int ep, const char *path, const char *json, json_t 
 	}
 	*resp = j;
 	return R_OK;
+}
+
+static int post_once(ekv *e, int ep, const char *path, const char *json, json_t **resp, bool *sent,
+		     kv_status *st)
+{
+	bool own;
+	tls_curl *c = get_curl(&own);
+	int rc = post_with(c, e, ep, path, json, resp, sent, st);
+	if (own)
+		curl_tls_free(c);
+	return rc;
 }
 
 /* POSTs to the cluster, failing over between endpoints until the timeout. */

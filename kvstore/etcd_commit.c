@@ -27,11 +27,13 @@
 
 #define MAX_ATTEMPTS 64
 
-enum { MK_WRITE = 1, MK_GUARD = 2, MK_CHECK = 4 };
+enum { MK_WRITE = 1, MK_GUARD = 2, MK_CHECK = 4, MK_AT = 8 };
 
 typedef struct mkey {
 	util_buf k;
 	int flags;
+	kv_ts at;       /* MK_AT: unchanged since this timestamp (kv_batch_check_row_at) */
+	int64_t at_rev; /* ... i.e. since this revision (per attempt) */
 } mkey;
 
 typedef struct mset {
@@ -39,7 +41,7 @@ typedef struct mset {
 	size_t n, cap;
 } mset;
 
-static void mset_add(mset *s, const ekv *e, kv_table *t, const uint8_t *row, size_t rlen, int flags)
+static void mset_add(mset *s, const ekv *e, kv_table *t, const uint8_t *row, size_t rlen, int flags, kv_ts at)
 {
 	if (s->n == s->cap) {
 		s->cap = s->cap ? 2 * s->cap : 16;
@@ -49,6 +51,7 @@ static void mset_add(mset *s, const ekv *e, kv_table *t, const uint8_t *row, siz
 	memset(k, 0, sizeof *k);
 	ekv_marker_key(e, t->eid, row, rlen, &k->k);
 	k->flags = flags;
+	k->at = at;
 }
 
 static int mkey_cmp(const void *a, const void *b)
@@ -68,6 +71,8 @@ static void mset_unique(mset *s)
 	for (size_t i = 1; i < s->n; i++) {
 		if (!mkey_cmp(&s->m[u], &s->m[i])) {
 			s->m[u].flags |= s->m[i].flags;
+			if (s->m[i].at && (!s->m[u].at || s->m[i].at < s->m[u].at))
+				s->m[u].at = s->m[i].at; /* the older base: stricter */
 			util_buf_free(&s->m[i].k);
 		} else {
 			s->m[++u] = s->m[i];
@@ -90,20 +95,68 @@ static bool reads_current(const kv_mut *m)
 	       (m->type == KV_DELETE && m->ts == KV_TS_LATEST);
 }
 
-/* The row markers the commit touches, with what it does to each. */
-static void collect_markers(ekv *e, kv_batch *b, bool check, mset *ms)
+/* The row markers the commit touches, with what it does to each; true if
+ * some row is checked (kv_commit_if or kv_batch_check_row_at). */
+static bool collect_markers(ekv *e, kv_batch *b, bool check, mset *ms)
 {
+	bool any = check;
 	for (size_t i = 0; i < b->n; i++) {
 		kv_mut *m = &b->m[i];
 		int f = MK_WRITE | (reads_current(m) ? MK_GUARD : 0) | (check ? MK_CHECK : 0);
-		mset_add(ms, e, m->t, mut_row(b, m), m->rlen, f);
+		mset_add(ms, e, m->t, mut_row(b, m), m->rlen, f, 0);
 	}
 	for (size_t i = 0; i < b->nc; i++)
-		mset_add(ms, e, b->c[i].t, cond_ptr(b, b->c[i].roff), b->c[i].rlen, MK_GUARD);
-	if (check)
-		for (size_t i = 0; i < b->nk; i++)
-			mset_add(ms, e, b->k[i].t, cond_ptr(b, b->k[i].roff), b->k[i].rlen, MK_CHECK);
+		mset_add(ms, e, b->c[i].t, cond_ptr(b, b->c[i].roff), b->c[i].rlen, MK_GUARD, 0);
+	for (size_t i = 0; i < b->nk; i++) {
+		kv_chk *k = &b->k[i];
+		if (k->ts || check)
+			mset_add(ms, e, k->t, cond_ptr(b, k->roff), k->rlen, k->ts ? MK_AT : MK_CHECK, k->ts);
+		any |= k->ts != 0;
+	}
 	mset_unique(ms);
+	return any;
+}
+
+/* The revision each MK_AT row must be unchanged since: exact for
+ * timestamps handed out here, else as check_rev (a row whose newest
+ * commit is past its timestamp conflicts at once). */
+static kv_status at_revs(ekv *e, kv_ts clock, int64_t clock_rev, mset *ms)
+{
+	for (size_t i = 0; i < ms->n; i++) {
+		mkey *m = &ms->m[i];
+		if (!(m->flags & MK_AT))
+			continue;
+		m->at_rev = ekv_rev_for(e, m->at);
+		if (m->at_rev)
+			continue;
+		m->at_rev = clock_rev;
+		if (m->at >= clock)
+			continue;
+		ekv_range_req q = {.key = (const uint8_t *)m->k.data, .klen = m->k.len, .rev = clock_rev};
+		ekv_range_res rr;
+		kv_status st = ekv_range(e, &q, &rr);
+		if (st)
+			return st;
+		bool newer = rr.n && rr.kvs[0].vlen >= 8 && util_get_be64(rr.kvs[0].val) > m->at;
+		ekv_range_res_free(&rr);
+		if (newer)
+			return kv_fail(KV_CONFLICT, "a row changed after the version it was based on");
+	}
+	return KV_OK;
+}
+
+/* The revision a row's marker is compared against (unchanged up to it),
+ * 0 for none: the smallest that applies. */
+static int64_t mkey_limit(const mkey *m, int64_t rrev, int64_t crev)
+{
+	int64_t lim = 0;
+	if ((m->flags & MK_CHECK) && rrev)
+		lim = rrev;
+	if ((m->flags & MK_GUARD) && (!lim || crev < lim))
+		lim = crev;
+	if ((m->flags & MK_AT) && (!lim || m->at_rev < lim))
+		lim = m->at_rev;
+	return lim;
 }
 
 /* The newest revision whose state a read at read_ts saw; conservative
@@ -142,13 +195,19 @@ static kv_status check_rev(ekv *e, kv_ts read_ts, kv_ts clock, int64_t clock_rev
 	return KV_OK;
 }
 
-/* Do the kv_commit_if rows still hold (no commit after crev)? */
+/* Do the checked rows still hold (kv_commit_if rows: no commit after crev;
+ * kv_batch_check_row_at rows: none after their at_rev)? */
 static kv_status recheck(ekv *e, const mset *ms, int64_t crev, bool *holds)
 {
 	ekv_txn *t = ekv_txn_new();
-	for (size_t i = 0; i < ms->n; i++)
-		if (ms->m[i].flags & MK_CHECK)
-			ekv_txn_cmp_mod_lt(t, (const uint8_t *)ms->m[i].k.data, ms->m[i].k.len, crev + 1);
+	for (size_t i = 0; i < ms->n; i++) {
+		const mkey *m = &ms->m[i];
+		int64_t lim = (m->flags & MK_CHECK) ? crev : 0;
+		if ((m->flags & MK_AT) && (!lim || m->at_rev < lim))
+			lim = m->at_rev;
+		if (lim)
+			ekv_txn_cmp_mod_lt(t, (const uint8_t *)m->k.data, m->k.len, lim + 1);
+	}
 	ekv_txn_res r;
 	kv_status st = ekv_txn_run(e, t, &r);
 	*holds = !st && r.succeeded;
@@ -195,6 +254,24 @@ static void put_cells(ekv *e, ekv_txn *t, const cctx *c, kv_ts cts)
 	free(ks);
 }
 
+/* Does the commit need the clock's revision: conditions, increments,
+ * appends, "delete the newest version" resolve against it, and checks at
+ * timestamps not remembered here are judged at it? */
+static bool needs_clock(ekv *e, const kv_batch *b, bool check, kv_ts read_ts, const mset *ms)
+{
+	if (b->nc)
+		return true;
+	if (check && !ekv_rev_for(e, read_ts))
+		return true;
+	for (size_t i = 0; i < ms->n; i++) {
+		if (ms->m[i].flags & MK_GUARD)
+			return true;
+		if ((ms->m[i].flags & MK_AT) && !ekv_rev_for(e, ms->m[i].at))
+			return true;
+	}
+	return false;
+}
+
 kv_status ekv_commit(kv_store *s, kv_batch *b, bool check, kv_ts read_ts, const kv_write_opts *o,
 		     kv_ts *commit_ts)
 {
@@ -215,20 +292,29 @@ kv_status ekv_commit(kv_store *s, kv_batch *b, bool check, kv_ts read_ts, const 
 	}
 	ekv *e = s->etcd;
 	mset ms = {0};
-	collect_markers(e, b, check, &ms);
+	bool checks = collect_markers(e, b, check, &ms);
 	util_buf ck = UTIL_BUF_INIT;
 	ekv_clock_key(e, &ck);
 	kv_status st = KV_OK;
 	cctx c = {0};
 	bool done = false;
+	bool blind = !needs_clock(e, b, check, read_ts, &ms);
 	for (int attempt = 0; attempt < MAX_ATTEMPTS && !st && !done; attempt++) {
-		kv_ts clock;
-		int64_t crev;
-		if ((st = ekv_clock_read(e, &clock, &crev)))
-			break;
-		ekv_observe(e, clock);
+		kv_ts clock = 0;
+		int64_t crev = 0;
+		/* A batch that reads nothing at commit and whose checks have known
+		 * revisions skips the clock read on its first attempt: the clock
+		 * compare fails if another process committed a later timestamp,
+		 * and the retry reads it (one round trip instead of two). */
+		if (!(blind && attempt == 0)) {
+			if ((st = ekv_clock_read(e, &clock, &crev)))
+				break;
+			ekv_observe(e, clock);
+		}
 		int64_t rrev = 0;
 		if (check && (st = check_rev(e, read_ts, clock, crev, &ms, &rrev)))
+			break;
+		if (checks && (st = at_revs(e, clock, crev, &ms)))
 			break;
 		/* Resolve against revision crev. */
 		ekv_latest_pin = crev;
@@ -251,9 +337,7 @@ kv_status ekv_commit(kv_store *s, kv_batch *b, bool check, kv_ts read_ts, const 
 		ekv_txn_cmp_value_lt(t, (const uint8_t *)ck.data, ck.len, cmpval, 8);
 		for (size_t i = 0; i < ms.n; i++) {
 			mkey *m = &ms.m[i];
-			int64_t lim = (m->flags & MK_CHECK) ? rrev : (m->flags & MK_GUARD) ? crev : 0;
-			if ((m->flags & MK_CHECK) && (m->flags & MK_GUARD) && crev < rrev)
-				lim = crev;
+			int64_t lim = mkey_limit(m, rrev, crev);
 			if (lim)
 				ekv_txn_cmp_mod_lt(t, (const uint8_t *)m->k.data, m->k.len, lim + 1);
 		}
@@ -294,7 +378,7 @@ kv_status ekv_commit(kv_store *s, kv_batch *b, bool check, kv_ts read_ts, const 
 			done = true;
 		} else if (fg->n && fg->kvs[0].vlen >= 8 && util_get_be64(fg->kvs[0].val) >= cts) {
 			ekv_observe(e, util_get_be64(fg->kvs[0].val)); /* a later commit came first */
-		} else if (check) {
+		} else if (checks) {
 			bool holds;
 			if (!(st = recheck(e, &ms, rrev, &holds)) && !holds)
 				st = kv_fail(KV_CONFLICT, "a row written by the batch changed after the read "

@@ -42,6 +42,13 @@ int64_t ekv_rev_for(ekv *e, kv_ts ts)
 {
 	int64_t rev = 0;
 	pthread_mutex_lock(&e->map_mu);
+	for (size_t i = 0; i < e->npins; i++) {
+		if (e->pins[i].ts == ts) {
+			rev = e->pins[i].rev;
+			pthread_mutex_unlock(&e->map_mu);
+			return rev;
+		}
+	}
 	size_t n = e->map_next < EKV_TSMAP ? e->map_next : EKV_TSMAP;
 	for (size_t k = 0; k < n; k++) {
 		ekv_tsrev *m = &e->map[(e->map_next - 1 - k) % EKV_TSMAP];
@@ -133,9 +140,47 @@ kv_status ekv_read_point_wait(kv_store *s, kv_ts ts)
 kv_status ekv_snapshot_acquire(kv_store *s, kv_ts *ts)
 {
 	/* etcd keeps old revisions until the operator compacts them
-	 * (docs/scale-out.md); nothing to pin here. */
-	*ts = ekv_read_point(s);
+	 * (docs/scale-out.md): pinning = remembering this read point's
+	 * revision until the release. */
+	ekv *e = s->etcd;
+	kv_ts t;
+	int64_t rev;
+	if (ekv_clock_read(e, &t, &rev) != KV_OK) {
+		*ts = (kv_ts)atomic_load(&s->read_point); /* cluster unreachable: the last known */
+		return KV_OK;
+	}
+	ekv_observe(e, t);
+	ekv_remember(e, t, rev);
+	ekv_advance(s, t);
+	pthread_mutex_lock(&e->map_mu);
+	size_t i = 0;
+	while (i < e->npins && e->pins[i].ts != t)
+		i++;
+	if (i == e->npins) {
+		if (e->npins == e->cpins) {
+			e->cpins = e->cpins ? 2 * e->cpins : 16;
+			e->pins = util_xrealloc(e->pins, e->cpins * sizeof *e->pins);
+		}
+		e->pins[e->npins++] = (ekv_tsrev){t, rev, 0};
+	}
+	e->pins[i].refs++;
+	pthread_mutex_unlock(&e->map_mu);
+	*ts = t;
 	return KV_OK;
+}
+
+void ekv_snapshot_release(kv_store *s, kv_ts ts)
+{
+	ekv *e = s->etcd;
+	pthread_mutex_lock(&e->map_mu);
+	for (size_t i = 0; i < e->npins; i++) {
+		if (e->pins[i].ts == ts) {
+			if (--e->pins[i].refs == 0)
+				e->pins[i] = e->pins[--e->npins];
+			break;
+		}
+	}
+	pthread_mutex_unlock(&e->map_mu);
 }
 
 kv_status ekv_ts_reserve(kv_store *s, kv_ts *ts)
@@ -181,6 +226,7 @@ static void ekv_free(ekv *e)
 	for (int i = 0; i < e->nendpoints; i++)
 		free(e->endpoints[i]);
 	pthread_mutex_destroy(&e->map_mu);
+	free(e->pins);
 	free(e);
 }
 
@@ -363,6 +409,10 @@ static void uncache(kv_store *s, int idx)
 	table_unref(t);
 }
 
+/* Opens a kv table; use_cache: a cached handle's metadata may be reused
+ * (meta_cache_us). */
+static kv_status table_open(kv_store *s, const char *name, bool use_cache, kv_table **out);
+
 kv_status ekv_table_create(kv_store *s, const char *name, const kv_family_opts *fams, int nfams)
 {
 	kv_status st = table_check_name(name);
@@ -509,7 +559,7 @@ kv_status ekv_table_alter_family(kv_store *s, const char *name, const kv_family_
 		if (ok) {
 			/* Refresh the cached handle's families. */
 			kv_table *h;
-			if (!ekv_table_open(s, name, &h))
+			if (!table_open(s, name, false, &h))
 				table_unref(h);
 			return KV_OK;
 		}
@@ -553,11 +603,45 @@ static bool same_fams(const kv_table *t, const kv_family_opts *f, int n)
 	return t->nfam == n && !memcmp(t->fams, f, sizeof *f * (size_t)n);
 }
 
+/* How long an open reuses a cached handle's metadata (families, etcd id)
+ * without reading it again: SQL opens its tables at every statement, and
+ * a kv table's metadata changes only with DDL, which SQL sees through its
+ * catalog version (a storage name is never reused for a new table). */
+static int64_t meta_cache_us(void)
+{
+	static _Atomic int64_t v = -1;
+	int64_t x = atomic_load(&v);
+	if (x < 0) {
+		const char *e = getenv("STRATA_ETCD_META_CACHE_MS");
+		x = (e ? atoll(e) : 1000) * 1000;
+		atomic_store(&v, x);
+	}
+	return x;
+}
+
 kv_status ekv_table_open(kv_store *s, const char *name, kv_table **out)
+{
+	return table_open(s, name, true, out);
+}
+
+static kv_status table_open(kv_store *s, const char *name, bool use_cache, kv_table **out)
 {
 	*out = NULL;
 	if (!name)
 		return kv_fail(KV_INVALID, "NULL kv table name");
+	int64_t now = util_now_us();
+	if (use_cache) {
+		pthread_mutex_lock(&s->mu);
+		int idx;
+		kv_table *c = cached(s, name, &idx);
+		if (c && now - atomic_load(&c->meta_us) < meta_cache_us()) {
+			atomic_fetch_add(&c->refs, 1);
+			pthread_mutex_unlock(&s->mu);
+			*out = c;
+			return KV_OK;
+		}
+		pthread_mutex_unlock(&s->mu);
+	}
 	meta m;
 	kv_status st = meta_read(s, name, &m);
 	if (st)
@@ -591,6 +675,7 @@ kv_status ekv_table_open(kv_store *s, const char *name, kv_table **out)
 		table_publish_families(t);
 		pthread_mutex_unlock(&t->mu);
 	}
+	atomic_store(&t->meta_us, now);
 	atomic_fetch_add(&t->refs, 1);
 	pthread_mutex_unlock(&s->mu);
 	free(m.fams);

@@ -484,6 +484,8 @@ kv_status commit_large(kv_store *s, kv_batch *b, bool check, kv_ts read_ts, cons
 	if (!st)
 		st = open_probes(s, stg);
 	kv_ts since = 0;
+	if (!st && !check && b->nk && commit_has_at_checks(b))
+		commit_recent_on(s);
 	if (!st && check) {
 		commit_recent_on(s); /* check rows and deferred rows use the recent map */
 		since = kv_read_point(s);
@@ -507,8 +509,11 @@ kv_status commit_large(kv_store *s, kv_batch *b, bool check, kv_ts read_ts, cons
 	}
 	if (!st)
 		st = commit_check_conditions(b);
-	for (size_t i = 0; check && !st && i < b->nk; i++)
-		st = commit_check_row(b->k[i].t, cond_ptr(b, b->k[i].roff), b->k[i].rlen, read_ts);
+	for (size_t i = 0; !st && i < b->nk; i++) {
+		kv_ts ts = chk_ts(&b->k[i], check, read_ts);
+		if (ts)
+			st = commit_check_row(b->k[i].t, cond_ptr(b, b->k[i].roff), b->k[i].rlen, ts);
+	}
 	for (int i = 0; check && !st && i < nt; i++)
 		st = delta_table(s, stg, tabs[i], read_ts, since);
 	if (!st)

@@ -249,6 +249,12 @@ void kv_batch_require(kv_batch *b, kv_table *t, const void *row, size_t rlen, co
 /* Adds a row to the conflict set of kv_commit_if() without writing it
  * (rows read under SELECT ... FOR UPDATE, say). */
 void kv_batch_check_row(kv_batch *b, kv_table *t, const void *row, size_t rlen);
+/* Adds a row that every commit of the batch (kv_commit too) checks against
+ * its own timestamp: KV_CONFLICT if the row has a committed cell newer than
+ * read_ts. For a write based on the version read at read_ts when no row
+ * lock spans the writers (READ COMMITTED on a store shared by several
+ * servers). */
+void kv_batch_check_row_at(kv_batch *b, kv_table *t, const void *row, size_t rlen, kv_ts read_ts);
 
 typedef struct kv_write_opts {
 	bool no_sync; /* skip the fsync for this batch (bulk loads with their own sync) */

@@ -118,6 +118,7 @@ struct kv_table {
 	uint32_t id;
 	char *name;
 	atomic_bool dropped;
+	_Atomic int64_t meta_us;  /* etcd: when its metadata was last read (open cache, etcd_store.c) */
 	pthread_mutex_t flush_mu; /* one flush of this table at a time */
 	pthread_mutex_t apply_mu; /* inserts into the active memstore; its swap */
 	pthread_mutex_t mu;       /* everything below */
@@ -189,7 +190,16 @@ typedef struct kv_cond {
 typedef struct kv_chk {
 	kv_table *t;
 	size_t roff, rlen; /* into kv_batch.cdata */
+	kv_ts ts;          /* kv_batch_check_row_at: checked against ts by any commit;
+			      0: against kv_commit_if's read_ts */
 } kv_chk;
+
+/* The timestamp a check row is checked against, 0 if this commit does not
+ * check it (check: kv_commit_if). */
+static inline kv_ts chk_ts(const kv_chk *k, bool check, kv_ts read_ts)
+{
+	return k->ts ? k->ts : check ? read_ts : 0;
+}
 
 typedef struct bstage bstage; /* spilled runs (stage.c) */
 
@@ -398,6 +408,8 @@ kv_status commit_check_conditions(kv_batch *b);
 kv_status commit_check_row(kv_table *t, const uint8_t *row, size_t rlen, kv_ts read_ts);
 /* From now on commits note their rows in the recent map (first commit_if). */
 void commit_recent_on(kv_store *s);
+/* Does the batch have rows every commit checks (kv_batch_check_row_at)? */
+bool commit_has_at_checks(const kv_batch *b);
 /* Applies one decoded WAL record (recovery). */
 kv_status commit_replay(kv_store *s, const uint8_t *p, size_t n, uint64_t seg, kv_ts *max_ts);
 

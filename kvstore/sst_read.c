@@ -81,27 +81,23 @@ typedef struct blk_ref {
 } blk_ref;
 
 /* One zstd decompression context per thread, freed at thread exit. */
-static pthread_key_t dctx_key;
-static pthread_once_t dctx_once = PTHREAD_ONCE_INIT;
+static util_tls_slot dctx_slot;
 
 static void dctx_free(void *p)
 {
 	ZSTD_freeDCtx(p);
 }
 
-static void dctx_init(void)
+/* The thread's context; *own: the caller frees it after use (it could not
+ * be kept for the thread). */
+static ZSTD_DCtx *thread_dctx(bool *own)
 {
-	pthread_key_create(&dctx_key, dctx_free);
-}
-
-static ZSTD_DCtx *thread_dctx(void)
-{
-	pthread_once(&dctx_once, dctx_init);
-	ZSTD_DCtx *d = pthread_getspecific(dctx_key);
+	*own = false;
+	ZSTD_DCtx *d = util_tls_get(&dctx_slot);
 	if (!d) {
 		d = ZSTD_createDCtx();
-		if (d)
-			pthread_setspecific(dctx_key, d);
+		if (d && !util_tls_set(&dctx_slot, d, dctx_free))
+			*own = true;
 	}
 	return d;
 }
@@ -161,8 +157,11 @@ static kv_status read_raw(sst_reader *r, uint64_t off, uint32_t size, uint8_t **
 		free(buf);
 		return kv_fail(KV_NO_MEMORY, "out of memory reading %s", r->path);
 	}
-	ZSTD_DCtx *dctx = thread_dctx();
+	bool own;
+	ZSTD_DCtx *dctx = thread_dctx(&own);
 	size_t got2 = dctx ? ZSTD_decompressDCtx(dctx, d, n, buf, size) : (size_t)-1;
+	if (own)
+		ZSTD_freeDCtx(dctx);
 	free(buf);
 	if (ZSTD_isError(got2) || got2 != n) {
 		free(d);

@@ -12,6 +12,7 @@
 
 #include "admin.h"
 #include "config.h"
+#include "crypto.h"
 #include "pgw.h"
 #include "sql.h"
 #include "util.h"
@@ -116,6 +117,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "strata: cannot open log file \"%s\": %s\n", cfg.log_file, strerror(errno));
 		return 2;
 	}
+
+	/* Before any thread: the one pthread key of per-thread objects, and
+	 * libcrypto's keys (util.h, crypto.c: libpg_query uses up the keys). */
+	util_tls_init();
+	util_crypto_init();
 
 	/* Signals: block them everywhere; the signal thread waits for them. */
 	static sig_ctx sc;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "datetime.h"
 #include "sql_int.h"
 
 static const char *str_of(pnode *n) { return n && n->node_case == PG_QUERY__NODE__NODE_STRING ? n->string->sval : NULL; }
@@ -151,6 +152,40 @@ cat_oid sql_creation_schema(sql_session *s, cat_snap *cs, const char *schema, in
 	ty_error(UTIL_E_INVALID_SCHEMA_NAME, "no schema has been selected to create in");
 }
 
+/* The typmod of a date/time type from the grammar's modifiers, with
+ * PostgreSQL's errors and its WARNING when a precision is reduced to 6
+ * (both at the type name). */
+static int32_t datetime_typmod(sql_actx *ax, ty_oid type, const int *mods, int n, int location)
+{
+	int32_t m[4];
+	for (int i = 0; i < n && i < 4; i++)
+		m[i] = mods[i];
+	char warning[UTIL_ERR_MSG_MAX];
+	int32_t tm;
+	TY_TRY(tc)
+	{
+		tm = ty_dt_typmodin(type, m, n, warning);
+	}
+	TY_CATCH(tc)
+	{
+		TY_END(tc);
+		if (ax && location >= 0 && !ty_err()->position)
+			ty_err()->position = sql_errposition(ax->ps->text, location);
+		ty_errthrow();
+	}
+	TY_END(tc);
+	if (warning[0] && ax && ax->s && ax->s->client.notice) {
+		util_err w;
+		util_err_clear(&w);
+		util_err_set(&w, UTIL_E_INVALID_PARAMETER_VALUE, "%s", warning); /* PostgreSQL: 22023 */
+		w.severity = UTIL_SEV_WARNING;
+		if (location >= 0)
+			w.position = sql_errposition(ax->ps->text, location);
+		ax->s->client.notice(ax->s->client.arg, &w);
+	}
+	return tm;
+}
+
 /* Resolves a TypeName (with typmods and array bounds). */
 void sql_typename(sql_actx *ax, PgQuery__TypeName *tn, ty_oid *type, int32_t *typmod)
 {
@@ -209,20 +244,17 @@ void sql_typename(sql_actx *ax, PgQuery__TypeName *tn, ty_oid *type, int32_t *ty
 			tm = mods[0] + TY_VARHDRSZ;
 		} else if (o == TY_NUMERIC) {
 			int p = mods[0], sc = nm > 1 ? mods[1] : 0;
+			if (nm > 2)
+				sql_error_at(ax, tn->location, UTIL_E_INVALID_PARAMETER_VALUE, "invalid NUMERIC type modifier");
 			if (p < 1 || p > 1000)
 				sql_error_at(ax, tn->location, UTIL_E_INVALID_PARAMETER_VALUE, "NUMERIC precision %d must be between 1 and 1000", p);
 			if (sc < -1000 || sc > 1000)
 				sql_error_at(ax, tn->location, UTIL_E_INVALID_PARAMETER_VALUE, "NUMERIC scale %d must be between -1000 and 1000", sc);
 			tm = ((p << 16) | (sc & 0x7ff)) + TY_VARHDRSZ;
-		} else if (o == TY_TIMESTAMP || o == TY_TIMESTAMPTZ || o == TY_TIME || o == TY_TIMETZ) {
-			if (mods[0] < 0)
-				sql_error_at(ax, tn->location, UTIL_E_INVALID_PARAMETER_VALUE, "TIMESTAMP(%d) precision must not be negative", mods[0]);
-			tm = mods[0] > 6 ? 6 : mods[0];
-		} else if (o == TY_INTERVAL) {
-			/* INTERVAL fields/precision: PostgreSQL packs them; keep precision. */
-			tm = nm > 1 ? mods[1] : -1;
-			if (nm == 1 && mods[0] >= 0 && mods[0] <= 6 && tn->n_typmods == 1)
-				tm = -1;
+		} else if (o == TY_TIMESTAMP || o == TY_TIMESTAMPTZ || o == TY_TIME || o == TY_TIMETZ || o == TY_INTERVAL) {
+			/* PostgreSQL's timestamptypmodin / intervaltypmodin: interval
+			 * packs its fields and precision into one typmod. */
+			tm = datetime_typmod(ax, o, mods, nm, tn->location);
 		} else if (o == TY_BIT || o == TY_VARBIT) {
 			tm = mods[0];
 		} else {

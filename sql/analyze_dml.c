@@ -244,80 +244,6 @@ static void check_identity(sql_actx *ax, const cat_rel *r, int col, bool overrid
 	}
 }
 
-static void transform_onconflict(sql_actx *ax, sql_query *q, const cat_obj *rel, PgQuery__OnConflictClause *oc, int target_rte)
-{
-	const cat_rel *r = &rel->rel;
-	sql_onconflict *o = ty_alloc0(sizeof *o);
-	o->do_update = oc->action == PG_QUERY__ON_CONFLICT_ACTION__ONCONFLICT_UPDATE;
-	if (oc->infer) {
-		PgQuery__InferClause *ic = oc->infer;
-		if (ic->conname && *ic->conname) {
-			const cat_constraint *c = cat_constraint_by_name(r, ic->conname);
-			if (!c || (c->type != 'p' && c->type != 'u'))
-				ty_error(UTIL_E_UNDEFINED_OBJECT, "constraint \"%s\" for table \"%s\" does not exist", ic->conname, r->name);
-			o->narbiter = c->ncols;
-			o->arbiter = c->cols;
-			o->arbiter_index = c->index_oid;
-		} else {
-			o->narbiter = (int)ic->n_index_elems;
-			o->arbiter = ty_alloc(sizeof(int16_t) * (ic->n_index_elems ? ic->n_index_elems : 1));
-			for (size_t i = 0; i < ic->n_index_elems; i++) {
-				PgQuery__IndexElem *ie = ic->index_elems[i]->index_elem;
-				if (!ie->name || !*ie->name)
-					sql_error_at(ax, -1, UTIL_E_FEATURE_NOT_SUPPORTED, "ON CONFLICT on expressions is not supported");
-				o->arbiter[i] = (int16_t)(column_index(ax, r, ie->name, -1) + 1);
-			}
-			/* Must match the primary key or a unique constraint exactly. */
-			bool ok = false;
-			for (int c = 0; c < r->ncons && !ok; c++) {
-				const cat_constraint *k = &r->cons[c];
-				if ((k->type != 'p' && k->type != 'u') || k->ncols != o->narbiter)
-					continue;
-				bool all = true;
-				for (int i = 0; i < k->ncols && all; i++) {
-					bool found = false;
-					for (int x = 0; x < o->narbiter; x++)
-						found |= o->arbiter[x] == k->cols[i];
-					all = found;
-				}
-				if (all) {
-					ok = true;
-					o->arbiter_index = k->index_oid;
-					o->arbiter = k->cols;
-				}
-			}
-			if (!ok)
-				ty_error(UTIL_E_INVALID_COLUMN_REFERENCE,
-					 "there is no unique or exclusion constraint matching the ON CONFLICT specification");
-		}
-	} else if (o->do_update) {
-		sql_error_at(ax, -1, UTIL_E_SYNTAX_ERROR, "ON CONFLICT DO UPDATE requires inference specification or constraint name");
-	}
-	if (o->do_update) {
-		/* EXCLUDED: the proposed row, visible by name beside the target. */
-		sql_jnode *j;
-		int ex = sql_add_table_rte(ax, q, rel, "excluded", &j);
-		o->excluded_rte = ex;
-		sql_add_namespace(q, ex, true, false);
-		o->nset = (int)oc->n_target_list;
-		o->set_cols = ty_alloc(sizeof(int16_t) * (oc->n_target_list ? oc->n_target_list : 1));
-		o->set_exprs = ty_alloc(sizeof(sql_expr *) * (oc->n_target_list ? oc->n_target_list : 1));
-		for (size_t i = 0; i < oc->n_target_list; i++) {
-			PgQuery__ResTarget *rt = oc->target_list[i]->res_target;
-			int col = column_index(ax, r, rt->name, rt->location);
-			o->set_cols[i] = (int16_t)(col + 1);
-			sql_expr *e = sql_transform_expr(ax, q, rt->val, SQL_EXPR_UPDATE_SET);
-			if (e->kind == SQL_E_DEFAULT)
-				e = sql_column_default(ax, r, col);
-			o->set_exprs[i] = sql_coerce(ax, e, r->cols[col].type, r->cols[col].typmod, SQL_COERCE_ASSIGNMENT, rt->location);
-		}
-		if (oc->where_clause)
-			o->where = sql_coerce_bool(ax, sql_transform_expr(ax, q, oc->where_clause, SQL_EXPR_WHERE), "WHERE");
-	}
-	(void)target_rte;
-	q->onconflict = o;
-}
-
 sql_query *sql_analyze_insert(sql_actx *ax, PgQuery__InsertStmt *st)
 {
 	sql_query *q = sql_new_query(ax, SQL_CMD_INSERT, NULL);
@@ -473,7 +399,7 @@ sql_query *sql_analyze_insert(sql_actx *ax, PgQuery__InsertStmt *st)
 	 * a view: the view's columns). */
 	sql_add_namespace(q, vt ? vt->view_rte : q->result_rte, true, true);
 	if (st->on_conflict_clause)
-		transform_onconflict(ax, q, rel, st->on_conflict_clause, q->result_rte);
+		sql_transform_onconflict(ax, q, rel, vt, st->on_conflict_clause);
 	add_returning(ax, q, st->returning_list, st->n_returning_list);
 	return q;
 }
@@ -492,6 +418,84 @@ static sql_expr *multi_assign_source(sql_actx *ax, sql_query *q, PgQuery__SubLin
 	e->sub.query = sq;
 	e->sub.kind = SQL_SUB_MULTIEXPR;
 	return e;
+}
+
+/* The SET list of UPDATE and ON CONFLICT DO UPDATE (PostgreSQL's
+ * transformUpdateTargetList, with multiple-column items): fills cols
+ * (attnums) and exprs (coerced to the columns), each with room for n, and
+ * returns how many. */
+int sql_analyze_set_list(sql_actx *ax, sql_query *q, const cat_rel *r, const sql_view_target *vt, PgQuery__Node **list,
+			 size_t n, int16_t *cols, sql_expr **exprs, const char *verb)
+{
+	int nset = 0;
+	sql_expr *multi = NULL; /* SET (a, b) = (SELECT ...): the row-valued sublink */
+	for (size_t i = 0; i < n; i++) {
+		PgQuery__ResTarget *rt = list[i]->res_target;
+		int col = target_column(ax, r, vt, rt->name, rt->location, verb);
+		sql_expr *e;
+		if (rt->val->node_case == PG_QUERY__NODE__NODE_MULTI_ASSIGN_REF) {
+			PgQuery__MultiAssignRef *ma = rt->val->multi_assign_ref;
+			pnode *source = ma->source;
+			if (ma->colno == 1)
+				multi = NULL;
+			if (source && source->node_case == PG_QUERY__NODE__NODE_ROW_EXPR) {
+				if ((int)source->row_expr->n_args != ma->ncolumns)
+					sql_error_at(ax, source->row_expr->location, UTIL_E_SYNTAX_ERROR,
+						     "number of columns does not match number of values");
+				e = sql_transform_expr(ax, q, source->row_expr->args[ma->colno - 1], SQL_EXPR_UPDATE_SET);
+			} else {
+				if (!multi) {
+					if (!source || source->node_case != PG_QUERY__NODE__NODE_SUB_LINK)
+						sql_error_at(ax, source ? sql_raw_location(source) : rt->location, UTIL_E_FEATURE_NOT_SUPPORTED,
+							     "source for a multiple-column UPDATE item must be a sub-SELECT or ROW() expression");
+					multi = multi_assign_source(ax, q, source->sub_link, ma->ncolumns);
+				}
+				e = sql_expr_new(SQL_E_FIELD, TY_UNKNOWN, rt->location);
+				e->field.arg = multi;
+				e->field.field = ma->colno - 1;
+				const sql_target *mt = NULL;
+				for (int t = 0, k = 0; t < multi->sub.query->ntargets && !mt; t++)
+					if (!multi->sub.query->targets[t].junk && k++ == ma->colno - 1)
+						mt = &multi->sub.query->targets[t];
+				e->type = mt->expr->type;
+				e->typmod = mt->expr->typmod;
+			}
+		} else {
+			e = sql_transform_expr(ax, q, rt->val, SQL_EXPR_UPDATE_SET);
+		}
+		if (rt->n_indirection) {
+			if (e->kind == SQL_E_DEFAULT)
+				sql_error_at(ax, e->location, UTIL_E_FEATURE_NOT_SUPPORTED, "DEFAULT in a subscripted assignment is not supported");
+			/* a[1] = x, a[2] = y: each assignment applies to the result of the previous */
+			for (int k = 0; k < nset; k++)
+				if (cols[k] == col + 1)
+					sql_error_at(ax, rt->location, UTIL_E_DUPLICATE_COLUMN, "multiple assignments to same column \"%s\"",
+						     rt->name);
+			e = subscript_assign(ax, q, r, col, rt, e);
+		}
+		if (e->kind == SQL_E_DEFAULT) {
+			e = sql_column_default(ax, r, col);
+		} else {
+			if (r->cols[col].identity == 'a') {
+				util_err *er = ty_errstart(UTIL_E_GENERATED_ALWAYS, "column \"%s\" can only be updated to DEFAULT",
+							   r->cols[col].name);
+				util_err_detail(er, "Column \"%s\" is an identity column defined as GENERATED ALWAYS.", r->cols[col].name);
+				ty_errthrow(); /* PostgreSQL's rewriter reports it: no position */
+			}
+			e = assign_coerce(ax, e, &r->cols[col], rt->location);
+		}
+		if (q->has_aggs)
+			sql_error_at(ax, rt->location, UTIL_E_GROUPING_ERROR, "aggregate functions are not allowed in UPDATE");
+		cols[nset] = (int16_t)(col + 1);
+		exprs[nset++] = e;
+	}
+	/* As PostgreSQL's rewriter: after analysis, 42601 without a position. */
+	for (int i = 1; i < nset; i++)
+		for (int k = 0; k < i; k++)
+			if (cols[k] == cols[i] && !list[i]->res_target->n_indirection)
+				ty_error(UTIL_E_SYNTAX_ERROR, "multiple assignments to same column \"%s\"",
+					 list[i]->res_target->name);
+	return nset;
 }
 
 sql_query *sql_analyze_update(sql_actx *ax, PgQuery__UpdateStmt *st)
@@ -526,75 +530,10 @@ sql_query *sql_analyze_update(sql_actx *ax, PgQuery__UpdateStmt *st)
 	if (vt && vt->where)
 		q->where = q->where ? and2(vt->where, q->where) : vt->where;
 	/* SET */
-	int nset = 0;
 	q->set_cols = ty_alloc(sizeof(int16_t) * (st->n_target_list ? st->n_target_list : 1));
 	q->set_exprs = ty_alloc(sizeof(sql_expr *) * (st->n_target_list ? st->n_target_list : 1));
-	sql_expr *multi = NULL; /* SET (a, b) = (SELECT ...): the row-valued sublink */
-	for (size_t i = 0; i < st->n_target_list; i++) {
-		PgQuery__ResTarget *rt = st->target_list[i]->res_target;
-		int col = target_column(ax, r, vt, rt->name, rt->location, "update");
-		for (int k = 0; k < nset; k++)
-			if (q->set_cols[k] == col + 1 && !rt->n_indirection)
-				sql_error_at(ax, rt->location, UTIL_E_DUPLICATE_COLUMN, "multiple assignments to same column \"%s\"",
-					     rt->name);
-		sql_expr *e;
-		if (rt->val->node_case == PG_QUERY__NODE__NODE_MULTI_ASSIGN_REF) {
-			PgQuery__MultiAssignRef *ma = rt->val->multi_assign_ref;
-			pnode *source = ma->source;
-			if (ma->colno == 1)
-				multi = NULL;
-			if (source && source->node_case == PG_QUERY__NODE__NODE_ROW_EXPR) {
-				if ((int)source->row_expr->n_args != ma->ncolumns)
-					sql_error_at(ax, source->row_expr->location, UTIL_E_SYNTAX_ERROR,
-						     "number of columns does not match number of values");
-				e = sql_transform_expr(ax, q, source->row_expr->args[ma->colno - 1], SQL_EXPR_UPDATE_SET);
-			} else {
-				if (!multi) {
-					if (!source || source->node_case != PG_QUERY__NODE__NODE_SUB_LINK)
-						sql_error_at(ax, rt->location, UTIL_E_FEATURE_NOT_SUPPORTED,
-							     "source for a multiple-column UPDATE item must be a sub-SELECT or ROW() expression");
-					multi = multi_assign_source(ax, q, source->sub_link, ma->ncolumns);
-				}
-				e = sql_expr_new(SQL_E_FIELD, TY_UNKNOWN, rt->location);
-				e->field.arg = multi;
-				e->field.field = ma->colno - 1;
-				const sql_target *mt = NULL;
-				for (int t = 0, k = 0; t < multi->sub.query->ntargets && !mt; t++)
-					if (!multi->sub.query->targets[t].junk && k++ == ma->colno - 1)
-						mt = &multi->sub.query->targets[t];
-				e->type = mt->expr->type;
-				e->typmod = mt->expr->typmod;
-			}
-		} else {
-			e = sql_transform_expr(ax, q, rt->val, SQL_EXPR_UPDATE_SET);
-		}
-		if (rt->n_indirection) {
-			if (e->kind == SQL_E_DEFAULT)
-				sql_error_at(ax, e->location, UTIL_E_FEATURE_NOT_SUPPORTED, "DEFAULT in a subscripted assignment is not supported");
-			/* a[1] = x, a[2] = y: each assignment applies to the result of the previous */
-			for (int k = 0; k < nset; k++)
-				if (q->set_cols[k] == col + 1)
-					sql_error_at(ax, rt->location, UTIL_E_DUPLICATE_COLUMN, "multiple assignments to same column \"%s\"",
-						     rt->name);
-			e = subscript_assign(ax, q, r, col, rt, e);
-		}
-		if (e->kind == SQL_E_DEFAULT) {
-			e = sql_column_default(ax, r, col);
-		} else {
-			if (r->cols[col].identity == 'a') {
-				util_err *er = ty_errstart(UTIL_E_GENERATED_ALWAYS, "column \"%s\" can only be updated to DEFAULT",
-							   r->cols[col].name);
-				util_err_detail(er, "Column \"%s\" is an identity column defined as GENERATED ALWAYS.", r->cols[col].name);
-				er->position = sql_errposition(ax->ps->text, rt->location);
-				ty_errthrow();
-			}
-			e = assign_coerce(ax, e, &r->cols[col], rt->location);
-		}
-		if (q->has_aggs)
-			sql_error_at(ax, rt->location, UTIL_E_GROUPING_ERROR, "aggregate functions are not allowed in UPDATE");
-		q->set_cols[nset] = (int16_t)(col + 1);
-		q->set_exprs[nset++] = e;
-	}
+	int nset = sql_analyze_set_list(ax, q, r, vt, st->target_list, st->n_target_list, q->set_cols, q->set_exprs,
+					"update");
 	q->nset = nset;
 	add_returning(ax, q, st->returning_list, st->n_returning_list);
 	return q;

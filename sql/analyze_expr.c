@@ -651,7 +651,8 @@ static sql_expr *resolve_column(sql_actx *ax, sql_query *q0, PgQuery__ColumnRef 
 		for (sql_query *q = q0; q; q = q->parent)
 			for (int i = 0; i < q->nrtes; i++) {
 				sql_rte *r = q->rtes[i];
-				bool by_alias = r->kind != SQL_RTE_JOIN && strcmp(r->alias, rel) == 0;
+				/* (a join's RTE has no name, a view target's has) */
+				bool by_alias = (r->kind != SQL_RTE_JOIN || r->rel) && strcmp(r->alias, rel) == 0;
 				bool by_name = r->kind == SQL_RTE_TABLE && r->has_alias && r->rel && strcmp(r->rel->rel.name, rel) == 0;
 				if (!by_alias && !by_name)
 					continue;
@@ -1125,6 +1126,11 @@ static sql_expr *transform_case(sql_actx *ax, sql_query *q, PgQuery__CaseExpr *c
 		e->f.args[k++] = sql_coerce(ax, results[i], rt, -1, SQL_COERCE_IMPLICIT, results[i]->location);
 	}
 	e->f.args[k++] = sql_coerce(ax, def, rt, -1, SQL_COERCE_IMPLICIT, def->location);
+	/* The results' typmod when they all agree (PostgreSQL's exprTypmod). */
+	e->typmod = e->f.args[k - 1]->typmod;
+	for (int i = 0; i < nw; i++)
+		if (e->f.args[(arg ? 1 : 0) + 2 * i + 1]->typmod != e->typmod)
+			e->typmod = -1;
 	return e;
 }
 
@@ -1164,7 +1170,7 @@ static sql_expr *transform_typecast(sql_actx *ax, sql_query *q, PgQuery__TypeCas
 	return sql_coerce(ax, arg, t, tm, SQL_COERCE_EXPLICIT, loc);
 }
 
-static sql_expr *transform_array(sql_actx *ax, sql_query *q, PgQuery__AArrayExpr *a, ty_oid want)
+static sql_expr *transform_array(sql_actx *ax, sql_query *q, PgQuery__AArrayExpr *a, ty_oid want, int32_t want_typmod)
 {
 	int n = (int)a->n_elements;
 	sql_expr **xs = ty_alloc(sizeof(sql_expr *) * (size_t)(n ? n : 1));
@@ -1173,7 +1179,7 @@ static sql_expr *transform_array(sql_actx *ax, sql_query *q, PgQuery__AArrayExpr
 		pnode *el = a->elements[i];
 		if (el->node_case == PG_QUERY__NODE__NODE_A_ARRAY_EXPR) {
 			const ty_type *wt = want ? ty_type_get(want) : NULL;
-			xs[i] = transform_array(ax, q, el->a_array_expr, wt ? want : 0);
+			xs[i] = transform_array(ax, q, el->a_array_expr, wt ? want : 0, want_typmod);
 			nested = true;
 		} else {
 			xs[i] = xform(ax, q, el);
@@ -1202,10 +1208,18 @@ static sql_expr *transform_array(sql_actx *ax, sql_query *q, PgQuery__AArrayExpr
 	e->f.nargs = n;
 	e->f.args = xs;
 	e->f.negate = nested; /* elements are arrays: build a multi-dimensional array */
-	/* ARRAY[...]::type[] casts the elements explicitly (PostgreSQL). */
+	/* ARRAY[...]::type[] casts the elements explicitly, with the type's
+	 * typmod (PostgreSQL: ARRAY['abc']::varchar(2)[] is {ab}). */
 	for (int i = 0; i < n; i++)
-		xs[i] = sql_coerce(ax, xs[i], nested ? at : et, -1, want ? SQL_COERCE_EXPLICIT : SQL_COERCE_IMPLICIT,
-				   xs[i]->location);
+		xs[i] = sql_coerce(ax, xs[i], nested ? at : et, want ? want_typmod : -1,
+				   want ? SQL_COERCE_EXPLICIT : SQL_COERCE_IMPLICIT, xs[i]->location);
+	/* The elements' typmod when they all agree (PostgreSQL's exprTypmod). */
+	e->typmod = n ? xs[0]->typmod : -1;
+	for (int i = 1; i < n; i++)
+		if (xs[i]->typmod != e->typmod)
+			e->typmod = -1;
+	if (e->typmod < -1)
+		e->typmod = -1;
 	return e;
 }
 
@@ -1306,7 +1320,7 @@ static sql_expr *make_subscript(sql_actx *ax, sql_query *q, sql_expr *arr, PgQue
 	for (size_t i = 0; i < n; i++)
 		slice |= ind[i]->a_indices->is_slice;
 	sql_expr *s = sql_expr_new(SQL_E_SUBSCRIPT, slice ? arr->type : t->elem, arr->location);
-	s->typmod = slice ? arr->typmod : -1;
+	s->typmod = arr->typmod; /* the element's too (PostgreSQL's reftypmod) */
 	s->f.nargs = 1 + 2 * (int)n;
 	s->f.args = ty_alloc0(sizeof(sql_expr *) * (size_t)s->f.nargs);
 	s->f.args[0] = arr;
@@ -1435,6 +1449,7 @@ static sql_expr *transform_sublink(sql_actx *ax, sql_query *q, PgQuery__SubLink 
 			sql_error_at(ax, sl->location, UTIL_E_UNDEFINED_OBJECT, "could not find array type for data type %s",
 				     t ? t->name : "?");
 		e->type = t->array;
+		e->typmod = sq->targets[0].expr->typmod; /* PostgreSQL's exprTypmod: the column's */
 		return e;
 	}
 	case PG_QUERY__SUB_LINK_TYPE__ANY_SUBLINK:
@@ -1511,6 +1526,7 @@ static const char *ctx_name(sql_expr_ctx c)
 	case SQL_EXPR_INDEX: return "index expressions";
 	case SQL_EXPR_CALL: return "CALL arguments";
 	case SQL_EXPR_FILTER: return "FILTER";
+	case SQL_EXPR_INDEX_PRED: return "index predicates";
 	default: return NULL;
 	}
 }
@@ -1533,7 +1549,8 @@ static void resolve_agg(sql_actx *ax, sql_aggref *ar, const char *name, int loca
 				ar->args[0] = sql_coerce(ax, ar->args[0], TY_TEXT, -1, SQL_COERCE_IMPLICIT, location);
 		} else {
 			ar->kind = !strcmp(name, "min") ? SQL_AGG_MIN : SQL_AGG_MAX;
-			if (actual[0] == TY_UNKNOWN)
+			/* PostgreSQL has min/max(text) for varchar and name. */
+			if (actual[0] == TY_UNKNOWN || actual[0] == TY_VARCHAR || actual[0] == TY_NAME)
 				ar->args[0] = sql_coerce(ax, ar->args[0], TY_TEXT, -1, SQL_COERCE_IMPLICIT, location);
 			const ty_type *t = ty_type_get(ar->args[0]->type);
 			if (!t || !t->cmp) {
@@ -2010,7 +2027,7 @@ static sql_expr *xform(sql_actx *ax, sql_query *q, pnode *n)
 			sql_typename(ax, n->type_cast->type_name, &t, &tm);
 			const ty_type *ty = ty_type_get(t);
 			if (ty && ty->category == 'A')
-				return transform_array(ax, q, n->type_cast->arg->a_array_expr, t);
+				return transform_array(ax, q, n->type_cast->arg->a_array_expr, t, tm);
 		}
 		return transform_typecast(ax, q, n->type_cast);
 	case PG_QUERY__NODE__NODE_NULL_TEST:
@@ -2029,12 +2046,14 @@ static sql_expr *xform(sql_actx *ax, sql_query *q, pnode *n)
 					 n->min_max_expr->op == PG_QUERY__MIN_MAX_OP__IS_GREATEST ? "GREATEST" : "LEAST",
 					 n->min_max_expr->location);
 	case PG_QUERY__NODE__NODE_SUB_LINK:
-		if (q->cur_ctx == SQL_EXPR_CHECK || q->cur_ctx == SQL_EXPR_DEFAULT)
+		if (q->cur_ctx == SQL_EXPR_CHECK || q->cur_ctx == SQL_EXPR_DEFAULT || q->cur_ctx == SQL_EXPR_INDEX_PRED)
 			sql_error_at(ax, n->sub_link->location, UTIL_E_FEATURE_NOT_SUPPORTED, "cannot use subquery in %s",
-				     q->cur_ctx == SQL_EXPR_CHECK ? "check constraint" : "DEFAULT expression");
+				     q->cur_ctx == SQL_EXPR_CHECK     ? "check constraint"
+				     : q->cur_ctx == SQL_EXPR_DEFAULT ? "DEFAULT expression"
+								      : "index predicate");
 		return transform_sublink(ax, q, n->sub_link);
 	case PG_QUERY__NODE__NODE_A_ARRAY_EXPR:
-		return transform_array(ax, q, n->a_array_expr, 0);
+		return transform_array(ax, q, n->a_array_expr, 0, -1);
 	case PG_QUERY__NODE__NODE_ROW_EXPR: {
 		PgQuery__RowExpr *r = n->row_expr;
 		sql_expr *e = sql_expr_new(SQL_E_ROW, TY_RECORD, r->location);

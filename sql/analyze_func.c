@@ -685,7 +685,7 @@ sql_expr *sql_make_func(sql_actx *ax, const char *name, sql_expr **args, int nar
 		 * elements become the arguments when it runs. */
 		sql_expr *last = args[nargs - 1];
 		const ty_type *lt = ty_type_get(last->type);
-		if (last->type != TY_UNKNOWN && (!lt || !lt->elem || lt->category != 'A'))
+		if (!lt || !lt->elem || lt->category != 'A') /* an unknown literal too, as PostgreSQL */
 			sql_error_at(ax, last->location, UTIL_E_DATATYPE_MISMATCH, "VARIADIC argument must be an array");
 		e->f.all = true;
 	}

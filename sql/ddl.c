@@ -387,6 +387,8 @@ cat_constraint *sql_ddl_apply_constraint(sql_tbl_build *tb, PgQuery__Constraint 
 				ty_error(UTIL_E_INVALID_TABLE_DEFINITION,
 					 "multiple primary keys for table \"%s\" are not allowed", r->name);
 		cat_constraint *c = add_constraint(tb, 'p', con->conname);
+		c->deferrable = con->deferrable; /* table constraints; a column's come after it */
+		c->deferred = con->initdeferred;
 		if (col) {
 			c->ncols = 1;
 			c->cols = cat_obj_alloc(tb->o, sizeof(int16_t));
@@ -403,6 +405,8 @@ cat_constraint *sql_ddl_apply_constraint(sql_tbl_build *tb, PgQuery__Constraint 
 	}
 	case PG_QUERY__CONSTR_TYPE__CONSTR_UNIQUE: {
 		cat_constraint *c = add_constraint(tb, 'u', con->conname);
+		c->deferrable = con->deferrable;
+		c->deferred = con->initdeferred;
 		if (col) {
 			c->ncols = 1;
 			c->cols = cat_obj_alloc(tb->o, sizeof(int16_t));

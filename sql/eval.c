@@ -20,6 +20,10 @@ static _Thread_local ty_datum casetest;
 static ty_datum call_variadic_any(sql_exec *ex, const sql_expr *e, ty_datum *args, int n)
 {
 	ty_datum arr = args[n - 1];
+	/* VARIADIC NULL: PostgreSQL's concat, concat_ws, num_nulls and the
+	 * json builders return NULL; format() takes it as no arguments. */
+	if (arr.null && strcmp(e->f.fn->name, "format") != 0)
+		return ty_null();
 	int ne = 0;
 	ty_datum *els = arr.null ? NULL : ty_array_deconstruct(arr, &ne);
 	if (arr.null)

@@ -27,6 +27,7 @@ typedef struct modify_state {
 	bool unique;      /* the table has unique indexes (index_write.c) */
 	ty_datum *oldrow; /* UPDATE/DELETE: the row before (ncols + key) */
 	util_buf last_parent;  /* interleaved inserts: the last parent row found */
+	kv_ts epq_ts;          /* shared store: the read point the target row was re-read at */
 } modify_state;
 
 /* The old row (ncols + key) of an UPDATE/DELETE input row, for fk.c. */
@@ -132,9 +133,11 @@ static UTIL_NORETURN void duplicate_key(modify_state *st, const ty_datum *vals)
 	ty_errthrow();
 }
 
-/* Reads the newest committed version of a row (plus this transaction's
- * pending write) into out (ncols + key); false if it does not exist. */
-static bool read_latest(sql_op *op, modify_state *st, const uint8_t *key, size_t klen, ty_datum *out)
+/* Reads the newest committed version of a row as of read_ts (KV_TS_MAX:
+ * the newest; plus this transaction's pending write) into out (ncols +
+ * key); false if it does not exist. */
+static bool read_at(sql_op *op, modify_state *st, const uint8_t *key, size_t klen, kv_ts read_ts,
+		    ty_datum *out)
 {
 	const cat_rel *r = &st->rel->rel;
 	sql_txn *t = op->ex->txn;
@@ -151,7 +154,7 @@ static bool read_latest(sql_op *op, modify_state *st, const uint8_t *key, size_t
 		st->scratch = util_arena_new(4096, 0);
 	kv_read_opts ro;
 	memset(&ro, 0, sizeof ro);
-	ro.read_ts = KV_TS_MAX;
+	ro.read_ts = read_ts;
 	kv_row row;
 	size_t qpre;
 	kv_status s = sql_row_get(st->kv, r, key, klen, &ro, st->scratch, &row, &qpre);
@@ -173,6 +176,11 @@ static bool read_latest(sql_op *op, modify_state *st, const uint8_t *key, size_t
 	return true;
 }
 
+static bool read_latest(sql_op *op, modify_state *st, const uint8_t *key, size_t klen, ty_datum *out)
+{
+	return read_at(op, st, key, klen, KV_TS_MAX, out);
+}
+
 /* After the target row of an UPDATE or DELETE is locked: if another
  * transaction changed it after this statement's snapshot, REPEATABLE READ
  * fails with 40001, and READ COMMITTED carries on with the newest version
@@ -190,7 +198,13 @@ static const ty_datum *recheck_locked(sql_op *op, modify_state *st, const ty_dat
 		return in;
 	const cat_rel *r = &st->rel->rel;
 	ty_datum *cur = ty_alloc(sizeof(ty_datum) * (size_t)(r->ncols + 1));
-	bool exists = read_latest(op, st, key, klen, cur);
+	/* On a store shared by several servers the row lock is this server's
+	 * only: read at a fresh read point, which the change is then based on
+	 * (checked at commit, sql_txn_rebase). */
+	kv_ts at = KV_TS_MAX;
+	if (op->ex->s->e->opts.store_uri && t->iso == SQL_READ_COMMITTED)
+		at = st->epq_ts = kv_read_point(op->ex->s->e->kv);
+	bool exists = read_at(op, st, key, klen, at, cur);
 	if (t->iso != SQL_READ_COMMITTED)
 		sql_txn_serialization_failure(!exists);
 	if (!exists)
@@ -224,6 +238,46 @@ static void emit_returning(sql_op *op, sql_batch *b, const ty_datum *tablerow, c
 		out[i] = sql_eval(op->ex, p->modify.returning[i], combo);
 }
 
+/* ON CONFLICT DO UPDATE that moves the row to a new primary key (as an
+ * UPDATE that changes the key): false when the key stays the same. */
+static bool oc_update_rekey(sql_op *op, modify_state *st, const ty_datum *existing, ty_datum *upd)
+{
+	const cat_obj *rel = st->rel;
+	const cat_rel *r = &rel->rel;
+	sql_txn *t = op->ex->txn;
+	ty_datum oldkey = existing[r->ncols];
+	util_buf key = UTIL_BUF_INIT;
+	sql_row_key(r, upd, &key);
+	if (key.len == oldkey.len && memcmp(key.data, oldkey.p, key.len) == 0) {
+		util_buf_free(&key);
+		return false;
+	}
+	uint8_t *k = ty_alloc(key.len);
+	memcpy(k, key.data, key.len);
+	size_t kl = key.len;
+	util_buf_free(&key);
+	sql_txn_lock_row(t, rel->oid, k, kl, PG_QUERY__LOCK_CLAUSE_STRENGTH__LCS_FORUPDATE,
+			 PG_QUERY__LOCK_WAIT_POLICY__LockWaitBlock, NULL);
+	ty_datum *other = ty_alloc(sizeof(ty_datum) * (size_t)(2 * (r->ncols + 1)));
+	if (read_latest(op, st, k, kl, other))
+		duplicate_key(st, upd);
+	if (r->ilv_nchildren)
+		sql_ilv_check_delete(t, op->ex->cat, st->kv, rel, oldkey.p, oldkey.len, existing);
+	if (r->ilv_depth)
+		sql_ilv_check_parent(t, op->ex->cat, st->kv, rel, upd, NULL);
+	upd[r->ncols] = ty_bytes(k, kl);
+	if (st->unique)
+		sql_index_unique_release(op->ex->s, rel, existing, upd);
+	sql_txn_delete_row(t, rel, st->kv, oldkey.p, oldkey.len);
+	if (st->unique)
+		sql_index_unique_check(op->ex->s, rel, upd, existing, 0, false, NULL, NULL);
+	sql_txn_put_row(t, rel, st->kv, k, kl, upd, NULL, true, false);
+	if (st->fk)
+		sql_fk_row(st->fk, existing, upd);
+	op->ex->processed++;
+	return true;
+}
+
 /* ON CONFLICT DO UPDATE of the existing row (existing = ncols + key,
  * followed by room for the excluded row). */
 static void oc_update(sql_op *op, modify_state *st, ty_datum *existing, const ty_datum *row,
@@ -234,6 +288,15 @@ static void oc_update(sql_op *op, modify_state *st, ty_datum *existing, const ty
 	const cat_rel *r = &rel->rel;
 	sql_txn *t = op->ex->txn;
 	sql_onconflict *oc = p->modify.oc;
+	/* A row this command inserted or updated (PostgreSQL's check, before
+	 * the WHERE). */
+	sql_wrow *mine = sql_txn_lookup(t, rel->oid, existing[r->ncols].p, existing[r->ncols].len, false);
+	if (mine && mine->cid == t->cid && mine->present && !mine->dead) {
+		util_err *e = ty_errstart(UTIL_E_CARDINALITY_VIOLATION, "%s command cannot affect row a second time",
+					  "ON CONFLICT DO UPDATE");
+		util_err_hint(e, "Ensure that no rows proposed for insertion within the same command have duplicate constrained values.");
+		ty_errthrow();
+	}
 	/* DO UPDATE: expressions see existing ++ excluded. */
 	ty_datum *excl = existing + r->ncols + 1;
 	memcpy(excl, row, sizeof(ty_datum) * (size_t)(r->ncols + 1));
@@ -248,11 +311,13 @@ static void oc_update(sql_op *op, modify_state *st, ty_datum *existing, const ty
 		set[c] = true;
 	}
 	check_row(op, st, upd);
+	bool pk_set = false;
 	for (int i = 0; i < r->npk; i++)
-		if (set[r->pk[i] - 1] &&
-		    !ty_equal(r->cols[r->pk[i] - 1].type, upd[r->pk[i] - 1], existing[r->pk[i] - 1]))
-			ty_error(UTIL_E_FEATURE_NOT_SUPPORTED,
-				 "ON CONFLICT DO UPDATE cannot change the primary key");
+		pk_set |= set[r->pk[i] - 1];
+	if (pk_set && oc_update_rekey(op, st, existing, upd)) {
+		emit_returning(op, b, upd, in);
+		return;
+	}
 	if (st->unique) {
 		sql_index_unique_release(op->ex->s, rel, existing, upd);
 		sql_index_unique_check(op->ex->s, rel, upd, existing, 0, false, NULL, NULL);
@@ -263,6 +328,28 @@ static void oc_update(sql_op *op, modify_state *st, ty_datum *existing, const ty
 		sql_fk_row(st->fk, existing, upd);
 	op->ex->processed++;
 	emit_returning(op, b, upd, in);
+}
+
+/* Does the ON CONFLICT arbiter index hold row's key (*holder: the row
+ * holding it)? A conflict in another unique index counts as none: the
+ * caller's primary-key conflict is then the error, as in PostgreSQL. */
+static bool arbiter_conflict(sql_op *op, modify_state *st, const ty_datum *row, ty_datum *holder)
+{
+	volatile bool conflict = false;
+	TY_TRY(tc)
+	{
+		conflict = !sql_index_unique_check(op->ex->s, st->rel, row, NULL, op->plan->modify.oc->arbiter_index,
+						   false, holder, NULL);
+	}
+	TY_CATCH(tc)
+	{
+		TY_END(tc);
+		if (ty_err()->code != UTIL_E_UNIQUE_VIOLATION)
+			ty_errthrow();
+		return false;
+	}
+	TY_END(tc);
+	return conflict;
 }
 
 static void do_insert(sql_op *op, modify_state *st, const ty_datum *in, sql_batch *b)
@@ -282,6 +369,15 @@ static void do_insert(sql_op *op, modify_state *st, const ty_datum *in, sql_batc
 	util_buf_free(&key);
 	row[r->ncols] = ty_bytes(k, kl);
 	check_row(op, st, row);
+	if (p->modify.oc && p->modify.oc->arbiter_deferrable) {
+		/* PostgreSQL refuses a deferrable arbiter when it checks a row. */
+		util_err *e = ty_errstart(UTIL_E_OBJECT_NOT_IN_PREREQUISITE_STATE,
+					  "ON CONFLICT does not support deferrable unique constraints/exclusion constraints as arbiters");
+		err_schema(e, r);
+		util_err_field(e->table, r->name);
+		util_err_field(e->constraint, p->modify.oc->arbiter_name);
+		ty_errthrow();
+	}
 	if (r->ilv_depth)
 		sql_ilv_check_parent(t, op->ex->cat, st->kv, rel, row, &st->last_parent);
 	if (r->npk) {
@@ -291,9 +387,30 @@ static void do_insert(sql_op *op, modify_state *st, const ty_datum *in, sql_batc
 		ty_datum *existing = st->ocrow;
 		if (read_latest(op, st, k, kl, existing)) {
 			sql_onconflict *oc = p->modify.oc;
-			/* A unique index as the arbiter: a primary-key conflict is an error. */
-			if (!oc || oc->arbiter_index)
+			if (!oc)
 				duplicate_key(st, row);
+			if (oc->arbiter_index) {
+				/* A unique index as the arbiter: PostgreSQL looks at it
+				 * first; without a conflict there, the primary key's is
+				 * an error. */
+				ty_datum holder = ty_null();
+				/* (Probed under no row key: the row with this key may
+				 * hold the arbiter's key too.) */
+				ty_datum *probe = ty_alloc(sizeof(ty_datum) * (size_t)(r->ncols + 1));
+				memcpy(probe, row, sizeof(ty_datum) * (size_t)r->ncols);
+				probe[r->ncols] = ty_bytes((const uint8_t *)"", 0);
+				if (!st->unique || !arbiter_conflict(op, st, probe, &holder))
+					duplicate_key(st, row);
+				if (!oc->do_update)
+					return;
+				sql_txn_lock_row(t, rel->oid, holder.p, holder.len,
+						 PG_QUERY__LOCK_CLAUSE_STRENGTH__LCS_FORUPDATE,
+						 PG_QUERY__LOCK_WAIT_POLICY__LockWaitBlock, NULL);
+				if (!read_latest(op, st, holder.p, holder.len, existing))
+					duplicate_key(st, row);
+				oc_update(op, st, existing, row, in, b);
+				return;
+			}
 			/* A conflicting row this snapshot cannot see (PostgreSQL's
 			 * ExecCheckTupleVisible). */
 			if (t->iso != SQL_READ_COMMITTED && !sql_txn_lookup(t, rel->oid, k, kl, false) &&
@@ -338,6 +455,7 @@ static void do_update(sql_op *op, modify_state *st, const ty_datum *in, sql_batc
 	const cat_rel *r = &rel->rel;
 	sql_txn *t = op->ex->txn;
 	ty_datum oldkey = in[p->modify.key_slot];
+	st->epq_ts = 0;
 	/* As PostgreSQL: an UPDATE that leaves the key alone takes FOR NO KEY
 	 * UPDATE, so it does not block foreign-key checks (FOR KEY SHARE). */
 	sql_txn_lock_row(t, rel->oid, oldkey.p, oldkey.len,
@@ -384,6 +502,8 @@ static void do_update(sql_op *op, modify_state *st, const ty_datum *in, sql_batc
 			if (old)
 				sql_index_unique_release(op->ex->s, rel, old, row);
 			sql_txn_delete_row(t, rel, st->kv, oldkey.p, oldkey.len);
+			if (st->epq_ts)
+				sql_txn_rebase(t, rel->oid, oldkey.p, oldkey.len, st->epq_ts);
 			if (old)
 				sql_index_unique_check(op->ex->s, rel, row, old, 0, false, NULL, NULL);
 			sql_txn_put_row(t, rel, st->kv, k, kl, row, NULL, true, false);
@@ -400,6 +520,8 @@ static void do_update(sql_op *op, modify_state *st, const ty_datum *in, sql_batc
 		sql_index_unique_check(op->ex->s, rel, row, old, 0, false, NULL, NULL);
 	}
 	sql_txn_put_row(t, rel, st->kv, oldkey.p, oldkey.len, row, st->assigned, false, true);
+	if (st->epq_ts)
+		sql_txn_rebase(t, rel->oid, oldkey.p, oldkey.len, st->epq_ts);
 	if (st->fk)
 		sql_fk_row(st->fk, old_row(op, st, in, oldkey), row);
 	op->ex->processed++;
@@ -419,6 +541,7 @@ static void do_delete(sql_op *op, modify_state *st, const ty_datum *in, sql_batc
 		return;
 	sql_txn_lock_row(t, rel->oid, key.p, key.len, PG_QUERY__LOCK_CLAUSE_STRENGTH__LCS_FORUPDATE,
 			 PG_QUERY__LOCK_WAIT_POLICY__LockWaitBlock, NULL);
+	st->epq_ts = 0;
 	in = recheck_locked(op, st, in, key.p, key.len);
 	if (!in)
 		return;
@@ -436,6 +559,8 @@ static void do_delete(sql_op *op, modify_state *st, const ty_datum *in, sql_batc
 		sql_index_unique_release(op->ex->s, rel, old, NULL);
 	}
 	sql_txn_delete_row(t, rel, st->kv, key.p, key.len);
+	if (st->epq_ts)
+		sql_txn_rebase(t, rel->oid, key.p, key.len, st->epq_ts);
 	if (st->fk)
 		sql_fk_row(st->fk, old_row(op, st, in, key), NULL);
 	op->ex->processed++;
@@ -453,6 +578,8 @@ static void modify_open(sql_op *op)
 	modify_state *st = op->state;
 	const sql_plan *p = op->plan;
 	sql_exec *ex = op->ex;
+	if (p->modify.oc && p->modify.oc->infer_errcode)
+		ty_error(p->modify.oc->infer_errcode, "%s", p->modify.oc->infer_error);
 	st->rel = cat_get(ex->cat, p->modify.reloid);
 	if (!st->rel)
 		ty_error(UTIL_E_UNDEFINED_TABLE, "relation with OID %u does not exist", p->modify.reloid);
@@ -472,7 +599,8 @@ static void modify_open(sql_op *op)
 	for (int i = 0; i < r->ncons; i++)
 		if (r->cons[i].type == 'p')
 			st->pk_name = ty_strdup(r->cons[i].name);
-	st->fk = sql_fk_begin(ex, st->rel, p->modify.cmd);
+	/* ON CONFLICT DO UPDATE updates rows: rows referencing them count too. */
+	st->fk = sql_fk_begin(ex, st->rel, p->modify.oc && p->modify.oc->do_update ? SQL_CMD_UPDATE : p->modify.cmd);
 	st->unique = sql_index_has_unique(ex->s, st->rel);
 	st->oldrow = ty_alloc(sizeof(ty_datum) * (size_t)(r->ncols + 1));
 	ty_set_arena(old);

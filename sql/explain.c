@@ -444,6 +444,26 @@ static xnode *xnew(const char *type, const sql_plan *p)
 /* Output names of a plan node, qualified by relation alias when the plan
  * reads more than one relation (PostgreSQL's rule for EXPLAIN). */
 static xnames *names_of(explain_ctx *x, const sql_plan *p);
+
+/* What ON CONFLICT DO UPDATE's WHERE sees: the existing row (columns, row
+ * key) then the proposed one, printed as PostgreSQL qualifies them. */
+static xnames *conflict_names(const sql_plan *p)
+{
+	const cat_rel *r = &p->modify.rel->rel;
+	xnames *n = ty_alloc0(sizeof *n);
+	n->n = 2 * (r->ncols + 1);
+	n->names = ty_alloc0(sizeof(char *) * (size_t)(n->n + 1));
+	for (int half = 0; half < 2; half++)
+		for (int c = 0; c <= r->ncols; c++) {
+			const char *rel = half ? "excluded" : r->name;
+			const char *col = c < r->ncols && !r->cols[c].dropped ? r->cols[c].name : "?";
+			char *t = ty_alloc(strlen(rel) + strlen(col) + 2);
+			sprintf(t, "%s.%s", rel, col);
+			n->names[half * (r->ncols + 1) + c] = t;
+		}
+	n->qnames = n->names;
+	return n;
+}
 static void names_fill(explain_ctx *x, const sql_plan *p, xnames *n);
 
 static const char *qual_name(explain_ctx *x, const char *rel, const char *col)
@@ -1198,6 +1218,17 @@ static xnode *build(explain_ctx *x, const sql_plan *p, const char *filter)
 		n->relation = p->modify.rel->rel.name;
 		n->alias = n->relation;
 		n->join_type = p->modify.cmd == SQL_CMD_INSERT ? "Insert" : p->modify.cmd == SQL_CMD_UPDATE ? "Update" : "Delete";
+		if (p->modify.oc) {
+			/* ON CONFLICT (no Conflict Filter or ANALYZE counts yet) */
+			prop(n, "Conflict Resolution", p->modify.oc->do_update ? "UPDATE" : "NOTHING");
+			if (p->modify.oc->arbiter_name) {
+				char **names = ty_alloc(sizeof(char *));
+				names[0] = ty_strdup(p->modify.oc->arbiter_name);
+				prop_list(n, "Conflict Arbiter Indexes", names, 1);
+			}
+			if (p->modify.oc_where)
+				prop(n, "Conflict Filter", expr_text(x, p->modify.oc_where, conflict_names(p)));
+		}
 		break;
 	case SQL_P_GROUPJOIN: {
 		/* Entity groups: a parent and its interleaved children in one read. */

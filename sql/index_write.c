@@ -294,9 +294,12 @@ bool sql_index_unique_check(sql_session *s, const cat_obj *rel, const ty_datum *
 	bool result = true;
 	TY_TRY(tc)
 	{
-		for (int i = 0; i < set->n && result; i++) {
+		/* The arbiter first, as PostgreSQL checks it before inserting:
+		 * its conflict wins over another index's. */
+		for (int j = 0; j < 2 * set->n && result; j++) {
+			int i = j % set->n;
 			const sql_ix *x = set->ix[i];
-			if (!x->def.unique)
+			if (!x->def.unique || (j < set->n) != (arbiter && x->obj->oid == arbiter))
 				continue;
 			sql_exec *ev = set->ev[i];
 			util_buf_reset(&k);

@@ -27,6 +27,8 @@ PgQuery__ParseResult *sql_parse_text(const char *text, util_err *err)
 			err->code = UTIL_E_STATEMENT_TOO_COMPLEX;
 		else if (!strncmp(r.error->message, "frame start", 11) || !strncmp(r.error->message, "frame end", 9))
 			err->code = UTIL_E_WINDOWING_ERROR; /* gram.y's frame clause checks */
+		else if (!strncmp(r.error->message, "precision for type float", 24))
+			err->code = UTIL_E_INVALID_PARAMETER_VALUE; /* gram.y's float(p) check */
 		else if (strstr(r.error->message, "not supported") || strstr(r.error->message, "not implemented"))
 			err->code = UTIL_E_FEATURE_NOT_SUPPORTED;
 		if (!strcmp(r.error->message, "subquery in FROM must have an alias"))

@@ -925,3 +925,10 @@ sql_plan *sql_plan_lookup_join(sql_planner *pl, sql_jointype type, sql_plan *lp,
 	*tl_out = tl;
 	return j;
 }
+
+sql_expr *sql_ix_key_expr(const sql_ix *x, int i, int rte) { return key_expr(x, i, rte); }
+
+bool sql_ix_predicate_implied(const sql_ix *x, int rte, sql_expr **quals, int nquals)
+{
+	return predicate_implied(x, rte, quals, nquals);
+}

@@ -348,17 +348,82 @@ static size_t stmt_text(const char *query, PgQuery__RawStmt *rs, char **out)
 	return start;
 }
 
+/* ---------------------------------------------------------------- autocommit retries */
+
+/* On a store shared by several servers a READ COMMITTED commit fails with
+ * 40001 when another server changed a row it wrote after the version the
+ * change was based on (row locks are per server; txn.c). A single
+ * autocommit statement of that kind runs again at a new snapshot, as
+ * PostgreSQL's READ COMMITTED waits for the other writer and re-reads,
+ * provided nothing of it reached the client yet (no rows). */
+#define AUTOCOMMIT_RETRIES 32
+
+typedef struct watch_dest {
+	sql_dest d;
+	sql_dest *inner;
+	bool sent; /* a RowDescription or row went to the client */
+} watch_dest;
+
+static int wd_startup(void *arg, const sql_rowdesc *desc)
+{
+	watch_dest *w = arg;
+	w->sent = true;
+	return w->inner->startup ? w->inner->startup(w->inner->arg, desc) : 0;
+}
+
+static int wd_row(void *arg, const uint8_t *data, size_t len, int ncols)
+{
+	watch_dest *w = arg;
+	w->sent = true;
+	return w->inner->row ? w->inner->row(w->inner->arg, data, len, ncols) : 0;
+}
+
+static void watch_init(watch_dest *w, sql_dest *inner)
+{
+	w->inner = inner;
+	w->sent = false;
+	w->d.arg = w;
+	w->d.startup = wd_startup;
+	w->d.row = wd_row;
+}
+
+/* Runs one statement and the commit of its implicit transaction; retries
+ * as above when the commit fails on a READ COMMITTED write conflict. */
+static int run_autocommit(sql_session *s, sql_prepared *ps, sql_dest *dest, bool last, sql_complete *c,
+			  util_err *err)
+{
+	watch_dest w;
+	watch_init(&w, dest);
+	/* One statement in its own transaction (a transaction opened before it
+	 * without writes, a session's first, is fine to restart). */
+	bool retry_ok = last && !ps->is_utility && s->e->opts.store_uri && s->txn_state == SQL_TXN_IDLE &&
+			!s->implicit_block && (!s->txn || s->txn->nwrites == 0);
+	for (int attempt = 0;; attempt++) {
+		memset(c, 0, sizeof *c);
+		s->commit_retryable = false;
+		if (sql_stmt_run(s, ps, NULL, retry_ok ? &w.d : dest, 0, c, err) != 0)
+			return -1;
+		if (!last)
+			return 0;
+		s->implicit_block = false;
+		if (finish_implicit(s, err) == 0)
+			return 0;
+		if (!retry_ok || !s->commit_retryable || w.sent || attempt + 1 >= AUTOCOMMIT_RETRIES ||
+		    s->txn)
+			return -1;
+		util_debug("autocommit statement retried after a write conflict (attempt %d)", attempt + 1);
+		memset(err, 0, sizeof *err);
+	}
+}
+
 /* One statement of a simple query whose plan came from the literal cache
  * (litcache.c): run as the parsed path would run it. */
 static int simple_cached(sql_session *s, sql_prepared *ps, sql_prepared *hold, sql_dest *dest,
 			 void (*done)(void *arg, const sql_complete *c), void *done_arg, util_err *err)
 {
 	sql_complete c;
-	memset(&c, 0, sizeof c);
-	int rc = sql_stmt_run(s, ps, NULL, dest, 0, &c, err);
+	int rc = run_autocommit(s, ps, dest, true, &c, err);
 	sql_prepared_release(hold);
-	if (rc == 0)
-		rc = finish_implicit(s, err);
 	if (rc == 0)
 		done(done_arg, &c);
 	else
@@ -408,18 +473,10 @@ int sql_simple_query(sql_session *s, const char *query, sql_dest *dest,
 		ps.full_text = query;
 		ps.is_utility = sql_stmt_is_utility(ps.raw);
 		sql_complete c;
-		memset(&c, 0, sizeof c);
 		bool last = i + 1 == pr->n_stmts;
-		if (sql_stmt_run(s, &ps, NULL, dest, 0, &c, err) != 0) {
+		if (run_autocommit(s, &ps, dest, last, &c, err) != 0) {
 			rc = -1;
 			break;
-		}
-		if (last) {
-			s->implicit_block = false;
-			if (finish_implicit(s, err) != 0) {
-				rc = -1;
-				break;
-			}
 		}
 		done(done_arg, &c);
 		util_arena_reset(s->stmt_arena);
@@ -564,7 +621,20 @@ int sql_execute(sql_session *s, const char *portal, int64_t max_rows, sql_dest *
 		goto out;
 	}
 	set_activity(s, "active", po->stmt->text);
+	/* A rerun at Sync (retry_sync) needs: one Execute in a transaction
+	 * without earlier writes, run to completion without rows. */
+	bool clean = s->txn_state == SQL_TXN_IDLE && !s->implicit_block &&
+		     (!s->txn || s->txn->nwrites == 0) && s->ext_execs == 0;
+	s->ext_execs++;
 	rc = sql_stmt_run(s, po->stmt, po, dest, max_rows, c, err);
+	s->ext_portal = po;
+	s->ext_retry_ok = rc == 0 && clean && s->e->opts.store_uri && !c->suspended && !po->is_cursor &&
+			  !po->stmt->is_utility && po->nsent == 0 &&
+			  strlen(portal) < sizeof s->ext_portal_name;
+	if (s->ext_retry_ok) {
+		snprintf(s->ext_portal_name, sizeof s->ext_portal_name, "%s", portal);
+		snprintf(s->ext_tag, sizeof s->ext_tag, "%s", c->tag);
+	}
 	if (rc == 0 && !c->suspended && !*portal && !po->is_cursor) {
 		/* The unnamed portal is done; keep it for Describe until replaced. */
 	}
@@ -592,6 +662,46 @@ int sql_close_portal(sql_session *s, const char *name)
 	return 0;
 }
 
+/* The extended protocol's side of run_autocommit: the commit at Sync failed
+ * on a READ COMMITTED write conflict. If the transaction was one Execute of
+ * a statement that sent no rows, rerun that portal at a new snapshot; the
+ * client already has its CommandComplete, so the rerun must end with the
+ * same tag (else the 40001 stands). */
+static int retry_sync(sql_session *s, util_err *err)
+{
+	sql_portal_s *po = s->ext_portal;
+	if (!s->commit_retryable || s->ext_execs != 1 || !s->ext_retry_ok || !po || s->txn ||
+	    util_map_gets(&s->portals, s->ext_portal_name) != po)
+		return -1;
+	for (int attempt = 1; attempt < AUTOCOMMIT_RETRIES; attempt++) {
+		util_err e2;
+		util_err_clear(&e2);
+		po->done = po->exhausted = false;
+		po->nsent = 0;
+		po->pending = NULL;
+		po->pending_pos = 0;
+		sql_dest none = {0};
+		watch_dest w;
+		watch_init(&w, &none);
+		sql_complete c;
+		s->commit_retryable = false;
+		if (sql_stmt_run(s, po->stmt, po, &w.d, 0, &c, &e2) != 0 || w.sent || c.suspended ||
+		    strcmp(c.tag, s->ext_tag) != 0) {
+			abort_implicit(s);
+			return -1;
+		}
+		util_debug("extended-protocol statement retried after a write conflict (attempt %d)",
+			   attempt);
+		if (finish_implicit(s, &e2) == 0) {
+			util_err_clear(err);
+			return 0;
+		}
+		if (!s->commit_retryable || s->txn)
+			return -1;
+	}
+	return -1;
+}
+
 int sql_sync(sql_session *s, util_err *err)
 {
 	enter(s);
@@ -604,7 +714,12 @@ int sql_sync(sql_session *s, util_err *err)
 			abort_implicit(s);
 	} else {
 		rc = finish_implicit(s, err);
+		if (rc != 0 && s->e->opts.store_uri)
+			rc = retry_sync(s, err);
 	}
+	s->ext_execs = 0;
+	s->ext_portal = NULL;
+	s->ext_retry_ok = false;
 	drop_txn_portals(s);
 	util_arena_reset(s->stmt_arena);
 	set_activity(s, s->txn_state == SQL_TXN_IDLE ? "idle" : s->txn_state == SQL_TXN_BLOCK ? "idle in transaction" : "idle in transaction (aborted)", NULL);

@@ -49,6 +49,11 @@ typedef struct sql_ix {
  * where expression cache slots are counted (NULL: the index's own count in
  * x->ncache, for sql_ix_evaluator). Throws on a broken definition. */
 sql_ix *sql_ix_compile(sql_session *s, cat_snap *cs, const cat_obj *ix, sql_pstate *ps);
+/* Key i of x as an expression over RTE rte of a query (plan_index.c). */
+sql_expr *sql_ix_key_expr(const sql_ix *x, int i, int rte);
+/* Does the conjunction quals[0..nquals) (over RTE rte) imply x's partial
+ * index predicate? True for an index without one (plan_index.c). */
+bool sql_ix_predicate_implied(const sql_ix *x, int rte, sql_expr **quals, int nquals);
 /* An executor to evaluate x's expressions with (NULL when none are needed);
  * allocated in arena. */
 sql_exec *sql_ix_evaluator(sql_session *s, const sql_ix *x, util_arena *arena);

@@ -119,6 +119,8 @@ struct sql_session {
 	struct sql_temp *temp;       /* temporary schema and ON COMMIT actions (ddl_temp.c) */
 	char application_name[128];
 	atomic_bool cancel;          /* set by sql_cancel(); checked in loops */
+	bool commit_retryable;       /* the last commit failed on a READ COMMITTED write conflict
+					(shared store): rerunning its statement is safe (txn.c) */
 	int64_t deadline_us;         /* statement_timeout deadline (mono), 0 = none */
 	util_arena *arena;           /* session lifetime */
 	util_arena *stmt_arena;      /* one statement; reset after it */
@@ -144,6 +146,14 @@ struct sql_session {
 	util_map portals;            /* name -> sql_portal_s* */
 	util_arena *spare_portal_arena; /* a freed portal's arena, reset, for the next (session.c) */
 	bool ext_failed;             /* an error in an extended batch: skip to Sync */
+	/* Executes since the last Sync, and the last one's portal (name, tag,
+	 * whether it may be rerun): a READ COMMITTED write conflict at Sync's
+	 * commit reruns it (session.c, shared stores). */
+	int ext_execs;
+	struct sql_portal_s *ext_portal;
+	char ext_portal_name[64];
+	char ext_tag[64];
+	bool ext_retry_ok;
 	/* state */
 	char state_desc[32];         /* pg_stat_activity.state */
 	char *current_query;         /* in arena-independent heap memory */
@@ -499,6 +509,10 @@ typedef struct sql_onconflict {
 	int narbiter;               /* conflict target columns (attnums), 0 = any */
 	int16_t *arbiter;
 	cat_oid arbiter_index;      /* ON CONSTRAINT / inferred index, 0 = primary key */
+	bool arbiter_deferrable;    /* PostgreSQL refuses it when the INSERT runs (55000) */
+	const char *arbiter_name;   /* its constraint (or index) name, for that error */
+	util_errcode infer_errcode; /* no arbiter (42P10, 42809): thrown when the statement runs */
+	const char *infer_error;
 	int nset;
 	int16_t *set_cols;          /* attnums assigned */
 	sql_expr **set_exprs;       /* may reference EXCLUDED (rte excluded_rte) */
@@ -526,7 +540,8 @@ typedef enum sql_expr_ctx {
 	SQL_EXPR_WINDOW,
 	SQL_EXPR_INDEX,
 	SQL_EXPR_CALL,
-	SQL_EXPR_FILTER
+	SQL_EXPR_FILTER,
+	SQL_EXPR_INDEX_PRED /* ON CONFLICT's inference WHERE */
 } sql_expr_ctx;
 
 /* Query-wide state shared by a statement and its subqueries. */
@@ -670,6 +685,14 @@ void sql_add_query_target(sql_query *q, sql_expr *e, const char *name, bool junk
 const char *sql_figure_colname(pnode *n);
 void sql_transform_with(sql_actx *ax, sql_query *q, PgQuery__WithClause *wc);
 sql_expr *sql_column_default(sql_actx *ax, const cat_rel *r, int col);
+/* The SET list of UPDATE and ON CONFLICT DO UPDATE (analyze_dml.c): fills
+ * cols (attnums) and exprs, each with room for n; returns how many. verb:
+ * "update" or "insert into", for a computed view column's error. */
+int sql_analyze_set_list(sql_actx *ax, sql_query *q, const cat_rel *r, const sql_view_target *vt, PgQuery__Node **list,
+			 size_t n, int16_t *cols, sql_expr **exprs, const char *verb);
+/* INSERT's ON CONFLICT clause into q->onconflict (analyze_conflict.c). */
+void sql_transform_onconflict(sql_actx *ax, sql_query *q, const cat_obj *rel, const sql_view_target *vt,
+			      PgQuery__OnConflictClause *oc);
 /* (expr).name on a record whose fields are known at analysis: a call of a
  * function with OUT columns, or a subquery column holding one. NULL if e
  * is not such a record or has no field of that name (analyze_field.c). */
@@ -1255,6 +1278,8 @@ typedef struct sql_wrow {
 	bool *set;                /* updates: which cols were written */
 	int cid;                  /* statement that last wrote it */
 	bool dead;                /* created after a savepoint that was rolled back */
+	kv_ts base_ts;            /* read timestamp of the version the first change was based on
+				     (checked at commit on a shared store, READ COMMITTED) */
 	struct sql_wrow *prev;    /* state as of the previous statement, if it differs */
 	struct sql_wrow *next_in_table;
 } sql_wrow;
@@ -1268,6 +1293,7 @@ struct sql_txn {
 	bool pinned;              /* pin_ts is pinned in the store (kv_snapshot_acquire), so
 				   compactions keep what the snapshot reads */
 	kv_ts pin_ts;
+	bool begin_pin;           /* pin_ts was taken by sql_txn_begin (shared store) and not used yet */
 	bool export_pinned;       /* export_pin is pinned for an exported READ COMMITTED snapshot */
 	kv_ts export_pin;
 	sql_isolation iso;
@@ -1303,6 +1329,10 @@ struct sql_txn {
 
 /* Savepoints (txn_savepoint.c): called before a row write is applied. */
 void sql_txn_undo_record(sql_txn *t, sql_wrow *w, bool created);
+/* The row's first change (by the current statement) was based on the
+ * version read at ts, not at the statement's snapshot (EvalPlanQual on a
+ * shared store). */
+void sql_txn_rebase(sql_txn *t, cat_oid table, const uint8_t *key, size_t klen, kv_ts ts);
 
 sql_txn *sql_txn_begin(sql_session *s, sql_isolation iso, bool read_only, bool explicit_block);
 /* Commits: writes the buffered rows (and catalog changes) as one batch. */

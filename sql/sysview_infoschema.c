@@ -486,6 +486,29 @@ static ty_datum datetime_precision(ty_oid t, int32_t tm)
 	}
 }
 
+/* interval_type: PostgreSQL's _pg_interval_type, the fields part of
+ * format_type ("interval day to second(1)" -> "DAY TO SECOND(1)"). */
+static ty_datum interval_type(ty_oid t, int32_t tm)
+{
+	if (t != TY_INTERVAL || tm < 0)
+		return ty_null();
+	util_buf b = UTIL_BUF_INIT;
+	ty_format_type(t, tm, &b);
+	const char *p = b.data ? b.data + strlen("interval") : "";
+	while (*p == '(' || *p == ')' || (*p >= '0' && *p <= '9'))
+		p++;
+	ty_datum d = ty_null();
+	if (*p == ' ') {
+		char *u = ty_strdup(p + 1);
+		for (char *c = u; *c; c++)
+			if (*c >= 'a' && *c <= 'z')
+				*c = (char)(*c - 'a' + 'A');
+		d = sql_d_text(u);
+	}
+	util_buf_free(&b);
+	return d;
+}
+
 /* data_type: the SQL name for pg_catalog types, ARRAY for arrays. */
 static ty_datum data_type_name(ty_oid type)
 {
@@ -536,6 +559,7 @@ static void column_row(gen_ctx *g, const col_spec *c)
 	sql_sysrow_set(&r, "numeric_precision_radix", numeric_radix(c->type));
 	sql_sysrow_set(&r, "numeric_scale", numeric_scale(c->type, c->typmod));
 	sql_sysrow_set(&r, "datetime_precision", datetime_precision(c->type, c->typmod));
+	sql_sysrow_set(&r, "interval_type", interval_type(c->type, c->typmod));
 	(void)coll;
 	sql_sysrow_set(&r, "udt_catalog", db_name(g));
 	sql_sysrow_set(&r, "udt_schema", sql_d_name("pg_catalog"));

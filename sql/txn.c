@@ -24,7 +24,17 @@ sql_txn *sql_txn_begin(sql_session *s, sql_isolation iso, bool read_only, bool e
 	t->iso = iso;
 	t->read_only = read_only;
 	t->explicit_block = explicit_block;
-	t->snapshot_ts = kv_read_point(s->e->kv);
+	if (s->e->opts.store_uri) {
+		/* A store shared by several servers (every read point is an etcd
+		 * read): the snapshot pinned here serves the first statement when
+		 * it starts right away (sql_stmt_begin). */
+		kv_snapshot_acquire(s->e->kv, &t->pin_ts);
+		t->pinned = true;
+		t->begin_pin = true;
+		t->snapshot_ts = t->pin_ts;
+	} else {
+		t->snapshot_ts = kv_read_point(s->e->kv);
+	}
 	t->stmt_ts = t->snapshot_ts;
 	t->start_us = util_now_us();
 	return t;
@@ -35,6 +45,11 @@ sql_txn *sql_txn_begin(sql_session *s, sql_isolation iso, bool read_only, bool e
 static kv_ts new_snapshot(sql_txn *t)
 {
 	kv_store *kv = t->s->e->kv;
+	if (t->begin_pin) { /* taken by sql_txn_begin for this very statement */
+		t->begin_pin = false;
+		if (t->pinned)
+			return t->pin_ts;
+	}
 	if (t->pinned)
 		kv_snapshot_release(kv, t->pin_ts);
 	kv_snapshot_acquire(kv, &t->pin_ts);
@@ -191,6 +206,7 @@ static sql_wrow *new_wrow(sql_txn *t, const cat_obj *rel, kv_table *kv, const ui
 	for (int i = 0; i < ncols; i++)
 		w->cols[i] = ty_null();
 	w->cid = t->cid;
+	w->base_ts = t->stmt_ts;
 	util_map_put(&t->writes, mk, klen + 4, w);
 	table_writes *tw = util_map_get_u64(&t->tables, rel->oid);
 	if (!tw) {
@@ -301,6 +317,13 @@ void sql_txn_delete_row(sql_txn *t, const cat_obj *rel, kv_table *kv, const uint
 		w->cols[i] = ty_null();
 		w->set[i] = false;
 	}
+}
+
+void sql_txn_rebase(sql_txn *t, cat_oid table, const uint8_t *key, size_t klen, kv_ts ts)
+{
+	sql_wrow *w = find(t, table, key, klen);
+	if (w && w->cid == t->cid && !w->prev) /* first changed by this statement */
+		w->base_ts = ts;
 }
 
 sql_wrow *sql_txn_lookup(sql_txn *t, cat_oid table, const uint8_t *key, size_t klen, bool visible_only)
@@ -516,8 +539,11 @@ static void delete_child_row(kv_batch *b, const cat_rel *r, sql_wrow *w, size_t 
 				KV_TS_LATEST, KV_DELETE_COLUMN);
 }
 
-/* Appends one row's final state to the commit batch. */
-static void write_row(sql_txn *t, kv_batch *b, const cat_snap *cs, sql_wrow *w, util_buf *buf)
+/* Appends one row's final state to the commit batch; check_base: the
+ * commit also checks that no other commit changed the kv row after the
+ * version this transaction's change was based on (w->base_ts). */
+static void write_row(sql_txn *t, kv_batch *b, const cat_snap *cs, sql_wrow *w, util_buf *buf,
+		      bool check_base)
 {
 	const cat_obj *o = cat_get(cs, w->table);
 	if (!o || w->dead)
@@ -525,6 +551,8 @@ static void write_row(sql_txn *t, kv_batch *b, const cat_snap *cs, sql_wrow *w, 
 	const cat_rel *r = &o->rel;
 	/* The kv row and the qualifier prefix (non-empty for interleaved rows). */
 	size_t rl = r->ilv_depth ? sql_ilv_rowlen(r, w->key, w->keylen) : w->keylen;
+	if (check_base)
+		kv_batch_check_row_at(b, w->kv, w->key, rl, w->base_ts);
 	if (!w->present) {
 		if (rl == w->keylen) /* a whole kv row: its interleaved children go with it */
 			kv_batch_delete_row(b, w->kv, w->key, w->keylen, KV_TS_LATEST);
@@ -606,6 +634,7 @@ int sql_txn_commit(sql_txn *t, util_err *err)
 {
 	sql_engine *e = t->s->e;
 	int rc = 0;
+	t->s->commit_retryable = false;
 	/* Deferred foreign-key checks may still fail (or cascade) the commit. */
 	if ((t->fk && sql_fk_at_commit(t, err) != 0) || (t->s->temp && sql_temp_at_commit(t, err) != 0)) {
 		sql_txn_abort(t);
@@ -646,9 +675,14 @@ int sql_txn_commit(sql_txn *t, util_err *err)
 		while (util_map_next(&t->writes, &pos, NULL, NULL, &v))
 			rows[k++] = v;
 		qsort(rows, k, sizeof *rows, cmp_table_wrow);
+		/* READ COMMITTED on a store shared by several servers: the row
+		 * locks are per server, so the commit checks each written row
+		 * against the version its change was based on (another server's
+		 * commit in between is 40001, not a lost update). */
+		bool check_base = t->iso == SQL_READ_COMMITTED && !bulk && e->opts.store_uri;
 		for (size_t i = 0; i < k; i++) {
 			ty_set_arena(scratch);
-			write_row(t, b, cs, rows[i], &buf);
+			write_row(t, b, cs, rows[i], &buf, check_base);
 			ty_set_arena(outer_arena);
 			sql_index_commit_row(ic, rows[i]);
 		}
@@ -705,10 +739,13 @@ int sql_txn_commit(sql_txn *t, util_err *err)
 		else if (st == KV_CONFLICT && t->iso == SQL_SERIALIZABLE)
 			util_err_set(err, UTIL_E_T_R_SERIALIZATION_FAILURE,
 				     "could not serialize access due to read/write dependencies among transactions");
-		else if (st == KV_CONFLICT)
+		else if (st == KV_CONFLICT) {
 			util_err_set(err, UTIL_E_T_R_SERIALIZATION_FAILURE,
 				     "could not serialize access due to concurrent update");
-		else if (st == KV_CHECK_FAILED)
+			/* Only the check of written rows against their base versions
+			 * fails a READ COMMITTED commit: the statement can run again. */
+			t->s->commit_retryable = t->iso == SQL_READ_COMMITTED;
+		} else if (st == KV_CHECK_FAILED)
 			util_err_set(err, UTIL_E_T_R_SERIALIZATION_FAILURE,
 				     "could not serialize access due to a concurrent change of a unique key");
 		else if (st == KV_TOO_LARGE)

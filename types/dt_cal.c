@@ -296,8 +296,10 @@ void dt_adjust_interval(ty_interval *iv, int32_t typmod)
 	const int Y = DT_INTERVAL_MASK(DT_YEAR), M = DT_INTERVAL_MASK(DT_MONTH), D = DT_INTERVAL_MASK(DT_DAY),
 		  H = DT_INTERVAL_MASK(DT_HOUR), MI = DT_INTERVAL_MASK(DT_MINUTE),
 		  S = DT_INTERVAL_MASK(DT_SECOND);
-	/* Fields right of the last one named are zeroed; those left of it stay. */
-	if (range == TY_INTERVAL_FULL_RANGE) {
+	/* Fields right of the last one named are zeroed; those left of it stay.
+	 * (No fields at all: a precision-only typmod written by Strata before
+	 * it packed interval typmods as PostgreSQL does.) */
+	if (range == TY_INTERVAL_FULL_RANGE || range == 0) {
 	} else if (range == Y) {
 		iv->month = iv->month / DT_MONTHS_PER_YEAR * DT_MONTHS_PER_YEAR;
 		iv->day = 0;

@@ -9,7 +9,32 @@
 
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
+#include <openssl/err.h>
 #include <openssl/hmac.h>
+#include <openssl/rand.h>
+
+/* libcrypto creates pthread keys the first time it is used (error state,
+ * random generators, per-thread cleanup). After ~1,000 connection threads
+ * libpg_query has taken every key the process has (util.h, per-thread
+ * objects), and a libcrypto first used then fails for good (md5() errors,
+ * SCRAM asserts). So everything is used once here, at startup. */
+void util_crypto_init(void)
+{
+	OPENSSL_init_crypto(OPENSSL_INIT_LOAD_CRYPTO_STRINGS | OPENSSL_INIT_ADD_ALL_DIGESTS, NULL);
+	uint8_t buf[64];
+	RAND_bytes(buf, 1);
+	const char *digests[] = {"md5", "sha224", "sha256", "sha384", "sha512"};
+	for (size_t i = 0; i < sizeof digests / sizeof digests[0]; i++) {
+		const EVP_MD *md = EVP_get_digestbyname(digests[i]);
+		unsigned int len = 0;
+		if (md)
+			EVP_Digest("", 0, buf, &len, md, NULL);
+	}
+	unsigned int len = 0;
+	HMAC(EVP_sha256(), "k", 1, (const uint8_t *)"", 0, buf, &len);
+	PKCS5_PBKDF2_HMAC("p", 1, (const uint8_t *)"s", 1, 1, EVP_sha256(), UTIL_SHA256_LEN, buf);
+	ERR_clear_error();
+}
 
 void util_sha256(const void *data, size_t n, uint8_t out[UTIL_SHA256_LEN])
 {

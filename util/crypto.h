@@ -28,6 +28,9 @@
 #define UTIL_SCRAM_SALT_LEN   16
 #define UTIL_SCRAM_SALT_MAX   64
 
+/* Initialises libcrypto; the server calls it before starting any thread
+ * (crypto.c says why). */
+void util_crypto_init(void);
 void util_sha256(const void *data, size_t n, uint8_t out[UTIL_SHA256_LEN]);
 void util_hmac_sha256(const void *key, size_t klen, const void *data, size_t n, uint8_t out[UTIL_SHA256_LEN]);
 /* PBKDF2-HMAC-SHA-256 with a 32-byte output (SCRAM's Hi()); -1 if

@@ -329,6 +329,28 @@ void *util_map_put_u64(util_map *m, uint64_t key, void *value);
 void *util_map_get_u64(const util_map *m, uint64_t key);
 void *util_map_del_u64(util_map *m, uint64_t key);
 
+/* ---------------------------------------------------------------- per-thread objects */
+
+/* A per-thread cached object that is freed when its thread exits (util/tls.c):
+ * a zstd context, the commit path's scratch arrays, an HTTP handle. Every
+ * slot shares ONE pthread key, reserved by util_tls_init(): keys are a
+ * scarce per-process resource (PTHREAD_KEYS_MAX, 1024) and libpg_query
+ * takes one in every thread that parses and never gives it back, so a key
+ * created lazily after ~1,000 connections would not exist. A slot is a
+ * zero-initialised static: `static util_tls_slot s;`. */
+typedef struct util_tls_slot {
+	_Atomic int id; /* 0: not yet numbered */
+} util_tls_slot;
+/* Reserves the key; the server calls it before starting any thread (later
+ * calls do nothing). Other programs get it on first use. */
+void util_tls_init(void);
+/* The calling thread's object in slot s, or NULL. */
+void *util_tls_get(util_tls_slot *s);
+/* Makes p the calling thread's object in slot s; dtor(p) runs when the
+ * thread exits. Returns false if it cannot be kept (no key, out of memory,
+ * too many slots): the caller keeps ownership of p and frees it after use. */
+bool util_tls_set(util_tls_slot *s, void *p, void (*dtor)(void *));
+
 /* ---------------------------------------------------------------- misc */
 
 /* Random bytes from the OS (getrandom); -1 on failure. */

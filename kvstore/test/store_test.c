@@ -350,6 +350,41 @@ static void test_commit_if(void **state)
 	kv_batch_free(b);
 }
 
+/* kv_batch_check_row_at: every commit (kv_commit too) checks the row
+ * against its own timestamp. */
+static void test_check_row_at(void **state)
+{
+	env *e = *state;
+	kv_ts base = kv_read_point(e->s);
+	kv_batch *b = kv_batch_new();
+	kv_batch_put(b, e->t, "r", 1, "a", "q", 1, KV_TS_LATEST, "1", 1);
+	kv_batch_check_row_at(b, e->t, "r", 1, base);
+	assert_int_equal(kv_commit(e->s, b, NULL, NULL), KV_OK);
+	/* Based on the version before that commit: it would be lost. */
+	assert_int_equal(kv_commit(e->s, b, NULL, NULL), KV_CONFLICT);
+	char buf[8];
+	assert_true(kvt_get(e->t, "r", "a", "q", 0, buf, sizeof(buf)));
+	assert_string_equal(buf, "1");
+	/* Based on the newest version: commits. */
+	kv_ts now = kv_read_point(e->s);
+	kv_batch_clear(b);
+	kv_batch_put(b, e->t, "r", 1, "a", "q", 1, KV_TS_LATEST, "2", 1);
+	kv_batch_check_row_at(b, e->t, "r", 1, now);
+	assert_int_equal(kv_commit(e->s, b, NULL, NULL), KV_OK);
+	/* Per row: with kv_commit_if the row's own timestamp counts, not
+	 * read_ts (a newer read_ts does not hide the row's conflict). */
+	kv_batch_clear(b);
+	kv_batch_put(b, e->t, "s", 1, "a", "q", 1, KV_TS_LATEST, "1", 1);
+	kv_batch_check_row_at(b, e->t, "r", 1, now);
+	assert_int_equal(kv_commit_if(e->s, b, kv_read_point(e->s), NULL, NULL), KV_CONFLICT);
+	/* A row checked but not written, unchanged since: no conflict. */
+	kv_batch_clear(b);
+	kv_batch_put(b, e->t, "s", 1, "a", "q", 1, KV_TS_LATEST, "1", 1);
+	kv_batch_check_row_at(b, e->t, "r", 1, kv_read_point(e->s));
+	assert_int_equal(kv_commit(e->s, b, NULL, NULL), KV_OK);
+	kv_batch_free(b);
+}
+
 static void test_increment_append(void **state)
 {
 	env *e = *state;
@@ -474,6 +509,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_reopen_log_replay, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_conditions, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_commit_if, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_check_row_at, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_increment_append, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_reserved_ts, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_tables, setup, teardown),

@@ -83,12 +83,16 @@ class Client(threading.Thread):
         # moment after the client hung up (as in PostgreSQL, where the
         # exiting backend holds its slot): an immediate reconnect can meet
         # 53300 while many sessions are ending, and retries shortly.
-        for attempt in range(50):
+        # Ending a session can take seconds when the machine is loaded (its
+        # temporary tables are dropped, which commits to the catalog): give
+        # the slots 30 s to come back.
+        give_up = time.monotonic() + 30
+        while True:
             try:
                 self.conn = psycopg2.connect(self.dsn, connect_timeout=60, application_name=f"load{self.cid}")
                 break
             except psycopg2.OperationalError as e:
-                if "too many clients" not in str(e) or attempt == 49:
+                if "too many clients" not in str(e) or time.monotonic() > give_up:
                     raise
                 time.sleep(0.1)
         self.conn.autocommit = True
@@ -233,9 +237,9 @@ class Client(threading.Thread):
         self.cur.execute(f"DROP TABLE {t}")
 
     def temp_table(self):
-        # a name per client: Strata's temporary tables are not private to
-        # their session yet (docs/reliability.md), so a shared name would race
-        t = f"tmp_load_{self.cid}"
+        # temporary tables are private to their session, so every client can
+        # use the same name
+        t = "tmp_load"
         self.cur.execute(f"CREATE TEMP TABLE IF NOT EXISTS {t} (a int)")
         self.cur.execute(f"INSERT INTO {t} SELECT generate_series(1, 20)")
         self.cur.execute(f"SELECT sum(a) FROM {t}")
