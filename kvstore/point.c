@@ -12,7 +12,6 @@
  * kv_get falls back to a one-row scan. point_test.c checks both paths give
  * the same cells.
  */
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,8 +49,7 @@ typedef struct pt_sel {
 } pt_sel;
 
 /* One buffer per thread (about 21 KiB), freed when the thread ends. */
-static pthread_key_t buf_key;
-static pthread_once_t buf_once = PTHREAD_ONCE_INIT;
+static util_tls_slot buf_slot;
 
 static void buf_free(void *p)
 {
@@ -60,18 +58,14 @@ static void buf_free(void *p)
 	free(b);
 }
 
-static void buf_init(void)
-{
-	pthread_key_create(&buf_key, buf_free);
-}
-
+/* NULL when no buffer can be kept for the thread: kv_get takes the scan
+ * path then. */
 static pt_buf *get_buf(void)
 {
-	pthread_once(&buf_once, buf_init);
-	pt_buf *b = pthread_getspecific(buf_key);
+	pt_buf *b = util_tls_get(&buf_slot);
 	if (!b) {
 		b = calloc(1, sizeof(*b));
-		if (b && pthread_setspecific(buf_key, b)) {
+		if (b && !util_tls_set(&buf_slot, b, buf_free)) {
 			free(b);
 			b = NULL;
 		}
