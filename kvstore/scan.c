@@ -1509,6 +1509,9 @@ kv_status kv_get(kv_table *t, const void *row, size_t rlen, const kv_read_opts *
 	out->n = 0;
 	if (!row && rlen)
 		return kv_fail(KV_INVALID, "kv_get: NULL row");
+	kv_status pst;
+	if (t && point_get(t, row ? row : "", rlen, opts, arena, out, &pst))
+		return pst;
 	kv_scan_opts so;
 	point_opts(&so, row ? row : "", rlen, opts);
 	kv_iter *it = scan_open(t, &so, NULL);

@@ -79,6 +79,13 @@ bool sst_may_have_column(const sst_reader *r, const void *row, size_t rlen, cons
 /* A source over the file (holds a reference). fill_cache=false reads blocks
  * without inserting them into the block cache. */
 kv_src *sst_iter_new(sst_reader *r, bool fill_cache);
+/* Point reads without an allocation: a source over r on this call's stack,
+ * seeked to k, is passed to fn (valid only during the call; fn must not
+ * close it). The blocks' key buffer is *keybuf and *keycap (malloc'd or NULL/0;
+ * may be grown; the caller keeps and frees it). The caller holds r. Returns
+ * fn's status. */
+kv_status sst_with_iter(sst_reader *r, bool fill_cache, const uint8_t *k, size_t kl, uint8_t **keybuf,
+			size_t *keycap, kv_status (*fn)(void *arg, kv_src *s), void *arg);
 /* Data block index: count and separator key i (valid while r is open). */
 size_t sst_nblocks(const sst_reader *r);
 void sst_block_key(const sst_reader *r, size_t i, const uint8_t **k, size_t *kl);

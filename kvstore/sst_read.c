@@ -666,6 +666,25 @@ kv_src *sst_iter_new(sst_reader *r, bool fill_cache)
 	return &it->base;
 }
 
+kv_status sst_with_iter(sst_reader *r, bool fill_cache, const uint8_t *k, size_t kl, uint8_t **keybuf,
+			size_t *keycap, kv_status (*fn)(void *arg, kv_src *s), void *arg)
+{
+	sst_iter it;
+	memset(&it, 0, sizeof it);
+	it.base.ops = &sst_ops;
+	it.r = r;
+	it.fill = fill_cache;
+	it.bi = -1;
+	it.bit.key = *keybuf;
+	it.bit.kcap = *keycap;
+	si_seek(&it.base, k, kl);
+	kv_status st = fn(arg, &it.base);
+	*keybuf = it.bit.key;
+	*keycap = it.bit.kcap;
+	ref_release(r, &it.ref);
+	return st;
+}
+
 kv_status sst_verify(sst_reader *r, void (*fn)(void *arg, const char *problem), void *arg)
 {
 	kv_status worst = KV_OK;

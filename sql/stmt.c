@@ -153,6 +153,16 @@ void sql_stmt_end_txn(sql_session *s)
 	const void *k;
 	size_t kl;
 	void *v;
+	/* Usually no cursor is open: keep the map as it is (the rebuild below
+	 * cost an allocation per transaction). */
+	bool any = false;
+	while (!any && util_map_next(&s->portals, &pos, NULL, NULL, &v))
+		any = ((sql_portal_s *)v)->is_cursor && !((sql_portal_s *)v)->holdable;
+	if (!any) {
+		refresh_cat(s);
+		return;
+	}
+	pos = 0;
 	util_map keep = UTIL_MAP_INIT;
 	while (util_map_next(&s->portals, &pos, &k, &kl, &v)) {
 		sql_portal_s *p = v;

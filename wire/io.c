@@ -170,9 +170,19 @@ pgw_io_status pgw_io_fill(pgw_io *io, size_t n, int64_t deadline)
 			io->rstart = 0;
 		}
 		short ev;
+		if (io->replied && !io->ssl && io->rend == io->rstart) {
+			/* Just answered with nothing buffered: a read now would
+			 * almost always find nothing (a wasted syscall per
+			 * statement), so wait for the request first. */
+			io->replied = false;
+			pgw_io_status st = wait_io(io, POLLIN, deadline, true);
+			if (st != PGW_IO_OK)
+				return st;
+		}
 		ssize_t r = raw_read(io, io->rbuf + io->rend, io->rcap - io->rend, &ev);
 		if (r > 0) {
 			io->rend += (size_t)r;
+			io->replied = false;
 			continue;
 		}
 		if (r == R_EOF)
@@ -242,6 +252,8 @@ pgw_io_status pgw_io_flush(pgw_io *io, int64_t deadline)
 done:
 	if (st != PGW_IO_OK)
 		io->broken = true;
+	if (off)
+		io->replied = true;
 	io->out.len = 0;
 	/* Output buffers grow with big rows; do not keep megabytes per idle
 	 * connection. */

@@ -274,7 +274,9 @@ typedef struct pgw_io {
 	uint8_t *rbuf;
 	size_t rcap, rstart, rend;
 	util_buf out;
-	bool broken; /* a write failed: the connection is unusable */
+	bool broken;  /* a write failed: the connection is unusable */
+	bool replied; /* output was sent since the last read: the client is
+		       * likely still busy, so wait before trying to read */
 } pgw_io;
 
 void pgw_io_init(pgw_io *io, int fd, int stop_fd);

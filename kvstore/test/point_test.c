@@ -1,0 +1,289 @@
+/*
+ * point_test.c — kv_get's point-read path (point.c) against a one-row scan
+ * (the scan path kv_get used before) on the same store: random puts with
+ * and without explicit timestamps, every delete kind and row deletes,
+ * spread over memstores, flushed files and minor/major compactions, read
+ * back with random read options (past read timestamps, versions, time
+ * ranges, column selections, dropped families' leftovers). Every read must
+ * give the same cells in the same order.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kv.h"
+#include "kvt_util.h"
+
+#define NROWS  12
+#define NQUALS 5
+static const char *const FAMS[] = {"a", "b", "c"};
+static const char *const QUALS[NQUALS] = {"", "q1", "q10", "q2", "x"};
+
+static uint64_t rng;
+
+static uint64_t rnd(uint64_t n)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng % n;
+}
+
+static void rowname(char *b, int i)
+{
+	snprintf(b, 8, "r%02d", i);
+}
+
+/* The row as the scan path reads it: cells copied into a. */
+static kv_status scan_row(kv_table *t, const char *row, const kv_read_opts *ro, util_arena *a, kv_row *out)
+{
+	kv_scan_opts so;
+	memset(&so, 0, sizeof so);
+	so.read = *ro;
+	so.start = so.stop = row;
+	so.start_len = so.stop_len = strlen(row);
+	so.stop_inclusive = true;
+	kv_iter *it = kv_scan(t, &so);
+	size_t cap = 64;
+	out->cells = util_arena_alloc(a, cap * sizeof(kv_cell));
+	out->n = 0;
+	for (; kv_iter_valid(it); kv_iter_next(it)) {
+		assert_true(out->n < cap);
+		const kv_cell *c = kv_iter_cell(it);
+		kv_cell *d = &out->cells[out->n++];
+		*d = *c;
+		d->row.data = util_arena_memdup_nz(a, c->row.data, c->row.len);
+		d->family.data = util_arena_memdup_nz(a, c->family.data, c->family.len);
+		d->qualifier.data = util_arena_memdup_nz(a, c->qualifier.data, c->qualifier.len);
+		d->value.data = util_arena_memdup_nz(a, c->value.data, c->value.len);
+	}
+	kv_status st = kv_iter_status(it);
+	kv_iter_close(it);
+	return st;
+}
+
+static bool slice_eq(kv_slice x, kv_slice y)
+{
+	return x.len == y.len && (!x.len || !memcmp(x.data, y.data, x.len));
+}
+
+static void dump(const char *what, const kv_row *r)
+{
+	fprintf(stderr, "%s (%zu cells):\n", what, r->n);
+	for (size_t i = 0; i < r->n; i++) {
+		const kv_cell *c = &r->cells[i];
+		fprintf(stderr, "  %.*s %.*s:%.*s @%llu type %d = %.*s\n", (int)c->row.len,
+			(const char *)c->row.data, (int)c->family.len, (const char *)c->family.data,
+			(int)c->qualifier.len, (const char *)c->qualifier.data, (unsigned long long)c->ts,
+			c->type, (int)c->value.len, (const char *)c->value.data);
+	}
+}
+
+static void compare(kv_table *t, const char *row, const kv_read_opts *ro, int *nonempty)
+{
+	util_arena *a = util_arena_new(4096, 0);
+	kv_row g, s;
+	kv_status gst = kv_get(t, row, strlen(row), ro, a, &g);
+	kv_status sst = scan_row(t, row, ro, a, &s);
+	assert_int_equal(gst, sst);
+	bool same = g.n == s.n;
+	for (size_t i = 0; same && i < g.n; i++) {
+		const kv_cell *x = &g.cells[i], *y = &s.cells[i];
+		same = slice_eq(x->row, y->row) && slice_eq(x->family, y->family) &&
+		       slice_eq(x->qualifier, y->qualifier) && slice_eq(x->value, y->value) &&
+		       x->ts == y->ts && x->type == y->type;
+	}
+	if (!same) {
+		fprintf(stderr, "row %s read_ts %llu maxv %d min_ts %llu max_ts %llu ncols %d\n", row,
+			(unsigned long long)ro->read_ts, ro->max_versions, (unsigned long long)ro->min_ts,
+			(unsigned long long)ro->max_ts, ro->ncolumns);
+		dump("kv_get", &g);
+		dump("scan", &s);
+	}
+	assert_true(same);
+	if (g.n)
+		(*nonempty)++;
+	util_arena_destroy(a);
+}
+
+static void random_write(kv_store *s, kv_table *t, kv_ts *ts_hint)
+{
+	char row[8], val[24];
+	rowname(row, (int)rnd(NROWS));
+	const char *fam = FAMS[rnd(3)];
+	const char *q = QUALS[rnd(NQUALS)];
+	/* Explicit timestamps go into the past of the commits, so older and
+	 * newer versions land in any source order. */
+	kv_ts ts = rnd(3) ? KV_TS_LATEST : (kv_ts)(*ts_hint - rnd(2000));
+	kv_batch *b = kv_batch_new();
+	int kind = (int)rnd(20);
+	if (kind < 13) {
+		snprintf(val, sizeof val, "v%llu", (unsigned long long)rnd(1000000));
+		kv_batch_put(b, t, row, strlen(row), fam, q, strlen(q), ts, val, strlen(val));
+	} else if (kind < 15) {
+		kv_batch_delete(b, t, row, strlen(row), fam, q, strlen(q), ts, KV_DELETE);
+	} else if (kind < 17) {
+		kv_batch_delete(b, t, row, strlen(row), fam, q, strlen(q), ts, KV_DELETE_COLUMN);
+	} else if (kind < 18) {
+		kv_batch_delete(b, t, row, strlen(row), fam, NULL, 0, ts, KV_DELETE_FAMILY);
+	} else if (kind < 19) {
+		kv_ts v = ts == KV_TS_LATEST ? (kv_ts)(*ts_hint - rnd(2000)) : ts;
+		kv_batch_delete(b, t, row, strlen(row), fam, NULL, 0, v, KV_DELETE_FAMILY_VERSION);
+	} else {
+		kv_batch_delete_row(b, t, row, strlen(row), ts);
+	}
+	kv_ts cts = 0;
+	assert_int_equal(kv_commit(s, b, NULL, &cts), KV_OK);
+	kv_batch_free(b);
+	if (cts > *ts_hint)
+		*ts_hint = cts;
+}
+
+static void random_read(kv_table *t, kv_ts now, int *nonempty)
+{
+	char row[8];
+	rowname(row, (int)rnd(NROWS));
+	kv_read_opts ro;
+	memset(&ro, 0, sizeof ro);
+	if (rnd(3) == 0)
+		ro.read_ts = now - rnd(3000);
+	if (rnd(3) == 0)
+		ro.max_versions = 1 + (int)rnd(4);
+	if (rnd(5) == 0)
+		ro.min_ts = now - rnd(3000);
+	if (rnd(5) == 0)
+		ro.max_ts = now - rnd(3000);
+	kv_column cols[4];
+	int n = 0;
+	switch (rnd(5)) {
+	case 0: /* one family */
+		cols[n++] = (kv_column){FAMS[rnd(3)], NULL, 0};
+		break;
+	case 1: { /* qualifiers of one family, sorted or not */
+		const char *f = FAMS[rnd(3)];
+		int k = 1 + (int)rnd(3);
+		for (int i = 0; i < k; i++) {
+			const char *q = QUALS[rnd(NQUALS)];
+			cols[n++] = (kv_column){f, q, strlen(q)};
+		}
+		break;
+	}
+	case 2: /* two families, one with a qualifier */
+		cols[n++] = (kv_column){"a", NULL, 0};
+		cols[n++] = (kv_column){"c", "q1", 2};
+		break;
+	default:
+		break;
+	}
+	ro.columns = n ? cols : NULL;
+	ro.ncolumns = n;
+	compare(t, row, &ro, nonempty);
+}
+
+static void run_seed(uint64_t seed)
+{
+	rng = seed;
+	char *dir = kvt_tmpdir("point");
+	kv_store_opts o;
+	kv_store_opts_default(&o);
+	o.durability = KV_SYNC_NONE;
+	o.compaction_threads = -1;
+	kv_store *s = kvt_open(dir, &o);
+	assert_non_null(s);
+	kv_family_opts fo[3];
+	for (int i = 0; i < 3; i++) {
+		kv_family_opts_default(&fo[i], FAMS[i]);
+		fo[i].block_size = 512; /* many blocks */
+	}
+	fo[1].max_versions = 3;
+	fo[1].bloom = KV_BLOOM_ROWCOL;
+	fo[2].max_versions = 2;
+	fo[2].ttl_seconds = 3600;
+	fo[2].min_versions = 1;
+	assert_int_equal(kv_table_create(s, "p", fo, 3), KV_OK);
+	kv_table *t = NULL;
+	assert_int_equal(kv_table_open(s, "p", &t), KV_OK);
+
+	kv_ts now = kv_read_point(s);
+	int nonempty = 0;
+	for (int step = 0; step < 1500; step++) {
+		random_write(s, t, &now);
+		if (step % 3 == 0)
+			random_read(t, now, &nonempty);
+		uint64_t r = rnd(100);
+		if (r < 3)
+			assert_int_equal(kv_table_flush(t), KV_OK);
+		else if (r < 4)
+			assert_int_equal(kv_table_compact(t, rnd(2) == 0), KV_OK);
+	}
+	/* Every row with every read option kind once more, across all sources. */
+	for (int i = 0; i < 400; i++)
+		random_read(t, now, &nonempty);
+	assert_int_equal(kv_table_flush(t), KV_OK);
+	for (int i = 0; i < 200; i++)
+		random_read(t, now, &nonempty);
+	assert_true(nonempty > 100); /* the reads did find rows */
+	kv_table_close(t);
+	kv_store_close(s);
+	kvt_rmdir(dir);
+	free(dir);
+}
+
+static void test_point_vs_scan(void **state)
+{
+	(void)state;
+	for (uint64_t seed = 1; seed <= 6; seed++)
+		run_seed(0x9e3779b97f4a7c15ull * seed);
+}
+
+/* A row too big for the point path's buffer falls back to the scan and
+ * still reads whole. */
+static void test_big_row(void **state)
+{
+	(void)state;
+	char *dir = kvt_tmpdir("point_big");
+	kv_store *s = kvt_open(dir, NULL);
+	assert_non_null(s);
+	const char *fams[] = {"d"};
+	kv_table *t = kvt_table(s, "big", 1, fams);
+	assert_non_null(t);
+	kv_batch *b = kv_batch_new();
+	char val[1000];
+	memset(val, 'z', sizeof val);
+	for (int i = 0; i < 300; i++) {
+		char q[8];
+		snprintf(q, sizeof q, "c%03d", i);
+		kv_batch_put(b, t, "row", 3, "d", q, strlen(q), KV_TS_LATEST, val, sizeof val);
+	}
+	assert_int_equal(kv_commit(s, b, NULL, NULL), KV_OK);
+	kv_batch_free(b);
+	util_arena *a = util_arena_new(4096, 0);
+	for (int pass = 0; pass < 2; pass++) {
+		kv_row r;
+		assert_int_equal(kv_get(t, "row", 3, NULL, a, &r), KV_OK);
+		assert_int_equal(r.n, 300);
+		assert_int_equal(r.cells[299].value.len, sizeof val);
+		assert_memory_equal(r.cells[299].qualifier.data, "c299", 4);
+		util_arena_reset(a);
+		assert_int_equal(kv_table_flush(t), KV_OK);
+	}
+	util_arena_destroy(a);
+	kv_table_close(t);
+	kv_store_close(s);
+	kvt_rmdir(dir);
+	free(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_point_vs_scan),
+	    cmocka_unit_test(test_big_row),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
