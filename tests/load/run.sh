@@ -3,7 +3,7 @@
 # read/write/DDL workload; no unexpected errors, RSS flat after warm-up, no
 # descriptor leak, a clean stop (ASan/LSan in the test build).
 # usage: tests/load/run.sh [--long] [--valgrind] [load.py options...]
-#   default 20 s (make test), --long 10 min (make soak), --valgrind under memcheck
+#   default 35 s (make test), --long 10 min (make soak), --valgrind under memcheck
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root" || exit 2
