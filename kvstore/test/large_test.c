@@ -32,6 +32,9 @@ static kv_store *open_opts(const char *dir, kv_fs *fs, size_t spill)
 	o.batch_spill_bytes = spill;
 	o.fs = fs;
 	o.block_cache_bytes = 1 << 20;
+	/* No background compaction: the tests count files (a load's runs kept
+	 * apart make enough files to start one at any moment). */
+	o.compaction_threads = -1;
 	kv_store *s = NULL;
 	kv_status st = kv_store_open(dir, &o, &s);
 	if (st)
@@ -163,6 +166,67 @@ static void test_spill_commit_reopen(void **state)
 	free(dir);
 }
 
+/* Rows of `up` (row i holds "v<i>") between rows lo and hi (exclusive; -1:
+ * open), forward or reverse, by kv_iter_next or kv_iter_row; seek: jump to
+ * that row first (-1: none). Checks every row in order; returns the count. */
+static int row_no(const kv_cell *c)
+{
+	char r[16] = {0};
+	assert_true(c->row.len < sizeof(r));
+	memcpy(r, c->row.data, c->row.len);
+	return atoi(r + 1);
+}
+
+static void count_cell(void *arg, const kv_cell *c)
+{
+	(void)c;
+	(*(int *)arg)++;
+}
+
+static int check_rows(kv_table *t, int lo, int hi, bool reverse, bool by_row, int seek)
+{
+	char a[16], b[16];
+	rowkey(a, lo);
+	rowkey(b, hi);
+	kv_scan_opts o = {0};
+	o.start = lo >= 0 ? a : NULL;
+	o.start_len = lo >= 0 ? strlen(a) : 0;
+	o.stop = hi >= 0 ? b : NULL;
+	o.stop_len = hi >= 0 ? strlen(b) : 0;
+	o.reverse = reverse;
+	kv_iter *it = kv_scan(t, &o);
+	if (seek >= 0) {
+		char sk[16];
+		rowkey(sk, seek);
+		kv_iter_seek_row(it, sk, strlen(sk));
+	}
+	int n = 0, prev = -1;
+	while (kv_iter_valid(it)) {
+		const kv_cell *c = kv_iter_cell(it);
+		int i = row_no(c);
+		char v[32];
+		snprintf(v, sizeof(v), "v%d", i);
+		assert_int_equal(c->value.len, strlen(v));
+		assert_memory_equal(c->value.data, v, strlen(v));
+		if (prev >= 0)
+			assert_int_equal(i, reverse ? prev - 1 : prev + 1);
+		else if (seek >= 0)
+			assert_int_equal(i, seek);
+		prev = i;
+		n++;
+		if (by_row) {
+			int cells = 0;
+			assert_int_equal(kv_iter_row(it, count_cell, &cells), 1);
+			assert_int_equal(cells, 1);
+		} else {
+			kv_iter_next(it);
+		}
+	}
+	assert_int_equal(kv_iter_status(it), KV_OK);
+	kv_iter_close(it);
+	return n;
+}
+
 /* Spills whose keys ascend (a bulk load in key order) give runs whose key
  * ranges do not overlap: they become table files as they are, one per
  * run, without the merge at commit; a minor or manual compaction leaves
@@ -205,6 +269,16 @@ static void test_ascending_runs_kept_apart(void **state)
 		}
 		rowkey(r, N);
 		assert_false(kvt_get(up, r, "d", "a", 0, buf, sizeof(buf)));
+		/* Ranges across the files' boundaries, both directions, seeks. */
+		assert_int_equal(check_rows(up, -1, -1, false, false, -1), N);
+		assert_int_equal(check_rows(up, -1, -1, false, true, -1), N);
+		assert_int_equal(check_rows(up, -1, -1, true, false, -1), N);
+		assert_int_equal(check_rows(up, 17, 2999, false, true, -1), 2982);
+		assert_int_equal(check_rows(up, 500, 2500, true, false, -1), 2000);
+		assert_int_equal(check_rows(up, 100, -1, false, false, 1700), N - 1700);
+		assert_int_equal(check_rows(up, -1, 2900, true, false, 1200), 1201);
+		for (int i = 0; i < N; i += 250)
+			assert_int_equal(check_rows(up, i, i + 1, false, false, -1), 1);
 		assert_int_equal(kv_store_verify(s, NULL, NULL), KV_OK);
 		assert_int_equal(count_ssts(dir), (int)(table_files(up) + table_files(down)));
 		if (pass == 0) { /* a manual minor compaction: nothing to gain */
