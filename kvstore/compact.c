@@ -21,6 +21,23 @@
 #define MINOR_MAX     10
 #define MINOR_RATIO   1.2
 
+/* True if f[0..k) came from one large commit (same seq) and their key
+ * ranges do not overlap: a bulk load's runs kept apart (stage.c). Merging
+ * them would only concatenate them, and a point read already skips the
+ * files whose range misses its row. */
+static bool one_split_ingest(kv_sfile **f, int k)
+{
+	for (int i = 0; i < k; i++) {
+		if (f[i]->m.seq != f[0]->m.seq)
+			return false;
+		for (int j = i + 1; j < k; j++)
+			if (ikey_cmp(f[i]->m.largest, f[i]->m.llen, f[j]->m.smallest, f[j]->m.slen) >= 0 &&
+			    ikey_cmp(f[j]->m.largest, f[j]->m.llen, f[i]->m.smallest, f[i]->m.slen) >= 0)
+				return false;
+	}
+	return true;
+}
+
 /* Chooses a window [*lo, *hi) of the (newest-first) files; false if none. */
 static bool explore(kv_sfile **f, int n, int *lo, int *hi)
 {
@@ -34,7 +51,7 @@ static bool explore(kv_sfile **f, int n, int *lo, int *hi)
 				total += f[j]->m.size;
 				busy |= f[j]->compacting || atomic_load(&f[j]->pending);
 			}
-			if (busy)
+			if (busy || one_split_ingest(f + i, k))
 				continue;
 			bool ok = true;
 			for (int j = i; j < i + k && ok; j++)
@@ -72,7 +89,6 @@ bool compact_pick_needed(kv_table *t)
 	return need;
 }
 
-
 /*
  * Decides whether a major compaction keeps a cell. Only markers at or below
  * the horizon are applied (every reader at or after the horizon sees them);
@@ -82,7 +98,7 @@ bool compact_pick_needed(kv_table *t)
  * every read at or after the horizon.
  */
 bool compact_major_keep(cstate *c, const kv_family_opts *fo, const ikey_parts *p, kv_ts horizon, int64_t now,
-		       bool keep_markers)
+			bool keep_markers)
 {
 	bool old = p->ts <= horizon;
 	if (p->type != KV_PUT) {
@@ -359,7 +375,8 @@ kv_status compact_table(kv_store *s, kv_table *t, bool major, bool manual)
 				go = true;
 			} else if (fs->n >= (manual ? 2 : MINOR_TRIGGER)) {
 				go = explore(fs->files, fs->n, &lo, &hi);
-				if (!go && manual) {
+				/* One load's key-disjoint runs have nothing to drop. */
+				if (!go && manual && !one_split_ingest(fs->files, fs->n)) {
 					lo = 0;
 					hi = fs->n;
 					go = true;

@@ -62,4 +62,16 @@ static inline void src_close(kv_src *s)
  * of the children and of the array contents (the array is copied). */
 kv_src *merge_new(kv_src **children, int n);
 
+/* The key range of a chained source (ikeys, borrowed). */
+typedef struct kv_chain_range {
+	const uint8_t *smallest, *largest;
+	size_t slen, llen;
+} kv_chain_range;
+
+/* Reads n sources whose key ranges do not overlap one after the other;
+ * children and rng[i] (child i's range) in ascending key order. Takes
+ * ownership of the children (the array is copied); rng must stay valid
+ * until the source is closed. NULL when out of memory (children closed). */
+kv_src *chain_new(kv_src **children, const kv_chain_range *rng, int n);
+
 #endif /* STRATA_KV_ITER_H */

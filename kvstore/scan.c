@@ -119,7 +119,10 @@ struct kv_iter {
 	/* Plain-scan fast path (advance_fast): one sorted file, no markers,
 	 * every cell visible. */
 	bool fast;
-	kv_sfile *only_file; /* the single source when it is a sorted file */
+	/* The single source when it is a sorted file, or a chain of key-disjoint
+	 * files of one large commit (chain.c): only_files[0..n_only). */
+	kv_sfile **only_files;
+	int n_only;
 };
 
 static void it_fail(kv_iter *it, kv_status st)
@@ -756,12 +759,13 @@ static void advance_fast(kv_iter *it)
  * every cell of the source is "emit the newest version of each column". */
 static bool fast_ok(const kv_iter *it)
 {
-	const kv_sfile *f = it->only_file;
-	if (!f || !it->src || it->t->s->etcd || it->reverse || it->raw || it->filter || it->ncols ||
+	if (!it->n_only || !it->src || it->t->s->etcd || it->reverse || it->raw || it->filter || it->ncols ||
 	    it->essential || it->min_ts || it->max_ts || it->max_versions != 1)
 		return false;
-	if (f->m.deletes != 0 || f->m.max_ts > it->read_ts)
-		return false;
+	for (int i = 0; i < it->n_only; i++)
+		if (it->only_files[i]->m.deletes != 0 || it->only_files[i]->m.max_ts > it->read_ts)
+			return false;
+	const kv_sfile *f = it->only_files[0];
 	const kv_family_opts *fo = sv_family(it->sv, (const uint8_t *)f->m.family, strlen(f->m.family));
 	return fo && fo->ttl_seconds <= 0 && fo->max_versions >= 1;
 }
@@ -1090,6 +1094,76 @@ static bool small_scan(kv_iter *it, const kv_scan_opts *o)
 	return true;
 }
 
+static int sfile_by_smallest(const void *a, const void *b)
+{
+	const kv_sfile *x = *(kv_sfile *const *)a, *y = *(kv_sfile *const *)b;
+	return ikey_cmp(x->m.smallest, x->m.slen, y->m.smallest, y->m.slen);
+}
+
+/* Files kids[first..*n) of one family (newest first; kf[i] is kids[i]'s
+ * file): each stretch of two or more files of one large commit (same seq)
+ * whose key ranges do not overlap becomes one chained source (chain.c),
+ * which reads them in turn instead of merging them (stage.c keeps a load's
+ * runs apart). The chain's files go to only_files for the fast path. */
+static kv_status chain_disjoint(kv_iter *it, kv_src **kids, kv_sfile **kf, int first, int *n)
+{
+	int out = first;
+	for (int a = first; a < *n;) {
+		int b = a + 1;
+		while (b < *n && kf[b]->m.seq == kf[a]->m.seq)
+			b++;
+		int k = b - a;
+		bool ok = k > 1;
+		kv_sfile **fs = NULL;
+		if (ok) {
+			fs = util_arena_alloc(it->mem, sizeof(kv_sfile *) * (size_t)k);
+			memcpy(fs, kf + a, sizeof(kv_sfile *) * (size_t)k);
+			qsort(fs, (size_t)k, sizeof(kv_sfile *), sfile_by_smallest);
+			for (int i = 0; i + 1 < k && ok; i++)
+				ok = ikey_cmp(fs[i]->m.largest, fs[i]->m.llen, fs[i + 1]->m.smallest,
+					      fs[i + 1]->m.slen) < 0;
+		}
+		if (!ok) {
+			for (int i = a; i < b; i++) {
+				kids[out] = kids[i];
+				kf[out++] = kf[i];
+			}
+			a = b;
+			continue;
+		}
+		/* The children in the files' key order. */
+		kv_src **ch = util_arena_alloc(it->mem, sizeof(kv_src *) * (size_t)k);
+		kv_chain_range *rng = util_arena_alloc(it->mem, sizeof(kv_chain_range) * (size_t)k);
+		for (int i = 0; i < k; i++) {
+			int at = a;
+			while (kf[at] != fs[i])
+				at++;
+			ch[i] = kids[at];
+			rng[i] = (kv_chain_range){fs[i]->m.smallest, fs[i]->m.largest, fs[i]->m.slen,
+						  fs[i]->m.llen};
+		}
+		for (int i = 0; i < k; i++)
+			if (!ch[i]) { /* sst_iter_new failed: the caller reports it */
+				for (int j = 0; j < k; j++) {
+					kids[out] = kids[a + j];
+					kf[out++] = kf[a + j];
+				}
+				a = b;
+				goto next;
+			}
+		kids[out] = chain_new(ch, rng, k);
+		if (!kids[out])
+			return kv_fail(KV_NO_MEMORY, "out of memory opening a scan");
+		kf[out++] = NULL;
+		it->only_files = fs;
+		it->n_only = k;
+		a = b;
+	next:;
+	}
+	*n = out;
+	return KV_OK;
+}
+
 /* Builds the merged source: memstores, then files newest first. */
 static kv_status build_sources(kv_iter *it, const kv_scan_opts *o, bool fill_cache)
 {
@@ -1098,12 +1172,16 @@ static kv_status build_sources(kv_iter *it, const kv_scan_opts *o, bool fill_cac
 	for (int i = 0; i < sv->v->nfam; i++)
 		cap += sv->v->fams[i].n;
 	kv_src **kids = util_arena_alloc(it->mem, sizeof(kv_src *) * (size_t)(cap ? cap : 1));
+	kv_sfile **kf = util_arena_alloc(it->mem, sizeof(kv_sfile *) * (size_t)(cap ? cap : 1));
 	int n = 0;
+	it->n_only = 0;
 	/* Memstore entries are filtered by commit timestamp against the read
 	 * point (complete batches only); cell timestamps against read_ts in the
 	 * matcher, as in sorted files, so past reads see the same in both. */
 	kv_ts mts = it->latest ? KV_TS_MAX : it->read_point;
 	kv_status st = KV_OK;
+	for (int i = 0; i < cap; i++)
+		kf[i] = NULL; /* memstores have no file */
 	if (!fill_cache && o->read.cache_small && it->t->s->cache)
 		fill_cache = small_scan(it, o);
 	/* A point read (one row) can skip memstores and files by bloom filter. */
@@ -1121,6 +1199,7 @@ static kv_status build_sources(kv_iter *it, const kv_scan_opts *o, bool fill_cac
 			continue;
 		if (it->essential && strcmp(fs->family, it->ess))
 			continue;
+		int first = n;
 		for (int j = 0; j < fs->n; j++) {
 			kv_sfile *f = fs->files[j];
 			if (f->m.max_ts < it->min_ts && !it->raw)
@@ -1142,10 +1221,12 @@ static kv_status build_sources(kv_iter *it, const kv_scan_opts *o, bool fill_cac
 				sst_unref(r);
 				continue;
 			}
-			it->only_file = f;
+			kf[n] = f;
 			kids[n++] = sst_iter_new(r, fill_cache);
 			sst_unref(r);
 		}
+		if (!st)
+			st = chain_disjoint(it, kids, kf, first, &n);
 	}
 	for (int i = 0; i < n; i++)
 		if (!kids[i] && !st)
@@ -1166,8 +1247,12 @@ static kv_status build_sources(kv_iter *it, const kv_scan_opts *o, bool fill_cac
 		it->src = NULL;
 		return KV_OK;
 	}
-	if (n != 1)
-		it->only_file = NULL; /* set only when the one source is that file */
+	if (n == 1 && !it->n_only && kf[0]) {
+		it->only_files = kf;
+		it->n_only = 1;
+	} else if (n != 1) {
+		it->n_only = 0; /* set only when the one source is that file or chain */
+	}
 	it->src = merge_new(kids, n);
 	if (!it->src)
 		return kv_fail(KV_NO_MEMORY, "out of memory opening a scan");

@@ -10,7 +10,9 @@
  * locks). Row deletes become DeleteFamily markers of the table's families
  * as they are at the spill. Runs are written with cheap compression and no
  * fsync; stage_finish() merges a group's runs into one file with the
- * family's own options, so a bulk load costs one extra pass of its data.
+ * family's own options, so a bulk load costs one extra pass of its data,
+ * unless the runs' key ranges do not overlap (keys ascending across
+ * spills): those are kept as they are, one table file per run.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -485,6 +487,36 @@ static kv_status merge_group(kv_store *s, stfile **g, int n, stfile *out)
 	return st;
 }
 
+static int by_smallest(const void *a, const void *b)
+{
+	const stfile *x = *(stfile *const *)a, *y = *(stfile *const *)b;
+	return ikey_cmp(x->props.smallest, x->props.slen, y->props.smallest, y->props.slen);
+}
+
+/* At most this many runs of a group are kept apart: more would bring the
+ * table near the write stall (KV_STALL_FILES) with files that a minor
+ * compaction leaves alone (compact.c), so a bigger load merges as before. */
+#define MAX_APART 8
+
+/* True if the key ranges of g[0..n) do not overlap; then g is left in key
+ * order. Such runs (a load or re-key whose keys ascend, spill after spill)
+ * share no cell, so their merge would be their concatenation: they are
+ * kept as they are instead of being read and written once more. */
+static bool runs_disjoint(stfile **g, int n)
+{
+	if (n > MAX_APART)
+		return false;
+	for (int i = 0; i < n; i++)
+		if (!g[i]->props.slen || !g[i]->props.llen)
+			return false;
+	qsort(g, (size_t)n, sizeof(stfile *), by_smallest);
+	for (int i = 0; i + 1 < n; i++)
+		if (ikey_cmp(g[i]->props.largest, g[i]->props.llen, g[i + 1]->props.smallest,
+			     g[i + 1]->props.slen) >= 0)
+			return false;
+	return true;
+}
+
 static kv_status sync_file(kv_store *s, uint64_t number)
 {
 	char path[4096];
@@ -517,12 +549,14 @@ kv_status stage_finish(kv_store *s, bstage *stg)
 				done[j] = true;
 			}
 		}
-		if (n == 1) {
-			outs[nout] = *g[0];
-			g[0]->number = 0; /* moved */
-			g[0]->props = (sst_props){0};
-			st = sync_file(s, outs[nout].number);
-			nout++;
+		if (n == 1 || runs_disjoint(g, n)) {
+			for (int j = 0; j < n && !st; j++) {
+				outs[nout] = *g[j];
+				g[j]->number = 0; /* moved */
+				g[j]->props = (sst_props){0};
+				st = sync_file(s, outs[nout].number);
+				nout++;
+			}
 			continue;
 		}
 		qsort(g, (size_t)n, sizeof(stfile *), run_desc);

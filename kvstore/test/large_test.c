@@ -32,6 +32,9 @@ static kv_store *open_opts(const char *dir, kv_fs *fs, size_t spill)
 	o.batch_spill_bytes = spill;
 	o.fs = fs;
 	o.block_cache_bytes = 1 << 20;
+	/* No background compaction: the tests count files (a load's runs kept
+	 * apart make enough files to start one at any moment). */
+	o.compaction_threads = -1;
 	kv_store *s = NULL;
 	kv_status st = kv_store_open(dir, &o, &s);
 	if (st)
@@ -116,8 +119,10 @@ static void test_spill_commit_reopen(void **state)
 	assert_true(kv_read_point(s) >= cts);
 	assert_int_equal(kv_batch_count(b), 0);
 	kv_batch_free(b);
-	/* Two families, two kinds: at most 3 new files (d latest, e explicit). */
-	assert_true(table_files(t) > files_before && table_files(t) <= files_before + 3);
+	/* Two families, two kinds: at most 3 groups (d latest, e explicit), each
+	 * merged into one file or, when its runs do not overlap (descending
+	 * keys), kept as up to 8 runs (stage.c MAX_APART). */
+	assert_true(table_files(t) > files_before && table_files(t) <= files_before + 3 * 8);
 
 	for (int pass = 0; pass < 2; pass++) {
 		char buf[64];
@@ -159,6 +164,144 @@ static void test_spill_commit_reopen(void **state)
 	kv_store_close(s);
 	kvt_rmdir(dir);
 	free(dir);
+}
+
+/* Rows of `up` (row i holds "v<i>") between rows lo and hi (exclusive; -1:
+ * open), forward or reverse, by kv_iter_next or kv_iter_row; seek: jump to
+ * that row first (-1: none). Checks every row in order; returns the count. */
+static int row_no(const kv_cell *c)
+{
+	char r[16] = {0};
+	assert_true(c->row.len < sizeof(r));
+	memcpy(r, c->row.data, c->row.len);
+	return atoi(r + 1);
+}
+
+static void count_cell(void *arg, const kv_cell *c)
+{
+	(void)c;
+	(*(int *)arg)++;
+}
+
+static int check_rows(kv_table *t, int lo, int hi, bool reverse, bool by_row, int seek)
+{
+	char a[16], b[16];
+	rowkey(a, lo);
+	rowkey(b, hi);
+	kv_scan_opts o = {0};
+	o.start = lo >= 0 ? a : NULL;
+	o.start_len = lo >= 0 ? strlen(a) : 0;
+	o.stop = hi >= 0 ? b : NULL;
+	o.stop_len = hi >= 0 ? strlen(b) : 0;
+	o.reverse = reverse;
+	kv_iter *it = kv_scan(t, &o);
+	if (seek >= 0) {
+		char sk[16];
+		rowkey(sk, seek);
+		kv_iter_seek_row(it, sk, strlen(sk));
+	}
+	int n = 0, prev = -1;
+	while (kv_iter_valid(it)) {
+		const kv_cell *c = kv_iter_cell(it);
+		int i = row_no(c);
+		char v[32];
+		snprintf(v, sizeof(v), "v%d", i);
+		assert_int_equal(c->value.len, strlen(v));
+		assert_memory_equal(c->value.data, v, strlen(v));
+		if (prev >= 0)
+			assert_int_equal(i, reverse ? prev - 1 : prev + 1);
+		else if (seek >= 0)
+			assert_int_equal(i, seek);
+		prev = i;
+		n++;
+		if (by_row) {
+			int cells = 0;
+			assert_int_equal(kv_iter_row(it, count_cell, &cells), 1);
+			assert_int_equal(cells, 1);
+		} else {
+			kv_iter_next(it);
+		}
+	}
+	assert_int_equal(kv_iter_status(it), KV_OK);
+	kv_iter_close(it);
+	return n;
+}
+
+/* Spills whose keys ascend (a bulk load in key order) give runs whose key
+ * ranges do not overlap: they become table files as they are, one per
+ * run, without the merge at commit; a minor or manual compaction leaves
+ * them apart (nothing to drop), a major one folds them; runs whose ranges
+ * overlap still merge into one file. Contents are the same either way. */
+static void test_ascending_runs_kept_apart(void **state)
+{
+	char *dir = kvt_tmpdir("largeasc");
+	kv_store *s = open_opts(dir, NULL, 24 << 10);
+	kv_table *up = kvt_table(s, "up", 1, FAMS2), *down = kvt_table(s, "down", 1, FAMS2);
+	const int N = 3000;
+	char r[16], v[32], buf[32];
+	kv_batch *b = kv_batch_new();
+	for (int i = 0; i < N; i++) {
+		rowkey(r, i);
+		snprintf(v, sizeof(v), "v%d", i);
+		kv_batch_put(b, up, r, strlen(r), "d", "a", 1, KV_TS_LATEST, v, strlen(v));
+	}
+	assert_int_equal(kv_commit(s, b, NULL, NULL), KV_OK);
+	for (int i = 0; i < 2 * N; i++) { /* even rows, then odd rows: runs overlap */
+		rowkey(r, i < N ? 2 * i % N : (2 * i + 1) % N);
+		kv_batch_put(b, down, r, strlen(r), "d", "a", 1, KV_TS_LATEST, "w", 1);
+	}
+	assert_int_equal(kv_commit(s, b, NULL, NULL), KV_OK);
+	kv_batch_free(b);
+	uint64_t nup = table_files(up);
+	/* several spills, enough to trigger a minor compaction */
+	assert_true(nup >= 4 && nup <= 8);
+	assert_int_equal(table_files(down), 1);
+	for (int pass = 0; pass < 3; pass++) {
+		kv_ts now = kv_read_point(s);
+		assert_int_equal(scan_count(up, now), (size_t)N);
+		assert_int_equal(scan_count(down, now), (size_t)N);
+		for (int i = 0; i < N; i += 37) {
+			rowkey(r, i);
+			snprintf(v, sizeof(v), "v%d", i);
+			assert_true(kvt_get(up, r, "d", "a", 0, buf, sizeof(buf)));
+			assert_string_equal(buf, v);
+			assert_true(kvt_get(down, r, "d", "a", 0, buf, sizeof(buf)));
+		}
+		rowkey(r, N);
+		assert_false(kvt_get(up, r, "d", "a", 0, buf, sizeof(buf)));
+		/* Ranges across the files' boundaries, both directions, seeks. */
+		assert_int_equal(check_rows(up, -1, -1, false, false, -1), N);
+		assert_int_equal(check_rows(up, -1, -1, false, true, -1), N);
+		assert_int_equal(check_rows(up, -1, -1, true, false, -1), N);
+		assert_int_equal(check_rows(up, 17, 2999, false, true, -1), 2982);
+		assert_int_equal(check_rows(up, 500, 2500, true, false, -1), 2000);
+		assert_int_equal(check_rows(up, 100, -1, false, false, 1700), N - 1700);
+		assert_int_equal(check_rows(up, -1, 2900, true, false, 1200), 1201);
+		for (int i = 0; i < N; i += 250)
+			assert_int_equal(check_rows(up, i, i + 1, false, false, -1), 1);
+		assert_int_equal(kv_store_verify(s, NULL, NULL), KV_OK);
+		assert_int_equal(count_ssts(dir), (int)(table_files(up) + table_files(down)));
+		if (pass == 0) { /* a manual minor compaction: nothing to gain */
+			assert_int_equal(kv_table_compact(up, false), KV_OK);
+			assert_int_equal(table_files(up), nup);
+		} else if (pass == 1) { /* after a reopen, a major one folds them */
+			kv_table_close(up);
+			kv_table_close(down);
+			kv_store_close(s);
+			s = open_opts(dir, NULL, 16 << 10);
+			assert_int_equal(kv_table_open(s, "up", &up), KV_OK);
+			assert_int_equal(kv_table_open(s, "down", &down), KV_OK);
+			assert_int_equal(table_files(up), nup);
+			assert_int_equal(kv_table_compact(up, true), KV_OK);
+			assert_int_equal(table_files(up), 1);
+		}
+	}
+	kv_table_close(up);
+	kv_table_close(down);
+	kv_store_close(s);
+	kvt_rmdir(dir);
+	free(dir);
+	(void)state;
 }
 
 /* ---------------------------------------------------------------- visibility */
@@ -373,7 +516,7 @@ static void test_ingest_small_batch(void **state)
 	assert_true(cts > 0);
 	assert_int_equal(kv_batch_count(b), 0);
 	assert_int_equal(kv_table_get_stats(t, &ts), KV_OK);
-	assert_int_equal(ts.memstore_bytes, mem_before); /* (an empty memstore's own bytes) */
+	assert_int_equal(ts.memstore_bytes, mem_before);       /* (an empty memstore's own bytes) */
 	assert_true(ts.file_count >= 1 && ts.file_count <= 2); /* one per family and kind */
 	assert_int_equal(scan_count(t, kv_read_point(s)), 1000);
 	rowkey(r, 7);
@@ -609,11 +752,13 @@ static void test_enospc(void **state)
  * file operations; after the crash the large commit is whole or absent,
  * every small one acknowledged before it is there, and no file is left
  * that the manifest does not list. Returns the ops a clean run takes. */
-static uint64_t crash_round(uint64_t kill, bool torn, unsigned seed)
+/* spill: the batch's spill size; 4096 makes many runs per group (merged),
+ * 16 KiB a few whose key ranges do not overlap (kept apart, stage.c). */
+static uint64_t crash_round(uint64_t kill, bool torn, unsigned seed, size_t spill)
 {
 	char *dir = kvt_tmpdir("largecrash");
 	kv_fault_fs *ff = kv_fault_fs_new(kv_fs_posix());
-	kv_store *s = open_opts(dir, kv_fault_fs_get(ff), 4096);
+	kv_store *s = open_opts(dir, kv_fault_fs_get(ff), spill);
 	assert_non_null(s);
 	kv_table *t = kvt_table(s, "t", 2, FAMS2);
 	char r[16];
@@ -633,11 +778,13 @@ static uint64_t crash_round(uint64_t kill, bool torn, unsigned seed)
 	kv_status st = kv_commit(s, b, NULL, NULL);
 	kv_batch_free(b);
 	uint64_t used = kv_fault_ops(ff) - ops0;
+	if (!kill && spill > 4096)
+		assert_true(table_files(t) >= 4); /* the runs were kept apart */
 	kv_table_close(t);
 	kv_store_close(s);
 	kv_fault_crash(ff, seed, torn);
 	kv_fault_revive(ff);
-	s = open_opts(dir, kv_fault_fs_get(ff), 4096);
+	s = open_opts(dir, kv_fault_fs_get(ff), spill);
 	if (!s)
 		fail_msg("reopen after a crash at op %llu: %s", (unsigned long long)kill, kv_errmsg());
 	assert_int_equal(kv_table_open(s, "t", &t), KV_OK);
@@ -660,21 +807,35 @@ static uint64_t crash_round(uint64_t kill, bool torn, unsigned seed)
 	return used;
 }
 
-static void test_crash_during_large_commit(void **state)
+static void crash_rounds(size_t spill)
 {
-	uint64_t total = crash_round(0, false, 1);
+	uint64_t total = crash_round(0, false, 1, spill);
 	assert_true(total > 10);
 	int points = getenv("KV_FAULT_ROUNDS") ? 10 * atoi(getenv("KV_FAULT_ROUNDS")) : 40;
 	for (int i = 1; i <= points; i++) {
 		uint64_t k = 1 + (total * (uint64_t)i) / (uint64_t)(points + 1);
-		crash_round(k, i % 2 == 0, (unsigned)i);
+		crash_round(k, i % 2 == 0, (unsigned)i, spill);
 	}
+}
+
+static void test_crash_during_large_commit(void **state)
+{
+	crash_rounds(4096);
+	(void)state;
+}
+
+/* The same with runs kept apart: several files in one manifest edit. */
+static void test_crash_during_split_commit(void **state)
+{
+	crash_rounds(16 << 10);
+	(void)state;
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_spill_sorted_runs),
+	    cmocka_unit_test(test_ascending_runs_kept_apart),
 	    cmocka_unit_test(test_spill_commit_reopen),
 	    cmocka_unit_test(test_ingest_small_batch),
 	    cmocka_unit_test(test_atomic_visibility),
@@ -683,6 +844,7 @@ int main(void)
 	    cmocka_unit_test(test_delete_newest_and_reserved),
 	    cmocka_unit_test(test_enospc),
 	    cmocka_unit_test(test_crash_during_large_commit),
+	    cmocka_unit_test(test_crash_during_split_commit),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
