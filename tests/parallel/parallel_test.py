@@ -127,6 +127,18 @@ def test_results(conn, rows):
     for sql in queries:
         par, ser = both(conn, sql)
         check(par == ser, f"{sql}: with workers {par[:5]} != without {ser[:5]}")
+    # Filtered scans build the rest of a row only for rows the filter keeps
+    # (sql/exec_scan.c): whole rows out, NULLs in and out of the filter.
+    want = sorted((g, k, v, i, s, b) for g, k, v, i, s, b in rows if i == 7 and s is not None)
+    for par in (2, 0):
+        q(conn, f"SET max_parallel_workers_per_gather = {par}")
+        got = q(conn, "SELECT g, k, (v * 100)::int, i, s, b FROM pt WHERE i = 7 AND s IS NOT NULL ORDER BY g, k")
+        check([tuple(r) for r in got] == want, f"filtered whole rows (workers {par}): {got[:3]} != {want[:3]}")
+        got = q(conn, "SELECT count(*), sum(k), max(v) FROM pt WHERE s IS NULL")[0]
+        nul = [r for r in rows if r[4] is None]
+        check(got[0] == len(nul) and got[1] == sum(r[1] for r in nul) and int(got[2] * 100) == max(r[2] for r in nul),
+              f"s IS NULL (workers {par}): {got}")
+    q(conn, "RESET max_parallel_workers_per_gather")
     # Independent answers from the generated data.
     n = sum(1 for r in rows if r[4] is not None and "ab" in r[4])
     mx = max(r[2] for r in rows if r[4] is not None and "ab" in r[4])
@@ -151,6 +163,12 @@ def test_errors(conn, rows):
         except psycopg2.Error as e:
             check(e.pgcode == "22012", f"expected 22012, got {e.pgcode}: {e}")
         check(q(conn, "SELECT count(*) FROM pt")[0][0] == len(rows), "session unusable after the error")
+    # The same error raised by a worker's scan filter (decoded before the rest of the row).
+    try:
+        q(conn, "SELECT count(*), max(s) FROM pt WHERE 1 / (i - 500) > 0")
+        raise AssertionError("division by zero in a worker's scan filter did not fail")
+    except psycopg2.Error as e:
+        check(e.pgcode == "22012", f"expected 22012, got {e.pgcode}: {e}")
 
 
 def test_writes(conn, rows, dsn):
