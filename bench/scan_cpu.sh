@@ -38,7 +38,7 @@ done
 [[ ${#bins[@]} -gt 0 ]] || { sed -n '2,17p' "$0"; exit 2; }
 [[ -n $runs ]] || { [[ $cg = 1 ]] && runs=3 || runs=20; }
 [[ -n $rounds ]] || { [[ $cg = 1 ]] && rounds=1 || rounds=3; }
-work=$(mktemp -d /tmp/scan_cpu.XXXXXX)
+work=$(mktemp -d)
 pid=
 trap '[[ -n $pid ]] && kill "$pid" 2>/dev/null; rm -rf "$work"' EXIT
 

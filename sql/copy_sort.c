@@ -277,15 +277,7 @@ void sql_copy_dup_key(sql_session *s, const cat_rel *r, const ty_datum *vals, in
 	for (int i = 0; i < r->ncons; i++)
 		if (r->cons[i].type == 'p')
 			pk = r->cons[i].name;
-	for (int i = 0; i < r->npk; i++) {
-		const cat_column *c = cat_column_by_attnum(r, r->pk[i]);
-		if (i) {
-			util_buf_puts(&cols, ", ");
-			util_buf_puts(&v, ", ");
-		}
-		util_buf_puts(&cols, c->name);
-		ty_output(c->type, vals[c->attnum - 1], &v);
-	}
+	sql_row_key_describe(r, vals, &cols, &v);
 	util_err *e =
 	    ty_errstart(UTIL_E_UNIQUE_VIOLATION, "duplicate key value violates unique constraint \"%s\"", pk);
 	util_err_detail(e, "Key (%s)=(%s) already exists.", cols.data, v.data);

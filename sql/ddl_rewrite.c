@@ -171,15 +171,7 @@ static UTIL_NORETURN void duplicated(rw_state *st, const ty_datum *vals)
 {
 	const cat_rel *r = st->newr;
 	util_buf cols = UTIL_BUF_INIT, v = UTIL_BUF_INIT;
-	for (int i = 0; i < r->npk; i++) {
-		const cat_column *c = cat_column_by_attnum(r, r->pk[i]);
-		if (i) {
-			util_buf_puts(&cols, ", ");
-			util_buf_puts(&v, ", ");
-		}
-		util_buf_puts(&cols, c->name);
-		ty_output(c->type, vals[c->attnum - 1], &v);
-	}
+	sql_row_key_describe(r, vals, &cols, &v);
 	util_err *e = ty_errstart(UTIL_E_UNIQUE_VIOLATION, "could not create unique index \"%s\"",
 				  st->pk_name ? st->pk_name : "?");
 	util_err_detail(e, "Key (%s)=(%s) is duplicated.", cols.data, v.data);

@@ -109,18 +109,7 @@ static UTIL_NORETURN void duplicate_key(modify_state *st, const ty_datum *vals)
 {
 	const cat_rel *r = &st->rel->rel;
 	util_buf cols = UTIL_BUF_INIT, v = UTIL_BUF_INIT;
-	for (int i = 0; i < r->npk; i++) {
-		const cat_column *c = cat_column_by_attnum(r, r->pk[i]);
-		if (i) {
-			util_buf_puts(&cols, ", ");
-			util_buf_puts(&v, ", ");
-		}
-		util_buf_puts(&cols, c->name);
-		if (vals[c->attnum - 1].null)
-			util_buf_puts(&v, "null");
-		else
-			ty_output(c->type, vals[c->attnum - 1], &v);
-	}
+	sql_row_key_describe(r, vals, &cols, &v);
 	util_err *e = ty_errstart(UTIL_E_UNIQUE_VIOLATION, "duplicate key value violates unique constraint \"%s\"",
 				  st->pk_name ? st->pk_name : "?");
 	util_err_detail(e, "Key (%s)=(%s) already exists.", cols.data ? cols.data : "", v.data ? v.data : "");

@@ -370,3 +370,19 @@ bool sql_row_decode_in(const cat_rel *r, const sql_rowmap *m, const kv_cell *cel
 		sql_key_decode_needed(r, key, klen, needed, vals);
 	return exists;
 }
+
+void sql_row_key_describe(const cat_rel *r, const ty_datum *vals, util_buf *cols, util_buf *vals_out)
+{
+	for (int i = 0; i < r->npk; i++) {
+		const cat_column *c = cat_column_by_attnum(r, r->pk[i]);
+		if (i) {
+			util_buf_puts(cols, ", ");
+			util_buf_puts(vals_out, ", ");
+		}
+		util_buf_puts(cols, c->name);
+		if (vals[c->attnum - 1].null)
+			util_buf_puts(vals_out, "null");
+		else
+			ty_output(c->type, vals[c->attnum - 1], vals_out);
+	}
+}

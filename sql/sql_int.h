@@ -1168,6 +1168,10 @@ kv_table *sql_open_storage(sql_session *s, const char *storage);
 /* Appends the row key of a row; 54000 past SQL_MAX_ROW_KEY bytes (then
  * *out is freed first: the error unwinds past the caller). */
 void sql_row_key(const cat_rel *r, const ty_datum *vals, util_buf *out);
+/* The primary key of a row as PostgreSQL's error details show it: column
+ * names into *cols, values (text output, "null") into *vals_out, each
+ * ", "-separated; the caller frees both buffers. */
+void sql_row_key_describe(const cat_rel *r, const ty_datum *vals, util_buf *cols, util_buf *vals_out);
 #define SQL_MAX_ROW_KEY 32000 /* below the store's 32767, leaving room for key successors */
 /* Salted tables (rel->salt_buckets = N > 0): the row key is one bucket byte,
  * util_hash64(encoded key, SQL_SALT_SEED) % N, then the encoded key
