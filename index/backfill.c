@@ -7,7 +7,8 @@
  * newer entry shadows a backfilled one, a writer's removal (a delete marker
  * at a newer timestamp) hides it, so the order of the two does not matter.
  * Rerunning a chunk writes the same cells: the backfill is idempotent and
- * resumes from the last data key it reported.
+ * resumes from the last data key it reported. Builds that writers do not
+ * maintain yet (caught_up_later) of non-unique indexes go to bulk.c.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -237,10 +238,8 @@ kv_status idx_backfill(kv_table *data, const idx_def *d, const idx_rowmodel *m, 
 				goto done;
 			kv_batch_clear(b);
 			/* In key order: the store's memstore takes sorted runs faster
-			 * (its skiplist walks stay in cache), duplicates of a unique
-			 * index become neighbours, and a bulk batch's spill merges the
-			 * chunks' runs instead of quicksorting entries scattered over
-			 * 64 MiB (sorting a chunk's 20000 entries stays in cache). */
+			 * (its skiplist walks stay in cache) and duplicates of a unique
+			 * index become neighbours. */
 			if (c.n > 1)
 				qsort_r(c.e, c.n, sizeof *c.e, cmp_values, &c);
 			if (d->unique && c.n > 1) {

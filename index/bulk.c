@@ -26,8 +26,10 @@
 
 #include "idx_int.h"
 
-/* Bytes of entries one thread sorts in memory before handing them over. */
-#define RUN_LIMIT (256u << 20)
+/* Bytes of entries one thread sorts in memory before handing them over
+ * (with their sort entries and the sort's scratch about twice that),
+ * unless idx_backfill_opts.run_bytes says otherwise. */
+#define RUN_LIMIT (64u << 20)
 /* Rows between progress reports (and cancel checks). */
 #define PROGRESS_ROWS 20000
 
@@ -64,6 +66,7 @@ typedef struct bpart {
 	bool start_exclusive;
 	const idx_backfill_opts *o; /* progress reports: only the calling thread's part */
 	uint64_t rows_before;       /* rows done before this build (resume) */
+	size_t run_limit;           /* RUN_LIMIT or idx_backfill_opts.run_bytes */
 	brun run;
 	uint64_t rows; /* rows read */
 	util_buf last; /* last data key read */
@@ -335,7 +338,7 @@ static void read_part(bpart *p)
 		kv_ts rts = 0;
 		if (m->entry(m->arg, cells, ncells, &key, &val, &rts)) {
 			run_add(&p->run, &key, &val, rts);
-			if (p->run.bytes.len >= RUN_LIMIT) {
+			if (p->run.bytes.len >= p->run_limit) {
 				run_sort(&p->run);
 				run_to_batch(p->sh, &p->run);
 			}
@@ -531,6 +534,7 @@ kv_status idx_bulk_build(kv_table *data, const idx_def *d, const idx_rowmodel *m
 		parts[i].data = data;
 		parts[i].ts = kv_read_point(s);
 		parts[i].rows_before = before;
+		parts[i].run_limit = o && o->run_bytes ? o->run_bytes : RUN_LIMIT;
 	}
 	parts[1].ts = parts[0].ts; /* one snapshot for both */
 	parts[0].m = m;

@@ -243,6 +243,10 @@ typedef struct idx_backfill_opts {
 	 * at the same time as m's (no evaluator: plain columns); the bulk
 	 * build then reads half the rows on a thread of its own. */
 	const idx_rowmodel *model2;
+	/* Bulk build: bytes of entries a thread sorts in memory before they
+	 * go to the batch (0: 64 MiB); smaller runs overlap and the ingest
+	 * merges them. */
+	size_t run_bytes;
 } idx_backfill_opts;
 
 /*

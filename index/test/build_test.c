@@ -405,6 +405,15 @@ static void test_bulk_build(void **state)
 	done = 0;
 	assert_int_equal(idx_backfill(t.data, &t.def, &t.model, &o, &done, &err), KV_OK);
 	expect_exact(&t, 150000);
+	/* Small runs handed to the batch while reading (both threads):
+	 * overlapping runs that the ingest merges. */
+	o.run_bytes = 300000;
+	c = (bulk_ctx){0, 0, 0};
+	done = 0;
+	assert_int_equal(idx_backfill(t.data, &t.def, &t.model, &o, &done, &err), KV_OK);
+	assert_int_equal(done, 150000);
+	expect_exact(&t, 150000);
+	o.run_bytes = 0;
 	/* Without a second model: one reader, the same answer. */
 	o.model2 = NULL;
 	c = (bulk_ctx){0, 0, 0};
