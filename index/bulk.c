@@ -69,7 +69,7 @@ typedef struct bpart {
 	size_t run_limit;           /* RUN_LIMIT or idx_backfill_opts.run_bytes */
 	brun run;
 	uint64_t rows; /* rows read */
-	util_buf last; /* last data key read */
+	util_buf last; /* last data key read (at each report and at the end) */
 	kv_status st;
 	char msg[256]; /* kv_errmsg() of a failure (it is per thread) */
 } bpart;
@@ -306,6 +306,7 @@ static void read_part(bpart *p)
 	util_arena *a = util_arena_new(16 * 1024, 0);
 	util_buf key = UTIL_BUF_INIT, val = UTIL_BUF_INIT;
 	uint64_t since = 0;
+	kv_slice row = {NULL, 0}; /* the last row read (in a, until the next) */
 	kv_status st = kv_iter_status(it);
 	while (st == KV_OK && kv_iter_valid(it)) {
 		/* One row: copy the cells the model needs (the iterator's are
@@ -313,7 +314,7 @@ static void read_part(bpart *p)
 		size_t ncells = 0;
 		util_arena_reset(a);
 		const kv_cell *first = kv_iter_cell(it);
-		kv_slice row = {util_arena_memdup_nz(a, first->row.data, first->row.len), first->row.len};
+		row = (kv_slice){util_arena_memdup_nz(a, first->row.data, first->row.len), first->row.len};
 		for (;;) {
 			const kv_cell *x = kv_iter_cell(it);
 			if (idx_model_wants(m, x)) {
@@ -343,10 +344,10 @@ static void read_part(bpart *p)
 				run_to_batch(p->sh, &p->run);
 			}
 		}
-		util_buf_reset(&p->last);
-		util_buf_append(&p->last, row.data, row.len);
 		p->rows++;
 		if (++since == PROGRESS_ROWS) {
+			util_buf_reset(&p->last);
+			util_buf_append(&p->last, row.data, row.len);
 			/* The shared count moves per report, not per row (one cache
 			 * line between two threads). */
 			uint64_t done = atomic_fetch_add(&p->sh->rows, since) + since;
@@ -367,6 +368,10 @@ static void read_part(bpart *p)
 	}
 	if (st == KV_OK)
 		st = kv_iter_status(it);
+	if (st == KV_OK && row.len) {
+		util_buf_reset(&p->last);
+		util_buf_append(&p->last, row.data, row.len);
+	}
 	kv_iter_close(it);
 	free(cells);
 	util_buf_free(&key);
