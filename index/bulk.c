@@ -14,9 +14,14 @@
  *
  * With a second row model (o->model2, safe on another thread), the data's
  * key range is split in two (kv_split_points) and the upper half read,
- * encoded and sorted on a thread of its own; the two runs are merged into
- * the batch. Nothing is written before the final commit: a failed or
- * cancelled build leaves the index storage as it was.
+ * encoded and sorted on a thread of its own. The runs are then cut at the
+ * larger run's median key and each half merged into a batch of its own and
+ * ingested by one of two threads (two sets of files that do not overlap).
+ * Nothing is written before those commits: a failed or cancelled build
+ * leaves the index storage as it was (the storage is private to the
+ * caller's transaction, so a failure between the two commits is dropped
+ * with it). Progress reports carry the lower part's last key: not a
+ * resume position (bulk builds are not persisted; rerunning is).
  */
 #include <pthread.h>
 #include <stdatomic.h>
