@@ -21,7 +21,7 @@
  * leaves the index storage as it was (the storage is private to the
  * caller's transaction, so a failure between the two commits is dropped
  * with it). Progress reports carry the lower part's last key: not a
- * resume position (bulk builds are not persisted; rerunning is).
+ * resume position (bulk builds are not persisted: a new build starts over).
  */
 #include <pthread.h>
 #include <stdatomic.h>
