@@ -58,6 +58,9 @@ typedef struct blk_iter {
 	size_t klen, kcap;
 	const uint8_t *val;
 	size_t vlen;
+	/* Leading key bytes the current entry shares with the entry before it
+	 * in the block (as stored: 0 at restart points and block starts). */
+	size_t shared;
 	bool valid;
 	bool corrupt; /* set when an entry fails to decode */
 } blk_iter;
@@ -106,6 +109,7 @@ static inline void blki_next(blk_iter *it)
 		    at + 3 + unshared + vlen <= it->limit) {
 			blk_copy(it->key + shared, p + 3, unshared);
 			it->klen = kl;
+			it->shared = shared;
 			it->val = p + 3 + unshared;
 			it->vlen = vlen;
 			it->cur = at;

@@ -158,6 +158,7 @@ static bool decode_next(blk_iter *it)
 	if (unshared) /* an empty key before any was decoded: key is still NULL */
 		blk_copy(it->key + shared, p, unshared);
 	it->klen = kl;
+	it->shared = shared;
 	it->val = p + unshared;
 	it->vlen = vlen;
 	it->cur = it->next;

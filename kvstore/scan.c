@@ -119,6 +119,7 @@ struct kv_iter {
 	/* Plain-scan fast path (advance_fast): one sorted file, no markers,
 	 * every cell visible. */
 	bool fast;
+	size_t fast_klen; /* key length of the cell last emitted by fast_take */
 	/* The single source when it is a sorted file, or a chain of key-disjoint
 	 * files of one large commit (chain.c): only_files[0..n_only). */
 	kv_sfile **only_files;
@@ -673,6 +674,7 @@ static inline bool fast_take(kv_iter *it, const kv_src *s)
 		return false; /* cannot happen in a file without markers */
 	buf_set(&it->colkey, p.qual, p.qlen);
 	it->have_last = true;
+	it->fast_klen = s->klen;
 	set_cell(it, &p, s);
 	it->row_start = it->row_cells == 0 || (it->batch && it->row_cells % it->batch == 0);
 	it->row_cells++;
@@ -686,6 +688,27 @@ static inline bool fast_same_row(const kv_iter *it, const uint8_t *k)
 	return rl == it->row.len && bytes_eq(k + 2, (const uint8_t *)it->row.data, rl);
 }
 
+/* The source's entry after one of the current row: 1 if it is the next
+ * cell of the row (now current), 0 if an older version of the column just
+ * emitted (skip it), -1 if the row has ended. The block's prefix counts
+ * (s->shared) answer most of this without comparing bytes: an entry that
+ * shares the row's bytes with one of the row is in the row, and one that
+ * shares everything but the timestamp and type with an entry of the
+ * emitted column, and is as long, is that column. */
+static inline int fast_step(kv_iter *it, const kv_src *s)
+{
+	if (UTIL_UNLIKELY(!s->valid || s->status))
+		return -1;
+	size_t sh = s->shared, kl = s->klen;
+	if (sh < 2 + it->row.len) {
+		if (!fast_same_row(it, s->key))
+			return -1;
+	} else if (sh + IKEY_SUFFIX >= kl && kl == it->fast_klen && it->have_last) {
+		return 0;
+	}
+	return fast_take(it, s) ? 1 : 0;
+}
+
 /* Moves to the next cell of the current row; false (the source left on the
  * first cell after the row, need_next clear) when the row has ended. */
 static bool fast_next_in_row(kv_iter *it)
@@ -694,12 +717,13 @@ static bool fast_next_in_row(kv_iter *it)
 	it->valid = false;
 	for (;;) {
 		src_next(s);
-		if (UTIL_UNLIKELY(!s->valid || s->status) || !fast_same_row(it, s->key)) {
+		int r = fast_step(it, s);
+		if (r > 0)
+			return true;
+		if (r < 0) {
 			it->need_next = false;
 			return false;
 		}
-		if (fast_take(it, s))
-			return true;
 	}
 }
 
@@ -1505,10 +1529,23 @@ size_t kv_iter_row(kv_iter *it, kv_cell_fn fn, void *arg)
 		return 0;
 	size_t n = 0;
 	if (it->fast) {
-		do {
+		kv_src *s = it->src;
+		for (;;) {
 			fn(arg, &it->cell);
 			n++;
-		} while (fast_next_in_row(it));
+			int r;
+			do {
+				src_next(s);
+				r = fast_step(it, s);
+			} while (r == 0);
+			if (r < 0)
+				break;
+		}
+		/* The source is on the first entry after the row (or at the end):
+		 * a new row for advance_fast, without comparing again. */
+		it->valid = false;
+		it->need_next = false;
+		it->in_row = false;
 		advance_fast(it);
 		return n;
 	}

@@ -552,6 +552,7 @@ static void si_publish(sst_iter *it)
 		return;
 	}
 	it->base.valid = it->bit.valid;
+	it->base.shared = 0; /* after a seek or at a block start: unknown */
 	if (it->bit.valid) {
 		if (UTIL_UNLIKELY(!ikey_valid(it->bit.key, it->bit.klen))) {
 			si_fail(it, kv_fail(KV_CORRUPTION, "%s: malformed key in block %lld", it->r->path,
@@ -635,6 +636,7 @@ static void si_next(kv_src *s)
 		it->base.klen = it->bit.klen;
 		it->base.val = it->bit.val;
 		it->base.vlen = it->bit.vlen;
+		it->base.shared = it->bit.shared;
 		if (UTIL_UNLIKELY(!ikey_valid(it->bit.key, it->bit.klen)))
 			si_publish(it);
 		return;
