@@ -31,6 +31,8 @@ void blkb_reset(blk_builder *b)
 	b->nentries = 0;
 }
 
+/* shared is the whole common prefix below the keep_suffix cap, never less:
+ * scans infer "same row" and "same column" from it (scan.c fast_step). */
 void blkb_add(blk_builder *b, const uint8_t *key, size_t klen, const void *val, size_t vlen)
 {
 	size_t shared = 0;
