@@ -258,8 +258,10 @@ static void test_like_substring(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_invalid_utf8),   cmocka_unit_test(test_binary),
-	    cmocka_unit_test(test_typmods),        cmocka_unit_test(test_like_prefix),
+	    cmocka_unit_test(test_invalid_utf8),
+	    cmocka_unit_test(test_binary),
+	    cmocka_unit_test(test_typmods),
+	    cmocka_unit_test(test_like_prefix),
 	    cmocka_unit_test(test_like_substring),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
