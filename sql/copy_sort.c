@@ -22,6 +22,13 @@
  * tuples, so for wide rows its blocks are shorter). Nothing is visible
  * before the commit: the rows go into the autocommit transaction's bulk
  * batch as before.
+ *
+ * In a transaction block the same flushes write into the transaction's
+ * write set instead (the rows must be visible to its later statements and
+ * undone by ROLLBACK TO), after locking their keys in key order: what
+ * went row by row before (a lock, a write-set probe and a point read per
+ * row) keeps only the lock and the probe; earlier flushes' rows are found
+ * in the write set, so no list of their keys is kept.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +49,7 @@ struct sql_copy_sort {
 	const cat_obj *rel;
 	kv_table *kv;
 	bool private_storage; /* created by this transaction: nothing stored */
+	bool in_block;        /* rows go into the write set (see above) */
 	srow *e;              /* pending rows */
 	size_t n, cap;
 	kv_slice *old; /* keys of earlier flushes, ascending */
@@ -51,10 +59,11 @@ struct sql_copy_sort {
 	size_t bytes; /* of the pending rows (key, values), roughly */
 };
 
-sql_copy_sort *sql_copy_sort_new(sql_session *s, const cat_obj *rel, kv_table *kv)
+sql_copy_sort *sql_copy_sort_new(sql_session *s, const cat_obj *rel, kv_table *kv, bool in_block)
 {
 	sql_copy_sort *cs = util_xcalloc(1, sizeof *cs);
 	cs->s = s;
+	cs->in_block = in_block;
 	cs->rel = rel;
 	cs->kv = kv;
 	cs->private_storage = sql_txn_storage_private(s->txn, rel->rel.storage);
@@ -138,17 +147,23 @@ static bool same_key(const srow *x, const srow *y)
 	return x->p0 == y->p0 && x->p1 == y->p1 && x->klen == y->klen && !memcmp(x->key, y->key, x->klen);
 }
 
+static void sort_pending(sql_copy_sort *cs)
+{
+	bool sorted = true;
+	for (size_t i = 1; i < cs->n && sorted; i++)
+		sorted = srow_cmp(&cs->e[i - 1], &cs->e[i]) <= 0;
+	if (!sorted)
+		qsort(cs->e, cs->n, sizeof(srow), srow_cmp);
+}
+
 /* Sorts the pending rows and returns the one of the lowest line whose key
  * is already present, or NULL. */
 static const srow *find_dup(sql_copy_sort *cs)
 {
 	if (!cs->n)
 		return NULL;
-	bool sorted = true;
-	for (size_t i = 1; i < cs->n && sorted; i++)
-		sorted = srow_cmp(&cs->e[i - 1], &cs->e[i]) <= 0;
-	if (!sorted)
-		qsort(cs->e, cs->n, sizeof(srow), srow_cmp);
+	sort_pending(cs);
+	sql_txn *t = cs->s->txn;
 	const srow *best = NULL;
 #define CANDIDATE(r)                                                                                         \
 	do {                                                                                                 \
@@ -180,6 +195,18 @@ static const srow *find_dup(sql_copy_sort *cs)
 			j++;
 		if (j > i + 1)
 			CANDIDATE(&cs->e[i + 1]); /* a second row with the key */
+		if (cs->in_block) {
+			/* This transaction's own change of the row decides: an
+			 * insert (by an earlier statement or flush) is a duplicate,
+			 * a delete frees the key whatever is stored. */
+			const sql_wrow *w = sql_txn_lookup(t, cs->rel->oid, g->key, g->klen, false);
+			if (w) {
+				if (w->present)
+					CANDIDATE(g);
+				i = j;
+				continue;
+			}
+		}
 		while (oi < cs->nold && key_cmp(cs->old[oi].data, cs->old[oi].len, g->key, g->klen) < 0)
 			oi++;
 		if (oi < cs->nold && !key_cmp(cs->old[oi].data, cs->old[oi].len, g->key, g->klen))
@@ -239,17 +266,37 @@ static void keep_keys(sql_copy_sort *cs)
 void sql_copy_sort_flush(sql_copy_sort *cs)
 {
 	cs->in_flush = true;
+	sql_txn *t = cs->s->txn;
+	if (cs->in_block && !cs->private_storage) {
+		/* As INSERT: a concurrent inserter of a key makes us wait, and
+		 * the check below then sees its committed row. Key order, so two
+		 * such loads cannot deadlock on each other's keys. */
+		sort_pending(cs);
+		for (size_t i = 0; i < cs->n; i++) {
+			const srow *r = &cs->e[i];
+			if (i && same_key(r, &cs->e[i - 1]))
+				continue;
+			sql_txn_lock_row(t, cs->rel->oid, r->key, r->klen,
+					 PG_QUERY__LOCK_CLAUSE_STRENGTH__LCS_FORUPDATE,
+					 PG_QUERY__LOCK_WAIT_POLICY__LockWaitBlock, NULL);
+			if ((i & 4095) == 4095)
+				ty_check_interrupts();
+		}
+	}
 	const srow *dup = find_dup(cs);
 	if (dup)
 		sql_copy_dup_key(cs->s, &cs->rel->rel, dup->vals, dup->line);
-	sql_txn *t = cs->s->txn;
 	for (size_t i = 0; i < cs->n; i++) {
 		const srow *r = &cs->e[i];
-		sql_txn_bulk_row(t, cs->rel, cs->kv, r->key, r->klen, r->vals);
+		if (cs->in_block)
+			sql_txn_put_row(t, cs->rel, cs->kv, r->key, r->klen, r->vals, NULL, true, false);
+		else
+			sql_txn_bulk_row(t, cs->rel, cs->kv, r->key, r->klen, r->vals);
 		if ((i & 4095) == 4095)
 			ty_check_interrupts();
 	}
-	keep_keys(cs);
+	if (!cs->in_block)
+		keep_keys(cs);
 	cs->n = 0;
 	cs->bytes = 0;
 	cs->in_flush = false;

@@ -8,6 +8,13 @@
  * over the flush's key range instead of a point read per row), and
  * written in key order into the transaction's commit batch, which the
  * store spills as presorted runs and commits as ingested sorted files.
+ *
+ * In a transaction block (in_block) the rows go instead into the
+ * transaction's write set, so its later statements see them and ROLLBACK
+ * (TO SAVEPOINT) takes them back: each flush locks its keys in key order
+ * (as INSERT locks each key), then checks them against the write set (a
+ * row this transaction inserted is a duplicate, one it deleted is not)
+ * and the stored table (the same merging scan), then writes them.
  */
 #ifndef SQL_COPY_SORT_H
 #define SQL_COPY_SORT_H
@@ -16,8 +23,10 @@
 
 typedef struct sql_copy_sort sql_copy_sort;
 
-/* Caller frees with sql_copy_sort_free(). kv and rel must outlive it. */
-sql_copy_sort *sql_copy_sort_new(sql_session *s, const cat_obj *rel, kv_table *kv);
+/* Caller frees with sql_copy_sort_free(). kv and rel must outlive it.
+ * in_block: a COPY inside a transaction block (see above); otherwise an
+ * autocommit COPY writing into the transaction's bulk batch. */
+sql_copy_sort *sql_copy_sort_new(sql_session *s, const cat_obj *rel, kv_table *kv, bool in_block);
 void sql_copy_sort_free(sql_copy_sort *cs);
 
 /* Adds one row. The key is copied into the current ty arena; vals (ncols
@@ -32,7 +41,7 @@ size_t sql_copy_sort_pending(const sql_copy_sort *cs);
 size_t sql_copy_sort_bytes(const sql_copy_sort *cs);
 
 /* Sorts and checks the pending rows, then writes them into the
- * transaction's bulk batch. Throws 23505 naming the first line (in load
+ * transaction's bulk batch (in_block: its write set). Throws 23505 naming the first line (in load
  * order) whose key already exists. After it returns, the caller may reset
  * the arena holding the rows. */
 void sql_copy_sort_flush(sql_copy_sort *cs);
