@@ -18,10 +18,7 @@
 #include "sql_index.h"
 #include "sql_int.h"
 
-static const char *str_of(pnode *n)
-{
-	return n && n->node_case == PG_QUERY__NODE__NODE_STRING ? n->string->sval : NULL;
-}
+static const char *str_of(pnode *n) { return n && n->node_case == PG_QUERY__NODE__NODE_STRING ? n->string->sval : NULL; }
 
 typedef struct copy_opts {
 	sql_copy_format fmt;
@@ -32,9 +29,9 @@ typedef struct copy_opts {
 	size_t null_len;
 	bool header;
 	bool freeze;
-	bool *force_quote; /* per output column */
+	bool *force_quote;     /* per output column */
 	bool force_quote_all;
-	bool *force_not_null; /* per input column */
+	bool *force_not_null;  /* per input column */
 	char **fq_names, **fnn_names;
 	int nfq, nfnn;
 } copy_opts;
@@ -85,8 +82,7 @@ static void parse_opts(PgQuery__CopyStmt *st, copy_opts *o)
 			else if (!strcmp(v, "binary"))
 				o->fmt = SQL_COPY_BINARY;
 			else
-				ty_error(UTIL_E_INVALID_PARAMETER_VALUE, "COPY format \"%s\" not recognized",
-					 v);
+				ty_error(UTIL_E_INVALID_PARAMETER_VALUE, "COPY format \"%s\" not recognized", v);
 		} else if (!strcmp(n, "delimiter")) {
 			o->delim = opt_char(d, "delimiter");
 			has_delim = true;
@@ -94,15 +90,10 @@ static void parse_opts(PgQuery__CopyStmt *st, copy_opts *o)
 			o->null_str = opt_str(d);
 			has_null = true;
 		} else if (!strcmp(n, "header")) {
-			o->header =
-			    !d->arg ||
-			    (d->arg->node_case == PG_QUERY__NODE__NODE_BOOLEAN ? d->arg->boolean->boolval
-			     : d->arg->node_case == PG_QUERY__NODE__NODE_INTEGER
-				 ? d->arg->integer->ival != 0
-				 : str_of(d->arg) && (!util_strcasecmp(str_of(d->arg), "true") ||
-						      !util_strcasecmp(str_of(d->arg), "on") ||
-						      !strcmp(str_of(d->arg), "1") ||
-						      !util_strcasecmp(str_of(d->arg), "match")));
+			o->header = !d->arg || (d->arg->node_case == PG_QUERY__NODE__NODE_BOOLEAN ? d->arg->boolean->boolval
+						: d->arg->node_case == PG_QUERY__NODE__NODE_INTEGER ? d->arg->integer->ival != 0
+						: str_of(d->arg) && (!util_strcasecmp(str_of(d->arg), "true") || !util_strcasecmp(str_of(d->arg), "on") ||
+								     !strcmp(str_of(d->arg), "1") || !util_strcasecmp(str_of(d->arg), "match")));
 		} else if (!strcmp(n, "quote")) {
 			o->quote = opt_char(d, "quote");
 		} else if (!strcmp(n, "escape")) {
@@ -129,10 +120,8 @@ static void parse_opts(PgQuery__CopyStmt *st, copy_opts *o)
 			}
 		} else if (!strcmp(n, "encoding")) {
 			const char *v = str_of(d->arg);
-			if (v && util_strcasecmp(v, "utf8") && util_strcasecmp(v, "utf-8") &&
-			    util_strcasecmp(v, "sql_ascii"))
-				ty_error(UTIL_E_FEATURE_NOT_SUPPORTED,
-					 "COPY encoding \"%s\" is not supported", v);
+			if (v && util_strcasecmp(v, "utf8") && util_strcasecmp(v, "utf-8") && util_strcasecmp(v, "sql_ascii"))
+				ty_error(UTIL_E_FEATURE_NOT_SUPPORTED, "COPY encoding \"%s\" is not supported", v);
 		} else if (!strcmp(n, "oids")) {
 			ty_error(UTIL_E_SYNTAX_ERROR, "COPY with OIDS is not supported");
 		} else {
@@ -170,10 +159,8 @@ static void parse_opts(PgQuery__CopyStmt *st, copy_opts *o)
 	if (!csv && (o->quote != '"' || o->escape != '"'))
 		ty_error(UTIL_E_FEATURE_NOT_SUPPORTED, "COPY quote available only in CSV mode");
 	if (o->delim == '\r' || o->delim == '\n')
-		ty_error(UTIL_E_INVALID_PARAMETER_VALUE,
-			 "COPY delimiter cannot be newline or carriage return");
-	if (!csv && (o->delim == '\\' || (o->delim >= 'a' && o->delim <= 'z') ||
-		     (o->delim >= '0' && o->delim <= '9') || o->delim == '.'))
+		ty_error(UTIL_E_INVALID_PARAMETER_VALUE, "COPY delimiter cannot be newline or carriage return");
+	if (!csv && (o->delim == '\\' || (o->delim >= 'a' && o->delim <= 'z') || (o->delim >= '0' && o->delim <= '9') || o->delim == '.'))
 		ty_error(UTIL_E_INVALID_PARAMETER_VALUE, "COPY delimiter cannot be \"%c\"", o->delim);
 	if (csv && o->delim == o->quote)
 		ty_error(UTIL_E_INVALID_PARAMETER_VALUE, "COPY delimiter and quote must be different");
@@ -183,7 +170,7 @@ static void parse_opts(PgQuery__CopyStmt *st, copy_opts *o)
 
 typedef struct copy_in {
 	sql_session *s;
-	FILE *file; /* server file, or NULL for STDIN */
+	FILE *file;         /* server file, or NULL for STDIN */
 	const uint8_t *chunk;
 	size_t chunk_len, chunk_pos;
 	bool eof;
@@ -239,8 +226,7 @@ static bool read_line(copy_in *ci, const copy_opts *o)
 		 * look (line end, backslash, quote, escape) in one append rather
 		 * than a util_buf_putc per byte. */
 		if (ci->chunk_pos < ci->chunk_len) {
-			const uint8_t *p = ci->chunk + ci->chunk_pos, *end = ci->chunk + ci->chunk_len,
-				      *x = p;
+			const uint8_t *p = ci->chunk + ci->chunk_pos, *end = ci->chunk + ci->chunk_len, *x = p;
 			if (o->fmt == SQL_COPY_CSV)
 				while (x < end && *x != '\n' && *x != '\r' && *x != q && *x != e)
 					x++;
@@ -299,8 +285,7 @@ static UTIL_NORETURN void bad_copy(copy_in *ci, const char *table, util_errcode 
 }
 
 /* Splits a text-format line into fields, unescaping; NULL marks SQL NULL. */
-static int split_text(copy_in *ci, const copy_opts *o, const char *table, char **fields, size_t *lens,
-		      int max)
+static int split_text(copy_in *ci, const copy_opts *o, const char *table, char **fields, size_t *lens, int max)
 {
 	const char *p = ci->line.data ? ci->line.data : "", *end = p + ci->line.len;
 	int n = 0;
@@ -314,29 +299,15 @@ static int split_text(copy_in *ci, const copy_opts *o, const char *table, char *
 				p++;
 				char c = *p++;
 				switch (c) {
-				case 'b':
-					util_buf_putc(f, '\b');
-					break;
-				case 'f':
-					util_buf_putc(f, '\f');
-					break;
-				case 'n':
-					util_buf_putc(f, '\n');
-					break;
-				case 'r':
-					util_buf_putc(f, '\r');
-					break;
-				case 't':
-					util_buf_putc(f, '\t');
-					break;
-				case 'v':
-					util_buf_putc(f, '\v');
-					break;
+				case 'b': util_buf_putc(f, '\b'); break;
+				case 'f': util_buf_putc(f, '\f'); break;
+				case 'n': util_buf_putc(f, '\n'); break;
+				case 'r': util_buf_putc(f, '\r'); break;
+				case 't': util_buf_putc(f, '\t'); break;
+				case 'v': util_buf_putc(f, '\v'); break;
 				case 'x': {
 					int v = 0, k = 0;
-					while (k < 2 && p < end &&
-					       ((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f') ||
-						(*p >= 'A' && *p <= 'F'))) {
+					while (k < 2 && p < end && ((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f') || (*p >= 'A' && *p <= 'F'))) {
 						v = v * 16 + (*p <= '9' ? *p - '0' : (*p | 32) - 'a' + 10);
 						p++;
 						k++;
@@ -366,8 +337,7 @@ static int split_text(copy_in *ci, const copy_opts *o, const char *table, char *
 		size_t rawlen = (size_t)(p - start);
 		raw_null = rawlen == o->null_len && memcmp(start, o->null_str, rawlen) == 0;
 		if (n >= max)
-			bad_copy(ci, table, UTIL_E_BAD_COPY_FILE_FORMAT,
-				 "extra data after last expected column");
+			bad_copy(ci, table, UTIL_E_BAD_COPY_FILE_FORMAT, "extra data after last expected column");
 		if (raw_null) {
 			fields[n] = NULL;
 			lens[n] = 0;
@@ -399,15 +369,13 @@ static int split_csv(copy_in *ci, const copy_opts *o, const char *table, char **
 				p++;
 				for (;;) {
 					if (p >= end)
-						bad_copy(ci, table, UTIL_E_BAD_COPY_FILE_FORMAT,
-							 "unterminated CSV quoted field");
+						bad_copy(ci, table, UTIL_E_BAD_COPY_FILE_FORMAT, "unterminated CSV quoted field");
 					if (*p == o->escape && p + 1 < end && p[1] == o->quote) {
 						util_buf_putc(f, o->quote);
 						p += 2;
 						continue;
 					}
-					if (*p == o->escape && o->escape != o->quote && p + 1 < end &&
-					    p[1] == o->escape) {
+					if (*p == o->escape && o->escape != o->quote && p + 1 < end && p[1] == o->escape) {
 						util_buf_putc(f, o->escape);
 						p += 2;
 						continue;
@@ -423,11 +391,9 @@ static int split_csv(copy_in *ci, const copy_opts *o, const char *table, char **
 			}
 		}
 		if (n >= max)
-			bad_copy(ci, table, UTIL_E_BAD_COPY_FILE_FORMAT,
-				 "extra data after last expected column");
+			bad_copy(ci, table, UTIL_E_BAD_COPY_FILE_FORMAT, "extra data after last expected column");
 		size_t rawlen = (size_t)(p - start);
-		bool is_null =
-		    !was_quoted && rawlen == o->null_len && memcmp(start, o->null_str, rawlen) == 0;
+		bool is_null = !was_quoted && rawlen == o->null_len && memcmp(start, o->null_str, rawlen) == 0;
 		quoted[n] = was_quoted;
 		if (is_null) {
 			fields[n] = NULL;
@@ -590,19 +556,19 @@ typedef struct loader {
 	sql_session *s;
 	const cat_obj *rel;
 	kv_table *kv;
-	bool bulk;            /* write straight into the commit batch */
-	bool unique;          /* the table has unique indexes */
-	bool lock_rows;       /* lock each key (not bulk, storage visible to others) */
-	bool private_storage; /* the table's storage was created by this transaction */
-	util_buf last_parent; /* interleaved tables: the last parent row found */
-	util_map keys;        /* keys loaded by this COPY (duplicate detection) */
+	bool bulk;             /* write straight into the commit batch */
+	bool unique;           /* the table has unique indexes */
+	bool lock_rows;        /* lock each key (not bulk, storage visible to others) */
+	bool private_storage;  /* the table's storage was created by this transaction */
+	util_buf last_parent;  /* interleaved tables: the last parent row found */
+	util_map keys;         /* keys loaded by this COPY (duplicate detection) */
 	util_arena *scratch;
-	sql_expr **defaults; /* per column not listed */
+	sql_expr **defaults;   /* per column not listed */
 	sql_exec *ex;
 	util_buf enc;
 	util_buf key;
-	sql_fk_state *fk;  /* foreign keys of the table (fk.c), or NULL */
-	sql_expr **checks; /* the table's CHECK constraints, over the row */
+	sql_fk_state *fk;      /* foreign keys of the table (fk.c), or NULL */
+	sql_expr **checks;     /* the table's CHECK constraints, over the row */
 	const char **check_names;
 	int nchecks;
 	/* Straight into the table's storage (see direct_ok): rows stamped at
@@ -642,9 +608,8 @@ static bool direct_ok(const loader *ld)
 {
 	const sql_txn *t = ld->s->txn;
 	const cat_rel *r = &ld->rel->rel;
-	return !ld->bulk && ld->private_storage && !ld->s->e->opts.store_uri && !t->savepoints &&
-	       r->npk == 0 && r->nindexes == 0 && !r->ilv_depth && !r->ilv_nchildren && !ld->fk &&
-	       !ld->unique;
+	return !ld->bulk && ld->private_storage && !ld->s->e->opts.store_uri && !t->savepoints && r->npk == 0 && r->nindexes == 0 &&
+	       !r->ilv_depth && !r->ilv_nchildren && !ld->fk && !ld->unique;
 }
 
 static void direct_flush(loader *ld)
@@ -749,10 +714,9 @@ static void load_row(loader *ld, ty_datum *vals, copy_in *ci)
 		if (!r->cols[c].dropped && r->cols[c].notnull && vals[c].null) {
 			util_buf row = UTIL_BUF_INIT;
 			failing_row(r, vals, &row);
-			util_err *e = ty_errstart(
-			    UTIL_E_NOT_NULL_VIOLATION,
-			    "null value in column \"%s\" of relation \"%s\" violates not-null constraint",
-			    r->cols[c].name, r->name);
+			util_err *e = ty_errstart(UTIL_E_NOT_NULL_VIOLATION,
+						  "null value in column \"%s\" of relation \"%s\" violates not-null constraint",
+						  r->cols[c].name, r->name);
 			util_err_detail(e, "Failing row contains %s.", row.data);
 			/* The caller adds "COPY t, line N: ..." as PostgreSQL. */
 			const char *sn = sql_schema_name(ld->s->cat, r->schema);
@@ -771,8 +735,8 @@ static void load_row(loader *ld, ty_datum *vals, copy_in *ci)
 		util_buf row = UTIL_BUF_INIT;
 		failing_row(r, vals, &row);
 		util_err *e = ty_errstart(UTIL_E_CHECK_VIOLATION,
-					  "new row for relation \"%s\" violates check constraint \"%s\"",
-					  r->name, ld->check_names[i]);
+					  "new row for relation \"%s\" violates check constraint \"%s\"", r->name,
+					  ld->check_names[i]);
 		util_err_detail(e, "Failing row contains %s.", row.data);
 		util_buf_free(&row);
 		const char *sn = sql_schema_name(ld->s->cat, r->schema);
@@ -801,8 +765,7 @@ static void load_row(loader *ld, ty_datum *vals, copy_in *ci)
 		/* In a transaction block, serialise with concurrent inserts of the
 		 * key as INSERT does (autocommit COPY relies on its commit check). */
 		if (ld->lock_rows)
-			sql_txn_lock_row(t, ld->rel->oid, k, kl,
-					 PG_QUERY__LOCK_CLAUSE_STRENGTH__LCS_FORUPDATE,
+			sql_txn_lock_row(t, ld->rel->oid, k, kl, PG_QUERY__LOCK_CLAUSE_STRENGTH__LCS_FORUPDATE,
 					 PG_QUERY__LOCK_WAIT_POLICY__LockWaitBlock, NULL);
 		if (key_exists(ld, k, kl))
 			dup_key(ld, vals, ci);
@@ -818,10 +781,7 @@ static void load_row(loader *ld, ty_datum *vals, copy_in *ci)
 		ty_datum *row = ty_alloc(sizeof(ty_datum) * (size_t)(r->ncols + 1));
 		memcpy(row, vals, sizeof(ty_datum) * (size_t)r->ncols);
 		row[r->ncols] = ty_bytes(k, kl);
-		TY_TRY(tc)
-		{
-			sql_index_unique_check(ld->s, ld->rel, row, NULL, 0, false, NULL, NULL);
-		}
+		TY_TRY(tc) { sql_index_unique_check(ld->s, ld->rel, row, NULL, 0, false, NULL, NULL); }
 		TY_CATCH(tc)
 		{
 			TY_END(tc);
@@ -862,13 +822,10 @@ static void copy_from(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o,
 	const cat_obj *rel = sql_lookup_rel(s, s->cat, st->relation, false);
 	if (rel->rel.relkind != CAT_RELKIND_TABLE)
 		ty_error(UTIL_E_WRONG_OBJECT_TYPE, "cannot copy to %s \"%s\"",
-			 rel->rel.relkind == CAT_RELKIND_VIEW       ? "view"
-			 : rel->rel.relkind == CAT_RELKIND_SEQUENCE ? "sequence"
-								    : "non-table relation",
+			 rel->rel.relkind == CAT_RELKIND_VIEW ? "view" : rel->rel.relkind == CAT_RELKIND_SEQUENCE ? "sequence" : "non-table relation",
 			 rel->rel.name);
 	if (s->txn->read_only)
-		ty_error(UTIL_E_READ_ONLY_SQL_TRANSACTION,
-			 "cannot execute COPY FROM in a read-only transaction");
+		ty_error(UTIL_E_READ_ONLY_SQL_TRANSACTION, "cannot execute COPY FROM in a read-only transaction");
 	const cat_rel *r = &rel->rel;
 	sql_priv_check_rel(s, s->cat, rel, CAT_PRIV_INSERT);
 	sql_rel_lock(s, rel->oid, false);
@@ -881,12 +838,10 @@ static void copy_from(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o,
 			const char *name = str_of(st->attlist[i]);
 			const cat_column *cc = cat_column_by_name(r, name);
 			if (!cc)
-				ty_error(UTIL_E_UNDEFINED_COLUMN,
-					 "column \"%s\" of relation \"%s\" does not exist", name, r->name);
+				ty_error(UTIL_E_UNDEFINED_COLUMN, "column \"%s\" of relation \"%s\" does not exist", name, r->name);
 			for (int k = 0; k < ncols; k++)
 				if (cols[k] == cc->attnum - 1)
-					ty_error(UTIL_E_DUPLICATE_COLUMN,
-						 "column \"%s\" specified more than once", name);
+					ty_error(UTIL_E_DUPLICATE_COLUMN, "column \"%s\" specified more than once", name);
 			cols[ncols++] = cc->attnum - 1;
 		}
 	} else {
@@ -950,8 +905,7 @@ static void copy_from(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o,
 				found = true;
 			}
 		if (!found)
-			ty_error(UTIL_E_INVALID_COLUMN_REFERENCE,
-				 "FORCE_NOT_NULL column \"%s\" not referenced by COPY", o->fnn_names[i]);
+			ty_error(UTIL_E_INVALID_COLUMN_REFERENCE, "FORCE_NOT_NULL column \"%s\" not referenced by COPY", o->fnn_names[i]);
 	}
 	/* As PostgreSQL, a column type without binary input fails before any data. */
 	for (int i = 0; o->fmt == SQL_COPY_BINARY && i < ncols; i++) {
@@ -965,17 +919,13 @@ static void copy_from(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o,
 	ci.s = s;
 	if (st->filename && *st->filename) {
 		if (!s->superuser) {
-			util_err *e = ty_errstart(UTIL_E_INSUFFICIENT_PRIVILEGE,
-						  "must be superuser or have privileges of the "
-						  "pg_read_server_files role to COPY from a file");
-			util_err_hint(e, "Anyone can COPY to stdout or from stdin. psql's \\copy command "
-					 "also works for anyone.");
+			util_err *e = ty_errstart(UTIL_E_INSUFFICIENT_PRIVILEGE, "must be superuser or have privileges of the pg_read_server_files role to COPY from a file");
+			util_err_hint(e, "Anyone can COPY to stdout or from stdin. psql's \\copy command also works for anyone.");
 			ty_errthrow();
 		}
 		ci.file = fopen(st->filename, "r");
 		if (!ci.file)
-			ty_error(UTIL_E_UNDEFINED_FILE, "could not open file \"%s\" for reading: %s",
-				 st->filename, strerror(errno));
+			ty_error(UTIL_E_UNDEFINED_FILE, "could not open file \"%s\" for reading: %s", st->filename, strerror(errno));
 	} else if (!s->client.copy_in_begin || s->client.copy_in_begin(s->client.arg, o->fmt, ncols) != 0) {
 		ty_error(UTIL_E_CONNECTION_FAILURE, "could not start COPY");
 	}
@@ -1020,8 +970,7 @@ static void copy_from(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o,
 			ci.lineno++;
 			/* As PostgreSQL: the whole line must be valid UTF-8 (22021)
 			 * before any field is looked at. */
-			if (ty_str_valid_utf8_prefix(ci.line.data ? ci.line.data : "", ci.line.len) !=
-			    ci.line.len) {
+			if (ty_str_valid_utf8_prefix(ci.line.data ? ci.line.data : "", ci.line.len) != ci.line.len) {
 				TY_TRY(tu)
 				{
 					ty_str_verify_utf8(ci.line.data, ci.line.len);
@@ -1029,17 +978,14 @@ static void copy_from(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o,
 				TY_CATCH(tu)
 				{
 					TY_END(tu);
-					util_err_context(ty_err(), "COPY %s, line %lld", r->name,
-							 (long long)ci.lineno);
+					util_err_context(ty_err(), "COPY %s, line %lld", r->name, (long long)ci.lineno);
 					ty_errthrow();
 				}
 				TY_END(tu);
 			}
-			if (o->fmt == SQL_COPY_TEXT && ci.line.len == 2 && ci.line.data[0] == '\\' &&
-			    ci.line.data[1] == '.')
+			if (o->fmt == SQL_COPY_TEXT && ci.line.len == 2 && ci.line.data[0] == '\\' && ci.line.data[1] == '.')
 				break;
-			if (o->fmt == SQL_COPY_CSV && ci.line.len == 2 && ci.line.data[0] == '\\' &&
-			    ci.line.data[1] == '.')
+			if (o->fmt == SQL_COPY_CSV && ci.line.len == 2 && ci.line.data[0] == '\\' && ci.line.data[1] == '.')
 				break;
 			if (first && o->header) {
 				first = false;
@@ -1047,15 +993,13 @@ static void copy_from(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o,
 			}
 			first = false;
 			next_row(&ld, rowa, &vals, r->ncols);
-			int nf = o->fmt == SQL_COPY_CSV
-				     ? split_csv(&ci, o, r->name, fields, lens, ncols, quoted)
-				     : split_text(&ci, o, r->name, fields, lens, ncols);
+			int nf = o->fmt == SQL_COPY_CSV ? split_csv(&ci, o, r->name, fields, lens, ncols, quoted)
+							: split_text(&ci, o, r->name, fields, lens, ncols);
 			if (ncols == 0 && nf == 1 && fields[0] && lens[0] == 0)
 				nf = 0;
 			if (nf < ncols) {
 				char msg[256];
-				snprintf(msg, sizeof msg, "missing data for column \"%s\"",
-					 r->cols[cols[nf]].name);
+				snprintf(msg, sizeof msg, "missing data for column \"%s\"", r->cols[cols[nf]].name);
 				bad_copy(&ci, r->name, UTIL_E_BAD_COPY_FILE_FORMAT, msg);
 			}
 			for (int i = 0; i < r->ncols; i++)
@@ -1069,16 +1013,14 @@ static void copy_from(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o,
 					continue;
 				TY_TRY(tv)
 				{
-					vals[col] = ty_input(r->cols[col].type, fv,
-							     fv == o->null_str ? o->null_len : lens[i],
+					vals[col] = ty_input(r->cols[col].type, fv, fv == o->null_str ? o->null_len : lens[i],
 							     r->cols[col].typmod);
 				}
 				TY_CATCH(tv)
 				{
 					TY_END(tv);
-					util_err_context(ty_err(), "COPY %s, line %lld, column %s: \"%.*s\"",
-							 r->name, (long long)ci.lineno, r->cols[col].name,
-							 (int)(lens[i] > 100 ? 100 : lens[i]), fv);
+					util_err_context(ty_err(), "COPY %s, line %lld, column %s: \"%.*s\"", r->name, (long long)ci.lineno,
+							 r->cols[col].name, (int)(lens[i] > 100 ? 100 : lens[i]), fv);
 					ty_errthrow();
 				}
 				TY_END(tv);
@@ -1100,10 +1042,8 @@ static void copy_from(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o,
 					util_err_context(ty_err(), "COPY %s, line %lld", r->name,
 							 (long long)ci.lineno);
 				else if (!ty_err()->context[0])
-					util_err_context(ty_err(), "COPY %s, line %lld: \"%.*s\"", r->name,
-							 (long long)ci.lineno,
-							 (int)(ci.line.len > 100 ? 100 : ci.line.len),
-							 ci.line.data ? ci.line.data : "");
+					util_err_context(ty_err(), "COPY %s, line %lld: \"%.*s\"", r->name, (long long)ci.lineno,
+							 (int)(ci.line.len > 100 ? 100 : ci.line.len), ci.line.data ? ci.line.data : "");
 				ty_errthrow();
 			}
 			TY_END(tr);
@@ -1134,14 +1074,8 @@ static void copy_from(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o,
 		 * PostgreSQL reports (copy_sort.c). */
 		if (ld.sorted) {
 			ty_set_arena(rowa);
-			TY_TRY(tk)
-			{
-				sql_copy_sort_check(ld.sorted, (ci.lineno - 1) / 1000 * 1000 + 1);
-			}
-			TY_CATCH(tk)
-			{
-				memcpy(&err, ty_err(), sizeof err);
-			}
+			TY_TRY(tk) { sql_copy_sort_check(ld.sorted, (ci.lineno - 1) / 1000 * 1000 + 1); }
+			TY_CATCH(tk) { memcpy(&err, ty_err(), sizeof err); }
 			TY_END(tk);
 			ty_set_arena(saved);
 		}
@@ -1154,7 +1088,9 @@ static void copy_from(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o,
 				while (next_byte(&ci) >= 0)
 					;
 			}
-			TY_CATCH(t2) {}
+			TY_CATCH(t2)
+			{
+			}
 			TY_END(t2);
 		}
 		if (ci.file)
@@ -1201,27 +1137,13 @@ static void out_text_field(util_buf *b, const char *v, size_t n, char delim)
 	for (size_t i = 0; i < n; i++) {
 		char ch = v[i];
 		switch (ch) {
-		case '\\':
-			util_buf_puts(b, "\\\\");
-			break;
-		case '\n':
-			util_buf_puts(b, "\\n");
-			break;
-		case '\r':
-			util_buf_puts(b, "\\r");
-			break;
-		case '\t':
-			util_buf_puts(b, delim == '\t' ? "\\t" : "\t");
-			break;
-		case '\b':
-			util_buf_puts(b, "\\b");
-			break;
-		case '\f':
-			util_buf_puts(b, "\\f");
-			break;
-		case '\v':
-			util_buf_puts(b, "\\v");
-			break;
+		case '\\': util_buf_puts(b, "\\\\"); break;
+		case '\n': util_buf_puts(b, "\\n"); break;
+		case '\r': util_buf_puts(b, "\\r"); break;
+		case '\t': util_buf_puts(b, delim == '\t' ? "\\t" : "\t"); break;
+		case '\b': util_buf_puts(b, "\\b"); break;
+		case '\f': util_buf_puts(b, "\\f"); break;
+		case '\v': util_buf_puts(b, "\\v"); break;
 		default:
 			if (ch == delim) {
 				util_buf_putc(b, '\\');
@@ -1281,8 +1203,7 @@ static void copy_out(sql_session *s, FILE *f, const util_buf *line)
 		ty_error(UTIL_E_CONNECTION_FAILURE, "connection to client lost");
 }
 
-static void copy_to(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o, const char *text,
-		    sql_complete *c)
+static void copy_to(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o, const char *text, sql_complete *c)
 {
 	/* Build the query: the table's columns, or the given query. */
 	char *q;
@@ -1291,8 +1212,7 @@ static void copy_to(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o, c
 	} else {
 		const cat_obj *rel = sql_lookup_rel(s, s->cat, st->relation, false);
 		if (rel->rel.relkind == CAT_RELKIND_VIEW) {
-			util_err *e = ty_errstart(UTIL_E_WRONG_OBJECT_TYPE, "cannot copy from view \"%s\"",
-						  rel->rel.name);
+			util_err *e = ty_errstart(UTIL_E_WRONG_OBJECT_TYPE, "cannot copy from view \"%s\"", rel->rel.name);
 			util_err_hint(e, "Try the COPY (SELECT ...) TO variant.");
 			ty_errthrow();
 		}
@@ -1303,9 +1223,7 @@ static void copy_to(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o, c
 				const char *name = str_of(st->attlist[i]);
 				if (!cat_column_by_name(&rel->rel, name)) {
 					util_buf_free(&b);
-					ty_error(UTIL_E_UNDEFINED_COLUMN,
-						 "column \"%s\" of relation \"%s\" does not exist", name,
-						 rel->rel.name);
+					ty_error(UTIL_E_UNDEFINED_COLUMN, "column \"%s\" of relation \"%s\" does not exist", name, rel->rel.name);
 				}
 				if (i)
 					util_buf_puts(&b, ", ");
@@ -1363,17 +1281,13 @@ static void copy_to(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o, c
 	FILE *f = NULL;
 	if (st->filename && *st->filename) {
 		if (!s->superuser) {
-			util_err *e = ty_errstart(UTIL_E_INSUFFICIENT_PRIVILEGE,
-						  "must be superuser or have privileges of the "
-						  "pg_write_server_files role to COPY to a file");
-			util_err_hint(e, "Anyone can COPY to stdout or from stdin. psql's \\copy command "
-					 "also works for anyone.");
+			util_err *e = ty_errstart(UTIL_E_INSUFFICIENT_PRIVILEGE, "must be superuser or have privileges of the pg_write_server_files role to COPY to a file");
+			util_err_hint(e, "Anyone can COPY to stdout or from stdin. psql's \\copy command also works for anyone.");
 			ty_errthrow();
 		}
 		f = fopen(st->filename, "w");
 		if (!f)
-			ty_error(UTIL_E_UNDEFINED_FILE, "could not open file \"%s\" for writing: %s",
-				 st->filename, strerror(errno));
+			ty_error(UTIL_E_UNDEFINED_FILE, "could not open file \"%s\" for writing: %s", st->filename, strerror(errno));
 	} else if (!s->client.copy_out_begin || s->client.copy_out_begin(s->client.arg, o->fmt, ncols) != 0) {
 		ty_error(UTIL_E_CONNECTION_FAILURE, "could not start COPY");
 	}
@@ -1388,11 +1302,9 @@ static void copy_to(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o, c
 				if (i)
 					util_buf_putc(&line, o->delim);
 				if (o->fmt == SQL_COPY_CSV)
-					out_csv_field(&line, pl->cols[i].name, strlen(pl->cols[i].name), o,
-						      false);
+					out_csv_field(&line, pl->cols[i].name, strlen(pl->cols[i].name), o, false);
 				else /* text format (PostgreSQL 15): names escaped as values */
-					out_text_field(&line, pl->cols[i].name, strlen(pl->cols[i].name),
-						       o->delim);
+					out_text_field(&line, pl->cols[i].name, strlen(pl->cols[i].name), o->delim);
 			}
 			util_buf_putc(&line, '\n');
 			if (f)
@@ -1433,11 +1345,9 @@ static void copy_to(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o, c
 					util_buf_reset(&val);
 					ty_output(pl->plan->types[i], row[i], &val);
 					if (o->fmt == SQL_COPY_CSV)
-						out_csv_field(&line, val.data ? val.data : "", val.len, o,
-							      fq[i]);
+						out_csv_field(&line, val.data ? val.data : "", val.len, o, fq[i]);
 					else
-						out_text_field(&line, val.data ? val.data : "", val.len,
-							       o->delim);
+						out_text_field(&line, val.data ? val.data : "", val.len, o->delim);
 				}
 				util_buf_putc(&line, '\n');
 				copy_out(s, f, &line);
