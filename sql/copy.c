@@ -872,8 +872,9 @@ static void copy_from(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o,
 	if (ld.direct && !ld.direct_ts)
 		ld.direct = false;
 	/* Tables with a primary key load through copy_sort.c: in autocommit
-	 * into the commit batch, in a transaction block into the write set. */
-	bool sorted = r->npk && !r->ilv_depth && !r->ilv_nchildren && !ld.unique && !self_ref && !ld.direct;
+	 * into the commit batch (unique indexes checked per flush too), in a
+	 * transaction block into the write set (no unique index). */
+	bool sorted = r->npk && !r->ilv_depth && !r->ilv_nchildren && (!ld.unique || ld.bulk) && !self_ref && !ld.direct;
 	/* Defaults of the columns not loaded. */
 	sql_pstate ps = {.text = ""};
 	ps.param_types = ty_alloc0(sizeof(ty_oid) * 8);

@@ -50,6 +50,9 @@ struct sql_copy_sort {
 	kv_table *kv;
 	bool private_storage; /* created by this transaction: nothing stored */
 	bool in_block;        /* rows go into the write set (see above) */
+	bool unique;          /* the table has unique secondary indexes */
+	ty_datum **rows;      /* the pending rows' values, for index_write.c */
+	int64_t *lines;
 	srow *e;              /* pending rows */
 	size_t n, cap;
 	kv_slice *old; /* keys of earlier flushes, ascending */
@@ -64,6 +67,7 @@ sql_copy_sort *sql_copy_sort_new(sql_session *s, const cat_obj *rel, kv_table *k
 	sql_copy_sort *cs = util_xcalloc(1, sizeof *cs);
 	cs->s = s;
 	cs->in_block = in_block;
+	cs->unique = sql_index_has_unique(s, rel);
 	cs->rel = rel;
 	cs->kv = kv;
 	cs->private_storage = sql_txn_storage_private(s->txn, rel->rel.storage);
@@ -76,6 +80,8 @@ void sql_copy_sort_free(sql_copy_sort *cs)
 	if (!cs)
 		return;
 	free(cs->e);
+	free(cs->rows);
+	free(cs->lines);
 	free(cs->old);
 	util_arena_destroy(cs->keya);
 	free(cs);
@@ -96,6 +102,8 @@ void sql_copy_sort_add(sql_copy_sort *cs, const uint8_t *key, size_t klen, ty_da
 	if (cs->n == cs->cap) {
 		cs->cap = cs->cap ? 2 * cs->cap : 4096;
 		cs->e = util_xrealloc(cs->e, cs->cap * sizeof(srow));
+		cs->rows = util_xrealloc(cs->rows, cs->cap * sizeof *cs->rows);
+		cs->lines = util_xrealloc(cs->lines, cs->cap * sizeof *cs->lines);
 	}
 	srow *r = &cs->e[cs->n++];
 	uint8_t *k = ty_alloc(klen ? klen : 1);
@@ -112,6 +120,7 @@ void sql_copy_sort_add(sql_copy_sort *cs, const uint8_t *key, size_t klen, ty_da
 	r->line = line;
 	r->vals = vals;
 	int ncols = cs->rel->rel.ncols;
+	vals[ncols] = ty_bytes(k, klen); /* the row key, for the unique checks */
 	cs->bytes += klen + sizeof(srow) + (size_t)(ncols + 1) * sizeof(ty_datum);
 	for (int i = 0; i < ncols; i++)
 		if (!vals[i].null)
@@ -237,6 +246,19 @@ static const srow *find_dup(sql_copy_sort *cs)
 	return best;
 }
 
+/* The unique-index checks of the pending rows (index_write.c): throws the
+ * violation at the lowest line below before_line, if any. */
+static void check_unique(sql_copy_sort *cs, int64_t before_line, bool claim_keys)
+{
+	if (!cs->unique || !cs->n)
+		return;
+	for (size_t i = 0; i < cs->n; i++) {
+		cs->rows[i] = cs->e[i].vals;
+		cs->lines[i] = cs->e[i].line;
+	}
+	sql_index_unique_check_rows(cs->s, cs->rel, cs->rows, cs->lines, cs->n, before_line, claim_keys);
+}
+
 /* Merges the flushed keys into the sorted keys of earlier flushes. */
 static void keep_keys(sql_copy_sort *cs)
 {
@@ -284,6 +306,9 @@ void sql_copy_sort_flush(sql_copy_sort *cs)
 		}
 	}
 	const srow *dup = find_dup(cs);
+	/* A unique index's duplicate at an earlier line wins (at the same
+	 * line the primary key's, as PostgreSQL checks it first). */
+	check_unique(cs, dup ? dup->line : INT64_MAX, true);
 	if (dup)
 		sql_copy_dup_key(cs->s, &cs->rel->rel, dup->vals, dup->line);
 	for (size_t i = 0; i < cs->n; i++) {
@@ -291,9 +316,16 @@ void sql_copy_sort_flush(sql_copy_sort *cs)
 		if (cs->in_block)
 			sql_txn_put_row(t, cs->rel, cs->kv, r->key, r->klen, r->vals, NULL, true, false);
 		else
-			sql_txn_bulk_row(t, cs->rel, cs->kv, r->key, r->klen, r->vals);
+			sql_txn_bulk_row_data(t, cs->rel, cs->kv, r->key, r->klen, r->vals);
 		if ((i & 4095) == 4095)
 			ty_check_interrupts();
+	}
+	if (!cs->in_block) {
+		/* The index entries index by index, each in key order: the
+		 * batch then spills a few sorted runs (index_write.c). */
+		for (size_t i = 0; i < cs->n; i++)
+			cs->rows[i] = cs->e[i].vals;
+		sql_index_bulk_rows(t, cs->rel, cs->rows, cs->n);
 	}
 	if (!cs->in_block)
 		keep_keys(cs);
@@ -313,6 +345,7 @@ void sql_copy_sort_check(sql_copy_sort *cs, int64_t before_line)
 			cs->e[k++] = cs->e[i];
 	cs->n = k;
 	const srow *dup = find_dup(cs);
+	check_unique(cs, dup ? dup->line : INT64_MAX, false);
 	if (dup)
 		sql_copy_dup_key(cs->s, &cs->rel->rel, dup->vals, dup->line);
 }
