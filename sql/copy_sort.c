@@ -53,7 +53,7 @@ struct sql_copy_sort {
 	bool unique;          /* the table has unique secondary indexes */
 	ty_datum **rows;      /* the pending rows' values, for index_write.c */
 	int64_t *lines;
-	srow *e;              /* pending rows */
+	srow *e; /* pending rows */
 	size_t n, cap;
 	kv_slice *old; /* keys of earlier flushes, ascending */
 	size_t nold;

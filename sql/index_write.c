@@ -380,7 +380,7 @@ bool sql_index_unique_check(sql_session *s, const cat_obj *rel, const ty_datum *
 typedef struct uval {
 	const uint8_t *v; /* the row's encoded unique values */
 	size_t vl;
-	size_t row;       /* index into rows */
+	size_t row; /* index into rows */
 	int64_t line;
 } uval;
 
@@ -405,8 +405,8 @@ static int row_vs_values(const kv_slice *row, const uint8_t *v, size_t vl)
 	return row->len < vl ? -1 : 0;
 }
 
-void sql_index_unique_check_rows(sql_session *s, const cat_obj *rel, ty_datum *const *rows, const int64_t *lines,
-				 size_t n, int64_t before_line, bool claim_keys)
+void sql_index_unique_check_rows(sql_session *s, const cat_obj *rel, ty_datum *const *rows,
+				 const int64_t *lines, size_t n, int64_t before_line, bool claim_keys)
 {
 	sql_ixset *set = table_set(s, s->cat, rel);
 	if (!set || !n)
@@ -485,7 +485,8 @@ void sql_index_unique_check_rows(sql_session *s, const cat_obj *rel, ty_datum *c
 					CANDIDATE(&e[p + 1]); /* a second row of this load with the values */
 				ty_datum pk = rows[g->row][r->ncols];
 				claim *c = find_claim(tx, x->obj->oid, g->v, g->vl, claim_keys);
-				if (c && c->pk && c->bulk && !(c->pklen == pk.len && !memcmp(c->pk, pk.p, pk.len))) {
+				if (c && c->pk && c->bulk &&
+				    !(c->pklen == pk.len && !memcmp(c->pk, pk.p, pk.len))) {
 					CANDIDATE(g); /* an earlier flush of this load took them */
 				} else {
 					bool stored = false;
@@ -503,8 +504,8 @@ void sql_index_unique_check_rows(sql_session *s, const cat_obj *rel, ty_datum *c
 					uint8_t *guard = NULL, *holder = NULL;
 					size_t glen = 0, holder_len = 0;
 					if (stored) {
-						committed_holder(s, rel, dkv, ev, x, g->v, g->vl, pk, &holder, &holder_len,
-								 &guard, &glen, tx->arena);
+						committed_holder(s, rel, dkv, ev, x, g->v, g->vl, pk, &holder,
+								 &holder_len, &guard, &glen, tx->arena);
 						if (holder)
 							CANDIDATE(g);
 					}
@@ -547,7 +548,10 @@ void sql_index_unique_check_rows(sql_session *s, const cat_obj *rel, ty_datum *c
 	kv_table_close(dkv);
 	if (!best_x)
 		return;
-	TY_TRY(tv) { unique_violation(best_ev, best_x, best_row); }
+	TY_TRY(tv)
+	{
+		unique_violation(best_ev, best_x, best_row);
+	}
 	TY_CATCH(tv)
 	{
 		TY_END(tv);
@@ -1140,16 +1144,18 @@ void sql_index_bulk_rows(sql_txn *t, const cat_obj *rel, ty_datum *const *rows, 
 					ty_datum pk = rows[b->row][r->ncols];
 					util_buf_reset(&g);
 					idx_make_guard_value(pk.p, pk.len, &g);
-					kv_batch_put(t->bulk, x->def.kv, b->k, b->vl, IDX_FAMILY, "", 0, KV_TS_LATEST, g.data,
-						     g.len);
+					kv_batch_put(t->bulk, x->def.kv, b->k, b->vl, IDX_FAMILY, "", 0,
+						     KV_TS_LATEST, g.data, g.len);
 					claim *c = find_claim(tx, x->obj->oid, b->k, b->vl, false);
 					if (c && c->seen)
-						kv_batch_require(t->bulk, x->def.kv, b->k, b->vl, IDX_FAMILY, "", 0,
-								 c->expect ? KV_CMP_EQ : KV_CMP_ABSENT, c->expect, c->elen);
+						kv_batch_require(t->bulk, x->def.kv, b->k, b->vl, IDX_FAMILY,
+								 "", 0, c->expect ? KV_CMP_EQ : KV_CMP_ABSENT,
+								 c->expect, c->elen);
 					if (c)
 						c->bulk = true;
 				}
-				kv_batch_put(t->bulk, x->def.kv, b->k, b->kl, IDX_FAMILY, "", 0, KV_TS_LATEST, b->v, b->vlen);
+				kv_batch_put(t->bulk, x->def.kv, b->k, b->kl, IDX_FAMILY, "", 0, KV_TS_LATEST,
+					     b->v, b->vlen);
 			}
 			util_arena_reset(a);
 		}

@@ -120,8 +120,8 @@ bool sql_index_unique_check(sql_session *s, const cat_obj *rel, const ty_datum *
  * returns. claim_keys: lock each value and claim it for the commit's
  * check (sql_index_bulk_row); false on an error path that only reports.
  */
-void sql_index_unique_check_rows(sql_session *s, const cat_obj *rel, ty_datum *const *rows, const int64_t *lines,
-				 size_t n, int64_t before_line, bool claim_keys);
+void sql_index_unique_check_rows(sql_session *s, const cat_obj *rel, ty_datum *const *rows,
+				 const int64_t *lines, size_t n, int64_t before_line, bool claim_keys);
 /* Before deleting or changing a row: lock the unique keys it leaves, so a
  * concurrent insert of one of them waits for this transaction (as in
  * PostgreSQL). */
