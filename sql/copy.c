@@ -857,10 +857,12 @@ static void copy_from(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o,
 	ld.bulk = s->txn_state == SQL_TXN_IDLE && !s->implicit_block;
 	/* A table referencing itself must see its own new rows: no bulk path,
 	 * and no sorted one (its foreign-key checks run before the flush). */
-	bool self_ref = false;
+	bool self_ref = false, has_fk = false;
 	for (int i = 0; i < r->ncons; i++)
-		if (r->cons[i].type == 'f' && r->cons[i].ref_table == rel->oid)
-			self_ref = true;
+		if (r->cons[i].type == 'f') {
+			has_fk = true;
+			self_ref = self_ref || r->cons[i].ref_table == rel->oid;
+		}
 	if (self_ref)
 		ld.bulk = false;
 	ld.unique = sql_index_has_unique(s, rel);
@@ -873,8 +875,10 @@ static void copy_from(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o,
 		ld.direct = false;
 	/* Tables with a primary key load through copy_sort.c: in autocommit
 	 * into the commit batch (unique indexes checked per flush too), in a
-	 * transaction block into the write set (no unique index). */
-	bool sorted = r->npk && !r->ilv_depth && !r->ilv_nchildren && (!ld.unique || ld.bulk) && !self_ref && !ld.direct;
+	 * transaction block into the write set (no unique index, no foreign
+	 * key: there the row-by-row order of key and reference checks stays). */
+	bool sorted = r->npk && !r->ilv_depth && !r->ilv_nchildren && (ld.bulk || (!ld.unique && !has_fk)) && !self_ref &&
+		      !ld.direct;
 	/* Defaults of the columns not loaded. */
 	sql_pstate ps = {.text = ""};
 	ps.param_types = ty_alloc0(sizeof(ty_oid) * 8);
