@@ -182,8 +182,15 @@ static const srow *find_dup(sql_copy_sort *cs)
 	/* One scan of the stored rows' sentinels over the flush's key range:
 	 * mostly steps, a seek where the next pending key is far ahead. */
 	kv_iter *it = NULL;
-	if (!cs->private_storage) {
-		static const kv_column sentinel = {SQL_FAMILY, "", 0};
+	/* In a transaction block, a point read per key (bloom filters skip
+	 * most files): a load there is usually small next to the table, and
+	 * the scan would read every stored row of the flush's key range
+	 * (measured 1.6x the CPU of the point reads for 250k rows into 1M). */
+	static const kv_column sentinel = {SQL_FAMILY, "", 0};
+	util_arena *scratch = NULL;
+	if (!cs->private_storage && cs->in_block)
+		scratch = util_arena_new(4096, 0);
+	if (!cs->private_storage && !cs->in_block) {
 		kv_scan_opts so;
 		memset(&so, 0, sizeof so);
 		so.read.read_ts = KV_TS_MAX;
@@ -220,6 +227,22 @@ static const srow *find_dup(sql_copy_sort *cs)
 			oi++;
 		if (oi < cs->nold && !key_cmp(cs->old[oi].data, cs->old[oi].len, g->key, g->klen))
 			CANDIDATE(g); /* loaded by an earlier flush of this COPY */
+		if (scratch) {
+			kv_read_opts ro;
+			memset(&ro, 0, sizeof ro);
+			ro.read_ts = KV_TS_MAX;
+			ro.columns = &sentinel;
+			ro.ncolumns = 1;
+			kv_row row;
+			util_arena_reset(scratch);
+			kv_status st = kv_get(cs->kv, g->key, g->klen, &ro, scratch, &row);
+			if (st != KV_OK && st != KV_NOT_FOUND) {
+				util_arena_destroy(scratch);
+				sql_kv_error(st, "reading a row");
+			}
+			if (st == KV_OK && row.n > 0)
+				CANDIDATE(g); /* stored before */
+		}
 		for (int steps = 0; it && kv_iter_valid(it); steps++) {
 			const kv_cell *c = kv_iter_cell(it);
 			int d = key_cmp(c->row.data, c->row.len, g->key, g->klen);
@@ -237,6 +260,7 @@ static const srow *find_dup(sql_copy_sort *cs)
 		i = j;
 	}
 #undef CANDIDATE
+	util_arena_destroy(scratch);
 	if (it) {
 		kv_status st = kv_iter_status(it);
 		kv_iter_close(it);
