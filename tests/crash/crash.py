@@ -127,6 +127,7 @@ class Worker:
         self.seq = 0
         self.ntables = 0
         self.acked = 0
+        self.copies = 0      # acknowledged transactions with a COPY
         self.indoubt = 0
         self.indoubt_present = 0
         self.retried = 0
@@ -290,6 +291,7 @@ class Worker:
                     self.model = newm
                     self.pending = None
                     self.acked += 1
+                    self.copies += has_copy
                 except psycopg2.Error as e:
                     if e.pgcode is None or conn.closed:
                         # the server died; pending stays in doubt if COMMIT was sent
@@ -706,7 +708,9 @@ class Loop:
         indoubt = sum(w.indoubt for w in self.workers)
         present = sum(w.indoubt_present for w in self.workers)
         retried = sum(w.retried for w in self.workers)
-        log(f"# crash: {cycle} cycles in {time.monotonic() - t0:.0f} s: {acked} commits acknowledged, "
+        copies = sum(w.copies for w in self.workers)
+        log(f"# crash: {cycle} cycles in {time.monotonic() - t0:.0f} s: {acked} commits acknowledged "
+            f"({copies} with a COPY), "
             f"{indoubt} in doubt ({present} present), {retried} retried (40P01/40001/55P03), "
             f"{self.stats['verify']} store verifications, {self.stats['recovery_kills']} kills during "
             f"recovery, {self.stats['clean_stops']} clean stops, {self.stats['sum_reads']} SUM reads"
