@@ -11,10 +11,15 @@
  *
  * In a transaction block (in_block) the rows go instead into the
  * transaction's write set, so its later statements see them and ROLLBACK
- * (TO SAVEPOINT) takes them back: each flush locks its keys in key order
- * (as INSERT locks each key), then checks them against the write set (a
- * row this transaction inserted is a duplicate, one it deleted is not)
- * and the stored table (the same merging scan), then writes them.
+ * (TO SAVEPOINT) takes them back: each flush (the caller flushes every
+ * 1000 rows) locks, checks (write set: an insert of this transaction is a
+ * duplicate, a delete frees the key; stored rows: a point read) and
+ * writes its rows one by one in load order. The error path's check
+ * (sql_copy_sort_check) works the same in both modes.
+ *
+ * Unique secondary indexes (autocommit only) are checked per flush too
+ * (sql_index_unique_check_rows), and the entries are written index by
+ * index in key order (sql_index_bulk_rows).
  */
 #ifndef SQL_COPY_SORT_H
 #define SQL_COPY_SORT_H
