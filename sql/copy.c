@@ -803,10 +803,15 @@ static void load_row(loader *ld, ty_datum *vals, copy_in *ci)
 
 /* Starts a row's allocations. The sorted path keeps the rows of a flush
  * in the row arena (each with its own value array) and resets it only
- * after flushing them; otherwise the arena holds one row. */
-static void next_row(loader *ld, util_arena *rowa, ty_datum **vals, int ncols)
+ * after flushing them; otherwise the arena holds one row. A flush ends at
+ * a block of 1000 rows (loaded: the rows before this one), PostgreSQL's
+ * COPY buffer, so that a bad row after it cannot be in a block whose
+ * duplicate was already reported. A transaction block flushes every
+ * block (its rows are checked and written one by one, copy_sort.c). */
+static void next_row(loader *ld, util_arena *rowa, ty_datum **vals, int ncols, uint64_t loaded)
 {
-	if (ld->sorted && sql_copy_sort_bytes(ld->sorted) >= SORTED_FLUSH_BYTES) {
+	if (ld->sorted && loaded % 1000 == 0 && sql_copy_sort_pending(ld->sorted) &&
+	    (!ld->bulk || sql_copy_sort_bytes(ld->sorted) >= SORTED_FLUSH_BYTES)) {
 		ty_set_arena(rowa);
 		sql_copy_sort_flush(ld->sorted);
 	}
@@ -855,10 +860,16 @@ static void copy_from(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o,
 	ld.rel = rel;
 	/* Autocommit COPY writes directly into the commit batch. */
 	ld.bulk = s->txn_state == SQL_TXN_IDLE && !s->implicit_block;
-	/* A table referencing itself must see its own new rows: no bulk path. */
+	/* A table referencing itself must see its own new rows: no bulk path,
+	 * and no sorted one (its foreign-key checks run before the flush). */
+	bool self_ref = false, has_fk = false;
 	for (int i = 0; i < r->ncons; i++)
-		if (r->cons[i].type == 'f' && r->cons[i].ref_table == rel->oid)
-			ld.bulk = false;
+		if (r->cons[i].type == 'f') {
+			has_fk = true;
+			self_ref = self_ref || r->cons[i].ref_table == rel->oid;
+		}
+	if (self_ref)
+		ld.bulk = false;
 	ld.unique = sql_index_has_unique(s, rel);
 	ld.private_storage = sql_txn_storage_private(s->txn, r->storage);
 	ld.lock_rows = !ld.bulk && !ld.private_storage;
@@ -867,7 +878,12 @@ static void copy_from(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o,
 		ld.direct_ts = sql_txn_read_ts(s->txn);
 	if (ld.direct && !ld.direct_ts)
 		ld.direct = false;
-	bool sorted = ld.bulk && r->npk && !r->ilv_depth && !r->ilv_nchildren && !ld.unique;
+	/* Tables with a primary key load through copy_sort.c: in autocommit
+	 * into the commit batch (unique indexes checked per flush too), in a
+	 * transaction block into the write set (no unique index, no foreign
+	 * key: there the row-by-row order of key and reference checks stays). */
+	bool sorted = r->npk && !r->ilv_depth && !r->ilv_nchildren && (ld.bulk || (!ld.unique && !has_fk)) && !self_ref &&
+		      !ld.direct;
 	/* Defaults of the columns not loaded. */
 	sql_pstate ps = {.text = ""};
 	ps.param_types = ty_alloc0(sizeof(ty_oid) * 8);
@@ -935,7 +951,7 @@ static void copy_from(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o,
 	}
 	ld.scratch = util_arena_new(4096, 0);
 	if (sorted)
-		ld.sorted = sql_copy_sort_new(s, rel, ld.kv);
+		ld.sorted = sql_copy_sort_new(s, rel, ld.kv, !ld.bulk);
 	uint64_t n = 0;
 	char **fields = ty_alloc(sizeof(char *) * (size_t)(ncols + 1));
 	size_t *lens = ty_alloc(sizeof(size_t) * (size_t)(ncols + 1));
@@ -943,7 +959,7 @@ static void copy_from(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o,
 	ty_datum *vals = ty_alloc(sizeof(ty_datum) * (size_t)(r->ncols + 1));
 	/* The sorted path's rows live in one block kept across its flushes
 	 * (a fresh 64 MiB each time cost page faults). */
-	util_arena *rowa = util_arena_new(sorted ? SORTED_ARENA_BYTES : 16 * 1024, 0);
+	util_arena *rowa = util_arena_new(sorted && ld.bulk ? SORTED_ARENA_BYTES : sorted ? 1u << 20 : 16 * 1024, 0);
 	util_arena *saved = ty_get_arena();
 	sql_progress *prog = sql_progress_begin(s, "copy from", r->name, true); /* strata_progress */
 	TY_TRY(tc)
@@ -954,7 +970,7 @@ static void copy_from(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o,
 			read_bin_header(&ci);
 		for (;;) {
 			if (binary) {
-				next_row(&ld, rowa, &vals, r->ncols);
+				next_row(&ld, rowa, &vals, r->ncols, n);
 				if (!read_bin_row(&ci, r, cols, ncols, vals))
 					break;
 				goto loaded;
@@ -986,7 +1002,7 @@ static void copy_from(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o,
 				continue;
 			}
 			first = false;
-			next_row(&ld, rowa, &vals, r->ncols);
+			next_row(&ld, rowa, &vals, r->ncols, n);
 			int nf = o->fmt == SQL_COPY_CSV ? split_csv(&ci, o, r->name, fields, lens, ncols, quoted)
 							: split_text(&ci, o, r->name, fields, lens, ncols);
 			if (ncols == 0 && nf == 1 && fields[0] && lens[0] == 0)

@@ -8,6 +8,18 @@
  * over the flush's key range instead of a point read per row), and
  * written in key order into the transaction's commit batch, which the
  * store spills as presorted runs and commits as ingested sorted files.
+ *
+ * In a transaction block (in_block) the rows go instead into the
+ * transaction's write set, so its later statements see them and ROLLBACK
+ * (TO SAVEPOINT) takes them back: each flush (the caller flushes every
+ * 1000 rows) locks, checks (write set: an insert of this transaction is a
+ * duplicate, a delete frees the key; stored rows: a point read) and
+ * writes its rows one by one in load order. The error path's check
+ * (sql_copy_sort_check) works the same in both modes.
+ *
+ * Unique secondary indexes (autocommit only) are checked per flush too
+ * (sql_index_unique_check_rows), and the entries are written index by
+ * index in key order (sql_index_bulk_rows).
  */
 #ifndef SQL_COPY_SORT_H
 #define SQL_COPY_SORT_H
@@ -16,8 +28,10 @@
 
 typedef struct sql_copy_sort sql_copy_sort;
 
-/* Caller frees with sql_copy_sort_free(). kv and rel must outlive it. */
-sql_copy_sort *sql_copy_sort_new(sql_session *s, const cat_obj *rel, kv_table *kv);
+/* Caller frees with sql_copy_sort_free(). kv and rel must outlive it.
+ * in_block: a COPY inside a transaction block (see above); otherwise an
+ * autocommit COPY writing into the transaction's bulk batch. */
+sql_copy_sort *sql_copy_sort_new(sql_session *s, const cat_obj *rel, kv_table *kv, bool in_block);
 void sql_copy_sort_free(sql_copy_sort *cs);
 
 /* Adds one row. The key is copied into the current ty arena; vals (ncols
@@ -32,7 +46,7 @@ size_t sql_copy_sort_pending(const sql_copy_sort *cs);
 size_t sql_copy_sort_bytes(const sql_copy_sort *cs);
 
 /* Sorts and checks the pending rows, then writes them into the
- * transaction's bulk batch. Throws 23505 naming the first line (in load
+ * transaction's bulk batch (in_block: its write set). Throws 23505 naming the first line (in load
  * order) whose key already exists. After it returns, the caller may reset
  * the arena holding the rows. */
 void sql_copy_sort_flush(sql_copy_sort *cs);

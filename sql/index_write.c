@@ -375,6 +375,192 @@ bool sql_index_unique_check(sql_session *s, const cat_obj *rel, const ty_datum *
 	return result;
 }
 
+/* ---------------------------------------------------------------- COPY's sorted flush */
+
+typedef struct uval {
+	const uint8_t *v; /* the row's encoded unique values */
+	size_t vl;
+	size_t row; /* index into rows */
+	int64_t line;
+} uval;
+
+static int uval_cmp(const void *pa, const void *pb)
+{
+	const uval *a = pa, *b = pb;
+	int c = memcmp(a->v, b->v, a->vl < b->vl ? a->vl : b->vl);
+	if (c)
+		return c;
+	if (a->vl != b->vl)
+		return a->vl < b->vl ? -1 : 1;
+	return a->line < b->line ? -1 : a->line > b->line;
+}
+
+/* -1, 0, 1: the kv row before, starting with, or after values v. */
+static int row_vs_values(const kv_slice *row, const uint8_t *v, size_t vl)
+{
+	size_t n = row->len < vl ? row->len : vl;
+	int c = memcmp(row->data, v, n);
+	if (c)
+		return c < 0 ? -1 : 1;
+	return row->len < vl ? -1 : 0;
+}
+
+void sql_index_unique_check_rows(sql_session *s, const cat_obj *rel, ty_datum *const *rows,
+				 const int64_t *lines, size_t n, int64_t before_line, bool claim_keys)
+{
+	sql_ixset *set = table_set(s, s->cat, rel);
+	if (!set || !n)
+		return;
+	sql_txn *t = s->txn;
+	sql_txn_ix *tx = txn_ix(t);
+	const cat_rel *r = &rel->rel;
+	kv_table *dkv = NULL;
+	kv_status os = kv_table_open(s->e->kv, r->storage, &dkv);
+	if (os != KV_OK)
+		sql_kv_error(os, "opening a table");
+	util_arena *vals = util_arena_new(1 << 20, 0);
+	uval *e = util_xmalloc(n * sizeof *e);
+	util_buf k = UTIL_BUF_INIT;
+	kv_iter *volatile it = NULL;
+	/* The violation at the lowest line below before_line. */
+	int64_t best_line = before_line;
+	const sql_ix *best_x = NULL;
+	sql_exec *best_ev = NULL;
+	const ty_datum *best_row = NULL;
+#define CANDIDATE(u)                                                                                         \
+	do {                                                                                                 \
+		if ((u)->line < best_line) {                                                                 \
+			best_line = (u)->line;                                                               \
+			best_x = x;                                                                          \
+			best_ev = ev;                                                                        \
+			best_row = rows[(u)->row];                                                           \
+		}                                                                                            \
+	} while (0)
+	TY_TRY(tc)
+	{
+		for (int i = 0; i < set->n; i++) {
+			const sql_ix *x = set->ix[i];
+			sql_exec *ev = set->ev[i];
+			if (!x->def.unique)
+				continue;
+			size_t m = 0;
+			for (size_t j = 0; j < n; j++) {
+				util_buf_reset(&k);
+				size_t vl = 0;
+				bool uq = false;
+				if (!sql_ix_entry(ev, x, rows[j], &k, NULL, &vl, &uq) || !uq)
+					continue; /* outside the predicate, or a NULL */
+				uint8_t *v = util_arena_alloc(vals, vl ? vl : 1);
+				if (!v)
+					ty_error(UTIL_E_OUT_OF_MEMORY, "out of memory");
+				memcpy(v, k.data, vl);
+				e[m++] = (uval){v, vl, j, lines[j]};
+			}
+			if (!m)
+				continue;
+			qsort(e, m, sizeof *e, uval_cmp);
+			/* As the row-by-row check: each key locked (a concurrent
+			 * inserter makes us wait, then its entry is seen), in key
+			 * order. */
+			for (size_t j = 0; claim_keys && j < m; j++)
+				if (!j || e[j].vl != e[j - 1].vl || memcmp(e[j].v, e[j - 1].v, e[j].vl))
+					sql_txn_lock_row(t, x->obj->oid, e[j].v, e[j].vl,
+							 PG_QUERY__LOCK_CLAUSE_STRENGTH__LCS_FORUPDATE,
+							 PG_QUERY__LOCK_WAIT_POLICY__LockWaitBlock, NULL);
+			/* One scan of the index over the flush's values finds which
+			 * of them have committed cells at all; only those are looked
+			 * at (validated) as the row-by-row check does. */
+			kv_scan_opts so;
+			memset(&so, 0, sizeof so);
+			so.read.read_ts = KV_TS_MAX;
+			so.start = e[0].v;
+			so.start_len = e[0].vl;
+			it = kv_scan(x->def.kv, &so);
+			for (size_t p = 0; p < m;) {
+				const uval *g = &e[p];
+				size_t q = p + 1;
+				while (q < m && e[q].vl == g->vl && !memcmp(e[q].v, g->v, g->vl))
+					q++;
+				if (q > p + 1)
+					CANDIDATE(&e[p + 1]); /* a second row of this load with the values */
+				ty_datum pk = rows[g->row][r->ncols];
+				claim *c = find_claim(tx, x->obj->oid, g->v, g->vl, claim_keys);
+				if (c && c->pk && c->bulk &&
+				    !(c->pklen == pk.len && !memcmp(c->pk, pk.p, pk.len))) {
+					CANDIDATE(g); /* an earlier flush of this load took them */
+				} else {
+					bool stored = false;
+					for (int steps = 0; kv_iter_valid(it); steps++) {
+						int d = row_vs_values(&kv_iter_cell(it)->row, g->v, g->vl);
+						if (d >= 0) {
+							stored = d == 0;
+							break;
+						}
+						if (steps < 8)
+							kv_iter_next(it);
+						else
+							kv_iter_seek_row(it, g->v, g->vl);
+					}
+					uint8_t *guard = NULL, *holder = NULL;
+					size_t glen = 0, holder_len = 0;
+					if (stored) {
+						committed_holder(s, rel, dkv, ev, x, g->v, g->vl, pk, &holder,
+								 &holder_len, &guard, &glen, tx->arena);
+						if (holder)
+							CANDIDATE(g);
+					}
+					if (c && !c->seen) {
+						c->seen = true; /* the commit requires the guard unchanged */
+						c->expect = guard;
+						c->elen = glen;
+					}
+				}
+				if (c) {
+					c->pk = util_arena_memdup_nz(tx->arena, pk.p, pk.len);
+					c->pklen = pk.len;
+					c->bulk = false; /* sql_index_bulk_row marks it */
+				}
+				p = q;
+			}
+			kv_status st = kv_iter_status(it);
+			kv_iter_close(it);
+			it = NULL;
+			if (st != KV_OK)
+				sql_kv_error(st, "reading an index");
+		}
+	}
+	TY_CATCH(tc)
+	{
+		TY_END(tc);
+		if (it)
+			kv_iter_close(it);
+		util_buf_free(&k);
+		free(e);
+		util_arena_destroy(vals);
+		kv_table_close(dkv);
+		ty_errthrow();
+	}
+	TY_END(tc);
+#undef CANDIDATE
+	util_buf_free(&k);
+	free(e);
+	util_arena_destroy(vals);
+	kv_table_close(dkv);
+	if (!best_x)
+		return;
+	TY_TRY(tv)
+	{
+		unique_violation(best_ev, best_x, best_row);
+	}
+	TY_CATCH(tv)
+	{
+		TY_END(tv);
+		util_err_context(ty_err(), "COPY %s, line %lld", r->name, (long long)best_line);
+		ty_errthrow();
+	}
+	TY_END(tv);
+}
+
 void sql_index_unique_release(sql_session *s, const cat_obj *rel, const ty_datum *old_row,
 			      const ty_datum *new_row)
 {
@@ -897,4 +1083,97 @@ void sql_index_bulk_row(sql_txn *t, const cat_obj *rel, const uint8_t *key, size
 	}
 	util_buf_free(&k);
 	util_buf_free(&v);
+}
+
+/* One index entry of COPY's sorted flush, its key and value copied. */
+typedef struct bent {
+	const uint8_t *k; /* the entry's key; k[0, vl) the unique values */
+	size_t kl, vl;
+	const uint8_t *v;
+	size_t vlen;
+	bool uq;
+	size_t row;
+} bent;
+
+static int bent_cmp(const void *pa, const void *pb)
+{
+	const bent *a = pa, *b = pb;
+	int c = memcmp(a->k, b->k, a->kl < b->kl ? a->kl : b->kl);
+	if (c)
+		return c;
+	return a->kl < b->kl ? -1 : a->kl > b->kl;
+}
+
+void sql_index_bulk_rows(sql_txn *t, const cat_obj *rel, ty_datum *const *rows, size_t n)
+{
+	sql_session *s = t->s;
+	sql_ixset *set = table_set(s, s->cat, rel);
+	sql_txn_ix *tx = txn_ix(t);
+	util_map_put_u64(&tx->bulk_ix, rel->oid, (void *)(uintptr_t)(1 + rel->rel.nindexes));
+	if (!set || !n)
+		return;
+	const cat_rel *r = &rel->rel;
+	util_arena *a = util_arena_new(4u << 20, 0);
+	bent *e = util_xmalloc(n * sizeof *e);
+	util_buf k = UTIL_BUF_INIT, v = UTIL_BUF_INIT, g = UTIL_BUF_INIT;
+	TY_TRY(tc)
+	{
+		for (int i = 0; i < set->n; i++) {
+			const sql_ix *x = set->ix[i];
+			size_t m = 0;
+			for (size_t j = 0; j < n; j++) {
+				util_buf_reset(&k);
+				util_buf_reset(&v);
+				size_t vl = 0;
+				bool uq = false;
+				if (!sql_ix_entry(set->ev[i], x, rows[j], &k, &v, &vl, &uq))
+					continue;
+				v.data[0] |= IDX_F_VERIFIED;
+				uint8_t *kc = util_arena_alloc(a, k.len + v.len + 1);
+				if (!kc)
+					ty_error(UTIL_E_OUT_OF_MEMORY, "out of memory");
+				memcpy(kc, k.data, k.len);
+				memcpy(kc + k.len, v.data, v.len);
+				e[m++] = (bent){kc, k.len, vl, kc + k.len, v.len, uq, j};
+			}
+			qsort(e, m, sizeof *e, bent_cmp);
+			for (size_t j = 0; j < m; j++) {
+				const bent *b = &e[j];
+				if (b->uq) {
+					/* The guard (the values alone) sorts just before its entry. */
+					ty_datum pk = rows[b->row][r->ncols];
+					util_buf_reset(&g);
+					idx_make_guard_value(pk.p, pk.len, &g);
+					kv_batch_put(t->bulk, x->def.kv, b->k, b->vl, IDX_FAMILY, "", 0,
+						     KV_TS_LATEST, g.data, g.len);
+					claim *c = find_claim(tx, x->obj->oid, b->k, b->vl, false);
+					if (c && c->seen)
+						kv_batch_require(t->bulk, x->def.kv, b->k, b->vl, IDX_FAMILY,
+								 "", 0, c->expect ? KV_CMP_EQ : KV_CMP_ABSENT,
+								 c->expect, c->elen);
+					if (c)
+						c->bulk = true;
+				}
+				kv_batch_put(t->bulk, x->def.kv, b->k, b->kl, IDX_FAMILY, "", 0, KV_TS_LATEST,
+					     b->v, b->vlen);
+			}
+			util_arena_reset(a);
+		}
+	}
+	TY_CATCH(tc)
+	{
+		TY_END(tc);
+		util_buf_free(&k);
+		util_buf_free(&v);
+		util_buf_free(&g);
+		free(e);
+		util_arena_destroy(a);
+		ty_errthrow();
+	}
+	TY_END(tc);
+	util_buf_free(&k);
+	util_buf_free(&v);
+	util_buf_free(&g);
+	free(e);
+	util_arena_destroy(a);
 }

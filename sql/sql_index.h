@@ -109,6 +109,19 @@ void sql_txn_ix_free(sql_txn_ix *tx);
 bool sql_index_unique_check(sql_session *s, const cat_obj *rel, const ty_datum *row, const ty_datum *old_row,
 			    cat_oid arbiter, bool any_arbiter, ty_datum *conflict_key,
 			    cat_oid *conflict_index);
+/*
+ * COPY's sorted flush (copy_sort.c, autocommit): the unique checks of n new
+ * rows at once. rows[i] holds ncols values and the row key at [ncols],
+ * lines[i] its input line. Per unique index the rows' values are sorted:
+ * equal neighbours, values an earlier flush of the load claimed, and (one
+ * scan of the index over the flush's values) values with committed cells,
+ * validated as sql_index_unique_check() does, are violations. Throws 23505
+ * with "COPY table, line N" for the lowest line below before_line, else
+ * returns. claim_keys: lock each value and claim it for the commit's
+ * check (sql_index_bulk_row); false on an error path that only reports.
+ */
+void sql_index_unique_check_rows(sql_session *s, const cat_obj *rel, ty_datum *const *rows,
+				 const int64_t *lines, size_t n, int64_t before_line, bool claim_keys);
 /* Before deleting or changing a row: lock the unique keys it leaves, so a
  * concurrent insert of one of them waits for this transaction (as in
  * PostgreSQL). */
@@ -138,6 +151,12 @@ void sql_index_pending_build(sql_txn *t, cat_oid index, cat_oid table, kv_ts fro
 /* COPY's bulk path: entries of a new row straight into the commit batch. */
 void sql_index_bulk_row(sql_txn *t, const cat_obj *rel, const uint8_t *key, size_t klen,
 			const ty_datum *vals);
+/* COPY's sorted flush (copy_sort.c): the entries of n new rows (rows[i]:
+ * ncols values, the row key at [ncols]) into the commit batch, index by
+ * index in key order, so that the batch's spill merges a few sorted runs
+ * instead of sorting entries interleaved with the rows. The rows' data
+ * cells went in with sql_txn_bulk_row_data(). */
+void sql_index_bulk_rows(sql_txn *t, const cat_obj *rel, ty_datum *const *rows, size_t n);
 
 /* ---------------------------------------------------------------- engine (index_engine.c) */
 

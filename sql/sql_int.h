@@ -1405,6 +1405,10 @@ void sql_txn_note_direct_rows(sql_txn *t, cat_oid table, uint64_t rows);
  * writes; only for a single-statement transaction). */
 void sql_txn_bulk_row(sql_txn *t, const cat_obj *rel, kv_table *kv, const uint8_t *key, size_t klen,
 		      const ty_datum *vals);
+/* The same, the row's data cells only (its index entries: the caller, with
+ * sql_index_bulk_rows()). */
+void sql_txn_bulk_row_data(sql_txn *t, const cat_obj *rel, kv_table *kv, const uint8_t *key, size_t klen,
+			   const ty_datum *vals);
 void sql_cursors_at_commit(sql_session *s);
 
 /* ---------------------------------------------------------------- statements */

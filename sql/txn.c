@@ -478,6 +478,13 @@ void sql_txn_note_direct_rows(sql_txn *t, cat_oid table, uint64_t rows)
 void sql_txn_bulk_row(sql_txn *t, const cat_obj *rel, kv_table *kv, const uint8_t *key, size_t klen,
 		      const ty_datum *vals)
 {
+	sql_txn_bulk_row_data(t, rel, kv, key, klen, vals);
+	sql_index_bulk_row(t, rel, key, klen, vals);
+}
+
+void sql_txn_bulk_row_data(sql_txn *t, const cat_obj *rel, kv_table *kv, const uint8_t *key, size_t klen,
+			   const ty_datum *vals)
+{
 	if (!t->bulk)
 		t->bulk = kv_batch_new();
 	hold_kv(t, kv);
@@ -501,7 +508,6 @@ void sql_txn_bulk_row(sql_txn *t, const cat_obj *rel, kv_table *kv, const uint8_
 		kv_batch_put(t->bulk, kv, key, rl, fam, qual_col(&x, c->col_id), x.pre + 2, KV_TS_LATEST,
 			     buf->data, buf->len);
 	}
-	sql_index_bulk_row(t, rel, key, klen, vals);
 	t->nwrites++;
 }
 

@@ -8,7 +8,9 @@ sliding window of rows in `txlog`; its transactions insert, update (single
 rows and ranges), delete, write values of random size, sometimes move money
 between shared accounts in `acct` (so sessions wait for each other's row
 locks and deadlock) and sometimes create and drop tables of their own with
-rows in them. Because a worker is the only writer of its rows and tables, it
+rows in them, and load tables of their own with COPY (autocommit into a filled
+table, or inside the transaction block into a table it created or a filled one; up to
+4000 rows of up to 1 KB each). Because a worker is the only writer of its rows and tables, it
 knows exactly what the database must hold for it after the last COMMIT it saw
 succeed ("the model"), and if the server died while its COMMIT was on the
 way, what it holds if that commit made it ("the pending model"). Transactions
@@ -45,6 +47,7 @@ per cycle, plus the selftest's). Server from the fixture
 test itself against PostgreSQL 15.
 """
 import argparse
+import io
 import os
 import random
 import signal
@@ -124,6 +127,7 @@ class Worker:
         self.seq = 0
         self.ntables = 0
         self.acked = 0
+        self.copies = 0      # acknowledged transactions with a COPY
         self.indoubt = 0
         self.indoubt_present = 0
         self.retried = 0
@@ -166,11 +170,25 @@ class Worker:
         stmts.append(f"UPDATE eg_order SET total = total + ({new - old}) WHERE o = {o}")
         m.eg[o] = (total + new - old, lines)
 
+    def copy_rows(self, m, name):
+        """A COPY statement (a (sql, data) tuple) adding rows count+1 .. count+n
+        to table name of the model, whose keys are always 1 .. count."""
+        rng = self.rng
+        n = rng.randint(1, 4000)
+        pad = "x" * rng.choice((0, 100, 1000))
+        first = m.tables[name] + 1
+        data = "".join(f"{a}\tc{a}-{pad}\n" for a in range(first, first + n))
+        m.tables[name] += n
+        return (f"COPY {name} FROM STDIN", data)
+
     def plan(self, txid, with_index, with_group=False):
         """Returns (statements, new model) for one transaction."""
         rng = self.rng
         m = self.model.copy()
         stmts = []
+        if m.tables and rng.random() < 0.04:
+            # an autocommit COPY into a filled table (sorted, in one commit batch)
+            return [self.copy_rows(m, rng.choice(sorted(m.tables)))], m
         for _ in range(rng.randint(1, 6)):
             k = self.base() + rng.randrange(KEYS)
             r = rng.random()
@@ -214,10 +232,16 @@ class Worker:
             if n:
                 stmts.append(f"INSERT INTO {name} SELECT g, 'r' || g FROM generate_series(1, {n}) g")
             m.tables[name] = n
+            if rng.random() < 0.3:
+                # COPY in the transaction block into the table it created
+                stmts.append(self.copy_rows(m, name))
             if len(m.tables) > 3:
                 old = sorted(m.tables, key=lambda t: int(t.rsplit("_", 1)[1]))[0]
                 stmts.append(f"DROP TABLE {old}")
                 del m.tables[old]
+        elif m.tables and rng.random() < 0.06:
+            # COPY in a transaction block into a filled table (keys locked, write set)
+            stmts.append(self.copy_rows(m, rng.choice(sorted(m.tables))))
         stmts.append(f"INSERT INTO txlog VALUES ({txid}, {self.wid}, {len(stmts)})")
         m.txlog.append(txid)
         if len(m.txlog) > TXLOG_WINDOW:
@@ -240,11 +264,19 @@ class Worker:
                 stmts, newm = self.plan(txid, with_index, with_group)
                 mode = self.rng.random()
                 committing = False
+                has_copy = any(isinstance(s, tuple) for s in stmts)
                 try:
-                    if mode < 0.5:
+                    if has_copy and len(stmts) == 1:
+                        committing = True
+                        self.pending = (newm, txid)
+                        cur.copy_expert(stmts[0][0], io.StringIO(stmts[0][1]))
+                    elif mode < 0.5 or has_copy:
                         cur.execute("BEGIN ISOLATION LEVEL " + self.rng.choice(LEVELS))
                         for s in stmts:
-                            cur.execute(s)
+                            if isinstance(s, tuple):
+                                cur.copy_expert(s[0], io.StringIO(s[1]))
+                            else:
+                                cur.execute(s)
                         committing = True
                         self.pending = (newm, txid)
                         cur.execute("COMMIT")
@@ -259,6 +291,7 @@ class Worker:
                     self.model = newm
                     self.pending = None
                     self.acked += 1
+                    self.copies += has_copy
                 except psycopg2.Error as e:
                     if e.pgcode is None or conn.closed:
                         # the server died; pending stays in doubt if COMMIT was sent
@@ -675,7 +708,9 @@ class Loop:
         indoubt = sum(w.indoubt for w in self.workers)
         present = sum(w.indoubt_present for w in self.workers)
         retried = sum(w.retried for w in self.workers)
-        log(f"# crash: {cycle} cycles in {time.monotonic() - t0:.0f} s: {acked} commits acknowledged, "
+        copies = sum(w.copies for w in self.workers)
+        log(f"# crash: {cycle} cycles in {time.monotonic() - t0:.0f} s: {acked} commits acknowledged "
+            f"({copies} with a COPY), "
             f"{indoubt} in doubt ({present} present), {retried} retried (40P01/40001/55P03), "
             f"{self.stats['verify']} store verifications, {self.stats['recovery_kills']} kills during "
             f"recovery, {self.stats['clean_stops']} clean stops, {self.stats['sum_reads']} SUM reads"
