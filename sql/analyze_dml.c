@@ -257,6 +257,9 @@ sql_query *sql_analyze_insert(sql_actx *ax, PgQuery__InsertStmt *st)
 		vt = &vtb;
 		q->result_rte = sql_add_view_target(ax, q, rel, alias, "insert into", vt);
 		rel = vt->base;
+		q->nview_checks = vt->nchecks;
+		q->view_checks = vt->checks;
+		q->view_check_names = vt->check_names;
 		q->nns = 0; /* the VALUES/SELECT do not see the target */
 	} else {
 		q->result_rte = sql_add_table_rte(ax, q, rel, alias, &j);
@@ -511,6 +514,9 @@ sql_query *sql_analyze_update(sql_actx *ax, PgQuery__UpdateStmt *st)
 		vt = &vtb;
 		q->result_rte = sql_add_view_target(ax, q, rel, alias, "update", vt);
 		rel = vt->base;
+		q->nview_checks = vt->nchecks;
+		q->view_checks = vt->checks;
+		q->view_check_names = vt->check_names;
 		j = q->from[0];
 	} else {
 		q->result_rte = sql_add_table_rte(ax, q, rel, alias, &j);
