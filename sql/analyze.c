@@ -2515,9 +2515,18 @@ static sql_expr *and_exprs(sql_expr *a, sql_expr *b)
 	return e;
 }
 
+/* CREATE VIEW v (a, b) stores its query as "SELECT * FROM (query) AS v(a, b)"
+ * (ddl_misc.c): that subquery is the view's own query, not a subquery in
+ * FROM (which makes a view not updatable). */
+static bool alias_wrapped(const cat_obj *view)
+{
+	const char *t = view->rel.view_sql;
+	return t && !strncmp(t, "SELECT * FROM (", 15) && strstr(t, ") AS v(");
+}
+
 /* Why one view query is not automatically updatable (PostgreSQL's
  * view_query_is_auto_updatable), or NULL. */
-static const char *not_updatable_detail(const sql_query *vq)
+static const char *not_updatable_detail(const sql_query *vq, bool wrapped)
 {
 	if (vq->setop)
 		return "Views containing UNION, INTERSECT, or EXCEPT are not automatically updatable.";
@@ -2538,7 +2547,9 @@ static const char *not_updatable_detail(const sql_query *vq)
 	if (vq->has_srf)
 		return "Views that return set-returning functions are not automatically updatable.";
 	const sql_rte *brte = vq->nfrom == 1 && !vq->from[0]->is_join ? vq->rtes[vq->from[0]->rte - 1] : NULL;
-	if (!brte || !(brte->kind == SQL_RTE_TABLE || (brte->kind == SQL_RTE_SUBQUERY && brte->subquery)))
+	bool view_or_wrapped = brte && brte->kind == SQL_RTE_SUBQUERY && brte->subquery &&
+			       ((brte->rel && brte->rel->rel.relkind == CAT_RELKIND_VIEW) || wrapped);
+	if (!brte || !(brte->kind == SQL_RTE_TABLE || view_or_wrapped))
 		return "Views that do not select from a single table or view are not automatically "
 		       "updatable.";
 	return NULL;
@@ -2548,11 +2559,12 @@ static const char *not_updatable_detail(const sql_query *vq)
  * opt its check option) is vq, which must be simply updatable over one
  * table, or over a view or subquery that is in turn (resolved first, so
  * the innermost view's errors and checks come first). cascaded: a view
- * above has WITH CASCADED CHECK OPTION. */
+ * above has WITH CASCADED CHECK OPTION; wrapped: vq is a view's stored
+ * query wrapping its column aliases (alias_wrapped). */
 static void view_onto_base(sql_actx *ax, sql_query *q, const cat_obj *view, sql_query *vq, char opt,
-			   bool cascaded, const char *verb, view_base *out)
+			   bool cascaded, bool wrapped, const char *verb, view_base *out)
 {
-	const char *why = not_updatable_detail(vq);
+	const char *why = not_updatable_detail(vq, wrapped);
 	if (why)
 		not_updatable(view, verb, why);
 	sql_rte *brte = vq->rtes[vq->from[0]->rte - 1];
@@ -2571,7 +2583,8 @@ static void view_onto_base(sql_actx *ax, sql_query *q, const cat_obj *view, sql_
 		const cat_obj *iv = is_view ? brte->rel : view;
 		char iopt = is_view ? sql_view_check_option(iv) : opt;
 		view_base ib;
-		view_onto_base(ax, q, iv, brte->subquery, iopt, cascaded || opt == 'c', verb, &ib);
+		view_onto_base(ax, q, iv, brte->subquery, iopt, cascaded || opt == 'c',
+			       is_view && alias_wrapped(iv), verb, &ib);
 		*out = ib;
 		inner_exprs = ib.exprs;
 		inner_attnums = ib.attnums;
@@ -2614,15 +2627,7 @@ static void view_onto_base(sql_actx *ax, sql_query *q, const cat_obj *view, sql_
 
 const char *sql_view_not_updatable(const sql_query *vq)
 {
-	const char *why = not_updatable_detail(vq);
-	if (why)
-		return why;
-	/* The subquery of column aliases (CREATE VIEW v(a, b)) belongs to the
-	 * view: PostgreSQL sees one query. */
-	const sql_rte *brte = vq->rtes[vq->from[0]->rte - 1];
-	if (brte->kind == SQL_RTE_SUBQUERY && !(brte->rel && brte->rel->rel.relkind == CAT_RELKIND_VIEW))
-		return sql_view_not_updatable(brte->subquery);
-	return NULL;
+	return not_updatable_detail(vq, false); /* (the body as written: not wrapped yet) */
 }
 
 int sql_add_view_target(sql_actx *ax, sql_query *q, const cat_obj *view, const char *alias, const char *verb,
@@ -2630,7 +2635,7 @@ int sql_add_view_target(sql_actx *ax, sql_query *q, const cat_obj *view, const c
 {
 	sql_query *vq = expand_view(ax, view, q, -1);
 	view_base vb;
-	view_onto_base(ax, q, view, vq, sql_view_check_option(view), false, verb, &vb);
+	view_onto_base(ax, q, view, vq, sql_view_check_option(view), false, alias_wrapped(view), verb, &vb);
 	/* The base table joins the statement's range table, hidden: the
 	 * statement sees the view's columns. */
 	sql_rte *vr = new_rte(SQL_RTE_JOIN, alias ? alias : view->rel.name, vq->nret);

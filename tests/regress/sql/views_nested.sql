@@ -82,6 +82,11 @@ INSERT INTO vnd3 VALUES (1);
 UPDATE vnd3 SET a = 1;
 DELETE FROM vnd3;
 INSERT INTO vnj2 VALUES (1);
+-- a subquery in FROM (not the column aliases' wrapper) is not updatable
+CREATE VIEW vns AS SELECT * FROM (SELECT a FROM vn) s;
+INSERT INTO vns VALUES (1);
+CREATE VIEW vns2 AS SELECT * FROM (SELECT a FROM vn) s WITH CHECK OPTION;
+DROP VIEW vns;
 -- ON CONFLICT through a nested view
 INSERT INTO vn2 VALUES (2, 3) ON CONFLICT (a) DO UPDATE SET b = excluded.b;
 INSERT INTO vn2 VALUES (2, 4) ON CONFLICT (a) DO UPDATE SET b = 400;
