@@ -2482,6 +2482,8 @@ typedef struct view_base {
 	int nchecks;        /* check options in force, innermost first */
 	sql_expr **checks;
 	const char **check_names;
+	int nchain; /* the views below this one, outermost first */
+	const cat_obj **chain;
 } view_base;
 
 typedef struct subst_ctx {
@@ -2586,6 +2588,13 @@ static void view_onto_base(sql_actx *ax, sql_query *q, const cat_obj *view, sql_
 		view_onto_base(ax, q, iv, brte->subquery, iopt, cascaded || opt == 'c',
 			       is_view && alias_wrapped(iv), verb, &ib);
 		*out = ib;
+		if (is_view) {
+			out->chain = ty_alloc(sizeof(cat_obj *) * (size_t)(ib.nchain + 1));
+			out->chain[0] = iv;
+			for (int i = 0; i < ib.nchain; i++)
+				out->chain[i + 1] = ib.chain[i];
+			out->nchain = ib.nchain + 1;
+		}
 		inner_exprs = ib.exprs;
 		inner_attnums = ib.attnums;
 		if (!is_view) {
@@ -2663,6 +2672,8 @@ int sql_add_view_target(sql_actx *ax, sql_query *q, const cat_obj *view, const c
 	vt->nchecks = vb.nchecks;
 	vt->checks = vb.checks;
 	vt->check_names = vb.check_names;
+	vt->ninner = vb.nchain;
+	vt->inner = vb.chain;
 	vt->view_rte = add_rte(q, vr);
 	add_ns(q, vt->view_rte, true, true);
 	q->from = ty_alloc(sizeof(sql_jnode *) * 1);

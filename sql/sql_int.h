@@ -614,6 +614,10 @@ struct sql_query {
 	int nview_checks;
 	sql_expr **view_checks;
 	const char **view_check_names;
+	/* ... and the views under the target view, outermost first: each
+	 * owner's privileges on the next are checked, as PostgreSQL does */
+	int nview_inner;
+	const cat_obj **view_inner;
 	/* locking */
 	bool for_update;
 	int lock_strength;        /* of the first locking clause (names the command) */
@@ -688,6 +692,9 @@ typedef struct sql_view_target {
 	int nchecks;
 	sql_expr **checks;
 	const char **check_names;
+	/* the views between view and base, outermost first (privileges) */
+	int ninner;
+	const cat_obj **inner;
 } sql_view_target;
 char sql_view_check_option(const cat_obj *view);
 /* Why the analyzed view body vq is not automatically updatable itself
