@@ -2452,14 +2452,6 @@ int sql_add_table_rte(sql_actx *ax, sql_query *q, const cat_obj *rel, const char
 }
 void sql_add_namespace(sql_query *q, int rte, bool rel_visible, bool cols_visible) { add_ns(q, rte, rel_visible, cols_visible); }
 
-static sql_expr *retarget_mutator(sql_expr *e, void *arg)
-{
-	int *map = arg; /* map[0] = number of RTEs of the view, map[i] = new index of RTE i */
-	if (e->kind == SQL_E_VAR && e->var.levelsup == 0 && e->var.rte >= 1 && e->var.rte <= map[0])
-		e->var.rte = map[e->var.rte];
-	return e;
-}
-
 static UTIL_NORETURN void not_updatable(const cat_obj *view, const char *verb, const char *detail)
 {
 	util_err *e = ty_errstart(UTIL_E_OBJECT_NOT_IN_PREREQUISITE_STATE, "cannot %s view \"%s\"", verb, view->rel.name);
@@ -2471,68 +2463,223 @@ static UTIL_NORETURN void not_updatable(const cat_obj *view, const char *verb, c
 	ty_errthrow();
 }
 
+/* A view's check option: 'l' LOCAL, 'c' CASCADED, 0 none (the
+ * "check_option" reloption, as PostgreSQL stores it). */
+char sql_view_check_option(const cat_obj *view)
+{
+	const char *o = cat_rel_option(&view->rel, "check_option");
+	return !o ? 0 : !strcmp(o, "cascaded") ? 'c' : 'l';
+}
+
+/* An updatable view level resolved onto its base table. */
+typedef struct view_base {
+	int base; /* the base table's RTE in the statement */
+	sql_jnode *j;
+	const cat_obj *rel; /* the base table */
+	sql_expr **exprs;   /* per view column: over the base table */
+	int16_t *attnums;   /* per view column: base attnum, 0 computed */
+	sql_expr *where;    /* every level's condition, ANDed */
+	int nchecks;        /* check options in force, innermost first */
+	sql_expr **checks;
+	const char **check_names;
+	int nchain; /* the views below this one, outermost first */
+	const cat_obj **chain;
+} view_base;
+
+typedef struct subst_ctx {
+	int rte;          /* the level's FROM item in its query */
+	sql_expr **exprs; /* what its columns are over the base table, */
+	int base;         /* or NULL: it is the table, now this RTE */
+} subst_ctx;
+
+static sql_expr *subst_mutator(sql_expr *e, void *arg)
+{
+	subst_ctx *c = arg;
+	if (e->kind == SQL_E_VAR && e->var.levelsup == 0 && e->var.rte == c->rte) {
+		if (!c->exprs) {
+			e->var.rte = c->base;
+			return e;
+		}
+		return sql_expr_copy(c->exprs[e->var.col]);
+	}
+	return e;
+}
+
+static sql_expr *and_exprs(sql_expr *a, sql_expr *b)
+{
+	if (!a || !b)
+		return a ? a : b;
+	sql_expr *e = sql_expr_new(SQL_E_AND, TY_BOOL, -1);
+	e->f.nargs = 2;
+	e->f.args = ty_alloc(sizeof(sql_expr *) * 2);
+	e->f.args[0] = a;
+	e->f.args[1] = b;
+	return e;
+}
+
+/* CREATE VIEW v (a, b) stores its query as "SELECT * FROM (query) AS v(a, b)"
+ * (ddl_misc.c): that subquery is the view's own query, not a subquery in
+ * FROM (which makes a view not updatable). */
+static bool alias_wrapped(const cat_obj *view)
+{
+	const char *t = view->rel.view_sql;
+	return t && !strncmp(t, "SELECT * FROM (", 15) && strstr(t, ") AS v(");
+}
+
+/* Why one view query is not automatically updatable (PostgreSQL's
+ * view_query_is_auto_updatable), or NULL. */
+static const char *not_updatable_detail(const sql_query *vq, bool wrapped)
+{
+	if (vq->setop)
+		return "Views containing UNION, INTERSECT, or EXCEPT are not automatically updatable.";
+	if (vq->nctes)
+		return "Views containing WITH are not automatically updatable.";
+	if (vq->distinct)
+		return "Views containing DISTINCT are not automatically updatable.";
+	if (vq->ngroup)
+		return "Views containing GROUP BY are not automatically updatable.";
+	if (vq->having)
+		return "Views containing HAVING are not automatically updatable.";
+	if (vq->limit || vq->offset)
+		return "Views containing LIMIT or OFFSET are not automatically updatable.";
+	if (vq->has_aggs)
+		return "Views that return aggregate functions are not automatically updatable.";
+	if (vq->nwins)
+		return "Views that return window functions are not automatically updatable.";
+	if (vq->has_srf)
+		return "Views that return set-returning functions are not automatically updatable.";
+	const sql_rte *brte = vq->nfrom == 1 && !vq->from[0]->is_join ? vq->rtes[vq->from[0]->rte - 1] : NULL;
+	bool view_or_wrapped = brte && brte->kind == SQL_RTE_SUBQUERY && brte->subquery &&
+			       ((brte->rel && brte->rel->rel.relkind == CAT_RELKIND_VIEW) || wrapped);
+	if (!brte || !(brte->kind == SQL_RTE_TABLE || view_or_wrapped))
+		return "Views that do not select from a single table or view are not automatically "
+		       "updatable.";
+	return NULL;
+}
+
+/* PostgreSQL's rewriteTargetView, for one level: view (named in errors;
+ * opt its check option) is vq, which must be simply updatable over one
+ * table, or over a view or subquery that is in turn (resolved first, so
+ * the innermost view's errors and checks come first). cascaded: a view
+ * above has WITH CASCADED CHECK OPTION; wrapped: vq is a view's stored
+ * query wrapping its column aliases (alias_wrapped). */
+static void view_onto_base(sql_actx *ax, sql_query *q, const cat_obj *view, sql_query *vq, char opt,
+			   bool cascaded, bool wrapped, const char *verb, view_base *out)
+{
+	const char *why = not_updatable_detail(vq, wrapped);
+	if (why)
+		not_updatable(view, verb, why);
+	sql_rte *brte = vq->rtes[vq->from[0]->rte - 1];
+	int from = vq->from[0]->rte;
+	sql_expr **inner_exprs;
+	int16_t *inner_attnums = NULL;
+	memset(out, 0, sizeof *out);
+	if (brte->kind == SQL_RTE_TABLE) {
+		out->base = sql_add_table_rte(ax, q, brte->rel, NULL, &out->j);
+		out->rel = brte->rel;
+		inner_exprs = NULL; /* Vars of the table move to its RTE in the statement */
+	} else {
+		/* A view (its own check option) or a subquery (the column
+		 * aliases of CREATE VIEW v(a, b) wrap the query in one). */
+		bool is_view = brte->rel && brte->rel->rel.relkind == CAT_RELKIND_VIEW;
+		const cat_obj *iv = is_view ? brte->rel : view;
+		char iopt = is_view ? sql_view_check_option(iv) : opt;
+		view_base ib;
+		view_onto_base(ax, q, iv, brte->subquery, iopt, cascaded || opt == 'c',
+			       is_view && alias_wrapped(iv), verb, &ib);
+		*out = ib;
+		if (is_view) {
+			out->chain = ty_alloc(sizeof(cat_obj *) * (size_t)(ib.nchain + 1));
+			out->chain[0] = iv;
+			for (int i = 0; i < ib.nchain; i++)
+				out->chain[i + 1] = ib.chain[i];
+			out->nchain = ib.nchain + 1;
+		}
+		inner_exprs = ib.exprs;
+		inner_attnums = ib.attnums;
+		if (!is_view) {
+			/* The wrapper is the same view: its checks were the level's. */
+			opt = 0;
+			cascaded = false;
+		}
+	}
+	subst_ctx sc = {from, inner_exprs, out->base};
+	out->exprs = ty_alloc0(sizeof(sql_expr *) * (size_t)(vq->nret + 1));
+	out->attnums = ty_alloc0(sizeof(int16_t) * (size_t)(vq->nret + 1));
+	for (int i = 0, k = 0; i < vq->ntargets; i++) {
+		sql_target *t = &vq->targets[i];
+		if (t->junk)
+			continue;
+		out->exprs[k] = sql_expr_mutate(t->expr, subst_mutator, &sc);
+		if (t->expr->kind == SQL_E_VAR && t->expr->var.levelsup == 0 && t->expr->var.rte == from)
+			out->attnums[k] =
+			    inner_attnums ? inner_attnums[t->expr->var.col] : (int16_t)(t->expr->var.col + 1);
+		k++;
+	}
+	sql_expr *own = vq->where ? sql_expr_mutate(vq->where, subst_mutator, &sc) : NULL;
+	if (own && (opt || cascaded)) {
+		/* Copies: the statement's WHERE holds the conditions too. */
+		sql_expr **nc = ty_alloc(sizeof(sql_expr *) * (size_t)(out->nchecks + 1));
+		const char **nn = ty_alloc(sizeof(char *) * (size_t)(out->nchecks + 1));
+		for (int i = 0; i < out->nchecks; i++) {
+			nc[i] = out->checks[i];
+			nn[i] = out->check_names[i];
+		}
+		nc[out->nchecks] = sql_expr_copy(own);
+		nn[out->nchecks] = view->rel.name;
+		out->checks = nc;
+		out->check_names = nn;
+		out->nchecks++;
+	}
+	out->where = and_exprs(out->where, own);
+}
+
+const char *sql_view_not_updatable(const sql_query *vq)
+{
+	return not_updatable_detail(vq, false); /* (the body as written: not wrapped yet) */
+}
+
 int sql_add_view_target(sql_actx *ax, sql_query *q, const cat_obj *view, const char *alias, const char *verb,
 			sql_view_target *vt)
 {
 	sql_query *vq = expand_view(ax, view, q, -1);
-	if (vq->setop)
-		not_updatable(view, verb, "Views containing UNION, INTERSECT, or EXCEPT are not automatically updatable.");
-	if (vq->nctes)
-		not_updatable(view, verb, "Views containing WITH are not automatically updatable.");
-	if (vq->distinct)
-		not_updatable(view, verb, "Views containing DISTINCT are not automatically updatable.");
-	if (vq->ngroup)
-		not_updatable(view, verb, "Views containing GROUP BY are not automatically updatable.");
-	if (vq->having)
-		not_updatable(view, verb, "Views containing HAVING are not automatically updatable.");
-	if (vq->limit || vq->offset)
-		not_updatable(view, verb, "Views containing LIMIT or OFFSET are not automatically updatable.");
-	if (vq->has_aggs)
-		not_updatable(view, verb, "Views that return aggregate functions are not automatically updatable.");
-	if (vq->nwins)
-		not_updatable(view, verb, "Views that return window functions are not automatically updatable.");
-	if (vq->has_srf)
-		not_updatable(view, verb, "Views that return set-returning functions are not automatically updatable.");
-	if (vq->nfrom != 1 || vq->from[0]->is_join || vq->rtes[vq->from[0]->rte - 1]->kind != SQL_RTE_TABLE)
-		not_updatable(view, verb, "Views that do not select from a single table or view are not automatically updatable.");
-	sql_rte *brte = vq->rtes[vq->from[0]->rte - 1];
+	view_base vb;
+	view_onto_base(ax, q, view, vq, sql_view_check_option(view), false, alias_wrapped(view), verb, &vb);
 	/* The base table joins the statement's range table, hidden: the
 	 * statement sees the view's columns. */
-	sql_jnode *j;
-	int base = sql_add_table_rte(ax, q, brte->rel, NULL, &j);
-	int *map = ty_alloc0(sizeof(int) * (size_t)(vq->nrtes + 1));
-	map[0] = vq->nrtes;
-	map[vq->from[0]->rte] = base;
 	sql_rte *vr = new_rte(SQL_RTE_JOIN, alias ? alias : view->rel.name, vq->nret);
 	vr->has_alias = alias != NULL;
 	vr->rel = view; /* privilege.c: the statement needs its privilege on the view */
 	vr->location = -1;
 	vr->joinvars = ty_alloc(sizeof(sql_expr *) * (size_t)(vq->nret ? vq->nret : 1));
 	vt->view = view;
-	vt->base = brte->rel;
+	vt->base = vb.rel;
 	vt->ncols = vq->nret;
 	vt->colnames = vr->colnames;
-	vt->attnums = ty_alloc0(sizeof(int16_t) * (size_t)(vq->nret ? vq->nret : 1));
+	vt->attnums = vb.attnums;
 	for (int i = 0, k = 0; i < vq->ntargets; i++) {
 		sql_target *t = &vq->targets[i];
 		if (t->junk)
 			continue;
-		sql_expr *e = sql_expr_mutate(t->expr, retarget_mutator, map);
+		sql_expr *e = vb.exprs[k];
 		vr->colnames[k] = t->name;
 		vr->coltypes[k] = e->type;
 		vr->coltypmods[k] = e->typmod;
 		vr->joinvars[k] = e;
-		if (t->expr->kind == SQL_E_VAR && t->expr->var.levelsup == 0 && t->expr->var.rte == vq->from[0]->rte)
-			vt->attnums[k] = (int16_t)(t->expr->var.col + 1);
 		k++;
 	}
-	vt->where = vq->where ? sql_expr_mutate(vq->where, retarget_mutator, map) : NULL;
+	vt->where = vb.where;
+	vt->nchecks = vb.nchecks;
+	vt->checks = vb.checks;
+	vt->check_names = vb.check_names;
+	vt->ninner = vb.nchain;
+	vt->inner = vb.chain;
 	vt->view_rte = add_rte(q, vr);
 	add_ns(q, vt->view_rte, true, true);
 	q->from = ty_alloc(sizeof(sql_jnode *) * 1);
-	q->from[0] = j;
+	q->from[0] = vb.j;
 	q->nfrom = 1;
-	return base;
+	return vb.base;
 }
 void sql_add_query_target(sql_query *q, sql_expr *e, const char *name, bool junk) { add_target(q, e, name, junk); }
 const char *sql_figure_colname(pnode *n) { return figure_colname(n); }

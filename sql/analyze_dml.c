@@ -256,7 +256,12 @@ sql_query *sql_analyze_insert(sql_actx *ax, PgQuery__InsertStmt *st)
 	if (rel->rel.relkind == CAT_RELKIND_VIEW) {
 		vt = &vtb;
 		q->result_rte = sql_add_view_target(ax, q, rel, alias, "insert into", vt);
+		q->nview_inner = vt->ninner;
+		q->view_inner = vt->inner;
 		rel = vt->base;
+		q->nview_checks = vt->nchecks;
+		q->view_checks = vt->checks;
+		q->view_check_names = vt->check_names;
 		q->nns = 0; /* the VALUES/SELECT do not see the target */
 	} else {
 		q->result_rte = sql_add_table_rte(ax, q, rel, alias, &j);
@@ -510,7 +515,12 @@ sql_query *sql_analyze_update(sql_actx *ax, PgQuery__UpdateStmt *st)
 	if (rel->rel.relkind == CAT_RELKIND_VIEW) {
 		vt = &vtb;
 		q->result_rte = sql_add_view_target(ax, q, rel, alias, "update", vt);
+		q->nview_inner = vt->ninner;
+		q->view_inner = vt->inner;
 		rel = vt->base;
+		q->nview_checks = vt->nchecks;
+		q->view_checks = vt->checks;
+		q->view_check_names = vt->check_names;
 		j = q->from[0];
 	} else {
 		q->result_rte = sql_add_table_rte(ax, q, rel, alias, &j);
@@ -551,6 +561,8 @@ sql_query *sql_analyze_delete(sql_actx *ax, PgQuery__DeleteStmt *st)
 	if (rel->rel.relkind == CAT_RELKIND_VIEW) {
 		vt = &vtb;
 		q->result_rte = sql_add_view_target(ax, q, rel, alias, "delete from", vt);
+		q->nview_inner = vt->ninner;
+		q->view_inner = vt->inner;
 		j = q->from[0];
 	} else {
 		q->result_rte = sql_add_table_rte(ax, q, rel, alias, &j);

@@ -116,9 +116,13 @@ char *sql_constraintdef_text(sql_session *s, cat_snap *cs, const cat_obj *t, con
 static bool looks_like_function(const char *text)
 {
 	const char *p = text;
-	if (!*p || !((*p >= 'a' && *p <= 'z') || *p == '_' || *p == '"'))
+	/* Upper case: COALESCE, NULLIF, GREATEST, LEAST and SQL-syntax calls
+	 * (EXTRACT ...) are function-like; a ROW constructor is not. */
+	if (!*p || !((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || *p == '_' || *p == '"') ||
+	    !strncmp(p, "ROW(", 4))
 		return false;
-	while ((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_' || *p == '.')
+	while ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+	       *p == '_' || *p == '.')
 		p++;
 	if (*p != '(')
 		return false;

@@ -688,6 +688,10 @@ static void like_clause(sql_tbl_build *tb, PgQuery__TableLikeClause *lc)
 		if (nk && (opt & LIKE_COMMENTS) && k->comment)
 			nk->comment = cat_obj_strdup(tb->o, k->comment);
 	}
+	if ((opt & LIKE_INDEXES) && sr->nindexes) {
+		tb->likes = ty_realloc_list(tb->likes, tb->nlikes, sizeof(sql_like_src));
+		tb->likes[tb->nlikes++] = (sql_like_src){src->oid, map, (opt & LIKE_COMMENTS) != 0};
+	}
 }
 
 /* Validates default and CHECK expressions by analyzing them once. */
@@ -982,6 +986,9 @@ void sql_ddl_create_table(sql_session *s, PgQuery__CreateStmt *st, const char *t
 	sql_temp_on_commit(s, table_oid, st->oncommit);
 	/* Unique constraints get their index (index module). */
 	sql_create_constraint_indexes(s, table_oid);
+	/* LIKE ... INCLUDING INDEXES: the source's other indexes. */
+	for (int i = 0; i < tb.nlikes; i++)
+		sql_create_like_indexes(s, table_oid, tb.likes[i].src, tb.likes[i].map, tb.likes[i].comments);
 }
 
 /* ---------------------------------------------------------------- CREATE SEQUENCE */

@@ -71,18 +71,25 @@ static void choose_name(cat_snap *cs, cat_oid schema, const char *t, const char 
  * repeated names get a number (ChooseIndexColumnNames). */
 static void index_col_names(const cat_rel *r, PgQuery__IndexStmt *st, util_buf *out)
 {
-	char **names = ty_alloc0(sizeof(char *) * (st->n_index_params + 1));
-	for (size_t i = 0; i < st->n_index_params; i++) {
-		PgQuery__IndexElem *ie = st->index_params[i]->index_elem;
+	/* Key columns, then INCLUDE columns (PostgreSQL names both). */
+	size_t n = st->n_index_params + st->n_index_including_params;
+	char **names = ty_alloc0(sizeof(char *) * (n + 1));
+	for (size_t i = 0; i < n; i++) {
+		PgQuery__IndexElem *ie = i < st->n_index_params
+					     ? st->index_params[i]->index_elem
+					     : st->index_including_params[i - st->n_index_params]->index_elem;
 		const char *base = "expr";
 		if (ie->name && *ie->name)
 			base = ie->name;
-		else if (ie->expr && ie->expr->node_case == PG_QUERY__NODE__NODE_FUNC_CALL)
-			base = sql_last_name(ie->expr->func_call->funcname, ie->expr->func_call->n_funcname);
+		else if (ie->expr) {
+			const char *f = sql_figure_colname(ie->expr);
+			if (f && strcmp(f, "?column?") != 0)
+				base = f;
+		}
 		char buf[CAT_NAME_MAX];
-		for (int n = 0;; n++) {
-			if (n)
-				snprintf(buf, sizeof buf, "%s%d", base, n);
+		for (int m = 0;; m++) {
+			if (m)
+				snprintf(buf, sizeof buf, "%s%d", base, m);
 			else
 				snprintf(buf, sizeof buf, "%s", base);
 			bool used = false;
@@ -720,6 +727,118 @@ void sql_create_constraint_indexes(sql_session *s, cat_oid table_oid)
 			if (!strcmp(tc->rel.cons[i].name, d.name) && tc->rel.cons[i].type == 'u')
 				tc->rel.cons[i].index_oid = ix;
 		cat_txn_put(ct, tc);
+	}
+}
+
+/* ---------------------------------------------------------------- LIKE ... INCLUDING INDEXES */
+
+/* An index column's name as PostgreSQL gives it (FigureIndexColname): the
+ * column's, else the expression's FigureColname, else "expr". */
+static const char *clone_col_name(const cat_rel *r, const cat_index_col *ic)
+{
+	if (ic->attnum) {
+		const cat_column *c = cat_column_by_attnum(r, ic->attnum);
+		return c ? c->name : "expr";
+	}
+	util_err perr;
+	PgQuery__ParseResult *pr = sql_parse_text(ic->expr_sql, &perr);
+	const char *name = "expr";
+	if (pr && pr->n_stmts == 1 && pr->stmts[0]->stmt->node_case == PG_QUERY__NODE__NODE_SELECT_STMT) {
+		PgQuery__SelectStmt *ss = pr->stmts[0]->stmt->select_stmt;
+		if (ss->n_target_list == 1) {
+			const char *n = sql_figure_colname(ss->target_list[0]->res_target->val);
+			if (n && strcmp(n, "?column?") != 0)
+				name = n;
+		}
+	}
+	name = ty_strdup(name); /* (the parse tree is freed) */
+	if (pr)
+		pg_query__parse_result__free_unpacked(pr, NULL);
+	return name;
+}
+
+/* ChooseIndexColumnNames: names[i] becomes base, numbered if an earlier
+ * column has that name. */
+static const char *clone_name(char **names, int i, const char *base)
+{
+	char buf[CAT_NAME_MAX];
+	for (int m = 0;; m++) {
+		if (m)
+			snprintf(buf, sizeof buf, "%s%d", base, m);
+		else
+			snprintf(buf, sizeof buf, "%s", base);
+		bool used = false;
+		for (int x = 0; x < i; x++)
+			used |= !strcmp(names[x], buf);
+		if (!used)
+			break;
+	}
+	names[i] = ty_strdup(buf);
+	return names[i];
+}
+
+void sql_create_like_indexes(sql_session *s, cat_oid table_oid, cat_oid src_oid, const int16_t *map,
+			     bool comments)
+{
+	cat_txn *ct = sql_txn_ddl(s->txn);
+	cat_snap *cs = cat_txn_snap(ct);
+	const cat_obj *src = cat_get(cs, src_oid);
+	if (!src)
+		return;
+	int n = src->rel.nindexes;
+	cat_oid *ixs = ty_alloc0(sizeof(cat_oid) * (size_t)(n + 1));
+	memcpy(ixs, src->rel.indexes, sizeof(cat_oid) * (size_t)n);
+	for (int i = 0; i < n; i++) {
+		cs = cat_txn_snap(ct);
+		src = cat_get(cs, src_oid);
+		const cat_obj *sx = cat_get(cs, ixs[i]);
+		if (!sx || !sx->rel.index || sx->rel.index->state != CAT_INDEX_PUBLIC)
+			continue;
+		/* Constraint indexes come with their (copied) constraints. */
+		bool of_con = false;
+		for (int k = 0; k < src->rel.ncons; k++)
+			of_con |= src->rel.cons[k].index_oid == ixs[i];
+		if (of_con)
+			continue;
+		const cat_index_info *si = sx->rel.index;
+		ix_def d;
+		memset(&d, 0, sizeof d);
+		d.unique = si->unique;
+		d.nnd = si->nulls_not_distinct;
+		d.nkeys = si->nkeys;
+		d.keys = ty_alloc0(sizeof(cat_index_col) * (size_t)(d.nkeys + 1));
+		util_buf cols = UTIL_BUF_INIT;
+		char **names = ty_alloc0(sizeof(char *) * (size_t)(d.nkeys + si->ninclude + 1));
+		for (int k = 0; k < d.nkeys; k++) {
+			d.keys[k] = si->keys[k];
+			if (si->keys[k].attnum)
+				d.keys[k].attnum = map[si->keys[k].attnum];
+			else
+				d.keys[k].expr_sql = ty_strdup(si->keys[k].expr_sql);
+			if (k)
+				util_buf_putc(&cols, '_');
+			util_buf_puts(&cols, clone_name(names, k, clone_col_name(&src->rel, &si->keys[k])));
+		}
+		d.ninclude = si->ninclude;
+		d.include = ty_alloc0(sizeof(int16_t) * (size_t)(d.ninclude + 1));
+		for (int k = 0; k < d.ninclude; k++) {
+			d.include[k] = map[si->include[k]];
+			const cat_column *ic = cat_column_by_attnum(&src->rel, si->include[k]);
+			util_buf_putc(&cols, '_');
+			util_buf_puts(&cols, clone_name(names, d.nkeys + k, ic ? ic->name : "expr"));
+		}
+		d.pred = si->predicate_sql ? ty_strdup(si->predicate_sql) : NULL;
+		const cat_obj *table = cat_get(cs, table_oid);
+		choose_name(cs, table->rel.schema, table->rel.name, cols.data, "idx", d.name);
+		util_buf_free(&cols);
+		const char *comment = comments && sx->rel.comment ? ty_strdup(sx->rel.comment) : NULL;
+		cat_oid ix = create_in_txn(s, table, &d);
+		if (comment) {
+			cs = cat_txn_snap(ct);
+			cat_obj *c = cat_obj_copy(cat_get(cs, ix));
+			c->rel.comment = cat_obj_strdup(c, comment);
+			cat_txn_put(ct, c);
+		}
 	}
 }
 

@@ -13,6 +13,13 @@
 
 /* A table being defined or altered: a catalog object under construction
  * (owned by the builder until cat_txn_put). */
+/* A LIKE source whose indexes are copied once the table exists. */
+typedef struct sql_like_src {
+	cat_oid src;
+	int16_t *map; /* source attnum -> new attnum; arena-allocated */
+	bool comments;
+} sql_like_src;
+
 typedef struct sql_tbl_build {
 	sql_session *s;
 	cat_snap *cs;
@@ -29,6 +36,8 @@ typedef struct sql_tbl_build {
 	int nchecks;
 	PgQuery__Node **defaults; /* DEFAULT expressions as parsed, per column index */
 	int ndefaults;            /* entries of defaults (columns seen so far) */
+	sql_like_src *likes;      /* LIKE ... INCLUDING INDEXES; arena-allocated */
+	int nlikes;
 } sql_tbl_build;
 
 /* Starts a builder on a copy of an existing table (ALTER TABLE). */

@@ -308,6 +308,39 @@ void sql_ddl_create_view(sql_session *s, PgQuery__ViewStmt *st, const char *text
 	sql_query *q = sql_analyze_select(&ax, st->query->select_stmt, NULL, NULL, 0);
 	if (st->n_aliases > (size_t)q->nret)
 		ty_error(UTIL_E_SYNTAX_ERROR, "CREATE VIEW specifies more column names than columns");
+	/* WITH [LOCAL | CASCADED] CHECK OPTION is the check_option reloption
+	 * (as PostgreSQL stores it); only for automatically updatable views. */
+	PgQuery__Node **opts = ty_alloc(sizeof(PgQuery__Node *) * (st->n_options + 1));
+	size_t nopts = 0;
+	const char *check = st->with_check_option == PG_QUERY__VIEW_CHECK_OPTION__LOCAL_CHECK_OPTION ? "local"
+			    : st->with_check_option == PG_QUERY__VIEW_CHECK_OPTION__CASCADED_CHECK_OPTION
+				? "cascaded"
+				: NULL;
+	for (size_t i = 0; i < st->n_options; i++) {
+		PgQuery__DefElem *d = st->options[i]->def_elem;
+		if (!strcmp(d->defname, "check_option") && !(d->defnamespace && *d->defnamespace)) {
+			char *v = opt_value(d->arg);
+			if (strcmp(v, "local") != 0 && strcmp(v, "cascaded") != 0) {
+				util_err *e =
+				    ty_errstart(UTIL_E_INVALID_PARAMETER_VALUE,
+						"invalid value for enum option \"check_option\": %s", v);
+				util_err_detail(e, "Valid values are \"local\" and \"cascaded\".");
+				ty_errthrow();
+			}
+			if (!check)
+				check = v;
+			continue;
+		}
+		opts[nopts++] = st->options[i];
+	}
+	const char *why = check ? sql_view_not_updatable(q) : NULL;
+	if (why) {
+		util_err *e =
+		    ty_errstart(UTIL_E_FEATURE_NOT_SUPPORTED,
+				"WITH CHECK OPTION is supported only on automatically updatable views");
+		util_err_hint(e, "%s", why);
+		ty_errthrow();
+	}
 	cat_obj *o = cat_obj_new(CAT_REL, old ? old->oid : new_oid(s), s->db_oid);
 	cat_rel *r = &o->rel;
 	r->relkind = CAT_RELKIND_VIEW;
@@ -374,7 +407,26 @@ void sql_ddl_create_view(sql_session *s, PgQuery__ViewStmt *st, const char *text
 		r->view_sql = cat_obj_strdup(o, b.data);
 		util_buf_free(&b);
 	}
-	sql_apply_reloptions(s, o, st->options, st->n_options);
+	TY_TRY(tc)
+	{
+		sql_apply_reloptions(s, o, opts, nopts);
+	}
+	TY_CATCH(tc)
+	{
+		TY_END(tc);
+		cat_obj_free(o);
+		ty_errthrow();
+	}
+	TY_END(tc);
+	if (check) {
+		cat_reloption *no = cat_obj_alloc(o, sizeof(cat_reloption) * (size_t)(r->nopts + 1));
+		if (r->nopts)
+			memcpy(no, r->opts, sizeof(cat_reloption) * (size_t)r->nopts);
+		no[r->nopts].name = cat_obj_strdup(o, "check_option");
+		no[r->nopts].value = cat_obj_strdup(o, check);
+		r->opts = no;
+		r->nopts++;
+	}
 	if (!old)
 		sql_priv_apply_default_acl(s, cs, o);
 	cat_txn_put(ct, o);

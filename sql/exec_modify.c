@@ -103,6 +103,20 @@ static void check_row(sql_op *op, modify_state *st, const ty_datum *vals)
 				 "new row for relation \"%s\" violates check constraint \"%s\"", r->name,
 				 p->modify.check_names[i]);
 	}
+	/* A view's WITH CHECK OPTION: NULL fails too (PostgreSQL's ExecQual). */
+	for (int i = 0; i < p->modify.nvchecks; i++) {
+		ty_datum d = sql_eval(op->ex, p->modify.vchecks[i], vals);
+		if (d.null || !d.i) {
+			util_buf row = UTIL_BUF_INIT;
+			row_text(r, vals, &row);
+			util_err *e = ty_errstart(UTIL_E_WITH_CHECK_OPTION_VIOLATION,
+						  "new row violates check option for view \"%s\"",
+						  p->modify.vcheck_names[i]);
+			util_err_detail(e, "Failing row contains %s.", row.data);
+			util_buf_free(&row);
+			ty_errthrow();
+		}
+	}
 }
 
 static UTIL_NORETURN void duplicate_key(modify_state *st, const ty_datum *vals)

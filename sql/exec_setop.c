@@ -343,6 +343,12 @@ static void rec_add(sql_op *op, rec_state *st, const ty_datum *row)
 		if (st->dedup.n == before)
 			return;
 	}
+	/* The work tables count against the statement's memory budget
+	 * (qmem.c): a runaway recursion ends with 53200. */
+	if (!st->out.arena) {
+		st->out.arena = util_arena_new(64 * 1024, 0);
+		sql_exec_charge(op->ex, st->out.arena);
+	}
 	store_add(&st->out, p, row);
 }
 

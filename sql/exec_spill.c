@@ -38,12 +38,15 @@ size_t sql_exec_work_mem(sql_exec *ex) { return ex->s && ex->s->work_mem ? ex->s
 
 void sql_exec_account(sql_exec *ex, size_t *held, size_t now)
 {
+	bool grows = now > *held;
 	ex->mem_used += now - *held;
 	*held = now;
 	if (ex->mem_used > ex->max_mem)
 		ex->max_mem = ex->mem_used;
 	size_t lim = sql_exec_mem_limit(ex);
-	if (ex->mem_used > lim) {
+	/* Only growth fails: operators give memory back while the execution
+	 * closes after this very error, and must not throw again then. */
+	if (grows && ex->mem_used > lim) {
 		util_err *e = ty_errstart(UTIL_E_OUT_OF_MEMORY, "out of memory");
 		util_err_detail(e, "The statement's operators need more than %zu MB of memory.", lim >> 20);
 		ty_errthrow();

@@ -187,6 +187,16 @@ sql_plan *sql_plan_modify(sql_planner *pl, sql_query *q, sql_tlist **tl_out)
 	}
 	if (q->cmd != SQL_CMD_DELETE)
 		plan_checks(pl, q, m, rel);
+	/* Through views WITH CHECK OPTION: their conditions, over the new row. */
+	if (q->cmd != SQL_CMD_DELETE && q->nview_checks) {
+		sql_tlist *rowtl = row_tlist(r, q->result_rte);
+		m->modify.vchecks = ty_alloc(sizeof(sql_expr *) * (size_t)q->nview_checks);
+		for (int i = 0; i < q->nview_checks; i++)
+			m->modify.vchecks[i] =
+			    sql_set_refs(pl, sql_plan_prep(pl, sql_expr_copy(q->view_checks[i])), rowtl);
+		m->modify.vcheck_names = q->view_check_names;
+		m->modify.nvchecks = q->nview_checks;
+	}
 	/* ON CONFLICT: expressions over (existing row) ++ (excluded row). */
 	if (q->onconflict) {
 		sql_onconflict *oc = q->onconflict;

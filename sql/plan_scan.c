@@ -46,6 +46,7 @@ typedef struct colcons {
 	bool lo_incl, hi_incl;
 	int used[8];           /* conjunct indexes consumed */
 	int nused;
+	int eq_qi;             /* 1 + the conjunct of eq or in (0: none) */
 } colcons;
 
 static void use(colcons *c, int qi)
@@ -113,6 +114,7 @@ static bool take(const cat_rel *r, int rte, sql_expr *q, int qi, colcons *cc)
 		if (cc[okp].eq || cc[okp].in)
 			return false;
 		cc[okp].in = ors;
+		cc[okp].eq_qi = qi + 1;
 		use(&cc[okp], qi);
 		return true;
 	}
@@ -132,6 +134,7 @@ static bool take(const cat_rel *r, int rte, sql_expr *q, int qi, colcons *cc)
 		if (cc[kp].eq || cc[kp].in)
 			return false;
 		cc[kp].in = q->f.args[1];
+		cc[kp].eq_qi = qi + 1;
 		use(&cc[kp], qi);
 		return true;
 	}
@@ -169,6 +172,7 @@ static bool take(const cat_rel *r, int rte, sql_expr *q, int qi, colcons *cc)
 		if (c->eq || c->in)
 			return false;
 		c->eq = b;
+		c->eq_qi = qi + 1;
 	} else if (!strcmp(o, ">") || !strcmp(o, ">=")) {
 		if (c->lo)
 			return false;
@@ -325,8 +329,9 @@ sql_plan *sql_plan_table_scan(sql_planner *pl, int rte, sql_expr **quals, int nq
 			for (int i = 0; i < nfix; i++) {
 				sql_expr *v = cc[i].eq ? cc[i].eq : cc[i].in;
 				kr->lo.vals[i] = kr->hi.vals[i] = sql_set_refs(pl, sql_plan_prep(pl, v), empty);
-				for (int k = 0; k < cc[i].nused; k++)
-					consumed[cc[i].used[k]] = true;
+				/* Only the equality: other bounds on a fixed column
+				 * (a = 6 AND a < 5) stay filters. */
+				consumed[cc[i].eq_qi - 1] = true;
 			}
 			kr->lo.inclusive = kr->hi.inclusive = true;
 			kr->lo.infinite = kr->hi.infinite = false;

@@ -618,8 +618,18 @@ static void check_query(qcheck *qc, const sql_query *q, cat_oid as, bool in_view
 				vr = q->rtes[i];
 		if (vr) {
 			check_table(qc, vr, need, NULL, as, in_view, q);
+			/* Views over views: each owner needs the privilege on the
+			 * view below, the last one's on the table. */
+			cat_oid owner = vr->rel->rel.owner;
+			for (int k = 0; k < q->nview_inner; k++) {
+				sql_rte iv = *vr;
+				iv.rel = q->view_inner[k];
+				iv.location = -1;
+				check_table(qc, &iv, need, NULL, owner, true, q);
+				owner = q->view_inner[k]->rel.owner;
+			}
 			if (r->rel)
-				check_table(qc, r, need, &cn, vr->rel->rel.owner, true, q);
+				check_table(qc, r, need, &cn, owner, true, q);
 		} else if (r->rel) {
 			check_table(qc, r, need, &cn, as, in_view, q);
 		}

@@ -214,6 +214,13 @@ int sql_sync(sql_session *s, util_err *err);
  * transaction failed so Sync rolls it back. */
 void sql_extended_error(sql_session *s);
 
+/* FunctionCall (fastpath): calls the function whose pg_proc oid is fn with
+ * the arguments of p (result_formats[0]: the result's format). The result
+ * comes as one single-column row to dest->row (startup is not called). The
+ * caller then ends the call as Sync does (sql_extended_error first after an
+ * error). */
+int sql_fastpath_call(sql_session *s, uint32_t fn, const sql_bind_params *p, sql_dest *dest, util_err *err);
+
 /* ---------------------------------------------------------------- offline administration */
 
 /* `strata restore`: restores the backup in backup_dir (with its chain of

@@ -609,6 +609,15 @@ struct sql_query {
 	int nreturning;
 	sql_target *returning;
 	bool overriding_system;
+	/* INSERT/UPDATE through views WITH CHECK OPTION (sql_view_target):
+	 * conditions over the target table a new row must meet */
+	int nview_checks;
+	sql_expr **view_checks;
+	const char **view_check_names;
+	/* ... and the views under the target view, outermost first: each
+	 * owner's privileges on the next are checked, as PostgreSQL does */
+	int nview_inner;
+	const cat_obj **view_inner;
 	/* locking */
 	bool for_update;
 	int lock_strength;        /* of the first locking clause (names the command) */
@@ -678,7 +687,20 @@ typedef struct sql_view_target {
 	int16_t *attnums;
 	sql_expr *where;
 	int view_rte;
+	/* WITH CHECK OPTION: conditions a new row must meet (over the base
+	 * table), innermost view first, and the view each names */
+	int nchecks;
+	sql_expr **checks;
+	const char **check_names;
+	/* the views between view and base, outermost first (privileges) */
+	int ninner;
+	const cat_obj **inner;
 } sql_view_target;
+char sql_view_check_option(const cat_obj *view);
+/* Why the analyzed view body vq is not automatically updatable itself
+ * (PostgreSQL's DETAIL; the views it selects from are not checked), or
+ * NULL if it is. */
+const char *sql_view_not_updatable(const sql_query *vq);
 int sql_add_view_target(sql_actx *ax, sql_query *q, const cat_obj *view, const char *alias, const char *verb,
 			sql_view_target *vt);
 void sql_add_query_target(sql_query *q, sql_expr *e, const char *name, bool junk);
@@ -918,6 +940,9 @@ struct sql_plan {
 			sql_expr **checks;     /* CHECK constraints against the new row (with key) */
 			int nchecks;
 			const char **check_names;
+			sql_expr **vchecks; /* views' check options against the new row (with key) */
+			int nvchecks;
+			const char **vcheck_names;
 			bool pk_changes;       /* UPDATE assigns a key column */
 			sql_expr *epq_qual;    /* UPDATE/DELETE: the WHERE conjuncts on the target
 						* alone, against the table row (with key); READ
@@ -1291,6 +1316,7 @@ typedef struct sql_wrow {
 struct sql_txn {
 	sql_session *s;
 	util_arena *arena;        /* transaction lifetime */
+	util_mem_account mem;     /* arena's bytes, checked against the memory budget (txn.c) */
 	kv_ts snapshot_ts;        /* REPEATABLE READ: fixed; READ COMMITTED: per statement */
 	kv_ts stmt_ts;
 	bool snapshot_taken;      /* REPEATABLE READ: at the first statement, as PostgreSQL */
@@ -1613,6 +1639,10 @@ char *sql_deparse_select_expr(pnode *expr);
 char *sql_deparse_stmt(pnode *stmt);
 void sql_create_storage(sql_session *s, sql_txn *t, const char *name);
 void sql_create_constraint_indexes(sql_session *s, cat_oid table);
+/* CREATE TABLE (LIKE src INCLUDING INDEXES): src's indexes other than its
+ * constraints' on the new table, map giving the new attnum of each source
+ * attnum; their comments too if comments. */
+void sql_create_like_indexes(sql_session *s, cat_oid table, cat_oid src, const int16_t *map, bool comments);
 void sql_drop_index(sql_session *s, cat_txn *ct, const cat_obj *index, bool cascade);
 bool sql_view_depends_on(sql_session *s, const cat_obj *view, cat_oid rel);
 void sql_apply_reloptions(sql_session *s, cat_obj *o, PgQuery__Node **opts, size_t n);

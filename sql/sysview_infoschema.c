@@ -674,7 +674,11 @@ static int views_row(void *arg, const cat_obj *o)
 	if (sql_priv_has_role(g->cs, g->s->user_oid, o->rel.owner))
 		sql_sysrow_set(&r, "view_definition",
 			       sql_d_text(sql_deparse_view_text(g->s, g->cs, o, false)));
-	sql_sysrow_set(&r, "check_option", sql_d_text("NONE"));
+	char opt = sql_view_check_option(o);
+	sql_sysrow_set(&r, "check_option",
+		       sql_d_text(opt == 'c'   ? "CASCADED"
+				  : opt == 'l' ? "LOCAL"
+					       : "NONE"));
 	sql_sysrow_set(&r, "is_updatable", yes_no(upd));
 	sql_sysrow_set(&r, "is_insertable_into", yes_no(upd));
 	sql_sysrow_set(&r, "is_trigger_updatable", yes_no(false));

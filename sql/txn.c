@@ -20,6 +20,7 @@ sql_txn *sql_txn_begin(sql_session *s, sql_isolation iso, bool read_only, bool e
 	UTIL_ASSERT(t, "transaction allocation");
 	t->s = s;
 	t->arena = a;
+	util_arena_set_account(a, &t->mem); /* (t lives in a: destroy uncharges first) */
 	t->writes.borrowed = true; /* keys live in the transaction arena */
 	t->iso = iso;
 	t->read_only = read_only;
@@ -253,9 +254,31 @@ static void copy_vals(sql_txn *t, const cat_rel *r, sql_wrow *w, const ty_datum 
 	ty_set_arena(old);
 }
 
+/* Heap bytes of one pending write outside the arena (its entries in the
+ * writes and undo maps), roughly. */
+#define WRITE_OVERHEAD 48
+
+/* The write buffer counts against the memory budget of qmem.c: past
+ * SQL_QUERY_MEM_FACTOR x work_mem the write fails with 53200 (the statement
+ * ends, the transaction can be rolled back, the session goes on) instead of
+ * holding an unbounded transaction in memory until COMMIT. */
+static void check_budget(sql_txn *t)
+{
+	size_t lim = sql_query_mem_limit(t->s);
+	if (UTIL_LIKELY(t->mem.used + t->nwrites * WRITE_OVERHEAD <= lim))
+		return;
+	util_err *e = ty_errstart(UTIL_E_OUT_OF_MEMORY, "out of memory");
+	util_err_detail(e, "The transaction's uncommitted writes need more than %zu MB of memory.",
+			lim >> 20);
+	util_err_hint(e, "A transaction's uncommitted rows are kept in memory, up to 256 times work_mem; "
+			 "commit in smaller transactions or raise work_mem.");
+	ty_errthrow();
+}
+
 sql_wrow *sql_txn_put_row(sql_txn *t, const cat_obj *rel, kv_table *kv, const uint8_t *key, size_t klen,
 			  const ty_datum *vals, const bool *set, bool insert, bool exists_before)
 {
+	check_budget(t);
 	sql_wrow *w = find(t, rel->oid, key, klen);
 	if (!w) {
 		w = new_wrow(t, rel, kv, key, klen);
@@ -297,6 +320,7 @@ sql_wrow *sql_txn_put_row(sql_txn *t, const cat_obj *rel, kv_table *kv, const ui
 
 void sql_txn_delete_row(sql_txn *t, const cat_obj *rel, kv_table *kv, const uint8_t *key, size_t klen)
 {
+	check_budget(t);
 	sql_wrow *w = find(t, rel->oid, key, klen);
 	if (!w) {
 		w = new_wrow(t, rel, kv, key, klen);

@@ -1,5 +1,5 @@
 /* fe_msg.c — decoding of the frontend messages of a session (Query, Parse, Bind, Describe, Close,
- * Execute, CopyFail): every field bounds-checked, strings and text parameters checked as UTF-8,
+ * Execute, CopyFail, FunctionCall): every field bounds-checked, strings and text parameters checked as UTF-8,
  * errors worded as PostgreSQL's. Pure functions, so the fuzzer drives them directly. */
 #include "pgw_int.h"
 
@@ -106,6 +106,48 @@ int pgw_decode_bind(const uint8_t *b, size_t n, pgw_fe_scratch *s, pgw_bind_msg 
 	    .values = s->vals,
 	    .lengths = s->lens,
 	    .nresult_formats = nrf,
+	    .result_formats = s->rfmts,
+	};
+	return 0;
+}
+
+/* FunctionCall: oid, argument formats, arguments, result format (PostgreSQL's
+ * parse_fcall_arguments wording for the format count). */
+int pgw_decode_fcall(const uint8_t *b, size_t n, pgw_fe_scratch *s, pgw_fcall_msg *m, util_err *err)
+{
+	pgw_rd r;
+	pgw_rd_init(&r, b, n);
+	m->fn = (uint32_t)pgw_rd_i32(&r);
+	int nf = (uint16_t)pgw_rd_i16(&r);
+	reserve(s, UTIL_MAX(nf, 1));
+	for (int i = 0; i < nf; i++)
+		s->fmts[i] = pgw_rd_i16(&r);
+	int np = (uint16_t)pgw_rd_i16(&r);
+	if (!r.err && nf > 1 && nf != np)
+		return util_err_set(err, UTIL_E_PROTOCOL_VIOLATION,
+				    "function call message contains %d argument formats but %d arguments", nf,
+				    np);
+	reserve(s, np);
+	for (int i = 0; i < np; i++) {
+		int32_t len = pgw_rd_i32(&r);
+		s->lens[i] = len;
+		s->vals[i] = len == -1 ? NULL : pgw_rd_bytes(&r, len < 0 ? SIZE_MAX : (size_t)len);
+	}
+	s->rfmts[0] = pgw_rd_i16(&r);
+	if (finish(&r, err, NULL, NULL) < 0)
+		return -1;
+	for (int i = 0; i < np; i++) {
+		int16_t f = nf == 0 ? 0 : nf == 1 ? s->fmts[0] : s->fmts[i];
+		if (f == 0 && s->vals[i] && pgw_utf8_check(s->vals[i], (size_t)s->lens[i], err) < 0)
+			return -1;
+	}
+	m->p = (sql_bind_params){
+	    .nformats = nf,
+	    .formats = s->fmts,
+	    .nparams = np,
+	    .values = s->vals,
+	    .lengths = s->lens,
+	    .nresult_formats = 1,
 	    .result_formats = s->rfmts,
 	};
 	return 0;

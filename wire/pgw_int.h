@@ -139,6 +139,11 @@ typedef struct pgw_bind_msg {
 int pgw_decode_query(const uint8_t *b, size_t n, const char **query, util_err *err);
 int pgw_decode_parse(const uint8_t *b, size_t n, pgw_fe_scratch *s, pgw_parse_msg *m, util_err *err);
 int pgw_decode_bind(const uint8_t *b, size_t n, pgw_fe_scratch *s, pgw_bind_msg *m, util_err *err);
+typedef struct pgw_fcall_msg {
+	uint32_t fn;       /* the function's pg_proc oid */
+	sql_bind_params p; /* arguments; result_formats[0] the result's format */
+} pgw_fcall_msg;
+int pgw_decode_fcall(const uint8_t *b, size_t n, pgw_fe_scratch *s, pgw_fcall_msg *m, util_err *err);
 /* Describe and Close: a kind ('S' or 'P', unchecked) and a name. */
 int pgw_decode_target(const uint8_t *b, size_t n, char *kind, const char **name, util_err *err);
 int pgw_decode_execute(const uint8_t *b, size_t n, const char **portal, int32_t *max_rows, util_err *err);

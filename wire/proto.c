@@ -1,6 +1,6 @@
 /* proto.c — the message loop of an authenticated session: simple Query, the extended protocol
- * (Parse/Bind/Describe/Execute/Close/Sync/Flush with skip-to-Sync after errors), COPY in and out,
- * ParameterStatus, idle timeouts and shutdown; and the callbacks the SQL engine calls back into. */
+ * (Parse/Bind/Describe/Execute/Close/Sync/Flush with skip-to-Sync after errors), FunctionCall, COPY in and
+ * out, ParameterStatus, idle timeouts and shutdown; and the callbacks the SQL engine calls back into. */
 #include "pgw_int.h"
 
 #include <stdio.h>
@@ -366,6 +366,49 @@ static int do_close(pgw_conn *c)
 	return 0;
 }
 
+/* FunctionCall: the result as FunctionCallResponse; the call then ends as
+ * Sync ends an extended batch (PostgreSQL commits it as it would a simple
+ * query) and ReadyForQuery follows. */
+typedef struct fcall_out {
+	pgw_conn *c;
+	bool sent;
+} fcall_out;
+
+static int fcall_row(void *arg, const uint8_t *data, size_t len, int ncols)
+{
+	fcall_out *f = arg;
+	if (f->sent || ncols != 1)
+		return 0;
+	f->sent = true;
+	util_buf *b = &f->c->io.out;
+	size_t at = pgw_wr_begin(b, 'V');
+	util_buf_append(b, data, len); /* Int32 length (-1 = NULL) and the bytes */
+	pgw_wr_end(b, at);
+	return maybe_flush(f->c);
+}
+
+static int do_fcall(pgw_conn *c)
+{
+	pgw_fcall_msg m;
+	fcall_out f = {c, false};
+	sql_dest dest = {.arg = &f, .row = fcall_row};
+	if (pgw_decode_fcall(c->mbody, c->mlen, &c->scratch, &m, &c->err) < 0 ||
+	    sql_fastpath_call(c->sess, m.fn, &m.p, &dest, &c->err) < 0) {
+		sql_extended_error(c->sess);
+		util_err e2;
+		util_err_clear(&e2);
+		sql_sync(c->sess, &e2);
+		return -1;
+	}
+	if (!f.sent) {
+		util_buf *b = &c->io.out;
+		size_t at = pgw_wr_begin(b, 'V');
+		pgw_wr_i32(b, -1);
+		pgw_wr_end(b, at);
+	}
+	return sql_sync(c->sess, &c->err);
+}
+
 /* ------------------------------------------------------------ the loop */
 
 /* Sends the error of the message just handled. Returns false when the
@@ -516,9 +559,7 @@ void pgw_proto_run(pgw_conn *c)
 			}
 			break;
 		case 'F':
-			/* Fast-path function calls (large objects) are not implemented. */
-			rc = util_err_set(&c->err, UTIL_E_FEATURE_NOT_SUPPORTED,
-					  "fast-path function calls are not supported");
+			rc = do_fcall(c);
 			send_ready = true;
 			break;
 		default:

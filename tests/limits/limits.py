@@ -5,7 +5,8 @@ idle_in_transaction_session_timeout (FATAL 25P03, row locks released),
 idle_session_timeout (FATAL 57P05), work_mem (sorts, hash aggregates and
 hash joins spill to disk as in PostgreSQL; what cannot spill, such as a sort
 of row values, fails with 53200 past 256 x work_mem and the session goes on,
-where PostgreSQL spills and succeeds), max_connections (FATAL 53300, a slot
+where PostgreSQL spills and succeeds; so do a transaction's uncommitted
+writes and a recursive query's work tables), max_connections (FATAL 53300, a slot
 freed is usable again), the maximum message size (an announced 1 GiB
 message is refused at once; announcing a big one allocates nothing until
 its bytes arrive) and query cancel (57014; a CancelRequest with the wrong
@@ -270,6 +271,71 @@ def work_mem(t):
     by.close()
 
 
+def memory_budget(t):
+    """What cannot spill counts against the same budget: a transaction's
+    uncommitted writes and a recursive query's work tables. Past 256 x work_mem
+    (16 MB at 64kB) the statement fails with 53200, the transaction can be
+    rolled back, the session goes on; smaller transactions and the default
+    work_mem succeed. Strata-only (PostgreSQL writes both to disk)."""
+    if t.pg:
+        log("# limits: memory_budget: PostgreSQL keeps both on disk; Strata-only")
+        return
+    a = t.conn()
+    ca = a.cursor()
+    ca.execute("DROP TABLE IF EXISTS wb")
+    ca.execute("CREATE TABLE wb (id int PRIMARY KEY, pad text)")
+    ca.execute("SET work_mem = '64kB'")
+    # 20,000 rows of 2 kB: 40 MB uncommitted.
+    big = "INSERT INTO wb SELECT g, repeat('x', 2000) FROM generate_series(%s, %s) g"
+    # In a block: the INSERT past the budget fails, the block with it.
+    ca.execute("BEGIN")
+    st = t.state(ca, big, (1, 20000))
+    t.check(st == "53200", f"work_mem 64kB, 40 MB of uncommitted rows in a block: {st!r} (want '53200')")
+    st = t.state(ca, "SELECT 1")
+    t.check(st == "25P02", f"the block is failed after it: {st!r}")
+    ca.execute("ROLLBACK")
+    t.alive(a, "after the transaction over budget")
+    # Alone (an implicit transaction): fails, leaves nothing behind.
+    st = t.state(ca, big, (1, 20000))
+    t.check(st == "53200", f"the same INSERT alone: {st!r} (want '53200')")
+    ca.execute("SELECT count(*) FROM wb")
+    n = ca.fetchone()[0]
+    t.check(n == 0, f"nothing of it was written ({n} rows)")
+    # The same rows in smaller transactions commit.
+    for lo in range(1, 20001, 2000):
+        st = t.state(ca, big, (lo, lo + 1999))
+        if st:
+            break
+    t.check(st == "", f"the rows in transactions of 2,000 commit: {st!r}")
+    # An UPDATE of all of them at once buffers each new row.
+    st = t.state(ca, "UPDATE wb SET pad = pad || 'y'")
+    t.check(st == "53200", f"UPDATE of the 20,000 rows at once: {st!r} (want '53200')")
+    # A recursive query whose work table doubles each iteration.
+    runaway = ("WITH RECURSIVE r(n, s) AS (SELECT 1, repeat('x', 100) UNION ALL "
+               "SELECT n + 1, s FROM r, (VALUES (1), (2)) v(x) WHERE n < %s) SELECT count(*) FROM r")
+    st = t.state(ca, runaway, (40,))
+    t.check(st == "53200", f"work_mem 64kB, a recursive query doubling its work table: {st!r} (want '53200')")
+    t.alive(a, "after the recursive query over budget")
+    # One iteration of 300,000 rows (the work table, before the CTE's result
+    # holds any of them).
+    st = t.state(ca, "WITH RECURSIVE r(n, s) AS (SELECT 1, repeat('x', 100) UNION ALL "
+                     "SELECT n + 1, s FROM r, generate_series(1, 300000) WHERE n < 2) SELECT count(*) FROM r")
+    t.check(st == "53200", f"work_mem 64kB, a recursive query's iteration of 300,000 rows: {st!r} (want '53200')")
+    st = t.state(ca, runaway, (10,))
+    got = ca.fetchone()[0] if st == "" else None
+    t.check(got == 1023, f"the same query of 10 iterations: {st!r} {got}")
+    ca.execute("RESET work_mem")
+    st = t.state(ca, "UPDATE wb SET pad = pad || 'y'")
+    t.check(st == "", f"the UPDATE with the default work_mem: {st!r}")
+    st = t.state(ca, big, (20001, 40000))
+    t.check(st == "", f"the big INSERT with the default work_mem: {st!r}")
+    ca.execute("SELECT count(*), count(*) FILTER (WHERE pad LIKE '%y') FROM wb")
+    n = ca.fetchone()
+    t.check(n == (40000, 20000), f"and its rows are there ({n})")
+    ca.execute("DROP TABLE wb")
+    a.close()
+
+
 def max_connections(t):
     if t.pg:
         log("# limits: max_connections: Strata-only (pg_as_strata.sh takes no --max-connections)")
@@ -390,7 +456,7 @@ def read_until_closed_or(s, marker, timeout):
         return None
 
 
-CASES = [statement_timeout, lock_timeout, idle_in_transaction, idle_session, work_mem, max_connections,
+CASES = [statement_timeout, lock_timeout, idle_in_transaction, idle_session, work_mem, memory_budget, max_connections,
          message_size, cancel]
 
 

@@ -22,6 +22,15 @@ static void fuzz_message(const uint8_t *d, size_t n)
 	int32_t rows;
 	pgw_parse_msg pm;
 	pgw_bind_msg bm;
+	if (type == 'F') { /* FunctionCall: arguments must lie inside the body too */
+		pgw_fcall_msg fm;
+		if (pgw_decode_fcall(d, n, &s, &fm, &err) == 0)
+			for (int i = 0; i < fm.p.nparams; i++)
+				if (fm.p.values[i] &&
+				    (fm.p.values[i] < d || fm.p.values[i] + fm.p.lengths[i] > d + n))
+					abort();
+		return;
+	}
 	switch (type % 6) {
 	case 0:
 		pgw_decode_query(d, n, &a, &err);

@@ -1,0 +1,65 @@
+/*
+ * fastpath.c — the FunctionCall ('F') message: calls a function by its
+ * pg_proc oid with arguments in text or binary format (libpq's PQfn, the
+ * lo_* functions). The call runs as the statement
+ * `SELECT pg_catalog.name($1, ...)` with the parameters typed as the
+ * function declares them, through the extended protocol's Parse, Bind and
+ * Execute on a statement and portal of its own, so argument decoding, the
+ * result's format, errors and the transaction rules are those of every
+ * other statement (the wire then ends the call as Sync would). Errors
+ * follow PostgreSQL's fastpath.c.
+ */
+#include <string.h>
+
+#include "sql_int.h"
+
+/* Names no client statement or portal is expected to use (the client's
+ * unnamed statement and portal are left alone, as in PostgreSQL). */
+#define FP_NAME "\x01strata_fastpath"
+
+int sql_fastpath_call(sql_session *s, uint32_t fn, const sql_bind_params *p, sql_dest *dest, util_err *err)
+{
+	const ty_func *f = ty_func_by_oid(fn);
+	if (!f)
+		return util_err_set(err, UTIL_E_UNDEFINED_FUNCTION, "function with OID %u does not exist",
+				    fn);
+	if (s->txn_state == SQL_TXN_FAILED)
+		return util_err_set(
+		    err, UTIL_E_IN_FAILED_SQL_TRANSACTION,
+		    "current transaction is aborted, commands ignored until end of transaction block");
+	if (f->kind == 'a' || f->kind == 'w')
+		return util_err_set(err, UTIL_E_WRONG_OBJECT_TYPE, "%s function %u called as normal function",
+				    f->kind == 'a' ? "aggregate" : "window", fn);
+	if (p->nparams != f->nargs)
+		return util_err_set(err, UTIL_E_PROTOCOL_VIOLATION,
+				    "function call message contains %d arguments but function requires %d",
+				    p->nparams, f->nargs);
+	if (p->nformats > 1 && p->nformats != p->nparams)
+		return util_err_set(err, UTIL_E_PROTOCOL_VIOLATION,
+				    "function call message contains %d argument formats but %d arguments",
+				    p->nformats, p->nparams);
+	util_buf q = UTIL_BUF_INIT;
+	util_buf_puts(&q, "SELECT pg_catalog.");
+	sql_quote_ident(f->name, &q);
+	util_buf_putc(&q, '(');
+	for (int i = 0; i < f->nargs; i++)
+		util_buf_printf(&q, "%s$%d", i ? ", " : "", i + 1);
+	util_buf_putc(&q, ')');
+	uint32_t types[TY_FUNC_MAX_ARGS];
+	for (int i = 0; i < f->nargs; i++)
+		types[i] = f->args[i];
+	sql_close_portal(s, FP_NAME);
+	sql_close_stmt(s, FP_NAME);
+	int rc = sql_parse(s, FP_NAME, q.data, f->nargs, types, err);
+	util_buf_free(&q);
+	if (rc == 0)
+		rc = sql_bind(s, FP_NAME, FP_NAME, p, err);
+	if (rc == 0) {
+		sql_complete cc;
+		memset(&cc, 0, sizeof cc);
+		rc = sql_execute(s, FP_NAME, 0, dest, &cc, err);
+	}
+	sql_close_portal(s, FP_NAME);
+	sql_close_stmt(s, FP_NAME);
+	return rc;
+}
