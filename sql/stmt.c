@@ -267,6 +267,24 @@ static void cache_key(sql_session *s, const char *query, int nparams, const uint
 static sql_prepared *prepare_uncached(sql_session *s, const char *name, const char *query, int nparams,
 				      const uint32_t *param_types, util_err *err);
 
+/* Utility statements cached as well: BEGIN / START TRANSACTION / COMMIT /
+ * END / ROLLBACK (pgbench -M extended's TPC-B sends two per transaction).
+ * They depend on nothing in the catalog and run from the raw tree alone. */
+static bool cacheable_utility(const sql_prepared *p)
+{
+	if (!p->raw || p->raw->node_case != PG_QUERY__NODE__NODE_TRANSACTION_STMT)
+		return false;
+	switch (p->raw->transaction_stmt->kind) {
+	case PG_QUERY__TRANSACTION_STMT_KIND__TRANS_STMT_BEGIN:
+	case PG_QUERY__TRANSACTION_STMT_KIND__TRANS_STMT_START:
+	case PG_QUERY__TRANSACTION_STMT_KIND__TRANS_STMT_COMMIT:
+	case PG_QUERY__TRANSACTION_STMT_KIND__TRANS_STMT_ROLLBACK:
+		return true;
+	default:
+		return false;
+	}
+}
+
 sql_prepared *sql_prepare(sql_session *s, const char *name, const char *query, int nparams,
 			  const uint32_t *param_types, util_err *err)
 {
@@ -284,6 +302,11 @@ sql_prepared *sql_prepare(sql_session *s, const char *name, const char *query, i
 		current = cur == p->cp->cat;
 		cat_snap_release(cur);
 	}
+	if (p && p->is_utility) { /* cacheable_utility: no plan, no catalog */
+		util_buf_free(&k);
+		p->refs++;
+		return p;
+	}
 	if (current) {
 		util_buf_free(&k);
 		sql_stmt_ensure_txn(s); /* as a fresh Parse does: Describe and Bind see the current catalog */
@@ -296,7 +319,7 @@ sql_prepared *sql_prepare(sql_session *s, const char *name, const char *query, i
 		sql_prepared_release(p);
 	}
 	p = prepare_uncached(s, name, query, nparams, param_types, err);
-	if (p && !p->is_utility && p->cp && !(s->txn && s->txn->ddl)) {
+	if (p && (p->is_utility ? cacheable_utility(p) : p->cp != NULL) && !(s->txn && s->txn->ddl)) {
 		if (util_map_count(&s->prep_cache) >= PREP_CACHE_MAX) {
 			size_t pos = 0;
 			void *v;

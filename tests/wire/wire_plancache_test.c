@@ -3,7 +3,8 @@
  * two Parses on the same session and on another one, and a search_path change; a named prepared
  * statement whose result shape changes with ALTER TABLE fails as in PostgreSQL 15 ("cached plan
  * must not change result type", 0A000, until the shape is back); privileges are checked again
- * after GRANT/REVOKE and SET ROLE although the plan's check is remembered. */
+ * after GRANT/REVOKE and SET ROLE although the plan's check is remembered; BEGIN / COMMIT /
+ * ROLLBACK Parsed again and again (cached as well) still open and end blocks. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -268,6 +269,48 @@ static void test_privileges(fixture_server *fx)
 	PQfinish(su);
 }
 
+/* BEGIN / COMMIT / ROLLBACK through the unnamed statement, again and again
+ * (they are cached too): each still opens and ends a block. */
+static void test_transaction_statements(fixture_server *fx)
+{
+	PGconn *c = wt_connect(fx, NULL);
+	if (!c)
+		return;
+	ok(c, "create table pc_t5 (a int primary key)");
+	for (int i = 0; i < 4; i++) {
+		PGresult *r = xp(c, "begin", NULL);
+		CHECK(PQresultStatus(r) == PGRES_COMMAND_OK && PQtransactionStatus(c) == PQTRANS_INTRANS,
+		      "begin %d: %s", i, PQresultErrorMessage(r));
+		PQclear(r);
+		char v[16];
+		snprintf(v, sizeof v, "%d", i);
+		r = xp(c, "insert into pc_t5 values ($1)", v);
+		CHECK(PQresultStatus(r) == PGRES_COMMAND_OK, "%s", PQresultErrorMessage(r));
+		PQclear(r);
+		r = xp(c, i % 2 ? "rollback" : "commit", NULL);
+		CHECK(PQresultStatus(r) == PGRES_COMMAND_OK && PQtransactionStatus(c) == PQTRANS_IDLE &&
+			  !strcmp(PQcmdStatus(r), i % 2 ? "ROLLBACK" : "COMMIT"),
+		      "end %d: %s %s", i, PQresultErrorMessage(r), PQcmdStatus(r));
+		PQclear(r);
+	}
+	/* A failed block: COMMIT ends it as a ROLLBACK. */
+	PQclear(xp(c, "begin", NULL));
+	PGresult *r = xp(c, "insert into pc_t5 values ($1)", "0");
+	CHECK(strcmp(wt_sqlstate(r), "23505") == 0, "%s", wt_sqlstate(r));
+	PQclear(r);
+	r = xp(c, "commit", NULL);
+	CHECK(PQresultStatus(r) == PGRES_COMMAND_OK && !strcmp(PQcmdStatus(r), "ROLLBACK") &&
+		  PQtransactionStatus(c) == PQTRANS_IDLE,
+	      "%s %s", PQresultErrorMessage(r), PQcmdStatus(r));
+	PQclear(r);
+	r = PQexec(c, "select count(*) from pc_t5");
+	CHECK(PQresultStatus(r) == PGRES_TUPLES_OK && !strcmp(PQgetvalue(r, 0, 0), "2"), "rows %s",
+	      PQntuples(r) ? PQgetvalue(r, 0, 0) : "");
+	PQclear(r);
+	ok(c, "drop table pc_t5");
+	PQfinish(c);
+}
+
 int main(int argc, char **argv)
 {
 	const wt_case cases[] = {
@@ -276,6 +319,7 @@ int main(int argc, char **argv)
 	    {"search_path", test_search_path},
 	    {"prepared_after_alter", test_prepared_after_alter},
 	    {"privileges", test_privileges},
+	    {"transaction_statements", test_transaction_statements},
 	};
 	return wt_main(argc, argv, "wire_plancache", NULL, cases, sizeof cases / sizeof cases[0]);
 }
