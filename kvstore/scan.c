@@ -450,8 +450,12 @@ static act match(kv_iter *it, const ikey_parts *p, const kv_src *s)
 	if (it->raw) {
 		if (it->fsel && it->fsel->quals && !it->col_selected)
 			return A_SKIP;
-		if ((it->max_ts && p->ts >= it->max_ts) || p->ts < it->min_ts)
+		if (it->max_ts && p->ts >= it->max_ts)
 			return A_SKIP;
+		/* Versions are newest first: the rest of the column is older
+		 * still (a hot row's thousands of versions in the memstore). */
+		if (p->ts < it->min_ts)
+			return A_NEXT_COL;
 		return it->filter ? apply_filter(it, p, s) : A_EMIT;
 	}
 	switch (p->type) {

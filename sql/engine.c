@@ -117,7 +117,7 @@ void sql_engine_close(sql_engine *e)
 	if (e->kv)
 		kv_store_close(e->kv);
 	free(e->sessions);
-	util_map_free(&e->locks);
+	sql_txn_locks_free(e);
 	pthread_mutex_destroy(&e->sessions_mu);
 	pthread_mutex_destroy(&e->locks_mu);
 	pthread_cond_destroy(&e->locks_cv);

@@ -23,7 +23,8 @@ sql_batch *sql_batch_new(util_arena *a, int ncols, int cap)
 	return b;
 }
 
-sql_exec *sql_exec_new(sql_session *s, sql_planned *pl, util_arena *arena, ty_datum *params, int nparams)
+static sql_exec *exec_new(sql_session *s, sql_planned *pl, util_arena *arena, ty_datum *params, int nparams,
+			  bool check)
 {
 	sql_exec *ex = util_arena_zalloc(arena, sizeof *ex);
 	if (!ex)
@@ -34,7 +35,7 @@ sql_exec *sql_exec_new(sql_session *s, sql_planned *pl, util_arena *arena, ty_da
 	ex->txn = s->txn;
 	ex->read_ts = s->txn ? sql_txn_read_ts(s->txn) : kv_read_point(s->e->kv);
 	ex->cat = s->cat;
-	if (pl->query && s->cat)
+	if (check && pl->query && s->cat)
 		sql_priv_check_query(s, s->cat, pl->query);
 	ex->params = params;
 	ex->nparams = nparams;
@@ -46,6 +47,40 @@ sql_exec *sql_exec_new(sql_session *s, sql_planned *pl, util_arena *arena, ty_da
 	if (!ex->exec_params || !ex->cache || !ex->ops || !ex->cte_ops || !ex->ctes)
 		ty_error(UTIL_E_OUT_OF_MEMORY, "out of memory");
 	return ex;
+}
+
+sql_exec *sql_exec_new(sql_session *s, sql_planned *pl, util_arena *arena, ty_datum *params, int nparams)
+{
+	return exec_new(s, pl, arena, params, nparams, true);
+}
+
+sql_exec *sql_exec_new_cached(sql_session *s, struct sql_cached_plan *cp, util_arena *arena, ty_datum *params,
+			      int nparams)
+{
+	sql_planned *pl = cp->planned;
+	if (pl->query && s->cat) {
+		/* The outcome depends on the catalog (privileges, roles, the
+		 * session's temporary schema) and the current user only. A DDL
+		 * transaction changes its snapshot in place: no memo there. */
+		bool memo = cp->cat == s->cat && !(s->txn && s->txn->ddl);
+		if (memo && cp->priv_ok && cp->priv_user == s->user_oid) {
+			sql_priv_lock_rels(s, s->cat, cp->priv_rels, cp->priv_nrels);
+		} else {
+			cat_oid *rels;
+			int n = sql_priv_check_rels(s, s->cat, pl->query, &rels);
+			cat_oid *keep = memo && n
+					    ? util_arena_memdup(cp->arena, rels, sizeof(cat_oid) * (size_t)n)
+					    : NULL;
+			if (memo && (keep || !n)) {
+				cp->priv_rels = keep;
+				cp->priv_nrels = n;
+				cp->priv_user = s->user_oid;
+				cp->priv_ok = true;
+			}
+			sql_priv_lock_rels(s, s->cat, rels, n);
+		}
+	}
+	return exec_new(s, pl, arena, params, nparams, false);
 }
 
 sql_op *sql_exec_node(sql_exec *ex, const sql_plan *p)

@@ -636,7 +636,7 @@ static void check_query(qcheck *qc, const sql_query *q, cat_oid as, bool in_view
 	}
 }
 
-void sql_priv_check_query(sql_session *s, cat_snap *cs, const sql_query *q)
+int sql_priv_check_rels(sql_session *s, cat_snap *cs, const sql_query *q, cat_oid **rels)
 {
 	/* No early exit for superusers: a view's body is checked with its
 	 * owner's rights whoever reads it. */
@@ -653,9 +653,22 @@ void sql_priv_check_query(sql_session *s, cat_snap *cs, const sql_query *q)
 	}
 	TY_END(tc);
 	util_map_free(&qc.ctes_seen);
-	for (int i = 0; i < qc.nrels; i++)
-		sql_rel_lock(s, qc.rels[i], false);
-	sql_rel_check_current(s, cs, qc.rels, qc.nrels);
+	*rels = qc.rels;
+	return qc.nrels;
+}
+
+void sql_priv_lock_rels(sql_session *s, cat_snap *cs, const cat_oid *rels, int n)
+{
+	for (int i = 0; i < n; i++)
+		sql_rel_lock(s, rels[i], false);
+	sql_rel_check_current(s, cs, rels, n);
+}
+
+void sql_priv_check_query(sql_session *s, cat_snap *cs, const sql_query *q)
+{
+	cat_oid *rels;
+	int n = sql_priv_check_rels(s, cs, q, &rels);
+	sql_priv_lock_rels(s, cs, rels, n);
 }
 
 /* ---------------------------------------------------------------- GRANT / REVOKE on objects */

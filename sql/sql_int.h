@@ -1079,6 +1079,11 @@ size_t sql_query_mem_limit(const sql_session *s);
 void sql_exec_charge(sql_exec *ex, util_arena *a);
 
 sql_exec *sql_exec_new(sql_session *s, sql_planned *pl, util_arena *arena, ty_datum *params, int nparams);
+struct sql_cached_plan;
+/* As sql_exec_new for a cached plan's execution: the privilege check's
+ * outcome is remembered on cp (see priv_ok) and reused while it holds. */
+sql_exec *sql_exec_new_cached(sql_session *s, struct sql_cached_plan *cp, util_arena *arena, ty_datum *params,
+			      int nparams);
 sql_op *sql_exec_node(sql_exec *ex, const sql_plan *p);
 sql_batch *sql_op_next(sql_op *op);
 void sql_op_rescan(sql_op *op);
@@ -1336,8 +1341,9 @@ struct sql_txn {
 	cat_txn *ddl;             /* catalog changes, when DDL ran */
 	bool ddl_locked;
 	int nlocks;               /* row locks held */
-	struct sql_rowlock **locks;
+	struct sql_rowlock **locks; /* locks_inline until more are held */
 	int locks_cap;
+	struct sql_rowlock *locks_inline[4];
 	kv_table **dropped;       /* storages to drop after commit */
 	char **drop_after_commit;
 	int ndrop;
@@ -1407,6 +1413,8 @@ bool sql_txn_storage_private(const sql_txn *t, const char *storage);
 void sql_txn_lock_row(sql_txn *t, cat_oid table, const uint8_t *key, size_t klen, int strength, int wait_policy,
 		      bool *skipped);
 void sql_txn_unlock_all(sql_txn *t);
+/* Frees the lock map's entries (idle relation locks stay cached) and the map; at engine close. */
+void sql_txn_locks_free(sql_engine *e);
 /* pg_locks: calls fn for each held row lock (granted) and each waiting
  * transaction (not granted), under the lock manager's mutex. */
 void sql_locks_report(sql_engine *e, void (*fn)(void *arg, cat_oid table, int32_t pid, const char *mode, bool granted),
@@ -1447,6 +1455,13 @@ typedef struct sql_cached_plan {
 	cat_snap *cat;            /* the catalog it was made for (reference) */
 	sql_query *query;
 	sql_planned *planned;
+	/* The privilege check passed for priv_user against cat (outside DDL
+	 * transactions, whose snapshot changes in place): later executions
+	 * only lock priv_rels (sql_exec_new_cached). */
+	bool priv_ok;
+	cat_oid priv_user;
+	int priv_nrels;
+	cat_oid *priv_rels; /* in arena */
 } sql_cached_plan;
 
 struct sql_prepared {
@@ -1467,6 +1482,13 @@ struct sql_prepared {
 	bool from_sql;            /* made by PREPARE, not by the protocol's Parse */
 	ty_datum *lit_params;     /* simple query served by litcache.c: its constants */
 	int nlit_params;
+	/* The result's shape when first planned (in arena): a plan rebuilt
+	 * after a catalog change must keep it (PostgreSQL's "cached plan must
+	 * not change result type"). */
+	bool res_track; /* a prepared statement (not a simple query's) */
+	bool res_known, res_rows;
+	int res_ncols;
+	sql_column *res_cols;
 };
 
 struct sql_portal_s {
@@ -1594,6 +1616,10 @@ int sql_temp_cleanup_orphans(cat *c, kv_store *kv, util_err *err);
  * against the current user's privileges (views with their owner's rights),
  * throws 42501; then locks them (shared) for the transaction. */
 void sql_priv_check_query(sql_session *s, cat_snap *cs, const sql_query *q);
+/* The two halves of sql_priv_check_query: the check, returning the
+ * relations to lock (*rels in the current ty arena), and the locking. */
+int sql_priv_check_rels(sql_session *s, cat_snap *cs, const sql_query *q, cat_oid **rels);
+void sql_priv_lock_rels(sql_session *s, cat_snap *cs, const cat_oid *rels, int n);
 /* has_table/sequence/schema/column/any_column_privilege and pg_has_role
  * over the ACL model of privilege.c (registered by catalog_funcs_priv.c). */
 ty_datum sql_acl_fn_table(ty_fcinfo *fc);

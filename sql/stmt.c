@@ -77,6 +77,38 @@ static sql_cached_plan *plan_build(sql_session *s, sql_prepared *p, bool defer)
 	return cp;
 }
 
+/* Records the result's shape of p's first plan; false if cp's differs
+ * from it (PostgreSQL compares the result's tuple descriptors: column
+ * count, names, types and typmods). */
+static bool same_result(sql_prepared *p, const sql_cached_plan *cp)
+{
+	const sql_planned *pl = cp->planned;
+	int n = pl->returns_rows ? pl->desc.ncols : 0;
+	if (!p->res_known) {
+		p->res_rows = pl->returns_rows;
+		p->res_ncols = n;
+		p->res_cols = util_arena_zalloc(p->arena, sizeof(sql_column) * (size_t)(n ? n : 1));
+		if (!p->res_cols)
+			return true; /* out of memory: no check rather than a false error */
+		for (int i = 0; i < n; i++) {
+			p->res_cols[i] = pl->desc.cols[i];
+			p->res_cols[i].name =
+			    util_arena_strdup(p->arena, pl->desc.cols[i].name ? pl->desc.cols[i].name : "");
+		}
+		p->res_known = true;
+		return true;
+	}
+	if (p->res_rows != pl->returns_rows || p->res_ncols != n)
+		return false;
+	for (int i = 0; i < n; i++) {
+		const sql_column *a = &p->res_cols[i], *b = &pl->desc.cols[i];
+		if (a->type_oid != b->type_oid || a->typmod != b->typmod ||
+		    strcmp(a->name, b->name ? b->name : ""))
+			return false;
+	}
+	return true;
+}
+
 /* The prepared statement's plan, rebuilt if the catalog changed. */
 static sql_cached_plan *plan_get(sql_session *s, sql_prepared *p)
 {
@@ -84,8 +116,14 @@ static sql_cached_plan *plan_get(sql_session *s, sql_prepared *p)
 		sql_cached_plan_release(p->cp);
 		p->cp = NULL;
 	}
-	if (!p->cp)
-		p->cp = plan_build(s, p, false);
+	if (!p->cp) {
+		sql_cached_plan *cp = plan_build(s, p, false);
+		if (p->res_track && !same_result(p, cp)) {
+			sql_cached_plan_release(cp);
+			ty_error(UTIL_E_FEATURE_NOT_SUPPORTED, "cached plan must not change result type");
+		}
+		p->cp = cp;
+	}
 	p->cp->refs++;
 	return p->cp;
 }
@@ -229,6 +267,24 @@ static void cache_key(sql_session *s, const char *query, int nparams, const uint
 static sql_prepared *prepare_uncached(sql_session *s, const char *name, const char *query, int nparams,
 				      const uint32_t *param_types, util_err *err);
 
+/* Utility statements cached as well: BEGIN / START TRANSACTION / COMMIT /
+ * END / ROLLBACK (pgbench -M extended's TPC-B sends two per transaction).
+ * They depend on nothing in the catalog and run from the raw tree alone. */
+static bool cacheable_utility(const sql_prepared *p)
+{
+	if (!p->raw || p->raw->node_case != PG_QUERY__NODE__NODE_TRANSACTION_STMT)
+		return false;
+	switch (p->raw->transaction_stmt->kind) {
+	case PG_QUERY__TRANSACTION_STMT_KIND__TRANS_STMT_BEGIN:
+	case PG_QUERY__TRANSACTION_STMT_KIND__TRANS_STMT_START:
+	case PG_QUERY__TRANSACTION_STMT_KIND__TRANS_STMT_COMMIT:
+	case PG_QUERY__TRANSACTION_STMT_KIND__TRANS_STMT_ROLLBACK:
+		return true;
+	default:
+		return false;
+	}
+}
+
 sql_prepared *sql_prepare(sql_session *s, const char *name, const char *query, int nparams,
 			  const uint32_t *param_types, util_err *err)
 {
@@ -246,6 +302,11 @@ sql_prepared *sql_prepare(sql_session *s, const char *name, const char *query, i
 		current = cur == p->cp->cat;
 		cat_snap_release(cur);
 	}
+	if (p && p->is_utility) { /* cacheable_utility: no plan, no catalog */
+		util_buf_free(&k);
+		p->refs++;
+		return p;
+	}
 	if (current) {
 		util_buf_free(&k);
 		sql_stmt_ensure_txn(s); /* as a fresh Parse does: Describe and Bind see the current catalog */
@@ -258,7 +319,7 @@ sql_prepared *sql_prepare(sql_session *s, const char *name, const char *query, i
 		sql_prepared_release(p);
 	}
 	p = prepare_uncached(s, name, query, nparams, param_types, err);
-	if (p && !p->is_utility && p->cp && !(s->txn && s->txn->ddl)) {
+	if (p && (p->is_utility ? cacheable_utility(p) : p->cp != NULL) && !(s->txn && s->txn->ddl)) {
 		if (util_map_count(&s->prep_cache) >= PREP_CACHE_MAX) {
 			size_t pos = 0;
 			void *v;
@@ -319,6 +380,9 @@ sql_prepared *sql_prepare_tree(sql_session *s, const char *name, const char *que
 			sql_stmt_ensure_txn(s);
 			refresh_cat(s);
 			p->cp = plan_build(s, p, true);
+			p->res_track = true;
+			if (p->cp)
+				same_result(p, p->cp);
 		}
 		TY_CATCH(tc)
 		{
@@ -525,14 +589,36 @@ sql_portal_s *sql_portal_create(sql_session *s, const char *name, sql_prepared *
 	return po;
 }
 
+/* The command tag, "SELECT 1" (no snprintf: one per statement). */
 static void make_tag(sql_planned *pl, uint64_t n, char *tag, size_t cap)
 {
+	const char *w;
 	switch (pl->cmd) {
-	case SQL_CMD_INSERT: snprintf(tag, cap, "INSERT 0 %llu", (unsigned long long)n); break;
-	case SQL_CMD_UPDATE: snprintf(tag, cap, "UPDATE %llu", (unsigned long long)n); break;
-	case SQL_CMD_DELETE: snprintf(tag, cap, "DELETE %llu", (unsigned long long)n); break;
-	default: snprintf(tag, cap, "SELECT %llu", (unsigned long long)n); break;
+	case SQL_CMD_INSERT:
+		w = "INSERT 0 ";
+		break;
+	case SQL_CMD_UPDATE:
+		w = "UPDATE ";
+		break;
+	case SQL_CMD_DELETE:
+		w = "DELETE ";
+		break;
+	default:
+		w = "SELECT ";
+		break;
 	}
+	char digits[24];
+	int nd = 0;
+	do {
+		digits[nd++] = (char)('0' + n % 10);
+		n /= 10;
+	} while (n);
+	size_t wl = strlen(w);
+	UTIL_ASSERT(wl + (size_t)nd < cap, "command tag fits");
+	memcpy(tag, w, wl);
+	for (int i = 0; i < nd; i++)
+		tag[wl + (size_t)i] = digits[nd - 1 - i];
+	tag[wl + (size_t)nd] = '\0';
 }
 
 /* Per-column output formats of a portal. */
@@ -576,7 +662,7 @@ void sql_portal_run(sql_session *s, sql_portal_s *po, sql_dest *dest, int64_t ma
 			ty_error(UTIL_E_READ_ONLY_SQL_TRANSACTION, "cannot execute %s in a read-only transaction",
 				 lock_command(pl->lock_strength));
 		util_arena *old = ty_set_arena(po->arena);
-		po->ex = sql_exec_new(s, pl, po->arena, po->params, po->nparams);
+		po->ex = sql_exec_new_cached(s, po->cp, po->arena, po->params, po->nparams);
 		po->root = sql_exec_node(po->ex, pl->plan);
 		po->formats = portal_formats(po, pl->desc.ncols);
 		ty_set_arena(old);

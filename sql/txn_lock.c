@@ -43,6 +43,9 @@ static int mode_of(int strength)
 	}
 }
 
+/* Idle relation-lock entries are kept while the lock map is at most this big. */
+#define IDLE_REL_LOCKS_MAX 1024
+
 typedef struct holder {
 	sql_txn *t;
 	int mode;
@@ -148,8 +151,17 @@ static void grant(sql_txn *t, sql_rowlock *l, int mode)
 	}
 	l->holders[l->nholders++] = (holder){t, mode};
 	if (t->nlocks == t->locks_cap) {
-		t->locks_cap = t->locks_cap ? t->locks_cap * 2 : 16;
-		t->locks = util_xrealloc(t->locks, sizeof *t->locks * (size_t)t->locks_cap);
+		if (!t->locks_cap) { /* most transactions hold a lock or two */
+			t->locks = t->locks_inline;
+			t->locks_cap = (int)(sizeof t->locks_inline / sizeof t->locks_inline[0]);
+		} else if (t->locks == t->locks_inline) {
+			t->locks = util_xmalloc(sizeof *t->locks * (size_t)t->locks_cap * 4);
+			memcpy(t->locks, t->locks_inline, sizeof t->locks_inline);
+			t->locks_cap *= 4;
+		} else {
+			t->locks_cap *= 2;
+			t->locks = util_xrealloc(t->locks, sizeof *t->locks * (size_t)t->locks_cap);
+		}
 	}
 	t->locks[t->nlocks++] = l;
 }
@@ -255,6 +267,12 @@ void sql_txn_unlock_all(sql_txn *t)
 				l->holders[h] = l->holders[--l->nholders];
 				break;
 			}
+		/* A relation's lock (the key is the oid alone) is taken by every
+		 * statement on the table: keep its entry for the next one instead
+		 * of three frees now and three allocations then, unless the map
+		 * grows big (dropped tables' entries). */
+		if (l->nholders == 0 && l->klen == 4 && util_map_count(&e->locks) <= IDLE_REL_LOCKS_MAX)
+			continue;
 		if (l->nholders == 0) {
 			util_map_del(&e->locks, l->key, l->klen);
 			free(l->holders);
@@ -262,11 +280,26 @@ void sql_txn_unlock_all(sql_txn *t)
 			free(l);
 		}
 	}
-	pthread_cond_broadcast(&e->locks_cv);
+	if (nwaiters) /* nobody waits (the usual case): no broadcast */
+		pthread_cond_broadcast(&e->locks_cv);
 	pthread_mutex_unlock(&e->locks_mu);
-	free(t->locks);
+	if (t->locks != t->locks_inline)
+		free(t->locks);
 	t->locks = NULL;
 	t->nlocks = t->locks_cap = 0;
+}
+
+void sql_txn_locks_free(sql_engine *e)
+{
+	size_t pos = 0;
+	void *v;
+	while (util_map_next(&e->locks, &pos, NULL, NULL, &v)) {
+		sql_rowlock *l = v;
+		free(l->holders);
+		free(l->key);
+		free(l);
+	}
+	util_map_free(&e->locks);
 }
 
 /* pg_locks: every row lock holder and every waiting transaction. */
