@@ -64,6 +64,8 @@ typedef struct scan_state {
 	/* Filtered scans (filter_cols_split): the filter's columns and the
 	 * others, or NULL. */
 	bool *early, *rest;
+	bool reopen;     /* rescanned: the next open decides only the ranges again */
+	util_buf keybuf; /* build_ranges_for: a key being encoded */
 } scan_state;
 
 static bool par_start(sql_op *op, scan_state *st);
@@ -217,20 +219,22 @@ static void build_ranges_for(sql_exec *ex, const sql_plan *p, scan_state *st)
 		if (nfix > 32)
 			nfix = 32;
 		for (;;) {
-			util_buf pre = UTIL_BUF_INIT;
+			/* The scan's buffer, kept across rescans (a lookup join
+			 * builds a key per outer row). */
+			util_buf *pre = &st->keybuf;
+			pre->len = 0;
 			size_t rowlen = 0;
 			for (int i = 0; i < nfix; i++) {
-				enc_keycol(r, i, lo.alts[i][idx[i]], &pre);
+				enc_keycol(r, i, lo.alts[i][idx[i]], pre);
 				if (r->ilv_depth && i + 1 == r->ilv_path[0])
-					rowlen = pre.len;
+					rowlen = pre->len;
 			}
 			keyrange kr2;
 			memset(&kr2, 0, sizeof kr2);
-			uint8_t *pfx = ty_alloc(pre.len ? pre.len : 1);
-			if (pre.len)
-				memcpy(pfx, pre.data, pre.len);
-			size_t plen = pre.len;
-			util_buf_free(&pre);
+			uint8_t *pfx = ty_alloc(pre->len ? pre->len : 1);
+			if (pre->len)
+				memcpy(pfx, pre->data, pre->len);
+			size_t plen = pre->len;
 			/* Start and stop from the prefix and the optional range column. */
 			kr2.start = pfx;
 			kr2.start_len = plen;
@@ -835,11 +839,18 @@ static void open_iter(sql_op *op, scan_state *st)
 		sql_kv_error(kv_iter_status(st->it), "scanning a table");
 }
 
+static void scan_open_ranges(sql_op *op, scan_state *st);
+
 static void scan_open(sql_op *op)
 {
 	scan_state *st = op->state;
 	const sql_plan *p = op->plan;
 	sql_exec *ex = op->ex;
+	if (st->reopen) {
+		st->reopen = false;
+		scan_open_ranges(op, st);
+		return;
+	}
 	const cat_obj *o = cat_get(ex->cat, p->scan.reloid);
 	if (!o)
 		ty_error(UTIL_E_UNDEFINED_TABLE, "relation with OID %u does not exist", p->scan.reloid);
@@ -878,7 +889,17 @@ static void scan_open(sql_op *op)
 		st->ncols_read = k;
 	}
 	st->range_arena = util_arena_new(4096, 0);
-	ty_set_arena(st->range_arena);
+	ty_set_arena(old);
+	scan_open_ranges(op, st);
+}
+
+/* What an open (or a rescan with new parameters) decides from the
+ * parameters and the transaction: ranges, own writes, LIMIT, workers. */
+static void scan_open_ranges(sql_op *op, scan_state *st)
+{
+	const sql_plan *p = op->plan;
+	sql_exec *ex = op->ex;
+	util_arena *old = ty_set_arena(st->range_arena);
 	if (p->scan.nranges)
 		build_ranges(op, st);
 	if (st->salt)
@@ -1287,6 +1308,7 @@ static void scan_close(sql_op *op)
 	kv_filter_free(st->slice_cells);
 	st->own_cells = st->own_cells_get = st->range_cells = st->slice_cells = NULL;
 	util_buf_free(&st->idbuf);
+	util_buf_free(&st->keybuf);
 	if (st->kv)
 		kv_table_close(st->kv);
 	st->kv = NULL;
@@ -1299,6 +1321,25 @@ static void scan_close(sql_op *op)
 static void scan_rescan(sql_op *op)
 {
 	scan_state *st = op->state;
+	if (st->kv && !st->par && !op->plan->scan.parallel && !st->rel->ilv_depth &&
+	    !st->rel->ilv_nchildren) {
+		/* The inner side of a lookup join is rescanned per outer row:
+		 * keep the table, its row map and column list, and the arenas,
+		 * and decide only the ranges again (scan_open_ranges). */
+		if (st->it)
+			kv_iter_close(st->it);
+		st->it = NULL;
+		util_arena_reset(st->range_arena);
+		st->ranges = NULL;
+		st->nranges = 0;
+		st->writes = NULL;
+		st->nwrites = st->wpos = 0;
+		st->has_writes = false;
+		st->bucket_first = NULL;
+		st->reopen = true;
+		op->opened = false;
+		return;
+	}
 	int salt = st->salt;
 	scan_close(op);
 	memset(st, 0, sizeof *st);
@@ -1652,6 +1693,8 @@ static void group_close(sql_op *op)
 	g->arena = g->garena = g->garena2 = NULL;
 	util_buf_free(&g->rowkey);
 	util_buf_free(&g->idbuf);
+	util_buf_free(&g->ps.keybuf);
+	util_buf_free(&g->cs.keybuf);
 }
 
 static void group_rescan(sql_op *op)
