@@ -6,7 +6,13 @@
  * without its bucket byte, so the merged stream comes in the table's key
  * order (or its reverse) as a scan of an unsalted table would: ORDER BY,
  * LIMIT, first/last row and merge joins need no special case. (A parallel
- * full scan needs no order: it is an ordinary scan of the stored rows.)
+ * scan that needs no order is an ordinary scan of the stored rows.)
+ *
+ * A big range (plan_order.c sets scan.parallel) is read by the parallel
+ * scan workers instead: one scan operator (SQL_SALT_STREAMS) whose workers
+ * fill a queue per bucket, which the merge reads as it would the bucket
+ * scans. It falls back to the bucket scans when the workers cannot run
+ * (the transaction's own writes to the table).
  */
 #include <string.h>
 
@@ -27,6 +33,8 @@ typedef struct salt_state {
 	int keyslot;  /* the row key's slot in scan rows */
 	int64_t left; /* rows still allowed by a pushed-down LIMIT; -1 = no limit */
 	bool reverse;
+	sql_op *driver; /* scan.parallel: the workers' scan (SQL_SALT_STREAMS) */
+	bool streams;   /* its workers run: buckets are read from it */
 } salt_state;
 
 /* Order of two row keys without their bucket bytes. */
@@ -108,7 +116,10 @@ static void salt_open(sql_op *op)
 			k->out = sql_batch_new(ex->arena, p->ncols, cap); /* a LIMIT k needs k per bucket */
 			st->kids[i] = k;
 		}
+		if (p->scan.parallel)
+			st->driver = sql_op_scan_salted(ex, p, SQL_SALT_STREAMS);
 	}
+	st->streams = st->driver && sql_scan_streams_open(st->driver);
 	st->nheap = 0;
 	st->keyslot = p->scan.rel->rel.ncols;
 	st->reverse = p->scan.reverse;
@@ -125,7 +136,8 @@ static sql_batch *salt_next(sql_op *op)
 		return sql_op_begin_batch(op);
 	for (int i = 0; i < st->n; i++)
 		if (!st->done[i] && (!st->cur[i] || st->pos[i] >= st->cur[i]->n)) {
-			st->cur[i] = sql_op_next(st->kids[i]);
+			st->cur[i] =
+			    st->streams ? sql_scan_stream_next(st->driver, i) : sql_op_next(st->kids[i]);
 			st->pos[i] = 0;
 			st->done[i] = st->cur[i]->n == 0;
 			if (!st->done[i])
@@ -165,6 +177,8 @@ static void salt_close(sql_op *op)
 	salt_state *st = op->state;
 	for (int i = 0; st->kids && i < st->n; i++)
 		kid_close(st->kids[i]);
+	if (st->driver)
+		kid_close(st->driver);
 }
 
 static void salt_rescan(sql_op *op)
@@ -176,8 +190,18 @@ static void salt_rescan(sql_op *op)
 		st->pos[i] = 0;
 		st->done[i] = false;
 	}
+	if (st->driver)
+		sql_op_rescan(st->driver); /* closed; opened again by salt_open */
+	st->streams = false;
 	st->nheap = 0;
 	op->opened = false;
+}
+
+int sql_salt_workers_launched(sql_op *op)
+{
+	if (!op || op->next != salt_next || !((salt_state *)op->state)->streams)
+		return 0;
+	return sql_scan_workers_launched(((salt_state *)op->state)->driver);
 }
 
 sql_op *sql_op_salt_merge(sql_exec *ex, const sql_plan *p, int nbuckets)

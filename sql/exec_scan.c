@@ -42,26 +42,30 @@ typedef struct scan_state {
 	bool has_writes;
 	/* point lookups */
 	util_arena *get_arena;
-	bool reverse;      /* rows in descending key order (ranges last to first) */
+	bool reverse; /* rows in descending key order (ranges last to first) */
 	/* Entity groups: the filter that keeps the kv scan on this table's
 	 * cells (a child's qualifier prefix, or a parent's own columns). */
 	kv_filter *own_cells;
 	kv_filter *own_cells_get; /* the same for point reads (a filter serves one read at a time) */
 	kv_filter *range_cells;   /* a child's key range within one group: its qualifier range */
 	kv_filter *slice_cells;   /* a child's key bounds past its root's, in every kv row (scan.slice) */
-	bool ilv;          /* an interleaved child: many rows per kv row */
-	util_buf idbuf;    /* ilv: the current row's key (kv row ++ qualifier prefix) */
-	struct par_scan *par; /* parallel workers (scan.parallel), or NULL */
+	bool ilv;                 /* an interleaved child: many rows per kv row */
+	util_buf idbuf;           /* ilv: the current row's key (kv row ++ qualifier prefix) */
+	struct par_scan *par;     /* parallel workers (scan.parallel), or NULL */
 	const sql_par_sink *sink; /* workers aggregate their rows themselves (sql_scan_set_sink) */
 	int launched;             /* worker threads started (EXPLAIN ANALYZE: Workers Launched) */
-	unsigned ticks;    /* rows since the last interrupt check */
-	int64_t left;      /* rows still allowed by a pushed-down LIMIT; -1 = no limit */
-	/* Salted tables (exec_salt.c): b + 1 = read bucket b only; -1 = point
-	 * lookups, each in its key's bucket; 0 = not salted. Kept by rescans. */
+	unsigned ticks;           /* rows since the last interrupt check */
+	int64_t left;             /* rows still allowed by a pushed-down LIMIT; -1 = no limit */
+	/* Salted tables (exec_salt.c): b + 1 = read bucket b only, or one
+	 * of SQL_SALT_POINTS, SQL_SALT_ALL, SQL_SALT_STREAMS (sql_int.h); 0 =
+	 * not salted. Kept by rescans. */
 	int salt;
+	int *bucket_first; /* SQL_SALT_ALL/STREAMS: bucket b's ranges start at ranges[bucket_first[b]] */
 	/* Filtered scans (filter_cols_split): the filter's columns and the
 	 * others, or NULL. */
 	bool *early, *rest;
+	bool reopen;     /* rescanned: the next open decides only the ranges again */
+	util_buf keybuf; /* build_ranges_for: a key being encoded */
 } scan_state;
 
 static bool par_start(sql_op *op, scan_state *st);
@@ -215,20 +219,22 @@ static void build_ranges_for(sql_exec *ex, const sql_plan *p, scan_state *st)
 		if (nfix > 32)
 			nfix = 32;
 		for (;;) {
-			util_buf pre = UTIL_BUF_INIT;
+			/* The scan's buffer, kept across rescans (a lookup join
+			 * builds a key per outer row). */
+			util_buf *pre = &st->keybuf;
+			pre->len = 0;
 			size_t rowlen = 0;
 			for (int i = 0; i < nfix; i++) {
-				enc_keycol(r, i, lo.alts[i][idx[i]], &pre);
+				enc_keycol(r, i, lo.alts[i][idx[i]], pre);
 				if (r->ilv_depth && i + 1 == r->ilv_path[0])
-					rowlen = pre.len;
+					rowlen = pre->len;
 			}
 			keyrange kr2;
 			memset(&kr2, 0, sizeof kr2);
-			uint8_t *pfx = ty_alloc(pre.len ? pre.len : 1);
-			if (pre.len)
-				memcpy(pfx, pre.data, pre.len);
-			size_t plen = pre.len;
-			util_buf_free(&pre);
+			uint8_t *pfx = ty_alloc(pre->len ? pre->len : 1);
+			if (pre->len)
+				memcpy(pfx, pre->data, pre->len);
+			size_t plen = pre->len;
 			/* Start and stop from the prefix and the optional range column. */
 			kr2.start = pfx;
 			kr2.start_len = plen;
@@ -304,15 +310,20 @@ static void build_ranges_for(sql_exec *ex, const sql_plan *p, scan_state *st)
 		qsort(st->ranges, (size_t)st->nranges, sizeof(keyrange), cmp_range);
 	int k = 0;
 	for (int i = 0; i < st->nranges; i++) {
-		if (k && !kcmp(st->ranges[k - 1].start, st->ranges[k - 1].start_len, st->ranges[i].start,
-			       st->ranges[i].start_len) && st->ranges[i].point && st->ranges[k - 1].point)
+		if (k &&
+		    !kcmp(st->ranges[k - 1].start, st->ranges[k - 1].start_len, st->ranges[i].start,
+			  st->ranges[i].start_len) &&
+		    st->ranges[i].point && st->ranges[k - 1].point)
 			continue;
 		st->ranges[k++] = st->ranges[i];
 	}
 	st->nranges = k;
 }
 
-static void build_ranges(sql_op *op, scan_state *st) { build_ranges_for(op->ex, op->plan, st); }
+static void build_ranges(sql_op *op, scan_state *st)
+{
+	build_ranges_for(op->ex, op->plan, st);
+}
 
 static uint8_t *with_bucket(uint8_t b, const uint8_t *k, size_t n)
 {
@@ -323,38 +334,25 @@ static uint8_t *with_bucket(uint8_t b, const uint8_t *k, size_t n)
 	return o;
 }
 
-/* Salted tables: the ranges (built on unsalted keys, in key order) become
- * ranges of row keys. A bucket's scan keeps its points and prefixes every
- * range with its byte (a full scan is the whole bucket); point lookups go
- * each to its key's bucket, still in key order. */
-static void salt_ranges(const sql_plan *p, scan_state *st)
+/* The ranges of one bucket (built on unsalted keys, in key order) as
+ * ranges of row keys: points only in their own bucket, every range
+ * prefixed with the bucket byte (a full scan is the whole bucket). Appends
+ * to out (*k used, cap enough). */
+static void bucket_ranges(const sql_plan *p, const scan_state *st, const keyrange *in, int nin, uint8_t b,
+			  keyrange *out, int *k)
 {
 	const cat_rel *r = st->rel;
-	if (st->salt < 0) {
-		for (int i = 0; i < st->nranges; i++) {
-			keyrange *kr = &st->ranges[i];
-			if (!kr->point)
-				ty_error(UTIL_E_INTERNAL_ERROR, "salted point scan with a key range");
-			kr->start = with_bucket(sql_salt_bucket(r, kr->start, kr->start_len), kr->start, kr->start_len);
-			kr->start_len++;
-		}
-		return;
-	}
-	uint8_t b = (uint8_t)(st->salt - 1);
 	uint8_t *next = NULL; /* the next bucket's first key: this one's end */
 	if (b < 255) {
 		next = ty_alloc(1);
 		next[0] = (uint8_t)(b + 1);
 	}
 	if (!p->scan.nranges) {
-		keyrange all = {with_bucket(b, NULL, 0), 1, next, next ? 1 : 0, false, 0};
-		int cap = 0;
-		add_range(st, &all, &cap);
+		out[(*k)++] = (keyrange){with_bucket(b, NULL, 0), 1, next, next ? 1 : 0, false, 0};
 		return;
 	}
-	int k = 0;
-	for (int i = 0; i < st->nranges; i++) {
-		keyrange kr = st->ranges[i];
+	for (int i = 0; i < nin; i++) {
+		keyrange kr = in[i];
 		if (kr.point && sql_salt_bucket(r, kr.start, kr.start_len) != b)
 			continue;
 		kr.start = with_bucket(b, kr.start, kr.start_len);
@@ -366,8 +364,49 @@ static void salt_ranges(const sql_plan *p, scan_state *st)
 			kr.stop = next;
 			kr.stop_len = next ? 1 : 0;
 		}
-		st->ranges[k++] = kr;
+		out[(*k)++] = kr;
 	}
+}
+
+/* Salted tables: the ranges (built on unsalted keys, in key order) become
+ * ranges of row keys. A bucket's scan (salt = b + 1) keeps its own; point
+ * lookups (SQL_SALT_POINTS) go each to its key's bucket, still in key
+ * order; every bucket's (SQL_SALT_ALL, SQL_SALT_STREAMS) come bucket after
+ * bucket, i.e. in the order of the stored keys, bucket_first[b] the index
+ * of bucket b's first range. */
+static void salt_ranges(const sql_plan *p, scan_state *st)
+{
+	const cat_rel *r = st->rel;
+	if (st->salt == SQL_SALT_POINTS) {
+		for (int i = 0; i < st->nranges; i++) {
+			keyrange *kr = &st->ranges[i];
+			if (!kr->point)
+				ty_error(UTIL_E_INTERNAL_ERROR, "salted point scan with a key range");
+			kr->start = with_bucket(sql_salt_bucket(r, kr->start, kr->start_len), kr->start,
+						kr->start_len);
+			kr->start_len++;
+		}
+		return;
+	}
+	int nin = p->scan.nranges ? st->nranges : 1;
+	if (st->salt > 0) {
+		keyrange *out = ty_alloc(sizeof(keyrange) * (size_t)nin);
+		int k = 0;
+		bucket_ranges(p, st, st->ranges, st->nranges, (uint8_t)(st->salt - 1), out, &k);
+		st->ranges = out;
+		st->nranges = k;
+		return;
+	}
+	int nb = r->salt_buckets;
+	keyrange *out = ty_alloc(sizeof(keyrange) * (size_t)nin * (size_t)nb);
+	st->bucket_first = ty_alloc(sizeof(int) * (size_t)(nb + 1));
+	int k = 0;
+	for (int b = 0; b < nb; b++) {
+		st->bucket_first[b] = k;
+		bucket_ranges(p, st, st->ranges, st->nranges, (uint8_t)b, out, &k);
+	}
+	st->bucket_first[nb] = k;
+	st->ranges = out;
 	st->nranges = k;
 }
 
@@ -397,7 +436,7 @@ typedef struct row_build {
 	ty_datum *out;
 	bool exists;
 	bool started;
-	int8_t key_cols; /* 0 unknown, 1 some key column is needed, -1 none */
+	int8_t key_cols;      /* 0 unknown, 1 some key column is needed, -1 none */
 	const bool *early;    /* NULL: decode every needed column in the cells pass */
 	const bool *rest;     /* needed and not early (with early) */
 	rb_raw *raw;          /* with early */
@@ -434,8 +473,8 @@ static void rb_ilv_cell(row_build *rb, const uint8_t *q, size_t ql, const kv_cel
 	int col = rb->map->idx[id];
 	if (rb->needed && !rb->needed[col])
 		return;
-	rb->out[col] = sql_value_decode_t(rb->map->types[col], rb->rel->cols[col].type, (const uint8_t *)c->value.data,
-					  c->value.len);
+	rb->out[col] = sql_value_decode_t(rb->map->types[col], rb->rel->cols[col].type,
+					  (const uint8_t *)c->value.data, c->value.len);
 }
 
 static void rb_start(row_build *rb, const kv_cell *c)
@@ -495,11 +534,14 @@ static void rb_cell(row_build *rb, const kv_cell *c)
 		}
 		/* no room: decode it now (same result, only not deferred) */
 	}
-	rb->out[col] = sql_value_decode_t(rb->map->types[col], rb->rel->cols[col].type, (const uint8_t *)c->value.data,
-					  c->value.len);
+	rb->out[col] = sql_value_decode_t(rb->map->types[col], rb->rel->cols[col].type,
+					  (const uint8_t *)c->value.data, c->value.len);
 }
 
-static void rb_cell_fn(void *arg, const kv_cell *c) { rb_cell(arg, c); }
+static void rb_cell_fn(void *arg, const kv_cell *c)
+{
+	rb_cell(arg, c);
+}
 
 /* Decodes the key columns in mask (NULL: all); *kc caches whether any. */
 static void rb_key_cols(row_build *rb, const bool *mask, int8_t *kc)
@@ -531,8 +573,8 @@ static void rb_rest(row_build *rb)
 	rb_raw *raw = rb->raw;
 	for (int i = 0; i < raw->n; i++) {
 		int col = raw->col[i];
-		rb->out[col] = sql_value_decode_t(rb->map->types[col], rb->rel->cols[col].type, raw->bytes + raw->off[i],
-						  raw->len[i]);
+		rb->out[col] = sql_value_decode_t(rb->map->types[col], rb->rel->cols[col].type,
+						  raw->bytes + raw->off[i], raw->len[i]);
 	}
 	raw->n = 0;
 	raw->used = 0;
@@ -755,7 +797,10 @@ static kv_filter *slice_filter(sql_exec *ex, const sql_plan *p, const cat_rel *r
 }
 
 /* The cur-th range in scan order. */
-static int range_index(const scan_state *st, int cur) { return st->reverse ? st->nranges - 1 - cur : cur; }
+static int range_index(const scan_state *st, int cur)
+{
+	return st->reverse ? st->nranges - 1 - cur : cur;
+}
 
 static void open_iter(sql_op *op, scan_state *st)
 {
@@ -794,11 +839,18 @@ static void open_iter(sql_op *op, scan_state *st)
 		sql_kv_error(kv_iter_status(st->it), "scanning a table");
 }
 
+static void scan_open_ranges(sql_op *op, scan_state *st);
+
 static void scan_open(sql_op *op)
 {
 	scan_state *st = op->state;
 	const sql_plan *p = op->plan;
 	sql_exec *ex = op->ex;
+	if (st->reopen) {
+		st->reopen = false;
+		scan_open_ranges(op, st);
+		return;
+	}
 	const cat_obj *o = cat_get(ex->cat, p->scan.reloid);
 	if (!o)
 		ty_error(UTIL_E_UNDEFINED_TABLE, "relation with OID %u does not exist", p->scan.reloid);
@@ -837,7 +889,17 @@ static void scan_open(sql_op *op)
 		st->ncols_read = k;
 	}
 	st->range_arena = util_arena_new(4096, 0);
-	ty_set_arena(st->range_arena);
+	ty_set_arena(old);
+	scan_open_ranges(op, st);
+}
+
+/* What an open (or a rescan with new parameters) decides from the
+ * parameters and the transaction: ranges, own writes, LIMIT, workers. */
+static void scan_open_ranges(sql_op *op, scan_state *st)
+{
+	const sql_plan *p = op->plan;
+	sql_exec *ex = op->ex;
+	util_arena *old = ty_set_arena(st->range_arena);
 	if (p->scan.nranges)
 		build_ranges(op, st);
 	if (st->salt)
@@ -868,16 +930,17 @@ static void scan_open(sql_op *op)
 		st->cols[0] = (kv_column){st->ilv ? SQL_ILV_FAMILY : SQL_FAMILY, NULL, 0};
 		st->ncols_read = 1;
 	}
-	if (p->scan.parallel && !st->salt) {
-		util_arena *pa = ty_set_arena(st->range_arena);
-		par_start(op, st);
-		ty_set_arena(pa);
-	}
 	if (p->scan.limit) {
 		ty_datum d = sql_eval(ex, p->scan.limit, NULL);
 		ty_datum off = p->scan.limit_offset ? sql_eval(ex, p->scan.limit_offset, NULL) : ty_int(0);
-		if (!d.null && d.i >= 0 && (off.null || off.i >= 0) && d.i <= INT64_MAX / 2 && off.i <= INT64_MAX / 2)
+		if (!d.null && d.i >= 0 && (off.null || off.i >= 0) && d.i <= INT64_MAX / 2 &&
+		    off.i <= INT64_MAX / 2)
 			st->left = d.i + (off.null ? 0 : off.i);
+	}
+	if (p->scan.parallel) {
+		util_arena *pa = ty_set_arena(st->range_arena);
+		par_start(op, st);
+		ty_set_arena(pa);
 	}
 }
 
@@ -945,7 +1008,8 @@ static void skip_writes_before(scan_state *st, const keyrange *kr)
 
 /* Reads one row of the store at read_ts into row (the scan's columns
  * plus the key); false if it does not exist there. */
-static bool store_get(sql_op *op, scan_state *st, const uint8_t *key, size_t klen, kv_ts read_ts, ty_datum *row)
+static bool store_get(sql_op *op, scan_state *st, const uint8_t *key, size_t klen, kv_ts read_ts,
+		      ty_datum *row)
 {
 	if (!st->get_arena)
 		st->get_arena = util_arena_new(4096, 0);
@@ -971,8 +1035,8 @@ static bool store_get(sql_op *op, scan_state *st, const uint8_t *key, size_t kle
 		row_build rb = {st->rel, &st->map, op->plan->scan.needed, row, false, false};
 		rb_start_key(&rb, key, klen);
 		for (size_t i = 0; i < kr2.n; i++)
-			rb_ilv_cell(&rb, (const uint8_t *)kr2.cells[i].qualifier.data + qpre, kr2.cells[i].qualifier.len - qpre,
-				    &kr2.cells[i]);
+			rb_ilv_cell(&rb, (const uint8_t *)kr2.cells[i].qualifier.data + qpre,
+				    kr2.cells[i].qualifier.len - qpre, &kr2.cells[i]);
 		rb_finish(&rb);
 		return rb.exists;
 	}
@@ -1027,10 +1091,12 @@ static bool lock_row(sql_op *op, ty_datum *row)
 		return true;
 	ty_datum key = row[st->rel->ncols];
 	bool skipped = false;
-	sql_txn_lock_row(t, p->scan.reloid, key.p, key.len, p->scan.lock_strength, p->scan.lock_wait, &skipped);
+	sql_txn_lock_row(t, p->scan.reloid, key.p, key.len, p->scan.lock_strength, p->scan.lock_wait,
+			 &skipped);
 	if (skipped)
 		return false;
-	if (sql_txn_lookup(t, p->scan.reloid, key.p, key.len, false) || !sql_txn_row_changed(t, st->kv, st->rel, key.p, key.len))
+	if (sql_txn_lookup(t, p->scan.reloid, key.p, key.len, false) ||
+	    !sql_txn_row_changed(t, st->kv, st->rel, key.p, key.len))
 		return true;
 	bool exists = store_get(op, st, key.p, key.len, KV_TS_MAX, row);
 	if (t->iso != SQL_READ_COMMITTED)
@@ -1046,7 +1112,8 @@ static size_t ilv_prefix_len(const cat_rel *r, const uint8_t *q, size_t n)
 	size_t pos = 0;
 	for (int l = 1; l <= r->ilv_depth; l++) {
 		uint16_t tag = (uint16_t)r->ilv_path[2 * l - 1];
-		if (n - pos < 3 || q[pos] != SQL_ILV_SEP || q[pos + 1] != (uint8_t)(tag >> 8) || q[pos + 2] != (uint8_t)tag)
+		if (n - pos < 3 || q[pos] != SQL_ILV_SEP || q[pos + 1] != (uint8_t)(tag >> 8) ||
+		    q[pos + 2] != (uint8_t)tag)
 			return 0;
 		pos += 3;
 		int from = l == 1 ? r->ilv_path[0] : r->ilv_path[2 * (l - 1)], to = r->ilv_path[2 * l];
@@ -1102,13 +1169,14 @@ static bool ilv_fill(sql_op *op, scan_state *st, sql_batch *b, int cap, const ke
 		rb.out = row;
 		rb_start_key(&rb, id, idlen);
 		for (;;) {
-			rb_ilv_cell(&rb, (const uint8_t *)c->qualifier.data + plen, c->qualifier.len - plen, c);
+			rb_ilv_cell(&rb, (const uint8_t *)c->qualifier.data + plen, c->qualifier.len - plen,
+				    c);
 			kv_iter_next(st->it);
 			if (!kv_iter_valid(st->it))
 				break;
 			c = kv_iter_cell(st->it);
-			if (c->row.len != rowlen || memcmp(c->row.data, id, rowlen) != 0 || c->qualifier.len < plen ||
-			    memcmp(c->qualifier.data, id + rowlen, plen) != 0)
+			if (c->row.len != rowlen || memcmp(c->row.data, id, rowlen) != 0 ||
+			    c->qualifier.len < plen || memcmp(c->qualifier.data, id + rowlen, plen) != 0)
 				break;
 		}
 		rb_finish(&rb);
@@ -1166,7 +1234,8 @@ static sql_batch *scan_next(sql_op *op)
 			continue;
 		}
 		rb_raw raw;
-		row_build rb = {st->rel, &st->map, p->scan.needed, NULL, false, false, 0, st->early, st->rest, &raw, 0};
+		row_build rb = {st->rel, &st->map,  p->scan.needed, NULL, false, false,
+				0,       st->early, st->rest,       &raw, 0};
 		raw.n = 0;
 		raw.used = 0;
 		raw.key_here = false;
@@ -1239,6 +1308,7 @@ static void scan_close(sql_op *op)
 	kv_filter_free(st->slice_cells);
 	st->own_cells = st->own_cells_get = st->range_cells = st->slice_cells = NULL;
 	util_buf_free(&st->idbuf);
+	util_buf_free(&st->keybuf);
 	if (st->kv)
 		kv_table_close(st->kv);
 	st->kv = NULL;
@@ -1251,6 +1321,25 @@ static void scan_close(sql_op *op)
 static void scan_rescan(sql_op *op)
 {
 	scan_state *st = op->state;
+	if (st->kv && !st->par && !op->plan->scan.parallel && !st->rel->ilv_depth &&
+	    !st->rel->ilv_nchildren) {
+		/* The inner side of a lookup join is rescanned per outer row:
+		 * keep the table, its row map and column list, and the arenas,
+		 * and decide only the ranges again (scan_open_ranges). */
+		if (st->it)
+			kv_iter_close(st->it);
+		st->it = NULL;
+		util_arena_reset(st->range_arena);
+		st->ranges = NULL;
+		st->nranges = 0;
+		st->writes = NULL;
+		st->nwrites = st->wpos = 0;
+		st->has_writes = false;
+		st->bucket_first = NULL;
+		st->reopen = true;
+		op->opened = false;
+		return;
+	}
 	int salt = st->salt;
 	scan_close(op);
 	memset(st, 0, sizeof *st);
@@ -1273,11 +1362,16 @@ sql_op *sql_op_scan_salted(sql_exec *ex, const sql_plan *p, int salt)
 
 sql_op *sql_op_scan(sql_exec *ex, const sql_plan *p)
 {
-	/* Salted tables (exec_salt.c). A parallel full scan needs no order
-	 * (plan_order.c): it reads the table as stored, bucket after bucket. */
+	/* Salted tables (exec_salt.c). A parallel scan that needs no order
+	 * (plan_order.c) reads the table as stored, bucket after bucket: all of
+	 * it, or every bucket's part of the key ranges. */
 	int nb = p->scan.rel ? p->scan.rel->rel.salt_buckets : 0;
+	if (nb > 0 && p->scan.npoint)
+		return sql_op_scan_salted(ex, p, SQL_SALT_POINTS);
+	if (nb > 0 && p->scan.parallel && p->scan.nranges && !sql_scan_needs_order(p))
+		return sql_op_scan_salted(ex, p, SQL_SALT_ALL);
 	if (nb > 0 && !(p->scan.parallel && !p->scan.nranges))
-		return p->scan.npoint ? sql_op_scan_salted(ex, p, -1) : sql_op_salt_merge(ex, p, nb);
+		return sql_op_salt_merge(ex, p, nb);
 	sql_op *op = sql_op_new_internal(ex, sizeof(scan_state));
 	op->open = scan_open;
 	op->next = scan_next;
@@ -1295,15 +1389,15 @@ sql_op *sql_op_scan(sql_exec *ex, const sql_plan *p)
  * with any, the original join runs instead. */
 typedef struct group_state {
 	sql_op *fallback;
-	scan_state ps, cs;        /* the parent's ranges; the child's ranges and map */
+	scan_state ps, cs; /* the parent's ranges; the child's ranges and map */
 	kv_iter *it;
 	int cur;
 	bool started, in_group;
-	util_arena *arena;        /* ranges (statement) */
-	util_arena *garena;       /* parent rows of the groups in this batch */
-	util_arena *garena2;      /* the other one: garena's rows die a batch later */
-	ty_datum *prow;           /* the current group's parent row, NULL if none matches */
-	util_buf rowkey;          /* the current group's kv row */
+	util_arena *arena;   /* ranges (statement) */
+	util_arena *garena;  /* parent rows of the groups in this batch */
+	util_arena *garena2; /* the other one: garena's rows die a batch later */
+	ty_datum *prow;      /* the current group's parent row, NULL if none matches */
+	util_buf rowkey;     /* the current group's kv row */
 	util_buf idbuf;
 	kv_filter *slice; /* the read's filter (group_filter) */
 } group_state;
@@ -1442,7 +1536,8 @@ static void group_open_iter(sql_op *op, group_state *g)
 			so.stop_len = kr->stop ? kr->stop_len : 0;
 		}
 	}
-	sql_txn_note_read(op->ex->txn, g->ps.rel->storage, so.start, so.start_len, so.stop, so.stop_len, false);
+	sql_txn_note_read(op->ex->txn, g->ps.rel->storage, so.start, so.start_len, so.stop, so.stop_len,
+			  false);
 	g->it = kv_scan(g->ps.kv, &so);
 	if (kv_iter_status(g->it) != KV_OK)
 		sql_kv_error(kv_iter_status(g->it), "scanning a table");
@@ -1485,7 +1580,7 @@ static bool in_ranges(const scan_state *st, const sql_plan *sp, const uint8_t *k
 		if (kcmp(k, n, kr->start, kr->start_len) < 0)
 			continue;
 		if (kr->point ? kcmp(k, n, kr->start, kr->start_len) >= 0 && kr->start_len <= n &&
-				       !memcmp(k, kr->start, kr->start_len)
+				    !memcmp(k, kr->start, kr->start_len)
 			      : !kr->stop || kcmp(k, n, kr->stop, kr->stop_len) < 0)
 			return true;
 	}
@@ -1539,7 +1634,8 @@ static sql_batch *group_next(sql_op *op)
 			continue;
 		}
 		const kv_cell *c = kv_iter_cell(g->it);
-		if (!g->in_group || c->row.len != g->rowkey.len || memcmp(c->row.data, g->rowkey.data, g->rowkey.len) != 0) {
+		if (!g->in_group || c->row.len != g->rowkey.len ||
+		    memcmp(c->row.data, g->rowkey.data, g->rowkey.len) != 0) {
 			group_parent(op, g, c);
 			continue;
 		}
@@ -1558,19 +1654,21 @@ static sql_batch *group_next(sql_op *op)
 		row_build rb = {cr, &g->cs.map, cp->scan.needed, crow, false, false};
 		rb_start_key(&rb, id, idlen);
 		for (;;) {
-			rb_ilv_cell(&rb, (const uint8_t *)c->qualifier.data + plen, c->qualifier.len - plen, c);
+			rb_ilv_cell(&rb, (const uint8_t *)c->qualifier.data + plen, c->qualifier.len - plen,
+				    c);
 			kv_iter_next(g->it);
 			if (!kv_iter_valid(g->it))
 				break;
 			c = kv_iter_cell(g->it);
-			if (c->row.len != rowlen || memcmp(c->row.data, id, rowlen) != 0 || c->qualifier.len < plen ||
-			    memcmp(c->qualifier.data, id + rowlen, plen) != 0)
+			if (c->row.len != rowlen || memcmp(c->row.data, id, rowlen) != 0 ||
+			    c->qualifier.len < plen || memcmp(c->qualifier.data, id + rowlen, plen) != 0)
 				break;
 		}
 		rb_finish(&rb);
 		if (!rb.exists || !in_ranges(&g->cs, cp, id, idlen) || !sql_eval_qual(op->ex, cp->qual, crow))
 			continue;
-		memcpy(out + (p->group.parent_left ? 0 : cr->ncols + 1), g->prow, sizeof(ty_datum) * (size_t)pl);
+		memcpy(out + (p->group.parent_left ? 0 : cr->ncols + 1), g->prow,
+		       sizeof(ty_datum) * (size_t)pl);
 		if (sql_eval_qual(op->ex, p->group.join->join.joinqual, out))
 			b->n++;
 		ty_check_interrupts();
@@ -1595,6 +1693,8 @@ static void group_close(sql_op *op)
 	g->arena = g->garena = g->garena2 = NULL;
 	util_buf_free(&g->rowkey);
 	util_buf_free(&g->idbuf);
+	util_buf_free(&g->ps.keybuf);
+	util_buf_free(&g->cs.keybuf);
 }
 
 static void group_rescan(sql_op *op)
@@ -1622,14 +1722,24 @@ sql_op *sql_op_groupjoin(sql_exec *ex, const sql_plan *p)
 
 /* ---------------------------------------------------------------- parallel scans */
 
-/* A big unordered scan (plan_order.c sets scan.parallel) is cut at the
- * store's split points into slices; one worker thread per slice scans it,
- * builds rows and applies the scan's filter with an executor of its own,
- * and hands full batches to the operator through a small queue. The
- * operator returns them in whatever order they come. A worker's error
- * ends the scan with that error; closing the operator stops the workers. */
+/* A big scan (plan_order.c sets scan.parallel) runs on worker threads. Its
+ * work is a list of streams, each a list of key ranges read in scan order:
+ * one range cut at the store's split points (a stream per piece), or the
+ * ranges of a salted table (a stream per bucket). Workers build rows and
+ * apply the scan's filter with executors of their own.
+ * - Unordered (the plain operator): each worker takes streams one after
+ *   the other and hands full batches to the operator through one queue;
+ *   the operator returns them in whatever order they come.
+ * - Ordered (SQL_SALT_STREAMS, driven by the salted merge in exec_salt.c):
+ *   worker w serves the streams s with s % nworkers == w, a batch at a
+ *   time each, into queues of their own (at most STREAM_QUEUE batches per
+ *   stream, the one the merge holds included); the merge takes each
+ *   bucket's batches in order with sql_scan_stream_next.
+ * A worker's error ends the scan with that error; closing the operator
+ * stops the workers. */
 
-#define PAR_QUEUE 4 /* batches in flight per worker */
+#define PAR_QUEUE    4 /* batches in flight per worker (unordered) */
+#define STREAM_QUEUE 3 /* batches per ordered stream: held by the merge, ready, being filled */
 
 typedef struct par_batch {
 	util_arena *arena;
@@ -1640,12 +1750,31 @@ typedef struct par_batch {
 
 typedef struct par_scan par_scan;
 
+typedef struct par_slice {
+	const uint8_t *start, *stop; /* NULL: open */
+	size_t start_len, stop_len;
+} par_slice;
+
+typedef struct par_stream {
+	int first, n; /* its slices: ps->slices[first .. first + n), in key order */
+	/* the worker's while it reads the stream */
+	int cur;     /* slices opened so far */
+	kv_iter *it; /* the current slice's, on worker `worker`'s table */
+	int worker;
+	int64_t left; /* rows still wanted (a pushed-down LIMIT), -1: all */
+	/* ordered: under ps->mu */
+	par_batch *ready, *ready_tail;
+	int inflight; /* batches of this stream not yet back in the free list */
+	bool done;    /* its last batch is queued */
+	par_batch *held;
+	sql_batch view; /* the held batch as the merge sees it */
+} par_stream;
+
 typedef struct par_worker {
 	par_scan *ps;
 	pthread_t th;
 	bool started;
-	const uint8_t *start, *stop; /* the slice (NULL: open) */
-	size_t start_len, stop_len;
+	int idx;
 } par_worker;
 
 struct par_scan {
@@ -1655,6 +1784,7 @@ struct par_scan {
 	par_batch *free_list;
 	int nbatches, max_batches;
 	int active;
+	int next_stream; /* unordered: the next stream nobody took */
 	bool stop, failed;
 	util_err err;
 	par_batch *held; /* the batch the operator's last output points into */
@@ -1665,8 +1795,20 @@ struct par_scan {
 	const cat_rel *rel;
 	const sql_rowmap *map;
 	int width;
+	bool ordered, reverse;
 	const sql_par_sink *sink; /* or NULL: rows go through the queue */
+	par_slice *slices;
+	par_stream *streams;
+	int nstreams;
 };
+
+static par_batch *new_batch(par_scan *ps)
+{
+	par_batch *b = util_xcalloc(1, sizeof *b);
+	b->arena = util_arena_new(64 * 1024, 0);
+	b->rows = util_xmalloc(sizeof(ty_datum) * (size_t)ps->width * SQL_BATCH_ROWS);
+	return b;
+}
 
 static par_batch *par_get_free(par_scan *ps)
 {
@@ -1687,10 +1829,7 @@ static par_batch *par_get_free(par_scan *ps)
 		if (ps->nbatches < ps->max_batches) {
 			ps->nbatches++;
 			pthread_mutex_unlock(&ps->mu);
-			par_batch *b = util_xcalloc(1, sizeof *b);
-			b->arena = util_arena_new(64 * 1024, 0);
-			b->rows = util_xmalloc(sizeof(ty_datum) * (size_t)ps->width * SQL_BATCH_ROWS);
-			return b;
+			return new_batch(ps);
 		}
 		pthread_cond_wait(&ps->cv_free, &ps->mu);
 	}
@@ -1714,93 +1853,135 @@ static void par_put_free(par_scan *ps, par_batch *b)
 	pthread_mutex_lock(&ps->mu);
 	b->next = ps->free_list;
 	ps->free_list = b;
-	pthread_cond_signal(&ps->cv_free);
+	pthread_cond_broadcast(&ps->cv_free);
 	pthread_mutex_unlock(&ps->mu);
 }
 
-static void par_scan_slice(par_worker *w, sql_exec *wex, kv_table *kv)
+/* Reads rows of stream s into b (whose arena is the current one) until b
+ * is full, or SCAN_FLUSH_ROWS rows were read and b holds some (rows the
+ * filter drops leave their key and values in the arena, which is emptied
+ * instead when b holds none), or the stream ends: then true, its iterator
+ * closed. */
+static bool stream_fill(par_worker *w, sql_exec *wex, kv_table *kv, kv_filter *f, par_stream *s, par_batch *b)
 {
 	par_scan *ps = w->ps;
 	const sql_plan *p = ps->op->plan;
 	scan_state *st = ps->op->state;
-	kv_scan_opts so;
-	memset(&so, 0, sizeof so);
-	so.read.read_ts = wex->read_ts;
-	so.read.columns = st->cols;
-	so.read.ncolumns = st->ncols_read;
-	so.read.no_cache = true;
-	so.read.cache_small = true; /* a table that fits stays cached */
-	kv_filter *f = own_cells_filter(ps->rel);
-	so.read.filter = f;
-	so.start = w->start;
-	so.start_len = w->start_len;
-	so.stop = w->stop;
-	so.stop_len = w->stop ? w->stop_len : 0;
-	kv_iter *it = kv_scan(kv, &so);
-	par_batch *volatile b = NULL; /* being filled; back to the free list on an error (volatile: longjmp) */
+	unsigned since_flush = 0, ticks = 0;
+	rb_raw raw;
+	row_build rb = {ps->rel, ps->map,   p->scan.needed, NULL, false, false,
+			0,       st->early, st->rest,       &raw, 0};
+	raw.n = 0;
+	raw.used = 0;
+	raw.key_here = false;
+	for (;;) {
+		if (s->it && (s->left == 0 || !kv_iter_valid(s->it))) {
+			kv_status ks = kv_iter_status(s->it);
+			kv_iter_close(s->it);
+			s->it = NULL;
+			if (ks != KV_OK)
+				sql_kv_error(ks, "scanning a table");
+		}
+		if (!s->it) {
+			if (s->cur == s->n || s->left == 0)
+				return true;
+			const par_slice *sl =
+			    &ps->slices[s->first + (ps->reverse ? s->n - 1 - s->cur : s->cur)];
+			s->cur++;
+			kv_scan_opts so;
+			memset(&so, 0, sizeof so);
+			so.read.read_ts = wex->read_ts;
+			so.read.columns = st->cols;
+			so.read.ncolumns = st->ncols_read;
+			so.read.no_cache = true;
+			so.read.cache_small = true; /* a table that fits stays cached */
+			so.read.filter = f;
+			so.start = sl->start;
+			so.start_len = sl->start_len;
+			so.stop = sl->stop;
+			so.stop_len = sl->stop ? sl->stop_len : 0;
+			so.reverse = ps->reverse;
+			if (s->left > 0 && !p->qual)
+				so.limit = (uint64_t)s->left; /* every row read is a result row */
+			s->worker = w->idx;
+			s->it = kv_scan(kv, &so);
+			if (kv_iter_status(s->it) != KV_OK)
+				sql_kv_error(kv_iter_status(s->it), "scanning a table");
+			continue;
+		}
+		const kv_cell *c = kv_iter_cell(s->it);
+		ty_datum *row = b->rows + (size_t)b->n * (size_t)ps->width;
+		rb.out = row;
+		rb_start_filtered(&rb, c);
+		kv_iter_row(s->it, rb_cell_fn, &rb);
+		rb_finish(&rb);
+		if (rb.exists && sql_eval_qual(wex, p->qual, row)) {
+			rb_rest(&rb);
+			b->n++;
+			if (s->left > 0)
+				s->left--;
+		} else {
+			rb_drop(&rb);
+		}
+		if ((++ticks & 255) == 0)
+			ty_check_interrupts();
+		if (b->n == SQL_BATCH_ROWS)
+			return false;
+		if (++since_flush == SCAN_FLUSH_ROWS) {
+			if (b->n)
+				return false;
+			util_arena_reset(b->arena);
+			since_flush = 0;
+		}
+	}
+}
+
+/* Unordered: streams taken one after the other; batches to the shared
+ * queue, or to the sink (partial aggregation). */
+static void par_run_unordered(par_worker *w, sql_exec *wex, kv_table *kv, kv_filter *f)
+{
+	par_scan *ps = w->ps;
+	par_batch *volatile b =
+	    NULL; /* being filled; back to the free list on an error (volatile: longjmp) */
 	const sql_par_sink *sink = ps->sink;
 	util_arena *warena = ty_get_arena();
 	void *volatile ws = NULL; /* the sink's state of this worker (volatile: longjmp) */
 	TY_TRY(tc)
 	{
-		if (kv_iter_status(it) != KV_OK)
-			sql_kv_error(kv_iter_status(it), "scanning a table");
 		/* With a sink the worker keeps one batch and hands each full one
 		 * to the sink (partial aggregation) instead of the queue. */
 		if (sink)
 			ws = sink->begin(sink->arg, wex);
-		unsigned ticks = 0, since_flush = 0;
-		rb_raw raw;
-		row_build rb = {ps->rel, ps->map, p->scan.needed, NULL, false, false, 0, st->early, st->rest, &raw, 0};
-		raw.n = 0;
-		raw.used = 0;
-		raw.key_here = false;
-		while (kv_iter_valid(it)) {
-			if (!b) {
-				b = par_get_free(ps);
-				if (!b)
-					break;
-				ty_set_arena(b->arena);
-			}
-			const kv_cell *c = kv_iter_cell(it);
-			ty_datum *row = b->rows + (size_t)b->n * (size_t)ps->width;
-			rb.out = row;
-			rb_start_filtered(&rb, c);
-			kv_iter_row(it, rb_cell_fn, &rb);
-			rb_finish(&rb);
-			if (rb.exists && sql_eval_qual(wex, p->qual, row)) {
-				rb_rest(&rb);
-				b->n++;
-			} else {
-				rb_drop(&rb);
-			}
-			/* Rows the filter drops still leave their key and values in
-			 * the batch's arena: hand the batch over (or empty it) every
-			 * SCAN_FLUSH_ROWS rows so that the arena stays small. */
-			if (++since_flush == SCAN_FLUSH_ROWS && b->n == 0) {
-				util_arena_reset(b->arena);
-				since_flush = 0;
-			}
-			if (b->n == SQL_BATCH_ROWS || since_flush == SCAN_FLUSH_ROWS) {
-				since_flush = 0;
+		for (;;) {
+			pthread_mutex_lock(&ps->mu);
+			int si = ps->stop || ps->next_stream >= ps->nstreams ? -1 : ps->next_stream++;
+			pthread_mutex_unlock(&ps->mu);
+			if (si < 0)
+				break;
+			bool end = false;
+			while (!end) {
+				if (!b) {
+					b = par_get_free(ps);
+					if (!b)
+						break;
+					ty_set_arena(b->arena);
+				}
+				end = stream_fill(w, wex, kv, f, &ps->streams[si], b);
+				if (!b->n)
+					continue;
 				if (sink) {
 					sink->rows(ws, b->rows, b->n, ps->width);
 					util_arena_reset(b->arena);
 					b->n = 0;
-					ty_set_arena(b->arena);
 				} else {
 					par_put_ready(ps, b);
 					b = NULL;
 				}
 			}
-			if ((++ticks & 255) == 0)
-				ty_check_interrupts();
+			if (!end)
+				break; /* stopped */
 		}
-		if (kv_iter_status(it) != KV_OK)
-			sql_kv_error(kv_iter_status(it), "scanning a table");
 		if (sink) {
-			if (b && b->n)
-				sink->rows(ws, b->rows, b->n, ps->width);
 			ty_set_arena(warena);
 			pthread_mutex_lock(&ps->mu);
 			bool stopping = ps->stop;
@@ -1809,9 +1990,7 @@ static void par_scan_slice(par_worker *w, sql_exec *wex, kv_table *kv)
 			ws = NULL; /* end() frees it even if the merge fails */
 			sink->end(sink->arg, w1, !stopping);
 		}
-		if (b && b->n && !sink)
-			par_put_ready(ps, b);
-		else if (b)
+		if (b)
 			par_put_free(ps, b);
 		b = NULL;
 	}
@@ -1832,8 +2011,91 @@ static void par_scan_slice(par_worker *w, sql_exec *wex, kv_table *kv)
 		}
 	}
 	TY_END(tc);
-	kv_iter_close(it);
-	kv_filter_free(f);
+}
+
+/* Ordered: the worker's streams, a batch at a time each, while their
+ * queues have room; it sleeps when none has. */
+static void par_run_ordered(par_worker *w, sql_exec *wex, kv_table *kv, kv_filter *f)
+{
+	par_scan *ps = w->ps;
+	par_batch *volatile b = NULL;
+	/* Its streams are idx, idx + nworkers, ...: m of them, served round
+	 * robin from the one after the last served. */
+	int m = (ps->nstreams - w->idx + ps->nworkers - 1) / ps->nworkers;
+	volatile int next = 0;
+	TY_TRY(tc)
+	{
+		for (;;) {
+			pthread_mutex_lock(&ps->mu);
+			par_stream *s = NULL;
+			while (!ps->stop) {
+				bool live = false;
+				for (int j = 0; j < m && !s; j++) {
+					int jj = (next + j) % m;
+					par_stream *c = &ps->streams[w->idx + jj * ps->nworkers];
+					if (c->done)
+						continue;
+					live = true;
+					if (c->inflight < STREAM_QUEUE) {
+						s = c;
+						next = jj + 1;
+					}
+				}
+				if (s || !live)
+					break;
+				pthread_cond_wait(&ps->cv_free, &ps->mu);
+			}
+			if (!s) {
+				pthread_mutex_unlock(&ps->mu);
+				break;
+			}
+			s->inflight++;
+			b = ps->free_list;
+			if (b)
+				ps->free_list = b->next;
+			pthread_mutex_unlock(&ps->mu);
+			if (b) {
+				util_arena_reset(b->arena);
+				b->n = 0;
+			} else {
+				b = new_batch(ps);
+			}
+			ty_set_arena(b->arena);
+			bool end = stream_fill(w, wex, kv, f, s, b);
+			pthread_mutex_lock(&ps->mu);
+			if (b->n) {
+				b->next = NULL;
+				if (s->ready_tail)
+					s->ready_tail->next = b;
+				else
+					s->ready = b;
+				s->ready_tail = b;
+			} else {
+				b->next = ps->free_list;
+				ps->free_list = b;
+				s->inflight--;
+			}
+			b = NULL;
+			s->done = end;
+			pthread_cond_broadcast(&ps->cv_ready);
+			pthread_mutex_unlock(&ps->mu);
+		}
+	}
+	TY_CATCH(tc)
+	{
+		TY_END(tc);
+		pthread_mutex_lock(&ps->mu);
+		if (b) {
+			b->next = ps->free_list;
+			ps->free_list = b;
+		}
+		if (!ps->failed) {
+			ps->failed = true;
+			memcpy(&ps->err, ty_err(), sizeof ps->err);
+		}
+		pthread_mutex_unlock(&ps->mu);
+	}
+	TY_END(tc);
 }
 
 static void *par_worker_main(void *arg)
@@ -1845,6 +2107,7 @@ static void *par_worker_main(void *arg)
 	util_arena *a = util_arena_new(16 * 1024, 0);
 	ty_set_arena(a);
 	kv_table *kv = NULL;
+	kv_filter *f = own_cells_filter(ps->rel);
 	TY_TRY(tc)
 	{
 		sql_exec *wex = sql_exec_new(ex->s, ex->pl, a, ex->params, ex->nparams);
@@ -1854,7 +2117,10 @@ static void *par_worker_main(void *arg)
 		kv_status s = kv_table_open(ex->s->e->kv, ps->rel->storage, &kv);
 		if (s != KV_OK)
 			sql_kv_error(s, "opening a table");
-		par_scan_slice(w, wex, kv);
+		if (ps->ordered)
+			par_run_ordered(w, wex, kv, f);
+		else
+			par_run_unordered(w, wex, kv, f);
 		sql_exec_close(wex);
 	}
 	TY_CATCH(tc)
@@ -1868,6 +2134,13 @@ static void *par_worker_main(void *arg)
 		pthread_mutex_unlock(&ps->mu);
 	}
 	TY_END(tc);
+	/* Iterators this worker left open (an error, a stop) are on its table. */
+	for (int i = 0; i < ps->nstreams; i++)
+		if (ps->streams[i].it && ps->streams[i].worker == w->idx) {
+			kv_iter_close(ps->streams[i].it);
+			ps->streams[i].it = NULL;
+		}
+	kv_filter_free(f);
 	if (kv)
 		kv_table_close(kv);
 	ty_set_arena(NULL);
@@ -1884,22 +2157,75 @@ static void *par_worker_main(void *arg)
 static bool par_start(sql_op *op, scan_state *st)
 {
 	const sql_plan *p = op->plan;
-	if (!p->scan.parallel || st->has_writes || st->ilv || (p->scan.nranges && st->nranges != 1))
+	bool buckets = st->salt == SQL_SALT_ALL || st->salt == SQL_SALT_STREAMS;
+	if (!p->scan.parallel || st->has_writes || st->ilv || (st->salt && !buckets) ||
+	    (!buckets && p->scan.nranges && st->nranges != 1))
 		return false;
-	const uint8_t *start = NULL, *stop = NULL;
-	size_t start_len = 0, stop_len = 0;
-	if (p->scan.nranges) {
-		start = st->ranges[0].start;
-		start_len = st->ranges[0].start_len;
-		stop = st->ranges[0].stop;
-		stop_len = stop ? st->ranges[0].stop_len : 0;
+	par_slice *slices;
+	par_stream *streams;
+	int nstreams, nworkers;
+	if (buckets) {
+		/* A stream per bucket, its ranges in key order. */
+		for (int i = 0; i < st->nranges; i++)
+			if (st->ranges[i].point)
+				return false;
+		int nb = st->rel->salt_buckets, live = 0;
+		slices = ty_alloc(sizeof(par_slice) * (size_t)(st->nranges ? st->nranges : 1));
+		for (int i = 0; i < st->nranges; i++) {
+			const keyrange *kr = &st->ranges[i];
+			slices[i] =
+			    (par_slice){kr->start, kr->stop, kr->start_len, kr->stop ? kr->stop_len : 0};
+		}
+		streams = util_xcalloc((size_t)nb, sizeof(par_stream));
+		for (int b = 0; b < nb; b++) {
+			streams[b].first = st->bucket_first[b];
+			streams[b].n = st->bucket_first[b + 1] - st->bucket_first[b];
+			live += streams[b].n > 0;
+		}
+		if (!live) {
+			free(streams);
+			return false;
+		}
+		nstreams = nb;
+		nworkers = p->scan.parallel + 1 < live ? p->scan.parallel + 1 : live;
+	} else {
+		/* One range (or the table) cut at the store's split points. */
+		const uint8_t *start = NULL, *stop = NULL;
+		size_t start_len = 0, stop_len = 0;
+		if (p->scan.nranges) {
+			start = st->ranges[0].start;
+			start_len = st->ranges[0].start_len;
+			stop = st->ranges[0].stop;
+			stop_len = stop ? st->ranges[0].stop_len : 0;
+		}
+		int want = p->scan.parallel + 1;
+		kv_slice *pts = ty_alloc(sizeof(kv_slice) * (size_t)want);
+		int npts = 0;
+		if (kv_split_points(st->kv, start, start_len, stop, stop_len, want, st->range_arena, pts,
+				    &npts) != KV_OK ||
+		    npts == 0)
+			return false;
+		nstreams = nworkers = npts + 1;
+		slices = ty_alloc(sizeof(par_slice) * (size_t)nstreams);
+		streams = util_xcalloc((size_t)nstreams, sizeof(par_stream));
+		for (int i = 0; i < nstreams; i++) {
+			slices[i].start = i == 0 ? start : (const uint8_t *)pts[i - 1].data;
+			slices[i].start_len = i == 0 ? start_len : pts[i - 1].len;
+			slices[i].stop = i == nstreams - 1 ? stop : (const uint8_t *)pts[i].data;
+			slices[i].stop_len = i == nstreams - 1 ? stop_len : pts[i].len;
+			streams[i].first = i;
+			streams[i].n = 1;
+		}
 	}
-	int want = p->scan.parallel + 1;
-	kv_slice *pts = ty_alloc(sizeof(kv_slice) * (size_t)want);
-	int npts = 0;
-	if (kv_split_points(st->kv, start, start_len, stop, stop_len, want, st->range_arena, pts, &npts) != KV_OK ||
-	    npts == 0)
-		return false;
+	for (int i = 0; i < nstreams; i++) {
+		streams[i].left = st->left;
+		streams[i].worker = -1;
+		for (int k = 0; k < streams[i].n; k++) {
+			const par_slice *sl = &slices[streams[i].first + k];
+			sql_txn_note_read(op->ex->txn, st->rel->storage, sl->start, sl->start_len, sl->stop,
+					  sl->stop_len, false);
+		}
+	}
 	par_scan *ps = util_xcalloc(1, sizeof *ps);
 	pthread_mutex_init(&ps->mu, NULL);
 	pthread_cond_init(&ps->cv_ready, NULL);
@@ -1908,26 +2234,31 @@ static bool par_start(sql_op *op, scan_state *st)
 	ps->rel = st->rel;
 	ps->map = &st->map;
 	ps->width = st->rel->ncols + 1;
-	ps->sink = st->sink;
-	ps->nworkers = npts + 1;
+	ps->ordered = st->salt == SQL_SALT_STREAMS;
+	ps->reverse = st->reverse;
+	ps->sink = ps->ordered ? NULL : st->sink;
+	ps->slices = slices;
+	ps->streams = streams;
+	ps->nstreams = nstreams;
+	ps->nworkers = nworkers;
 	ps->max_batches = PAR_QUEUE * ps->nworkers + 1;
 	ps->w = util_xcalloc((size_t)ps->nworkers, sizeof(par_worker));
 	for (int i = 0; i < ps->nworkers; i++) {
-		par_worker *w = &ps->w[i];
-		w->ps = ps;
-		w->start = i == 0 ? start : (const uint8_t *)pts[i - 1].data;
-		w->start_len = i == 0 ? start_len : pts[i - 1].len;
-		w->stop = i == ps->nworkers - 1 ? stop : (const uint8_t *)pts[i].data;
-		w->stop_len = i == ps->nworkers - 1 ? stop_len : pts[i].len;
+		ps->w[i].ps = ps;
+		ps->w[i].idx = i;
 	}
-	sql_txn_note_read(op->ex->txn, st->rel->storage, start, start_len, stop, stop_len, false);
+	for (int i = 0; i < nstreams; i++) {
+		streams[i].view.ncols = ps->width;
+		streams[i].view.cap = SQL_BATCH_ROWS;
+	}
 	st->par = ps;
 	for (int i = 0; i < ps->nworkers; i++) {
 		ps->active++;
 		if (pthread_create(&ps->w[i].th, NULL, par_worker_main, &ps->w[i]) != 0) {
 			ps->active--;
 			ps->failed = true;
-			util_err_set(&ps->err, UTIL_E_INSUFFICIENT_RESOURCES, "could not start a parallel worker");
+			util_err_set(&ps->err, UTIL_E_INSUFFICIENT_RESOURCES,
+				     "could not start a parallel worker");
 			break;
 		}
 		ps->w[i].started = true;
@@ -1936,24 +2267,17 @@ static bool par_start(sql_op *op, scan_state *st)
 	return true;
 }
 
-static sql_batch *par_next(sql_op *op, scan_state *st)
+/* Waits (checking interrupts) until ready() holds or a worker failed;
+ * called and returns with ps->mu held. Throws a worker's error. */
+static void par_wait(par_scan *ps, bool (*ready)(par_scan *, int), int arg)
 {
-	par_scan *ps = st->par;
-	if (ps->held) {
-		par_put_free(ps, ps->held);
-		ps->held = NULL;
-	}
-	sql_batch *b = sql_op_begin_batch(op);
-	pthread_mutex_lock(&ps->mu);
 	for (;;) {
-		if (ps->failed)
-			break;
-		if (ps->ready || ps->active == 0)
+		if (ps->failed || ready(ps, arg))
 			break;
 		pthread_mutex_unlock(&ps->mu);
 		ty_check_interrupts(); /* a cancel reaches the workers the same way */
 		pthread_mutex_lock(&ps->mu);
-		if (ps->ready || ps->active == 0 || ps->failed)
+		if (ps->failed || ready(ps, arg))
 			break;
 		struct timespec ts;
 		clock_gettime(CLOCK_REALTIME, &ts);
@@ -1970,6 +2294,24 @@ static sql_batch *par_next(sql_op *op, scan_state *st)
 		pthread_mutex_unlock(&ps->mu);
 		ty_throw(&e);
 	}
+}
+
+static bool any_ready(par_scan *ps, int arg)
+{
+	(void)arg;
+	return ps->ready || ps->active == 0;
+}
+
+static sql_batch *par_next(sql_op *op, scan_state *st)
+{
+	par_scan *ps = st->par;
+	if (ps->held) {
+		par_put_free(ps, ps->held);
+		ps->held = NULL;
+	}
+	sql_batch *b = sql_op_begin_batch(op);
+	pthread_mutex_lock(&ps->mu);
+	par_wait(ps, any_ready, 0);
 	par_batch *pb = ps->ready;
 	if (pb) {
 		ps->ready = pb->next;
@@ -1985,8 +2327,53 @@ static sql_batch *par_next(sql_op *op, scan_state *st)
 	return b;
 }
 
-/* Salted scans of key ranges are other operators (exec_salt.c): the
- * functions below leave them alone (they never run workers). */
+static bool stream_ready(par_scan *ps, int i)
+{
+	const par_stream *s = &ps->streams[i];
+	return s->ready || s->done || ps->active == 0;
+}
+
+bool sql_scan_streams_open(sql_op *scan)
+{
+	scan_state *st = scan->state;
+	if (!scan->opened) {
+		scan->opened = true;
+		scan->loops++;
+		scan->open(scan);
+	}
+	return st->par != NULL;
+}
+
+sql_batch *sql_scan_stream_next(sql_op *scan, int i)
+{
+	scan_state *st = scan->state;
+	par_scan *ps = st->par;
+	par_stream *s = &ps->streams[i];
+	pthread_mutex_lock(&ps->mu);
+	if (s->held) {
+		s->held->next = ps->free_list;
+		ps->free_list = s->held;
+		s->held = NULL;
+		s->inflight--;
+		pthread_cond_broadcast(&ps->cv_free);
+	}
+	par_wait(ps, stream_ready, i);
+	par_batch *pb = s->ready;
+	if (pb) {
+		s->ready = pb->next;
+		if (!s->ready)
+			s->ready_tail = NULL;
+	}
+	pthread_mutex_unlock(&ps->mu);
+	s->held = pb;
+	s->view.n = pb ? pb->n : 0;
+	s->view.vals = pb ? pb->rows : NULL;
+	s->view.arena = pb ? pb->arena : NULL;
+	return &s->view;
+}
+
+/* Salted merges are other operators (exec_salt.c): the functions below
+ * leave them alone (a sink needs an unordered scan). */
 static bool is_plain_scan(const sql_op *op)
 {
 	return op && op->next == scan_next && op->state;
@@ -2000,13 +2387,24 @@ void sql_scan_set_sink(sql_op *scan, const sql_par_sink *sink)
 
 int sql_scan_workers_launched(sql_op *scan)
 {
-	return is_plain_scan(scan) ? ((scan_state *)scan->state)->launched : 0;
+	return is_plain_scan(scan) ? ((scan_state *)scan->state)->launched : sql_salt_workers_launched(scan);
 }
 
 void sql_scan_stop_workers(sql_op *scan)
 {
 	if (is_plain_scan(scan))
 		par_stop(scan->state);
+}
+
+/* Frees a list of batches (one alone). */
+static void par_free_list(par_batch *b, bool one)
+{
+	for (par_batch *n; b; b = n) {
+		n = one ? NULL : b->next;
+		util_arena_destroy(b->arena);
+		free(b->rows);
+		free(b);
+	}
 }
 
 static void par_stop(scan_state *st)
@@ -2023,12 +2421,12 @@ static void par_stop(scan_state *st)
 			pthread_join(ps->w[i].th, NULL);
 	par_batch *lists[3] = {ps->ready, ps->free_list, ps->held};
 	for (int l = 0; l < 3; l++)
-		for (par_batch *b = lists[l], *n; b; b = n) {
-			n = l == 2 ? NULL : b->next;
-			util_arena_destroy(b->arena);
-			free(b->rows);
-			free(b);
-		}
+		par_free_list(lists[l], l == 2);
+	for (int i = 0; i < ps->nstreams; i++) {
+		par_free_list(ps->streams[i].ready, false);
+		par_free_list(ps->streams[i].held, true);
+	}
+	free(ps->streams);
 	pthread_mutex_destroy(&ps->mu);
 	pthread_cond_destroy(&ps->cv_ready);
 	pthread_cond_destroy(&ps->cv_free);

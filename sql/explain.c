@@ -18,10 +18,10 @@ typedef struct xnames {
 
 typedef struct explain_ctx {
 	sql_session *s;
-	sql_exec *ex;     /* ANALYZE: the executed statement */
+	sql_exec *ex; /* ANALYZE: the executed statement */
 	sql_planned *pl;
 	bool analyze, costs, verbose, json, timing, summary;
-	bool qualify;     /* more than one relation: columns as alias.column */
+	bool qualify; /* more than one relation: columns as alias.column */
 	util_buf *out;
 	int nlines;
 	char **lines;
@@ -36,9 +36,9 @@ typedef struct explain_ctx {
 	int nparams_numbered; /* parameters taken so far: one per plan, two for a
 			       * recursive CTE (its work table's and its own) */
 	bool *cte_shown;
-	char **param_text;         /* executor parameters shown as what sets them */
+	char **param_text; /* executor parameters shown as what sets them */
 	int nparam_text;
-	bool params_qualified;     /* printing a parameter's value: qualified names */
+	bool params_qualified; /* printing a parameter's value: qualified names */
 	struct xnames **names_memo;
 	/* relation names as EXPLAIN shows them: unique across the statement
 	 * (a second "ex" is "ex_1"), set before the real build */
@@ -302,7 +302,8 @@ static void deparse(explain_ctx *x, const sql_expr *e, const xnames *in, util_bu
 			    e->sub.kind != SQL_SUB_ROWCMP;
 		if (e->sub.hashed) {
 			util_buf_printf(b, "(hashed SubPlan %d)", no);
-		} else if (e->sub.kind == SQL_SUB_ANY || e->sub.kind == SQL_SUB_ALL || e->sub.kind == SQL_SUB_ROWCMP) {
+		} else if (e->sub.kind == SQL_SUB_ANY || e->sub.kind == SQL_SUB_ALL ||
+			   e->sub.kind == SQL_SUB_ROWCMP) {
 			util_buf_printf(b, "(SubPlan %d)", no);
 		} else if (init) {
 			util_buf_printf(b, "$%d", no ? x->parno[no - 1] : -1);
@@ -380,8 +381,8 @@ static char *and_paren(const char *s)
  * that text and JSON render the same tree. */
 typedef struct xprop {
 	const char *key;
-	const char *val;   /* scalar ... */
-	char **list;       /* ... or a list (Sort Key, Group Key) */
+	const char *val; /* scalar ... */
+	char **list;     /* ... or a list (Sort Key, Group Key) */
 	int nlist;
 } xprop;
 
@@ -401,9 +402,9 @@ struct xnode {
 	int nprops;
 	struct xnode **kids;
 	int nkids;
-	const sql_plan *plan;  /* for ANALYZE counters */
-	bool parallel_aware;   /* runs in worker threads (Parallel Seq Scan) */
-	int init_order;        /* InitPlans of a level: CTEs (WITH order) first, then by number */
+	const sql_plan *plan; /* for ANALYZE counters */
+	bool parallel_aware;  /* runs in worker threads (Parallel Seq Scan) */
+	int init_order;       /* InitPlans of a level: CTEs (WITH order) first, then by number */
 };
 
 static void prop(xnode *n, const char *key, const char *val)
@@ -543,8 +544,9 @@ static void names_fill(explain_ctx *x, const sql_plan *p, xnames *n)
 	case SQL_P_SCAN:
 	case SQL_P_INDEXSCAN:
 		for (int i = 0; i < p->ncols && p->scan.rel; i++)
-			n->names[i] = (char *)qual_name(x, scan_alias(x, p),
-							i < p->scan.rel->rel.ncols ? p->scan.rel->rel.cols[i].name : "ctid");
+			n->names[i] = (char *)qual_name(
+			    x, scan_alias(x, p),
+			    i < p->scan.rel->rel.ncols ? p->scan.rel->rel.cols[i].name : "ctid");
 		break;
 	case SQL_P_VALUES:
 		for (int i = 0; i < p->ncols; i++) {
@@ -555,13 +557,15 @@ static void names_fill(explain_ctx *x, const sql_plan *p, xnames *n)
 		break;
 	case SQL_P_FUNCSCAN:
 		for (int i = 0; i < p->ncols; i++)
-			n->names[i] = (char *)qual_name(x, func_alias(x, p), p->func.colnames ? p->func.colnames[i] : NULL);
+			n->names[i] = (char *)qual_name(x, func_alias(x, p),
+							p->func.colnames ? p->func.colnames[i] : NULL);
 		break;
 	case SQL_P_CTESCAN:
 	case SQL_P_WORKTABLE: {
 		const sql_cte *c = x->pl && p->cte.cte < x->pl->nctes ? x->pl->ctes[p->cte.cte] : NULL;
 		for (int i = 0; i < p->ncols; i++)
-			n->names[i] = (char *)qual_name(x, cte_alias(x, p, c), c && i < c->ncols ? c->colnames[i] : NULL);
+			n->names[i] = (char *)qual_name(x, cte_alias(x, p, c),
+							c && i < c->ncols ? c->colnames[i] : NULL);
 		break;
 	}
 	case SQL_P_FILTER:
@@ -637,7 +641,11 @@ static void names_fill(explain_ctx *x, const sql_plan *p, xnames *n)
 		for (int i = 0; i < p->agg.naggs && p->agg.ngroup + i < n->n; i++) {
 			const sql_aggref *a = &p->agg.aggs[i];
 			util_buf b = UTIL_BUF_INIT;
-			util_buf_printf(&b, "%s(", a->agg ? a->agg->name : a->kind == SQL_AGG_MIN ? "min" : a->kind == SQL_AGG_MAX ? "max" : "count");
+			util_buf_printf(&b, "%s(",
+					a->agg                   ? a->agg->name
+					: a->kind == SQL_AGG_MIN ? "min"
+					: a->kind == SQL_AGG_MAX ? "max"
+								 : "count");
 			if (a->star)
 				util_buf_putc(&b, '*');
 			if (a->distinct)
@@ -663,12 +671,18 @@ static void names_fill(explain_ctx *x, const sql_plan *p, xnames *n)
 static const char *join_type_name(sql_jointype t)
 {
 	switch (t) {
-	case SQL_JOIN_LEFT: return "Left";
-	case SQL_JOIN_RIGHT: return "Right";
-	case SQL_JOIN_FULL: return "Full";
-	case SQL_JOIN_SEMI: return "Semi";
-	case SQL_JOIN_ANTI: return "Anti";
-	default: return "Inner";
+	case SQL_JOIN_LEFT:
+		return "Left";
+	case SQL_JOIN_RIGHT:
+		return "Right";
+	case SQL_JOIN_FULL:
+		return "Full";
+	case SQL_JOIN_SEMI:
+		return "Semi";
+	case SQL_JOIN_ANTI:
+		return "Anti";
+	default:
+		return "Inner";
 	}
 }
 
@@ -893,11 +907,15 @@ static xnode *build(explain_ctx *x, const sql_plan *p, const char *filter)
 		 * merge join input, backward) reads the table through its primary
 		 * key, as PostgreSQL's index scan on the _pkey would. */
 		if (p->scan.nranges || p->scan.reverse || p->scan.ordered) {
-			bool par = p->scan.parallel && !p->scan.rel->rel.salt_buckets;
-			const char *kind = par ? "Parallel Index Scan" : "Index Scan";
-			n = xnew(p->scan.reverse ? "Index Scan Backward" : kind, p);
+			/* Parallel: a key range cut among workers, or a salted
+			 * table's buckets (merged in key order where needed). */
+			bool par = p->scan.parallel > 0;
+			const char *kind =
+			    par ? (p->scan.reverse ? "Parallel Index Scan Backward" : "Parallel Index Scan")
+				: (p->scan.reverse ? "Index Scan Backward" : "Index Scan");
+			n = xnew(kind, p);
 			n->jtype = "Index Scan";
-			n->parallel_aware = par; /* a key range cut among workers (salted: buckets merged) */
+			n->parallel_aware = par;
 			n->direction = p->scan.reverse ? "Backward" : "Forward";
 			n->index = pk_name(&p->scan.rel->rel);
 		} else if (p->scan.parallel) {
@@ -928,7 +946,7 @@ static xnode *build(explain_ctx *x, const sql_plan *p, const char *filter)
 			 * each in its key's bucket (exec_salt.c). */
 			char *v = ty_alloc(48);
 			snprintf(v, 48,
-				 p->scan.npoint			     ? "%d (one per key)"
+				 p->scan.npoint                         ? "%d (one per key)"
 				 : p->scan.parallel && !p->scan.nranges ? "%d (read as stored)"
 									: "%d",
 				 p->scan.rel->rel.salt_buckets);
@@ -1006,8 +1024,9 @@ static xnode *build(explain_ctx *x, const sql_plan *p, const char *filter)
 		break;
 	case SQL_P_FUNCSCAN:
 		n = xnew("Function Scan", p);
-		n->func = p->func.funcs[0]->kind == SQL_E_FUNC || p->func.funcs[0]->kind == SQL_E_SRF ? p->func.funcs[0]->f.fn->name
-												      : "function";
+		n->func = p->func.funcs[0]->kind == SQL_E_FUNC || p->func.funcs[0]->kind == SQL_E_SRF
+			      ? p->func.funcs[0]->f.fn->name
+			      : "function";
 		n->alias = func_alias(x, p) ? func_alias(x, p) : n->func;
 		if (filter)
 			prop(n, "Filter", filter);
@@ -1181,13 +1200,15 @@ static xnode *build(explain_ctx *x, const sql_plan *p, const char *filter)
 		}
 		break;
 	case SQL_P_SETOP: {
-		n = xnew(p->setop.op == SQL_SETOP_INTERSECT ? (p->setop.all ? "HashSetOp Intersect All" : "HashSetOp Intersect")
-							    : (p->setop.all ? "HashSetOp Except All" : "HashSetOp Except"),
+		n = xnew(p->setop.op == SQL_SETOP_INTERSECT
+			     ? (p->setop.all ? "HashSetOp Intersect All" : "HashSetOp Intersect")
+			     : (p->setop.all ? "HashSetOp Except All" : "HashSetOp Except"),
 			 p);
 		n->strategy = "Hashed";
 		n->jtype = "SetOp";
-		n->command = p->setop.op == SQL_SETOP_INTERSECT ? (p->setop.all ? "Intersect All" : "Intersect")
-								 : (p->setop.all ? "Except All" : "Except");
+		n->command = p->setop.op == SQL_SETOP_INTERSECT
+				 ? (p->setop.all ? "Intersect All" : "Intersect")
+				 : (p->setop.all ? "Except All" : "Except");
 		xnode *app = xnew("Append", NULL);
 		app->rel_label = "Outer";
 		xnode *a = build(x, p->left, NULL), *b = build(x, p->right, NULL);
@@ -1213,11 +1234,16 @@ static xnode *build(explain_ctx *x, const sql_plan *p, const char *filter)
 			prop(n, "Filter", filter);
 		break;
 	case SQL_P_MODIFY:
-		n = xnew(p->modify.cmd == SQL_CMD_INSERT ? "Insert" : p->modify.cmd == SQL_CMD_UPDATE ? "Update" : "Delete", p);
+		n = xnew(p->modify.cmd == SQL_CMD_INSERT   ? "Insert"
+			 : p->modify.cmd == SQL_CMD_UPDATE ? "Update"
+							   : "Delete",
+			 p);
 		n->type = p->modify.cmd == SQL_CMD_INSERT ? "ModifyTable" : "ModifyTable";
 		n->relation = p->modify.rel->rel.name;
 		n->alias = n->relation;
-		n->join_type = p->modify.cmd == SQL_CMD_INSERT ? "Insert" : p->modify.cmd == SQL_CMD_UPDATE ? "Update" : "Delete";
+		n->join_type = p->modify.cmd == SQL_CMD_INSERT   ? "Insert"
+			       : p->modify.cmd == SQL_CMD_UPDATE ? "Update"
+								 : "Delete";
 		if (p->modify.oc) {
 			/* ON CONFLICT (no Conflict Filter or ANALYZE counts yet) */
 			prop(n, "Conflict Resolution", p->modify.oc->do_update ? "UPDATE" : "NOTHING");
@@ -1227,16 +1253,18 @@ static xnode *build(explain_ctx *x, const sql_plan *p, const char *filter)
 				prop_list(n, "Conflict Arbiter Indexes", names, 1);
 			}
 			if (p->modify.oc_where)
-				prop(n, "Conflict Filter", expr_text(x, p->modify.oc_where, conflict_names(p)));
+				prop(n, "Conflict Filter",
+				     expr_text(x, p->modify.oc_where, conflict_names(p)));
 		}
 		break;
 	case SQL_P_GROUPJOIN: {
 		/* Entity groups: a parent and its interleaved children in one read. */
-		snprintf(buf, sizeof buf, "Interleaved Join (%s > %s, one read per group)", p->group.parent->scan.rel->rel.name,
-			 p->group.child->scan.rel->rel.name);
+		snprintf(buf, sizeof buf, "Interleaved Join (%s > %s, one read per group)",
+			 p->group.parent->scan.rel->rel.name, p->group.child->scan.rel->rel.name);
 		n = xnew(ty_strdup(buf), p);
 		if (p->group.join->join.joinqual)
-			prop(n, "Join Filter", expr_text(x, p->group.join->join.joinqual, names_of(x, p->group.join)));
+			prop(n, "Join Filter",
+			     expr_text(x, p->group.join->join.joinqual, names_of(x, p->group.join)));
 		if (filter)
 			prop(n, "Filter", filter);
 		xnode *a = build(x, p->group.parent, NULL), *c = build(x, p->group.child, NULL);
@@ -1290,8 +1318,10 @@ static xnode *build(explain_ctx *x, const sql_plan *p, const char *filter)
 		g->kids[0] = pa;
 	}
 	if (n->parallel_aware) {
-		/* PostgreSQL's shape: the workers' rows come up through a Gather. */
-		xnode *g = xnew("Gather", p);
+		/* PostgreSQL's shape: the workers' rows come up through a Gather,
+		 * or a Gather Merge when they are merged in key order (salted). */
+		xnode *g =
+		    xnew(p->kind == SQL_P_SCAN && sql_scan_needs_order(p) ? "Gather Merge" : "Gather", p);
 		char *w = ty_alloc(16);
 		snprintf(w, 16, "%d", p->scan.parallel);
 		prop(g, "Workers Planned", w);
@@ -1356,9 +1386,11 @@ static void analyze_text(explain_ctx *x, const xnode *n, util_buf *b)
 		double ms = op->time_us / 1000.0 / (double)loops;
 		if (x->timing)
 			util_buf_printf(b, " (actual time=%.3f..%.3f rows=%llu loops=%llu)", ms, ms,
-					(unsigned long long)(op->rows_out / loops), (unsigned long long)op->loops);
+					(unsigned long long)(op->rows_out / loops),
+					(unsigned long long)op->loops);
 		else
-			util_buf_printf(b, " (actual rows=%llu loops=%llu)", (unsigned long long)(op->rows_out / loops),
+			util_buf_printf(b, " (actual rows=%llu loops=%llu)",
+					(unsigned long long)(op->rows_out / loops),
 					(unsigned long long)op->loops);
 	} else {
 		util_buf_puts(b, " (never executed)");
@@ -1372,7 +1404,8 @@ static void render_text(explain_ctx *x, const xnode *n, int indent)
 	char buf[512];
 	util_buf b = UTIL_BUF_INIT;
 	if (n->plan_name) {
-		line(x, "%*s%s%s%s", indent * 2, "", n->plan_name, n->returns ? " (returns " : "", n->returns ? n->returns : "");
+		line(x, "%*s%s%s%s", indent * 2, "", n->plan_name, n->returns ? " (returns " : "",
+		     n->returns ? n->returns : "");
 		if (n->returns)
 			x->lines[x->nlines - 1] = and_paren(x->lines[x->nlines - 1]);
 		indent++;
@@ -1383,7 +1416,8 @@ static void render_text(explain_ctx *x, const xnode *n, int indent)
 	}
 	util_buf_puts(&b, display_name(n, buf, sizeof buf));
 	if (x->costs && n->plan)
-		util_buf_printf(&b, "  (cost=0.00..%.2f rows=%.0f width=%d)", n->plan->cost > 0 ? n->plan->cost : n->plan->rows,
+		util_buf_printf(&b, "  (cost=0.00..%.2f rows=%.0f width=%d)",
+				n->plan->cost > 0 ? n->plan->cost : n->plan->rows,
 				n->plan->rows < 1 ? 1 : n->plan->rows, n->plan->ncols * 8);
 	analyze_text(x, n, &b);
 	line(x, "%s", b.data);
@@ -1493,7 +1527,8 @@ static void render_json(explain_ctx *x, const xnode *n, util_buf *b, int ind)
 		json_str(b, n->func);
 	}
 	if (n->relation && !n->func) {
-		json_field(b, ind + 2, &first, n->jtype && !strcmp(n->jtype, "CTE Scan") ? "CTE Name" : "Relation Name");
+		json_field(b, ind + 2, &first,
+			   n->jtype && !strcmp(n->jtype, "CTE Scan") ? "CTE Name" : "Relation Name");
 		json_str(b, n->relation);
 	}
 	if (n->alias) {
@@ -1775,7 +1810,8 @@ static bool opt_bool(PgQuery__DefElem *d)
 	return true;
 }
 
-void sql_exec_explain(sql_session *s, PgQuery__ExplainStmt *st, const char *text, sql_dest *dest, sql_complete *c)
+void sql_exec_explain(sql_session *s, PgQuery__ExplainStmt *st, const char *text, sql_dest *dest,
+		      sql_complete *c)
 {
 	explain_ctx x;
 	memset(&x, 0, sizeof x);
@@ -1793,20 +1829,25 @@ void sql_exec_explain(sql_session *s, PgQuery__ExplainStmt *st, const char *text
 		else if (!strcmp(d->defname, "verbose"))
 			x.verbose = opt_bool(d);
 		else if (!strcmp(d->defname, "format")) {
-			const char *v = d->arg && d->arg->node_case == PG_QUERY__NODE__NODE_STRING ? d->arg->string->sval : "text";
+			const char *v = d->arg && d->arg->node_case == PG_QUERY__NODE__NODE_STRING
+					    ? d->arg->string->sval
+					    : "text";
 			if (!util_strcasecmp(v, "json"))
 				x.json = true;
 			else if (util_strcasecmp(v, "text"))
-				ty_error(UTIL_E_FEATURE_NOT_SUPPORTED, "EXPLAIN format \"%s\" is not supported", v);
+				ty_error(UTIL_E_FEATURE_NOT_SUPPORTED,
+					 "EXPLAIN format \"%s\" is not supported", v);
 		} else if (!strcmp(d->defname, "timing")) {
 			x.timing = opt_bool(d);
 			timing_set = true;
 		} else if (!strcmp(d->defname, "summary")) {
 			x.summary = opt_bool(d);
 			summary_set = true;
-		} else if (!strcmp(d->defname, "buffers") || !strcmp(d->defname, "settings") || !strcmp(d->defname, "wal")) {
+		} else if (!strcmp(d->defname, "buffers") || !strcmp(d->defname, "settings") ||
+			   !strcmp(d->defname, "wal")) {
 		} else {
-			util_err *e = ty_errstart(UTIL_E_SYNTAX_ERROR, "unrecognized EXPLAIN option \"%s\"", d->defname);
+			util_err *e = ty_errstart(UTIL_E_SYNTAX_ERROR, "unrecognized EXPLAIN option \"%s\"",
+						  d->defname);
 			e->position = sql_errposition(text, d->location);
 			ty_errthrow();
 		}
@@ -1827,7 +1868,8 @@ void sql_exec_explain(sql_session *s, PgQuery__ExplainStmt *st, const char *text
 	int64_t t0 = util_mono_us();
 	if (x.analyze) {
 		if (pl->cmd != SQL_CMD_SELECT && s->txn->read_only)
-			ty_error(UTIL_E_READ_ONLY_SQL_TRANSACTION, "cannot execute EXPLAIN ANALYZE of a write in a read-only transaction");
+			ty_error(UTIL_E_READ_ONLY_SQL_TRANSACTION,
+				 "cannot execute EXPLAIN ANALYZE of a write in a read-only transaction");
 		x.ex = sql_exec_new(s, pl, ty_get_arena(), NULL, 0);
 		x.ex->analyze = true;
 		sql_op *root = sql_exec_node(x.ex, pl->plan);
@@ -1865,7 +1907,8 @@ void sql_exec_explain(sql_session *s, PgQuery__ExplainStmt *st, const char *text
 		util_buf_puts(&b, "[\n  {\n    \"Plan\": ");
 		render_json(&x, root, &b, 4);
 		if (x.analyze && x.summary)
-			util_buf_printf(&b, ",\n    \"Planning Time\": 0.100,\n    \"Execution Time\": %.3f", elapsed / 1000.0);
+			util_buf_printf(&b, ",\n    \"Planning Time\": 0.100,\n    \"Execution Time\": %.3f",
+					elapsed / 1000.0);
 		util_buf_puts(&b, "\n  }\n]");
 		ty_oid types[1] = {TY_JSON};
 		ty_datum v = ty_text(b.data);

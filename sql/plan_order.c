@@ -77,7 +77,10 @@ static int fixed_prefix(const sql_plan *scan)
 	return n;
 }
 
-static bool is_fixed(const sql_plan *scan, int pos) { return pos >= 0 && pos < fixed_prefix(scan); }
+static bool is_fixed(const sql_plan *scan, int pos)
+{
+	return pos >= 0 && pos < fixed_prefix(scan);
+}
 
 /* Can the scan deliver rows in the order of these sort keys? Sets
  * *reverse. Only tables with a primary key, scanned without an index. */
@@ -136,7 +139,10 @@ static bool bound_expr(const sql_expr *e)
 	return !e || e->kind == SQL_E_CONST || e->kind == SQL_E_PARAM;
 }
 
-static sql_expr *int8_const(int64_t v) { return sql_expr_const(TY_INT8, -1, ty_int(v), -1); }
+static sql_expr *int8_const(int64_t v)
+{
+	return sql_expr_const(TY_INT8, -1, ty_int(v), -1);
+}
 
 static sql_plan *limit1(sql_planned *pd, sql_plan *scan, bool reverse)
 {
@@ -227,7 +233,8 @@ static void group_join(sql_planned *pd, sql_plan **pp)
 		parent_left = false;
 	}
 	const cat_rel *pr = &par->scan.rel->rel, *cr = &kid->scan.rel->rel;
-	if (cr->interleave_parent != par->scan.reloid || pr->ilv_depth != 0 || cr->ilv_depth != 1 || pr->npk == 0)
+	if (cr->interleave_parent != par->scan.reloid || pr->ilv_depth != 0 || cr->ilv_depth != 1 ||
+	    pr->npk == 0)
 		return;
 	if (par->scan.lock_strength || kid->scan.lock_strength || par->scan.reverse || kid->scan.reverse ||
 	    par->scan.limit || kid->scan.limit || kid->scan.nranges > 1 || j->join.nkeys != pr->npk)
@@ -238,8 +245,8 @@ static void group_join(sql_planned *pd, sql_plan **pp)
 		for (int k = 0; k < j->join.nkeys && !found; k++) {
 			const sql_expr *pk = parent_left ? j->join.lkeys[k] : j->join.rkeys[k];
 			const sql_expr *ck = parent_left ? j->join.rkeys[k] : j->join.lkeys[k];
-			found = pk->kind == SQL_E_SLOT && ck->kind == SQL_E_SLOT && pk->slot == pr->pk[i] - 1 &&
-				ck->slot == cr->pk[i] - 1;
+			found = pk->kind == SQL_E_SLOT && ck->kind == SQL_E_SLOT &&
+				pk->slot == pr->pk[i] - 1 && ck->slot == cr->pk[i] - 1;
 		}
 		if (!found)
 			return;
@@ -278,7 +285,8 @@ static void walk(sql_planned *pd, sql_plan **pp)
 	case SQL_P_SORT: {
 		sql_plan *scan;
 		bool reverse;
-		if (p->sort.nkeys > 0 && order_matches(p->left, p->sort.keys, p->sort.nkeys, &scan, &reverse) &&
+		if (p->sort.nkeys > 0 &&
+		    order_matches(p->left, p->sort.keys, p->sort.nkeys, &scan, &reverse) &&
 		    !scan->scan.reverse) {
 			scan->scan.reverse = reverse;
 			scan->scan.ordered = true;
@@ -318,9 +326,30 @@ static bool unsafe_in_worker(sql_expr *e, void *arg)
 	       (e->kind == SQL_E_FUNC && e->f.fn && e->f.fn->volatility == TY_VOLATILE);
 }
 
-/* Big unordered scans run on worker threads (exec_scan.c): each scans a
- * slice of the range and evaluates the scan's filter on its rows. Only
- * where nothing depends on key order or on this statement's state. */
+/* Rows a salted range scan reads at most under its pushed-down LIMIT
+ * (each bucket's scan stops there), or -1 when not known at plan time. */
+static double salted_limit_rows(const sql_plan *p)
+{
+	if (!p->scan.limit)
+		return p->rows;
+	const sql_expr *e[2] = {p->scan.limit, p->scan.limit_offset};
+	double n = 0;
+	for (int i = 0; i < 2; i++) {
+		if (!e[i])
+			continue;
+		if (e[i]->kind != SQL_E_CONST || e[i]->c.null)
+			return -1;
+		n += (double)e[i]->c.i;
+	}
+	n *= p->scan.rel->rel.salt_buckets;
+	return n < p->rows ? n : p->rows;
+}
+
+/* Big scans run on worker threads (exec_scan.c): each scans a slice of the
+ * range and evaluates the scan's filter on its rows. Only where nothing
+ * depends on key order or on this statement's state, except for key
+ * ranges of salted tables: their buckets are read by the workers and
+ * merged in key order (exec_salt.c) when the order matters. */
 static void plan_parallel(sql_plan *p, int workers)
 {
 	if (!p)
@@ -330,10 +359,15 @@ static void plan_parallel(sql_plan *p, int workers)
 	if (p->kind == SQL_P_APPEND)
 		for (int i = 0; i < p->append.nchildren; i++)
 			plan_parallel(p->append.children[i], workers);
-	if (p->kind != SQL_P_SCAN || p->scan.ordered || p->scan.reverse || p->scan.limit || p->scan.lock_strength ||
-	    p->scan.npoint || p->scan.nranges > 1 || p->rows < PARALLEL_MIN_ROWS || p->scan.rel->rel.ilv_depth ||
-	    (p->scan.rel->rel.salt_buckets && p->scan.nranges)) /* salted: a key range is one per bucket */
+	if (p->kind != SQL_P_SCAN || p->scan.lock_strength || p->scan.npoint || p->rows < PARALLEL_MIN_ROWS ||
+	    p->scan.rel->rel.ilv_depth)
 		return;
+	if (p->scan.rel->rel.salt_buckets && p->scan.nranges) {
+		if (salted_limit_rows(p) < PARALLEL_MIN_ROWS)
+			return;
+	} else if (sql_scan_needs_order(p) || p->scan.nranges > 1) {
+		return;
+	}
 	if (p->qual && sql_expr_walk(p->qual, unsafe_in_worker, NULL))
 		return;
 	p->scan.parallel = workers;
@@ -376,10 +410,10 @@ static void plan_partial(sql_plan *p)
 	if (p->kind == SQL_P_APPEND)
 		for (int i = 0; i < p->append.nchildren; i++)
 			plan_partial(p->append.children[i]);
-	/* (Salted key ranges are read bucket by bucket and merged: no workers.) */
+	/* (A salted range merged in key order hands its rows up.) */
 	if (p->kind != SQL_P_AGG || !p->left || p->left->kind != SQL_P_SCAN || !p->left->scan.parallel ||
-	    (p->left->scan.nranges && p->left->scan.rel->rel.salt_buckets) ||
-	    p->agg.ngsets || (p->agg.ngroup && (!p->agg.hashed || p->rows > PARTIAL_MAX_GROUPS)))
+	    sql_scan_needs_order(p->left) || p->agg.ngsets ||
+	    (p->agg.ngroup && (!p->agg.hashed || p->rows > PARTIAL_MAX_GROUPS)))
 		return;
 	for (int k = 0; k < p->agg.ngroup; k++)
 		if (sql_expr_walk(p->agg.group[k], unsafe_in_worker, NULL))

@@ -1141,11 +1141,32 @@ void sql_scan_set_sink(sql_op *scan, const sql_par_sink *sink);
 void sql_scan_stop_workers(sql_op *scan);
 /* Worker threads a scan operator has started so far (EXPLAIN ANALYZE). */
 int sql_scan_workers_launched(sql_op *scan);
-/* Salted tables (exec_salt.c): a scan of one bucket (salt = bucket + 1) or
- * of point lookups each in its key's bucket (salt = -1), and the merge of
- * the nbuckets bucket scans in key order (or reverse key order). */
+/* Salted tables (exec_salt.c): a scan of one bucket (salt = bucket + 1), of
+ * point lookups each in its key's bucket (SQL_SALT_POINTS), of every
+ * bucket's ranges in stored order (SQL_SALT_ALL: an unordered parallel
+ * scan), or the workers of a parallel merge (SQL_SALT_STREAMS: one ordered
+ * stream per bucket, read with sql_scan_stream_next); and the merge of the
+ * nbuckets bucket scans in key order (or reverse key order). */
+/* A scan whose rows must come in key order or its reverse (a consumer
+ * relies on it, or a LIMIT is pushed into it). */
+static inline bool sql_scan_needs_order(const sql_plan *p)
+{
+	return p->scan.ordered || p->scan.reverse || p->scan.limit;
+}
+#define SQL_SALT_POINTS (-1)
+#define SQL_SALT_ALL (-2)
+#define SQL_SALT_STREAMS (-3)
 sql_op *sql_op_scan_salted(sql_exec *ex, const sql_plan *p, int salt);
 sql_op *sql_op_salt_merge(sql_exec *ex, const sql_plan *p, int nbuckets);
+/* A SQL_SALT_STREAMS scan, opened: true if its workers run (else nothing
+ * was started and the caller reads the buckets itself). */
+bool sql_scan_streams_open(sql_op *scan);
+/* The next rows of bucket b of a running SQL_SALT_STREAMS scan, in scan
+ * order; n == 0 once the bucket is done. Valid until the next call for the
+ * same bucket. */
+sql_batch *sql_scan_stream_next(sql_op *scan, int b);
+/* Workers launched by a salted merge (exec_salt.c), 0 for other operators. */
+int sql_salt_workers_launched(sql_op *op);
 sql_op *sql_op_groupjoin(sql_exec *ex, const sql_plan *p);
 /* A worker thread of a statement of s (parallel scans): the session's
  * settings and interrupt checks, read-only. */

@@ -3,7 +3,7 @@
 # (tests/parallel/parallel_test.py): plans, results with and without workers,
 # errors raised in workers, a transaction's own writes.
 #
-# usage: tests/parallel/run.sh [plans|results|errors|writes ...]
+# usage: tests/parallel/run.sh [plans|results|errors|writes|salted ...]
 # Server: the fixture's (STRATA_BIN, STRATA_BUILD, or STRATA_TEST_PORT).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
