@@ -12,7 +12,8 @@
 #   shared      two servers on one cluster: DDL and rows written on one are
 #               seen by the other, also after the writer is killed (SIGKILL); a
 #               sequence used by both; REPEATABLE READ write conflicts (40001);
-#               a READ COMMITTED counter hammered from both loses no update
+#               a READ COMMITTED counter hammered from both loses no update;
+#               FOR UPDATE and upserts across the two servers (rc_lock.py)
 #   gc          version GC with no window and no history retention under a
 #               long REPEATABLE READ transaction on another server
 #   failover    one etcd member is killed during a write workload; every
@@ -184,6 +185,14 @@ if server_start shared-a shared && PA=$SPORT SPA=$SPID && server_start shared-b 
 		ok "shared: READ COMMITTED counter updated from 8 sessions on two servers: $got"
 	else
 		bad "shared: READ COMMITTED counter on two servers: $got"
+	fi
+	# Row locks and upserts across the two servers: FOR UPDATE serializes
+	# read-modify-write cycles (the loser retries on 40001), ON CONFLICT DO
+	# UPDATE updates the newest version.
+	if got=$(/usr/bin/python3 "$here/rc_lock.py" "$PA" "$PB" 3 12 2>&1); then
+		ok "shared: FOR UPDATE and upserts from 6 sessions on two servers: $got"
+	else
+		bad "shared: FOR UPDATE / upserts on two servers: $got"
 	fi
 	# The same over the extended query protocol (pgbench -M prepared): a
 	# conflict at the commit at Sync reruns the statement; no client aborts.
