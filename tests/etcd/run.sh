@@ -16,8 +16,9 @@
 #               FOR UPDATE and upserts across the two servers (rc_lock.py)
 #   gc          version GC with no window and no history retention under a
 #               long REPEATABLE READ transaction on another server
-#   failover    one etcd member is killed during a write workload; every
-#               acknowledged commit is still there afterwards
+#   failover    the etcd leader is killed during a write workload, restarted,
+#               then the new leader is killed; every acknowledged commit is
+#               still there afterwards
 # Skips (0 passed, 0 failed, 1 skipped) when etcd is not installed.
 # usage: tests/etcd/run.sh [--keep]   (STRATA_BUILD: build dir, default build/asan)
 set -uo pipefail
@@ -260,19 +261,27 @@ leader_member() {
 }
 if server_start failover failover; then
 	q "$SPORT" -c "CREATE TABLE ft (id int PRIMARY KEY, at timestamptz)" >/dev/null
-	/usr/bin/python3 "$here/failover.py" "$SPORT" 8 "$tmp/acked" >"$logs/failover.txt" 2>&1 &
+	/usr/bin/python3 "$here/failover.py" "$SPORT" 14 "$tmp/acked" >"$logs/failover.txt" 2>&1 &
 	wl=$!
+	# Two kills: the leader; it comes back; then the new leader.
 	sleep 3
 	victim=$(leader_member)
 	etcd_member_kill "$victim"
 	echo "killed etcd member m$victim (the leader) at $(date +%T)" >>"$logs/failover.txt"
+	sleep 3
+	etcd_member_start "$victim"
+	sleep 3
+	victim2=$(leader_member)
+	etcd_member_kill "$victim2"
+	echo "killed etcd member m$victim2 (the leader then) at $(date +%T)" >>"$logs/failover.txt"
+	victim=$victim2
 	wait "$wl"
 	q "$SPORT" -c "SELECT id FROM ft ORDER BY id" >"$tmp/present" 2>>"$logs/failover.txt"
 	nacked=$(wc -l <"$tmp/acked" 2>/dev/null || echo 0)
 	lost=$(sort -n "$tmp/acked" | comm -23 - <(sort -n "$tmp/present") | wc -l)
 	after=$(tail -n 1 "$tmp/acked" 2>/dev/null)
 	if ((nacked > 0 && lost == 0)) && [[ -s $tmp/present ]]; then
-		ok "failover: leader m$victim killed mid-workload; $nacked acknowledged commits, none lost ($(head -1 "$logs/failover.txt"))"
+		ok "failover: two leaders killed one after the other mid-workload (the first restarted in between); $nacked acknowledged commits, none lost ($(head -1 "$logs/failover.txt"))"
 	else
 		bad "failover: $lost of $nacked acknowledged commits lost (see $logs/failover.txt)"
 	fi
