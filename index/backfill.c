@@ -7,12 +7,13 @@
  * newer entry shadows a backfilled one, a writer's removal (a delete marker
  * at a newer timestamp) hides it, so the order of the two does not matter.
  * Rerunning a chunk writes the same cells: the backfill is idempotent and
- * resumes from the last data key it reported.
+ * resumes from the last data key it reported. Builds that writers do not
+ * maintain yet (caught_up_later) of non-unique indexes go to bulk.c.
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "idx.h"
+#include "idx_int.h"
 
 #define DEFAULT_CHUNK 2000
 #define MAX_TRIES     3
@@ -50,20 +51,6 @@ static size_t put_bytes(chunk *c, const void *p, size_t n)
 	return off;
 }
 
-/* Whether the model looks at this cell. */
-static bool wanted(const idx_rowmodel *m, const kv_cell *c)
-{
-	if (!m->needs)
-		return true;
-	for (int i = 0; i < m->nneeds; i++) {
-		const kv_column *k = &m->needs[i];
-		if (k->qlen == c->qualifier.len &&
-		    (!k->qlen || !memcmp(k->qualifier, c->qualifier.data, k->qlen)))
-			return true;
-	}
-	return false;
-}
-
 /* Reads up to max rows after `after` at ts into c; false at the end. */
 static kv_status read_chunk(kv_table *data, const idx_def *d, const idx_rowmodel *m, const void *after,
 			    size_t after_len, kv_ts ts, uint32_t max, chunk *c)
@@ -93,7 +80,7 @@ static kv_status read_chunk(kv_table *data, const idx_def *d, const idx_rowmodel
 		kv_slice row = {util_arena_memdup_nz(a, first->row.data, first->row.len), first->row.len};
 		for (;;) {
 			const kv_cell *x = kv_iter_cell(it);
-			if (!wanted(m, x)) {
+			if (!idx_model_wants(m, x)) {
 				kv_iter_next(it);
 				if (!kv_iter_valid(it) || kv_slice_cmp(kv_iter_cell(it)->row, row) != 0)
 					break;
@@ -224,6 +211,8 @@ out:
 kv_status idx_backfill(kv_table *data, const idx_def *d, const idx_rowmodel *m, const idx_backfill_opts *o,
 		       uint64_t *rows_done, util_err *err)
 {
+	if (o && o->caught_up_later && !d->unique)
+		return idx_bulk_build(data, d, m, o, rows_done, err);
 	kv_store *s = kv_table_store(data);
 	uint32_t max = o && o->chunk_rows ? o->chunk_rows : DEFAULT_CHUNK;
 	util_buf after = UTIL_BUF_INIT;
@@ -237,11 +226,7 @@ kv_status idx_backfill(kv_table *data, const idx_def *d, const idx_rowmodel *m, 
 	uint64_t done = rows_done ? *rows_done : 0;
 	kv_status st = KV_OK;
 	kv_batch *b = kv_batch_new();
-	bool later = o && o->caught_up_later;
-	/* Nobody else writes the index meanwhile and no earlier entry has to
-	 * be read back (uniqueness): every chunk goes into one batch, which
-	 * spills sorted runs and is committed at the end as sorted files. */
-	bool bulk = later && !d->unique;
+	bool later = o && o->caught_up_later; /* of a unique index (bulk.c does the others) */
 	for (;;) {
 		int tries = 0;
 		for (;;) {
@@ -251,13 +236,10 @@ kv_status idx_backfill(kv_table *data, const idx_def *d, const idx_rowmodel *m, 
 					have_after ? after.len : 0, snap, max, &c);
 			if (st != KV_OK || c.rows == 0)
 				goto done;
-			if (!bulk)
-				kv_batch_clear(b);
+			kv_batch_clear(b);
 			/* In key order: the store's memstore takes sorted runs faster
-			 * (its skiplist walks stay in cache), duplicates of a unique
-			 * index become neighbours, and a bulk batch's spill merges the
-			 * chunks' runs instead of quicksorting entries scattered over
-			 * 64 MiB (sorting a chunk's 20000 entries stays in cache). */
+			 * (its skiplist walks stay in cache) and duplicates of a unique
+			 * index become neighbours. */
 			if (c.n > 1)
 				qsort_r(c.e, c.n, sizeof *c.e, cmp_values, &c);
 			if (d->unique && c.n > 1) {
@@ -298,9 +280,7 @@ kv_status idx_backfill(kv_table *data, const idx_def *d, const idx_rowmodel *m, 
 			kv_write_opts wo;
 			memset(&wo, 0, sizeof wo);
 			wo.no_sync = o && o->no_sync;
-			if (bulk)
-				st = KV_OK; /* a spill error fails the commit at the end */
-			else if (later)
+			if (later)
 				st = kv_batch_count(b) ? kv_commit(s, b, &wo, NULL) : KV_OK;
 			else if (tries <= MAX_TRIES)
 				st = kv_batch_count(b) ? kv_commit_if(s, b, snap, &wo, NULL) : KV_OK;
@@ -326,10 +306,6 @@ kv_status idx_backfill(kv_table *data, const idx_def *d, const idx_rowmodel *m, 
 			break;
 	}
 done:
-	if (bulk && st == KV_OK && kv_batch_count(b)) {
-		kv_write_opts wo = {.no_sync = o->no_sync, .ingest = true};
-		st = kv_commit(s, b, &wo, NULL);
-	}
 	if (st != KV_OK && st != KV_CHECK_FAILED && st != KV_BUSY && err && !util_err_isset(err))
 		util_err_set(err, UTIL_E_IO_ERROR, "index backfill: %s", kv_errmsg());
 	kv_batch_free(b);

@@ -238,6 +238,15 @@ typedef struct idx_backfill_opts {
 	 * entries of all chunks are then committed at the end, as one
 	 * ingest of sorted files (nothing is written if the build fails). */
 	bool caught_up_later;
+	/* Optional, with caught_up_later on a non-unique index: a second
+	 * model of the same index whose entry() may run on another thread
+	 * at the same time as m's (no evaluator: plain columns); the bulk
+	 * build then reads half the rows on a thread of its own. */
+	const idx_rowmodel *model2;
+	/* Bulk build: bytes of entries a thread sorts in memory before they
+	 * go to the batch (0: 64 MiB); smaller runs overlap and the ingest
+	 * merges them. */
+	size_t run_bytes;
 } idx_backfill_opts;
 
 /*

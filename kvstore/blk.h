@@ -58,6 +58,9 @@ typedef struct blk_iter {
 	size_t klen, kcap;
 	const uint8_t *val;
 	size_t vlen;
+	/* Leading key bytes the current entry shares with the entry before it
+	 * in the block (as stored: 0 at restart points and block starts). */
+	size_t shared;
 	bool valid;
 	bool corrupt; /* set when an entry fails to decode */
 } blk_iter;
@@ -76,7 +79,13 @@ bool blki_decode_slow(blk_iter *it);
  * parts and qualifiers are a few bytes: a libc call costs more). */
 static inline void blk_copy(uint8_t *dst, const uint8_t *src, size_t n)
 {
-	if (n >= 8 && n <= 16) {
+	if (n > 16 && n <= 32) { /* a new row's key: no libc call or rep movs */
+		memcpy(dst, src, 16);
+		memcpy(dst + n - 16, src + n - 16, 16);
+	} else if (n > 32 && n <= 64) {
+		memcpy(dst, src, 32);
+		memcpy(dst + n - 32, src + n - 32, 32);
+	} else if (n >= 8 && n <= 16) {
 		memcpy(dst, src, 8);
 		memcpy(dst + n - 8, src + n - 8, 8);
 	} else if (n >= 4 && n < 8) {
@@ -92,29 +101,41 @@ static inline void blk_copy(uint8_t *dst, const uint8_t *src, size_t n)
 	}
 }
 
-/* The next entry. Inline for the common entry (one-byte lengths, the key
- * fits the buffer); anything else goes through blki_decode_slow(), which
- * checks every length against the block end. */
-static inline void blki_next(blk_iter *it)
+/* The next entry when it is the common kind (one-byte lengths, the key fits
+ * the buffer): true when decoded; false (nothing changed) otherwise, and
+ * blki_decode_slow() must decode it. Kept apart from blki_next() so that a
+ * caller can use the fields it just set from registers. */
+static inline __attribute__((always_inline)) bool blki_next_inline(blk_iter *it)
 {
 	size_t at = it->next;
-	if (at + 3 <= it->limit) {
-		const uint8_t *p = it->data + at;
-		size_t shared = p[0], unshared = p[1], vlen = p[2];
-		size_t kl = shared + unshared;
-		if ((shared | unshared | vlen) < 0x80 && shared <= it->klen && kl <= it->kcap &&
-		    at + 3 + unshared + vlen <= it->limit) {
-			blk_copy(it->key + shared, p + 3, unshared);
-			it->klen = kl;
-			it->val = p + 3 + unshared;
-			it->vlen = vlen;
-			it->cur = at;
-			it->next = at + 3 + unshared + vlen;
-			it->valid = true;
-			return;
-		}
-	}
-	blki_decode_slow(it);
+	if (at + 3 > it->limit)
+		return false;
+	const uint8_t *p = it->data + at;
+	/* Blocks are read front to back: fetch a few cache lines ahead (a
+	 * block's data is not one stream the hardware follows). */
+	__builtin_prefetch(p + 256);
+	size_t shared = p[0], unshared = p[1], vlen = p[2];
+	size_t kl = shared + unshared;
+	if ((shared | unshared | vlen) >= 0x80 || shared > it->klen || kl > it->kcap ||
+	    at + 3 + unshared + vlen > it->limit)
+		return false;
+	blk_copy(it->key + shared, p + 3, unshared);
+	it->klen = kl;
+	it->shared = shared;
+	it->val = p + 3 + unshared;
+	it->vlen = vlen;
+	it->cur = at;
+	it->next = at + 3 + unshared + vlen;
+	it->valid = true;
+	return true;
+}
+
+/* The next entry: inline for the common entry; anything else goes through
+ * blki_decode_slow(), which checks every length against the block end. */
+static inline void blki_next(blk_iter *it)
+{
+	if (!blki_next_inline(it))
+		blki_decode_slow(it);
 }
 /* Comparator for keys in this block. */
 typedef int (*blk_cmp_fn)(const uint8_t *a, size_t al, const uint8_t *b, size_t bl);

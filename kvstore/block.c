@@ -31,6 +31,8 @@ void blkb_reset(blk_builder *b)
 	b->nentries = 0;
 }
 
+/* shared is the whole common prefix below the keep_suffix cap, never less:
+ * scans infer "same row" and "same column" from it (scan.c fast_step). */
 void blkb_add(blk_builder *b, const uint8_t *key, size_t klen, const void *val, size_t vlen)
 {
 	size_t shared = 0;
@@ -158,6 +160,7 @@ static bool decode_next(blk_iter *it)
 	if (unshared) /* an empty key before any was decoded: key is still NULL */
 		blk_copy(it->key + shared, p, unshared);
 	it->klen = kl;
+	it->shared = shared;
 	it->val = p + unshared;
 	it->vlen = vlen;
 	it->cur = it->next;

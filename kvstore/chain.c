@@ -25,6 +25,7 @@ static void take(chain_iter *c)
 	c->base.klen = k->klen;
 	c->base.val = k->val;
 	c->base.vlen = k->vlen;
+	c->base.shared = k->shared;
 }
 
 /* From child i on, the first entry of the first non-empty child. */
@@ -34,6 +35,7 @@ static void first_from(chain_iter *c, int i)
 		src_seek(c->kids[c->cur], NULL, 0);
 		if (c->kids[c->cur]->valid || c->kids[c->cur]->status) {
 			take(c);
+			c->base.shared = 0; /* the entry before was another child's */
 			return;
 		}
 	}

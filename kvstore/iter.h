@@ -9,7 +9,11 @@
  *   next()      the following entry
  * After any move, `valid` says whether an entry is current and `status`
  * carries an error (then valid is false). key/val are valid until the next
- * move.
+ * move. After next(), `shared` is a lower bound on the number of leading key
+ * bytes the entry has in common with the entry before it (0 when unknown, and
+ * after every seek): sorted files give their blocks' prefix-compression
+ * counts, so a scan can tell that a cell is in the same row without
+ * comparing the row.
  */
 #ifndef STRATA_KV_ITER_H
 #define STRATA_KV_ITER_H
@@ -37,6 +41,7 @@ struct kv_src {
 	size_t klen;
 	const uint8_t *val;
 	size_t vlen;
+	size_t shared; /* see above; sources that never set it leave it 0 */
 };
 
 static inline void src_seek(kv_src *s, const uint8_t *k, size_t n)

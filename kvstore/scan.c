@@ -119,6 +119,7 @@ struct kv_iter {
 	/* Plain-scan fast path (advance_fast): one sorted file, no markers,
 	 * every cell visible. */
 	bool fast;
+	size_t fast_klen; /* key length of the cell last emitted by fast_take */
 	/* The single source when it is a sorted file, or a chain of key-disjoint
 	 * files of one large commit (chain.c): only_files[0..n_only). */
 	kv_sfile **only_files;
@@ -673,6 +674,7 @@ static inline bool fast_take(kv_iter *it, const kv_src *s)
 		return false; /* cannot happen in a file without markers */
 	buf_set(&it->colkey, p.qual, p.qlen);
 	it->have_last = true;
+	it->fast_klen = s->klen;
 	set_cell(it, &p, s);
 	it->row_start = it->row_cells == 0 || (it->batch && it->row_cells % it->batch == 0);
 	it->row_cells++;
@@ -686,6 +688,64 @@ static inline bool fast_same_row(const kv_iter *it, const uint8_t *k)
 	return rl == it->row.len && bytes_eq(k + 2, (const uint8_t *)it->row.data, rl);
 }
 
+/* fast_take for an entry known to be in the current row, cheaper: the
+ * row's parts are the current cell's. new_col: known to start another
+ * column (no compare with the last one). */
+static inline bool fast_take_in_row(kv_iter *it, const kv_src *s, bool new_col)
+{
+	const uint8_t *k = s->key;
+	size_t kl = s->klen, rl = it->row.len;
+	size_t qoff = 3 + rl + k[2 + rl]; /* within kl - IKEY_SUFFIX: the source checked the key */
+	const uint8_t *q = k + qoff;
+	size_t ql = kl - qoff - IKEY_SUFFIX;
+	if (!new_col && it->have_last && it->colkey.len == ql &&
+	    bytes_eq((const uint8_t *)it->colkey.data, q, ql))
+		return false; /* an older version of the column just returned */
+	uint8_t type = (uint8_t)~k[kl - 1];
+	if (UTIL_UNLIKELY(type != KV_PUT))
+		return false; /* cannot happen in a file without markers */
+	buf_set(&it->colkey, q, ql);
+	it->fast_klen = kl;
+	it->cell.row.data = k + 2;
+	it->cell.family.data = k + 3 + rl;
+	it->cell.family.len = k[2 + rl];
+	it->cell.qualifier.data = q;
+	it->cell.qualifier.len = ql;
+	it->cell.ts = ikey_ts(k, kl);
+	it->cell.type = type;
+	it->cell.value.data = s->val;
+	it->cell.value.len = s->vlen;
+	it->row_start = it->batch && it->row_cells % it->batch == 0;
+	it->row_cells++;
+	it->valid = true;
+	return true;
+}
+
+/* The source's entry after one of the current row: 1 if it is the next
+ * cell of the row (now current), 0 if an older version of the column just
+ * emitted (skip it), -1 if the row has ended. The block's prefix counts
+ * (s->shared) answer most of this without comparing bytes. The entry before
+ * this one was of the emitted column (its newest version or an older one),
+ * so: an entry that shares the row's bytes with it is in the row; then one
+ * as long that shares everything but the timestamp and type is that
+ * column, one as long that differs before is another (a count of shared
+ * bytes that is not 0 is exact below the last 8, see blkb_add), and one of
+ * another length is another (same row and family, another qualifier). */
+static inline int fast_step(kv_iter *it, const kv_src *s)
+{
+	if (UTIL_UNLIKELY(!s->valid || s->status))
+		return -1;
+	size_t sh = s->shared, kl = s->klen;
+	if (sh < 2 + it->row.len) {
+		if (!fast_same_row(it, s->key))
+			return -1;
+		return fast_take_in_row(it, s, false) ? 1 : 0;
+	}
+	if (kl == it->fast_klen && sh + IKEY_SUFFIX >= kl)
+		return 0;
+	return fast_take_in_row(it, s, true) ? 1 : 0;
+}
+
 /* Moves to the next cell of the current row; false (the source left on the
  * first cell after the row, need_next clear) when the row has ended. */
 static bool fast_next_in_row(kv_iter *it)
@@ -694,12 +754,13 @@ static bool fast_next_in_row(kv_iter *it)
 	it->valid = false;
 	for (;;) {
 		src_next(s);
-		if (UTIL_UNLIKELY(!s->valid || s->status) || !fast_same_row(it, s->key)) {
+		int r = fast_step(it, s);
+		if (r > 0)
+			return true;
+		if (r < 0) {
 			it->need_next = false;
 			return false;
 		}
-		if (fast_take(it, s))
-			return true;
 	}
 }
 
@@ -1505,10 +1566,23 @@ size_t kv_iter_row(kv_iter *it, kv_cell_fn fn, void *arg)
 		return 0;
 	size_t n = 0;
 	if (it->fast) {
-		do {
+		kv_src *s = it->src;
+		for (;;) {
 			fn(arg, &it->cell);
 			n++;
-		} while (fast_next_in_row(it));
+			int r;
+			do {
+				src_next(s);
+				r = fast_step(it, s);
+			} while (r == 0);
+			if (r < 0)
+				break;
+		}
+		/* The source is on the first entry after the row (or at the end):
+		 * a new row for advance_fast, without comparing again. */
+		it->valid = false;
+		it->need_next = false;
+		it->in_row = false;
 		advance_fast(it);
 		return n;
 	}

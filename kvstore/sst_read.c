@@ -552,6 +552,7 @@ static void si_publish(sst_iter *it)
 		return;
 	}
 	it->base.valid = it->bit.valid;
+	it->base.shared = 0; /* after a seek or at a block start: unknown */
 	if (it->bit.valid) {
 		if (UTIL_UNLIKELY(!ikey_valid(it->bit.key, it->bit.klen))) {
 			si_fail(it, kv_fail(KV_CORRUPTION, "%s: malformed key in block %lld", it->r->path,
@@ -629,13 +630,29 @@ static void si_seek_lt(kv_src *s, const uint8_t *k, size_t kl)
 static void si_next(kv_src *s)
 {
 	sst_iter *it = (sst_iter *)s;
-	blki_next(&it->bit);
-	if (UTIL_LIKELY(it->bit.valid)) {
-		it->base.key = it->bit.key;
-		it->base.klen = it->bit.klen;
-		it->base.val = it->bit.val;
-		it->base.vlen = it->bit.vlen;
-		if (UTIL_UNLIKELY(!ikey_valid(it->bit.key, it->bit.klen)))
+	blk_iter *b = &it->bit;
+	if (UTIL_LIKELY(blki_next_inline(b))) {
+		/* from what was just decoded, not reloaded from b (a wide reload
+		 * of two fields stored apart stalls on store forwarding) */
+		const uint8_t *k = b->key;
+		size_t kl = b->klen;
+		it->base.key = k;
+		it->base.klen = kl;
+		it->base.val = b->val;
+		it->base.vlen = b->vlen;
+		it->base.shared = b->shared;
+		if (UTIL_UNLIKELY(!ikey_valid(k, kl)))
+			si_publish(it);
+		return;
+	}
+	blki_decode_slow(b);
+	if (b->valid) {
+		it->base.key = b->key;
+		it->base.klen = b->klen;
+		it->base.val = b->val;
+		it->base.vlen = b->vlen;
+		it->base.shared = b->shared;
+		if (UTIL_UNLIKELY(!ikey_valid(b->key, b->klen)))
 			si_publish(it);
 		return;
 	}

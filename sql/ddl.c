@@ -21,6 +21,34 @@ static const char *str_of(pnode *n)
 
 /* ---------------------------------------------------------------- helpers */
 
+/* The SQL text of one raw statement; `what` names it in the error ("could
+ * not store <what>"). Returns a copy in the current arena. */
+static char *deparse_one(pnode *stmt, const char *what)
+{
+	PgQuery__RawStmt raw = PG_QUERY__RAW_STMT__INIT;
+	raw.stmt = stmt;
+	PgQuery__RawStmt *stmts[1] = {&raw};
+	PgQuery__ParseResult pr = PG_QUERY__PARSE_RESULT__INIT;
+	pr.version = PG_VERSION_NUM;
+	pr.n_stmts = 1;
+	pr.stmts = stmts;
+	size_t len = pg_query__parse_result__get_packed_size(&pr);
+	uint8_t *buf = util_xmalloc(len ? len : 1);
+	pg_query__parse_result__pack(&pr, buf);
+	PgQueryProtobuf pb = {len, (char *)buf};
+	PgQueryDeparseResult dr = pg_query_deparse_protobuf(pb);
+	free(buf);
+	if (dr.error) {
+		char msg[256];
+		snprintf(msg, sizeof msg, "%s", dr.error->message);
+		pg_query_free_deparse_result(dr);
+		ty_error(UTIL_E_FEATURE_NOT_SUPPORTED, "could not store %s: %s", what, msg);
+	}
+	char *s = ty_strdup(dr.query);
+	pg_query_free_deparse_result(dr);
+	return s;
+}
+
 /* "SELECT <expr>" deparsed from a raw expression (how defaults, CHECKs,
  * views and index expressions are stored). */
 char *sql_deparse_select_expr(pnode *expr)
@@ -40,55 +68,13 @@ char *sql_deparse_select_expr(pnode *expr)
 	PgQuery__Node seln = PG_QUERY__NODE__INIT;
 	seln.node_case = PG_QUERY__NODE__NODE_SELECT_STMT;
 	seln.select_stmt = &sel;
-	PgQuery__RawStmt raw = PG_QUERY__RAW_STMT__INIT;
-	raw.stmt = &seln;
-	PgQuery__RawStmt *stmts[1] = {&raw};
-	PgQuery__ParseResult pr = PG_QUERY__PARSE_RESULT__INIT;
-	pr.version = PG_VERSION_NUM;
-	pr.n_stmts = 1;
-	pr.stmts = stmts;
-	size_t len = pg_query__parse_result__get_packed_size(&pr);
-	uint8_t *buf = util_xmalloc(len ? len : 1);
-	pg_query__parse_result__pack(&pr, buf);
-	PgQueryProtobuf pb = {len, (char *)buf};
-	PgQueryDeparseResult dr = pg_query_deparse_protobuf(pb);
-	free(buf);
-	if (dr.error) {
-		char msg[256];
-		snprintf(msg, sizeof msg, "%s", dr.error->message);
-		pg_query_free_deparse_result(dr);
-		ty_error(UTIL_E_FEATURE_NOT_SUPPORTED, "could not store expression: %s", msg);
-	}
-	char *s = ty_strdup(dr.query);
-	pg_query_free_deparse_result(dr);
-	return s;
+	return deparse_one(&seln, "expression");
 }
 
 /* Deparses a whole statement (views). */
 char *sql_deparse_stmt(pnode *stmt)
 {
-	PgQuery__RawStmt raw = PG_QUERY__RAW_STMT__INIT;
-	raw.stmt = stmt;
-	PgQuery__RawStmt *stmts[1] = {&raw};
-	PgQuery__ParseResult pr = PG_QUERY__PARSE_RESULT__INIT;
-	pr.version = PG_VERSION_NUM;
-	pr.n_stmts = 1;
-	pr.stmts = stmts;
-	size_t len = pg_query__parse_result__get_packed_size(&pr);
-	uint8_t *buf = util_xmalloc(len ? len : 1);
-	pg_query__parse_result__pack(&pr, buf);
-	PgQueryProtobuf pb = {len, (char *)buf};
-	PgQueryDeparseResult dr = pg_query_deparse_protobuf(pb);
-	free(buf);
-	if (dr.error) {
-		char msg[256];
-		snprintf(msg, sizeof msg, "%s", dr.error->message);
-		pg_query_free_deparse_result(dr);
-		ty_error(UTIL_E_FEATURE_NOT_SUPPORTED, "could not store statement: %s", msg);
-	}
-	char *s = ty_strdup(dr.query);
-	pg_query_free_deparse_result(dr);
-	return s;
+	return deparse_one(stmt, "statement");
 }
 
 cat_oid sql_ddl_new_oid(sql_session *s)

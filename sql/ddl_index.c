@@ -357,7 +357,7 @@ static uint64_t backfill(sql_session *s, cat_snap *cs, const cat_obj *ix, const 
 	util_err_clear(&bc.err);
 	util_buf pos = UTIL_BUF_INIT;
 	uint64_t rows = 0;
-	idx_rowmodel *m = NULL;
+	idx_rowmodel *volatile m = NULL, *volatile m2 = NULL;
 	volatile kv_status st = KV_OK;
 	util_err err;
 	util_err_clear(&err);
@@ -376,6 +376,12 @@ static uint64_t backfill(sql_session *s, cat_snap *cs, const cat_obj *ix, const 
 		o.chunk_rows = 20000;
 		o.no_sync = true; /* the commit publishing the index syncs the log */
 		o.caught_up_later = caught_up_later;
+		/* Plain columns need no evaluator: a second model (as GC's) lets
+		 * a bulk build read half the rows on another thread. */
+		if (caught_up_later && !x->needs_eval && !x->def.unique && !table->rel.ilv_depth) {
+			m2 = sql_ix_rowmodel(s, x, a, true);
+			o.model2 = m2;
+		}
 		o.progress = build_progress;
 		o.progress_arg = &bc;
 		if (resume && bc.builds && saved_position(bc.builds, ix->oid, &pos, &rows)) {
@@ -395,6 +401,7 @@ static uint64_t backfill(sql_session *s, cat_snap *cs, const cat_obj *ix, const 
 	{
 		TY_END(tc);
 		sql_ix_rowmodel_free(m);
+		sql_ix_rowmodel_free(m2);
 		if (data)
 			kv_table_close(data);
 		if (ikv)
@@ -410,6 +417,7 @@ static uint64_t backfill(sql_session *s, cat_snap *cs, const cat_obj *ix, const 
 	}
 	TY_END(tc);
 	sql_ix_rowmodel_free(m);
+	sql_ix_rowmodel_free(m2);
 	kv_table_close(data);
 	kv_table_close(ikv);
 	util_buf_free(&pos);

@@ -240,41 +240,11 @@ int dt_cmp_date_tstz(int32_t d, int64_t tstz)
 
 /* ---------------------------------------------------------------- functions */
 
-#define CMPFN(name, expr)                                                                                    \
-	static DT_FN(name##_eq)                                                                              \
-	{                                                                                                    \
-		return ty_bool((expr) == 0);                                                                 \
-	}                                                                                                    \
-	static DT_FN(name##_ne)                                                                              \
-	{                                                                                                    \
-		return ty_bool((expr) != 0);                                                                 \
-	}                                                                                                    \
-	static DT_FN(name##_lt)                                                                              \
-	{                                                                                                    \
-		return ty_bool((expr) < 0);                                                                  \
-	}                                                                                                    \
-	static DT_FN(name##_le)                                                                              \
-	{                                                                                                    \
-		return ty_bool((expr) <= 0);                                                                 \
-	}                                                                                                    \
-	static DT_FN(name##_gt)                                                                              \
-	{                                                                                                    \
-		return ty_bool((expr) > 0);                                                                  \
-	}                                                                                                    \
-	static DT_FN(name##_ge)                                                                              \
-	{                                                                                                    \
-		return ty_bool((expr) >= 0);                                                                 \
-	}                                                                                                    \
-	static DT_FN(name##_cmp)                                                                             \
-	{                                                                                                    \
-		return ty_int(expr);                                                                         \
-	}
-
-CMPFN(date, cmp64(DT_I(0), DT_I(1)))
-CMPFN(date_timestamp, dt_cmp_date_ts((int32_t)DT_I(0), DT_I(1)))
-CMPFN(date_timestamptz, dt_cmp_date_tstz((int32_t)DT_I(0), DT_I(1)))
-CMPFN(timestamp_date, -dt_cmp_date_ts((int32_t)DT_I(1), DT_I(0)))
-CMPFN(timestamptz_date, -dt_cmp_date_tstz((int32_t)DT_I(1), DT_I(0)))
+DT_CMPFNS(date, cmp64(DT_I(0), DT_I(1)))
+DT_CMPFNS(date_timestamp, dt_cmp_date_ts((int32_t)DT_I(0), DT_I(1)))
+DT_CMPFNS(date_timestamptz, dt_cmp_date_tstz((int32_t)DT_I(0), DT_I(1)))
+DT_CMPFNS(timestamp_date, -dt_cmp_date_ts((int32_t)DT_I(1), DT_I(0)))
+DT_CMPFNS(timestamptz_date, -dt_cmp_date_tstz((int32_t)DT_I(1), DT_I(0)))
 
 static DT_FN(date_in)
 {

@@ -418,6 +418,48 @@ typedef struct dt_table {
 		.negator = neg                                                                               \
 	}
 
+/* The seven comparison functions dtf_<name>_{eq,ne,lt,le,gt,ge,cmp} of one
+ * type pair, from one three-way comparison expression over the arguments. */
+#define DT_CMPFNS(name, expr)                                                                                \
+	static DT_FN(name##_eq)                                                                              \
+	{                                                                                                    \
+		return ty_bool((expr) == 0);                                                                 \
+	}                                                                                                    \
+	static DT_FN(name##_ne)                                                                              \
+	{                                                                                                    \
+		return ty_bool((expr) != 0);                                                                 \
+	}                                                                                                    \
+	static DT_FN(name##_lt)                                                                              \
+	{                                                                                                    \
+		return ty_bool((expr) < 0);                                                                  \
+	}                                                                                                    \
+	static DT_FN(name##_le)                                                                              \
+	{                                                                                                    \
+		return ty_bool((expr) <= 0);                                                                 \
+	}                                                                                                    \
+	static DT_FN(name##_gt)                                                                              \
+	{                                                                                                    \
+		return ty_bool((expr) > 0);                                                                  \
+	}                                                                                                    \
+	static DT_FN(name##_ge)                                                                              \
+	{                                                                                                    \
+		return ty_bool((expr) >= 0);                                                                 \
+	}                                                                                                    \
+	static DT_FN(name##_cmp)                                                                             \
+	{                                                                                                    \
+		return ty_int(expr);                                                                         \
+	}
+
+/* A text datum from one of the *_out printers, copied into the current arena. */
+static inline ty_datum dt_out_text(void (*fn)(ty_datum, util_buf *), ty_datum v)
+{
+	util_buf b = UTIL_BUF_INIT;
+	fn(v, &b);
+	ty_datum r = ty_textn(b.data ? b.data : "", b.len);
+	util_buf_free(&b);
+	return r;
+}
+
 /* Key encoding helpers: fixed-width big-endian with the sign bit flipped. */
 void dt_key_put64(util_buf *out, int64_t v);
 void dt_key_put32(util_buf *out, int32_t v);

@@ -190,47 +190,8 @@ static void time_typmodout(int32_t typmod, util_buf *out)
 
 /* ---------------------------------------------------------------- functions */
 
-#define CMPFN(name, expr)                                                                                    \
-	static DT_FN(name##_eq)                                                                              \
-	{                                                                                                    \
-		return ty_bool((expr) == 0);                                                                 \
-	}                                                                                                    \
-	static DT_FN(name##_ne)                                                                              \
-	{                                                                                                    \
-		return ty_bool((expr) != 0);                                                                 \
-	}                                                                                                    \
-	static DT_FN(name##_lt)                                                                              \
-	{                                                                                                    \
-		return ty_bool((expr) < 0);                                                                  \
-	}                                                                                                    \
-	static DT_FN(name##_le)                                                                              \
-	{                                                                                                    \
-		return ty_bool((expr) <= 0);                                                                 \
-	}                                                                                                    \
-	static DT_FN(name##_gt)                                                                              \
-	{                                                                                                    \
-		return ty_bool((expr) > 0);                                                                  \
-	}                                                                                                    \
-	static DT_FN(name##_ge)                                                                              \
-	{                                                                                                    \
-		return ty_bool((expr) >= 0);                                                                 \
-	}                                                                                                    \
-	static DT_FN(name##_cmp)                                                                             \
-	{                                                                                                    \
-		return ty_int(expr);                                                                         \
-	}
-
-CMPFN(time, cmp64(DT_I(0), DT_I(1)))
-CMPFN(timetz, timetz_cmp(DT_A(0), DT_A(1)))
-
-static ty_datum out_text(void (*fn)(ty_datum, util_buf *), ty_datum v)
-{
-	util_buf b = UTIL_BUF_INIT;
-	fn(v, &b);
-	ty_datum r = ty_textn(b.data ? b.data : "", b.len);
-	util_buf_free(&b);
-	return r;
-}
+DT_CMPFNS(time, cmp64(DT_I(0), DT_I(1)))
+DT_CMPFNS(timetz, timetz_cmp(DT_A(0), DT_A(1)))
 
 static DT_FN(time_in)
 {
@@ -238,7 +199,7 @@ static DT_FN(time_in)
 }
 static DT_FN(time_out)
 {
-	return out_text(time_out, DT_A(0));
+	return dt_out_text(time_out, DT_A(0));
 }
 static DT_FN(timetz_in)
 {
@@ -246,7 +207,7 @@ static DT_FN(timetz_in)
 }
 static DT_FN(timetz_out)
 {
-	return out_text(timetz_out, DT_A(0));
+	return dt_out_text(timetz_out, DT_A(0));
 }
 static DT_FN(time_larger)
 {

@@ -318,48 +318,9 @@ ty_interval dt_timestamp_mi(int64_t a, int64_t b)
 
 /* ---------------------------------------------------------------- SQL functions */
 
-#define CMPFN(name, expr)                                                                                    \
-	static DT_FN(name##_eq)                                                                              \
-	{                                                                                                    \
-		return ty_bool((expr) == 0);                                                                 \
-	}                                                                                                    \
-	static DT_FN(name##_ne)                                                                              \
-	{                                                                                                    \
-		return ty_bool((expr) != 0);                                                                 \
-	}                                                                                                    \
-	static DT_FN(name##_lt)                                                                              \
-	{                                                                                                    \
-		return ty_bool((expr) < 0);                                                                  \
-	}                                                                                                    \
-	static DT_FN(name##_le)                                                                              \
-	{                                                                                                    \
-		return ty_bool((expr) <= 0);                                                                 \
-	}                                                                                                    \
-	static DT_FN(name##_gt)                                                                              \
-	{                                                                                                    \
-		return ty_bool((expr) > 0);                                                                  \
-	}                                                                                                    \
-	static DT_FN(name##_ge)                                                                              \
-	{                                                                                                    \
-		return ty_bool((expr) >= 0);                                                                 \
-	}                                                                                                    \
-	static DT_FN(name##_cmp)                                                                             \
-	{                                                                                                    \
-		return ty_int(expr);                                                                         \
-	}
-
-CMPFN(timestamp, cmp64(DT_I(0), DT_I(1)))
-CMPFN(timestamp_timestamptz, dt_cmp_ts_tstz(DT_I(0), DT_I(1)))
-CMPFN(timestamptz_timestamp, -dt_cmp_ts_tstz(DT_I(1), DT_I(0)))
-
-static ty_datum out_text(void (*fn)(ty_datum, util_buf *), ty_datum v)
-{
-	util_buf b = UTIL_BUF_INIT;
-	fn(v, &b);
-	ty_datum r = ty_textn(b.data ? b.data : "", b.len);
-	util_buf_free(&b);
-	return r;
-}
+DT_CMPFNS(timestamp, cmp64(DT_I(0), DT_I(1)))
+DT_CMPFNS(timestamp_timestamptz, dt_cmp_ts_tstz(DT_I(0), DT_I(1)))
+DT_CMPFNS(timestamptz_timestamp, -dt_cmp_ts_tstz(DT_I(1), DT_I(0)))
 
 static DT_FN(timestamp_in)
 {
@@ -371,11 +332,11 @@ static DT_FN(timestamptz_in)
 }
 static DT_FN(timestamp_out)
 {
-	return out_text(timestamp_out, DT_A(0));
+	return dt_out_text(timestamp_out, DT_A(0));
 }
 static DT_FN(timestamptz_out)
 {
-	return out_text(timestamptz_out, DT_A(0));
+	return dt_out_text(timestamptz_out, DT_A(0));
 }
 static DT_FN(timestamp_larger)
 {

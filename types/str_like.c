@@ -33,6 +33,18 @@ bool ty_like_match(const char *str, size_t tlen, const char *pat, size_t plen, b
 
 	if (plen == 1 && p[0] == '%')
 		return true;
+	/* '%literal%' with no wildcard or escape inside: a substring search.
+	 * The literal starts with a whole character (it follows a '%'), and in
+	 * valid UTF-8 a byte match of one never starts inside a character, so
+	 * the result is the character-wise matcher's. */
+	if (!icase && plen >= 2 && p[0] == '%' && p[plen - 1] == '%') {
+		const uint8_t *lit = p + 1;
+		size_t ll = plen - 2, i = 0;
+		while (i < ll && lit[i] != '%' && lit[i] != '_' && lit[i] != '\\')
+			i++;
+		if (i == ll)
+			return ll == 0 || memmem(t, tlen, lit, ll) != NULL;
+	}
 #define NEXTCHAR(i) ((i) += bytes ? 1 : (size_t)ty_str_mblen(t[i]))
 	for (;;) {
 		if (ti < tlen && pi < plen) {

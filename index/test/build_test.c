@@ -4,7 +4,9 @@
  * (maintaining the write-only index) changes rows between chunks; a
  * cancelled backfill resumed from its last key; duplicates refused by a
  * unique build; the checker's three problem kinds; the compaction filter
- * dropping stale entries and keeping good ones.
+ * dropping stale entries and keeping good ones; the bulk build (one
+ * snapshot, sorted in memory, two reader and two writer threads): exact,
+ * verified, idempotent, nothing written when cancelled.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -284,6 +286,144 @@ static void test_gc(void **state)
 	idxt_close(&t, true);
 }
 
+/* Rows id in [from, from + n) with a = id * 7919 % 1000 (every 97th without
+ * a), data only, in batches of 10000. */
+static void data_bulk(idxt *t, int64_t from, int64_t n)
+{
+	kv_batch *b = kv_batch_new();
+	util_buf pk = UTIL_BUF_INIT;
+	for (int64_t id = from; id < from + n; id++) {
+		util_buf_reset(&pk);
+		idxt_pk(id, &pk);
+		uint8_t v[8];
+		util_put_be64(v, (uint64_t)(id * 7919 % 1000));
+		kv_batch_put(b, t->data, pk.data, pk.len, "d", "", 0, KV_TS_LATEST, "", 0);
+		if (id % 97)
+			kv_batch_put(b, t->data, pk.data, pk.len, "d", "\0\1", 2, KV_TS_LATEST, v, 8);
+		kv_batch_put(b, t->data, pk.data, pk.len, "d", "\0\2", 2, KV_TS_LATEST, "b", 1);
+		if (kv_batch_count(b) >= 30000) {
+			assert_int_equal(kv_commit(t->s, b, NULL, NULL), KV_OK);
+			kv_batch_clear(b);
+		}
+	}
+	if (kv_batch_count(b))
+		assert_int_equal(kv_commit(t->s, b, NULL, NULL), KV_OK);
+	kv_batch_free(b);
+	util_buf_free(&pk);
+}
+
+/* The checker finds every row's entry (key, timestamp, payload) and no
+ * other; every entry is marked verified. */
+static void expect_exact(idxt *t, uint64_t rows)
+{
+	idx_check_report r;
+	assert_int_equal(idx_check(t->data, &t->def, &t->model, 0, &r, NULL, NULL), KV_OK);
+	assert_int_equal(r.missing + r.stale + r.mismatched, 0);
+	assert_int_equal(r.rows, rows);
+	assert_int_equal(r.entries, rows);
+	kv_scan_opts so;
+	memset(&so, 0, sizeof so);
+	kv_iter *it = kv_scan(t->index, &so);
+	uint64_t n = 0;
+	for (; kv_iter_valid(it); kv_iter_next(it)) {
+		const kv_cell *c = kv_iter_cell(it);
+		assert_true(c->value.len >= 1 && (c->value.data[0] & IDX_F_VERIFIED));
+		n++;
+	}
+	assert_int_equal(kv_iter_status(it), KV_OK);
+	kv_iter_close(it);
+	assert_int_equal(n, rows);
+}
+
+typedef struct bulk_ctx {
+	int reports;
+	int cancel_at; /* 0: never */
+	uint64_t rows;
+} bulk_ctx;
+
+static int bulk_progress(void *arg, uint64_t rows, const void *last, size_t len)
+{
+	bulk_ctx *c = arg;
+	(void)last;
+	assert_true(len > 0);
+	assert_true(rows >= c->rows); /* never backwards */
+	c->rows = rows;
+	return ++c->reports == c->cancel_at;
+}
+
+static void test_bulk_build(void **state)
+{
+	(void)state;
+	idxt t;
+	util_err err;
+	util_err_clear(&err);
+	bulk_ctx c = {0, 0, 0};
+	idx_backfill_opts o;
+	memset(&o, 0, sizeof o);
+	o.caught_up_later = true;
+	o.model2 = &t.model;
+	o.progress = bulk_progress;
+	o.progress_arg = &c;
+	/* A few rows, all in the memstore: one reader. */
+	idxt_open(&t, NULL, false, NULL);
+	data_bulk(&t, 0, 300);
+	uint64_t done = 0;
+	assert_int_equal(idx_backfill(t.data, &t.def, &t.model, &o, &done, &err), KV_OK);
+	assert_int_equal(done, 300);
+	assert_int_equal(c.rows, 300);
+	expect_exact(&t, 300);
+	idxt_close(&t, true);
+
+	/* Enough rows in sorted files for two readers and two writers. */
+	idxt_open(&t, NULL, false, NULL);
+	data_bulk(&t, 0, 150000);
+	assert_int_equal(kv_table_flush(t.data), KV_OK);
+	/* Cancelled at the second report: nothing is written. */
+	c = (bulk_ctx){0, 2, 0};
+	done = 0;
+	assert_int_equal(idx_backfill(t.data, &t.def, &t.model, &o, &done, &err), KV_BUSY);
+	kv_scan_opts so;
+	memset(&so, 0, sizeof so);
+	kv_iter *it = kv_scan(t.index, &so);
+	assert_false(kv_iter_valid(it));
+	kv_iter_close(it);
+	c = (bulk_ctx){0, 0, 0};
+	done = 0;
+	assert_int_equal(idx_backfill(t.data, &t.def, &t.model, &o, &done, &err), KV_OK);
+	assert_int_equal(done, 150000);
+	assert_int_equal(c.rows, 150000);
+	assert_true(c.reports >= 3);
+	expect_exact(&t, 150000);
+	/* Two ingests of non-overlapping files (the write threads). */
+	kv_file_info *files;
+	int nf;
+	assert_int_equal(kv_table_files(t.index, &files, &nf), KV_OK);
+	assert_int_equal(nf, 2);
+	free(files);
+	/* Idempotent: a second build writes the same cells. */
+	c = (bulk_ctx){0, 0, 0};
+	done = 0;
+	assert_int_equal(idx_backfill(t.data, &t.def, &t.model, &o, &done, &err), KV_OK);
+	expect_exact(&t, 150000);
+	/* Small runs handed to the batch while reading (both threads):
+	 * overlapping runs that the ingest merges. */
+	o.run_bytes = 300000;
+	c = (bulk_ctx){0, 0, 0};
+	done = 0;
+	assert_int_equal(idx_backfill(t.data, &t.def, &t.model, &o, &done, &err), KV_OK);
+	assert_int_equal(done, 150000);
+	expect_exact(&t, 150000);
+	o.run_bytes = 0;
+	/* Without a second model: one reader, the same answer. */
+	o.model2 = NULL;
+	c = (bulk_ctx){0, 0, 0};
+	done = 0;
+	assert_int_equal(idx_backfill(t.data, &t.def, &t.model, &o, &done, &err), KV_OK);
+	assert_int_equal(done, 150000);
+	expect_exact(&t, 150000);
+	idxt_close(&t, true);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -292,6 +432,7 @@ int main(void)
 	    cmocka_unit_test(test_backfill_unique),
 	    cmocka_unit_test(test_checker),
 	    cmocka_unit_test(test_gc),
+	    cmocka_unit_test(test_bulk_build),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

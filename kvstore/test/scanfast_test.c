@@ -4,7 +4,9 @@
  * fast path on (one sorted file, no markers, all cells visible) and off
  * (an older read timestamp, a memstore, several files, delete markers), by
  * kv_iter_next and by kv_iter_row alike; bounds, limits, seeks; the block
- * cache policy of no_cache scans (cache_small). */
+ * cache policy of no_cache scans (cache_small); random rows and qualifiers
+ * that are prefixes of each other, with old versions kept, against a model
+ * (the fast path's row and column tests from the blocks' prefix counts). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -416,6 +418,139 @@ static void test_cache_small(void **state)
 	assert_true(b.cache_bytes > a.cache_bytes);
 }
 
+/* ---------------------------------------------------------------- random */
+
+#define RN_ROWS   60
+#define RN_QUALS  6
+#define RN_ROUNDS 5
+
+/* Rows and qualifiers that are prefixes of one another ("a", "aa", "ab",
+ * "aab", ...) and of varied length, so that neighbouring keys share more or
+ * fewer bytes than a row or a column holds. */
+static void rn_name(unsigned x, int minlen, char *b)
+{
+	int n = minlen + (int)(x % 6);
+	for (int i = 0; i < n; i++) {
+		b[i] = (char)('a' + (x >> (2 + i)) % 2);
+	}
+	b[n] = 0;
+}
+
+typedef struct rn_model {
+	char row[RN_ROWS][12];
+	char q[RN_QUALS][12];
+	char val[RN_ROWS][RN_QUALS][32]; /* "" = no cell */
+} rn_model;
+
+static int rn_strcmp(const void *a, const void *b)
+{
+	return strcmp(a, b);
+}
+
+/* Distinct sorted names made by rn_name from a random stream. */
+static int rn_names(unsigned *seed, char (*out)[12], int want, int minlen)
+{
+	int n = 0;
+	for (int tries = 0; n < want && tries < 10000; tries++) {
+		char b[12];
+		*seed = *seed * 1103515245u + 12345u;
+		rn_name(*seed >> 8, minlen, b);
+		bool dup = false;
+		for (int i = 0; i < n && !dup; i++)
+			dup = !strcmp(out[i], b);
+		if (!dup)
+			strcpy(out[n++], b);
+	}
+	qsort(out, (size_t)n, sizeof out[0], rn_strcmp);
+	return n;
+}
+
+static void rn_expect(kv_table *t, const rn_model *m, int nr, int nq, bool want_fast)
+{
+	util_buf want = UTIL_BUF_INIT, a = UTIL_BUF_INIT, b = UTIL_BUF_INIT;
+	for (int r = 0; r < nr; r++)
+		for (int c = 0; c < nq; c++) {
+			if (!m->val[r][c][0])
+				continue;
+			char line[96];
+			int n = snprintf(line, sizeof line, "%s/%s=%s;", m->row[r], m->q[c], m->val[r][c]);
+			util_buf_append(&want, line, (size_t)n);
+		}
+	kv_scan_opts o = {0};
+	kv_iter *it = kv_scan(t, &o);
+	assert_int_equal(scan_is_fast(it), want_fast);
+	for (; kv_iter_valid(it); kv_iter_next(it))
+		put_cell(&a, kv_iter_cell(it));
+	assert_int_equal(kv_iter_status(it), KV_OK);
+	kv_iter_close(it);
+	it = kv_scan(t, &o);
+	rowacc acc = {&b, 0};
+	while (kv_iter_valid(it))
+		kv_iter_row(it, acc_cell, &acc);
+	assert_int_equal(kv_iter_status(it), KV_OK);
+	kv_iter_close(it);
+	expect_text(&a, &want);
+	expect_text(&b, &want);
+	util_buf_free(&want);
+	util_buf_free(&a);
+	util_buf_free(&b);
+}
+
+static void test_random_prefixes(void **state)
+{
+	(void)state;
+	for (unsigned seed0 = 1; seed0 <= 4; seed0++) {
+		char *dir = kvt_tmpdir("scanfast_rn");
+		kv_store_opts so;
+		kv_store_opts_default(&so);
+		so.durability = KV_SYNC_NONE;
+		so.compaction_threads = -1;
+		kv_store *s = kvt_open(dir, &so);
+		kv_family_opts fo;
+		kv_family_opts_default(&fo, "d");
+		fo.block_size = 512 + 256 * (seed0 - 1); /* many blocks and restarts */
+		fo.max_versions = 3;                     /* old versions stay in the file */
+		kv_table *t = NULL;
+		assert_int_equal(kv_table_create(s, "t", &fo, 1), KV_OK);
+		assert_int_equal(kv_table_open(s, "t", &t), KV_OK);
+		rn_model *m = calloc(1, sizeof *m);
+		unsigned seed = seed0 * 7919u;
+		int nr = rn_names(&seed, m->row, RN_ROWS, 1);
+		int nq = rn_names(&seed, m->q, RN_QUALS, 0); /* "" possible: a sentinel */
+		for (int round = 0; round < RN_ROUNDS; round++) {
+			kv_batch *bt = kv_batch_new();
+			for (int r = 0; r < nr; r++)
+				for (int c = 0; c < nq; c++) {
+					seed = seed * 1103515245u + 12345u;
+					if ((seed >> 16) % 3 && round)
+						continue; /* later rounds: a third of the cells again */
+					char v[32];
+					snprintf(v, sizeof v, "v%d-%d-%d", round, r, c);
+					kv_batch_put(bt, t, m->row[r], strlen(m->row[r]), "d", m->q[c],
+						     strlen(m->q[c]), KV_TS_LATEST, v, strlen(v));
+					strcpy(m->val[r][c], v);
+				}
+			kv_ts ts;
+			assert_int_equal(kv_commit(s, bt, NULL, &ts), KV_OK);
+			kv_batch_free(bt);
+			if (round == 1) {
+				/* one file with two versions of many cells */
+				assert_int_equal(kv_table_flush(t), KV_OK);
+				rn_expect(t, m, nr, nq, true);
+			}
+		}
+		assert_int_equal(kv_table_flush(t), KV_OK);
+		rn_expect(t, m, nr, nq, false); /* two files: the matcher */
+		assert_int_equal(kv_table_compact(t, true), KV_OK);
+		rn_expect(t, m, nr, nq, true); /* one file, up to 3 versions per cell */
+		free(m);
+		kv_table_close(t);
+		kv_store_close(s);
+		kvt_rmdir(dir);
+		free(dir);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -425,6 +560,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_markers, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_reverse_limits, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_cache_small, setup, teardown),
+	    cmocka_unit_test(test_random_prefixes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

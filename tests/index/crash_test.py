@@ -10,6 +10,9 @@
 2. SIGKILL during a write workload with several indexes (both write
    modes, several client threads), repeated: the same checks after each
    restart.
+3. SIGKILL during CREATE INDEX CONCURRENTLY (resumed at restart) and during
+   a transactional CREATE INDEX (the bulk build: nothing of it survives,
+   the table is unchanged and building again gives an exact index).
 
 usage: tests/index/crash_test.py [--cycles N] [--seed N]. Last line:
 "N passed, N failed".
@@ -326,6 +329,82 @@ def interrupted_build(tmp, ck):
     ck.check("resumed build: no sanitizer report", srv.sanitizer_clean())
 
 
+def interrupted_bulk_build(tmp, ck):
+    """SIGKILL during a transactional CREATE INDEX (the bulk build's two
+    reader threads, in-memory sort and ingest): after restart the index
+    does not exist, the table is intact, and building it again gives an
+    exact index whose answers equal full scans."""
+    srv = Server(os.path.join(tmp, "bulk"), tmp)
+    srv.start()
+    conn = psycopg2.connect(srv.dsn())
+    conn.autocommit = True
+    cur = conn.cursor()
+    cur.execute("CREATE TABLE bk (id int PRIMARY KEY, a int, b text)")
+    cur.execute("INSERT INTO bk SELECT i, i % 701, 'w' || (i % 37) FROM generate_series(1, 200000) i")
+    cur.execute("CHECKPOINT")  # rows in sorted files: the build splits them between two threads
+    conn.close()
+    done = threading.Event()
+    outcome = []
+
+    def build():
+        try:
+            c = psycopg2.connect(srv.dsn())
+            c.autocommit = True
+            c.cursor().execute("CREATE INDEX bk_ab ON bk (a, b)")
+            outcome.append("finished")
+        except psycopg2.Error:
+            outcome.append("killed")
+        done.set()
+    t = threading.Thread(target=build)
+    t.start()
+    watch = psycopg2.connect(srv.dsn())
+    watch.autocommit = True
+    wc = watch.cursor()
+    deadline = time.monotonic() + 60
+    progressed = False
+    while time.monotonic() < deadline and not done.is_set():
+        wc.execute("SELECT tuples_done FROM pg_stat_progress_create_index")
+        r = wc.fetchall()
+        if r and r[0][0] > 0:
+            progressed = True
+            break
+        time.sleep(0.002)
+    srv.kill()
+    t.join()
+    ck.check("the bulk build was killed in the middle", progressed and outcome == ["killed"],
+             f"progress seen {progressed}, build {outcome}")
+    srv.start()
+    conn = psycopg2.connect(srv.dsn())
+    conn.autocommit = True
+    cur = conn.cursor()
+    cur.execute("SELECT count(*) FROM pg_indexes WHERE indexname = 'bk_ab'")
+    ck.check("the killed transactional build left no index", cur.fetchone()[0] == 0)
+    cur.execute("SELECT count(*), sum(a), count(DISTINCT b) FROM bk")
+    ck.check("the table is intact", cur.fetchone() == (200000, sum(i % 701 for i in range(1, 200001)), 37))
+    cur.execute("CREATE INDEX bk_ab ON bk (a, b)")
+    cur.execute("SELECT rows, entries, missing, stale, mismatched FROM strata_verify_index('bk_ab')")
+    rows, entries, m, s, x = cur.fetchone()
+    ck.check("the rebuilt index is exact", (m, s, x) == (0, 0, 0) and rows == entries == 200000,
+             f"rows {rows} entries {entries} missing {m} stale {s} mismatched {x}")
+    for sql in ["SELECT id FROM bk WHERE a = 17", "SELECT id, b FROM bk WHERE a = 700 AND b = 'w3'",
+                "SELECT count(*) FROM bk WHERE a BETWEEN 100 AND 140",
+                "SELECT id FROM bk WHERE a = 5 ORDER BY b DESC, id LIMIT 30"]:
+        cur.execute("SET enable_indexscan = on")
+        cur.execute("EXPLAIN " + sql)
+        used = any("bk_ab" in r[0] for r in cur.fetchall())
+        cur.execute(sql)
+        got = cur.fetchall()
+        cur.execute("SET enable_indexscan = off")
+        cur.execute(sql)
+        want = cur.fetchall()
+        if "ORDER BY" not in sql:
+            got, want = sorted(got), sorted(want)
+        ck.check(f"rebuilt index: {sql}", used and got == want, f"index used {used}, {got[:5]} vs {want[:5]}")
+    conn.close()
+    ck.check("bulk build: clean shutdown", srv.stop())
+    ck.check("bulk build: no sanitizer report", srv.sanitizer_clean())
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--cycles", type=int, default=int(os.environ.get("IDX_CRASH_CYCLES", "3")))
@@ -341,6 +420,7 @@ def main():
         fault_points(tmp, ck, rng)
         sigkill_cycles(tmp, ck, rng, a.cycles)
         interrupted_build(tmp, ck)
+        interrupted_bulk_build(tmp, ck)
     except Exception as e:  # noqa: BLE001
         ck.check("no unexpected error", False, repr(e))
     if ck.failed:

@@ -24,6 +24,7 @@
 #   client inherits PGHOST/PGPORT/PGUSER/PGDATABASE)
 
 PSQLCASE_DIR=${PSQLCASE_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)}
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/case_names.sh"
 
 psqlcase_filter() {
 	sed -E \
@@ -59,25 +60,7 @@ psqlcase_run() {
 
 # psqlcase_names [NAME|PATH ...]: case names (all of cases/*.sql by default).
 psqlcase_names() {
-	local a n
-	if (($# == 0)); then
-		for a in "$PSQLCASE_DIR"/cases/*.sql; do
-			[[ -e $a ]] || continue
-			n=${a##*/}
-			echo "${n%.sql}"
-		done
-		return 0
-	fi
-	for a in "$@"; do
-		n=${a##*/}
-		n=${n%.sql}
-		n=${n%.out}
-		if [[ ! -f $PSQLCASE_DIR/cases/$n.sql ]]; then
-			echo "psql: no such case: $PSQLCASE_DIR/cases/$n.sql" >&2
-			return 1
-		fi
-		echo "$n"
-	done
+	case_names "$PSQLCASE_DIR"/cases psql "$@"
 }
 
 # psqlcase_xfail NAME: prints the reason when the case is a known failure

@@ -23,6 +23,7 @@
 # seconds (default 300) so a hung server cannot hang the suite.
 
 REGRESS_DIR=${REGRESS_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)}
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/case_names.sh"
 
 # regress_psql HOST PORT INFILE OUTFILE: runs INFILE, writes filtered output.
 # Returns psql's exit status (124 on timeout).
@@ -57,23 +58,5 @@ regress_expected() {
 # regress_names [NAME|PATH ...]: prints test names (no directory, no .sql);
 # all of sql/*.sql when no argument is given.
 regress_names() {
-	local a n
-	if (($# == 0)); then
-		for a in "$REGRESS_DIR"/sql/*.sql; do
-			[[ -e $a ]] || continue
-			n=${a##*/}
-			echo "${n%.sql}"
-		done
-		return 0
-	fi
-	for a in "$@"; do
-		n=${a##*/}
-		n=${n%.sql}
-		n=${n%.out}
-		if [[ ! -f $REGRESS_DIR/sql/$n.sql ]]; then
-			echo "regress: no such test: $REGRESS_DIR/sql/$n.sql" >&2
-			return 1
-		fi
-		echo "$n"
-	done
+	case_names "$REGRESS_DIR"/sql regress "$@"
 }

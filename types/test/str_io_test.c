@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "ty_strings.h"
@@ -210,6 +211,50 @@ static void test_like_prefix(void **state)
 	assert_false(ty_like_match(s, 4000, p, 2001, false, false));
 }
 
+/* '%literal%' takes a substring search (str_like.c): it must answer as the
+ * general matcher does, which '%%literal%' (a '%' inside) still takes.
+ * Texts and literals of ASCII and multi-byte UTF-8 characters whose bytes
+ * overlap (the continuation byte 0xa9 of "é" and "©"). */
+static void test_like_substring(void **state)
+{
+	(void)state;
+	static const char *const atoms[] = {"a", "b", "ab", "\xc3\xa9", "\xc2\xa9", "\xe2\x82\xac", "%", "_"};
+	const int na = (int)(sizeof atoms / sizeof atoms[0]);
+	unsigned seed = 12345;
+	for (int iter = 0; iter < 20000; iter++) {
+		char text[64] = "", lit[32] = "", fast[40], slow[40];
+		seed = seed * 1103515245u + 12345u;
+		int tn = (int)((seed >> 16) % 8);
+		for (int i = 0; i < tn; i++) {
+			seed = seed * 1103515245u + 12345u;
+			strcat(text, atoms[(seed >> 16) % (unsigned)(na - 2)]); /* no wildcards in text */
+		}
+		seed = seed * 1103515245u + 12345u;
+		int ln = (int)((seed >> 16) % 4);
+		for (int i = 0; i < ln; i++) {
+			seed = seed * 1103515245u + 12345u;
+			strcat(lit, atoms[(seed >> 16) % (unsigned)na]);
+		}
+		snprintf(fast, sizeof fast, "%%%s%%", lit);
+		snprintf(slow, sizeof slow, "%%%%%s%%", lit);
+		bool a = ty_like_match(text, strlen(text), fast, strlen(fast), false, false);
+		bool b = ty_like_match(text, strlen(text), slow, strlen(slow), false, false);
+		if (a != b)
+			fail_msg("LIKE '%s' on '%s': %d, general matcher %d", fast, text, a, b);
+		/* a literal without wildcards: the same as strstr */
+		if (!strpbrk(lit, "%_"))
+			assert_int_equal(a, strstr(text, lit) != NULL);
+		a = ty_like_match(text, strlen(text), fast, strlen(fast), false, true);
+		b = ty_like_match(text, strlen(text), slow, strlen(slow), false, true);
+		assert_int_equal(a, b);
+	}
+	assert_true(ty_like_match("xyz", 3, "%%", 2, false, false));
+	assert_true(ty_like_match("", 0, "%%", 2, false, false));
+	assert_false(ty_like_match("", 0, "%a%", 3, false, false));
+	assert_true(ty_like_match("a%b", 3, "%\\%%", 4, false, false)); /* escaped: the general path */
+	assert_false(ty_like_match("ab", 2, "%\\%%", 4, false, false));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -217,6 +262,7 @@ int main(void)
 	    cmocka_unit_test(test_binary),
 	    cmocka_unit_test(test_typmods),
 	    cmocka_unit_test(test_like_prefix),
+	    cmocka_unit_test(test_like_substring),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
