@@ -304,6 +304,7 @@ void kv_batch_check_row(kv_batch *b, kv_table *t, const void *row, size_t rlen)
 	k->roff = put_cbytes(b, row, rlen);
 	k->rlen = rlen;
 	k->ts = 0;
+	k->touch = false;
 }
 
 void kv_batch_check_row_at(kv_batch *b, kv_table *t, const void *row, size_t rlen, kv_ts read_ts)
@@ -312,4 +313,12 @@ void kv_batch_check_row_at(kv_batch *b, kv_table *t, const void *row, size_t rle
 	kv_batch_check_row(b, t, row, rlen);
 	if (b->nk > n)
 		b->k[n].ts = read_ts ? read_ts : 1;
+}
+
+void kv_batch_lock_row(kv_batch *b, kv_table *t, const void *row, size_t rlen, kv_ts read_ts)
+{
+	size_t n = b->nk;
+	kv_batch_check_row_at(b, t, row, rlen, read_ts);
+	if (b->nk > n)
+		b->k[n].touch = true;
 }

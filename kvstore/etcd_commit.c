@@ -110,7 +110,8 @@ static bool collect_markers(ekv *e, kv_batch *b, bool check, mset *ms)
 	for (size_t i = 0; i < b->nk; i++) {
 		kv_chk *k = &b->k[i];
 		if (k->ts || check)
-			mset_add(ms, e, k->t, cond_ptr(b, k->roff), k->rlen, k->ts ? MK_AT : MK_CHECK, k->ts);
+			mset_add(ms, e, k->t, cond_ptr(b, k->roff), k->rlen,
+				 (k->ts ? MK_AT : MK_CHECK) | (k->touch ? MK_WRITE : 0), k->ts);
 		any |= k->ts != 0;
 	}
 	mset_unique(ms);

@@ -255,6 +255,12 @@ void kv_batch_check_row(kv_batch *b, kv_table *t, const void *row, size_t rlen);
  * lock spans the writers (READ COMMITTED on a store shared by several
  * servers). */
 void kv_batch_check_row_at(kv_batch *b, kv_table *t, const void *row, size_t rlen, kv_ts read_ts);
+/* Like kv_batch_check_row_at, and the commit counts as a change of the row
+ * for every other commit's checks (kv_commit_if, kv_batch_check_row_at),
+ * without writing a cell: an exclusive row lock (SELECT ... FOR UPDATE)
+ * held across servers sharing a store, first committer wins. The embedded
+ * engine, whose row locks span all its writers, only checks. */
+void kv_batch_lock_row(kv_batch *b, kv_table *t, const void *row, size_t rlen, kv_ts read_ts);
 
 typedef struct kv_write_opts {
 	bool no_sync; /* skip the fsync for this batch (bulk loads with their own sync) */

@@ -599,17 +599,20 @@ typedef struct loader {
  * visible either, because it fails the whole transaction. Not under a
  * savepoint (ROLLBACK TO could not take the rows back), and only where no
  * key lookups are needed: a generated row key (no primary key), no
- * indexes, no foreign keys, not interleaved. Embedded store only: on a
- * shared backend (etcd) a read does not see cells written after its read
- * point with an older timestamp, and one ingest batch would exceed the
- * backend's transaction limits.
+ * indexes, no foreign keys, not interleaved. On a shared store (etcd) the
+ * rows go in bounded batches (SQL_SHARED_BATCH_CELLS: each one etcd
+ * transaction, within its limits), and only under READ COMMITTED: a read
+ * there sees what was committed before its read point, so the statements
+ * after the COPY (each its own read point) see the rows, while a REPEATABLE
+ * READ snapshot taken before would not.
  */
 static bool direct_ok(const loader *ld)
 {
 	const sql_txn *t = ld->s->txn;
 	const cat_rel *r = &ld->rel->rel;
-	return !ld->bulk && ld->private_storage && !ld->s->e->opts.store_uri && !t->savepoints && r->npk == 0 && r->nindexes == 0 &&
-	       !r->ilv_depth && !r->ilv_nchildren && !ld->fk && !ld->unique;
+	return !ld->bulk && ld->private_storage &&
+	       (!ld->s->e->opts.store_uri || t->iso == SQL_READ_COMMITTED) && !t->savepoints && r->npk == 0 &&
+	       r->nindexes == 0 && !r->ilv_depth && !r->ilv_nchildren && !ld->fk && !ld->unique;
 }
 
 static void direct_flush(loader *ld)
@@ -645,6 +648,8 @@ static void direct_row(loader *ld, const uint8_t *k, size_t kl, const ty_datum *
 			     ld->enc.len);
 	}
 	ld->direct_rows++;
+	if (ld->s->e->opts.store_uri && kv_batch_count(ld->dbatch) >= SQL_SHARED_BATCH_CELLS)
+		direct_flush(ld);
 }
 
 static UTIL_NORETURN void dup_key(loader *ld, const ty_datum *vals, copy_in *ci)

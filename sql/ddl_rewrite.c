@@ -281,6 +281,8 @@ static void write_new_row(rw_state *st, const ty_datum *vals)
 		util_map_put(&st->batch_keys, k, kl, (void *)1);
 	if (st->unordered && kv_batch_byte_size(st->batch) >= REWRITE_BATCH_BYTES)
 		flush_batch(st);
+	else if (st->s->e->opts.store_uri && kv_batch_count(st->batch) >= SQL_SHARED_BATCH_CELLS)
+		flush_batch(st); /* a shared store: bounded transactions */
 }
 
 static void one_row(rw_state *st, const ty_datum *old, ty_datum *newv)

@@ -341,6 +341,11 @@ static void lock_row(sql_op *op, ixscan_state *st, const ty_datum *row)
 	ty_datum key = row[st->rel->ncols];
 	sql_txn_lock_row(op->ex->txn, p->scan.reloid, key.p, key.len, p->scan.lock_strength,
 			 p->scan.lock_wait, NULL);
+	/* Shared store: the commit checks the row unchanged since the
+	 * statement's snapshot (the version this scan read). */
+	if (!sql_txn_lookup(op->ex->txn, p->scan.reloid, key.p, key.len, false))
+		sql_txn_note_lock(op->ex->txn, st->data, p->scan.reloid, key.p, key.len,
+				  p->scan.lock_strength, op->ex->txn->stmt_ts);
 }
 
 /* The transaction's own rows in range, with their entry keys, in index

@@ -184,6 +184,23 @@ static bool read_latest(sql_op *op, modify_state *st, const uint8_t *key, size_t
 	return read_at(op, st, key, klen, KV_TS_MAX, out);
 }
 
+/* ON CONFLICT's look at a locked key: the newest version. On a store shared
+ * by several servers (READ COMMITTED) it is read at a fresh read point,
+ * returned in *at, which the write is then based on (sql_txn_rebase,
+ * checked at commit): another server's change after the statement's
+ * snapshot is updated, as PostgreSQL does, instead of failing the commit. */
+static bool read_newest(sql_op *op, modify_state *st, const uint8_t *key, size_t klen, ty_datum *out,
+			kv_ts *at)
+{
+	sql_txn *t = op->ex->txn;
+	*at = 0;
+	if (!op->plan->modify.oc || !op->ex->s->e->opts.store_uri || t->iso != SQL_READ_COMMITTED ||
+	    sql_txn_lookup(t, st->rel->oid, key, klen, false))
+		return read_latest(op, st, key, klen, out);
+	*at = kv_read_point(op->ex->s->e->kv);
+	return read_at(op, st, key, klen, *at, out);
+}
+
 /* After the target row of an UPDATE or DELETE is locked: if another
  * transaction changed it after this statement's snapshot, REPEATABLE READ
  * fails with 40001, and READ COMMITTED carries on with the newest version
@@ -383,12 +400,13 @@ static void do_insert(sql_op *op, modify_state *st, const ty_datum *in, sql_batc
 	}
 	if (r->ilv_depth)
 		sql_ilv_check_parent(t, op->ex->cat, st->kv, rel, row, &st->last_parent);
+	kv_ts kat = 0; /* the read point k was read at (read_newest) */
 	if (r->npk) {
 		/* Serialise inserts of the same key, then look at the newest state. */
 		sql_txn_lock_row(t, rel->oid, k, kl, PG_QUERY__LOCK_CLAUSE_STRENGTH__LCS_FORUPDATE,
 				 PG_QUERY__LOCK_WAIT_POLICY__LockWaitBlock, NULL);
 		ty_datum *existing = st->ocrow;
-		if (read_latest(op, st, k, kl, existing)) {
+		if (read_newest(op, st, k, kl, existing, &kat)) {
 			sql_onconflict *oc = p->modify.oc;
 			if (!oc)
 				duplicate_key(st, row);
@@ -409,9 +427,12 @@ static void do_insert(sql_op *op, modify_state *st, const ty_datum *in, sql_batc
 				sql_txn_lock_row(t, rel->oid, holder.p, holder.len,
 						 PG_QUERY__LOCK_CLAUSE_STRENGTH__LCS_FORUPDATE,
 						 PG_QUERY__LOCK_WAIT_POLICY__LockWaitBlock, NULL);
-				if (!read_latest(op, st, holder.p, holder.len, existing))
+				kv_ts hat;
+				if (!read_newest(op, st, holder.p, holder.len, existing, &hat))
 					duplicate_key(st, row);
 				oc_update(op, st, existing, row, in, b);
+				if (hat)
+					sql_txn_rebase(t, rel->oid, holder.p, holder.len, hat);
 				return;
 			}
 			/* A conflicting row this snapshot cannot see (PostgreSQL's
@@ -422,6 +443,8 @@ static void do_insert(sql_op *op, modify_state *st, const ty_datum *in, sql_batc
 			if (!oc->do_update)
 				return;
 			oc_update(op, st, existing, row, in, b);
+			if (kat)
+				sql_txn_rebase(t, rel->oid, k, kl, kat);
 			return;
 		}
 	}
@@ -438,13 +461,18 @@ static void do_insert(sql_op *op, modify_state *st, const ty_datum *in, sql_batc
 					 PG_QUERY__LOCK_CLAUSE_STRENGTH__LCS_FORUPDATE,
 					 PG_QUERY__LOCK_WAIT_POLICY__LockWaitBlock, NULL);
 			ty_datum *existing = st->ocrow;
-			if (read_latest(op, st, holder.p, holder.len, existing)) {
+			kv_ts hat;
+			if (read_newest(op, st, holder.p, holder.len, existing, &hat)) {
 				oc_update(op, st, existing, row, in, b);
+				if (hat)
+					sql_txn_rebase(t, rel->oid, holder.p, holder.len, hat);
 				return;
 			}
 		}
 	}
 	sql_txn_put_row(t, rel, st->kv, k, kl, row, NULL, true, false);
+	if (kat) /* absent at that read point */
+		sql_txn_rebase(t, rel->oid, k, kl, kat);
 	if (st->fk)
 		sql_fk_row(st->fk, NULL, row);
 	op->ex->processed++;

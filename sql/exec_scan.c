@@ -1095,12 +1095,24 @@ static bool lock_row(sql_op *op, ty_datum *row)
 			 &skipped);
 	if (skipped)
 		return false;
-	if (sql_txn_lookup(t, p->scan.reloid, key.p, key.len, false) ||
-	    !sql_txn_row_changed(t, st->kv, st->rel, key.p, key.len))
+	if (sql_txn_lookup(t, p->scan.reloid, key.p, key.len, false))
 		return true;
-	bool exists = store_get(op, st, key.p, key.len, KV_TS_MAX, row);
+	if (!sql_txn_row_changed(t, st->kv, st->rel, key.p, key.len)) {
+		sql_txn_note_lock(t, st->kv, p->scan.reloid, key.p, key.len, p->scan.lock_strength,
+				  t->stmt_ts);
+		return true;
+	}
 	if (t->iso != SQL_READ_COMMITTED)
-		sql_txn_serialization_failure(!exists);
+		sql_txn_serialization_failure(!store_get(op, st, key.p, key.len, KV_TS_MAX, row));
+	/* On a store shared by several servers the lock is this server's only:
+	 * read the newest version at a fresh read point, which the commit then
+	 * checks the row unchanged since. */
+	kv_ts at = KV_TS_MAX;
+	if (op->ex->s->e->opts.store_uri)
+		at = kv_read_point(op->ex->s->e->kv);
+	bool exists = store_get(op, st, key.p, key.len, at, row);
+	if (exists)
+		sql_txn_note_lock(t, st->kv, p->scan.reloid, key.p, key.len, p->scan.lock_strength, at);
 	return exists && sql_eval_qual(op->ex, p->qual, row);
 }
 

@@ -1363,6 +1363,7 @@ struct sql_txn {
 	bool ddl_locked;
 	int nlocks;               /* row locks held */
 	struct sql_rowlock **locks; /* locks_inline until more are held */
+	struct sql_xlock *xlocks;   /* shared store: rows locked, checked at commit (txn.c) */
 	int locks_cap;
 	struct sql_rowlock *locks_inline[4];
 	kv_table **dropped;       /* storages to drop after commit */
@@ -1383,6 +1384,13 @@ struct sql_txn {
 	int64_t start_us;
 	struct sql_readset *reads; /* SERIALIZABLE: key ranges read (txn_serial.c) */
 };
+
+/* Bulk writes into storage private to a transaction (COPY after CREATE or
+ * TRUNCATE, ALTER TABLE's rewrite into a new storage) on a store shared by
+ * several servers go in batches of at most this many cells: each batch is
+ * one etcd transaction, which with a row marker per row stays well within
+ * the documented --max-txn-ops 10000 and --max-request-bytes. */
+#define SQL_SHARED_BATCH_CELLS 4000
 
 /* Savepoints (txn_savepoint.c): called before a row write is applied. */
 void sql_txn_undo_record(sql_txn *t, sql_wrow *w, bool created);
@@ -1436,6 +1444,14 @@ void sql_txn_lock_row(sql_txn *t, cat_oid table, const uint8_t *key, size_t klen
 void sql_txn_unlock_all(sql_txn *t);
 /* Frees the lock map's entries (idle relation locks stay cached) and the map; at engine close. */
 void sql_txn_locks_free(sql_engine *e);
+/* On a store shared by several servers (whose lock managers do not see
+ * each other): records that the transaction locked the row, having read
+ * the version current at base_ts. A writing transaction's commit then
+ * checks the row unchanged since base_ts (40001 otherwise) and, for FOR
+ * UPDATE / FOR NO KEY UPDATE, counts as a change of the row for other
+ * servers' commits (kv_batch_lock_row). No-op on the embedded store. */
+void sql_txn_note_lock(sql_txn *t, kv_table *kv, cat_oid table, const uint8_t *key, size_t klen, int strength,
+		       kv_ts base_ts);
 /* pg_locks: calls fn for each held row lock (granted) and each waiting
  * transaction (not granted), under the lock manager's mutex. */
 void sql_locks_report(sql_engine *e, void (*fn)(void *arg, cat_oid table, int32_t pid, const char *mode, bool granted),

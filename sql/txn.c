@@ -343,6 +343,58 @@ void sql_txn_delete_row(sql_txn *t, const cat_obj *rel, kv_table *kv, const uint
 	}
 }
 
+/* A row locked on a shared store (sql_txn_note_lock); transaction arena. */
+typedef struct sql_xlock {
+	cat_oid table;
+	kv_table *kv;
+	uint8_t *key;
+	size_t klen;
+	kv_ts base_ts;
+	bool exclusive;
+	struct sql_xlock *next;
+} sql_xlock;
+
+void sql_txn_note_lock(sql_txn *t, kv_table *kv, cat_oid table, const uint8_t *key, size_t klen, int strength,
+		       kv_ts base_ts)
+{
+	if (!t->s->e->opts.store_uri)
+		return;
+	bool excl = strength == PG_QUERY__LOCK_CLAUSE_STRENGTH__LCS_FORUPDATE ||
+		    strength == PG_QUERY__LOCK_CLAUSE_STRENGTH__LCS_FORNOKEYUPDATE;
+	sql_xlock *h = t->xlocks;
+	if (h && h->table == table && h->klen == klen && !memcmp(h->key, key, klen) &&
+	    h->base_ts <= base_ts) {
+		h->exclusive |= excl; /* the same row again (a loop): the older base stands */
+		return;
+	}
+	hold_kv(t, kv);
+	sql_xlock *x = util_arena_zalloc(t->arena, sizeof *x);
+	uint8_t *k = util_arena_alloc(t->arena, klen ? klen : 1);
+	if (!x || !k)
+		ty_error(UTIL_E_OUT_OF_MEMORY, "out of memory");
+	memcpy(k, key, klen);
+	*x = (sql_xlock){table, kv, k, klen, base_ts, excl, t->xlocks};
+	t->xlocks = x;
+}
+
+/* Shared store: every row the transaction locked must be unchanged since
+ * the version its locker read (another server's write in between: 40001),
+ * and an exclusive lock counts as a change for other servers' commits. */
+static void check_xlocks(sql_txn *t, kv_batch *b, const cat_snap *cs)
+{
+	for (sql_xlock *x = t->xlocks; x; x = x->next) {
+		const cat_obj *o = cat_get(cs, x->table);
+		if (!o)
+			continue; /* dropped in this transaction */
+		const cat_rel *r = &o->rel;
+		size_t rl = r->ilv_depth ? sql_ilv_rowlen(r, x->key, x->klen) : x->klen;
+		if (x->exclusive)
+			kv_batch_lock_row(b, x->kv, x->key, rl, x->base_ts);
+		else
+			kv_batch_check_row_at(b, x->kv, x->key, rl, x->base_ts);
+	}
+}
+
 void sql_txn_rebase(sql_txn *t, cat_oid table, const uint8_t *key, size_t klen, kv_ts ts)
 {
 	sql_wrow *w = find(t, table, key, klen);
@@ -716,6 +768,8 @@ int sql_txn_commit(sql_txn *t, util_err *err)
 			ty_set_arena(outer_arena);
 			sql_index_commit_row(ic, rows[i]);
 		}
+		if (t->xlocks && !bulk)
+			check_xlocks(t, b, cs);
 		if (t->ddl) {
 			sql_ilv_check_catalog(t->s->cat, cat_txn_snap(t->ddl));
 			cat_txn_write(t->ddl, b);

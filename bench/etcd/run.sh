@@ -2,9 +2,9 @@
 # run.sh — the etcd backend next to the embedded engine (docs/scale-out.md):
 # the same Strata release binary on a fresh embedded data directory and on a
 # throwaway 3-member etcd cluster (loopback, tests/etcd/cluster.sh), the same
-# pgbench-style workloads. pgvs.py cannot load pgbench data on etcd (pgbench -i
-# loads each table in one transaction, beyond --max-txn-ops), so this script
-# loads ACCOUNTS rows in 1000-row transactions and runs custom pgbench scripts:
+# pgbench-style workloads (pgvs.py's own pgbench suite: bench/etcd/pgvs.sh).
+# This script loads ACCOUNTS rows in 1000-row transactions and runs custom
+# pgbench scripts:
 #   select   SELECT by random primary key (pgbench -S style)
 #   update   UPDATE of a random row by primary key, autocommit
 #   insert   single-row INSERT, autocommit

@@ -12,11 +12,13 @@
 #   shared      two servers on one cluster: DDL and rows written on one are
 #               seen by the other, also after the writer is killed (SIGKILL); a
 #               sequence used by both; REPEATABLE READ write conflicts (40001);
-#               a READ COMMITTED counter hammered from both loses no update
+#               a READ COMMITTED counter hammered from both loses no update;
+#               FOR UPDATE and upserts across the two servers (rc_lock.py)
 #   gc          version GC with no window and no history retention under a
 #               long REPEATABLE READ transaction on another server
-#   failover    one etcd member is killed during a write workload; every
-#               acknowledged commit is still there afterwards
+#   failover    the etcd leader is killed during a write workload, restarted,
+#               then the new leader is killed; every acknowledged commit is
+#               still there afterwards
 # Skips (0 passed, 0 failed, 1 skipped) when etcd is not installed.
 # usage: tests/etcd/run.sh [--keep]   (STRATA_BUILD: build dir, default build/asan)
 set -uo pipefail
@@ -185,6 +187,14 @@ if server_start shared-a shared && PA=$SPORT SPA=$SPID && server_start shared-b 
 	else
 		bad "shared: READ COMMITTED counter on two servers: $got"
 	fi
+	# Row locks and upserts across the two servers: FOR UPDATE serializes
+	# read-modify-write cycles (the loser retries on 40001), ON CONFLICT DO
+	# UPDATE updates the newest version.
+	if got=$(/usr/bin/python3 "$here/rc_lock.py" "$PA" "$PB" 3 12 2>&1); then
+		ok "shared: FOR UPDATE and upserts from 6 sessions on two servers: $got"
+	else
+		bad "shared: FOR UPDATE / upserts on two servers: $got"
+	fi
 	# The same over the extended query protocol (pgbench -M prepared): a
 	# conflict at the commit at Sync reruns the statement; no client aborts.
 	if command -v pgbench >/dev/null 2>&1; then
@@ -251,19 +261,27 @@ leader_member() {
 }
 if server_start failover failover; then
 	q "$SPORT" -c "CREATE TABLE ft (id int PRIMARY KEY, at timestamptz)" >/dev/null
-	/usr/bin/python3 "$here/failover.py" "$SPORT" 8 "$tmp/acked" >"$logs/failover.txt" 2>&1 &
+	/usr/bin/python3 "$here/failover.py" "$SPORT" 14 "$tmp/acked" >"$logs/failover.txt" 2>&1 &
 	wl=$!
+	# Two kills: the leader; it comes back; then the new leader.
 	sleep 3
 	victim=$(leader_member)
 	etcd_member_kill "$victim"
 	echo "killed etcd member m$victim (the leader) at $(date +%T)" >>"$logs/failover.txt"
+	sleep 3
+	etcd_member_start "$victim"
+	sleep 3
+	victim2=$(leader_member)
+	etcd_member_kill "$victim2"
+	echo "killed etcd member m$victim2 (the leader then) at $(date +%T)" >>"$logs/failover.txt"
+	victim=$victim2
 	wait "$wl"
 	q "$SPORT" -c "SELECT id FROM ft ORDER BY id" >"$tmp/present" 2>>"$logs/failover.txt"
 	nacked=$(wc -l <"$tmp/acked" 2>/dev/null || echo 0)
 	lost=$(sort -n "$tmp/acked" | comm -23 - <(sort -n "$tmp/present") | wc -l)
 	after=$(tail -n 1 "$tmp/acked" 2>/dev/null)
 	if ((nacked > 0 && lost == 0)) && [[ -s $tmp/present ]]; then
-		ok "failover: leader m$victim killed mid-workload; $nacked acknowledged commits, none lost ($(head -1 "$logs/failover.txt"))"
+		ok "failover: two leaders killed one after the other mid-workload (the first restarted in between); $nacked acknowledged commits, none lost ($(head -1 "$logs/failover.txt"))"
 	else
 		bad "failover: $lost of $nacked acknowledged commits lost (see $logs/failover.txt)"
 	fi

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# pgvs.sh — pgvs.py's pgbench suite (pgbench -i, -S simple, -S prepared,
+# TPC-B-like; ../shared/bench/pgvs.py) against the same Strata release binary
+# twice: on a fresh embedded data directory, then on a throwaway 3-member etcd
+# cluster on loopback (tests/etcd/cluster.sh: --max-txn-ops 10000,
+# --max-request-bytes 32 MiB, the documented deployment; docs/scale-out.md).
+# Each pgvs.py run has its own throwaway PostgreSQL 15 for the ratio column.
+# pgbench -i loads pgbench_accounts with one COPY in the transaction that
+# truncated it: on etcd that COPY writes the private new storage in bounded
+# etcd transactions (sql/copy.c, direct_ok) and ADD PRIMARY KEY rewrites it
+# the same way (sql/ddl_rewrite.c).
+# The reporting suite does not run on etcd: its autocommit COPY of 50,000
+# users (and the events) is one atomic transaction, far beyond etcd's limits.
+# usage: bench/etcd/pgvs.sh [SCALE [SECONDS [CLIENTS]]]   (defaults 1 10 2)
+# Env: STRATA_BIN (default build/release/server/strata), PGVS (pgvs.py path),
+#      BENCH_TMP (default /tmp).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+root=$PWD
+scale=${1:-1} secs=${2:-10} clients=${3:-2}
+bin=${STRATA_BIN:-$root/build/release/server/strata}
+PGVS=${PGVS:-$root/../shared/bench/pgvs.py}
+[[ -f $PGVS ]] || PGVS=/work/shared/bench/pgvs.py
+[[ -x $bin ]] || { echo "build the release server first (cmake -B build/release -DCMAKE_BUILD_TYPE=Release)" >&2; exit 1; }
+. "$root/tests/etcd/cluster.sh"
+work=$(mktemp -d "${BENCH_TMP:-/tmp}/strata-etcd-pgvs.XXXXXX")
+pids=()
+cleanup() {
+	set +e
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+	for p in "${pids[@]}"; do wait "$p" 2>/dev/null; done
+	etcd_cluster_stop
+	rm -rf "$work"
+}
+trap cleanup EXIT
+start() { # NAME STORE_ARGS... ; sets PORT and SPID
+	local name=$1
+	shift
+	PORT=$(etcd_free_port)
+	mkdir -p "$work/srv-$name"
+	"$bin" --port "$PORT" --data-dir "$work/srv-$name" "$@" >"$work/srv-$name.log" 2>&1 &
+	SPID=$!
+	pids+=("$SPID")
+	for _ in $(seq 1 100); do (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null && break; sleep 0.1; done
+}
+cpu() { # PID: user+sys seconds so far
+	awk -v hz="$(getconf CLK_TCK)" '{print ($14 + $15) / hz}' "/proc/$1/stat"
+}
+run() { # NAME STORE_ARGS...
+	local name=$1
+	start "$@"
+	local c0
+	c0=$(cpu "$SPID")
+	echo "## $name (load before: $(cut -d' ' -f1-3 /proc/loadavg))"
+	/usr/bin/python3 "$PGVS" --port "$PORT" --user postgres --suite pgbench --scale "$scale" \
+		--seconds "$secs" --clients "$clients"
+	echo "# $name server CPU (user+sys s): $(/usr/bin/python3 -c "print('%.1f' % ($(cpu "$SPID") - $c0))"); load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+	kill "$SPID"
+}
+etcd_cluster_start "$work/etcd"
+echo "# pgvs.py --suite pgbench --scale $scale --seconds $secs --clients $clients; $(nproc) cores"
+run embedded
+run etcd --store "etcd://$ETCD_ENDPOINTS/bench"
+du -sh "$work/etcd/m1" | sed 's/^/# etcd member data dir after the run: /'
