@@ -379,7 +379,9 @@ void sql_txn_note_lock(sql_txn *t, kv_table *kv, cat_oid table, const uint8_t *k
 
 /* Shared store: every row the transaction locked must be unchanged since
  * the version its locker read (another server's write in between: 40001),
- * and an exclusive lock counts as a change for other servers' commits. */
+ * an exclusive lock counts as a change for other servers' commits, and a
+ * shared one makes another server's delete of the row based on an older
+ * version fail (an orphaned child row otherwise). */
 static void check_xlocks(sql_txn *t, kv_batch *b, const cat_snap *cs)
 {
 	for (sql_xlock *x = t->xlocks; x; x = x->next) {
@@ -390,8 +392,8 @@ static void check_xlocks(sql_txn *t, kv_batch *b, const cat_snap *cs)
 		size_t rl = r->ilv_depth ? sql_ilv_rowlen(r, x->key, x->klen) : x->klen;
 		if (x->exclusive)
 			kv_batch_lock_row(b, x->kv, x->key, rl, x->base_ts);
-		else
-			kv_batch_check_row_at(b, x->kv, x->key, rl, x->base_ts);
+		else /* FOR SHARE / KEY SHARE (a foreign key's parent): a later delete loses */
+			kv_batch_share_row(b, x->kv, x->key, rl, x->base_ts);
 	}
 }
 
