@@ -328,6 +328,8 @@ void kv_batch_share_row(kv_batch *b, kv_table *t, const void *row, size_t rlen, 
 {
 	size_t n = b->nk;
 	kv_batch_check_row_at(b, t, row, rlen, read_ts);
-	if (b->nk > n)
+	if (b->nk > n) {
 		b->k[n].share = true;
+		b->k[n].ts = read_ts; /* 0: the mark alone (check_row_at made it 1) */
+	}
 }

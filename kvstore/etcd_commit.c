@@ -126,6 +126,10 @@ static bool collect_markers(ekv *e, kv_batch *b, bool check, mset *ms)
 		mset_add(ms, e, b->c[i].t, cond_ptr(b, b->c[i].roff), b->c[i].rlen, MK_GUARD, 0);
 	for (size_t i = 0; i < b->nk; i++) {
 		kv_chk *k = &b->k[i];
+		if (k->share && !k->ts) { /* the share mark alone */
+			mset_add(ms, e, k->t, cond_ptr(b, k->roff), k->rlen, MK_SHARE, 0);
+			continue;
+		}
 		if (k->ts || check)
 			mset_add(ms, e, k->t, cond_ptr(b, k->roff), k->rlen,
 				 (k->ts ? MK_AT : MK_CHECK) | (k->touch ? MK_WRITE : 0) |

@@ -272,12 +272,13 @@ void kv_batch_check_row_at(kv_batch *b, kv_table *t, const void *row, size_t rle
  * held across servers sharing a store, first committer wins. The embedded
  * engine, whose row locks span all its writers, only checks. */
 void kv_batch_lock_row(kv_batch *b, kv_table *t, const void *row, size_t rlen, kv_ts read_ts);
-/* Like kv_batch_check_row_at, and the commit leaves a share mark on the
- * row: a later commit that deletes the row (kv_batch_delete_row) and checks
- * it against a point before the mark gets KV_CONFLICT. Share marks do not
- * conflict with each other. A shared row lock (SELECT ... FOR KEY SHARE, a
- * foreign key's parent row) held across servers sharing a store; the
- * embedded engine, whose row locks span all its writers, only checks. */
+/* Like kv_batch_check_row_at (read_ts 0: no check), and the commit leaves
+ * a share mark on the row: a later commit that deletes the row
+ * (kv_batch_delete_row) and checks it against a point before the mark gets
+ * KV_CONFLICT. Share marks do not conflict with each other. A shared row
+ * lock (SELECT ... FOR SHARE / FOR KEY SHARE, a foreign key's parent row)
+ * held across servers sharing a store; the embedded engine, whose row
+ * locks span all its writers, only checks. */
 void kv_batch_share_row(kv_batch *b, kv_table *t, const void *row, size_t rlen, kv_ts read_ts);
 
 typedef struct kv_write_opts {

@@ -200,6 +200,8 @@ typedef struct kv_chk {
  * check it (check: kv_commit_if). */
 static inline kv_ts chk_ts(const kv_chk *k, bool check, kv_ts read_ts)
 {
+	if (k->share && !k->ts)
+		return 0; /* a share mark alone (kv_batch_share_row, read_ts 0) */
 	return k->ts ? k->ts : check ? read_ts : 0;
 }
 

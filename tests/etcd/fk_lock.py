@@ -15,7 +15,9 @@ usage: fk_lock.py PORT_A PORT_B [SESSIONS_PER_SERVER [ROUNDS]]
    parent 2 (uncommitted), A commits, then B's COMMIT fails with 40001:
    parent and child both stay.
 3. Deterministic: A and B each insert a child of parent 3 in open
-   transactions: both commit (share locks do not conflict).
+   transactions: both commit (share locks do not conflict); then A inserts
+   another child, B changes a non-key column of parent 3, A commits
+   (FOR KEY SHARE does not conflict with that, as in PostgreSQL).
 4. Hammer: sessions on both servers insert children of random parents and
    delete random parents (retrying 40001; 23503 when a child is visible):
    no child without its parent at the end.
@@ -57,7 +59,7 @@ def commit_code(conn):
 ORPHANS = "SELECT count(*) FROM fc WHERE NOT EXISTS (SELECT 1 FROM fp WHERE fp.id = fc.p)"
 fail = []
 adm = connect(pa, True)
-for sql in ("CREATE TABLE fp (id int PRIMARY KEY)", "INSERT INTO fp VALUES (1), (2), (3)",
+for sql in ("CREATE TABLE fp (id int PRIMARY KEY, note text)", "INSERT INTO fp VALUES (1), (2), (3)",
             "CREATE TABLE fc (id serial PRIMARY KEY, p int REFERENCES fp)"):
     adm.cursor().execute(sql)
 
@@ -92,6 +94,13 @@ n3 = one(adm, "SELECT count(*) FROM fc WHERE p = 3")
 if got_a != "committed" or got_b != "committed" or n3 != 2:
     fail.append("two children of one parent: A %s, B %s, %d children (want committed, committed, 2)"
                 % (got_a, got_b, n3))
+b.autocommit = True
+a.cursor().execute("INSERT INTO fc (p) VALUES (3)")
+b.cursor().execute("UPDATE fp SET note = 'changed' WHERE id = 3")
+got_a = commit_code(a)
+n3 = one(adm, "SELECT count(*) FROM fc WHERE p = 3")
+if got_a != "committed" or n3 != 3:
+    fail.append("parent's non-key column changed: A %s, %d children (want committed, 3)" % (got_a, n3))
 a.close()
 b.close()
 
