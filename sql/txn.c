@@ -362,7 +362,7 @@ void sql_txn_note_lock(sql_txn *t, kv_table *kv, cat_oid table, const uint8_t *k
 		return;
 	bool excl = strength == PG_QUERY__LOCK_CLAUSE_STRENGTH__LCS_FORUPDATE ||
 		    strength == PG_QUERY__LOCK_CLAUSE_STRENGTH__LCS_FORNOKEYUPDATE;
-	bool ks = strength == PG_QUERY__LOCK_CLAUSE_STRENGTH__LCS_FORKEYSHARE;
+	bool ks = strength == SQL_LOCK_PARENT_KEY;
 	sql_xlock *h = t->xlocks;
 	if (h && h->table == table && h->klen == klen && !memcmp(h->key, key, klen) &&
 	    h->base_ts <= base_ts) {
@@ -840,9 +840,10 @@ int sql_txn_commit(sql_txn *t, util_err *err)
 			 * fails a READ COMMITTED commit: the statement can run again. */
 			t->s->commit_retryable = t->iso == SQL_READ_COMMITTED;
 		} else if (st == KV_CHECK_FAILED)
-			util_err_set(err, UTIL_E_T_R_SERIALIZATION_FAILURE,
-				     "could not serialize access due to a concurrent change of a unique key or a "
-				     "referenced row");
+			util_err_set(
+			    err, UTIL_E_T_R_SERIALIZATION_FAILURE,
+			    "could not serialize access due to a concurrent change of a unique key or a "
+			    "referenced row");
 		else if (st == KV_TOO_LARGE)
 			util_err_set(err, UTIL_E_PROGRAM_LIMIT_EXCEEDED, "transaction is too large to commit: %s",
 				     kv_errmsg());
