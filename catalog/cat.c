@@ -223,6 +223,10 @@ int cat_open_shared(kv_store *kv, bool shared, cat **out, util_err *err)
 		kv_fail(err, st, "open sys.catalog");
 		goto fail;
 	}
+	/* Every read point then reads the version cell in the same round trip
+	 * (cat_refresh reads nothing more). */
+	if (shared)
+		kv_watch_cell(c->tbl, VER_ROW, 1, CAT_FAMILY, META_VERSION, strlen(META_VERSION));
 	c->current = cat_snap_new(1);
 	bool empty;
 	if (load(c, c->current, &empty, err) != 0)
@@ -293,11 +297,22 @@ int cat_refresh(cat *c, kv_ts read_ts, util_err *err)
 {
 	if (!c->shared)
 		return 0;
+	kv_ts at = read_ts ? read_ts : kv_read_point(c->kv);
+	kv_ts vts;
+	if (kv_watched_ts(c->kv, at, &vts)) {
+		/* The read point read the version cell with the clock: no read. */
+		int rc = 0;
+		pthread_mutex_lock(&c->ver_mu);
+		if (vts != c->ver_ts)
+			rc = cat_reload(c, err); /* load() takes the new version */
+		pthread_mutex_unlock(&c->ver_mu);
+		return rc;
+	}
 	util_arena *a = util_arena_new(256, 0);
 	kv_column col = {CAT_FAMILY, META_VERSION, strlen(META_VERSION)};
 	kv_read_opts ro;
 	memset(&ro, 0, sizeof ro);
-	ro.read_ts = read_ts ? read_ts : kv_read_point(c->kv);
+	ro.read_ts = at;
 	ro.columns = &col;
 	ro.ncolumns = 1;
 	kv_row r;

@@ -305,6 +305,7 @@ void kv_batch_check_row(kv_batch *b, kv_table *t, const void *row, size_t rlen)
 	k->rlen = rlen;
 	k->ts = 0;
 	k->touch = false;
+	k->share = false;
 }
 
 void kv_batch_check_row_at(kv_batch *b, kv_table *t, const void *row, size_t rlen, kv_ts read_ts)
@@ -321,4 +322,14 @@ void kv_batch_lock_row(kv_batch *b, kv_table *t, const void *row, size_t rlen, k
 	kv_batch_check_row_at(b, t, row, rlen, read_ts);
 	if (b->nk > n)
 		b->k[n].touch = true;
+}
+
+void kv_batch_share_row(kv_batch *b, kv_table *t, const void *row, size_t rlen, kv_ts read_ts)
+{
+	size_t n = b->nk;
+	kv_batch_check_row_at(b, t, row, rlen, read_ts);
+	if (b->nk > n) {
+		b->k[n].share = true;
+		b->k[n].ts = read_ts; /* 0: the mark alone (check_row_at made it 1) */
+	}
 }

@@ -131,6 +131,18 @@ kv_ts clock_horizon(kv_store *s)
 	return h;
 }
 
+void kv_watch_cell(kv_table *t, const void *row, size_t rlen, const char *family, const void *qual,
+		   size_t qlen)
+{
+	if (t->s->etcd)
+		ekv_watch_cell(t, row, rlen, family, qual, qlen);
+}
+
+bool kv_watched_ts(kv_store *s, kv_ts read_ts, kv_ts *ts)
+{
+	return s->etcd && ekv_watched_ts(s->etcd, read_ts, ts);
+}
+
 kv_ts kv_read_point(kv_store *s)
 {
 	if (s->etcd)

@@ -28,6 +28,8 @@ typedef struct ekv_tsrev {
 	kv_ts ts;
 	int64_t rev;
 	int refs; /* pins: kv_snapshot_acquire count */
+	bool wknown; /* the watched cell was read with this read point ... */
+	kv_ts wts;   /* ... its newest version's timestamp (0: none) */
 } ekv_tsrev;
 
 typedef struct ekv {
@@ -49,6 +51,9 @@ typedef struct ekv {
 	ekv_tsrev *pins;
 	size_t npins, cpins;
 	kv_ts last_ts; /* this process's clock (max of wall clock, seen, issued) */
+	/* kv_watch_cell: the etcd key range of the watched cell's versions
+	 * (empty: none), read with every read point; under map_mu. */
+	util_buf watch_lo, watch_hi;
 	int timeout_ms;
 } ekv;
 
@@ -86,6 +91,9 @@ typedef struct ekv_range_req {
 } ekv_range_req;
 
 kv_status ekv_range(ekv *e, const ekv_range_req *q, ekv_range_res *out);
+/* n ranges read at one revision (*rev) in one request; outs[n] are freed
+ * by the caller (ekv_range_res_free) on success. */
+kv_status ekv_range_multi(ekv *e, const ekv_range_req *qs, int n, ekv_range_res *outs, int64_t *rev);
 
 /* A transaction under construction (JSON). */
 typedef struct ekv_txn ekv_txn;
@@ -168,6 +176,9 @@ kv_ts ekv_next_ts(ekv *e);
 kv_status ekv_bump_clock(kv_store *s, kv_ts *ts);
 /* Reads the cluster clock: its value (ts part) and the revision read at. */
 kv_status ekv_clock_read(ekv *e, kv_ts *ts, int64_t *rev);
+void ekv_watch_cell(kv_table *t, const uint8_t *row, size_t rlen, const char *fam, const uint8_t *q,
+		    size_t qlen);
+bool ekv_watched_ts(ekv *e, kv_ts read_ts, kv_ts *ts);
 
 kv_status ekv_table_create(kv_store *s, const char *name, const kv_family_opts *fams, int nfams);
 kv_status ekv_table_drop(kv_store *s, const char *name);

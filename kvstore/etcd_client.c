@@ -337,6 +337,43 @@ kv_status ekv_range(ekv *e, const ekv_range_req *q, ekv_range_res *out)
 	return st;
 }
 
+/* Several ranges in one round trip: a txn without compares whose success
+ * branch reads each (read-only: etcd serves it like a linearizable range,
+ * all at one revision). */
+kv_status ekv_range_multi(ekv *e, const ekv_range_req *qs, int n, ekv_range_res *outs, int64_t *rev)
+{
+	memset(outs, 0, (size_t)n * sizeof *outs);
+	json_t *ops = json_array();
+	for (int i = 0; i < n; i++) {
+		json_t *op = json_object();
+		json_object_set_new(op, "request_range", range_json(&qs[i]));
+		json_array_append_new(ops, op);
+	}
+	json_t *req = json_object(), *resp = NULL;
+	json_object_set_new(req, "success", ops);
+	bool amb;
+	kv_status st = post(e, "/v3/kv/txn", req, &resp, &amb);
+	json_decref(req);
+	if (st)
+		return st;
+	*rev = jint(json_object_get(resp, "header"), "revision");
+	json_t *rs = json_object_get(resp, "responses");
+	for (int i = 0; i < n && !st; i++) {
+		json_t *ri = json_is_array(rs) ? json_array_get(rs, (size_t)i) : NULL;
+		json_t *rr = ri ? json_object_get(ri, "response_range") : NULL;
+		if (!rr)
+			st = kv_fail(KV_CORRUPTION, "etcd: a txn of ranges answered without range %d", i);
+		else
+			st = parse_range(rr, &outs[i]);
+		outs[i].rev = *rev;
+	}
+	if (st)
+		for (int i = 0; i < n; i++)
+			ekv_range_res_free(&outs[i]);
+	json_decref(resp);
+	return st;
+}
+
 /* ---------------------------------------------------------------- txn */
 
 struct ekv_txn {

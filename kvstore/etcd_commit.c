@@ -27,10 +27,13 @@
 
 #define MAX_ATTEMPTS 64
 
-enum { MK_WRITE = 1, MK_GUARD = 2, MK_CHECK = 4, MK_AT = 8 };
+/* MK_SHARE: put the row's share mark (kv_batch_share_row); MK_DEL: the row
+ * is deleted, its share mark must be unchanged since the row's limit. */
+enum { MK_WRITE = 1, MK_GUARD = 2, MK_CHECK = 4, MK_AT = 8, MK_SHARE = 16, MK_DEL = 32 };
 
 typedef struct mkey {
 	util_buf k;
+	util_buf sk; /* the share mark's key (MK_SHARE, MK_DEL) */
 	int flags;
 	kv_ts at;       /* MK_AT: unchanged since this timestamp (kv_batch_check_row_at) */
 	int64_t at_rev; /* ... i.e. since this revision (per attempt) */
@@ -52,6 +55,11 @@ static void mset_add(mset *s, const ekv *e, kv_table *t, const uint8_t *row, siz
 	ekv_marker_key(e, t->eid, row, rlen, &k->k);
 	k->flags = flags;
 	k->at = at;
+	if (flags & (MK_SHARE | MK_DEL)) {
+		/* P "/s/" eid esc(row): the marker's key with another letter. */
+		util_buf_append(&k->sk, k->k.data, k->k.len);
+		((uint8_t *)k->sk.data)[e->plen + 1] = 's';
+	}
 }
 
 static int mkey_cmp(const void *a, const void *b)
@@ -73,7 +81,13 @@ static void mset_unique(mset *s)
 			s->m[u].flags |= s->m[i].flags;
 			if (s->m[i].at && (!s->m[u].at || s->m[i].at < s->m[u].at))
 				s->m[u].at = s->m[i].at; /* the older base: stricter */
+			if (!s->m[u].sk.len) {
+				util_buf t = s->m[u].sk;
+				s->m[u].sk = s->m[i].sk;
+				s->m[i].sk = t;
+			}
 			util_buf_free(&s->m[i].k);
+			util_buf_free(&s->m[i].sk);
 		} else {
 			s->m[++u] = s->m[i];
 		}
@@ -83,8 +97,10 @@ static void mset_unique(mset *s)
 
 static void mset_free(mset *s)
 {
-	for (size_t i = 0; i < s->n; i++)
+	for (size_t i = 0; i < s->n; i++) {
 		util_buf_free(&s->m[i].k);
+		util_buf_free(&s->m[i].sk);
+	}
 	free(s->m);
 	memset(s, 0, sizeof *s);
 }
@@ -102,16 +118,23 @@ static bool collect_markers(ekv *e, kv_batch *b, bool check, mset *ms)
 	bool any = check;
 	for (size_t i = 0; i < b->n; i++) {
 		kv_mut *m = &b->m[i];
-		int f = MK_WRITE | (reads_current(m) ? MK_GUARD : 0) | (check ? MK_CHECK : 0);
+		int f = MK_WRITE | (reads_current(m) ? MK_GUARD : 0) | (check ? MK_CHECK : 0) |
+			(m->type == MUT_DELETE_ROW ? MK_DEL : 0);
 		mset_add(ms, e, m->t, mut_row(b, m), m->rlen, f, 0);
 	}
 	for (size_t i = 0; i < b->nc; i++)
 		mset_add(ms, e, b->c[i].t, cond_ptr(b, b->c[i].roff), b->c[i].rlen, MK_GUARD, 0);
 	for (size_t i = 0; i < b->nk; i++) {
 		kv_chk *k = &b->k[i];
+		if (k->share && !k->ts) { /* the share mark alone */
+			mset_add(ms, e, k->t, cond_ptr(b, k->roff), k->rlen, MK_SHARE, 0);
+			continue;
+		}
 		if (k->ts || check)
 			mset_add(ms, e, k->t, cond_ptr(b, k->roff), k->rlen,
-				 (k->ts ? MK_AT : MK_CHECK) | (k->touch ? MK_WRITE : 0), k->ts);
+				 (k->ts ? MK_AT : MK_CHECK) | (k->touch ? MK_WRITE : 0) |
+				     (k->share ? MK_SHARE : 0),
+				 k->ts);
 		any |= k->ts != 0;
 	}
 	mset_unique(ms);
@@ -208,6 +231,8 @@ static kv_status recheck(ekv *e, const mset *ms, int64_t crev, bool *holds)
 			lim = m->at_rev;
 		if (lim)
 			ekv_txn_cmp_mod_lt(t, (const uint8_t *)m->k.data, m->k.len, lim + 1);
+		if (lim && (m->flags & MK_DEL))
+			ekv_txn_cmp_mod_lt(t, (const uint8_t *)m->sk.data, m->sk.len, lim + 1);
 	}
 	ekv_txn_res r;
 	kv_status st = ekv_txn_run(e, t, &r);
@@ -341,13 +366,20 @@ kv_status ekv_commit(kv_store *s, kv_batch *b, bool check, kv_ts read_ts, const 
 			int64_t lim = mkey_limit(m, rrev, crev);
 			if (lim)
 				ekv_txn_cmp_mod_lt(t, (const uint8_t *)m->k.data, m->k.len, lim + 1);
+			/* A deleted row another commit share-locked since: first
+			 * committer wins (a foreign key's parent row). */
+			if (lim && (m->flags & MK_DEL))
+				ekv_txn_cmp_mod_lt(t, (const uint8_t *)m->sk.data, m->sk.len, lim + 1);
 		}
 		put_cells(e, t, &c, cell_ts);
 		uint8_t mval[8];
 		util_put_be64(mval, cell_ts);
-		for (size_t i = 0; i < ms.n; i++)
+		for (size_t i = 0; i < ms.n; i++) {
 			if (ms.m[i].flags & MK_WRITE)
 				ekv_txn_put(t, (const uint8_t *)ms.m[i].k.data, ms.m[i].k.len, mval, 8);
+			if (ms.m[i].flags & MK_SHARE)
+				ekv_txn_put(t, (const uint8_t *)ms.m[i].sk.data, ms.m[i].sk.len, mval, 8);
+		}
 		ekv_txn_put(t, (const uint8_t *)ck.data, ck.len, clockval, 16);
 		ekv_txn_else_get(t, (const uint8_t *)ck.data, ck.len);
 		ekv_txn_res r;

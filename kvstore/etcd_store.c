@@ -27,15 +27,53 @@ bool ekv_is_uri(const char *path)
 
 /* ---------------------------------------------------------------- clock */
 
-void ekv_remember(ekv *e, kv_ts ts, int64_t rev)
+static void remember(ekv *e, kv_ts ts, int64_t rev, bool wknown, kv_ts wts)
 {
 	pthread_mutex_lock(&e->map_mu);
 	/* Newest entries are searched first; a repeated ts takes the newer
 	 * revision (only metadata changes lie between the two). */
 	size_t i = e->map_next++ % EKV_TSMAP;
-	e->map[i].ts = ts;
-	e->map[i].rev = rev;
+	e->map[i] = (ekv_tsrev){.ts = ts, .rev = rev, .wknown = wknown, .wts = wts};
 	pthread_mutex_unlock(&e->map_mu);
+}
+
+void ekv_remember(ekv *e, kv_ts ts, int64_t rev)
+{
+	remember(e, ts, rev, false, 0);
+}
+
+bool ekv_watched_ts(ekv *e, kv_ts read_ts, kv_ts *ts)
+{
+	bool found = false;
+	pthread_mutex_lock(&e->map_mu);
+	size_t n = e->map_next < EKV_TSMAP ? e->map_next : EKV_TSMAP;
+	for (size_t k = 0; k < n && k < 64; k++) { /* just taken: among the newest */
+		ekv_tsrev *m = &e->map[(e->map_next - 1 - k) % EKV_TSMAP];
+		if (m->ts == read_ts && m->wknown) {
+			*ts = m->wts;
+			found = true;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&e->map_mu);
+	return found;
+}
+
+void ekv_watch_cell(kv_table *t, const uint8_t *row, size_t rlen, const char *fam, const uint8_t *q,
+		    size_t qlen)
+{
+	ekv *e = t->s->etcd;
+	util_buf lo = UTIL_BUF_INIT;
+	ekv_cell_prefix(e, t->eid, &lo);
+	ekv_esc(&lo, row, rlen);
+	ekv_esc(&lo, (const uint8_t *)fam, strlen(fam));
+	ekv_esc(&lo, q, qlen);
+	pthread_mutex_lock(&e->map_mu);
+	util_buf_reset(&e->watch_lo);
+	util_buf_append(&e->watch_lo, lo.data, lo.len);
+	ekv_prefix_end((const uint8_t *)lo.data, lo.len, &e->watch_hi);
+	pthread_mutex_unlock(&e->map_mu);
+	util_buf_free(&lo);
 }
 
 int64_t ekv_rev_for(ekv *e, kv_ts ts)
@@ -95,6 +133,53 @@ kv_status ekv_clock_read(ekv *e, kv_ts *ts, int64_t *rev)
 	return KV_OK;
 }
 
+/* A read point: the clock and, in the same request, the newest version of
+ * the watched cell (kv_watch_cell; *wknown false when none is watched or
+ * its newest key is not a put). */
+static kv_status point_read(ekv *e, kv_ts *ts, int64_t *rev, bool *wknown, kv_ts *wts)
+{
+	*wknown = false;
+	*wts = 0;
+	util_buf lo = UTIL_BUF_INIT, hi = UTIL_BUF_INIT;
+	pthread_mutex_lock(&e->map_mu);
+	util_buf_append(&lo, e->watch_lo.data, e->watch_lo.len);
+	util_buf_append(&hi, e->watch_hi.data, e->watch_hi.len);
+	pthread_mutex_unlock(&e->map_mu);
+	if (!lo.len) {
+		util_buf_free(&lo);
+		util_buf_free(&hi);
+		return ekv_clock_read(e, ts, rev);
+	}
+	util_buf k = UTIL_BUF_INIT;
+	ekv_clock_key(e, &k);
+	ekv_range_req q[2] = {{.key = (const uint8_t *)k.data, .klen = k.len},
+			      {.key = (const uint8_t *)lo.data,
+			       .klen = lo.len,
+			       .end = (const uint8_t *)hi.data,
+			       .elen = hi.len,
+			       .limit = 1}};
+	ekv_range_res r[2];
+	kv_status st = ekv_range_multi(e, q, 2, r, rev);
+	if (!st) {
+		*ts = r[0].n && r[0].kvs[0].vlen >= 8 ? util_get_be64(r[0].kvs[0].val) : 0;
+		/* Keys end with ~ts(8) ~type(1): the first is the newest version. */
+		const ekv_kv *w = r[1].n ? &r[1].kvs[0] : NULL;
+		if (!w) {
+			*wknown = true;
+		} else if (w->klen >= lo.len + 9) {
+			int type = 0xff - (int)w->key[w->klen - 1];
+			*wts = ~util_get_be64(w->key + w->klen - 9);
+			*wknown = type == (int)KV_PUT;
+		}
+		ekv_range_res_free(&r[0]);
+		ekv_range_res_free(&r[1]);
+	}
+	util_buf_free(&k);
+	util_buf_free(&lo);
+	util_buf_free(&hi);
+	return st;
+}
+
 void ekv_advance(kv_store *s, kv_ts ts)
 {
 	uint_fast64_t cur = atomic_load(&s->read_point);
@@ -104,12 +189,13 @@ void ekv_advance(kv_store *s, kv_ts ts)
 
 kv_ts ekv_read_point(kv_store *s)
 {
-	kv_ts ts;
+	kv_ts ts, wts;
 	int64_t rev;
-	if (ekv_clock_read(s->etcd, &ts, &rev) != KV_OK)
+	bool wk;
+	if (point_read(s->etcd, &ts, &rev, &wk, &wts) != KV_OK)
 		return (kv_ts)atomic_load(&s->read_point); /* cluster unreachable: the last known */
 	ekv_observe(s->etcd, ts);
-	ekv_remember(s->etcd, ts, rev);
+	remember(s->etcd, ts, rev, wk, wts);
 	ekv_advance(s, ts);
 	return ts;
 }
@@ -143,14 +229,15 @@ kv_status ekv_snapshot_acquire(kv_store *s, kv_ts *ts)
 	 * (docs/scale-out.md): pinning = remembering this read point's
 	 * revision until the release. */
 	ekv *e = s->etcd;
-	kv_ts t;
+	kv_ts t, wts;
 	int64_t rev;
-	if (ekv_clock_read(e, &t, &rev) != KV_OK) {
+	bool wk;
+	if (point_read(e, &t, &rev, &wk, &wts) != KV_OK) {
 		*ts = (kv_ts)atomic_load(&s->read_point); /* cluster unreachable: the last known */
 		return KV_OK;
 	}
 	ekv_observe(e, t);
-	ekv_remember(e, t, rev);
+	remember(e, t, rev, wk, wts);
 	ekv_advance(s, t);
 	pthread_mutex_lock(&e->map_mu);
 	size_t i = 0;
@@ -226,6 +313,8 @@ static void ekv_free(ekv *e)
 	for (int i = 0; i < e->nendpoints; i++)
 		free(e->endpoints[i]);
 	pthread_mutex_destroy(&e->map_mu);
+	util_buf_free(&e->watch_lo);
+	util_buf_free(&e->watch_hi);
 	free(e->pins);
 	free(e);
 }
@@ -479,6 +568,10 @@ kv_status ekv_table_drop(kv_store *s, const char *name)
 	util_put_be64(x, (uint64_t)m.create_rev);
 	util_buf_append(&p, x, 8);
 	ekv_prefix_end((const uint8_t *)p.data, p.len, &pe);
+	ekv_txn_delete_range(t, (const uint8_t *)p.data, p.len, (const uint8_t *)pe.data, pe.len);
+	/* The share marks (kv_batch_share_row): P "/s/" eid ... */
+	((uint8_t *)p.data)[e->plen + 1] = 's';
+	((uint8_t *)pe.data)[e->plen + 1] = 's';
 	ekv_txn_delete_range(t, (const uint8_t *)p.data, p.len, (const uint8_t *)pe.data, pe.len);
 	ekv_txn_res r;
 	st = ekv_txn_run(e, t, &r);

@@ -146,6 +146,17 @@ void kv_store_close(kv_store *s);
 
 /* The newest timestamp below which all commits are complete. */
 kv_ts kv_read_point(kv_store *s);
+/* A store shared by several processes (etcd backend): every later read
+ * point (kv_read_point, kv_snapshot_acquire) also reads the newest version
+ * of this one cell, in the same round trip; kv_watched_ts then answers for
+ * such a read point without another read. One cell per store (a later call
+ * replaces it): the catalog's version. No-op on the embedded engine. */
+void kv_watch_cell(kv_table *t, const void *row, size_t rlen, const char *family, const void *qual,
+		   size_t qlen);
+/* True if read point read_ts, just taken, read the watched cell: *ts is the
+ * timestamp of its newest version as of read_ts (0: none). False: read it
+ * (kv_get at read_ts). */
+bool kv_watched_ts(kv_store *s, kv_ts read_ts, kv_ts *ts);
 /* Makes the read point cover ts, a moment not after the wall clock
  * (KV_INVALID if it is), waiting for commits in flight: reads at ts are then
  * repeatable. An idle store's read point is its last commit's timestamp, so
@@ -261,6 +272,14 @@ void kv_batch_check_row_at(kv_batch *b, kv_table *t, const void *row, size_t rle
  * held across servers sharing a store, first committer wins. The embedded
  * engine, whose row locks span all its writers, only checks. */
 void kv_batch_lock_row(kv_batch *b, kv_table *t, const void *row, size_t rlen, kv_ts read_ts);
+/* Like kv_batch_check_row_at (read_ts 0: no check), and the commit leaves
+ * a share mark on the row: a later commit that deletes the row
+ * (kv_batch_delete_row) and checks it against a point before the mark gets
+ * KV_CONFLICT. Share marks do not conflict with each other. A shared row
+ * lock (SELECT ... FOR SHARE / FOR KEY SHARE, a foreign key's parent row)
+ * held across servers sharing a store; the embedded engine, whose row
+ * locks span all its writers, only checks. */
+void kv_batch_share_row(kv_batch *b, kv_table *t, const void *row, size_t rlen, kv_ts read_ts);
 
 typedef struct kv_write_opts {
 	bool no_sync; /* skip the fsync for this batch (bulk loads with their own sync) */

@@ -193,12 +193,15 @@ typedef struct kv_chk {
 	kv_ts ts;          /* kv_batch_check_row_at: checked against ts by any commit;
 			      0: against kv_commit_if's read_ts */
 	bool touch;        /* kv_batch_lock_row: counts as a change of the row */
+	bool share;        /* kv_batch_share_row: leaves a share mark on the row */
 } kv_chk;
 
 /* The timestamp a check row is checked against, 0 if this commit does not
  * check it (check: kv_commit_if). */
 static inline kv_ts chk_ts(const kv_chk *k, bool check, kv_ts read_ts)
 {
+	if (k->share && !k->ts)
+		return 0; /* a share mark alone (kv_batch_share_row, read_ts 0) */
 	return k->ts ? k->ts : check ? read_ts : 0;
 }
 

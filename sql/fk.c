@@ -752,15 +752,25 @@ static bool pk_row_exists(fire_ctx *fc, const cat_obj *pkrel, const cat_constrai
 	kv_read_opts ro;
 	memset(&ro, 0, sizeof ro);
 	ro.read_ts = KV_TS_MAX;
+	/* A store shared by several servers: this server's lock manager does
+	 * not see theirs; read at a fresh read point and let the commit carry
+	 * the lock (sql_txn_note_lock): the parent still there, and another
+	 * server's delete of it based on an older version fails. */
+	bool shared = lock && s->e->opts.store_uri;
+	if (shared)
+		ro.read_ts = kv_read_point(s->e->kv);
 	kv_column sentinel = {SQL_FAMILY, "", 0};
 	ro.columns = &sentinel;
 	ro.ncolumns = 1;
 	kv_row out;
 	ks = kv_get(kv, k, kl, &ro, fc->scratch, &out);
+	bool found = ks == KV_OK && out.n > 0;
+	if (found && shared)
+		sql_txn_note_lock(s->txn, kv, pkrel->oid, k, kl, SQL_LOCK_PARENT_KEY, ro.read_ts);
 	kv_table_close(kv);
 	if (ks != KV_OK && ks != KV_NOT_FOUND)
 		sql_kv_error(ks, "reading a row");
-	return ks == KV_OK && out.n > 0;
+	return found;
 }
 
 /* SELECT 1 FROM ONLY pk WHERE pk.c1 = $1 AND ... [FOR KEY SHARE] */

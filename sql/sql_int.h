@@ -1450,6 +1450,10 @@ void sql_txn_locks_free(sql_engine *e);
  * checks the row unchanged since base_ts (40001 otherwise) and, for FOR
  * UPDATE / FOR NO KEY UPDATE, counts as a change of the row for other
  * servers' commits (kv_batch_lock_row). No-op on the embedded store. */
+/* strength SQL_LOCK_PARENT_KEY: FOR KEY SHARE of a foreign key's parent
+ * found by its whole primary key (the kv row): the commit needs the row to
+ * exist only (changes of its other columns do not conflict). */
+#define SQL_LOCK_PARENT_KEY (-1)
 void sql_txn_note_lock(sql_txn *t, kv_table *kv, cat_oid table, const uint8_t *key, size_t klen, int strength,
 		       kv_ts base_ts);
 /* pg_locks: calls fn for each held row lock (granted) and each waiting

@@ -197,7 +197,9 @@ void sql_stmt_end_txn(sql_session *s)
 	while (!any && util_map_next(&s->portals, &pos, NULL, NULL, &v))
 		any = ((sql_portal_s *)v)->is_cursor && !((sql_portal_s *)v)->holdable;
 	if (!any) {
-		refresh_cat(s);
+		/* As below: no etcd reads here (a fresh read point and the
+		 * version cell per transaction before). */
+		refresh_cat_at(s, false, 0);
 		return;
 	}
 	pos = 0;

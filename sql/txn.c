@@ -351,6 +351,7 @@ typedef struct sql_xlock {
 	size_t klen;
 	kv_ts base_ts;
 	bool exclusive;
+	bool key_share; /* FOR KEY SHARE only: non-key changes do not conflict */
 	struct sql_xlock *next;
 } sql_xlock;
 
@@ -361,10 +362,12 @@ void sql_txn_note_lock(sql_txn *t, kv_table *kv, cat_oid table, const uint8_t *k
 		return;
 	bool excl = strength == PG_QUERY__LOCK_CLAUSE_STRENGTH__LCS_FORUPDATE ||
 		    strength == PG_QUERY__LOCK_CLAUSE_STRENGTH__LCS_FORNOKEYUPDATE;
+	bool ks = strength == SQL_LOCK_PARENT_KEY;
 	sql_xlock *h = t->xlocks;
 	if (h && h->table == table && h->klen == klen && !memcmp(h->key, key, klen) &&
 	    h->base_ts <= base_ts) {
 		h->exclusive |= excl; /* the same row again (a loop): the older base stands */
+		h->key_share &= ks;
 		return;
 	}
 	hold_kv(t, kv);
@@ -373,13 +376,17 @@ void sql_txn_note_lock(sql_txn *t, kv_table *kv, cat_oid table, const uint8_t *k
 	if (!x || !k)
 		ty_error(UTIL_E_OUT_OF_MEMORY, "out of memory");
 	memcpy(k, key, klen);
-	*x = (sql_xlock){table, kv, k, klen, base_ts, excl, t->xlocks};
+	*x = (sql_xlock){table, kv, k, klen, base_ts, excl, ks, t->xlocks};
 	t->xlocks = x;
 }
 
 /* Shared store: every row the transaction locked must be unchanged since
  * the version its locker read (another server's write in between: 40001),
- * and an exclusive lock counts as a change for other servers' commits. */
+ * an exclusive lock counts as a change for other servers' commits, and a
+ * shared one makes another server's delete of the row based on an older
+ * version fail (an orphaned child row otherwise). A row locked FOR KEY
+ * SHARE alone (a foreign key's parent) need only still exist: changes of
+ * its other columns do not conflict, as in PostgreSQL. */
 static void check_xlocks(sql_txn *t, kv_batch *b, const cat_snap *cs)
 {
 	for (sql_xlock *x = t->xlocks; x; x = x->next) {
@@ -390,8 +397,11 @@ static void check_xlocks(sql_txn *t, kv_batch *b, const cat_snap *cs)
 		size_t rl = r->ilv_depth ? sql_ilv_rowlen(r, x->key, x->klen) : x->klen;
 		if (x->exclusive)
 			kv_batch_lock_row(b, x->kv, x->key, rl, x->base_ts);
-		else
-			kv_batch_check_row_at(b, x->kv, x->key, rl, x->base_ts);
+		else if (x->key_share && rl == x->klen) {
+			kv_batch_require(b, x->kv, x->key, rl, SQL_FAMILY, "", 0, KV_CMP_PRESENT, NULL, 0);
+			kv_batch_share_row(b, x->kv, x->key, rl, 0);
+		} else /* FOR SHARE: a later delete loses too */
+			kv_batch_share_row(b, x->kv, x->key, rl, x->base_ts);
 	}
 }
 
@@ -830,8 +840,10 @@ int sql_txn_commit(sql_txn *t, util_err *err)
 			 * fails a READ COMMITTED commit: the statement can run again. */
 			t->s->commit_retryable = t->iso == SQL_READ_COMMITTED;
 		} else if (st == KV_CHECK_FAILED)
-			util_err_set(err, UTIL_E_T_R_SERIALIZATION_FAILURE,
-				     "could not serialize access due to a concurrent change of a unique key");
+			util_err_set(
+			    err, UTIL_E_T_R_SERIALIZATION_FAILURE,
+			    "could not serialize access due to a concurrent change of a unique key or a "
+			    "referenced row");
 		else if (st == KV_TOO_LARGE)
 			util_err_set(err, UTIL_E_PROGRAM_LIMIT_EXCEEDED, "transaction is too large to commit: %s",
 				     kv_errmsg());

@@ -13,7 +13,8 @@
 #               seen by the other, also after the writer is killed (SIGKILL); a
 #               sequence used by both; REPEATABLE READ write conflicts (40001);
 #               a READ COMMITTED counter hammered from both loses no update;
-#               FOR UPDATE and upserts across the two servers (rc_lock.py)
+#               FOR UPDATE and upserts across the two servers (rc_lock.py);
+#               foreign keys across the two servers (fk_lock.py)
 #   gc          version GC with no window and no history retention under a
 #               long REPEATABLE READ transaction on another server
 #   failover    the etcd leader is killed during a write workload, restarted,
@@ -39,7 +40,7 @@ fi
 
 # Regression files whose single transactions exceed --max-txn-ops 10000
 # (thousands of rows in one INSERT/CTAS): they must fail with 54000.
-TOO_LARGE="ddl_alter_rekey spill"
+TOO_LARGE="ddl_alter_rekey spill copy_txn"
 # Regression files that meet an open bug of the etcd backend (docs/scale-out.md,
 # "Not done yet"); not run here, named in the summary line. None at present.
 ETCD_OPEN=""
@@ -194,6 +195,13 @@ if server_start shared-a shared && PA=$SPORT SPA=$SPID && server_start shared-b 
 		ok "shared: FOR UPDATE and upserts from 6 sessions on two servers: $got"
 	else
 		bad "shared: FOR UPDATE / upserts on two servers: $got"
+	fi
+	# Foreign keys across the two servers: a child's insert and its parent's
+	# delete on different servers never both commit (no orphan).
+	if got=$(/usr/bin/python3 "$here/fk_lock.py" "$PA" "$PB" 2 20 2>&1); then
+		ok "shared: foreign keys from 4 sessions on two servers: $got"
+	else
+		bad "shared: foreign keys on two servers: $got"
 	fi
 	# The same over the extended query protocol (pgbench -M prepared): a
 	# conflict at the commit at Sync reruns the statement; no client aborts.
