@@ -214,12 +214,23 @@ static bool restart_key(const blk_iter *it, uint32_t i, const uint8_t **k, size_
 	return true;
 }
 
-/* Index of the last restart whose key is < k, or -1 if none (-2: corrupt). */
+/* Index of the last restart whose key is < k, or -1 if none (-2: corrupt).
+ *
+ * A block fetched from the cache is mostly cold, and each probe of the
+ * binary search reads a key on a cache line of its own, so the probes were
+ * a chain of dependent misses. While a probe compares, the keys of both
+ * possible next probes are prefetched (their offsets come from the restart
+ * array, a few lines read by every probe), so the next miss is under way
+ * before it is known which one is needed. */
 static int64_t find_restart(const blk_iter *it, blk_cmp_fn cmp, const uint8_t *k, size_t kl)
 {
 	int64_t lo = 0, hi = (int64_t)it->nrest - 1, ans = -1;
 	while (lo <= hi) {
 		int64_t mid = (lo + hi) / 2;
+		if (mid - 1 >= lo)
+			__builtin_prefetch(it->data + rest_off(it, (uint32_t)((lo + mid - 1) / 2)));
+		if (mid + 1 <= hi)
+			__builtin_prefetch(it->data + rest_off(it, (uint32_t)((mid + 1 + hi) / 2)));
 		const uint8_t *rk;
 		size_t rkl;
 		if (!restart_key(it, (uint32_t)mid, &rk, &rkl))
@@ -273,6 +284,11 @@ void blki_seek(blk_iter *it, blk_cmp_fn cmp, const uint8_t *k, size_t kl)
 	to_restart(it, r < 0 ? 0 : (uint32_t)r);
 	if (it->corrupt)
 		return;
+	/* The interval is decoded front to back: start the lines after the
+	 * first (already read by the search) on their way. */
+	__builtin_prefetch(it->data + it->next + 64);
+	__builtin_prefetch(it->data + it->next + 128);
+	__builtin_prefetch(it->data + it->next + 192);
 	while (decode_next(it)) {
 		if (cmp(it->key, it->klen, k, kl) >= 0)
 			return;

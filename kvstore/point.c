@@ -27,6 +27,7 @@
 typedef struct pt_ent {
 	uint32_t koff, klen, voff, vlen;
 	uint16_t src; /* newer sources have lower numbers */
+	bool trunc;   /* its source's older cells of the column were dropped */
 } pt_ent;
 
 typedef struct pt_buf {
@@ -38,6 +39,10 @@ typedef struct pt_buf {
 	bool overflow;
 	uint8_t *keybuf; /* sorted files' key buffer (sst_with_iter) */
 	size_t keycap;
+	/* What collect() needs to drop a column's older versions: the read's
+	 * timestamp, its max_ts (0: none) and how many puts a column shows. */
+	kv_ts read_ts, max_ts;
+	int keep;
 } pt_buf;
 
 typedef struct pt_sel {
@@ -79,16 +84,67 @@ static int ent_cmp(const pt_buf *b, const pt_ent *x, const pt_ent *y)
 	return c ? c : (int)x->src - (int)y->src;
 }
 
-/* Appends the source's cells of the row (it is positioned on the first). */
+/* Steps the source past the rest of the column whose key (without suffix)
+ * is col[0..clen): a few steps, then a seek to the column's last possible
+ * key. The seek key is built in the buffer's free space (not kept). */
+static void skip_column(pt_buf *b, kv_src *s, const uint8_t *col, size_t clen)
+{
+	for (int i = 0; i < 4; i++) {
+		src_next(s);
+		if (!s->valid || s->klen != clen + IKEY_SUFFIX || memcmp(s->key, col, clen))
+			return;
+	}
+	if (PT_BYTES - b->used >= clen + IKEY_SUFFIX) {
+		uint8_t *k = b->bytes + b->used;
+		memmove(k, col, clen);
+		memset(k + clen, 0xff, IKEY_SUFFIX); /* ts 0, the last type */
+		src_seek(s, k, clen + IKEY_SUFFIX);
+	}
+	while (s->valid && s->klen == clen + IKEY_SUFFIX && !memcmp(s->key, col, clen))
+		src_next(s);
+}
+
+/* Appends the source's cells of the row (it is positioned on the first).
+ *
+ * A hot row has many versions of a column in one source (the memstore holds
+ * every update until a flush); copying them all made a point read grow with
+ * the updates. Versions come newest first, so once the source has given
+ * b->keep puts the read could show (ts <= read_ts, under max_ts), its older
+ * cells of the column are dropped: with a non-empty qualifier all of them
+ * (a delete marker there only hides cells older than itself), in the
+ * empty-qualifier column only the puts (its family delete markers hide
+ * other columns' cells). The last kept put is marked; visible() checks the
+ * column needs nothing past it and otherwise gives the read to the scan
+ * path (a marker in another source may hide a kept put). */
 static kv_status collect(pt_buf *b, kv_src *s, const uint8_t *row, size_t rlen)
 {
 	int src = b->nsrc++;
 	size_t first = (size_t)b->n;
-	for (; s->valid; src_next(s)) {
+	const uint8_t *col = NULL; /* the current column's key, in b->bytes */
+	size_t clen = 0;
+	int puts = 0;  /* puts counted in the current column */
+	int last = -1; /* the entry of the last counted put */
+	while (s->valid) {
 		if (!ikey_valid(s->key, s->klen))
 			return kv_fail(KV_CORRUPTION, "malformed key in a point read");
 		if (ikey_row_cmp(s->key, row, rlen) != 0)
 			break;
+		bool same = col && s->klen == clen + IKEY_SUFFIX && !memcmp(s->key, col, clen);
+		uint8_t type = (uint8_t)~s->key[s->klen - 1];
+		if (same && puts >= b->keep) {
+			bool empty_qual = s->key[2 + ikey_rowlen(s->key)] + 3 + ikey_rowlen(s->key) == clen;
+			if (!empty_qual) {
+				b->ents[last].trunc = true;
+				skip_column(b, s, col, clen);
+				col = NULL;
+				continue;
+			}
+			if (type == KV_PUT) {
+				b->ents[last].trunc = true;
+				src_next(s);
+				continue;
+			}
+		}
 		if (b->n == PT_CELLS || PT_BYTES - b->used < s->klen + s->vlen) {
 			b->overflow = true;
 			return KV_OK;
@@ -97,6 +153,11 @@ static kv_status collect(pt_buf *b, kv_src *s, const uint8_t *row, size_t rlen)
 		e->koff = (uint32_t)b->used;
 		e->klen = (uint32_t)s->klen;
 		memcpy(b->bytes + b->used, s->key, s->klen);
+		if (!same) {
+			col = b->bytes + b->used;
+			clen = s->klen - IKEY_SUFFIX;
+			puts = 0;
+		}
 		b->used += s->klen;
 		e->voff = (uint32_t)b->used;
 		e->vlen = (uint32_t)s->vlen;
@@ -104,6 +165,15 @@ static kv_status collect(pt_buf *b, kv_src *s, const uint8_t *row, size_t rlen)
 			memcpy(b->bytes + b->used, s->val, s->vlen);
 		b->used += s->vlen;
 		e->src = (uint16_t)src;
+		e->trunc = false;
+		if (type == KV_PUT) {
+			kv_ts ts = ikey_ts(s->key, s->klen);
+			if (ts <= b->read_ts && (!b->max_ts || ts < b->max_ts)) {
+				puts++;
+				last = b->n - 1;
+			}
+		}
+		src_next(s);
 	}
 	if (s->status)
 		return s->status;
@@ -188,8 +258,17 @@ static kv_status visible(const pt_buf *b, const kv_sv *sv, const kv_read_opts *r
 	uint8_t last_type = 0;
 	int versions = 0;
 	size_t cap = 0;
+	bool pend = false; /* the entry before was a source's last kept put */
 
-	for (int i = 0; i < b->n; i++) {
+	for (int i = 0; i <= b->n; i++) {
+		/* Past a source's last kept put of a column, the column must be
+		 * complete: its dropped older cells would have shown otherwise. */
+		if (pend && !col_done &&
+		    versions < (max_versions < fo->max_versions ? max_versions : fo->max_versions))
+			return KV_BUSY;
+		pend = false;
+		if (i == b->n)
+			break;
 		const pt_ent *e = &b->ents[i];
 		const uint8_t *k = b->bytes + e->koff;
 		ikey_parts p;
@@ -221,6 +300,7 @@ static kv_status visible(const pt_buf *b, const kv_sv *sv, const kv_read_opts *r
 		} else if (fam_skip) {
 			continue;
 		}
+		pend = e->trunc;
 		if (col_done && (p.qlen || p.type == KV_PUT))
 			continue;
 		/* match() */
@@ -358,6 +438,9 @@ bool point_get(kv_table *t, const void *row, size_t rlen, const kv_read_opts *ro
 	b->n = 0;
 	b->nsrc = 0;
 	b->overflow = false;
+	b->read_ts = read_ts;
+	b->max_ts = ro->max_ts;
+	b->keep = ro->max_versions > 0 ? ro->max_versions : 1;
 	uint8_t seek[IKEY_ROW_MAX + 2 + 3 + IKEY_SUFFIX];
 	size_t seeklen = ikey_row_first(seek, row, rlen);
 
@@ -396,7 +479,7 @@ bool point_get(kv_table *t, const void *row, size_t rlen, const kv_read_opts *ro
 	}
 	if (!st) {
 		st = visible(b, sv, ro, sel, nsel, read_ts, arena, out);
-		if (st == KV_BUSY) {
+		if (st == KV_BUSY) { /* too many markers, or a dropped version needed */
 			sv_unref(sv);
 			out->cells = NULL;
 			out->n = 0;

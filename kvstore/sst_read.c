@@ -490,6 +490,10 @@ static size_t find_block(const sst_reader *r, const uint8_t *k, size_t kl)
 	size_t lo = 0, hi = r->nidx;
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
+		/* Both possible next probes, while this one compares (a big file's
+		 * index is spread over many cold cache lines; see block.c). */
+		__builtin_prefetch(&r->idx[(lo + mid) / 2]);
+		__builtin_prefetch(&r->idx[(mid + 1 + hi) / 2]);
 		const ridx *e = &r->idx[mid];
 		bool less;
 		if (e->p0 != k0)

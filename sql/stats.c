@@ -18,10 +18,10 @@
 #include "sysview.h"
 
 #define STATS_KV_TABLE "sys.stats"
-#define SAMPLE_ROWS 30000
-#define MAX_MCV 10
-#define HIST_BOUNDS 101
-#define WIDE_VALUE 1024 /* values wider than this are not sampled (PostgreSQL: WIDTH_THRESHOLD) */
+#define SAMPLE_ROWS    30000
+#define MAX_MCV        10
+#define HIST_BOUNDS    101
+#define WIDE_VALUE     1024 /* values wider than this are not sampled (PostgreSQL: WIDTH_THRESHOLD) */
 
 /* ---------------------------------------------------------------- storage */
 
@@ -157,7 +157,9 @@ static void offer(colacc *c, ty_datum d, util_arena *a, uint64_t *rng)
 	ty_set_arena(old);
 }
 
-static ty_oid sort_type;
+/* cmp_datum's type, per thread: sessions and the automatic ANALYZE sort
+ * samples at the same time (a shared one mixed up their sorts). */
+static _Thread_local ty_oid sort_type;
 static int cmp_datum(const void *x, const void *y)
 {
 	return ty_compare(sort_type, *(const ty_datum *)x, *(const ty_datum *)y);

@@ -25,6 +25,7 @@ static const char *const FAMS[] = {"a", "b", "c"};
 static const char *const QUALS[NQUALS] = {"", "q1", "q10", "q2", "x"};
 
 static uint64_t rng;
+static int nrows = NROWS; /* rows written and read (fewer: more versions each) */
 
 static uint64_t rnd(uint64_t n)
 {
@@ -114,7 +115,7 @@ static void compare(kv_table *t, const char *row, const kv_read_opts *ro, int *n
 static void random_write(kv_store *s, kv_table *t, kv_ts *ts_hint)
 {
 	char row[8], val[24];
-	rowname(row, (int)rnd(NROWS));
+	rowname(row, (int)rnd((uint64_t)nrows));
 	const char *fam = FAMS[rnd(3)];
 	const char *q = QUALS[rnd(NQUALS)];
 	/* Explicit timestamps go into the past of the commits, so older and
@@ -147,7 +148,7 @@ static void random_write(kv_store *s, kv_table *t, kv_ts *ts_hint)
 static void random_read(kv_table *t, kv_ts now, int *nonempty)
 {
 	char row[8];
-	rowname(row, (int)rnd(NROWS));
+	rowname(row, (int)rnd((uint64_t)nrows));
 	kv_read_opts ro;
 	memset(&ro, 0, sizeof ro);
 	if (rnd(3) == 0)
@@ -185,9 +186,12 @@ static void random_read(kv_table *t, kv_ts now, int *nonempty)
 	compare(t, row, &ro, nonempty);
 }
 
-static void run_seed(uint64_t seed)
+/* rows: how many rows; steps: writes; flush_per_mille: chance of a flush
+ * (and of a compaction) after each write. */
+static void run_seed(uint64_t seed, int rows, int steps, int flush_per_mille)
 {
 	rng = seed;
+	nrows = rows;
 	char *dir = kvt_tmpdir("point");
 	kv_store_opts o;
 	kv_store_opts_default(&o);
@@ -211,14 +215,14 @@ static void run_seed(uint64_t seed)
 
 	kv_ts now = kv_read_point(s);
 	int nonempty = 0;
-	for (int step = 0; step < 1500; step++) {
+	for (int step = 0; step < steps; step++) {
 		random_write(s, t, &now);
 		if (step % 3 == 0)
 			random_read(t, now, &nonempty);
-		uint64_t r = rnd(100);
-		if (r < 3)
+		uint64_t r = rnd(1000);
+		if (r < (uint64_t)flush_per_mille)
 			assert_int_equal(kv_table_flush(t), KV_OK);
-		else if (r < 4)
+		else if (r < (uint64_t)flush_per_mille * 4 / 3)
 			assert_int_equal(kv_table_compact(t, rnd(2) == 0), KV_OK);
 	}
 	/* Every row with every read option kind once more, across all sources. */
@@ -238,7 +242,19 @@ static void test_point_vs_scan(void **state)
 {
 	(void)state;
 	for (uint64_t seed = 1; seed <= 6; seed++)
-		run_seed(0x9e3779b97f4a7c15ull * seed);
+		run_seed(0x9e3779b97f4a7c15ull * seed, NROWS, 1500, 30);
+}
+
+/* Hot rows: two rows take thousands of writes, so each column holds tens to
+ * hundreds of versions in the memstore (and in files after the rare
+ * flushes), interleaved with delete markers of every kind. The point path
+ * keeps only the versions a read can show (point.c, collect) and must
+ * still give the scan's cells. */
+static void test_many_versions(void **state)
+{
+	(void)state;
+	for (uint64_t seed = 11; seed <= 14; seed++)
+		run_seed(0x9e3779b97f4a7c15ull * seed, 2, 4000, 2);
 }
 
 /* A row too big for the point path's buffer falls back to the scan and
@@ -284,6 +300,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_point_vs_scan),
 	    cmocka_unit_test(test_big_row),
+	    cmocka_unit_test(test_many_versions),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
