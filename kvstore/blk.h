@@ -141,6 +141,18 @@ static inline void blki_next(blk_iter *it)
 typedef int (*blk_cmp_fn)(const uint8_t *a, size_t al, const uint8_t *b, size_t bl);
 /* First entry >= k. */
 void blki_seek(blk_iter *it, blk_cmp_fn cmp, const uint8_t *k, size_t kl);
+/* Restart points, for choosing bounds inside a block without decoding it:
+ * the index of the last one whose key is < k (k NULL: the last one), -1 if
+ * none, -2 if the block is malformed; and the key stored at restart i (valid
+ * while the block's data is; false if malformed or i is out of range). */
+int64_t blki_restart_before(blk_iter *it, blk_cmp_fn cmp, const uint8_t *k, size_t kl);
+bool blki_restart_key(const blk_iter *it, uint32_t i, const uint8_t **k, size_t *kl);
+/* Calls fn for each entry from restart i up to the next restart (or the end),
+ * stopping at the first key >= k (k NULL: none), with the leading bytes it
+ * shares with the entry before (0 at the restart); the key is valid during
+ * the call. False if the block is malformed. */
+bool blki_walk_restart(blk_iter *it, uint32_t i, blk_cmp_fn cmp, const uint8_t *k, size_t kl,
+		       void (*fn)(void *arg, const uint8_t *key, size_t klen, size_t shared), void *arg);
 /* Last entry < k. */
 void blki_seek_lt(blk_iter *it, blk_cmp_fn cmp, const uint8_t *k, size_t kl);
 

@@ -199,7 +199,7 @@ void blki_last(blk_iter *it)
 }
 
 /* Key stored at restart point i (shared is 0 there); false if malformed. */
-static bool restart_key(blk_iter *it, uint32_t i, const uint8_t **k, size_t *kl)
+static bool restart_key(const blk_iter *it, uint32_t i, const uint8_t **k, size_t *kl)
 {
 	size_t off = rest_off(it, i);
 	if (off >= it->limit)
@@ -222,7 +222,7 @@ static bool restart_key(blk_iter *it, uint32_t i, const uint8_t **k, size_t *kl)
  * possible next probes are prefetched (their offsets come from the restart
  * array, a few lines read by every probe), so the next miss is under way
  * before it is known which one is needed. */
-static int64_t find_restart(blk_iter *it, blk_cmp_fn cmp, const uint8_t *k, size_t kl)
+static int64_t find_restart(const blk_iter *it, blk_cmp_fn cmp, const uint8_t *k, size_t kl)
 {
 	int64_t lo = 0, hi = (int64_t)it->nrest - 1, ans = -1;
 	while (lo <= hi) {
@@ -243,6 +243,35 @@ static int64_t find_restart(blk_iter *it, blk_cmp_fn cmp, const uint8_t *k, size
 		}
 	}
 	return ans;
+}
+
+bool blki_restart_key(const blk_iter *it, uint32_t i, const uint8_t **k, size_t *kl)
+{
+	return i < it->nrest && restart_key(it, i, k, kl);
+}
+
+int64_t blki_restart_before(blk_iter *it, blk_cmp_fn cmp, const uint8_t *k, size_t kl)
+{
+	if (!k)
+		return (int64_t)it->nrest - 1;
+	return find_restart(it, cmp, k, kl);
+}
+
+bool blki_walk_restart(blk_iter *it, uint32_t i, blk_cmp_fn cmp, const uint8_t *k, size_t kl,
+		       void (*fn)(void *arg, const uint8_t *key, size_t klen, size_t shared), void *arg)
+{
+	if (i >= it->nrest)
+		return false;
+	size_t end = i + 1 < it->nrest ? rest_off(it, i + 1) : it->limit;
+	to_restart(it, i);
+	if (it->corrupt)
+		return false;
+	while (it->next < end && (blki_next_inline(it) || decode_next(it))) {
+		if (k && cmp(it->key, it->klen, k, kl) >= 0)
+			break;
+		fn(arg, it->key, it->klen, it->shared);
+	}
+	return !it->corrupt;
 }
 
 void blki_seek(blk_iter *it, blk_cmp_fn cmp, const uint8_t *k, size_t kl)

@@ -114,11 +114,62 @@ static void probe_lo(rscan *r, util_buf *lo, bool *none)
 	}
 }
 
+#define PREPASS_ROWS     64
+#define SIZED_MAX_BLOCKS 4
+#define SIZED_MEM_CELLS  16384
+
+/* A chunk for the few rows a LIMIT still wants: counts the guide's rows back
+ * from hi by restart interval (16 cells) until `need` lie in [lo, hi), so the
+ * chunk holds about the rows returned instead of a block of them. False when
+ * the file has fewer rows below hi (the caller reads to the range start). */
+static bool sized_lo(rscan *r, uint64_t need, util_buf *lo, bool *none)
+{
+	uint8_t k[IKEY_ROW_MAX + 16];
+	size_t kl = 0;
+	size_t nb = sst_nblocks(r->guide);
+	if (!nb)
+		return false;
+	size_t b = nb - 1;
+	if (!r->hi_inf) {
+		kl = ikey_row_first(k, r->hi.data, r->hi.len);
+		b = sst_find_block(r->guide, k, kl);
+		if (b >= nb) {
+			b = nb - 1;
+			kl = 0; /* every key of the file is below hi */
+		}
+	}
+	util_buf_reset(lo);
+	uint64_t count = 0;
+	for (size_t j = b + 1, n = 0; j-- > 0; n++) {
+		if (n == SIZED_MAX_BLOCKS)
+			break; /* huge rows: take what was found */
+		bool first = j == b && kl;
+		uint64_t found;
+		kv_status st = sst_block_rows_before(r->guide, j, first ? k : NULL, first ? kl : 0,
+						     !r->o.read.no_cache, need - count, lo, &found);
+		if (st) {
+			rs_fail(r, st);
+			return false;
+		}
+		count += found;
+		if (count >= need)
+			break;
+		if (j == 0)
+			return false; /* fewer rows than wanted in the whole file below hi */
+	}
+	if (!count)
+		return false;
+	*none = false;
+	return true;
+}
+
 /* Chooses the chunk's lower bound below hi: the row of an index separator
- * one block back. *none: no bound (read to the start of the range). */
-static void choose_lo(rscan *r, util_buf *lo, bool *none)
+ * one block back, or (sized) about `need` rows back. *none: no bound (read
+ * to the start of the range). */
+static void choose_lo(rscan *r, util_buf *lo, bool *none, bool *sized)
 {
 	*none = true;
+	*sized = false;
 	util_buf_reset(lo);
 	if (r->probe) {
 		probe_lo(r, lo, none);
@@ -126,6 +177,17 @@ static void choose_lo(rscan *r, util_buf *lo, bool *none)
 	}
 	if (!r->guide)
 		return;
+	uint64_t need = r->o.limit ? r->o.limit - r->rows_out : 0;
+	if (need && need <= PREPASS_ROWS) {
+		if (sized_lo(r, need, lo, none)) {
+			*sized = true;
+			return;
+		}
+		if (r->st)
+			return;
+		util_buf_reset(lo);
+		*none = true;
+	}
 	size_t b;
 	uint8_t k[IKEY_ROW_MAX + 16];
 	if (r->hi_inf) {
@@ -146,6 +208,16 @@ static void choose_lo(rscan *r, util_buf *lo, bool *none)
 			return;
 		}
 	}
+}
+
+/* Few cells in the memstores: a sized chunk holds little more than the
+ * rows wanted, and copying them costs less than counting them first. */
+static bool mem_small(const rscan *r)
+{
+	uint64_t n = mem_count(r->sv->mem);
+	for (int i = 0; i < r->sv->nimm; i++)
+		n += mem_count(r->sv->imm[i]);
+	return n <= SIZED_MEM_CELLS;
 }
 
 static void add_cell(rscan *r, const kv_cell *c, bool new_row)
@@ -186,8 +258,6 @@ static void skip_row_cells(void *arg, const kv_cell *c)
 	(void)arg;
 	(void)c;
 }
-
-#define PREPASS_ROWS 64
 
 /* A scan that needs only its last few rows from this chunk (a LIMIT, a
  * last-row seek): counts the chunk's rows by key first, without copying
@@ -237,8 +307,10 @@ static void next_chunk(rscan *r)
 			r->done = true; /* nothing more will be returned */
 			break;
 		}
-		bool none;
-		choose_lo(r, &lo, &none);
+		bool none, sized;
+		choose_lo(r, &lo, &none, &sized);
+		if (r->st)
+			break;
 		kv_scan_opts so = r->o;
 		so.reverse = false;
 		so.limit = 0;
@@ -266,7 +338,8 @@ static void next_chunk(rscan *r)
 		}
 		so.batch = 0; /* row_start marks exactly the first cell of each row */
 		util_buf_reset(&keys);
-		if (r->o.limit && r->o.limit - r->rows_out <= PREPASS_ROWS && !prepass(r, &so, &keys))
+		if (r->o.limit && r->o.limit - r->rows_out <= PREPASS_ROWS && !(sized && mem_small(r)) &&
+		    !prepass(r, &so, &keys))
 			break;
 		kv_iter *it = scan_open(r->t, &so, &r->in);
 		for (; kv_iter_valid(it); kv_iter_next(it))

@@ -91,6 +91,15 @@ size_t sst_nblocks(const sst_reader *r);
 void sst_block_key(const sst_reader *r, size_t i, const uint8_t **k, size_t *kl);
 /* Index of the first data block whose separator is >= k (nblocks if none). */
 size_t sst_find_block(const sst_reader *r, const uint8_t *k, size_t kl);
+/* Rows of data block b below k (k NULL: all), counted back from k by restart
+ * interval (16 entries) until at least `need` are found: *lo is the row
+ * where the counted rows begin (in: empty, or the lowest row counted so far
+ * above this block, which is not counted again) and *found how many rows of
+ * this block lie in [*lo, k) (fewer than need when the block has no more).
+ * For short reverse scans. Reads the block through the cache (inserting it
+ * when fill). */
+kv_status sst_block_rows_before(sst_reader *r, size_t b, const uint8_t *k, size_t kl, bool fill,
+				uint64_t need, util_buf *lo, uint64_t *found);
 /* Reads and checks every block; reports problems through fn. */
 kv_status sst_verify(sst_reader *r, void (*fn)(void *arg, const char *problem), void *arg);
 /* Calls fn for each entry (for the dump tool). */

@@ -510,6 +510,87 @@ static size_t find_block(const sst_reader *r, const uint8_t *k, size_t kl)
 	return lo;
 }
 
+static int ikey_cmp_checked(const uint8_t *a, size_t al, const uint8_t *b, size_t bl);
+
+/* Rows met while walking one restart interval. */
+struct interval_rows {
+	util_buf prev;    /* row of the latest entry */
+	uint64_t changes; /* entries whose row differs from the entry before */
+	bool any;
+	bool bad; /* a key too short for its row length */
+};
+
+static void count_entry(void *arg, const uint8_t *key, size_t klen, size_t shared)
+{
+	struct interval_rows *ir = arg;
+	size_t rl = klen >= 2 ? ikey_rowlen(key) : 0;
+	if (klen < 2 || 2 + rl > klen) {
+		ir->bad = true;
+		return;
+	}
+	/* Sharing the length and the row with the entry before: same row. */
+	if (ir->any && shared >= 2 + rl)
+		return;
+	const uint8_t *row = key + 2;
+	if (ir->any && rl == ir->prev.len && !memcmp(row, ir->prev.data, rl))
+		return;
+	if (ir->any)
+		ir->changes++;
+	ir->any = true;
+	util_buf_reset(&ir->prev);
+	util_buf_append(&ir->prev, row, rl);
+}
+
+kv_status sst_block_rows_before(sst_reader *r, size_t b, const uint8_t *k, size_t kl, bool fill,
+				uint64_t need, util_buf *lo, uint64_t *found)
+{
+	*found = 0;
+	if (b >= r->nidx || !need)
+		return KV_OK;
+	blk_ref ref;
+	kv_status st = read_block(r, r->idx[b].off, r->idx[b].size, fill, &ref);
+	if (st)
+		return st;
+	blk_iter it = {0};
+	int64_t i = -2;
+	if (blki_init(&it, ref.data, ref.size))
+		i = blki_restart_before(&it, ikey_cmp_checked, k, kl);
+	struct interval_rows ir = {UTIL_BUF_INIT, 0, false, false};
+	int64_t top = i; /* intervals below it lie wholly below k */
+	for (; i >= 0 && *found < need; i--) {
+		util_buf_reset(&ir.prev);
+		ir.changes = 0;
+		ir.any = false;
+		if (!blki_walk_restart(&it, (uint32_t)i, ikey_cmp_checked, i == top ? k : NULL, kl,
+				       count_entry, &ir) ||
+		    ir.bad) {
+			i = -2;
+			break;
+		}
+		if (!ir.any)
+			continue;
+		uint64_t n = 1 + ir.changes;
+		/* The interval's last row may go on above it (already counted). */
+		if (lo->len && ir.prev.len == lo->len && !memcmp(ir.prev.data, lo->data, lo->len))
+			n--;
+		*found += n;
+		const uint8_t *rk;
+		size_t rkl;
+		if (!blki_restart_key(&it, (uint32_t)i, &rk, &rkl) || !ikey_valid(rk, rkl)) {
+			i = -2;
+			break;
+		}
+		util_buf_reset(lo);
+		util_buf_append(lo, rk + 2, ikey_rowlen(rk));
+	}
+	if (i == -2 || it.corrupt)
+		st = kv_fail(KV_CORRUPTION, "%s: malformed block %zu", r->path, b);
+	util_buf_free(&ir.prev);
+	blki_free(&it);
+	ref_release(r, &ref);
+	return st;
+}
+
 /* ---------------------------------------------------------------- iterator */
 
 typedef struct sst_iter {

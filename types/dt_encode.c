@@ -23,6 +23,21 @@ const char *const dt_days_full[] = {"Sunday",   "Monday", "Tuesday",  "Wednesday
  * and result sets). */
 static void pad(util_buf *out, long long v, int width)
 {
+	/* Months, days, hours, minutes, seconds and 4-digit years. */
+	if (v >= 0 && v < 100 && width <= 2) {
+		char d[2] = {(char)('0' + v / 10), (char)('0' + v % 10)};
+		if (width == 2 || v >= 10)
+			util_buf_append(out, d, 2);
+		else
+			util_buf_append(out, d + 1, 1);
+		return;
+	}
+	if (v >= 1000 && v < 10000 && width <= 4) {
+		char d[4] = {(char)('0' + v / 1000), (char)('0' + v / 100 % 10), (char)('0' + v / 10 % 10),
+			     (char)('0' + v % 10)};
+		util_buf_append(out, d, 4);
+		return;
+	}
 	char tmp[32];
 	int n = 0;
 	bool neg = v < 0;

@@ -1,0 +1,234 @@
+/*
+ * rscan_test.c — reverse scans with and without limits against a forward
+ * scan of the same range reversed, on a table of many small blocks whose
+ * rows are spread over the memstore and several files with several
+ * versions and deletes, through flushes and minor and major compactions.
+ * Short limits exercise the chunks sized from the restart points of a
+ * file's blocks (kvstore/rscan.c).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kv.h"
+#include "kvt_util.h"
+
+#define NROWS 3000
+#define NQUAL 4
+
+static uint64_t rng_state;
+
+static uint64_t rnd(uint64_t n)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return rng_state % n;
+}
+
+static void rowname(char *b, size_t n, int i)
+{
+	snprintf(b, n, "r%05d", i);
+}
+
+/* Rows of a scan, each as one string of its cells; caller frees. */
+typedef struct rows {
+	char **r;
+	size_t n, cap;
+} rows;
+
+static void rows_free(rows *x)
+{
+	for (size_t i = 0; i < x->n; i++)
+		free(x->r[i]);
+	free(x->r);
+	memset(x, 0, sizeof(*x));
+}
+
+static void read_rows(kv_table *t, const kv_scan_opts *o, rows *out)
+{
+	memset(out, 0, sizeof(*out));
+	kv_iter *it = kv_scan(t, o);
+	char *cur = NULL;
+	size_t len = 0;
+	for (; kv_iter_valid(it); kv_iter_next(it)) {
+		const kv_cell *c = kv_iter_cell(it);
+		if (kv_iter_row_start(it)) {
+			if (out->n == out->cap) {
+				out->cap = out->cap ? 2 * out->cap : 256;
+				out->r = realloc(out->r, out->cap * sizeof(char *));
+			}
+			cur = calloc(1, 4096);
+			out->r[out->n++] = cur;
+			len = 0;
+		}
+		assert_non_null(cur);
+		int n = snprintf(cur + len, 4096 - len, "%.*s/%.*s:%.*s@%llu t%d=%.*s;", (int)c->row.len,
+				 (const char *)c->row.data, (int)c->family.len, (const char *)c->family.data,
+				 (int)c->qualifier.len, (const char *)c->qualifier.data,
+				 (unsigned long long)c->ts, (int)c->type, (int)c->value.len,
+				 (const char *)c->value.data);
+		assert_true(n > 0 && (size_t)n < 4096 - len);
+		len += (size_t)n;
+	}
+	assert_int_equal(kv_iter_status(it), KV_OK);
+	kv_iter_close(it);
+}
+
+/* One random range, read forward and backwards with a random limit. */
+static void check_scan(kv_table *t)
+{
+	kv_scan_opts o = {0};
+	char lo[16], hi[16];
+	int a = (int)rnd(NROWS + 2) - 1, b = (int)rnd(NROWS + 2) - 1;
+	if (rnd(3) == 0 && a >= 0)
+		b = a + (int)rnd(80); /* short ranges */
+	if (a >= 0) {
+		rowname(lo, sizeof lo, a);
+		o.start = lo;
+		o.start_len = strlen(lo);
+		o.start_exclusive = rnd(3) == 0;
+	}
+	if (b >= 0) {
+		rowname(hi, sizeof hi, b);
+		if (rnd(4) == 0)
+			snprintf(hi + 6, sizeof hi - 6, "x"); /* between two rows */
+		o.stop = hi;
+		o.stop_len = strlen(hi);
+		o.stop_inclusive = rnd(3) == 0;
+	}
+	o.read.max_versions = 1 + (int)rnd(3);
+	rows fwd;
+	read_rows(t, &o, &fwd);
+	uint64_t limits[] = {0, 1, 2, 1 + rnd(25), 20, 1 + rnd(70), 64, 65, 200};
+	uint64_t lim = limits[rnd(sizeof limits / sizeof limits[0])];
+	o.reverse = true;
+	o.limit = lim;
+	rows rev;
+	read_rows(t, &o, &rev);
+	size_t want = lim && lim < fwd.n ? (size_t)lim : fwd.n;
+	if (rev.n != want)
+		fail_msg("reverse scan [%d%s, %d%s) limit %llu: %zu rows, want %zu", a,
+			 o.start_exclusive ? "x" : "", b, o.stop_inclusive ? "i" : "",
+			 (unsigned long long)lim, rev.n, want);
+	for (size_t i = 0; i < want; i++)
+		if (strcmp(rev.r[i], fwd.r[fwd.n - 1 - i]))
+			fail_msg("reverse scan [%d, %d) limit %llu row %zu:\n got %s\nwant %s", a, b,
+				 (unsigned long long)lim, i, rev.r[i], fwd.r[fwd.n - 1 - i]);
+	rows_free(&fwd);
+	rows_free(&rev);
+}
+
+static void put_row(kv_store *s, kv_table *t, int i, int gen)
+{
+	char r[16], v[32], q[4];
+	rowname(r, sizeof r, i);
+	kv_batch *bt = kv_batch_new();
+	for (int k = 0; k < NQUAL; k++) {
+		if (gen && rnd(2))
+			continue;
+		snprintf(q, sizeof q, "q%d", k);
+		snprintf(v, sizeof v, "v%d-%d-%d", i, k, gen);
+		kv_batch_put(bt, t, r, strlen(r), k < 3 ? "f" : "g", q, strlen(q), 0, v, strlen(v));
+	}
+	assert_int_equal(kv_commit(s, bt, NULL, NULL), KV_OK);
+	kv_batch_free(bt);
+}
+
+static void del_row(kv_store *s, kv_table *t, int i)
+{
+	char r[16], q[4];
+	rowname(r, sizeof r, i);
+	switch (rnd(3)) {
+	case 0:
+		assert_int_equal(kvt_del(s, t, r, "f", NULL, 0, KV_DELETE_FAMILY), KV_OK);
+		assert_int_equal(kvt_del(s, t, r, "g", NULL, 0, KV_DELETE_FAMILY), KV_OK);
+		break;
+	case 1:
+		snprintf(q, sizeof q, "q%d", (int)rnd(3));
+		assert_int_equal(kvt_del(s, t, r, "f", q, 0, KV_DELETE_COLUMN), KV_OK);
+		break;
+	default:
+		assert_int_equal(kvt_del(s, t, r, "f", NULL, 0, KV_DELETE_FAMILY), KV_OK);
+		break;
+	}
+}
+
+static void test_reverse_vs_forward(void **state)
+{
+	(void)state;
+	const char *seeds = getenv("KV_RSCAN_SEEDS");
+	int nseeds = seeds ? atoi(seeds) : 2;
+	for (int seed = 1; seed <= nseeds; seed++) {
+		rng_state = 0x9e3779b97f4a7c15ull * (uint64_t)seed;
+		char *dir = kvt_tmpdir("rscan");
+		kv_store_opts so;
+		kv_store_opts_default(&so);
+		so.durability = KV_SYNC_NONE;
+		so.compaction_threads = -1;
+		kv_store *s = kvt_open(dir, &so);
+		assert_non_null(s);
+		kv_family_opts fo[2];
+		kv_family_opts_default(&fo[0], "f");
+		kv_family_opts_default(&fo[1], "g");
+		for (int i = 0; i < 2; i++) {
+			fo[i].block_size = 512; /* a few rows per block */
+			fo[i].max_versions = 3;
+		}
+		assert_int_equal(kv_table_create(s, "t", fo, 2), KV_OK);
+		kv_table *t = NULL;
+		assert_int_equal(kv_table_open(s, "t", &t), KV_OK);
+		/* Memstore only, then most rows in one file. */
+		for (int i = 0; i < NROWS; i += 1 + (int)rnd(3))
+			put_row(s, t, i, 0);
+		for (int k = 0; k < 20; k++)
+			check_scan(t);
+		assert_int_equal(kv_table_flush(t), KV_OK);
+		for (int round = 0; round < 8; round++) {
+			int nops = 50 + (int)rnd(400);
+			for (int k = 0; k < nops; k++) {
+				int i = (int)rnd(NROWS);
+				if (rnd(4) == 0)
+					del_row(s, t, i);
+				else
+					put_row(s, t, i, round + 1);
+			}
+			for (int k = 0; k < 40; k++)
+				check_scan(t);
+			switch (rnd(4)) {
+			case 0:
+				break; /* writes stay in the memstore */
+			case 1:
+				assert_int_equal(kv_table_flush(t), KV_OK);
+				break;
+			case 2:
+				assert_int_equal(kv_table_flush(t), KV_OK);
+				assert_int_equal(kv_table_compact(t, false), KV_OK);
+				break;
+			default:
+				assert_int_equal(kv_table_flush(t), KV_OK);
+				assert_int_equal(kv_table_compact(t, true), KV_OK);
+				break;
+			}
+			for (int k = 0; k < 40; k++)
+				check_scan(t);
+		}
+		kv_table_close(t);
+		kv_store_close(s);
+		kvt_rmdir(dir);
+		free(dir);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_reverse_vs_forward),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
