@@ -35,33 +35,13 @@ import threading
 import time
 
 import psycopg2
+from twoserver import commit_code, connect, one
 
 pa, pb = int(sys.argv[1]), int(sys.argv[2])
 nsess = int(sys.argv[3]) if len(sys.argv) > 3 else 3
 rounds = int(sys.argv[4]) if len(sys.argv) > 4 else 15
 LIMIT = 2 * nsess * rounds // 3
 KEYS = 4
-
-
-def connect(port, autocommit):
-    c = psycopg2.connect(host="127.0.0.1", port=port, user="postgres", dbname="postgres")
-    c.autocommit = autocommit
-    return c
-
-
-def one(conn, sql, args=None):
-    cur = conn.cursor()
-    cur.execute(sql, args)
-    return cur.fetchone()[0]
-
-
-def commit_code(conn):
-    try:
-        conn.commit()
-        return "committed"
-    except psycopg2.Error as e:
-        conn.rollback()
-        return e.pgcode
 
 
 fail = []
