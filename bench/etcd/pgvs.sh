@@ -23,7 +23,7 @@ PGVS=${PGVS:-$root/../shared/bench/pgvs.py}
 [[ -f $PGVS ]] || PGVS=/work/shared/bench/pgvs.py
 [[ -x $bin ]] || { echo "build the release server first (cmake -B build/release -DCMAKE_BUILD_TYPE=Release)" >&2; exit 1; }
 . "$root/tests/etcd/cluster.sh"
-work=$(mktemp -d "${BENCH_TMP:-/tmp}/strata-etcd-pgvs.XXXXXX")
+work=$(TMPDIR=${BENCH_TMP:-/tmp} mktemp -d)
 pids=()
 cleanup() {
 	set +e

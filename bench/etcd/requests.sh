@@ -14,7 +14,7 @@ root=$PWD
 n=${1:-2000} rows=${2:-1000}
 bin=${STRATA_BIN:-$root/build/release/server/strata}
 . "$root/tests/etcd/cluster.sh"
-work=$(mktemp -d /tmp/strata-etcd-req.XXXXXX)
+work=$(mktemp -d)
 pids=()
 cleanup() {
 	set +e
