@@ -304,7 +304,7 @@ static int64_t find_restart_aid(const blk_iter *it, blk_cmp_fn cmp, const uint8_
 	if (skip) {
 		/* Every restart row starts with common[0..skip): a row that does
 		 * not sorts before or after all of them. */
-		int c = memcmp(kr, aid_common(a), krl < skip ? krl : skip);
+		int c = ikey_bytes_cmp(kr, krl < skip ? krl : skip, aid_common(a), krl < skip ? krl : skip);
 		if (c < 0 || (c == 0 && krl < skip))
 			return -1;
 		if (c > 0)
@@ -433,12 +433,24 @@ void blki_seek(blk_iter *it, blk_cmp_fn cmp, const uint8_t *k, size_t kl)
 	to_restart(it, r < 0 ? 0 : (uint32_t)r);
 	if (it->corrupt)
 		return;
-	/* The interval is decoded front to back: start the lines after the
-	 * first (already read by the search) on their way. */
-	__builtin_prefetch(it->data + it->next + 64);
-	__builtin_prefetch(it->data + it->next + 128);
-	__builtin_prefetch(it->data + it->next + 192);
-	while (decode_next(it)) {
+	if (it->aid) {
+		/* The search read none of the interval (unless on a tie): ask
+		 * for all its lines at once, up to 1 KiB, rather than missing
+		 * on each in turn while decoding. */
+		size_t ri = r < 0 ? 0 : (size_t)r;
+		size_t end = ri + 1 < it->nrest ? aid_off(it->aid)[ri + 1] : it->limit;
+		if (end > it->next + 1024)
+			end = it->next + 1024;
+		for (size_t o = it->next; o < end; o += 64)
+			__builtin_prefetch(it->data + o);
+	} else {
+		/* The interval is decoded front to back: start the lines after
+		 * the first (already read by the search) on their way. */
+		__builtin_prefetch(it->data + it->next + 64);
+		__builtin_prefetch(it->data + it->next + 128);
+		__builtin_prefetch(it->data + it->next + 192);
+	}
+	while (blki_next_inline(it) || decode_next(it)) {
 		if (cmp(it->key, it->klen, k, kl) >= 0)
 			return;
 	}
