@@ -160,9 +160,21 @@ static void offer(colacc *c, ty_datum d, util_arena *a, uint64_t *rng)
 /* cmp_datum's type, per thread: sessions and the automatic ANALYZE sort
  * samples at the same time (a shared one mixed up their sorts). */
 static _Thread_local ty_oid sort_type;
+static _Thread_local bool sort_byval;
+
+/* Identical bytes are equal values, for every type: samples are often
+ * alike (pgbench's blank-padded filler), and the type's comparison (blank
+ * trimming, collation) is the dearer test. */
+static int cmp_sample(ty_datum a, ty_datum b)
+{
+	if (sort_byval ? a.i == b.i : a.len == b.len && !memcmp(a.p, b.p, a.len))
+		return 0;
+	return ty_compare(sort_type, a, b);
+}
+
 static int cmp_datum(const void *x, const void *y)
 {
-	return ty_compare(sort_type, *(const ty_datum *)x, *(const ty_datum *)y);
+	return cmp_sample(*(const ty_datum *)x, *(const ty_datum *)y);
 }
 
 typedef struct colstats {
@@ -201,13 +213,14 @@ static void summarize(colacc *c, uint64_t total_rows, colstats *out)
 	if (n == 0 || !c->ty || !c->ty->cmp)
 		return;
 	sort_type = c->type;
+	sort_byval = c->ty->byval;
 	qsort(c->sample, (size_t)n, sizeof(ty_datum), cmp_datum);
 	/* Runs of equal values. */
 	int *run_start = ty_alloc(sizeof(int) * (size_t)n), *run_len = ty_alloc(sizeof(int) * (size_t)n);
 	int nruns = 0, f1 = 0;
 	for (int i = 0; i < n;) {
 		int j = i + 1;
-		while (j < n && ty_compare(c->type, c->sample[i], c->sample[j]) == 0)
+		while (j < n && cmp_sample(c->sample[i], c->sample[j]) == 0)
 			j++;
 		run_start[nruns] = i;
 		run_len[nruns++] = j - i;
