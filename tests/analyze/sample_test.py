@@ -14,7 +14,7 @@ import sys
 
 import psycopg2
 
-ROWS = 200000
+ROWS = 60000
 passed = failed = 0
 
 
