@@ -473,14 +473,14 @@ static uint64_t visit_parts(sql_session *s, const cat_obj *o, kv_table *kt, cons
 
 /* Samples a big plain table by parts; false (nothing read) when the table
  * must be scanned in full through the executor: interleaved tables, the
- * transaction's own writes to it, few sorted-file blocks, or more of it in
- * the memstore than in files. *rows gets the estimated row count. */
+ * transaction's own writes to it, few sorted-file blocks, more of it in
+ * the memstore than in files, or an etcd store. *rows gets the estimated row count. */
 static bool sample_parts(sql_session *s, const cat_obj *o, colacc *acc, util_arena *sa, uint64_t *rows,
 			 sample_info *info)
 {
 	const cat_rel *r = &o->rel;
-	if (r->ilv_depth || r->ilv_nchildren || !r->storage[0])
-		return false;
+	if (r->ilv_depth || r->ilv_nchildren || !r->storage[0] || s->e->opts.store_uri)
+		return false; /* an etcd store has no sorted files to cut at */
 	bool ok = false;
 	util_arena *a = util_arena_new(64 * 1024, 0);
 	util_arena *rowa = util_arena_new(16 * 1024, 0);
@@ -497,7 +497,8 @@ static bool sample_parts(sql_session *s, const cat_obj *o, colacc *acc, util_are
 			t = kt;
 			kv_slice *pts = ty_alloc(sizeof(kv_slice) * SAMPLE_MAX_PARTS);
 			int npts = 0;
-			if (kv_table_get_stats(kt, &ts) == KV_OK && ts.memstore_bytes <= ts.file_bytes) {
+			if (kv_table_get_stats(kt, &ts) == KV_OK && ts.file_bytes &&
+			    ts.memstore_bytes <= ts.file_bytes) {
 				kv_status st =
 				    kv_split_points(kt, NULL, 0, NULL, 0, SAMPLE_MAX_PARTS, a, pts, &npts);
 				if (st != KV_OK)

@@ -11,6 +11,7 @@ usage: sample_test.py --port P [--host H]
 import argparse
 import re
 import sys
+import time
 
 import psycopg2
 
@@ -52,6 +53,18 @@ def analyze_verbose(conn, cur, table):
     return None
 
 
+def wait_autoanalyze(cur, table, done):
+    """A commit of many rows queues the table for the background ANALYZE
+    (sql/autoanalyze.c), which would overwrite the statistics under test if
+    it ran after ours: waits until done(reltuples) says it has run."""
+    for _ in range(600):
+        rt = q(cur, "SELECT reltuples FROM pg_class WHERE relname = %s", (table,))[0][0]
+        if done(rt):
+            return True
+        time.sleep(0.1)
+    return False
+
+
 def stats(cur, table, col):
     r = q(cur, "SELECT null_frac, n_distinct, avg_width, most_common_vals::text, most_common_freqs, "
           "histogram_bounds::text FROM pg_stats WHERE tablename = %s AND attname = %s", (table, col))
@@ -76,6 +89,7 @@ def main():
     q(cur, "CREATE TABLE an_big (id int PRIMARY KEY, g int, h int, k int, t text)")
     q(cur, "INSERT INTO an_big SELECT i, i % 100, CASE WHEN i % 10 = 0 THEN NULL ELSE i % 7 END, "
         f"CASE WHEN i % 4 = 0 THEN 0 ELSE i END, repeat('x', i % 20) FROM generate_series(1, {ROWS}) i")
+    check("autoanalyze", wait_autoanalyze(cur, "an_big", lambda rt: rt > 0), "not run in 60 s")
     q(cur, "VACUUM an_big")  # into sorted files, whose blocks ANALYZE samples
     rep = analyze_verbose(conn, cur, "an_big")
     check("report", rep is not None, f"notices {conn.notices}")
@@ -122,6 +136,8 @@ def main():
 
     # Deleted rows are not counted: delete half of the rows, flush.
     q(cur, "DELETE FROM an_big WHERE id % 2 = 0")
+    check("autoanalyze after delete", wait_autoanalyze(cur, "an_big", lambda rt: rt < 0.75 * ROWS),
+          "not run in 60 s")
     q(cur, "VACUUM an_big")
     rep = analyze_verbose(conn, cur, "an_big")
     check("after delete", rep and abs(rep[4] - ROWS / 2) <= 0.05 * ROWS / 2, f"report {rep}")
@@ -140,6 +156,7 @@ def main():
     # A small table: read in full, exact.
     q(cur, "CREATE TABLE an_small (id int PRIMARY KEY, v int)")
     q(cur, "INSERT INTO an_small SELECT i, i % 3 FROM generate_series(1, 1000) i")
+    check("autoanalyze small", wait_autoanalyze(cur, "an_small", lambda rt: rt > 0), "not run in 60 s")
     q(cur, "VACUUM an_small")
     rep = analyze_verbose(conn, cur, "an_small")
     check("small table", rep and rep[0] is None and rep[2] == 1000 and rep[4] == 1000, f"report {rep}")
