@@ -10,15 +10,9 @@
 
 #include "sql_int.h"
 
-static const char *str_of(pnode *n)
-{
-	return n && n->node_case == PG_QUERY__NODE__NODE_STRING ? n->string->sval : NULL;
-}
+static const char *str_of(pnode *n) { return n && n->node_case == PG_QUERY__NODE__NODE_STRING ? n->string->sval : NULL; }
 
-static void set_tag(sql_complete *c, const char *tag)
-{
-	snprintf(c->tag, sizeof c->tag, "%s", tag);
-}
+static void set_tag(sql_complete *c, const char *tag) { snprintf(c->tag, sizeof c->tag, "%s", tag); }
 
 void sql_notice(sql_session *s, util_errcode code, const char *fmt, ...)
 {
@@ -61,8 +55,8 @@ void sql_warning(sql_session *s, util_errcode code, const char *fmt, ...)
 
 /* ---------------------------------------------------------------- transactions */
 
-static void txn_options(sql_session *s, PgQuery__Node **opts, size_t n, sql_isolation *iso, bool *ro,
-			bool *set_iso, bool *set_ro)
+static void txn_options(sql_session *s, PgQuery__Node **opts, size_t n, sql_isolation *iso, bool *ro, bool *set_iso,
+			bool *set_ro)
 {
 	(void)s;
 	for (size_t i = 0; i < n; i++) {
@@ -97,7 +91,8 @@ static void end_block(sql_session *s, bool commit, sql_complete *c)
 			sql_cursors_at_commit(s);
 			s->txn = NULL;
 			rc = sql_txn_commit(t, &err);
-		} else
+		}
+		else
 			sql_txn_abort(t);
 	}
 	sql_guc_end_txn(s, commit && prev != SQL_TXN_FAILED && rc == 0);
@@ -118,8 +113,7 @@ static void transaction_stmt(sql_session *s, PgQuery__TransactionStmt *ts, sql_c
 	case PG_QUERY__TRANSACTION_STMT_KIND__TRANS_STMT_BEGIN:
 	case PG_QUERY__TRANSACTION_STMT_KIND__TRANS_STMT_START: {
 		if (s->txn_state != SQL_TXN_IDLE) {
-			sql_warning(s, UTIL_E_ACTIVE_SQL_TRANSACTION,
-				    "there is already a transaction in progress");
+			sql_warning(s, UTIL_E_ACTIVE_SQL_TRANSACTION, "there is already a transaction in progress");
 			return;
 		}
 		sql_isolation iso = s->default_isolation;
@@ -143,8 +137,7 @@ static void transaction_stmt(sql_session *s, PgQuery__TransactionStmt *ts, sql_c
 	}
 	case PG_QUERY__TRANSACTION_STMT_KIND__TRANS_STMT_COMMIT:
 		if (s->txn_state == SQL_TXN_IDLE) {
-			sql_warning(s, UTIL_E_NO_ACTIVE_SQL_TRANSACTION,
-				    "there is no transaction in progress");
+			sql_warning(s, UTIL_E_NO_ACTIVE_SQL_TRANSACTION, "there is no transaction in progress");
 			/* Inside a multi-statement query it still commits the
 			 * implicit transaction so far (PostgreSQL). */
 			if (s->implicit_block && s->txn)
@@ -155,8 +148,7 @@ static void transaction_stmt(sql_session *s, PgQuery__TransactionStmt *ts, sql_c
 		return;
 	case PG_QUERY__TRANSACTION_STMT_KIND__TRANS_STMT_ROLLBACK:
 		if (s->txn_state == SQL_TXN_IDLE) {
-			sql_warning(s, UTIL_E_NO_ACTIVE_SQL_TRANSACTION,
-				    "there is no transaction in progress");
+			sql_warning(s, UTIL_E_NO_ACTIVE_SQL_TRANSACTION, "there is no transaction in progress");
 			if (s->txn) {
 				sql_txn_abort(s->txn);
 				s->txn = NULL;
@@ -167,20 +159,17 @@ static void transaction_stmt(sql_session *s, PgQuery__TransactionStmt *ts, sql_c
 		return;
 	case PG_QUERY__TRANSACTION_STMT_KIND__TRANS_STMT_SAVEPOINT:
 		if (s->txn_state == SQL_TXN_IDLE && !s->implicit_block)
-			ty_error(UTIL_E_NO_ACTIVE_SQL_TRANSACTION,
-				 "SAVEPOINT can only be used in transaction blocks");
+			ty_error(UTIL_E_NO_ACTIVE_SQL_TRANSACTION, "SAVEPOINT can only be used in transaction blocks");
 		sql_savepoint_create(s, ts->savepoint_name);
 		return;
 	case PG_QUERY__TRANSACTION_STMT_KIND__TRANS_STMT_RELEASE:
 		if (s->txn_state == SQL_TXN_IDLE)
-			ty_error(UTIL_E_NO_ACTIVE_SQL_TRANSACTION,
-				 "RELEASE SAVEPOINT can only be used in transaction blocks");
+			ty_error(UTIL_E_NO_ACTIVE_SQL_TRANSACTION, "RELEASE SAVEPOINT can only be used in transaction blocks");
 		sql_release_savepoint(s, ts->savepoint_name);
 		return;
 	case PG_QUERY__TRANSACTION_STMT_KIND__TRANS_STMT_ROLLBACK_TO:
 		if (s->txn_state == SQL_TXN_IDLE)
-			ty_error(UTIL_E_NO_ACTIVE_SQL_TRANSACTION,
-				 "ROLLBACK TO SAVEPOINT can only be used in transaction blocks");
+			ty_error(UTIL_E_NO_ACTIVE_SQL_TRANSACTION, "ROLLBACK TO SAVEPOINT can only be used in transaction blocks");
 		sql_rollback_to_savepoint(s, ts->savepoint_name);
 		return;
 	default:
@@ -201,32 +190,20 @@ static char *set_value_text(PgQuery__VariableSetStmt *vs)
 		if (a->node_case == PG_QUERY__NODE__NODE_A_CONST) {
 			PgQuery__AConst *c = a->a_const;
 			switch (c->val_case) {
-			case PG_QUERY__A__CONST__VAL_IVAL:
-				util_buf_printf(&b, "%d", c->ival->ival);
-				break;
-			case PG_QUERY__A__CONST__VAL_FVAL:
-				util_buf_puts(&b, c->fval->fval);
-				break;
-			case PG_QUERY__A__CONST__VAL_SVAL:
-				util_buf_puts(&b, c->sval->sval);
-				break;
-			case PG_QUERY__A__CONST__VAL_BOOLVAL:
-				util_buf_puts(&b, c->boolval->boolval ? "on" : "off");
-				break;
-			default:
-				break;
+			case PG_QUERY__A__CONST__VAL_IVAL: util_buf_printf(&b, "%d", c->ival->ival); break;
+			case PG_QUERY__A__CONST__VAL_FVAL: util_buf_puts(&b, c->fval->fval); break;
+			case PG_QUERY__A__CONST__VAL_SVAL: util_buf_puts(&b, c->sval->sval); break;
+			case PG_QUERY__A__CONST__VAL_BOOLVAL: util_buf_puts(&b, c->boolval->boolval ? "on" : "off"); break;
+			default: break;
 			}
 		} else if (a->node_case == PG_QUERY__NODE__NODE_TYPE_CAST) {
 			/* SET TIME ZONE INTERVAL '...' HOUR TO MINUTE */
 			pnode *arg = a->type_cast->arg;
-			if (arg->node_case == PG_QUERY__NODE__NODE_A_CONST &&
-			    arg->a_const->val_case == PG_QUERY__A__CONST__VAL_SVAL) {
-				ty_datum iv = ty_input(TY_INTERVAL, arg->a_const->sval->sval,
-						       strlen(arg->a_const->sval->sval), -1);
+			if (arg->node_case == PG_QUERY__NODE__NODE_A_CONST && arg->a_const->val_case == PG_QUERY__A__CONST__VAL_SVAL) {
+				ty_datum iv = ty_input(TY_INTERVAL, arg->a_const->sval->sval, strlen(arg->a_const->sval->sval), -1);
 				const ty_interval *in = iv.p;
 				if (in->month || in->day)
-					ty_error(UTIL_E_INVALID_PARAMETER_VALUE,
-						 "invalid interval value for time zone: month not allowed");
+					ty_error(UTIL_E_INVALID_PARAMETER_VALUE, "invalid interval value for time zone: month not allowed");
 				double hours = (double)in->time / 3600000000.0;
 				util_buf_printf(&b, "%g", hours);
 			}
@@ -245,14 +222,12 @@ static char *search_path_text(PgQuery__VariableSetStmt *vs)
 	util_buf b = UTIL_BUF_INIT;
 	for (size_t i = 0; i < vs->n_args; i++) {
 		pnode *a = vs->args[i];
-		const char *v = a->node_case == PG_QUERY__NODE__NODE_A_CONST &&
-					a->a_const->val_case == PG_QUERY__A__CONST__VAL_SVAL
-				    ? a->a_const->sval->sval
-				    : "";
+		const char *v = a->node_case == PG_QUERY__NODE__NODE_A_CONST && a->a_const->val_case == PG_QUERY__A__CONST__VAL_SVAL
+					? a->a_const->sval->sval
+					: "";
 		if (i)
 			util_buf_puts(&b, ", ");
-		bool plain = *v && strspn(v, "abcdefghijklmnopqrstuvwxyz0123456789_$") == strlen(v) &&
-			     !(v[0] >= '0' && v[0] <= '9');
+		bool plain = *v && strspn(v, "abcdefghijklmnopqrstuvwxyz0123456789_$") == strlen(v) && !(v[0] >= '0' && v[0] <= '9');
 		if (plain)
 			util_buf_puts(&b, v);
 		else
@@ -275,10 +250,8 @@ static void set_stmt(sql_session *s, PgQuery__VariableSetStmt *vs, sql_complete 
 			name = "TimeZone";
 		char *val = !util_strcasecmp(name, "search_path") ? search_path_text(vs) : set_value_text(vs);
 		if (vs->is_local && s->txn_state == SQL_TXN_IDLE && !s->implicit_block)
-			sql_warning(s, UTIL_E_NO_ACTIVE_SQL_TRANSACTION,
-				    "SET LOCAL can only be used in transaction blocks");
-		else if (!util_strcasecmp(name, "transaction_isolation") ||
-			 !util_strcasecmp(name, "transaction_read_only")) {
+			sql_warning(s, UTIL_E_NO_ACTIVE_SQL_TRANSACTION, "SET LOCAL can only be used in transaction blocks");
+		else if (!util_strcasecmp(name, "transaction_isolation") || !util_strcasecmp(name, "transaction_read_only")) {
 			if (!s->txn)
 				sql_stmt_ensure_txn(s);
 			if (!util_strcasecmp(name, "transaction_isolation"))
@@ -286,8 +259,7 @@ static void set_stmt(sql_session *s, PgQuery__VariableSetStmt *vs, sql_complete 
 					      : !util_strcasecmp(val, "repeatable read") ? SQL_REPEATABLE_READ
 											 : SQL_READ_COMMITTED;
 			else
-				s->txn->read_only =
-				    !util_strcasecmp(val, "on") || !util_strcasecmp(val, "true");
+				s->txn->read_only = !util_strcasecmp(val, "on") || !util_strcasecmp(val, "true");
 		} else if (sql_guc_set(s, name, val, vs->is_local, &err) != 0)
 			ty_throw(&err);
 		return;
@@ -308,8 +280,8 @@ static void set_stmt(sql_session *s, PgQuery__VariableSetStmt *vs, sql_complete 
 				ty_error(UTIL_E_NO_ACTIVE_SQL_TRANSACTION,
 					 "SET TRANSACTION SNAPSHOT can only be used in transaction blocks");
 			pnode *a = vs->n_args == 1 ? vs->args[0] : NULL;
-			const char *id = a && a->node_case == PG_QUERY__NODE__NODE_A_CONST &&
-						 a->a_const->val_case == PG_QUERY__A__CONST__VAL_SVAL
+			const char *id = a && a->node_case == PG_QUERY__NODE__NODE_A_CONST && a->a_const->val_case ==
+									     PG_QUERY__A__CONST__VAL_SVAL
 					     ? a->a_const->sval->sval
 					     : NULL;
 			if (!id)
@@ -324,14 +296,11 @@ static void set_stmt(sql_session *s, PgQuery__VariableSetStmt *vs, sql_complete 
 		txn_options(s, vs->args, vs->n_args, &iso, &ro, &si, &sr);
 		if (!strcmp(name, "TRANSACTION")) {
 			if (s->txn_state == SQL_TXN_IDLE && !s->implicit_block)
-				sql_warning(s, UTIL_E_NO_ACTIVE_SQL_TRANSACTION,
-					    "SET TRANSACTION can only be used in transaction blocks");
+				sql_warning(s, UTIL_E_NO_ACTIVE_SQL_TRANSACTION, "SET TRANSACTION can only be used in transaction blocks");
 			sql_stmt_ensure_txn(s);
 			if (si) {
 				if (s->txn->cid >= 1)
-					ty_error(UTIL_E_ACTIVE_SQL_TRANSACTION,
-						 "SET TRANSACTION ISOLATION LEVEL must be called before any "
-						 "query");
+					ty_error(UTIL_E_ACTIVE_SQL_TRANSACTION, "SET TRANSACTION ISOLATION LEVEL must be called before any query");
 				s->txn->iso = iso;
 			}
 			if (sr) {
@@ -344,13 +313,10 @@ static void set_stmt(sql_session *s, PgQuery__VariableSetStmt *vs, sql_complete 
 			}
 		} else {
 			if (si && sql_guc_set(s, "default_transaction_isolation",
-					      iso == SQL_SERIALIZABLE      ? "serializable"
-					      : iso == SQL_REPEATABLE_READ ? "repeatable read"
-									   : "read committed",
+					      iso == SQL_SERIALIZABLE ? "serializable" : iso == SQL_REPEATABLE_READ ? "repeatable read" : "read committed",
 					      false, &err) != 0)
 				ty_throw(&err);
-			if (sr && sql_guc_set(s, "default_transaction_read_only", ro ? "on" : "off", false,
-					      &err) != 0)
+			if (sr && sql_guc_set(s, "default_transaction_read_only", ro ? "on" : "off", false, &err) != 0)
 				ty_throw(&err);
 		}
 		return;
@@ -395,9 +361,8 @@ static void show_stmt(sql_session *s, PgQuery__VariableShowStmt *vs, sql_dest *d
 	util_err_clear(&err);
 	bool found;
 	const char *colname = name;
-	if (!util_strcasecmp(name, "transaction_isolation") ||
-	    !util_strcasecmp(name, "transaction_read_only") || !util_strcasecmp(name, "is_superuser") ||
-	    !util_strcasecmp(name, "session_authorization")) {
+	if (!util_strcasecmp(name, "transaction_isolation") || !util_strcasecmp(name, "transaction_read_only") ||
+	    !util_strcasecmp(name, "is_superuser") || !util_strcasecmp(name, "session_authorization")) {
 		util_buf_puts(&b, sql_guc_get(s, name));
 		found = true;
 	} else {
@@ -421,8 +386,7 @@ static void show_stmt(sql_session *s, PgQuery__VariableShowStmt *vs, sql_dest *d
 /* ---------------------------------------------------------------- dispatch */
 
 void sql_exec_ddl(sql_session *s, pnode *stmt, const char *text, sql_complete *c);
-void sql_exec_explain(sql_session *s, PgQuery__ExplainStmt *st, const char *text, sql_dest *dest,
-		      sql_complete *c);
+void sql_exec_explain(sql_session *s, PgQuery__ExplainStmt *st, const char *text, sql_dest *dest, sql_complete *c);
 void sql_exec_copy(sql_session *s, PgQuery__CopyStmt *st, const char *text, sql_dest *dest, sql_complete *c);
 void sql_exec_prepare_stmt(sql_session *s, pnode *stmt, const char *text, sql_dest *dest, sql_complete *c);
 void sql_exec_cursor_stmt(sql_session *s, pnode *stmt, const char *text, sql_dest *dest, sql_complete *c);
@@ -495,12 +459,9 @@ static void vacuum(sql_session *s, PgQuery__VacuumStmt *vs)
 		if (d && !strcmp(d->defname, "analyze"))
 			analyze = true;
 		if (d && !strcmp(d->defname, "full"))
-			v.full =
-			    !d->arg ||
-			    (d->arg->node_case == PG_QUERY__NODE__NODE_BOOLEAN && d->arg->boolean->boolval) ||
-			    (d->arg->node_case == PG_QUERY__NODE__NODE_STRING &&
-			     (!util_strcasecmp(d->arg->string->sval, "true") ||
-			      !util_strcasecmp(d->arg->string->sval, "on")));
+			v.full = !d->arg || (d->arg->node_case == PG_QUERY__NODE__NODE_BOOLEAN && d->arg->boolean->boolval) ||
+				 (d->arg->node_case == PG_QUERY__NODE__NODE_STRING &&
+				  (!util_strcasecmp(d->arg->string->sval, "true") || !util_strcasecmp(d->arg->string->sval, "on")));
 	}
 	if (analyze)
 		sql_analyze_stmt(s, vs);
@@ -540,23 +501,21 @@ void sql_exec_utility(sql_session *s, sql_prepared *ps, sql_dest *dest, sql_comp
 		show_stmt(s, n->variable_show_stmt, dest, c);
 		return;
 	case PG_QUERY__NODE__NODE_DISCARD_STMT:
-		if (s->txn_state != SQL_TXN_IDLE &&
-		    n->discard_stmt->target == PG_QUERY__DISCARD_MODE__DISCARD_ALL)
-			ty_error(UTIL_E_ACTIVE_SQL_TRANSACTION,
-				 "DISCARD ALL cannot run inside a transaction block");
+		if (s->txn_state != SQL_TXN_IDLE && n->discard_stmt->target == PG_QUERY__DISCARD_MODE__DISCARD_ALL)
+			ty_error(UTIL_E_ACTIVE_SQL_TRANSACTION, "DISCARD ALL cannot run inside a transaction block");
 		if (n->discard_stmt->target == PG_QUERY__DISCARD_MODE__DISCARD_ALL)
 			sql_guc_reset_all(s);
 		return;
 	case PG_QUERY__NODE__NODE_CHECK_POINT_STMT:
 		if (!s->superuser)
 			ty_error(UTIL_E_INSUFFICIENT_PRIVILEGE, "must be superuser to do CHECKPOINT");
-		{
-			/* A flush that fails (ENOSPC, EIO) fails the CHECKPOINT, as in PostgreSQL. */
-			kv_status fst = kv_store_flush(s->e->kv);
-			if (fst != KV_OK)
-				sql_kv_error(fst, "writing a checkpoint");
-			return;
-		}
+	{
+		/* A flush that fails (ENOSPC, EIO) fails the CHECKPOINT, as in PostgreSQL. */
+		kv_status fst = kv_store_flush(s->e->kv);
+		if (fst != KV_OK)
+			sql_kv_error(fst, "writing a checkpoint");
+		return;
+	}
 	case PG_QUERY__NODE__NODE_VACUUM_STMT:
 		vacuum(s, n->vacuum_stmt);
 		return;
@@ -569,8 +528,7 @@ void sql_exec_utility(sql_session *s, sql_prepared *ps, sql_dest *dest, sql_comp
 		return;
 	case PG_QUERY__NODE__NODE_LOCK_STMT:
 		if (s->txn_state == SQL_TXN_IDLE && !s->implicit_block)
-			ty_error(UTIL_E_NO_ACTIVE_SQL_TRANSACTION,
-				 "LOCK TABLE can only be used in transaction blocks");
+			ty_error(UTIL_E_NO_ACTIVE_SQL_TRANSACTION, "LOCK TABLE can only be used in transaction blocks");
 		sql_lock_table_stmt(s, n->lock_stmt);
 		return;
 	case PG_QUERY__NODE__NODE_EXPLAIN_STMT:
