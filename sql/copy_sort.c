@@ -25,9 +25,9 @@
  *
  * In a transaction block (flush_in_block) the rows go into the
  * transaction's write set instead (visible to its later statements,
- * undone by ROLLBACK TO), checked and written one by one in load order at
- * the end of each block of 1000 rows: PostgreSQL's choice of error, at
- * the cost of the row-by-row path (sorting was measured dearer there).
+ * undone by ROLLBACK TO), sorted and checked at the end of each block of
+ * 1000 rows (PostgreSQL's choice of error), as one sorted segment of the
+ * write set per block (txn_seg.h).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -50,7 +50,6 @@ struct sql_copy_sort {
 	bool private_storage; /* created by this transaction: nothing stored */
 	bool in_block;        /* rows go into the write set (see above) */
 	bool unique;          /* the table has unique secondary indexes */
-	util_arena *scratch;  /* in_block: point reads */
 	ty_datum **rows;      /* the pending rows' values, for index_write.c */
 	int64_t *lines;
 	srow *e; /* pending rows */
@@ -82,7 +81,6 @@ void sql_copy_sort_free(sql_copy_sort *cs)
 	free(cs->e);
 	free(cs->rows);
 	free(cs->lines);
-	util_arena_destroy(cs->scratch);
 	free(cs->old);
 	util_arena_destroy(cs->keya);
 	free(cs);
@@ -310,51 +308,32 @@ static void keep_keys(sql_copy_sort *cs)
 	cs->nold = k;
 }
 
-/* A flush in a transaction block: the rows in load order, each locked (as
- * INSERT: a concurrent inserter of the key makes us wait, then its row is
- * seen), checked against the write set (an insert of this transaction is
- * a duplicate, a delete frees the key) and, by a point read, the stored
- * rows, then written into the write set. Sorting them first was measured
- * dearer: the write set sorts at commit anyway, and a load in a block is
- * usually small next to the table, where a bloom-filtered read per key
- * beats a scan of the flush's key range. What the flush adds over the
- * row-by-row path is only the timing: checks run at the end of a block of
- * 1000 rows, so that a bad row wins over a duplicate in its own block as
- * in PostgreSQL. In load order, the first duplicate found is the one at
- * the lowest line. */
+/* A flush in a transaction block (a block of 1000 rows): sorted by key,
+ * each key locked (as INSERT: a concurrent inserter of the key makes us
+ * wait, then its row is seen), then checked as an autocommit flush is,
+ * against the write set (an insert of this transaction is a duplicate, a
+ * delete frees the key) and, by a point read, the stored rows (a load in
+ * a block is usually small next to its table, where a bloom-filtered read
+ * per key beats a scan of the flush's key range); the duplicate at the
+ * lowest line wins. The rows then go into the write set as one sorted
+ * segment (sql_txn_insert_sorted): no hash entry per row, and the commit
+ * merges the segments instead of sorting their rows again. */
 static void flush_in_block(sql_copy_sort *cs)
 {
-	static const kv_column sentinel = {SQL_FAMILY, "", 0};
 	sql_txn *t = cs->s->txn;
-	if (!cs->private_storage && !cs->scratch)
-		cs->scratch = util_arena_new(4096, 0);
-	for (size_t i = 0; i < cs->n; i++) {
-		const srow *r = &cs->e[i];
-		if (!cs->private_storage)
-			sql_txn_lock_row(t, cs->rel->oid, r->key, r->klen,
+	sort_pending(cs);
+	for (size_t i = 0; i < cs->n && !cs->private_storage; i++)
+		if (!i || !same_key(&cs->e[i - 1], &cs->e[i]))
+			sql_txn_lock_row(t, cs->rel->oid, cs->e[i].key, cs->e[i].klen,
 					 PG_QUERY__LOCK_CLAUSE_STRENGTH__LCS_FORUPDATE,
 					 PG_QUERY__LOCK_WAIT_POLICY__LockWaitBlock, NULL);
-		const sql_wrow *w = sql_txn_lookup(t, cs->rel->oid, r->key, r->klen, false);
-		bool dup = w && w->present;
-		if (!w && !cs->private_storage) {
-			kv_read_opts ro;
-			memset(&ro, 0, sizeof ro);
-			ro.read_ts = KV_TS_MAX;
-			ro.columns = &sentinel;
-			ro.ncolumns = 1;
-			kv_row row;
-			util_arena_reset(cs->scratch);
-			kv_status st = kv_get(cs->kv, r->key, r->klen, &ro, cs->scratch, &row);
-			if (st != KV_OK && st != KV_NOT_FOUND)
-				sql_kv_error(st, "reading a row");
-			dup = st == KV_OK && row.n > 0;
-		}
-		if (dup)
-			sql_copy_dup_key(cs->s, &cs->rel->rel, r->vals, r->line);
-		sql_txn_put_row(t, cs->rel, cs->kv, r->key, r->klen, r->vals, NULL, true, false);
-		if ((i & 4095) == 4095)
-			ty_check_interrupts();
-	}
+	const srow *dup = find_dup(cs);
+	if (dup)
+		sql_copy_dup_key(cs->s, &cs->rel->rel, dup->vals, dup->line);
+	sql_newrow *nr = ty_alloc(sizeof *nr * (cs->n ? cs->n : 1));
+	for (size_t i = 0; i < cs->n; i++)
+		nr[i] = (sql_newrow){cs->e[i].key, cs->e[i].klen, cs->e[i].vals};
+	sql_txn_insert_sorted(t, cs->rel, cs->kv, nr, cs->n);
 	cs->n = 0;
 	cs->bytes = 0;
 }

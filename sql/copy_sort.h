@@ -12,9 +12,10 @@
  * In a transaction block (in_block) the rows go instead into the
  * transaction's write set, so its later statements see them and ROLLBACK
  * (TO SAVEPOINT) takes them back: each flush (the caller flushes every
- * 1000 rows) locks, checks (write set: an insert of this transaction is a
- * duplicate, a delete frees the key; stored rows: a point read) and
- * writes its rows one by one in load order. The error path's check
+ * 1000 rows) sorts its rows, locks their keys, checks them (write set: an
+ * insert of this transaction is a duplicate, a delete frees the key;
+ * stored rows: a point read) and adds them to the write set as one sorted
+ * segment (sql_txn_insert_sorted). The error path's check
  * (sql_copy_sort_check) works the same in both modes.
  *
  * Unique secondary indexes (autocommit only) are checked per flush too

@@ -1359,6 +1359,7 @@ struct sql_txn {
 	util_map writes;          /* (table oid ++ key) -> sql_wrow* */
 	util_map tables;          /* table oid -> per-table write list (for scans) */
 	size_t nwrites;
+	size_t nseg_rows;         /* of them in tables' sorted segments (sql_txn_insert_sorted) */
 	cat_txn *ddl;             /* catalog changes, when DDL ran */
 	bool ddl_locked;
 	int nlocks;               /* row locks held */
@@ -1423,6 +1424,18 @@ UTIL_NORETURN void sql_txn_serialization_failure(bool deleted);
 sql_wrow *sql_txn_put_row(sql_txn *t, const cat_obj *rel, kv_table *kv, const uint8_t *key, size_t klen,
 			  const ty_datum *vals, const bool *set, bool insert, bool exists_before);
 void sql_txn_delete_row(sql_txn *t, const cat_obj *rel, kv_table *kv, const uint8_t *key, size_t klen);
+/* A new row for sql_txn_insert_sorted(). */
+typedef struct sql_newrow {
+	const uint8_t *key;
+	size_t klen;
+	const ty_datum *vals; /* ncols values, indexed by attnum-1 */
+} sql_newrow;
+/* Inserts n new rows of rel whose keys ascend, are distinct and are not
+ * present (the caller checked: a bulk load's block), as one sorted segment
+ * of the write set instead of a hash entry each (txn_seg.h); a key with a
+ * pending delete takes the insert in place. Values are copied; lookups, scans, updates, deletes,
+ * savepoints and the commit treat the rows as any other pending write. */
+void sql_txn_insert_sorted(sql_txn *t, const cat_obj *rel, kv_table *kv, const sql_newrow *rows, size_t n);
 /* The pending write of a row visible to the current statement, or NULL. */
 sql_wrow *sql_txn_lookup(sql_txn *t, cat_oid table, const uint8_t *key, size_t klen, bool visible_only);
 /* Pending writes of a table in key order (for scans), visible to the

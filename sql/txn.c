@@ -12,6 +12,7 @@
 #include "ops.h"
 #include "sql_index.h"
 #include "sql_int.h"
+#include "txn_seg.h"
 
 sql_txn *sql_txn_begin(sql_session *s, sql_isolation iso, bool read_only, bool explicit_block)
 {
@@ -153,7 +154,17 @@ static size_t wkey(cat_oid table, const uint8_t *key, size_t klen, uint8_t *buf,
 	return klen + 4;
 }
 
-/* Map lookup without the 4+key copy for short keys. */
+/* A table's pending writes: every row in a list (scans), and the rows a
+ * bulk load added block by block in sorted segments (txn_seg.h) instead
+ * of the writes map. */
+typedef struct table_writes {
+	sql_wrow *head, *tail;
+	size_t n;
+	sql_wseg_set segs;
+} table_writes;
+
+/* Map lookup without the 4+key copy for short keys, then the table's
+ * sorted segments (a key is in one or the other). */
 static sql_wrow *find(sql_txn *t, cat_oid table, const uint8_t *key, size_t klen)
 {
 	uint8_t stackbuf[512];
@@ -162,13 +173,36 @@ static sql_wrow *find(sql_txn *t, cat_oid table, const uint8_t *key, size_t klen
 	sql_wrow *w = util_map_get(&t->writes, buf, klen + 4);
 	if (buf != stackbuf)
 		free(buf);
+	if (!w && t->nseg_rows) {
+		table_writes *tw = util_map_get_u64(&t->tables, table);
+		if (tw)
+			w = sql_wseg_find(&tw->segs, key, klen);
+	}
 	return w;
 }
 
-typedef struct table_writes {
-	sql_wrow *head, *tail;
-	size_t n;
-} table_writes;
+static table_writes *table_of(sql_txn *t, cat_oid table)
+{
+	table_writes *tw = util_map_get_u64(&t->tables, table);
+	if (!tw) {
+		tw = util_arena_zalloc(t->arena, sizeof *tw);
+		if (!tw)
+			ty_error(UTIL_E_OUT_OF_MEMORY, "out of memory");
+		util_map_put_u64(&t->tables, table, tw);
+	}
+	return tw;
+}
+
+static void link_row(sql_txn *t, table_writes *tw, sql_wrow *w)
+{
+	if (tw->tail)
+		tw->tail->next_in_table = w;
+	else
+		tw->head = w;
+	tw->tail = w;
+	tw->n++;
+	t->nwrites++;
+}
 
 /* The write buffer keeps kv table pointers until COMMIT, past the
  * statement whose scan opened them: hold a reference to each. */
@@ -209,18 +243,7 @@ static sql_wrow *new_wrow(sql_txn *t, const cat_obj *rel, kv_table *kv, const ui
 	w->cid = t->cid;
 	w->base_ts = t->stmt_ts;
 	util_map_put(&t->writes, mk, klen + 4, w);
-	table_writes *tw = util_map_get_u64(&t->tables, rel->oid);
-	if (!tw) {
-		tw = util_arena_zalloc(t->arena, sizeof *tw);
-		util_map_put_u64(&t->tables, rel->oid, tw);
-	}
-	if (tw->tail)
-		tw->tail->next_in_table = w;
-	else
-		tw->head = w;
-	tw->tail = w;
-	tw->n++;
-	t->nwrites++;
+	link_row(t, table_of(t, rel->oid), w);
 	return w;
 }
 
@@ -343,6 +366,67 @@ void sql_txn_delete_row(sql_txn *t, const cat_obj *rel, kv_table *kv, const uint
 	}
 }
 
+void sql_txn_insert_sorted(sql_txn *t, const cat_obj *rel, kv_table *kv, const sql_newrow *rows, size_t n)
+{
+	if (!n)
+		return;
+	check_budget(t);
+	hold_kv(t, kv);
+	const cat_rel *r = &rel->rel;
+	int ncols = r->ncols;
+	table_writes *tw = table_of(t, rel->oid);
+	/* (in the caller's arena: freed with it if an allocation throws) */
+	sql_wrow **ptrs = ty_alloc(sizeof *ptrs * n);
+	bool *byval = ty_alloc(sizeof(bool) * (size_t)(ncols ? ncols : 1));
+	for (int i = 0; i < ncols; i++) {
+		const ty_type *ty = ty_type_get(r->cols[i].type);
+		byval[i] = ty ? ty->byval : true;
+	}
+	size_t cells = sizeof(ty_datum) * (size_t)(ncols ? ncols : 1);
+	size_t nseg = 0;
+	for (size_t k = 0; k < n; k++) {
+		const sql_newrow *nr = &rows[k];
+		/* A key with a pending write (a delete, or a row a savepoint
+		 * rollback left dead) takes the insert in place: one write per key. */
+		if ((util_map_count(&t->writes) || t->nseg_rows) && find(t, rel->oid, nr->key, nr->klen)) {
+			sql_txn_put_row(t, rel, kv, nr->key, nr->klen, nr->vals, NULL, true, false);
+			continue;
+		}
+		util_arena *old = ty_set_arena(t->arena);
+		sql_wrow *w = util_arena_zalloc(t->arena, sizeof *w);
+		uint8_t *key = util_arena_alloc(t->arena, nr->klen ? nr->klen : 1);
+		ty_datum *cols = util_arena_alloc(t->arena, cells);
+		bool *set = util_arena_alloc(t->arena, (size_t)(ncols ? ncols : 1));
+		if (!w || !key || !cols || !set) {
+			ty_set_arena(old);
+			ty_error(UTIL_E_OUT_OF_MEMORY, "out of memory");
+		}
+		memcpy(key, nr->key, nr->klen);
+		for (int i = 0; i < ncols; i++) {
+			cols[i] = ty_datum_copy(nr->vals[i], byval[i]);
+			set[i] = true;
+		}
+		w->table = rel->oid;
+		w->kv = kv;
+		w->key = key;
+		w->keylen = nr->klen;
+		w->present = w->inserted = true;
+		w->ncols = ncols;
+		w->cols = cols;
+		w->set = set;
+		w->cid = t->cid;
+		w->base_ts = t->stmt_ts;
+		ty_set_arena(old);
+		link_row(t, tw, w);
+		ptrs[nseg++] = w;
+	}
+	if (t->savepoints) /* ROLLBACK TO makes them dead, as rows of the map */
+		for (size_t k = 0; k < nseg; k++)
+			sql_txn_undo_record(t, ptrs[k], true);
+	sql_wseg_add(&tw->segs, ptrs, nseg);
+	t->nseg_rows += nseg;
+}
+
 /* A row locked on a shared store (sql_txn_note_lock); transaction arena. */
 typedef struct sql_xlock {
 	cat_oid table;
@@ -461,7 +545,7 @@ void sql_txn_table_reshape(sql_txn *t, cat_oid table, int ncols, bool forget)
 		if (forget) {
 			uint8_t *buf = util_xmalloc(w->keylen + 4);
 			wkey(table, w->key, w->keylen, buf, w->keylen + 4);
-			util_map_del(&t->writes, buf, w->keylen + 4);
+			util_map_del(&t->writes, buf, w->keylen + 4); /* (not there: a segment's row) */
 			free(buf);
 			t->nwrites--;
 			continue;
@@ -485,8 +569,11 @@ void sql_txn_table_reshape(sql_txn *t, cat_oid table, int ncols, bool forget)
 			v->ncols = ncols;
 		}
 	}
-	if (forget)
+	if (forget) {
+		t->nseg_rows -= tw->segs.nkeys;
+		sql_wseg_free(&tw->segs);
 		util_map_del_u64(&t->tables, table);
+	}
 }
 
 cat_txn *sql_txn_ddl(sql_txn *t)
@@ -696,6 +783,12 @@ static void txn_free(sql_txn *t)
 		kv_table_close(t->kvrefs[i]);
 	free(t->kvrefs);
 	util_map_free(&t->writes);
+	if (t->nseg_rows) {
+		size_t pos = 0;
+		void *v;
+		while (util_map_next(&t->tables, &pos, NULL, NULL, &v))
+			sql_wseg_free(&((table_writes *)v)->segs);
+	}
 	util_map_free(&t->tables);
 	util_arena_destroy(t->arena);
 }
@@ -720,6 +813,48 @@ static int cmp_table_wrow(const void *a, const void *b)
 	if (x->table != y->table)
 		return x->table < y->table ? -1 : 1;
 	return cmp_wrow(a, b);
+}
+
+static int cmp_oid(const void *a, const void *b)
+{
+	cat_oid x = *(const cat_oid *)a, y = *(const cat_oid *)b;
+	return (x > y) - (x < y);
+}
+
+/* The commit's rows: the map's (sorted, *k of them) merged with every
+ * table's segments, in (table, key) order, without sorting the segments'
+ * rows again. */
+static sql_wrow **merge_segments(sql_txn *t, sql_wrow **rows, size_t *k)
+{
+	size_t ntab = util_map_count(&t->tables), nt = 0, pos = 0;
+	cat_oid *oids = util_arena_alloc(t->arena, sizeof *oids * (ntab ? ntab : 1));
+	sql_wrow **out = util_arena_alloc(t->arena, sizeof *out * (*k + t->nseg_rows));
+	if (!oids || !out)
+		ty_error(UTIL_E_OUT_OF_MEMORY, "out of memory");
+	const void *key;
+	size_t kl;
+	void *v;
+	while (util_map_next(&t->tables, &pos, &key, &kl, &v)) {
+		uint64_t oid;
+		memcpy(&oid, key, sizeof oid);
+		if (((table_writes *)v)->segs.nkeys)
+			oids[nt++] = (cat_oid)oid;
+	}
+	qsort(oids, nt, sizeof *oids, cmp_oid);
+	size_t i = 0, o = 0;
+	for (size_t ti = 0; ti < nt; ti++) {
+		table_writes *tw = util_map_get_u64(&t->tables, oids[ti]);
+		const sql_wseg *g = sql_wseg_all(&tw->segs);
+		for (size_t j = 0; j < g->n; j++) {
+			while (i < *k && cmp_table_wrow(&rows[i], &g->rows[j]) < 0)
+				out[o++] = rows[i++];
+			out[o++] = g->rows[j];
+		}
+	}
+	while (i < *k)
+		out[o++] = rows[i++];
+	*k = o;
+	return out;
 }
 
 int sql_txn_commit(sql_txn *t, util_err *err)
@@ -767,6 +902,8 @@ int sql_txn_commit(sql_txn *t, util_err *err)
 		while (util_map_next(&t->writes, &pos, NULL, NULL, &v))
 			rows[k++] = v;
 		qsort(rows, k, sizeof *rows, cmp_table_wrow);
+		if (t->nseg_rows)
+			rows = merge_segments(t, rows, &k);
 		/* READ COMMITTED on a store shared by several servers: the row
 		 * locks are per server, so the commit checks each written row
 		 * against the version its change was based on (another server's
