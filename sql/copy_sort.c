@@ -322,11 +322,20 @@ static void flush_in_block(sql_copy_sort *cs)
 {
 	sql_txn *t = cs->s->txn;
 	sort_pending(cs);
-	for (size_t i = 0; i < cs->n && !cs->private_storage; i++)
-		if (!i || !same_key(&cs->e[i - 1], &cs->e[i]))
-			sql_txn_lock_row(t, cs->rel->oid, cs->e[i].key, cs->e[i].klen,
-					 PG_QUERY__LOCK_CLAUSE_STRENGTH__LCS_FORUPDATE,
-					 PG_QUERY__LOCK_WAIT_POLICY__LockWaitBlock, NULL);
+	if (!cs->private_storage) {
+		/* The block's keys locked at once (a key set, txn_lock.c); one
+		 * locked by another transaction: each key as INSERT locks it. */
+		kv_slice *keys = ty_alloc(sizeof *keys * (cs->n ? cs->n : 1));
+		size_t nk = 0;
+		for (size_t i = 0; i < cs->n; i++)
+			if (!i || !same_key(&cs->e[i - 1], &cs->e[i]))
+				keys[nk++] = (kv_slice){cs->e[i].key, cs->e[i].klen};
+		if (!sql_keyset_lock_block(sql_txn_keyset(t, cs->rel->oid), keys, nk))
+			for (size_t i = 0; i < nk; i++)
+				sql_txn_lock_row(t, cs->rel->oid, keys[i].data, keys[i].len,
+						 PG_QUERY__LOCK_CLAUSE_STRENGTH__LCS_FORUPDATE,
+						 PG_QUERY__LOCK_WAIT_POLICY__LockWaitBlock, NULL);
+	}
 	const srow *dup = find_dup(cs);
 	if (dup)
 		sql_copy_dup_key(cs->s, &cs->rel->rel, dup->vals, dup->line);

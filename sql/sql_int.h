@@ -52,6 +52,8 @@ struct sql_engine {
 	pthread_cond_t locks_cv;
 	pthread_mutex_t serial_mu; /* SERIALIZABLE read validation + commit (txn_serial.c) */
 	util_map locks;           /* (table oid, row key) -> lock */
+	struct sql_keyset **keysets; /* bulk-inserted key sets, under locks_mu (txn_lock.c) */
+	int nkeysets, keysets_cap;
 	struct sql_index_engine *ix; /* secondary indexes: commit gate, GC filters, builds (index_engine.c) */
 	struct sql_autoanalyze *autoanalyze; /* background ANALYZE after big loads */
 	int64_t start_time_us;
@@ -1436,6 +1438,9 @@ typedef struct sql_newrow {
  * pending delete takes the insert in place. Values are copied; lookups, scans, updates, deletes,
  * savepoints and the commit treat the rows as any other pending write. */
 void sql_txn_insert_sorted(sql_txn *t, const cat_obj *rel, kv_table *kv, const sql_newrow *rows, size_t n);
+/* The key set of the table's segments (made on first use; valid until
+ * the transaction ends). */
+struct sql_keyset *sql_txn_keyset(sql_txn *t, cat_oid table);
 /* The pending write of a row visible to the current statement, or NULL. */
 sql_wrow *sql_txn_lookup(sql_txn *t, cat_oid table, const uint8_t *key, size_t klen, bool visible_only);
 /* Pending writes of a table in key order (for scans), visible to the
@@ -1455,6 +1460,27 @@ bool sql_txn_storage_private(const sql_txn *t, const char *storage);
 void sql_txn_lock_row(sql_txn *t, cat_oid table, const uint8_t *key, size_t klen, int strength, int wait_policy,
 		      bool *skipped);
 void sql_txn_unlock_all(sql_txn *t);
+/* Key sets (txn_lock.c): a COPY in a transaction block locks the keys it
+ * inserts without a row lock each. The transaction registers the table's
+ * set of bulk-inserted keys (its write-set segments, txn_seg.h, plus the
+ * block being checked), and a transaction that locks one of those keys
+ * waits for it as for a FOR UPDATE row lock (deadlocks found as for row
+ * locks). Created by txn.c per table (sql_txn_keyset), freed when the
+ * transaction ends, after its commit is applied: waiters then see the rows. */
+typedef struct sql_keyset sql_keyset;
+struct sql_wseg_set;
+/* Registers segs (owned by t, which must hold sql_keyset_write_lock()
+ * while changing them); caller frees with sql_keyset_free(). */
+sql_keyset *sql_keyset_new(sql_txn *t, cat_oid table, struct sql_wseg_set *segs);
+void sql_keyset_free(sql_keyset *ks);
+void sql_keyset_write_lock(sql_keyset *ks);
+void sql_keyset_write_unlock(sql_keyset *ks);
+/* Locks the distinct keys of a block (ascending): true if none is locked
+ * by another transaction (row lock or key set); they then count as locked
+ * by the owner until the next call or the end of the transaction (the
+ * rows go into segs meanwhile). False: nothing was locked, the caller
+ * locks each key with sql_txn_lock_row() (which waits). */
+bool sql_keyset_lock_block(sql_keyset *ks, const kv_slice *keys, size_t n);
 /* Frees the lock map's entries (idle relation locks stay cached) and the map; at engine close. */
 void sql_txn_locks_free(sql_engine *e);
 /* On a store shared by several servers (whose lock managers do not see

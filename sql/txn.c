@@ -161,6 +161,7 @@ typedef struct table_writes {
 	sql_wrow *head, *tail;
 	size_t n;
 	sql_wseg_set segs;
+	sql_keyset *ks; /* segs' keys locked for other transactions (txn_lock.c) */
 } table_writes;
 
 /* Map lookup without the 4+key copy for short keys, then the table's
@@ -423,8 +424,20 @@ void sql_txn_insert_sorted(sql_txn *t, const cat_obj *rel, kv_table *kv, const s
 	if (t->savepoints) /* ROLLBACK TO makes them dead, as rows of the map */
 		for (size_t k = 0; k < nseg; k++)
 			sql_txn_undo_record(t, ptrs[k], true);
+	if (tw->ks)
+		sql_keyset_write_lock(tw->ks);
 	sql_wseg_add(&tw->segs, ptrs, nseg);
+	if (tw->ks)
+		sql_keyset_write_unlock(tw->ks);
 	t->nseg_rows += nseg;
+}
+
+sql_keyset *sql_txn_keyset(sql_txn *t, cat_oid table)
+{
+	table_writes *tw = table_of(t, table);
+	if (!tw->ks)
+		tw->ks = sql_keyset_new(t, table, &tw->segs);
+	return tw->ks;
 }
 
 /* A row locked on a shared store (sql_txn_note_lock); transaction arena. */
@@ -571,6 +584,8 @@ void sql_txn_table_reshape(sql_txn *t, cat_oid table, int ncols, bool forget)
 	}
 	if (forget) {
 		t->nseg_rows -= tw->segs.nkeys;
+		sql_keyset_free(tw->ks);
+		tw->ks = NULL;
 		sql_wseg_free(&tw->segs);
 		util_map_del_u64(&t->tables, table);
 	}
@@ -783,11 +798,14 @@ static void txn_free(sql_txn *t)
 		kv_table_close(t->kvrefs[i]);
 	free(t->kvrefs);
 	util_map_free(&t->writes);
-	if (t->nseg_rows) {
+	{ /* (after the commit is applied: a waiter for a key then sees the row) */
 		size_t pos = 0;
 		void *v;
-		while (util_map_next(&t->tables, &pos, NULL, NULL, &v))
-			sql_wseg_free(&((table_writes *)v)->segs);
+		while (util_map_next(&t->tables, &pos, NULL, NULL, &v)) {
+			table_writes *tw = v;
+			sql_keyset_free(tw->ks);
+			sql_wseg_free(&tw->segs);
+		}
 	}
 	util_map_free(&t->tables);
 	util_arena_destroy(t->arena);
@@ -844,7 +862,11 @@ static sql_wrow **merge_segments(sql_txn *t, sql_wrow **rows, size_t *k)
 	size_t i = 0, o = 0;
 	for (size_t ti = 0; ti < nt; ti++) {
 		table_writes *tw = util_map_get_u64(&t->tables, oids[ti]);
+		if (tw->ks)
+			sql_keyset_write_lock(tw->ks);
 		const sql_wseg *g = sql_wseg_all(&tw->segs);
+		if (tw->ks)
+			sql_keyset_write_unlock(tw->ks);
 		for (size_t j = 0; j < g->n; j++) {
 			while (i < *k && cmp_table_wrow(&rows[i], &g->rows[j]) < 0)
 				out[o++] = rows[i++];
