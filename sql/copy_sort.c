@@ -58,7 +58,8 @@ struct sql_copy_sort {
 	size_t nold;
 	util_arena *keya; /* bytes of old */
 	bool in_flush;
-	size_t bytes; /* of the pending rows (key, values), roughly */
+	size_t bytes;      /* of the pending rows (key, values), roughly */
+	sql_fk_state *fk;  /* in_block: foreign-key events queued per flushed block */
 };
 
 sql_copy_sort *sql_copy_sort_new(sql_session *s, const cat_obj *rel, kv_table *kv, bool in_block)
@@ -321,8 +322,10 @@ static void keep_keys(sql_copy_sort *cs)
 static void flush_in_block(sql_copy_sort *cs)
 {
 	sql_txn *t = cs->s->txn;
+	for (size_t i = 0; cs->fk && i < cs->n; i++) /* load order, for the events below */
+		cs->rows[i] = cs->e[i].vals;
 	sort_pending(cs);
-	if (!cs->private_storage) {
+	if (!cs->private_storage && cs->rel->rel.npk) {
 		/* The block's keys locked at once (a key set, txn_lock.c); one
 		 * locked by another transaction: each key as INSERT locks it. */
 		kv_slice *keys = ty_alloc(sizeof *keys * (cs->n ? cs->n : 1));
@@ -336,9 +339,16 @@ static void flush_in_block(sql_copy_sort *cs)
 						 PG_QUERY__LOCK_CLAUSE_STRENGTH__LCS_FORUPDATE,
 						 PG_QUERY__LOCK_WAIT_POLICY__LockWaitBlock, NULL);
 	}
-	const srow *dup = find_dup(cs);
+	/* (A generated row id is new: nothing to lock or check.) */
+	const srow *dup = cs->rel->rel.npk ? find_dup(cs) : NULL;
 	if (dup)
 		sql_copy_dup_key(cs->s, &cs->rel->rel, dup->vals, dup->line);
+	/* Foreign keys: the block's events queued (fired at the end of the
+	 * COPY, or early past fk.c's threshold) only once its keys passed, so
+	 * a duplicate wins over a missing parent of the same or a later block,
+	 * as PostgreSQL's after-row triggers do. */
+	for (size_t i = 0; cs->fk && i < cs->n; i++)
+		sql_fk_row(cs->fk, NULL, cs->rows[i]);
 	sql_newrow *nr = ty_alloc(sizeof *nr * (cs->n ? cs->n : 1));
 	for (size_t i = 0; i < cs->n; i++)
 		nr[i] = (sql_newrow){cs->e[i].key, cs->e[i].klen, cs->e[i].vals};
@@ -346,6 +356,8 @@ static void flush_in_block(sql_copy_sort *cs)
 	cs->n = 0;
 	cs->bytes = 0;
 }
+
+void sql_copy_sort_set_fk(sql_copy_sort *cs, sql_fk_state *fk) { cs->fk = fk; }
 
 void sql_copy_sort_flush(sql_copy_sort *cs)
 {
@@ -384,6 +396,8 @@ void sql_copy_sort_check(sql_copy_sort *cs, int64_t before_line)
 	if (cs->in_flush)
 		return;
 	cs->in_flush = true; /* once; the rows are dropped, the load failed */
+	if (!cs->rel->rel.npk)
+		return; /* generated row ids: no duplicates */
 	size_t k = 0;
 	for (size_t i = 0; i < cs->n; i++)
 		if (cs->e[i].line < before_line)
