@@ -41,6 +41,7 @@ typedef struct srow {
 	uint32_t klen;
 	int64_t line;
 	ty_datum *vals;
+	bool pending; /* in_block: the key has a pending write (find_dup) */
 } srow;
 
 struct sql_copy_sort {
@@ -119,6 +120,7 @@ void sql_copy_sort_add(sql_copy_sort *cs, const uint8_t *key, size_t klen, ty_da
 	r->klen = (uint32_t)klen;
 	r->line = line;
 	r->vals = vals;
+	r->pending = false;
 	int ncols = cs->rel->rel.ncols;
 	vals[ncols] = ty_bytes(k, klen); /* the row key, for the unique checks */
 	cs->bytes += klen + sizeof(srow) + (size_t)(ncols + 1) * sizeof(ty_datum);
@@ -205,7 +207,7 @@ static const srow *find_dup(sql_copy_sort *cs)
 	}
 	size_t oi = 0;
 	for (size_t i = 0; i < cs->n;) {
-		const srow *g = &cs->e[i];
+		srow *g = &cs->e[i];
 		size_t j = i + 1;
 		while (j < cs->n && same_key(g, &cs->e[j]))
 			j++;
@@ -215,8 +217,9 @@ static const srow *find_dup(sql_copy_sort *cs)
 			/* This transaction's own change of the row decides: an
 			 * insert (by an earlier statement or flush) is a duplicate,
 			 * a delete frees the key whatever is stored. */
-			const sql_wrow *w = sql_txn_lookup(t, cs->rel->oid, g->key, g->klen, false);
-			if (w) {
+			const sql_wrow *w = sql_txn_find_write(t, cs->rel->oid, g->key, g->klen);
+			g->pending = w != NULL;
+			if (w && !w->dead) { /* (a write a ROLLBACK TO undid: the stored row decides) */
 				if (w->present)
 					CANDIDATE(g);
 				i = j;
@@ -351,7 +354,7 @@ static void flush_in_block(sql_copy_sort *cs)
 		sql_fk_row(cs->fk, NULL, cs->rows[i]);
 	sql_newrow *nr = ty_alloc(sizeof *nr * (cs->n ? cs->n : 1));
 	for (size_t i = 0; i < cs->n; i++)
-		nr[i] = (sql_newrow){cs->e[i].key, cs->e[i].klen, cs->e[i].vals};
+		nr[i] = (sql_newrow){cs->e[i].key, cs->e[i].klen, cs->e[i].vals, cs->e[i].pending};
 	sql_txn_insert_sorted(t, cs->rel, cs->kv, nr, cs->n);
 	cs->n = 0;
 	cs->bytes = 0;

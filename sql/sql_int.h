@@ -1431,16 +1431,19 @@ typedef struct sql_newrow {
 	const uint8_t *key;
 	size_t klen;
 	const ty_datum *vals; /* ncols values, indexed by attnum-1 */
+	bool pending;         /* the key has a pending write (sql_txn_find_write): insert in place */
 } sql_newrow;
 /* Inserts n new rows of rel whose keys ascend, are distinct and are not
  * present (the caller checked: a bulk load's block), as one sorted segment
- * of the write set instead of a hash entry each (txn_seg.h); a key with a
- * pending delete takes the insert in place. Values are copied; lookups, scans, updates, deletes,
+ * of the write set instead of a hash entry each (txn_seg.h); a row marked
+ * pending (a delete, or a write a ROLLBACK TO undid) is inserted in place. Values are copied; lookups, scans, updates, deletes,
  * savepoints and the commit treat the rows as any other pending write. */
 void sql_txn_insert_sorted(sql_txn *t, const cat_obj *rel, kv_table *kv, const sql_newrow *rows, size_t n);
 /* The key set of the table's segments (made on first use; valid until
  * the transaction ends). */
 struct sql_keyset *sql_txn_keyset(sql_txn *t, cat_oid table);
+/* The row's pending write, even one a ROLLBACK TO undid (dead), or NULL. */
+sql_wrow *sql_txn_find_write(sql_txn *t, cat_oid table, const uint8_t *key, size_t klen);
 /* The pending write of a row visible to the current statement, or NULL. */
 sql_wrow *sql_txn_lookup(sql_txn *t, cat_oid table, const uint8_t *key, size_t klen, bool visible_only);
 /* Pending writes of a table in key order (for scans), visible to the

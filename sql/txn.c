@@ -389,7 +389,7 @@ void sql_txn_insert_sorted(sql_txn *t, const cat_obj *rel, kv_table *kv, const s
 		const sql_newrow *nr = &rows[k];
 		/* A key with a pending write (a delete, or a row a savepoint
 		 * rollback left dead) takes the insert in place: one write per key. */
-		if ((util_map_count(&t->writes) || t->nseg_rows) && find(t, rel->oid, nr->key, nr->klen)) {
+		if (nr->pending) {
 			sql_txn_put_row(t, rel, kv, nr->key, nr->klen, nr->vals, NULL, true, false);
 			continue;
 		}
@@ -507,6 +507,11 @@ void sql_txn_rebase(sql_txn *t, cat_oid table, const uint8_t *key, size_t klen, 
 	sql_wrow *w = find(t, table, key, klen);
 	if (w && w->cid == t->cid && !w->prev) /* first changed by this statement */
 		w->base_ts = ts;
+}
+
+sql_wrow *sql_txn_find_write(sql_txn *t, cat_oid table, const uint8_t *key, size_t klen)
+{
+	return find(t, table, key, klen);
 }
 
 sql_wrow *sql_txn_lookup(sql_txn *t, cat_oid table, const uint8_t *key, size_t klen, bool visible_only)
