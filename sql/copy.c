@@ -1076,6 +1076,8 @@ static void copy_from(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o,
 				;
 		if (ld.sorted)
 			sql_copy_sort_flush(ld.sorted);
+		if (ld.sorted && !ld.bulk) /* before the foreign-key checks below read it */
+			sql_txn_compact_segments(s->txn, rel->oid);
 		sql_fk_state *fk = ld.fk;
 		ld.fk = NULL;
 		sql_fk_end(fk);

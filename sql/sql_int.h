@@ -1439,6 +1439,10 @@ typedef struct sql_newrow {
  * pending (a delete, or a write a ROLLBACK TO undid) is inserted in place. Values are copied; lookups, scans, updates, deletes,
  * savepoints and the commit treat the rows as any other pending write. */
 void sql_txn_insert_sorted(sql_txn *t, const cat_obj *rel, kv_table *kv, const sql_newrow *rows, size_t n);
+/* Merges the table's segments into one (the commit does anyway): after a
+ * COPY, so that later lookups of its rows (foreign-key checks of a next
+ * COPY, point reads) search one array. */
+void sql_txn_compact_segments(sql_txn *t, cat_oid table);
 /* The key set of the table's segments (made on first use; valid until
  * the transaction ends). */
 struct sql_keyset *sql_txn_keyset(sql_txn *t, cat_oid table);

@@ -432,6 +432,18 @@ void sql_txn_insert_sorted(sql_txn *t, const cat_obj *rel, kv_table *kv, const s
 	t->nseg_rows += nseg;
 }
 
+void sql_txn_compact_segments(sql_txn *t, cat_oid table)
+{
+	table_writes *tw = t->nseg_rows ? util_map_get_u64(&t->tables, table) : NULL;
+	if (!tw || tw->segs.nsegs < 2)
+		return;
+	if (tw->ks)
+		sql_keyset_write_lock(tw->ks);
+	sql_wseg_all(&tw->segs);
+	if (tw->ks)
+		sql_keyset_write_unlock(tw->ks);
+}
+
 sql_keyset *sql_txn_keyset(sql_txn *t, cat_oid table)
 {
 	table_writes *tw = table_of(t, table);
