@@ -17,7 +17,7 @@ static int row_cmp(const sql_wrow *x, const sql_wrow *y)
  * (a blocked filter: one cache miss per lookup, the usual cost being a
  * lookup of an absent key): about 0.5% false positives. */
 #define BLOOM_BITS_PER_KEY 16
-#define BLOOM_PROBES 3
+#define BLOOM_PROBES       3
 
 static uint64_t *bloom_line(uint64_t *bits, int shift, uint64_t h)
 {
