@@ -3,16 +3,18 @@
 # 1M events, psql \copy in csv) for one or more strata binaries, A/B interleaved, each
 # load on a fresh data directory. Modes: autocommit (as pgvs.py), block (inside
 # BEGIN ... COMMIT), unique (autocommit into a table with a unique secondary index),
-# and filled / filled-block: N/4 more events (other keys) into the table holding the
-# N events, autocommit or inside BEGIN ... COMMIT (only the second load is timed).
+# block-unique (that, inside BEGIN ... COMMIT), block-fk (inside BEGIN ... COMMIT,
+# events.user_id a foreign key to users), and filled / filled-block: N/4 more events
+# (other keys) into the table holding the N events, autocommit or inside
+# BEGIN ... COMMIT (only the second load is timed).
 # CPU is user+sys of the server from /proc/PID/stat (the steadier figure on the
 # shared machine).
 #
 # usage: bench/copy_load.sh [--rounds R] [--events N] [--modes LIST] BINARY [BINARY...]
 #   --rounds R     A/B rounds (default 2)
 #   --events N     events to load (default 1000000)
-#   --modes LIST   comma list of autocommit,block,unique,filled,filled-block (default
-#                  autocommit,block,unique)
+#   --modes LIST   comma list of autocommit,block,unique,block-unique,block-fk,filled,
+#                  filled-block (default autocommit,block,unique)
 # Example (numbers in docs/benchmarks.md):
 #   bench/copy_load.sh /tmp/strata_main build/release/server/strata
 set -uo pipefail
@@ -26,11 +28,11 @@ while [[ $# -gt 0 ]]; do
 	--rounds) rounds=$2; shift 2 ;;
 	--events) events=$2; shift 2 ;;
 	--modes) modes=$2; shift 2 ;;
-	-h | --help) sed -n '2,14p' "$0"; exit 0 ;;
+	-h | --help) sed -n '2,19p' "$0"; exit 0 ;;
 	*) bins+=("$1"); shift ;;
 	esac
 done
-[[ ${#bins[@]} -gt 0 ]] || { sed -n '2,14p' "$0"; exit 2; }
+[[ ${#bins[@]} -gt 0 ]] || { sed -n '2,19p' "$0"; exit 2; }
 work=$(mktemp -d)
 BENCH_LOG=$work/log
 . "$(dirname "$0")/lib.sh"
@@ -49,7 +51,8 @@ for ((r = 1; r <= rounds; r++)); do
 			rm -rf "$work/db"
 			bench_start "$work/db" "$b"
 			q -f "$rep/schema.sql" 2>/dev/null
-			[[ $mode = unique ]] && q -c "CREATE UNIQUE INDEX events_note_uq ON events (note, event_id)"
+			[[ $mode = *unique ]] && q -c "CREATE UNIQUE INDEX events_note_uq ON events (note, event_id)"
+			[[ $mode = block-fk ]] && q -c "ALTER TABLE events ADD FOREIGN KEY (user_id) REFERENCES users (id)"
 			if [[ $mode = filled* ]]; then
 				q -c "\\copy users FROM '$work/data/users.csv' WITH (FORMAT csv)"
 				q -c "\\copy events FROM '$work/data/events.csv' WITH (FORMAT csv)"
@@ -57,7 +60,7 @@ for ((r = 1; r <= rounds; r++)); do
 			c0=$(bench_cpu_secs)
 			t0=$(now)
 			case $mode in
-			block)
+			block | block-unique | block-fk)
 				q -c "BEGIN" -c "\\copy users FROM '$work/data/users.csv' WITH (FORMAT csv)" \
 					-c "\\copy events FROM '$work/data/events.csv' WITH (FORMAT csv)" -c "COMMIT" ;;
 			filled)
