@@ -253,6 +253,18 @@ static void add_cell(rscan *r, const kv_cell *c, bool new_row)
 	d->value.data = qv + c->qualifier.len;
 }
 
+struct chunk_fill {
+	rscan *r;
+	bool first; /* the next cell starts a row */
+};
+
+static void fill_cell(void *arg, const kv_cell *c)
+{
+	struct chunk_fill *cf = arg;
+	add_cell(cf->r, c, cf->first);
+	cf->first = false;
+}
+
 static void skip_row_cells(void *arg, const kv_cell *c)
 {
 	(void)arg;
@@ -342,8 +354,12 @@ static void next_chunk(rscan *r)
 		    !prepass(r, &so, &keys))
 			break;
 		kv_iter *it = scan_open(r->t, &so, &r->in);
-		for (; kv_iter_valid(it); kv_iter_next(it))
-			add_cell(r, kv_iter_cell(it), r->n == 0 || kv_iter_row_start(it));
+		/* Row by row: a plain forward scan hands out a row's cells
+		 * without the per-cell iterator step. */
+		struct chunk_fill cf = {r, false};
+		do
+			cf.first = true;
+		while (kv_iter_row(it, fill_cell, &cf));
 		kv_status st = kv_iter_status(it);
 		kv_iter_close(it);
 		if (st) {
@@ -455,6 +471,20 @@ void rscan_next(rscan *r)
 		return;
 	}
 	prev_row(r);
+}
+
+size_t rscan_row(rscan *r, kv_cell_fn fn, void *arg)
+{
+	if (r->ri == 0)
+		return 0;
+	/* The chunk's cells stay put until prev_row() reads the next chunk. */
+	size_t end = r->ri < r->nrows ? r->rows[r->ri] : r->n;
+	size_t i = r->rows[r->ri - 1] + r->ci;
+	size_t n = end - i;
+	for (; i < end; i++)
+		fn(arg, &r->cells[i]);
+	prev_row(r);
+	return n;
 }
 
 void rscan_next_row(rscan *r)
