@@ -10,9 +10,9 @@
 #   --script FILE  pgbench script (default /work/shared/bench/reporting/queries/r2_last_n.sql)
 #   --mode M       pgbench -M (default extended)
 #   --tx N         transactions per client per measurement (default 20000; 1000 with --callgrind),
-#                  after N/10 warm-up ones
+#                  after N/10 warm-up ones (at least 500 with --callgrind)
 #   --rounds R     A/B rounds (default 3; 1 with --callgrind)
-#   --clients C    pgbench clients (default 1)
+#   --clients C    pgbench clients (default 1); pgbench runs with --random-seed=1
 #   --data DIR     a data directory holding the reporting tables (bench/scan_cpu.sh --data DIR
 #                  loads one)
 # Example (numbers in docs/benchmarks.md):
@@ -67,13 +67,15 @@ start() {
 }
 stop() { kill "$pid"; wait "$pid" 2>/dev/null; pid=; }
 bench() { pgbench -n -h 127.0.0.1 -p "$port" -U postgres -M "$mode" -c "$clients" -j "$clients" \
-	-t "$1" -f "$script" postgres >"$work/pgbench.log" 2>&1 || { cat "$work/pgbench.log" >&2; exit 1; }; }
+	-t "$1" --random-seed=1 -f "$script" postgres >"$work/pgbench.log" 2>&1 || { cat "$work/pgbench.log" >&2; exit 1; }; }
 
 echo "# $(date -u '+%F %H:%M UTC'), $(nproc) cores, script: $script, -M $mode, $clients client(s), $tx tx each"
 for r in $(seq "$rounds"); do
 	for b in "${bins[@]}"; do
 		start "$b"
-		bench $((tx / 10 + 1))
+		warm=$((tx / 10 + 1))
+		[[ $cg = 1 && $warm -lt 500 ]] && warm=500 # every tenant's blocks cached
+		bench "$warm"
 		n=$((tx * clients))
 		if [[ $cg = 1 ]]; then
 			callgrind_control -i on "$pid" >/dev/null

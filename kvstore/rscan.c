@@ -235,22 +235,39 @@ static void add_cell(rscan *r, const kv_cell *c, bool new_row)
 	}
 	kv_cell *d = &r->cells[r->n++];
 	*d = *c;
-	/* Cells of one row share its row bytes, and its family's when equal;
-	 * qualifier and value take one allocation. */
-	const kv_cell *prev = new_row ? NULL : &r->cells[r->n - 2];
-	d->row.data = prev ? prev->row.data : util_arena_memdup_nz(r->chunk, c->row.data, c->row.len);
-	if (prev && prev->family.len == c->family.len &&
-	    !memcmp(prev->family.data, c->family.data, c->family.len))
+	/* Cells of one row share its row bytes, and consecutive cells their
+	 * family's when equal (across rows too); what is left takes one
+	 * allocation. */
+	const kv_cell *prev = r->n > 1 ? &r->cells[r->n - 2] : NULL;
+	bool own_row = new_row || !prev;
+	bool own_fam = !prev || prev->family.len != c->family.len ||
+		       memcmp(prev->family.data, c->family.data, c->family.len);
+	size_t len =
+	    c->qualifier.len + c->value.len + (own_row ? c->row.len : 0) + (own_fam ? c->family.len : 0);
+	uint8_t *p = util_arena_alloc(r->chunk, len ? len : 1);
+	if (own_row) {
+		if (c->row.len)
+			memcpy(p, c->row.data, c->row.len);
+		d->row.data = p;
+		p += c->row.len;
+	} else {
+		d->row.data = prev->row.data;
+	}
+	if (own_fam) {
+		if (c->family.len)
+			memcpy(p, c->family.data, c->family.len);
+		d->family.data = p;
+		p += c->family.len;
+	} else {
 		d->family.data = prev->family.data;
-	else
-		d->family.data = util_arena_memdup_nz(r->chunk, c->family.data, c->family.len);
-	uint8_t *qv = util_arena_alloc(r->chunk, c->qualifier.len + c->value.len + 1);
+	}
 	if (c->qualifier.len)
-		memcpy(qv, c->qualifier.data, c->qualifier.len);
+		memcpy(p, c->qualifier.data, c->qualifier.len);
+	d->qualifier.data = p;
+	p += c->qualifier.len;
 	if (c->value.len)
-		memcpy(qv + c->qualifier.len, c->value.data, c->value.len);
-	d->qualifier.data = qv;
-	d->value.data = qv + c->qualifier.len;
+		memcpy(p, c->value.data, c->value.len);
+	d->value.data = p;
 }
 
 struct chunk_fill {
