@@ -15,6 +15,8 @@
 #   --clients C    pgbench clients (default 1); pgbench runs with --random-seed=1
 #   --data DIR     a data directory holding the reporting tables (bench/scan_cpu.sh --data DIR
 #                  loads one)
+#   --pg PORT      also run the script against a PostgreSQL on PORT holding the same tables,
+#                  once per round before the binaries (tps only: its CPU is not measured)
 # Example (numbers in docs/benchmarks.md):
 #   bench/query_cpu.sh --data /tmp/x/data /tmp/x/main/strata build/release/server/strata
 set -uo pipefail
@@ -25,6 +27,7 @@ rounds=
 clients=1
 cg=0
 data=
+pg=
 bins=()
 while [[ $# -gt 0 ]]; do
 	case $1 in
@@ -35,11 +38,12 @@ while [[ $# -gt 0 ]]; do
 	--clients) clients=$2; shift 2 ;;
 	--callgrind) cg=1; shift ;;
 	--data) data=$2; shift 2 ;;
-	-h | --help) sed -n '2,19p' "$0"; exit 0 ;;
+	--pg) pg=$2; shift 2 ;;
+	-h | --help) sed -n '2,21p' "$0"; exit 0 ;;
 	*) bins+=("$1"); shift ;;
 	esac
 done
-[[ ${#bins[@]} -gt 0 && -d $data ]] || { sed -n '2,19p' "$0"; exit 2; }
+[[ ${#bins[@]} -gt 0 && -d $data ]] || { sed -n '2,21p' "$0"; exit 2; }
 [[ -n $tx ]] || { [[ $cg = 1 ]] && tx=1000 || tx=20000; }
 [[ -n $rounds ]] || { [[ $cg = 1 ]] && rounds=1 || rounds=3; }
 work=$(mktemp -d)
@@ -71,6 +75,12 @@ bench() { pgbench -n -h 127.0.0.1 -p "$port" -U postgres -M "$mode" -c "$clients
 
 echo "# $(date -u '+%F %H:%M UTC'), $(nproc) cores, script: $script, -M $mode, $clients client(s), $tx tx each"
 for r in $(seq "$rounds"); do
+	if [[ -n $pg && $cg = 0 ]]; then
+		port=$pg
+		bench $((tx / 10 + 1))
+		bench "$tx"
+		echo "postgresql:$pg: $(awk '/^tps/ {printf "%.0f", $3}' "$work/pgbench.log") tps, load $(cut -d' ' -f1-3 /proc/loadavg)"
+	fi
 	for b in "${bins[@]}"; do
 		start "$b"
 		warm=$((tx / 10 + 1))
