@@ -1700,6 +1700,8 @@ void sql_seq_options(sql_session *s, cat_sequence_info *sq, PgQuery__Node **opts
 /* Notices and warnings to the client (utility.c). */
 void sql_notice(sql_session *s, util_errcode code, const char *fmt, ...) UTIL_PRINTF(3, 4);
 void sql_warning(sql_session *s, util_errcode code, const char *fmt, ...) UTIL_PRINTF(3, 4);
+/* INFO (ANALYZE VERBOSE's report). */
+void sql_info(sql_session *s, util_errcode code, const char *fmt, ...) UTIL_PRINTF(3, 4);
 
 /* DDL helpers shared by the DDL files. */
 char *sql_deparse_select_expr(pnode *expr);
