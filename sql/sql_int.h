@@ -1084,6 +1084,9 @@ struct sql_cached_plan;
  * outcome is remembered on cp (see priv_ok) and reused while it holds. */
 sql_exec *sql_exec_new_cached(sql_session *s, struct sql_cached_plan *cp, util_arena *arena, ty_datum *params,
 			      int nparams);
+/* The privilege check (or its remembered outcome) and relation locks of
+ * sql_exec_new_cached, without the executor (exec_point.c). */
+void sql_exec_check_cached(sql_session *s, struct sql_cached_plan *cp);
 sql_op *sql_exec_node(sql_exec *ex, const sql_plan *p);
 sql_batch *sql_op_next(sql_op *op);
 void sql_op_rescan(sql_op *op);
@@ -1503,7 +1506,24 @@ typedef struct sql_cached_plan {
 	cat_oid priv_user;
 	int priv_nrels;
 	cat_oid *priv_rels; /* in arena */
+	/* A primary-key point select read without the executor
+	 * (exec_point.c): 0 not looked at yet, 1 it is one, -1 not. */
+	int8_t point_state;
+	struct sql_point *point; /* in arena, with point_state 1 */
 } sql_cached_plan;
+
+/* exec_point.c: a cached plan that is `SELECT columns FROM t WHERE pk =
+ * $n` (every key column; parameters or constants) run as one kv_get.
+ * sql_point_of gives its description, or NULL when the plan is not one or
+ * this execution must take the executor path (the transaction has writes
+ * or DDL, strata.read_as_of). sql_point_read checks privileges and takes
+ * the relation locks as sql_exec_new_cached, reads the row and returns its
+ * output columns (allocated in the current arena), or NULL if there is no
+ * such row. Errors are thrown (ty_error). */
+typedef struct sql_point sql_point;
+const sql_point *sql_point_of(sql_session *s, sql_cached_plan *cp);
+ty_datum *sql_point_read(sql_session *s, sql_cached_plan *cp, const sql_point *pt, const ty_datum *params,
+			 int nparams);
 
 struct sql_prepared {
 	int refs;
