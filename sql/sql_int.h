@@ -145,6 +145,7 @@ struct sql_session {
 	uint64_t guc_gen;            /* bumped whenever a setting's value changes (guc.c) */
 	util_map portals;            /* name -> sql_portal_s* */
 	util_arena *spare_portal_arena; /* a freed portal's arena, reset, for the next (session.c) */
+	int ncursors;                   /* portals that are cursors (DECLARE): none, no walk at commit */
 	bool ext_failed;             /* an error in an extended batch: skip to Sync */
 	/* Executes since the last Sync, and the last one's portal (name, tag,
 	 * whether it may be rerun): a READ COMMITTED write conflict at Sync's

@@ -194,7 +194,7 @@ void sql_stmt_end_txn(sql_session *s)
 	/* Usually no cursor is open: keep the map as it is (the rebuild below
 	 * cost an allocation per transaction). */
 	bool any = false;
-	while (!any && util_map_next(&s->portals, &pos, NULL, NULL, &v))
+	while (s->ncursors && !any && util_map_next(&s->portals, &pos, NULL, NULL, &v))
 		any = ((sql_portal_s *)v)->is_cursor && !((sql_portal_s *)v)->holdable;
 	if (!any) {
 		/* As below: no etcd reads here (a fresh read point and the
