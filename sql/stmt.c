@@ -146,6 +146,10 @@ static void refresh_cat_at(sql_session *s, bool remote, kv_ts read_ts)
 		util_err_clear(&ce);
 		if (remote && cat_refresh(s->e->cat, read_ts, &ce) != 0)
 			util_warn("could not refresh the catalog: %s", ce.message);
+		/* Usually the session holds the current snapshot already: no
+		 * lock, and no reference count bounced between cores. */
+		if (s->cat && cat_is_current(s->e->cat, s->cat))
+			return;
 		cs = cat_current(s->e->cat);
 	}
 	if (s->cat)
