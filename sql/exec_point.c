@@ -45,7 +45,8 @@ static bool plain_value(const sql_expr *e, ty_oid type)
 static sql_point *build(sql_cached_plan *cp)
 {
 	const sql_planned *pl = cp->planned;
-	if (pl->cmd != SQL_CMD_SELECT || !pl->returns_rows || pl->nctes || pl->nexec_params || !pl->plan)
+	if (pl->cmd != SQL_CMD_SELECT || !pl->returns_rows || pl->nctes || pl->nexec_params ||
+	    pl->lock_strength || !pl->plan)
 		return NULL;
 	const sql_plan *pj = pl->plan;
 	if (pj->kind != SQL_P_PROJECT || pj->qual || !pj->left || pj->right || pj->ncols != pl->desc.ncols)
