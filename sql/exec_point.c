@@ -123,10 +123,8 @@ const sql_point *sql_point_of(sql_session *s, sql_cached_plan *cp)
 	return cp->point;
 }
 
-ty_datum *sql_point_read(sql_session *s, sql_cached_plan *cp, const sql_point *pt, const ty_datum *params,
-			 int nparams)
+ty_datum *sql_point_read(sql_session *s, const sql_point *pt, const ty_datum *params, int nparams)
 {
-	sql_exec_check_cached(s, cp);
 	ty_check_interrupts();
 	const cat_rel *r = &pt->rel->rel;
 	sql_txn *t = s->txn;

@@ -1517,14 +1517,13 @@ typedef struct sql_cached_plan {
  * $n` (every key column; parameters or constants) run as one kv_get.
  * sql_point_of gives its description, or NULL when the plan is not one or
  * this execution must take the executor path (the transaction has writes
- * or DDL, strata.read_as_of). sql_point_read checks privileges and takes
- * the relation locks as sql_exec_new_cached, reads the row and returns its
+ * or DDL, strata.read_as_of). sql_point_read reads the row and returns its
  * output columns (allocated in the current arena), or NULL if there is no
- * such row. Errors are thrown (ty_error). */
+ * such row; the caller has checked privileges and taken the relation locks
+ * (sql_exec_check_cached). Errors are thrown (ty_error). */
 typedef struct sql_point sql_point;
 const sql_point *sql_point_of(sql_session *s, sql_cached_plan *cp);
-ty_datum *sql_point_read(sql_session *s, sql_cached_plan *cp, const sql_point *pt, const ty_datum *params,
-			 int nparams);
+ty_datum *sql_point_read(sql_session *s, const sql_point *pt, const ty_datum *params, int nparams);
 
 struct sql_prepared {
 	int refs;

@@ -659,6 +659,9 @@ static void run_point(sql_session *s, sql_portal_s *po, const sql_point *pt, sql
 		      sql_complete *c)
 {
 	sql_planned *pl = po->cp->planned;
+	/* Privileges and relation locks first, as the executor's path: no
+	 * RowDescription before a permission error. */
+	sql_exec_check_cached(s, po->cp);
 	util_arena *old = ty_set_arena(po->arena);
 	po->formats = portal_formats(po, pl->desc.ncols);
 	ty_set_arena(old);
@@ -668,7 +671,7 @@ static void run_point(sql_session *s, sql_portal_s *po, const sql_point *pt, sql
 		dest->startup(dest->arg, &d);
 	}
 	old = ty_set_arena(po->arena);
-	ty_datum *row = sql_point_read(s, po->cp, pt, po->params, po->nparams);
+	ty_datum *row = sql_point_read(s, pt, po->params, po->nparams);
 	if (row) {
 		util_buf *rb = &s->rowbuf;
 		sql_format_row(s, row, pl->desc.ncols, pl->plan->types, po->formats, rb);
