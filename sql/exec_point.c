@@ -4,8 +4,9 @@
  * WHERE aid = $1`) run without the executor: the key encoded from the
  * parameters, one kv_get, the cells decoded straight into the output
  * columns. The executor path (exec_scan.c: scan_open, the key-range build,
- * a scan operator and a projection with their batches and arenas) did the
- * same work with about a fifth more instructions per execution.
+ * a scan operator and a projection with their batches and arenas) cost
+ * about 5,500 more instructions per execution, a fifth of a pgbench -S
+ * transaction.
  *
  * Only plans whose result cannot differ from the executor's qualify: a
  * projection of plain columns over a point scan with no other condition,
