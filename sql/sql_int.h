@@ -1376,6 +1376,7 @@ struct sql_txn {
 	char **drop_on_abort;     /* storages created by this txn */
 	int nabort;
 	struct sql_savepoint *savepoints; /* innermost first */
+	struct sql_sp_arenas *sp_kept; /* arenas of released savepoints' writes (txn_savepoint.c) */
 	struct sql_undo *undo;    /* row states before changes, while savepoints exist */
 	kv_batch *bulk;           /* autocommit COPY: rows written straight into the commit batch */
 	struct sql_fk_txn *fk;    /* deferred foreign-key checks, SET CONSTRAINTS (fk.c) */
@@ -1398,6 +1399,15 @@ struct sql_txn {
 
 /* Savepoints (txn_savepoint.c): called before a row write is applied. */
 void sql_txn_undo_record(sql_txn *t, sql_wrow *w, bool created);
+/* Where the write buffer's rows and values go: the innermost savepoint's
+ * own arena (given back by ROLLBACK TO), else the transaction's. */
+util_arena *sql_txn_write_arena(sql_txn *t);
+/* Frees the savepoints' arenas; before the transaction's arena. */
+void sql_savepoints_free(sql_txn *t);
+/* Unlinks the table's rows marked dead (those created after a savepoint
+ * rolled back to: the tail of its write list) from the write buffer; they
+ * are freed with their savepoint's arena. */
+void sql_txn_forget_dead(sql_txn *t, cat_oid table);
 /* The row's first change (by the current statement) was based on the
  * version read at ts, not at the statement's snapshot (EvalPlanQual on a
  * shared store). */
@@ -1720,6 +1730,8 @@ void sql_seq_options(sql_session *s, cat_sequence_info *sq, PgQuery__Node **opts
 /* Notices and warnings to the client (utility.c). */
 void sql_notice(sql_session *s, util_errcode code, const char *fmt, ...) UTIL_PRINTF(3, 4);
 void sql_warning(sql_session *s, util_errcode code, const char *fmt, ...) UTIL_PRINTF(3, 4);
+/* INFO (ANALYZE VERBOSE's report). */
+void sql_info(sql_session *s, util_errcode code, const char *fmt, ...) UTIL_PRINTF(3, 4);
 
 /* DDL helpers shared by the DDL files. */
 char *sql_deparse_select_expr(pnode *expr);

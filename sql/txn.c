@@ -188,20 +188,21 @@ static void hold_kv(sql_txn *t, kv_table *kv)
 static sql_wrow *new_wrow(sql_txn *t, const cat_obj *rel, kv_table *kv, const uint8_t *key, size_t klen)
 {
 	hold_kv(t, kv);
-	sql_wrow *w = util_arena_zalloc(t->arena, sizeof *w);
+	util_arena *a = sql_txn_write_arena(t);
+	sql_wrow *w = util_arena_zalloc(a, sizeof *w);
 	int ncols = rel->rel.ncols;
 	w->table = rel->oid;
 	w->kv = kv;
 	/* The map key (table oid ++ row key) doubles as the row key's storage. */
-	uint8_t *mk = util_arena_alloc(t->arena, klen + 4);
-	if (!mk)
+	uint8_t *mk = util_arena_alloc(a, klen + 4);
+	if (!w || !mk)
 		ty_error(UTIL_E_OUT_OF_MEMORY, "out of memory");
 	wkey(rel->oid, key, klen, mk, klen + 4);
 	w->key = mk + 4;
 	w->keylen = klen;
 	w->ncols = ncols;
-	w->cols = util_arena_zalloc(t->arena, sizeof(ty_datum) * (size_t)(ncols ? ncols : 1));
-	w->set = util_arena_zalloc(t->arena, sizeof(bool) * (size_t)(ncols ? ncols : 1));
+	w->cols = util_arena_zalloc(a, sizeof(ty_datum) * (size_t)(ncols ? ncols : 1));
+	w->set = util_arena_zalloc(a, sizeof(bool) * (size_t)(ncols ? ncols : 1));
 	if (!w->key || !w->cols || !w->set)
 		ty_error(UTIL_E_OUT_OF_MEMORY, "out of memory");
 	for (int i = 0; i < ncols; i++)
@@ -230,12 +231,13 @@ static void save_prev(sql_txn *t, sql_wrow *w)
 {
 	if (w->cid == t->cid)
 		return;
-	sql_wrow *p = util_arena_alloc(t->arena, sizeof *p);
+	util_arena *a = sql_txn_write_arena(t);
+	sql_wrow *p = util_arena_alloc(a, sizeof *p);
 	if (!p)
 		ty_error(UTIL_E_OUT_OF_MEMORY, "out of memory");
 	*p = *w;
-	p->cols = util_arena_memdup(t->arena, w->cols, sizeof(ty_datum) * (size_t)(w->ncols ? w->ncols : 1));
-	p->set = util_arena_memdup(t->arena, w->set, sizeof(bool) * (size_t)(w->ncols ? w->ncols : 1));
+	p->cols = util_arena_memdup(a, w->cols, sizeof(ty_datum) * (size_t)(w->ncols ? w->ncols : 1));
+	p->set = util_arena_memdup(a, w->set, sizeof(bool) * (size_t)(w->ncols ? w->ncols : 1));
 	p->prev = NULL;
 	w->prev = p;
 	w->cid = t->cid;
@@ -243,7 +245,7 @@ static void save_prev(sql_txn *t, sql_wrow *w)
 
 static void copy_vals(sql_txn *t, const cat_rel *r, sql_wrow *w, const ty_datum *vals, const bool *set)
 {
-	util_arena *old = ty_set_arena(t->arena);
+	util_arena *old = ty_set_arena(sql_txn_write_arena(t));
 	for (int i = 0; i < w->ncols; i++) {
 		if (set && !set[i])
 			continue;
@@ -450,6 +452,32 @@ sql_wrow **sql_txn_table_writes(sql_txn *t, cat_oid table, util_arena *arena, in
 	qsort(list, (size_t)k, sizeof *list, cmp_wrow);
 	*n = k;
 	return list;
+}
+
+void sql_txn_forget_dead(sql_txn *t, cat_oid table)
+{
+	table_writes *tw = util_map_get_u64(&t->tables, table);
+	if (!tw)
+		return;
+	/* Rows are appended as they are created, so those created after the
+	 * savepoint are the tail of the list. */
+	sql_wrow *last = NULL;
+	size_t n = 0;
+	for (sql_wrow *w = tw->head; w && !w->dead; w = w->next_in_table) {
+		last = w;
+		n++;
+	}
+	for (sql_wrow *w = last ? last->next_in_table : tw->head; w; w = w->next_in_table) {
+		UTIL_ASSERT(w->dead, "a live row after the dead ones in a table's writes");
+		util_map_del(&t->writes, w->key - 4, w->keylen + 4);
+		t->nwrites--;
+	}
+	if (last)
+		last->next_in_table = NULL;
+	else
+		tw->head = NULL;
+	tw->tail = last;
+	tw->n = n;
 }
 
 void sql_txn_table_reshape(sql_txn *t, cat_oid table, int ncols, bool forget)
@@ -697,6 +725,7 @@ static void txn_free(sql_txn *t)
 	free(t->kvrefs);
 	util_map_free(&t->writes);
 	util_map_free(&t->tables);
+	sql_savepoints_free(t);
 	util_arena_destroy(t->arena);
 }
 
