@@ -147,6 +147,7 @@ struct sql_session {
 	uint64_t guc_gen;            /* bumped whenever a setting's value changes (guc.c) */
 	util_map portals;            /* name -> sql_portal_s* */
 	util_arena *spare_portal_arena; /* a freed portal's arena, reset, for the next (session.c) */
+	int ncursors;                   /* portals that are cursors (DECLARE): none, no walk at commit */
 	bool ext_failed;             /* an error in an extended batch: skip to Sync */
 	/* Executes since the last Sync, and the last one's portal (name, tag,
 	 * whether it may be rerun): a READ COMMITTED write conflict at Sync's
@@ -1086,6 +1087,9 @@ struct sql_cached_plan;
  * outcome is remembered on cp (see priv_ok) and reused while it holds. */
 sql_exec *sql_exec_new_cached(sql_session *s, struct sql_cached_plan *cp, util_arena *arena, ty_datum *params,
 			      int nparams);
+/* The privilege check (or its remembered outcome) and relation locks of
+ * sql_exec_new_cached, without the executor (exec_point.c). */
+void sql_exec_check_cached(sql_session *s, struct sql_cached_plan *cp);
 sql_op *sql_exec_node(sql_exec *ex, const sql_plan *p);
 sql_batch *sql_op_next(sql_op *op);
 void sql_op_rescan(sql_op *op);
@@ -1560,7 +1564,23 @@ typedef struct sql_cached_plan {
 	cat_oid priv_user;
 	int priv_nrels;
 	cat_oid *priv_rels; /* in arena */
+	/* A primary-key point select read without the executor
+	 * (exec_point.c): 0 not looked at yet, 1 it is one, -1 not. */
+	int8_t point_state;
+	struct sql_point *point; /* in arena, with point_state 1 */
 } sql_cached_plan;
+
+/* exec_point.c: a cached plan that is `SELECT columns FROM t WHERE pk =
+ * $n` (every key column; parameters or constants) run as one kv_get.
+ * sql_point_of gives its description, or NULL when the plan is not one or
+ * this execution must take the executor path (the transaction has writes
+ * or DDL, strata.read_as_of). sql_point_read reads the row and returns its
+ * output columns (allocated in the current arena), or NULL if there is no
+ * such row; the caller has checked privileges and taken the relation locks
+ * (sql_exec_check_cached). Errors are thrown (ty_error). */
+typedef struct sql_point sql_point;
+const sql_point *sql_point_of(sql_session *s, sql_cached_plan *cp);
+ty_datum *sql_point_read(sql_session *s, const sql_point *pt, const ty_datum *params, int nparams);
 
 struct sql_prepared {
 	int refs;
