@@ -13,7 +13,10 @@
  * bytes the entry has in common with the entry before it (0 when unknown, and
  * after every seek): sorted files give their blocks' prefix-compression
  * counts, so a scan can tell that a cell is in the same row without
- * comparing the row.
+ * comparing the row. Sorted files (and chains of them) also keep an entry's
+ * own key bytes where the block stores them: when shared is not 0, key bytes
+ * [shared, klen) are also at val - (klen - shared), memory the move did not
+ * write (the scan's fast path copies a new row from there, scan.c advance_fast).
  */
 #ifndef STRATA_KV_ITER_H
 #define STRATA_KV_ITER_H

@@ -741,7 +741,11 @@ static inline int fast_step(kv_iter *it, const kv_src *s)
 		return -1;
 	size_t sh = s->shared, kl = s->klen;
 	if (sh < 2 + it->row.len) {
-		if (!fast_same_row(it, s->key))
+		/* A count that is not 0 is the exact common prefix with the
+		 * entry before, which was in this row: it ends inside the row's
+		 * bytes, so this is another row (no compare). 0 (a restart
+		 * point, a block start) says nothing. */
+		if (sh || !fast_same_row(it, s->key))
 			return -1;
 		return fast_take_in_row(it, s, false) ? 1 : 0;
 	}
@@ -803,7 +807,16 @@ static void advance_fast(kv_iter *it)
 				it->done = true;
 				return;
 			}
-			buf_set(&it->row, k + 2, rl);
+			size_t sh = s->shared;
+			if (sh >= 2 && sh < 2 + rl && it->row.len == rl) {
+				/* The entry before was in it->row and shares its
+				 * first sh - 2 bytes (and the row length): copy only
+				 * the rest, from the entry's own bytes (iter.h). */
+				blk_copy((uint8_t *)it->row.data + (sh - 2), s->val - (s->klen - sh),
+					 2 + rl - sh);
+			} else {
+				buf_set(&it->row, k + 2, rl);
+			}
 			it->in_row = true;
 			it->row_counted = false;
 			it->row_cells = 0;

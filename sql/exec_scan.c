@@ -441,7 +441,34 @@ typedef struct row_build {
 	rb_raw *raw;          /* with early */
 	int8_t rest_key_cols; /* as key_cols, for rest */
 	int8_t key_cols_all;  /* as key_cols, for needed (the key moved out of raw) */
+	/* rb_start_filtered: clean_out is NULL in every column but those in
+	 * dirty (bit i: column i; all bits: unknown), so that a slot reused
+	 * after the filter dropped its row is reset column by column only
+	 * where the row set one (r8 sets 1 of 7). Nothing else may write a
+	 * clean_out slot (callers clear clean_out when something does). */
+	ty_datum *clean_out;
+	uint64_t dirty;
 } row_build;
+
+static inline void rb_dirty(row_build *rb, int col)
+{
+	rb->dirty |= col < 64 ? (uint64_t)1 << col : ~(uint64_t)0;
+}
+
+/* Sets the row's columns to NULL: only the dirty ones of a clean slot. */
+static void rb_reset_cols(row_build *rb)
+{
+	int n = rb->rel->ncols;
+	if (rb->out == rb->clean_out && rb->dirty != ~(uint64_t)0) {
+		for (uint64_t d = rb->dirty; d; d &= d - 1)
+			rb->out[__builtin_ctzll(d)] = ty_null();
+	} else {
+		for (int i = 0; i < n; i++)
+			rb->out[i] = ty_null();
+	}
+	rb->clean_out = rb->out;
+	rb->dirty = 0;
+}
 
 /* Starts a row whose key is given (interleaved rows: not the kv row). */
 static void rb_start_key(row_build *rb, const uint8_t *key, size_t klen)
@@ -472,6 +499,7 @@ static void rb_ilv_cell(row_build *rb, const uint8_t *q, size_t ql, const kv_cel
 	int col = rb->map->idx[id];
 	if (rb->needed && !rb->needed[col])
 		return;
+	rb_dirty(rb, col);
 	rb->out[col] = sql_value_decode_t(rb->map->types[col], rb->rel->cols[col].type,
 					  (const uint8_t *)c->value.data, c->value.len);
 }
@@ -497,8 +525,7 @@ static void rb_start_filtered(row_build *rb, const kv_cell *c)
 		return;
 	}
 	const cat_rel *r = rb->rel;
-	for (int i = 0; i < r->ncols; i++)
-		rb->out[i] = ty_null();
+	rb_reset_cols(rb);
 	memcpy(rb->raw->key, c->row.data, c->row.len);
 	rb->out[r->ncols] = ty_bytes(rb->raw->key, c->row.len);
 	rb->raw->key_here = true;
@@ -533,6 +560,7 @@ static void rb_cell(row_build *rb, const kv_cell *c)
 		}
 		/* no room: decode it now (same result, only not deferred) */
 	}
+	rb_dirty(rb, col);
 	rb->out[col] = sql_value_decode_t(rb->map->types[col], rb->rel->cols[col].type,
 					  (const uint8_t *)c->value.data, c->value.len);
 }
@@ -552,8 +580,10 @@ static void rb_key_cols(row_build *rb, const bool *mask, int8_t *kc)
 			if (!mask || mask[r->pk[i] - 1])
 				*kc = 1;
 	}
-	if (*kc > 0)
+	if (*kc > 0) {
 		sql_key_decode_needed(r, rb->out[r->ncols].p, rb->out[r->ncols].len, mask, rb->out);
+		rb->dirty = ~(uint64_t)0;
+	}
 }
 
 /* Ends the cells pass: the key columns too (only the early ones with early). */
@@ -569,6 +599,7 @@ static void rb_rest(row_build *rb)
 {
 	if (!rb->early)
 		return;
+	rb->dirty = ~(uint64_t)0;
 	rb_raw *raw = rb->raw;
 	for (int i = 0; i < raw->n; i++) {
 		int col = raw->col[i];
@@ -1272,6 +1303,8 @@ static sql_batch *scan_next(sql_op *op)
 			}
 			ty_datum *row = sql_batch_row(b, b->n);
 			rb.out = row;
+			if (st->has_writes)
+				rb.clean_out = NULL; /* emit_writes_before, overlay write rows too */
 			rb_start_filtered(&rb, c);
 			const uint8_t *rk = row[st->rel->ncols].p;
 			size_t rkl = row[st->rel->ncols].len;

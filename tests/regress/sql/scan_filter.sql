@@ -33,6 +33,10 @@ SELECT b, c, d FROM sf_t WHERE d > 9000 OR b BETWEEN 13 AND 15 ORDER BY b;
 SELECT b, c, e FROM sf_t WHERE c LIKE 'c1%' AND b < 20 ORDER BY b;
 ROLLBACK;
 SELECT a, b, c FROM sf_t WHERE c LIKE 'zz%' OR b = 14 ORDER BY a, b;
+-- a row slot reused after rows the filter dropped: only the columns those
+-- rows set are reset, and a later row's NULL must not show a dropped value
+SELECT b, c, d FROM sf_t WHERE (c IS NULL OR c LIKE '%99%') AND b < 120 ORDER BY b;
+SELECT count(*), count(c), sum(d) FROM sf_t WHERE c IS NULL OR c = 'c1' OR c LIKE '%7';
 -- values too large to keep aside, and rows with many cells
 CREATE TABLE sf_big (k int PRIMARY KEY, f int, big text, t text);
 INSERT INTO sf_big SELECT i, i % 4, repeat(chr(97 + i % 26), 1500 + i * 100), 't' || i
