@@ -51,6 +51,7 @@ void kv_batch_clear(kv_batch *b)
 		stage_free(b->s, b->stage);
 	b->stage = NULL;
 	b->nspilled = b->spilled_bytes = 0;
+	b->sorted = false;
 	b->s = NULL;
 	b->spill_at = 0;
 	util_buf_reset(&b->data);
@@ -60,6 +61,12 @@ void kv_batch_clear(kv_batch *b)
 	b->lastfam = 0;
 	b->bad = KV_OK;
 	b->badmsg[0] = 0;
+}
+
+void kv_batch_sorted(kv_batch *b)
+{
+	if (b->n == 0 && !b->stage)
+		b->sorted = true;
 }
 
 size_t kv_batch_count(const kv_batch *b)
@@ -162,6 +169,16 @@ static void add_mut(kv_batch *b, kv_table *t, uint8_t type, const void *row, siz
 	if (fi < 0) {
 		batch_mark_bad(b, KV_TOO_LARGE, "too many families in one batch");
 		return;
+	}
+	if (b->sorted && b->n == 0 && type == KV_PUT && !t->s->etcd) {
+		bool taken;
+		kv_status st = stage_stream_put(b, t, fi, row, rlen, qual, qlen, ts, val, vlen, &taken);
+		if (st) {
+			batch_mark_bad(b, st, "writing a sorted run: %s", kv_errmsg());
+			return;
+		}
+		if (taken)
+			return;
 	}
 	if (b->n == b->cap) {
 		b->cap = b->cap ? 2 * b->cap : 16;

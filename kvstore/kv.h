@@ -227,6 +227,14 @@ void kv_batch_free(kv_batch *b);
 void kv_batch_clear(kv_batch *b);
 size_t kv_batch_count(const kv_batch *b);     /* mutations (spilled ones included) */
 size_t kv_batch_byte_size(const kv_batch *b); /* approximate, spilled bytes included */
+/* Declares that the puts to come arrive in ascending cell order (one
+ * table and family, keys ascending, a row's qualifiers ascending): while
+ * they do, each goes straight into a sorted run file (no buffer, no sort);
+ * the first put out of order, delete or other table ends the run and the
+ * batch goes on as usual. A batch that streamed is committed as a large
+ * commit (sorted files, as after a spill). Call on an empty batch;
+ * kv_batch_clear() ends it. */
+void kv_batch_sorted(kv_batch *b);
 
 /* ts = KV_TS_LATEST: the commit timestamp. An explicit ts (backfills,
  * tests, reserve_ts protocols) is kept as given. */

@@ -162,6 +162,12 @@ void stage_free(kv_store *s, bstage *st)
 			unlink_file(s, st->f[i].number);
 		sst_props_free(&st->f[i].props);
 	}
+	if (st->sw) {
+		sst_writer_abandon(st->sw);
+		unlink_file(s, st->scur.number);
+	}
+	util_buf_free(&st->skey);
+	util_buf_free(&st->slast);
 	free(st->f);
 	free(st->sents);
 	free(st);
@@ -217,18 +223,18 @@ static bool add_entries(kv_batch *b, uint32_t i, sent **e, size_t *n, size_t *ca
 	return true;
 }
 
-static kv_status open_run(kv_store *s, kv_batch *b, const sent *e, int run, stfile *f, sst_writer **w)
+static kv_status open_file(kv_store *s, kv_table *t, const char *fam, bool gts, int run, stfile *f,
+			   sst_writer **w)
 {
-	const kv_mut *m = &b->m[e->mi];
 	memset(f, 0, sizeof(*f));
-	f->t = m->t;
-	f->tid = m->t->id;
-	snprintf(f->fam, sizeof(f->fam), "%s", b->fams[e->fam]);
-	f->gts = e->gts;
+	f->t = t;
+	f->tid = t->id;
+	snprintf(f->fam, sizeof(f->fam), "%s", fam);
+	f->gts = gts;
 	f->run = run;
 	kv_family_opts fo;
-	if (!family_opts(m->t, f->fam, &fo))
-		return kv_fail(KV_NOT_FOUND, "kv table %s has no family %s", m->t->name, f->fam);
+	if (!family_opts(t, f->fam, &fo))
+		return kv_fail(KV_NOT_FOUND, "kv table %s has no family %s", t->name, f->fam);
 	/* Runs are usually merged again at commit: compress them cheaply. */
 	if (fo.compression_level > 1)
 		fo.compression_level = 1;
@@ -240,6 +246,11 @@ static kv_status open_run(kv_store *s, kv_batch *b, const sent *e, int run, stfi
 	if (st)
 		f->number = 0;
 	return st;
+}
+
+static kv_status open_run(kv_store *s, kv_batch *b, const sent *e, int run, stfile *f, sst_writer **w)
+{
+	return open_file(s, b->m[e->mi].t, b->fams[e->fam], e->gts, run, f, w);
 }
 
 /* Writes the sorted entries as run files (appended to the stage). */
@@ -304,8 +315,83 @@ static kv_status write_runs(kv_store *s, kv_batch *b, const sent *e, size_t n, b
 	return st;
 }
 
+/* ---------------------------------------------------------------- streaming ordered puts */
+
+/* Finishes the streamed run (it joins the stage's files) and ends streaming. */
+static kv_status stream_end(kv_batch *b)
+{
+	b->sorted = false;
+	bstage *stg = b->stage;
+	if (!stg || !stg->sw)
+		return KV_OK;
+	kv_status st = sst_writer_finish(stg->sw, &stg->scur.props);
+	stg->sw = NULL;
+	add_file(stg, &stg->scur); /* even on failure: stage_free unlinks it */
+	return st;
+}
+
+kv_status stage_stream_put(kv_batch *b, kv_table *t, int fi, const void *row, size_t rlen, const void *qual,
+			   size_t qlen, kv_ts ts, const void *val, size_t vlen, bool *taken)
+{
+	*taken = false;
+	const char *fam = b->fams[fi];
+	size_t fl = strlen(fam);
+	bool gts = ts == KV_TS_LATEST;
+	bstage *stg = b->stage;
+	if (stg && stg->sw) {
+		util_buf *k = &stg->skey;
+		util_buf_reset(k);
+		util_buf_reserve(k, ikey_size(rlen, fl, qlen));
+		k->len =
+		    ikey_encode((uint8_t *)k->data, row, rlen, fam, fl, qual, qlen, gts ? 0 : ts, KV_PUT);
+		/* Strictly after the last cell: an identical cell must stay a
+		 * later mutation (it wins) and goes through the buffer. */
+		if (t != stg->scur.t || gts != stg->scur.gts || strcmp(fam, stg->scur.fam) ||
+		    ikey_cmp((const uint8_t *)stg->slast.data, stg->slast.len, (const uint8_t *)k->data,
+			     k->len) >= 0)
+			return stream_end(b);
+	} else {
+		if (stg && stg->n) {
+			b->sorted = false; /* a run ended: the rest is buffered */
+			return KV_OK;
+		}
+		kv_family_opts fo;
+		if (!family_opts(t, fam, &fo)) {
+			b->sorted = false; /* the buffered path reports it */
+			return KV_OK;
+		}
+		if (!stg)
+			stg = b->stage = util_xcalloc(1, sizeof(bstage));
+		kv_status st = open_file(b->s, t, fam, gts, stg->runs, &stg->scur, &stg->sw);
+		if (st) {
+			stg->sw = NULL;
+			return st;
+		}
+		stg->runs++;
+		util_buf_reset(&stg->skey);
+		util_buf_reserve(&stg->skey, ikey_size(rlen, fl, qlen));
+		stg->skey.len = ikey_encode((uint8_t *)stg->skey.data, row, rlen, fam, fl, qual, qlen,
+					    gts ? 0 : ts, KV_PUT);
+	}
+	kv_status st = sst_writer_add(stg->sw, (const uint8_t *)stg->skey.data, stg->skey.len, val, vlen);
+	if (st)
+		return st;
+	util_buf tmp = stg->slast;
+	stg->slast = stg->skey;
+	stg->skey = tmp;
+	b->nspilled++;
+	b->spilled_bytes += rlen + qlen + vlen + sizeof(kv_mut);
+	*taken = true;
+	return KV_OK;
+}
+
 kv_status stage_spill(kv_batch *b)
 {
+	if (b->sorted) {
+		kv_status es = stream_end(b);
+		if (es)
+			return es;
+	}
 	if (!b->s || b->n == 0)
 		return KV_OK;
 	kv_store *s = b->s;

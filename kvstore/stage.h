@@ -32,6 +32,11 @@ struct bstage {
 	 * spills every 64 MiB, and fresh memory each time cost page faults. */
 	void *sents;
 	size_t sents_cap;
+	/* The run being streamed (kv_batch_sorted): open writer, its file,
+	 * and the last key written (order check). */
+	sst_writer *sw;
+	stfile scur;
+	util_buf skey, slast;
 };
 
 /* Merges the runs of each (table, family, kind) into one file with the

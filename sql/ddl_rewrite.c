@@ -257,6 +257,8 @@ static void write_new_row(rw_state *st, const ty_datum *vals)
 	}
 	if (!st->batch)
 		st->batch = kv_batch_new();
+	if (!st->unordered && kv_batch_count(st->batch) == 0)
+		kv_batch_sorted(st->batch); /* ascending: cells go straight to a sorted file */
 	/* Cells in key order (the sentinel's empty qualifier first): a batch
 	 * of ascending rows is then one sorted run and needs no sort. */
 	kv_batch_put(st->batch, st->dst, k, kl, SQL_FAMILY, "", 0, st->ts, "", 0);

@@ -1,0 +1,249 @@
+/*
+ * sorted_test.c — batches declared sorted (kv_batch_sorted): ascending puts
+ * go straight into one sorted run file; the first put out of order, an
+ * identical cell, a delete, another family or another kind ends the run and
+ * the rest is buffered as usual, with later mutations still winning; clear
+ * and free leave no file behind; a reopen reads what was committed.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kv.h"
+#include "kvt_util.h"
+
+static const char *const FAMS2[] = {"d", "e"};
+
+/* A big spill size: only the stream can write files before the commit. */
+static kv_store *open_big(const char *dir)
+{
+	kv_store_opts o;
+	kv_store_opts_default(&o);
+	o.durability = KV_SYNC_NONE;
+	o.batch_spill_bytes = 64 << 20;
+	o.block_cache_bytes = 1 << 20;
+	o.compaction_threads = -1;
+	kv_store *s = NULL;
+	assert_int_equal(kv_store_open(dir, &o, &s), KV_OK);
+	return s;
+}
+
+static int count_ssts(const char *dir)
+{
+	DIR *d = opendir(dir);
+	int n = 0;
+	struct dirent *e;
+	while ((e = readdir(d)))
+		n += strstr(e->d_name, ".sst") != NULL;
+	closedir(d);
+	return n;
+}
+
+static kv_table_stats stats(kv_table *t)
+{
+	kv_table_stats ts;
+	assert_int_equal(kv_table_get_stats(t, &ts), KV_OK);
+	return ts;
+}
+
+static size_t scan_count(kv_table *t)
+{
+	kv_scan_opts o = {0};
+	kv_iter *it = kv_scan(t, &o);
+	size_t n = 0;
+	for (; kv_iter_valid(it); kv_iter_next(it))
+		n++;
+	assert_int_equal(kv_iter_status(it), KV_OK);
+	kv_iter_close(it);
+	return n;
+}
+
+static void rowkey(char *b, int i)
+{
+	snprintf(b, 16, "r%05d", i);
+}
+
+static void put(kv_batch *b, kv_table *t, int i, const char *fam, const char *q, kv_ts ts, const char *v)
+{
+	char r[16];
+	rowkey(r, i);
+	kv_batch_put(b, t, r, strlen(r), fam, q, strlen(q), ts, v, strlen(v));
+}
+
+static void expect(kv_table *t, int i, const char *fam, const char *q, kv_ts read_ts, const char *want)
+{
+	char r[16], buf[64];
+	rowkey(r, i);
+	bool found = kvt_get(t, r, fam, q, read_ts, buf, sizeof(buf));
+	if (!want) {
+		assert_false(found);
+		return;
+	}
+	assert_true(found);
+	assert_string_equal(buf, want);
+}
+
+/* All ascending: one file written while the puts come, none in memory. */
+static void test_stream_all_ascending(void **state)
+{
+	char *dir = kvt_tmpdir("sorted");
+	kv_store *s = open_big(dir);
+	kv_table *t = kvt_table(s, "t", 2, FAMS2);
+	kv_batch *b = kv_batch_new();
+	kv_batch_sorted(b);
+	const int N = 5000;
+	char v[32];
+	for (int i = 0; i < N; i++) {
+		snprintf(v, sizeof(v), "v%d", i);
+		put(b, t, i, "d", "", 20, "");
+		put(b, t, i, "d", "a", 20, v);
+		put(b, t, i, "d", "b", 20, "x");
+		if (i == N / 2)
+			assert_int_equal(count_ssts(dir), 1); /* the run, before any commit */
+	}
+	assert_int_equal(kv_batch_count(b), (size_t)(3 * N));
+	assert_true(kv_batch_byte_size(b) > 0);
+	kv_write_opts wo = {.no_sync = true, .ingest = true};
+	assert_int_equal(kv_commit(s, b, &wo, NULL), KV_OK);
+	assert_int_equal(kv_batch_count(b), 0);
+	assert_int_equal(stats(t).file_count, 1);
+	assert_int_equal(count_ssts(dir), 1);
+	assert_int_equal(scan_count(t), (size_t)(3 * N));
+	expect(t, 0, "d", "a", 20, "v0");
+	expect(t, N - 1, "d", "a", 20, "v4999");
+	expect(t, 1234, "d", "b", 19, NULL); /* its own timestamp kept */
+	assert_int_equal(kv_store_verify(s, NULL, NULL), KV_OK);
+
+	/* Cleared, the batch is an ordinary one again: a small commit goes
+	 * through the memstore, not to a file. */
+	put(b, t, N, "d", "a", KV_TS_LATEST, "mem");
+	assert_int_equal(kv_commit(s, b, NULL, NULL), KV_OK);
+	assert_int_equal(stats(t).file_count, 1);
+	expect(t, N, "d", "a", 0, "mem");
+	kv_batch_free(b);
+	kv_table_close(t);
+	kv_store_close(s);
+	s = open_big(dir);
+	assert_int_equal(kv_table_open(s, "t", &t), KV_OK);
+	assert_int_equal(scan_count(t), (size_t)(3 * N + 1));
+	expect(t, 4321, "d", "a", 20, "v4321");
+	kv_table_close(t);
+	kv_store_close(s);
+	kvt_rmdir(dir);
+	free(dir);
+	(void)state;
+}
+
+/* Each way out of order ends the run; the rest goes through the buffer and
+ * later mutations win over the streamed cells. */
+static void test_stream_fallbacks(void **state)
+{
+	char *dir = kvt_tmpdir("sortedfb");
+	kv_store *s = open_big(dir);
+	kv_table *t = kvt_table(s, "t", 2, FAMS2);
+	char v[32];
+	for (int mode = 0; mode < 5; mode++) {
+		int before = count_ssts(dir);
+		kv_batch *b = kv_batch_new();
+		kv_batch_sorted(b);
+		kv_ts ts = 100 + (kv_ts)mode * 10;
+		for (int i = 0; i < 1000; i++) {
+			snprintf(v, sizeof(v), "m%d-%d", mode, i);
+			put(b, t, i, "d", "a", ts, v);
+		}
+		assert_int_equal(count_ssts(dir), before + 1); /* the run */
+		char r[16];
+		rowkey(r, 500);
+		switch (mode) {
+		case 0: /* a key below the last */
+			put(b, t, 500, "d", "a", ts, "late");
+			break;
+		case 1: /* the identical cell again: the later put wins */
+			put(b, t, 999, "d", "a", ts, "late");
+			break;
+		case 2: /* a delete */
+			kv_batch_delete(b, t, r, strlen(r), "d", "a", 1, ts, KV_DELETE_COLUMN);
+			break;
+		case 3: /* another family, then the first again */
+			put(b, t, 1000, "e", "a", ts, "late");
+			break;
+		case 4: /* the commit timestamp's kind */
+			put(b, t, 1000, "d", "a", KV_TS_LATEST, "late");
+			break;
+		}
+		for (int i = 1000; i < 1200; i++) { /* ascending again: buffered */
+			snprintf(v, sizeof(v), "m%d-%d", mode, i);
+			put(b, t, i, "d", "b", ts, v);
+		}
+		assert_int_equal(kv_batch_count(b), (size_t)1201);
+		kv_write_opts wo = {.no_sync = true, .ingest = true};
+		assert_int_equal(kv_commit(s, b, &wo, NULL), KV_OK);
+		kv_batch_free(b);
+		assert_int_equal(kv_store_verify(s, NULL, NULL), KV_OK);
+		snprintf(v, sizeof(v), "m%d-0", mode);
+		expect(t, 0, "d", "a", ts, v);
+		snprintf(v, sizeof(v), "m%d-1", mode);
+		expect(t, 1, "d", "a", ts, v);
+		snprintf(v, sizeof(v), "m%d-1100", mode);
+		expect(t, 1100, "d", "b", ts, v);
+		if (mode == 0)
+			expect(t, 500, "d", "a", ts, "late");
+		if (mode == 1)
+			expect(t, 999, "d", "a", ts, "late");
+		if (mode == 2)
+			expect(t, 500, "d", "a", ts, NULL); /* every version up to ts */
+		if (mode == 3)
+			expect(t, 1000, "e", "a", ts, "late");
+		if (mode == 4)
+			expect(t, 1000, "d", "a", 0, "late");
+	}
+	kv_table_close(t);
+	kv_store_close(s);
+	kvt_rmdir(dir);
+	free(dir);
+	(void)state;
+}
+
+/* A batch cleared or freed while streaming leaves no file. */
+static void test_stream_abandoned(void **state)
+{
+	char *dir = kvt_tmpdir("sortedab");
+	kv_store *s = open_big(dir);
+	kv_table *t = kvt_table(s, "t", 2, FAMS2);
+	kv_batch *b = kv_batch_new();
+	kv_batch_sorted(b);
+	for (int i = 0; i < 100; i++)
+		put(b, t, i, "d", "a", 5, "x");
+	assert_int_equal(count_ssts(dir), 1);
+	kv_batch_clear(b);
+	assert_int_equal(count_ssts(dir), 0);
+	assert_int_equal(kv_batch_count(b), 0);
+	kv_batch_sorted(b);
+	for (int i = 0; i < 100; i++)
+		put(b, t, i, "d", "a", 5, "x");
+	assert_int_equal(count_ssts(dir), 1);
+	kv_batch_free(b);
+	assert_int_equal(count_ssts(dir), 0);
+	assert_int_equal(scan_count(t), 0);
+	kv_table_close(t);
+	kv_store_close(s);
+	kvt_rmdir(dir);
+	free(dir);
+	(void)state;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_stream_all_ascending),
+	    cmocka_unit_test(test_stream_fallbacks),
+	    cmocka_unit_test(test_stream_abandoned),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
