@@ -110,10 +110,9 @@ kv_status ekv_table_gc(kv_table *t, bool major)
 		}
 		if (keep)
 			continue;
-		util_buf_reset(&key);
-		ekv_cell_prefix(e, t->eid, &key);
-		ekv_from_ikey(&key, m->key, m->klen);
-		ekv_txn_delete_range(txn, (const uint8_t *)key.data, key.len, NULL, 0);
+		size_t rkl;
+		const uint8_t *rk = ekv_src_raw_key(m, &rkl); /* an intent's own key */
+		ekv_txn_delete_range(txn, rk, rkl, NULL, 0);
 		dropped++;
 		if (++nd == GC_BATCH)
 			st = flush_deletes(e, &txn, &nd);
