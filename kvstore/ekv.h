@@ -228,8 +228,11 @@ extern _Thread_local int64_t ekv_latest_pin;
 /* Version GC of a kv table (kv_table_compact; etcd_gc.c). */
 kv_status ekv_table_gc(kv_table *t, bool major);
 
-/* The etcd key of a sources's current entry (an intent's own key). */
-const uint8_t *ekv_src_raw_key(kv_src *src, size_t *n);
+/* The etcd key of a source's current entry (an intent's own key). *twin:
+ * -1 or +1 if an older write of the same cell at the same explicit
+ * timestamp, which the source skipped, has this key with its last byte
+ * plus *twin (a plain write and an intent); 0 if none. */
+const uint8_t *ekv_src_raw_key(kv_src *src, size_t *n, int *twin);
 
 /* ---------------------------------------------------------------- commit (etcd_commit.c) */
 

@@ -111,8 +111,15 @@ kv_status ekv_table_gc(kv_table *t, bool major)
 		if (keep)
 			continue;
 		size_t rkl;
-		const uint8_t *rk = ekv_src_raw_key(m, &rkl); /* an intent's own key */
+		int twin;
+		const uint8_t *rk = ekv_src_raw_key(m, &rkl, &twin); /* an intent's own key */
 		ekv_txn_delete_range(txn, rk, rkl, NULL, 0);
+		if (twin) { /* the older write of the cell it shadows */
+			util_buf_reset(&key);
+			util_buf_append(&key, rk, rkl);
+			((uint8_t *)key.data)[rkl - 1] = (uint8_t)(rk[rkl - 1] + twin);
+			ekv_txn_delete_range(txn, (const uint8_t *)key.data, key.len, NULL, 0);
+		}
 		dropped++;
 		if (++nd == GC_BATCH)
 			st = flush_deletes(e, &txn, &nd);

@@ -91,22 +91,33 @@ static int entry_visible(esrc *s, const ekv_kv *kv)
 
 static void fetch_forward(esrc *s, const uint8_t *from, size_t flen);
 
-/* Is plain entry i followed by a visible intent of the same cell (same
- * explicit timestamp) committed after it? Then the intent is the cell's
- * newest write and the plain entry is skipped. (Not seen across a page
+/* A plain write and an intent of one cell at one explicit timestamp (the
+ * intent's key sorts right after the plain key): the later commit is the
+ * cell, the other is skipped. For plain entry p: +1 if p + 1 is its twin
+ * and the newer (the plain entry loses), -1 if the plain entry is the
+ * newer (the intent loses), 0 if no twin. (Not seen across a page
  * boundary.) */
-static bool shadowed(esrc *s)
+static int twin_of(esrc *s, size_t p)
 {
-	const ekv_kv *a = &s->page.kvs[s->i];
-	if (ekv_key_is_intent(a->key, a->klen) || s->i + 1 >= s->page.n)
-		return false;
-	const ekv_kv *b = &s->page.kvs[s->i + 1];
+	const ekv_kv *a = &s->page.kvs[p];
+	if (ekv_key_is_intent(a->key, a->klen) || p + 1 >= s->page.n)
+		return 0;
+	const ekv_kv *b = &s->page.kvs[p + 1];
 	if (b->klen != a->klen || b->key[b->klen - 1] != (uint8_t)(a->key[a->klen - 1] + 1) ||
 	    memcmp(a->key, b->key, a->klen - 1))
-		return false;
+		return 0;
 	if (entry_visible(s, b) != 1 || b->val[EKV_TXID] == EKV_AT_COMMIT)
-		return false;
-	return s->vis_rev > a->mod_rev;
+		return 0;
+	return s->vis_rev > a->mod_rev ? 1 : -1;
+}
+
+/* Is entry i the losing half of a twin? */
+static bool twin_loses(esrc *s)
+{
+	const ekv_kv *c = &s->page.kvs[s->i];
+	if (!ekv_key_is_intent(c->key, c->klen))
+		return twin_of(s, s->i) > 0;
+	return s->i > 0 && twin_of(s, s->i - 1) < 0;
 }
 
 /* Makes the first visible entry at or after page index i current, reading
@@ -118,7 +129,7 @@ static void settle(esrc *s)
 			int v = entry_visible(s, &s->page.kvs[s->i]);
 			if (v < 0)
 				return;
-			if (v && shadowed(s)) {
+			if (v && twin_loses(s)) {
 				s->i++;
 				continue;
 			}
@@ -268,11 +279,17 @@ static void es_close(kv_src *b)
 	free(s);
 }
 
-const uint8_t *ekv_src_raw_key(kv_src *b, size_t *n)
+const uint8_t *ekv_src_raw_key(kv_src *b, size_t *n, int *twin)
 {
 	esrc *s = (esrc *)b;
-	*n = s->page.kvs[s->i].klen;
-	return s->page.kvs[s->i].key;
+	const ekv_kv *kv = &s->page.kvs[s->i];
+	*n = kv->klen;
+	*twin = 0;
+	if (!ekv_key_is_intent(kv->key, kv->klen))
+		*twin = twin_of(s, s->i) < 0 ? 1 : 0; /* the intent after it was skipped */
+	else if (s->i > 0)
+		*twin = twin_of(s, s->i - 1) > 0 ? -1 : 0; /* the plain entry before it was */
+	return kv->key;
 }
 
 static const kv_src_ops es_ops = {es_seek, es_seek_lt, es_next, es_close};
