@@ -12,6 +12,8 @@
  *   etcd_store.c   open/close, clock and read points, kv table DDL
  *   etcd_commit.c  kv_commit / kv_commit_if as one etcd transaction
  *   etcd_gc.c      version garbage collection (kv_table_compact)
+ *   etcd_horizon.c publishes the oldest revision this process reads and,
+ *                  when elected, compacts etcd below every server's
  *   etcd_big.c     transactions beyond one etcd txn: table locks, intents,
  *                  transaction records (docs/scale-out.md, "Large
  *                  transactions")
@@ -73,6 +75,14 @@ typedef struct ekv {
 	ekv_rec recs[EKV_RECS];
 	size_t nrecs, recs_next;
 	atomic_uint_fast64_t big_seq; /* distinguishes this process's large commits */
+	/* etcd_horizon.c: the publishing / compacting thread. */
+	pthread_mutex_t hz_mu;
+	pthread_cond_t hz_cv;
+	pthread_t hz_thread;
+	bool hz_running, hz_stop;
+	int64_t hz_lease;
+	int64_t hz_compacted; /* the revision compacted to (by this process) */
+	atomic_int hz_compactions;
 } ekv;
 
 /* ---------------------------------------------------------------- client (etcd_client.c) */
@@ -153,6 +163,8 @@ void ekv_txn_res_free(ekv_txn_res *r);
 kv_status ekv_lease_grant(ekv *e, int ttl_s, int64_t *id);
 kv_status ekv_lease_keepalive(ekv *e, int64_t id, bool *alive);
 kv_status ekv_lease_revoke(ekv *e, int64_t id);
+/* Compacts the cluster's history below revision rev. */
+kv_status ekv_compact(ekv *e, int64_t rev);
 
 /* ---------------------------------------------------------------- keys (etcd_keys.c) */
 
@@ -280,6 +292,14 @@ void ekv_tlocks_free(ekv_tlock *l, size_t n);
  * limit (re-resolve) or after checked_lim (conflict)? */
 enum { EKV_TL_FREE, EKV_TL_HELD, EKV_TL_MOVED, EKV_TL_MOVED_CHECKED };
 kv_status ekv_tlock_state(ekv *e, const ekv_tlock *l, size_t n, int64_t checked_lim, int *out);
+
+/* ---------------------------------------------------------------- horizon (etcd_horizon.c) */
+
+/* Starts publishing this process's horizon and compacting when elected
+ * (unless STRATA_ETCD_COMPACT_S is 0); stop joins the thread and revokes
+ * the lease. */
+void ekv_horizon_start(ekv *e);
+void ekv_horizon_stop(ekv *e);
 
 /* ---------------------------------------------------------------- large transactions (etcd_big.c) */
 

@@ -561,3 +561,15 @@ kv_status ekv_lease_revoke(ekv *e, int64_t id)
 	json_decref(resp);
 	return st;
 }
+
+kv_status ekv_compact(ekv *e, int64_t rev)
+{
+	json_t *req = json_object();
+	json_object_set_new(req, "revision", jrev(rev));
+	json_t *resp = NULL;
+	bool amb;
+	kv_status st = post(e, "/v3/kv/compaction", req, &resp, &amb);
+	json_decref(req);
+	json_decref(resp);
+	return st;
+}

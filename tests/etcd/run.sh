@@ -4,7 +4,8 @@
 # loopback ports (temp dirs), then:
 #   model       kvstore/test/model_test (randomised operations checked against
 #               a reference model, version GC included) with
-#               KV_MODEL_STORE=etcd://...
+#               KV_MODEL_STORE=etcd://..., then again with every batch of
+#               more than one mutation as a large transaction
 #   regress     a Strata server on the cluster runs tests/regress; files listed
 #               in TOO_LARGE must instead fail with 54000 (none since large
 #               transactions commit in chunks), every other file must pass
@@ -19,6 +20,9 @@
 #               all-or-nothing for readers, writers wait, 23505 leaves
 #               nothing, older snapshots conflict, a killed committer's
 #               locks expire
+#   horizon     Strata drives etcd's revision compaction: a REPEATABLE READ
+#               snapshot holds it, a SIGKILLed server stops holding it after
+#               its lease (horizon.py; at the end, alone on the cluster)
 #   gc          version GC with no window and no history retention under a
 #               long REPEATABLE READ transaction on another server
 #   failover    the etcd leader is killed during a write workload, restarted,
@@ -93,11 +97,20 @@ q() { # PORT SQL...
 # ---------------------------------------------------------------- model
 model=$build/kvstore/model_test
 if [[ -x $model ]]; then
-	if STRATA_ETCD_GC_WINDOW_S=0 KV_MODEL_STORE="$URI" KV_MODEL_SEEDS=${ETCD_MODEL_SEEDS:-2} KV_MODEL_OPS=${ETCD_MODEL_OPS:-800} \
+	# No revision compaction: the model reads at past, unpinned read points.
+	if STRATA_ETCD_COMPACT_S=0 STRATA_ETCD_GC_WINDOW_S=0 KV_MODEL_STORE="$URI" KV_MODEL_SEEDS=${ETCD_MODEL_SEEDS:-2} KV_MODEL_OPS=${ETCD_MODEL_OPS:-800} \
 		"$model" >"$logs/model.log" 2>&1; then
 		ok "model: $(grep -c '^seed' "$logs/model.log") seeds of randomised kv operations match the model"
 	else
 		bad "model: see $logs/model.log"
+	fi
+	# Every batch of more than one mutation as a large transaction.
+	if STRATA_ETCD_BIG_OPS=3 STRATA_ETCD_COMPACT_S=0 STRATA_ETCD_GC_WINDOW_S=0 KV_MODEL_STORE="$URI" \
+		KV_MODEL_SEEDS=${ETCD_MODEL_SEEDS:-2} KV_MODEL_OPS=${ETCD_MODEL_OPS:-800} \
+		"$model" >"$logs/model-big.log" 2>&1; then
+		ok "model: the same with every multi-mutation batch committed as a large transaction"
+	else
+		bad "model with large transactions: see $logs/model-big.log"
 	fi
 else
 	bad "model: $model not built"
@@ -325,6 +338,34 @@ if [[ -z $reports ]]; then
 	ok "clean exits: no sanitizer report in any server log"
 else
 	bad "clean exits: sanitizer reports in $reports"
+fi
+
+# ---------------------------------------------------------------- horizon
+# Strata drives etcd's compaction (horizon.py): alone on the cluster now,
+# three servers compacting every second with no margin and 3 s leases.
+hz_env=(env STRATA_ETCD_COMPACT_S=1 STRATA_ETCD_COMPACT_MARGIN=0 STRATA_ETCD_HORIZON_TTL_S=3)
+hz_start() { # NAME: sets SPORT, SPID
+	SPORT=$(fixture_free_port)
+	mkdir -p "$tmp/$1"
+	"${hz_env[@]}" "$bin" --port "$SPORT" --data-dir "$tmp/$1" --store "$URI/horizon" >"$logs/$1.log" 2>&1 &
+	SPID=$!
+	SERVER_PIDS+=("$SPID")
+	fixture_wait_port 127.0.0.1 "$SPORT" "$SPID" 60
+}
+if hz_start hz-a && HA=$SPORT && hz_start hz-b && HB=$SPORT && hz_start hz-c && HC=$SPORT HPC=$SPID; then
+	if got=$(/usr/bin/python3 "$here/horizon.py" "$HA" "$HB" "$HC" "$HPC" "${ETCD_ENDPOINTS%%,*}" 2>&1); then
+		ok "horizon: $got"
+	else
+		bad "horizon: $got"
+	fi
+else
+	bad "horizon: the servers did not start (logs: $logs/hz-*.log)"
+fi
+for p in "${SERVER_PIDS[@]}"; do kill "$p" 2>/dev/null; done
+for p in "${SERVER_PIDS[@]}"; do wait "$p" 2>/dev/null; done
+SERVER_PIDS=()
+if grep -q 'Sanitizer\|runtime error' "$logs"/hz-a.log "$logs"/hz-b.log 2>/dev/null; then
+	bad "horizon: sanitizer reports in $logs/hz-a.log or hz-b.log"
 fi
 
 echo "$passed passed, $failed failed"
