@@ -112,6 +112,12 @@ static bool collect_markers(ekv *e, kv_batch *b, bool check, ekv_mset *ms)
 		mset_add(ms, e, b->c[i].t, cond_ptr(b, b->c[i].roff), b->c[i].rlen, MK_GUARD, 0);
 	for (size_t i = 0; i < b->nk; i++) {
 		kv_chk *k = &b->k[i];
+		if (k->guard_share) { /* compared with the row's own limit */
+			mset_add(ms, e, k->t, cond_ptr(b, k->roff), k->rlen, MK_DEL | (check ? MK_CHECK : 0),
+				 0);
+			any |= check;
+			continue;
+		}
 		if (k->share && !k->ts) { /* the share mark alone */
 			mset_add(ms, e, k->t, cond_ptr(b, k->roff), k->rlen, MK_SHARE, 0);
 			continue;

@@ -15,7 +15,8 @@
 #               sequence used by both; REPEATABLE READ write conflicts (40001);
 #               a READ COMMITTED counter hammered from both loses no update;
 #               FOR UPDATE and upserts across the two servers (rc_lock.py);
-#               foreign keys across the two servers (fk_lock.py)
+#               foreign keys across the two servers (fk_lock.py,
+#               fk_unique.py)
 #   bigtxn      transactions beyond one etcd txn on two servers (bigtxn.py):
 #               all-or-nothing for readers, writers wait, 23505 leaves
 #               nothing, older snapshots conflict, a killed committer's
@@ -222,6 +223,13 @@ if server_start shared-a shared && PA=$SPORT SPA=$SPID && server_start shared-b 
 		ok "shared: foreign keys from 4 sessions on two servers: $got"
 	else
 		bad "shared: foreign keys on two servers: $got"
+	fi
+	# A foreign key to a unique non-key column: changing the referenced
+	# value loses (40001) to another server's newer child.
+	if got=$(/usr/bin/python3 "$here/fk_unique.py" "$PA" "$PB" 2>&1); then
+		ok "shared: foreign key to a unique non-key column on two servers: $got"
+	else
+		bad "shared: foreign key to a unique non-key column: $got"
 	fi
 	# The same over the extended query protocol (pgbench -M prepared): a
 	# conflict at the commit at Sync reruns the statement; no client aborts.
