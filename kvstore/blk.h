@@ -48,6 +48,29 @@ static inline bool blkb_empty(const blk_builder *b)
 /* Appends the restart array; the block is b->buf.data[0..b->buf.len). */
 void blkb_finish(blk_builder *b);
 
+/* A search aid kept in memory after a cached data block (never on disk):
+ * each restart key's offset and the 8 row bytes that follow the row prefix
+ * all restart keys share, so that a seek binary-searches one small array on
+ * a few adjacent cache lines instead of reading one restart key (a cache
+ * line of its own) per probe; a restart key is read only when its 8 bytes
+ * tie with the key sought. Only for blocks of ikeys (sorted-file data
+ * blocks) whose restart keys are all well formed and in order; seeks
+ * through an iterator that has one must use a comparator with ikey_cmp's
+ * order (rows first, by their bytes).
+ *
+ *   blk_aid | u64 pfx[n] (host order, compare as numbers) | u32 off[n] | u8 common[skip]
+ */
+typedef struct blk_aid {
+	uint32_t n;    /* restart points (0: no aid for this block) */
+	uint32_t skip; /* leading row bytes shared by every restart key's row */
+} blk_aid;
+#define BLK_AID_SKIP_MAX 64
+/* Bytes to reserve for the aid of a block (at least sizeof(blk_aid)). */
+size_t blk_aid_room(const uint8_t *data, size_t size);
+/* Builds the aid of data[0..size) into out (blk_aid_room() bytes, 8-byte
+ * aligned); false (out->n = 0) if the block does not qualify. */
+bool blk_aid_build(const uint8_t *data, size_t size, blk_aid *out);
+
 typedef struct blk_iter {
 	const uint8_t *data;
 	size_t limit; /* end of entries = start of the restart array */
@@ -62,13 +85,18 @@ typedef struct blk_iter {
 	 * in the block (as stored: 0 at restart points and block starts). */
 	size_t shared;
 	bool valid;
-	bool corrupt; /* set when an entry fails to decode */
+	bool corrupt;       /* set when an entry fails to decode */
+	const blk_aid *aid; /* NULL unless set by blki_init_aid() */
 } blk_iter;
 
 /* Prepares an iterator over data[0..size) (not copied; must outlive it).
  * Returns false if the restart array is malformed. The key buffer is kept
  * across inits; free it with blki_free(). */
 bool blki_init(blk_iter *it, const uint8_t *data, size_t size);
+/* blki_init() for a block with an aid built by blk_aid_build() over the same
+ * bytes (aid->n > 0): takes the restart count from the aid, so the block's
+ * trailer is not read. The aid must outlive the iterator's use of it. */
+void blki_init_aid(blk_iter *it, const uint8_t *data, size_t size, const blk_aid *aid);
 void blki_free(blk_iter *it);
 void blki_first(blk_iter *it);
 void blki_last(blk_iter *it);

@@ -84,6 +84,7 @@ bool blki_init(blk_iter *it, const uint8_t *data, size_t size)
 	it->data = data;
 	it->valid = false;
 	it->corrupt = false;
+	it->aid = NULL;
 	if (size < 4)
 		return false;
 	uint32_t n = util_get_be32(data + size - 4);
@@ -96,6 +97,18 @@ bool blki_init(blk_iter *it, const uint8_t *data, size_t size)
 	return true;
 }
 
+void blki_init_aid(blk_iter *it, const uint8_t *data, size_t size, const blk_aid *aid)
+{
+	it->data = data;
+	it->valid = false;
+	it->corrupt = false;
+	it->aid = aid;
+	it->nrest = aid->n;
+	it->restarts = data + size - 4 - 4 * (size_t)aid->n;
+	it->limit = (size_t)(it->restarts - data);
+	it->cur = it->next = 0;
+}
+
 void blki_free(blk_iter *it)
 {
 	free(it->key);
@@ -106,6 +119,21 @@ void blki_free(blk_iter *it)
 static inline size_t rest_off(const blk_iter *it, uint32_t i)
 {
 	return util_get_be32(it->restarts + 4 * (size_t)i);
+}
+
+static inline const uint64_t *aid_pfx(const blk_aid *a)
+{
+	return (const uint64_t *)(a + 1);
+}
+
+static inline const uint32_t *aid_off(const blk_aid *a)
+{
+	return (const uint32_t *)(aid_pfx(a) + a->n);
+}
+
+static inline const uint8_t *aid_common(const blk_aid *a)
+{
+	return (const uint8_t *)(aid_off(a) + a->n);
 }
 
 static inline bool get_varint32(const uint8_t **p, const uint8_t *end, size_t *v)
@@ -172,7 +200,7 @@ static bool decode_next(blk_iter *it)
 static void to_restart(blk_iter *it, uint32_t i)
 {
 	it->klen = 0;
-	it->next = rest_off(it, i);
+	it->next = it->aid ? aid_off(it->aid)[i] : rest_off(it, i);
 	if (it->next > it->limit)
 		set_corrupt(it);
 }
@@ -222,8 +250,12 @@ static bool restart_key(const blk_iter *it, uint32_t i, const uint8_t **k, size_
  * possible next probes are prefetched (their offsets come from the restart
  * array, a few lines read by every probe), so the next miss is under way
  * before it is known which one is needed. */
+static int64_t find_restart_aid(const blk_iter *it, blk_cmp_fn cmp, const uint8_t *k, size_t kl);
+
 static int64_t find_restart(const blk_iter *it, blk_cmp_fn cmp, const uint8_t *k, size_t kl)
 {
+	if (it->aid && kl >= 2 && 2 + ikey_rowlen(k) <= kl)
+		return find_restart_aid(it, cmp, k, kl);
 	int64_t lo = 0, hi = (int64_t)it->nrest - 1, ans = -1;
 	while (lo <= hi) {
 		int64_t mid = (lo + hi) / 2;
@@ -243,6 +275,123 @@ static int64_t find_restart(const blk_iter *it, blk_cmp_fn cmp, const uint8_t *k
 		}
 	}
 	return ans;
+}
+
+/* The 8 bytes of row[0..n) from its start as a big-endian number, zero
+ * padded: a smaller number means a smaller row; equal numbers decide
+ * nothing (a row may end where the other has zero bytes). */
+static inline uint64_t row8(const uint8_t *row, size_t n)
+{
+	uint8_t b[8] = {0};
+	memcpy(b, row, n < 8 ? n : 8);
+	uint64_t x;
+	memcpy(&x, b, 8);
+	return __builtin_bswap64(x);
+}
+
+/* find_restart() over the aid: rows are compared by their 8 bytes after the
+ * common prefix, the restart key itself read only on a tie. */
+static int64_t find_restart_aid(const blk_iter *it, blk_cmp_fn cmp, const uint8_t *k, size_t kl)
+{
+	const blk_aid *a = it->aid;
+	const uint64_t *pfx = aid_pfx(a);
+	/* The aid's lines are adjacent: fetch them all at once rather than
+	 * one dependent miss per probe. */
+	for (size_t b = 0; b < 12 * (size_t)a->n + 64; b += 64)
+		__builtin_prefetch((const uint8_t *)pfx + b);
+	const uint8_t *kr = k + 2;
+	size_t krl = ikey_rowlen(k), skip = a->skip;
+	if (skip) {
+		/* Every restart row starts with common[0..skip): a row that does
+		 * not sorts before or after all of them. */
+		int c = ikey_bytes_cmp(kr, krl < skip ? krl : skip, aid_common(a), krl < skip ? krl : skip);
+		if (c < 0 || (c == 0 && krl < skip))
+			return -1;
+		if (c > 0)
+			return (int64_t)a->n - 1;
+	}
+	uint64_t kp = row8(kr + skip, krl - skip);
+	int64_t lo = 0, hi = (int64_t)a->n - 1, ans = -1;
+	while (lo <= hi) {
+		int64_t mid = (lo + hi) / 2;
+		uint64_t p = pfx[mid];
+		bool less;
+		if (p != kp) {
+			less = p < kp;
+		} else {
+			const uint8_t *rk;
+			size_t rkl;
+			if (!restart_key(it, (uint32_t)mid, &rk, &rkl))
+				return -2;
+			less = cmp(rk, rkl, k, kl) < 0;
+		}
+		if (less) {
+			ans = mid;
+			lo = mid + 1;
+		} else {
+			hi = mid - 1;
+		}
+	}
+	return ans;
+}
+
+size_t blk_aid_room(const uint8_t *data, size_t size)
+{
+	if (size < 4)
+		return sizeof(blk_aid);
+	uint32_t n = util_get_be32(data + size - 4);
+	if (n == 0 || (size - 4) / 4 < n)
+		return sizeof(blk_aid);
+	return sizeof(blk_aid) + 12 * (size_t)n + BLK_AID_SKIP_MAX;
+}
+
+bool blk_aid_build(const uint8_t *data, size_t size, blk_aid *out)
+{
+	out->n = 0;
+	out->skip = 0;
+	blk_iter it = {0};
+	if (!blki_init(&it, data, size))
+		return false;
+	uint32_t n = it.nrest;
+	uint64_t *pfx = (uint64_t *)(out + 1);
+	uint32_t *off = (uint32_t *)(pfx + n);
+	uint8_t *common = (uint8_t *)(off + n);
+	/* Every restart key well formed and in row order (then the numbers
+	 * are in order too); skip = the rows' common prefix. */
+	const uint8_t *r0 = NULL, *prev = NULL;
+	size_t prevl = 0, skip = BLK_AID_SKIP_MAX;
+	for (uint32_t i = 0; i < n; i++) {
+		const uint8_t *rk;
+		size_t rkl;
+		if (!restart_key(&it, i, &rk, &rkl) || !ikey_valid(rk, rkl))
+			return false;
+		const uint8_t *row = rk + 2;
+		size_t rl = ikey_rowlen(rk);
+		if (prev && ikey_bytes_cmp(prev, prevl, row, rl) > 0)
+			return false;
+		if (!r0) {
+			r0 = row;
+			skip = UTIL_MIN(skip, rl);
+		} else {
+			size_t j = 0, m = UTIL_MIN(skip, rl);
+			while (j < m && row[j] == r0[j])
+				j++;
+			skip = j;
+		}
+		prev = row;
+		prevl = rl;
+		off[i] = (uint32_t)rest_off(&it, i);
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		const uint8_t *rk;
+		size_t rkl;
+		restart_key(&it, i, &rk, &rkl);
+		pfx[i] = row8(rk + 2 + skip, ikey_rowlen(rk) - skip);
+	}
+	memcpy(common, r0, skip);
+	out->skip = (uint32_t)skip;
+	out->n = n;
+	return true;
 }
 
 bool blki_restart_key(const blk_iter *it, uint32_t i, const uint8_t **k, size_t *kl)
@@ -284,12 +433,24 @@ void blki_seek(blk_iter *it, blk_cmp_fn cmp, const uint8_t *k, size_t kl)
 	to_restart(it, r < 0 ? 0 : (uint32_t)r);
 	if (it->corrupt)
 		return;
-	/* The interval is decoded front to back: start the lines after the
-	 * first (already read by the search) on their way. */
-	__builtin_prefetch(it->data + it->next + 64);
-	__builtin_prefetch(it->data + it->next + 128);
-	__builtin_prefetch(it->data + it->next + 192);
-	while (decode_next(it)) {
+	if (it->aid) {
+		/* The search read none of the interval (unless on a tie): ask
+		 * for all its lines at once, up to 1 KiB, rather than missing
+		 * on each in turn while decoding. */
+		size_t ri = r < 0 ? 0 : (size_t)r;
+		size_t end = ri + 1 < it->nrest ? aid_off(it->aid)[ri + 1] : it->limit;
+		if (end > it->next + 1024)
+			end = it->next + 1024;
+		for (size_t o = it->next; o < end; o += 64)
+			__builtin_prefetch(it->data + o);
+	} else {
+		/* The interval is decoded front to back: start the lines after
+		 * the first (already read by the search) on their way. */
+		__builtin_prefetch(it->data + it->next + 64);
+		__builtin_prefetch(it->data + it->next + 128);
+		__builtin_prefetch(it->data + it->next + 192);
+	}
+	while (blki_next_inline(it) || decode_next(it)) {
 		if (cmp(it->key, it->klen, k, kl) >= 0)
 			return;
 	}
