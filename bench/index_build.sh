@@ -24,23 +24,11 @@ while [[ $# -gt 0 ]]; do
 done
 [[ ${#bins[@]} -gt 0 ]] || { sed -n '2,12p' "$0"; exit 2; }
 work=$(mktemp -d)
-pid=
-trap '[[ -n $pid ]] && kill "$pid" 2>/dev/null; rm -rf "$work"' EXIT
-
-free_port() { /usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-cpu_ticks() { awk '{print $14 + $15}' "/proc/$pid/stat"; }
-start() { # BINARY DIR
-	port=$(free_port)
-	"$1" --port "$port" --data-dir "$2" >"$work/server.log" 2>&1 &
-	pid=$!
-	for _ in $(seq 240); do
-		psql -X -h 127.0.0.1 -p "$port" -U postgres -c 'SELECT 1' >/dev/null 2>&1 && return 0
-		sleep 0.5
-	done
-	echo "index_build: $1 did not start (log: $work/server.log)" >&2
-	exit 1
-}
-stop() { kill "$pid"; wait "$pid" 2>/dev/null; pid=; }
+BENCH_LOG=$work/server.log
+. "$(dirname "$0")/lib.sh"
+bench_trap "$work"
+start() { bench_start "$2" "$1"; } # BINARY DIR
+stop() { bench_stop; }
 q() { psql -X -q -h 127.0.0.1 -p "$port" -U postgres "$@"; }
 
 if [[ ! -d $data ]]; then
@@ -64,15 +52,15 @@ for r in $(seq "$rounds"); do
 		line="$b:"
 		while read -r stmt; do
 			[[ -n $stmt ]] || continue
-			t0=$(cpu_ticks)
+			t0=$(bench_cpu_ticks)
 			w0=$(date +%s.%N)
 			q -c "$stmt"
-			t1=$(cpu_ticks)
+			t1=$(bench_cpu_ticks)
 			w1=$(date +%s.%N)
 			line="$line $(awk -v t="$((t1 - t0))" -v hz="$(getconf CLK_TCK)" -v w="$(echo "$w1 - $w0" | bc)" \
 				'BEGIN { printf "cpu %.2f s wall %.2f s |", t / hz, w }')"
 		done <"$rep/indexes.sql"
-		echo "$line load $(cut -d' ' -f1-3 /proc/loadavg)"
+		echo "$line load $(bench_load)"
 		stop
 	done
 done

@@ -39,30 +39,19 @@ done
 [[ -n $runs ]] || { [[ $cg = 1 ]] && runs=3 || runs=20; }
 [[ -n $rounds ]] || { [[ $cg = 1 ]] && rounds=1 || rounds=3; }
 work=$(mktemp -d)
-pid=
-trap '[[ -n $pid ]] && kill "$pid" 2>/dev/null; rm -rf "$work"' EXIT
-
-free_port() { /usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-cpu_ticks() { awk '{print $14 + $15}' "/proc/$pid/stat"; }
+BENCH_LOG=$work/server.log
+. "$here/lib.sh"
+bench_trap "$work"
 
 # start BINARY: a server on a free port over $data (under callgrind with --callgrind)
 start() {
-	port=$(free_port)
 	if [[ $cg = 1 ]]; then
-		valgrind --tool=callgrind --callgrind-out-file="$work/cg.out" "$1" --port "$port" \
-			--data-dir "$data" >"$work/server.log" 2>&1 &
+		bench_start "$data" valgrind --tool=callgrind --callgrind-out-file="$work/cg.out" "$1"
 	else
-		"$1" --port "$port" --data-dir "$data" >"$work/server.log" 2>&1 &
+		bench_start "$data" "$1"
 	fi
-	pid=$!
-	for _ in $(seq 240); do
-		psql -X -h 127.0.0.1 -p "$port" -U postgres -c 'SELECT 1' >/dev/null 2>&1 && return 0
-		sleep 0.5
-	done
-	echo "scan_cpu: $1 did not start (log: $work/server.log)" >&2
-	exit 1
 }
-stop() { kill "$pid"; wait "$pid" 2>/dev/null; pid=; }
+stop() { bench_stop; }
 q() { psql -X -q -h 127.0.0.1 -p "$port" -U postgres "$@"; }
 
 if [[ ! -d $data ]]; then
@@ -99,13 +88,13 @@ for r in $(seq "$rounds"); do
 			script "$work/q.sql" "$w" 3
 			q -f "$work/q.sql" >/dev/null
 			script "$work/q.sql" "$w" "$runs"
-			t0=$(cpu_ticks)
+			t0=$(bench_cpu_ticks)
 			w0=$(date +%s.%N)
 			q -f "$work/q.sql" >/dev/null
-			t1=$(cpu_ticks)
+			t1=$(bench_cpu_ticks)
 			w1=$(date +%s.%N)
 			awk -v b="$b" -v w="$w" -v n="$runs" -v t="$((t1 - t0))" -v hz="$(getconf CLK_TCK)" \
-				-v wall="$(echo "$w1 - $w0" | bc)" -v load="$(cut -d' ' -f1-3 /proc/loadavg)" \
+				-v wall="$(echo "$w1 - $w0" | bc)" -v load="$(bench_load)" \
 				'BEGIN { printf "%s workers=%s: server CPU %.0f ms/query, wall %.0f ms/query, load %s\n",
 				b, w, t * 1000 / hz / n, wall * 1000 / n, load }'
 		done

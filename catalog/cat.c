@@ -233,6 +233,7 @@ int cat_open_shared(kv_store *kv, bool shared, cat **out, util_err *err)
 		goto fail;
 	if (empty && bootstrap(c, err) != 0)
 		goto fail;
+	atomic_store(&c->published, c->current);
 	/* On a shared store a kv table nobody references may be another
 	 * server's CREATE TABLE in progress: leave it. */
 	if (!shared)
@@ -268,6 +269,11 @@ cat_snap *cat_current(cat *c)
 	return s;
 }
 
+bool cat_is_current(cat *c, const cat_snap *s)
+{
+	return atomic_load_explicit(&c->published, memory_order_acquire) == s;
+}
+
 bool cat_snap_stale(cat *c, const cat_snap *s)
 {
 	pthread_mutex_lock(&c->mu);
@@ -288,6 +294,7 @@ int cat_reload(cat *c, util_err *err)
 	s->version = c->current->version + 1;
 	cat_snap *old = c->current;
 	c->current = s;
+	atomic_store_explicit(&c->published, s, memory_order_release);
 	pthread_mutex_unlock(&c->mu);
 	cat_snap_release(old);
 	return 0;
@@ -481,6 +488,7 @@ void cat_txn_publish(cat_txn *t)
 		cat_snap *old = c->current;
 		t->snap->version = old->version + 1;
 		c->current = t->snap;
+		atomic_store_explicit(&c->published, t->snap, memory_order_release);
 		if (t->wrote_ver) {
 			/* Our own commit: the next DDL of this server builds on it
 			 * (even within one statement, CREATE INDEX CONCURRENTLY). */

@@ -297,6 +297,11 @@ void cat_snap_release(cat_snap *s);
 uint64_t cat_snap_version(const cat_snap *s);
 /* True if a newer snapshot was published after s. */
 bool cat_snap_stale(cat *c, const cat_snap *s);
+/* True if s (a snapshot the caller holds a reference to) is the current
+ * one: one atomic load, no lock, no reference taken. A session that
+ * already holds the current snapshot need not take it again per
+ * statement. */
+bool cat_is_current(cat *c, const cat_snap *s);
 
 /* Lookups return objects owned by the snapshot (valid while it is held). */
 const cat_obj *cat_get(const cat_snap *s, cat_oid oid);

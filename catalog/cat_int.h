@@ -3,6 +3,7 @@
 #define STRATA_CAT_INT_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 
 #include "cat.h"
 
@@ -21,6 +22,7 @@ struct cat {
 	pthread_mutex_t mu; /* guards current, oid allocation */
 	pthread_mutex_t ddl_mu;
 	cat_snap *current;
+	_Atomic(const cat_snap *) published; /* = current, for cat_is_current without mu */
 	cat_oid next_oid, oid_limit; /* allocated range [next_oid, oid_limit) */
 	/* Shared store (several servers, cat_set_shared): the catalog version
 	 * cell as last loaded (ts 0: absent). */

@@ -104,65 +104,12 @@ static inline int bsent_cmp(const bsent *x, const bsent *y, const uint8_t *base)
 	return bsent_cmp2(x, base, y, base);
 }
 
-/* Quicksort (median of three, smaller side first) with the comparison
- * inlined and 24-byte swaps by assignment; insertion sort below 24. */
-static void bsent_sort(bsent *e, size_t n, const uint8_t *base)
-{
-	while (n > 24) {
-		size_t m = n / 2;
-		if (bsent_cmp(&e[m], &e[0], base) < 0) {
-			bsent t = e[m];
-			e[m] = e[0];
-			e[0] = t;
-		}
-		if (bsent_cmp(&e[n - 1], &e[0], base) < 0) {
-			bsent t = e[n - 1];
-			e[n - 1] = e[0];
-			e[0] = t;
-		}
-		if (bsent_cmp(&e[n - 1], &e[m], base) < 0) {
-			bsent t = e[n - 1];
-			e[n - 1] = e[m];
-			e[m] = t;
-		}
-		bsent piv = e[m];
-		e[m] = e[0];
-		e[0] = piv;
-		size_t i = 1, j = n - 1;
-		for (;;) {
-			while (bsent_cmp(&e[i], &piv, base) < 0)
-				i++;
-			while (bsent_cmp(&piv, &e[j], base) < 0)
-				j--;
-			if (i >= j)
-				break;
-			bsent t = e[i];
-			e[i] = e[j];
-			e[j] = t;
-			i++;
-			j--;
-		}
-		bsent t = e[0];
-		e[0] = e[j];
-		e[j] = t;
-		size_t left = j, right = n - j - 1;
-		if (left < right) {
-			bsent_sort(e, left, base);
-			e += j + 1;
-			n = right;
-		} else {
-			bsent_sort(e + j + 1, right, base);
-			n = left;
-		}
-	}
-	for (size_t i = 1; i < n; i++) {
-		bsent x = e[i];
-		size_t k = i;
-		for (; k > 0 && bsent_cmp(&x, &e[k - 1], base) < 0; k--)
-			e[k] = e[k - 1];
-		e[k] = x;
-	}
-}
+/* The comparison inlined and 24-byte swaps by assignment. */
+#define UTIL_SORT_NAME            bsent_sort
+#define UTIL_SORT_TYPE            bsent
+#define UTIL_SORT_CTX             const uint8_t *
+#define UTIL_SORT_CMP(x, y, base) bsent_cmp(x, y, base)
+#include "sort_tmpl.h"
 
 /* The 8 bits of the packed prefix starting at bit `hb` (127 = the first
  * key bit) downwards. */

@@ -186,9 +186,7 @@ static int cmp_mut(const void *a, const void *b)
 	const mut *x = a, *y = b;
 	if (x->d->oid != y->d->oid)
 		return x->d->oid < y->d->oid ? -1 : 1;
-	size_t n = x->klen < y->klen ? x->klen : y->klen;
-	int c = n ? memcmp(x->key, y->key, n) : 0;
-	return c ? c : (x->klen > y->klen) - (x->klen < y->klen);
+	return util_bytes_cmp(x->key, x->klen, y->key, y->klen);
 }
 
 /* Mutations in (index, key) order: the store's memstore inserts each next

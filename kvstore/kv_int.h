@@ -469,6 +469,9 @@ const kv_cell *rscan_cell(const rscan *r);
 bool rscan_row_start(const rscan *r);
 void rscan_next(rscan *r);
 void rscan_next_row(rscan *r);
+/* kv_iter_row() of a reverse scan: the rest of the current row's cells to fn
+ * (valid during the call), then the row before. Returns the cells passed. */
+size_t rscan_row(rscan *r, kv_cell_fn fn, void *arg);
 void rscan_seek_row(rscan *r, const void *row, size_t rlen);
 kv_status rscan_status(const rscan *r, const char **msg);
 void rscan_free(rscan *r);

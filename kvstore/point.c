@@ -178,8 +178,9 @@ static kv_status collect(pt_buf *b, kv_src *s, const uint8_t *row, size_t rlen)
 	if (s->status)
 		return s->status;
 	/* Insert this source's (sorted) run into the sorted entries before it:
-	 * rows have few cells, so insertion is cheapest. */
-	for (size_t i = first; i < (size_t)b->n; i++) {
+	 * rows have few cells, so insertion is cheapest. The first source's
+	 * run is the whole, already sorted. */
+	for (size_t i = first ? first : (size_t)b->n; i < (size_t)b->n; i++) {
 		pt_ent e = b->ents[i];
 		size_t j = i;
 		while (j > 0 && ent_cmp(b, &b->ents[j - 1], &e) > 0) {
@@ -385,11 +386,16 @@ static kv_status visible(const pt_buf *b, const kv_sv *sv, const kv_read_opts *r
 		d->value.len = e->vlen;
 		d->ts = p.ts;
 		d->type = p.type;
-		/* One copy of the key's bytes serves row, family and qualifier. */
-		uint8_t *kc = util_arena_memdup_nz(arena, k, e->klen);
-		d->value.data = util_arena_memdup_nz(arena, b->bytes + e->voff, e->vlen);
-		if (!kc || !d->value.data)
+		/* One copy of the key's bytes serves row, family and qualifier;
+		 * the value follows it in the same allocation. */
+		uint8_t *kc = util_arena_alloc(arena, e->klen + e->vlen + 1);
+		if (!kc)
 			return kv_fail(KV_NO_MEMORY, "kv_get: arena budget exceeded");
+		memcpy(kc, k, e->klen);
+		if (e->vlen)
+			memcpy(kc + e->klen, b->bytes + e->voff, e->vlen);
+		kc[e->klen + e->vlen] = 0;
+		d->value.data = kc + e->klen;
 		d->row.data = kc + (p.row - k);
 		d->family.data = kc + (p.fam - k);
 		d->qualifier.data = kc + (p.qual - k);

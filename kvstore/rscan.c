@@ -235,22 +235,51 @@ static void add_cell(rscan *r, const kv_cell *c, bool new_row)
 	}
 	kv_cell *d = &r->cells[r->n++];
 	*d = *c;
-	/* Cells of one row share its row bytes, and its family's when equal;
-	 * qualifier and value take one allocation. */
-	const kv_cell *prev = new_row ? NULL : &r->cells[r->n - 2];
-	d->row.data = prev ? prev->row.data : util_arena_memdup_nz(r->chunk, c->row.data, c->row.len);
-	if (prev && prev->family.len == c->family.len &&
-	    !memcmp(prev->family.data, c->family.data, c->family.len))
+	/* Cells of one row share its row bytes, and consecutive cells their
+	 * family's when equal (across rows too); what is left takes one
+	 * allocation. */
+	const kv_cell *prev = r->n > 1 ? &r->cells[r->n - 2] : NULL;
+	bool own_row = new_row || !prev;
+	bool own_fam = !prev || prev->family.len != c->family.len ||
+		       memcmp(prev->family.data, c->family.data, c->family.len);
+	size_t len =
+	    c->qualifier.len + c->value.len + (own_row ? c->row.len : 0) + (own_fam ? c->family.len : 0);
+	uint8_t *p = util_arena_alloc(r->chunk, len ? len : 1);
+	if (own_row) {
+		if (c->row.len)
+			memcpy(p, c->row.data, c->row.len);
+		d->row.data = p;
+		p += c->row.len;
+	} else {
+		d->row.data = prev->row.data;
+	}
+	if (own_fam) {
+		if (c->family.len)
+			memcpy(p, c->family.data, c->family.len);
+		d->family.data = p;
+		p += c->family.len;
+	} else {
 		d->family.data = prev->family.data;
-	else
-		d->family.data = util_arena_memdup_nz(r->chunk, c->family.data, c->family.len);
-	uint8_t *qv = util_arena_alloc(r->chunk, c->qualifier.len + c->value.len + 1);
+	}
 	if (c->qualifier.len)
-		memcpy(qv, c->qualifier.data, c->qualifier.len);
+		memcpy(p, c->qualifier.data, c->qualifier.len);
+	d->qualifier.data = p;
+	p += c->qualifier.len;
 	if (c->value.len)
-		memcpy(qv + c->qualifier.len, c->value.data, c->value.len);
-	d->qualifier.data = qv;
-	d->value.data = qv + c->qualifier.len;
+		memcpy(p, c->value.data, c->value.len);
+	d->value.data = p;
+}
+
+struct chunk_fill {
+	rscan *r;
+	bool first; /* the next cell starts a row */
+};
+
+static void fill_cell(void *arg, const kv_cell *c)
+{
+	struct chunk_fill *cf = arg;
+	add_cell(cf->r, c, cf->first);
+	cf->first = false;
 }
 
 static void skip_row_cells(void *arg, const kv_cell *c)
@@ -342,8 +371,12 @@ static void next_chunk(rscan *r)
 		    !prepass(r, &so, &keys))
 			break;
 		kv_iter *it = scan_open(r->t, &so, &r->in);
-		for (; kv_iter_valid(it); kv_iter_next(it))
-			add_cell(r, kv_iter_cell(it), r->n == 0 || kv_iter_row_start(it));
+		/* Row by row: a plain forward scan hands out a row's cells
+		 * without the per-cell iterator step. */
+		struct chunk_fill cf = {r, false};
+		do
+			cf.first = true;
+		while (kv_iter_row(it, fill_cell, &cf));
 		kv_status st = kv_iter_status(it);
 		kv_iter_close(it);
 		if (st) {
@@ -455,6 +488,20 @@ void rscan_next(rscan *r)
 		return;
 	}
 	prev_row(r);
+}
+
+size_t rscan_row(rscan *r, kv_cell_fn fn, void *arg)
+{
+	if (r->ri == 0)
+		return 0;
+	/* The chunk's cells stay put until prev_row() reads the next chunk. */
+	size_t end = r->ri < r->nrows ? r->rows[r->ri] : r->n;
+	size_t i = r->rows[r->ri - 1] + r->ci;
+	size_t n = end - i;
+	for (; i < end; i++)
+		fn(arg, &r->cells[i]);
+	prev_row(r);
+	return n;
 }
 
 void rscan_next_row(rscan *r)

@@ -1566,6 +1566,8 @@ bool kv_iter_row_start(const kv_iter *it)
 
 size_t kv_iter_row(kv_iter *it, kv_cell_fn fn, void *arg)
 {
+	if (it->rs)
+		return rscan_row(it->rs, fn, arg);
 	if (!kv_iter_valid(it))
 		return 0;
 	size_t n = 0;

@@ -74,68 +74,13 @@ static int sent_cmp(const void *pa, const void *pb, void *arg)
 }
 
 /* Sorts entries by sent_cmp (a total order: ties end at the mutation
- * index). A quicksort with the comparison inlined and 32-byte swaps by
- * assignment: qsort_r's merge sort spent its time in memmove and indirect
- * calls. Recurses on the smaller side, so the depth stays logarithmic. */
-static void sent_sort(sent *e, size_t n, kv_batch *b)
-{
-	while (n > 24) {
-		size_t m = n / 2;
-		/* Median of three to the front as the pivot. */
-		if (sent_cmp(&e[m], &e[0], b) < 0) {
-			sent t = e[m];
-			e[m] = e[0];
-			e[0] = t;
-		}
-		if (sent_cmp(&e[n - 1], &e[0], b) < 0) {
-			sent t = e[n - 1];
-			e[n - 1] = e[0];
-			e[0] = t;
-		}
-		if (sent_cmp(&e[n - 1], &e[m], b) < 0) {
-			sent t = e[n - 1];
-			e[n - 1] = e[m];
-			e[m] = t;
-		}
-		sent piv = e[m];
-		e[m] = e[0];
-		e[0] = piv;
-		size_t i = 1, j = n - 1;
-		for (;;) {
-			while (sent_cmp(&e[i], &piv, b) < 0)
-				i++;
-			while (sent_cmp(&piv, &e[j], b) < 0)
-				j--;
-			if (i >= j)
-				break;
-			sent t = e[i];
-			e[i] = e[j];
-			e[j] = t;
-			i++;
-			j--;
-		}
-		/* e[1..j] <= pivot <= e[j+1..n-1]; the pivot itself goes to j. */
-		sent t = e[0];
-		e[0] = e[j];
-		e[j] = t;
-		size_t left = j, right = n - j - 1;
-		if (left < right) {
-			sent_sort(e, left, b);
-			e += j + 1;
-			n = right;
-		} else {
-			sent_sort(e + j + 1, right, b);
-			n = left;
-		}
-	}
-	for (size_t i = 1; i < n; i++) {
-		sent x = e[i];
-		size_t k = i;
-		for (; k > 0 && sent_cmp(&x, &e[k - 1], b) < 0; k--)
-			e[k] = e[k - 1];
-		e[k] = x;
-	}
-}
+ * index), with the comparison inlined and 32-byte swaps by assignment:
+ * qsort_r's merge sort spent its time in memmove and indirect calls. */
+#define UTIL_SORT_NAME         sent_sort
+#define UTIL_SORT_TYPE         sent
+#define UTIL_SORT_CTX          kv_batch *
+#define UTIL_SORT_CMP(x, y, b) sent_cmp(x, y, b)
+#include "sort_tmpl.h"
 
 /* Merges the adjacent sorted runs starting at starts[0..nruns-1] (starts[nruns]
  * = n) pairwise until one is left. */

@@ -758,8 +758,9 @@ static void load_row(loader *ld, ty_datum *vals, copy_in *ci)
 	const uint8_t *k = (const uint8_t *)ld->key.data;
 	size_t kl = ld->key.len;
 	if (ld->sorted) {
-		/* Checked and written at the flush; foreign keys now, as below. */
-		if (ld->fk) {
+		/* Checked and written at the flush; foreign keys now, as below
+		 * (in a block: at the flush, copy_sort.c). */
+		if (ld->fk && ld->bulk) {
 			vals[r->ncols] = ty_bytes(k, kl);
 			sql_fk_row(ld->fk, NULL, vals);
 		}
@@ -867,12 +868,10 @@ static void copy_from(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o,
 	ld.bulk = s->txn_state == SQL_TXN_IDLE && !s->implicit_block;
 	/* A table referencing itself must see its own new rows: no bulk path,
 	 * and no sorted one (its foreign-key checks run before the flush). */
-	bool self_ref = false, has_fk = false;
+	bool self_ref = false;
 	for (int i = 0; i < r->ncons; i++)
-		if (r->cons[i].type == 'f') {
-			has_fk = true;
+		if (r->cons[i].type == 'f')
 			self_ref = self_ref || r->cons[i].ref_table == rel->oid;
-		}
 	if (self_ref)
 		ld.bulk = false;
 	ld.unique = sql_index_has_unique(s, rel);
@@ -885,10 +884,11 @@ static void copy_from(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o,
 		ld.direct = false;
 	/* Tables with a primary key load through copy_sort.c: in autocommit
 	 * into the commit batch (unique indexes checked per flush too), in a
-	 * transaction block into the write set (no unique index, no foreign
-	 * key: there the row-by-row order of key and reference checks stays). */
-	bool sorted = r->npk && !r->ilv_depth && !r->ilv_nchildren && (ld.bulk || (!ld.unique && !has_fk)) && !self_ref &&
-		      !ld.direct;
+	 * transaction block into the write set (no unique index: there the
+	 * row-by-row checks stay), as do tables without one in a block (their
+	 * generated row ids need no check, the write set takes them per block). */
+	bool sorted = (r->npk || !ld.bulk) && !r->ilv_depth && !r->ilv_nchildren && (ld.bulk || !ld.unique) &&
+		      !self_ref && !ld.direct;
 	/* Defaults of the columns not loaded. */
 	sql_pstate ps = {.text = ""};
 	ps.param_types = ty_alloc0(sizeof(ty_oid) * 8);
@@ -957,6 +957,8 @@ static void copy_from(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o,
 	ld.scratch = util_arena_new(4096, 0);
 	if (sorted)
 		ld.sorted = sql_copy_sort_new(s, rel, ld.kv, !ld.bulk);
+	if (sorted && !ld.bulk)
+		sql_copy_sort_set_fk(ld.sorted, ld.fk);
 	uint64_t n = 0;
 	char **fields = ty_alloc(sizeof(char *) * (size_t)(ncols + 1));
 	size_t *lens = ty_alloc(sizeof(size_t) * (size_t)(ncols + 1));
@@ -1074,6 +1076,8 @@ static void copy_from(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o,
 				;
 		if (ld.sorted)
 			sql_copy_sort_flush(ld.sorted);
+		if (ld.sorted && !ld.bulk) /* before the foreign-key checks below read it */
+			sql_txn_compact_segments(s->txn, rel->oid);
 		sql_fk_state *fk = ld.fk;
 		ld.fk = NULL;
 		sql_fk_end(fk);

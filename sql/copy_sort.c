@@ -25,9 +25,9 @@
  *
  * In a transaction block (flush_in_block) the rows go into the
  * transaction's write set instead (visible to its later statements,
- * undone by ROLLBACK TO), checked and written one by one in load order at
- * the end of each block of 1000 rows: PostgreSQL's choice of error, at
- * the cost of the row-by-row path (sorting was measured dearer there).
+ * undone by ROLLBACK TO), sorted and checked at the end of each block of
+ * 1000 rows (PostgreSQL's choice of error), as one sorted segment of the
+ * write set per block (txn_seg.h).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +41,7 @@ typedef struct srow {
 	uint32_t klen;
 	int64_t line;
 	ty_datum *vals;
+	bool pending; /* in_block: the key has a pending write (find_dup) */
 } srow;
 
 struct sql_copy_sort {
@@ -50,7 +51,6 @@ struct sql_copy_sort {
 	bool private_storage; /* created by this transaction: nothing stored */
 	bool in_block;        /* rows go into the write set (see above) */
 	bool unique;          /* the table has unique secondary indexes */
-	util_arena *scratch;  /* in_block: point reads */
 	ty_datum **rows;      /* the pending rows' values, for index_write.c */
 	int64_t *lines;
 	srow *e; /* pending rows */
@@ -59,7 +59,8 @@ struct sql_copy_sort {
 	size_t nold;
 	util_arena *keya; /* bytes of old */
 	bool in_flush;
-	size_t bytes; /* of the pending rows (key, values), roughly */
+	size_t bytes;      /* of the pending rows (key, values), roughly */
+	sql_fk_state *fk;  /* in_block: foreign-key events queued per flushed block */
 };
 
 sql_copy_sort *sql_copy_sort_new(sql_session *s, const cat_obj *rel, kv_table *kv, bool in_block)
@@ -82,7 +83,6 @@ void sql_copy_sort_free(sql_copy_sort *cs)
 	free(cs->e);
 	free(cs->rows);
 	free(cs->lines);
-	util_arena_destroy(cs->scratch);
 	free(cs->old);
 	util_arena_destroy(cs->keya);
 	free(cs);
@@ -120,6 +120,7 @@ void sql_copy_sort_add(sql_copy_sort *cs, const uint8_t *key, size_t klen, ty_da
 	r->klen = (uint32_t)klen;
 	r->line = line;
 	r->vals = vals;
+	r->pending = false;
 	int ncols = cs->rel->rel.ncols;
 	vals[ncols] = ty_bytes(k, klen); /* the row key, for the unique checks */
 	cs->bytes += klen + sizeof(srow) + (size_t)(ncols + 1) * sizeof(ty_datum);
@@ -206,7 +207,7 @@ static const srow *find_dup(sql_copy_sort *cs)
 	}
 	size_t oi = 0;
 	for (size_t i = 0; i < cs->n;) {
-		const srow *g = &cs->e[i];
+		srow *g = &cs->e[i];
 		size_t j = i + 1;
 		while (j < cs->n && same_key(g, &cs->e[j]))
 			j++;
@@ -216,8 +217,9 @@ static const srow *find_dup(sql_copy_sort *cs)
 			/* This transaction's own change of the row decides: an
 			 * insert (by an earlier statement or flush) is a duplicate,
 			 * a delete frees the key whatever is stored. */
-			const sql_wrow *w = sql_txn_lookup(t, cs->rel->oid, g->key, g->klen, false);
-			if (w) {
+			const sql_wrow *w = sql_txn_find_write(t, cs->rel->oid, g->key, g->klen);
+			g->pending = w != NULL;
+			if (w && !w->dead) { /* (a write a ROLLBACK TO undid: the stored row decides) */
 				if (w->present)
 					CANDIDATE(g);
 				i = j;
@@ -310,54 +312,55 @@ static void keep_keys(sql_copy_sort *cs)
 	cs->nold = k;
 }
 
-/* A flush in a transaction block: the rows in load order, each locked (as
- * INSERT: a concurrent inserter of the key makes us wait, then its row is
- * seen), checked against the write set (an insert of this transaction is
- * a duplicate, a delete frees the key) and, by a point read, the stored
- * rows, then written into the write set. Sorting them first was measured
- * dearer: the write set sorts at commit anyway, and a load in a block is
- * usually small next to the table, where a bloom-filtered read per key
- * beats a scan of the flush's key range. What the flush adds over the
- * row-by-row path is only the timing: checks run at the end of a block of
- * 1000 rows, so that a bad row wins over a duplicate in its own block as
- * in PostgreSQL. In load order, the first duplicate found is the one at
- * the lowest line. */
+/* A flush in a transaction block (a block of 1000 rows): sorted by key,
+ * each key locked (as INSERT: a concurrent inserter of the key makes us
+ * wait, then its row is seen), then checked as an autocommit flush is,
+ * against the write set (an insert of this transaction is a duplicate, a
+ * delete frees the key) and, by a point read, the stored rows (a load in
+ * a block is usually small next to its table, where a bloom-filtered read
+ * per key beats a scan of the flush's key range); the duplicate at the
+ * lowest line wins. The rows then go into the write set as one sorted
+ * segment (sql_txn_insert_sorted): no hash entry per row, and the commit
+ * merges the segments instead of sorting their rows again. */
 static void flush_in_block(sql_copy_sort *cs)
 {
-	static const kv_column sentinel = {SQL_FAMILY, "", 0};
 	sql_txn *t = cs->s->txn;
-	if (!cs->private_storage && !cs->scratch)
-		cs->scratch = util_arena_new(4096, 0);
-	for (size_t i = 0; i < cs->n; i++) {
-		const srow *r = &cs->e[i];
-		if (!cs->private_storage)
-			sql_txn_lock_row(t, cs->rel->oid, r->key, r->klen,
-					 PG_QUERY__LOCK_CLAUSE_STRENGTH__LCS_FORUPDATE,
-					 PG_QUERY__LOCK_WAIT_POLICY__LockWaitBlock, NULL);
-		const sql_wrow *w = sql_txn_lookup(t, cs->rel->oid, r->key, r->klen, false);
-		bool dup = w && w->present;
-		if (!w && !cs->private_storage) {
-			kv_read_opts ro;
-			memset(&ro, 0, sizeof ro);
-			ro.read_ts = KV_TS_MAX;
-			ro.columns = &sentinel;
-			ro.ncolumns = 1;
-			kv_row row;
-			util_arena_reset(cs->scratch);
-			kv_status st = kv_get(cs->kv, r->key, r->klen, &ro, cs->scratch, &row);
-			if (st != KV_OK && st != KV_NOT_FOUND)
-				sql_kv_error(st, "reading a row");
-			dup = st == KV_OK && row.n > 0;
-		}
-		if (dup)
-			sql_copy_dup_key(cs->s, &cs->rel->rel, r->vals, r->line);
-		sql_txn_put_row(t, cs->rel, cs->kv, r->key, r->klen, r->vals, NULL, true, false);
-		if ((i & 4095) == 4095)
-			ty_check_interrupts();
+	for (size_t i = 0; cs->fk && i < cs->n; i++) /* load order, for the events below */
+		cs->rows[i] = cs->e[i].vals;
+	sort_pending(cs);
+	if (!cs->private_storage && cs->rel->rel.npk) {
+		/* The block's keys locked at once (a key set, txn_lock.c); one
+		 * locked by another transaction: each key as INSERT locks it. */
+		kv_slice *keys = ty_alloc(sizeof *keys * (cs->n ? cs->n : 1));
+		size_t nk = 0;
+		for (size_t i = 0; i < cs->n; i++)
+			if (!i || !same_key(&cs->e[i - 1], &cs->e[i]))
+				keys[nk++] = (kv_slice){cs->e[i].key, cs->e[i].klen};
+		if (!sql_keyset_lock_block(sql_txn_keyset(t, cs->rel->oid), keys, nk))
+			for (size_t i = 0; i < nk; i++)
+				sql_txn_lock_row(t, cs->rel->oid, keys[i].data, keys[i].len,
+						 PG_QUERY__LOCK_CLAUSE_STRENGTH__LCS_FORUPDATE,
+						 PG_QUERY__LOCK_WAIT_POLICY__LockWaitBlock, NULL);
 	}
+	/* (A generated row id is new: nothing to lock or check.) */
+	const srow *dup = cs->rel->rel.npk ? find_dup(cs) : NULL;
+	if (dup)
+		sql_copy_dup_key(cs->s, &cs->rel->rel, dup->vals, dup->line);
+	/* Foreign keys: the block's events queued (fired at the end of the
+	 * COPY, or early past fk.c's threshold) only once its keys passed, so
+	 * a duplicate wins over a missing parent of the same or a later block,
+	 * as PostgreSQL's after-row triggers do. */
+	for (size_t i = 0; cs->fk && i < cs->n; i++)
+		sql_fk_row(cs->fk, NULL, cs->rows[i]);
+	sql_newrow *nr = ty_alloc(sizeof *nr * (cs->n ? cs->n : 1));
+	for (size_t i = 0; i < cs->n; i++)
+		nr[i] = (sql_newrow){cs->e[i].key, cs->e[i].klen, cs->e[i].vals, cs->e[i].pending};
+	sql_txn_insert_sorted(t, cs->rel, cs->kv, nr, cs->n);
 	cs->n = 0;
 	cs->bytes = 0;
 }
+
+void sql_copy_sort_set_fk(sql_copy_sort *cs, sql_fk_state *fk) { cs->fk = fk; }
 
 void sql_copy_sort_flush(sql_copy_sort *cs)
 {
@@ -396,6 +399,8 @@ void sql_copy_sort_check(sql_copy_sort *cs, int64_t before_line)
 	if (cs->in_flush)
 		return;
 	cs->in_flush = true; /* once; the rows are dropped, the load failed */
+	if (!cs->rel->rel.npk)
+		return; /* generated row ids: no duplicates */
 	size_t k = 0;
 	for (size_t i = 0; i < cs->n; i++)
 		if (cs->e[i].line < before_line)

@@ -12,9 +12,12 @@
  * In a transaction block (in_block) the rows go instead into the
  * transaction's write set, so its later statements see them and ROLLBACK
  * (TO SAVEPOINT) takes them back: each flush (the caller flushes every
- * 1000 rows) locks, checks (write set: an insert of this transaction is a
- * duplicate, a delete frees the key; stored rows: a point read) and
- * writes its rows one by one in load order. The error path's check
+ * 1000 rows) sorts its rows, locks their keys, checks them (write set: an
+ * insert of this transaction is a duplicate, a delete frees the key;
+ * stored rows: a point read) and adds them to the write set as one sorted
+ * segment (sql_txn_insert_sorted); a table without a primary key (its
+ * generated row ids need no lock or check) loads this way too in a block.
+ * The error path's check
  * (sql_copy_sort_check) works the same in both modes.
  *
  * Unique secondary indexes (autocommit only) are checked per flush too
@@ -33,6 +36,11 @@ typedef struct sql_copy_sort sql_copy_sort;
  * autocommit COPY writing into the transaction's bulk batch. */
 sql_copy_sort *sql_copy_sort_new(sql_session *s, const cat_obj *rel, kv_table *kv, bool in_block);
 void sql_copy_sort_free(sql_copy_sort *cs);
+
+/* in_block: the table's foreign-key state (the caller's, which outlives
+ * the flushes): a flushed block's rows are queued for their checks after
+ * its duplicate check (sql_fk_row), instead of by the caller per row. */
+void sql_copy_sort_set_fk(sql_copy_sort *cs, sql_fk_state *fk);
 
 /* Adds one row. The key is copied into the current ty arena; vals (ncols
  * datums) must stay valid until the next sql_copy_sort_flush() (the caller

@@ -67,6 +67,26 @@ static void choose_name(cat_snap *cs, cat_oid schema, const char *t, const char 
 	ty_error(UTIL_E_DUPLICATE_TABLE, "could not choose a name for the index");
 }
 
+/* ChooseIndexColumnNames: names[i] becomes base, numbered if an earlier
+ * column has that name. */
+static const char *choose_col_name(char **names, int i, const char *base)
+{
+	char buf[CAT_NAME_MAX];
+	for (int m = 0;; m++) {
+		if (m)
+			snprintf(buf, sizeof buf, "%s%d", base, m);
+		else
+			snprintf(buf, sizeof buf, "%s", base);
+		bool used = false;
+		for (int x = 0; x < i; x++)
+			used |= !strcmp(names[x], buf);
+		if (!used)
+			break;
+	}
+	names[i] = ty_strdup(buf);
+	return names[i];
+}
+
 /* FigureIndexColname: a column's name, a function's name, else "expr";
  * repeated names get a number (ChooseIndexColumnNames). */
 static void index_col_names(const cat_rel *r, PgQuery__IndexStmt *st, util_buf *out)
@@ -86,22 +106,9 @@ static void index_col_names(const cat_rel *r, PgQuery__IndexStmt *st, util_buf *
 			if (f && strcmp(f, "?column?") != 0)
 				base = f;
 		}
-		char buf[CAT_NAME_MAX];
-		for (int m = 0;; m++) {
-			if (m)
-				snprintf(buf, sizeof buf, "%s%d", base, m);
-			else
-				snprintf(buf, sizeof buf, "%s", base);
-			bool used = false;
-			for (size_t k = 0; k < i; k++)
-				used |= !strcmp(names[k], buf);
-			if (!used)
-				break;
-		}
-		names[i] = ty_strdup(buf);
 		if (i)
 			util_buf_putc(out, '_');
-		util_buf_puts(out, names[i]);
+		util_buf_puts(out, choose_col_name(names, (int)i, base));
 	}
 	(void)r;
 }
@@ -757,26 +764,6 @@ static const char *clone_col_name(const cat_rel *r, const cat_index_col *ic)
 	return name;
 }
 
-/* ChooseIndexColumnNames: names[i] becomes base, numbered if an earlier
- * column has that name. */
-static const char *clone_name(char **names, int i, const char *base)
-{
-	char buf[CAT_NAME_MAX];
-	for (int m = 0;; m++) {
-		if (m)
-			snprintf(buf, sizeof buf, "%s%d", base, m);
-		else
-			snprintf(buf, sizeof buf, "%s", base);
-		bool used = false;
-		for (int x = 0; x < i; x++)
-			used |= !strcmp(names[x], buf);
-		if (!used)
-			break;
-	}
-	names[i] = ty_strdup(buf);
-	return names[i];
-}
-
 void sql_create_like_indexes(sql_session *s, cat_oid table_oid, cat_oid src_oid, const int16_t *map,
 			     bool comments)
 {
@@ -817,7 +804,8 @@ void sql_create_like_indexes(sql_session *s, cat_oid table_oid, cat_oid src_oid,
 				d.keys[k].expr_sql = ty_strdup(si->keys[k].expr_sql);
 			if (k)
 				util_buf_putc(&cols, '_');
-			util_buf_puts(&cols, clone_name(names, k, clone_col_name(&src->rel, &si->keys[k])));
+			util_buf_puts(&cols,
+				      choose_col_name(names, k, clone_col_name(&src->rel, &si->keys[k])));
 		}
 		d.ninclude = si->ninclude;
 		d.include = ty_alloc0(sizeof(int16_t) * (size_t)(d.ninclude + 1));
@@ -825,7 +813,7 @@ void sql_create_like_indexes(sql_session *s, cat_oid table_oid, cat_oid src_oid,
 			d.include[k] = map[si->include[k]];
 			const cat_column *ic = cat_column_by_attnum(&src->rel, si->include[k]);
 			util_buf_putc(&cols, '_');
-			util_buf_puts(&cols, clone_name(names, d.nkeys + k, ic ? ic->name : "expr"));
+			util_buf_puts(&cols, choose_col_name(names, d.nkeys + k, ic ? ic->name : "expr"));
 		}
 		d.pred = si->predicate_sql ? ty_strdup(si->predicate_sql) : NULL;
 		const cat_obj *table = cat_get(cs, table_oid);

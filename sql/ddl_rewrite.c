@@ -186,13 +186,6 @@ static UTIL_NORETURN void duplicated(rw_state *st, const ty_datum *vals)
 	ty_errthrow();
 }
 
-static int kcmp(const uint8_t *a, size_t an, const uint8_t *b, size_t bn)
-{
-	size_t n = an < bn ? an : bn;
-	int c = memcmp(a, b, n);
-	return c ? c : (an > bn) - (an < bn);
-}
-
 static void flush_batch(rw_state *st)
 {
 	if (!st->batch || kv_batch_count(st->batch) == 0)
@@ -213,7 +206,7 @@ static void flush_batch(rw_state *st)
  * insertion order): such a key needs no uniqueness lookup. */
 static bool ascending(rw_state *st, const uint8_t *k, size_t kl)
 {
-	if (st->maxkey_len && kcmp(k, kl, st->maxkey, st->maxkey_len) <= 0)
+	if (st->maxkey_len && util_bytes_cmp(k, kl, st->maxkey, st->maxkey_len) <= 0)
 		return false;
 	if (kl > st->maxkey_cap) {
 		st->maxkey_cap = kl * 2;

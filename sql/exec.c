@@ -54,8 +54,7 @@ sql_exec *sql_exec_new(sql_session *s, sql_planned *pl, util_arena *arena, ty_da
 	return exec_new(s, pl, arena, params, nparams, true);
 }
 
-sql_exec *sql_exec_new_cached(sql_session *s, struct sql_cached_plan *cp, util_arena *arena, ty_datum *params,
-			      int nparams)
+void sql_exec_check_cached(sql_session *s, struct sql_cached_plan *cp)
 {
 	sql_planned *pl = cp->planned;
 	if (pl->query && s->cat) {
@@ -80,7 +79,13 @@ sql_exec *sql_exec_new_cached(sql_session *s, struct sql_cached_plan *cp, util_a
 			sql_priv_lock_rels(s, s->cat, rels, n);
 		}
 	}
-	return exec_new(s, pl, arena, params, nparams, false);
+}
+
+sql_exec *sql_exec_new_cached(sql_session *s, struct sql_cached_plan *cp, util_arena *arena, ty_datum *params,
+			      int nparams)
+{
+	sql_exec_check_cached(s, cp);
+	return exec_new(s, cp->planned, arena, params, nparams, false);
 }
 
 sql_op *sql_exec_node(sql_exec *ex, const sql_plan *p)

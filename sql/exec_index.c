@@ -71,11 +71,10 @@ typedef struct qentry {
 	ty_datum *row; /* table columns + key (qarena) */
 } qentry;
 
-static int kcmp(const uint8_t *a, size_t an, const uint8_t *b, size_t bn)
+/* (A short name for the many comparisons below.) */
+static inline int kcmp(const uint8_t *a, size_t an, const uint8_t *b, size_t bn)
 {
-	size_t n = an < bn ? an : bn;
-	int c = n ? memcmp(a, b, n) : 0;
-	return c ? c : (an > bn) - (an < bn);
+	return util_bytes_cmp(a, an, b, bn);
 }
 
 /* The smallest key greater than every key starting with k (NULL if none). */

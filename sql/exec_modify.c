@@ -103,7 +103,16 @@ static void check_row(sql_op *op, modify_state *st, const ty_datum *vals)
 				 "new row for relation \"%s\" violates check constraint \"%s\"", r->name,
 				 p->modify.check_names[i]);
 	}
-	/* A view's WITH CHECK OPTION: NULL fails too (PostgreSQL's ExecQual). */
+}
+
+/* A view's WITH CHECK OPTION: NULL fails too (PostgreSQL's ExecQual).
+ * Checked, as PostgreSQL's ExecWithCheckOptions, after the row's key and
+ * unique indexes: a row breaking both gets the unique violation, and an
+ * ON CONFLICT row that is not inserted is not checked. */
+static void check_view(sql_op *op, modify_state *st, const ty_datum *vals)
+{
+	const sql_plan *p = op->plan;
+	const cat_rel *r = &st->rel->rel;
 	for (int i = 0; i < p->modify.nvchecks; i++) {
 		ty_datum d = sql_eval(op->ex, p->modify.vchecks[i], vals);
 		if (d.null || !d.i) {
@@ -291,6 +300,7 @@ static bool oc_update_rekey(sql_op *op, modify_state *st, const ty_datum *existi
 	sql_txn_delete_row(t, rel, st->kv, oldkey.p, oldkey.len);
 	if (st->unique)
 		sql_index_unique_check(op->ex->s, rel, upd, existing, 0, false, NULL, NULL);
+	check_view(op, st, upd);
 	sql_txn_put_row(t, rel, st->kv, k, kl, upd, NULL, true, false);
 	if (st->fk)
 		sql_fk_row(st->fk, existing, upd);
@@ -343,6 +353,7 @@ static void oc_update(sql_op *op, modify_state *st, ty_datum *existing, const ty
 		sql_index_unique_check(op->ex->s, rel, upd, existing, 0, false, NULL, NULL);
 	}
 	ty_datum key = existing[r->ncols];
+	check_view(op, st, upd);
 	sql_txn_put_row(t, rel, st->kv, key.p, key.len, upd, set, false, true);
 	if (st->fk)
 		sql_fk_row(st->fk, existing, upd);
@@ -470,6 +481,7 @@ static void do_insert(sql_op *op, modify_state *st, const ty_datum *in, sql_batc
 			}
 		}
 	}
+	check_view(op, st, row);
 	sql_txn_put_row(t, rel, st->kv, k, kl, row, NULL, true, false);
 	if (kat) /* absent at that read point */
 		sql_txn_rebase(t, rel->oid, k, kl, kat);
@@ -537,6 +549,7 @@ static void do_update(sql_op *op, modify_state *st, const ty_datum *in, sql_batc
 				sql_txn_rebase(t, rel->oid, oldkey.p, oldkey.len, st->epq_ts);
 			if (old)
 				sql_index_unique_check(op->ex->s, rel, row, old, 0, false, NULL, NULL);
+			check_view(op, st, row);
 			sql_txn_put_row(t, rel, st->kv, k, kl, row, NULL, true, false);
 			if (st->fk)
 				sql_fk_row(st->fk, old_row(op, st, in, oldkey), row);
@@ -550,6 +563,7 @@ static void do_update(sql_op *op, modify_state *st, const ty_datum *in, sql_batc
 		sql_index_unique_release(op->ex->s, rel, old, row);
 		sql_index_unique_check(op->ex->s, rel, row, old, 0, false, NULL, NULL);
 	}
+	check_view(op, st, row);
 	sql_txn_put_row(t, rel, st->kv, oldkey.p, oldkey.len, row, st->assigned, false, true);
 	if (st->epq_ts)
 		sql_txn_rebase(t, rel->oid, oldkey.p, oldkey.len, st->epq_ts);

@@ -41,9 +41,7 @@ typedef struct salt_state {
 static int key_cmp(const ty_datum *a, const ty_datum *b)
 {
 	size_t an = a->len ? a->len - 1 : 0, bn = b->len ? b->len - 1 : 0;
-	size_t n = an < bn ? an : bn;
-	int c = n ? memcmp((const uint8_t *)a->p + 1, (const uint8_t *)b->p + 1, n) : 0;
-	return c ? c : (an > bn) - (an < bn);
+	return util_bytes_cmp((const uint8_t *)a->p + 1, an, (const uint8_t *)b->p + 1, bn);
 }
 
 static const ty_datum *head_key(const salt_state *st, int b)

@@ -89,11 +89,10 @@ static uint8_t *key_succ(const uint8_t *k, size_t n, size_t *out_len)
 	return s;
 }
 
-static int kcmp(const uint8_t *a, size_t an, const uint8_t *b, size_t bn)
+/* (A short name for the many comparisons below.) */
+static inline int kcmp(const uint8_t *a, size_t an, const uint8_t *b, size_t bn)
 {
-	size_t n = an < bn ? an : bn;
-	int c = memcmp(a, b, n);
-	return c ? c : (an > bn) - (an < bn);
+	return util_bytes_cmp(a, an, b, bn);
 }
 
 /* Evaluates bound values; an IN list contributes its elements. */

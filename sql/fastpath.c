@@ -17,6 +17,48 @@
  * unnamed statement and portal are left alone, as in PostgreSQL). */
 #define FP_NAME "\x01strata_fastpath"
 
+/* A polymorphic argument type (anyelement, anyarray, "any" ...). */
+static bool polymorphic(ty_oid oid)
+{
+	const ty_type *ty = ty_type_get(oid);
+	return ty && ty->typtype == 'p' && !strncmp(ty->name, "any", 3);
+}
+
+/* Arguments of polymorphic types, as PostgreSQL's parse_fcall_arguments
+ * reads them: a value fails in the type's input function (0A000) or for
+ * want of a binary one (42883; anyarray's receive function fails as its
+ * input does); only NULLs pass, and then a strict function returns NULL
+ * without being called. A non-strict one would be called with no type to
+ * resolve its arguments by: not supported (PostgreSQL calls it blind).
+ * Returns 1 to go on with the call, 0 for the NULL result (nothing sent),
+ * -1 on an error. */
+static int polymorphic_args(const ty_func *f, const sql_bind_params *p, util_err *err)
+{
+	bool any = false;
+	for (int i = 0; i < f->nargs; i++) {
+		if (!polymorphic(f->args[i]))
+			continue;
+		any = true;
+		if (!p->values[i])
+			continue;
+		const ty_type *ty = ty_type_get(f->args[i]);
+		int16_t fmt = p->nformats == 0 ? 0 : p->nformats == 1 ? p->formats[0] : p->formats[i];
+		if (fmt != 0 && ty->oid != TY_ANYARRAY && ty->oid != TY_ANYCOMPATIBLEARRAY)
+			return util_err_set(err, UTIL_E_UNDEFINED_FUNCTION,
+					    "no binary input function available for type %s", ty->name);
+		return util_err_set(err, UTIL_E_FEATURE_NOT_SUPPORTED, "cannot accept a value of type %s",
+				    ty->name);
+	}
+	if (!any)
+		return 1;
+	if (f->strict)
+		return 0;
+	return util_err_set(
+	    err, UTIL_E_FEATURE_NOT_SUPPORTED,
+	    "function %s with polymorphic arguments cannot be called through the fastpath interface",
+	    f->name);
+}
+
 int sql_fastpath_call(sql_session *s, uint32_t fn, const sql_bind_params *p, sql_dest *dest, util_err *err)
 {
 	const ty_func *f = ty_func_by_oid(fn);
@@ -38,6 +80,9 @@ int sql_fastpath_call(sql_session *s, uint32_t fn, const sql_bind_params *p, sql
 		return util_err_set(err, UTIL_E_PROTOCOL_VIOLATION,
 				    "function call message contains %d argument formats but %d arguments",
 				    p->nformats, p->nparams);
+	int rc = polymorphic_args(f, p, err);
+	if (rc <= 0)
+		return rc;
 	util_buf q = UTIL_BUF_INIT;
 	util_buf_puts(&q, "SELECT pg_catalog.");
 	sql_quote_ident(f->name, &q);
@@ -50,7 +95,7 @@ int sql_fastpath_call(sql_session *s, uint32_t fn, const sql_bind_params *p, sql
 		types[i] = f->args[i];
 	sql_close_portal(s, FP_NAME);
 	sql_close_stmt(s, FP_NAME);
-	int rc = sql_parse(s, FP_NAME, q.data, f->nargs, types, err);
+	rc = sql_parse(s, FP_NAME, q.data, f->nargs, types, err);
 	util_buf_free(&q);
 	if (rc == 0)
 		rc = sql_bind(s, FP_NAME, FP_NAME, p, err);

@@ -387,12 +387,8 @@ typedef struct uval {
 static int uval_cmp(const void *pa, const void *pb)
 {
 	const uval *a = pa, *b = pb;
-	int c = memcmp(a->v, b->v, a->vl < b->vl ? a->vl : b->vl);
-	if (c)
-		return c;
-	if (a->vl != b->vl)
-		return a->vl < b->vl ? -1 : 1;
-	return a->line < b->line ? -1 : a->line > b->line;
+	int c = util_bytes_cmp(a->v, a->vl, b->v, b->vl);
+	return c ? c : (a->line > b->line) - (a->line < b->line);
 }
 
 /* -1, 0, 1: the kv row before, starting with, or after values v. */
@@ -1098,10 +1094,7 @@ typedef struct bent {
 static int bent_cmp(const void *pa, const void *pb)
 {
 	const bent *a = pa, *b = pb;
-	int c = memcmp(a->k, b->k, a->kl < b->kl ? a->kl : b->kl);
-	if (c)
-		return c;
-	return a->kl < b->kl ? -1 : a->kl > b->kl;
+	return util_bytes_cmp(a->k, a->kl, b->k, b->kl);
 }
 
 void sql_index_bulk_rows(sql_txn *t, const cat_obj *rel, ty_datum *const *rows, size_t n)

@@ -354,6 +354,7 @@ static void do_declare(sql_session *s, PgQuery__DeclareCursorStmt *st, const cha
 	}
 	ty_set_arena(old);
 	po->mat_pos = -1;
+	s->ncursors++; /* sql_portal_free counts it out */
 	util_map_puts(&s->portals, st->portalname, po);
 }
 
@@ -516,6 +517,8 @@ void sql_exec_cursor_stmt(sql_session *s, pnode *n, const char *text, sql_dest *
 /* At COMMIT: holdable cursors keep all their rows; the others close. */
 void sql_cursors_at_commit(sql_session *s)
 {
+	if (!s->ncursors)
+		return;
 	size_t pos = 0;
 	void *v;
 	while (util_map_next(&s->portals, &pos, NULL, NULL, &v)) {

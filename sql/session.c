@@ -145,6 +145,8 @@ void sql_portal_free(sql_session *s, sql_portal_s *p)
 {
 	if (!p)
 		return;
+	if (p->is_cursor && s)
+		s->ncursors--;
 	if (p->ex) {
 		util_arena *old = ty_set_arena(p->arena);
 		util_err e;

@@ -52,6 +52,8 @@ struct sql_engine {
 	pthread_cond_t locks_cv;
 	pthread_mutex_t serial_mu; /* SERIALIZABLE read validation + commit (txn_serial.c) */
 	util_map locks;           /* (table oid, row key) -> lock */
+	struct sql_keyset **keysets; /* bulk-inserted key sets, under locks_mu (txn_lock.c) */
+	int nkeysets, keysets_cap;
 	struct sql_index_engine *ix; /* secondary indexes: commit gate, GC filters, builds (index_engine.c) */
 	struct sql_autoanalyze *autoanalyze; /* background ANALYZE after big loads */
 	int64_t start_time_us;
@@ -145,6 +147,7 @@ struct sql_session {
 	uint64_t guc_gen;            /* bumped whenever a setting's value changes (guc.c) */
 	util_map portals;            /* name -> sql_portal_s* */
 	util_arena *spare_portal_arena; /* a freed portal's arena, reset, for the next (session.c) */
+	int ncursors;                   /* portals that are cursors (DECLARE): none, no walk at commit */
 	bool ext_failed;             /* an error in an extended batch: skip to Sync */
 	/* Executes since the last Sync, and the last one's portal (name, tag,
 	 * whether it may be rerun): a READ COMMITTED write conflict at Sync's
@@ -1084,6 +1087,9 @@ struct sql_cached_plan;
  * outcome is remembered on cp (see priv_ok) and reused while it holds. */
 sql_exec *sql_exec_new_cached(sql_session *s, struct sql_cached_plan *cp, util_arena *arena, ty_datum *params,
 			      int nparams);
+/* The privilege check (or its remembered outcome) and relation locks of
+ * sql_exec_new_cached, without the executor (exec_point.c). */
+void sql_exec_check_cached(sql_session *s, struct sql_cached_plan *cp);
 sql_op *sql_exec_node(sql_exec *ex, const sql_plan *p);
 sql_batch *sql_op_next(sql_op *op);
 void sql_op_rescan(sql_op *op);
@@ -1333,6 +1339,7 @@ typedef struct sql_wrow {
 	bool *set;                /* updates: which cols were written */
 	int cid;                  /* statement that last wrote it */
 	bool dead;                /* created after a savepoint that was rolled back */
+	bool in_seg;              /* held by a table's sorted segment (txn_seg.h), not the writes map */
 	kv_ts base_ts;            /* read timestamp of the version the first change was based on
 				     (checked at commit on a shared store, READ COMMITTED) */
 	struct sql_wrow *prev;    /* state as of the previous statement, if it differs */
@@ -1359,6 +1366,7 @@ struct sql_txn {
 	util_map writes;          /* (table oid ++ key) -> sql_wrow* */
 	util_map tables;          /* table oid -> per-table write list (for scans) */
 	size_t nwrites;
+	size_t nseg_rows;         /* of them in tables' sorted segments (sql_txn_insert_sorted) */
 	cat_txn *ddl;             /* catalog changes, when DDL ran */
 	bool ddl_locked;
 	int nlocks;               /* row locks held */
@@ -1372,6 +1380,7 @@ struct sql_txn {
 	char **drop_on_abort;     /* storages created by this txn */
 	int nabort;
 	struct sql_savepoint *savepoints; /* innermost first */
+	struct sql_sp_arenas *sp_kept; /* arenas of released savepoints' writes (txn_savepoint.c) */
 	struct sql_undo *undo;    /* row states before changes, while savepoints exist */
 	kv_batch *bulk;           /* autocommit COPY: rows written straight into the commit batch */
 	struct sql_fk_txn *fk;    /* deferred foreign-key checks, SET CONSTRAINTS (fk.c) */
@@ -1394,6 +1403,15 @@ struct sql_txn {
 
 /* Savepoints (txn_savepoint.c): called before a row write is applied. */
 void sql_txn_undo_record(sql_txn *t, sql_wrow *w, bool created);
+/* Where the write buffer's rows and values go: the innermost savepoint's
+ * own arena (given back by ROLLBACK TO), else the transaction's. */
+util_arena *sql_txn_write_arena(sql_txn *t);
+/* Frees the savepoints' arenas; before the transaction's arena. */
+void sql_savepoints_free(sql_txn *t);
+/* Unlinks the table's rows marked dead (those created after a savepoint
+ * rolled back to: the tail of its write list) from the write buffer; they
+ * are freed with their savepoint's arena. */
+void sql_txn_forget_dead(sql_txn *t, cat_oid table);
 /* The row's first change (by the current statement) was based on the
  * version read at ts, not at the statement's snapshot (EvalPlanQual on a
  * shared store). */
@@ -1423,6 +1441,28 @@ UTIL_NORETURN void sql_txn_serialization_failure(bool deleted);
 sql_wrow *sql_txn_put_row(sql_txn *t, const cat_obj *rel, kv_table *kv, const uint8_t *key, size_t klen,
 			  const ty_datum *vals, const bool *set, bool insert, bool exists_before);
 void sql_txn_delete_row(sql_txn *t, const cat_obj *rel, kv_table *kv, const uint8_t *key, size_t klen);
+/* A new row for sql_txn_insert_sorted(). */
+typedef struct sql_newrow {
+	const uint8_t *key;
+	size_t klen;
+	const ty_datum *vals; /* ncols values, indexed by attnum-1 */
+	bool pending;         /* the key has a pending write (sql_txn_find_write): insert in place */
+} sql_newrow;
+/* Inserts n new rows of rel whose keys ascend, are distinct and are not
+ * present (the caller checked: a bulk load's block), as one sorted segment
+ * of the write set instead of a hash entry each (txn_seg.h); a row marked
+ * pending (a delete, or a write a ROLLBACK TO undid) is inserted in place. Values are copied; lookups, scans, updates, deletes,
+ * savepoints and the commit treat the rows as any other pending write. */
+void sql_txn_insert_sorted(sql_txn *t, const cat_obj *rel, kv_table *kv, const sql_newrow *rows, size_t n);
+/* Merges the table's segments into one (the commit does anyway): after a
+ * COPY, so that later lookups of its rows (foreign-key checks of a next
+ * COPY, point reads) search one array. */
+void sql_txn_compact_segments(sql_txn *t, cat_oid table);
+/* The key set of the table's segments (made on first use; valid until
+ * the transaction ends). */
+struct sql_keyset *sql_txn_keyset(sql_txn *t, cat_oid table);
+/* The row's pending write, even one a ROLLBACK TO undid (dead), or NULL. */
+sql_wrow *sql_txn_find_write(sql_txn *t, cat_oid table, const uint8_t *key, size_t klen);
 /* The pending write of a row visible to the current statement, or NULL. */
 sql_wrow *sql_txn_lookup(sql_txn *t, cat_oid table, const uint8_t *key, size_t klen, bool visible_only);
 /* Pending writes of a table in key order (for scans), visible to the
@@ -1442,6 +1482,27 @@ bool sql_txn_storage_private(const sql_txn *t, const char *storage);
 void sql_txn_lock_row(sql_txn *t, cat_oid table, const uint8_t *key, size_t klen, int strength, int wait_policy,
 		      bool *skipped);
 void sql_txn_unlock_all(sql_txn *t);
+/* Key sets (txn_lock.c): a COPY in a transaction block locks the keys it
+ * inserts without a row lock each. The transaction registers the table's
+ * set of bulk-inserted keys (its write-set segments, txn_seg.h, plus the
+ * block being checked), and a transaction that locks one of those keys
+ * waits for it as for a FOR UPDATE row lock (deadlocks found as for row
+ * locks). Created by txn.c per table (sql_txn_keyset), freed when the
+ * transaction ends, after its commit is applied: waiters then see the rows. */
+typedef struct sql_keyset sql_keyset;
+struct sql_wseg_set;
+/* Registers segs (owned by t, which must hold sql_keyset_write_lock()
+ * while changing them); caller frees with sql_keyset_free(). */
+sql_keyset *sql_keyset_new(sql_txn *t, cat_oid table, struct sql_wseg_set *segs);
+void sql_keyset_free(sql_keyset *ks);
+void sql_keyset_write_lock(sql_keyset *ks);
+void sql_keyset_write_unlock(sql_keyset *ks);
+/* Locks the distinct keys of a block (ascending): true if none is locked
+ * by another transaction (row lock or key set); they then count as locked
+ * by the owner until the next call or the end of the transaction (the
+ * rows go into segs meanwhile). False: nothing was locked, the caller
+ * locks each key with sql_txn_lock_row() (which waits). */
+bool sql_keyset_lock_block(sql_keyset *ks, const kv_slice *keys, size_t n);
 /* Frees the lock map's entries (idle relation locks stay cached) and the map; at engine close. */
 void sql_txn_locks_free(sql_engine *e);
 /* On a store shared by several servers (whose lock managers do not see
@@ -1508,7 +1569,23 @@ typedef struct sql_cached_plan {
 	cat_oid priv_user;
 	int priv_nrels;
 	cat_oid *priv_rels; /* in arena */
+	/* A primary-key point select read without the executor
+	 * (exec_point.c): 0 not looked at yet, 1 it is one, -1 not. */
+	int8_t point_state;
+	struct sql_point *point; /* in arena, with point_state 1 */
 } sql_cached_plan;
+
+/* exec_point.c: a cached plan that is `SELECT columns FROM t WHERE pk =
+ * $n` (every key column; parameters or constants) run as one kv_get.
+ * sql_point_of gives its description, or NULL when the plan is not one or
+ * this execution must take the executor path (the transaction has writes
+ * or DDL, strata.read_as_of). sql_point_read reads the row and returns its
+ * output columns (allocated in the current arena), or NULL if there is no
+ * such row; the caller has checked privileges and taken the relation locks
+ * (sql_exec_check_cached). Errors are thrown (ty_error). */
+typedef struct sql_point sql_point;
+const sql_point *sql_point_of(sql_session *s, sql_cached_plan *cp);
+ty_datum *sql_point_read(sql_session *s, const sql_point *pt, const ty_datum *params, int nparams);
 
 struct sql_prepared {
 	int refs;
@@ -1705,6 +1782,8 @@ void sql_seq_options(sql_session *s, cat_sequence_info *sq, PgQuery__Node **opts
 /* Notices and warnings to the client (utility.c). */
 void sql_notice(sql_session *s, util_errcode code, const char *fmt, ...) UTIL_PRINTF(3, 4);
 void sql_warning(sql_session *s, util_errcode code, const char *fmt, ...) UTIL_PRINTF(3, 4);
+/* INFO (ANALYZE VERBOSE's report). */
+void sql_info(sql_session *s, util_errcode code, const char *fmt, ...) UTIL_PRINTF(3, 4);
 
 /* DDL helpers shared by the DDL files. */
 char *sql_deparse_select_expr(pnode *expr);

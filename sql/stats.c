@@ -160,9 +160,21 @@ static void offer(colacc *c, ty_datum d, util_arena *a, uint64_t *rng)
 /* cmp_datum's type, per thread: sessions and the automatic ANALYZE sort
  * samples at the same time (a shared one mixed up their sorts). */
 static _Thread_local ty_oid sort_type;
+static _Thread_local bool sort_byval;
+
+/* Identical bytes are equal values, for every type: samples are often
+ * alike (pgbench's blank-padded filler), and the type's comparison (blank
+ * trimming, collation) is the dearer test. */
+static int cmp_sample(ty_datum a, ty_datum b)
+{
+	if (sort_byval ? a.i == b.i : a.len == b.len && !memcmp(a.p, b.p, a.len))
+		return 0;
+	return ty_compare(sort_type, a, b);
+}
+
 static int cmp_datum(const void *x, const void *y)
 {
-	return ty_compare(sort_type, *(const ty_datum *)x, *(const ty_datum *)y);
+	return cmp_sample(*(const ty_datum *)x, *(const ty_datum *)y);
 }
 
 typedef struct colstats {
@@ -174,6 +186,18 @@ typedef struct colstats {
 	int n_hist;
 	ty_datum hist[HIST_BOUNDS];
 } colstats;
+
+typedef struct run_ref {
+	int len, run;
+} run_ref;
+
+static int cmp_run(const void *x, const void *y)
+{
+	const run_ref *a = x, *b = y;
+	if (a->len != b->len)
+		return a->len > b->len ? -1 : 1;
+	return (a->run > b->run) - (a->run < b->run);
+}
 
 /* PostgreSQL's compute_scalar_stats, in short: sort the sample, count runs,
  * estimate distinct values with the Haas-Stokes estimator, keep values
@@ -189,13 +213,14 @@ static void summarize(colacc *c, uint64_t total_rows, colstats *out)
 	if (n == 0 || !c->ty || !c->ty->cmp)
 		return;
 	sort_type = c->type;
+	sort_byval = c->ty->byval;
 	qsort(c->sample, (size_t)n, sizeof(ty_datum), cmp_datum);
 	/* Runs of equal values. */
 	int *run_start = ty_alloc(sizeof(int) * (size_t)n), *run_len = ty_alloc(sizeof(int) * (size_t)n);
 	int nruns = 0, f1 = 0;
 	for (int i = 0; i < n;) {
 		int j = i + 1;
-		while (j < n && ty_compare(c->type, c->sample[i], c->sample[j]) == 0)
+		while (j < n && cmp_sample(c->sample[i], c->sample[j]) == 0)
 			j++;
 		run_start[nruns] = i;
 		run_len[nruns++] = j - i;
@@ -219,22 +244,14 @@ static void summarize(colacc *c, uint64_t total_rows, colstats *out)
 	}
 	/* MCVs: values appearing at least 25% more often than the average. */
 	double avg = nn / d;
-	int *order = ty_alloc(sizeof(int) * (size_t)nruns);
+	/* Runs by count, descending (ties: the smaller value first). */
+	run_ref *order = ty_alloc(sizeof(run_ref) * (size_t)nruns);
 	for (int i = 0; i < nruns; i++)
-		order[i] = i;
-	for (int i = 1; i < nruns; i++) { /* by count, descending (insertion: runs are few or unique) */
-		int k = order[i], j = i - 1;
-		if (nruns > 4096)
-			break;
-		while (j >= 0 && run_len[order[j]] < run_len[k]) {
-			order[j + 1] = order[j];
-			j--;
-		}
-		order[j + 1] = k;
-	}
+		order[i] = (run_ref){run_len[i], i};
+	qsort(order, (size_t)nruns, sizeof(run_ref), cmp_run);
 	bool *is_mcv = ty_alloc0(sizeof(bool) * (size_t)nruns);
-	for (int i = 0; i < nruns && out->n_mcv < MAX_MCV && nruns <= 4096; i++) {
-		int r = order[i];
+	for (int i = 0; i < nruns && out->n_mcv < MAX_MCV; i++) {
+		int r = order[i].run;
 		if (run_len[r] < 2 || (double)run_len[r] < 1.25 * avg)
 			break;
 		out->mcv[out->n_mcv] = c->sample[run_start[r]];
@@ -288,6 +305,229 @@ static void encode_stats(const colstats *cs, ty_oid type, util_buf *b)
 }
 
 /* ---------------------------------------------------------------- ANALYZE */
+
+/* ---- Block sampling (PostgreSQL's first stage: a random set of blocks).
+ * A big table is read only in parts: the boundaries of its sorted files'
+ * blocks cut it into parts of about one block each. Up to SAMPLE_VISIT
+ * parts, in a random order (seeded by the oid: the same table gives the
+ * same sample), give their first rows to the reservoir, SAMPLE_ROWS in all
+ * (many parts with a few rows each, not a few whole blocks: key-ordered
+ * columns such as pgbench's aid would otherwise get lumpy histograms). The
+ * first SAMPLE_COUNT parts visited are read to their end and counted: the
+ * row count is estimated as their rows x parts / SAMPLE_COUNT. When every
+ * part was visited and read to its end, the count is exact. */
+
+#define SAMPLE_MAX_PARTS 65536 /* block boundaries asked for (kv_split_points) */
+#define SAMPLE_MIN_PARTS 64    /* fewer parts: not worth it, scan everything */
+#define SAMPLE_VISIT     1000
+#define SAMPLE_COUNT     50
+
+/* What ANALYZE read, for ANALYZE VERBOSE. */
+typedef struct sample_info {
+	int parts, visited; /* 0, 0: the whole table through the executor */
+	uint64_t read;      /* rows read */
+	uint64_t offered;   /* of which given to the reservoir */
+} sample_info;
+
+typedef struct part_reader {
+	const cat_rel *r;
+	const sql_rowmap *map;
+	colacc *acc;
+	util_arena *sa;
+	uint64_t *rng;
+	ty_datum *vals;
+	bool decode; /* false: only tell whether the row exists */
+	uint64_t offered;
+	bool exists;
+} part_reader;
+
+static void part_cell(void *arg, const kv_cell *c)
+{
+	part_reader *pr = arg;
+	if (c->family.len != 1 || c->family.data[0] != SQL_FAMILY[0])
+		return;
+	if (c->qualifier.len == 0) {
+		pr->exists = true;
+		return;
+	}
+	if (!pr->decode || c->qualifier.len != 2)
+		return;
+	uint16_t id = (uint16_t)((c->qualifier.data[0] << 8) | c->qualifier.data[1]);
+	if (id >= pr->map->ncolids || pr->map->idx[id] < 0)
+		return; /* a dropped column */
+	int col = pr->map->idx[id];
+	pr->vals[col] =
+	    sql_value_decode_t(pr->map->types[col], pr->r->cols[col].type, c->value.data, c->value.len);
+}
+
+/* Reads [start, stop) of the table: its first `offer` rows go into the
+ * reservoir; with `count`, the rest are read and counted, else the read
+ * stops there. Returns the rows read; *ended: the part was read to its end. */
+static uint64_t read_part(kv_table *t, kv_ts read_ts, const kv_slice *start, const kv_slice *stop,
+			  part_reader *pr, util_arena *rowa, uint64_t offer_rows, bool count, bool *ended)
+{
+	kv_scan_opts so;
+	memset(&so, 0, sizeof so);
+	so.read.read_ts = read_ts;
+	if (start) {
+		so.start = start->data;
+		so.start_len = start->len;
+	}
+	if (stop) {
+		so.stop = stop->data;
+		so.stop_len = stop->len;
+	}
+	if (!count)
+		so.limit = offer_rows + 1; /* one more tells whether the part ended */
+	uint64_t rows = 0;
+	kv_iter *it = kv_scan(t, &so);
+	util_arena *old = ty_set_arena(rowa);
+	*ended = true;
+	while (kv_iter_valid(it)) {
+		if (rows == offer_rows && !count) {
+			*ended = false;
+			break;
+		}
+		util_arena_reset(rowa);
+		pr->decode = rows < offer_rows;
+		pr->exists = false;
+		const uint8_t *key = NULL;
+		size_t klen = 0;
+		if (pr->decode) {
+			/* The row key, for the key columns (cells' bytes last only
+			 * during kv_iter_row). */
+			kv_slice rk = kv_iter_cell(it)->row;
+			key = util_arena_memdup_nz(rowa, rk.data, rk.len);
+			klen = rk.len;
+			for (int i = 0; i < pr->r->ncols; i++)
+				pr->vals[i] = ty_null();
+		}
+		kv_iter_row(it, part_cell, pr);
+		if (!pr->exists)
+			continue;
+		if (pr->decode) {
+			if (pr->r->npk)
+				sql_key_decode(pr->r, key, klen, pr->vals);
+			for (int c = 0; c < pr->r->ncols; c++)
+				if (!pr->r->cols[c].dropped)
+					offer(&pr->acc[c], pr->vals[c], pr->sa, pr->rng);
+			pr->offered++;
+		}
+		rows++;
+	}
+	ty_set_arena(old);
+	kv_status st = kv_iter_status(it);
+	kv_iter_close(it);
+	if (st != KV_OK)
+		sql_kv_error(st, "scanning a table");
+	return rows;
+}
+
+/* Visits the parts of kt cut at pts[0..npts) (see above); returns the
+ * estimated row count. Allocates in the current arena. */
+static uint64_t visit_parts(sql_session *s, const cat_obj *o, kv_table *kt, const kv_slice *pts, int npts,
+			    colacc *acc, util_arena *sa, util_arena *rowa, sample_info *info)
+{
+	const cat_rel *r = &o->rel;
+	int nparts = npts + 1;
+	int *order = ty_alloc(sizeof(int) * (size_t)nparts);
+	uint64_t prng = 0x2545f4914f6cdd1dULL ^ ((uint64_t)o->oid << 1);
+	for (int i = 0; i < nparts; i++)
+		order[i] = i;
+	for (int i = nparts - 1; i > 0; i--) { /* Fisher-Yates */
+		int j = (int)(rng_next(&prng) % (uint64_t)(i + 1));
+		int x = order[i];
+		order[i] = order[j];
+		order[j] = x;
+	}
+	sql_rowmap map;
+	sql_rowmap_build(r, ty_get_arena(), &map);
+	uint64_t rng = 0x9e3779b97f4a7c15ULL ^ o->oid;
+	part_reader pr = {.r = r, .map = &map, .acc = acc, .sa = sa, .rng = &rng};
+	pr.vals = ty_alloc(sizeof(ty_datum) * (size_t)(r->ncols + 1));
+	kv_ts read_ts = s->txn ? sql_txn_read_ts(s->txn) : kv_read_point(s->e->kv);
+	int visit = nparts < SAMPLE_VISIT ? nparts : SAMPLE_VISIT;
+	uint64_t per = (SAMPLE_ROWS + (uint64_t)visit - 1) / (uint64_t)visit;
+	uint64_t counted = 0, total = 0;
+	bool all_ended = true;
+	for (int i = 0; i < visit; i++) {
+		int p = order[i];
+		bool ended;
+		uint64_t n = read_part(kt, read_ts, p ? &pts[p - 1] : NULL, p < npts ? &pts[p] : NULL, &pr,
+				       rowa, per, i < SAMPLE_COUNT, &ended);
+		total += n;
+		if (i < SAMPLE_COUNT)
+			counted += n;
+		all_ended &= ended;
+		ty_check_interrupts();
+	}
+	info->parts = nparts;
+	info->visited = visit;
+	info->read = total;
+	info->offered = pr.offered;
+	if (visit == nparts && all_ended)
+		return total;
+	int nc = visit < SAMPLE_COUNT ? visit : SAMPLE_COUNT;
+	return (uint64_t)((double)counted * (double)nparts / (double)nc + 0.5);
+}
+
+/* Samples a big plain table by parts; false (nothing read) when the table
+ * must be scanned in full through the executor: interleaved tables, the
+ * transaction's own writes to it, few sorted-file blocks, more of it in
+ * the memstore than in files, or an etcd store. *rows gets the estimated row count. */
+static bool sample_parts(sql_session *s, const cat_obj *o, colacc *acc, util_arena *sa, uint64_t *rows,
+			 sample_info *info)
+{
+	const cat_rel *r = &o->rel;
+	if (r->ilv_depth || r->ilv_nchildren || !r->storage[0] || s->e->opts.store_uri)
+		return false; /* an etcd store has no sorted files to cut at */
+	bool ok = false;
+	util_arena *a = util_arena_new(64 * 1024, 0);
+	util_arena *rowa = util_arena_new(16 * 1024, 0);
+	util_arena *old = ty_set_arena(a);
+	kv_table *volatile t = NULL; /* read after a longjmp */
+	TY_TRY(tc)
+	{
+		int nw = 0;
+		if (s->txn)
+			(void)sql_txn_table_writes(s->txn, o->oid, a, &nw);
+		kv_table *kt = NULL;
+		kv_table_stats ts;
+		if (nw == 0 && kv_table_open(s->e->kv, r->storage, &kt) == KV_OK) {
+			t = kt;
+			kv_slice *pts = ty_alloc(sizeof(kv_slice) * SAMPLE_MAX_PARTS);
+			int npts = 0;
+			if (kv_table_get_stats(kt, &ts) == KV_OK && ts.file_bytes &&
+			    ts.memstore_bytes <= ts.file_bytes) {
+				kv_status st =
+				    kv_split_points(kt, NULL, 0, NULL, 0, SAMPLE_MAX_PARTS, a, pts, &npts);
+				if (st != KV_OK)
+					sql_kv_error(st, "sampling a table");
+			}
+			if (npts + 1 >= SAMPLE_MIN_PARTS) {
+				*rows = visit_parts(s, o, kt, pts, npts, acc, sa, rowa, info);
+				ok = true;
+			}
+		}
+	}
+	TY_CATCH(tc)
+	{
+		TY_END(tc);
+		if (t)
+			kv_table_close(t);
+		ty_set_arena(old);
+		util_arena_destroy(rowa);
+		util_arena_destroy(a);
+		ty_errthrow();
+	}
+	TY_END(tc);
+	if (t)
+		kv_table_close(t);
+	ty_set_arena(old);
+	util_arena_destroy(rowa);
+	util_arena_destroy(a);
+	return ok;
+}
 
 /* Scans the table through the executor (interleaving, the transaction's
  * own writes and every row format handled as for any query). */
@@ -351,7 +591,7 @@ static uint64_t sample_table(sql_session *s, const cat_obj *o, colacc *acc, util
 	return rows;
 }
 
-void sql_analyze_rel(sql_session *s, const cat_obj *o)
+static void analyze_rel(sql_session *s, const cat_obj *o, bool verbose)
 {
 	const cat_rel *r = &o->rel;
 	if (r->relkind != CAT_RELKIND_TABLE)
@@ -366,9 +606,17 @@ void sql_analyze_rel(sql_session *s, const cat_obj *o)
 			ty_error(UTIL_E_OUT_OF_MEMORY, "out of memory");
 	}
 	uint64_t rows;
+	sample_info info = {0, 0, 0, 0};
+	if (verbose) {
+		const char *sn = sql_schema_name(s->cat, r->schema);
+		sql_info(s, UTIL_E_SUCCESSFUL_COMPLETION, "analyzing \"%s.%s\"", sn ? sn : "", r->name);
+	}
 	TY_TRY(tc)
 	{
-		rows = sample_table(s, o, acc, sa);
+		if (!sample_parts(s, o, acc, sa, &rows, &info)) {
+			rows = sample_table(s, o, acc, sa);
+			info.read = info.offered = rows;
+		}
 		/* Write the statistics, then the row count into the catalog. */
 		kv_table *kt = stats_table(s->e);
 		kv_batch *b = kv_batch_new();
@@ -390,6 +638,20 @@ void sql_analyze_rel(sql_session *s, const cat_obj *o)
 		}
 		ty_set_arena(old);
 		util_buf_free(&v);
+		int insample = info.offered < SAMPLE_ROWS ? (int)info.offered : SAMPLE_ROWS;
+		if (verbose && info.parts)
+			sql_info(s, UTIL_E_SUCCESSFUL_COMPLETION,
+				 "\"%s\": scanned %d of %d blocks, containing %llu live rows and 0 dead "
+				 "rows; %d rows "
+				 "in sample, %llu estimated total rows",
+				 r->name, info.visited, info.parts, (unsigned long long)info.read, insample,
+				 (unsigned long long)rows);
+		else if (verbose)
+			sql_info(s, UTIL_E_SUCCESSFUL_COMPLETION,
+				 "\"%s\": scanned the whole table, containing %llu live rows and 0 dead "
+				 "rows; %d rows "
+				 "in sample, %llu estimated total rows",
+				 r->name, (unsigned long long)info.read, insample, (unsigned long long)rows);
 		kv_status st = kv_commit(s->e->kv, b, NULL, NULL);
 		kv_batch_free(b);
 		kv_table_close(kt);
@@ -414,8 +676,14 @@ void sql_analyze_rel(sql_session *s, const cat_obj *o)
 	}
 }
 
+void sql_analyze_rel(sql_session *s, const cat_obj *o)
+{
+	analyze_rel(s, o, false);
+}
+
 typedef struct an_ctx {
 	sql_session *s;
+	bool verbose;
 	int n;
 } an_ctx;
 
@@ -423,23 +691,47 @@ static int analyze_each(void *arg, const cat_obj *o)
 {
 	an_ctx *a = arg;
 	if (o->rel.relkind == CAT_RELKIND_TABLE && o->rel.schema != CAT_OID_PG_CATALOG) {
-		sql_analyze_rel(a->s, o);
+		analyze_rel(a->s, o, a->verbose);
 		a->n++;
 	}
 	return 0;
 }
 
+/* A boolean option: no value, true, on, 1. */
+static bool opt_true(const PgQuery__DefElem *d)
+{
+	if (!d->arg)
+		return true;
+	switch (d->arg->node_case) {
+	case PG_QUERY__NODE__NODE_BOOLEAN:
+		return d->arg->boolean->boolval;
+	case PG_QUERY__NODE__NODE_INTEGER:
+		return d->arg->integer->ival != 0;
+	case PG_QUERY__NODE__NODE_STRING:
+		return !util_strcasecmp(d->arg->string->sval, "true") ||
+		       !util_strcasecmp(d->arg->string->sval, "on");
+	default:
+		return false;
+	}
+}
+
 void sql_analyze_stmt(sql_session *s, PgQuery__VacuumStmt *vs)
 {
+	bool verbose = false;
+	for (size_t i = 0; i < vs->n_options; i++) {
+		PgQuery__DefElem *d = vs->options[i]->def_elem;
+		if (d && !strcmp(d->defname, "verbose"))
+			verbose = opt_true(d);
+	}
 	if (vs->n_rels == 0) {
-		an_ctx a = {s, 0};
+		an_ctx a = {s, verbose, 0};
 		cat_foreach(s->cat, CAT_REL, s->db_oid, analyze_each, &a);
 		return;
 	}
 	for (size_t i = 0; i < vs->n_rels; i++) {
 		PgQuery__VacuumRelation *vr = vs->rels[i]->vacuum_relation;
 		const cat_obj *o = sql_lookup_rel(s, s->cat, vr->relation, false);
-		sql_analyze_rel(s, o);
+		analyze_rel(s, o, verbose);
 	}
 }
 

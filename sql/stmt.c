@@ -146,6 +146,10 @@ static void refresh_cat_at(sql_session *s, bool remote, kv_ts read_ts)
 		util_err_clear(&ce);
 		if (remote && cat_refresh(s->e->cat, read_ts, &ce) != 0)
 			util_warn("could not refresh the catalog: %s", ce.message);
+		/* Usually the session holds the current snapshot already: no
+		 * lock, and no reference count bounced between cores. */
+		if (s->cat && cat_is_current(s->e->cat, s->cat))
+			return;
 		cs = cat_current(s->e->cat);
 	}
 	if (s->cat)
@@ -194,7 +198,7 @@ void sql_stmt_end_txn(sql_session *s)
 	/* Usually no cursor is open: keep the map as it is (the rebuild below
 	 * cost an allocation per transaction). */
 	bool any = false;
-	while (!any && util_map_next(&s->portals, &pos, NULL, NULL, &v))
+	while (s->ncursors && !any && util_map_next(&s->portals, &pos, NULL, NULL, &v))
 		any = ((sql_portal_s *)v)->is_cursor && !((sql_portal_s *)v)->holdable;
 	if (!any) {
 		/* As below: no etcd reads here (a fresh read point and the
@@ -650,6 +654,40 @@ static const char *lock_command(int strength)
 	}
 }
 
+/* Runs a portal whose plan is a point read (sql_point_of) to completion. */
+static void run_point(sql_session *s, sql_portal_s *po, const sql_point *pt, sql_dest *dest, bool send_desc,
+		      sql_complete *c)
+{
+	sql_planned *pl = po->cp->planned;
+	/* Privileges and relation locks first, as the executor's path: no
+	 * RowDescription before a permission error. */
+	sql_exec_check_cached(s, po->cp);
+	util_arena *old = ty_set_arena(po->arena);
+	po->formats = portal_formats(po, pl->desc.ncols);
+	ty_set_arena(old);
+	if (send_desc && dest->startup) {
+		sql_rowdesc d;
+		fill_desc(pl, po->formats, po->formats ? pl->desc.ncols : 0, &d, s->stmt_arena);
+		dest->startup(dest->arg, &d);
+	}
+	old = ty_set_arena(po->arena);
+	ty_datum *row = sql_point_read(s, pt, po->params, po->nparams);
+	if (row) {
+		util_buf *rb = &s->rowbuf;
+		sql_format_row(s, row, pl->desc.ncols, pl->plan->types, po->formats, rb);
+		if (dest->row(dest->arg, (const uint8_t *)rb->data, rb->len, pl->desc.ncols) != 0)
+			ty_error(UTIL_E_CONNECTION_FAILURE, "connection to client lost");
+		po->nsent++;
+	}
+	ty_set_arena(old);
+	memset(c, 0, sizeof *c);
+	make_tag(pl, po->nsent, c->tag, sizeof c->tag);
+	po->done = true;
+	po->exhausted = true;
+	sql_cached_plan_release(po->cp);
+	po->cp = NULL;
+}
+
 /* Runs (or resumes) a portal: sends up to max_rows rows (0 = all). */
 void sql_portal_run(sql_session *s, sql_portal_s *po, sql_dest *dest, int64_t max_rows, bool send_desc,
 		    sql_complete *c)
@@ -663,6 +701,13 @@ void sql_portal_run(sql_session *s, sql_portal_s *po, sql_dest *dest, int64_t ma
 		if (s->txn->read_only && pl->lock_strength)
 			ty_error(UTIL_E_READ_ONLY_SQL_TRANSACTION, "cannot execute %s in a read-only transaction",
 				 lock_command(pl->lock_strength));
+		/* A primary-key point select: one kv_get, no executor
+		 * (exec_point.c). Row limits keep to the executor's path. */
+		const sql_point *pt = max_rows <= 0 ? sql_point_of(s, po->cp) : NULL;
+		if (pt) {
+			run_point(s, po, pt, dest, send_desc, c);
+			return;
+		}
 		util_arena *old = ty_set_arena(po->arena);
 		po->ex = sql_exec_new_cached(s, po->cp, po->arena, po->params, po->nparams);
 		po->root = sql_exec_node(po->ex, pl->plan);

@@ -12,6 +12,7 @@
 #include "ops.h"
 #include "sql_index.h"
 #include "sql_int.h"
+#include "txn_seg.h"
 
 sql_txn *sql_txn_begin(sql_session *s, sql_isolation iso, bool read_only, bool explicit_block)
 {
@@ -153,7 +154,18 @@ static size_t wkey(cat_oid table, const uint8_t *key, size_t klen, uint8_t *buf,
 	return klen + 4;
 }
 
-/* Map lookup without the 4+key copy for short keys. */
+/* A table's pending writes: every row in a list (scans), and the rows a
+ * bulk load added block by block in sorted segments (txn_seg.h) instead
+ * of the writes map. */
+typedef struct table_writes {
+	sql_wrow *head, *tail;
+	size_t n;
+	sql_wseg_set segs;
+	sql_keyset *ks; /* segs' keys locked for other transactions (txn_lock.c) */
+} table_writes;
+
+/* Map lookup without the 4+key copy for short keys, then the table's
+ * sorted segments (a key is in one or the other). */
 static sql_wrow *find(sql_txn *t, cat_oid table, const uint8_t *key, size_t klen)
 {
 	uint8_t stackbuf[512];
@@ -162,13 +174,36 @@ static sql_wrow *find(sql_txn *t, cat_oid table, const uint8_t *key, size_t klen
 	sql_wrow *w = util_map_get(&t->writes, buf, klen + 4);
 	if (buf != stackbuf)
 		free(buf);
+	if (!w && t->nseg_rows) {
+		table_writes *tw = util_map_get_u64(&t->tables, table);
+		if (tw)
+			w = sql_wseg_find(&tw->segs, key, klen);
+	}
 	return w;
 }
 
-typedef struct table_writes {
-	sql_wrow *head, *tail;
-	size_t n;
-} table_writes;
+static table_writes *table_of(sql_txn *t, cat_oid table)
+{
+	table_writes *tw = util_map_get_u64(&t->tables, table);
+	if (!tw) {
+		tw = util_arena_zalloc(t->arena, sizeof *tw);
+		if (!tw)
+			ty_error(UTIL_E_OUT_OF_MEMORY, "out of memory");
+		util_map_put_u64(&t->tables, table, tw);
+	}
+	return tw;
+}
+
+static void link_row(sql_txn *t, table_writes *tw, sql_wrow *w)
+{
+	if (tw->tail)
+		tw->tail->next_in_table = w;
+	else
+		tw->head = w;
+	tw->tail = w;
+	tw->n++;
+	t->nwrites++;
+}
 
 /* The write buffer keeps kv table pointers until COMMIT, past the
  * statement whose scan opened them: hold a reference to each. */
@@ -188,20 +223,21 @@ static void hold_kv(sql_txn *t, kv_table *kv)
 static sql_wrow *new_wrow(sql_txn *t, const cat_obj *rel, kv_table *kv, const uint8_t *key, size_t klen)
 {
 	hold_kv(t, kv);
-	sql_wrow *w = util_arena_zalloc(t->arena, sizeof *w);
+	util_arena *a = sql_txn_write_arena(t);
+	sql_wrow *w = util_arena_zalloc(a, sizeof *w);
 	int ncols = rel->rel.ncols;
 	w->table = rel->oid;
 	w->kv = kv;
 	/* The map key (table oid ++ row key) doubles as the row key's storage. */
-	uint8_t *mk = util_arena_alloc(t->arena, klen + 4);
-	if (!mk)
+	uint8_t *mk = util_arena_alloc(a, klen + 4);
+	if (!w || !mk)
 		ty_error(UTIL_E_OUT_OF_MEMORY, "out of memory");
 	wkey(rel->oid, key, klen, mk, klen + 4);
 	w->key = mk + 4;
 	w->keylen = klen;
 	w->ncols = ncols;
-	w->cols = util_arena_zalloc(t->arena, sizeof(ty_datum) * (size_t)(ncols ? ncols : 1));
-	w->set = util_arena_zalloc(t->arena, sizeof(bool) * (size_t)(ncols ? ncols : 1));
+	w->cols = util_arena_zalloc(a, sizeof(ty_datum) * (size_t)(ncols ? ncols : 1));
+	w->set = util_arena_zalloc(a, sizeof(bool) * (size_t)(ncols ? ncols : 1));
 	if (!w->key || !w->cols || !w->set)
 		ty_error(UTIL_E_OUT_OF_MEMORY, "out of memory");
 	for (int i = 0; i < ncols; i++)
@@ -209,18 +245,7 @@ static sql_wrow *new_wrow(sql_txn *t, const cat_obj *rel, kv_table *kv, const ui
 	w->cid = t->cid;
 	w->base_ts = t->stmt_ts;
 	util_map_put(&t->writes, mk, klen + 4, w);
-	table_writes *tw = util_map_get_u64(&t->tables, rel->oid);
-	if (!tw) {
-		tw = util_arena_zalloc(t->arena, sizeof *tw);
-		util_map_put_u64(&t->tables, rel->oid, tw);
-	}
-	if (tw->tail)
-		tw->tail->next_in_table = w;
-	else
-		tw->head = w;
-	tw->tail = w;
-	tw->n++;
-	t->nwrites++;
+	link_row(t, table_of(t, rel->oid), w);
 	return w;
 }
 
@@ -230,12 +255,13 @@ static void save_prev(sql_txn *t, sql_wrow *w)
 {
 	if (w->cid == t->cid)
 		return;
-	sql_wrow *p = util_arena_alloc(t->arena, sizeof *p);
+	util_arena *a = sql_txn_write_arena(t);
+	sql_wrow *p = util_arena_alloc(a, sizeof *p);
 	if (!p)
 		ty_error(UTIL_E_OUT_OF_MEMORY, "out of memory");
 	*p = *w;
-	p->cols = util_arena_memdup(t->arena, w->cols, sizeof(ty_datum) * (size_t)(w->ncols ? w->ncols : 1));
-	p->set = util_arena_memdup(t->arena, w->set, sizeof(bool) * (size_t)(w->ncols ? w->ncols : 1));
+	p->cols = util_arena_memdup(a, w->cols, sizeof(ty_datum) * (size_t)(w->ncols ? w->ncols : 1));
+	p->set = util_arena_memdup(a, w->set, sizeof(bool) * (size_t)(w->ncols ? w->ncols : 1));
 	p->prev = NULL;
 	w->prev = p;
 	w->cid = t->cid;
@@ -243,7 +269,7 @@ static void save_prev(sql_txn *t, sql_wrow *w)
 
 static void copy_vals(sql_txn *t, const cat_rel *r, sql_wrow *w, const ty_datum *vals, const bool *set)
 {
-	util_arena *old = ty_set_arena(t->arena);
+	util_arena *old = ty_set_arena(sql_txn_write_arena(t));
 	for (int i = 0; i < w->ncols; i++) {
 		if (set && !set[i])
 			continue;
@@ -343,6 +369,92 @@ void sql_txn_delete_row(sql_txn *t, const cat_obj *rel, kv_table *kv, const uint
 	}
 }
 
+void sql_txn_insert_sorted(sql_txn *t, const cat_obj *rel, kv_table *kv, const sql_newrow *rows, size_t n)
+{
+	if (!n)
+		return;
+	check_budget(t);
+	hold_kv(t, kv);
+	const cat_rel *r = &rel->rel;
+	int ncols = r->ncols;
+	table_writes *tw = table_of(t, rel->oid);
+	/* (in the caller's arena: freed with it if an allocation throws) */
+	sql_wrow **ptrs = ty_alloc(sizeof *ptrs * n);
+	bool *byval = ty_alloc(sizeof(bool) * (size_t)(ncols ? ncols : 1));
+	for (int i = 0; i < ncols; i++) {
+		const ty_type *ty = ty_type_get(r->cols[i].type);
+		byval[i] = ty ? ty->byval : true;
+	}
+	size_t cells = sizeof(ty_datum) * (size_t)(ncols ? ncols : 1);
+	size_t nseg = 0;
+	for (size_t k = 0; k < n; k++) {
+		const sql_newrow *nr = &rows[k];
+		/* A key with a pending write (a delete, or a row a savepoint
+		 * rollback left dead) takes the insert in place: one write per key. */
+		if (nr->pending) {
+			sql_txn_put_row(t, rel, kv, nr->key, nr->klen, nr->vals, NULL, true, false);
+			continue;
+		}
+		util_arena *old = ty_set_arena(t->arena);
+		sql_wrow *w = util_arena_zalloc(t->arena, sizeof *w);
+		uint8_t *key = util_arena_alloc(t->arena, nr->klen ? nr->klen : 1);
+		ty_datum *cols = util_arena_alloc(t->arena, cells);
+		bool *set = util_arena_alloc(t->arena, (size_t)(ncols ? ncols : 1));
+		if (!w || !key || !cols || !set) {
+			ty_set_arena(old);
+			ty_error(UTIL_E_OUT_OF_MEMORY, "out of memory");
+		}
+		memcpy(key, nr->key, nr->klen);
+		for (int i = 0; i < ncols; i++) {
+			cols[i] = ty_datum_copy(nr->vals[i], byval[i]);
+			set[i] = true;
+		}
+		w->table = rel->oid;
+		w->kv = kv;
+		w->key = key;
+		w->keylen = nr->klen;
+		w->present = w->inserted = true;
+		w->ncols = ncols;
+		w->cols = cols;
+		w->set = set;
+		w->cid = t->cid;
+		w->base_ts = t->stmt_ts;
+		w->in_seg = true;
+		ty_set_arena(old);
+		link_row(t, tw, w);
+		ptrs[nseg++] = w;
+	}
+	if (t->savepoints) /* ROLLBACK TO makes them dead, as rows of the map */
+		for (size_t k = 0; k < nseg; k++)
+			sql_txn_undo_record(t, ptrs[k], true);
+	if (tw->ks)
+		sql_keyset_write_lock(tw->ks);
+	sql_wseg_add(&tw->segs, ptrs, nseg);
+	if (tw->ks)
+		sql_keyset_write_unlock(tw->ks);
+	t->nseg_rows += nseg;
+}
+
+void sql_txn_compact_segments(sql_txn *t, cat_oid table)
+{
+	table_writes *tw = t->nseg_rows ? util_map_get_u64(&t->tables, table) : NULL;
+	if (!tw || tw->segs.nsegs < 2)
+		return;
+	if (tw->ks)
+		sql_keyset_write_lock(tw->ks);
+	sql_wseg_all(&tw->segs);
+	if (tw->ks)
+		sql_keyset_write_unlock(tw->ks);
+}
+
+sql_keyset *sql_txn_keyset(sql_txn *t, cat_oid table)
+{
+	table_writes *tw = table_of(t, table);
+	if (!tw->ks)
+		tw->ks = sql_keyset_new(t, table, &tw->segs);
+	return tw->ks;
+}
+
 /* A row locked on a shared store (sql_txn_note_lock); transaction arena. */
 typedef struct sql_xlock {
 	cat_oid table;
@@ -416,6 +528,11 @@ void sql_txn_rebase(sql_txn *t, cat_oid table, const uint8_t *key, size_t klen, 
 		w->base_ts = ts;
 }
 
+sql_wrow *sql_txn_find_write(sql_txn *t, cat_oid table, const uint8_t *key, size_t klen)
+{
+	return find(t, table, key, klen);
+}
+
 sql_wrow *sql_txn_lookup(sql_txn *t, cat_oid table, const uint8_t *key, size_t klen, bool visible_only)
 {
 	sql_wrow *w = find(t, table, key, klen);
@@ -456,6 +573,33 @@ sql_wrow **sql_txn_table_writes(sql_txn *t, cat_oid table, util_arena *arena, in
 	return list;
 }
 
+void sql_txn_forget_dead(sql_txn *t, cat_oid table)
+{
+	table_writes *tw = util_map_get_u64(&t->tables, table);
+	if (!tw)
+		return;
+	/* Dead rows of the writes map live in the savepoint arenas about to be
+	 * freed: unlink them. A sorted segment's rows live in the transaction's
+	 * arena and stay in their segment (a later write of the key revives
+	 * them in place), so they stay linked, dead, as before. */
+	sql_wrow *last = NULL, **link = &tw->head;
+	size_t n = 0;
+	for (sql_wrow *w = tw->head; w; w = w->next_in_table) {
+		if (w->dead && !w->in_seg) {
+			util_map_del(&t->writes, w->key - 4, w->keylen + 4);
+			t->nwrites--;
+			continue;
+		}
+		*link = w;
+		link = &w->next_in_table;
+		last = w;
+		n++;
+	}
+	*link = NULL;
+	tw->tail = last;
+	tw->n = n;
+}
+
 void sql_txn_table_reshape(sql_txn *t, cat_oid table, int ncols, bool forget)
 {
 	table_writes *tw = util_map_get_u64(&t->tables, table);
@@ -465,7 +609,7 @@ void sql_txn_table_reshape(sql_txn *t, cat_oid table, int ncols, bool forget)
 		if (forget) {
 			uint8_t *buf = util_xmalloc(w->keylen + 4);
 			wkey(table, w->key, w->keylen, buf, w->keylen + 4);
-			util_map_del(&t->writes, buf, w->keylen + 4);
+			util_map_del(&t->writes, buf, w->keylen + 4); /* (not there: a segment's row) */
 			free(buf);
 			t->nwrites--;
 			continue;
@@ -489,8 +633,13 @@ void sql_txn_table_reshape(sql_txn *t, cat_oid table, int ncols, bool forget)
 			v->ncols = ncols;
 		}
 	}
-	if (forget)
+	if (forget) {
+		t->nseg_rows -= tw->segs.nkeys;
+		sql_keyset_free(tw->ks);
+		tw->ks = NULL;
+		sql_wseg_free(&tw->segs);
 		util_map_del_u64(&t->tables, table);
+	}
 }
 
 cat_txn *sql_txn_ddl(sql_txn *t)
@@ -700,7 +849,17 @@ static void txn_free(sql_txn *t)
 		kv_table_close(t->kvrefs[i]);
 	free(t->kvrefs);
 	util_map_free(&t->writes);
+	{ /* (after the commit is applied: a waiter for a key then sees the row) */
+		size_t pos = 0;
+		void *v;
+		while (util_map_next(&t->tables, &pos, NULL, NULL, &v)) {
+			table_writes *tw = v;
+			sql_keyset_free(tw->ks);
+			sql_wseg_free(&tw->segs);
+		}
+	}
 	util_map_free(&t->tables);
+	sql_savepoints_free(t);
 	util_arena_destroy(t->arena);
 }
 
@@ -724,6 +883,52 @@ static int cmp_table_wrow(const void *a, const void *b)
 	if (x->table != y->table)
 		return x->table < y->table ? -1 : 1;
 	return cmp_wrow(a, b);
+}
+
+static int cmp_oid(const void *a, const void *b)
+{
+	cat_oid x = *(const cat_oid *)a, y = *(const cat_oid *)b;
+	return (x > y) - (x < y);
+}
+
+/* The commit's rows: the map's (sorted, *k of them) merged with every
+ * table's segments, in (table, key) order, without sorting the segments'
+ * rows again. */
+static sql_wrow **merge_segments(sql_txn *t, sql_wrow **rows, size_t *k)
+{
+	size_t ntab = util_map_count(&t->tables), nt = 0, pos = 0;
+	cat_oid *oids = util_arena_alloc(t->arena, sizeof *oids * (ntab ? ntab : 1));
+	sql_wrow **out = util_arena_alloc(t->arena, sizeof *out * (*k + t->nseg_rows));
+	if (!oids || !out)
+		ty_error(UTIL_E_OUT_OF_MEMORY, "out of memory");
+	const void *key;
+	size_t kl;
+	void *v;
+	while (util_map_next(&t->tables, &pos, &key, &kl, &v)) {
+		uint64_t oid;
+		memcpy(&oid, key, sizeof oid);
+		if (((table_writes *)v)->segs.nkeys)
+			oids[nt++] = (cat_oid)oid;
+	}
+	qsort(oids, nt, sizeof *oids, cmp_oid);
+	size_t i = 0, o = 0;
+	for (size_t ti = 0; ti < nt; ti++) {
+		table_writes *tw = util_map_get_u64(&t->tables, oids[ti]);
+		if (tw->ks)
+			sql_keyset_write_lock(tw->ks);
+		const sql_wseg *g = sql_wseg_all(&tw->segs);
+		if (tw->ks)
+			sql_keyset_write_unlock(tw->ks);
+		for (size_t j = 0; j < g->n; j++) {
+			while (i < *k && cmp_table_wrow(&rows[i], &g->rows[j]) < 0)
+				out[o++] = rows[i++];
+			out[o++] = g->rows[j];
+		}
+	}
+	while (i < *k)
+		out[o++] = rows[i++];
+	*k = o;
+	return out;
 }
 
 int sql_txn_commit(sql_txn *t, util_err *err)
@@ -771,6 +976,8 @@ int sql_txn_commit(sql_txn *t, util_err *err)
 		while (util_map_next(&t->writes, &pos, NULL, NULL, &v))
 			rows[k++] = v;
 		qsort(rows, k, sizeof *rows, cmp_table_wrow);
+		if (t->nseg_rows)
+			rows = merge_segments(t, rows, &k);
 		/* READ COMMITTED on a store shared by several servers: the row
 		 * locks are per server, so the commit checks each written row
 		 * against the version its change was based on (another server's

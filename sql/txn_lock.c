@@ -15,6 +15,7 @@
 
 #include "ops.h"
 #include "sql_int.h"
+#include "txn_seg.h"
 
 /* Modes, weakest first: FOR KEY SHARE, FOR SHARE, FOR NO KEY UPDATE, FOR
  * UPDATE (PgQuery's LockClauseStrength values 2..5). */
@@ -72,12 +73,152 @@ typedef struct waiter {
 static waiter *waiters;
 static int nwaiters, waiters_cap;
 
-static const waiter *waiting(sql_txn *t)
+static const waiter *waiting(const sql_txn *t)
 {
 	for (int i = 0; i < nwaiters; i++)
 		if (waiters[i].t == t)
 			return &waiters[i];
 	return NULL;
+}
+
+static bool blocked(const sql_rowlock *l, const sql_txn *t, int mode);
+
+/* A transaction's bulk-inserted keys of one table (sql_keyset_new):
+ * its write-set segments (read by other lockers under rw, changed by the
+ * owner under rw's write lock) and the block being checked (copied). */
+struct sql_keyset {
+	sql_engine *e;
+	sql_txn *t;
+	cat_oid table;
+	sql_wseg_set *segs;
+	pthread_rwlock_t rw;
+	kv_slice *block; /* ascending, bytes in blockbuf */
+	size_t nblock, block_cap;
+	uint8_t *blockbuf;
+	size_t blockbuf_cap;
+};
+
+static bool block_has(const sql_keyset *ks, const uint8_t *key, size_t klen)
+{
+	size_t lo = 0, hi = ks->nblock;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = sql_wseg_key_cmp(ks->block[mid].data, ks->block[mid].len, key, klen);
+		if (c == 0)
+			return true;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
+/* The transaction other than t whose key set holds the row key k (table
+ * oid ++ key, kl bytes), or NULL. With locks_mu held. */
+static sql_txn *keyset_owner(sql_engine *e, const sql_txn *t, const uint8_t *k, size_t kl)
+{
+	if (kl <= 4)
+		return NULL; /* a relation's lock */
+	cat_oid table = util_get_be32(k);
+	for (int i = 0; i < e->nkeysets; i++) {
+		sql_keyset *ks = e->keysets[i];
+		if (ks->t == t || ks->table != table)
+			continue;
+		if (block_has(ks, k + 4, kl - 4))
+			return ks->t;
+		pthread_rwlock_rdlock(&ks->rw);
+		bool in = sql_wseg_find(ks->segs, k + 4, kl - 4) != NULL;
+		pthread_rwlock_unlock(&ks->rw);
+		if (in)
+			return ks->t;
+	}
+	return NULL;
+}
+
+sql_keyset *sql_keyset_new(sql_txn *t, cat_oid table, sql_wseg_set *segs)
+{
+	sql_engine *e = t->s->e;
+	sql_keyset *ks = util_xcalloc(1, sizeof *ks);
+	ks->e = e;
+	ks->t = t;
+	ks->table = table;
+	ks->segs = segs;
+	pthread_rwlock_init(&ks->rw, NULL);
+	pthread_mutex_lock(&e->locks_mu);
+	if (e->nkeysets == e->keysets_cap) {
+		e->keysets_cap = e->keysets_cap ? 2 * e->keysets_cap : 8;
+		e->keysets = util_xrealloc(e->keysets, sizeof *e->keysets * (size_t)e->keysets_cap);
+	}
+	e->keysets[e->nkeysets++] = ks;
+	pthread_mutex_unlock(&e->locks_mu);
+	return ks;
+}
+
+void sql_keyset_free(sql_keyset *ks)
+{
+	if (!ks)
+		return;
+	sql_engine *e = ks->e;
+	pthread_mutex_lock(&e->locks_mu);
+	for (int i = 0; i < e->nkeysets; i++)
+		if (e->keysets[i] == ks) {
+			e->keysets[i] = e->keysets[--e->nkeysets];
+			break;
+		}
+	if (nwaiters)
+		pthread_cond_broadcast(&e->locks_cv);
+	pthread_mutex_unlock(&e->locks_mu);
+	pthread_rwlock_destroy(&ks->rw);
+	free(ks->block);
+	free(ks->blockbuf);
+	free(ks);
+}
+
+void sql_keyset_write_lock(sql_keyset *ks) { pthread_rwlock_wrlock(&ks->rw); }
+void sql_keyset_write_unlock(sql_keyset *ks) { pthread_rwlock_unlock(&ks->rw); }
+
+bool sql_keyset_lock_block(sql_keyset *ks, const kv_slice *keys, size_t n)
+{
+	sql_engine *e = ks->e;
+	size_t bytes = 0;
+	for (size_t i = 0; i < n; i++)
+		bytes += keys[i].len;
+	/* Copied outside the mutex (the caller's keys live in its row arena). */
+	if (n > ks->block_cap) {
+		ks->block_cap = n;
+		ks->block = util_xrealloc(ks->block, sizeof *ks->block * n);
+	}
+	if (bytes > ks->blockbuf_cap) {
+		ks->blockbuf_cap = 2 * bytes;
+		ks->blockbuf = util_xrealloc(ks->blockbuf, ks->blockbuf_cap);
+	}
+	uint8_t stackbuf[256];
+	pthread_mutex_lock(&e->locks_mu);
+	ks->nblock = 0; /* the previous block's keys are in segs (or its COPY failed) */
+	for (size_t i = 0; i < n; i++) {
+		size_t kl = keys[i].len + 4;
+		uint8_t *k = kl <= sizeof stackbuf ? stackbuf : util_xmalloc(kl);
+		util_put_be32(k, ks->table);
+		memcpy(k + 4, keys[i].data, keys[i].len);
+		const sql_rowlock *l = util_map_get(&e->locks, k, kl);
+		bool taken = (l && blocked(l, ks->t, M_UPDATE)) || (e->nkeysets > 1 && keyset_owner(e, ks->t, k, kl));
+		if (k != stackbuf)
+			free(k);
+		if (taken) {
+			pthread_mutex_unlock(&e->locks_mu);
+			return false;
+		}
+	}
+	uint8_t *p = ks->blockbuf;
+	for (size_t i = 0; i < n; i++) {
+		memcpy(p, keys[i].data, keys[i].len);
+		ks->block[i] = (kv_slice){p, keys[i].len};
+		p += keys[i].len;
+	}
+	ks->nblock = n;
+	pthread_mutex_unlock(&e->locks_mu);
+	return true;
 }
 
 static void add_waiter(sql_txn *t, const uint8_t *key, size_t klen, int mode)
@@ -107,8 +248,11 @@ static bool blocked(const sql_rowlock *l, const sql_txn *t, int mode)
 	return false;
 }
 
+static bool txn_reaches(sql_engine *e, const sql_txn *t, const sql_txn *target, int depth);
+
 /* Does a chain of waits lead from the holders blocking (t, mode) on l back
- * to t? Depth-first over the waits-for graph, bounded. */
+ * to t? Depth-first over the waits-for graph (row locks and key sets),
+ * bounded. */
 static bool reaches(sql_engine *e, const sql_rowlock *l, const sql_txn *t, int mode, const sql_txn *target,
 		    int depth)
 {
@@ -120,14 +264,25 @@ static bool reaches(sql_engine *e, const sql_rowlock *l, const sql_txn *t, int m
 			continue;
 		if (h->t == target)
 			return true;
-		const waiter *w = waiting(h->t);
-		if (!w)
-			continue;
-		const sql_rowlock *l2 = util_map_get(&e->locks, w->key, w->klen);
-		if (l2 && reaches(e, l2, h->t, w->mode, target, depth + 1))
+		if (txn_reaches(e, h->t, target, depth + 1))
 			return true;
 	}
 	return false;
+}
+
+/* Does t wait (directly or along a chain) for target? */
+static bool txn_reaches(sql_engine *e, const sql_txn *t, const sql_txn *target, int depth)
+{
+	if (t == target)
+		return true;
+	const waiter *w = waiting(t);
+	if (!w || depth > 64)
+		return false;
+	const sql_rowlock *l2 = util_map_get(&e->locks, w->key, w->klen);
+	if (l2 && reaches(e, l2, t, w->mode, target, depth))
+		return true;
+	const sql_txn *o = e->nkeysets ? keyset_owner(e, t, w->key, w->klen) : NULL;
+	return o && txn_reaches(e, o, target, depth + 1);
 }
 
 static const char *table_name(sql_txn *t, cat_oid table)
@@ -191,7 +346,9 @@ void sql_txn_lock_row(sql_txn *t, cat_oid table, const uint8_t *key, size_t klen
 	pthread_mutex_lock(&e->locks_mu);
 	for (;;) {
 		sql_rowlock *l = util_map_get(&e->locks, k, kl);
-		if (!l) {
+		/* A key another transaction bulk-inserted: wait for it to end. */
+		sql_txn *owner = e->nkeysets ? keyset_owner(e, t, k, kl) : NULL;
+		if (!l && !owner) {
 			l = util_xcalloc(1, sizeof *l);
 			l->key = util_xmalloc(kl);
 			memcpy(l->key, k, kl);
@@ -200,9 +357,9 @@ void sql_txn_lock_row(sql_txn *t, cat_oid table, const uint8_t *key, size_t klen
 			grant(t, l, mode);
 			break;
 		}
-		if (holds(l, t, mode))
+		if (!owner && holds(l, t, mode))
 			break;
-		if (!blocked(l, t, mode)) {
+		if (!owner && !blocked(l, t, mode)) {
 			grant(t, l, mode);
 			break;
 		}
@@ -218,7 +375,7 @@ void sql_txn_lock_row(sql_txn *t, cat_oid table, const uint8_t *key, size_t klen
 								 : "could not obtain lock on relation \"%s\"",
 				 table_name(t, table));
 		}
-		if (reaches(e, l, t, mode, t, 0)) {
+		if ((l && reaches(e, l, t, mode, t, 0)) || (owner && txn_reaches(e, owner, t, 0))) {
 			pthread_mutex_unlock(&e->locks_mu);
 			util_err *er = ty_errstart(UTIL_E_T_R_DEADLOCK_DETECTED, "deadlock detected");
 			util_err_detail(er, "Process %d waits for ShareLock on transaction; blocked by another process.",
@@ -300,6 +457,8 @@ void sql_txn_locks_free(sql_engine *e)
 		free(l);
 	}
 	util_map_free(&e->locks);
+	free(e->keysets); /* (each freed by its transaction) */
+	e->keysets = NULL;
 }
 
 /* pg_locks: every row lock holder and every waiting transaction. */

@@ -27,6 +27,19 @@ void sql_notice(sql_session *s, util_errcode code, const char *fmt, ...)
 		s->client.notice(s->client.arg, &n);
 }
 
+void sql_info(sql_session *s, util_errcode code, const char *fmt, ...)
+{
+	util_err n;
+	util_err_clear(&n);
+	va_list ap;
+	va_start(ap, fmt);
+	util_err_vset(&n, code, fmt, ap);
+	va_end(ap);
+	n.severity = UTIL_SEV_INFO;
+	if (s->client.notice)
+		s->client.notice(s->client.arg, &n);
+}
+
 void sql_warning(sql_session *s, util_errcode code, const char *fmt, ...)
 {
 	util_err n;

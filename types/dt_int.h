@@ -339,6 +339,9 @@ void dt_encode_datetime(dt_tm *tm, int32_t fsec, bool print_tz, int tz, const ch
 			util_buf *out);
 void dt_encode_interval(const dt_itm *itm, int style, util_buf *out);
 void dt_encode_timezone(int tz, bool xsd, util_buf *out);
+/* A finite timestamp (no zone) in ISO DateStyle when its year is 1..9999;
+ * false (nothing appended) otherwise. */
+bool dt_encode_timestamp_iso(int64_t ts, util_buf *out);
 /* Appends seconds with up to precision fraction digits, trailing zeros trimmed. */
 void dt_append_seconds(util_buf *out, int sec, int32_t fsec, int precision, bool fillzeros);
 extern const char *const dt_months[]; /* "Jan" ... */

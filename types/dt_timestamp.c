@@ -92,11 +92,14 @@ static void timestamp_out(ty_datum v, util_buf *out)
 {
 	if (special_out(v.i, out))
 		return;
+	int style = (int)ty_get_settings()->datestyle;
+	if (style == TY_DATES_ISO && dt_encode_timestamp_iso(v.i, out))
+		return;
 	dt_tm tm;
 	int32_t fsec;
 	if (dt_ts2tm(v.i, NULL, &tm, &fsec, NULL, NULL) != 0)
 		dt_err_ts_range();
-	dt_encode_datetime(&tm, fsec, false, 0, NULL, (int)ty_get_settings()->datestyle, out);
+	dt_encode_datetime(&tm, fsec, false, 0, NULL, style, out);
 }
 
 static void timestamptz_out(ty_datum v, util_buf *out)

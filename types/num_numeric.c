@@ -232,8 +232,65 @@ void nv_out(const nvar *v, int dscale, util_buf *out)
 	}
 }
 
+static int dig_at(const uint8_t *p, int i)
+{
+	const uint8_t *d = p + TY_NUMERIC_HDRSZ + 2 * i;
+	return (int16_t)(uint16_t)(d[0] | d[1] << 8);
+}
+
+/* Four decimal digits of a base-10000 digit, the first `skip` left out. */
+static char *dig4(char *q, int dig, int skip, int n)
+{
+	char t[4] = {(char)('0' + dig / 1000), (char)('0' + dig / 100 % 10), (char)('0' + dig / 10 % 10),
+		     (char)('0' + dig % 10)};
+	for (int i = skip; i < n; i++)
+		*q++ = t[i];
+	return q;
+}
+
+/* nv_out of a finite value up to ~100 characters, read straight from the
+ * datum and built on the stack: result sets print many short numerics
+ * (amounts), and the nvar copy plus a buffer call per digit group was most
+ * of their cost. False (nothing appended) for other values. */
+static bool format_short(ty_datum n, util_buf *out)
+{
+	const uint8_t *p = n.p;
+	if (n.len < TY_NUMERIC_HDRSZ || (n.len - TY_NUMERIC_HDRSZ) % 2)
+		return false;
+	int nd = (int)(n.len - TY_NUMERIC_HDRSZ) / 2;
+	int sign = p[0] | p[1] << 8, weight = (int16_t)(uint16_t)(p[2] | p[3] << 8),
+	    dscale = p[4] | p[5] << 8;
+	if ((sign != TY_NUMERIC_POS && sign != TY_NUMERIC_NEG) || weight > 16 || dscale > 32)
+		return false;
+	char b[128], *q = b;
+	if (sign == TY_NUMERIC_NEG)
+		*q++ = '-';
+	int d;
+	if (weight < 0) {
+		d = weight + 1;
+		*q++ = '0';
+	} else {
+		for (d = 0; d <= weight; d++) {
+			int dig = d < nd ? dig_at(p, d) : 0;
+			int skip = d ? 0 : dig >= 1000 ? 0 : dig >= 100 ? 1 : dig >= 10 ? 2 : 3;
+			q = dig4(q, dig, skip, 4);
+		}
+	}
+	if (dscale > 0) {
+		*q++ = '.';
+		for (int i = 0; i < dscale; d++, i += DEC_DIGITS) {
+			int dig = d >= 0 && d < nd ? dig_at(p, d) : 0;
+			q = dig4(q, dig, 0, UTIL_MIN(4, dscale - i));
+		}
+	}
+	util_buf_append(out, b, (size_t)(q - b));
+	return true;
+}
+
 void ty_numeric_format(ty_datum n, util_buf *out)
 {
+	if (format_short(n, out))
+		return;
 	nvar v;
 	nv_from_datum(n, &v);
 	nv_out(&v, v.dscale, out);

@@ -205,6 +205,16 @@ void util_buf_put_varint(util_buf *b, uint64_t v);
 /* Takes the data out; caller frees with free(); the buffer becomes empty. */
 char *util_buf_steal(util_buf *b, size_t *len);
 
+/* Byte-string order: memcmp over the common length, then the shorter
+ * first (-1, 0 or 1 on a length difference; memcmp's sign otherwise). Either
+ * pointer may be NULL when its length is 0. */
+static inline int util_bytes_cmp(const void *a, size_t al, const void *b, size_t bl)
+{
+	size_t n = al < bl ? al : bl;
+	int c = n ? __builtin_memcmp(a, b, n) : 0;
+	return c ? c : (al > bl) - (al < bl);
+}
+
 /* Big-endian and varint coding on raw memory. */
 static inline void util_put_be16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)(v >> 8); p[1] = (uint8_t)v; }
 static inline void util_put_be32(uint8_t *p, uint32_t v)

@@ -43,6 +43,30 @@ static int finish(pgw_rd *r, util_err *err, const char *a, const char *b)
 	return 0;
 }
 
+/* Reads np parameter values (a length, then that many bytes) into s. */
+static void read_values(pgw_rd *r, pgw_fe_scratch *s, int np)
+{
+	reserve(s, np);
+	for (int i = 0; i < np; i++) {
+		int32_t len = pgw_rd_i32(r);
+		s->lens[i] = len;
+		/* -1 is NULL; other negative lengths cannot be satisfied */
+		s->vals[i] = len == -1 ? NULL : pgw_rd_bytes(r, len < 0 ? SIZE_MAX : (size_t)len);
+	}
+}
+
+/* Text parameters (by the nf formats: none = all text, one = for all)
+ * must be valid in the client encoding. */
+static int check_text_values(const pgw_fe_scratch *s, int nf, int np, util_err *err)
+{
+	for (int i = 0; i < np; i++) {
+		int16_t f = nf == 0 ? 0 : nf == 1 ? s->fmts[0] : s->fmts[i];
+		if (f == 0 && s->vals[i] && pgw_utf8_check(s->vals[i], (size_t)s->lens[i], err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 int pgw_decode_query(const uint8_t *b, size_t n, const char **query, util_err *err)
 {
 	pgw_rd r;
@@ -80,25 +104,15 @@ int pgw_decode_bind(const uint8_t *b, size_t n, pgw_fe_scratch *s, pgw_bind_msg 
 	if (!r.err && nf > 1 && nf != np)
 		return util_err_set(err, UTIL_E_PROTOCOL_VIOLATION,
 				    "bind message has %d parameter formats but %d parameters", nf, np);
-	reserve(s, np);
-	for (int i = 0; i < np; i++) {
-		int32_t len = pgw_rd_i32(&r);
-		s->lens[i] = len;
-		/* -1 is NULL; other negative lengths cannot be satisfied */
-		s->vals[i] = len == -1 ? NULL : pgw_rd_bytes(&r, len < 0 ? SIZE_MAX : (size_t)len);
-	}
+	read_values(&r, s, np);
 	int nrf = (uint16_t)pgw_rd_i16(&r);
 	reserve(s, nrf);
 	for (int i = 0; i < nrf; i++)
 		s->rfmts[i] = pgw_rd_i16(&r);
 	if (finish(&r, err, m->portal, m->stmt) < 0)
 		return -1;
-	/* Text parameters must be valid in the client encoding. */
-	for (int i = 0; i < np; i++) {
-		int16_t f = nf == 0 ? 0 : nf == 1 ? s->fmts[0] : s->fmts[i];
-		if (f == 0 && s->vals[i] && pgw_utf8_check(s->vals[i], (size_t)s->lens[i], err) < 0)
-			return -1;
-	}
+	if (check_text_values(s, nf, np, err) < 0)
+		return -1;
 	m->p = (sql_bind_params){
 	    .nformats = nf,
 	    .formats = s->fmts,
@@ -127,20 +141,12 @@ int pgw_decode_fcall(const uint8_t *b, size_t n, pgw_fe_scratch *s, pgw_fcall_ms
 		return util_err_set(err, UTIL_E_PROTOCOL_VIOLATION,
 				    "function call message contains %d argument formats but %d arguments", nf,
 				    np);
-	reserve(s, np);
-	for (int i = 0; i < np; i++) {
-		int32_t len = pgw_rd_i32(&r);
-		s->lens[i] = len;
-		s->vals[i] = len == -1 ? NULL : pgw_rd_bytes(&r, len < 0 ? SIZE_MAX : (size_t)len);
-	}
+	read_values(&r, s, np);
 	s->rfmts[0] = pgw_rd_i16(&r);
 	if (finish(&r, err, NULL, NULL) < 0)
 		return -1;
-	for (int i = 0; i < np; i++) {
-		int16_t f = nf == 0 ? 0 : nf == 1 ? s->fmts[0] : s->fmts[i];
-		if (f == 0 && s->vals[i] && pgw_utf8_check(s->vals[i], (size_t)s->lens[i], err) < 0)
-			return -1;
-	}
+	if (check_text_values(s, nf, np, err) < 0)
+		return -1;
 	m->p = (sql_bind_params){
 	    .nformats = nf,
 	    .formats = s->fmts,

@@ -137,15 +137,24 @@ void pgw_wr_rowdesc(util_buf *b, const sql_rowdesc *d)
 {
 	size_t at = pgw_wr_begin(b, 'T');
 	pgw_wr_i16(b, (int16_t)d->ncols);
+	/* One reserve per column and the fixed fields written in place (a
+	 * Describe per prepared execution: pgbench -M prepared). */
 	for (int i = 0; i < d->ncols; i++) {
 		const sql_column *c = &d->cols[i];
-		pgw_wr_str(b, c->name ? c->name : "?column?");
-		pgw_wr_i32(b, (int32_t)c->table_oid);
-		pgw_wr_i16(b, c->attnum);
-		pgw_wr_i32(b, (int32_t)c->type_oid);
-		pgw_wr_i16(b, c->type_len);
-		pgw_wr_i32(b, c->typmod);
-		pgw_wr_i16(b, c->format);
+		const char *name = c->name ? c->name : "?column?";
+		size_t nl = strlen(name) + 1;
+		util_buf_reserve(b, nl + 18);
+		uint8_t *p = (uint8_t *)b->data + b->len;
+		memcpy(p, name, nl);
+		p += nl;
+		util_put_be32(p, (uint32_t)c->table_oid);
+		util_put_be16(p + 4, (uint16_t)c->attnum);
+		util_put_be32(p + 6, (uint32_t)c->type_oid);
+		util_put_be16(p + 10, (uint16_t)c->type_len);
+		util_put_be32(p + 12, (uint32_t)c->typmod);
+		util_put_be16(p + 16, (uint16_t)c->format);
+		b->len += nl + 18;
+		b->data[b->len] = '\0';
 	}
 	pgw_wr_end(b, at);
 }

@@ -4,7 +4,8 @@
  * rows are spread over the memstore and several files with several
  * versions and deletes, through flushes and minor and major compactions.
  * Short limits exercise the chunks sized from the restart points of a
- * file's blocks (kvstore/rscan.c).
+ * file's blocks (kvstore/rscan.c); reverse scans are read cell by cell or
+ * row by row (kv_iter_row).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -50,31 +51,62 @@ static void rows_free(rows *x)
 	memset(x, 0, sizeof(*x));
 }
 
-static void read_rows(kv_table *t, const kv_scan_opts *o, rows *out)
+/* The row being built: its cells as text, appended to out. */
+typedef struct row_text {
+	rows *out;
+	char *cur;
+	size_t len;
+} row_text;
+
+static void new_row(row_text *x)
+{
+	rows *out = x->out;
+	if (out->n == out->cap) {
+		out->cap = out->cap ? 2 * out->cap : 256;
+		out->r = realloc(out->r, out->cap * sizeof(char *));
+	}
+	x->cur = calloc(1, 4096);
+	out->r[out->n++] = x->cur;
+	x->len = 0;
+}
+
+static void cell_text(void *arg, const kv_cell *c)
+{
+	row_text *x = arg;
+	assert_non_null(x->cur);
+	int n = snprintf(x->cur + x->len, 4096 - x->len, "%.*s/%.*s:%.*s@%llu t%d=%.*s;", (int)c->row.len,
+			 (const char *)c->row.data, (int)c->family.len, (const char *)c->family.data,
+			 (int)c->qualifier.len, (const char *)c->qualifier.data, (unsigned long long)c->ts,
+			 (int)c->type, (int)c->value.len, (const char *)c->value.data);
+	assert_true(n > 0 && (size_t)n < 4096 - x->len);
+	x->len += (size_t)n;
+}
+
+/* by_row: whole rows through kv_iter_row() (reverse scans hand out their
+ * chunk's cells directly), sometimes after stepping over a row's first cell
+ * with kv_iter_next(); else cell by cell. */
+static void read_rows(kv_table *t, const kv_scan_opts *o, bool by_row, rows *out)
 {
 	memset(out, 0, sizeof(*out));
+	row_text x = {out, NULL, 0};
 	kv_iter *it = kv_scan(t, o);
-	char *cur = NULL;
-	size_t len = 0;
-	for (; kv_iter_valid(it); kv_iter_next(it)) {
-		const kv_cell *c = kv_iter_cell(it);
-		if (kv_iter_row_start(it)) {
-			if (out->n == out->cap) {
-				out->cap = out->cap ? 2 * out->cap : 256;
-				out->r = realloc(out->r, out->cap * sizeof(char *));
+	if (by_row) {
+		while (kv_iter_valid(it)) {
+			new_row(&x);
+			if (rnd(4) == 0) {
+				cell_text(&x, kv_iter_cell(it));
+				kv_iter_next(it);
+				if (!kv_iter_valid(it) || kv_iter_row_start(it))
+					continue;
 			}
-			cur = calloc(1, 4096);
-			out->r[out->n++] = cur;
-			len = 0;
+			assert_true(kv_iter_row(it, cell_text, &x) > 0);
 		}
-		assert_non_null(cur);
-		int n = snprintf(cur + len, 4096 - len, "%.*s/%.*s:%.*s@%llu t%d=%.*s;", (int)c->row.len,
-				 (const char *)c->row.data, (int)c->family.len, (const char *)c->family.data,
-				 (int)c->qualifier.len, (const char *)c->qualifier.data,
-				 (unsigned long long)c->ts, (int)c->type, (int)c->value.len,
-				 (const char *)c->value.data);
-		assert_true(n > 0 && (size_t)n < 4096 - len);
-		len += (size_t)n;
+	} else {
+		for (; kv_iter_valid(it); kv_iter_next(it)) {
+			if (kv_iter_row_start(it))
+				new_row(&x);
+			cell_text(&x, kv_iter_cell(it));
+		}
 	}
 	assert_int_equal(kv_iter_status(it), KV_OK);
 	kv_iter_close(it);
@@ -104,22 +136,24 @@ static void check_scan(kv_table *t)
 	}
 	o.read.max_versions = 1 + (int)rnd(3);
 	rows fwd;
-	read_rows(t, &o, &fwd);
+	read_rows(t, &o, false, &fwd);
 	uint64_t limits[] = {0, 1, 2, 1 + rnd(25), 20, 1 + rnd(70), 64, 65, 200};
 	uint64_t lim = limits[rnd(sizeof limits / sizeof limits[0])];
 	o.reverse = true;
 	o.limit = lim;
 	rows rev;
-	read_rows(t, &o, &rev);
+	bool by_row = rnd(2) == 0;
+	read_rows(t, &o, by_row, &rev);
 	size_t want = lim && lim < fwd.n ? (size_t)lim : fwd.n;
 	if (rev.n != want)
-		fail_msg("reverse scan [%d%s, %d%s) limit %llu: %zu rows, want %zu", a,
+		fail_msg("reverse scan [%d%s, %d%s) limit %llu%s: %zu rows, want %zu", a,
 			 o.start_exclusive ? "x" : "", b, o.stop_inclusive ? "i" : "",
-			 (unsigned long long)lim, rev.n, want);
+			 (unsigned long long)lim, by_row ? " by row" : "", rev.n, want);
 	for (size_t i = 0; i < want; i++)
 		if (strcmp(rev.r[i], fwd.r[fwd.n - 1 - i]))
-			fail_msg("reverse scan [%d, %d) limit %llu row %zu:\n got %s\nwant %s", a, b,
-				 (unsigned long long)lim, i, rev.r[i], fwd.r[fwd.n - 1 - i]);
+			fail_msg("reverse scan [%d, %d) limit %llu%s row %zu:\n got %s\nwant %s", a, b,
+				 (unsigned long long)lim, by_row ? " by row" : "", i, rev.r[i],
+				 fwd.r[fwd.n - 1 - i]);
 	rows_free(&fwd);
 	rows_free(&rev);
 }

@@ -24,7 +24,8 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 import psycopg2  # noqa: E402
-from strata_fixture import StrataServer  # noqa: E402
+import twin_schemas  # noqa: E402
+from twin_schemas import fetch, sqlstate  # noqa: E402
 
 SCHEMA = """
 CREATE SCHEMA {s};
@@ -87,47 +88,15 @@ QUERIES = [
 ITEMS = ["apple", "pear", "fig", "kiwi", "lime", "plum", "date", "nut"]
 
 
-class Checker:
-    def __init__(self):
-        self.passed = 0
-        self.failed = 0
-
-    def check(self, ok, what):
-        if ok:
-            self.passed += 1
-        else:
-            self.failed += 1
-            print(f"FAIL {what}")
-
-
-def fetch(cur, sql):
-    cur.execute(sql)
-    return cur.fetchall()
-
-
 def both(cur, sql, args=()):
-    """Runs one statement on the interleaved schema, and on the plain one
-    only if it succeeded there (the interleave rules refuse orphans, which
-    the plain schema has no foreign keys to refuse); returns the outcomes."""
-    out = []
-    for s in ("ilv", "plain"):
-        cur.execute("SAVEPOINT both_sp")
-        try:
-            cur.execute(sql.format(s=s), args)
-            out.append(("ok", cur.rowcount))
-            cur.execute("RELEASE SAVEPOINT both_sp")
-        except psycopg2.Error as e:
-            out.append(("err", e.pgcode))
-            cur.execute("ROLLBACK TO SAVEPOINT both_sp")
-            break
-    return out
+    """The interleave rules refuse orphans, which the plain schema has no
+    foreign keys to refuse: a statement runs on the plain schema only if it
+    succeeded on the interleaved one."""
+    return twin_schemas.both(cur, sql, args, ("ilv", "plain"), stop_on_error=True)
 
 
 def compare(chk, cur, label):
-    for q in QUERIES:
-        a = fetch(cur, q.format(s="ilv"))
-        b = fetch(cur, q.format(s="plain"))
-        chk.check(a == b, f"{label}: {q.format(s='*')}: interleaved {a[:5]}... != plain {b[:5]}...")
+    twin_schemas.compare(chk, cur, label, QUERIES, ("ilv", "plain"), ("interleaved", "plain"))
 
 
 def workload(chk, conn, rng, rounds):
@@ -170,17 +139,6 @@ def workload(chk, conn, rng, rounds):
         else:
             cur.execute("COMMIT")
         compare(chk, cur, f"round {r}")
-
-
-def sqlstate(cur, sql):
-    """The SQLSTATE sql fails with (None if it succeeds); a transaction block
-    it leaves aborted is rolled back."""
-    try:
-        cur.execute(sql)
-        return None
-    except psycopg2.Error as e:
-        cur.execute("ROLLBACK")
-        return e.pgcode
 
 
 def rules(chk, conn):
@@ -328,10 +286,7 @@ IX_QUERIES = [
 
 def compare_ix(chk, cur, label):
     cur.execute("SET enable_seqscan = off")
-    for q in IX_QUERIES:
-        a = fetch(cur, q.format(s="ilv"))
-        b = fetch(cur, q.format(s="plain"))
-        chk.check(a == b, f"{label}: {q.format(s='*')}: interleaved {a[:5]}... != plain {b[:5]}...")
+    twin_schemas.compare(chk, cur, label, IX_QUERIES, ("ilv", "plain"), ("interleaved", "plain"))
     cur.execute("RESET enable_seqscan")
 
 
@@ -580,37 +535,24 @@ def schema_changes(chk, conn):
     cur.execute("DROP SEQUENCE sq")
 
 
-def main():
-    seed = int(os.environ.get("ILV_SEED", random.randrange(1 << 30)))
-    rounds = int(os.environ.get("ILV_ROUNDS", "10"))
-    print(f"# interleave: seed {seed}, {rounds} rounds")
-    chk = Checker()
-    with StrataServer("interleave") as srv:
-        conn = psycopg2.connect(srv.dsn)
-        conn.autocommit = True
-        cur = conn.cursor()
-        cur.execute(SCHEMA.format(s="ilv", w_lines="WITH (interleave_in_parent = 'ilv.orders')",
-                                  w_notes="WITH (interleave_in_parent = 'ilv.lines')"))
-        cur.execute(SCHEMA.format(s="plain", w_lines="", w_notes=""))
-        conn.autocommit = False
-        try:
-            workload(chk, conn, random.Random(seed), rounds)
-            conn.rollback()
-            child_indexes(chk, conn, random.Random(seed + 1))
-            rules(chk, conn)
-            truncate(chk, conn)
-            explain(chk, conn)
-            same_txn_deletes(chk, conn)
-            schema_changes(chk, conn)
-        except Exception:
-            srv.mark_failed()
-            raise
-        conn.close()
-        if chk.failed:
-            srv.mark_failed()
-    print(f"{chk.passed} passed, {chk.failed} failed")
-    return 1 if chk.failed else 0
+def body(chk, srv, seed, rounds):
+    conn = psycopg2.connect(srv.dsn)
+    conn.autocommit = True
+    cur = conn.cursor()
+    cur.execute(SCHEMA.format(s="ilv", w_lines="WITH (interleave_in_parent = 'ilv.orders')",
+                              w_notes="WITH (interleave_in_parent = 'ilv.lines')"))
+    cur.execute(SCHEMA.format(s="plain", w_lines="", w_notes=""))
+    conn.autocommit = False
+    workload(chk, conn, random.Random(seed), rounds)
+    conn.rollback()
+    child_indexes(chk, conn, random.Random(seed + 1))
+    rules(chk, conn)
+    truncate(chk, conn)
+    explain(chk, conn)
+    same_txn_deletes(chk, conn)
+    schema_changes(chk, conn)
+    conn.close()
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(twin_schemas.run("interleave", "ILV", 10, body))

@@ -29,7 +29,8 @@ import threading
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 import psycopg2  # noqa: E402
-from strata_fixture import StrataServer  # noqa: E402
+import twin_schemas  # noqa: E402
+from twin_schemas import fetch, sqlstate  # noqa: E402
 
 SCHEMA = """
 CREATE SCHEMA {s};
@@ -95,46 +96,12 @@ QUERIES = [
 ITEMS = ["apple", "pear", "fig", "kiwi", "lime", "plum", "date", "nut"]
 
 
-class Checker:
-    def __init__(self):
-        self.passed = 0
-        self.failed = 0
-
-    def check(self, ok, what):
-        if ok:
-            self.passed += 1
-        else:
-            self.failed += 1
-            print(f"FAIL {what}")
-
-
-def fetch(cur, sql, args=None):
-    cur.execute(sql, args)
-    return cur.fetchall()
-
-
 def both(cur, sql, args=()):
-    """Runs one statement on both schemas (each in a savepoint); returns
-    the outcomes: ("ok", rowcount, returned rows) or ("err", sqlstate)."""
-    out = []
-    for s in ("salt", "plain"):
-        cur.execute("SAVEPOINT both_sp")
-        try:
-            cur.execute(sql.format(s=s), args)
-            rows = cur.fetchall() if cur.description else None
-            out.append(("ok", cur.rowcount, rows))
-            cur.execute("RELEASE SAVEPOINT both_sp")
-        except psycopg2.Error as e:
-            out.append(("err", e.pgcode))
-            cur.execute("ROLLBACK TO SAVEPOINT both_sp")
-    return out
+    return twin_schemas.both(cur, sql, args, ("salt", "plain"), rows=True)
 
 
 def compare(chk, cur, label):
-    for q in QUERIES:
-        a = fetch(cur, q.format(s="salt"))
-        b = fetch(cur, q.format(s="plain"))
-        chk.check(a == b, f"{label}: {q.format(s='*')}: salted {a[:6]}... != plain {b[:6]}...")
+    twin_schemas.compare(chk, cur, label, QUERIES, ("salt", "plain"), ("salted", "plain"))
 
 
 def copy_both(cur, rows):
@@ -200,14 +167,6 @@ def workload(chk, conn, rng, rounds):
         compare(chk, cur, f"round {r}")
 
 
-def code(cur, sql):
-    try:
-        cur.execute(sql)
-        return None
-    except psycopg2.Error as e:
-        return e.pgcode
-
-
 def explain(cur, sql):
     return "\n".join(r[0] for r in fetch(cur, "EXPLAIN " + sql))
 
@@ -215,19 +174,19 @@ def explain(cur, sql):
 def rules(chk, conn):
     conn.autocommit = True
     cur = conn.cursor()
-    chk.check(code(cur, "ALTER TABLE salt.orders SET (salt_buckets = 4)") == "0A000", "ALTER SET salt_buckets: 0A000")
-    chk.check(code(cur, "ALTER TABLE plain.orders SET (salt_buckets = 4)") == "0A000",
+    chk.check(sqlstate(cur, "ALTER TABLE salt.orders SET (salt_buckets = 4)") == "0A000", "ALTER SET salt_buckets: 0A000")
+    chk.check(sqlstate(cur, "ALTER TABLE plain.orders SET (salt_buckets = 4)") == "0A000",
               "ALTER SET salt_buckets on a plain table: 0A000")
-    chk.check(code(cur, "CREATE TABLE bad (a int PRIMARY KEY) WITH (salt_buckets = 257)") == "22023",
+    chk.check(sqlstate(cur, "CREATE TABLE bad (a int PRIMARY KEY) WITH (salt_buckets = 257)") == "22023",
               "salt_buckets = 257: 22023")
-    chk.check(code(cur, "CREATE TABLE bad (a int PRIMARY KEY) WITH (salt_buckets = -1)") == "22023",
+    chk.check(sqlstate(cur, "CREATE TABLE bad (a int PRIMARY KEY) WITH (salt_buckets = -1)") == "22023",
               "salt_buckets = -1: 22023")
-    chk.check(code(cur, "CREATE TABLE bad (a int PRIMARY KEY) WITH (salt_buckets = 'x')") == "22023",
+    chk.check(sqlstate(cur, "CREATE TABLE bad (a int PRIMARY KEY) WITH (salt_buckets = 'x')") == "22023",
               "salt_buckets = 'x': 22023")
-    chk.check(code(cur, "CREATE TABLE ch (id int, k int, PRIMARY KEY (id, k)) "
+    chk.check(sqlstate(cur, "CREATE TABLE ch (id int, k int, PRIMARY KEY (id, k)) "
                    "WITH (interleave_in_parent = 'salt.orders')") == "0A000", "child of a salted parent: 0A000")
-    chk.check(code(cur, "CREATE TABLE pp (id int PRIMARY KEY)") is None, "plain parent")
-    chk.check(code(cur, "CREATE TABLE ch (id int, k int, PRIMARY KEY (id, k)) "
+    chk.check(sqlstate(cur, "CREATE TABLE pp (id int PRIMARY KEY)") is None, "plain parent")
+    chk.check(sqlstate(cur, "CREATE TABLE ch (id int, k int, PRIMARY KEY (id, k)) "
                    "WITH (interleave_in_parent = 'pp', salt_buckets = 4)") == "0A000", "salted child: 0A000")
     cur.execute("DROP TABLE pp")
     chk.check(fetch(cur, "SELECT reloptions FROM pg_class WHERE oid = 'salt.orders'::regclass")
@@ -247,7 +206,7 @@ def rules(chk, conn):
     cur.execute("SELECT indexrelid::regclass::text FROM pg_index WHERE indrelid = 'salt.lines'::regclass "
                 "AND NOT indisprimary")
     ix = cur.fetchone()[0]
-    chk.check(code(cur, f"SELECT strata_verify_index('{ix}')") is None, "index of a salted table verifies")
+    chk.check(sqlstate(cur, f"SELECT strata_verify_index('{ix}')") is None, "index of a salted table verifies")
     # A big sequential load: every bucket gets rows; reads agree.
     for s in ("salt", "plain"):
         cur.execute(f"CREATE TABLE {s}.big (id bigint PRIMARY KEY, v int) "
@@ -281,13 +240,13 @@ def rules(chk, conn):
         cur.execute(f"ALTER TABLE {s}.nk ADD PRIMARY KEY (a)")
     for q in ["SELECT * FROM {s}.nk", "SELECT * FROM {s}.nk WHERE a = 250", "SELECT * FROM {s}.nk WHERE a > 490"]:
         chk.check(fetch(cur, q.format(s="salt")) == fetch(cur, q.format(s="plain")), f"after ADD PRIMARY KEY: {q}")
-    chk.check(code(cur, "INSERT INTO salt.nk VALUES (7, 'dup')") == "23505", "after ADD PRIMARY KEY: 23505")
+    chk.check(sqlstate(cur, "INSERT INTO salt.nk VALUES (7, 'dup')") == "23505", "after ADD PRIMARY KEY: 23505")
     cur.execute("TRUNCATE salt.big")
     chk.check(fetch(cur, "SELECT count(*) FROM salt.big") == [(0,)], "TRUNCATE empties a salted table")
     cur.execute("INSERT INTO salt.big VALUES (5, 1), (3, 2), (9, 3)")
     chk.check(fetch(cur, "SELECT id FROM salt.big") == [(3,), (5,), (9,)], "after TRUNCATE: key order")
     # Foreign keys to a salted parent.
-    chk.check(code(cur, "INSERT INTO salt.lines VALUES (987654, 1, 'x', 1, 1)") == "23503",
+    chk.check(sqlstate(cur, "INSERT INTO salt.lines VALUES (987654, 1, 'x', 1, 1)") == "23503",
               "FK to a salted parent: 23503")
 
 
@@ -348,42 +307,29 @@ def concurrent_analyze(chk, srv, cur):
               f"tenant_id n_distinct under concurrent ANALYZEs: {sorted(set(r[0] for r in seen))}")
 
 
-def main():
-    seed = int(os.environ.get("SALT_SEED", random.randrange(1 << 30)))
-    rounds = int(os.environ.get("SALT_ROUNDS", "8"))
-    print(f"# salt: seed {seed}, {rounds} rounds")
-    chk = Checker()
-    with StrataServer("salt") as srv:
-        conn = psycopg2.connect(srv.dsn)
-        conn.autocommit = True
-        cur = conn.cursor()
-        cur.execute(SCHEMA.format(s="salt", **SALTED))
-        cur.execute(SCHEMA.format(s="plain", **PLAIN))
-        conn.autocommit = False
-        try:
-            workload(chk, conn, random.Random(seed), rounds)
-            conn.rollback()
-            rules(chk, conn)
-            dump_roundtrip(chk, srv, conn.cursor())
-            concurrent_analyze(chk, srv, conn.cursor())
-            conn.close()
-            # After a restart the catalog still knows the tables are salted.
-            srv.kill(signal.SIGTERM)
-            srv.start()
-            conn = psycopg2.connect(srv.dsn)
-            conn.autocommit = True
-            cur = conn.cursor()
-            compare(chk, cur, "after restart")
-            chk.check("Salt Buckets: 8" in explain(cur, "SELECT * FROM salt.orders"), "after restart: still salted")
-        except Exception:
-            srv.mark_failed()
-            raise
-        conn.close()
-        if chk.failed:
-            srv.mark_failed()
-    print(f"{chk.passed} passed, {chk.failed} failed")
-    return 1 if chk.failed else 0
+def body(chk, srv, seed, rounds):
+    conn = psycopg2.connect(srv.dsn)
+    conn.autocommit = True
+    cur = conn.cursor()
+    cur.execute(SCHEMA.format(s="salt", **SALTED))
+    cur.execute(SCHEMA.format(s="plain", **PLAIN))
+    conn.autocommit = False
+    workload(chk, conn, random.Random(seed), rounds)
+    conn.rollback()
+    rules(chk, conn)
+    dump_roundtrip(chk, srv, conn.cursor())
+    concurrent_analyze(chk, srv, conn.cursor())
+    conn.close()
+    # After a restart the catalog still knows the tables are salted.
+    srv.kill(signal.SIGTERM)
+    srv.start()
+    conn = psycopg2.connect(srv.dsn)
+    conn.autocommit = True
+    cur = conn.cursor()
+    compare(chk, cur, "after restart")
+    chk.check("Salt Buckets: 8" in explain(cur, "SELECT * FROM salt.orders"), "after restart: still salted")
+    conn.close()
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(twin_schemas.run("salt", "SALT", 8, body))

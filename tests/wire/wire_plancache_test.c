@@ -5,6 +5,8 @@
  * must not change result type", 0A000, until the shape is back); privileges are checked again
  * after GRANT/REVOKE and SET ROLE although the plan's check is remembered; BEGIN / COMMIT /
  * ROLLBACK Parsed again and again (cached as well) still open and end blocks. */
+#include <arpa/inet.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -311,6 +313,104 @@ static void test_transaction_statements(fixture_server *fx)
 	PQfinish(c);
 }
 
+/* Runs the named statement "pt" with a binary int4 parameter (NULL: a
+ * NULL one) and binary results when binary is set. */
+static PGresult *pt_exec(PGconn *c, const int *key, int binary)
+{
+	uint32_t be = 0;
+	if (key)
+		be = htonl((uint32_t)*key);
+	const char *vals[1] = {key ? (const char *)&be : NULL};
+	int lens[1] = {4}, fmts[1] = {1};
+	return PQexecPrepared(c, "pt", 1, vals, lens, fmts, binary);
+}
+
+/* A primary-key point select by a named statement runs without the
+ * executor (sql/exec_point.c): binary parameters and results, a NULL
+ * parameter, a missing row, another session's commit, the transaction's
+ * own writes, an index made and dropped between executions. */
+static void test_point_read(fixture_server *fx)
+{
+	PGconn *c = wt_connect(fx, NULL), *c2 = wt_connect(fx, NULL);
+	if (!c || !c2) {
+		PQfinish(c);
+		PQfinish(c2);
+		return;
+	}
+	ok(c, "create table pc_pt (a int primary key, b bigint, t text)");
+	ok(c, "insert into pc_pt values (1, 10, 'one'), (2, NULL, 'two')");
+	PGresult *r = PQprepare(c, "pt", "select b, t, a from pc_pt where a = $1", 1, NULL);
+	CHECK(PQresultStatus(r) == PGRES_COMMAND_OK, "prepare: %s", PQresultErrorMessage(r));
+	PQclear(r);
+	for (int round = 0; round < 6; round++) {
+		int one = 1, two = 2, three = 3;
+		if (round == 2)
+			ok(c2, "update pc_pt set b = 11 where a = 1");
+		if (round == 3)
+			ok(c, "create index pc_pt_t on pc_pt (t)");
+		if (round == 4)
+			ok(c, "drop index pc_pt_t");
+		if (round == 5)
+			ok(c, "alter table pc_pt add column z int default 5");
+		const char *want_b = round >= 2 ? "11" : "10";
+		r = pt_exec(c, &one, 0);
+		CHECK(PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1 && PQnfields(r) == 3 &&
+			  !strcmp(PQgetvalue(r, 0, 0), want_b) && !strcmp(PQgetvalue(r, 0, 1), "one") &&
+			  !strcmp(PQgetvalue(r, 0, 2), "1") && !strcmp(PQcmdStatus(r), "SELECT 1"),
+		      "round %d text: %s %s", round, PQresultErrorMessage(r), PQcmdStatus(r));
+		PQclear(r);
+		r = pt_exec(c, &two, 1);
+		CHECK(PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1 && PQgetisnull(r, 0, 0) &&
+			  PQfformat(r, 2) == 1 && PQgetlength(r, 0, 2) == 4 &&
+			  ntohl(*(const uint32_t *)PQgetvalue(r, 0, 2)) == 2 && !strcmp(PQgetvalue(r, 0, 1), "two"),
+		      "round %d binary: %s", round, PQresultErrorMessage(r));
+		PQclear(r);
+		r = pt_exec(c, &three, 0);
+		CHECK(PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 0 && !strcmp(PQcmdStatus(r), "SELECT 0"),
+		      "round %d missing: %s %s", round, PQresultErrorMessage(r), PQcmdStatus(r));
+		PQclear(r);
+		r = pt_exec(c, NULL, 0);
+		CHECK(PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 0, "round %d NULL: %s", round,
+		      PQresultErrorMessage(r));
+		PQclear(r);
+	}
+	/* Own writes: seen inside the block, gone after ROLLBACK. */
+	ok(c, "begin");
+	ok(c, "update pc_pt set t = 'uno' where a = 1");
+	ok(c, "insert into pc_pt values (3, 30, 'three')");
+	int one = 1, three = 3;
+	r = pt_exec(c, &one, 0);
+	CHECK(PQntuples(r) == 1 && !strcmp(PQgetvalue(r, 0, 1), "uno"), "own update: %s", PQresultErrorMessage(r));
+	PQclear(r);
+	r = pt_exec(c, &three, 0);
+	CHECK(PQntuples(r) == 1 && !strcmp(PQgetvalue(r, 0, 0), "30"), "own insert: %s", PQresultErrorMessage(r));
+	PQclear(r);
+	ok(c, "rollback");
+	r = pt_exec(c, &three, 0);
+	CHECK(PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 0, "after rollback: %s",
+	      PQresultErrorMessage(r));
+	PQclear(r);
+	/* A REPEATABLE READ block keeps its snapshot across another session's commit. */
+	ok(c, "begin isolation level repeatable read");
+	r = pt_exec(c, &one, 0);
+	PQclear(r);
+	ok(c2, "update pc_pt set b = 12 where a = 1");
+	r = pt_exec(c, &one, 0);
+	CHECK(PQntuples(r) == 1 && !strcmp(PQgetvalue(r, 0, 0), "11"), "repeatable read: %s %s",
+	      PQresultErrorMessage(r), PQntuples(r) ? PQgetvalue(r, 0, 0) : "");
+	PQclear(r);
+	ok(c, "commit");
+	r = pt_exec(c, &one, 0);
+	CHECK(PQntuples(r) == 1 && !strcmp(PQgetvalue(r, 0, 0), "12"), "after commit: %s", PQresultErrorMessage(r));
+	PQclear(r);
+	ok(c, "drop table pc_pt");
+	r = pt_exec(c, &one, 0);
+	CHECK(strcmp(wt_sqlstate(r), "42P01") == 0, "dropped: %s", wt_sqlstate(r));
+	PQclear(r);
+	PQfinish(c2);
+	PQfinish(c);
+}
+
 int main(int argc, char **argv)
 {
 	const wt_case cases[] = {
@@ -320,6 +420,7 @@ int main(int argc, char **argv)
 	    {"prepared_after_alter", test_prepared_after_alter},
 	    {"privileges", test_privileges},
 	    {"transaction_statements", test_transaction_statements},
+	    {"point_read", test_point_read},
 	};
 	return wt_main(argc, argv, "wire_plancache", NULL, cases, sizeof cases / sizeof cases[0]);
 }

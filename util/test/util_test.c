@@ -141,11 +141,29 @@ static void test_map(void **state)
 	util_map_free(&m);
 }
 
+/* Byte-string order: memcmp's sign over the common part, then shorter first. */
+static void test_bytes_cmp(void **state)
+{
+	(void)state;
+	assert_int_equal(util_bytes_cmp(NULL, 0, NULL, 0), 0);
+	assert_int_equal(util_bytes_cmp(NULL, 0, "a", 1), -1);
+	assert_int_equal(util_bytes_cmp("a", 1, NULL, 0), 1);
+	assert_int_equal(util_bytes_cmp("abc", 3, "abc", 3), 0);
+	assert_int_equal(util_bytes_cmp("ab", 2, "abc", 3), -1);
+	assert_int_equal(util_bytes_cmp("abc", 3, "ab", 2), 1);
+	assert_true(util_bytes_cmp("abd", 3, "abc", 3) > 0);
+	assert_true(util_bytes_cmp("abc", 3, "abd", 2) > 0); /* only "ab" of the second */
+	assert_true(util_bytes_cmp("b", 1, "abc", 3) > 0);   /* the bytes before the length */
+	assert_true(util_bytes_cmp("\x01", 1, "\xff", 1) < 0); /* unsigned bytes */
+	assert_true(util_bytes_cmp("a\0", 2, "a", 1) > 0);      /* NUL is a byte like any other */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_errcodes), cmocka_unit_test(test_arena), cmocka_unit_test(test_buf_varint),
 		cmocka_unit_test(test_crc32c), cmocka_unit_test(test_hash), cmocka_unit_test(test_map),
+		cmocka_unit_test(test_bytes_cmp),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

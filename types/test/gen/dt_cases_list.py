@@ -452,3 +452,20 @@ for z in SWEEP_ZONES:
 for t, v in [("date", "2021-02-03"), ("time", "04:05:06.5"), ("timetz", "04:05:06.5+02"), ("timestamp", "2021-02-03 04:05:06"),
              ("timestamptz", "2021-02-03 04:05:06+01"), ("interval", "1 year 2 days 03:04:05")]:
     add(t + "_send", [t], [v])
+
+# ---------------------------------------------------------------- output fast path (ISO, years 1..9999)
+# Edges of dt_encode.c's iso_fast and the general path beside it: 3-, 4- and 5-digit years, BC,
+# every fraction length with trailing zeros, infinities, zones with minute and second offsets.
+OUT_TS = ["0999-12-31 23:59:59.5", "1000-01-01 00:00:00", "9999-12-31 23:59:59.999999", "10000-01-01 00:00:00",
+          "0001-01-01 00:00:00", "0001-12-31 23:59:59.000001 BC", "2026-11-22 13:05:00.1", "2026-11-22 13:05:00.12",
+          "2026-11-22 13:05:00.120", "2026-11-22 13:05:00.1234", "2026-11-22 13:05:00.12345", "2026-11-22 13:05:00.100010",
+          "2026-11-22 00:00:00.000001", "1883-11-18 12:03:57", "1850-06-01 12:00:00", "infinity", "-infinity"]
+for z in ["UTC", "America/New_York", "Asia/Kolkata", "Pacific/Chatham", "America/St_Johns", "Europe/Dublin"]:
+    for t in OUT_TS:
+        inp("timestamptz", t, ("ISO, MDY", "postgres", z))
+        if z == "UTC":
+            inp("timestamp", t)
+for s in ["SQL, DMY", "Postgres, MDY", "German, DMY"]:
+    for t in ["0999-12-31 23:59:59.5", "2026-11-22 13:05:00.12", "0001-12-31 23:59:59.000001 BC"]:
+        inp("timestamptz", t, (s, "postgres", "Asia/Kolkata"))
+        inp("timestamp", t, (s, "postgres", "UTC"))

@@ -1,0 +1,63 @@
+# lib.sh — helpers shared by the single-server benchmark scripts (index_build.sh,
+# copy_load.sh, scan_cpu.sh): a free port, starting and stopping one strata
+# server, its CPU time from /proc, the median of some numbers and the load average.
+# Source it after setting BENCH_LOG:  . "$(dirname "$0")/lib.sh"
+# It sets `pid` and `port` (empty): source it before using those names yourself.
+#
+# State: bench_start sets `port` and `pid` (the server being measured); bench_stop clears
+# `pid`. Set `BENCH_LOG` to where the server's output goes (default /dev/null) and
+# `BENCH_NAME` to the script's name for messages. bench_trap installs an EXIT trap that
+# stops the server if one is running and removes the directory given.
+
+BENCH_NAME=${BENCH_NAME:-$(basename "$0" .sh)}
+BENCH_LOG=${BENCH_LOG:-/dev/null}
+pid=
+port=
+
+# A TCP port free on 127.0.0.1 now (bind to port 0 and read back what the kernel chose).
+bench_free_port() {
+	/usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# bench_start DATA_DIR COMMAND...: runs COMMAND --port PORT --data-dir DATA_DIR in the
+# background on a free port (COMMAND is the binary, or e.g. valgrind ... BINARY) and waits
+# until it answers a query (up to 2 minutes; exits the script when it never does).
+bench_start() {
+	local dir=$1
+	shift
+	port=$(bench_free_port)
+	"$@" --port "$port" --data-dir "$dir" >"$BENCH_LOG" 2>&1 &
+	pid=$!
+	for _ in $(seq 1200); do
+		psql -X -h 127.0.0.1 -p "$port" -U postgres -c 'SELECT 1' >/dev/null 2>&1 && return 0
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	echo "$BENCH_NAME: $* did not start (log: $BENCH_LOG)" >&2
+	exit 1
+}
+
+# Stops the server bench_start started and waits for it to exit.
+bench_stop() {
+	[[ -n $pid ]] || return 0
+	kill "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	pid=
+}
+
+# bench_trap DIR: on exit, stop the server (if running) and remove DIR.
+bench_trap() {
+	# shellcheck disable=SC2064 # DIR is expanded now, on purpose
+	trap "bench_stop; rm -rf '$1'" EXIT
+}
+
+# User + system CPU of the server so far, in clock ticks (bench_cpu_ticks) or seconds with
+# two decimals (bench_cpu_secs); of process $1 when given, else of $pid.
+bench_cpu_ticks() { awk '{print $14 + $15}' "/proc/${1:-$pid}/stat"; }
+bench_cpu_secs() { awk -v hz="$(getconf CLK_TCK)" '{printf "%.2f", ($14 + $15) / hz}' "/proc/${1:-$pid}/stat"; }
+
+# bench_median N...: the median of the numbers (the lower middle one of an even count).
+bench_median() { printf '%s\n' "$@" | sort -g | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
+
+# The 1, 5 and 15 minute load averages.
+bench_load() { cut -d' ' -f1-3 /proc/loadavg; }
