@@ -635,6 +635,8 @@ static void direct_row(loader *ld, const uint8_t *k, size_t kl, const ty_datum *
 	const cat_rel *r = &ld->rel->rel;
 	if (!ld->dbatch)
 		ld->dbatch = kv_batch_new();
+	if (kv_batch_count(ld->dbatch) == 0)
+		kv_batch_sorted(ld->dbatch); /* generated keys ascend: straight to a sorted file */
 	kv_batch_put(ld->dbatch, ld->kv, k, kl, SQL_FAMILY, "", 0, ld->direct_ts, "", 0);
 	uint8_t q[2];
 	for (int i = 0; i < r->ncols; i++) {
