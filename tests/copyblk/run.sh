@@ -13,7 +13,7 @@ set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/tests/lib/fixture.sh"
 fixture_start copyblk || exit 1
-work=$(mktemp -d "${STRATA_TMP:-/tmp}/copyblk.XXXXXX")
+work=$(mktemp -d -p "${STRATA_TMP:-/tmp}")
 trap 'rm -rf "$work"' EXIT
 pass=0 fail=0
 q() { psql -X -q -A -t -h "$FIX_HOST" -p "$FIX_PORT" -U postgres postgres "$@" 2>&1; }
