@@ -287,6 +287,18 @@ kv_status ekv_at_revs(ekv *e, kv_ts clock, int64_t clock_rev, ekv_mset *ms);
  * ignored). *n is set; caller frees with ekv_tlocks_free. */
 ekv_tlock *ekv_tlocks(const ekv *e, const ekv_mset *ms, int64_t rrev, int64_t crev, size_t *n);
 void ekv_tlocks_free(ekv_tlock *l, size_t n);
+/* A commit's cells as etcd keys (timestamp KV_TS_LATEST -> cts, type
+ * stored as type - type_shift), sorted, ties in batch order; i indexes
+ * c->r. Caller frees with ekv_ckeys_free. */
+typedef struct ekv_ckey {
+	util_buf k;
+	size_t i;
+} ekv_ckey;
+ekv_ckey *ekv_ckeys_sorted(ekv *e, const cctx *c, kv_ts cts, uint8_t type_shift);
+/* Is ks[i] given again later (etcd refuses a key twice in one txn; the
+ * last value wins)? */
+bool ekv_ckey_repeated(const ekv_ckey *ks, size_t n, size_t i);
+void ekv_ckeys_free(ekv_ckey *ks, size_t n);
 /* After a failed commit: is one of the tables locked by a large
  * transaction (wait), or did one commit or abort there after the table's
  * limit (re-resolve) or after checked_lim (conflict)? */

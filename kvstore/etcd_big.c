@@ -251,33 +251,12 @@ static kv_status check_rows(big *g, const ekv_mset *ms, int64_t rrev)
 	return KV_OK;
 }
 
-typedef struct ikent {
-	util_buf k;
-	size_t i;
-} ikent;
-
-static int ikent_cmp(const void *a, const void *b)
-{
-	const ikent *x = a, *y = b;
-	int c = kv_slice_cmp((kv_slice){(const uint8_t *)x->k.data, x->k.len},
-			     (kv_slice){(const uint8_t *)y->k.data, y->k.len});
-	return c ? c : x->i < y->i ? -1 : x->i > y->i;
-}
-
 /* Step 3: the cells as intents, in chunks; a cell given twice keeps its
  * last value. */
 static kv_status stage(big *g, const cctx *c, kv_ts cts, bool explicit_ts)
 {
 	ekv *e = g->e;
-	ikent *ks = util_xcalloc(c->n ? c->n : 1, sizeof *ks);
-	for (size_t i = 0; i < c->n; i++) {
-		const rmut *r = &c->r[i];
-		ekv_cell_prefix(e, r->t->eid, &ks[i].k);
-		ekv_from_cell(&ks[i].k, r->row, r->rlen, r->fam, r->q, r->qlen,
-			      r->ts == KV_TS_LATEST ? cts : r->ts, (uint8_t)(r->type - 1));
-		ks[i].i = i;
-	}
-	qsort(ks, c->n, sizeof *ks, ikent_cmp);
+	ekv_ckey *ks = ekv_ckeys_sorted(e, c, cts, 1);
 	kv_status st = KV_OK;
 	size_t chunk = CHUNK, i = 0;
 	util_buf v = UTIL_BUF_INIT;
@@ -288,8 +267,7 @@ static kv_status stage(big *g, const cctx *c, kv_ts cts, bool explicit_ts)
 		ekv_txn_cmp_value_eq(t, (const uint8_t *)l0->k.data, l0->k.len, g->held, sizeof g->held);
 		size_t j = i;
 		for (; j < c->n && ekv_txn_ops(t) < chunk; j++) {
-			if (j + 1 < c->n && ks[j].k.len == ks[j + 1].k.len &&
-			    !memcmp(ks[j].k.data, ks[j + 1].k.data, ks[j].k.len))
+			if (ekv_ckey_repeated(ks, c->n, j))
 				continue;
 			const rmut *r = &c->r[ks[j].i];
 			util_buf_reset(&v);
@@ -311,9 +289,7 @@ static kv_status stage(big *g, const cctx *c, kv_ts cts, bool explicit_ts)
 			st = keepalive(g);
 	}
 	util_buf_free(&v);
-	for (size_t k = 0; k < c->n; k++)
-		util_buf_free(&ks[k].k);
-	free(ks);
+	ekv_ckeys_free(ks, c->n);
 	return st;
 }
 

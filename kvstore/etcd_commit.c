@@ -234,42 +234,52 @@ static kv_status recheck(ekv *e, const ekv_mset *ms, int64_t crev, bool *holds)
 	return st;
 }
 
-typedef struct ckey {
-	util_buf k;
-	size_t i;
-} ckey;
-
 static int ckey_cmp(const void *a, const void *b)
 {
-	const ckey *x = a, *y = b;
+	const ekv_ckey *x = a, *y = b;
 	int c = kv_slice_cmp((kv_slice){(const uint8_t *)x->k.data, x->k.len},
 			     (kv_slice){(const uint8_t *)y->k.data, y->k.len});
 	return c ? c : x->i < y->i ? -1 : x->i > y->i;
+}
+
+ekv_ckey *ekv_ckeys_sorted(ekv *e, const cctx *c, kv_ts cts, uint8_t type_shift)
+{
+	ekv_ckey *ks = util_xcalloc(c->n ? c->n : 1, sizeof *ks);
+	for (size_t i = 0; i < c->n; i++) {
+		const rmut *r = &c->r[i];
+		ekv_cell_prefix(e, r->t->eid, &ks[i].k);
+		ekv_from_cell(&ks[i].k, r->row, r->rlen, r->fam, r->q, r->qlen,
+			      r->ts == KV_TS_LATEST ? cts : r->ts, (uint8_t)(r->type - type_shift));
+		ks[i].i = i;
+	}
+	qsort(ks, c->n, sizeof *ks, ckey_cmp);
+	return ks;
+}
+
+bool ekv_ckey_repeated(const ekv_ckey *ks, size_t n, size_t i)
+{
+	return i + 1 < n && ks[i].k.len == ks[i + 1].k.len && !memcmp(ks[i].k.data, ks[i + 1].k.data, ks[i].k.len);
+}
+
+void ekv_ckeys_free(ekv_ckey *ks, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		util_buf_free(&ks[i].k);
+	free(ks);
 }
 
 /* A put per cell; a cell given twice keeps its last value (etcd refuses a
  * key twice in one txn). */
 static void put_cells(ekv *e, ekv_txn *t, const cctx *c, kv_ts cts)
 {
-	ckey *ks = util_xcalloc(c->n ? c->n : 1, sizeof *ks);
+	ekv_ckey *ks = ekv_ckeys_sorted(e, c, cts, 0);
 	for (size_t i = 0; i < c->n; i++) {
-		const rmut *r = &c->r[i];
-		ekv_cell_prefix(e, r->t->eid, &ks[i].k);
-		ekv_from_cell(&ks[i].k, r->row, r->rlen, r->fam, r->q, r->qlen,
-			      r->ts == KV_TS_LATEST ? cts : r->ts, r->type);
-		ks[i].i = i;
-	}
-	qsort(ks, c->n, sizeof *ks, ckey_cmp);
-	for (size_t i = 0; i < c->n; i++) {
-		if (i + 1 < c->n && ks[i].k.len == ks[i + 1].k.len &&
-		    !memcmp(ks[i].k.data, ks[i + 1].k.data, ks[i].k.len))
+		if (ekv_ckey_repeated(ks, c->n, i))
 			continue;
 		const rmut *r = &c->r[ks[i].i];
 		ekv_txn_put(t, (const uint8_t *)ks[i].k.data, ks[i].k.len, r->v, r->vlen);
 	}
-	for (size_t i = 0; i < c->n; i++)
-		util_buf_free(&ks[i].k);
-	free(ks);
+	ekv_ckeys_free(ks, c->n);
 }
 
 /* Does the commit need the clock's revision: conditions, increments,

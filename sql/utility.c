@@ -14,30 +14,30 @@ static const char *str_of(pnode *n) { return n && n->node_case == PG_QUERY__NODE
 
 static void set_tag(sql_complete *c, const char *tag) { snprintf(c->tag, sizeof c->tag, "%s", tag); }
 
-void sql_notice(sql_session *s, util_errcode code, const char *fmt, ...)
+static void send_notice(sql_session *s, util_severity sev, util_errcode code, const char *fmt, va_list ap)
 {
 	util_err n;
 	util_err_clear(&n);
-	va_list ap;
-	va_start(ap, fmt);
 	util_err_vset(&n, code, fmt, ap);
-	va_end(ap);
-	n.severity = UTIL_SEV_NOTICE;
+	n.severity = sev;
 	if (s->client.notice)
 		s->client.notice(s->client.arg, &n);
 }
 
-void sql_info(sql_session *s, util_errcode code, const char *fmt, ...)
+void sql_notice(sql_session *s, util_errcode code, const char *fmt, ...)
 {
-	util_err n;
-	util_err_clear(&n);
 	va_list ap;
 	va_start(ap, fmt);
-	util_err_vset(&n, code, fmt, ap);
+	send_notice(s, UTIL_SEV_NOTICE, code, fmt, ap);
 	va_end(ap);
-	n.severity = UTIL_SEV_INFO;
-	if (s->client.notice)
-		s->client.notice(s->client.arg, &n);
+}
+
+void sql_info(sql_session *s, util_errcode code, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	send_notice(s, UTIL_SEV_INFO, code, fmt, ap);
+	va_end(ap);
 }
 
 void sql_warning(sql_session *s, util_errcode code, const char *fmt, ...)
