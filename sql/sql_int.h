@@ -1668,6 +1668,11 @@ int sql_stmt_run(sql_session *s, sql_prepared *ps, sql_portal_s *portal, sql_des
 sql_prepared *sql_prepare_tree(sql_session *s, const char *name, const char *query, PgQuery__ParseResult *pr,
 			       int nparams, const uint32_t *param_types, util_err *err);
 
+/* The statement and portal a FunctionCall runs as (fastpath.c): a name no
+ * client is expected to use. Its Bind errors read as PostgreSQL's fastpath
+ * reports them (stmt.c). */
+#define SQL_FASTPATH_NAME "\x01strata_fastpath"
+
 /* The simple-query literal cache (litcache.c): statements that differ from
  * an earlier one only in integer constants compared with columns run its
  * plan with those constants as parameters, skipping parse and plan. */
