@@ -1557,6 +1557,24 @@ static void move_having(sql_query *q)
 	q->having = sql_make_and(keep, nk);
 }
 
+/* Projection of q's target list over p, whose output *tl describes (then
+ * the targets). */
+static sql_plan *project_targets(sql_planner *pl, sql_query *q, sql_plan *p, sql_tlist **tl)
+{
+	sql_tlist *ttl = sql_tl_new();
+	sql_expr **exprs = ty_alloc(sizeof(sql_expr *) * (size_t)(q->ntargets ? q->ntargets : 1));
+	for (int i = 0; i < q->ntargets; i++) {
+		exprs[i] = sql_set_refs(pl, prep(pl, q->targets[i].expr), *tl);
+		sql_tl_add(ttl, q->targets[i].expr);
+	}
+	sql_plan *pr = sql_new_node(pl, SQL_P_PROJECT, ttl);
+	pr->left = p;
+	pr->project.exprs = exprs;
+	pr->rows = p->rows;
+	*tl = ttl;
+	return pr;
+}
+
 /* Plans a SELECT; *tl_out describes the output (all targets, junk included
  * until the final projection drops them at the top level). */
 static sql_plan *plan_query(sql_planner *pl, sql_query *q, sql_tlist **tl_out)
@@ -1616,19 +1634,7 @@ static sql_plan *plan_query(sql_planner *pl, sql_query *q, sql_tlist **tl_out)
 		 * below the projection, one per nesting level of SRF calls. */
 		if (q->has_srf)
 			p = plan_project_set(pl, q, p, &tl);
-		/* Projection of the target list. */
-		sql_tlist *ttl = sql_tl_new();
-		sql_expr **exprs = ty_alloc(sizeof(sql_expr *) * (size_t)(q->ntargets ? q->ntargets : 1));
-		for (int i = 0; i < q->ntargets; i++) {
-			exprs[i] = sql_set_refs(pl, prep(pl, q->targets[i].expr), tl);
-			sql_tl_add(ttl, q->targets[i].expr);
-		}
-		sql_plan *pr = sql_new_node(pl, SQL_P_PROJECT, ttl);
-		pr->left = p;
-		pr->project.exprs = exprs;
-		pr->rows = p->rows;
-		p = pr;
-		tl = ttl;
+		p = project_targets(pl, q, p, &tl);
 	}
 	/* DISTINCT */
 	if (q->distinct && q->ndistinct_on == 0) {
@@ -1722,20 +1728,8 @@ static sql_plan *plan_query(sql_planner *pl, sql_query *q, sql_tlist **tl_out)
 		}
 		p = plan_limit(pl, q, p, tl);
 	}
-	if (setop_project) {
-		sql_tlist *ttl = sql_tl_new();
-		sql_expr **exprs = ty_alloc(sizeof(sql_expr *) * (size_t)(q->ntargets ? q->ntargets : 1));
-		for (int i = 0; i < q->ntargets; i++) {
-			exprs[i] = sql_set_refs(pl, prep(pl, q->targets[i].expr), tl);
-			sql_tl_add(ttl, q->targets[i].expr);
-		}
-		sql_plan *pr = sql_new_node(pl, SQL_P_PROJECT, ttl);
-		pr->left = p;
-		pr->project.exprs = exprs;
-		pr->rows = p->rows;
-		p = pr;
-		tl = ttl;
-	}
+	if (setop_project)
+		p = project_targets(pl, q, p, &tl);
 	/* LOCKING (SELECT ... FOR UPDATE) happens in the scans. */
 	*tl_out = tl;
 	return p;
