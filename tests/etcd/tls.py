@@ -15,7 +15,8 @@ authentication (user root) through the gateway, then:
 2. a server given another CA is refused at start with a clear error
    (certificate verification), at once rather than after the retry timeout;
 3. a wrong password is refused ("authentication failed");
-4. no user at all is refused with a hint that the cluster needs one.
+4. no user at all is refused with a hint that the cluster needs one;
+5. an unknown URI option is refused.
 Prints a one-line summary or what went wrong; exit status 0/1.
 """
 import atexit
@@ -193,9 +194,13 @@ out, _ = start("nouser", base, False)
 if "requires authentication" not in out:
     fail("no user: want a hint that the cluster requires authentication, got: %s" % out[-600:])
 
+out, _ = start("badopt", base + "&user=root&passwd=x", False)
+if "unknown etcd store URI option" not in out:
+    fail("unknown option: want an error naming it, got: %s" % out[-600:])
+
 for p in procs:
     p.terminate()
 for p in procs:
     p.wait()
 print("TLS with client certificates and etcd authentication: statements run (token renewed), "
-      "a wrong CA (%.1f s), a wrong password and a missing user are refused with clear errors" % secs)
+      "a wrong CA (%.1f s), a wrong password, a missing user and an unknown option are refused with clear errors" % secs)
