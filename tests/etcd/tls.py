@@ -16,7 +16,8 @@ authentication (user root) through the gateway, then:
    (certificate verification), at once rather than after the retry timeout;
 3. a wrong password is refused ("authentication failed");
 4. no user at all is refused with a hint that the cluster needs one;
-5. an unknown URI option is refused.
+5. no client certificate is refused with a hint at one (after the retries);
+6. an unknown URI option is refused.
 Prints a one-line summary or what went wrong; exit status 0/1.
 """
 import atexit
@@ -194,6 +195,11 @@ out, _ = start("nouser", base, False)
 if "requires authentication" not in out:
     fail("no user: want a hint that the cluster requires authentication, got: %s" % out[-600:])
 
+out, _ = start("nocert", "etcds://127.0.0.1:%d/tls?cacert=%s&user=root&password_file=%s" % (
+    cport, path("ca.crt"), path("pw")), False)
+if "client certificate" not in out:
+    fail("no client certificate: want a hint at one, got: %s" % out[-600:])
+
 out, _ = start("badopt", base + "&user=root&passwd=x", False)
 if "unknown etcd store URI option" not in out:
     fail("unknown option: want an error naming it, got: %s" % out[-600:])
@@ -203,4 +209,4 @@ for p in procs:
 for p in procs:
     p.wait()
 print("TLS with client certificates and etcd authentication: statements run (token renewed), "
-      "a wrong CA (%.1f s), a wrong password, a missing user and an unknown option are refused with clear errors" % secs)
+      "a wrong CA (%.1f s), a wrong password, a missing user or client certificate and an unknown option are refused with clear errors" % secs)
