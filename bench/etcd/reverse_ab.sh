@@ -44,11 +44,19 @@ for s in A B; do
 done
 echo "# $events events, 3-member etcd 3.4 on loopback, $(nproc) cores; A=$bin_a B=$bin_b"
 echo "# load before: $(cut -d' ' -f1-3 /proc/loadavg)"
-r2="SELECT event_time, event_id, kind, amount FROM events WHERE tenant_id = \$1 ORDER BY event_time DESC LIMIT 20"
-r3="SELECT min(event_time), max(event_time) FROM events WHERE tenant_id = \$1"
+# QUERIES (default "r2 r3"): r1 (a tenant's 30 days, forward range) and r4
+# (by user_id through events_user_idx, created when asked for) also exist.
+queries=${QUERIES:-r2 r3}
+r1="SELECT count(*), sum(amount) FROM events WHERE tenant_id = %(t)s AND event_time >= timestamp '2026-01-01' + %(d)s * interval '1 day' AND event_time < timestamp '2026-01-01' + (%(d)s + 30) * interval '1 day'"
+r2="SELECT event_time, event_id, kind, amount FROM events WHERE tenant_id = %(t)s ORDER BY event_time DESC LIMIT 20"
+r3="SELECT min(event_time), max(event_time) FROM events WHERE tenant_id = %(t)s"
+r4="SELECT count(*), sum(amount) FROM events WHERE user_id = %(u)s"
+if [[ " $queries " == *" r4 "* ]]; then
+	for s in A B; do q "$(eval echo "\$PORT_$s")" -c "CREATE INDEX events_user_idx ON events (user_id)" -c "ANALYZE" >/dev/null; done
+fi
 declare -A ms cs ce nq
 for r in $(seq 1 "$rounds"); do
-	for name in r2 r3; do
+	for name in $queries; do
 		for s in A B; do
 			p=$(eval echo "\$PORT_$s") sp=$(eval echo "\$PID_$s")
 			n=$qa
@@ -65,7 +73,7 @@ cur = c.cursor()
 rnd = random.Random(seed)
 t0 = time.time()
 for _ in range(n):
-    cur.execute(sql.replace("$1", "%s"), (rnd.randint(1, 100),))
+    cur.execute(sql, {"t": rnd.randint(1, 100), "d": rnd.randint(0, 330), "u": rnd.randint(1, 50000)})
     cur.fetchall()
 print(int((time.time() - t0) * 1000))
 EOF
@@ -80,15 +88,16 @@ EOF
 	done
 done
 # Both binaries must return the same rows.
-for name in r2 r3; do
+for name in $queries; do
 	sql=${!name}
-	a=$(q "$PORT_A" -c "${sql//\$1/7}") b=$(q "$PORT_B" -c "${sql//\$1/7}")
+	sql=${sql//%(t)s/7} sql=${sql//%(d)s/100} sql=${sql//%(u)s/77}
+	a=$(q "$PORT_A" -c "$sql") b=$(q "$PORT_B" -c "$sql")
 	[[ $a == "$b" ]] || echo "# MISMATCH on $name: A and B differ" >&2
 done
 echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "| query | binary | queries | ms per query | server CPU ms per query | etcd CPU ms per query |"
 echo "|---|---|---|---|---|---|"
-for name in r2 r3; do
+for name in $queries; do
 	for s in A B; do
 		k="$name,$s"
 		awk -v q="$name" -v s="$s" -v n="${nq[$k]}" -v t="${ms[$k]}" -v c="${cs[$k]}" -v e="${ce[$k]}" -v hz="$hz" \
