@@ -216,15 +216,18 @@ static int post_with(tls_curl *c, ekv *e, int ep, const char *path, const char *
 	*sent = false;
 	if (cc != CURLE_OK) {
 		*sent = cc != CURLE_COULDNT_CONNECT && cc != CURLE_COULDNT_RESOLVE_HOST;
-		/* A member that wants a client certificate ends the handshake
-		 * or the first read without saying why. */
-		bool hint = e->tls && !e->cert && (cc == CURLE_SSL_CONNECT_ERROR || cc == CURLE_RECV_ERROR);
+		/* A member that refuses the client certificate (or its absence)
+		 * ends the handshake, or the first read or write, with a TLS
+		 * alert: final, not worth the other members' retries. */
+		bool refused = e->tls && (strstr(errbuf, "alert bad certificate") ||
+					  strstr(errbuf, "alert certificate required") ||
+					  strstr(errbuf, "alert unknown ca"));
 		*st = kv_fail(KV_IO_ERROR, "etcd %s: %s%s%s%s", e->endpoints[ep], curl_easy_strerror(cc),
 			      errbuf[0] ? ": " : "", errbuf,
-			      hint ? " (does the cluster require a client certificate? cert= and key= in the "
-				     "store URI)"
-				   : "");
-		if (tls_setup_error(cc)) {
+			      refused && !e->cert ? " (the cluster requires a client certificate: cert= and "
+						    "key= in the store URI)"
+						  : "");
+		if (tls_setup_error(cc) || refused) {
 			*sent = false;
 			return R_FAIL;
 		}
