@@ -800,10 +800,16 @@ static void write_row(sql_txn *t, kv_batch *b, const cat_snap *cs, sql_wrow *w, 
 	if (check_base)
 		kv_batch_check_row_at(b, w->kv, w->key, rl, w->base_ts);
 	if (!w->present) {
-		if (rl == w->keylen) /* a whole kv row: its interleaved children go with it */
+		if (rl == w->keylen) { /* a whole kv row: its interleaved children go with it */
 			kv_batch_delete_row(b, w->kv, w->key, w->keylen, KV_TS_LATEST);
-		else
-			delete_child_row(b, r, w, rl);
+			return;
+		}
+		/* A shared store: a row another server's new child (a foreign
+		 * key) share-locked after this delete's version makes the commit
+		 * fail, as a kv row's delete does; the mark is the group's. */
+		if (t->s->e->opts.store_uri)
+			kv_batch_guard_shares(b, w->kv, w->key, rl);
+		delete_child_row(b, r, w, rl);
 		return;
 	}
 	bool whole = w->inserted;

@@ -16,7 +16,7 @@
 #               a READ COMMITTED counter hammered from both loses no update;
 #               FOR UPDATE and upserts across the two servers (rc_lock.py);
 #               foreign keys across the two servers (fk_lock.py,
-#               fk_unique.py)
+#               fk_unique.py, fk_ilv.py)
 #   bigtxn      transactions beyond one etcd txn on two servers (bigtxn.py):
 #               all-or-nothing for readers, writers wait, 23505 leaves
 #               nothing, older snapshots conflict, a killed committer's
@@ -29,6 +29,9 @@
 #   failover    the etcd leader is killed during a write workload, restarted,
 #               then the new leader is killed; every acknowledged commit is
 #               still there afterwards
+#   tls         a TLS-only member with client certificates and etcd
+#               authentication (tls.py): statements run, a wrong CA, a wrong
+#               password and a missing user are refused clearly
 # Skips (0 passed, 0 failed, 1 skipped) when etcd is not installed.
 # usage: tests/etcd/run.sh [--keep]   (STRATA_BUILD: build dir, default build/asan)
 set -uo pipefail
@@ -231,6 +234,13 @@ if server_start shared-a shared && PA=$SPORT SPA=$SPID && server_start shared-b 
 	else
 		bad "shared: foreign key to a unique non-key column: $got"
 	fi
+	# A foreign key whose parent is an interleaved row: the parent's delete
+	# and a new child on different servers never both commit.
+	if got=$(/usr/bin/python3 "$here/fk_ilv.py" "$PA" "$PB" 2 15 2>&1); then
+		ok "shared: foreign keys to interleaved parents from 4 sessions on two servers: $got"
+	else
+		bad "shared: foreign keys to interleaved parents on two servers: $got"
+	fi
 	# The same over the extended query protocol (pgbench -M prepared): a
 	# conflict at the commit at Sync reruns the statement; no client aborts.
 	if command -v pgbench >/dev/null 2>&1; then
@@ -376,6 +386,21 @@ for p in "${SERVER_PIDS[@]}"; do wait "$p" 2>/dev/null; done
 SERVER_PIDS=()
 if grep -q 'Sanitizer\|runtime error' "$logs"/hz-a.log "$logs"/hz-b.log 2>/dev/null; then
 	bad "horizon: sanitizer reports in $logs/hz-a.log or hz-b.log"
+fi
+
+# ---------------------------------------------------------------- tls
+# A member of its own speaking TLS only, with client certificates and etcd
+# authentication (tls.py: certificates made with openssl here).
+if ! command -v openssl >/dev/null 2>&1; then
+	bad "tls: openssl is not installed (scripts/deps.sh)"
+elif got=$(/usr/bin/python3 "$here/tls.py" "$bin" "$tmp/tls" 2>&1); then
+	ok "tls: $got"
+	if grep -q 'Sanitizer\|runtime error' "$tmp"/tls/*.log 2>/dev/null; then
+		bad "tls: sanitizer reports in $tmp/tls/*.log"
+	fi
+else
+	bad "tls: $got"
+	cp "$tmp"/tls/*.log "$logs/" 2>/dev/null
 fi
 
 echo "$passed passed, $failed failed"
