@@ -16,7 +16,8 @@
 #               a READ COMMITTED counter hammered from both loses no update;
 #               FOR UPDATE and upserts across the two servers (rc_lock.py);
 #               foreign keys across the two servers (fk_lock.py,
-#               fk_unique.py)
+#               fk_unique.py); catalog commits conflicting per object,
+#               automatic ANALYZE beside DDL (cat_conflict.py)
 #   bigtxn      transactions beyond one etcd txn on two servers (bigtxn.py):
 #               all-or-nothing for readers, writers wait, 23505 leaves
 #               nothing, older snapshots conflict, a killed committer's
@@ -230,6 +231,14 @@ if server_start shared-a shared && PA=$SPORT SPA=$SPID && server_start shared-b 
 		ok "shared: foreign key to a unique non-key column on two servers: $got"
 	else
 		bad "shared: foreign key to a unique non-key column: $got"
+	fi
+	# Catalog commits conflict per object: DDL and ANALYZE on different
+	# tables on the two servers both commit, on one object the second
+	# fails with 40001; automatic ANALYZE runs beside the other's DDL.
+	if got=$(/usr/bin/python3 "$here/cat_conflict.py" "$PA" "$PB" 2>&1); then
+		ok "shared: catalog conflicts per object: $got"
+	else
+		bad "shared: catalog conflicts per object: $got"
 	fi
 	# The same over the extended query protocol (pgbench -M prepared): a
 	# conflict at the commit at Sync reruns the statement; no client aborts.
