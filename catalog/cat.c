@@ -343,10 +343,11 @@ int cat_refresh(cat *c, kv_ts read_ts, util_err *err)
 		ro.ncolumns = 1;
 		kv_row r;
 		kv_status st = kv_get(c->tbl, VER_ROW, 1, &ro, a, &r);
-		vts = r.n ? r.cells[0].ts : 0;
-		util_arena_destroy(a);
 		if (st != KV_OK)
 			rc = kv_fail(err, st, "read the catalog version");
+		else
+			vts = r.n ? r.cells[0].ts : 0;
+		util_arena_destroy(a);
 	}
 	if (rc == 0) {
 		if (vts != c->ver_ts || atomic_load(&c->reload))

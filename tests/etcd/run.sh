@@ -22,6 +22,10 @@
 #               all-or-nothing for readers, writers wait, 23505 leaves
 #               nothing, older snapshots conflict, a killed committer's
 #               locks expire
+#   bigcrash    a large transaction's committer killed after each step of
+#               its commit: all rows or none, the table writable after the
+#               lease, aborted intents deleted by a reader and VACUUM FULL
+#               (bigcrash.py)
 #   horizon     Strata drives etcd's revision compaction: a REPEATABLE READ
 #               snapshot holds it, a SIGKILLed server stops holding it after
 #               its lease (horizon.py; at the end, alone on the cluster)
@@ -286,6 +290,15 @@ if server_start big-a big && BA=$SPORT BPA=$SPID && server_start big-b big && BB
 	fi
 else
 	bad "bigtxn: the servers did not start (logs: $logs/big-*.log)"
+fi
+# A large transaction's committer killed at each step of its commit: rows
+# committed or absent, never in part; aborted intents swept (bigcrash.py).
+mkdir -p "$tmp/bigcrash"
+if got=$(/usr/bin/python3 "$here/bigcrash.py" "$bin" "$URI" "${ETCD_ENDPOINTS%%,*}" "$tmp/bigcrash" 2>&1); then
+	ok "bigcrash: $got"
+else
+	bad "bigcrash: $got (logs: $tmp/bigcrash)"
+	keep=1
 fi
 
 # ---------------------------------------------------------------- gc
