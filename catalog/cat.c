@@ -313,6 +313,31 @@ int cat_reload(cat *c, util_err *err)
 	return 0;
 }
 
+/* The newest version of one meta cell at read point at: its timestamp
+ * (0: none) and up to cap bytes of its value in out (*len: its length). */
+static kv_status read_meta(cat *c, const char *row, const char *qual, kv_ts at, kv_ts *ts, uint8_t *out,
+			   size_t cap, size_t *len)
+{
+	util_arena *a = util_arena_new(256, 0);
+	kv_column col = {CAT_FAMILY, qual, strlen(qual)};
+	kv_read_opts ro;
+	memset(&ro, 0, sizeof ro);
+	ro.read_ts = at;
+	ro.columns = &col;
+	ro.ncolumns = 1;
+	kv_row r;
+	kv_status st = kv_get(c->tbl, row, 1, &ro, a, &r);
+	*ts = 0;
+	*len = 0;
+	if (st == KV_OK && r.n) {
+		*ts = r.cells[0].ts;
+		*len = r.cells[0].value.len;
+		memcpy(out, r.cells[0].value.data, *len < cap ? *len : cap);
+	}
+	util_arena_destroy(a);
+	return st;
+}
+
 /* The version cell held ver_ts at read point at: the current snapshot is
  * the stored catalog as of at, unless this server published a change of
  * its own since it was loaded (then the next refresh reloads). */
@@ -334,20 +359,11 @@ int cat_refresh(cat *c, kv_ts read_ts, util_err *err)
 	pthread_mutex_lock(&c->ver_mu);
 	/* Usually the read point read the version cell with the clock: no read. */
 	if (!kv_watched_ts(c->kv, at, &vts)) {
-		util_arena *a = util_arena_new(256, 0);
-		kv_column col = {CAT_FAMILY, META_VERSION, strlen(META_VERSION)};
-		kv_read_opts ro;
-		memset(&ro, 0, sizeof ro);
-		ro.read_ts = at;
-		ro.columns = &col;
-		ro.ncolumns = 1;
-		kv_row r;
-		kv_status st = kv_get(c->tbl, VER_ROW, 1, &ro, a, &r);
+		uint8_t v[8];
+		size_t len;
+		kv_status st = read_meta(c, VER_ROW, META_VERSION, at, &vts, v, sizeof v, &len);
 		if (st != KV_OK)
 			rc = kv_fail(err, st, "read the catalog version");
-		else
-			vts = r.n ? r.cells[0].ts : 0;
-		util_arena_destroy(a);
 	}
 	if (rc == 0) {
 		if (vts != c->ver_ts || atomic_load(&c->reload))
@@ -365,21 +381,10 @@ void cat_ddl_unlock(cat *c) { pthread_mutex_unlock(&c->ddl_mu); }
 /* The stored oid limit (4 bytes), latest state. */
 static kv_status read_next_oid(cat *c, uint8_t out[4])
 {
-	util_arena *a = util_arena_new(256, 0);
-	kv_column col = {CAT_FAMILY, META_NEXT_OID, strlen(META_NEXT_OID)};
-	kv_read_opts ro;
-	memset(&ro, 0, sizeof ro);
-	ro.read_ts = kv_read_point(c->kv);
-	ro.columns = &col;
-	ro.ncolumns = 1;
-	kv_row r;
-	kv_status st = kv_get(c->tbl, META_ROW, 1, &ro, a, &r);
-	if (st == KV_OK && (r.n != 1 || r.cells[0].value.len != 4))
-		st = KV_NOT_FOUND;
-	if (st == KV_OK)
-		memcpy(out, r.cells[0].value.data, 4);
-	util_arena_destroy(a);
-	return st;
+	kv_ts ts;
+	size_t len;
+	kv_status st = read_meta(c, META_ROW, META_NEXT_OID, kv_read_point(c->kv), &ts, out, 4, &len);
+	return st == KV_OK && (!ts || len != 4) ? KV_NOT_FOUND : st;
 }
 
 int cat_new_oid(cat *c, cat_oid *out, util_err *err)

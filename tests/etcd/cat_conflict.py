@@ -31,6 +31,12 @@ def race(pa, sa, pb, sb):
     return ra, rb
 
 
+def races(pa, pb, cases):
+    """(what, A's statement, B's statement, the two commit results) each."""
+    for what, sa, sb, expect in cases:
+        want(what, race(pa, [sa], pb, [sb]), expect)
+
+
 def want(what, got, expect):
     if got != expect:
         raise SystemExit("%s: want %s, got %s" % (what, expect, got))
@@ -55,45 +61,43 @@ def main():
     ca.execute("CREATE TABLE ccp (id int PRIMARY KEY)")
     out = []
 
+    both, second = ("committed", "committed"), ("committed", "40001")
     # Different tables: both commit, whichever order.
-    want("DROP TABLE on A, ANALYZE of another table on B",
-         race(pa, ["DROP TABLE cc1"], pb, ["ANALYZE cc2"]), ("committed", "committed"))
-    want("ANALYZE on A, DROP TABLE of another table on B",
-         race(pa, ["ANALYZE cc3"], pb, ["DROP TABLE cc2"]), ("committed", "committed"))
-    want("CREATE TABLE on both servers (different names)",
-         race(pa, ["CREATE TABLE cn1 (a int)"], pb, ["CREATE TABLE cn2 (b int)"]), ("committed", "committed"))
-    want("ALTER TABLE on A, CREATE INDEX on another table on B",
-         race(pa, ["ALTER TABLE cn1 ADD COLUMN a2 int"], pb, ["CREATE INDEX cn2_b ON cn2 (b)"]),
-         ("committed", "committed"))
+    races(pa, pb, [
+        ("DROP TABLE on A, ANALYZE of another table on B", "DROP TABLE cc1", "ANALYZE cc2", both),
+        ("ANALYZE on A, DROP TABLE of another table on B", "ANALYZE cc3", "DROP TABLE cc2", both),
+        ("CREATE TABLE on both servers (different names)", "CREATE TABLE cn1 (a int)",
+         "CREATE TABLE cn2 (b int)", both),
+        ("ALTER TABLE on A, CREATE INDEX on another table on B", "ALTER TABLE cn1 ADD COLUMN a2 int",
+         "CREATE INDEX cn2_b ON cn2 (b)", both)])
     want("ANALYZE on A's table is seen on B", one(b, "SELECT reltuples::int FROM pg_class WHERE relname = 'cc3'"), 50)
     out.append("DDL and ANALYZE on different tables on two servers: both commit")
 
     # The same object: first committer wins.
-    want("ALTER TABLE of one table on both servers",
-         race(pa, ["ALTER TABLE cn1 ADD COLUMN x int"], pb, ["ALTER TABLE cn1 ADD COLUMN y int"]),
-         ("committed", "40001"))
-    want("CREATE TABLE of one name on both servers",
-         race(pa, ["CREATE TABLE same (a int)"], pb, ["CREATE TABLE same (b int)"]), ("committed", "40001"))
-    want("RENAME on A to a name B creates",
-         race(pa, ["ALTER TABLE cn2 RENAME TO cn3"], pb, ["CREATE TABLE cn3 (c int)"]), ("committed", "40001"))
+    races(pa, pb, [
+        ("ALTER TABLE of one table on both servers", "ALTER TABLE cn1 ADD COLUMN x int",
+         "ALTER TABLE cn1 ADD COLUMN y int", second),
+        ("CREATE TABLE of one name on both servers", "CREATE TABLE same (a int)", "CREATE TABLE same (b int)",
+         second),
+        ("RENAME on A to a name B creates", "ALTER TABLE cn2 RENAME TO cn3", "CREATE TABLE cn3 (c int)", second)])
     # A table and a dependent object: both orders.
     want("DROP TABLE on A, a foreign key to it on B",
-         race(pa, ["DROP TABLE ccp"], pb, ["CREATE TABLE ccc (p int REFERENCES ccp)"]), ("committed", "40001"))
+         race(pa, ["DROP TABLE ccp"], pb, ["CREATE TABLE ccc (p int REFERENCES ccp)"]), second)
     ca.execute("CREATE TABLE ccp (id int PRIMARY KEY)")
     want("a foreign key to a table on A, DROP TABLE of it on B",
-         race(pa, ["CREATE TABLE ccc (p int REFERENCES ccp)"], pb, ["DROP TABLE ccp"]), ("committed", "40001"))
+         race(pa, ["CREATE TABLE ccc (p int REFERENCES ccp)"], pb, ["DROP TABLE ccp"]), second)
     out.append("one table, one name, a table and a foreign key to it: the second commit fails with 40001")
     # ANALYZE's row estimate is an update in place: DDL of the table based
     # on an older snapshot still commits; an ANALYZE after a DROP fails.
     want("ANALYZE on A, ALTER TABLE of it on B",
-         race(pa, ["ANALYZE cc4"], pb, ["ALTER TABLE cc4 ADD COLUMN w int"]), ("committed", "committed"))
+         race(pa, ["ANALYZE cc4"], pb, ["ALTER TABLE cc4 ADD COLUMN w int"]), both)
     want("row estimate after ANALYZE and ALTER on two servers",
          [one(c, "SELECT reltuples::int FROM pg_class WHERE relname = 'cc4'") for c in (a, b)], [50, 50])
     want("ANALYZE on A, DROP TABLE of it on B",
-         race(pa, ["ANALYZE cc4"], pb, ["DROP TABLE cc4"]), ("committed", "committed"))
+         race(pa, ["ANALYZE cc4"], pb, ["DROP TABLE cc4"]), both)
     ca.execute("CREATE TABLE cc4 (id int PRIMARY KEY)")
     want("DROP TABLE on A, ANALYZE of it on B",
-         race(pa, ["DROP TABLE cc4"], pb, ["ANALYZE cc4"]), ("committed", "40001"))
+         race(pa, ["DROP TABLE cc4"], pb, ["ANALYZE cc4"]), second)
     out.append("ANALYZE and DDL of one table: a DROP or ALTER commits after an ANALYZE, an ANALYZE "
                "after a DROP fails with 40001")
 
