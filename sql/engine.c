@@ -208,6 +208,17 @@ UTIL_NORETURN void sql_kv_error(kv_status st, const char *what)
 		ty_error(UTIL_E_OUT_OF_MEMORY, "out of memory while %s", what);
 	case KV_CONFLICT:
 		ty_error(UTIL_E_T_R_SERIALIZATION_FAILURE, "could not serialize access due to concurrent update");
+	case KV_NOT_FOUND:
+		/* A storage the statement's catalog names is gone: on a shared
+		 * store another server dropped or rewrote the relation after this
+		 * statement read the catalog (DDL there does not wait for other
+		 * servers' statements); retrying sees the new catalog. */
+		if (!strncmp(what, "opening ", 8))
+			ty_error(UTIL_E_T_R_SERIALIZATION_FAILURE,
+				 "could not serialize access: %s: the relation was dropped or rewritten by a "
+				 "concurrent transaction (%s)",
+				 what, kv_errmsg());
+		ty_error(UTIL_E_INTERNAL_ERROR, "%s: %s (%s)", what, kv_status_name(st), kv_errmsg());
 	case KV_TOO_LARGE:
 		ty_error(UTIL_E_PROGRAM_LIMIT_EXCEEDED, "%s: %s", what, kv_errmsg());
 	case KV_NOT_SUPPORTED:

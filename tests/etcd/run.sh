@@ -17,7 +17,8 @@
 #               FOR UPDATE and upserts across the two servers (rc_lock.py);
 #               foreign keys across the two servers (fk_lock.py,
 #               fk_unique.py); catalog commits conflicting per object,
-#               automatic ANALYZE beside DDL (cat_conflict.py)
+#               automatic ANALYZE beside DDL (cat_conflict.py); random
+#               concurrent DDL, then three servers agree (cat_stress.py)
 #   bigtxn      transactions beyond one etcd txn on two servers (bigtxn.py):
 #               all-or-nothing for readers, writers wait, 23505 leaves
 #               nothing, older snapshots conflict, a killed committer's
@@ -243,6 +244,14 @@ if server_start shared-a shared && PA=$SPORT SPA=$SPID && server_start shared-b 
 		ok "shared: catalog conflicts per object: $got"
 	else
 		bad "shared: catalog conflicts per object: $got"
+	fi
+	# Random concurrent DDL from both servers: then both and a third server
+	# reading the stored catalog agree (cat_stress.py).
+	if server_start shared-c shared && PC=$SPORT &&
+		got=$(/usr/bin/python3 "$here/cat_stress.py" "$PA" "$PB" "$PC" 20 2>&1); then
+		ok "shared: random DDL from 4 sessions on two servers: $got"
+	else
+		bad "shared: random DDL on two servers: $got"
 	fi
 	# The same over the extended query protocol (pgbench -M prepared): a
 	# conflict at the commit at Sync reruns the statement; no client aborts.
