@@ -208,6 +208,9 @@ UTIL_NORETURN void sql_kv_error(kv_status st, const char *what)
 		ty_error(UTIL_E_OUT_OF_MEMORY, "out of memory while %s", what);
 	case KV_CONFLICT:
 		ty_error(UTIL_E_T_R_SERIALIZATION_FAILURE, "could not serialize access due to concurrent update");
+	case KV_CHECK_FAILED: /* a condition of the commit: another transaction changed it first */
+		ty_error(UTIL_E_T_R_SERIALIZATION_FAILURE,
+			 "could not serialize access due to a concurrent change while %s", what);
 	case KV_NOT_FOUND:
 		/* A storage the statement's catalog names is gone: on a shared
 		 * store another server dropped or rewrote the relation after this
