@@ -557,13 +557,18 @@ static bool stats_only(const cat_obj *old, const cat_obj *nw)
  * based on an older snapshot still commits (a DROP racing the background
  * ANALYZE wins), and other servers need not reload for it (they see it at
  * their next load). */
-static void write_stats(cat_txn *t, kv_batch *b, const cat_obj *old, const cat_obj *nw, util_buf *buf)
+static void put_stats_row(cat_txn *t, kv_batch *b, const cat_obj *o)
 {
 	uint8_t row[5], v[8];
-	obj_row(nw->oid, row);
+	obj_row(o->oid, row);
 	row[0] = 's';
-	util_put_be64(v, nw->rel.stats_rows);
+	util_put_be64(v, o->rel.stats_rows);
 	kv_batch_put(b, t->c->tbl, row, 5, CAT_FAMILY, "", 0, KV_TS_LATEST, v, 8);
+}
+
+static void write_stats(cat_txn *t, kv_batch *b, const cat_obj *old, const cat_obj *nw, util_buf *buf)
+{
+	put_stats_row(t, b, nw);
 	guard_obj(t->c, b, old, atomic_load(&t->base->as_of), false, buf);
 }
 
@@ -648,6 +653,12 @@ void cat_txn_write(cat_txn *t, kv_batch *b)
 		util_buf_reset(&buf);
 		cat_obj_encode(o, &buf);
 		kv_batch_put(b, t->c->tbl, row, 5, CAT_FAMILY, "", 0, KV_TS_LATEST, buf.data, buf.len);
+		/* A change that also set the estimate (ANALYZE in a transaction
+		 * with DDL): the stats row, which loading prefers, too. Otherwise
+		 * it keeps the newest ANALYZE's, which this server's copy may
+		 * predate. */
+		if (shared && old && o->kind == CAT_REL && o->rel.stats_rows != old->rel.stats_rows)
+			put_stats_row(t, b, o);
 	}
 	if (shared)
 		write_shared_checks(t, b, &buf);
