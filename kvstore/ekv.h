@@ -348,9 +348,25 @@ kv_status ekv_commit_big(kv_store *s, kv_batch *b, bool check, kv_ts read_ts, co
 #define EKV_INTENT_HDR (EKV_TXID + 1)
 #define EKV_AT_COMMIT  1
 /* *vis: is an intent of transaction txid visible at revision rev (its
- * record committed there)? *cts: the commit timestamp if so. */
+ * record committed there)? *cts: the commit timestamp if so. *flip_rev:
+ * the record's flip revision if it committed (at rev or later), 0 if it is
+ * pending at rev, -1 if it has no record at rev: the transaction aborted
+ * (its record existed before any of its intents, and only its lease's end
+ * removes it), so its intents are garbage for good. */
 kv_status ekv_intent_visible(ekv *e, const uint8_t *txid, int64_t rev, bool *vis, kv_ts *cts,
 			     int64_t *flip_rev);
+/* Intents of aborted transactions a reader met (ekv_intent_visible's
+ * flip_rev -1): key and mod revision each, at most EKV_SWEEP_MAX. */
+#define EKV_SWEEP_MAX 4096
+typedef struct ekv_sweep {
+	util_buf buf; /* per intent: key length (4, BE), key, mod revision (8, BE) */
+	size_t n;
+} ekv_sweep;
+void ekv_sweep_note(ekv_sweep *w, const ekv_kv *kv);
+/* Deletes the noted intents (each only if its key was not written again
+ * since: an explicit timestamp can give two transactions one intent key)
+ * and empties w. Best effort: a failure leaves them to the next reader. */
+void ekv_sweep_run(ekv *e, ekv_sweep *w);
 /* An intent's key ends with ~(type - 1): cell types are even, so ~type is
  * odd and an intent's last byte even, sorting right after the key a plain
  * write of the same cell would have. */

@@ -33,7 +33,8 @@ typedef struct esrc {
 	uint8_t vis_id[EKV_TXID];
 	bool vis_known, vis;
 	kv_ts vis_cts;
-	int64_t vis_rev; /* its flip's revision */
+	int64_t vis_rev; /* its flip's revision (-1: aborted) */
+	ekv_sweep sweep; /* aborted intents met, deleted at close */
 } esrc;
 
 static void set_fail(esrc *s, kv_status st)
@@ -76,18 +77,20 @@ static int entry_visible(esrc *s, const ekv_kv *kv)
 		set_fail(s, kv_fail(KV_CORRUPTION, "etcd: malformed intent"));
 		return -1;
 	}
-	if (s->vis_known && !memcmp(s->vis_id, kv->val, EKV_TXID))
-		return s->vis;
-	bool v;
-	kv_status st = ekv_intent_visible(s->e, kv->val, s->rev, &v, &s->vis_cts, &s->vis_rev);
-	if (st) {
-		set_fail(s, st);
-		return -1;
+	if (!s->vis_known || memcmp(s->vis_id, kv->val, EKV_TXID)) {
+		bool v;
+		kv_status st = ekv_intent_visible(s->e, kv->val, s->rev, &v, &s->vis_cts, &s->vis_rev);
+		if (st) {
+			set_fail(s, st);
+			return -1;
+		}
+		memcpy(s->vis_id, kv->val, EKV_TXID);
+		s->vis = v;
+		s->vis_known = true;
 	}
-	memcpy(s->vis_id, kv->val, EKV_TXID);
-	s->vis = v;
-	s->vis_known = true;
-	return v;
+	if (!s->vis && s->vis_rev < 0)
+		ekv_sweep_note(&s->sweep, kv);
+	return s->vis;
 }
 
 static void fetch_forward(esrc *s, const uint8_t *from, size_t flen);
@@ -271,6 +274,8 @@ static void es_seek_lt(kv_src *b, const uint8_t *k, size_t n)
 static void es_close(kv_src *b)
 {
 	esrc *s = (esrc *)b;
+	if (s->sweep.n)
+		ekv_sweep_run(s->e, &s->sweep);
 	ekv_range_res_free(&s->page);
 	util_buf_free(&s->tpre);
 	util_buf_free(&s->lo);
