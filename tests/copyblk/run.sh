@@ -32,17 +32,33 @@ check() { # NAME CONDITION-RESULT DETAIL
 }
 reset() { q -c "DROP TABLE IF EXISTS cb" -c "CREATE TABLE cb (id int PRIMARY KEY, v text)" >/dev/null; }
 now() { date +%s%N; }
+# open_copy TABLE FILE END [SECONDS]: in the background, a COPY inside BEGIN, then a
+# pause (2 s) and END (COMMIT or ROLLBACK); s1 = its pid. Returns once the COPY runs.
+open_copy() {
+	q -c "BEGIN" -c "\\copy $1 FROM '$2'" -c "SELECT pg_sleep(${4:-2})" -c "$3" >"$work/s1" &
+	s1=$!
+	sleep 0.7
+}
+# open_txn STATEMENT: the same for a statement in an open transaction (COMMIT).
+open_txn() {
+	q -c "BEGIN" -c "$1" -c "SELECT pg_sleep(2)" -c "COMMIT" >"$work/s1" &
+	s1=$!
+	sleep 0.7
+}
+# timed COMMAND...: out = its output, waited = how long it took (ms).
+timed() {
+	local t0 t1
+	t0=$(now)
+	out=$("$@")
+	t1=$(now)
+	waited=$(((t1 - t0) / 1000000))
+}
 
 # 1. INSERT of a loaded key waits for the COPY's block, then 23505.
 reset
-q -c "BEGIN" -c "\\copy cb FROM '$work/a.tsv'" -c "SELECT pg_sleep(2)" -c "COMMIT" >"$work/s1" &
-s1=$!
-sleep 0.7
-t0=$(now)
-out=$(q -c "INSERT INTO cb VALUES (1500, 'insert')")
-t1=$(now)
+open_copy cb "$work/a.tsv" COMMIT
+timed q -c "INSERT INTO cb VALUES (1500, 'insert')"
 wait $s1
-waited=$(((t1 - t0) / 1000000))
 [[ $out = *"duplicate key value violates unique constraint \"cb_pkey\""* && $waited -ge 600 ]]
 check insert-waits-then-23505 $? "waited ${waited} ms, got: $out"
 [[ $(q -c "SELECT count(*), min(v), max(v) FROM cb") = "3000|copy|copy" ]]
@@ -50,9 +66,7 @@ check copy-committed $? "$(q -c 'SELECT count(*), min(v), max(v) FROM cb')"
 
 # 2. After the COPY's ROLLBACK the waiting INSERT succeeds.
 reset
-q -c "BEGIN" -c "\\copy cb FROM '$work/a.tsv'" -c "SELECT pg_sleep(2)" -c "ROLLBACK" >"$work/s1" &
-s1=$!
-sleep 0.7
+open_copy cb "$work/a.tsv" ROLLBACK
 out=$(q -c "INSERT INTO cb VALUES (1500, 'insert')")
 wait $s1
 [[ -z $out && $(q -c "SELECT count(*), max(v) FROM cb") = "1|insert" ]]
@@ -60,9 +74,7 @@ check insert-after-rollback $? "got: $out / $(q -c 'SELECT count(*), max(v) FROM
 
 # 3. A COPY of a key another open transaction inserted waits, then 23505 at its line.
 reset
-q -c "BEGIN" -c "INSERT INTO cb VALUES (2500, 'insert')" -c "SELECT pg_sleep(2)" -c "COMMIT" >"$work/s1" &
-s1=$!
-sleep 0.7
+open_txn "INSERT INTO cb VALUES (2500, 'insert')"
 out=$(q -c "BEGIN" -c "\\copy cb FROM '$work/b.tsv'" -c "COMMIT")
 wait $s1
 line=$(grep -n '^2500	' "$work/b.tsv" | cut -d: -f1)
@@ -72,9 +84,7 @@ check copy-waits-for-insert $? "got: $out"
 
 # 4. Two COPYs in blocks, overlapping keys: the second waits, then 23505.
 reset
-q -c "BEGIN" -c "\\copy cb FROM '$work/a.tsv'" -c "SELECT pg_sleep(2)" -c "COMMIT" >"$work/s1" &
-s1=$!
-sleep 0.7
+open_copy cb "$work/a.tsv" COMMIT
 out=$(q -c "BEGIN" -c "\\copy cb FROM '$work/b.tsv'" -c "COMMIT")
 wait $s1
 [[ $out = *"duplicate key value violates unique constraint"* && $(q -c "SELECT count(*) FROM cb") = 3000 ]]
@@ -100,14 +110,9 @@ check deadlock-detected $? "s1: $out1 / s2: $out2 / rows $n"
 
 # 6. A COPY of other keys does not wait for an open COPY of the same table.
 reset
-q -c "BEGIN" -c "\\copy cb FROM '$work/a.tsv'" -c "SELECT pg_sleep(2)" -c "COMMIT" >"$work/s1" &
-s1=$!
-sleep 0.7
-t0=$(now)
-out=$(q -c "BEGIN" -c "\\copy cb FROM '$work/c.tsv'" -c "COMMIT")
-t1=$(now)
+open_copy cb "$work/a.tsv" COMMIT
+timed q -c "BEGIN" -c "\\copy cb FROM '$work/c.tsv'" -c "COMMIT"
 wait $s1
-waited=$(((t1 - t0) / 1000000))
 [[ -z $out && $waited -lt 1000 && $(q -c "SELECT count(*) FROM cb") = 4000 ]]
 check disjoint-copies-run-together $? "took ${waited} ms, got: $out"
 
@@ -118,23 +123,16 @@ awk -F'\t' '{ printf "%d\t%d\tcopy\n", $1, $1 * 10 }' "$work/a.tsv" >"$work/ua.t
 
 # 7. INSERT of a unique value an open COPY loaded (another key) waits, then 23505.
 reset_u
-q -c "BEGIN" -c "\\copy cu FROM '$work/ua.tsv'" -c "SELECT pg_sleep(2)" -c "COMMIT" >"$work/s1" &
-s1=$!
-sleep 0.7
-t0=$(now)
-out=$(q -c "INSERT INTO cu VALUES (9999, 15000, 'insert')")
-t1=$(now)
+open_copy cu "$work/ua.tsv" COMMIT
+timed q -c "INSERT INTO cu VALUES (9999, 15000, 'insert')"
 wait $s1
-waited=$(((t1 - t0) / 1000000))
 [[ $out = *"duplicate key value violates unique constraint \"cu_u_key\""* && $out = *"Key (u)=(15000) already exists."* &&
 	$waited -ge 600 && $(q -c "SELECT count(*) FROM cu") = 3000 ]]
 check unique-insert-waits-then-23505 $? "waited ${waited} ms, got: $out"
 
 # 8. After the COPY's ROLLBACK the waiting INSERT of the value succeeds.
 reset_u
-q -c "BEGIN" -c "\\copy cu FROM '$work/ua.tsv'" -c "SELECT pg_sleep(2)" -c "ROLLBACK" >"$work/s1" &
-s1=$!
-sleep 0.7
+open_copy cu "$work/ua.tsv" ROLLBACK
 out=$(q -c "INSERT INTO cu VALUES (9999, 15000, 'insert')")
 wait $s1
 [[ -z $out && $(q -c "SELECT count(*), max(v) FROM cu") = "1|insert" ]]
@@ -142,14 +140,9 @@ check unique-insert-after-rollback $? "got: $out / $(q -c 'SELECT count(*), max(
 
 # 9. A COPY of a value another open transaction inserted waits, then 23505 at its line.
 reset_u
-q -c "BEGIN" -c "INSERT INTO cu VALUES (9999, 25000, 'insert')" -c "SELECT pg_sleep(2)" -c "COMMIT" >"$work/s1" &
-s1=$!
-sleep 0.7
-t0=$(now)
-out=$(q -c "BEGIN" -c "\\copy cu FROM '$work/ua.tsv'" -c "COMMIT")
-t1=$(now)
+open_txn "INSERT INTO cu VALUES (9999, 25000, 'insert')"
+timed q -c "BEGIN" -c "\\copy cu FROM '$work/ua.tsv'" -c "COMMIT"
 wait $s1
-waited=$(((t1 - t0) / 1000000))
 line=$(grep -n '^2500	' "$work/ua.tsv" | cut -d: -f1)
 [[ $out = *"Key (u)=(25000) already exists."* && $out = *"COPY cu, line $line"* && $waited -ge 600 &&
 	$(q -c "SELECT count(*) FROM cu") = 1 ]]
@@ -160,9 +153,7 @@ check unique-copy-waits-for-insert $? "waited ${waited} ms, got: $out"
 # writer waiting for one of its values shows a ShareLock on the COPY's transaction
 # id, not granted.
 reset_u
-PGAPPNAME=copier q -c "BEGIN" -c "\\copy cu FROM '$work/ua.tsv'" -c "SELECT pg_sleep(3)" -c "COMMIT" >"$work/s1" &
-s1=$!
-sleep 0.7
+PGAPPNAME=copier open_copy cu "$work/ua.tsv" COMMIT 3
 locks=$(q -c "SELECT l.locktype, l.relation::regclass, l.mode, l.granted FROM pg_locks l
 	JOIN pg_stat_activity a ON a.pid = l.pid WHERE a.application_name = 'copier' ORDER BY 1, 2, 3" | tr '\n' ' ')
 [[ $locks = "relation|cu|RowExclusiveLock|t transactionid||ExclusiveLock|t virtualxid||ExclusiveLock|t " ]]
