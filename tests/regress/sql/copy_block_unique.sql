@@ -25507,3 +25507,25 @@ SELECT count(*), count(u) FROM cbn;
 COMMIT;
 DROP TABLE cbn;
 DROP TABLE cbu;
+-- INSERT ... ON CONFLICT after a COPY in the same transaction sees the loaded values
+CREATE TABLE oc (id int PRIMARY KEY, u int UNIQUE, v text);
+BEGIN;
+COPY oc FROM STDIN;
+1	10	a
+2	20	b
+\.
+INSERT INTO oc VALUES (3, 10, 'c') ON CONFLICT DO NOTHING;
+INSERT INTO oc VALUES (3, 20, 'c') ON CONFLICT (u) DO UPDATE SET v = 'upd';
+DELETE FROM oc WHERE id = 1;
+INSERT INTO oc VALUES (4, 10, 'd');
+SELECT * FROM oc ORDER BY id;
+SAVEPOINT s;
+COPY oc FROM STDIN;
+5	50	e
+\.
+ROLLBACK TO SAVEPOINT s;
+INSERT INTO oc VALUES (6, 50, 'f');
+SELECT * FROM oc ORDER BY id;
+COMMIT;
+SELECT * FROM oc WHERE u = 50;
+DROP TABLE oc;
