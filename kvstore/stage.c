@@ -241,7 +241,8 @@ static kv_status open_file(kv_store *s, kv_table *t, const char *fam, bool gts, 
 	f->number = store_next_file(s);
 	char path[4096];
 	store_file_path(s, f->number, "sst", path, sizeof(path));
-	int flags = SST_W_NO_SYNC | (f->gts ? SST_W_GLOBAL_TS : 0);
+	/* Written in the foreground of a load: compression on a second thread. */
+	int flags = SST_W_NO_SYNC | SST_W_ASYNC | (f->gts ? SST_W_GLOBAL_TS : 0);
 	kv_status st = sst_writer_open_ex(s->fs, path, &fo, f->tid, flags, w);
 	if (st)
 		f->number = 0;
@@ -493,7 +494,8 @@ static kv_status merge_group(kv_store *s, stfile **g, int n, stfile *out)
 	out->number = store_next_file(s);
 	store_file_path(s, out->number, "sst", path, sizeof(path));
 	sst_writer *w;
-	st = sst_writer_open_ex(s->fs, path, &fo, out->tid, out->gts ? SST_W_GLOBAL_TS : 0, &w);
+	st = sst_writer_open_ex(s->fs, path, &fo, out->tid, SST_W_ASYNC | (out->gts ? SST_W_GLOBAL_TS : 0),
+				&w);
 	if (st) {
 		out->number = 0;
 		src_close(m);
