@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # pgi_ab.sh — whole `pgbench -i` runs against two strata binaries, interleaved
-# (A then B in each round), each on its own server and fresh data directory:
+# (A then B in odd rounds, B then A in even ones), each on its own server and fresh data directory:
 # per run pgbench's wall time per phase and the server's CPU (user+sys of all
 # its threads, /proc/PID/stat), then the medians. For A/B of load-path changes
 # on the shared machine, where only interleaved runs compare.
@@ -35,7 +35,9 @@ echo "# load average: $(bench_load)"
 printf '%-5s %-2s %8s %8s %8s %8s %8s %9s\n' round ab wall gen vacuum pkeys other server_cpu
 declare -A walls cpus
 for ((r = 1; r <= rounds; r++)); do
-	for k in a b; do
+	order="a b"
+	((r % 2)) || order="b a"
+	for k in $order; do
 		c0=$(bench_cpu_ticks "${spid[$k]}")
 		out=$(pgbench -h 127.0.0.1 -p "${sport[$k]}" -U postgres -i -s "$scale" -q postgres 2>&1 | grep 'done in')
 		c1=$(bench_cpu_ticks "${spid[$k]}")

@@ -347,7 +347,7 @@ kv_status stage_stream_put(kv_batch *b, kv_table *t, int fi, const void *row, si
 		    ikey_encode((uint8_t *)k->data, row, rlen, fam, fl, qual, qlen, gts ? 0 : ts, KV_PUT);
 		/* Strictly after the last cell: an identical cell must stay a
 		 * later mutation (it wins) and goes through the buffer. */
-		if (t != stg->scur.t || gts != stg->scur.gts || strcmp(fam, stg->scur.fam) ||
+		if (t != stg->scur.t || gts != stg->scur.gts || fi != stg->sfi ||
 		    ikey_cmp((const uint8_t *)stg->slast.data, stg->slast.len, (const uint8_t *)k->data,
 			     k->len) >= 0)
 			return stream_end(b);
@@ -369,6 +369,7 @@ kv_status stage_stream_put(kv_batch *b, kv_table *t, int fi, const void *row, si
 			return st;
 		}
 		stg->runs++;
+		stg->sfi = fi;
 		util_buf_reset(&stg->skey);
 		util_buf_reserve(&stg->skey, ikey_size(rlen, fl, qlen));
 		stg->skey.len = ikey_encode((uint8_t *)stg->skey.data, row, rlen, fam, fl, qual, qlen,
