@@ -17,7 +17,9 @@ tmp=$(mktemp -d -p "${STRATA_TMP:-/tmp}")
 declare -A spid sport
 stop_all() {
 	for k in a b; do
-		[[ -n ${spid[$k]:-} ]] && kill "${spid[$k]}" 2>/dev/null && wait "${spid[$k]}" 2>/dev/null
+		[[ -n ${spid[$k]:-} ]] || continue
+		kill "${spid[$k]}" 2>/dev/null || true
+		wait "${spid[$k]}" 2>/dev/null || true
 	done
 	rm -rf "$tmp"
 }
