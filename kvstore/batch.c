@@ -139,9 +139,18 @@ static bool check_args(kv_batch *b, kv_table *t, const void *row, size_t rlen, c
 	return true;
 }
 
+/* Family names are short ("d"): a loop here is cheaper than a call to
+ * strcmp for every cell of a load. */
+static bool fam_eq(const char *a, const char *b)
+{
+	while (*a && *a == *b)
+		a++, b++;
+	return *a == *b;
+}
+
 int batch_fam_index(kv_batch *b, const char *family)
 {
-	if (b->lastfam < b->nfams && !strcmp(b->fams[b->lastfam], family))
+	if (b->lastfam < b->nfams && fam_eq(b->fams[b->lastfam], family))
 		return b->lastfam;
 	for (int i = 0; i < b->nfams; i++) {
 		if (!strcmp(b->fams[i], family)) {

@@ -48,6 +48,13 @@ enum {
 	SST_W_GLOBAL_TS = 2, /* every key has timestamp 0, replaced by a global
 			      * timestamp when read (see sst_open_ts): no key
 			      * shares its timestamp bytes with the next */
+	SST_W_ASYNC = 4,     /* data blocks are compressed, checksummed and
+			      * appended by a thread of the writer's own (started
+			      * with the first full block, joined by finish and
+			      * abandon) while the caller adds the next entries;
+			      * the file is byte for byte the one written without
+			      * the flag. For large files written in the
+			      * foreground (a commit's runs) */
 };
 kv_status sst_writer_open_ex(kv_fs *fs, const char *path, const kv_family_opts *fo, uint32_t table_id,
 			     int flags, sst_writer **out);

@@ -1,6 +1,9 @@
 /* sst_write.c — writing sorted files: data blocks (zstd per block when it
  * pays), a multi-level block index with shortest separators, a bloom filter
- * over rows (and row+qualifier), the info block and the trailer. */
+ * over rows (and row+qualifier), the info block and the trailer. With
+ * SST_W_ASYNC the data blocks are compressed, checksummed and appended by a
+ * second thread while the caller builds the next ones. */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +15,12 @@
 
 #define RESTART_INTERVAL       16
 #define INDEX_RESTART_INTERVAL 1
+
+/* Finished data blocks queued for the background writer (SST_W_ASYNC). An
+ * idle writer is woken when half of them are full (or at the end): one
+ * wake-up per few blocks, not one per block, as it is usually the faster. */
+#define BG_SLOTS 8
+#define BG_WAKE  (BG_SLOTS / 2)
 
 typedef struct idx_ent {
 	uint32_t koff, klen;
@@ -43,7 +52,30 @@ struct sst_writer {
 	util_buf cbuf;
 	kv_status st;
 	int flags;
+	struct bgw *bg; /* SST_W_ASYNC, once the first data block is full */
 };
+
+/* The background writer of one file. Between its start and bgw_stop() it
+ * alone calls write_block (owning zc, cbuf, off and the file); the caller
+ * only fills slots. Block i's handle is offs[i]/sizes[i], read after the
+ * join: the caller's index entries hold block numbers until then. */
+typedef struct bgw {
+	pthread_t th;
+	pthread_mutex_t mu;
+	pthread_cond_t cv_work, cv_room;
+	util_buf slot[BG_SLOTS]; /* raw blocks, in order from head */
+	size_t head, count;
+	bool idle;      /* the thread waits for work */
+	bool full;      /* the caller waits for a free slot */
+	bool done;      /* no more blocks will come */
+	bool cancel;    /* drop what is queued (abandon) */
+	uint64_t bytes; /* of the file so far (the thread's off) */
+	kv_status st;   /* the first failure; later blocks are dropped */
+	char msg[512];
+	uint64_t *offs;
+	uint32_t *sizes;
+	size_t nblk, cblk;
+} bgw;
 
 kv_status sst_writer_open(kv_fs *fs, const char *path, const kv_family_opts *fo, uint32_t table_id,
 			  sst_writer **out)
@@ -78,6 +110,8 @@ kv_status sst_writer_open_ex(kv_fs *fs, const char *path, const kv_family_opts *
 	return KV_OK;
 }
 
+static void bgw_stop(sst_writer *w, bool cancel);
+
 static void free_writer(sst_writer *w)
 {
 	blkb_free(&w->data);
@@ -99,6 +133,7 @@ void sst_writer_abandon(sst_writer *w)
 {
 	if (!w)
 		return;
+	bgw_stop(w, true);
 	w->fs->close(w->f);
 	free_writer(w);
 }
@@ -108,9 +143,16 @@ uint64_t sst_writer_entries(const sst_writer *w)
 	return w->pr.entries;
 }
 
+/* With SST_W_ASYNC, off lags by the blocks still queued: read under the
+ * lock, it counts what the background writer has appended so far. */
 uint64_t sst_writer_bytes(const sst_writer *w)
 {
-	return w->off + blkb_size(&w->data);
+	if (!w->bg)
+		return w->off + blkb_size(&w->data);
+	pthread_mutex_lock(&w->bg->mu);
+	uint64_t off = w->bg->bytes;
+	pthread_mutex_unlock(&w->bg->mu);
+	return off + blkb_size(&w->data);
 }
 
 /* Writes one physical block: bytes, type, masked CRC. */
@@ -199,13 +241,153 @@ static void separator(util_buf *out, const uint8_t *a, size_t al, const uint8_t 
 	util_buf_append(out, a, al);
 }
 
+/* ------------------------------------------------- background block writer */
+
+static void *bgw_main(void *arg)
+{
+	sst_writer *w = arg;
+	bgw *bg = w->bg;
+	util_buf blk = UTIL_BUF_INIT;
+	pthread_mutex_lock(&bg->mu);
+	for (;;) {
+		while (bg->count == 0 && !bg->done) {
+			bg->idle = true;
+			pthread_cond_wait(&bg->cv_work, &bg->mu);
+		}
+		bg->idle = false;
+		if (bg->count == 0 || bg->cancel)
+			break;
+		/* Take the block, leaving this thread's spent buffer in its slot. */
+		util_buf t = bg->slot[bg->head];
+		bg->slot[bg->head] = blk;
+		blk = t;
+		bg->head = (bg->head + 1) % BG_SLOTS;
+		bg->count--;
+		kv_status failed = bg->st;
+		pthread_mutex_unlock(&bg->mu);
+		uint64_t off = 0;
+		uint32_t size = 0;
+		kv_status st =
+		    failed ? failed : write_block(w, (const uint8_t *)blk.data, blk.len, true, &off, &size);
+		if (bg->nblk == bg->cblk) {
+			bg->cblk = bg->cblk ? 2 * bg->cblk : 256;
+			bg->offs = util_xrealloc(bg->offs, bg->cblk * sizeof(uint64_t));
+			bg->sizes = util_xrealloc(bg->sizes, bg->cblk * sizeof(uint32_t));
+		}
+		bg->offs[bg->nblk] = off;
+		bg->sizes[bg->nblk++] = size;
+		pthread_mutex_lock(&bg->mu);
+		bg->bytes = w->off;
+		if (st && !bg->st) {
+			bg->st = st;
+			snprintf(bg->msg, sizeof(bg->msg), "%s", kv_errmsg());
+		}
+		if (bg->full)
+			pthread_cond_signal(&bg->cv_room);
+	}
+	pthread_mutex_unlock(&bg->mu);
+	util_buf_free(&blk);
+	return NULL;
+}
+
+/* Queues the finished data block (its buffer is swapped for a spent one);
+ * starts the thread with the first block. Fails with the background
+ * writer's first failure. */
+static kv_status bgw_put(sst_writer *w)
+{
+	bgw *bg = w->bg;
+	if (!bg) {
+		bg = util_xcalloc(1, sizeof(*bg));
+		pthread_mutex_init(&bg->mu, NULL);
+		pthread_cond_init(&bg->cv_work, NULL);
+		pthread_cond_init(&bg->cv_room, NULL);
+		w->bg = bg;
+		if (pthread_create(&bg->th, NULL, bgw_main, w)) {
+			/* No thread: write in the caller, as without the flag. */
+			pthread_mutex_destroy(&bg->mu);
+			pthread_cond_destroy(&bg->cv_work);
+			pthread_cond_destroy(&bg->cv_room);
+			free(bg);
+			w->bg = NULL;
+			w->flags &= ~SST_W_ASYNC;
+			return write_block(w, (const uint8_t *)w->data.buf.data, w->data.buf.len, true,
+					   &w->pend_off, &w->pend_size);
+		}
+	}
+	pthread_mutex_lock(&bg->mu);
+	while (bg->count == BG_SLOTS && !bg->st) {
+		bg->full = true;
+		pthread_cond_wait(&bg->cv_room, &bg->mu);
+	}
+	bg->full = false;
+	kv_status st = bg->st;
+	if (st) {
+		kv_fail(st, "%s", bg->msg);
+	} else {
+		size_t i = (bg->head + bg->count) % BG_SLOTS;
+		util_buf t = bg->slot[i];
+		bg->slot[i] = w->data.buf;
+		w->data.buf = t;
+		bg->count++;
+		if (bg->idle && bg->count >= BG_WAKE)
+			pthread_cond_signal(&bg->cv_work);
+	}
+	pthread_mutex_unlock(&bg->mu);
+	return st;
+}
+
+/* Waits for the queued blocks to be written (cancel: drops them), joins
+ * the thread and frees the queue; the block handles stay for the index. No-op
+ * without a thread. Returns the background writer's first failure. */
+static kv_status bgw_join(sst_writer *w, bool cancel)
+{
+	bgw *bg = w->bg;
+	if (!bg)
+		return KV_OK;
+	pthread_mutex_lock(&bg->mu);
+	bg->done = true;
+	bg->cancel = cancel;
+	pthread_cond_signal(&bg->cv_work);
+	pthread_mutex_unlock(&bg->mu);
+	pthread_join(bg->th, NULL);
+	for (size_t i = 0; i < BG_SLOTS; i++)
+		util_buf_free(&bg->slot[i]);
+	if (bg->st)
+		kv_fail(bg->st, "%s", bg->msg);
+	return bg->st;
+}
+
+static void bgw_stop(sst_writer *w, bool cancel)
+{
+	bgw *bg = w->bg;
+	if (!bg)
+		return;
+	if (!bg->done)
+		bgw_join(w, cancel);
+	pthread_mutex_destroy(&bg->mu);
+	pthread_cond_destroy(&bg->cv_work);
+	pthread_cond_destroy(&bg->cv_room);
+	free(bg->offs);
+	free(bg->sizes);
+	free(bg);
+	w->bg = NULL;
+}
+
 static kv_status flush_data(sst_writer *w)
 {
 	if (blkb_empty(&w->data))
 		return KV_OK;
 	blkb_finish(&w->data);
-	kv_status st = write_block(w, (const uint8_t *)w->data.buf.data, w->data.buf.len, true, &w->pend_off,
-				   &w->pend_size);
+	kv_status st;
+	if (w->flags & SST_W_ASYNC) {
+		/* The handle is the block's number until bgw_join. */
+		w->pend_off = w->pr.data_blocks;
+		w->pend_size = 0;
+		st = bgw_put(w);
+	} else {
+		st = write_block(w, (const uint8_t *)w->data.buf.data, w->data.buf.len, true, &w->pend_off,
+				 &w->pend_size);
+	}
 	blkb_reset(&w->data);
 	if (st)
 		return st;
@@ -412,6 +594,23 @@ kv_status sst_writer_finish(sst_writer *w, sst_props *props)
 		add_index(w, (const uint8_t *)w->last.data, w->last.len, w->pend_off, w->pend_size);
 		w->pending = false;
 	}
+	if (w->bg) {
+		kv_status bs = bgw_join(w, st != KV_OK);
+		if (!st)
+			st = bs;
+		/* Block numbers to handles (the thread wrote them in order). */
+		for (size_t i = 0; !st && i < w->nidx; i++) {
+			uint64_t b = w->idx[i].off;
+			if (b < w->bg->nblk) {
+				w->idx[i].off = w->bg->offs[b];
+				w->idx[i].size = w->bg->sizes[b];
+			} else {
+				st = kv_fail(KV_INVALID, "%s: block %llu was not written", w->path,
+					     (unsigned long long)b);
+			}
+		}
+		bgw_stop(w, false);
+	}
 	if (!st)
 		st = write_index(w, &ioff, &isz, &levels);
 	if (!st)
@@ -449,6 +648,7 @@ kv_status sst_writer_finish(sst_writer *w, sst_props *props)
 		props->file_size = w->off;
 		props->index_levels = levels;
 	}
+	bgw_stop(w, true);
 	w->fs->close(w->f);
 	free_writer(w);
 	return st;

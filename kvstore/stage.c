@@ -241,7 +241,8 @@ static kv_status open_file(kv_store *s, kv_table *t, const char *fam, bool gts, 
 	f->number = store_next_file(s);
 	char path[4096];
 	store_file_path(s, f->number, "sst", path, sizeof(path));
-	int flags = SST_W_NO_SYNC | (f->gts ? SST_W_GLOBAL_TS : 0);
+	/* Written in the foreground of a load: compression on a second thread. */
+	int flags = SST_W_NO_SYNC | SST_W_ASYNC | (f->gts ? SST_W_GLOBAL_TS : 0);
 	kv_status st = sst_writer_open_ex(s->fs, path, &fo, f->tid, flags, w);
 	if (st)
 		f->number = 0;
@@ -346,7 +347,7 @@ kv_status stage_stream_put(kv_batch *b, kv_table *t, int fi, const void *row, si
 		    ikey_encode((uint8_t *)k->data, row, rlen, fam, fl, qual, qlen, gts ? 0 : ts, KV_PUT);
 		/* Strictly after the last cell: an identical cell must stay a
 		 * later mutation (it wins) and goes through the buffer. */
-		if (t != stg->scur.t || gts != stg->scur.gts || strcmp(fam, stg->scur.fam) ||
+		if (t != stg->scur.t || gts != stg->scur.gts || fi != stg->sfi ||
 		    ikey_cmp((const uint8_t *)stg->slast.data, stg->slast.len, (const uint8_t *)k->data,
 			     k->len) >= 0)
 			return stream_end(b);
@@ -368,6 +369,7 @@ kv_status stage_stream_put(kv_batch *b, kv_table *t, int fi, const void *row, si
 			return st;
 		}
 		stg->runs++;
+		stg->sfi = fi;
 		util_buf_reset(&stg->skey);
 		util_buf_reserve(&stg->skey, ikey_size(rlen, fl, qlen));
 		stg->skey.len = ikey_encode((uint8_t *)stg->skey.data, row, rlen, fam, fl, qual, qlen,
@@ -493,7 +495,8 @@ static kv_status merge_group(kv_store *s, stfile **g, int n, stfile *out)
 	out->number = store_next_file(s);
 	store_file_path(s, out->number, "sst", path, sizeof(path));
 	sst_writer *w;
-	st = sst_writer_open_ex(s->fs, path, &fo, out->tid, out->gts ? SST_W_GLOBAL_TS : 0, &w);
+	st = sst_writer_open_ex(s->fs, path, &fo, out->tid, SST_W_ASYNC | (out->gts ? SST_W_GLOBAL_TS : 0),
+				&w);
 	if (st) {
 		out->number = 0;
 		src_close(m);

@@ -36,6 +36,7 @@ struct bstage {
 	 * and the last key written (order check). */
 	sst_writer *sw;
 	stfile scur;
+	int sfi; /* scur's family as an index into the batch's fams (no strcmp per cell) */
 	util_buf skey, slast;
 };
 

@@ -1,0 +1,223 @@
+/* sst_async_test.c — the sorted-file writer with its background block
+ * writer (SST_W_ASYNC): the file is byte for byte the one written without
+ * it (compression levels, bloom kinds, global timestamps, sizes from one
+ * entry to a multi-level index), a write failure in the thread reaches the
+ * caller, and abandoning a writer with blocks queued stops the thread. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ikey.h"
+#include "kv_fault.h"
+#include "kvt_util.h"
+#include "sst.h"
+
+typedef struct spec {
+	int level;
+	kv_bloom bloom;
+	bool gts;
+	int n;
+	uint32_t block_size;
+} spec;
+
+static size_t mk(uint8_t *b, int i, bool gts)
+{
+	char r[16];
+	snprintf(r, sizeof(r), "row%07d", i / 3);
+	char q[8];
+	snprintf(q, sizeof(q), "q%d", i % 3);
+	return ikey_encode(b, r, strlen(r), "f", 1, q, strlen(q), gts ? 0 : (kv_ts)(5000 - i % 7), KV_PUT);
+}
+
+/* Values of varying length and compressibility, so blocks differ in size
+ * and some stay raw. */
+static size_t mkval(char *v, size_t cap, int i)
+{
+	size_t n = (size_t)(i * 37 % 300);
+	if (n >= cap)
+		n = cap - 1;
+	for (size_t j = 0; j < n; j++)
+		v[j] = (i % 5 == 0) ? (char)('a' + (j * 7919 + (size_t)i) % 26) : (char)('x' + j % 2);
+	return n;
+}
+
+/* Writes s's entries to path through fs with flags; returns the status of
+ * the first failing add or of finish (props valid on KV_OK). */
+static kv_status write_file(kv_fs *fs, const char *path, const spec *s, int flags, sst_props *p)
+{
+	kv_family_opts fo;
+	kv_family_opts_default(&fo, "f");
+	fo.block_size = s->block_size;
+	fo.compression_level = s->level;
+	fo.bloom = s->bloom;
+	sst_writer *w;
+	kv_status st = sst_writer_open_ex(fs, path, &fo, 9, flags | (s->gts ? SST_W_GLOBAL_TS : 0), &w);
+	if (st)
+		return st;
+	uint8_t k[64];
+	char v[512];
+	for (int i = 0; i < s->n; i++) {
+		size_t kl = mk(k, i, s->gts);
+		size_t vl = mkval(v, sizeof(v), i);
+		st = sst_writer_add(w, k, kl, (const uint8_t *)v, vl);
+		if (st) {
+			sst_writer_abandon(w);
+			return st;
+		}
+	}
+	return sst_writer_finish(w, p);
+}
+
+static uint8_t *slurp(const char *path, size_t *n)
+{
+	FILE *f = fopen(path, "rb");
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	long len = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	uint8_t *b = malloc((size_t)len + 1);
+	assert_int_equal(fread(b, 1, (size_t)len, f), (size_t)len);
+	fclose(f);
+	*n = (size_t)len;
+	return b;
+}
+
+static void no_problem(void *arg, const char *msg)
+{
+	(void)arg;
+	fail_msg("verify: %s", msg);
+}
+
+static void test_same_bytes(void **state)
+{
+	(void)state;
+	char *dir = kvt_tmpdir("sst_async");
+	char pa[4096], pb[4096];
+	snprintf(pa, sizeof(pa), "%s/000001.sst", dir);
+	snprintf(pb, sizeof(pb), "%s/000002.sst", dir);
+	const spec specs[] = {
+	    {1, KV_BLOOM_ROW, false, 1, 1024},        {1, KV_BLOOM_ROW, false, 40, 1024},
+	    {0, KV_BLOOM_NONE, false, 20000, 1024},   {1, KV_BLOOM_ROW, false, 20000, 1024},
+	    {3, KV_BLOOM_ROWCOL, false, 20000, 4096}, {1, KV_BLOOM_ROW, true, 30000, 16384},
+	    {1, KV_BLOOM_ROWCOL, true, 5000, 1024},
+	};
+	for (size_t i = 0; i < sizeof(specs) / sizeof(specs[0]); i++) {
+		sst_props a, b;
+		assert_int_equal(write_file(kv_fs_posix(), pa, &specs[i], 0, &a), KV_OK);
+		assert_int_equal(write_file(kv_fs_posix(), pb, &specs[i], SST_W_ASYNC, &b), KV_OK);
+		size_t na, nb;
+		uint8_t *da = slurp(pa, &na), *db = slurp(pb, &nb);
+		assert_int_equal(na, nb);
+		assert_memory_equal(da, db, na);
+		assert_int_equal(a.file_size, b.file_size);
+		assert_int_equal(b.file_size, nb);
+		assert_int_equal(a.entries, b.entries);
+		assert_int_equal(a.data_blocks, b.data_blocks);
+		assert_int_equal(a.index_levels, b.index_levels);
+		assert_int_equal(a.llen, b.llen);
+		assert_memory_equal(a.largest, b.largest, a.llen);
+		if (specs[i].n == 20000)
+			assert_true(b.data_blocks > 100); /* the thread ran, with queued blocks */
+		/* And it reads back as a sorted file. */
+		kv_cache *cache = cache_new(1 << 20);
+		sst_reader *r;
+		if (specs[i].gts)
+			assert_int_equal(sst_open_ts(kv_fs_posix(), pb, 2, cache, 77, &r), KV_OK);
+		else
+			assert_int_equal(sst_open(kv_fs_posix(), pb, 2, cache, &r), KV_OK);
+		assert_int_equal(sst_verify(r, no_problem, NULL), KV_OK);
+		sst_unref(r);
+		cache_free(cache);
+		free(da);
+		free(db);
+		sst_props_free(&a);
+		sst_props_free(&b);
+	}
+	/* No entries: the same failure, no thread. */
+	spec none = {1, KV_BLOOM_ROW, false, 0, 1024};
+	sst_props p;
+	assert_int_equal(write_file(kv_fs_posix(), pb, &none, SST_W_ASYNC, &p), KV_INVALID);
+	kvt_rmdir(dir);
+	free(dir);
+}
+
+/* An append failing in the thread fails a later add or the finish with its
+ * errno's status and message, at every point of the file. */
+static void test_write_error(void **state)
+{
+	(void)state;
+	char *dir = kvt_tmpdir("sst_async_err");
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/000003.sst", dir);
+	kv_fault_fs *ff = kv_fault_fs_new(kv_fs_posix());
+	const spec s = {1, KV_BLOOM_ROW, false, 20000, 1024};
+	const uint64_t after[] = {0, 1, 7, 100, 500};
+	for (size_t i = 0; i < sizeof(after) / sizeof(after[0]); i++) {
+		kv_fault_set(ff, KV_FAULT_WRITE, ENOSPC, after[i], "000003");
+		sst_props p;
+		kv_status st = write_file(kv_fault_fs_get(ff), path, &s, SST_W_ASYNC, &p);
+		assert_int_equal(st, KV_NO_SPACE);
+		assert_non_null(strstr(kv_errmsg(), "000003.sst"));
+		assert_true(kv_fault_injected(ff) > 0);
+		kv_fault_clear(ff);
+	}
+	/* The same writer without faults succeeds through the wrapper. */
+	sst_props p;
+	assert_int_equal(write_file(kv_fault_fs_get(ff), path, &s, SST_W_ASYNC, &p), KV_OK);
+	sst_props_free(&p);
+	kv_fault_fs_free(ff);
+	kvt_rmdir(dir);
+	free(dir);
+}
+
+/* Abandoning with blocks queued (and after a failure) stops the thread
+ * and frees everything (ASan checks the frees, the test's end the join). */
+static void test_abandon(void **state)
+{
+	(void)state;
+	char *dir = kvt_tmpdir("sst_async_ab");
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/000004.sst", dir);
+	kv_fault_fs *ff = kv_fault_fs_new(kv_fs_posix());
+	for (int round = 0; round < 2; round++) {
+		if (round == 1)
+			kv_fault_set(ff, KV_FAULT_WRITE, EIO, 3, "000004");
+		kv_family_opts fo;
+		kv_family_opts_default(&fo, "f");
+		fo.block_size = 1024;
+		fo.compression_level = 3;
+		sst_writer *w;
+		assert_int_equal(sst_writer_open_ex(kv_fault_fs_get(ff), path, &fo, 9, SST_W_ASYNC, &w),
+				 KV_OK);
+		uint8_t k[64];
+		char v[512];
+		kv_status st = KV_OK;
+		for (int i = 0; i < 5000 && !st; i++) {
+			size_t kl = mk(k, i, false);
+			st = sst_writer_add(w, k, kl, (const uint8_t *)v, mkval(v, sizeof(v), i));
+		}
+		assert_int_equal(st, round == 0 ? KV_OK : KV_IO_ERROR);
+		sst_writer_abandon(w);
+		kv_fault_clear(ff);
+	}
+	kv_fault_fs_free(ff);
+	kvt_rmdir(dir);
+	free(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_same_bytes),
+	    cmocka_unit_test(test_write_error),
+	    cmocka_unit_test(test_abandon),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
