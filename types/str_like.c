@@ -148,7 +148,7 @@ void ty_like_compile(ty_like_pat *lp, const char *pat, size_t plen, bool icase, 
 		lp->kind = b == plen ? TY_LIKE_SUFFIX : TY_LIKE_CONTAINS;
 }
 
-bool ty_like_exec(const ty_like_pat *lp, const char *s, size_t slen)
+static inline bool like_exec(const ty_like_pat *lp, const char *s, size_t slen)
 {
 	const char *lit = lp->pat + lp->loff;
 	size_t ll = lp->llen;
@@ -166,6 +166,11 @@ bool ty_like_exec(const ty_like_pat *lp, const char *s, size_t slen)
 	default:
 		return like_general(s, slen, lp->pat, lp->plen, lp->icase, lp->bytes);
 	}
+}
+
+bool ty_like_exec(const ty_like_pat *lp, const char *s, size_t slen)
+{
+	return like_exec(lp, s, slen);
 }
 
 bool ty_like_match(const char *str, size_t tlen, const char *pat, size_t plen, bool icase, bool bytes)
@@ -260,8 +265,13 @@ static bool like_args(ty_fcinfo *fc, bool icase, bool bytes)
 	const char *p = STR_ARG(fc, 1);
 	size_t pl = STR_LEN(fc, 1);
 	ty_like_pat *c = fc->cache ? *fc->cache : NULL;
-	if (c && c->plen == pl && c->icase == icase && c->bytes == bytes && memcmp(c->pat, p, pl) == 0)
-		return ty_like_exec(c, STR_ARG(fc, 0), STR_LEN(fc, 0));
+	if (c && c->plen == pl && c->icase == icase && c->bytes == bytes) {
+		size_t i = 0; /* patterns are short: no memcmp call */
+		while (i < pl && c->pat[i] == p[i])
+			i++;
+		if (i == pl)
+			return like_exec(c, STR_ARG(fc, 0), STR_LEN(fc, 0));
+	}
 	if (!c && fc->cache && fc->cache_arena) {
 		c = util_arena_zalloc(fc->cache_arena, sizeof *c);
 		char *copy = util_arena_memdup(fc->cache_arena, pl ? p : "", pl + 1);
