@@ -306,6 +306,7 @@ void kv_batch_check_row(kv_batch *b, kv_table *t, const void *row, size_t rlen)
 	k->ts = 0;
 	k->touch = false;
 	k->share = false;
+	k->guard_share = false;
 }
 
 void kv_batch_check_row_at(kv_batch *b, kv_table *t, const void *row, size_t rlen, kv_ts read_ts)
@@ -322,6 +323,14 @@ void kv_batch_lock_row(kv_batch *b, kv_table *t, const void *row, size_t rlen, k
 	kv_batch_check_row_at(b, t, row, rlen, read_ts);
 	if (b->nk > n)
 		b->k[n].touch = true;
+}
+
+void kv_batch_guard_shares(kv_batch *b, kv_table *t, const void *row, size_t rlen)
+{
+	size_t n = b->nk;
+	kv_batch_check_row(b, t, row, rlen);
+	if (b->nk > n)
+		b->k[n].guard_share = true;
 }
 
 void kv_batch_share_row(kv_batch *b, kv_table *t, const void *row, size_t rlen, kv_ts read_ts)

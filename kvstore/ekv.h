@@ -12,6 +12,11 @@
  *   etcd_store.c   open/close, clock and read points, kv table DDL
  *   etcd_commit.c  kv_commit / kv_commit_if as one etcd transaction
  *   etcd_gc.c      version garbage collection (kv_table_compact)
+ *   etcd_horizon.c publishes the oldest revision this process reads and,
+ *                  when elected, compacts etcd below every server's
+ *   etcd_big.c     transactions beyond one etcd txn: table locks, intents,
+ *                  transaction records (docs/scale-out.md, "Large
+ *                  transactions")
  */
 #ifndef STRATA_KV_EKV_H
 #define STRATA_KV_EKV_H
@@ -27,10 +32,21 @@
 typedef struct ekv_tsrev {
 	kv_ts ts;
 	int64_t rev;
-	int refs; /* pins: kv_snapshot_acquire count */
+	int refs;    /* pins: kv_snapshot_acquire count */
 	bool wknown; /* the watched cell was read with this read point ... */
 	kv_ts wts;   /* ... its newest version's timestamp (0: none) */
 } ekv_tsrev;
+
+#define EKV_RECS 256 /* remembered committed transaction records */
+#define EKV_TXID 16  /* transaction id of a large commit: T0 (8) || node id (8) */
+
+/* A committed large transaction: its intents are visible at revisions >=
+ * rev (the record's flip). Records never change once committed. */
+typedef struct ekv_rec {
+	uint8_t id[EKV_TXID];
+	int64_t rev;
+	kv_ts cts; /* its commit timestamp */
+} ekv_rec;
 
 typedef struct ekv {
 	char *endpoints[EKV_MAX_ENDPOINTS];
@@ -55,6 +71,18 @@ typedef struct ekv {
 	 * (empty: none), read with every read point; under map_mu. */
 	util_buf watch_lo, watch_hi;
 	int timeout_ms;
+	/* Committed large-transaction records seen (under map_mu). */
+	ekv_rec recs[EKV_RECS];
+	size_t nrecs, recs_next;
+	atomic_uint_fast64_t big_seq; /* distinguishes this process's large commits */
+	/* etcd_horizon.c: the publishing / compacting thread. */
+	pthread_mutex_t hz_mu;
+	pthread_cond_t hz_cv;
+	pthread_t hz_thread;
+	bool hz_running, hz_stop;
+	int64_t hz_lease;
+	int64_t hz_compacted; /* the revision compacted to (by this process) */
+	atomic_int hz_compactions;
 } ekv;
 
 /* ---------------------------------------------------------------- client (etcd_client.c) */
@@ -106,7 +134,14 @@ void ekv_txn_cmp_value_lt(ekv_txn *t, const uint8_t *k, size_t kl, const uint8_t
 /* Compare create_revision(key) == 0 (absent). */
 void ekv_txn_cmp_absent(ekv_txn *t, const uint8_t *k, size_t kl);
 void ekv_txn_cmp_mod_eq(ekv_txn *t, const uint8_t *k, size_t kl, int64_t rev);
+/* Compare value(key) == val (fails when the key is absent). */
+void ekv_txn_cmp_value_eq(ekv_txn *t, const uint8_t *k, size_t kl, const uint8_t *v, size_t vl);
+/* Compare lease(key) == 0: absent or put without a lease (a table lock not
+ * held). */
+void ekv_txn_cmp_no_lease(ekv_txn *t, const uint8_t *k, size_t kl);
 void ekv_txn_put(ekv_txn *t, const uint8_t *k, size_t kl, const uint8_t *v, size_t vl);
+/* A put attached to a lease (0: none); the key goes when the lease ends. */
+void ekv_txn_put_lease(ekv_txn *t, const uint8_t *k, size_t kl, const uint8_t *v, size_t vl, int64_t lease);
 void ekv_txn_delete_range(ekv_txn *t, const uint8_t *k, size_t kl, const uint8_t *end, size_t el);
 /* On failure: read this key (reported in res->fail_kv). */
 void ekv_txn_else_get(ekv_txn *t, const uint8_t *k, size_t kl);
@@ -123,6 +158,14 @@ typedef struct ekv_txn_res {
 kv_status ekv_txn_run(ekv *e, ekv_txn *t, ekv_txn_res *out);
 void ekv_txn_res_free(ekv_txn_res *r);
 
+/* Leases: grant one of ttl_s seconds, renew it (*alive false once it
+ * expired), revoke it (deletes the keys attached). */
+kv_status ekv_lease_grant(ekv *e, int ttl_s, int64_t *id);
+kv_status ekv_lease_keepalive(ekv *e, int64_t id, bool *alive);
+kv_status ekv_lease_revoke(ekv *e, int64_t id);
+/* Compacts the cluster's history below revision rev. */
+kv_status ekv_compact(ekv *e, int64_t rev);
+
 /* ---------------------------------------------------------------- keys (etcd_keys.c) */
 
 /* Order-preserving, prefix-free: 0x00 -> 00 FF, then the terminator 00 01. */
@@ -135,6 +178,10 @@ void ekv_cell_prefix(const ekv *e, uint64_t eid, util_buf *b);
 void ekv_marker_key(const ekv *e, uint64_t eid, const uint8_t *row, size_t rlen, util_buf *b);
 void ekv_meta_key(const ekv *e, const char *name, util_buf *b);
 void ekv_clock_key(const ekv *e, util_buf *b);
+/* P "/l/" eid(8): a kv table's lock for large transactions. */
+void ekv_lock_key(const ekv *e, uint64_t eid, util_buf *b);
+/* P "/x/" txid(16): a large transaction's record. */
+void ekv_txrec_key(const ekv *e, const uint8_t *txid, util_buf *b);
 /* Appends the cell part of an etcd key for an ikey (row, family, qualifier,
  * ts, type). */
 void ekv_from_ikey(util_buf *b, const uint8_t *ik, size_t ikl);
@@ -193,9 +240,88 @@ extern _Thread_local int64_t ekv_latest_pin;
 /* Version GC of a kv table (kv_table_compact; etcd_gc.c). */
 kv_status ekv_table_gc(kv_table *t, bool major);
 
+/* The etcd key of a source's current entry (an intent's own key). *twin:
+ * -1 or +1 if an older write of the same cell at the same explicit
+ * timestamp, which the source skipped, has this key with its last byte
+ * plus *twin (a plain write and an intent); 0 if none. */
+const uint8_t *ekv_src_raw_key(kv_src *src, size_t *n, int *twin);
+
 /* ---------------------------------------------------------------- commit (etcd_commit.c) */
 
 kv_status ekv_commit(kv_store *s, kv_batch *b, bool check, kv_ts read_ts, const kv_write_opts *o,
 		     kv_ts *commit_ts);
+
+/* What the commit does to each row marker (etcd_commit.c). MK_SHARE: put
+ * the row's share mark (kv_batch_share_row); MK_DEL: the row is deleted,
+ * its share mark must be unchanged since the row's limit. */
+enum { MK_WRITE = 1, MK_GUARD = 2, MK_CHECK = 4, MK_AT = 8, MK_SHARE = 16, MK_DEL = 32 };
+
+typedef struct ekv_mkey {
+	util_buf k;
+	util_buf sk; /* the share mark's key (MK_SHARE, MK_DEL) */
+	int flags;
+	uint64_t eid;   /* the row's kv table */
+	kv_ts at;       /* MK_AT: unchanged since this timestamp (kv_batch_check_row_at) */
+	int64_t at_rev; /* ... i.e. since this revision (per attempt) */
+} ekv_mkey;
+
+typedef struct ekv_mset {
+	ekv_mkey *m;
+	size_t n, cap;
+} ekv_mset;
+
+/* The distinct kv tables a commit touches and the oldest revision its
+ * decisions on each rest on (0: none), for the table lock compares. */
+typedef struct ekv_tlock {
+	uint64_t eid;
+	util_buf k;
+	int64_t lim;
+} ekv_tlock;
+
+void ekv_mset_free(ekv_mset *s);
+int64_t ekv_mkey_limit(const ekv_mkey *m, int64_t rrev, int64_t crev);
+kv_status ekv_check_rev(ekv *e, kv_ts read_ts, kv_ts clock, int64_t clock_rev, const ekv_mset *ms,
+			int64_t *out);
+kv_status ekv_at_revs(ekv *e, kv_ts clock, int64_t clock_rev, ekv_mset *ms);
+/* The table locks of ms's rows, limits from (rrev, crev) (crev 0: guards
+ * ignored). *n is set; caller frees with ekv_tlocks_free. */
+ekv_tlock *ekv_tlocks(const ekv *e, const ekv_mset *ms, int64_t rrev, int64_t crev, size_t *n);
+void ekv_tlocks_free(ekv_tlock *l, size_t n);
+/* After a failed commit: is one of the tables locked by a large
+ * transaction (wait), or did one commit or abort there after the table's
+ * limit (re-resolve) or after checked_lim (conflict)? */
+enum { EKV_TL_FREE, EKV_TL_HELD, EKV_TL_MOVED, EKV_TL_MOVED_CHECKED };
+kv_status ekv_tlock_state(ekv *e, const ekv_tlock *l, size_t n, int64_t checked_lim, int *out);
+
+/* ---------------------------------------------------------------- horizon (etcd_horizon.c) */
+
+/* Starts publishing this process's horizon and compacting when elected
+ * (unless STRATA_ETCD_COMPACT_S is 0); stop joins the thread and revokes
+ * the lease. */
+void ekv_horizon_start(ekv *e);
+void ekv_horizon_stop(ekv *e);
+
+/* ---------------------------------------------------------------- large transactions (etcd_big.c) */
+
+/* Commits a batch too large for one etcd txn: locks its tables, writes its
+ * cells as intents in chunks, flips its record to committed. ms: the
+ * batch's row markers (ekv_commit's). */
+kv_status ekv_commit_big(kv_store *s, kv_batch *b, bool check, kv_ts read_ts, const kv_write_opts *o,
+			 ekv_mset *ms, kv_ts *commit_ts);
+/* An intent's value: txid, then EKV_AT_COMMIT if the cell takes the
+ * commit timestamp (else it keeps the one in its key), then the value. */
+#define EKV_INTENT_HDR (EKV_TXID + 1)
+#define EKV_AT_COMMIT  1
+/* *vis: is an intent of transaction txid visible at revision rev (its
+ * record committed there)? *cts: the commit timestamp if so. */
+kv_status ekv_intent_visible(ekv *e, const uint8_t *txid, int64_t rev, bool *vis, kv_ts *cts,
+			     int64_t *flip_rev);
+/* An intent's key ends with ~(type - 1): cell types are even, so ~type is
+ * odd and an intent's last byte even, sorting right after the key a plain
+ * write of the same cell would have. */
+static inline bool ekv_key_is_intent(const uint8_t *k, size_t n)
+{
+	return n && !(k[n - 1] & 1);
+}
 
 #endif /* STRATA_KV_EKV_H */

@@ -430,11 +430,28 @@ void ekv_txn_cmp_absent(ekv_txn *t, const uint8_t *k, size_t kl)
 	add_cmp(t, k, kl, "EQUAL", "CREATE", "create_revision", jrev(0));
 }
 
+void ekv_txn_cmp_value_eq(ekv_txn *t, const uint8_t *k, size_t kl, const uint8_t *v, size_t vl)
+{
+	add_cmp(t, k, kl, "EQUAL", "VALUE", "value", jb64(v, vl));
+}
+
+void ekv_txn_cmp_no_lease(ekv_txn *t, const uint8_t *k, size_t kl)
+{
+	add_cmp(t, k, kl, "EQUAL", "LEASE", "lease", jrev(0));
+}
+
 void ekv_txn_put(ekv_txn *t, const uint8_t *k, size_t kl, const uint8_t *v, size_t vl)
+{
+	ekv_txn_put_lease(t, k, kl, v, vl, 0);
+}
+
+void ekv_txn_put_lease(ekv_txn *t, const uint8_t *k, size_t kl, const uint8_t *v, size_t vl, int64_t lease)
 {
 	json_t *p = json_object();
 	json_object_set_new(p, "key", jb64(k, kl));
 	json_object_set_new(p, "value", jb64(v, vl));
+	if (lease)
+		json_object_set_new(p, "lease", jrev(lease));
 	json_t *op = json_object();
 	json_object_set_new(op, "request_put", p);
 	json_array_append_new(t->ok, op);
@@ -496,6 +513,63 @@ kv_status ekv_txn_run(ekv *e, ekv_txn *t, ekv_txn_res *out)
 		if (rr)
 			st = parse_range(rr, &out->fail_get);
 	}
+	json_decref(resp);
+	return st;
+}
+
+/* ---------------------------------------------------------------- leases */
+
+kv_status ekv_lease_grant(ekv *e, int ttl_s, int64_t *id)
+{
+	json_t *req = json_object();
+	json_object_set_new(req, "TTL", json_integer(ttl_s));
+	json_t *resp = NULL;
+	bool amb;
+	kv_status st = post(e, "/v3/lease/grant", req, &resp, &amb);
+	json_decref(req);
+	if (st)
+		return st;
+	*id = jint(resp, "ID");
+	json_decref(resp);
+	return *id ? KV_OK : kv_fail(KV_IO_ERROR, "etcd: lease grant without an id");
+}
+
+kv_status ekv_lease_keepalive(ekv *e, int64_t id, bool *alive)
+{
+	json_t *req = json_object();
+	json_object_set_new(req, "ID", jrev(id));
+	json_t *resp = NULL;
+	bool amb;
+	kv_status st = post(e, "/v3/lease/keepalive", req, &resp, &amb);
+	json_decref(req);
+	if (st)
+		return st;
+	json_t *r = json_object_get(resp, "result");
+	*alive = r && jint(r, "TTL") > 0;
+	json_decref(resp);
+	return KV_OK;
+}
+
+kv_status ekv_lease_revoke(ekv *e, int64_t id)
+{
+	json_t *req = json_object();
+	json_object_set_new(req, "ID", jrev(id));
+	json_t *resp = NULL;
+	bool amb;
+	kv_status st = post(e, "/v3/kv/lease/revoke", req, &resp, &amb);
+	json_decref(req);
+	json_decref(resp);
+	return st;
+}
+
+kv_status ekv_compact(ekv *e, int64_t rev)
+{
+	json_t *req = json_object();
+	json_object_set_new(req, "revision", jrev(rev));
+	json_t *resp = NULL;
+	bool amb;
+	kv_status st = post(e, "/v3/kv/compaction", req, &resp, &amb);
+	json_decref(req);
 	json_decref(resp);
 	return st;
 }

@@ -22,37 +22,23 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "ekv.h"
 
 #define MAX_ATTEMPTS 64
 
-/* MK_SHARE: put the row's share mark (kv_batch_share_row); MK_DEL: the row
- * is deleted, its share mark must be unchanged since the row's limit. */
-enum { MK_WRITE = 1, MK_GUARD = 2, MK_CHECK = 4, MK_AT = 8, MK_SHARE = 16, MK_DEL = 32 };
-
-typedef struct mkey {
-	util_buf k;
-	util_buf sk; /* the share mark's key (MK_SHARE, MK_DEL) */
-	int flags;
-	kv_ts at;       /* MK_AT: unchanged since this timestamp (kv_batch_check_row_at) */
-	int64_t at_rev; /* ... i.e. since this revision (per attempt) */
-} mkey;
-
-typedef struct mset {
-	mkey *m;
-	size_t n, cap;
-} mset;
-
-static void mset_add(mset *s, const ekv *e, kv_table *t, const uint8_t *row, size_t rlen, int flags, kv_ts at)
+static void mset_add(ekv_mset *s, const ekv *e, kv_table *t, const uint8_t *row, size_t rlen, int flags,
+		     kv_ts at)
 {
 	if (s->n == s->cap) {
 		s->cap = s->cap ? 2 * s->cap : 16;
-		s->m = util_xrealloc(s->m, s->cap * sizeof(mkey));
+		s->m = util_xrealloc(s->m, s->cap * sizeof(ekv_mkey));
 	}
-	mkey *k = &s->m[s->n++];
+	ekv_mkey *k = &s->m[s->n++];
 	memset(k, 0, sizeof *k);
 	ekv_marker_key(e, t->eid, row, rlen, &k->k);
+	k->eid = t->eid;
 	k->flags = flags;
 	k->at = at;
 	if (flags & (MK_SHARE | MK_DEL)) {
@@ -64,17 +50,17 @@ static void mset_add(mset *s, const ekv *e, kv_table *t, const uint8_t *row, siz
 
 static int mkey_cmp(const void *a, const void *b)
 {
-	const mkey *x = a, *y = b;
+	const ekv_mkey *x = a, *y = b;
 	return kv_slice_cmp((kv_slice){(const uint8_t *)x->k.data, x->k.len},
 			    (kv_slice){(const uint8_t *)y->k.data, y->k.len});
 }
 
 /* Sorts and merges duplicate keys (flags or-ed). */
-static void mset_unique(mset *s)
+static void mset_unique(ekv_mset *s)
 {
 	if (!s->n)
 		return;
-	qsort(s->m, s->n, sizeof(mkey), mkey_cmp);
+	qsort(s->m, s->n, sizeof(ekv_mkey), mkey_cmp);
 	size_t u = 0;
 	for (size_t i = 1; i < s->n; i++) {
 		if (!mkey_cmp(&s->m[u], &s->m[i])) {
@@ -95,7 +81,7 @@ static void mset_unique(mset *s)
 	s->n = u + 1;
 }
 
-static void mset_free(mset *s)
+void ekv_mset_free(ekv_mset *s)
 {
 	for (size_t i = 0; i < s->n; i++) {
 		util_buf_free(&s->m[i].k);
@@ -113,7 +99,7 @@ static bool reads_current(const kv_mut *m)
 
 /* The row markers the commit touches, with what it does to each; true if
  * some row is checked (kv_commit_if or kv_batch_check_row_at). */
-static bool collect_markers(ekv *e, kv_batch *b, bool check, mset *ms)
+static bool collect_markers(ekv *e, kv_batch *b, bool check, ekv_mset *ms)
 {
 	bool any = check;
 	for (size_t i = 0; i < b->n; i++) {
@@ -126,6 +112,12 @@ static bool collect_markers(ekv *e, kv_batch *b, bool check, mset *ms)
 		mset_add(ms, e, b->c[i].t, cond_ptr(b, b->c[i].roff), b->c[i].rlen, MK_GUARD, 0);
 	for (size_t i = 0; i < b->nk; i++) {
 		kv_chk *k = &b->k[i];
+		if (k->guard_share) { /* compared with the row's own limit */
+			mset_add(ms, e, k->t, cond_ptr(b, k->roff), k->rlen, MK_DEL | (check ? MK_CHECK : 0),
+				 0);
+			any |= check;
+			continue;
+		}
 		if (k->share && !k->ts) { /* the share mark alone */
 			mset_add(ms, e, k->t, cond_ptr(b, k->roff), k->rlen, MK_SHARE, 0);
 			continue;
@@ -144,10 +136,10 @@ static bool collect_markers(ekv *e, kv_batch *b, bool check, mset *ms)
 /* The revision each MK_AT row must be unchanged since: exact for
  * timestamps handed out here, else as check_rev (a row whose newest
  * commit is past its timestamp conflicts at once). */
-static kv_status at_revs(ekv *e, kv_ts clock, int64_t clock_rev, mset *ms)
+kv_status ekv_at_revs(ekv *e, kv_ts clock, int64_t clock_rev, ekv_mset *ms)
 {
 	for (size_t i = 0; i < ms->n; i++) {
-		mkey *m = &ms->m[i];
+		ekv_mkey *m = &ms->m[i];
 		if (!(m->flags & MK_AT))
 			continue;
 		m->at_rev = ekv_rev_for(e, m->at);
@@ -171,12 +163,12 @@ static kv_status at_revs(ekv *e, kv_ts clock, int64_t clock_rev, mset *ms)
 
 /* The revision a row's marker is compared against (unchanged up to it),
  * 0 for none: the smallest that applies. */
-static int64_t mkey_limit(const mkey *m, int64_t rrev, int64_t crev)
+int64_t ekv_mkey_limit(const ekv_mkey *m, int64_t rrev, int64_t crev)
 {
 	int64_t lim = 0;
 	if ((m->flags & MK_CHECK) && rrev)
 		lim = rrev;
-	if ((m->flags & MK_GUARD) && (!lim || crev < lim))
+	if ((m->flags & MK_GUARD) && crev && (!lim || crev < lim))
 		lim = crev;
 	if ((m->flags & MK_AT) && (!lim || m->at_rev < lim))
 		lim = m->at_rev;
@@ -185,8 +177,8 @@ static int64_t mkey_limit(const mkey *m, int64_t rrev, int64_t crev)
 
 /* The newest revision whose state a read at read_ts saw; conservative
  * (older) when read_ts was not handed out here. */
-static kv_status check_rev(ekv *e, kv_ts read_ts, kv_ts clock, int64_t clock_rev, const mset *ms,
-			   int64_t *out)
+kv_status ekv_check_rev(ekv *e, kv_ts read_ts, kv_ts clock, int64_t clock_rev, const ekv_mset *ms,
+			int64_t *out)
 {
 	int64_t r = ekv_rev_for(e, read_ts);
 	if (r) {
@@ -221,11 +213,11 @@ static kv_status check_rev(ekv *e, kv_ts read_ts, kv_ts clock, int64_t clock_rev
 
 /* Do the checked rows still hold (kv_commit_if rows: no commit after crev;
  * kv_batch_check_row_at rows: none after their at_rev)? */
-static kv_status recheck(ekv *e, const mset *ms, int64_t crev, bool *holds)
+static kv_status recheck(ekv *e, const ekv_mset *ms, int64_t crev, bool *holds)
 {
 	ekv_txn *t = ekv_txn_new();
 	for (size_t i = 0; i < ms->n; i++) {
-		const mkey *m = &ms->m[i];
+		const ekv_mkey *m = &ms->m[i];
 		int64_t lim = (m->flags & MK_CHECK) ? crev : 0;
 		if ((m->flags & MK_AT) && (!lim || m->at_rev < lim))
 			lim = m->at_rev;
@@ -283,7 +275,7 @@ static void put_cells(ekv *e, ekv_txn *t, const cctx *c, kv_ts cts)
 /* Does the commit need the clock's revision: conditions, increments,
  * appends, "delete the newest version" resolve against it, and checks at
  * timestamps not remembered here are judged at it? */
-static bool needs_clock(ekv *e, const kv_batch *b, bool check, kv_ts read_ts, const mset *ms)
+static bool needs_clock(ekv *e, const kv_batch *b, bool check, kv_ts read_ts, const ekv_mset *ms)
 {
 	if (b->nc)
 		return true;
@@ -297,6 +289,76 @@ static bool needs_clock(ekv *e, const kv_batch *b, bool check, kv_ts read_ts, co
 	}
 	return false;
 }
+
+static int tlock_cmp(const void *a, const void *b)
+{
+	const ekv_tlock *x = a, *y = b;
+	return x->eid < y->eid ? -1 : x->eid > y->eid;
+}
+
+ekv_tlock *ekv_tlocks(const ekv *e, const ekv_mset *ms, int64_t rrev, int64_t crev, size_t *n)
+{
+	ekv_tlock *l = util_xcalloc(ms->n ? ms->n : 1, sizeof *l);
+	size_t k = 0;
+	for (size_t i = 0; i < ms->n; i++) {
+		const ekv_mkey *m = &ms->m[i];
+		int64_t lim = ekv_mkey_limit(m, rrev, crev);
+		size_t j = 0;
+		while (j < k && l[j].eid != m->eid)
+			j++;
+		if (j == k) {
+			l[k].eid = m->eid;
+			l[k].lim = lim;
+			k++;
+		} else if (lim && (!l[j].lim || lim < l[j].lim)) {
+			l[j].lim = lim;
+		}
+	}
+	qsort(l, k, sizeof *l, tlock_cmp);
+	for (size_t j = 0; j < k; j++)
+		ekv_lock_key(e, l[j].eid, &l[j].k);
+	*n = k;
+	return l;
+}
+
+void ekv_tlocks_free(ekv_tlock *l, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		util_buf_free(&l[i].k);
+	free(l);
+}
+
+/* After a failed commit: is a touched table locked by a large transaction
+ * (wait), or was one committed or aborted on it since a revision this
+ * commit's reads rest on (re-resolve, or for checked rows: conflict)? */
+kv_status ekv_tlock_state(ekv *e, const ekv_tlock *l, size_t n, int64_t rrev_lim, int *out)
+{
+	*out = EKV_TL_FREE;
+	for (size_t i = 0; i < n; i++) {
+		ekv_range_req q = {.key = (const uint8_t *)l[i].k.data, .klen = l[i].k.len};
+		ekv_range_res r;
+		kv_status st = ekv_range(e, &q, &r);
+		if (st)
+			return st;
+		if (r.n && r.kvs[0].vlen && r.kvs[0].val[0] == 'H')
+			*out = EKV_TL_HELD;
+		else if (r.n && l[i].lim && r.kvs[0].mod_rev > l[i].lim && *out != EKV_TL_HELD)
+			*out = rrev_lim && r.kvs[0].mod_rev > rrev_lim ? EKV_TL_MOVED_CHECKED : EKV_TL_MOVED;
+		ekv_range_res_free(&r);
+	}
+	return KV_OK;
+}
+
+/* Batches beyond these go the large-transaction way at once (etcd_big.c);
+ * smaller ones too when the cluster refuses them as too large. */
+static size_t big_ops(void)
+{
+	const char *v = getenv("STRATA_ETCD_BIG_OPS");
+	long n = v ? strtol(v, NULL, 10) : 0;
+	return n > 0 ? (size_t)n : 8000;
+}
+#define BIG_BYTES    (8u << 20)
+#define LOCK_WAIT_US (600LL * 1000000)
 
 kv_status ekv_commit(kv_store *s, kv_batch *b, bool check, kv_ts read_ts, const kv_write_opts *o,
 		     kv_ts *commit_ts)
@@ -317,7 +379,7 @@ kv_status ekv_commit(kv_store *s, kv_batch *b, bool check, kv_ts read_ts, const 
 			return kv_fail(KV_NOT_FOUND, "kv table %s was dropped", b->m[i].t->name);
 	}
 	ekv *e = s->etcd;
-	mset ms = {0};
+	ekv_mset ms = {0};
 	bool checks = collect_markers(e, b, check, &ms);
 	util_buf ck = UTIL_BUF_INIT;
 	ekv_clock_key(e, &ck);
@@ -325,7 +387,9 @@ kv_status ekv_commit(kv_store *s, kv_batch *b, bool check, kv_ts read_ts, const 
 	cctx c = {0};
 	bool done = false;
 	bool blind = !needs_clock(e, b, check, read_ts, &ms);
-	for (int attempt = 0; attempt < MAX_ATTEMPTS && !st && !done; attempt++) {
+	bool big = b->n + ms.n + 1 > big_ops() || kv_batch_byte_size(b) > BIG_BYTES;
+	int64_t wait_until = 0;
+	for (int attempt = 0; attempt < MAX_ATTEMPTS && !st && !done && !big; attempt++) {
 		kv_ts clock = 0;
 		int64_t crev = 0;
 		/* A batch that reads nothing at commit and whose checks have known
@@ -338,9 +402,9 @@ kv_status ekv_commit(kv_store *s, kv_batch *b, bool check, kv_ts read_ts, const 
 			ekv_observe(e, clock);
 		}
 		int64_t rrev = 0;
-		if (check && (st = check_rev(e, read_ts, clock, crev, &ms, &rrev)))
+		if (check && (st = ekv_check_rev(e, read_ts, clock, crev, &ms, &rrev)))
 			break;
-		if (checks && (st = at_revs(e, clock, crev, &ms)))
+		if (checks && (st = ekv_at_revs(e, clock, crev, &ms)))
 			break;
 		/* Resolve against revision crev. */
 		ekv_latest_pin = crev;
@@ -362,14 +426,25 @@ kv_status ekv_commit(kv_store *s, kv_batch *b, bool check, kv_ts read_ts, const 
 		ekv_txn *t = ekv_txn_new();
 		ekv_txn_cmp_value_lt(t, (const uint8_t *)ck.data, ck.len, cmpval, 8);
 		for (size_t i = 0; i < ms.n; i++) {
-			mkey *m = &ms.m[i];
-			int64_t lim = mkey_limit(m, rrev, crev);
+			ekv_mkey *m = &ms.m[i];
+			int64_t lim = ekv_mkey_limit(m, rrev, crev);
 			if (lim)
 				ekv_txn_cmp_mod_lt(t, (const uint8_t *)m->k.data, m->k.len, lim + 1);
 			/* A deleted row another commit share-locked since: first
 			 * committer wins (a foreign key's parent row). */
 			if (lim && (m->flags & MK_DEL))
 				ekv_txn_cmp_mod_lt(t, (const uint8_t *)m->sk.data, m->sk.len, lim + 1);
+		}
+		/* Tables a large transaction holds make this commit wait; one that
+		 * committed or aborted since this commit's reads makes it re-resolve
+		 * (docs/scale-out.md, "Large transactions"). */
+		size_t ntl;
+		ekv_tlock *tl = ekv_tlocks(e, &ms, rrev, crev, &ntl);
+		for (size_t i = 0; i < ntl; i++) {
+			ekv_txn_cmp_no_lease(t, (const uint8_t *)tl[i].k.data, tl[i].k.len);
+			if (tl[i].lim)
+				ekv_txn_cmp_mod_lt(t, (const uint8_t *)tl[i].k.data, tl[i].k.len,
+						   tl[i].lim + 1);
 		}
 		put_cells(e, t, &c, cell_ts);
 		uint8_t mval[8];
@@ -385,7 +460,15 @@ kv_status ekv_commit(kv_store *s, kv_batch *b, bool check, kv_ts read_ts, const 
 		ekv_txn_res r;
 		st = ekv_txn_run(e, t, &r);
 		ekv_txn_free(t);
+		if (st == KV_TOO_LARGE) {
+			ekv_tlocks_free(tl, ntl);
+			ekv_txn_res_free(&r);
+			st = KV_OK;
+			big = true;
+			break;
+		}
 		if (st) {
+			ekv_tlocks_free(tl, ntl);
 			if (r.ambiguous && st == KV_IO_ERROR)
 				st =
 				    kv_fail(KV_IO_ERROR,
@@ -411,19 +494,52 @@ kv_status ekv_commit(kv_store *s, kv_batch *b, bool check, kv_ts read_ts, const 
 			done = true;
 		} else if (fg->n && fg->kvs[0].vlen >= 8 && util_get_be64(fg->kvs[0].val) >= cts) {
 			ekv_observe(e, util_get_be64(fg->kvs[0].val)); /* a later commit came first */
-		} else if (checks) {
-			bool holds;
-			if (!(st = recheck(e, &ms, rrev, &holds)) && !holds)
-				st = kv_fail(KV_CONFLICT, "a row written by the batch changed after the read "
-							  "timestamp");
+		} else {
+			/* The smallest revision a checked row rests on. */
+			int64_t clim = 0;
+			for (size_t i = 0; i < ms.n; i++) {
+				int64_t l = ekv_mkey_limit(&ms.m[i], rrev, 0);
+				if (l && (!clim || l < clim))
+					clim = l;
+			}
+			int ls = EKV_TL_FREE;
+			if (ntl)
+				st = ekv_tlock_state(e, tl, ntl, clim, &ls);
+			if (st) {
+			} else if (ls == EKV_TL_HELD) {
+				int64_t now = util_now_us();
+				if (!wait_until)
+					wait_until = now + LOCK_WAIT_US;
+				if (now > wait_until)
+					st = kv_fail(KV_BUSY,
+						     "waited too long for a large transaction's table lock");
+				struct timespec ts = {0, 20 * 1000 * 1000};
+				nanosleep(&ts, NULL);
+				attempt--; /* waiting is not a failed attempt */
+			} else if (ls == EKV_TL_MOVED_CHECKED) {
+				st = kv_fail(KV_CONFLICT,
+					     "a large transaction committed to a table written by the "
+					     "batch after the read timestamp");
+			} else if (ls == EKV_TL_FREE && checks) {
+				bool holds;
+				if (!(st = recheck(e, &ms, rrev, &holds)) && !holds)
+					st = kv_fail(KV_CONFLICT,
+						     "a row written by the batch changed after the read "
+						     "timestamp");
+			}
 		}
+		ekv_tlocks_free(tl, ntl);
 		ekv_txn_res_free(&r);
+	}
+	if (big && !st && !done) {
+		st = ekv_commit_big(s, b, check, read_ts, o, &ms, commit_ts);
+		done = !st;
 	}
 	if (!st && !done)
 		st = kv_fail(KV_BUSY, "etcd commit: too many concurrent changes, gave up after %d attempts",
 			     MAX_ATTEMPTS);
 	commit_cc_free(&c);
-	mset_free(&ms);
+	ekv_mset_free(&ms);
 	util_buf_free(&ck);
 	return st;
 }

@@ -110,10 +110,16 @@ kv_status ekv_table_gc(kv_table *t, bool major)
 		}
 		if (keep)
 			continue;
-		util_buf_reset(&key);
-		ekv_cell_prefix(e, t->eid, &key);
-		ekv_from_ikey(&key, m->key, m->klen);
-		ekv_txn_delete_range(txn, (const uint8_t *)key.data, key.len, NULL, 0);
+		size_t rkl;
+		int twin;
+		const uint8_t *rk = ekv_src_raw_key(m, &rkl, &twin); /* an intent's own key */
+		ekv_txn_delete_range(txn, rk, rkl, NULL, 0);
+		if (twin) { /* the older write of the cell it shadows */
+			util_buf_reset(&key);
+			util_buf_append(&key, rk, rkl);
+			((uint8_t *)key.data)[rkl - 1] = (uint8_t)(rk[rkl - 1] + twin);
+			ekv_txn_delete_range(txn, (const uint8_t *)key.data, key.len, NULL, 0);
+		}
 		dropped++;
 		if (++nd == GC_BATCH)
 			st = flush_deletes(e, &txn, &nd);

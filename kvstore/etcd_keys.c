@@ -68,6 +68,20 @@ void ekv_marker_key(const ekv *e, uint64_t eid, const uint8_t *row, size_t rlen,
 	ekv_esc(b, row, rlen);
 }
 
+void ekv_lock_key(const ekv *e, uint64_t eid, util_buf *b)
+{
+	util_buf_append(b, e->prefix, e->plen);
+	util_buf_append(b, "/l/", 3);
+	put_eid(b, eid);
+}
+
+void ekv_txrec_key(const ekv *e, const uint8_t *txid, util_buf *b)
+{
+	util_buf_append(b, e->prefix, e->plen);
+	util_buf_append(b, "/x/", 3);
+	util_buf_append(b, txid, EKV_TXID);
+}
+
 void ekv_meta_key(const ekv *e, const char *name, util_buf *b)
 {
 	util_buf_append(b, e->prefix, e->plen);

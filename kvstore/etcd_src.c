@@ -5,6 +5,9 @@
  * reads at one revision (pinned by the first response unless given), so an
  * iterator sees one consistent state however many pages it reads. Pages
  * start small (point reads) and double while a scan keeps reading.
+ * Intents of large transactions (etcd_big.c) are shown as their cells when
+ * the transaction's record is committed at the source's revision and
+ * skipped otherwise.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +28,11 @@ typedef struct esrc {
 	int64_t pagesz;
 	util_buf ik; /* current entry as an ikey */
 	util_buf tmp;
+	/* The last transaction record looked up (at rev). */
+	uint8_t vis_id[EKV_TXID];
+	bool vis_known, vis;
+	kv_ts vis_cts;
+	int64_t vis_rev; /* its flip's revision */
 } esrc;
 
 static void set_fail(esrc *s, kv_status st)
@@ -47,10 +55,114 @@ static void set_current(esrc *s)
 	s->base.klen = s->ik.len;
 	s->base.val = kv->val;
 	s->base.vlen = kv->vlen;
+	if (ekv_key_is_intent(kv->key, kv->klen)) { /* visible: settle() checked */
+		uint8_t *d = (uint8_t *)s->ik.data;
+		d[s->ik.len - 1]--; /* ~(type - 1) -> ~type */
+		if (kv->val[EKV_TXID] == EKV_AT_COMMIT)
+			util_put_be64(d + s->ik.len - IKEY_SUFFIX, ~s->vis_cts);
+		s->base.val += EKV_INTENT_HDR;
+		s->base.vlen -= EKV_INTENT_HDR;
+	}
 }
 
-/* Reads a page ascending from etcd key `from` (inclusive). */
-static void load_forward(esrc *s, const uint8_t *from, size_t flen)
+/* 1: not an intent, or one of a transaction committed at s->rev; 0: an
+ * invisible intent; -1: error (status set). */
+static int entry_visible(esrc *s, const ekv_kv *kv)
+{
+	if (!ekv_key_is_intent(kv->key, kv->klen))
+		return 1;
+	if (kv->vlen < EKV_INTENT_HDR) {
+		set_fail(s, kv_fail(KV_CORRUPTION, "etcd: malformed intent"));
+		return -1;
+	}
+	if (s->vis_known && !memcmp(s->vis_id, kv->val, EKV_TXID))
+		return s->vis;
+	bool v;
+	kv_status st = ekv_intent_visible(s->e, kv->val, s->rev, &v, &s->vis_cts, &s->vis_rev);
+	if (st) {
+		set_fail(s, st);
+		return -1;
+	}
+	memcpy(s->vis_id, kv->val, EKV_TXID);
+	s->vis = v;
+	s->vis_known = true;
+	return v;
+}
+
+static void fetch_forward(esrc *s, const uint8_t *from, size_t flen);
+
+/* A plain write and an intent of one cell at one explicit timestamp (the
+ * intent's key sorts right after the plain key): the later commit is the
+ * cell, the other is skipped. For plain entry p: +1 if p + 1 is its twin
+ * and the newer (the plain entry loses), -1 if the plain entry is the
+ * newer (the intent loses), 0 if no twin. (Not seen across a page
+ * boundary.) */
+static int twin_of(esrc *s, size_t p)
+{
+	const ekv_kv *a = &s->page.kvs[p];
+	if (ekv_key_is_intent(a->key, a->klen) || p + 1 >= s->page.n)
+		return 0;
+	const ekv_kv *b = &s->page.kvs[p + 1];
+	if (b->klen != a->klen || b->key[b->klen - 1] != (uint8_t)(a->key[a->klen - 1] + 1) ||
+	    memcmp(a->key, b->key, a->klen - 1))
+		return 0;
+	if (entry_visible(s, b) != 1 || b->val[EKV_TXID] == EKV_AT_COMMIT)
+		return 0;
+	return s->vis_rev > a->mod_rev ? 1 : -1;
+}
+
+/* Is entry i the losing half of a twin? */
+static bool twin_loses(esrc *s)
+{
+	const ekv_kv *c = &s->page.kvs[s->i];
+	if (!ekv_key_is_intent(c->key, c->klen))
+		return twin_of(s, s->i) > 0;
+	return s->i > 0 && twin_of(s, s->i - 1) < 0;
+}
+
+/* Makes the first visible entry at or after page index i current, reading
+ * further pages as needed. */
+static void settle(esrc *s)
+{
+	for (;;) {
+		if (s->i < s->page.n) {
+			int v = entry_visible(s, &s->page.kvs[s->i]);
+			if (v < 0)
+				return;
+			if (v && twin_loses(s)) {
+				s->i++;
+				continue;
+			}
+			if (v) {
+				set_current(s);
+				return;
+			}
+			s->i++;
+			continue;
+		}
+		if (!s->page.n || !s->page.more) {
+			s->base.valid = false;
+			return;
+		}
+		ekv_kv *last = &s->page.kvs[s->page.n - 1];
+		util_buf_reset(&s->tmp);
+		util_buf_append(&s->tmp, last->key, last->klen);
+		util_buf_putc(&s->tmp, 0);
+		if (s->pagesz < PAGE_MAX)
+			s->pagesz *= 2;
+		fetch_forward(s, (const uint8_t *)s->tmp.data, s->tmp.len);
+		if (!s->base.status && !s->page.n) {
+			s->base.valid = false;
+			return;
+		}
+		if (s->base.status)
+			return;
+	}
+}
+
+/* Reads a page ascending from etcd key `from` (inclusive), no entry
+ * current yet. */
+static void fetch_forward(esrc *s, const uint8_t *from, size_t flen)
 {
 	ekv_range_res_free(&s->page);
 	s->i = 0;
@@ -74,8 +186,14 @@ static void load_forward(esrc *s, const uint8_t *from, size_t flen)
 	}
 	if (!s->rev)
 		s->rev = s->page.rev;
-	if (s->page.n)
-		set_current(s);
+}
+
+/* Reads from etcd key `from` (inclusive) to the first visible entry. */
+static void load_forward(esrc *s, const uint8_t *from, size_t flen)
+{
+	fetch_forward(s, from, flen);
+	if (!s->base.status)
+		settle(s);
 }
 
 static void es_seek(kv_src *b, const uint8_t *k, size_t n)
@@ -94,21 +212,8 @@ static void es_next(kv_src *b)
 	esrc *s = (esrc *)b;
 	if (!s->base.valid)
 		return;
-	if (++s->i < s->page.n) {
-		set_current(s);
-		return;
-	}
-	if (!s->page.more) {
-		s->base.valid = false;
-		return;
-	}
-	ekv_kv *last = &s->page.kvs[s->page.n - 1];
-	util_buf_reset(&s->tmp);
-	util_buf_append(&s->tmp, last->key, last->klen);
-	util_buf_putc(&s->tmp, 0);
-	if (s->pagesz < PAGE_MAX)
-		s->pagesz *= 2;
-	load_forward(s, (const uint8_t *)s->tmp.data, s->tmp.len);
+	s->i++;
+	settle(s);
 }
 
 static void es_seek_lt(kv_src *b, const uint8_t *k, size_t n)
@@ -130,23 +235,35 @@ static void es_seek_lt(kv_src *b, const uint8_t *k, size_t n)
 	} else {
 		util_buf_append(&s->tmp, s->hi.data, s->hi.len);
 	}
-	ekv_range_req q = {.key = (const uint8_t *)s->lo.data,
-			   .klen = s->lo.len,
-			   .end = (const uint8_t *)s->tmp.data,
-			   .elen = s->tmp.len,
-			   .limit = 1,
-			   .rev = s->rev,
-			   .descend = true};
-	kv_status st = ekv_range(s->e, &q, &s->page);
-	if (st) {
-		set_fail(s, st);
-		return;
-	}
-	if (!s->rev)
-		s->rev = s->page.rev;
-	if (s->page.n) {
-		s->page.more = true; /* next() continues ascending from here */
-		set_current(s);
+	for (;;) {
+		ekv_range_req q = {.key = (const uint8_t *)s->lo.data,
+				   .klen = s->lo.len,
+				   .end = (const uint8_t *)s->tmp.data,
+				   .elen = s->tmp.len,
+				   .limit = 1,
+				   .rev = s->rev,
+				   .descend = true};
+		ekv_range_res_free(&s->page);
+		kv_status st = ekv_range(s->e, &q, &s->page);
+		if (st) {
+			set_fail(s, st);
+			return;
+		}
+		if (!s->rev)
+			s->rev = s->page.rev;
+		if (!s->page.n)
+			return;
+		int v = entry_visible(s, &s->page.kvs[0]);
+		if (v < 0)
+			return;
+		if (v) {
+			s->page.more = true; /* next() continues ascending from here */
+			set_current(s);
+			return;
+		}
+		/* An invisible intent: the entry before it. */
+		util_buf_reset(&s->tmp);
+		util_buf_append(&s->tmp, s->page.kvs[0].key, s->page.kvs[0].klen);
 	}
 }
 
@@ -160,6 +277,19 @@ static void es_close(kv_src *b)
 	util_buf_free(&s->ik);
 	util_buf_free(&s->tmp);
 	free(s);
+}
+
+const uint8_t *ekv_src_raw_key(kv_src *b, size_t *n, int *twin)
+{
+	esrc *s = (esrc *)b;
+	const ekv_kv *kv = &s->page.kvs[s->i];
+	*n = kv->klen;
+	*twin = 0;
+	if (!ekv_key_is_intent(kv->key, kv->klen))
+		*twin = twin_of(s, s->i) < 0 ? 1 : 0; /* the intent after it was skipped */
+	else if (s->i > 0)
+		*twin = twin_of(s, s->i - 1) > 0 ? -1 : 0; /* the plain entry before it was */
+	return kv->key;
 }
 
 static const kv_src_ops es_ops = {es_seek, es_seek_lt, es_next, es_close};

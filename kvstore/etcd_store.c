@@ -379,12 +379,14 @@ kv_status ekv_store_open(const char *uri, const kv_store_opts *o, kv_store **out
 	ekv_observe(e, ts);
 	ekv_remember(e, ts, rev);
 	atomic_store(&s->read_point, ts);
+	ekv_horizon_start(e);
 	*out = s;
 	return KV_OK;
 }
 
 void ekv_store_close(kv_store *s)
 {
+	ekv_horizon_stop(s->etcd);
 	for (int i = 0; i < s->ntables; i++)
 		table_unref(s->tables[i]);
 	free(s->tables);

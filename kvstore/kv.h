@@ -280,6 +280,14 @@ void kv_batch_lock_row(kv_batch *b, kv_table *t, const void *row, size_t rlen, k
  * held across servers sharing a store; the embedded engine, whose row
  * locks span all its writers, only checks. */
 void kv_batch_share_row(kv_batch *b, kv_table *t, const void *row, size_t rlen, kv_ts read_ts);
+/* The commit compares the row's share mark unchanged since the version its
+ * write is based on, as a row delete does: for a change of what other rows
+ * reference (a unique non-key column a foreign key points at) — another
+ * commit that share-locked the row after that version makes this one fail
+ * with KV_CONFLICT. Adds the row to kv_commit_if's conflict set like
+ * kv_batch_check_row; the embedded engine, whose row locks span all its
+ * writers, does nothing else. */
+void kv_batch_guard_shares(kv_batch *b, kv_table *t, const void *row, size_t rlen);
 
 typedef struct kv_write_opts {
 	bool no_sync; /* skip the fsync for this batch (bulk loads with their own sync) */

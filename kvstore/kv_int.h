@@ -194,6 +194,7 @@ typedef struct kv_chk {
 			      0: against kv_commit_if's read_ts */
 	bool touch;        /* kv_batch_lock_row: counts as a change of the row */
 	bool share;        /* kv_batch_share_row: leaves a share mark on the row */
+	bool guard_share;  /* kv_batch_guard_shares: compares the share mark */
 } kv_chk;
 
 /* The timestamp a check row is checked against, 0 if this commit does not

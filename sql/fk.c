@@ -575,6 +575,7 @@ void sql_fk_row(sql_fk_state *fs, const ty_datum *oldrow, const ty_datum *newrow
 			queue_event(fs, c, e);
 		}
 	/* Referenced side: rows still pointing at the old key. */
+	bool changed_ref = false;
 	if (oldrow)
 		for (int i = 0; i < fs->nin; i++) {
 			const cat_constraint *c = fs->in[i].con;
@@ -589,6 +590,7 @@ void sql_fk_row(sql_fk_state *fs, const ty_datum *oldrow, const ty_datum *newrow
 			if (!e)
 				ty_error(UTIL_E_OUT_OF_MEMORY, "out of memory");
 			e->kind = newrow ? 'u' : 'd';
+			changed_ref |= newrow != NULL;
 			e->fktable = fs->in[i].fkrel->oid;
 			e->con = c->oid;
 			e->n = c->ncols;
@@ -597,6 +599,19 @@ void sql_fk_row(sql_fk_state *fs, const ty_datum *oldrow, const ty_datum *newrow
 				e->newv = copy_vals(a, r, c->ref_cols, c->ncols, newrow);
 			queue_event(fs, c, e);
 		}
+	/* A store shared by several servers: a child another server inserts
+	 * after this statement's snapshot, pointing at the old value, leaves a
+	 * share mark on this row; the commit then fails (40001) instead of
+	 * orphaning it. (A row delete compares the mark anyway.) */
+	if (changed_ref && fs->s->e->opts.store_uri) {
+		kv_table *kv;
+		kv_status ks = kv_table_open(fs->s->e->kv, r->storage, &kv);
+		if (ks != KV_OK)
+			sql_kv_error(ks, "opening a table");
+		ty_datum key = oldrow[r->ncols];
+		sql_txn_note_lock(fs->s->txn, kv, fs->rel->oid, key.p, key.len, SQL_LOCK_GUARD_SHARES, 0);
+		kv_table_close(kv);
+	}
 	if (fs->early_ok && fs->q.n >= FK_EARLY_FIRE) {
 		fk_queue q = fs->q;
 		memset(&fs->q, 0, sizeof fs->q);

@@ -1515,6 +1515,11 @@ void sql_txn_locks_free(sql_engine *e);
  * found by its whole primary key (the kv row): the commit needs the row to
  * exist only (changes of its other columns do not conflict). */
 #define SQL_LOCK_PARENT_KEY (-1)
+/* strength SQL_LOCK_GUARD_SHARES: the transaction changes a referenced
+ * unique non-key column of the row; the commit fails if another server
+ * share-locked the row (a new child) after the version the change is based
+ * on (kv_batch_guard_shares). */
+#define SQL_LOCK_GUARD_SHARES (-2)
 void sql_txn_note_lock(sql_txn *t, kv_table *kv, cat_oid table, const uint8_t *key, size_t klen, int strength,
 		       kv_ts base_ts);
 /* pg_locks: calls fn for each held row lock (granted) and each waiting

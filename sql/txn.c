@@ -464,6 +464,7 @@ typedef struct sql_xlock {
 	kv_ts base_ts;
 	bool exclusive;
 	bool key_share; /* FOR KEY SHARE only: non-key changes do not conflict */
+	bool guard;     /* SQL_LOCK_GUARD_SHARES only */
 	struct sql_xlock *next;
 } sql_xlock;
 
@@ -475,8 +476,9 @@ void sql_txn_note_lock(sql_txn *t, kv_table *kv, cat_oid table, const uint8_t *k
 	bool excl = strength == PG_QUERY__LOCK_CLAUSE_STRENGTH__LCS_FORUPDATE ||
 		    strength == PG_QUERY__LOCK_CLAUSE_STRENGTH__LCS_FORNOKEYUPDATE;
 	bool ks = strength == SQL_LOCK_PARENT_KEY;
+	bool guard = strength == SQL_LOCK_GUARD_SHARES;
 	sql_xlock *h = t->xlocks;
-	if (h && h->table == table && h->klen == klen && !memcmp(h->key, key, klen) &&
+	if (!guard && h && h->table == table && h->klen == klen && !memcmp(h->key, key, klen) &&
 	    h->base_ts <= base_ts) {
 		h->exclusive |= excl; /* the same row again (a loop): the older base stands */
 		h->key_share &= ks;
@@ -488,7 +490,7 @@ void sql_txn_note_lock(sql_txn *t, kv_table *kv, cat_oid table, const uint8_t *k
 	if (!x || !k)
 		ty_error(UTIL_E_OUT_OF_MEMORY, "out of memory");
 	memcpy(k, key, klen);
-	*x = (sql_xlock){table, kv, k, klen, base_ts, excl, ks, t->xlocks};
+	*x = (sql_xlock){table, kv, k, klen, base_ts, excl, ks, guard, t->xlocks};
 	t->xlocks = x;
 }
 
@@ -507,7 +509,9 @@ static void check_xlocks(sql_txn *t, kv_batch *b, const cat_snap *cs)
 			continue; /* dropped in this transaction */
 		const cat_rel *r = &o->rel;
 		size_t rl = r->ilv_depth ? sql_ilv_rowlen(r, x->key, x->klen) : x->klen;
-		if (x->exclusive)
+		if (x->guard)
+			kv_batch_guard_shares(b, x->kv, x->key, rl);
+		else if (x->exclusive)
 			kv_batch_lock_row(b, x->kv, x->key, rl, x->base_ts);
 		else if (x->key_share && rl == x->klen) {
 			kv_batch_require(b, x->kv, x->key, rl, SQL_FAMILY, "", 0, KV_CMP_PRESENT, NULL, 0);

@@ -1,0 +1,198 @@
+/*
+ * etcd_horizon.c — Strata drives etcd's revision compaction
+ * (docs/scale-out.md, "Version GC"). A background thread per store:
+ *   - publishes this process's horizon, the oldest etcd revision it may
+ *     still read (its oldest pinned snapshot, else the current revision),
+ *     under /strata-compaction/h/<node id> (one key space for the whole
+ *     etcd cluster: compaction is cluster-wide), on a lease (a killed
+ *     server's key goes when the lease expires);
+ *   - holds or tries to take the compactor key /strata-compaction/g (same
+ *     lease): the
+ *     process holding it compacts etcd every STRATA_ETCD_COMPACT_S seconds
+ *     up to the minimum published horizon minus STRATA_ETCD_COMPACT_MARGIN
+ *     revisions.
+ * A new snapshot is always at the current revision, which is at or past
+ * every horizon published before, so compaction never removes a revision
+ * that a pinned snapshot reads; the margin covers a snapshot pinned while
+ * its server publishes.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "ekv.h"
+
+#define PUBLISH_US (2LL * 1000000)
+
+static int env_int(const char *name, int dflt)
+{
+	const char *v = getenv(name);
+	return v && *v ? atoi(v) : dflt;
+}
+
+/* etcd compacts the whole cluster, so the keys are the cluster's, not a
+ * Strata prefix's: every server of every prefix publishes here. */
+#define HZ_ROOT "/strata-compaction"
+
+static void hz_key(const ekv *e, util_buf *b)
+{
+	static const char hex[] = "0123456789abcdef";
+	util_buf_append(b, HZ_ROOT "/h/", strlen(HZ_ROOT "/h/"));
+	for (int i = 0; i < 8; i++) {
+		util_buf_putc(b, hex[e->node_id[i] >> 4]);
+		util_buf_putc(b, hex[e->node_id[i] & 15]);
+	}
+}
+
+static void hz_prefix(util_buf *b)
+{
+	util_buf_append(b, HZ_ROOT "/h/", strlen(HZ_ROOT "/h/"));
+}
+
+static void gk_key(util_buf *b)
+{
+	util_buf_append(b, HZ_ROOT "/g", strlen(HZ_ROOT "/g"));
+}
+
+/* Publishes the horizon: the oldest pinned revision, else the current. */
+static kv_status publish(ekv *e)
+{
+	kv_ts ts;
+	int64_t rev;
+	kv_status st = ekv_clock_read(e, &ts, &rev);
+	if (st)
+		return st;
+	pthread_mutex_lock(&e->map_mu);
+	for (size_t i = 0; i < e->npins; i++)
+		if (e->pins[i].rev && e->pins[i].rev < rev)
+			rev = e->pins[i].rev;
+	pthread_mutex_unlock(&e->map_mu);
+	uint8_t v[8];
+	util_put_be64(v, (uint64_t)rev);
+	util_buf k = UTIL_BUF_INIT;
+	hz_key(e, &k);
+	ekv_txn *t = ekv_txn_new();
+	ekv_txn_put_lease(t, (const uint8_t *)k.data, k.len, v, 8, e->hz_lease);
+	ekv_txn_res r;
+	st = ekv_txn_run(e, t, &r);
+	if (!st && !r.succeeded)
+		st = kv_fail(KV_IO_ERROR, "etcd: publishing the horizon failed");
+	ekv_txn_res_free(&r);
+	ekv_txn_free(t);
+	util_buf_free(&k);
+	return st;
+}
+
+/* Takes the compactor key if free; true if this process holds it. */
+static bool elect(ekv *e)
+{
+	util_buf k = UTIL_BUF_INIT;
+	gk_key(&k);
+	ekv_txn *t = ekv_txn_new();
+	ekv_txn_cmp_absent(t, (const uint8_t *)k.data, k.len);
+	ekv_txn_put_lease(t, (const uint8_t *)k.data, k.len, e->node_id, 8, e->hz_lease);
+	ekv_txn_else_get(t, (const uint8_t *)k.data, k.len);
+	ekv_txn_res r;
+	kv_status st = ekv_txn_run(e, t, &r);
+	bool mine = !st && (r.succeeded || (r.fail_get.n && r.fail_get.kvs[0].vlen == 8 &&
+					    !memcmp(r.fail_get.kvs[0].val, e->node_id, 8)));
+	ekv_txn_res_free(&r);
+	ekv_txn_free(t);
+	util_buf_free(&k);
+	return mine;
+}
+
+/* Compacts up to the minimum horizon minus the margin. */
+static void compact(ekv *e)
+{
+	util_buf lo = UTIL_BUF_INIT, hi = UTIL_BUF_INIT;
+	hz_prefix(&lo);
+	ekv_prefix_end((const uint8_t *)lo.data, lo.len, &hi);
+	ekv_range_req q = {
+	    .key = (const uint8_t *)lo.data, .klen = lo.len, .end = (const uint8_t *)hi.data, .elen = hi.len};
+	ekv_range_res r;
+	kv_status st = ekv_range(e, &q, &r);
+	util_buf_free(&lo);
+	util_buf_free(&hi);
+	if (st)
+		return;
+	int64_t min = 0;
+	for (size_t i = 0; i < r.n; i++) {
+		if (r.kvs[i].vlen != 8)
+			continue;
+		int64_t h = (int64_t)util_get_be64(r.kvs[i].val);
+		if (!min || h < min)
+			min = h;
+	}
+	ekv_range_res_free(&r);
+	int64_t target = min - env_int("STRATA_ETCD_COMPACT_MARGIN", 1000);
+	if (!min || target <= e->hz_compacted)
+		return;
+	if (ekv_compact(e, target) == KV_OK) {
+		e->hz_compacted = target;
+		atomic_fetch_add(&e->hz_compactions, 1);
+		util_log(UTIL_LOG_INFO, "etcd: compacted revisions below %lld", (long long)target);
+	}
+}
+
+static void *hz_main(void *arg)
+{
+	ekv *e = arg;
+	int every_s = env_int("STRATA_ETCD_COMPACT_S", 60);
+	int ttl = env_int("STRATA_ETCD_HORIZON_TTL_S", 10);
+	int64_t next_compact = util_now_us() + (int64_t)every_s * 1000000;
+	pthread_mutex_lock(&e->hz_mu);
+	while (!e->hz_stop) {
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_sec += PUBLISH_US / 1000000;
+		pthread_cond_timedwait(&e->hz_cv, &e->hz_mu, &ts);
+		if (e->hz_stop)
+			break;
+		pthread_mutex_unlock(&e->hz_mu);
+		bool alive = false;
+		if (!e->hz_lease || ekv_lease_keepalive(e, e->hz_lease, &alive) || !alive) {
+			e->hz_lease = 0;
+			(void)ekv_lease_grant(e, ttl, &e->hz_lease);
+		}
+		if (e->hz_lease && publish(e) == KV_OK && util_now_us() >= next_compact) {
+			next_compact = util_now_us() + (int64_t)every_s * 1000000;
+			if (elect(e))
+				compact(e);
+		}
+		pthread_mutex_lock(&e->hz_mu);
+	}
+	pthread_mutex_unlock(&e->hz_mu);
+	return NULL;
+}
+
+void ekv_horizon_start(ekv *e)
+{
+	if (env_int("STRATA_ETCD_COMPACT_S", 60) <= 0)
+		return;
+	pthread_mutex_init(&e->hz_mu, NULL);
+	pthread_cond_init(&e->hz_cv, NULL);
+	/* Published before the first snapshot: see the top of this file. */
+	if (ekv_lease_grant(e, env_int("STRATA_ETCD_HORIZON_TTL_S", 10), &e->hz_lease) == KV_OK)
+		(void)publish(e);
+	else
+		e->hz_lease = 0;
+	if (pthread_create(&e->hz_thread, NULL, hz_main, e) == 0)
+		e->hz_running = true;
+}
+
+void ekv_horizon_stop(ekv *e)
+{
+	if (!e->hz_running)
+		return;
+	pthread_mutex_lock(&e->hz_mu);
+	e->hz_stop = true;
+	pthread_cond_signal(&e->hz_cv);
+	pthread_mutex_unlock(&e->hz_mu);
+	pthread_join(e->hz_thread, NULL);
+	e->hz_running = false;
+	if (e->hz_lease)
+		(void)ekv_lease_revoke(e, e->hz_lease); /* the horizon goes at once */
+	pthread_cond_destroy(&e->hz_cv);
+	pthread_mutex_destroy(&e->hz_mu);
+}
