@@ -1577,17 +1577,45 @@ bool kv_iter_row_start(const kv_iter *it)
 	return it->valid && it->row_start;
 }
 
-size_t kv_iter_row(kv_iter *it, kv_cell_fn fn, void *arg)
+/* kv_iter_row_sel's test: true when the cell goes to fn. */
+static inline bool sel_pass(const uint64_t *mask, uint32_t nbits, const kv_cell *c)
 {
-	if (it->rs)
-		return rscan_row(it->rs, fn, arg);
+	if (!mask || c->qualifier.len != 2)
+		return true;
+	uint32_t id = ((uint32_t)c->qualifier.data[0] << 8) | c->qualifier.data[1];
+	return id < nbits && ((mask[id >> 6] >> (id & 63)) & 1);
+}
+
+typedef struct sel_arg {
+	const uint64_t *mask;
+	uint32_t nbits;
+	kv_cell_fn fn;
+	void *arg;
+} sel_arg;
+
+static void sel_fn(void *arg, const kv_cell *c)
+{
+	sel_arg *sa = arg;
+	if (sel_pass(sa->mask, sa->nbits, c))
+		sa->fn(sa->arg, c);
+}
+
+static inline size_t iter_row(kv_iter *it, const uint64_t *mask, uint32_t nbits, kv_cell_fn fn, void *arg)
+{
+	if (it->rs) {
+		if (!mask)
+			return rscan_row(it->rs, fn, arg);
+		sel_arg sa = {mask, nbits, fn, arg};
+		return rscan_row(it->rs, sel_fn, &sa);
+	}
 	if (!kv_iter_valid(it))
 		return 0;
 	size_t n = 0;
 	if (it->fast) {
 		kv_src *s = it->src;
 		for (;;) {
-			fn(arg, &it->cell);
+			if (sel_pass(mask, nbits, &it->cell))
+				fn(arg, &it->cell);
 			n++;
 			int r;
 			do {
@@ -1612,7 +1640,8 @@ size_t kv_iter_row(kv_iter *it, kv_cell_fn fn, void *arg)
 	uint8_t *row = rl <= sizeof small ? small : util_xmalloc(rl);
 	memcpy(row, c->row.data, rl);
 	for (;;) {
-		fn(arg, c);
+		if (sel_pass(mask, nbits, c))
+			fn(arg, c);
 		n++;
 		kv_iter_next(it);
 		if (!kv_iter_valid(it))
@@ -1624,6 +1653,16 @@ size_t kv_iter_row(kv_iter *it, kv_cell_fn fn, void *arg)
 	if (row != small)
 		free(row);
 	return n;
+}
+
+size_t kv_iter_row(kv_iter *it, kv_cell_fn fn, void *arg)
+{
+	return iter_row(it, NULL, 0, fn, arg);
+}
+
+size_t kv_iter_row_sel(kv_iter *it, const uint64_t *mask, uint32_t nbits, kv_cell_fn fn, void *arg)
+{
+	return iter_row(it, mask, nbits, fn, arg);
 }
 
 kv_status kv_iter_status(const kv_iter *it)
