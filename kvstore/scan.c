@@ -692,11 +692,10 @@ static inline bool fast_same_row(const kv_iter *it, const uint8_t *k)
 	return rl == it->row.len && bytes_eq(k + 2, (const uint8_t *)it->row.data, rl);
 }
 
-/* kv_iter_row_sel's test on a 2-byte qualifier: true when its column is
- * wanted (its id is a set bit of the mask). */
-static inline bool sel_id(const uint64_t *mask, uint32_t nbits, const uint8_t *q)
+/* kv_iter_row_sel's test on a 2-byte qualifier's column id: true when its
+ * column is wanted (a set bit of the mask). */
+static inline bool sel_id(const uint64_t *mask, uint32_t nbits, uint32_t id)
 {
-	uint32_t id = ((uint32_t)q[0] << 8) | q[1];
 	return id < nbits && ((mask[id >> 6] >> (id & 63)) & 1);
 }
 
@@ -707,9 +706,21 @@ static inline bool sel_id(const uint64_t *mask, uint32_t nbits, const uint8_t *q
  * before the cell is set up: 2, with the column state moved on as if it
  * had been taken (its older versions are recognized and skipped as
  * usual). Otherwise 1 when the entry became the current cell, 0 when it is
- * an older version of the column just taken. */
-static inline int fast_take_in_row(kv_iter *it, const uint8_t *k, size_t kl, const uint8_t *v, size_t vl,
-				   bool new_col, const uint64_t *mask, uint32_t nbits)
+ * an older version of the column just taken.
+ *
+ * The entry comes from a sorted file's block (fast_ok) and sh is its
+ * stored prefix count, so key bytes [sh, kl) are also right before its
+ * value v (iter.h). The key k was just rebuilt in the block iterator's
+ * buffer by a few wide stores over bytes kept from earlier entries; a
+ * load that spans both waits for those stores to drain (no store
+ * forwarding), so the timestamp and type are read from the block when
+ * they are the entry's own bytes, and a 2-byte column id byte by byte
+ * (its first byte is usually shared with the column before), kept in
+ * colkey by one store and handed to the caller from there. */
+static inline __attribute__((always_inline)) int fast_take_in_row(kv_iter *it, const uint8_t *k, size_t kl,
+								  size_t sh, const uint8_t *v, size_t vl,
+								  bool new_col, const uint64_t *mask,
+								  uint32_t nbits)
 {
 	size_t rl = it->row.len;
 	size_t qoff = 3 + rl + k[2 + rl]; /* within kl - IKEY_SUFFIX: the key was checked */
@@ -718,21 +729,37 @@ static inline int fast_take_in_row(kv_iter *it, const uint8_t *k, size_t kl, con
 	if (!new_col && it->have_last && it->colkey.len == ql &&
 	    bytes_eq((const uint8_t *)it->colkey.data, q, ql))
 		return 0; /* an older version of the column just returned */
-	uint8_t type = (uint8_t)~k[kl - 1];
+	const uint8_t *suffix = sh <= kl - IKEY_SUFFIX ? v - IKEY_SUFFIX : k + kl - IKEY_SUFFIX;
+	uint8_t type = (uint8_t)~suffix[8];
 	if (UTIL_UNLIKELY(type != KV_PUT))
 		return 0; /* cannot happen in a file without markers */
-	buf_set(&it->colkey, q, ql);
-	it->fast_klen = kl;
-	it->row_start = it->batch && it->row_cells % it->batch == 0;
-	it->row_cells++;
-	if (mask && ql == 2 && !sel_id(mask, nbits, q))
-		return 2;
+	if (ql == 2) {
+		uint32_t q0 = q[0];
+		__asm__("" : "+r"(q0)); /* two byte loads, not one 2-byte load */
+		uint32_t q1 = q[1];
+		if (UTIL_UNLIKELY(it->colkey.cap < 3))
+			util_buf_reserve(&it->colkey, 3);
+		uint8_t id[2] = {(uint8_t)q0, (uint8_t)q1};
+		memcpy(it->colkey.data, id, 2);
+		it->colkey.len = 2;
+		it->fast_klen = kl;
+		it->row_start = it->batch && it->row_cells % it->batch == 0;
+		it->row_cells++;
+		if (mask && !sel_id(mask, nbits, q0 << 8 | q1))
+			return 2;
+		q = (const uint8_t *)it->colkey.data;
+	} else {
+		buf_set(&it->colkey, q, ql);
+		it->fast_klen = kl;
+		it->row_start = it->batch && it->row_cells % it->batch == 0;
+		it->row_cells++;
+	}
 	it->cell.row.data = k + 2;
 	it->cell.family.data = k + 3 + rl;
 	it->cell.family.len = k[2 + rl];
 	it->cell.qualifier.data = q;
 	it->cell.qualifier.len = ql;
-	it->cell.ts = ikey_ts(k, kl);
+	it->cell.ts = ikey_ts(suffix, IKEY_SUFFIX);
 	it->cell.type = type;
 	it->cell.value.data = v;
 	it->cell.value.len = vl;
@@ -752,9 +779,11 @@ static inline int fast_take_in_row(kv_iter *it, const uint8_t *k, size_t kl, con
  * count of shared bytes that is not 0 is exact below the last 8, see
  * blkb_add), and one of another length is another (same row and family,
  * another qualifier). */
-static inline int fast_step(kv_iter *it, const uint8_t *k, size_t kl, size_t sh, const uint8_t *v, size_t vl,
-			    const uint64_t *mask, uint32_t nbits)
+static inline __attribute__((always_inline)) int fast_step(kv_iter *it, const uint8_t *k, size_t kl,
+							   size_t sh, const uint8_t *v, size_t vl,
+							   const uint64_t *mask, uint32_t nbits)
 {
+	bool new_col;
 	if (sh < 2 + it->row.len) {
 		/* A count that is not 0 is the exact common prefix with the
 		 * entry before, which was in this row: it ends inside the row's
@@ -762,11 +791,13 @@ static inline int fast_step(kv_iter *it, const uint8_t *k, size_t kl, size_t sh,
 		 * point, a block start) says nothing. */
 		if (sh || !fast_same_row(it, k))
 			return -1;
-		return fast_take_in_row(it, k, kl, v, vl, false, mask, nbits);
+		new_col = false;
+	} else {
+		if (kl == it->fast_klen && sh + IKEY_SUFFIX >= kl)
+			return 0;
+		new_col = true;
 	}
-	if (kl == it->fast_klen && sh + IKEY_SUFFIX >= kl)
-		return 0;
-	return fast_take_in_row(it, k, kl, v, vl, true, mask, nbits);
+	return fast_take_in_row(it, k, kl, sh, v, vl, new_col, mask, nbits);
 }
 
 /* The source's fields from its block iterator's entry (iter.h). */
@@ -786,29 +817,39 @@ static inline void src_take_blk(kv_src *s, const blk_iter *b)
  * block are decoded here from its block iterator (iter.h), with no call
  * per entry and the source's fields set only where the row ends; block
  * ends and other sources go through src_next(). */
-static inline int fast_next_cell(kv_iter *it, kv_src *s, const uint64_t *mask, uint32_t nbits)
+static inline __attribute__((always_inline)) int fast_next_cell(kv_iter *it, kv_src *s, const uint64_t *mask,
+								uint32_t nbits)
 {
 	for (;;) {
 		blk_iter *b = s->blk;
-		int r;
-		if (b && blki_next_inline(b)) {
-			const uint8_t *k = b->key;
-			size_t kl = b->klen;
+		const uint8_t *k, *v;
+		size_t kl, sh, vl;
+		bool direct = b && blki_next_inline(b);
+		if (direct) {
+			k = b->key;
+			kl = b->klen;
+			sh = b->shared;
+			v = b->val;
+			vl = b->vlen;
 			if (UTIL_UNLIKELY(!ikey_valid(k, kl))) {
 				src_take_blk(s, b);
 				s->valid = false;
 				s->status = kv_fail(KV_CORRUPTION, "malformed key in a sorted file's block");
 				return -1;
 			}
-			r = fast_step(it, k, kl, b->shared, b->val, b->vlen, mask, nbits);
-			if (r < 0)
-				src_take_blk(s, b);
 		} else {
 			src_next(s);
 			if (UTIL_UNLIKELY(!s->valid || s->status))
 				return -1;
-			r = fast_step(it, s->key, s->klen, s->shared, s->val, s->vlen, mask, nbits);
+			k = s->key;
+			kl = s->klen;
+			sh = s->shared;
+			v = s->val;
+			vl = s->vlen;
 		}
+		int r = fast_step(it, k, kl, sh, v, vl, mask, nbits);
+		if (r < 0 && direct)
+			src_take_blk(s, b);
 		if (r)
 			return r;
 	}
@@ -1638,7 +1679,8 @@ bool kv_iter_row_start(const kv_iter *it)
 /* kv_iter_row_sel's test: true when the cell goes to fn. */
 static inline bool sel_pass(const uint64_t *mask, uint32_t nbits, const kv_cell *c)
 {
-	return !mask || c->qualifier.len != 2 || sel_id(mask, nbits, c->qualifier.data);
+	return !mask || c->qualifier.len != 2 ||
+	       sel_id(mask, nbits, (uint32_t)c->qualifier.data[0] << 8 | c->qualifier.data[1]);
 }
 
 typedef struct sel_arg {
