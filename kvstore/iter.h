@@ -25,8 +25,8 @@
  * move on with blki_next_inline(blk) while it returns true, reading the
  * entry from blk (and checking it with ikey_valid()); the source's own
  * fields then describe an earlier entry until the caller copies blk's
- * key, klen, val, vlen and shared into them. next() may
- * be called at any time: it continues from blk's entry.
+ * key, klen, val, vlen and shared into them. next() may be called at any
+ * time: it continues from blk's entry.
  */
 #ifndef STRATA_KV_ITER_H
 #define STRATA_KV_ITER_H

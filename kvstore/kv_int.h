@@ -466,8 +466,8 @@ int scan_fast_files(const kv_iter *it);
 /* kv_get's point-read path (point.c): false when the read needs the scan
  * path (filters, raw reads, etcd, very big rows); else *status is the
  * result and out the row as kv_get returns it. */
-bool point_get(kv_table *t, const void *row, size_t rlen, const kv_read_opts *ro, util_arena *arena,
-	       kv_row *out, kv_status *status);
+bool point_get(kv_table *t, const void *row, size_t rlen, const kv_read_opts *ro, util_arena *arena, kv_row *out,
+	       kv_status *status);
 /* etcd backend: the revision a scan at read_ts reads (0 = latest). */
 int64_t scan_etcd_rev(kv_table *t, bool latest, kv_ts read_ts);
 /* Reverse scans (rscan.c). */
