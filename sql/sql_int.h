@@ -1374,6 +1374,8 @@ struct sql_txn {
 	struct sql_xlock *xlocks;   /* shared store: rows locked, checked at commit (txn.c) */
 	int locks_cap;
 	struct sql_rowlock *locks_inline[4];
+	struct sql_lock_up *lock_ups; /* modes strengthened under savepoints (txn_lock.c) */
+	int nlock_ups, lock_ups_cap;
 	kv_table **dropped;       /* storages to drop after commit */
 	char **drop_after_commit;
 	int ndrop;
@@ -1482,6 +1484,14 @@ bool sql_txn_storage_private(const sql_txn *t, const char *storage);
 void sql_txn_lock_row(sql_txn *t, cat_oid table, const uint8_t *key, size_t klen, int strength, int wait_policy,
 		      bool *skipped);
 void sql_txn_unlock_all(sql_txn *t);
+/* Savepoints: a mark of the row locks t holds (and their modes) now, and
+ * giving back the locks taken or strengthened since a mark, as PostgreSQL
+ * does for its aborted subtransaction's locks (ROLLBACK TO). */
+typedef struct sql_lock_mark {
+	int nlocks, nups;
+} sql_lock_mark;
+sql_lock_mark sql_txn_lock_mark(const sql_txn *t);
+void sql_txn_unlock_since(sql_txn *t, sql_lock_mark m);
 /* Key sets (txn_lock.c): a COPY in a transaction block locks the keys it
  * inserts without a row lock each. The transaction registers the table's
  * set of bulk-inserted keys (its write-set segments, txn_seg.h, plus the
@@ -1657,6 +1667,11 @@ int sql_stmt_run(sql_session *s, sql_prepared *ps, sql_portal_s *portal, sql_des
  * caller keeps it. */
 sql_prepared *sql_prepare_tree(sql_session *s, const char *name, const char *query, PgQuery__ParseResult *pr,
 			       int nparams, const uint32_t *param_types, util_err *err);
+
+/* The statement and portal a FunctionCall runs as (fastpath.c): a name no
+ * client is expected to use. Its Bind errors read as PostgreSQL's fastpath
+ * reports them (stmt.c). */
+#define SQL_FASTPATH_NAME "\x01strata_fastpath"
 
 /* The simple-query literal cache (litcache.c): statements that differ from
  * an earlier one only in integer constants compared with columns run its

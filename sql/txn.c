@@ -478,7 +478,8 @@ void sql_txn_note_lock(sql_txn *t, kv_table *kv, cat_oid table, const uint8_t *k
 	bool ks = strength == SQL_LOCK_PARENT_KEY;
 	bool guard = strength == SQL_LOCK_GUARD_SHARES;
 	sql_xlock *h = t->xlocks;
-	if (!guard && h && h->table == table && h->klen == klen && !memcmp(h->key, key, klen) &&
+	/* (Not under a savepoint: h may be older than it, and ROLLBACK TO keeps h.) */
+	if (!guard && !t->savepoints && h && h->table == table && h->klen == klen && !memcmp(h->key, key, klen) &&
 	    h->base_ts <= base_ts) {
 		h->exclusive |= excl; /* the same row again (a loop): the older base stands */
 		h->key_share &= ks;

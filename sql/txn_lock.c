@@ -291,13 +291,27 @@ static const char *table_name(sql_txn *t, cat_oid table)
 	return o ? o->rel.name : "?";
 }
 
+/* A lock's mode before a transaction strengthened it under a savepoint. */
+typedef struct sql_lock_up {
+	sql_rowlock *l;
+	int mode;
+} sql_lock_up;
+
 /* Records that t holds l in mode (new holder or stronger mode). */
 static void grant(sql_txn *t, sql_rowlock *l, int mode)
 {
 	for (int i = 0; i < l->nholders; i++)
 		if (l->holders[i].t == t) {
-			if (mode > l->holders[i].mode)
-				l->holders[i].mode = mode;
+			if (mode <= l->holders[i].mode)
+				return;
+			if (t->savepoints) { /* ROLLBACK TO gives the weaker mode back */
+				if (t->nlock_ups == t->lock_ups_cap) {
+					t->lock_ups_cap = t->lock_ups_cap ? 2 * t->lock_ups_cap : 8;
+					t->lock_ups = util_xrealloc(t->lock_ups, sizeof *t->lock_ups * (size_t)t->lock_ups_cap);
+				}
+				t->lock_ups[t->nlock_ups++] = (sql_lock_up){l, l->holders[i].mode};
+			}
+			l->holders[i].mode = mode;
 			return;
 		}
 	if (l->nholders == l->cap) {
@@ -411,32 +425,39 @@ void sql_txn_lock_row(sql_txn *t, cat_oid table, const uint8_t *key, size_t klen
 	sql_ops_set_wait(t->s, NULL, NULL);
 }
 
+/* Removes t from l's holders (freeing l when none is left); with locks_mu held. */
+static void unhold(sql_engine *e, sql_rowlock *l, const sql_txn *t)
+{
+	for (int h = 0; h < l->nholders; h++)
+		if (l->holders[h].t == t) {
+			l->holders[h] = l->holders[--l->nholders];
+			break;
+		}
+	/* A relation's lock (the key is the oid alone) is taken by every
+	 * statement on the table: keep its entry for the next one instead of
+	 * three frees now and three allocations then, unless the map grows
+	 * big (dropped tables' entries). */
+	if (l->nholders == 0 && l->klen == 4 && util_map_count(&e->locks) <= IDLE_REL_LOCKS_MAX)
+		return;
+	if (l->nholders == 0) {
+		util_map_del(&e->locks, l->key, l->klen);
+		free(l->holders);
+		free(l->key);
+		free(l);
+	}
+}
+
 void sql_txn_unlock_all(sql_txn *t)
 {
+	free(t->lock_ups);
+	t->lock_ups = NULL;
+	t->nlock_ups = t->lock_ups_cap = 0;
 	if (!t->nlocks)
 		return;
 	sql_engine *e = t->s->e;
 	pthread_mutex_lock(&e->locks_mu);
-	for (int i = 0; i < t->nlocks; i++) {
-		sql_rowlock *l = t->locks[i];
-		for (int h = 0; h < l->nholders; h++)
-			if (l->holders[h].t == t) {
-				l->holders[h] = l->holders[--l->nholders];
-				break;
-			}
-		/* A relation's lock (the key is the oid alone) is taken by every
-		 * statement on the table: keep its entry for the next one instead
-		 * of three frees now and three allocations then, unless the map
-		 * grows big (dropped tables' entries). */
-		if (l->nholders == 0 && l->klen == 4 && util_map_count(&e->locks) <= IDLE_REL_LOCKS_MAX)
-			continue;
-		if (l->nholders == 0) {
-			util_map_del(&e->locks, l->key, l->klen);
-			free(l->holders);
-			free(l->key);
-			free(l);
-		}
-	}
+	for (int i = 0; i < t->nlocks; i++)
+		unhold(e, t->locks[i], t);
 	if (nwaiters) /* nobody waits (the usual case): no broadcast */
 		pthread_cond_broadcast(&e->locks_cv);
 	pthread_mutex_unlock(&e->locks_mu);
@@ -444,6 +465,30 @@ void sql_txn_unlock_all(sql_txn *t)
 		free(t->locks);
 	t->locks = NULL;
 	t->nlocks = t->locks_cap = 0;
+}
+
+sql_lock_mark sql_txn_lock_mark(const sql_txn *t) { return (sql_lock_mark){t->nlocks, t->nlock_ups}; }
+
+void sql_txn_unlock_since(sql_txn *t, sql_lock_mark m)
+{
+	if (t->nlocks == m.nlocks && t->nlock_ups == m.nups)
+		return;
+	sql_engine *e = t->s->e;
+	pthread_mutex_lock(&e->locks_mu);
+	/* Newest first: a lock strengthened twice ends in its oldest mode. */
+	for (int i = t->nlock_ups; i > m.nups; i--) {
+		const sql_lock_up *u = &t->lock_ups[i - 1];
+		for (int h = 0; h < u->l->nholders; h++)
+			if (u->l->holders[h].t == t)
+				u->l->holders[h].mode = u->mode;
+	}
+	for (int i = m.nlocks; i < t->nlocks; i++)
+		unhold(e, t->locks[i], t);
+	if (nwaiters)
+		pthread_cond_broadcast(&e->locks_cv);
+	pthread_mutex_unlock(&e->locks_mu);
+	t->nlock_ups = m.nups;
+	t->nlocks = m.nlocks;
 }
 
 void sql_txn_locks_free(sql_engine *e)
