@@ -107,15 +107,15 @@ bool blki_decode_slow(blk_iter *it);
  * parts and qualifiers are a few bytes: a libc call costs more). */
 static inline void blk_copy(uint8_t *dst, const uint8_t *src, size_t n)
 {
-	if (n > 16 && n <= 32) { /* a new row's key: no libc call or rep movs */
+	if (n >= 8 && n <= 16) { /* the next cell of a row: a qualifier's end, ts, type */
+		memcpy(dst, src, 8);
+		memcpy(dst + n - 8, src + n - 8, 8);
+	} else if (n > 16 && n <= 32) { /* a new row's key: no libc call or rep movs */
 		memcpy(dst, src, 16);
 		memcpy(dst + n - 16, src + n - 16, 16);
 	} else if (n > 32 && n <= 64) {
 		memcpy(dst, src, 32);
 		memcpy(dst + n - 32, src + n - 32, 32);
-	} else if (n >= 8 && n <= 16) {
-		memcpy(dst, src, 8);
-		memcpy(dst + n - 8, src + n - 8, 8);
 	} else if (n >= 4 && n < 8) {
 		memcpy(dst, src, 4);
 		memcpy(dst + n - 4, src + n - 4, 4);

@@ -26,6 +26,7 @@ static void take(chain_iter *c)
 	c->base.val = k->val;
 	c->base.vlen = k->vlen;
 	c->base.shared = k->shared;
+	c->base.blk = k->blk;
 }
 
 /* From child i on, the first entry of the first non-empty child. */

@@ -17,6 +17,16 @@
  * own key bytes where the block stores them: when shared is not 0, key bytes
  * [shared, klen) are also at val - (klen - shared), memory the move did not
  * write (the scan's fast path copies a new row from there, scan.c advance_fast).
+ *
+ * Sorted files (and chains of them, for their current file) also expose
+ * their block iterator in `blk`, so that a forward scan can step entries
+ * inside a block without a call per entry (scan.c iter_row): when valid and
+ * blk is not NULL, blk's current entry is the source's. A caller may then
+ * move on with blki_next_inline(blk) while it returns true, reading the
+ * entry from blk (and checking it with ikey_valid()); the source's own
+ * fields then describe an earlier entry until the caller copies blk's
+ * key, klen, val, vlen and shared into them. next() may be called at any
+ * time: it continues from blk's entry.
  */
 #ifndef STRATA_KV_ITER_H
 #define STRATA_KV_ITER_H
@@ -28,6 +38,7 @@
 #include "kv.h"
 
 typedef struct kv_src kv_src;
+struct blk_iter;
 
 typedef struct kv_src_ops {
 	void (*seek)(kv_src *s, const uint8_t *k, size_t n);
@@ -44,7 +55,8 @@ struct kv_src {
 	size_t klen;
 	const uint8_t *val;
 	size_t vlen;
-	size_t shared; /* see above; sources that never set it leave it 0 */
+	size_t shared;        /* see above; sources that never set it leave it 0 */
+	struct blk_iter *blk; /* see above; NULL for other sources */
 };
 
 static inline void src_seek(kv_src *s, const uint8_t *k, size_t n)

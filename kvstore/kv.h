@@ -461,6 +461,14 @@ bool kv_iter_row_start(const kv_iter *it);
  * plain forward scans. */
 typedef void (*kv_cell_fn)(void *arg, const kv_cell *c);
 size_t kv_iter_row(kv_iter *it, kv_cell_fn fn, void *arg);
+/* kv_iter_row() that passes only the cells of some columns: a cell whose
+ * qualifier is 2 bytes, read as a big-endian number id, is passed to fn
+ * only when id < nbits and bit id of mask (bit id % 64 of mask[id / 64])
+ * is set; cells with any other qualifier (the empty one, longer ones) are
+ * always passed. Skipped cells cost no call and their values are not
+ * touched. mask NULL: every cell. Returns the number of cells read (passed
+ * or skipped). mask is only read during the call. */
+size_t kv_iter_row_sel(kv_iter *it, const uint64_t *mask, uint32_t nbits, kv_cell_fn fn, void *arg);
 kv_status kv_iter_status(const kv_iter *it);
 void kv_iter_close(kv_iter *it);
 

@@ -461,6 +461,9 @@ typedef struct scan_internal {
 kv_iter *scan_open(kv_table *t, const kv_scan_opts *o, const scan_internal *in);
 /* True if the scan runs the plain-scan fast path (tests). */
 bool scan_is_fast(const kv_iter *it);
+/* The number of sorted files the fast path reads as its one source (2 or
+ * more: a chain of key-disjoint files, chain.c), 0 off the fast path (tests). */
+int scan_fast_files(const kv_iter *it);
 /* kv_get's point-read path (point.c): false when the read needs the scan
  * path (filters, raw reads, etcd, very big rows); else *status is the
  * result and out the row as kv_get returns it. */

@@ -693,84 +693,178 @@ static inline bool fast_same_row(const kv_iter *it, const uint8_t *k)
 	return rl == it->row.len && bytes_eq(k + 2, (const uint8_t *)it->row.data, rl);
 }
 
+/* kv_iter_row_sel's test on a 2-byte qualifier's column id: true when its
+ * column is wanted (a set bit of the mask). */
+static inline bool sel_id(const uint64_t *mask, uint32_t nbits, uint32_t id)
+{
+	return id < nbits && ((mask[id >> 6] >> (id & 63)) & 1);
+}
+
 /* fast_take for an entry known to be in the current row, cheaper: the
  * row's parts are the current cell's. new_col: known to start another
- * column (no compare with the last one). */
-static inline bool fast_take_in_row(kv_iter *it, const kv_src *s, bool new_col)
+ * column (no compare with the last one). With a mask (kv_iter_row_sel), a
+ * newest version whose 2-byte qualifier the mask leaves out is skipped
+ * before the cell is set up: 2, with the column state moved on as if it
+ * had been taken (its older versions are recognized and skipped as
+ * usual). Otherwise 1 when the entry became the current cell, 0 when it is
+ * an older version of the column just taken.
+ *
+ * The entry comes from a sorted file's block (fast_ok) and sh is its
+ * stored prefix count, so key bytes [sh, kl) are also right before its
+ * value v (iter.h). The key k was just rebuilt in the block iterator's
+ * buffer by a few wide stores over bytes kept from earlier entries; a
+ * load that spans both waits for those stores to drain (no store
+ * forwarding), so the timestamp and type are read from the block when
+ * they are the entry's own bytes, and a 2-byte column id byte by byte
+ * (its first byte is usually shared with the column before), kept in
+ * colkey by one store and handed to the caller from there. */
+static inline __attribute__((always_inline)) int fast_take_in_row(kv_iter *it, const uint8_t *k, size_t kl,
+								  size_t sh, const uint8_t *v, size_t vl,
+								  bool new_col, const uint64_t *mask,
+								  uint32_t nbits)
 {
-	const uint8_t *k = s->key;
-	size_t kl = s->klen, rl = it->row.len;
-	size_t qoff = 3 + rl + k[2 + rl]; /* within kl - IKEY_SUFFIX: the source checked the key */
+	size_t rl = it->row.len;
+	size_t qoff = 3 + rl + k[2 + rl]; /* within kl - IKEY_SUFFIX: the key was checked */
 	const uint8_t *q = k + qoff;
 	size_t ql = kl - qoff - IKEY_SUFFIX;
 	if (!new_col && it->have_last && it->colkey.len == ql &&
 	    bytes_eq((const uint8_t *)it->colkey.data, q, ql))
-		return false; /* an older version of the column just returned */
-	uint8_t type = (uint8_t)~k[kl - 1];
+		return 0; /* an older version of the column just returned */
+	const uint8_t *suffix = sh <= kl - IKEY_SUFFIX ? v - IKEY_SUFFIX : k + kl - IKEY_SUFFIX;
+	uint8_t type = (uint8_t)~suffix[8];
 	if (UTIL_UNLIKELY(type != KV_PUT))
-		return false; /* cannot happen in a file without markers */
-	buf_set(&it->colkey, q, ql);
-	it->fast_klen = kl;
+		return 0; /* cannot happen in a file without markers */
+	if (ql == 2) {
+		uint32_t q0 = q[0];
+		__asm__("" : "+r"(q0)); /* two byte loads, not one 2-byte load */
+		uint32_t q1 = q[1];
+		if (UTIL_UNLIKELY(it->colkey.cap < 3))
+			util_buf_reserve(&it->colkey, 3);
+		uint8_t id[2] = {(uint8_t)q0, (uint8_t)q1};
+		memcpy(it->colkey.data, id, 2);
+		it->colkey.len = 2;
+		it->fast_klen = kl;
+		it->row_start = it->batch && it->row_cells % it->batch == 0;
+		it->row_cells++;
+		if (mask && !sel_id(mask, nbits, q0 << 8 | q1))
+			return 2;
+		q = (const uint8_t *)it->colkey.data;
+	} else {
+		buf_set(&it->colkey, q, ql);
+		it->fast_klen = kl;
+		it->row_start = it->batch && it->row_cells % it->batch == 0;
+		it->row_cells++;
+	}
 	it->cell.row.data = k + 2;
 	it->cell.family.data = k + 3 + rl;
 	it->cell.family.len = k[2 + rl];
 	it->cell.qualifier.data = q;
 	it->cell.qualifier.len = ql;
-	it->cell.ts = ikey_ts(k, kl);
+	it->cell.ts = ikey_ts(suffix, IKEY_SUFFIX);
 	it->cell.type = type;
-	it->cell.value.data = s->val;
-	it->cell.value.len = s->vlen;
-	it->row_start = it->batch && it->row_cells % it->batch == 0;
-	it->row_cells++;
+	it->cell.value.data = v;
+	it->cell.value.len = vl;
 	it->valid = true;
-	return true;
+	return 1;
 }
 
-/* The source's entry after one of the current row: 1 if it is the next
- * cell of the row (now current), 0 if an older version of the column just
- * emitted (skip it), -1 if the row has ended. The block's prefix counts
- * (s->shared) answer most of this without comparing bytes. The entry before
- * this one was of the emitted column (its newest version or an older one),
- * so: an entry that shares the row's bytes with it is in the row; then one
- * as long that shares everything but the timestamp and type is that
- * column, one as long that differs before is another (a count of shared
- * bytes that is not 0 is exact below the last 8, see blkb_add), and one of
- * another length is another (same row and family, another qualifier). */
-static inline int fast_step(kv_iter *it, const kv_src *s)
+/* The entry k (klen kl, sh leading bytes shared with the entry before,
+ * value v) after one of the current row: 1 (or 2, skipped by the mask) if
+ * it is the next cell of the row (now current), 0 if an older version of
+ * the column just emitted (skip it), -1 if the row has ended. The block's
+ * prefix counts (sh) answer most of this without comparing bytes. The
+ * entry before this one was of the emitted column (its newest version or
+ * an older one), so: an entry that shares the row's bytes with it is in
+ * the row; then one as long that shares everything but the timestamp and
+ * type is that column, one as long that differs before is another (a
+ * count of shared bytes that is not 0 is exact below the last 8, see
+ * blkb_add), and one of another length is another (same row and family,
+ * another qualifier). */
+static inline __attribute__((always_inline)) int fast_step(kv_iter *it, const uint8_t *k, size_t kl,
+							   size_t sh, const uint8_t *v, size_t vl,
+							   const uint64_t *mask, uint32_t nbits)
 {
-	if (UTIL_UNLIKELY(!s->valid || s->status))
-		return -1;
-	size_t sh = s->shared, kl = s->klen;
+	bool new_col;
 	if (sh < 2 + it->row.len) {
 		/* A count that is not 0 is the exact common prefix with the
 		 * entry before, which was in this row: it ends inside the row's
 		 * bytes, so this is another row (no compare). 0 (a restart
 		 * point, a block start) says nothing. */
-		if (sh || !fast_same_row(it, s->key))
+		if (sh || !fast_same_row(it, k))
 			return -1;
-		return fast_take_in_row(it, s, false) ? 1 : 0;
+		new_col = false;
+	} else {
+		if (kl == it->fast_klen && sh + IKEY_SUFFIX >= kl)
+			return 0;
+		new_col = true;
 	}
-	if (kl == it->fast_klen && sh + IKEY_SUFFIX >= kl)
-		return 0;
-	return fast_take_in_row(it, s, true) ? 1 : 0;
+	return fast_take_in_row(it, k, kl, sh, v, vl, new_col, mask, nbits);
+}
+
+/* The source's fields from its block iterator's entry (iter.h). */
+static inline void src_take_blk(kv_src *s, const blk_iter *b)
+{
+	s->key = b->key;
+	s->klen = b->klen;
+	s->val = b->val;
+	s->vlen = b->vlen;
+	s->shared = b->shared;
+}
+
+/* Steps the source from a cell of the current row to the next cell of the
+ * row that fast_step takes: 1 (or 2, skipped by the mask) when there is
+ * one, -1 when the row has ended (the source is then on the first entry
+ * after it, its fields set, or invalid). Entries inside a sorted file's
+ * block are decoded here from its block iterator (iter.h), with no call
+ * per entry and the source's fields set only where the row ends; block
+ * ends and other sources go through src_next(). */
+static inline __attribute__((always_inline)) int fast_next_cell(kv_iter *it, kv_src *s, const uint64_t *mask,
+								uint32_t nbits)
+{
+	for (;;) {
+		blk_iter *b = s->blk;
+		const uint8_t *k, *v;
+		size_t kl, sh, vl;
+		bool direct = b && blki_next_inline(b);
+		if (direct) {
+			k = b->key;
+			kl = b->klen;
+			sh = b->shared;
+			v = b->val;
+			vl = b->vlen;
+			if (UTIL_UNLIKELY(!ikey_valid(k, kl))) {
+				src_take_blk(s, b);
+				s->valid = false;
+				s->status = kv_fail(KV_CORRUPTION, "malformed key in a sorted file's block");
+				return -1;
+			}
+		} else {
+			src_next(s);
+			if (UTIL_UNLIKELY(!s->valid || s->status))
+				return -1;
+			k = s->key;
+			kl = s->klen;
+			sh = s->shared;
+			v = s->val;
+			vl = s->vlen;
+		}
+		int r = fast_step(it, k, kl, sh, v, vl, mask, nbits);
+		if (r < 0 && direct)
+			src_take_blk(s, b);
+		if (r)
+			return r;
+	}
 }
 
 /* Moves to the next cell of the current row; false (the source left on the
  * first cell after the row, need_next clear) when the row has ended. */
 static bool fast_next_in_row(kv_iter *it)
 {
-	kv_src *s = it->src;
 	it->valid = false;
-	for (;;) {
-		src_next(s);
-		int r = fast_step(it, s);
-		if (r > 0)
-			return true;
-		if (r < 0) {
-			it->need_next = false;
-			return false;
-		}
-	}
+	if (fast_next_cell(it, it->src, NULL, 0) > 0)
+		return true;
+	it->need_next = false;
+	return false;
 }
 
 static void advance_fast(kv_iter *it)
@@ -1574,6 +1668,11 @@ bool scan_is_fast(const kv_iter *it)
 	return it->fast;
 }
 
+int scan_fast_files(const kv_iter *it)
+{
+	return it->fast ? it->n_only : 0;
+}
+
 bool kv_iter_row_start(const kv_iter *it)
 {
 	if (it->rs)
@@ -1581,25 +1680,52 @@ bool kv_iter_row_start(const kv_iter *it)
 	return it->valid && it->row_start;
 }
 
-size_t kv_iter_row(kv_iter *it, kv_cell_fn fn, void *arg)
+/* kv_iter_row_sel's test: true when the cell goes to fn. */
+static inline bool sel_pass(const uint64_t *mask, uint32_t nbits, const kv_cell *c)
 {
-	if (it->rs)
-		return rscan_row(it->rs, fn, arg);
+	return !mask || c->qualifier.len != 2 ||
+	       sel_id(mask, nbits, (uint32_t)c->qualifier.data[0] << 8 | c->qualifier.data[1]);
+}
+
+typedef struct sel_arg {
+	const uint64_t *mask;
+	uint32_t nbits;
+	kv_cell_fn fn;
+	void *arg;
+} sel_arg;
+
+static void sel_fn(void *arg, const kv_cell *c)
+{
+	sel_arg *sa = arg;
+	if (sel_pass(sa->mask, sa->nbits, c))
+		sa->fn(sa->arg, c);
+}
+
+static inline size_t iter_row(kv_iter *it, const uint64_t *mask, uint32_t nbits, kv_cell_fn fn, void *arg)
+{
+	if (it->rs) {
+		if (!mask)
+			return rscan_row(it->rs, fn, arg);
+		sel_arg sa = {mask, nbits, fn, arg};
+		return rscan_row(it->rs, sel_fn, &sa);
+	}
 	if (!kv_iter_valid(it))
 		return 0;
 	size_t n = 0;
 	if (it->fast) {
+		/* The row's first cell was set up by advance_fast; the others
+		 * by fast_next_cell, which skips those the mask leaves out. */
 		kv_src *s = it->src;
-		for (;;) {
+		if (sel_pass(mask, nbits, &it->cell))
 			fn(arg, &it->cell);
-			n++;
-			int r;
-			do {
-				src_next(s);
-				r = fast_step(it, s);
-			} while (r == 0);
+		n++;
+		for (;;) {
+			int r = fast_next_cell(it, s, mask, nbits);
 			if (r < 0)
 				break;
+			n++;
+			if (r == 1)
+				fn(arg, &it->cell);
 		}
 		/* The source is on the first entry after the row (or at the end):
 		 * a new row for advance_fast, without comparing again. */
@@ -1616,7 +1742,8 @@ size_t kv_iter_row(kv_iter *it, kv_cell_fn fn, void *arg)
 	uint8_t *row = rl <= sizeof small ? small : util_xmalloc(rl);
 	memcpy(row, c->row.data, rl);
 	for (;;) {
-		fn(arg, c);
+		if (sel_pass(mask, nbits, c))
+			fn(arg, c);
 		n++;
 		kv_iter_next(it);
 		if (!kv_iter_valid(it))
@@ -1628,6 +1755,16 @@ size_t kv_iter_row(kv_iter *it, kv_cell_fn fn, void *arg)
 	if (row != small)
 		free(row);
 	return n;
+}
+
+size_t kv_iter_row(kv_iter *it, kv_cell_fn fn, void *arg)
+{
+	return iter_row(it, NULL, 0, fn, arg);
+}
+
+size_t kv_iter_row_sel(kv_iter *it, const uint64_t *mask, uint32_t nbits, kv_cell_fn fn, void *arg)
+{
+	return iter_row(it, mask, nbits, fn, arg);
 }
 
 kv_status kv_iter_status(const kv_iter *it)

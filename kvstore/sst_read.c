@@ -796,6 +796,7 @@ kv_src *sst_iter_new(sst_reader *r, bool fill_cache)
 	if (!it)
 		return NULL;
 	it->base.ops = &sst_ops;
+	it->base.blk = &it->bit;
 	it->r = r;
 	it->fill = fill_cache;
 	it->bi = -1;

@@ -50,10 +50,44 @@ static ty_datum call_variadic_any(sql_exec *ex, const sql_expr *e, ty_datum *arg
 	return e->f.fn->fn(&fc);
 }
 
+/* An argument: columns and constants without the evaluator's dispatch. */
+static inline ty_datum arg_value(sql_exec *ex, const sql_expr *a, const ty_datum *row)
+{
+	if (a->kind == SQL_E_SLOT)
+		return row[a->slot];
+	if (a->kind == SQL_E_CONST)
+		return a->c;
+	return eval(ex, a, row);
+}
+
+/* call_func for two arguments (operators: the common case per row). */
+static ty_datum call_func2(sql_exec *ex, const sql_expr *e, const ty_datum *row)
+{
+	const ty_func *f = e->f.fn;
+	ty_datum args[2];
+	args[0] = arg_value(ex, e->f.args[0], row);
+	if (args[0].null && f->strict)
+		return ty_null();
+	args[1] = arg_value(ex, e->f.args[1], row);
+	if (args[1].null && f->strict)
+		return ty_null();
+	ty_fcinfo fc = {.nargs = 2,
+			.args = args,
+			.argtypes = e->f.argtypes,
+			.rettype = e->type,
+			.rettypmod = e->typmod,
+			.cache = &ex->cache[e->f.cache].fn_cache,
+			.cache_arena = ex->arena,
+			.exec = ex};
+	return f->fn(&fc);
+}
+
 static ty_datum call_func(sql_exec *ex, const sql_expr *e, const ty_datum *row)
 {
 	const ty_func *f = e->f.fn;
 	int n = e->f.nargs;
+	if (n == 2 && !e->f.all)
+		return call_func2(ex, e, row);
 	ty_datum argbuf[16];
 	ty_datum *args = n <= 16 ? argbuf : ty_alloc(sizeof(ty_datum) * (size_t)n);
 	for (int i = 0; i < n; i++) {

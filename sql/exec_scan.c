@@ -64,11 +64,36 @@ typedef struct scan_state {
 	/* Filtered scans (filter_cols_split): the filter's columns and the
 	 * others, or NULL. */
 	bool *early, *rest;
+	/* The column ids of the needed columns (kv_iter_row_sel), or NULL: the
+	 * kv scan does not hand the row builder the cells rb_cell would skip. */
+	uint64_t *cellmask;
+	uint32_t cellmask_bits;
 	bool reopen;     /* rescanned: the next open decides only the ranges again */
 	util_buf keybuf; /* build_ranges_for: a key being encoded */
 } scan_state;
 
 static bool par_start(sql_op *op, scan_state *st);
+
+/* st->cellmask: bit id set for the column ids whose column rb_cell decodes
+ * (in the map and needed); none without a needed list (every column). */
+static void cellmask_build(scan_state *st, const bool *needed, util_arena *a)
+{
+	st->cellmask = NULL;
+	st->cellmask_bits = 0;
+	if (!needed)
+		return;
+	uint32_t n = (uint32_t)st->map.ncolids;
+	uint64_t *m = util_arena_zalloc(a, sizeof(uint64_t) * ((n + 63) / 64 + 1));
+	if (!m)
+		ty_error(UTIL_E_OUT_OF_MEMORY, "out of memory");
+	for (uint32_t id = 0; id < n; id++) {
+		int col = st->map.idx[id];
+		if (col >= 0 && needed[col])
+			m[id >> 6] |= (uint64_t)1 << (id & 63);
+	}
+	st->cellmask = m;
+	st->cellmask_bits = n;
+}
 /* Rows read before a batch that holds some is handed on anyway. */
 #define SCAN_FLUSH_ROWS 1024
 static sql_batch *par_next(sql_op *op, scan_state *st);
@@ -891,6 +916,7 @@ static void scan_open(sql_op *op)
 		sql_kv_error(s, "opening a table");
 	util_arena *old = ty_set_arena(ex->arena);
 	sql_rowmap_build(st->rel, ex->arena, &st->map);
+	cellmask_build(st, p->scan.needed, ex->arena);
 	if (!st->rel->ilv_depth && !filter_cols_split(st->rel, p, &st->early, &st->rest))
 		st->early = st->rest = NULL;
 	/* Read only the needed columns (and the sentinel) when that skips most
@@ -1308,7 +1334,8 @@ static sql_batch *scan_next(sql_op *op)
 			rb_start_filtered(&rb, c);
 			const uint8_t *rk = row[st->rel->ncols].p;
 			size_t rkl = row[st->rel->ncols].len;
-			kv_iter_row(st->it, rb_cell_fn, &rb); /* all cells of this row */
+			/* all cells of this row (those rb_cell would skip are not handed over) */
+			kv_iter_row_sel(st->it, st->cellmask, st->cellmask_bits, rb_cell_fn, &rb);
 			rb_finish(&rb);
 			bool keep = rb.exists;
 			sql_wrow *w = st->has_writes ? wpeek(st) : NULL;
@@ -1961,7 +1988,7 @@ static bool stream_fill(par_worker *w, sql_exec *wex, kv_table *kv, kv_filter *f
 		ty_datum *row = b->rows + (size_t)b->n * (size_t)ps->width;
 		rb.out = row;
 		rb_start_filtered(&rb, c);
-		kv_iter_row(s->it, rb_cell_fn, &rb);
+		kv_iter_row_sel(s->it, st->cellmask, st->cellmask_bits, rb_cell_fn, &rb);
 		rb_finish(&rb);
 		if (rb.exists && sql_eval_qual(wex, p->qual, row)) {
 			rb_rest(&rb);

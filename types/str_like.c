@@ -23,7 +23,8 @@ static inline uint8_t fold(uint8_t c, bool icase)
 	return icase ? (uint8_t)ty_str_ascii_lower((char)c) : c;
 }
 
-bool ty_like_match(const char *str, size_t tlen, const char *pat, size_t plen, bool icase, bool bytes)
+/* The general matcher (any pattern). */
+static bool like_general(const char *str, size_t tlen, const char *pat, size_t plen, bool icase, bool bytes)
 {
 	const uint8_t *t = (const uint8_t *)str, *p = (const uint8_t *)pat;
 	size_t ti = 0, pi = 0;
@@ -31,20 +32,6 @@ bool ty_like_match(const char *str, size_t tlen, const char *pat, size_t plen, b
 	bool have_star = false;
 	uint8_t firstpat = 0;
 
-	if (plen == 1 && p[0] == '%')
-		return true;
-	/* '%literal%' with no wildcard or escape inside: a substring search.
-	 * The literal starts with a whole character (it follows a '%'), and in
-	 * valid UTF-8 a byte match of one never starts inside a character, so
-	 * the result is the character-wise matcher's. */
-	if (!icase && plen >= 2 && p[0] == '%' && p[plen - 1] == '%') {
-		const uint8_t *lit = p + 1;
-		size_t ll = plen - 2, i = 0;
-		while (i < ll && lit[i] != '%' && lit[i] != '_' && lit[i] != '\\')
-			i++;
-		if (i == ll)
-			return ll == 0 || memmem(t, tlen, lit, ll) != NULL;
-	}
 #define NEXTCHAR(i) ((i) += bytes ? 1 : (size_t)ty_str_mblen(t[i]))
 	for (;;) {
 		if (ti < tlen && pi < plen) {
@@ -121,6 +108,76 @@ bool ty_like_match(const char *str, size_t tlen, const char *pat, size_t plen, b
 		NEXTCHAR(star_t);
 	}
 #undef NEXTCHAR
+}
+
+/*
+ * Patterns made of one literal (no '_' or escape in it) with '%' runs only
+ * at its ends are byte compares: the literal starts and ends with whole
+ * characters, and in valid UTF-8 a byte match of one never starts inside
+ * a character, so the answer is the general matcher's. ILIKE and every
+ * other pattern take the general matcher.
+ */
+void ty_like_compile(ty_like_pat *lp, const char *pat, size_t plen, bool icase, bool bytes)
+{
+	lp->pat = pat;
+	lp->plen = plen;
+	lp->icase = icase;
+	lp->bytes = bytes;
+	lp->kind = TY_LIKE_GENERAL;
+	lp->loff = 0;
+	lp->llen = 0;
+	if (icase)
+		return;
+	size_t a = 0, b = plen;
+	while (a < plen && pat[a] == '%')
+		a++;
+	if (a == plen && plen > 0) {
+		lp->kind = TY_LIKE_ALL;
+		return;
+	}
+	while (b > a && pat[b - 1] == '%')
+		b--;
+	for (size_t i = a; i < b; i++)
+		if (pat[i] == '%' || pat[i] == '_' || pat[i] == '\\')
+			return;
+	lp->loff = a;
+	lp->llen = b - a;
+	if (a == 0)
+		lp->kind = b == plen ? TY_LIKE_EXACT : TY_LIKE_PREFIX;
+	else
+		lp->kind = b == plen ? TY_LIKE_SUFFIX : TY_LIKE_CONTAINS;
+}
+
+static inline bool like_exec(const ty_like_pat *lp, const char *s, size_t slen)
+{
+	const char *lit = lp->pat + lp->loff;
+	size_t ll = lp->llen;
+	switch (lp->kind) {
+	case TY_LIKE_ALL:
+		return true;
+	case TY_LIKE_EXACT:
+		return slen == ll && memcmp(s, lit, ll) == 0;
+	case TY_LIKE_PREFIX:
+		return slen >= ll && memcmp(s, lit, ll) == 0;
+	case TY_LIKE_SUFFIX:
+		return slen >= ll && memcmp(s + slen - ll, lit, ll) == 0;
+	case TY_LIKE_CONTAINS:
+		return ll == 0 || memmem(s, slen, lit, ll) != NULL;
+	default:
+		return like_general(s, slen, lp->pat, lp->plen, lp->icase, lp->bytes);
+	}
+}
+
+bool ty_like_exec(const ty_like_pat *lp, const char *s, size_t slen)
+{
+	return like_exec(lp, s, slen);
+}
+
+bool ty_like_match(const char *str, size_t tlen, const char *pat, size_t plen, bool icase, bool bytes)
+{
+	ty_like_pat lp;
+	ty_like_compile(&lp, pat, plen, icase, bytes);
+	return ty_like_exec(&lp, str, tlen);
 }
 
 bool ty_like_prefix(const char *p, size_t plen, util_buf *out)
@@ -200,9 +257,33 @@ static ty_datum f_like_escape_bytea(ty_fcinfo *fc)
 
 /* ---------------------------------------------------------------- LIKE functions */
 
+/* The pattern's shape is kept per call site (fc->cache) with a copy of the
+ * pattern: a constant pattern is classified once, not per row; a pattern
+ * that changes is classified again on the stack (the cache keeps the first). */
 static bool like_args(ty_fcinfo *fc, bool icase, bool bytes)
 {
-	return ty_like_match(STR_ARG(fc, 0), STR_LEN(fc, 0), STR_ARG(fc, 1), STR_LEN(fc, 1), icase, bytes);
+	const char *p = STR_ARG(fc, 1);
+	size_t pl = STR_LEN(fc, 1);
+	ty_like_pat *c = fc->cache ? *fc->cache : NULL;
+	if (c && c->plen == pl && c->icase == icase && c->bytes == bytes) {
+		size_t i = 0; /* patterns are short: no memcmp call */
+		while (i < pl && c->pat[i] == p[i])
+			i++;
+		if (i == pl)
+			return like_exec(c, STR_ARG(fc, 0), STR_LEN(fc, 0));
+	}
+	if (!c && fc->cache && fc->cache_arena) {
+		c = util_arena_zalloc(fc->cache_arena, sizeof *c);
+		char *copy = util_arena_memdup(fc->cache_arena, pl ? p : "", pl + 1);
+		if (c && copy) {
+			ty_like_compile(c, copy, pl, icase, bytes);
+			*fc->cache = c;
+			return ty_like_exec(c, STR_ARG(fc, 0), STR_LEN(fc, 0));
+		}
+	}
+	ty_like_pat lp;
+	ty_like_compile(&lp, p, pl, icase, bytes);
+	return ty_like_exec(&lp, STR_ARG(fc, 0), STR_LEN(fc, 0));
 }
 
 static ty_datum f_textlike(ty_fcinfo *fc)

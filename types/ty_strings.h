@@ -37,6 +37,22 @@ int32_t ty_char_typmod_in(ty_oid type, int64_t n);
 bool ty_like_match(const char *s, size_t slen, const char *p, size_t plen, bool icase, bool bytes);
 
 /*
+ * A LIKE pattern classified once and matched against many texts (same
+ * results and errors as ty_like_match). The pattern's bytes are not
+ * copied: valid as long as they are.
+ */
+enum { TY_LIKE_GENERAL, TY_LIKE_ALL, TY_LIKE_EXACT, TY_LIKE_PREFIX, TY_LIKE_SUFFIX, TY_LIKE_CONTAINS };
+typedef struct ty_like_pat {
+	const char *pat;
+	size_t plen;
+	size_t loff, llen; /* the literal of the non-general shapes */
+	uint8_t kind;      /* TY_LIKE_* */
+	bool icase, bytes;
+} ty_like_pat;
+void ty_like_compile(ty_like_pat *lp, const char *p, size_t plen, bool icase, bool bytes);
+bool ty_like_exec(const ty_like_pat *lp, const char *s, size_t slen);
+
+/*
  * The fixed prefix of a case-sensitive LIKE pattern: appends to out the
  * literal characters before the first wildcard (escapes resolved).
  * Returns true when the whole pattern is literal (LIKE means equality).

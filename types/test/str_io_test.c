@@ -255,14 +255,96 @@ static void test_like_substring(void **state)
 	assert_false(ty_like_match("ab", 2, "%\\%%", 4, false, false));
 }
 
+/* A plain recursive LIKE matcher (the model): '%' any run of characters,
+ * '_' one character (one byte with bytes), backslash escapes the next. */
+static size_t model_charlen(const char *t, bool bytes)
+{
+	unsigned char c = (unsigned char)t[0];
+	if (bytes || c < 0x80)
+		return 1;
+	return c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : 2;
+}
+
+static bool model_like(const char *t, size_t tl, const char *p, size_t pl, bool bytes)
+{
+	if (pl == 0)
+		return tl == 0;
+	if (p[0] == '%') {
+		for (size_t i = 0;; i += model_charlen(t + i, bytes)) {
+			if (model_like(t + i, tl - i, p + 1, pl - 1, bytes))
+				return true;
+			if (i >= tl)
+				return false;
+		}
+	}
+	if (tl == 0)
+		return false;
+	if (p[0] == '_') {
+		size_t n = model_charlen(t, bytes);
+		return model_like(t + n, tl - n, p + 1, pl - 1, bytes);
+	}
+	size_t k = p[0] == '\\' ? 1 : 0;
+	if (p[k] != t[0])
+		return false;
+	return model_like(t + 1, tl - 1, p + k + 1, pl - k - 1, bytes);
+}
+
+/* Every pattern shape (str_like.c: exact, prefix, suffix, substring, all,
+ * general) against the model, on texts of ASCII and multi-byte characters,
+ * compiled once and matched many times as the executor does. */
+static void test_like_shapes(void **state)
+{
+	(void)state;
+	static const char *const atoms[] = {"a", "b", "ab", "\xc3\xa9", "\xc2\xa9", "\xe2\x82\xac",
+					    "%", "%", "_",  "\\%",      "\\_",      "\\\\"};
+	const int na = (int)(sizeof atoms / sizeof atoms[0]);
+	unsigned seed = 777;
+	int shapes[TY_LIKE_CONTAINS + 1] = {0};
+	for (int iter = 0; iter < 4000; iter++) {
+		char pat[64] = "";
+		seed = seed * 1103515245u + 12345u;
+		int pn = (int)((seed >> 16) % 6);
+		for (int i = 0; i < pn; i++) {
+			seed = seed * 1103515245u + 12345u;
+			/* mostly plain atoms and '%': the fast shapes */
+			unsigned r = (seed >> 16) % 16u;
+			strcat(pat, atoms[r < (unsigned)na ? r : 6]);
+		}
+		ty_like_pat lp, lpb;
+		ty_like_compile(&lp, pat, strlen(pat), false, false);
+		ty_like_compile(&lpb, pat, strlen(pat), false, true);
+		shapes[lp.kind]++;
+		for (int j = 0; j < 8; j++) {
+			char text[64] = "";
+			seed = seed * 1103515245u + 12345u;
+			int tn = (int)((seed >> 16) % 7);
+			for (int i = 0; i < tn; i++) {
+				seed = seed * 1103515245u + 12345u;
+				strcat(text, atoms[(seed >> 16) % 6u]); /* no wildcards in text */
+			}
+			bool want = model_like(text, strlen(text), pat, strlen(pat), false);
+			if (ty_like_exec(&lp, text, strlen(text)) != want)
+				fail_msg("LIKE '%s' on '%s' (shape %d): model says %d", pat, text, lp.kind,
+					 want);
+			assert_int_equal(ty_like_match(text, strlen(text), pat, strlen(pat), false, false),
+					 want);
+			want = model_like(text, strlen(text), pat, strlen(pat), true);
+			if (ty_like_exec(&lpb, text, strlen(text)) != want)
+				fail_msg("bytea LIKE '%s' on '%s' (shape %d): model says %d", pat, text,
+					 lpb.kind, want);
+		}
+	}
+	for (int k = 0; k <= TY_LIKE_CONTAINS; k++)
+		if (shapes[k] == 0)
+			fail_msg("shape %d never generated", k);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_invalid_utf8),
-	    cmocka_unit_test(test_binary),
-	    cmocka_unit_test(test_typmods),
-	    cmocka_unit_test(test_like_prefix),
-	    cmocka_unit_test(test_like_substring),
+	    cmocka_unit_test(test_invalid_utf8),   cmocka_unit_test(test_binary),
+	    cmocka_unit_test(test_typmods),        cmocka_unit_test(test_like_prefix),
+	    cmocka_unit_test(test_like_substring), cmocka_unit_test(test_like_shapes),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
