@@ -37,6 +37,7 @@ struct bstage {
 	sst_writer *sw;
 	stfile scur;
 	util_buf skey, slast;
+	size_t scells; /* written to the streamed run */
 };
 
 /* Merges the runs of each (table, family, kind) into one file with the
