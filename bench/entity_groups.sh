@@ -12,7 +12,6 @@
 # Usage: bench/entity_groups.sh [ORDERS [LINES [SECONDS [ROUNDS]]]]   (default 100000 50 10 3)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-root=$PWD
 ORDERS=${1:-100000}
 LINES=${2:-50}
 SECS=${3:-10}
@@ -22,28 +21,26 @@ PGBIN=/usr/lib/postgresql/15/bin
 
 scripts/deps.sh bench >/dev/null
 cmake -S . -B build/release -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build build/release -j "$(nproc)" >/dev/null
+cmake --build build/release -j2 --target strata >/dev/null
 
-work=$(mktemp -d /tmp/strata-eg.XXXXXX)
+work=$(mktemp -d -p "${STRATA_TMP:-/tmp}")
 chmod 755 "$work"
-free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-sport=$(free_port)
-build/release/server/strata --listen 127.0.0.1 --port "$sport" --data-dir "$work/strata" >"$work/strata.log" 2>&1 &
-spid=$!
-pport=$(free_port)
+BENCH_LOG=$work/strata.log
+. bench/lib.sh
+pport=$(bench_free_port)
 mkdir -p "$work/pg"
 chown postgres "$work/pg"
 runuser -u postgres -- "$PGBIN/initdb" -D "$work/pg/data" -A trust -U postgres >/dev/null
 runuser -u postgres -- "$PGBIN/pg_ctl" -D "$work/pg/data" -l "$work/pg/log" -w \
 	-o "-p $pport -k $work/pg -c listen_addresses=127.0.0.1" start >/dev/null
 cleanup() {
-	kill "$spid" 2>/dev/null && wait "$spid" 2>/dev/null || true
+	bench_stop
 	runuser -u postgres -- "$PGBIN/pg_ctl" -D "$work/pg/data" -m immediate stop >/dev/null 2>&1 || true
 	rm -rf "$work"
 }
 trap cleanup EXIT
-for _ in $(seq 100); do psql -X -h 127.0.0.1 -p "$sport" -U postgres -c 'select 1' >/dev/null 2>&1 && break; sleep 0.2; done
-
+bench_start "$work/strata" build/release/server/strata
+sport=$port
 q() { psql -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$1" -U postgres; }
 schema() { # $1 prefix, $2 WITH clause of the lines table
 	cat <<-EOF
@@ -83,21 +80,21 @@ for r in $(seq "$ROUNDS"); do
 	done
 	echo "entity_groups: round $r done"
 done
-median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 out=$work/table.md
 {
 	echo
 	echo "## Entity groups, $(date -u '+%Y-%m-%d %H:%M UTC') (commit $(git rev-parse --short HEAD 2>/dev/null || echo '?'))"
 	echo
 	echo "\`bench/entity_groups.sh $ORDERS $LINES $SECS $ROUNDS\`: $ORDERS orders x $LINES lines, pgbench -M prepared,"
-	echo "$CLIENTS clients, $SECS s per line, median of $ROUNDS interleaved rounds; $(nproc) cores, load at end $(cut -d' ' -f1 /proc/loadavg)."
+	echo "$CLIENTS clients, $SECS s per line, median of $ROUNDS interleaved rounds; $(nproc) cores, load at end $(bench_load)."
 	echo
 	echo "| workload | Strata interleaved | Strata plain | PostgreSQL 15 | interleaved / PostgreSQL | interleaved / plain |"
 	echo "| --- | ---: | ---: | ---: | ---: | ---: |"
+	# shellcheck disable=SC2086 # the rounds' numbers, one word each
 	for w in fetch parent; do
-		a=$(echo "${res[$w,ilv]}" | median)
-		b=$(echo "${res[$w,plain]}" | median)
-		c=$(echo "${res[$w,pg]}" | median)
+		a=$(bench_median ${res[$w,ilv]})
+		b=$(bench_median ${res[$w,plain]})
+		c=$(bench_median ${res[$w,pg]})
 		label=$([[ $w == fetch ]] && echo "order + $LINES lines (tps)" || echo "order alone (tps)")
 		printf '| %s | %.0f | %.0f | %.0f | %.2f | %.2f |\n' "$label" "$a" "$b" "$c" \
 			"$(echo "$a / $c" | awk '{printf "%.4f", $1 / $3}')" "$(echo "$a / $b" | awk '{printf "%.4f", $1 / $3}')"

@@ -1,6 +1,7 @@
-# lib.sh — helpers shared by the single-server benchmark scripts (index_build.sh,
-# copy_load.sh, scan_cpu.sh): a free port, starting and stopping one strata
-# server, its CPU time from /proc, the median of some numbers and the load average.
+# lib.sh — helpers shared by the benchmark scripts (index_build.sh, copy_load.sh,
+# scan_cpu.sh, salt.sh, entity_groups.sh, write_cpu.sh): a free port, starting and
+# stopping a strata server, its CPU time from /proc, the median of some numbers and the
+# load average.
 # Source it after setting BENCH_LOG:  . "$(dirname "$0")/lib.sh"
 # It sets `pid` and `port` (empty): source it before using those names yourself.
 #
@@ -37,11 +38,12 @@ bench_start() {
 	exit 1
 }
 
-# Stops the server bench_start started and waits for it to exit.
+# Stops the server bench_start started and waits for it to exit (never fails, so that scripts
+# under set -e go on with their cleanup).
 bench_stop() {
 	[[ -n $pid ]] || return 0
-	kill "$pid" 2>/dev/null
-	wait "$pid" 2>/dev/null
+	kill "$pid" 2>/dev/null || true
+	wait "$pid" 2>/dev/null || true
 	pid=
 }
 

@@ -26,17 +26,11 @@ CLIENTS=${CLIENTS:-2}
 cmake -S . -B build/release -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build/release -j2 --target strata >/dev/null
 
-work=$(mktemp -d /tmp/strata-salt.XXXXXX)
-free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-port=$(free_port)
-build/release/server/strata --listen 127.0.0.1 --port "$port" --data-dir "$work/data" >"$work/strata.log" 2>&1 &
-spid=$!
-cleanup() {
-	kill "$spid" 2>/dev/null && wait "$spid" 2>/dev/null || true
-	rm -rf "$work"
-}
-trap cleanup EXIT
-for _ in $(seq 100); do psql -X -h 127.0.0.1 -p "$port" -U postgres -c 'select 1' >/dev/null 2>&1 && break; sleep 0.2; done
+work=$(mktemp -d -p "${STRATA_TMP:-/tmp}")
+BENCH_LOG=$work/strata.log
+. bench/lib.sh
+bench_trap "$work"
+bench_start "$work/data" build/release/server/strata
 q() { psql -X -q -At -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$port" -U postgres "$@"; }
 ms() { date +%s%3N; }
 
@@ -64,7 +58,6 @@ tps() { # test layout
 	pgbench -n -M prepared -c "$CLIENTS" -j "$CLIENTS" -T "$SECS" -h 127.0.0.1 -p "$port" -U postgres \
 		-f "$work/run.sql" postgres 2>/dev/null | awk '/^tps/ {printf "%.0f", $3}'
 }
-median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 tests=(insert point range last10)
 for t in "${tests[@]}"; do
 	declare -A runs=()
@@ -75,7 +68,7 @@ for t in "${tests[@]}"; do
 	done
 	for n in "${layouts[@]}"; do
 		# shellcheck disable=SC2086
-		res[$t,$n]=$(median ${runs[$n]})
+		res[$t,$n]=$(bench_median ${runs[$n]})
 	done
 	unset runs
 done
@@ -84,7 +77,7 @@ for n in "${layouts[@]}"; do
 	q -c "SELECT count(*) FROM s$n" >/dev/null
 	count_ms[$n]=$(($(ms) - t0))
 done
-load=$(cut -d' ' -f1-3 /proc/loadavg)
+load=$(bench_load)
 commit=$(git rev-parse --short HEAD)
 
 row() { # label unit values...

@@ -26,45 +26,40 @@ while [[ $# -gt 0 ]]; do
 	esac
 done
 [[ ${#bins[@]} -gt 0 ]] || { sed -n '2,13p' "$0"; exit 2; }
-tmp=$(mktemp -d)
+tmp=$(mktemp -d -p "${STRATA_TMP:-/tmp}")
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
 pids=()
 ports=()
 cleanup() {
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
-	wait 2>/dev/null
+	bench_stop # one that failed to start
+	for pid in "${pids[@]}"; do bench_stop; done
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
-free_port() { python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])'; }
-cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 hz=$(getconf CLK_TCK)
 export PGOPTIONS="-c client_min_messages=warning"
 
+# One server per binary, all running at once (lib.sh's pid and port name the last started).
 for i in "${!bins[@]}"; do
-	port=$(free_port)
-	"${bins[$i]}" --port "$port" --data-dir "$tmp/d$i" >"$tmp/log$i" 2>&1 &
-	pids+=($!)
+	BENCH_LOG=$tmp/log$i bench_start "$tmp/d$i" "${bins[$i]}"
+	pids+=("$pid")
 	ports+=("$port")
-done
-for i in "${!bins[@]}"; do
-	for _ in $(seq 100); do
-		psql -X -q -h 127.0.0.1 -p "${ports[$i]}" -U postgres -c 'select 1' >/dev/null 2>&1 && break
-		sleep 0.2
-	done
 	if [[ $tpcb -gt 0 ]]; then
-		pgbench -q -i -s 1 -h 127.0.0.1 -p "${ports[$i]}" -U postgres postgres >/dev/null 2>&1 ||
+		pgbench -q -i -s 1 -h 127.0.0.1 -p "$port" -U postgres postgres >/dev/null 2>&1 ||
 			echo "pgbench -i failed on ${bins[$i]}"
 	fi
 done
+pid=
 
 q() { psql -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$1" -U postgres -c "$2" >/dev/null; }
 measure() { # binary index, label, command...
 	local i=$1 label=$2
 	shift 2
 	local t0 t1
-	t0=$(cpu_ticks "${pids[$i]}")
+	t0=$(bench_cpu_ticks "${pids[$i]}")
 	"$@" || echo "  ($label failed on ${bins[$i]})"
-	t1=$(cpu_ticks "${pids[$i]}")
+	t1=$(bench_cpu_ticks "${pids[$i]}")
 	printf '  %-40s %-22s %8.2f s\n' "${bins[$i]}" "$label" "$(echo "($t1 - $t0) / $hz" | bc -l)"
 }
 insert_txn() {
@@ -74,7 +69,7 @@ insert_txn() {
 update_txn() { q "$1" "BEGIN; UPDATE wcpu SET pad = pad || 'x'; COMMIT"; }
 tpcb_run() { pgbench -n -c 2 -j 2 -t "$tpcb" -h 127.0.0.1 -p "$1" -U postgres postgres >/dev/null 2>&1; }
 
-echo "load: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "load: $(bench_load)"
 for r in $(seq "$rounds"); do
 	echo "round $r"
 	for i in "${!bins[@]}"; do
@@ -83,4 +78,4 @@ for r in $(seq "$rounds"); do
 		[[ $tpcb -gt 0 ]] && measure "$i" "tpc-b 2x$tpcb" tpcb_run "${ports[$i]}"
 	done
 done
-echo "load: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "load: $(bench_load)"

@@ -110,6 +110,10 @@ static int load(cat *c, cat_snap *snap, bool *empty, util_err *err)
 {
 	kv_scan_opts so;
 	memset(&so, 0, sizeof so);
+	/* (at a read point of ours: the snapshot's as_of, which commits check
+	 * against, must map to an exact store state) */
+	so.read.read_ts = kv_read_point(c->kv);
+	atomic_store(&snap->as_of, so.read.read_ts);
 	kv_iter *it = kv_scan(c->tbl, &so);
 	*empty = true;
 	int rc = 0;
@@ -127,12 +131,16 @@ static int load(cat *c, cat_snap *snap, bool *empty, util_err *err)
 			continue;
 		}
 		if (cell->row.len == 1 && cell->row.data[0] == VER_ROW[0]) {
-			if (cell->qualifier.len == strlen(META_VERSION) && cell->value.len == 8 &&
-			    !memcmp(cell->qualifier.data, META_VERSION, cell->qualifier.len)) {
+			if (cell->qualifier.len == strlen(META_VERSION) &&
+			    !memcmp(cell->qualifier.data, META_VERSION, cell->qualifier.len))
 				c->ver_ts = cell->ts;
-				c->ver_present = true;
-				memcpy(c->ver_val, cell->value.data, 8);
-			}
+			continue;
+		}
+		if (cell->row.len == 5 && cell->row.data[0] == 's' && cell->value.len == 8) {
+			/* (after the objects: rows in order, 'o' < 's') */
+			cat_obj *o = util_map_get_u64(&snap->by_oid, util_get_be32(cell->row.data + 1));
+			if (o && o->kind == CAT_REL)
+				o->rel.stats_rows = util_get_be64(cell->value.data);
 			continue;
 		}
 		if (cell->row.len != 5 || cell->row.data[0] != 'o')
@@ -210,6 +218,7 @@ int cat_open_shared(kv_store *kv, bool shared, cat **out, util_err *err)
 	pthread_mutex_init(&c->mu, NULL);
 	pthread_mutex_init(&c->ddl_mu, NULL);
 	pthread_mutex_init(&c->ver_mu, NULL);
+	atomic_init(&c->reload, false);
 	kv_status st = kv_table_open(kv, CAT_KV_TABLE, &c->tbl);
 	if (st == KV_NOT_FOUND) {
 		kv_family_opts fam;
@@ -284,10 +293,14 @@ bool cat_snap_stale(cat *c, const cat_snap *s)
 
 int cat_reload(cat *c, util_err *err)
 {
+	/* Cleared before the load: a change published meanwhile sets it again
+	 * and the next refresh loads once more. */
+	atomic_store(&c->reload, false);
 	cat_snap *s = cat_snap_new(0);
 	bool empty;
 	if (load(c, s, &empty, err) != 0) {
 		cat_snap_release(s);
+		atomic_store(&c->reload, true);
 		return -1;
 	}
 	pthread_mutex_lock(&c->mu);
@@ -300,38 +313,65 @@ int cat_reload(cat *c, util_err *err)
 	return 0;
 }
 
-int cat_refresh(cat *c, kv_ts read_ts, util_err *err)
+/* The newest version of one meta cell at read point at: its timestamp
+ * (0: none) and up to cap bytes of its value in out (*len: its length). */
+static kv_status read_meta(cat *c, const char *row, const char *qual, kv_ts at, kv_ts *ts, uint8_t *out,
+			   size_t cap, size_t *len)
 {
-	if (!c->shared)
-		return 0;
-	kv_ts at = read_ts ? read_ts : kv_read_point(c->kv);
-	kv_ts vts;
-	if (kv_watched_ts(c->kv, at, &vts)) {
-		/* The read point read the version cell with the clock: no read. */
-		int rc = 0;
-		pthread_mutex_lock(&c->ver_mu);
-		if (vts != c->ver_ts)
-			rc = cat_reload(c, err); /* load() takes the new version */
-		pthread_mutex_unlock(&c->ver_mu);
-		return rc;
-	}
 	util_arena *a = util_arena_new(256, 0);
-	kv_column col = {CAT_FAMILY, META_VERSION, strlen(META_VERSION)};
+	kv_column col = {CAT_FAMILY, qual, strlen(qual)};
 	kv_read_opts ro;
 	memset(&ro, 0, sizeof ro);
 	ro.read_ts = at;
 	ro.columns = &col;
 	ro.ncolumns = 1;
 	kv_row r;
+	kv_status st = kv_get(c->tbl, row, 1, &ro, a, &r);
+	*ts = 0;
+	*len = 0;
+	if (st == KV_OK && r.n) {
+		*ts = r.cells[0].ts;
+		*len = r.cells[0].value.len;
+		memcpy(out, r.cells[0].value.data, *len < cap ? *len : cap);
+	}
+	util_arena_destroy(a);
+	return st;
+}
+
+/* The version cell held ver_ts at read point at: the current snapshot is
+ * the stored catalog as of at, unless this server published a change of
+ * its own since it was loaded (then the next refresh reloads). */
+static void confirm(cat *c, kv_ts at)
+{
+	pthread_mutex_lock(&c->mu);
+	if (!atomic_load(&c->reload) && at > atomic_load(&c->current->as_of))
+		atomic_store(&c->current->as_of, at);
+	pthread_mutex_unlock(&c->mu);
+}
+
+int cat_refresh(cat *c, kv_ts read_ts, util_err *err)
+{
+	if (!c->shared)
+		return 0;
+	kv_ts at = read_ts ? read_ts : kv_read_point(c->kv);
+	kv_ts vts;
 	int rc = 0;
 	pthread_mutex_lock(&c->ver_mu);
-	kv_status st = kv_get(c->tbl, VER_ROW, 1, &ro, a, &r);
-	if (st != KV_OK)
-		rc = kv_fail(err, st, "read the catalog version");
-	else if ((r.n ? r.cells[0].ts : 0) != c->ver_ts)
-		rc = cat_reload(c, err); /* load() takes the new version */
+	/* Usually the read point read the version cell with the clock: no read. */
+	if (!kv_watched_ts(c->kv, at, &vts)) {
+		uint8_t v[8];
+		size_t len;
+		kv_status st = read_meta(c, VER_ROW, META_VERSION, at, &vts, v, sizeof v, &len);
+		if (st != KV_OK)
+			rc = kv_fail(err, st, "read the catalog version");
+	}
+	if (rc == 0) {
+		if (vts != c->ver_ts || atomic_load(&c->reload))
+			rc = cat_reload(c, err); /* load() takes the new version */
+		else
+			confirm(c, at);
+	}
 	pthread_mutex_unlock(&c->ver_mu);
-	util_arena_destroy(a);
 	return rc;
 }
 
@@ -341,21 +381,10 @@ void cat_ddl_unlock(cat *c) { pthread_mutex_unlock(&c->ddl_mu); }
 /* The stored oid limit (4 bytes), latest state. */
 static kv_status read_next_oid(cat *c, uint8_t out[4])
 {
-	util_arena *a = util_arena_new(256, 0);
-	kv_column col = {CAT_FAMILY, META_NEXT_OID, strlen(META_NEXT_OID)};
-	kv_read_opts ro;
-	memset(&ro, 0, sizeof ro);
-	ro.read_ts = kv_read_point(c->kv);
-	ro.columns = &col;
-	ro.ncolumns = 1;
-	kv_row r;
-	kv_status st = kv_get(c->tbl, META_ROW, 1, &ro, a, &r);
-	if (st == KV_OK && (r.n != 1 || r.cells[0].value.len != 4))
-		st = KV_NOT_FOUND;
-	if (st == KV_OK)
-		memcpy(out, r.cells[0].value.data, 4);
-	util_arena_destroy(a);
-	return st;
+	kv_ts ts;
+	size_t len;
+	kv_status st = read_meta(c, META_ROW, META_NEXT_OID, kv_read_point(c->kv), &ts, out, 4, &len);
+	return st == KV_OK && (!ts || len != 4) ? KV_NOT_FOUND : st;
 }
 
 int cat_new_oid(cat *c, cat_oid *out, util_err *err)
@@ -434,9 +463,175 @@ void cat_txn_delete(cat_txn *t, cat_oid oid)
 	util_map_put_u64(&t->changed, oid, (void *)2);
 }
 
+/* ---- conflicts between servers (shared store) ----
+ *
+ * A commit checks what its change was based on, per object: each object it
+ * changes or deletes, and each object a new or changed one depends on (its
+ * schema, table, referenced tables ...), unchanged since its base
+ * snapshot's as_of; each name it adds or removes locked (a row 'n' name
+ * key that holds no cell: two servers creating one name conflict). A
+ * dependency gets a share mark, which a later change or delete of it
+ * checks, so "drop the table" and "create an index or a foreign key on it"
+ * on two servers conflict too, while two commits that only depend on one
+ * schema do not. docs/scale-out.md, "Several servers". */
+
+/* An object this server wrote itself since the last load: its row's marker
+ * is past as_of (our own commit), so compare the stored value instead. */
+static void guard_obj(cat *c, kv_batch *b, const cat_obj *o, kv_ts at, bool share, util_buf *buf)
+{
+	uint8_t row[5];
+	obj_row(o->oid, row);
+	if (o->own_write) {
+		util_buf_reset(buf);
+		cat_obj_encode(o, buf);
+		kv_batch_require(b, c->tbl, row, 5, CAT_FAMILY, "", 0, KV_CMP_EQ, buf->data, buf->len);
+		if (share)
+			kv_batch_share_row(b, c->tbl, row, 5, 0);
+	} else if (share) {
+		kv_batch_share_row(b, c->tbl, row, 5, at);
+	} else {
+		kv_batch_check_row_at(b, c->tbl, row, 5, at);
+	}
+}
+
+static void add_dep(util_map *deps, cat_oid oid)
+{
+	if (oid)
+		util_map_put_u64(deps, oid, (void *)1);
+}
+
+/* The objects o's definition rests on (they must not change or go while
+ * it is committed). */
+static void obj_deps(const cat_obj *o, util_map *deps)
+{
+	if (o->kind == CAT_SCHEMA) {
+		add_dep(deps, o->database);
+		return;
+	}
+	if (o->kind != CAT_REL)
+		return;
+	const cat_rel *r = &o->rel;
+	add_dep(deps, r->schema);
+	if (r->index)
+		add_dep(deps, r->index->table);
+	if (r->seq)
+		add_dep(deps, r->seq->owned_by_table);
+	add_dep(deps, r->interleave_parent);
+	add_dep(deps, r->ilv_root);
+	for (int i = 0; i < r->ncons; i++)
+		if (r->cons[i].type == 'f')
+			add_dep(deps, r->cons[i].ref_table);
+}
+
+static void lock_name(cat *c, kv_batch *b, const cat_obj *o, kv_ts at, util_buf *buf)
+{
+	char key[CAT_NAME_MAX + 32];
+	size_t n = cat_obj_name_key(key, sizeof key, o);
+	util_buf_reset(buf);
+	util_buf_putc(buf, 'n');
+	util_buf_append(buf, key, n);
+	kv_batch_lock_row(b, c->tbl, buf->data, buf->len, at);
+}
+
+static bool same_name(const cat_obj *a, const cat_obj *b)
+{
+	char ka[CAT_NAME_MAX + 32], kb[CAT_NAME_MAX + 32];
+	size_t na = cat_obj_name_key(ka, sizeof ka, a), nb = cat_obj_name_key(kb, sizeof kb, b);
+	return na == nb && !memcmp(ka, kb, na);
+}
+
+/* Only ANALYZE's row estimate changed. */
+static bool stats_only(const cat_obj *old, const cat_obj *nw)
+{
+	if (!old || !nw || old->kind != CAT_REL || !cat_obj_same_definition(old, nw))
+		return false;
+	return !old->rel.index || !nw->rel.index ||
+	       old->rel.index->backfill_progress == nw->rel.index->backfill_progress;
+}
+
+/* Shared store: a row estimate goes to a row of its own ('s' oid, the
+ * count as 8 bytes big-endian; load() prefers it to the object's), an
+ * update in place as PostgreSQL's ANALYZE makes of pg_class.reltuples: it
+ * checks the object unchanged since the base (a table dropped or altered
+ * first: 40001) but leaves the object's row alone, so DDL on the table
+ * based on an older snapshot still commits (a DROP racing the background
+ * ANALYZE wins), and other servers need not reload for it (they see it at
+ * their next load). */
+static void put_stats_row(cat_txn *t, kv_batch *b, const cat_obj *o)
+{
+	uint8_t row[5], v[8];
+	obj_row(o->oid, row);
+	row[0] = 's';
+	util_put_be64(v, o->rel.stats_rows);
+	kv_batch_put(b, t->c->tbl, row, 5, CAT_FAMILY, "", 0, KV_TS_LATEST, v, 8);
+}
+
+static void write_stats(cat_txn *t, kv_batch *b, const cat_obj *old, const cat_obj *nw, util_buf *buf)
+{
+	put_stats_row(t, b, nw);
+	guard_obj(t->c, b, old, atomic_load(&t->base->as_of), false, buf);
+}
+
+/* The checks and the version move of a change to a shared catalog (the
+ * objects' own rows are written by the caller). */
+static void write_shared_checks(cat_txn *t, kv_batch *b, util_buf *buf)
+{
+	cat *c = t->c;
+	kv_ts at = atomic_load(&t->base->as_of);
+	util_map deps = UTIL_MAP_INIT;
+	size_t pos = 0;
+	const void *k;
+	void *v;
+	t->bumped = false;
+	while (util_map_next(&t->changed, &pos, &k, NULL, &v)) {
+		uint64_t oid;
+		memcpy(&oid, k, sizeof oid);
+		const cat_obj *old = cat_get(t->base, (cat_oid)oid);
+		const cat_obj *nw = v == (void *)2 ? NULL : cat_get(t->snap, (cat_oid)oid);
+		if (stats_only(old, nw))
+			continue;
+		t->bumped = true;
+		uint8_t row[5];
+		obj_row((cat_oid)oid, row);
+		if (old) {
+			guard_obj(c, b, old, at, false, buf);
+			if (nw) /* (a delete checks the row's share mark itself) */
+				kv_batch_guard_shares(b, c->tbl, row, 5);
+		}
+		if (!nw && old && old->kind == CAT_REL) {
+			row[0] = 's';
+			kv_batch_delete_row(b, c->tbl, row, 5, KV_TS_LATEST);
+		}
+		if (old && (!nw || !same_name(old, nw)))
+			lock_name(c, b, old, at, buf);
+		if (nw && (!old || !same_name(old, nw)))
+			lock_name(c, b, nw, at, buf);
+		if (nw)
+			obj_deps(nw, &deps);
+	}
+	pos = 0;
+	while (util_map_next(&deps, &pos, &k, NULL, NULL)) {
+		uint64_t oid;
+		memcpy(&oid, k, sizeof oid);
+		const cat_obj *d = cat_get(t->base, (cat_oid)oid);
+		if (d && !util_map_get_u64(&t->changed, oid))
+			guard_obj(c, b, d, at, true, buf);
+	}
+	util_map_free(&deps);
+	if (t->bumped) {
+		/* Other servers reload at their next statement (cat_refresh); no
+		 * condition on it: the checks above decide conflicts. */
+		uint8_t ver[8];
+		util_put_be64(ver, (uint64_t)util_now_us() ^ ((uint64_t)(uintptr_t)t << 16));
+		kv_batch_put(b, c->tbl, VER_ROW, 1, CAT_FAMILY, META_VERSION, strlen(META_VERSION), KV_TS_LATEST,
+			     ver, 8);
+	}
+}
+
 void cat_txn_write(cat_txn *t, kv_batch *b)
 {
 	util_buf buf = UTIL_BUF_INIT;
+	bool shared = t->c->shared && util_map_count(&t->changed) > 0;
 	size_t pos = 0;
 	const void *k;
 	void *v;
@@ -450,26 +645,24 @@ void cat_txn_write(cat_txn *t, kv_batch *b)
 			kv_batch_delete_row(b, t->c->tbl, row, 5, KV_TS_LATEST);
 			continue;
 		}
+		const cat_obj *old = cat_get(t->base, (cat_oid)oid);
+		if (shared && stats_only(old, o)) {
+			write_stats(t, b, old, o, &buf);
+			continue;
+		}
 		util_buf_reset(&buf);
 		cat_obj_encode(o, &buf);
 		kv_batch_put(b, t->c->tbl, row, 5, CAT_FAMILY, "", 0, KV_TS_LATEST, buf.data, buf.len);
+		/* A change that also set the estimate (ANALYZE in a transaction
+		 * with DDL): the stats row, which loading prefers, too. Otherwise
+		 * it keeps the newest ANALYZE's, which this server's copy may
+		 * predate. */
+		if (shared && old && o->kind == CAT_REL && o->rel.stats_rows != old->rel.stats_rows)
+			put_stats_row(t, b, o);
 	}
+	if (shared)
+		write_shared_checks(t, b, &buf);
 	util_buf_free(&buf);
-	cat *c = t->c;
-	if (c->shared && util_map_count(&t->changed) > 0) {
-		/* First DDL committer wins across servers; the others see the new
-		 * version at their next statement (cat_refresh). */
-		size_t ql = strlen(META_VERSION);
-		if (c->ver_present)
-			kv_batch_require(b, c->tbl, VER_ROW, 1, CAT_FAMILY, META_VERSION, ql, KV_CMP_EQ,
-					 c->ver_val, 8);
-		else
-			kv_batch_require(b, c->tbl, VER_ROW, 1, CAT_FAMILY, META_VERSION, ql, KV_CMP_ABSENT,
-					 NULL, 0);
-		util_put_be64(t->ver, (uint64_t)util_now_us() ^ ((uint64_t)(uintptr_t)t << 16));
-		t->wrote_ver = true;
-		kv_batch_put(b, c->tbl, VER_ROW, 1, CAT_FAMILY, META_VERSION, ql, KV_TS_LATEST, t->ver, 8);
-	}
 }
 
 static void txn_free(cat_txn *t)
@@ -484,17 +677,30 @@ void cat_txn_publish(cat_txn *t)
 {
 	cat *c = t->c;
 	if (t->snap && cat_txn_dirty(t)) {
+		if (c->shared) {
+			/* Until the next load: the objects we wrote are compared by
+			 * value, the others are as of our base. A change others
+			 * must see makes the next refresh load (another server's
+			 * may have committed between our base and our commit); a
+			 * statistics-only one leaves the snapshot current. */
+			size_t pos = 0;
+			const void *k;
+			while (util_map_next(&t->changed, &pos, &k, NULL, NULL)) {
+				uint64_t oid;
+				memcpy(&oid, k, sizeof oid);
+				cat_obj *o = (cat_obj *)cat_get(t->snap, (cat_oid)oid);
+				if (o && !stats_only(cat_get(t->base, (cat_oid)oid), o))
+					o->own_write = true;
+			}
+			atomic_store(&t->snap->as_of, atomic_load(&t->base->as_of));
+		}
 		pthread_mutex_lock(&c->mu);
 		cat_snap *old = c->current;
 		t->snap->version = old->version + 1;
 		c->current = t->snap;
 		atomic_store_explicit(&c->published, t->snap, memory_order_release);
-		if (t->wrote_ver) {
-			/* Our own commit: the next DDL of this server builds on it
-			 * (even within one statement, CREATE INDEX CONCURRENTLY). */
-			c->ver_present = true;
-			memcpy(c->ver_val, t->ver, 8);
-		}
+		if (t->bumped)
+			atomic_store(&c->reload, true);
 		t->snap = NULL; /* the catalog owns it now */
 		pthread_mutex_unlock(&c->mu);
 		cat_snap_release(old);

@@ -272,6 +272,7 @@ typedef struct cat_obj {
 	/* private */
 	util_arena *arena;
 	int refs;
+	bool own_write; /* shared store: this server committed this version since its last load */
 } cat_obj;
 
 /* ---------------------------------------------------------------- catalog */
@@ -280,12 +281,15 @@ typedef struct cat_obj {
  * role postgres, databases postgres/template1 and their schemas on first
  * start). Drops kv tables no catalog object references (crash leftovers). */
 int cat_open(kv_store *kv, cat **out, util_err *err);
-/* The same for a store several servers share (etcd backend): every DDL
- * commit also writes a catalog version cell, on the condition that it still
- * holds the value this server loaded (concurrent DDL of two servers: the
- * second commit fails with 40001); oid ranges are reserved with a
- * compare-and-set; unreferenced kv tables are not dropped at open (they may
- * be another server's CREATE TABLE in progress). */
+/* The same for a store several servers share (etcd backend): a catalog
+ * commit checks the objects it changes or depends on, and the names it
+ * adds or removes, unchanged since its base snapshot (concurrent changes of
+ * one object on two servers: the second commit fails with 40001; of
+ * different objects: both commit) and moves a catalog version cell that
+ * makes the other servers reload (cat_refresh) unless it only changed
+ * ANALYZE's row estimates; oid ranges are reserved with a compare-and-set;
+ * unreferenced kv tables are not dropped at open (they may be another
+ * server's CREATE TABLE in progress). */
 int cat_open_shared(kv_store *kv, bool shared, cat **out, util_err *err);
 void cat_close(cat *c);
 kv_store *cat_kv(cat *c);

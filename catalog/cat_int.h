@@ -12,6 +12,11 @@
 struct cat_snap {
 	int refs; /* atomic */
 	uint64_t version;
+	/* Shared store: a read point at which every object here was the stored
+	 * one (the newest catalog commit that others must see was before it);
+	 * raised by cat_refresh. A commit checks the objects it changes or
+	 * depends on unchanged since then (cat_txn_write). */
+	_Atomic kv_ts as_of;
 	util_map by_oid;  /* oid -> cat_obj* (one object reference each) */
 	util_map by_name; /* name key (see cat_name_key) -> cat_obj* (borrowed) */
 };
@@ -24,13 +29,15 @@ struct cat {
 	cat_snap *current;
 	_Atomic(const cat_snap *) published; /* = current, for cat_is_current without mu */
 	cat_oid next_oid, oid_limit; /* allocated range [next_oid, oid_limit) */
-	/* Shared store (several servers, cat_set_shared): the catalog version
-	 * cell as last loaded (ts 0: absent). */
+	/* Shared store (several servers, cat_open_shared): the catalog version
+	 * cell's timestamp as last loaded (0: absent). */
 	bool shared;
 	pthread_mutex_t ver_mu; /* one refresh at a time */
 	kv_ts ver_ts;           /* as loaded (0: absent) */
-	bool ver_present;       /* the cell exists, holding ver_val */
-	uint8_t ver_val[8];
+	/* This server published a change since the last load: the next
+	 * cat_refresh reloads (another server's commit may have come between
+	 * the change's base and its commit). */
+	atomic_bool reload;
 };
 
 struct cat_txn {
@@ -38,8 +45,7 @@ struct cat_txn {
 	cat_snap *base;  /* reference */
 	cat_snap *snap;  /* private working copy (NULL until the first change) */
 	util_map changed; /* oid -> (void*)1 for put, (void*)2 for delete */
-	bool wrote_ver;   /* shared store: cat_txn_write put version ver */
-	uint8_t ver[8];
+	bool bumped;      /* shared store: cat_txn_write moved the version cell */
 };
 
 #define CAT_KV_TABLE "sys.catalog"
@@ -51,6 +57,9 @@ void cat_snap_add(cat_snap *s, cat_obj *o);     /* takes a reference */
 void cat_snap_remove(cat_snap *s, cat_oid oid); /* drops its reference */
 void cat_obj_release(cat_obj *o);
 void cat_obj_addref(cat_obj *o);
+/* The object's key in its snapshot's name index (kind, parent, name);
+ * returns its length. */
+size_t cat_obj_name_key(char *buf, size_t cap, const cat_obj *o);
 
 /* Serialised form (docs/catalog-format.md). */
 void cat_obj_encode(const cat_obj *o, util_buf *out);

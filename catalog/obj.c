@@ -14,6 +14,7 @@ cat_obj *cat_obj_new(cat_kind kind, cat_oid oid, cat_oid database)
 	o->database = database;
 	o->arena = a;
 	o->refs = 0;
+	o->own_write = false;
 	return o;
 }
 

@@ -15,7 +15,7 @@ static size_t name_key(char *buf, size_t cap, cat_kind kind, cat_oid parent, con
 	return n < 0 ? 0 : (size_t)n < cap ? (size_t)n : cap - 1;
 }
 
-static size_t obj_name_key(char *buf, size_t cap, const cat_obj *o)
+size_t cat_obj_name_key(char *buf, size_t cap, const cat_obj *o)
 {
 	switch (o->kind) {
 	case CAT_DATABASE: return name_key(buf, cap, o->kind, 0, o->db.name);
@@ -50,7 +50,7 @@ void cat_snap_add(cat_snap *s, cat_obj *o)
 	cat_obj_addref(o);
 	util_map_put_u64(&s->by_oid, o->oid, o);
 	char key[CAT_NAME_MAX + 32];
-	size_t n = obj_name_key(key, sizeof key, o);
+	size_t n = cat_obj_name_key(key, sizeof key, o);
 	util_map_put(&s->by_name, key, n, o);
 }
 
@@ -60,7 +60,7 @@ void cat_snap_remove(cat_snap *s, cat_oid oid)
 	if (!o)
 		return;
 	char key[CAT_NAME_MAX + 32];
-	size_t n = obj_name_key(key, sizeof key, o);
+	size_t n = cat_obj_name_key(key, sizeof key, o);
 	if (util_map_get(&s->by_name, key, n) == o)
 		util_map_del(&s->by_name, key, n);
 	cat_obj_release(o);

@@ -1,9 +1,9 @@
 /*
  * check.c — the index checker behind strata_verify_index(): at one
  * snapshot, every data row's expected entry is looked up in the index
- * (missing / mismatched: other timestamp or value), then every entry of the
- * index is judged against its data row (stale). Entries newer than their
- * row with the right key and value are fine (see judge.c).
+ * (missing / mismatched: other timestamp or value, idx_check_entry), then
+ * every entry of the index is judged against its data row (stale). Entries
+ * newer than their row with the right key and value are fine (see judge.c).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -30,15 +30,50 @@ static void rb_add(rowbuf *r, const kv_cell *x, kv_slice row)
 	d->value.data = util_arena_memdup_nz(r->a, x->value.data, x->value.len);
 }
 
-static bool same_value(const kv_slice a, const util_buf *b)
+idx_problem idx_check_entry(const idx_def *d, const kv_cell *c, kv_slice data_key, kv_slice val, kv_ts row_ts,
+			    idx_check_problem *out)
 {
+	memset(out, 0, sizeof *out);
+	out->entry_key = c->row;
+	out->data_key = data_key;
+	out->entry_ts = c->ts;
+	out->row_ts = row_ts;
+	idx_entry e;
+	if (!idx_entry_parse(d, c, &e))
+		out->why = "malformed entry";
+	else if (e.guard)
+		out->why = "a guard at the entry key";
+	else if (e.pk.len != data_key.len || memcmp(e.pk.data, data_key.data, data_key.len) != 0)
+		out->why = "another row's key";
+	else if (e.ts < row_ts)
+		out->why = "entry older than the row";
+	out->verified = (e.flags & IDX_F_VERIFIED) != 0;
+	if (out->why)
+		return out->kind = IDX_MISMATCH;
 	/* Flags (verified) aside. */
-	return a.len == b->len && a.len >= 1 && memcmp(a.data + 1, b->data + 1, a.len - 1) == 0;
+	if (val.len >= 1 && e.value.len == val.len &&
+	    memcmp(e.value.data + 1, val.data + 1, val.len - 1) == 0)
+		return 0;
+	if (!out->verified && e.ts > row_ts) {
+		out->why = "unverified payload newer than the row (an interrupted split commit)";
+		return out->kind = IDX_STALE_ENTRY;
+	}
+	out->why = "another payload";
+	return out->kind = IDX_MISMATCH;
+}
+
+static void report(idx_check_fn fn, void *arg, idx_problem kind, kv_slice ek, kv_slice dk, const char *why,
+		   const idx_entry *e, kv_ts row_ts)
+{
+	if (!fn)
+		return;
+	idx_check_problem p = {
+	    kind, ek, dk, why, e ? e->ts : 0, row_ts, e && (e->flags & IDX_F_VERIFIED) != 0};
+	fn(arg, &p);
 }
 
 kv_status idx_check(kv_table *data, const idx_def *d, const idx_rowmodel *m, kv_ts read_ts,
-		    idx_check_report *r,
-		    void (*fn)(void *arg, idx_problem p, kv_slice entry_key, kv_slice data_key), void *arg)
+		    idx_check_report *r, idx_check_fn fn, void *arg)
 {
 	memset(r, 0, sizeof *r);
 	if (!read_ts)
@@ -85,18 +120,16 @@ kv_status idx_check(kv_table *data, const idx_def *d, const idx_rowmodel *m, kv_
 		kv_slice ek = {(const uint8_t *)key.data, key.len};
 		if (gs == KV_NOT_FOUND || er.n == 0) {
 			r->missing++;
-			if (fn)
-				fn(arg, IDX_MISSING, ek, row);
+			report(fn, arg, IDX_MISSING, ek, row, NULL, NULL, rts);
 			continue;
 		}
-		idx_entry e;
-		if (!idx_entry_parse(d, &er.cells[0], &e) || e.guard || e.ts < rts ||
-		    !same_value(e.value, &val) || e.pk.len != row.len ||
-		    memcmp(e.pk.data, row.data, row.len) != 0) {
-			r->mismatched++;
-			if (fn)
-				fn(arg, IDX_MISMATCH, ek, row);
-		}
+		idx_check_problem p;
+		idx_problem k = idx_check_entry(d, &er.cells[0], row,
+						(kv_slice){(const uint8_t *)val.data, val.len}, rts, &p);
+		r->mismatched += k == IDX_MISMATCH;
+		r->stale += k == IDX_STALE_ENTRY;
+		if (k && fn)
+			fn(arg, &p);
 	}
 	kv_iter_close(it);
 	if (st != KV_OK)
@@ -120,8 +153,8 @@ kv_status idx_check(kv_table *data, const idx_def *d, const idx_rowmodel *m, kv_
 		r->entries++;
 		if (!ok) {
 			r->stale++;
-			if (fn)
-				fn(arg, IDX_STALE_ENTRY, c->row, (kv_slice){NULL, 0});
+			report(fn, arg, IDX_STALE_ENTRY, c->row, (kv_slice){NULL, 0}, "malformed entry", NULL,
+			       0);
 			continue;
 		}
 		util_arena_reset(ga);
@@ -138,8 +171,11 @@ kv_status idx_check(kv_table *data, const idx_def *d, const idx_rowmodel *m, kv_
 		    m->entry(m->arg, gs == KV_OK ? dr.cells : NULL, gs == KV_OK ? dr.n : 0, &key, &val, &rts);
 		if (idx_judge(&e, has, key.data, key.len, rts) == IDX_STALE) {
 			r->stale++;
-			if (fn)
-				fn(arg, IDX_STALE_ENTRY, c->row, e.pk);
+			report(fn, arg, IDX_STALE_ENTRY, c->row, e.pk,
+			       gs != KV_OK ? "no data row"
+			       : has       ? "the row yields another key"
+					   : "the row yields no entry (deleted, or outside the predicate)",
+			       &e, has ? rts : 0);
 		}
 		st = kv_iter_status(it);
 	}

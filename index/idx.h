@@ -80,7 +80,7 @@ typedef struct idx_entry {
 	kv_slice value;    /* the whole cell value */
 	kv_ts ts;
 	uint8_t flags;
-	bool guard;        /* a unique index's guard, not an entry */
+	bool guard; /* a unique index's guard, not an entry */
 } idx_entry;
 
 /* Parses an index cell. False if it is malformed (never throws); the
@@ -115,8 +115,8 @@ void idx_writer_delete(idx_writer *w, const idx_def *d, const void *key, size_t 
 /* A unique value taken (take) or left by the row with key pk: the guard
  * cell of `values`. A value taken by one row and left by another in the
  * same commit stays taken. */
-void idx_writer_guard(idx_writer *w, const idx_def *d, const void *values, size_t vlen, const void *pk, size_t pklen,
-		      bool take);
+void idx_writer_guard(idx_writer *w, const idx_def *d, const void *values, size_t vlen, const void *pk,
+		      size_t pklen, bool take);
 /* checkAndMutate on a guard: at commit the guard's current value must equal
  * expect (expect == NULL: absent), else the commit fails with
  * KV_CHECK_FAILED and writes nothing. */
@@ -266,8 +266,8 @@ kv_status idx_backfill(kv_table *data, const idx_def *d, const idx_rowmodel *m, 
 
 typedef enum idx_problem {
 	IDX_MISSING = 1, /* a data row without its entry */
-	IDX_STALE_ENTRY, /* an entry without its data row (or of another key) */
-	IDX_MISMATCH     /* the entry exists but its timestamp or value differs */
+	IDX_STALE_ENTRY, /* an entry no row yields (see idx_check_entry) */
+	IDX_MISMATCH     /* the entry exists but its timestamp or value is wrong */
 } idx_problem;
 
 typedef struct idx_check_report {
@@ -276,11 +276,36 @@ typedef struct idx_check_report {
 	uint64_t missing, stale, mismatched;
 } idx_check_report;
 
+/* One problem the checker found, as its callback gets it (valid during the
+ * call only). */
+typedef struct idx_check_problem {
+	idx_problem kind;
+	kv_slice entry_key; /* the entry's key (missing: the expected key) */
+	kv_slice data_key;  /* the data row's key (empty: a malformed entry) */
+	const char *why;    /* what disagreed, static text; NULL: nothing more */
+	kv_ts entry_ts;     /* the entry's timestamp; 0: no entry */
+	kv_ts row_ts;       /* newest of the row's cells the index depends on; 0: no row */
+	bool verified;      /* the entry's verified flag */
+} idx_check_problem;
+typedef void (*idx_check_fn)(void *arg, const idx_check_problem *p);
+
 /* Compares the index with the data at read_ts (0 = now). fn (may be NULL)
- * gets every problem: the entry key (or expected key) and the data key. */
+ * gets every problem. */
 kv_status idx_check(kv_table *data, const idx_def *d, const idx_rowmodel *m, kv_ts read_ts,
-		    idx_check_report *r,
-		    void (*fn)(void *arg, idx_problem p, kv_slice entry_key, kv_slice data_key), void *arg);
+		    idx_check_report *r, idx_check_fn fn, void *arg);
+/*
+ * The checker's verdict on the cell c found at the entry key a data row
+ * (key data_key, entry value val, row_ts as idx_rowmodel.entry gives)
+ * must have: 0 when it is right; IDX_MISMATCH when it is another row's or
+ * a guard, older than the row's cells, or a payload other than the row's
+ * that readers could trust (verified, or written with the row's cells);
+ * IDX_STALE_ENTRY for an unverified entry newer than the row with another
+ * payload: what a split commit interrupted after its index step leaves when
+ * the update kept the entry key (readers take the row's values and repair
+ * the payload). Fills *out (kind 0 when right).
+ */
+idx_problem idx_check_entry(const idx_def *d, const kv_cell *c, kv_slice data_key, kv_slice val, kv_ts row_ts,
+			    idx_check_problem *out);
 
 /* ---------------------------------------------------------------- GC */
 

@@ -54,6 +54,13 @@ typedef struct ekv {
 	atomic_int cur; /* endpoint tried first */
 	char prefix[128];
 	size_t plen;
+	/* etcds:// (TLS) and etcd authentication (docs/scale-out.md, "TLS and
+	 * authentication"): files and names from the URI (NULL: unset). */
+	bool tls;
+	char *cacert, *cert, *key;
+	char *user, *password;
+	pthread_mutex_t auth_mu;
+	char *token;        /* the current auth token (under auth_mu; NULL: none yet) */
 	uint8_t node_id[8]; /* random; tags this process's clock writes */
 	/* Read points handed out and commits made: the etcd revision that
 	 * holds exactly the commits with ts <= the read point. */
@@ -119,6 +126,9 @@ typedef struct ekv_range_req {
 } ekv_range_req;
 
 kv_status ekv_range(ekv *e, const ekv_range_req *q, ekv_range_res *out);
+/* With a user in the URI: authenticates (a token for every later request;
+ * renewed when etcd reports it expired). */
+kv_status ekv_auth_start(ekv *e);
 /* n ranges read at one revision (*rev) in one request; outs[n] are freed
  * by the caller (ekv_range_res_free) on success. */
 kv_status ekv_range_multi(ekv *e, const ekv_range_req *qs, int n, ekv_range_res *outs, int64_t *rev);
@@ -198,6 +208,19 @@ void ekv_prefix_end(const uint8_t *p, size_t n, util_buf *out);
  * (NULL = open), read at etcd revision rev (0: the first response's). */
 kv_src *ekv_src_new(kv_table *t, const uint8_t *lo_row, size_t lolen, const uint8_t *hi_row, size_t hilen,
 		    bool hi_incl, int64_t rev);
+
+/* A seek's first page holds `keys` entries (clamped to the page limits):
+ * for a range whose size the caller knows. */
+void ekv_src_page_hint(kv_src *src, int64_t keys);
+/* Reverse scans: the row `want` rows below hi_row (exclusive; NULL: the
+ * table's end) and at or above lo_row (NULL: the table's start), by
+ * descending reads of keys. etcd 3.4 reads and sorts a descending range
+ * whole whatever its limit, so this is one request where stepping back a
+ * row at a time (seek_lt) costs one such read per row. *rev: the revision
+ * read at (0: the first response's, stored back). *found false: fewer rows
+ * in the range; *keys: the keys read from hi down to *row's last. */
+kv_status ekv_rows_back(kv_table *t, int64_t *rev, const uint8_t *lo_row, size_t lolen, const uint8_t *hi_row,
+			size_t hilen, size_t want, util_buf *row, size_t *keys, bool *found);
 
 /* ---------------------------------------------------------------- store (etcd_store.c) */
 
@@ -325,9 +348,25 @@ kv_status ekv_commit_big(kv_store *s, kv_batch *b, bool check, kv_ts read_ts, co
 #define EKV_INTENT_HDR (EKV_TXID + 1)
 #define EKV_AT_COMMIT  1
 /* *vis: is an intent of transaction txid visible at revision rev (its
- * record committed there)? *cts: the commit timestamp if so. */
+ * record committed there)? *cts: the commit timestamp if so. *flip_rev:
+ * the record's flip revision if it committed (at rev or later), 0 if it is
+ * pending at rev, -1 if it has no record at rev: the transaction aborted
+ * (its record existed before any of its intents, and only its lease's end
+ * removes it), so its intents are garbage for good. */
 kv_status ekv_intent_visible(ekv *e, const uint8_t *txid, int64_t rev, bool *vis, kv_ts *cts,
 			     int64_t *flip_rev);
+/* Intents of aborted transactions a reader met (ekv_intent_visible's
+ * flip_rev -1): key and mod revision each, at most EKV_SWEEP_MAX. */
+#define EKV_SWEEP_MAX 4096
+typedef struct ekv_sweep {
+	util_buf buf; /* per intent: key length (4, BE), key, mod revision (8, BE) */
+	size_t n;
+} ekv_sweep;
+void ekv_sweep_note(ekv_sweep *w, const ekv_kv *kv);
+/* Deletes the noted intents (each only if its key was not written again
+ * since: an explicit timestamp can give two transactions one intent key)
+ * and empties w. Best effort: a failure leaves them to the next reader. */
+void ekv_sweep_run(ekv *e, ekv_sweep *w);
 /* An intent's key ends with ~(type - 1): cell types are even, so ~type is
  * odd and an intent's last byte even, sorting right after the key a plain
  * write of the same cell would have. */

@@ -23,17 +23,20 @@
  *      transaction committed there) and moves the clock to T'. Intents
  *      become visible at once at every revision from the flip on.
  * A committer that dies leaves its lease to expire: locks and record go,
- * its intents stay invisible (garbage; see "Not done yet").
+ * its intents stay invisible; a reader that meets an intent without a
+ * record (aborted for good) deletes it when its scan ends (ekv_sweep_run;
+ * version GC reads the whole table, so it sweeps every such intent).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "ekv.h"
 
 #define CHUNK        1000 /* operations per staging or checking txn */
-#define LOCK_TTL_S   10
-#define KEEPALIVE_US (2LL * 1000000)
+#define SWEEP_CHUNK  500  /* intents deleted per txn (a compare and a delete each) */
 #define LOCK_WAIT_US (600LL * 1000000)
 #define MAX_ATTEMPTS 64
 
@@ -46,7 +49,20 @@ typedef struct big {
 	size_t ntl;
 	int64_t lease;
 	int64_t last_ka;
+	int64_t ttl_s; /* the lease's (STRATA_ETCD_BIG_TTL_S, default 10 s) */
 } big;
+
+/* Crash tests (tests/etcd/bigcrash.py): a server started with
+ * STRATA_TEST_FAULTS=1 and STRATA_ETCD_BIG_FAULT=<step> exits at once, as
+ * if killed, after that step of its first large commit. */
+static void fault_point(const char *step)
+{
+	const char *on = getenv("STRATA_TEST_FAULTS"), *f = getenv("STRATA_ETCD_BIG_FAULT");
+	if (!on || strcmp(on, "1") != 0 || !f || strcmp(f, step) != 0)
+		return;
+	fprintf(stderr, "strata: large transaction fault point %s reached, exiting\n", step);
+	_exit(137);
+}
 
 /* ---------------------------------------------------------------- readers */
 
@@ -86,6 +102,7 @@ kv_status ekv_intent_visible(ekv *e, const uint8_t *txid, int64_t rev, bool *vis
 	if (st)
 		return st;
 	bool v = r.n && r.kvs[0].vlen == 9 && r.kvs[0].val[0] == 'C';
+	*flip_rev = r.n ? 0 : -1;
 	if (v) {
 		*cts = util_get_be64(r.kvs[0].val + 1);
 		*flip_rev = r.kvs[0].mod_rev;
@@ -96,12 +113,95 @@ kv_status ekv_intent_visible(ekv *e, const uint8_t *txid, int64_t rev, bool *vis
 	return KV_OK;
 }
 
+void ekv_sweep_note(ekv_sweep *w, const ekv_kv *kv)
+{
+	if (w->n >= EKV_SWEEP_MAX)
+		return;
+	uint8_t n[8];
+	util_put_be32(n, (uint32_t)kv->klen);
+	util_buf_append(&w->buf, n, 4);
+	util_buf_append(&w->buf, kv->key, kv->klen);
+	util_put_be64(n, (uint64_t)kv->mod_rev);
+	util_buf_append(&w->buf, n, 8);
+	w->n++;
+}
+
+typedef struct swk {
+	const uint8_t *k;
+	size_t kl;
+	int64_t mod;
+} swk;
+
+static int swk_cmp(const void *a, const void *b)
+{
+	const swk *x = a, *y = b;
+	return kv_slice_cmp((kv_slice){x->k, x->kl}, (kv_slice){y->k, y->kl});
+}
+
+/* One txn deleting intents ks[0..n), each compared unchanged; *applied
+ * false if some compare failed. */
+static kv_status sweep_txn(ekv *e, const swk *ks, size_t n, bool *applied)
+{
+	ekv_txn *t = ekv_txn_new();
+	for (size_t i = 0; i < n; i++) {
+		ekv_txn_cmp_mod_eq(t, ks[i].k, ks[i].kl, ks[i].mod);
+		ekv_txn_delete_range(t, ks[i].k, ks[i].kl, NULL, 0);
+	}
+	ekv_txn_res r;
+	kv_status st = ekv_txn_run(e, t, &r);
+	*applied = !st && r.succeeded;
+	ekv_txn_res_free(&r);
+	ekv_txn_free(t);
+	return st;
+}
+
+void ekv_sweep_run(ekv *e, ekv_sweep *w)
+{
+	/* Sorted and unique: a scan may meet one intent twice (seeks), and
+	 * etcd refuses a key twice in one txn. */
+	swk *ks = util_xcalloc(w->n ? w->n : 1, sizeof *ks);
+	size_t n = 0;
+	const uint8_t *p = (const uint8_t *)w->buf.data, *end = p + w->buf.len;
+	while (p < end && n < w->n) {
+		ks[n].kl = util_get_be32(p);
+		ks[n].k = p + 4;
+		ks[n].mod = (int64_t)util_get_be64(p + 4 + ks[n].kl);
+		p += 4 + ks[n].kl + 8;
+		n++;
+	}
+	qsort(ks, n, sizeof *ks, swk_cmp);
+	size_t u = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!u || swk_cmp(&ks[u - 1], &ks[i]))
+			ks[u++] = ks[i];
+	size_t swept = 0;
+	bool failed = false;
+	for (size_t i = 0; i < u && !failed; i += SWEEP_CHUNK) {
+		size_t cnt = u - i < SWEEP_CHUNK ? u - i : SWEEP_CHUNK;
+		bool applied;
+		failed = sweep_txn(e, ks + i, cnt, &applied) != KV_OK;
+		if (!failed && applied)
+			swept += cnt;
+		else if (!failed) /* one was written again: each on its own */
+			for (size_t j = i; j < i + cnt && !failed; j++) {
+				failed = sweep_txn(e, ks + j, 1, &applied) != KV_OK;
+				swept += !failed && applied;
+			}
+	}
+	/* (a failure leaves the rest to the next reader) */
+	if (swept)
+		util_debug("etcd: swept %zu intents of aborted large transactions", swept);
+	free(ks);
+	util_buf_free(&w->buf);
+	w->n = 0;
+}
+
 /* ---------------------------------------------------------------- committer */
 
 static kv_status keepalive(big *g)
 {
 	int64_t now = util_now_us();
-	if (now - g->last_ka < KEEPALIVE_US)
+	if (now - g->last_ka < g->ttl_s * 1000000 / 5)
 		return KV_OK;
 	bool alive;
 	kv_status st = ekv_lease_keepalive(g->e, g->lease, &alive);
@@ -110,8 +210,8 @@ static kv_status keepalive(big *g)
 	if (!alive)
 		return kv_fail(KV_IO_ERROR,
 			       "large transaction: its lease expired (the committer stalled for "
-			       "more than %d s); rolled back",
-			       LOCK_TTL_S);
+			       "more than %lld s); rolled back",
+			       (long long)g->ttl_s);
 	g->last_ka = now;
 	return KV_OK;
 }
@@ -285,6 +385,8 @@ static kv_status stage(big *g, const cctx *c, kv_ts cts, bool explicit_ts)
 			continue;
 		}
 		i = j;
+		if (!st && i < c->n)
+			fault_point("staged_part");
 		if (!st)
 			st = keepalive(g);
 	}
@@ -362,7 +464,9 @@ kv_status ekv_commit_big(kv_store *s, kv_batch *b, bool check, kv_ts read_ts, co
 	big g = {.e = s->etcd, .rec = UTIL_BUF_INIT, .ck = UTIL_BUF_INIT};
 	ekv_clock_key(g.e, &g.ck);
 	cctx c = {0};
-	kv_status st = ekv_lease_grant(g.e, LOCK_TTL_S, &g.lease);
+	const char *ttl = getenv("STRATA_ETCD_BIG_TTL_S");
+	g.ttl_s = ttl && atoll(ttl) > 0 ? atoll(ttl) : 10;
+	kv_status st = ekv_lease_grant(g.e, g.ttl_s, &g.lease);
 	if (st)
 		goto out;
 	g.last_ka = util_now_us();
@@ -370,6 +474,7 @@ kv_status ekv_commit_big(kv_store *s, kv_batch *b, bool check, kv_ts read_ts, co
 	kv_ts t0 = 0;
 	if ((st = lock_tables(&g, s, ms, check, read_ts, &rrev, &t0)))
 		goto out;
+	fault_point("locked");
 	if (!g.ntl) {
 		st = kv_fail(KV_INVALID, "large transaction without tables");
 		goto out;
@@ -388,10 +493,16 @@ kv_status ekv_commit_big(kv_store *s, kv_batch *b, bool check, kv_ts read_ts, co
 	if (!st)
 		st = check_rows(&g, ms, rrev);
 	if (!st)
+		fault_point("checked");
+	if (!st)
 		st = stage(&g, &c, o && o->ts ? o->ts : t0, o && o->ts);
+	if (!st)
+		fault_point("staged");
 	kv_ts cts = 0;
 	if (!st)
 		st = flip(&g, s, &cts);
+	if (!st)
+		fault_point("flipped");
 	if (!st) {
 		atomic_fetch_add(&s->n_commits, 1);
 		if (commit_ts)

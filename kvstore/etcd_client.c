@@ -159,18 +159,50 @@ static tls_curl *get_curl(bool *own)
 	return c;
 }
 
-enum { R_OK, R_RETRY, R_FAIL };
+enum { R_OK, R_RETRY, R_FAIL, R_REAUTH };
+
+/* Certificate and handshake errors a retry on another member would only
+ * repeat (a wrong CA, an unreadable file): reported at once. */
+static bool tls_setup_error(CURLcode cc)
+{
+	return cc == CURLE_PEER_FAILED_VERIFICATION || cc == CURLE_SSL_CACERT_BADFILE ||
+	       cc == CURLE_SSL_CERTPROBLEM || cc == CURLE_SSL_CIPHER || cc == CURLE_SSL_ENGINE_NOTFOUND ||
+	       cc == CURLE_SSL_CRL_BADFILE || cc == CURLE_SSL_ISSUER_ERROR;
+}
 
 /* One POST to one endpoint. R_RETRY: unreachable, timed out or a transient
- * server error (sent = the request may have reached the server). */
-static int post_with(tls_curl *c, ekv *e, int ep, const char *path, const char *json, json_t **resp,
-		     bool *sent, kv_status *st)
+ * server error (sent = the request may have reached the server);
+ * R_REAUTH: the auth token expired or is missing. */
+static int post_with(tls_curl *c, ekv *e, int ep, const char *path, const char *json, bool noauth,
+		     json_t **resp, bool *sent, kv_status *st)
 {
 	char url[512];
-	snprintf(url, sizeof url, "http://%s%s", e->endpoints[ep], path);
+	snprintf(url, sizeof url, "%s://%s%s", e->tls ? "https" : "http", e->endpoints[ep], path);
 	util_buf_reset(&c->body);
 	struct curl_slist *hdr = curl_slist_append(NULL, "Content-Type: application/json");
+	if (e->user && !noauth) {
+		pthread_mutex_lock(&e->auth_mu);
+		if (e->token) {
+			util_buf a = UTIL_BUF_INIT;
+			util_buf_printf(&a, "Authorization: %s", e->token);
+			util_buf_putc(&a, 0);
+			hdr = curl_slist_append(hdr, a.data);
+			util_buf_free(&a);
+		}
+		pthread_mutex_unlock(&e->auth_mu);
+	}
+	char errbuf[CURL_ERROR_SIZE];
+	errbuf[0] = 0;
 	curl_easy_reset(c->h);
+	curl_easy_setopt(c->h, CURLOPT_ERRORBUFFER, errbuf);
+	if (e->tls) {
+		if (e->cacert)
+			curl_easy_setopt(c->h, CURLOPT_CAINFO, e->cacert);
+		if (e->cert)
+			curl_easy_setopt(c->h, CURLOPT_SSLCERT, e->cert);
+		if (e->key)
+			curl_easy_setopt(c->h, CURLOPT_SSLKEY, e->key);
+	}
 	curl_easy_setopt(c->h, CURLOPT_URL, url);
 	curl_easy_setopt(c->h, CURLOPT_POSTFIELDS, json);
 	curl_easy_setopt(c->h, CURLOPT_HTTPHEADER, hdr);
@@ -184,7 +216,21 @@ static int post_with(tls_curl *c, ekv *e, int ep, const char *path, const char *
 	*sent = false;
 	if (cc != CURLE_OK) {
 		*sent = cc != CURLE_COULDNT_CONNECT && cc != CURLE_COULDNT_RESOLVE_HOST;
-		*st = kv_fail(KV_IO_ERROR, "etcd %s: %s", e->endpoints[ep], curl_easy_strerror(cc));
+		/* A member that refuses the client certificate (or its absence)
+		 * ends the handshake, or the first read or write, with a TLS
+		 * alert: final, not worth the other members' retries. */
+		bool refused = e->tls && (strstr(errbuf, "alert bad certificate") ||
+					  strstr(errbuf, "alert certificate required") ||
+					  strstr(errbuf, "alert unknown ca"));
+		*st = kv_fail(KV_IO_ERROR, "etcd %s: %s%s%s%s", e->endpoints[ep], curl_easy_strerror(cc),
+			      errbuf[0] ? ": " : "", errbuf,
+			      refused && !e->cert ? " (the cluster requires a client certificate: cert= and "
+						    "key= in the store URI)"
+						  : "");
+		if (tls_setup_error(cc) || refused) {
+			*sent = false;
+			return R_FAIL;
+		}
 		return R_RETRY;
 	}
 	*sent = true;
@@ -193,7 +239,13 @@ static int post_with(tls_curl *c, ekv *e, int ep, const char *path, const char *
 	json_error_t je;
 	json_t *j = json_loadb(c->body.data ? c->body.data : "", c->body.len, 0, &je);
 	if (!j) {
-		*st = kv_fail(KV_IO_ERROR, "etcd %s: unreadable response (HTTP %ld)", e->endpoints[ep], code);
+		/* A plain-text refusal (etcd's gateway: a client certificate
+		 * with a CommonName under authentication) says why. */
+		int tl = c->body.len > 200 ? 200 : (int)c->body.len;
+		while (tl > 0 && (c->body.data[tl - 1] == '\n' || c->body.data[tl - 1] == ' '))
+			tl--;
+		*st = kv_fail(KV_IO_ERROR, "etcd %s: unreadable response (HTTP %ld)%s%.*s", e->endpoints[ep],
+			      code, tl ? ": " : "", tl, tl ? c->body.data : "");
 		return code >= 500 ? R_RETRY : R_FAIL;
 	}
 	if (code != 200) {
@@ -210,7 +262,18 @@ static int post_with(tls_curl *c, ekv *e, int ep, const char *path, const char *
 				      msg);
 		else if (strstr(msg, "compacted"))
 			*st = kv_fail(KV_CONFLICT, "etcd: the snapshot's revision was compacted: %s", msg);
-		else {
+		else if (e->user && !noauth &&
+			 (strstr(msg, "invalid auth token") || strstr(msg, "user name is empty"))) {
+			*st = kv_fail(KV_IO_ERROR, "etcd %s: %s", e->endpoints[ep], msg);
+			rc = R_REAUTH;
+		} else if (strstr(msg, "user name is empty")) {
+			*st = kv_fail(KV_INVALID,
+				      "etcd %s: %s (the cluster requires authentication: user=NAME and a "
+				      "password in the store URI, docs/scale-out.md)",
+				      e->endpoints[ep], msg);
+		} else if (strstr(msg, "authentication failed") || strstr(msg, "permission denied")) {
+			*st = kv_fail(KV_INVALID, "etcd %s: %s", e->endpoints[ep], msg);
+		} else {
 			*st = kv_fail(KV_IO_ERROR, "etcd %s: %s", e->endpoints[ep], msg);
 			/* No leader, leader changed, timeouts, stopping: try again. */
 			if (strstr(msg, "leader") || strstr(msg, "timed out") || strstr(msg, "stopped") ||
@@ -224,19 +287,61 @@ static int post_with(tls_curl *c, ekv *e, int ep, const char *path, const char *
 	return R_OK;
 }
 
-static int post_once(ekv *e, int ep, const char *path, const char *json, json_t **resp, bool *sent,
-		     kv_status *st)
+static int post_once(ekv *e, int ep, const char *path, const char *json, bool noauth, json_t **resp,
+		     bool *sent, kv_status *st)
 {
 	bool own;
 	tls_curl *c = get_curl(&own);
-	int rc = post_with(c, e, ep, path, json, resp, sent, st);
+	int rc = post_with(c, e, ep, path, json, noauth, resp, sent, st);
 	if (own)
 		curl_tls_free(c);
 	return rc;
 }
 
+static kv_status post_ex(ekv *e, const char *path, json_t *req, bool noauth, json_t **resp, bool *ambiguous);
+
+/* etcd authentication: a new token for the URI's user (any thread; the
+ * first to get one installs it). */
+static kv_status authenticate(ekv *e)
+{
+	json_t *req = json_object();
+	json_object_set_new(req, "name", json_string(e->user));
+	json_object_set_new(req, "password", json_string(e->password ? e->password : ""));
+	json_t *resp = NULL;
+	bool amb;
+	kv_status st = post_ex(e, "/v3/auth/authenticate", req, true, &resp, &amb);
+	json_decref(req);
+	if (st) {
+		char msg[512];
+		snprintf(msg, sizeof msg, "%s", kv_errmsg());
+		return kv_fail(st, "etcd authentication as %s failed: %s", e->user, msg);
+	}
+	const char *tok = json_string_value(json_object_get(resp, "token"));
+	if (!tok || !*tok) {
+		json_decref(resp);
+		return kv_fail(KV_INVALID, "etcd authentication as %s returned no token (is auth enabled?)",
+			       e->user);
+	}
+	pthread_mutex_lock(&e->auth_mu);
+	free(e->token);
+	e->token = util_xstrdup(tok);
+	pthread_mutex_unlock(&e->auth_mu);
+	json_decref(resp);
+	return KV_OK;
+}
+
+kv_status ekv_auth_start(ekv *e)
+{
+	return e->user ? authenticate(e) : KV_OK;
+}
+
 /* POSTs to the cluster, failing over between endpoints until the timeout. */
 static kv_status post(ekv *e, const char *path, json_t *req, json_t **resp, bool *ambiguous)
+{
+	return post_ex(e, path, req, false, resp, ambiguous);
+}
+
+static kv_status post_ex(ekv *e, const char *path, json_t *req, bool noauth, json_t **resp, bool *ambiguous)
 {
 	char *json = json_dumps(req, JSON_COMPACT);
 	if (!json)
@@ -244,16 +349,26 @@ static kv_status post(ekv *e, const char *path, json_t *req, json_t **resp, bool
 	int64_t deadline = util_now_us() + (int64_t)e->timeout_ms * 3000;
 	kv_status st = KV_OK;
 	*ambiguous = false;
+	bool reauthed = false;
 	for (int attempt = 0;; attempt++) {
 		int ep = atomic_load(&e->cur) % e->nendpoints;
 		bool sent;
-		int r = post_once(e, ep, path, json, resp, &sent, &st);
+		int r = post_once(e, ep, path, json, noauth, resp, &sent, &st);
 		if (r == R_OK) {
 			st = KV_OK;
 			break;
 		}
 		if (r == R_FAIL)
 			break;
+		if (r == R_REAUTH) {
+			/* The token expired (etcd's simple tokens after 5 idle
+			 * minutes): a new one, once per request. The request was
+			 * refused, not applied. */
+			if (reauthed || (st = authenticate(e)))
+				break;
+			reauthed = true;
+			continue;
+		}
 		*ambiguous |= sent;
 		atomic_compare_exchange_strong(&e->cur, &ep, ep + 1);
 		if (util_now_us() > deadline)

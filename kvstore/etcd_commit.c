@@ -133,9 +133,24 @@ static bool collect_markers(ekv *e, kv_batch *b, bool check, ekv_mset *ms)
 	return any;
 }
 
+/* Does the marker (or share mark) at key hold a timestamp past at, as of
+ * clock_rev? */
+static kv_status mark_newer(ekv *e, const util_buf *key, int64_t clock_rev, kv_ts at, bool *newer)
+{
+	ekv_range_req q = {.key = (const uint8_t *)key->data, .klen = key->len, .rev = clock_rev};
+	ekv_range_res rr;
+	kv_status st = ekv_range(e, &q, &rr);
+	if (st)
+		return st;
+	*newer = rr.n && rr.kvs[0].vlen >= 8 && util_get_be64(rr.kvs[0].val) > at;
+	ekv_range_res_free(&rr);
+	return KV_OK;
+}
+
 /* The revision each MK_AT row must be unchanged since: exact for
  * timestamps handed out here, else as check_rev (a row whose newest
- * commit is past its timestamp conflicts at once). */
+ * commit is past its timestamp conflicts at once; so does a deleted or
+ * share-guarded row whose share mark is). */
 kv_status ekv_at_revs(ekv *e, kv_ts clock, int64_t clock_rev, ekv_mset *ms)
 {
 	for (size_t i = 0; i < ms->n; i++) {
@@ -148,13 +163,12 @@ kv_status ekv_at_revs(ekv *e, kv_ts clock, int64_t clock_rev, ekv_mset *ms)
 		m->at_rev = clock_rev;
 		if (m->at >= clock)
 			continue;
-		ekv_range_req q = {.key = (const uint8_t *)m->k.data, .klen = m->k.len, .rev = clock_rev};
-		ekv_range_res rr;
-		kv_status st = ekv_range(e, &q, &rr);
+		bool newer = false;
+		kv_status st = mark_newer(e, &m->k, clock_rev, m->at, &newer);
+		if (!st && !newer && (m->flags & MK_DEL))
+			st = mark_newer(e, &m->sk, clock_rev, m->at, &newer);
 		if (st)
 			return st;
-		bool newer = rr.n && rr.kvs[0].vlen >= 8 && util_get_be64(rr.kvs[0].val) > m->at;
-		ekv_range_res_free(&rr);
 		if (newer)
 			return kv_fail(KV_CONFLICT, "a row changed after the version it was based on");
 	}

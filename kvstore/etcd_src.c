@@ -26,13 +26,15 @@ typedef struct esrc {
 	ekv_range_res page;
 	size_t i;
 	int64_t pagesz;
-	util_buf ik; /* current entry as an ikey */
+	int64_t first_page; /* a seek's first page (0: PAGE_FIRST) */
+	util_buf ik;        /* current entry as an ikey */
 	util_buf tmp;
 	/* The last transaction record looked up (at rev). */
 	uint8_t vis_id[EKV_TXID];
 	bool vis_known, vis;
 	kv_ts vis_cts;
-	int64_t vis_rev; /* its flip's revision */
+	int64_t vis_rev; /* its flip's revision (-1: aborted) */
+	ekv_sweep sweep; /* aborted intents met, deleted at close */
 } esrc;
 
 static void set_fail(esrc *s, kv_status st)
@@ -75,18 +77,20 @@ static int entry_visible(esrc *s, const ekv_kv *kv)
 		set_fail(s, kv_fail(KV_CORRUPTION, "etcd: malformed intent"));
 		return -1;
 	}
-	if (s->vis_known && !memcmp(s->vis_id, kv->val, EKV_TXID))
-		return s->vis;
-	bool v;
-	kv_status st = ekv_intent_visible(s->e, kv->val, s->rev, &v, &s->vis_cts, &s->vis_rev);
-	if (st) {
-		set_fail(s, st);
-		return -1;
+	if (!s->vis_known || memcmp(s->vis_id, kv->val, EKV_TXID)) {
+		bool v;
+		kv_status st = ekv_intent_visible(s->e, kv->val, s->rev, &v, &s->vis_cts, &s->vis_rev);
+		if (st) {
+			set_fail(s, st);
+			return -1;
+		}
+		memcpy(s->vis_id, kv->val, EKV_TXID);
+		s->vis = v;
+		s->vis_known = true;
 	}
-	memcpy(s->vis_id, kv->val, EKV_TXID);
-	s->vis = v;
-	s->vis_known = true;
-	return v;
+	if (!s->vis && s->vis_rev < 0)
+		ekv_sweep_note(&s->sweep, kv);
+	return s->vis;
 }
 
 static void fetch_forward(esrc *s, const uint8_t *from, size_t flen);
@@ -199,7 +203,7 @@ static void load_forward(esrc *s, const uint8_t *from, size_t flen)
 static void es_seek(kv_src *b, const uint8_t *k, size_t n)
 {
 	esrc *s = (esrc *)b;
-	s->pagesz = PAGE_FIRST;
+	s->pagesz = s->first_page ? s->first_page : PAGE_FIRST;
 	util_buf_reset(&s->tmp);
 	util_buf_append(&s->tmp, s->tpre.data, s->tpre.len);
 	if (k)
@@ -270,6 +274,8 @@ static void es_seek_lt(kv_src *b, const uint8_t *k, size_t n)
 static void es_close(kv_src *b)
 {
 	esrc *s = (esrc *)b;
+	if (s->sweep.n)
+		ekv_sweep_run(s->e, &s->sweep);
 	ekv_range_res_free(&s->page);
 	util_buf_free(&s->tpre);
 	util_buf_free(&s->lo);
@@ -290,6 +296,107 @@ const uint8_t *ekv_src_raw_key(kv_src *b, size_t *n, int *twin)
 	else if (s->i > 0)
 		*twin = twin_of(s, s->i - 1) > 0 ? -1 : 0; /* the plain entry before it was */
 	return kv->key;
+}
+
+void ekv_src_page_hint(kv_src *b, int64_t keys)
+{
+	esrc *s = (esrc *)b;
+	s->first_page = keys < PAGE_FIRST ? PAGE_FIRST : keys > PAGE_MAX ? PAGE_MAX : keys;
+}
+
+/* The escaped row segment of a cell key (after the table prefix, through
+ * its 00 01 terminator); 0 if malformed. */
+static size_t row_seg_len(const ekv_kv *kv, size_t plen)
+{
+	const uint8_t *p = kv->key + plen, *end = kv->key + kv->klen;
+	while (p < end) {
+		const uint8_t *z = memchr(p, 0, (size_t)(end - p));
+		if (!z || z + 1 >= end || (z[1] != 0x01 && z[1] != 0xff))
+			return 0;
+		if (z[1] == 0x01)
+			return (size_t)(z + 2 - (kv->key + plen));
+		p = z + 2;
+	}
+	return 0;
+}
+
+#define BACK_LIMIT_MIN 64
+#define BACK_LIMIT_MAX 16384
+
+kv_status ekv_rows_back(kv_table *t, int64_t *rev, const uint8_t *lo_row, size_t lolen, const uint8_t *hi_row,
+			size_t hilen, size_t want, util_buf *row, size_t *keys, bool *found)
+{
+	ekv *e = t->s->etcd;
+	util_buf tpre = UTIL_BUF_INIT, lo = UTIL_BUF_INIT, hi = UTIL_BUF_INIT, seg = UTIL_BUF_INIT;
+	ekv_cell_prefix(e, t->eid, &tpre);
+	util_buf_append(&lo, tpre.data, tpre.len);
+	if (lo_row)
+		ekv_esc(&lo, lo_row, lolen);
+	if (hi_row) {
+		util_buf_append(&hi, tpre.data, tpre.len);
+		ekv_esc(&hi, hi_row, hilen);
+	} else {
+		ekv_prefix_end((const uint8_t *)tpre.data, tpre.len, &hi);
+	}
+	*found = false;
+	*keys = 0;
+	size_t rows = 0;
+	int64_t limit = (int64_t)want * 8;
+	limit = limit < BACK_LIMIT_MIN ? BACK_LIMIT_MIN : limit > BACK_LIMIT_MAX ? BACK_LIMIT_MAX : limit;
+	kv_status st = KV_OK;
+	while (!*found && kv_slice_cmp((kv_slice){(const uint8_t *)lo.data, lo.len},
+				       (kv_slice){(const uint8_t *)hi.data, hi.len}) < 0) {
+		ekv_range_req q = {.key = (const uint8_t *)lo.data,
+				   .klen = lo.len,
+				   .end = (const uint8_t *)hi.data,
+				   .elen = hi.len,
+				   .limit = limit,
+				   .rev = *rev,
+				   .descend = true,
+				   .keys_only = true};
+		ekv_range_res rr;
+		st = ekv_range(e, &q, &rr);
+		if (st)
+			break;
+		if (!*rev)
+			*rev = rr.rev;
+		for (size_t i = 0; i < rr.n && !*found; i++) {
+			size_t sl = row_seg_len(&rr.kvs[i], tpre.len);
+			if (!sl) {
+				st = kv_fail(KV_CORRUPTION, "etcd: malformed cell key");
+				break;
+			}
+			const uint8_t *sp = rr.kvs[i].key + tpre.len;
+			(*keys)++;
+			if (seg.len == sl && !memcmp(seg.data, sp, sl))
+				continue;
+			util_buf_reset(&seg);
+			util_buf_append(&seg, sp, sl);
+			if (++rows == want) {
+				util_buf_reset(row);
+				const uint8_t *p = (const uint8_t *)seg.data;
+				if (!ekv_unesc(&p, p + seg.len, row))
+					st = kv_fail(KV_CORRUPTION, "etcd: malformed cell key");
+				else
+					*found = true;
+			}
+		}
+		bool more = rr.more && rr.n;
+		if (more) { /* continue below the last key read */
+			util_buf_reset(&hi);
+			util_buf_append(&hi, rr.kvs[rr.n - 1].key, rr.kvs[rr.n - 1].klen);
+		}
+		ekv_range_res_free(&rr);
+		if (st || !more)
+			break;
+		if (limit < BACK_LIMIT_MAX)
+			limit *= 2;
+	}
+	util_buf_free(&tpre);
+	util_buf_free(&lo);
+	util_buf_free(&hi);
+	util_buf_free(&seg);
+	return st;
 }
 
 static const kv_src_ops es_ops = {es_seek, es_seek_lt, es_next, es_close};

@@ -22,7 +22,7 @@ _Thread_local int64_t ekv_latest_pin;
 
 bool ekv_is_uri(const char *path)
 {
-	return path && !strncmp(path, "etcd://", 7);
+	return path && (!strncmp(path, "etcd://", 7) || !strncmp(path, "etcds://", 8));
 }
 
 /* ---------------------------------------------------------------- clock */
@@ -277,9 +277,84 @@ kv_status ekv_ts_reserve(kv_store *s, kv_ts *ts)
 
 /* ---------------------------------------------------------------- open / close */
 
+/* The first line of a file (a password; caller frees), NULL if unreadable. */
+static char *read_secret(const char *file)
+{
+	FILE *f = fopen(file, "r");
+	if (!f)
+		return NULL;
+	char line[1024];
+	char *r = fgets(line, sizeof line, f) ? util_xstrdup(line) : util_xstrdup("");
+	fclose(f);
+	r[strcspn(r, "\r\n")] = 0;
+	return r;
+}
+
+/* "?name=value&...": TLS files, the etcd user and its password's file
+ * (the password never in the URI, which is shown in errors and ps). */
+static kv_status parse_opts(ekv *e, const char *uri, char *q)
+{
+	char *save = NULL;
+	for (char *o = strtok_r(q, "&", &save); o; o = strtok_r(NULL, "&", &save)) {
+		char *eq = strchr(o, '=');
+		if (!eq)
+			return kv_fail(KV_INVALID, "bad etcd store URI option \"%s\" in %s (want name=value)",
+				       o, uri);
+		*eq = 0;
+		const char *v = eq + 1;
+		char **dst = !strcmp(o, "cacert") ? &e->cacert
+			     : !strcmp(o, "cert") ? &e->cert
+			     : !strcmp(o, "key")  ? &e->key
+			     : !strcmp(o, "user") ? &e->user
+						  : NULL;
+		if (dst) {
+			free(*dst);
+			*dst = util_xstrdup(v);
+		} else if (!strcmp(o, "password_file")) {
+			free(e->password);
+			e->password = read_secret(v);
+			if (!e->password)
+				return kv_fail(KV_INVALID, "cannot read the etcd password file %s", v);
+		} else {
+			return kv_fail(
+			    KV_INVALID,
+			    "unknown etcd store URI option \"%s\" (known: cacert, cert, key, user, "
+			    "password_file)",
+			    o);
+		}
+	}
+	if (!e->tls && (e->cacert || e->cert || e->key))
+		return kv_fail(KV_INVALID, "etcd store URI %s: cacert, cert and key need etcds:// (TLS)",
+			       uri);
+	if (!e->cert != !e->key)
+		return kv_fail(KV_INVALID, "etcd store URI %s: a client certificate needs both cert and key",
+			       uri);
+	if (e->user && !e->password) {
+		const char *pw = getenv("STRATA_ETCD_PASSWORD");
+		e->password = util_xstrdup(pw ? pw : "");
+	}
+	return KV_OK;
+}
+
+static kv_status parse_where(ekv *e, const char *uri, const char *p);
+
 static kv_status parse_uri(ekv *e, const char *uri)
 {
-	const char *p = uri + 7;
+	e->tls = !strncmp(uri, "etcds://", 8);
+	char *copy = util_xstrdup(uri + (e->tls ? 8 : 7));
+	char *q = strchr(copy, '?');
+	if (q)
+		*q++ = 0;
+	kv_status st = q ? parse_opts(e, uri, q) : KV_OK;
+	if (!st)
+		st = parse_where(e, uri, copy);
+	free(copy);
+	return st;
+}
+
+/* host:port,...[/prefix] */
+static kv_status parse_where(ekv *e, const char *uri, const char *p)
+{
 	const char *slash = strchr(p, '/');
 	size_t hl = slash ? (size_t)(slash - p) : strlen(p);
 	char *hosts = util_xmalloc(hl + 1);
@@ -289,8 +364,9 @@ static kv_status parse_uri(ekv *e, const char *uri)
 	for (char *h = strtok_r(hosts, ",", &save); h; h = strtok_r(NULL, ",", &save)) {
 		if (e->nendpoints == EKV_MAX_ENDPOINTS || !strchr(h, ':')) {
 			free(hosts);
-			return kv_fail(KV_INVALID,
-				       "bad etcd store URI %s (want etcd://host:port,...[/prefix])", uri);
+			return kv_fail(
+			    KV_INVALID,
+			    "bad etcd store URI %s (want etcd[s]://host:port,...[/prefix][?options])", uri);
 		}
 		e->endpoints[e->nendpoints++] = util_xstrdup(h);
 	}
@@ -312,6 +388,13 @@ static void ekv_free(ekv *e)
 {
 	for (int i = 0; i < e->nendpoints; i++)
 		free(e->endpoints[i]);
+	free(e->cacert);
+	free(e->cert);
+	free(e->key);
+	free(e->user);
+	free(e->password);
+	free(e->token);
+	pthread_mutex_destroy(&e->auth_mu);
 	pthread_mutex_destroy(&e->map_mu);
 	util_buf_free(&e->watch_lo);
 	util_buf_free(&e->watch_hi);
@@ -324,6 +407,7 @@ kv_status ekv_store_open(const char *uri, const kv_store_opts *o, kv_store **out
 	*out = NULL;
 	ekv *e = util_xcalloc(1, sizeof *e);
 	pthread_mutex_init(&e->map_mu, NULL);
+	pthread_mutex_init(&e->auth_mu, NULL);
 	const char *tmo = getenv("STRATA_ETCD_TIMEOUT_MS");
 	e->timeout_ms = tmo && atoi(tmo) > 0 ? atoi(tmo) : 5000;
 	kv_status st = parse_uri(e, uri);
@@ -349,7 +433,7 @@ kv_status ekv_store_open(const char *uri, const kv_store_opts *o, kv_store **out
 	/* The cluster must answer now, so a wrong URI fails at open. */
 	kv_ts ts;
 	int64_t rev;
-	if ((st = ekv_clock_read(e, &ts, &rev))) {
+	if ((st = ekv_auth_start(e)) || (st = ekv_clock_read(e, &ts, &rev))) {
 		char msg[512];
 		snprintf(msg, sizeof msg, "could not reach the etcd cluster %s: %s", uri, kv_errmsg());
 		ekv_store_close(s);

@@ -457,6 +457,7 @@ typedef struct scan_internal {
 	kv_ts read_ts, read_point;
 	bool no_done; /* KV_FILTER_DONE acts as NEXT_ROW */
 	bool forward; /* ignore opts->reverse */
+	int64_t etcd_page; /* etcd: the first page's keys (0: the default) */
 } scan_internal;
 kv_iter *scan_open(kv_table *t, const kv_scan_opts *o, const scan_internal *in);
 /* True if the scan runs the plain-scan fast path (tests). */

@@ -6,7 +6,8 @@
  * the next chunk ends where this one began. Chunk bounds come from the
  * block index of the table's largest sorted file (about one block of rows
  * per chunk), so a reverse scan costs about as much as a forward one. All
- * sub-scans read the same superversion at the same timestamps.
+ * sub-scans read the same superversion at the same timestamps. On etcd the
+ * chunk bounds come from descending reads of keys (etcd_lo).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,15 +29,21 @@ struct rscan {
 	size_t n, cap;
 	size_t *rows; /* start index of each row in cells */
 	size_t nrows, crows;
-	size_t ri;   /* current row + 1 (0: chunk exhausted) */
-	size_t ci;   /* cell index within the row */
-	util_buf hi; /* exclusive upper bound row of the next chunk */
+	size_t ri;    /* current row + 1 (0: chunk exhausted) */
+	size_t ci;    /* cell index within the row */
+	util_buf hi;  /* exclusive upper bound row of the next chunk */
+	int64_t erev; /* etcd: the revision the chunk bounds are read at */
+	size_t erows; /* etcd: rows of the next unsized chunk */
+	size_t ekeys; /* etcd: keys of the chunk chosen (its first page) */
 	bool hi_inf;
 	bool done;
 	uint64_t rows_out;
 	kv_status st;
 	char errmsg[256];
 };
+
+#define ETCD_CHUNK_FIRST 64   /* etcd: rows of the first unsized chunk */
+#define ETCD_CHUNK_MAX   4096 /* ... doubling up to */
 
 static void rs_fail(rscan *r, kv_status st)
 {
@@ -52,9 +59,9 @@ static void rs_fail(rscan *r, kv_status st)
 static void pick_guide(rscan *r)
 {
 	if (r->t->s->etcd) {
-		/* etcd: step back by rows with descending range reads. */
-		r->probe = ekv_src_new(r->t, NULL, 0, NULL, 0, false,
-				       scan_etcd_rev(r->t, r->in.latest, r->in.read_ts));
+		/* etcd: chunks are found by descending reads (etcd_lo). */
+		r->erev = scan_etcd_rev(r->t, r->in.latest, r->in.read_ts);
+		r->erows = ETCD_CHUNK_FIRST;
 		return;
 	}
 	kv_sfile *best = NULL;
@@ -163,6 +170,31 @@ static bool sized_lo(rscan *r, uint64_t need, util_buf *lo, bool *none)
 	return true;
 }
 
+/* etcd: the row `need` rows (a LIMIT's rest), else erows rows (doubling
+ * per chunk), below hi, by one descending read of keys (ekv_rows_back): a
+ * descending read costs etcd the whole range below hi whatever its limit,
+ * so a chunk takes one such read instead of one per row. */
+static void etcd_lo(rscan *r, util_buf *lo, bool *none, bool *sized)
+{
+	uint64_t need = r->o.limit ? r->o.limit - r->rows_out : 0;
+	size_t want = r->erows;
+	if (need && need <= PREPASS_ROWS)
+		want = (size_t)need;
+	else if (r->erows < ETCD_CHUNK_MAX)
+		r->erows *= 2;
+	bool found;
+	kv_status st = ekv_rows_back(r->t, &r->erev, r->o.start, r->o.start_len,
+				     r->hi_inf ? NULL : (const uint8_t *)r->hi.data, r->hi.len, want, lo,
+				     &r->ekeys, &found);
+	if (st) {
+		rs_fail(r, st);
+		return;
+	}
+	*none = !found;
+	*sized = found && want == need;
+	r->ekeys += r->ekeys / want + 16; /* the last row's other cells */
+}
+
 /* Chooses the chunk's lower bound below hi: the row of an index separator
  * one block back, or (sized) about `need` rows back. *none: no bound (read
  * to the start of the range). */
@@ -171,6 +203,10 @@ static void choose_lo(rscan *r, util_buf *lo, bool *none, bool *sized)
 	*none = true;
 	*sized = false;
 	util_buf_reset(lo);
+	if (r->t->s->etcd) {
+		etcd_lo(r, lo, none, sized);
+		return;
+	}
 	if (r->probe) {
 		probe_lo(r, lo, none);
 		return;
@@ -367,10 +403,13 @@ static void next_chunk(rscan *r)
 		}
 		so.batch = 0; /* row_start marks exactly the first cell of each row */
 		util_buf_reset(&keys);
-		if (r->o.limit && r->o.limit - r->rows_out <= PREPASS_ROWS && !(sized && mem_small(r)) &&
-		    !prepass(r, &so, &keys))
+		/* (etcd: a prepass would be a second read of the chunk from etcd.) */
+		if (r->o.limit && r->o.limit - r->rows_out <= PREPASS_ROWS && !r->t->s->etcd &&
+		    !(sized && mem_small(r)) && !prepass(r, &so, &keys))
 			break;
-		kv_iter *it = scan_open(r->t, &so, &r->in);
+		scan_internal in = r->in;
+		in.etcd_page = r->t->s->etcd && !none ? (int64_t)r->ekeys : 0;
+		kv_iter *it = scan_open(r->t, &so, &in);
 		/* Row by row: a plain forward scan hands out a row's cells
 		 * without the per-cell iterator step. */
 		struct chunk_fill cf = {r, false};

@@ -67,6 +67,7 @@ struct kv_iter {
 	bool row_counted;
 	uint64_t row_cells;
 	util_buf rev_target; /* reverse: next seek_lt target (empty = from the end) */
+	int64_t etcd_page;   /* etcd: the source's first page (scan_internal) */
 	bool rev_from_end;
 
 	/* Family state. */
@@ -1317,8 +1318,10 @@ static kv_status build_sources(kv_iter *it, const kv_scan_opts *o, bool fill_cac
 	if (t_etcd(it->t)) {
 		/* All families in one key range; the matcher skips unwanted ones. */
 		int64_t rev = scan_etcd_rev(it->t, it->latest, it->read_ts);
-		it->src = ekv_src_new(it->t, o->start, o->start_len, o->stop, o->stop ? o->stop_len : 0,
-				      o->stop_inclusive, rev);
+		it->src = ekv_src_new(it->t, it->start, it->start_len, it->has_stop ? it->stop : NULL,
+				      it->stop_len, it->stop_incl, rev);
+		if (it->etcd_page)
+			ekv_src_page_hint(it->src, it->etcd_page);
 		return KV_OK;
 	}
 	if (n == 0) {
@@ -1412,6 +1415,7 @@ kv_iter *scan_open(kv_table *t, const kv_scan_opts *o, const scan_internal *in)
 	}
 	it->limit = o->limit;
 	it->batch = o->batch;
+	it->etcd_page = in ? in->etcd_page : 0;
 	kv_status st = setup_columns(it, ro);
 	if (!st) {
 		if (in && in->sv) {

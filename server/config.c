@@ -36,7 +36,7 @@ static const setting settings[] = {
 	S("tls_key", tls_key, "", "TLS private key (PEM)"),
 	S("tls_ca", tls_ca, "", "CA bundle for client certificates (optional)"),
 	S("unix_socket_dir", unix_socket_dir, "", "directory for a Unix-domain socket (empty = none)"),
-	S("store", store, "", "kv backend URI: etcd://host:port,host:port[/prefix] keeps the data in an etcd v3 cluster shared by several servers (empty = embedded store in data_dir)"),
+	S("store", store, "", "kv backend URI: etcd://host:port,host:port[/prefix] keeps the data in an etcd v3 cluster shared by several servers; etcds://...?cacert=&cert=&key=&user=&password_file= for TLS and etcd authentication (docs/scale-out.md; empty = embedded store in data_dir)"),
 	I("max_connections", max_connections, "200", "maximum concurrent client connections"),
 	L("work_mem_kb", work_mem_kb, "4096", "memory per sort/hash operator before spilling, in kB"),
 	L("block_cache_mb", block_cache_mb, "256", "block cache size, in MB"),

@@ -83,7 +83,11 @@ static void run_job(sql_engine *e, const job *j)
 	util_err_clear(&err);
 	sql_dest dest;
 	memset(&dest, 0, sizeof dest);
-	if (sql_simple_query(s, q.data, &dest, done_cb, NULL, &err) != 0 && err.code != UTIL_E_UNDEFINED_TABLE)
+	/* A table dropped meanwhile, or changed by another server first (a
+	 * shared store: 40001): nothing to do, the change's own statistics
+	 * follow. */
+	if (sql_simple_query(s, q.data, &dest, done_cb, NULL, &err) != 0 && err.code != UTIL_E_UNDEFINED_TABLE &&
+	    err.code != UTIL_E_T_R_SERIALIZATION_FAILURE)
 		util_warn("automatic ANALYZE of %s.%s failed: %s", j->schema, j->table, err.message);
 	else
 		util_debug("automatic ANALYZE of %s.%s done", j->schema, j->table);

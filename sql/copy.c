@@ -885,12 +885,11 @@ static void copy_from(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o,
 	if (ld.direct && !ld.direct_ts)
 		ld.direct = false;
 	/* Tables with a primary key load through copy_sort.c: in autocommit
-	 * into the commit batch (unique indexes checked per flush too), in a
-	 * transaction block into the write set (no unique index: there the
-	 * row-by-row checks stay), as do tables without one in a block (their
-	 * generated row ids need no check, the write set takes them per block). */
-	bool sorted = (r->npk || !ld.bulk) && !r->ilv_depth && !r->ilv_nchildren && (ld.bulk || !ld.unique) &&
-		      !self_ref && !ld.direct;
+	 * into the commit batch, in a transaction block into the write set
+	 * (unique indexes checked per flush in both), as do tables without one
+	 * in a block (their generated row ids need no check, the write set
+	 * takes them per block). */
+	bool sorted = (r->npk || !ld.bulk) && !r->ilv_depth && !r->ilv_nchildren && !self_ref && !ld.direct;
 	/* Defaults of the columns not loaded. */
 	sql_pstate ps = {.text = ""};
 	ps.param_types = ty_alloc0(sizeof(ty_oid) * 8);

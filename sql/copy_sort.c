@@ -329,8 +329,9 @@ static void keep_keys(sql_copy_sort *cs)
 static void flush_in_block(sql_copy_sort *cs)
 {
 	sql_txn *t = cs->s->txn;
+	ty_datum **fk_rows = cs->fk ? ty_alloc(sizeof *fk_rows * (cs->n ? cs->n : 1)) : NULL;
 	for (size_t i = 0; cs->fk && i < cs->n; i++) /* load order, for the events below */
-		cs->rows[i] = cs->e[i].vals;
+		fk_rows[i] = cs->e[i].vals;
 	sort_pending(cs);
 	if (!cs->private_storage && cs->rel->rel.npk) {
 		/* The block's keys locked at once (a key set, txn_lock.c); one
@@ -348,6 +349,13 @@ static void flush_in_block(sql_copy_sort *cs)
 	}
 	/* (A generated row id is new: nothing to lock or check.) */
 	const srow *dup = cs->rel->rel.npk ? find_dup(cs) : NULL;
+	/* Unique secondary indexes: each value locked and claimed, checked
+	 * against this block, the transaction's own rows (their claims,
+	 * validated against the write set: a row deleted or changed since,
+	 * or undone by ROLLBACK TO, no longer holds its value) and the
+	 * committed entries; a violation at a lower line than the primary
+	 * key's duplicate wins. */
+	check_unique(cs, dup ? dup->line : INT64_MAX, true);
 	if (dup)
 		sql_copy_dup_key(cs->s, &cs->rel->rel, dup->vals, dup->line);
 	/* Foreign keys: the block's events queued (fired at the end of the
@@ -355,7 +363,7 @@ static void flush_in_block(sql_copy_sort *cs)
 	 * a duplicate wins over a missing parent of the same or a later block,
 	 * as PostgreSQL's after-row triggers do. */
 	for (size_t i = 0; cs->fk && i < cs->n; i++)
-		sql_fk_row(cs->fk, NULL, cs->rows[i]);
+		sql_fk_row(cs->fk, NULL, fk_rows[i]);
 	sql_newrow *nr = ty_alloc(sizeof *nr * (cs->n ? cs->n : 1));
 	for (size_t i = 0; i < cs->n; i++)
 		nr[i] = (sql_newrow){cs->e[i].key, cs->e[i].klen, cs->e[i].vals, cs->e[i].pending};
@@ -417,14 +425,13 @@ void sql_copy_sort_check(sql_copy_sort *cs, int64_t before_line)
 	if (cs->in_flush)
 		return;
 	cs->in_flush = true; /* once; the rows are dropped, the load failed */
-	if (!cs->rel->rel.npk)
-		return; /* generated row ids: no duplicates */
 	size_t k = 0;
 	for (size_t i = 0; i < cs->n; i++)
 		if (cs->e[i].line < before_line)
 			cs->e[k++] = cs->e[i];
 	cs->n = k;
-	const srow *dup = find_dup(cs);
+	/* (Generated row ids: no duplicate keys, unique indexes still.) */
+	const srow *dup = cs->rel->rel.npk ? find_dup(cs) : NULL;
 	check_unique(cs, dup ? dup->line : INT64_MAX, false);
 	if (dup)
 		sql_copy_dup_key(cs->s, &cs->rel->rel, dup->vals, dup->line);

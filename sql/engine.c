@@ -96,10 +96,10 @@ int sql_engine_open(const sql_engine_opts *o, sql_engine **out, util_err *err)
 	if (sql_ops_engine_open(e, err) != 0)
 		goto fail;
 	sql_index_engine_open(e);
-	/* Not on a shared store: there a catalog commit checks one version cell
-	 * for the whole catalog, so the background ANALYZE's row-count update
-	 * would fail a user's concurrent DDL with 40001 (docs/scale-out.md). */
-	e->autoanalyze = o->store_uri ? NULL : sql_autoanalyze_start(e);
+	/* Also on a shared store: catalog commits conflict per object there, so
+	 * the background ANALYZE's row-count update only meets DDL on its own
+	 * table (docs/scale-out.md, "Several servers"). */
+	e->autoanalyze = sql_autoanalyze_start(e);
 	*out = e;
 	return 0;
 fail:
@@ -208,6 +208,20 @@ UTIL_NORETURN void sql_kv_error(kv_status st, const char *what)
 		ty_error(UTIL_E_OUT_OF_MEMORY, "out of memory while %s", what);
 	case KV_CONFLICT:
 		ty_error(UTIL_E_T_R_SERIALIZATION_FAILURE, "could not serialize access due to concurrent update");
+	case KV_CHECK_FAILED: /* a condition of the commit: another transaction changed it first */
+		ty_error(UTIL_E_T_R_SERIALIZATION_FAILURE,
+			 "could not serialize access due to a concurrent change while %s", what);
+	case KV_NOT_FOUND:
+		/* A storage the statement's catalog names is gone: on a shared
+		 * store another server dropped or rewrote the relation after this
+		 * statement read the catalog (DDL there does not wait for other
+		 * servers' statements); retrying sees the new catalog. */
+		if (!strncmp(what, "opening ", 8))
+			ty_error(UTIL_E_T_R_SERIALIZATION_FAILURE,
+				 "could not serialize access: %s: the relation was dropped or rewritten by a "
+				 "concurrent transaction (%s)",
+				 what, kv_errmsg());
+		ty_error(UTIL_E_INTERNAL_ERROR, "%s: %s (%s)", what, kv_status_name(st), kv_errmsg());
 	case KV_TOO_LARGE:
 		ty_error(UTIL_E_PROGRAM_LIMIT_EXCEEDED, "%s: %s", what, kv_errmsg());
 	case KV_NOT_SUPPORTED:

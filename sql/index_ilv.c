@@ -218,7 +218,7 @@ typedef struct ck_ctx {
 	const idx_rowmodel *m;
 	kv_ts ts;
 	idx_check_report *r;
-	void (*fn)(void *arg, idx_problem p, kv_slice entry_key, kv_slice data_key);
+	idx_check_fn fn;
 	void *arg;
 	util_buf key, val;
 	util_arena *ga;
@@ -246,29 +246,22 @@ static bool check_row(void *arg, kv_row *row)
 		return false;
 	}
 	kv_slice ek = {(const uint8_t *)c->key.data, c->key.len};
-	if (gs == KV_NOT_FOUND || er.n == 0) {
+	idx_check_problem p = {IDX_MISSING, ek, dk, NULL, 0, rts, false};
+	idx_problem k = IDX_MISSING;
+	if (gs == KV_NOT_FOUND || er.n == 0)
 		c->r->missing++;
-		if (c->fn)
-			c->fn(c->arg, IDX_MISSING, ek, dk);
-		return true;
-	}
-	idx_entry e;
-	bool same = idx_entry_parse(c->d, &er.cells[0], &e) && !e.guard && e.ts >= rts && c->val.len >= 1 &&
-		    e.payload.len == c->val.len - 1 &&
-		    !memcmp(e.payload.data, c->val.data + 1, e.payload.len) && e.pk.len == dk.len &&
-		    !memcmp(e.pk.data, dk.data, dk.len);
-	if (!same) {
-		c->r->mismatched++;
-		if (c->fn)
-			c->fn(c->arg, IDX_MISMATCH, ek, dk);
-	}
+	else
+		k = idx_check_entry(c->d, &er.cells[0], dk,
+				    (kv_slice){(const uint8_t *)c->val.data, c->val.len}, rts, &p);
+	c->r->mismatched += k == IDX_MISMATCH;
+	c->r->stale += k == IDX_STALE_ENTRY;
+	if (k && c->fn)
+		c->fn(c->arg, &p);
 	return true;
 }
 
 kv_status sql_ilv_index_check(kv_table *data, const cat_rel *r, const idx_def *d, const idx_rowmodel *m,
-			      kv_ts ts, idx_check_report *rep,
-			      void (*fn)(void *arg, idx_problem p, kv_slice entry_key, kv_slice data_key),
-			      void *arg)
+			      kv_ts ts, idx_check_report *rep, idx_check_fn fn, void *arg)
 {
 	memset(rep, 0, sizeof *rep);
 	if (!ts)
@@ -309,8 +302,10 @@ kv_status sql_ilv_index_check(kv_table *data, const cat_rel *r, const idx_def *d
 		rep->entries++;
 		if (!ok) {
 			rep->stale++;
+			idx_check_problem p = {IDX_STALE_ENTRY, cell->row, {NULL, 0}, "malformed entry",
+					       cell->ts,        0,         false};
 			if (fn)
-				fn(arg, IDX_STALE_ENTRY, cell->row, (kv_slice){NULL, 0});
+				fn(arg, &p);
 			continue;
 		}
 		kv_row dr;
@@ -325,8 +320,15 @@ kv_status sql_ilv_index_check(kv_table *data, const cat_rel *r, const idx_def *d
 		bool has = gs == KV_OK && dr.n && m->entry(m->arg, dr.cells, dr.n, &c.key, &c.val, &rts);
 		if (idx_judge(&e, has, c.key.data, c.key.len, rts) == IDX_STALE) {
 			rep->stale++;
+			idx_check_problem p = {IDX_STALE_ENTRY,
+					       cell->row,
+					       e.pk,
+					       has ? "the row yields another key" : "no row yields it",
+					       e.ts,
+					       has ? rts : 0,
+					       (e.flags & IDX_F_VERIFIED) != 0};
 			if (fn)
-				fn(arg, IDX_STALE_ENTRY, cell->row, e.pk);
+				fn(arg, &p);
 		}
 		st = kv_iter_status(it);
 	}

@@ -19,28 +19,42 @@ typedef struct notice_ctx {
 	int sent;
 } notice_ctx;
 
-static void problem(void *arg, idx_problem p, kv_slice ek, kv_slice dk)
+static void problem(void *arg, const idx_check_problem *p)
 {
 	notice_ctx *n = arg;
 	if (n->sent++ >= 20)
 		return;
 	util_buf k = UTIL_BUF_INIT;
 	size_t off[33];
-	if (n->x->nkeys <= 32 && idx_split_values(&n->x->def, ek.data, ek.len, off))
-		sql_ix_describe_key(n->x, ek.data, off[n->x->nkeys], &k);
+	if (n->x->nkeys <= 32 && idx_split_values(&n->x->def, p->entry_key.data, p->entry_key.len, off))
+		sql_ix_describe_key(n->x, p->entry_key.data, off[n->x->nkeys], &k);
 	else
 		util_buf_puts(&k, "(?)");
 	util_buf hex = UTIL_BUF_INIT;
-	for (size_t i = 0; i < dk.len; i++)
-		util_buf_printf(&hex, "%02x", dk.data[i]);
-	sql_notice(n->s, UTIL_E_INDEX_CORRUPTED, "index \"%s\": %s entry %s for row key \\x%s",
+	for (size_t i = 0; i < p->data_key.len; i++)
+		util_buf_printf(&hex, "%02x", p->data_key.data[i]);
+	/* What disagreed and both timestamps: enough to tell a crash's
+	 * leftover from a maintenance bug without the store at hand. */
+	util_buf why = UTIL_BUF_INIT;
+	if (p->why)
+		util_buf_printf(&why, ": %s", p->why);
+	if (p->entry_ts)
+		util_buf_printf(&why, " (entry ts %llu%s", (unsigned long long)p->entry_ts,
+				p->verified ? " verified" : " unverified");
+	if (p->row_ts)
+		util_buf_printf(&why, "%s row ts %llu", p->entry_ts ? "," : " (",
+				(unsigned long long)p->row_ts);
+	if (p->entry_ts || p->row_ts)
+		util_buf_puts(&why, ")");
+	sql_notice(n->s, UTIL_E_INDEX_CORRUPTED, "index \"%s\": %s entry %s for row key \\x%s%s",
 		   n->x->obj->rel.name,
-		   p == IDX_MISSING       ? "missing"
-		   : p == IDX_STALE_ENTRY ? "stale"
-					  : "mismatched",
-		   k.data, hex.data ? hex.data : "");
+		   p->kind == IDX_MISSING       ? "missing"
+		   : p->kind == IDX_STALE_ENTRY ? "stale"
+						: "mismatched",
+		   k.data, hex.data ? hex.data : "", why.data ? why.data : "");
 	util_buf_free(&k);
 	util_buf_free(&hex);
+	util_buf_free(&why);
 }
 
 static ty_datum f_verify_index(ty_fcinfo *fc)

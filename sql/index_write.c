@@ -418,6 +418,7 @@ void sql_index_unique_check_rows(sql_session *s, const cat_obj *rel, ty_datum *c
 	uval *e = util_xmalloc(n * sizeof *e);
 	util_buf k = UTIL_BUF_INIT;
 	kv_iter *volatile it = NULL;
+	util_arena *volatile scratch = NULL; /* row_holds() of this transaction's claims */
 	/* The violation at the lowest line below before_line. */
 	int64_t best_line = before_line;
 	const sql_ix *best_x = NULL;
@@ -481,9 +482,19 @@ void sql_index_unique_check_rows(sql_session *s, const cat_obj *rel, ty_datum *c
 					CANDIDATE(&e[p + 1]); /* a second row of this load with the values */
 				ty_datum pk = rows[g->row][r->ncols];
 				claim *c = find_claim(tx, x->obj->oid, g->v, g->vl, claim_keys);
-				if (c && c->pk && c->bulk &&
-				    !(c->pklen == pk.len && !memcmp(c->pk, pk.p, pk.len))) {
-					CANDIDATE(g); /* an earlier flush of this load took them */
+				bool own = false; /* a row of this transaction holds the values */
+				if (c && c->pk && !(c->pklen == pk.len && !memcmp(c->pk, pk.p, pk.len))) {
+					/* An earlier flush of this load (bulk), or a row this
+					 * transaction wrote (in a block: validated, it may have
+					 * been deleted, changed or undone by ROLLBACK TO). */
+					if (!scratch)
+						scratch = util_arena_new(4096, 0);
+					util_arena_reset(scratch);
+					own = c->bulk || row_holds(s, rel, dkv, ev, x, c->pk, c->pklen, g->v,
+								   g->vl, scratch);
+				}
+				if (own) {
+					CANDIDATE(g);
 				} else {
 					bool stored = false;
 					for (int steps = 0; kv_iter_valid(it); steps++) {
@@ -533,11 +544,13 @@ void sql_index_unique_check_rows(sql_session *s, const cat_obj *rel, ty_datum *c
 		util_buf_free(&k);
 		free(e);
 		util_arena_destroy(vals);
+		util_arena_destroy(scratch);
 		kv_table_close(dkv);
 		ty_errthrow();
 	}
 	TY_END(tc);
 #undef CANDIDATE
+	util_arena_destroy(scratch);
 	util_buf_free(&k);
 	free(e);
 	util_arena_destroy(vals);

@@ -1557,6 +1557,24 @@ static void move_having(sql_query *q)
 	q->having = sql_make_and(keep, nk);
 }
 
+/* Projection of q's target list over p, whose output *tl describes (then
+ * the targets). */
+static sql_plan *project_targets(sql_planner *pl, sql_query *q, sql_plan *p, sql_tlist **tl)
+{
+	sql_tlist *ttl = sql_tl_new();
+	sql_expr **exprs = ty_alloc(sizeof(sql_expr *) * (size_t)(q->ntargets ? q->ntargets : 1));
+	for (int i = 0; i < q->ntargets; i++) {
+		exprs[i] = sql_set_refs(pl, prep(pl, q->targets[i].expr), *tl);
+		sql_tl_add(ttl, q->targets[i].expr);
+	}
+	sql_plan *pr = sql_new_node(pl, SQL_P_PROJECT, ttl);
+	pr->left = p;
+	pr->project.exprs = exprs;
+	pr->rows = p->rows;
+	*tl = ttl;
+	return pr;
+}
+
 /* Plans a SELECT; *tl_out describes the output (all targets, junk included
  * until the final projection drops them at the top level). */
 static sql_plan *plan_query(sql_planner *pl, sql_query *q, sql_tlist **tl_out)
@@ -1564,13 +1582,35 @@ static sql_plan *plan_query(sql_planner *pl, sql_query *q, sql_tlist **tl_out)
 	ty_check_interrupts();
 	sql_tlist *tl;
 	sql_plan *p;
+	bool setop_project = false;
 	/* CTEs defined here are planned on first reference. */
 	if (q->setop) {
 		p = plan_setop(pl, q->setop);
 		tl = sql_tl_new();
-		for (int i = 0; i < q->ntargets; i++)
-			sql_tl_add(tl, q->targets[i].expr);
 		/* Output of the setop node = the Vars of the "*SELECT*" RTE. */
+		bool plain = true;
+		for (int i = 0; i < q->ntargets; i++)
+			plain &= q->targets[i].expr->kind == SQL_E_VAR;
+		int sel = 0;
+		for (int i = 0; i < q->nrtes && !sel; i++)
+			if (!strcmp(q->rtes[i]->alias, "*SELECT*"))
+				sel = i + 1;
+		if (plain || !sel) {
+			for (int i = 0; i < q->ntargets; i++)
+				sql_tl_add(tl, q->targets[i].expr);
+		} else {
+			/* Targets changed since analysis (INSERT ... SELECT ... UNION
+			 * coerces them to the columns): ORDER BY and LIMIT work on
+			 * those Vars, then a projection computes the targets. */
+			for (int c = 0; c < q->setop->ncols; c++) {
+				sql_expr *v = sql_expr_new(SQL_E_VAR, q->setop->types[c], -1);
+				v->typmod = q->setop->typmods[c];
+				v->var.rte = sel;
+				v->var.col = c;
+				sql_tl_add(tl, v);
+			}
+			setop_project = true;
+		}
 	} else {
 		sql_query_exprs(q, fold_root, pl);
 		move_having(q);
@@ -1594,19 +1634,7 @@ static sql_plan *plan_query(sql_planner *pl, sql_query *q, sql_tlist **tl_out)
 		 * below the projection, one per nesting level of SRF calls. */
 		if (q->has_srf)
 			p = plan_project_set(pl, q, p, &tl);
-		/* Projection of the target list. */
-		sql_tlist *ttl = sql_tl_new();
-		sql_expr **exprs = ty_alloc(sizeof(sql_expr *) * (size_t)(q->ntargets ? q->ntargets : 1));
-		for (int i = 0; i < q->ntargets; i++) {
-			exprs[i] = sql_set_refs(pl, prep(pl, q->targets[i].expr), tl);
-			sql_tl_add(ttl, q->targets[i].expr);
-		}
-		sql_plan *pr = sql_new_node(pl, SQL_P_PROJECT, ttl);
-		pr->left = p;
-		pr->project.exprs = exprs;
-		pr->rows = p->rows;
-		p = pr;
-		tl = ttl;
+		p = project_targets(pl, q, p, &tl);
 	}
 	/* DISTINCT */
 	if (q->distinct && q->ndistinct_on == 0) {
@@ -1700,6 +1728,8 @@ static sql_plan *plan_query(sql_planner *pl, sql_query *q, sql_tlist **tl_out)
 		}
 		p = plan_limit(pl, q, p, tl);
 	}
+	if (setop_project)
+		p = project_targets(pl, q, p, &tl);
 	/* LOCKING (SELECT ... FOR UPDATE) happens in the scans. */
 	*tl_out = tl;
 	return p;

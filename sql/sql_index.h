@@ -199,9 +199,7 @@ kv_status sql_ilv_index_backfill(kv_table *data, const cat_rel *r, const idx_def
 				 uint64_t *rows, util_err *err);
 /* idx_check for an index of interleaved child r. */
 kv_status sql_ilv_index_check(kv_table *data, const cat_rel *r, const idx_def *d, const idx_rowmodel *m,
-			      kv_ts ts, idx_check_report *rep,
-			      void (*fn)(void *arg, idx_problem p, kv_slice entry_key, kv_slice data_key),
-			      void *arg);
+			      kv_ts ts, idx_check_report *rep, idx_check_fn fn, void *arg);
 
 /* ---------------------------------------------------------------- DDL (ddl_index.c) */
 

@@ -1369,11 +1369,14 @@ struct sql_txn {
 	size_t nseg_rows;         /* of them in tables' sorted segments (sql_txn_insert_sorted) */
 	cat_txn *ddl;             /* catalog changes, when DDL ran */
 	bool ddl_locked;
+	uint32_t xid;             /* pg_locks' transaction id, from the first write lock (txn_lock.c) */
 	int nlocks;               /* row locks held */
 	struct sql_rowlock **locks; /* locks_inline until more are held */
 	struct sql_xlock *xlocks;   /* shared store: rows locked, checked at commit (txn.c) */
 	int locks_cap;
 	struct sql_rowlock *locks_inline[4];
+	struct sql_lock_up *lock_ups; /* modes strengthened under savepoints (txn_lock.c) */
+	int nlock_ups, lock_ups_cap;
 	kv_table **dropped;       /* storages to drop after commit */
 	char **drop_after_commit;
 	int ndrop;
@@ -1482,6 +1485,14 @@ bool sql_txn_storage_private(const sql_txn *t, const char *storage);
 void sql_txn_lock_row(sql_txn *t, cat_oid table, const uint8_t *key, size_t klen, int strength, int wait_policy,
 		      bool *skipped);
 void sql_txn_unlock_all(sql_txn *t);
+/* Savepoints: a mark of the row locks t holds (and their modes) now, and
+ * giving back the locks taken or strengthened since a mark, as PostgreSQL
+ * does for its aborted subtransaction's locks (ROLLBACK TO). */
+typedef struct sql_lock_mark {
+	int nlocks, nups;
+} sql_lock_mark;
+sql_lock_mark sql_txn_lock_mark(const sql_txn *t);
+void sql_txn_unlock_since(sql_txn *t, sql_lock_mark m);
 /* Key sets (txn_lock.c): a COPY in a transaction block locks the keys it
  * inserts without a row lock each. The transaction registers the table's
  * set of bulk-inserted keys (its write-set segments, txn_seg.h, plus the
@@ -1522,10 +1533,23 @@ void sql_txn_locks_free(sql_engine *e);
 #define SQL_LOCK_GUARD_SHARES (-2)
 void sql_txn_note_lock(sql_txn *t, kv_table *kv, cat_oid table, const uint8_t *key, size_t klen, int strength,
 		       kv_ts base_ts);
-/* pg_locks: calls fn for each held row lock (granted) and each waiting
- * transaction (not granted), under the lock manager's mutex. */
-void sql_locks_report(sql_engine *e, void (*fn)(void *arg, cat_oid table, int32_t pid, const char *mode, bool granted),
-		      void *arg);
+/* One pg_locks row of the lock manager (sql_locks_report). */
+typedef struct sql_lock_row {
+	const char *locktype; /* "relation" or "transactionid" */
+	cat_oid relation;     /* relation: the table */
+	uint32_t xid;         /* transactionid: the transaction's id */
+	int32_t pid;          /* the session holding or waiting */
+	const char *mode;     /* PostgreSQL's lock mode name */
+	bool granted;
+} sql_lock_row;
+/* pg_locks, as PostgreSQL shows them: per transaction its relation locks
+ * and, once it has written (locked a row, bulk-inserted a key set, taken
+ * a relation exclusively), its transaction id (ExclusiveLock); a waiter's
+ * lock as not granted: ShareLock on the id of the transaction it waits
+ * for (a row, key set or unique value), or the relation lock it waits
+ * for. Row locks themselves are not listed (PostgreSQL keeps them in the
+ * tuples). Calls fn under the lock manager's mutex. */
+void sql_locks_report(sql_engine *e, void (*fn)(void *arg, const sql_lock_row *r), void *arg);
 /* SERIALIZABLE (txn_serial.c): records a key range [start, stop) (stop NULL
  * = to the end; point: the single key start) read from a kv table. */
 void sql_txn_note_read(sql_txn *t, const char *storage, const uint8_t *start, size_t slen, const uint8_t *stop,
@@ -1661,6 +1685,11 @@ int sql_stmt_run(sql_session *s, sql_prepared *ps, sql_portal_s *portal, sql_des
  * caller keeps it. */
 sql_prepared *sql_prepare_tree(sql_session *s, const char *name, const char *query, PgQuery__ParseResult *pr,
 			       int nparams, const uint32_t *param_types, util_err *err);
+
+/* The statement and portal a FunctionCall runs as (fastpath.c): a name no
+ * client is expected to use. Its Bind errors read as PostgreSQL's fastpath
+ * reports them (stmt.c). */
+#define SQL_FASTPATH_NAME "\x01strata_fastpath"
 
 /* The simple-query literal cache (litcache.c): statements that differ from
  * an earlier one only in integer constants compared with columns run its

@@ -511,6 +511,15 @@ static ty_datum param_value(const char *portal, ty_oid type, int16_t format, con
 	TY_CATCH(tc)
 	{
 		TY_END(tc);
+		/* A value longer than its type's binary form: the caller's error in
+		 * PostgreSQL, which names the parameter (COPY's is the type's). */
+		util_err *e = ty_err();
+		bool fastpath = !strcmp(portal, SQL_FASTPATH_NAME);
+		if (e->code == UTIL_E_INVALID_BINARY_REPRESENTATION && !strcmp(e->message, "incorrect binary data format"))
+			snprintf(e->message, sizeof e->message, "incorrect binary data format in %s %d",
+				 fastpath ? "function argument" : "bind parameter", idx + 1);
+		if (fastpath) /* (PostgreSQL's fastpath names no portal) */
+			ty_errthrow();
 		char who[128];
 		if (*portal)
 			snprintf(who, sizeof who, "portal \"%.64s\" parameter $%d", portal, idx + 1);

@@ -318,15 +318,28 @@ typedef struct locks_ctx {
 	cat_oid db;
 } locks_ctx;
 
-static void lock_row(void *arg, cat_oid table, int32_t pid, const char *mode, bool granted)
+static void lock_row(void *arg, const sql_lock_row *r)
 {
 	locks_ctx *l = arg;
 	char vt[32];
-	snprintf(vt, sizeof vt, "%d/1", pid);
-	ty_datum v[16] = {sql_d_text("tuple"), sql_d_oid(l->db),    sql_d_oid(table),  ty_null(),
-			  ty_null(),           ty_null(),           ty_null(),         ty_null(),
-			  ty_null(),           ty_null(),           sql_d_text(vt),    sql_d_int(pid),
-			  sql_d_text(mode),    sql_d_bool(granted), sql_d_bool(false), ty_null()};
+	snprintf(vt, sizeof vt, "%d/1", r->pid);
+	bool rel = r->relation != 0;
+	ty_datum v[16] = {sql_d_text(r->locktype),
+			  rel ? sql_d_oid(l->db) : ty_null(),
+			  rel ? sql_d_oid(r->relation) : ty_null(),
+			  ty_null(),
+			  ty_null(),
+			  ty_null(),
+			  rel ? ty_null() : ty_int((int64_t)r->xid),
+			  ty_null(),
+			  ty_null(),
+			  ty_null(),
+			  sql_d_text(vt),
+			  sql_d_int(r->pid),
+			  sql_d_text(r->mode),
+			  sql_d_bool(r->granted),
+			  sql_d_bool(false),
+			  ty_null()};
 	sql_sysrows_add(l->out, v);
 }
 

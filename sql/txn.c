@@ -478,7 +478,8 @@ void sql_txn_note_lock(sql_txn *t, kv_table *kv, cat_oid table, const uint8_t *k
 	bool ks = strength == SQL_LOCK_PARENT_KEY;
 	bool guard = strength == SQL_LOCK_GUARD_SHARES;
 	sql_xlock *h = t->xlocks;
-	if (!guard && h && h->table == table && h->klen == klen && !memcmp(h->key, key, klen) &&
+	/* (Not under a savepoint: h may be older than it, and ROLLBACK TO keeps h.) */
+	if (!guard && !t->savepoints && h && h->table == table && h->klen == klen && !memcmp(h->key, key, klen) &&
 	    h->base_ts <= base_ts) {
 		h->exclusive |= excl; /* the same row again (a loop): the older base stands */
 		h->key_share &= ks;
@@ -806,10 +807,16 @@ static void write_row(sql_txn *t, kv_batch *b, const cat_snap *cs, sql_wrow *w, 
 	if (check_base)
 		kv_batch_check_row_at(b, w->kv, w->key, rl, w->base_ts);
 	if (!w->present) {
-		if (rl == w->keylen) /* a whole kv row: its interleaved children go with it */
+		if (rl == w->keylen) { /* a whole kv row: its interleaved children go with it */
 			kv_batch_delete_row(b, w->kv, w->key, w->keylen, KV_TS_LATEST);
-		else
-			delete_child_row(b, r, w, rl);
+			return;
+		}
+		/* A shared store: a row another server's new child (a foreign
+		 * key) share-locked after this delete's version makes the commit
+		 * fail, as a kv row's delete does; the mark is the group's. */
+		if (t->s->e->opts.store_uri)
+			kv_batch_guard_shares(b, w->kv, w->key, rl);
+		delete_child_row(b, r, w, rl);
 		return;
 	}
 	bool whole = w->inserted;

@@ -72,6 +72,19 @@ typedef struct waiter {
 /* The waits-for edges, guarded by the engine's locks_mu. */
 static waiter *waiters;
 static int nwaiters, waiters_cap;
+/* The next transaction id for pg_locks (under locks_mu). */
+static uint32_t next_xid = 1000;
+
+/* A transaction that writes gets an id, as PostgreSQL's does at its first
+ * write (under locks_mu). */
+static void assign_xid(sql_txn *t)
+{
+	if (t->xid)
+		return;
+	t->xid = next_xid++;
+	if (!next_xid) /* wrapped: 0 means "none" */
+		next_xid = 1000;
+}
 
 static const waiter *waiting(const sql_txn *t)
 {
@@ -151,6 +164,7 @@ sql_keyset *sql_keyset_new(sql_txn *t, cat_oid table, sql_wseg_set *segs)
 		e->keysets = util_xrealloc(e->keysets, sizeof *e->keysets * (size_t)e->keysets_cap);
 	}
 	e->keysets[e->nkeysets++] = ks;
+	assign_xid(t);
 	pthread_mutex_unlock(&e->locks_mu);
 	return ks;
 }
@@ -291,13 +305,29 @@ static const char *table_name(sql_txn *t, cat_oid table)
 	return o ? o->rel.name : "?";
 }
 
+/* A lock's mode before a transaction strengthened it under a savepoint. */
+typedef struct sql_lock_up {
+	sql_rowlock *l;
+	int mode;
+} sql_lock_up;
+
 /* Records that t holds l in mode (new holder or stronger mode). */
 static void grant(sql_txn *t, sql_rowlock *l, int mode)
 {
 	for (int i = 0; i < l->nholders; i++)
 		if (l->holders[i].t == t) {
-			if (mode > l->holders[i].mode)
-				l->holders[i].mode = mode;
+			if (mode <= l->holders[i].mode)
+				return;
+			if (t->savepoints) { /* ROLLBACK TO gives the weaker mode back */
+				if (t->nlock_ups == t->lock_ups_cap) {
+					t->lock_ups_cap = t->lock_ups_cap ? 2 * t->lock_ups_cap : 8;
+					t->lock_ups = util_xrealloc(t->lock_ups, sizeof *t->lock_ups * (size_t)t->lock_ups_cap);
+				}
+				t->lock_ups[t->nlock_ups++] = (sql_lock_up){l, l->holders[i].mode};
+			}
+			l->holders[i].mode = mode;
+			if (mode == M_UPDATE)
+				assign_xid(t);
 			return;
 		}
 	if (l->nholders == l->cap) {
@@ -305,6 +335,8 @@ static void grant(sql_txn *t, sql_rowlock *l, int mode)
 		l->holders = util_xrealloc(l->holders, sizeof *l->holders * (size_t)l->cap);
 	}
 	l->holders[l->nholders++] = (holder){t, mode};
+	if (l->klen > 4 || mode == M_UPDATE) /* a row, or a relation exclusively (DDL) */
+		assign_xid(t);
 	if (t->nlocks == t->locks_cap) {
 		if (!t->locks_cap) { /* most transactions hold a lock or two */
 			t->locks = t->locks_inline;
@@ -391,7 +423,8 @@ void sql_txn_lock_row(sql_txn *t, cat_oid table, const uint8_t *key, size_t klen
 			ts.tv_sec++;
 			ts.tv_nsec -= 1000000000;
 		}
-		sql_ops_set_wait(t->s, "Lock", "tuple");
+		/* (PostgreSQL's waiter waits for the holder's transaction id.) */
+		sql_ops_set_wait(t->s, "Lock", klen ? "transactionid" : "relation");
 		pthread_cond_timedwait(&e->locks_cv, &e->locks_mu, &ts);
 		/* l may have been freed meanwhile: look it up again. */
 		remove_waiter(t);
@@ -411,32 +444,39 @@ void sql_txn_lock_row(sql_txn *t, cat_oid table, const uint8_t *key, size_t klen
 	sql_ops_set_wait(t->s, NULL, NULL);
 }
 
+/* Removes t from l's holders (freeing l when none is left); with locks_mu held. */
+static void unhold(sql_engine *e, sql_rowlock *l, const sql_txn *t)
+{
+	for (int h = 0; h < l->nholders; h++)
+		if (l->holders[h].t == t) {
+			l->holders[h] = l->holders[--l->nholders];
+			break;
+		}
+	/* A relation's lock (the key is the oid alone) is taken by every
+	 * statement on the table: keep its entry for the next one instead of
+	 * three frees now and three allocations then, unless the map grows
+	 * big (dropped tables' entries). */
+	if (l->nholders == 0 && l->klen == 4 && util_map_count(&e->locks) <= IDLE_REL_LOCKS_MAX)
+		return;
+	if (l->nholders == 0) {
+		util_map_del(&e->locks, l->key, l->klen);
+		free(l->holders);
+		free(l->key);
+		free(l);
+	}
+}
+
 void sql_txn_unlock_all(sql_txn *t)
 {
+	free(t->lock_ups);
+	t->lock_ups = NULL;
+	t->nlock_ups = t->lock_ups_cap = 0;
 	if (!t->nlocks)
 		return;
 	sql_engine *e = t->s->e;
 	pthread_mutex_lock(&e->locks_mu);
-	for (int i = 0; i < t->nlocks; i++) {
-		sql_rowlock *l = t->locks[i];
-		for (int h = 0; h < l->nholders; h++)
-			if (l->holders[h].t == t) {
-				l->holders[h] = l->holders[--l->nholders];
-				break;
-			}
-		/* A relation's lock (the key is the oid alone) is taken by every
-		 * statement on the table: keep its entry for the next one instead
-		 * of three frees now and three allocations then, unless the map
-		 * grows big (dropped tables' entries). */
-		if (l->nholders == 0 && l->klen == 4 && util_map_count(&e->locks) <= IDLE_REL_LOCKS_MAX)
-			continue;
-		if (l->nholders == 0) {
-			util_map_del(&e->locks, l->key, l->klen);
-			free(l->holders);
-			free(l->key);
-			free(l);
-		}
-	}
+	for (int i = 0; i < t->nlocks; i++)
+		unhold(e, t->locks[i], t);
 	if (nwaiters) /* nobody waits (the usual case): no broadcast */
 		pthread_cond_broadcast(&e->locks_cv);
 	pthread_mutex_unlock(&e->locks_mu);
@@ -444,6 +484,31 @@ void sql_txn_unlock_all(sql_txn *t)
 		free(t->locks);
 	t->locks = NULL;
 	t->nlocks = t->locks_cap = 0;
+}
+
+sql_lock_mark sql_txn_lock_mark(const sql_txn *t) { return (sql_lock_mark){t->nlocks, t->nlock_ups}; }
+
+void sql_txn_unlock_since(sql_txn *t, sql_lock_mark m)
+{
+	if (t->nlocks == m.nlocks && t->nlock_ups == m.nups)
+		return;
+	sql_engine *e = t->s->e;
+	pthread_mutex_lock(&e->locks_mu);
+	/* Newest first: a lock strengthened twice ends in its oldest mode. */
+	for (int i = t->nlock_ups; i > m.nups; i--) {
+		const sql_lock_up *u = &t->lock_ups[i - 1];
+		for (int h = 0; h < u->l->nholders; h++)
+			if (u->l->holders[h].t == t)
+				u->l->holders[h].mode = u->mode;
+	}
+	for (int i = m.nlocks; i < t->nlocks; i++)
+		unhold(e, t->locks[i], t);
+	/* Under the mutex: pg_locks reads the lists of the holders. */
+	t->nlock_ups = m.nups;
+	t->nlocks = m.nlocks;
+	if (nwaiters)
+		pthread_cond_broadcast(&e->locks_cv);
+	pthread_mutex_unlock(&e->locks_mu);
 }
 
 void sql_txn_locks_free(sql_engine *e)
@@ -461,21 +526,97 @@ void sql_txn_locks_free(sql_engine *e)
 	e->keysets = NULL;
 }
 
-/* pg_locks: every row lock holder and every waiting transaction. */
-void sql_locks_report(sql_engine *e, void (*fn)(void *arg, cat_oid table, int32_t pid, const char *mode, bool granted),
-		      void *arg)
+/* ---------------------------------------------------------------- pg_locks */
+
+/* Does t write table (a row lock in it, or a key set)? Then its relation
+ * lock is PostgreSQL's ROW EXCLUSIVE, else ACCESS SHARE. With locks_mu,
+ * t a holder or waiter (its lock list is stable). */
+static bool writes_table(sql_engine *e, const sql_txn *t, cat_oid table)
+{
+	for (int i = 0; i < t->nlocks; i++)
+		if (t->locks[i]->klen > 4 && util_get_be32(t->locks[i]->key) == table)
+			return true;
+	for (int i = 0; i < e->nkeysets; i++)
+		if (e->keysets[i]->t == t && e->keysets[i]->table == table)
+			return true;
+	return false;
+}
+
+static const char *rel_mode(sql_engine *e, const sql_txn *t, cat_oid table, int mode)
+{
+	if (mode == M_UPDATE)
+		return "AccessExclusiveLock";
+	return writes_table(e, t, table) ? "RowExclusiveLock" : "AccessShareLock";
+}
+
+/* The transaction t waits for on the row key k (kl bytes), or NULL. */
+static const sql_txn *blocker(sql_engine *e, const sql_txn *t, const uint8_t *k, size_t kl, int mode)
+{
+	const sql_rowlock *l = util_map_get(&e->locks, k, kl);
+	for (int i = 0; l && i < l->nholders; i++)
+		if (l->holders[i].t != t && conflicts[mode][l->holders[i].mode])
+			return l->holders[i].t;
+	return e->nkeysets ? keyset_owner(e, t, k, kl) : NULL;
+}
+
+/* Adds t to the transactions with an id seen so far (once each). */
+static void see_txn(const sql_txn ***seen, size_t *n, size_t *cap, const sql_txn *t)
+{
+	if (!t->xid)
+		return;
+	for (size_t i = 0; i < *n; i++)
+		if ((*seen)[i] == t)
+			return;
+	if (*n == *cap) {
+		*cap = *cap ? 2 * *cap : 16;
+		*seen = util_xrealloc(*seen, sizeof **seen * *cap);
+	}
+	(*seen)[(*n)++] = t;
+}
+
+void sql_locks_report(sql_engine *e, void (*fn)(void *arg, const sql_lock_row *r), void *arg)
 {
 	pthread_mutex_lock(&e->locks_mu);
+	/* Every transaction with an id holds a lock or a key set: each listed
+	 * once, from those. */
+	const sql_txn **seen = NULL;
+	size_t nseen = 0, seen_cap = 0;
 	size_t pos = 0;
 	void *v;
 	while (util_map_next(&e->locks, &pos, NULL, NULL, &v)) {
 		const sql_rowlock *l = v;
-		for (int i = 0; i < l->nholders; i++)
-			fn(arg, util_get_be32(l->key), l->holders[i].t->s->pid,
-			   l->holders[i].mode >= M_NOKEYUPDATE ? "ExclusiveLock" : "ShareLock", true);
+		for (int i = 0; i < l->nholders; i++) {
+			const holder *h = &l->holders[i];
+			see_txn(&seen, &nseen, &seen_cap, h->t);
+			if (l->klen != 4)
+				continue; /* a row's lock: not listed, as PostgreSQL's tuple locks */
+			cat_oid table = util_get_be32(l->key);
+			sql_lock_row r = {"relation", table, 0, h->t->s->pid, rel_mode(e, h->t, table, h->mode),
+					  true};
+			fn(arg, &r);
+		}
 	}
-	for (int i = 0; i < nwaiters; i++)
-		fn(arg, util_get_be32(waiters[i].key), waiters[i].t->s->pid,
-		   waiters[i].mode >= M_NOKEYUPDATE ? "ExclusiveLock" : "ShareLock", false);
+	for (int i = 0; i < e->nkeysets; i++)
+		see_txn(&seen, &nseen, &seen_cap, e->keysets[i]->t);
+	for (size_t i = 0; i < nseen; i++) {
+		sql_lock_row r = {"transactionid", 0, seen[i]->xid, seen[i]->s->pid, "ExclusiveLock", true};
+		fn(arg, &r);
+	}
+	free(seen);
+	for (int i = 0; i < nwaiters; i++) {
+		const waiter *w = &waiters[i];
+		cat_oid table = util_get_be32(w->key);
+		if (w->klen == 4) {
+			sql_lock_row r = {"relation", table, 0, w->t->s->pid, rel_mode(e, w->t, table, w->mode),
+					  false};
+			fn(arg, &r);
+			continue;
+		}
+		const sql_txn *b = blocker(e, w->t, w->key, w->klen, w->mode);
+		if (b && b->xid) {
+			sql_lock_row r = {"transactionid", 0, b->xid, w->t->s->pid, "ShareLock", false};
+			fn(arg, &r);
+		}
+	}
 	pthread_mutex_unlock(&e->locks_mu);
 }

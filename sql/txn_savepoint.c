@@ -37,6 +37,8 @@ typedef struct sql_savepoint {
 	size_t undo_pos;
 	cat_snap *cat;    /* catalog working snapshot at the savepoint (not a reference) */
 	int cid;
+	sql_lock_mark locks;        /* row locks taken since are given back by ROLLBACK TO */
+	struct sql_xlock *xlocks;   /* as are those noted for a shared store's commit */
 	sql_sp_arenas arenas;       /* a[n-1]: the current one (made at the first write); the
 				       others come from savepoints released inside this one */
 	struct sql_savepoint *next; /* outer savepoint */
@@ -165,6 +167,8 @@ void sql_savepoint_create(sql_session *s, const char *name)
 	sp->undo_pos = t->nundo;
 	sp->cat = ddl_snap(t);
 	sp->cid = t->cid;
+	sp->locks = sql_txn_lock_mark(t);
+	sp->xlocks = t->xlocks;
 	sp->next = t->savepoints;
 	t->savepoints = sp;
 }
@@ -245,5 +249,8 @@ void sql_rollback_to_savepoint(sql_session *s, const char *name)
 	arenas_drop(t, &sp->arenas, keep);
 	/* Savepoints opened after this one are gone; this one stays. */
 	t->savepoints = sp;
+	/* The row locks taken since belong to the writes and reads undone. */
+	sql_txn_unlock_since(t, sp->locks);
+	t->xlocks = sp->xlocks;
 	s->txn_state = SQL_TXN_BLOCK;
 }

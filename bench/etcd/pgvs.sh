@@ -27,33 +27,14 @@ bin=${STRATA_BIN:-$root/build/release/server/strata}
 PGVS=${PGVS:-$root/../shared/bench/pgvs.py}
 [[ -f $PGVS ]] || PGVS=/work/shared/bench/pgvs.py
 [[ -x $bin ]] || { echo "build the release server first (cmake -B build/release -DCMAKE_BUILD_TYPE=Release)" >&2; exit 1; }
-. "$root/tests/etcd/cluster.sh"
-work=$(TMPDIR=${BENCH_TMP:-/tmp} mktemp -d)
-pids=()
-cleanup() {
-	set +e
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
-	for p in "${pids[@]}"; do wait "$p" 2>/dev/null; done
-	etcd_cluster_stop
-	rm -rf "$work"
-}
-trap cleanup EXIT
-start() { # NAME STORE_ARGS... ; sets PORT and SPID
-	local name=$1
-	shift
-	PORT=$(etcd_free_port)
-	mkdir -p "$work/srv-$name"
-	"$bin" --port "$PORT" --data-dir "$work/srv-$name" "$@" >"$work/srv-$name.log" 2>&1 &
-	SPID=$!
-	pids+=("$SPID")
-	for _ in $(seq 1 100); do (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null && break; sleep 0.1; done
-}
+. "$root/bench/etcd/lib.sh"
+etcd_bench_init
 cpu() { # PID: user+sys seconds so far
 	awk -v hz="$(getconf CLK_TCK)" '{print ($14 + $15) / hz}' "/proc/$1/stat"
 }
 run() { # NAME STORE_ARGS...
 	local name=$1
-	start "$@"
+	etcd_bench_server "$name" "$bin" "${@:2}"
 	local c0
 	c0=$(cpu "$SPID")
 	echo "## $name (load before: $(cut -d' ' -f1-3 /proc/loadavg))"
@@ -62,7 +43,6 @@ run() { # NAME STORE_ARGS...
 	echo "# $name server CPU (user+sys s): $(/usr/bin/python3 -c "print('%.1f' % ($(cpu "$SPID") - $c0))"); load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 	kill "$SPID"
 }
-etcd_cluster_start "$work/etcd"
 echo "# pgvs.py --suite $suite --scale $scale --events $events --seconds $secs --clients $clients; $(nproc) cores"
 [[ ${ONLY:-} == etcd ]] || run embedded
 [[ ${ONLY:-} == embedded ]] || run etcd --store "etcd://$ETCD_ENDPOINTS/bench"

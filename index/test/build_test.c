@@ -183,16 +183,24 @@ static void test_backfill_unique(void **state)
 
 typedef struct problems {
 	int missing, stale, mismatch;
+	/* the last mismatch's details */
+	const char *why_mismatch;
+	kv_ts mismatch_entry_ts, mismatch_row_ts;
+	bool mismatch_verified;
 } problems;
 
-static void count_problem(void *arg, idx_problem p, kv_slice ek, kv_slice dk)
+static void count_problem(void *arg, const idx_check_problem *p)
 {
 	problems *c = arg;
-	(void)ek;
-	(void)dk;
-	c->missing += p == IDX_MISSING;
-	c->stale += p == IDX_STALE_ENTRY;
-	c->mismatch += p == IDX_MISMATCH;
+	c->missing += p->kind == IDX_MISSING;
+	c->stale += p->kind == IDX_STALE_ENTRY;
+	c->mismatch += p->kind == IDX_MISMATCH;
+	if (p->kind == IDX_MISMATCH) {
+		c->why_mismatch = p->why;
+		c->mismatch_entry_ts = p->entry_ts;
+		c->mismatch_row_ts = p->row_ts;
+		c->mismatch_verified = p->verified;
+	}
 }
 
 static void test_checker(void **state)
@@ -215,19 +223,32 @@ static void test_checker(void **state)
 	util_buf_reset(&v);
 	idxt_entry(&t, 77, 1, false, "x", &k, &v);
 	kv_batch_put(b, t.index, k.data, k.len, "d", "", 0, KV_TS_LATEST, v.data, v.len);
-	/* mismatch: row 5's entry with another payload */
+	/* mismatch: row 5's entry with another payload, verified (an
+	 * index-only scan would return it) */
 	util_buf_reset(&k);
 	util_buf_reset(&v);
 	idxt_entry(&t, 5, 5, false, "other", &k, &v);
+	v.data[0] |= IDX_F_VERIFIED;
+	kv_batch_put(b, t.index, k.data, k.len, "d", "", 0, KV_TS_LATEST, v.data, v.len);
+	/* stale: row 6's entry with another payload, unverified and newer than
+	 * the row (a split commit interrupted before its data write) */
+	util_buf_reset(&k);
+	util_buf_reset(&v);
+	idxt_entry(&t, 6, 6, false, "other", &k, &v);
 	kv_batch_put(b, t.index, k.data, k.len, "d", "", 0, KV_TS_LATEST, v.data, v.len);
 	assert_int_equal(kv_commit(t.s, b, NULL, NULL), KV_OK);
-	problems c = {0, 0, 0};
+	problems c = {0};
 	idx_check_report r;
 	assert_int_equal(idx_check(t.data, &t.def, &t.model, 0, &r, count_problem, &c), KV_OK);
 	assert_int_equal(r.missing, 1);
-	assert_int_equal(r.stale, 1);
+	assert_int_equal(r.stale, 2);
 	assert_int_equal(r.mismatched, 1);
-	assert_int_equal(c.missing + c.stale + c.mismatch, 3);
+	assert_int_equal(c.missing, 1);
+	assert_int_equal(c.stale, 2);
+	assert_int_equal(c.mismatch, 1);
+	assert_string_equal(c.why_mismatch, "another payload");
+	assert_true(c.mismatch_verified);
+	assert_true(c.mismatch_entry_ts > c.mismatch_row_ts);
 	kv_batch_free(b);
 	util_buf_free(&k);
 	util_buf_free(&v);

@@ -6,6 +6,8 @@
 # transaction inserted waits, then fails; two COPYs of overlapping keys; a deadlock
 # between a COPY's keys and a row lock is detected (40P01). The isolation tester
 # cannot send COPY data, so two psql sessions run side by side with pg_sleep pauses.
+# The same with a unique secondary index (the COPY's claims on its values), and
+# pg_locks while a COPY's block is open and a writer waits for it.
 # PostgreSQL 15 gives the same results (STRATA_BIN=tests/lib/pg_as_strata.sh).
 #
 # usage: tests/copyblk/run.sh        Last line: "N passed, N failed".
@@ -30,17 +32,33 @@ check() { # NAME CONDITION-RESULT DETAIL
 }
 reset() { q -c "DROP TABLE IF EXISTS cb" -c "CREATE TABLE cb (id int PRIMARY KEY, v text)" >/dev/null; }
 now() { date +%s%N; }
+# open_copy TABLE FILE END [SECONDS]: in the background, a COPY inside BEGIN, then a
+# pause (2 s) and END (COMMIT or ROLLBACK); s1 = its pid. Returns once the COPY runs.
+open_copy() {
+	q -c "BEGIN" -c "\\copy $1 FROM '$2'" -c "SELECT pg_sleep(${4:-2})" -c "$3" >"$work/s1" &
+	s1=$!
+	sleep 0.7
+}
+# open_txn STATEMENT: the same for a statement in an open transaction (COMMIT).
+open_txn() {
+	q -c "BEGIN" -c "$1" -c "SELECT pg_sleep(2)" -c "COMMIT" >"$work/s1" &
+	s1=$!
+	sleep 0.7
+}
+# timed COMMAND...: out = its output, waited = how long it took (ms).
+timed() {
+	local t0 t1
+	t0=$(now)
+	out=$("$@")
+	t1=$(now)
+	waited=$(((t1 - t0) / 1000000))
+}
 
 # 1. INSERT of a loaded key waits for the COPY's block, then 23505.
 reset
-q -c "BEGIN" -c "\\copy cb FROM '$work/a.tsv'" -c "SELECT pg_sleep(2)" -c "COMMIT" >"$work/s1" &
-s1=$!
-sleep 0.7
-t0=$(now)
-out=$(q -c "INSERT INTO cb VALUES (1500, 'insert')")
-t1=$(now)
+open_copy cb "$work/a.tsv" COMMIT
+timed q -c "INSERT INTO cb VALUES (1500, 'insert')"
 wait $s1
-waited=$(((t1 - t0) / 1000000))
 [[ $out = *"duplicate key value violates unique constraint \"cb_pkey\""* && $waited -ge 600 ]]
 check insert-waits-then-23505 $? "waited ${waited} ms, got: $out"
 [[ $(q -c "SELECT count(*), min(v), max(v) FROM cb") = "3000|copy|copy" ]]
@@ -48,9 +66,7 @@ check copy-committed $? "$(q -c 'SELECT count(*), min(v), max(v) FROM cb')"
 
 # 2. After the COPY's ROLLBACK the waiting INSERT succeeds.
 reset
-q -c "BEGIN" -c "\\copy cb FROM '$work/a.tsv'" -c "SELECT pg_sleep(2)" -c "ROLLBACK" >"$work/s1" &
-s1=$!
-sleep 0.7
+open_copy cb "$work/a.tsv" ROLLBACK
 out=$(q -c "INSERT INTO cb VALUES (1500, 'insert')")
 wait $s1
 [[ -z $out && $(q -c "SELECT count(*), max(v) FROM cb") = "1|insert" ]]
@@ -58,9 +74,7 @@ check insert-after-rollback $? "got: $out / $(q -c 'SELECT count(*), max(v) FROM
 
 # 3. A COPY of a key another open transaction inserted waits, then 23505 at its line.
 reset
-q -c "BEGIN" -c "INSERT INTO cb VALUES (2500, 'insert')" -c "SELECT pg_sleep(2)" -c "COMMIT" >"$work/s1" &
-s1=$!
-sleep 0.7
+open_txn "INSERT INTO cb VALUES (2500, 'insert')"
 out=$(q -c "BEGIN" -c "\\copy cb FROM '$work/b.tsv'" -c "COMMIT")
 wait $s1
 line=$(grep -n '^2500	' "$work/b.tsv" | cut -d: -f1)
@@ -70,9 +84,7 @@ check copy-waits-for-insert $? "got: $out"
 
 # 4. Two COPYs in blocks, overlapping keys: the second waits, then 23505.
 reset
-q -c "BEGIN" -c "\\copy cb FROM '$work/a.tsv'" -c "SELECT pg_sleep(2)" -c "COMMIT" >"$work/s1" &
-s1=$!
-sleep 0.7
+open_copy cb "$work/a.tsv" COMMIT
 out=$(q -c "BEGIN" -c "\\copy cb FROM '$work/b.tsv'" -c "COMMIT")
 wait $s1
 [[ $out = *"duplicate key value violates unique constraint"* && $(q -c "SELECT count(*) FROM cb") = 3000 ]]
@@ -98,17 +110,67 @@ check deadlock-detected $? "s1: $out1 / s2: $out2 / rows $n"
 
 # 6. A COPY of other keys does not wait for an open COPY of the same table.
 reset
-q -c "BEGIN" -c "\\copy cb FROM '$work/a.tsv'" -c "SELECT pg_sleep(2)" -c "COMMIT" >"$work/s1" &
-s1=$!
-sleep 0.7
-t0=$(now)
-out=$(q -c "BEGIN" -c "\\copy cb FROM '$work/c.tsv'" -c "COMMIT")
-t1=$(now)
+open_copy cb "$work/a.tsv" COMMIT
+timed q -c "BEGIN" -c "\\copy cb FROM '$work/c.tsv'" -c "COMMIT"
 wait $s1
-waited=$(((t1 - t0) / 1000000))
 [[ -z $out && $waited -lt 1000 && $(q -c "SELECT count(*) FROM cb") = 4000 ]]
 check disjoint-copies-run-together $? "took ${waited} ms, got: $out"
 
+# Unique secondary indexes (a UNIQUE constraint on u): the COPY's blocks claim
+# their values, so concurrent writers of a value wait as for a single-row insert.
+reset_u() { q -c "DROP TABLE IF EXISTS cu" -c "CREATE TABLE cu (id int PRIMARY KEY, u int UNIQUE, v text)" >/dev/null; }
+awk -F'\t' '{ printf "%d\t%d\tcopy\n", $1, $1 * 10 }' "$work/a.tsv" >"$work/ua.tsv" # u = id * 10
+
+# 7. INSERT of a unique value an open COPY loaded (another key) waits, then 23505.
+reset_u
+open_copy cu "$work/ua.tsv" COMMIT
+timed q -c "INSERT INTO cu VALUES (9999, 15000, 'insert')"
+wait $s1
+[[ $out = *"duplicate key value violates unique constraint \"cu_u_key\""* && $out = *"Key (u)=(15000) already exists."* &&
+	$waited -ge 600 && $(q -c "SELECT count(*) FROM cu") = 3000 ]]
+check unique-insert-waits-then-23505 $? "waited ${waited} ms, got: $out"
+
+# 8. After the COPY's ROLLBACK the waiting INSERT of the value succeeds.
+reset_u
+open_copy cu "$work/ua.tsv" ROLLBACK
+out=$(q -c "INSERT INTO cu VALUES (9999, 15000, 'insert')")
+wait $s1
+[[ -z $out && $(q -c "SELECT count(*), max(v) FROM cu") = "1|insert" ]]
+check unique-insert-after-rollback $? "got: $out / $(q -c 'SELECT count(*), max(v) FROM cu')"
+
+# 9. A COPY of a value another open transaction inserted waits, then 23505 at its line.
+reset_u
+open_txn "INSERT INTO cu VALUES (9999, 25000, 'insert')"
+timed q -c "BEGIN" -c "\\copy cu FROM '$work/ua.tsv'" -c "COMMIT"
+wait $s1
+line=$(grep -n '^2500	' "$work/ua.tsv" | cut -d: -f1)
+[[ $out = *"Key (u)=(25000) already exists."* && $out = *"COPY cu, line $line"* && $waited -ge 600 &&
+	$(q -c "SELECT count(*) FROM cu") = 1 ]]
+check unique-copy-waits-for-insert $? "waited ${waited} ms, got: $out"
+
+# 10. pg_locks while a COPY's block is open: its relation lock, transaction id and
+# virtual transaction id, as PostgreSQL shows them (row locks are not listed); a
+# writer waiting for one of its values shows a ShareLock on the COPY's transaction
+# id, not granted.
+reset_u
+PGAPPNAME=copier open_copy cu "$work/ua.tsv" COMMIT 3
+locks=$(q -c "SELECT l.locktype, l.relation::regclass, l.mode, l.granted FROM pg_locks l
+	JOIN pg_stat_activity a ON a.pid = l.pid WHERE a.application_name = 'copier' ORDER BY 1, 2, 3" | tr '\n' ' ')
+[[ $locks = "relation|cu|RowExclusiveLock|t transactionid||ExclusiveLock|t virtualxid||ExclusiveLock|t " ]]
+check pg-locks-open-copy $? "got: $locks"
+PGAPPNAME=waiter q -c "INSERT INTO cu VALUES (9999, 15000, 'insert')" >"$work/s2" 2>&1 &
+s2=$!
+sleep 0.7
+wait_lock=$(q -c "SELECT w.locktype, w.mode, w.granted FROM pg_locks w
+	JOIN pg_stat_activity wa ON wa.pid = w.pid AND wa.application_name = 'waiter'
+	JOIN pg_locks h ON h.locktype = 'transactionid' AND h.transactionid = w.transactionid AND h.granted
+	JOIN pg_stat_activity ha ON ha.pid = h.pid AND ha.application_name = 'copier'
+	WHERE NOT w.granted")
+wait $s1 $s2
+[[ $wait_lock = "transactionid|ShareLock|f" && $(cat "$work/s2") = *"Key (u)=(15000) already exists."* ]]
+check pg-locks-waiter $? "got: $wait_lock / $(cat "$work/s2")"
+
+q -c "DROP TABLE cu" >/dev/null
 q -c "DROP TABLE cb" >/dev/null
 fixture_stop || fail=$((fail + 1))
 echo "$pass passed, $fail failed"

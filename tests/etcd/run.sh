@@ -16,11 +16,17 @@
 #               a READ COMMITTED counter hammered from both loses no update;
 #               FOR UPDATE and upserts across the two servers (rc_lock.py);
 #               foreign keys across the two servers (fk_lock.py,
-#               fk_unique.py)
+#               fk_unique.py, fk_ilv.py); catalog commits conflicting per object,
+#               automatic ANALYZE beside DDL (cat_conflict.py); random
+#               concurrent DDL, then three servers agree (cat_stress.py)
 #   bigtxn      transactions beyond one etcd txn on two servers (bigtxn.py):
 #               all-or-nothing for readers, writers wait, 23505 leaves
 #               nothing, older snapshots conflict, a killed committer's
 #               locks expire
+#   bigcrash    a large transaction's committer killed after each step of
+#               its commit: all rows or none, the table writable after the
+#               lease, aborted intents deleted by a reader and VACUUM FULL
+#               (bigcrash.py)
 #   horizon     Strata drives etcd's revision compaction: a REPEATABLE READ
 #               snapshot holds it, a SIGKILLed server stops holding it after
 #               its lease (horizon.py; at the end, alone on the cluster)
@@ -29,6 +35,9 @@
 #   failover    the etcd leader is killed during a write workload, restarted,
 #               then the new leader is killed; every acknowledged commit is
 #               still there afterwards
+#   tls         a TLS-only member with client certificates and etcd
+#               authentication (tls.py): statements run, a wrong CA, a wrong
+#               password and a missing user are refused clearly
 # Skips (0 passed, 0 failed, 1 skipped) when etcd is not installed.
 # usage: tests/etcd/run.sh [--keep]   (STRATA_BUILD: build dir, default build/asan)
 set -uo pipefail
@@ -231,6 +240,29 @@ if server_start shared-a shared && PA=$SPORT SPA=$SPID && server_start shared-b 
 	else
 		bad "shared: foreign key to a unique non-key column: $got"
 	fi
+	# A foreign key whose parent is an interleaved row: the parent's delete
+	# and a new child on different servers never both commit.
+	if got=$(/usr/bin/python3 "$here/fk_ilv.py" "$PA" "$PB" 2 15 2>&1); then
+		ok "shared: foreign keys to interleaved parents from 4 sessions on two servers: $got"
+	else
+		bad "shared: foreign keys to interleaved parents on two servers: $got"
+	fi
+	# Catalog commits conflict per object: DDL and ANALYZE on different
+	# tables on the two servers both commit, on one object the second
+	# fails with 40001; automatic ANALYZE runs beside the other's DDL.
+	if got=$(/usr/bin/python3 "$here/cat_conflict.py" "$PA" "$PB" 2>&1); then
+		ok "shared: catalog conflicts per object: $got"
+	else
+		bad "shared: catalog conflicts per object: $got"
+	fi
+	# Random concurrent DDL from both servers: then both and a third server
+	# reading the stored catalog agree (cat_stress.py).
+	if server_start shared-c shared && PC=$SPORT &&
+		got=$(/usr/bin/python3 "$here/cat_stress.py" "$PA" "$PB" "$PC" 20 2>&1); then
+		ok "shared: random DDL from 4 sessions on two servers: $got"
+	else
+		bad "shared: random DDL on two servers: $got"
+	fi
 	# The same over the extended query protocol (pgbench -M prepared): a
 	# conflict at the commit at Sync reruns the statement; no client aborts.
 	if command -v pgbench >/dev/null 2>&1; then
@@ -277,6 +309,15 @@ if server_start big-a big && BA=$SPORT BPA=$SPID && server_start big-b big && BB
 	fi
 else
 	bad "bigtxn: the servers did not start (logs: $logs/big-*.log)"
+fi
+# A large transaction's committer killed at each step of its commit: rows
+# committed or absent, never in part; aborted intents swept (bigcrash.py).
+mkdir -p "$tmp/bigcrash"
+if got=$(/usr/bin/python3 "$here/bigcrash.py" "$bin" "$URI" "${ETCD_ENDPOINTS%%,*}" "$tmp/bigcrash" 2>&1); then
+	ok "bigcrash: $got"
+else
+	bad "bigcrash: $got (logs: $tmp/bigcrash)"
+	keep=1
 fi
 
 # ---------------------------------------------------------------- gc
@@ -376,6 +417,21 @@ for p in "${SERVER_PIDS[@]}"; do wait "$p" 2>/dev/null; done
 SERVER_PIDS=()
 if grep -q 'Sanitizer\|runtime error' "$logs"/hz-a.log "$logs"/hz-b.log 2>/dev/null; then
 	bad "horizon: sanitizer reports in $logs/hz-a.log or hz-b.log"
+fi
+
+# ---------------------------------------------------------------- tls
+# A member of its own speaking TLS only, with client certificates and etcd
+# authentication (tls.py: certificates made with openssl here).
+if ! command -v openssl >/dev/null 2>&1; then
+	bad "tls: openssl is not installed (scripts/deps.sh)"
+elif got=$(/usr/bin/python3 "$here/tls.py" "$bin" "$tmp/tls" 2>&1); then
+	ok "tls: $got"
+	if grep -q 'Sanitizer\|runtime error' "$tmp"/tls/*.log 2>/dev/null; then
+		bad "tls: sanitizer reports in $tmp/tls/*.log"
+	fi
+else
+	bad "tls: $got"
+	cp "$tmp"/tls/*.log "$logs/" 2>/dev/null
 fi
 
 echo "$passed passed, $failed failed"

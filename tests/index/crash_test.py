@@ -4,7 +4,9 @@
 1. Fault points: a server started with STRATA_TEST_FAULTS=1 exits (as if
    killed) between the index write and the data write of a split-protocol
    commit (strata.index_fault = after_index), or between the data write and
-   the verification step (after_data). After a restart every index query
+   the verification step (after_data), in an update that moves every
+   indexed column and in one that changes only k_part's INCLUDE column.
+   After a restart every index query
    equals the full-scan answer and strata_verify_index() finds no missing
    and no mismatched entry; later writes keep it so.
 2. SIGKILL during a write workload with several indexes (both write
@@ -18,6 +20,7 @@ usage: tests/index/crash_test.py [--cycles N] [--seed N]. Last line:
 "N passed, N failed".
 """
 import argparse
+import itertools
 import os
 import random
 import shutil
@@ -140,10 +143,12 @@ def verify(dsn, ck, label, rng):
     conn.autocommit = True
     cur = conn.cursor()
     for name in INDEXES:
+        del conn.notices[:]
         cur.execute("SELECT missing, stale, mismatched FROM strata_verify_index(%s)", (name,))
         m, s, x = cur.fetchone()
+        # The server's notices name each problem's key, row, reason and timestamps.
         ck.check(f"{label}: {name} has no missing or mismatched entry", m == 0 and x == 0,
-                 f"missing {m}, stale {s}, mismatched {x}")
+                 f"missing {m}, stale {s}, mismatched {x}; " + " | ".join(n.strip() for n in conn.notices[:6]))
     for _ in range(3):
         for sql, args in QUERIES:
             a = args(rng)
@@ -170,9 +175,20 @@ def setup(dsn, rng, nrows):
     conn.close()
 
 
+# The statements the fault points interrupt: one moves every indexed column
+# (old entries, new entries); one keeps k_part's key (a) and changes only its
+# INCLUDE column b, so the interrupted commit leaves the row's one entry key
+# with a payload the row never got.
+FAULT_UPDATES = [
+    ("moves", "UPDATE k SET a = a + 1, b = upper(b), c = c + 1 WHERE id < 50"),
+    ("payload", "UPDATE k SET b = b || 'q' WHERE id < 50"),
+]
+
+
 def fault_points(tmp, ck, rng):
-    for fault in ("after_index", "after_data"):
-        data = os.path.join(tmp, f"fault-{fault}")
+    for point, (what, update) in itertools.product(("after_index", "after_data"), FAULT_UPDATES):
+        fault = f"{point}/{what}"
+        data = os.path.join(tmp, f"fault-{point}-{what}")
         srv = Server(data, tmp)
         srv.start(faults=True)
         setup(srv.dsn(), rng, 200)
@@ -180,11 +196,10 @@ def fault_points(tmp, ck, rng):
         conn.autocommit = True
         cur = conn.cursor()
         cur.execute("SET strata.index_write_mode = 'split'")
-        cur.execute(f"SET strata.index_fault = '{fault}'")
+        cur.execute(f"SET strata.index_fault = '{point}'")
         crashed = False
         try:
-            # Moves every indexed column of many rows: old entries, new entries.
-            cur.execute("UPDATE k SET a = a + 1, b = upper(b), c = c + 1 WHERE id < 50")
+            cur.execute(update)
         except psycopg2.OperationalError:
             crashed = True
         conn.close()

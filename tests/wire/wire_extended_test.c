@@ -348,6 +348,21 @@ static void test_bind_errors(fixture_server *fx)
 	sync_msg(&r);
 	t = raw_trace(&r, 10000, st);
 	CHECK(strcmp(t, "E Z") == 0 && strcmp(st, "08P01") == 0, "%s (%s)", t, st);
+	/* a binary int4 with a byte too many: PostgreSQL's Bind names the parameter */
+	rb_reset(&b);
+	rb_str(&b, "");
+	rb_str(&b, "wire_b");
+	rb_i16(&b, 1);
+	rb_i16(&b, 1);
+	rb_i16(&b, 1);
+	rb_i32(&b, 5);
+	rb_bytes(&b, "\0\0\0\1\0", 5);
+	rb_i16(&b, 0);
+	raw_send_msg(&r, 'B', b.data, b.len);
+	sync_msg(&r);
+	t = raw_trace(&r, 10000, st);
+	CHECK(strcmp(t, "E Z") == 0 && strcmp(st, "22P03") == 0, "%s (%s)", t, st);
+	CHECK(strcmp(r.err_msg, "incorrect binary data format in bind parameter 1") == 0, "%s", r.err_msg);
 	raw_close(&r);
 }
 

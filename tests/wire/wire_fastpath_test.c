@@ -231,8 +231,9 @@ static const char *raw_fcall(raw_conn *r, int fn, int16_t fmt, int n, const char
 
 /* Polymorphic arguments: PostgreSQL's fastpath reads each argument with its declared type's input
  * function, which anyarray, anyelement ... refuse (0A000), or finds none for binary (42883; the
- * arrays' receive functions refuse as their input does). NULL reads fine, and a strict function
- * is then not called: NULL. Strata refuses a non-strict function with a NULL polymorphic
+ * arrays' receive functions refuse as their input does; no receive function fails a NULL too).
+ * NULL reads fine, every other argument is read (its errors stand: an int4 argument with a byte
+ * too many is 22P03), and a strict function is then not called: NULL. Strata refuses a non-strict function with a NULL polymorphic
  * argument (0A000; PostgreSQL calls it with no types to go by). */
 static void test_polymorphic(fixture_server *fx)
 {
@@ -273,6 +274,27 @@ static void test_polymorphic(fixture_server *fx)
 	CHECK(strcmp(t, "V Z") == 0 && null, "%s %s null %d", t, state, null);
 	t = raw_fcall(&r, F_TO_JSON, 0, 1, nul, null_l, state, &null);
 	CHECK(strcmp(t, "V Z") == 0 && null, "%s %s null %d", t, state, null);
+	/* Every argument is read before the strict function's NULL: a bad one after the NULL
+	 * polymorphic one fails in its input function, and binary anyelement has no receive
+	 * function even for a NULL. */
+	const char *nulbad[] = {NULL, "abc"};
+	const int nulbadl[] = {0, 3};
+	t = raw_fcall(&r, F_ARRAY_LEN, 0, 2, nulbad, nulbadl, state, &null);
+	CHECK(strcmp(t, "E Z") == 0 && strcmp(state, "22P02") == 0, "%s %s", t, state);
+	CHECK(strcmp(r.err_msg, "invalid input syntax for type integer: \"abc\"") == 0, "%s", r.err_msg);
+	t = raw_fcall(&r, F_TO_JSON, 1, 1, nul, null_l, state, &null);
+	CHECK(strcmp(t, "E Z") == 0 && strcmp(state, "42883") == 0, "%s %s", t, state);
+	CHECK(strcmp(r.err_msg, "no binary input function available for type anyelement") == 0, "%s",
+	      r.err_msg);
+	const char *nulbin[] = {NULL, "\0\0\0\1"};
+	const int nulbinl[] = {0, 4};
+	t = raw_fcall(&r, F_ARRAY_LEN, 1, 2, nulbin, nulbinl, state, &null); /* anyarray_recv */
+	CHECK(strcmp(t, "V Z") == 0 && null, "%s %s null %d", t, state, null);
+	const char *nullong[] = {NULL, "\0\0\0\1\0"};
+	const int nullongl[] = {0, 5};
+	t = raw_fcall(&r, F_ARRAY_LEN, 1, 2, nullong, nullongl, state, &null);
+	CHECK(strcmp(t, "E Z") == 0 && strcmp(state, "22P03") == 0, "%s %s", t, state);
+	CHECK(strcmp(r.err_msg, "incorrect binary data format in function argument 2") == 0, "%s", r.err_msg);
 	t = raw_fcall(&r, F_NUM_NULLS, 0, 1, nul, null_l, state, &null);
 	if (strstr(fx->bin, "pg_as_strata")) /* the deliberate difference: PostgreSQL answers 1 */
 		CHECK(strcmp(t, "V Z") == 0 && !null, "%s %s", t, state);
