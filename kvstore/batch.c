@@ -51,7 +51,7 @@ void kv_batch_clear(kv_batch *b)
 		stage_free(b->s, b->stage);
 	b->stage = NULL;
 	b->nspilled = b->spilled_bytes = 0;
-	b->sorted = false;
+	b->sorted = b->sorted_runs = false;
 	b->s = NULL;
 	b->spill_at = 0;
 	util_buf_reset(&b->data);
@@ -67,6 +67,12 @@ void kv_batch_sorted(kv_batch *b)
 {
 	if (b->n == 0 && !b->stage)
 		b->sorted = true;
+}
+
+void kv_batch_sorted_runs(kv_batch *b)
+{
+	if (b->n == 0)
+		b->sorted = b->sorted_runs = true;
 }
 
 size_t kv_batch_count(const kv_batch *b)

@@ -235,6 +235,16 @@ size_t kv_batch_byte_size(const kv_batch *b); /* approximate, spilled bytes incl
  * commit (sorted files, as after a spill). Call on an empty batch;
  * kv_batch_clear() ends it. */
 void kv_batch_sorted(kv_batch *b);
+/* As kv_batch_sorted(), for puts that come as a sequence of ascending
+ * runs (a load sorted chunk by chunk): a put out of order (lower or
+ * identical cell, another table, family or kind) finishes the run file and
+ * starts the next one instead of ending streaming; a later run wins over
+ * an earlier one on identical cells, as a later mutation does. Deletes
+ * are buffered, and puts after one wait in the buffer until it spills. A
+ * run of fewer than 4096 cells ends streaming (the rest is buffered).
+ * Call on a batch with nothing buffered (runs already spilled are fine);
+ * kv_batch_clear() ends it. */
+void kv_batch_sorted_runs(kv_batch *b);
 
 /* ts = KV_TS_LATEST: the commit timestamp. An explicit ts (backfills,
  * tests, reserve_ts protocols) is kept as given. */

@@ -226,9 +226,10 @@ struct kv_batch {
 	 * they are sorted and written to run files in the store directory. */
 	kv_store *s;     /* the store of the first table used */
 	size_t spill_at; /* 0: never */
-	bstage *stage;   /* NULL until the first spill */
-	bool resolved;   /* every Delete is final (no deferring; ingest.c) */
-	bool sorted;     /* kv_batch_sorted: puts stream into a run file while ordered */
+	bstage *stage;    /* NULL until the first spill */
+	bool resolved;    /* every Delete is final (no deferring; ingest.c) */
+	bool sorted;      /* kv_batch_sorted: puts stream into a run file while ordered */
+	bool sorted_runs; /* kv_batch_sorted_runs: a put out of order starts the next run */
 	size_t nspilled, spilled_bytes;
 };
 

@@ -318,17 +318,31 @@ static kv_status write_runs(kv_store *s, kv_batch *b, const sent *e, size_t n, b
 
 /* ---------------------------------------------------------------- streaming ordered puts */
 
-/* Finishes the streamed run (it joins the stage's files) and ends streaming. */
-static kv_status stream_end(kv_batch *b)
+#define MIN_RUN_CELLS 4096
+
+/* Finishes the streamed run, if one is open (it joins the stage's files). */
+static kv_status stream_close(bstage *stg)
 {
-	b->sorted = false;
-	bstage *stg = b->stage;
 	if (!stg || !stg->sw)
 		return KV_OK;
 	kv_status st = sst_writer_finish(stg->sw, &stg->scur.props);
 	stg->sw = NULL;
 	add_file(stg, &stg->scur); /* even on failure: stage_free unlinks it */
 	return st;
+}
+
+/* Finishes the streamed run; a kv_batch_sorted batch stops streaming (the
+ * rest is buffered), a kv_batch_sorted_runs one streams its next put into
+ * a new run. */
+static kv_status stream_end(kv_batch *b)
+{
+	/* Runs this short (cells out of order within a chunk) would make a
+	 * file per few puts: the rest is buffered and sorted instead. */
+	if (b->sorted_runs && b->stage && b->stage->sw && b->stage->scells < MIN_RUN_CELLS)
+		b->sorted_runs = false;
+	if (!b->sorted_runs)
+		b->sorted = false;
+	return stream_close(b->stage);
 }
 
 kv_status stage_stream_put(kv_batch *b, kv_table *t, int fi, const void *row, size_t rlen, const void *qual,
@@ -339,6 +353,7 @@ kv_status stage_stream_put(kv_batch *b, kv_table *t, int fi, const void *row, si
 	size_t fl = strlen(fam);
 	bool gts = ts == KV_TS_LATEST;
 	bstage *stg = b->stage;
+	bool in_order = false;
 	if (stg && stg->sw) {
 		util_buf *k = &stg->skey;
 		util_buf_reset(k);
@@ -346,19 +361,25 @@ kv_status stage_stream_put(kv_batch *b, kv_table *t, int fi, const void *row, si
 		k->len =
 		    ikey_encode((uint8_t *)k->data, row, rlen, fam, fl, qual, qlen, gts ? 0 : ts, KV_PUT);
 		/* Strictly after the last cell: an identical cell must stay a
-		 * later mutation (it wins) and goes through the buffer. */
-		if (t != stg->scur.t || gts != stg->scur.gts || fi != stg->sfi ||
+		 * later mutation (it wins), in a later run or the buffer. */
+		if (t == stg->scur.t && gts == stg->scur.gts && fi == stg->sfi &&
 		    ikey_cmp((const uint8_t *)stg->slast.data, stg->slast.len, (const uint8_t *)k->data,
-			     k->len) >= 0)
-			return stream_end(b);
-	} else {
-		if (stg && stg->n) {
+			     k->len) < 0)
+			in_order = true;
+		else {
+			kv_status st = stream_end(b);
+			if (st || !b->sorted)
+				return st;
+		}
+	}
+	if (!in_order) {
+		if (stg && stg->n && !b->sorted_runs) {
 			b->sorted = false; /* a run ended: the rest is buffered */
 			return KV_OK;
 		}
 		kv_family_opts fo;
 		if (!family_opts(t, fam, &fo)) {
-			b->sorted = false; /* the buffered path reports it */
+			b->sorted = b->sorted_runs = false; /* the buffered path reports it */
 			return KV_OK;
 		}
 		if (!stg)
@@ -370,6 +391,7 @@ kv_status stage_stream_put(kv_batch *b, kv_table *t, int fi, const void *row, si
 		}
 		stg->runs++;
 		stg->sfi = fi;
+		stg->scells = 0;
 		util_buf_reset(&stg->skey);
 		util_buf_reserve(&stg->skey, ikey_size(rlen, fl, qlen));
 		stg->skey.len = ikey_encode((uint8_t *)stg->skey.data, row, rlen, fam, fl, qual, qlen,
@@ -378,6 +400,7 @@ kv_status stage_stream_put(kv_batch *b, kv_table *t, int fi, const void *row, si
 	kv_status st = sst_writer_add(stg->sw, (const uint8_t *)stg->skey.data, stg->skey.len, val, vlen);
 	if (st)
 		return st;
+	stg->scells++;
 	util_buf tmp = stg->slast;
 	stg->slast = stg->skey;
 	stg->skey = tmp;

@@ -38,6 +38,7 @@ struct bstage {
 	stfile scur;
 	int sfi; /* scur's family as an index into the batch's fams (no strcmp per cell) */
 	util_buf skey, slast;
+	size_t scells; /* written to the streamed run */
 };
 
 /* Merges the runs of each (table, family, kind) into one file with the

@@ -35,6 +35,10 @@
 #include "copy_sort.h"
 #include "sql_index.h"
 
+/* A flush this big streams into a run file of its own (the bigger
+ * flushes of copy.c are ~40 MB). */
+#define RUN_FLUSH_BYTES (16u << 20)
+
 typedef struct srow {
 	uint64_t p0, p1; /* key bytes 0-7 and 8-15, big-endian, zero-padded */
 	const uint8_t *key;
@@ -59,8 +63,8 @@ struct sql_copy_sort {
 	size_t nold;
 	util_arena *keya; /* bytes of old */
 	bool in_flush;
-	size_t bytes;      /* of the pending rows (key, values), roughly */
-	sql_fk_state *fk;  /* in_block: foreign-key events queued per flushed block */
+	size_t bytes;     /* of the pending rows (key, values), roughly */
+	sql_fk_state *fk; /* in_block: foreign-key events queued per flushed block */
 };
 
 sql_copy_sort *sql_copy_sort_new(sql_session *s, const cat_obj *rel, kv_table *kv, bool in_block)
@@ -368,7 +372,10 @@ static void flush_in_block(sql_copy_sort *cs)
 	cs->bytes = 0;
 }
 
-void sql_copy_sort_set_fk(sql_copy_sort *cs, sql_fk_state *fk) { cs->fk = fk; }
+void sql_copy_sort_set_fk(sql_copy_sort *cs, sql_fk_state *fk)
+{
+	cs->fk = fk;
+}
 
 void sql_copy_sort_flush(sql_copy_sort *cs)
 {
@@ -385,8 +392,19 @@ void sql_copy_sort_flush(sql_copy_sort *cs)
 	check_unique(cs, dup ? dup->line : INT64_MAX, true);
 	if (dup)
 		sql_copy_dup_key(cs->s, &cs->rel->rel, dup->vals, dup->line);
+	/* The flush's cells ascend (rows by key, a row's cells sentinel
+	 * first): a big one goes straight into a run file, no batch buffer
+	 * or sort (a load that small would commit through the memstore). */
+	if (cs->bytes >= RUN_FLUSH_BYTES)
+		sql_txn_bulk_sorted_runs(t);
 	for (size_t i = 0; i < cs->n; i++) {
 		const srow *r = &cs->e[i];
+		/* Sorted, the rows are read at random across the row arena:
+		 * fetch a few ahead (their key and values, allocated together). */
+		if (i + 8 < cs->n) {
+			__builtin_prefetch(cs->e[i + 8].key);
+			__builtin_prefetch(cs->e[i + 8].vals);
+		}
 		sql_txn_bulk_row_data(t, cs->rel, cs->kv, r->key, r->klen, r->vals);
 		if ((i & 4095) == 4095)
 			ty_check_interrupts();

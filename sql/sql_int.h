@@ -1574,6 +1574,10 @@ void sql_txn_bulk_row(sql_txn *t, const cat_obj *rel, kv_table *kv, const uint8_
  * sql_index_bulk_rows()). */
 void sql_txn_bulk_row_data(sql_txn *t, const cat_obj *rel, kv_table *kv, const uint8_t *key, size_t klen,
 			   const ty_datum *vals);
+/* Declares that the bulk rows to come arrive as ascending chunks (a sorted
+ * COPY flush, then each index's sorted entries): each chunk streams into
+ * its own sorted run file (kv_batch_sorted_runs). */
+void sql_txn_bulk_sorted_runs(sql_txn *t);
 void sql_cursors_at_commit(sql_session *s);
 
 /* ---------------------------------------------------------------- statements */

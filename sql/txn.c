@@ -722,6 +722,13 @@ void sql_txn_bulk_row(sql_txn *t, const cat_obj *rel, kv_table *kv, const uint8_
 	sql_index_bulk_row(t, rel, key, klen, vals);
 }
 
+void sql_txn_bulk_sorted_runs(sql_txn *t)
+{
+	if (!t->bulk)
+		t->bulk = kv_batch_new();
+	kv_batch_sorted_runs(t->bulk);
+}
+
 void sql_txn_bulk_row_data(sql_txn *t, const cat_obj *rel, kv_table *kv, const uint8_t *key, size_t klen,
 			   const ty_datum *vals)
 {

@@ -4,6 +4,9 @@
  * identical cell, a delete, another family or another kind ends the run and
  * the rest is buffered as usual, with later mutations still winning; clear
  * and free leave no file behind; a reopen reads what was committed.
+ * Batches of sorted runs (kv_batch_sorted_runs): each ascending chunk is a
+ * run file of its own, later chunks win, a delete waits in the buffer, and
+ * a run too short ends streaming.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -238,12 +241,82 @@ static void test_stream_abandoned(void **state)
 	(void)state;
 }
 
+/* Three ascending chunks whose keys interleave: three run files before the
+ * commit, merged into one by it; a later chunk's identical cell wins. */
+static void test_sorted_runs(void **state)
+{
+	char *dir = kvt_tmpdir("sortedruns");
+	kv_store *s = open_big(dir);
+	kv_table *t = kvt_table(s, "t", 2, FAMS2);
+	kv_batch *b = kv_batch_new();
+	kv_batch_sorted_runs(b);
+	const int N = 15000;
+	char v[32];
+	for (int c = 0; c < 3; c++) {
+		for (int i = c; i < N; i += 3) {
+			snprintf(v, sizeof(v), "v%d", i);
+			put(b, t, i, "d", "", KV_TS_LATEST, "");
+			put(b, t, i, "d", "a", KV_TS_LATEST, v);
+		}
+		assert_int_equal(count_ssts(dir), c + 1); /* one run per chunk, nothing buffered */
+	}
+	/* A fourth chunk rewrites rows of the first: the later run wins. */
+	for (int i = 0; i < 3000; i += 3)
+		put(b, t, i, "d", "a", KV_TS_LATEST, "again");
+	assert_int_equal(count_ssts(dir), 4);
+	/* A delete waits in the buffer, and so do the puts after it; they
+	 * are later than every run, and win. */
+	char r[16];
+	rowkey(r, 1);
+	kv_batch_delete(b, t, r, strlen(r), "d", "a", 1, KV_TS_LATEST, KV_DELETE_COLUMN);
+	put(b, t, 2, "d", "a", KV_TS_LATEST, "last");
+	assert_int_equal(count_ssts(dir), 4);
+	assert_int_equal(kv_batch_count(b), (size_t)(2 * N + 1000 + 2));
+	kv_write_opts wo = {.no_sync = true, .ingest = true};
+	kv_ts ts;
+	assert_int_equal(kv_commit(s, b, &wo, &ts), KV_OK);
+	assert_int_equal(stats(t).file_count, 1); /* the runs overlap: merged */
+	assert_int_equal(count_ssts(dir), 1);
+	assert_int_equal(scan_count(t), (size_t)(2 * N - 1));
+	expect(t, 0, "d", "a", ts, "again");
+	expect(t, 1, "d", "a", ts, NULL);
+	expect(t, 2, "d", "a", ts, "last");
+	expect(t, 3, "d", "a", ts, "again");
+	expect(t, 3001, "d", "a", ts, "v3001");
+	expect(t, N - 1, "d", "a", ts, "v14999");
+	assert_int_equal(kv_store_verify(s, NULL, NULL), KV_OK);
+	kv_batch_free(b);
+
+	/* A run shorter than the minimum ends streaming: the rest is buffered
+	 * (and sorted by the spill), no file per few puts. */
+	b = kv_batch_new();
+	kv_batch_sorted_runs(b);
+	for (int i = 0; i < 10; i++)
+		put(b, t, N + 2 * i, "d", "a", KV_TS_LATEST, "short");
+	assert_int_equal(count_ssts(dir), 2);
+	for (int k = 0; k < 20; k++)
+		for (int i = 0; i < 10; i++)
+			put(b, t, N + 2 * i + 1, "e", "a", KV_TS_LATEST, "buffered");
+	assert_int_equal(count_ssts(dir), 2);
+	assert_int_equal(kv_commit(s, b, &wo, &ts), KV_OK);
+	expect(t, N + 2, "d", "a", ts, "short");
+	expect(t, N + 3, "e", "a", ts, "buffered");
+	assert_int_equal(scan_count(t), (size_t)(2 * N - 1 + 20));
+	kv_batch_free(b);
+	kv_table_close(t);
+	kv_store_close(s);
+	kvt_rmdir(dir);
+	free(dir);
+	(void)state;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_stream_all_ascending),
 	    cmocka_unit_test(test_stream_fallbacks),
 	    cmocka_unit_test(test_stream_abandoned),
+	    cmocka_unit_test(test_sorted_runs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
