@@ -86,7 +86,8 @@ int sql_engine_open(const sql_engine_opts *o, sql_engine **out, util_err *err)
 		kv_family_opts fam;
 		kv_family_opts_default(&fam, SQL_FAMILY);
 		st = kv_table_create(e->kv, SEQ_KV_TABLE, &fam, 1);
-		if (st == KV_OK)
+		/* (KV_EXISTS: another server sharing the store created it first) */
+		if (st == KV_OK || st == KV_EXISTS)
 			st = kv_table_open(e->kv, SEQ_KV_TABLE, &e->seq_tbl);
 	}
 	if (st != KV_OK) {
