@@ -11,37 +11,14 @@ usage: boot_race.py BIN STORE_URI TMPDIR ROUNDS
   STORE_URI  etcd://host:port,...  (prefixes /bootrace<N>-<round>)
 prints a one-line summary; exit status 0/1."""
 import os
-import socket
-import subprocess
 import sys
 import time
 
-from twoserver import connect
+from twoserver import connect, start_server, wait_server
 
 SERVERS = 3
 BOOTED = b"initialised a new catalog"
 LOST = b"loaded the catalog another server initialised"
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    p = s.getsockname()[1]
-    s.close()
-    return p
-
-
-def wait_port(p, port, log):
-    deadline = time.time() + 90
-    while time.time() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), 0.5).close()
-            return
-        except OSError:
-            if p.poll() is not None:
-                raise SystemExit("a server exited at start (log: %s)" % log)
-            time.sleep(0.1)
-    raise SystemExit("a server did not start (log: %s)" % log)
 
 
 def tables(port):
@@ -57,20 +34,15 @@ def tables(port):
 def one_round(binary, uri, tmp, prefix):
     procs, ports, logs = [], [], []
     try:
-        for i in range(SERVERS):
-            d = os.path.join(tmp, "%s-%d" % (prefix.strip("/"), i))
-            os.makedirs(d, exist_ok=True)
-            logs.append(d + ".log")
-            ports.append(free_port())
         # All started before any is waited for: they race to bootstrap.
         for i in range(SERVERS):
-            log = open(logs[i], "wb")
-            procs.append(subprocess.Popen([binary, "--port", str(ports[i]), "--data-dir",
-                                           os.path.join(tmp, "%s-%d" % (prefix.strip("/"), i)),
-                                           "--store", uri + prefix], stdout=log, stderr=log))
-            log.close()
+            d = os.path.join(tmp, "%s-%d" % (prefix.strip("/"), i))
+            p, port = start_server(binary, uri + prefix, d, wait=False)
+            procs.append(p)
+            ports.append(port)
+            logs.append(d + ".log")
         for i in range(SERVERS):
-            wait_port(procs[i], ports[i], logs[i])
+            wait_server(procs[i], ports[i], logs[i])
         for i in range(SERVERS):
             c = connect(ports[i], True)
             c.cursor().execute("CREATE TABLE t%d (id int PRIMARY KEY, v text)" % i)

@@ -33,6 +33,8 @@
 #   boot        three servers started at once on a new prefix, several
 #               rounds: one bootstrap of the catalog, the others load it
 #               (boot_race.py)
+#   temp        a SIGKILLed server's temporary schema dropped by another
+#               server after its lease; a live one's kept (temp_sweep.py)
 #   gc          version GC with no window and no history retention under a
 #               long REPEATABLE READ transaction on another server
 #   failover    the etcd leader is killed during a write workload, restarted,
@@ -331,6 +333,15 @@ if got=$(/usr/bin/python3 "$here/boot_race.py" "$bin" "$URI" "$tmp/boot" "${ETCD
 	ok "boot: $got"
 else
 	bad "boot: $got (logs: $tmp/boot)"
+	keep=1
+fi
+# A SIGKILLed server's temporary schema is dropped by another server once
+# its lease is gone; a live server's is not (temp_sweep.py).
+mkdir -p "$tmp/temp"
+if got=$(/usr/bin/python3 "$here/temp_sweep.py" "$bin" "$URI" "${ETCD_ENDPOINTS%%,*}" "$tmp/temp" 2>&1); then
+	ok "temp: $got"
+else
+	bad "temp: $got (logs: $tmp/temp)"
 	keep=1
 fi
 
