@@ -59,8 +59,15 @@ static cat_obj *boot_db(cat_oid oid, const char *name, bool allow, const char *c
 	return o;
 }
 
-static int bootstrap(cat *c, util_err *err)
+/* Writes the first catalog. On a shared store several servers may find the
+ * catalog empty at once: the commit requires the oid counter absent (on
+ * etcd: one compare in the bootstrap's transaction), so exactly one
+ * bootstrap is written; *lost is set for the others, which load the
+ * winner's catalog instead (an unconditional second bootstrap would reset
+ * the oid counter under tables the winner had already created). */
+static int bootstrap(cat *c, bool *lost, util_err *err)
 {
+	*lost = false;
 	cat_obj *objs[8];
 	int n = 0;
 	cat_obj *role = cat_obj_new(CAT_ROLE, CAT_OID_POSTGRES_ROLE, 0);
@@ -94,10 +101,16 @@ static int bootstrap(cat *c, util_err *err)
 	uint8_t next[4];
 	util_put_be32(next, CAT_FIRST_USER_OID);
 	kv_batch_put(b, c->tbl, META_ROW, 1, CAT_FAMILY, META_NEXT_OID, strlen(META_NEXT_OID), KV_TS_LATEST, next, 4);
+	kv_batch_require(b, c->tbl, META_ROW, 1, CAT_FAMILY, META_NEXT_OID, strlen(META_NEXT_OID), KV_CMP_ABSENT,
+			 NULL, 0);
 	kv_status st = kv_commit(c->kv, b, NULL, NULL);
 	kv_batch_free(b);
 	util_buf_free(&buf);
 	c->next_oid = c->oid_limit = CAT_FIRST_USER_OID;
+	if (st == KV_CHECK_FAILED) {
+		*lost = true;
+		return 0;
+	}
 	if (st != KV_OK)
 		return kv_fail(err, st, "bootstrap");
 	util_info("initialised a new catalog (role \"postgres\", database \"postgres\")");
@@ -225,7 +238,8 @@ int cat_open_shared(kv_store *kv, bool shared, cat **out, util_err *err)
 		kv_family_opts_default(&fam, CAT_FAMILY);
 		fam.max_versions = 1;
 		st = kv_table_create(kv, CAT_KV_TABLE, &fam, 1);
-		if (st == KV_OK)
+		/* (KV_EXISTS: another server sharing the store created it first) */
+		if (st == KV_OK || st == KV_EXISTS)
 			st = kv_table_open(kv, CAT_KV_TABLE, &c->tbl);
 	}
 	if (st != KV_OK) {
@@ -240,8 +254,22 @@ int cat_open_shared(kv_store *kv, bool shared, cat **out, util_err *err)
 	bool empty;
 	if (load(c, c->current, &empty, err) != 0)
 		goto fail;
-	if (empty && bootstrap(c, err) != 0)
+	bool lost = false;
+	if (empty && bootstrap(c, &lost, err) != 0)
 		goto fail;
+	if (lost) {
+		/* Another server bootstrapped first: use its catalog. */
+		cat_snap_release(c->current);
+		c->current = cat_snap_new(1);
+		c->next_oid = c->oid_limit = 0;
+		if (load(c, c->current, &empty, err) != 0)
+			goto fail;
+		if (empty) {
+			util_err_set(err, UTIL_E_INTERNAL_ERROR, "catalog: empty after another server's bootstrap");
+			goto fail;
+		}
+		util_info("loaded the catalog another server initialised at the same time");
+	}
 	atomic_store(&c->published, c->current);
 	/* On a shared store a kv table nobody references may be another
 	 * server's CREATE TABLE in progress: leave it. */

@@ -224,6 +224,10 @@ typedef struct cat_schema {
 	int nacl;
 	cat_acl *acl;
 	char *comment;
+	/* A temporary schema on a shared store: the owner id of the server
+	 * whose session made it (kv_store_owner_id); 0 otherwise. Any server
+	 * drops it once that owner is gone (sql/ddl_temp.c). */
+	uint64_t temp_owner;
 } cat_schema;
 
 /* ALTER DEFAULT PRIVILEGES: the ACL given to objects a role creates (in

@@ -213,6 +213,8 @@ enum {
 	F_REL_CON, F_REL_INDEXES, F_REL_OPT, F_REL_VIEW_SQL, F_REL_INDEX, F_REL_SEQ, F_REL_INTERLEAVE,
 	F_REL_SALT, F_REL_STATS_ROWS, F_REL_ILV_ROOT, F_REL_ILV_PATH, F_REL_ILV_CASCADE, F_REL_ILV_NCHILDREN,
 	F_REL_ILV_NEXT_TAG,
+	/* schema */
+	F_SCHEMA_TEMP_OWNER = 60,
 	/* column */
 	C_NAME = 1, C_ATTNUM, C_COLID, C_TYPE, C_TYPMOD, C_FLAGS, C_IDENTITY, C_GENERATED, C_DEFAULT, C_COMMENT,
 	C_ACL,
@@ -437,6 +439,8 @@ void cat_obj_encode(const cat_obj *o, util_buf *b)
 		put_u(b, F_OWNER, o->schema.owner);
 		put_s(b, F_COMMENT, o->schema.comment);
 		put_acl(b, F_ACL, o->schema.acl, o->schema.nacl);
+		if (o->schema.temp_owner)
+			put_u(b, F_SCHEMA_TEMP_OWNER, o->schema.temp_owner);
 		break;
 	case CAT_ROLE: {
 		const cat_role *r = &o->role;
@@ -550,6 +554,7 @@ cat_obj *cat_obj_decode(cat_oid oid, const uint8_t *p, size_t n)
 			else if (tag == F_OWNER) o->schema.owner = (cat_oid)get_u(&v);
 			else if (tag == F_COMMENT) o->schema.comment = get_s(o, &v);
 			else if (tag == F_ACL) o->schema.acl = get_acl(o, &v, &o->schema.nacl);
+			else if (tag == F_SCHEMA_TEMP_OWNER) o->schema.temp_owner = get_u(&v);
 			break;
 		case CAT_ROLE: {
 			cat_role *ro = &o->role;

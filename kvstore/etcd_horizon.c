@@ -34,14 +34,19 @@ static int env_int(const char *name, int dflt)
  * Strata prefix's: every server of every prefix publishes here. */
 #define HZ_ROOT "/strata-compaction"
 
-static void hz_key(const ekv *e, util_buf *b)
+static void hz_key_of(const uint8_t id[8], util_buf *b)
 {
 	static const char hex[] = "0123456789abcdef";
 	util_buf_append(b, HZ_ROOT "/h/", strlen(HZ_ROOT "/h/"));
 	for (int i = 0; i < 8; i++) {
-		util_buf_putc(b, hex[e->node_id[i] >> 4]);
-		util_buf_putc(b, hex[e->node_id[i] & 15]);
+		util_buf_putc(b, hex[id[i] >> 4]);
+		util_buf_putc(b, hex[id[i] & 15]);
 	}
+}
+
+static void hz_key(const ekv *e, util_buf *b)
+{
+	hz_key_of(e->node_id, b);
 }
 
 static void hz_prefix(util_buf *b)
@@ -195,4 +200,33 @@ void ekv_horizon_stop(ekv *e)
 		(void)ekv_lease_revoke(e, e->hz_lease); /* the horizon goes at once */
 	pthread_cond_destroy(&e->hz_cv);
 	pthread_mutex_destroy(&e->hz_mu);
+}
+
+/* ---- owners (kv_store_owner_id): the horizon key is the liveness mark ---- */
+
+uint64_t kv_store_owner_id(kv_store *s)
+{
+	if (!s->etcd || !s->etcd->hz_running)
+		return 0;
+	return util_get_be64(s->etcd->node_id); /* (all-zero: "none", never swept) */
+}
+
+kv_status kv_store_owner_alive(kv_store *s, uint64_t id, bool *alive)
+{
+	*alive = true;
+	if (!s->etcd)
+		return kv_fail(KV_NOT_SUPPORTED, "owner ids exist only on shared stores");
+	uint8_t raw[8];
+	util_put_be64(raw, id);
+	util_buf k = UTIL_BUF_INIT;
+	hz_key_of(raw, &k);
+	ekv_range_req q = {.key = (const uint8_t *)k.data, .klen = k.len, .keys_only = true};
+	ekv_range_res r;
+	kv_status st = ekv_range(s->etcd, &q, &r);
+	util_buf_free(&k);
+	if (st)
+		return st;
+	*alive = r.n > 0;
+	ekv_range_res_free(&r);
+	return KV_OK;
 }

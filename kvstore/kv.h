@@ -153,6 +153,17 @@ kv_ts kv_read_point(kv_store *s);
  * replaces it): the catalog's version. No-op on the embedded engine. */
 void kv_watch_cell(kv_table *t, const void *row, size_t rlen, const char *family, const void *qual,
 		   size_t qlen);
+/* A store shared by several processes (etcd backend): this process's
+ * owner id, published on a lease for as long as the process lives (the
+ * Version GC horizon key, kvstore/etcd_horizon.c). 0 when there is none:
+ * the embedded engine, or the etcd horizon publisher is off
+ * (STRATA_ETCD_COMPACT_S=0). Owners of state that must go with a crashed
+ * process (temporary schemas) record it. */
+uint64_t kv_store_owner_id(kv_store *s);
+/* Whether owner id is alive: its leased key still exists (it goes once the
+ * lease expires, STRATA_ETCD_HORIZON_TTL_S after the process died).
+ * KV_NOT_SUPPORTED on the embedded engine. */
+kv_status kv_store_owner_alive(kv_store *s, uint64_t id, bool *alive);
 /* True if read point read_ts, just taken, read the watched cell: *ts is the
  * timestamp of its newest version as of read_ts (0: none). False: read it
  * (kv_get at read_ts). */

@@ -4,12 +4,16 @@
  * before everything else for relations and reachable as "pg_temp". The
  * catalog keeps temporary objects like any other, so they follow the
  * transaction rules; they are dropped when the session ends, and any left
- * by a crash are dropped when the server starts. ON COMMIT DROP and ON
+ * by a crash are dropped when the server starts (on a store shared by
+ * several servers: by any server, once the owning server's lease is gone,
+ * sql_temp_sweep_dead). ON COMMIT DROP and ON
  * COMMIT DELETE ROWS act just before the transaction commits.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "ddl_int.h"
 
@@ -67,6 +71,9 @@ cat_oid sql_temp_schema(sql_session *s)
 	    (cat_acl){CAT_OID_POSTGRES_ROLE, CAT_OID_POSTGRES_ROLE, CAT_PRIV_USAGE | CAT_PRIV_CREATE, 0};
 	o->schema.acl[1] = (cat_acl){0, CAT_OID_POSTGRES_ROLE, CAT_PRIV_USAGE | CAT_PRIV_CREATE, 0};
 	o->schema.nacl = 2;
+	/* On a shared store: whose it is, so other servers drop it if this
+	 * server dies (sql_temp_sweep_dead). */
+	o->schema.temp_owner = kv_store_owner_id(s->e->kv);
 	temp_of(s)->schema = o->oid;
 	cat_txn_put(ct, o);
 	return temp_of(s)->schema;
@@ -276,4 +283,138 @@ int sql_temp_cleanup_orphans(cat *c, kv_store *kv, util_err *err)
 		util_log(UTIL_LOG_INFO, "dropped %d temporary schema(s) left by a previous run", t.nschemas);
 	temp_objs_free(&t);
 	return rc;
+}
+
+/* ---------------------------------------------------------------- dead servers' schemas */
+
+#define CONFIRM_MS 3000
+
+typedef struct owned {
+	cat_oid *oids;
+	uint64_t *owners;
+	int n;
+	uint64_t self;
+} owned;
+
+static int find_owned(void *arg, const cat_obj *o)
+{
+	owned *w = arg;
+	if (!o->schema.temp_owner || o->schema.temp_owner == w->self ||
+	    strncmp(o->schema.name, TEMP_PREFIX, strlen(TEMP_PREFIX)))
+		return 0;
+	w->oids = util_xrealloc(w->oids, sizeof(cat_oid) * (size_t)(w->n + 1));
+	w->owners = util_xrealloc(w->owners, sizeof(uint64_t) * (size_t)(w->n + 1));
+	w->oids[w->n] = o->oid;
+	w->owners[w->n++] = o->schema.temp_owner;
+	return 0;
+}
+
+int sql_temp_sweep_dead(cat *c, kv_store *kv)
+{
+	uint64_t self = kv_store_owner_id(kv);
+	if (!self)
+		return 0;
+	util_err err;
+	if (cat_refresh(c, kv_read_point(kv), &err) != 0) /* other servers' new schemas */
+		return 0;
+	owned w = {NULL, NULL, 0, self};
+	cat_snap *cur = cat_current(c);
+	cat_foreach(cur, CAT_SCHEMA, 0, find_owned, &w);
+	cat_snap_release(cur);
+	/* Owners whose key is gone, asked twice CONFIRM_MS apart: a live
+	 * server whose lease lapsed (keepalives late under load) publishes its
+	 * key again on a new lease within its 2 s publishing period. An
+	 * unanswered question keeps the schema. */
+	int ndead = 0;
+	for (int i = 0; i < w.n; i++) {
+		bool alive = true;
+		if (kv_store_owner_alive(kv, w.owners[i], &alive) == KV_OK && !alive) {
+			w.oids[ndead] = w.oids[i];
+			w.owners[ndead++] = w.owners[i];
+		}
+	}
+	if (ndead) {
+		struct timespec ts = {CONFIRM_MS / 1000, (CONFIRM_MS % 1000) * 1000000L};
+		nanosleep(&ts, NULL);
+	}
+	int dropped = 0;
+	for (int i = 0; i < ndead; i++) {
+		bool alive = true;
+		if (kv_store_owner_alive(kv, w.owners[i], &alive) != KV_OK || alive)
+			continue;
+		temp_objs t;
+		if (drop_temp(c, kv, w.oids[i], &t, &err) == 0 && t.nschemas) {
+			util_log(UTIL_LOG_INFO, "dropped temporary schema %u (%d relation(s)) of a server that is gone",
+				 w.oids[i], t.nrels);
+			dropped++;
+		}
+		/* (a failure — another server dropping it first, 40001 — is
+		 * retried at the next sweep) */
+		temp_objs_free(&t);
+	}
+	free(w.oids);
+	free(w.owners);
+	return dropped;
+}
+
+struct sql_temp_sweeper {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	pthread_t thread;
+	bool stop;
+	int every_s;
+	sql_engine *e;
+};
+
+static void *sweeper_main(void *arg)
+{
+	struct sql_temp_sweeper *w = arg;
+	pthread_mutex_lock(&w->mu);
+	while (!w->stop) {
+		pthread_mutex_unlock(&w->mu);
+		sql_temp_sweep_dead(w->e->cat, w->e->kv);
+		pthread_mutex_lock(&w->mu);
+		if (w->stop)
+			break;
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_sec += w->every_s;
+		pthread_cond_timedwait(&w->cv, &w->mu, &ts);
+	}
+	pthread_mutex_unlock(&w->mu);
+	return NULL;
+}
+
+struct sql_temp_sweeper *sql_temp_sweeper_start(sql_engine *e)
+{
+	const char *env = getenv("STRATA_TEMP_SWEEP_S");
+	int every = env && *env ? atoi(env) : 5;
+	if (every <= 0 || !kv_store_owner_id(e->kv))
+		return NULL;
+	struct sql_temp_sweeper *w = util_xcalloc(1, sizeof *w);
+	w->e = e;
+	w->every_s = every;
+	pthread_mutex_init(&w->mu, NULL);
+	pthread_cond_init(&w->cv, NULL);
+	if (pthread_create(&w->thread, NULL, sweeper_main, w) != 0) {
+		pthread_mutex_destroy(&w->mu);
+		pthread_cond_destroy(&w->cv);
+		free(w);
+		return NULL;
+	}
+	return w;
+}
+
+void sql_temp_sweeper_stop(struct sql_temp_sweeper *w)
+{
+	if (!w)
+		return;
+	pthread_mutex_lock(&w->mu);
+	w->stop = true;
+	pthread_cond_signal(&w->cv);
+	pthread_mutex_unlock(&w->mu);
+	pthread_join(w->thread, NULL);
+	pthread_mutex_destroy(&w->mu);
+	pthread_cond_destroy(&w->cv);
+	free(w);
 }

@@ -77,8 +77,9 @@ int sql_engine_open(const sql_engine_opts *o, sql_engine **out, util_err *err)
 	/* Other servers may share an etcd store. */
 	if (cat_open_shared(e->kv, o->store_uri != NULL, &e->cat, err) != 0)
 		goto fail;
-	/* Temporary objects of sessions a crash ended (on a shared store they
-	 * may be other servers' live sessions': left alone, docs/scale-out.md). */
+	/* Temporary objects of sessions a crash ended (on a shared store only
+	 * those of servers whose lease is gone, by the temp sweeper below: the
+	 * others' may be live, docs/scale-out.md). */
 	if (!o->store_uri && sql_temp_cleanup_orphans(e->cat, e->kv, err) != 0)
 		goto fail;
 	st = kv_table_open(e->kv, SEQ_KV_TABLE, &e->seq_tbl);
@@ -86,7 +87,8 @@ int sql_engine_open(const sql_engine_opts *o, sql_engine **out, util_err *err)
 		kv_family_opts fam;
 		kv_family_opts_default(&fam, SQL_FAMILY);
 		st = kv_table_create(e->kv, SEQ_KV_TABLE, &fam, 1);
-		if (st == KV_OK)
+		/* (KV_EXISTS: another server sharing the store created it first) */
+		if (st == KV_OK || st == KV_EXISTS)
 			st = kv_table_open(e->kv, SEQ_KV_TABLE, &e->seq_tbl);
 	}
 	if (st != KV_OK) {
@@ -100,6 +102,7 @@ int sql_engine_open(const sql_engine_opts *o, sql_engine **out, util_err *err)
 	 * the background ANALYZE's row-count update only meets DDL on its own
 	 * table (docs/scale-out.md, "Several servers"). */
 	e->autoanalyze = sql_autoanalyze_start(e);
+	e->temp_sweeper = sql_temp_sweeper_start(e);
 	*out = e;
 	return 0;
 fail:
@@ -111,6 +114,7 @@ void sql_engine_close(sql_engine *e)
 {
 	if (!e)
 		return;
+	sql_temp_sweeper_stop(e->temp_sweeper);
 	sql_autoanalyze_stop(e->autoanalyze);
 	sql_ops_engine_close(e);
 	sql_index_engine_close(e);

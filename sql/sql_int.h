@@ -56,6 +56,7 @@ struct sql_engine {
 	int nkeysets, keysets_cap;
 	struct sql_index_engine *ix; /* secondary indexes: commit gate, GC filters, builds (index_engine.c) */
 	struct sql_autoanalyze *autoanalyze; /* background ANALYZE after big loads */
+	struct sql_temp_sweeper *temp_sweeper; /* shared store: drops dead servers' temp schemas */
 	int64_t start_time_us;
 	struct sql_ops *ops;      /* operations state: statistics, progress, data-dir lock (ops.h) */
 };
@@ -1767,6 +1768,14 @@ bool sql_temp_schema_is_temp(cat_snap *cs, cat_oid schema);
 int sql_temp_at_commit(sql_txn *t, util_err *err);
 void sql_temp_session_end(sql_session *s);
 int sql_temp_cleanup_orphans(cat *c, kv_store *kv, util_err *err);
+/* Shared store: drops the temporary schemas whose owning server
+ * (cat_schema.temp_owner) is no longer alive (asked twice, 3 s apart:
+ * blocks that long when it finds one); returns how many. */
+int sql_temp_sweep_dead(cat *c, kv_store *kv);
+/* Shared store with owner ids: a thread running sql_temp_sweep_dead at
+ * start and every STRATA_TEMP_SWEEP_S seconds (default 5); NULL otherwise. */
+struct sql_temp_sweeper *sql_temp_sweeper_start(sql_engine *e);
+void sql_temp_sweeper_stop(struct sql_temp_sweeper *w);
 
 /* Privileges (privilege.c): checks the relations a query reads and writes
  * against the current user's privileges (views with their owner's rights),

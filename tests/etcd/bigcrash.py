@@ -15,7 +15,6 @@ import base64
 import io
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -23,38 +22,15 @@ import urllib.request
 
 import psycopg2
 
-from twoserver import connect, one
+from twoserver import connect, one, start_server
 
 ROWS = 1000
 STEPS = ["locked", "checked", "staged_part", "staged", "flipped"]
 PREFIX = b"/bigcrash"
 
 
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    p = s.getsockname()[1]
-    s.close()
-    return p
-
-
 def start(binary, uri, tmp, name, env):
-    port = free_port()
-    d = os.path.join(tmp, name)
-    os.makedirs(d, exist_ok=True)
-    log = open(os.path.join(tmp, name + ".log"), "ab")
-    p = subprocess.Popen([binary, "--port", str(port), "--data-dir", d, "--store", uri + "/bigcrash"],
-                         stdout=log, stderr=log, env=dict(os.environ, **env))
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), 0.5).close()
-            return p, port
-        except OSError:
-            if p.poll() is not None:
-                break
-            time.sleep(0.2)
-    raise SystemExit("server %s did not start (log: %s.log)" % (name, os.path.join(tmp, name)))
+    return start_server(binary, uri + "/bigcrash", os.path.join(tmp, name), env)
 
 
 def intents(endpoint):

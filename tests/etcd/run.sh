@@ -30,6 +30,11 @@
 #   horizon     Strata drives etcd's revision compaction: a REPEATABLE READ
 #               snapshot holds it, a SIGKILLed server stops holding it after
 #               its lease (horizon.py; at the end, alone on the cluster)
+#   boot        three servers started at once on a new prefix, several
+#               rounds: one bootstrap of the catalog, the others load it
+#               (boot_race.py)
+#   temp        a SIGKILLed server's temporary schema dropped by another
+#               server after its lease; a live one's kept (temp_sweep.py)
 #   gc          version GC with no window and no history retention under a
 #               long REPEATABLE READ transaction on another server
 #   failover    the etcd leader is killed during a write workload, restarted,
@@ -317,6 +322,26 @@ if got=$(/usr/bin/python3 "$here/bigcrash.py" "$bin" "$URI" "${ETCD_ENDPOINTS%%,
 	ok "bigcrash: $got"
 else
 	bad "bigcrash: $got (logs: $tmp/bigcrash)"
+	keep=1
+fi
+
+# ---------------------------------------------------------------- boot
+# Three servers started at once on a new prefix, several times: exactly one
+# writes the first catalog, the others load it (boot_race.py).
+mkdir -p "$tmp/boot"
+if got=$(/usr/bin/python3 "$here/boot_race.py" "$bin" "$URI" "$tmp/boot" "${ETCD_BOOT_ROUNDS:-5}" 2>&1); then
+	ok "boot: $got"
+else
+	bad "boot: $got (logs: $tmp/boot)"
+	keep=1
+fi
+# A SIGKILLed server's temporary schema is dropped by another server once
+# its lease is gone; a live server's is not (temp_sweep.py).
+mkdir -p "$tmp/temp"
+if got=$(/usr/bin/python3 "$here/temp_sweep.py" "$bin" "$URI" "${ETCD_ENDPOINTS%%,*}" "$tmp/temp" 2>&1); then
+	ok "temp: $got"
+else
+	bad "temp: $got (logs: $tmp/temp)"
 	keep=1
 fi
 

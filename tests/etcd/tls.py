@@ -33,6 +33,8 @@ import urllib.request
 
 import psycopg2
 
+from twoserver import free_port
+
 strata, work = sys.argv[1], sys.argv[2]
 os.makedirs(work, exist_ok=True)
 procs = []
@@ -44,14 +46,6 @@ def stop_all():
         if p.poll() is None:
             p.kill()
             p.wait()
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    p = s.getsockname()[1]
-    s.close()
-    return p
 
 
 def sh(*args):

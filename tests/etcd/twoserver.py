@@ -1,6 +1,12 @@
-"""twoserver.py — small psycopg2 helpers shared by the two-server etcd tests
-(rc_lock.py, fk_lock.py): connect to a server by port, fetch one value, and
-commit reporting the SQLSTATE instead of raising."""
+"""twoserver.py — small helpers shared by the etcd tests (rc_lock.py,
+fk_lock.py, bigcrash.py, boot_race.py, temp_sweep.py, ...): connect to a
+server by port, fetch one value, commit reporting the SQLSTATE instead of
+raising, pick a free port, start a server and wait for its port."""
+import os
+import socket
+import subprocess
+import time
+
 import psycopg2
 
 
@@ -24,3 +30,39 @@ def commit_code(conn):
     except psycopg2.Error as e:
         conn.rollback()
         return e.pgcode
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    p = s.getsockname()[1]
+    s.close()
+    return p
+
+
+def start_server(binary, uri, datadir, env=None, wait=True):
+    """Starts BIN on a free port with --store uri, its log in datadir.log;
+    with wait, returns once the port accepts (SystemExit if the server
+    exits or takes over 90 s). Returns (process, port)."""
+    port = free_port()
+    os.makedirs(datadir, exist_ok=True)
+    log = open(datadir + ".log", "ab")
+    p = subprocess.Popen([binary, "--port", str(port), "--data-dir", datadir, "--store", uri],
+                         stdout=log, stderr=log, env=dict(os.environ, **(env or {})))
+    log.close()
+    if wait:
+        wait_server(p, port, datadir + ".log")
+    return p, port
+
+
+def wait_server(p, port, log):
+    deadline = time.time() + 90
+    while time.time() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), 0.5).close()
+            return
+        except OSError:
+            if p.poll() is not None:
+                break
+            time.sleep(0.1)
+    raise SystemExit("a server did not start (log: %s)" % log)
