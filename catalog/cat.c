@@ -510,8 +510,13 @@ static void guard_obj(cat *c, kv_batch *b, const cat_obj *o, kv_ts at, bool shar
 	uint8_t row[5];
 	obj_row(o->oid, row);
 	if (o->own_write) {
+		/* The stored row as we wrote it: an ANALYZE since (its own 's'
+		 * row) changed only the in-memory estimate. */
+		cat_obj w = *o;
+		if (w.kind == CAT_REL)
+			w.rel.stats_rows = o->row_stats_rows;
 		util_buf_reset(buf);
-		cat_obj_encode(o, buf);
+		cat_obj_encode(&w, buf);
 		kv_batch_require(b, c->tbl, row, 5, CAT_FAMILY, "", 0, KV_CMP_EQ, buf->data, buf->len);
 		if (share)
 			kv_batch_share_row(b, c->tbl, row, 5, 0);
@@ -717,8 +722,10 @@ void cat_txn_publish(cat_txn *t)
 				uint64_t oid;
 				memcpy(&oid, k, sizeof oid);
 				cat_obj *o = (cat_obj *)cat_get(t->snap, (cat_oid)oid);
-				if (o && !stats_only(cat_get(t->base, (cat_oid)oid), o))
+				if (o && !stats_only(cat_get(t->base, (cat_oid)oid), o)) {
 					o->own_write = true;
+					o->row_stats_rows = o->kind == CAT_REL ? o->rel.stats_rows : 0;
+				}
 			}
 			atomic_store(&t->snap->as_of, atomic_load(&t->base->as_of));
 		}

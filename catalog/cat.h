@@ -277,6 +277,8 @@ typedef struct cat_obj {
 	util_arena *arena;
 	int refs;
 	bool own_write; /* shared store: this server committed this version since its last load */
+	uint64_t row_stats_rows; /* own_write: the estimate that version's stored row carries (a
+				  * later ANALYZE changes only rel.stats_rows, in its own row) */
 } cat_obj;
 
 /* ---------------------------------------------------------------- catalog */
