@@ -95,7 +95,7 @@ for r in $(seq "$rounds"); do
 			w1=$(date +%s.%N)
 			awk -v b="$b" -v w="$w" -v n="$runs" -v t="$((t1 - t0))" -v hz="$(getconf CLK_TCK)" \
 				-v wall="$(echo "$w1 - $w0" | bc)" -v load="$(bench_load)" \
-				'BEGIN { printf "%s workers=%s: server CPU %.0f ms/query, wall %.0f ms/query, load %s\n",
+				'BEGIN { printf "%s workers=%s: server CPU %.2f ms/query, wall %.1f ms/query, load %s\n",
 				b, w, t * 1000 / hz / n, wall * 1000 / n, load }'
 		done
 		stop

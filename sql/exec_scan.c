@@ -68,8 +68,9 @@ typedef struct scan_state {
 	 * kv scan does not hand the row builder the cells rb_cell would skip. */
 	uint64_t *cellmask;
 	uint32_t cellmask_bits;
-	bool reopen;     /* rescanned: the next open decides only the ranges again */
-	util_buf keybuf; /* build_ranges_for: a key being encoded */
+	struct rb_pre *pre; /* the filter's first conjunct judged on a cell's bytes, or NULL */
+	bool reopen;        /* rescanned: the next open decides only the ranges again */
+	util_buf keybuf;    /* build_ranges_for: a key being encoded */
 } scan_state;
 
 static bool par_start(sql_op *op, scan_state *st);
@@ -448,6 +449,20 @@ typedef struct rb_raw {
 	uint8_t bytes[RB_RAW_BYTES];
 } rb_raw;
 
+/* A first conjunct of the scan filter of the form `col [NOT] [I]LIKE
+ * 'constant'` on a text column stored in cells (pre_build): rb_cell runs
+ * the same matcher on the cell's bytes (a text datum is those bytes, and
+ * LIKE compares bytes: there are no collations) and a row whose conjunct
+ * is not true (no cell: NULL) is dropped before the rest of it is
+ * decoded and before the filter runs. The filter still runs on the rows
+ * kept, so it needs only to be false or NULL where the row is dropped:
+ * then the whole AND is not true. */
+typedef struct rb_pre {
+	int col;
+	bool negate;
+	ty_like_pat pat;
+} rb_pre;
+
 /* Row assembly: decode one kv row's cells into out (ncols + key). With
  * early set (a filtered scan, see filter_cols), the cells pass decodes only
  * the early columns (those the filter reads) and keeps the other needed
@@ -473,7 +488,17 @@ typedef struct row_build {
 	 * clean_out slot (callers clear clean_out when something does). */
 	ty_datum *clean_out;
 	uint64_t dirty;
+	/* pre: set per scan (NULL with the transaction's own writes: they
+	 * may change the column); pre_seen/pre_fail per row. */
+	const rb_pre *pre;
+	bool pre_seen, pre_fail;
 } row_build;
+
+/* With pre: true when the row's cells showed the conjunct not true. */
+static inline bool rb_pre_drops(const row_build *rb)
+{
+	return rb->pre && (rb->pre_fail || !rb->pre_seen);
+}
 
 static inline void rb_dirty(row_build *rb, int col)
 {
@@ -539,6 +564,7 @@ static void rb_start(row_build *rb, const kv_cell *c)
 	rb->out[r->ncols] = ty_bytes(key, c->row.len);
 	rb->exists = false;
 	rb->started = true;
+	rb->pre_seen = rb->pre_fail = false;
 }
 
 /* rb_start for filtered scans: the key stays in raw until the filter has
@@ -556,6 +582,7 @@ static void rb_start_filtered(row_build *rb, const kv_cell *c)
 	rb->raw->key_here = true;
 	rb->exists = false;
 	rb->started = true;
+	rb->pre_seen = rb->pre_fail = false;
 }
 
 static void rb_cell(row_build *rb, const kv_cell *c)
@@ -572,6 +599,18 @@ static void rb_cell(row_build *rb, const kv_cell *c)
 	int col = rb->map->idx[id];
 	if (rb->needed && !rb->needed[col])
 		return;
+	if (rb->pre) {
+		if (rb->pre_fail)
+			return; /* the row is dropped: nothing more to decode */
+		if (col == rb->pre->col) {
+			rb->pre_seen = true;
+			bool m = ty_like_exec(&rb->pre->pat, (const char *)c->value.data, c->value.len);
+			if (m == rb->pre->negate) {
+				rb->pre_fail = true;
+				return;
+			}
+		}
+	}
 	if (rb->early && !rb->early[col]) {
 		rb_raw *raw = rb->raw;
 		if (raw->n < RB_RAW_CELLS && c->value.len <= RB_RAW_BYTES - raw->used) {
@@ -654,6 +693,43 @@ static void rb_drop(row_build *rb)
 {
 	if (rb->raw)
 		rb->raw->n = 0, rb->raw->used = 0, rb->raw->key_here = false;
+}
+
+/* st->pre (see rb_pre): the filter's first conjunct when it is `col [NOT]
+ * [I]LIKE 'constant'` on a text column stored in cells, else NULL. The
+ * first conjunct only: the AND evaluates its arguments in order and stops
+ * at a false one, so rows dropped early are rows whose later conjuncts the
+ * filter would not have had to read either (or, for NULL, PostgreSQL's
+ * qual list would not). */
+static void pre_build(scan_state *st, const sql_plan *p)
+{
+	st->pre = NULL;
+	const sql_expr *e = p->qual;
+	if (e && e->kind == SQL_E_AND && e->f.nargs > 0)
+		e = e->f.args[0];
+	if (!e || e->kind != SQL_E_FUNC || !e->f.fn || e->f.nargs != 2)
+		return;
+	ty_oid oid = e->f.fn->oid;
+	bool icase = oid == 1633 || oid == 1634; /* texticlike, texticnlike */
+	bool negate = oid == 851 || oid == 1634; /* textnlike, texticnlike */
+	if (oid != 850 && oid != 851 && oid != 1633 && oid != 1634)
+		return;
+	const sql_expr *a = e->f.args[0], *b = e->f.args[1];
+	if (a->kind != SQL_E_SLOT || b->kind != SQL_E_CONST || b->c.null || b->type != TY_TEXT)
+		return;
+	const cat_rel *r = st->rel;
+	int col = a->slot;
+	if (col < 0 || col >= r->ncols || r->cols[col].dropped || r->cols[col].type != TY_TEXT ||
+	    !sql_column_in_cells(r, &r->cols[col]) || (p->scan.needed && !p->scan.needed[col]))
+		return;
+	const ty_type *t = st->map.types[col];
+	if (!t || t->byval) /* decoded as a copy of the cell's bytes */
+		return;
+	rb_pre *pre = ty_alloc(sizeof *pre);
+	pre->col = col;
+	pre->negate = negate;
+	ty_like_compile(&pre->pat, b->c.p, b->c.len, icase, false);
+	st->pre = pre;
 }
 
 /* Filtered scans: when the scan filter reads fewer columns than the scan
@@ -919,6 +995,10 @@ static void scan_open(sql_op *op)
 	cellmask_build(st, p->scan.needed, ex->arena);
 	if (!st->rel->ilv_depth && !filter_cols_split(st->rel, p, &st->early, &st->rest))
 		st->early = st->rest = NULL;
+	st->pre = NULL;
+	const char *pf = sql_guc_get(ex->s, "strata.scan_prefilter");
+	if (!st->rel->ilv_depth && !st->rel->ilv_nchildren && !(pf && !strcmp(pf, "off")))
+		pre_build(st, p);
 	/* Read only the needed columns (and the sentinel) when that skips most
 	 * cells of wide rows: a column list makes the store seek from column to
 	 * column, which on narrow rows costs more than stepping over the cells
@@ -1307,6 +1387,7 @@ static sql_batch *scan_next(sql_op *op)
 		raw.n = 0;
 		raw.used = 0;
 		raw.key_here = false;
+		rb.pre = st->has_writes ? NULL : st->pre; /* a write may change the column */
 		while (b->n < cap) {
 			if (!kv_iter_valid(st->it)) {
 				if (kv_iter_status(st->it) != KV_OK)
@@ -1336,8 +1417,10 @@ static sql_batch *scan_next(sql_op *op)
 			size_t rkl = row[st->rel->ncols].len;
 			/* all cells of this row (those rb_cell would skip are not handed over) */
 			kv_iter_row_sel(st->it, st->cellmask, st->cellmask_bits, rb_cell_fn, &rb);
-			rb_finish(&rb);
-			bool keep = rb.exists;
+			bool keep = !rb_pre_drops(&rb);
+			if (keep)
+				rb_finish(&rb);
+			keep = keep && rb.exists;
 			sql_wrow *w = st->has_writes ? wpeek(st) : NULL;
 			if (w && w->keylen == rkl && memcmp(w->key, rk, rkl) == 0) {
 				st->wpos++;
@@ -1949,6 +2032,7 @@ static bool stream_fill(par_worker *w, sql_exec *wex, kv_table *kv, kv_filter *f
 	raw.n = 0;
 	raw.used = 0;
 	raw.key_here = false;
+	rb.pre = st->pre; /* workers never run with the transaction's own writes */
 	for (;;) {
 		if (s->it && (s->left == 0 || !kv_iter_valid(s->it))) {
 			kv_status ks = kv_iter_status(s->it);
@@ -1989,8 +2073,10 @@ static bool stream_fill(par_worker *w, sql_exec *wex, kv_table *kv, kv_filter *f
 		rb.out = row;
 		rb_start_filtered(&rb, c);
 		kv_iter_row_sel(s->it, st->cellmask, st->cellmask_bits, rb_cell_fn, &rb);
-		rb_finish(&rb);
-		if (rb.exists && sql_eval_qual(wex, p->qual, row)) {
+		bool pre_drop = rb_pre_drops(&rb);
+		if (!pre_drop)
+			rb_finish(&rb);
+		if (!pre_drop && rb.exists && sql_eval_qual(wex, p->qual, row)) {
 			rb_rest(&rb);
 			b->n++;
 			if (s->left > 0)

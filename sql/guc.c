@@ -332,6 +332,8 @@ static const sql_guc gucs[] = {
 	{"strata.read_as_of", GUC_STRING, "", NULL, false, false, "Strata",
 	 "Reads see the database as of this timestamp (read-only transactions; within the retention window).", NULL,
 	 0, 0, sql_asof_check, sql_asof_assign},
+	G("strata.scan_prefilter", GUC_BOOL, "on", NULL, false, false, "Strata",
+	  "Lets a scan judge a LIKE on one column from the cell's bytes before decoding the row."),
 	{"synchronize_seqscans", GUC_BOOL, "on", NULL, false, false,
 	 "Version and Platform Compatibility / Previous PostgreSQL Versions", "Enable synchronized sequential scans.", NULL,
 	 0, 0, NULL, NULL},
