@@ -471,15 +471,16 @@ void sql_txn_unlock_all(sql_txn *t)
 	free(t->lock_ups);
 	t->lock_ups = NULL;
 	t->nlock_ups = t->lock_ups_cap = 0;
-	if (!t->nlocks)
-		return;
-	sql_engine *e = t->s->e;
-	pthread_mutex_lock(&e->locks_mu);
-	for (int i = 0; i < t->nlocks; i++)
-		unhold(e, t->locks[i], t);
-	if (nwaiters) /* nobody waits (the usual case): no broadcast */
-		pthread_cond_broadcast(&e->locks_cv);
-	pthread_mutex_unlock(&e->locks_mu);
+	if (t->nlocks) {
+		sql_engine *e = t->s->e;
+		pthread_mutex_lock(&e->locks_mu);
+		for (int i = 0; i < t->nlocks; i++)
+			unhold(e, t->locks[i], t);
+		if (nwaiters) /* nobody waits (the usual case): no broadcast */
+			pthread_cond_broadcast(&e->locks_cv);
+		pthread_mutex_unlock(&e->locks_mu);
+	}
+	/* (Also with none left: ROLLBACK TO may have released them all.) */
 	if (t->locks != t->locks_inline)
 		free(t->locks);
 	t->locks = NULL;
