@@ -491,6 +491,12 @@ void cat_txn_delete(cat_txn *t, cat_oid oid)
 	util_map_put_u64(&t->changed, oid, (void *)2);
 }
 
+void cat_txn_depend(cat_txn *t, cat_oid oid)
+{
+	if (oid)
+		util_map_put_u64(&t->rests_on, oid, (void *)1);
+}
+
 /* ---- conflicts between servers (shared store) ----
  *
  * A commit checks what its change was based on, per object: each object it
@@ -642,6 +648,13 @@ static void write_shared_checks(cat_txn *t, kv_batch *b, util_buf *buf)
 		if (nw)
 			obj_deps(nw, &deps);
 	}
+	/* What the transaction's DDL said it rests on (a view's relations). */
+	pos = 0;
+	while (t->bumped && util_map_next(&t->rests_on, &pos, &k, NULL, NULL)) {
+		uint64_t oid;
+		memcpy(&oid, k, sizeof oid);
+		add_dep(&deps, (cat_oid)oid);
+	}
 	pos = 0;
 	while (util_map_next(&deps, &pos, &k, NULL, NULL)) {
 		uint64_t oid;
@@ -703,6 +716,7 @@ static void txn_free(cat_txn *t)
 	cat_snap_release(t->base);
 	cat_snap_release(t->snap);
 	util_map_free(&t->changed);
+	util_map_free(&t->rests_on);
 	free(t);
 }
 

@@ -363,6 +363,12 @@ char *cat_obj_strdup(cat_obj *o, const char *s);
 /* Adds or replaces the object with its oid; takes ownership. */
 void cat_txn_put(cat_txn *t, cat_obj *o);
 void cat_txn_delete(cat_txn *t, cat_oid oid);
+/* The transaction's change rests on object oid, a dependency the catalog
+ * does not record (a view's relations, known only from its SQL): on a
+ * shared store the commit checks it unchanged since the base snapshot and
+ * leaves a share mark, so a concurrent change or drop of it on another
+ * server conflicts (40001) in either order. */
+void cat_txn_depend(cat_txn *t, cat_oid oid);
 /* Appends the catalog mutations to a kv batch (the SQL transaction's). */
 void cat_txn_write(cat_txn *t, kv_batch *b);
 /* After the batch committed: installs the new snapshot as current and

@@ -45,6 +45,7 @@ struct cat_txn {
 	cat_snap *base;  /* reference */
 	cat_snap *snap;  /* private working copy (NULL until the first change) */
 	util_map changed; /* oid -> (void*)1 for put, (void*)2 for delete */
+	util_map rests_on; /* oid -> (void*)1: cat_txn_depend (a view's relations) */
 	bool bumped;      /* shared store: cat_txn_write moved the version cell */
 };
 

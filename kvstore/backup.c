@@ -9,7 +9,16 @@
  * store answers reads as of earlier timestamps like the source), an
  * incremental one the cells with ts in (parent's T, T]. The retention
  * checks at the end make sure no compaction could have dropped what the
- * copy needed (see kv.h and docs/operations.md).
+ * copy needed (see kv.h and docs/operations.md). The table set is taken
+ * with T (table_backup_set): a table dropped after T is copied from the
+ * handle that keeps it readable, one created after T is not copied.
+ *
+ * On the etcd backend the same code reads every table at the one etcd
+ * revision the pinned snapshot maps to (a range read at that revision,
+ * paged by etcd_src.c), so the backup is the cluster's state at one
+ * revision, tables listed from their metadata keys at that revision; the
+ * pin also holds etcd's revision compaction (etcd_horizon.c) until the
+ * copy ends.
  */
 #include "bk_int.h"
 #include "ekv.h"
@@ -20,33 +29,27 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-typedef struct names {
-	char **v;
-	int n, cap;
-} names;
-
-static int collect(void *arg, const char *name)
+static void close_tables(kv_table **v, int n)
 {
-	names *ns = arg;
-	if (ns->n == ns->cap) {
-		ns->cap = ns->cap ? 2 * ns->cap : 32;
-		ns->v = util_xrealloc(ns->v, sizeof(char *) * (size_t)ns->cap);
-	}
-	ns->v[ns->n++] = util_xstrdup(name);
-	return 0;
+	for (int i = 0; v && i < n; i++)
+		kv_table_close(v[i]);
+	free(v);
 }
 
-static int strp_cmp(const void *a, const void *b)
+/* The test hook of table_backup_set (kv_int.h). */
+void backup_test_pause(void)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static void free_names(names *ns)
-{
-	for (int i = 0; i < ns->n; i++)
-		free(ns->v[i]);
-	free(ns->v);
+	const char *on = getenv("STRATA_TEST_FAULTS"), *p = getenv("STRATA_BACKUP_PAUSE");
+	if (!on || strcmp(on, "1") || !p || !*p)
+		return;
+	FILE *f = fopen(p, "w");
+	if (!f)
+		return;
+	fclose(f);
+	for (int i = 0; i < 12000 && access(p, F_OK) == 0; i++)
+		util_sleep_us(10000);
 }
 
 static int count_entry(void *arg, const char *name)
@@ -102,7 +105,8 @@ static kv_status copy_table(kv_fs *fs, kv_table *t, const char *path, kv_ts afte
 	so.read.no_cache = true;
 	so.read.min_ts = after + 1;
 	so.read.max_ts = T + 1;
-	kv_iter *it = kv_scan(t, &so);
+	/* A table dropped after T: the handle keeps its files and memstore. */
+	kv_iter *it = scan_open(t, &so, &(scan_internal){.dropped_ok = true});
 	uint64_t last_report = 0;
 	if (o->progress && !o->progress(o->arg, rec->name, 0, 0))
 		st = kv_fail(KV_BUSY, "backup stopped");
@@ -147,8 +151,6 @@ static void cleanup(kv_fs *fs, const char *dir)
 
 kv_status kv_backup(kv_store *s, const char *dir, const kv_backup_opts *opts, kv_backup_info *out)
 {
-	if (s->etcd)
-		return kv_not_supported("kv_backup (use etcdctl snapshot save)");
 	kv_backup_opts o;
 	if (opts)
 		o = *opts;
@@ -170,12 +172,15 @@ kv_status kv_backup(kv_store *s, const char *dir, const kv_backup_opts *opts, kv
 	}
 
 	kv_ts T = o.as_of;
-	bool pinned = false;
-	if (!T) {
-		if ((st = kv_snapshot_acquire(s, &T)))
-			goto fail;
-		pinned = true;
-	} else if ((st = kv_read_point_wait(s, T))) { /* KV_INVALID: in the future */
+	bool pinned = !T;
+	kv_table **tabs = NULL;
+	int ntabs = 0;
+	if (T && (st = kv_read_point_wait(s, T))) /* KV_INVALID: in the future */
+		goto fail;
+	/* The point and the table set together: a table dropped after T is
+	 * still copied, one created after T is not. */
+	if ((st = table_backup_set(s, &T, pinned, &tabs, &ntabs))) {
+		pinned = false;
 		goto fail;
 	}
 	if (o.parent && parent.ts > T) {
@@ -194,50 +199,33 @@ kv_status kv_backup(kv_store *s, const char *dir, const kv_backup_opts *opts, kv
 	}
 	m.ts = T;
 
-	names ns = {0};
-	if ((st = kv_table_list(s, collect, &ns))) {
-		free_names(&ns);
-		goto fail;
-	}
-	qsort(ns.v, (size_t)ns.n, sizeof(char *), strp_cmp);
-	for (int i = 0; i < ns.n && !st; i++) {
-		kv_table *t;
-		st = kv_table_open(s, ns.v[i], &t);
-		if (st == KV_NOT_FOUND) { /* dropped meanwhile: it did not exist at T */
-			st = KV_OK;
-			continue;
-		}
-		if (st)
-			break;
+	for (int i = 0; i < ntabs && !st; i++) {
+		kv_table *t = tabs[i];
+		const char *name = kv_table_name(t);
 		kv_family_opts fams[KV_MAX_FAMILIES];
 		int nfam = 0;
-		st = kv_table_families(s, ns.v[i], fams, KV_MAX_FAMILIES, &nfam);
-		if (st == KV_NOT_FOUND) {
-			kv_table_close(t);
-			st = KV_OK;
-			continue;
-		}
-		if (!st) {
-			bk_table *rec = bk_manifest_add(&m, ns.v[i]);
-			snprintf(rec->file, sizeof rec->file, "%06d.cells", m.ntables);
-			rec->full = !m.incremental || !bk_manifest_find(&parent, ns.v[i]) ||
-				    (o.force_full && o.force_full(o.arg, ns.v[i]));
-			/* A table whose retention window no longer reaches the
-			 * parent may have lost delete markers since: copy it whole. */
-			int64_t now0 = util_now_us();
-			for (int k = 0; k < nfam && !rec->full; k++)
-				rec->full = parent.ts < retention_bound(&fams[k], now0);
-			rec->from = rec->full ? T : parent.ts;
-			rec->nfam = nfam;
-			rec->fams = util_xcalloc((size_t)nfam, sizeof(kv_family_opts));
-			memcpy(rec->fams, fams, sizeof(kv_family_opts) * (size_t)nfam);
-			char path[4096];
-			bk_path(path, sizeof path, dir, rec->file);
-			st = copy_table(fs, t, path, rec->full ? 0 : parent.ts, T, &o, rec);
-		}
-		kv_table_close(t);
+		table_families_of(t, fams, KV_MAX_FAMILIES, &nfam);
+		if (nfam > KV_MAX_FAMILIES)
+			nfam = KV_MAX_FAMILIES;
+		bk_table *rec = bk_manifest_add(&m, name);
+		snprintf(rec->file, sizeof rec->file, "%06d.cells", m.ntables);
+		rec->full = !m.incremental || !bk_manifest_find(&parent, name) ||
+			    (o.force_full && o.force_full(o.arg, name));
+		/* A table whose retention window no longer reaches the
+		 * parent may have lost delete markers since: copy it whole. */
+		int64_t now0 = util_now_us();
+		for (int k = 0; k < nfam && !rec->full; k++)
+			rec->full = parent.ts < retention_bound(&fams[k], now0);
+		rec->from = rec->full ? T : parent.ts;
+		rec->nfam = nfam;
+		rec->fams = util_xcalloc((size_t)nfam, sizeof(kv_family_opts));
+		memcpy(rec->fams, fams, sizeof(kv_family_opts) * (size_t)nfam);
+		char path[4096];
+		bk_path(path, sizeof path, dir, rec->file);
+		st = copy_table(fs, t, path, rec->full ? 0 : parent.ts, T, &o, rec);
 	}
-	free_names(&ns);
+	close_tables(tabs, ntabs);
+	tabs = NULL;
 	if (st)
 		goto fail;
 
@@ -289,6 +277,7 @@ fail:;
 	/* Keep the message of the first failure across the cleanup. */
 	char msg[512];
 	snprintf(msg, sizeof msg, "%s", kv_errmsg());
+	close_tables(tabs, ntabs);
 	if (pinned)
 		kv_snapshot_release(s, T);
 	cleanup(fs, dir);

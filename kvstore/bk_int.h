@@ -3,9 +3,10 @@
  * the backup manifest and the cell files of a backup directory. The format
  * is written down in docs/backup-format.md.
  *
- * Backups use only the public kv.h API to read and write cells (raw scans
- * at a timestamp, batches with explicit timestamps) and kv_fs for files, so
- * the same code serves any backend that implements kv.h.
+ * Backups use the public kv.h API to read and write cells (raw scans at a
+ * timestamp, batches with explicit timestamps) and kv_fs for files, so the
+ * same code serves any backend that implements kv.h; the one backend hook
+ * is the table set at the backup's point (table_backup_set, kv_int.h).
  */
 #ifndef STRATA_KV_BK_INT_H
 #define STRATA_KV_BK_INT_H

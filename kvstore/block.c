@@ -40,6 +40,9 @@ void blkb_add(blk_builder *b, const uint8_t *key, size_t klen, const void *val, 
 		size_t n = UTIL_MIN(b->last.len, klen);
 		n = n > b->keep_suffix ? n - b->keep_suffix : 0;
 		const uint8_t *l = (const uint8_t *)b->last.data;
+		/* Eight bytes at a time, then the rest (keys share long prefixes). */
+		while (shared + 8 <= n && !memcmp(l + shared, key + shared, 8))
+			shared += 8;
 		while (shared < n && l[shared] == key[shared])
 			shared++;
 	} else {
@@ -54,13 +57,20 @@ void blkb_add(blk_builder *b, const uint8_t *key, size_t klen, const void *val, 
 	size_t h = util_varint_put(hdr, shared);
 	h += util_varint_put(hdr + h, klen - shared);
 	h += util_varint_put(hdr + h, vlen);
-	util_buf_reserve(&b->buf, h + klen - shared + vlen);
-	util_buf_append(&b->buf, hdr, h);
-	util_buf_append(&b->buf, key + shared, klen - shared);
+	/* One reserve, then plain copies (this runs once per cell written). */
+	size_t total = h + klen - shared + vlen;
+	util_buf_reserve(&b->buf, total);
+	uint8_t *p = (uint8_t *)b->buf.data + b->buf.len;
+	memcpy(p, hdr, h);
+	memcpy(p + h, key + shared, klen - shared);
 	if (vlen)
-		util_buf_append(&b->buf, val, vlen);
-	util_buf_reset(&b->last);
-	util_buf_append(&b->last, key, klen);
+		memcpy(p + h + klen - shared, val, vlen);
+	b->buf.len += total;
+	b->buf.data[b->buf.len] = '\0';
+	b->last.len = 0;
+	util_buf_reserve(&b->last, klen);
+	memcpy(b->last.data, key, klen);
+	b->last.len = klen;
 	b->counter++;
 	b->nentries++;
 }

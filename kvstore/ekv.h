@@ -14,6 +14,9 @@
  *   etcd_gc.c      version garbage collection (kv_table_compact)
  *   etcd_horizon.c publishes the oldest revision this process reads and,
  *                  when elected, compacts etcd below every server's
+ *   etcd_verify.c  kv_store_verify; a paged walk over keys at one revision
+ *   etcd_bggc.c    background version GC of every kv table, paced, on the
+ *                  one server per prefix that holds P "/g"
  *   etcd_big.c     transactions beyond one etcd txn: table locks, intents,
  *                  transaction records (docs/scale-out.md, "Large
  *                  transactions")
@@ -62,6 +65,7 @@ typedef struct ekv {
 	pthread_mutex_t auth_mu;
 	char *token;        /* the current auth token (under auth_mu; NULL: none yet) */
 	uint8_t node_id[8]; /* random; tags this process's clock writes */
+	uint64_t server_no; /* kv_store_server_no: from the counter P/n at open */
 	/* Read points handed out and commits made: the etcd revision that
 	 * holds exactly the commits with ts <= the read point. */
 	pthread_mutex_t map_mu;
@@ -90,6 +94,12 @@ typedef struct ekv {
 	int64_t hz_lease;
 	int64_t hz_compacted; /* the revision compacted to (by this process) */
 	atomic_int hz_compactions;
+	/* etcd_bggc.c: the background version GC thread. */
+	pthread_mutex_t gc_mu;
+	pthread_cond_t gc_cv;
+	pthread_t gc_thread;
+	bool gc_running, gc_stop;
+	atomic_int gc_passes; /* passes over every kv table completed */
 } ekv;
 
 /* ---------------------------------------------------------------- client (etcd_client.c) */
@@ -108,7 +118,8 @@ typedef struct ekv_range_res {
 	ekv_kv *kvs;
 	size_t n;
 	bool more;
-	int64_t rev; /* header revision */
+	int64_t count; /* keys in the whole range (etcd counts past the limit) */
+	int64_t rev;   /* header revision */
 } ekv_range_res;
 
 void ekv_range_res_free(ekv_range_res *r);
@@ -188,8 +199,17 @@ void ekv_cell_prefix(const ekv *e, uint64_t eid, util_buf *b);
 void ekv_marker_key(const ekv *e, uint64_t eid, const uint8_t *row, size_t rlen, util_buf *b);
 void ekv_meta_key(const ekv *e, const char *name, util_buf *b);
 void ekv_clock_key(const ekv *e, util_buf *b);
-/* P "/l/" eid(8): a kv table's lock for large transactions. */
+/* P "/n": the counter of server numbers (kv_store_server_no). */
+void ekv_server_no_key(const ekv *e, util_buf *b);
+/* P "/l/" eid(8): a kv table's lock for large transactions (one at a
+ * time per table). */
 void ekv_lock_key(const ekv *e, uint64_t eid, util_buf *b);
+/* P "/m/" eid(8): put by every large commit's flip; its mod_revision is
+ * the table's newest large commit. */
+void ekv_bigmark_key(const ekv *e, uint64_t eid, util_buf *b);
+/* P "/k/" eid(8) esc(row), from the row's marker key: a large
+ * transaction's row lock (value txid, on its lease). */
+void ekv_rowlock_key(const ekv *e, const util_buf *marker, util_buf *out);
 /* P "/x/" txid(16): a large transaction's record. */
 void ekv_txrec_key(const ekv *e, const uint8_t *txid, util_buf *b);
 /* Appends the cell part of an etcd key for an ikey (row, family, qualifier,
@@ -201,6 +221,24 @@ void ekv_from_cell(util_buf *b, const uint8_t *row, size_t rlen, const char *fam
 bool ekv_to_ikey(const uint8_t *p, size_t n, util_buf *ik);
 /* The smallest key greater than every key starting with p. */
 void ekv_prefix_end(const uint8_t *p, size_t n, util_buf *out);
+
+/* ---------------------------------------------------------------- key spans (etcd_span.c) */
+
+/* A width in the space of etcd keys read as base-256 fractions: w units of
+ * byte index at + 7 (all: wider than any key's distance to the end). */
+typedef struct ekv_span {
+	size_t at;
+	uint64_t w;
+	bool all;
+} ekv_span;
+
+/* The width from key a to a greater key b (at least one unit). */
+ekv_span ekv_span_between(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen);
+/* s times f (f > 0), at least one unit. */
+ekv_span ekv_span_scale(ekv_span s, double f);
+/* out = k + s, a key greater than k; false (out unspecified) if that is
+ * past every key. */
+bool ekv_span_add(const uint8_t *k, size_t klen, ekv_span s, util_buf *out);
 
 /* ---------------------------------------------------------------- sources (etcd_src.c) */
 
@@ -232,6 +270,10 @@ kv_ts ekv_read_point(kv_store *s);
 void ekv_advance(kv_store *s, kv_ts ts);
 kv_status ekv_read_point_wait(kv_store *s, kv_ts ts);
 kv_status ekv_snapshot_acquire(kv_store *s, kv_ts *ts);
+/* table_backup_set on etcd: handles (detached from the open cache) of
+ * the tables whose metadata exists at ts's revision (pinned or remembered;
+ * else the latest, like a scan at ts); caller closes and frees. */
+kv_status ekv_tables_at(kv_store *s, kv_ts ts, kv_table ***out, int *n);
 void ekv_snapshot_release(kv_store *s, kv_ts ts);
 kv_status ekv_ts_reserve(kv_store *s, kv_ts *ts);
 /* The revision remembered for read point ts (0 if none). */
@@ -297,7 +339,8 @@ typedef struct ekv_mset {
  * decisions on each rest on (0: none), for the table lock compares. */
 typedef struct ekv_tlock {
 	uint64_t eid;
-	util_buf k;
+	util_buf k;  /* the table lock P/l/eid */
+	util_buf mk; /* the large-commit mark P/m/eid */
 	int64_t lim;
 } ekv_tlock;
 
@@ -322,11 +365,13 @@ ekv_ckey *ekv_ckeys_sorted(ekv *e, const cctx *c, kv_ts cts, uint8_t type_shift)
  * last value wins)? */
 bool ekv_ckey_repeated(const ekv_ckey *ks, size_t n, size_t i);
 void ekv_ckeys_free(ekv_ckey *ks, size_t n);
-/* After a failed commit: is one of the tables locked by a large
- * transaction (wait), or did one commit or abort there after the table's
- * limit (re-resolve) or after checked_lim (conflict)? */
+/* After a failed commit: is something locked by a large transaction
+ * (wait) — with rows: one of those rows' locks (a plain commit), without:
+ * one of the table locks (a large one) — or did one commit on a table
+ * after the table's limit (re-resolve) or after checked_lim (conflict)? */
 enum { EKV_TL_FREE, EKV_TL_HELD, EKV_TL_MOVED, EKV_TL_MOVED_CHECKED };
-kv_status ekv_tlock_state(ekv *e, const ekv_tlock *l, size_t n, int64_t checked_lim, int *out);
+kv_status ekv_tlock_state(ekv *e, const ekv_tlock *l, size_t n, int64_t checked_lim, const ekv_mset *rows,
+			  int *out);
 
 /* ---------------------------------------------------------------- horizon (etcd_horizon.c) */
 
@@ -335,6 +380,13 @@ kv_status ekv_tlock_state(ekv *e, const ekv_tlock *l, size_t n, int64_t checked_
  * the lease. */
 void ekv_horizon_start(ekv *e);
 void ekv_horizon_stop(ekv *e);
+
+/* ---------------------------------------------------------------- background GC (etcd_bggc.c) */
+
+/* Starts the background version GC thread (unless STRATA_ETCD_GC_S or
+ * STRATA_ETCD_COMPACT_S is 0); stop joins it and gives up the GC key. */
+void ekv_bggc_start(kv_store *s);
+void ekv_bggc_stop(ekv *e);
 
 /* ---------------------------------------------------------------- large transactions (etcd_big.c) */
 
@@ -374,5 +426,25 @@ static inline bool ekv_key_is_intent(const uint8_t *k, size_t n)
 {
 	return n && !(k[n - 1] & 1);
 }
+
+/* ---------------------------------------------------------------- verify (etcd_verify.c) */
+
+/* Calls fn for each key in [lo, hi) at revision *rev (0: the first page's,
+ * stored back), in pages; fn returning false stops the walk. The kv passed
+ * is valid until fn returns. */
+typedef bool (*ekv_walk_fn)(void *arg, const ekv_kv *kv);
+kv_status ekv_walk(ekv *e, const uint8_t *lo, size_t lol, const uint8_t *hi, size_t hil, int64_t *rev,
+		   bool keys_only, ekv_walk_fn fn, void *arg);
+
+typedef struct ekv_vcounts {
+	int64_t rev; /* the revision verified */
+	uint64_t keys, cells, markers, intents, aborted, problems;
+	size_t tables, records;
+} ekv_vcounts;
+/* kv_store_verify on etcd: checks every key under the prefix at one
+ * revision, reports each problem through fn; *out (may be NULL) gets the
+ * counts. KV_CORRUPTION if any problem was found. */
+kv_status ekv_store_verify(kv_store *s, void (*fn)(void *arg, const char *problem), void *arg,
+			   ekv_vcounts *out);
 
 #endif /* STRATA_KV_EKV_H */

@@ -4,29 +4,36 @@
  * isolated (docs/scale-out.md, "Large transactions"):
  *
  *   1. Lock: one txn takes the lock key P/l/eid of every kv table the batch
- *      touches (value 'H' || txid, on a lease) and creates the transaction
- *      record P/x/txid ('P', pending, on the lease), and moves the clock to
- *      T0. Other commits on those tables compare the lock free and wait;
- *      T0 is newer than every commit before the lock.
- *   2. Resolve conditions and increments against the state after the lock,
- *      and check first-committer-wins for the batch's rows in compare-only
- *      txns (nobody else writes these tables now, so chunked checks hold).
+ *      touches (value 'H' || txid, on a lease: one large transaction per
+ *      table at a time) and creates the transaction record P/x/txid ('P',
+ *      pending, on the lease). Then chunks put a row lock P/k/eid/row
+ *      (txid, on the lease) for every row the batch touches: plain commits
+ *      compare the row locks of their rows absent and wait while one is
+ *      there; rows the batch does not touch are never delayed.
+ *   2. Resolve conditions and increments against the state after the row
+ *      locks, and check first-committer-wins for the batch's rows in
+ *      compare-only txns (nobody else writes these rows now, so chunked
+ *      checks hold). The cells' timestamp T0 is past every commit so far.
  *   3. Write the cells as intents in chunks: cell keys at T0 with type - 1
  *      (odd) in the type byte, values txid || flag || value. Readers
  *      skip intents whose record is not committed at their revision and
  *      show the others at the commit timestamp T' (flag EKV_AT_COMMIT;
- *      explicit timestamps stay): no other commit wrote these tables
+ *      explicit timestamps stay): no other commit wrote these rows
  *      between T0 and T', so the versions' order is the same.
- *   4. Flip: one txn — the record still pending and every lock still ours
- *      (the lease alive) — sets the record to 'C' || T', frees the locks
- *      ('F', no lease: their mod_revision tells later commits that a large
+ *   4. Flip: one txn — the record still pending and every table lock
+ *      still ours (the lease alive) — sets the record to 'C' || T', frees
+ *      the table locks ('F', no lease), puts each table's large-commit
+ *      mark P/m/eid (its mod_revision tells later commits that a large
  *      transaction committed there) and moves the clock to T'. Intents
  *      become visible at once at every revision from the flip on.
+ *      Revoking the lease then drops the row locks.
  * A committer that dies leaves its lease to expire: locks and record go,
  * its intents stay invisible; a reader that meets an intent without a
  * record (aborted for good) deletes it when its scan ends (ekv_sweep_run;
  * version GC reads the whole table, so it sweeps every such intent).
  */
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,17 +55,36 @@ typedef struct big {
 	ekv_tlock *tl;
 	size_t ntl;
 	int64_t lease;
-	int64_t last_ka;
 	int64_t ttl_s; /* the lease's (STRATA_ETCD_BIG_TTL_S, default 10 s) */
+	/* The keep-alive thread (renew_loop): renews the lease every ttl/4
+	 * whatever the committer is doing, retrying failed renewals. */
+	pthread_t ka_thread;
+	bool ka_running;
+	pthread_mutex_t ka_mu;
+	pthread_cond_t ka_cv;
+	bool ka_stop;     /* under ka_mu */
+	atomic_bool lost; /* the lease ended (etcd said so, or no renewal for a whole TTL) */
 } big;
 
 /* Crash tests (tests/etcd/bigcrash.py): a server started with
  * STRATA_TEST_FAULTS=1 and STRATA_ETCD_BIG_FAULT=<step> exits at once, as
- * if killed, after that step of its first large commit. */
+ * if killed, after that step of its first large commit; with
+ * STRATA_ETCD_BIG_FAULT=stall_<step> it sleeps STRATA_ETCD_BIG_STALL_S
+ * seconds there instead (a committer slower than its lease's TTL: the
+ * renewal thread must keep the lease). */
 static void fault_point(const char *step)
 {
 	const char *on = getenv("STRATA_TEST_FAULTS"), *f = getenv("STRATA_ETCD_BIG_FAULT");
-	if (!on || strcmp(on, "1") != 0 || !f || strcmp(f, step) != 0)
+	if (!on || strcmp(on, "1") != 0 || !f)
+		return;
+	if (!strncmp(f, "stall_", 6) && !strcmp(f + 6, step)) {
+		const char *sec = getenv("STRATA_ETCD_BIG_STALL_S");
+		struct timespec ts = {sec && atoi(sec) > 0 ? atoi(sec) : 5, 0};
+		fprintf(stderr, "strata: large transaction stalls %d s after %s\n", (int)ts.tv_sec, step);
+		nanosleep(&ts, NULL);
+		return;
+	}
+	if (strcmp(f, step) != 0)
 		return;
 	fprintf(stderr, "strata: large transaction fault point %s reached, exiting\n", step);
 	_exit(137);
@@ -198,21 +224,84 @@ void ekv_sweep_run(ekv *e, ekv_sweep *w)
 
 /* ---------------------------------------------------------------- committer */
 
+/* The lease is renewed by a thread of its own, not between the commit's
+ * steps: one step (resolving thousands of conditions, a chunk retried
+ * across members) can take longer than the TTL under heavy load, and a
+ * lease renewed only between steps then expired under a live committer
+ * (seen once at load ~18). A failed renewal is retried every 200 ms; the
+ * lease counts as lost only when etcd reports it gone or nothing renewed
+ * it for a whole TTL (then etcd may have dropped it: the locks are no
+ * longer proven ours). */
+static void *renew_loop(void *arg)
+{
+	big *g = arg;
+	int64_t period = g->ttl_s * 1000000 / 4, last_ok = util_now_us(), wait = period;
+	pthread_mutex_lock(&g->ka_mu);
+	while (!g->ka_stop) {
+		struct timespec until;
+		clock_gettime(CLOCK_REALTIME, &until);
+		int64_t ns = (int64_t)until.tv_nsec + wait * 1000;
+		until.tv_sec += (time_t)(ns / 1000000000);
+		until.tv_nsec = (long)(ns % 1000000000);
+		pthread_cond_timedwait(&g->ka_cv, &g->ka_mu, &until);
+		if (g->ka_stop)
+			break;
+		pthread_mutex_unlock(&g->ka_mu);
+		bool alive = true;
+		kv_status st = ekv_lease_keepalive(g->e, g->lease, &alive);
+		int64_t now = util_now_us();
+		pthread_mutex_lock(&g->ka_mu);
+		if (!st && !alive) {
+			atomic_store(&g->lost, true);
+			break;
+		}
+		if (!st) {
+			last_ok = now;
+			wait = period;
+		} else {
+			if (now - last_ok >= g->ttl_s * 1000000) {
+				atomic_store(&g->lost, true);
+				break;
+			}
+			wait = 200 * 1000;
+		}
+	}
+	pthread_mutex_unlock(&g->ka_mu);
+	return NULL;
+}
+
+static void renew_start(big *g)
+{
+	pthread_mutex_init(&g->ka_mu, NULL);
+	pthread_cond_init(&g->ka_cv, NULL);
+	g->ka_running = pthread_create(&g->ka_thread, NULL, renew_loop, g) == 0;
+	if (!g->ka_running)
+		util_warn("etcd: no keep-alive thread for a large transaction's lease (%d s TTL)",
+			  (int)g->ttl_s);
+}
+
+static void renew_stop(big *g)
+{
+	if (!g->ka_running)
+		return;
+	pthread_mutex_lock(&g->ka_mu);
+	g->ka_stop = true;
+	pthread_cond_signal(&g->ka_cv);
+	pthread_mutex_unlock(&g->ka_mu);
+	pthread_join(g->ka_thread, NULL);
+	pthread_cond_destroy(&g->ka_cv);
+	pthread_mutex_destroy(&g->ka_mu);
+	g->ka_running = false;
+}
+
+/* Between steps: has the lease ended? (The steps' etcd txns also compare
+ * the lock, so one lost mid-step is caught at the next txn anyway.) */
 static kv_status keepalive(big *g)
 {
-	int64_t now = util_now_us();
-	if (now - g->last_ka < g->ttl_s * 1000000 / 5)
-		return KV_OK;
-	bool alive;
-	kv_status st = ekv_lease_keepalive(g->e, g->lease, &alive);
-	if (st)
-		return st;
-	if (!alive)
+	if (atomic_load(&g->lost))
 		return kv_fail(KV_IO_ERROR,
-			       "large transaction: its lease expired (the committer stalled for "
-			       "more than %lld s); rolled back",
+			       "large transaction: its lease expired (not renewed for %lld s); rolled back",
 			       (long long)g->ttl_s);
-	g->last_ka = now;
 	return KV_OK;
 }
 
@@ -263,7 +352,7 @@ static kv_status lock_tables(big *g, kv_store *s, const ekv_mset *ms, bool check
 			ekv_tlock *l = &g->tl[i];
 			ekv_txn_cmp_no_lease(t, (const uint8_t *)l->k.data, l->k.len);
 			if (l->lim) /* a large commit there since a checked read: conflict */
-				ekv_txn_cmp_mod_lt(t, (const uint8_t *)l->k.data, l->k.len, l->lim + 1);
+				ekv_txn_cmp_mod_lt(t, (const uint8_t *)l->mk.data, l->mk.len, l->lim + 1);
 			ekv_txn_put_lease(t, (const uint8_t *)l->k.data, l->k.len, g->held, sizeof g->held,
 					  g->lease);
 		}
@@ -299,7 +388,7 @@ static kv_status lock_tables(big *g, kv_store *s, const ekv_mset *ms, bool check
 		for (size_t i = 0; i < g->ntl; i++)
 			if (g->tl[i].lim && (!clim || g->tl[i].lim < clim))
 				clim = g->tl[i].lim;
-		if ((st = ekv_tlock_state(e, g->tl, g->ntl, clim, &ls)))
+		if ((st = ekv_tlock_state(e, g->tl, g->ntl, clim, NULL, &ls)))
 			return st;
 		if (ls == EKV_TL_MOVED_CHECKED)
 			return kv_fail(KV_CONFLICT, "a large transaction committed to a table written by the "
@@ -320,6 +409,35 @@ static kv_status lock_tables(big *g, kv_store *s, const ekv_mset *ms, bool check
 	}
 	return kv_fail(KV_BUSY,
 		       "large transaction: too many concurrent changes while taking its table locks");
+}
+
+/* Step 1b: a lock per row the batch touches (written, checked, guarded
+ * or share-marked), on the lease, in chunks that prove the table locks
+ * still ours. Plain commits compare the row locks of their rows absent
+ * and wait while one is there; only large transactions take them, one
+ * table lock holder at a time, so nothing here waits. A lock left by the
+ * previous large transaction (committed, its lease not yet revoked) is
+ * overwritten, which moves it to this lease. */
+static kv_status lock_rows(big *g, const ekv_mset *ms)
+{
+	util_buf lk = UTIL_BUF_INIT;
+	kv_status st = KV_OK;
+	size_t i = 0;
+	while (!st && i < ms->n) {
+		ekv_txn *t = ekv_txn_new();
+		const ekv_tlock *l0 = &g->tl[0];
+		ekv_txn_cmp_value_eq(t, (const uint8_t *)l0->k.data, l0->k.len, g->held, sizeof g->held);
+		for (; i < ms->n && ekv_txn_ops(t) < CHUNK; i++) {
+			ekv_rowlock_key(g->e, &ms->m[i].k, &lk);
+			ekv_txn_put_lease(t, (const uint8_t *)lk.data, lk.len, g->txid, EKV_TXID, g->lease);
+		}
+		st = run_must(g, t, KV_IO_ERROR, "lost its table locks (lease expired); rolled back");
+		ekv_txn_free(t);
+		if (!st)
+			st = keepalive(g);
+	}
+	util_buf_free(&lk);
+	return st;
 }
 
 /* Step 2b: first-committer-wins for the batch's checked rows, in chunks of
@@ -415,6 +533,7 @@ static kv_status flip(big *g, kv_store *s, kv_ts *cts_out)
 			ekv_txn_cmp_value_eq(t, (const uint8_t *)l->k.data, l->k.len, g->held,
 					     sizeof g->held);
 			ekv_txn_put(t, (const uint8_t *)l->k.data, l->k.len, (const uint8_t *)"F", 1);
+			ekv_txn_put(t, (const uint8_t *)l->mk.data, l->mk.len, cmpval, 8);
 		}
 		ekv_txn_put(t, (const uint8_t *)g->rec.data, g->rec.len, recval, sizeof recval);
 		ekv_txn_put(t, (const uint8_t *)g->ck.data, g->ck.len, clockval, 16);
@@ -469,22 +588,29 @@ kv_status ekv_commit_big(kv_store *s, kv_batch *b, bool check, kv_ts read_ts, co
 	kv_status st = ekv_lease_grant(g.e, g.ttl_s, &g.lease);
 	if (st)
 		goto out;
-	g.last_ka = util_now_us();
+	renew_start(&g);
 	int64_t rrev = 0;
 	kv_ts t0 = 0;
 	if ((st = lock_tables(&g, s, ms, check, read_ts, &rrev, &t0)))
 		goto out;
-	fault_point("locked");
 	if (!g.ntl) {
 		st = kv_fail(KV_INVALID, "large transaction without tables");
 		goto out;
 	}
+	if ((st = lock_rows(&g, ms)))
+		goto out;
+	fault_point("locked");
 	/* Conditions, increments and appends against the state after the
-	 * lock: it cannot change under them until the flip. */
+	 * row locks: it cannot change under them until the flip. The cells'
+	 * timestamp (shown as the commit's once it flips) is past every
+	 * commit before: a plain commit that wrote one of these rows between
+	 * the table lock and the row's lock has a later timestamp than t0. */
 	kv_ts clock;
 	int64_t crev;
 	if ((st = ekv_clock_read(g.e, &clock, &crev)))
 		goto out;
+	ekv_observe(g.e, clock);
+	t0 = ekv_next_ts(g.e);
 	ekv_latest_pin = crev;
 	st = commit_check_conditions(b);
 	if (!st)
@@ -509,6 +635,7 @@ kv_status ekv_commit_big(kv_store *s, kv_batch *b, bool check, kv_ts read_ts, co
 			*commit_ts = cts;
 	}
 out:
+	renew_stop(&g);
 	/* Committed: the record and the locks were put again without the
 	 * lease, so revoking it deletes nothing. Failed: it deletes the
 	 * record and the locks (the intents stay invisible). */

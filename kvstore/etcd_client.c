@@ -399,6 +399,7 @@ static kv_status parse_range(json_t *j, ekv_range_res *out)
 	memset(out, 0, sizeof *out);
 	out->rev = jint(json_object_get(j, "header"), "revision");
 	out->more = json_is_true(json_object_get(j, "more"));
+	out->count = jint(j, "count");
 	json_t *kvs = json_object_get(j, "kvs");
 	size_t n = json_is_array(kvs) ? json_array_size(kvs) : 0;
 	out->kvs = util_xcalloc(n ? n : 1, sizeof(ekv_kv));

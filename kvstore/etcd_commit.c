@@ -272,7 +272,8 @@ ekv_ckey *ekv_ckeys_sorted(ekv *e, const cctx *c, kv_ts cts, uint8_t type_shift)
 
 bool ekv_ckey_repeated(const ekv_ckey *ks, size_t n, size_t i)
 {
-	return i + 1 < n && ks[i].k.len == ks[i + 1].k.len && !memcmp(ks[i].k.data, ks[i + 1].k.data, ks[i].k.len);
+	return i + 1 < n && ks[i].k.len == ks[i + 1].k.len &&
+	       !memcmp(ks[i].k.data, ks[i + 1].k.data, ks[i].k.len);
 }
 
 void ekv_ckeys_free(ekv_ckey *ks, size_t n)
@@ -339,38 +340,87 @@ ekv_tlock *ekv_tlocks(const ekv *e, const ekv_mset *ms, int64_t rrev, int64_t cr
 		}
 	}
 	qsort(l, k, sizeof *l, tlock_cmp);
-	for (size_t j = 0; j < k; j++)
+	for (size_t j = 0; j < k; j++) {
 		ekv_lock_key(e, l[j].eid, &l[j].k);
+		ekv_bigmark_key(e, l[j].eid, &l[j].mk);
+	}
 	*n = k;
 	return l;
 }
 
 void ekv_tlocks_free(ekv_tlock *l, size_t n)
 {
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		util_buf_free(&l[i].k);
+		util_buf_free(&l[i].mk);
+	}
 	free(l);
 }
 
-/* After a failed commit: is a touched table locked by a large transaction
- * (wait), or was one committed or aborted on it since a revision this
- * commit's reads rest on (re-resolve, or for checked rows: conflict)? */
-kv_status ekv_tlock_state(ekv *e, const ekv_tlock *l, size_t n, int64_t rrev_lim, int *out)
+/* Is one of the rows locked by a large transaction (its row lock key
+ * present)? Read in requests of up to 100 keys (etcd's default
+ * --max-txn-ops is 128). */
+static kv_status rows_locked(ekv *e, const ekv_mset *ms, bool *held)
+{
+	*held = false;
+	enum { PER = 100 };
+	ekv_range_req *qs = util_xcalloc(PER, sizeof *qs);
+	ekv_range_res *rs = util_xcalloc(PER, sizeof *rs);
+	util_buf *ks = util_xcalloc(PER, sizeof *ks);
+	kv_status st = KV_OK;
+	for (size_t i = 0; i < ms->n && !st && !*held; i += PER) {
+		int n = (int)(ms->n - i < PER ? ms->n - i : PER);
+		for (int j = 0; j < n; j++) {
+			ekv_rowlock_key(e, &ms->m[i + (size_t)j].k, &ks[j]);
+			qs[j] = (ekv_range_req){
+			    .key = (const uint8_t *)ks[j].data, .klen = ks[j].len, .keys_only = true};
+		}
+		int64_t rev = 0;
+		if ((st = ekv_range_multi(e, qs, n, rs, &rev)))
+			break;
+		for (int j = 0; j < n; j++) {
+			*held |= rs[j].n > 0;
+			ekv_range_res_free(&rs[j]);
+		}
+	}
+	for (int j = 0; j < PER; j++)
+		util_buf_free(&ks[j]);
+	free(ks);
+	free(rs);
+	free(qs);
+	return st;
+}
+
+/* After a failed commit: is a row it touches (a plain commit, rows) or a
+ * table (a large one) locked by a large transaction (wait), or was one
+ * committed on a table since a revision this commit's reads rest on
+ * (re-resolve, or for checked rows: conflict)? */
+kv_status ekv_tlock_state(ekv *e, const ekv_tlock *l, size_t n, int64_t rrev_lim, const ekv_mset *rows,
+			  int *out)
 {
 	*out = EKV_TL_FREE;
-	for (size_t i = 0; i < n; i++) {
-		ekv_range_req q = {.key = (const uint8_t *)l[i].k.data, .klen = l[i].k.len};
-		ekv_range_res r;
-		kv_status st = ekv_range(e, &q, &r);
-		if (st)
-			return st;
-		if (r.n && r.kvs[0].vlen && r.kvs[0].val[0] == 'H')
-			*out = EKV_TL_HELD;
-		else if (r.n && l[i].lim && r.kvs[0].mod_rev > l[i].lim && *out != EKV_TL_HELD)
-			*out = rrev_lim && r.kvs[0].mod_rev > rrev_lim ? EKV_TL_MOVED_CHECKED : EKV_TL_MOVED;
-		ekv_range_res_free(&r);
+	bool held = false;
+	kv_status st = KV_OK;
+	if (rows)
+		st = rows_locked(e, rows, &held);
+	for (size_t i = 0; i < n && !st && !held; i++) {
+		ekv_range_req q[2] = {{.key = (const uint8_t *)l[i].k.data, .klen = l[i].k.len},
+				      {.key = (const uint8_t *)l[i].mk.data, .klen = l[i].mk.len}};
+		ekv_range_res r[2];
+		int64_t rev = 0;
+		if ((st = ekv_range_multi(e, q, 2, r, &rev)))
+			break;
+		if (!rows && r[0].n && r[0].kvs[0].vlen && r[0].kvs[0].val[0] == 'H')
+			held = true;
+		else if (r[1].n && l[i].lim && r[1].kvs[0].mod_rev > l[i].lim && *out != EKV_TL_MOVED_CHECKED)
+			*out =
+			    rrev_lim && r[1].kvs[0].mod_rev > rrev_lim ? EKV_TL_MOVED_CHECKED : EKV_TL_MOVED;
+		ekv_range_res_free(&r[0]);
+		ekv_range_res_free(&r[1]);
 	}
-	return KV_OK;
+	if (held)
+		*out = EKV_TL_HELD;
+	return st;
 }
 
 /* Batches beyond these go the large-transaction way at once (etcd_big.c);
@@ -411,7 +461,9 @@ kv_status ekv_commit(kv_store *s, kv_batch *b, bool check, kv_ts read_ts, const 
 	cctx c = {0};
 	bool done = false;
 	bool blind = !needs_clock(e, b, check, read_ts, &ms);
-	bool big = b->n + ms.n + 1 > big_ops() || kv_batch_byte_size(b) > BIG_BYTES;
+	/* (compares: a row lock per row, and a marker per row at most) */
+	bool big =
+	    b->n + ms.n + 1 > big_ops() || 2 * ms.n + 2 > big_ops() || kv_batch_byte_size(b) > BIG_BYTES;
 	int64_t wait_until = 0;
 	for (int attempt = 0; attempt < MAX_ATTEMPTS && !st && !done && !big; attempt++) {
 		kv_ts clock = 0;
@@ -459,17 +511,23 @@ kv_status ekv_commit(kv_store *s, kv_batch *b, bool check, kv_ts read_ts, const 
 			if (lim && (m->flags & MK_DEL))
 				ekv_txn_cmp_mod_lt(t, (const uint8_t *)m->sk.data, m->sk.len, lim + 1);
 		}
-		/* Tables a large transaction holds make this commit wait; one that
-		 * committed or aborted since this commit's reads makes it re-resolve
-		 * (docs/scale-out.md, "Large transactions"). */
+		/* Rows a large transaction locked make this commit wait (rows of
+		 * the same tables it does not write never do); a large commit on a
+		 * table since this commit's reads makes it re-resolve, or for
+		 * checked rows conflict (docs/scale-out.md, "Large
+		 * transactions"). */
+		util_buf lk = UTIL_BUF_INIT;
+		for (size_t i = 0; i < ms.n; i++) {
+			ekv_rowlock_key(e, &ms.m[i].k, &lk);
+			ekv_txn_cmp_absent(t, (const uint8_t *)lk.data, lk.len);
+		}
+		util_buf_free(&lk);
 		size_t ntl;
 		ekv_tlock *tl = ekv_tlocks(e, &ms, rrev, crev, &ntl);
-		for (size_t i = 0; i < ntl; i++) {
-			ekv_txn_cmp_no_lease(t, (const uint8_t *)tl[i].k.data, tl[i].k.len);
+		for (size_t i = 0; i < ntl; i++)
 			if (tl[i].lim)
-				ekv_txn_cmp_mod_lt(t, (const uint8_t *)tl[i].k.data, tl[i].k.len,
+				ekv_txn_cmp_mod_lt(t, (const uint8_t *)tl[i].mk.data, tl[i].mk.len,
 						   tl[i].lim + 1);
-		}
 		put_cells(e, t, &c, cell_ts);
 		uint8_t mval[8];
 		util_put_be64(mval, cell_ts);
@@ -528,7 +586,7 @@ kv_status ekv_commit(kv_store *s, kv_batch *b, bool check, kv_ts read_ts, const 
 			}
 			int ls = EKV_TL_FREE;
 			if (ntl)
-				st = ekv_tlock_state(e, tl, ntl, clim, &ls);
+				st = ekv_tlock_state(e, tl, ntl, clim, &ms, &ls);
 			if (st) {
 			} else if (ls == EKV_TL_HELD) {
 				int64_t now = util_now_us();
@@ -536,7 +594,7 @@ kv_status ekv_commit(kv_store *s, kv_batch *b, bool check, kv_ts read_ts, const 
 					wait_until = now + LOCK_WAIT_US;
 				if (now > wait_until)
 					st = kv_fail(KV_BUSY,
-						     "waited too long for a large transaction's table lock");
+						     "waited too long for a large transaction's row lock");
 				struct timespec ts = {0, 20 * 1000 * 1000};
 				nanosleep(&ts, NULL);
 				attempt--; /* waiting is not a failed attempt */

@@ -75,6 +75,20 @@ void ekv_lock_key(const ekv *e, uint64_t eid, util_buf *b)
 	put_eid(b, eid);
 }
 
+void ekv_bigmark_key(const ekv *e, uint64_t eid, util_buf *b)
+{
+	util_buf_append(b, e->prefix, e->plen);
+	util_buf_append(b, "/m/", 3);
+	put_eid(b, eid);
+}
+
+void ekv_rowlock_key(const ekv *e, const util_buf *marker, util_buf *out)
+{
+	util_buf_reset(out);
+	util_buf_append(out, marker->data, marker->len);
+	((uint8_t *)out->data)[e->plen + 1] = 'k';
+}
+
 void ekv_txrec_key(const ekv *e, const uint8_t *txid, util_buf *b)
 {
 	util_buf_append(b, e->prefix, e->plen);
@@ -93,6 +107,12 @@ void ekv_clock_key(const ekv *e, util_buf *b)
 {
 	util_buf_append(b, e->prefix, e->plen);
 	util_buf_append(b, "/c", 2);
+}
+
+void ekv_server_no_key(const ekv *e, util_buf *b)
+{
+	util_buf_append(b, e->prefix, e->plen);
+	util_buf_append(b, "/n", 2);
 }
 
 void ekv_from_cell(util_buf *b, const uint8_t *row, size_t rlen, const char *fam, const uint8_t *q,

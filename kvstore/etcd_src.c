@@ -8,6 +8,14 @@
  * Intents of large transactions (etcd_big.c) are shown as their cells when
  * the transaction's record is committed at the source's revision and
  * skipped otherwise.
+ *
+ * etcd 3.4 walks its index over a read's whole range whatever the limit, so
+ * a page read to the scan's end costs the rest of the table: once a page
+ * has shown the key density, each further page's range ends a guessed span
+ * of key space past its start (etcd_span.c), sized from the key count etcd
+ * reports for the previous range so that it holds about a page, and the
+ * next page starts where that range ended; a full scan costs linear time
+ * (docs/scale-out.md, "Long scans").
  */
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +24,11 @@
 
 #define PAGE_FIRST 16
 #define PAGE_MAX   1024
+/* A guessed range that holds no key (a gap) widens the next SPAN_GROW
+ * times, and each further one SPAN_GROW times more than the last, up to
+ * SPAN_GROW^GAP_STEPS_MAX. */
+#define SPAN_GROW     16
+#define GAP_STEPS_MAX 8
 
 typedef struct esrc {
 	kv_src base;
@@ -29,6 +42,17 @@ typedef struct esrc {
 	int64_t first_page; /* a seek's first page (0: PAGE_FIRST) */
 	util_buf ik;        /* current entry as an ikey */
 	util_buf tmp;
+	/* The page's range is [its first key, end): end is hi (end_final) or
+	 * that key + span, a guess sized for about a page of keys. */
+	util_buf end;
+	bool end_final;
+	bool span_known;
+	ekv_span span;
+	int gaps; /* guessed ranges in a row that held no key */
+	/* rem: keys in [the next page's first key, hi) at rev, known from a
+	 * page read to hi (etcd's count) until a seek. */
+	bool rem_known;
+	int64_t rem;
 	/* The last transaction record looked up (at rev). */
 	uint8_t vis_id[EKV_TXID];
 	bool vis_known, vis;
@@ -95,6 +119,61 @@ static int entry_visible(esrc *s, const ekv_kv *kv)
 
 static void fetch_forward(esrc *s, const uint8_t *from, size_t flen);
 
+static kv_slice buf_slice(const util_buf *b)
+{
+	return (kv_slice){(const uint8_t *)b->data, b->len};
+}
+
+/* A new page limit, the span resized to it. */
+static void set_pagesz(esrc *s, int64_t n)
+{
+	if (s->span_known && n != s->pagesz)
+		s->span = ekv_span_scale(s->span, (double)n / (double)s->pagesz);
+	s->pagesz = n;
+}
+
+/* Sets the range end of a page read from `from`: from + the span when one
+ * is known and that is before the scan's end, else the scan's end (also
+ * when no more than two pages of keys are left before it). */
+static void guess_end(esrc *s, const uint8_t *from, size_t flen)
+{
+	s->end_final = true;
+	if (s->span_known && !(s->rem_known && s->rem <= 2 * s->pagesz) &&
+	    ekv_span_add(from, flen, s->span, &s->end) &&
+	    kv_slice_cmp(buf_slice(&s->end), buf_slice(&s->hi)) < 0) {
+		s->end_final = false;
+		return;
+	}
+	util_buf_reset(&s->end);
+	util_buf_append(&s->end, s->hi.data, s->hi.len);
+}
+
+/* Sizes the span for a next page of `next` keys (the last page's limit
+ * was `was`) from the page read: one that filled its limit, by the spread
+ * of the keys it returned (the density where the next page starts; the
+ * range it did not finish may be mostly a gap); a guessed range read out,
+ * by its key count over its span; else the span is resized to the new
+ * limit. Gaps widen it (SPAN_GROW). */
+static void learn(esrc *s, int64_t was, int64_t next)
+{
+	const ekv_range_res *r = &s->page;
+	if (r->more && r->n >= 2) {
+		const ekv_kv *a = &r->kvs[0], *z = &r->kvs[r->n - 1];
+		ekv_span sp = ekv_span_between(a->key, a->klen, z->key, z->klen);
+		s->span = ekv_span_scale(sp, (double)next / (double)(r->n - 1));
+		s->span_known = true;
+		s->gaps = 0;
+	} else if (!s->end_final) {
+		double f = r->n > 0 ? (double)next / (double)r->n : SPAN_GROW, g = 1;
+		s->gaps = r->n > 0 ? 0 : s->gaps + 1;
+		for (int i = 0; i < s->gaps && i < GAP_STEPS_MAX; i++)
+			g *= SPAN_GROW;
+		s->span = ekv_span_scale(s->span, r->n > 0 ? (f > SPAN_GROW ? SPAN_GROW : f) : g);
+	} else if (s->span_known && was != next) {
+		s->span = ekv_span_scale(s->span, (double)next / (double)was);
+	}
+}
+
 /* A plain write and an intent of one cell at one explicit timestamp (the
  * intent's key sorts right after the plain key): the later commit is the
  * cell, the other is skipped. For plain entry p: +1 if p + 1 is its twin
@@ -144,21 +223,25 @@ static void settle(esrc *s)
 			s->i++;
 			continue;
 		}
-		if (!s->page.n || !s->page.more) {
+		bool more = s->page.more && s->page.n;
+		s->rem -= (int64_t)s->page.n; /* the keys up to the next start */
+		if ((!more && s->end_final) || (s->rem_known && s->rem <= 0)) {
 			s->base.valid = false;
 			return;
 		}
-		ekv_kv *last = &s->page.kvs[s->page.n - 1];
-		util_buf_reset(&s->tmp);
-		util_buf_append(&s->tmp, last->key, last->klen);
-		util_buf_putc(&s->tmp, 0);
+		int64_t was = s->pagesz;
 		if (s->pagesz < PAGE_MAX)
 			s->pagesz *= 2;
-		fetch_forward(s, (const uint8_t *)s->tmp.data, s->tmp.len);
-		if (!s->base.status && !s->page.n) {
-			s->base.valid = false;
-			return;
+		learn(s, was, s->pagesz);
+		util_buf_reset(&s->tmp);
+		if (more) { /* the range had more: go on after its last key */
+			ekv_kv *last = &s->page.kvs[s->page.n - 1];
+			util_buf_append(&s->tmp, last->key, last->klen);
+			util_buf_putc(&s->tmp, 0);
+		} else { /* the guessed range is read: go on from its end */
+			util_buf_append(&s->tmp, s->end.data, s->end.len);
 		}
+		fetch_forward(s, (const uint8_t *)s->tmp.data, s->tmp.len);
 		if (s->base.status)
 			return;
 	}
@@ -171,18 +254,21 @@ static void fetch_forward(esrc *s, const uint8_t *from, size_t flen)
 	ekv_range_res_free(&s->page);
 	s->i = 0;
 	s->base.valid = false;
-	if (kv_slice_cmp((kv_slice){from, flen}, (kv_slice){(const uint8_t *)s->lo.data, s->lo.len}) < 0) {
+	s->end_final = true;
+	if (kv_slice_cmp((kv_slice){from, flen}, buf_slice(&s->lo)) < 0) {
 		from = (const uint8_t *)s->lo.data;
 		flen = s->lo.len;
 	}
-	if (kv_slice_cmp((kv_slice){from, flen}, (kv_slice){(const uint8_t *)s->hi.data, s->hi.len}) >= 0)
+	if (kv_slice_cmp((kv_slice){from, flen}, buf_slice(&s->hi)) >= 0)
 		return;
+	guess_end(s, from, flen);
 	ekv_range_req q = {.key = from,
 			   .klen = flen,
-			   .end = (const uint8_t *)s->hi.data,
-			   .elen = s->hi.len,
+			   .end = (const uint8_t *)s->end.data,
+			   .elen = s->end.len,
 			   .limit = s->pagesz,
 			   .rev = s->rev};
+	int64_t t0 = util_now_us();
 	kv_status st = ekv_range(s->e, &q, &s->page);
 	if (st) {
 		set_fail(s, st);
@@ -190,6 +276,14 @@ static void fetch_forward(esrc *s, const uint8_t *from, size_t flen)
 	}
 	if (!s->rev)
 		s->rev = s->page.rev;
+	if (s->end_final) { /* etcd counted every key left */
+		s->rem_known = true;
+		s->rem = s->page.count;
+	}
+	/* Per-page trace for the scans' benchmarks (--log-level debug). */
+	util_debug("etcd scan page: %s, limit %lld, %zu keys of %lld in range, %lld us",
+		   s->end_final ? "to the end" : "guessed end", (long long)s->pagesz, s->page.n,
+		   (long long)s->page.count, (long long)(util_now_us() - t0));
 }
 
 /* Reads from etcd key `from` (inclusive) to the first visible entry. */
@@ -200,10 +294,14 @@ static void load_forward(esrc *s, const uint8_t *from, size_t flen)
 		settle(s);
 }
 
+/* A seek keeps the density learnt by earlier pages (filters' seek hints
+ * within a scan), its span resized to the seek's first page. */
 static void es_seek(kv_src *b, const uint8_t *k, size_t n)
 {
 	esrc *s = (esrc *)b;
-	s->pagesz = s->first_page ? s->first_page : PAGE_FIRST;
+	set_pagesz(s, s->first_page ? s->first_page : PAGE_FIRST);
+	s->rem_known = false;
+	s->gaps = 0;
 	util_buf_reset(&s->tmp);
 	util_buf_append(&s->tmp, s->tpre.data, s->tpre.len);
 	if (k)
@@ -226,7 +324,10 @@ static void es_seek_lt(kv_src *b, const uint8_t *k, size_t n)
 	ekv_range_res_free(&s->page);
 	s->i = 0;
 	s->base.valid = false;
-	s->pagesz = PAGE_FIRST;
+	s->end_final = true; /* next() goes on after the entry found */
+	s->rem_known = false;
+	s->gaps = 0;
+	set_pagesz(s, PAGE_FIRST);
 	util_buf_reset(&s->tmp);
 	if (k) {
 		util_buf_append(&s->tmp, s->tpre.data, s->tpre.len);
@@ -282,6 +383,7 @@ static void es_close(kv_src *b)
 	util_buf_free(&s->hi);
 	util_buf_free(&s->ik);
 	util_buf_free(&s->tmp);
+	util_buf_free(&s->end);
 	free(s);
 }
 

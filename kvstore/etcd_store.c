@@ -402,6 +402,54 @@ static void ekv_free(ekv *e)
 	free(e);
 }
 
+/* Takes the next server number from the counter P/n (compare-and-set;
+ * servers starting together retry). */
+static kv_status take_server_no(ekv *e)
+{
+	util_buf k = UTIL_BUF_INIT;
+	ekv_server_no_key(e, &k);
+	kv_status st = KV_OK;
+	for (int attempt = 0;; attempt++) {
+		ekv_range_req q = {.key = (const uint8_t *)k.data, .klen = k.len};
+		ekv_range_res r;
+		if ((st = ekv_range(e, &q, &r)))
+			break;
+		uint64_t cur = r.n && r.kvs[0].vlen == 8 ? util_get_be64(r.kvs[0].val) : 0;
+		int64_t mod = r.n ? r.kvs[0].mod_rev : 0;
+		ekv_range_res_free(&r);
+		uint8_t v[8];
+		util_put_be64(v, cur + 1);
+		ekv_txn *t = ekv_txn_new();
+		if (mod)
+			ekv_txn_cmp_mod_eq(t, (const uint8_t *)k.data, k.len, mod);
+		else
+			ekv_txn_cmp_absent(t, (const uint8_t *)k.data, k.len);
+		ekv_txn_put(t, (const uint8_t *)k.data, k.len, v, 8);
+		ekv_txn_res tr;
+		st = ekv_txn_run(e, t, &tr);
+		bool ok = !st && tr.succeeded;
+		ekv_txn_res_free(&tr);
+		ekv_txn_free(t);
+		if (st)
+			break;
+		if (ok) {
+			e->server_no = cur + 1;
+			break;
+		}
+		if (attempt >= 1000) {
+			st = kv_fail(KV_BUSY, "could not take a server number: too many servers starting");
+			break;
+		}
+	}
+	util_buf_free(&k);
+	return st;
+}
+
+uint64_t kv_store_server_no(kv_store *s)
+{
+	return s->etcd ? s->etcd->server_no : 0;
+}
+
 kv_status ekv_store_open(const char *uri, const kv_store_opts *o, kv_store **out)
 {
 	*out = NULL;
@@ -460,16 +508,22 @@ kv_status ekv_store_open(const char *uri, const kv_store_opts *o, kv_store **out
 			return st;
 		}
 	}
+	if ((st = take_server_no(e))) {
+		ekv_store_close(s);
+		return st;
+	}
 	ekv_observe(e, ts);
 	ekv_remember(e, ts, rev);
 	atomic_store(&s->read_point, ts);
 	ekv_horizon_start(e);
+	ekv_bggc_start(s);
 	*out = s;
 	return KV_OK;
 }
 
 void ekv_store_close(kv_store *s)
 {
+	ekv_bggc_stop(s->etcd);
 	ekv_horizon_stop(s->etcd);
 	for (int i = 0; i < s->ntables; i++)
 		table_unref(s->tables[i]);
@@ -659,6 +713,17 @@ kv_status ekv_table_drop(kv_store *s, const char *name)
 	((uint8_t *)p.data)[e->plen + 1] = 's';
 	((uint8_t *)pe.data)[e->plen + 1] = 's';
 	ekv_txn_delete_range(t, (const uint8_t *)p.data, p.len, (const uint8_t *)pe.data, pe.len);
+	/* Large transactions' row locks P "/k/" eid ..., the table lock and the
+	 * large-commit mark: nothing may outlive the table (kv_store_verify). */
+	((uint8_t *)p.data)[e->plen + 1] = 'k';
+	((uint8_t *)pe.data)[e->plen + 1] = 'k';
+	ekv_txn_delete_range(t, (const uint8_t *)p.data, p.len, (const uint8_t *)pe.data, pe.len);
+	util_buf_reset(&p);
+	ekv_lock_key(e, (uint64_t)m.create_rev, &p);
+	ekv_txn_delete_range(t, (const uint8_t *)p.data, p.len, NULL, 0);
+	util_buf_reset(&p);
+	ekv_bigmark_key(e, (uint64_t)m.create_rev, &p);
+	ekv_txn_delete_range(t, (const uint8_t *)p.data, p.len, NULL, 0);
 	ekv_txn_res r;
 	st = ekv_txn_run(e, t, &r);
 	if (!st && !r.succeeded)
@@ -746,9 +811,10 @@ kv_status ekv_table_alter_family(kv_store *s, const char *name, const kv_family_
 	return kv_fail(KV_BUSY, "kv table %s: concurrent family changes", name);
 }
 
-kv_status ekv_table_list(kv_store *s, int (*fn)(void *arg, const char *name), void *arg)
+/* Every metadata key P/t/name at rev (0: the latest); *pl: the length of
+ * the key prefix before the name. */
+static kv_status meta_range(ekv *e, int64_t rev, bool keys_only, ekv_range_res *r, size_t *pl)
 {
-	ekv *e = s->etcd;
 	util_buf k = UTIL_BUF_INIT, ke = UTIL_BUF_INIT;
 	ekv_meta_key(e, "", &k);
 	ekv_prefix_end((const uint8_t *)k.data, k.len, &ke);
@@ -756,25 +822,82 @@ kv_status ekv_table_list(kv_store *s, int (*fn)(void *arg, const char *name), vo
 			   .klen = k.len,
 			   .end = (const uint8_t *)ke.data,
 			   .elen = ke.len,
-			   .keys_only = true};
-	ekv_range_res r;
-	kv_status st = ekv_range(e, &q, &r);
-	if (!st) {
-		int stop = 0;
-		for (size_t i = 0; i < r.n && !stop; i++) {
-			char name[300];
-			size_t nl = r.kvs[i].klen - k.len;
-			if (nl >= sizeof name)
-				continue;
-			memcpy(name, r.kvs[i].key + k.len, nl);
-			name[nl] = 0;
-			stop = fn(arg, name);
-		}
-		ekv_range_res_free(&r);
-	}
+			   .rev = rev,
+			   .keys_only = keys_only};
+	kv_status st = ekv_range(e, &q, r);
+	*pl = k.len;
 	util_buf_free(&k);
 	util_buf_free(&ke);
 	return st;
+}
+
+/* The table name of metadata key kv into name[300]; false if too long. */
+static bool meta_name(const ekv_kv *kv, size_t pl, char *name)
+{
+	size_t nl = kv->klen - pl;
+	if (nl >= 300)
+		return false;
+	memcpy(name, kv->key + pl, nl);
+	name[nl] = 0;
+	return true;
+}
+
+kv_status ekv_table_list(kv_store *s, int (*fn)(void *arg, const char *name), void *arg)
+{
+	ekv_range_res r;
+	size_t pl;
+	kv_status st = meta_range(s->etcd, 0, true, &r, &pl);
+	if (st)
+		return st;
+	int stop = 0;
+	for (size_t i = 0; i < r.n && !stop; i++) {
+		char name[300];
+		if (meta_name(&r.kvs[i], pl, name))
+			stop = fn(arg, name);
+	}
+	ekv_range_res_free(&r);
+	return KV_OK;
+}
+
+kv_status ekv_tables_at(kv_store *s, kv_ts ts, kv_table ***out, int *n)
+{
+	*out = NULL;
+	*n = 0;
+	/* The metadata keys as of ts's revision: a table dropped since still
+	 * has its key, and its cells, there (the pin holds etcd compaction
+	 * back). Not remembered (0): the latest, as scans at ts read. */
+	ekv_range_res r;
+	size_t pl;
+	kv_status st = meta_range(s->etcd, ekv_rev_for(s->etcd, ts), false, &r, &pl);
+	if (st)
+		return st;
+	kv_table **v = util_xcalloc(r.n ? r.n : 1, sizeof *v);
+	for (size_t i = 0; i < r.n && !st; i++) {
+		char name[300];
+		kv_family_opts *fams;
+		int nf;
+		if (!meta_name(&r.kvs[i], pl, name))
+			continue;
+		if (!fams_parse(r.kvs[i].val, r.kvs[i].vlen, &fams, &nf)) {
+			st = kv_fail(KV_CORRUPTION, "etcd: malformed metadata of kv table %s", name);
+			break;
+		}
+		/* Detached from the open cache: its families are those at the revision. */
+		kv_table *t = table_new(s, (uint32_t)r.kvs[i].create_rev, name, fams, nf);
+		t->eid = (uint64_t)r.kvs[i].create_rev;
+		free(fams);
+		v[(*n)++] = t;
+	}
+	ekv_range_res_free(&r);
+	if (st) {
+		for (int i = 0; i < *n; i++)
+			table_unref(v[i]);
+		free(v);
+		*n = 0;
+		return st;
+	}
+	*out = v;
+	return KV_OK;
 }
 
 static bool same_fams(const kv_table *t, const kv_family_opts *f, int n)

@@ -160,6 +160,11 @@ void kv_watch_cell(kv_table *t, const void *row, size_t rlen, const char *family
  * (STRATA_ETCD_COMPACT_S=0). Owners of state that must go with a crashed
  * process (temporary schemas) record it. */
 uint64_t kv_store_owner_id(kv_store *s);
+/* A store shared by several processes (etcd backend): a number no other
+ * process that opened the store had or will have (1, 2, ...: a counter in
+ * the store, taken at open). 0 on the embedded engine. Names that must not
+ * collide between servers (temporary schemas) carry it. */
+uint64_t kv_store_server_no(kv_store *s);
 /* Whether owner id is alive: its leased key still exists (it goes once the
  * lease expires, STRATA_ETCD_HORIZON_TTL_S after the process died).
  * KV_NOT_SUPPORTED on the embedded engine. */
@@ -490,6 +495,32 @@ size_t kv_iter_row(kv_iter *it, kv_cell_fn fn, void *arg);
  * touched. mask NULL: every cell. Returns the number of cells read (passed
  * or skipped). mask is only read during the call. */
 size_t kv_iter_row_sel(kv_iter *it, const uint64_t *mask, uint32_t nbits, kv_cell_fn fn, void *arg);
+/* A test on one column of a row, for kv_iter_skip_rows: id is a 2-byte
+ * qualifier read as a big-endian number; fn gets the value of the row's
+ * (visible) cell with that qualifier, valid only during the call, and
+ * returns whether the row may be wanted. */
+typedef struct kv_row_test {
+	uint32_t id;
+	bool (*fn)(void *arg, const uint8_t *v, size_t vl);
+	void *arg;
+} kv_row_test;
+/* With the iterator on a row's first cell (after kv_scan, kv_iter_row or
+ * kv_iter_row_sel): skips rows whose t->id cell is missing or fails t->fn,
+ * looking at their cells in the kv loop (cells the mask leaves out, as
+ * kv_iter_row_sel's, are not set up; t->id must be one it lets through).
+ * Stops on the first cell of the first row not skipped, or at the end
+ * (check kv_iter_valid() and kv_iter_status()), or after max_rows skipped
+ * rows: then it returns max_rows and the row it is on was not judged
+ * (call again). Read the row it stopped at with kv_iter_row_sel and the
+ * same mask, or kv_iter_row/kv_iter_next (its cells up to the test's
+ * were read ahead and are handed out first, as the mask let them
+ * through: the row's first cell, then only the mask's up to the test
+ * cell; t->fn has seen its test cell already). Skips only on plain
+ * forward scans of sorted files (the
+ * store's fast path); elsewhere it does nothing and returns 0. Returns
+ * the number of rows skipped. */
+size_t kv_iter_skip_rows(kv_iter *it, const uint64_t *mask, uint32_t nbits, const kv_row_test *t,
+			 size_t max_rows);
 kv_status kv_iter_status(const kv_iter *it);
 void kv_iter_close(kv_iter *it);
 
@@ -582,7 +613,11 @@ kv_status kv_store_verify(kv_store *s, void (*fn)(void *arg, const char *problem
  * incremental one the cells with ts in (parent's T, T]. Both are logical
  * copies made with raw scans and restored with explicit-timestamp batches,
  * so reads of the restored store at any timestamp in [history_from, T]
- * equal the source's. Built on the public API only (any backend).
+ * equal the source's. The kv tables copied are those of T, taken with the
+ * pinned snapshot: one dropped while the backup runs is still copied (DROP
+ * is not blocked; its storage is released when the backup is done), one
+ * created after T is not. Built on the public API (any backend) but for
+ * that table set (kv_int.h).
  */
 typedef struct kv_backup_opts {
 	/* 0 = now: T is a pinned snapshot of the current read point. Else a

@@ -158,6 +158,23 @@ kv_status table_check_family(const kv_family_opts *f);
 bool table_has_family(kv_table *t, const char *fam);
 /* Publishes t->fams' names for table_has_family. REQUIRES: t->mu held. */
 void table_publish_families(kv_table *t);
+/* The kv tables a backup at *T copies (backup.c), as handles in *out
+ * (caller closes each with kv_table_close and frees the array), sorted by
+ * name. With pin, *T is a pinned snapshot taken here (released by the
+ * caller); else *T is given. Embedded: the snapshot is taken under the
+ * table lock, so the handles are exactly the tables that existed at T, and
+ * a handle keeps a table dropped since readable (its files are removed at
+ * the last close). etcd (ekv_tables_at): the tables whose metadata key
+ * exists at T's revision, dropped since or not. */
+kv_status table_backup_set(kv_store *s, kv_ts *T, bool pin, kv_table ***out, int *n);
+/* Test hook of table_backup_set (STRATA_TEST_FAULTS=1,
+ * STRATA_BACKUP_PAUSE=<path>): once the point is pinned (embedded: and the
+ * set taken; etcd: before the set is read at T's revision), creates <path>
+ * and waits (up to 120 s) until it is removed, so a test can change the
+ * tables meanwhile (backup.c). */
+void backup_test_pause(void);
+/* A handle's families into out[max] (*n: how many it has). */
+void table_families_of(kv_table *t, kv_family_opts *out, int max, int *n);
 
 /* ---------------------------------------------------------------- batches */
 
@@ -458,6 +475,7 @@ typedef struct scan_internal {
 	bool no_done; /* KV_FILTER_DONE acts as NEXT_ROW */
 	bool forward; /* ignore opts->reverse */
 	int64_t etcd_page; /* etcd: the first page's keys (0: the default) */
+	bool dropped_ok;   /* the table may be dropped: its handle keeps it (backups) */
 } scan_internal;
 kv_iter *scan_open(kv_table *t, const kv_scan_opts *o, const scan_internal *in);
 /* True if the scan runs the plain-scan fast path (tests). */

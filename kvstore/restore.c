@@ -11,8 +11,15 @@
  * dropped. The new store is built under "<store_dir>.partial" and renamed
  * into place only when complete, so a failed restore leaves nothing that
  * looks like a store.
+ *
+ * A store_dir that is an etcd URI (etcd://..., docs/scale-out.md) restores
+ * into that etcd prefix instead, which must hold no kv table: the same
+ * chain is applied through the backend's commits, in smaller batches (one
+ * etcd transaction each). There is no rename there: a failed restore
+ * drops the tables it created.
  */
 #include "bk_int.h"
+#include "ekv.h"
 #include "kv_int.h"
 
 #include <errno.h>
@@ -24,6 +31,11 @@
 
 #define MAX_CHAIN   10000
 #define BATCH_BYTES (4u << 20)
+/* etcd: one batch is one etcd transaction (cells and row markers) within
+ * a deployment's raised limits (docs/scale-out.md, "Deploy"); one the
+ * cluster refuses as too large commits as a large transaction instead. */
+#define ETCD_BATCH_BYTES (512u << 10)
+#define ETCD_BATCH_CELLS 1000
 
 typedef struct chain {
 	bk_manifest *m; /* oldest first after resolve() */
@@ -214,7 +226,9 @@ static kv_status load_table(kv_store *s, kv_fs *fs, const char *dir, const bk_ta
 			kv_batch_delete(b, t, c.row.data, c.row.len, fam, c.qualifier.data, c.qualifier.len,
 					c.ts, (kv_cell_type)c.type);
 		loaded++;
-		if (kv_batch_byte_size(b) >= BATCH_BYTES) {
+		if (s->etcd
+			? kv_batch_byte_size(b) >= ETCD_BATCH_BYTES || kv_batch_count(b) >= ETCD_BATCH_CELLS
+			: kv_batch_byte_size(b) >= BATCH_BYTES) {
 			if ((st = flush_batch(s, b)))
 				break;
 			if (o->progress && !o->progress(o->arg, rec->name, loaded, 0)) {
@@ -313,6 +327,49 @@ static kv_status apply_chain(kv_store *s, kv_fs *fs, const chain *c, int k, kv_t
 	return st;
 }
 
+static int count_table(void *arg, const char *name)
+{
+	(void)name;
+	(*(int *)arg)++;
+	return 0;
+}
+
+static int drop_listed(void *arg, const char *name)
+{
+	kv_table_drop(arg, name);
+	return 0;
+}
+
+/* Restores into an etcd prefix that holds no kv table yet. */
+static kv_status restore_etcd(kv_fs *fs, const chain *c, int k, kv_ts X, const char *uri,
+			      const kv_restore_opts *o)
+{
+	kv_store_opts so;
+	kv_store_opts_default(&so);
+	kv_store *s;
+	kv_status st = kv_store_open(uri, &so, &s);
+	if (st)
+		return st;
+	int n = 0;
+	if ((st = kv_table_list(s, count_table, &n))) {
+		kv_store_close(s);
+		return st;
+	}
+	if (n) {
+		kv_store_close(s);
+		return kv_fail(KV_EXISTS, "restore target %s already holds %d kv tables", uri, n);
+	}
+	st = apply_chain(s, fs, c, k, X, o);
+	if (st) {
+		char msg[512];
+		snprintf(msg, sizeof msg, "%s", kv_errmsg());
+		kv_table_list(s, drop_listed, s);
+		kv_fail(st, "%s", msg);
+	}
+	kv_store_close(s);
+	return st;
+}
+
 kv_status kv_restore(const char *dir, const char *store_dir, const kv_restore_opts *opts, kv_backup_info *out)
 {
 	kv_restore_opts o;
@@ -321,7 +378,8 @@ kv_status kv_restore(const char *dir, const char *store_dir, const kv_restore_op
 	else
 		memset(&o, 0, sizeof o);
 	kv_fs *fs = o.fs ? o.fs : kv_fs_posix();
-	if (fs->exists(fs, store_dir) == 0)
+	bool etcd = ekv_is_uri(store_dir);
+	if (!etcd && fs->exists(fs, store_dir) == 0)
 		return kv_fail(KV_EXISTS, "restore target %s already exists", store_dir);
 	chain c = {0};
 	kv_status st = resolve(fs, dir, &c);
@@ -363,6 +421,10 @@ kv_status kv_restore(const char *dir, const char *store_dir, const kv_restore_op
 	}
 	if (st)
 		goto out;
+	if (etcd) {
+		st = restore_etcd(fs, &c, k, X, store_dir, &o);
+		goto done;
+	}
 
 	char partial[4096];
 	snprintf(partial, sizeof partial, "%s.partial", store_dir);
@@ -400,6 +462,7 @@ kv_status kv_restore(const char *dir, const char *store_dir, const kv_restore_op
 		if (e)
 			st = kv_fail_errno(e, "moving the restored store into place", store_dir);
 	}
+done:
 	if (!st && out) {
 		bk_manifest_info(&c.m[k], out);
 		out->ts = X;

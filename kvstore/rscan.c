@@ -22,6 +22,7 @@ struct rscan {
 	kv_scan_opts o; /* start/stop point into own copies */
 	scan_internal in;
 	sst_reader *guide;
+	kv_sfile *guide_f; /* the guide's file (held by sv) */
 	kv_src *probe;     /* memstores, to step back by rows when there is no file */
 	util_arena *keep;  /* bounds (scan lifetime) */
 	util_arena *chunk; /* the current chunk's cells */
@@ -55,7 +56,56 @@ static void rs_fail(rscan *r, kv_status st)
 	r->ri = 0;
 }
 
-/* The largest file of the families read: its index spaces the chunks. */
+/* Whether file f holds rows inside the scan's range below the next chunk's
+ * upper bound (by its smallest and largest keys). */
+static bool file_below_hi(const rscan *r, const kv_sfile *f, bool hi_inf)
+{
+	const man_file *m = &f->m;
+	if (!m->smallest || !m->largest)
+		return true;
+	if (!hi_inf && ikey_bytes_cmp(m->smallest + 2, ikey_rowlen(m->smallest), (const uint8_t *)r->hi.data,
+				      r->hi.len) >= 0)
+		return false;
+	if (r->o.start &&
+	    ikey_bytes_cmp(m->largest + 2, ikey_rowlen(m->largest), r->o.start, r->o.start_len) < 0)
+		return false;
+	return true;
+}
+
+/* The largest file of the families read that holds rows of the range below
+ * hi (else the largest file): its index spaces the chunks. Key-disjoint
+ * files (a large commit's merge split by key range, runs kept apart) each
+ * cover part of the table; a guide without rows near hi would make one
+ * chunk of everything between its last block and hi. */
+static kv_sfile *guide_file(const rscan *r, bool hi_inf)
+{
+	kv_sfile *best = NULL, *any = NULL;
+	for (int i = 0; i < r->sv->v->nfam; i++)
+		for (int j = 0; j < r->sv->v->fams[i].n; j++) {
+			kv_sfile *f = r->sv->v->fams[i].files[j];
+			if (!any || f->m.size > any->m.size)
+				any = f;
+			if (file_below_hi(r, f, hi_inf) && (!best || f->m.size > best->m.size))
+				best = f;
+		}
+	return best ? best : any;
+}
+
+/* Before each chunk: switch the guide to the file that holds the rows
+ * just below hi, if it is another one. */
+static void reguide(rscan *r)
+{
+	kv_sfile *f = guide_file(r, r->hi_inf);
+	if (!f || f == r->guide_f)
+		return;
+	sst_reader *rd;
+	if (sfile_reader(f, &rd) != KV_OK)
+		return; /* keep the current guide: chunks stay correct, only sized differently */
+	sst_unref(r->guide);
+	r->guide = rd;
+	r->guide_f = f;
+}
+
 static void pick_guide(rscan *r)
 {
 	if (r->t->s->etcd) {
@@ -64,15 +114,10 @@ static void pick_guide(rscan *r)
 		r->erows = ETCD_CHUNK_FIRST;
 		return;
 	}
-	kv_sfile *best = NULL;
-	for (int i = 0; i < r->sv->v->nfam; i++)
-		for (int j = 0; j < r->sv->v->fams[i].n; j++) {
-			kv_sfile *f = r->sv->v->fams[i].files[j];
-			if (!best || f->m.size > best->m.size)
-				best = f;
-		}
+	kv_sfile *best = guide_file(r, r->hi_inf);
 	if (best && sfile_reader(best, &r->guide) != KV_OK)
 		r->guide = NULL;
+	r->guide_f = r->guide ? best : NULL;
 	if (r->guide)
 		return;
 	/* Only memstores: step back through them instead of buffering all. */
@@ -213,6 +258,7 @@ static void choose_lo(rscan *r, util_buf *lo, bool *none, bool *sized)
 	}
 	if (!r->guide)
 		return;
+	reguide(r);
 	uint64_t need = r->o.limit ? r->o.limit - r->rows_out : 0;
 	if (need && need <= PREPASS_ROWS) {
 		if (sized_lo(r, need, lo, none)) {
@@ -490,8 +536,8 @@ rscan *rscan_new(kv_table *t, const kv_scan_opts *o, kv_sv *sv, kv_ts read_ts, k
 	r->in.read_point = read_point;
 	r->in.no_done = true;
 	r->in.forward = true;
-	pick_guide(r);
 	set_hi_from_stop(r);
+	pick_guide(r);
 	next_chunk(r);
 	if (r->ri > 0) {
 		if (r->o.limit && r->rows_out >= r->o.limit)

@@ -125,7 +125,24 @@ struct kv_iter {
 	 * files of one large commit (chain.c): only_files[0..n_only). */
 	kv_sfile **only_files;
 	int n_only;
+	/* kv_iter_skip_rows: the cells of the row it stopped at, read ahead
+	 * up to the test cell; the current cell is stash[spos - 1] and
+	 * stash[spos..nstash) come before the source's entry (kv_iter_next
+	 * and iter_row hand them out first). Qualifiers and the family (first
+	 * sflen bytes) are copied into sbytes; values point into the source's
+	 * block until a move could leave it (stash_detach copies them). */
+	struct stash_cell *stash;
+	size_t nstash, cstash, spos, sdetached, sflen;
+	util_buf sbytes;
 };
+
+typedef struct stash_cell {
+	const uint8_t *v; /* NULL: the value is at voff in sbytes */
+	size_t voff, qoff;
+	uint32_t vl, ql;
+	kv_ts ts;
+	uint8_t type;
+} stash_cell;
 
 static void it_fail(kv_iter *it, kv_status st)
 {
@@ -817,9 +834,13 @@ static inline void src_take_blk(kv_src *s, const blk_iter *b)
  * after it, its fields set, or invalid). Entries inside a sorted file's
  * block are decoded here from its block iterator (iter.h), with no call
  * per entry and the source's fields set only where the row ends; block
- * ends and other sources go through src_next(). */
+ * ends and other sources go through src_next() (stashing: after the
+ * stashed values are copied, kv_iter_skip_rows). */
+static void stash_detach(kv_iter *it);
+static void stash_get(const kv_iter *it, size_t i, kv_cell *c);
+
 static inline __attribute__((always_inline)) int fast_next_cell(kv_iter *it, kv_src *s, const uint64_t *mask,
-								uint32_t nbits)
+								uint32_t nbits, bool stashing)
 {
 	for (;;) {
 		blk_iter *b = s->blk;
@@ -839,6 +860,8 @@ static inline __attribute__((always_inline)) int fast_next_cell(kv_iter *it, kv_
 				return -1;
 			}
 		} else {
+			if (stashing)
+				stash_detach(it); /* the move may leave the block */
 			src_next(s);
 			if (UTIL_UNLIKELY(!s->valid || s->status))
 				return -1;
@@ -861,7 +884,7 @@ static inline __attribute__((always_inline)) int fast_next_cell(kv_iter *it, kv_
 static bool fast_next_in_row(kv_iter *it)
 {
 	it->valid = false;
-	if (fast_next_cell(it, it->src, NULL, 0) > 0)
+	if (fast_next_cell(it, it->src, NULL, 0, false) > 0)
 		return true;
 	it->need_next = false;
 	return false;
@@ -1438,7 +1461,7 @@ kv_iter *scan_open(kv_table *t, const kv_scan_opts *o, const scan_internal *in)
 {
 	if (!t || !o)
 		return failed_iter(kv_fail(KV_INVALID, "kv_scan: NULL argument"));
-	if (atomic_load(&t->dropped))
+	if (atomic_load(&t->dropped) && !(in && in->dropped_ok))
 		return failed_iter(kv_fail(KV_NOT_FOUND, "kv table %s was dropped", t->name));
 	if ((o->start && o->start_len > IKEY_ROW_MAX) || (o->stop && o->stop_len > IKEY_ROW_MAX))
 		return failed_iter(kv_fail(KV_INVALID, "scan bound longer than the row limit"));
@@ -1579,6 +1602,14 @@ void kv_iter_next(kv_iter *it)
 	}
 	if (!it->valid)
 		return;
+	if (UTIL_UNLIKELY(it->nstash)) { /* kv_iter_skip_rows read ahead */
+		if (it->spos < it->nstash) {
+			stash_get(it, it->spos++, &it->cell);
+			it->row_start = false;
+			return;
+		}
+		it->nstash = 0;
+	}
 	if (it->draining) {
 		if (it->rpos < it->nr) {
 			it->cell = it->rcells[it->rpos];
@@ -1604,6 +1635,7 @@ void kv_iter_next_row(kv_iter *it)
 	}
 	if (!it->valid)
 		return;
+	it->nstash = 0;
 	if (it->draining) {
 		it->draining = false;
 		it->nr = 0;
@@ -1629,6 +1661,7 @@ void kv_iter_seek_row(kv_iter *it, const void *row, size_t rlen)
 		return;
 	it->done = false;
 	it->draining = false;
+	it->nstash = 0;
 	it->nr = 0;
 	it->in_row = false;
 	it->need_next = false;
@@ -1701,6 +1734,153 @@ static void sel_fn(void *arg, const kv_cell *c)
 		sa->fn(sa->arg, c);
 }
 
+/* ------------------------------------------------ rows skipped by a test */
+
+/* Cell i of the stash (see kv_iter), as a kv_cell of the current row. */
+static void stash_get(const kv_iter *it, size_t i, kv_cell *c)
+{
+	const stash_cell *sc = &it->stash[i];
+	const uint8_t *b = (const uint8_t *)it->sbytes.data;
+	c->row.data = (const uint8_t *)it->row.data;
+	c->row.len = it->row.len;
+	c->family.data = b;
+	c->family.len = it->sflen;
+	c->qualifier.data = b + sc->qoff;
+	c->qualifier.len = sc->ql;
+	c->ts = sc->ts;
+	c->type = sc->type;
+	c->value.data = sc->v ? sc->v : b + sc->voff;
+	c->value.len = sc->vl;
+}
+
+static inline void sbytes_add(kv_iter *it, const void *p, size_t n)
+{
+	util_buf *b = &it->sbytes;
+	if (UTIL_UNLIKELY(b->cap - b->len <= n))
+		util_buf_reserve(b, n);
+	if (n) {
+		memcpy(b->data + b->len, p, n);
+		b->len += n;
+	}
+}
+
+/* Keeps the current cell (its value still in the source's block). */
+static inline void stash_push(kv_iter *it)
+{
+	if (UTIL_UNLIKELY(it->nstash == it->cstash)) {
+		it->cstash = it->cstash ? it->cstash * 2 : 8;
+		it->stash = util_xrealloc(it->stash, it->cstash * sizeof *it->stash);
+	}
+	const kv_cell *c = &it->cell;
+	stash_cell *sc = &it->stash[it->nstash++];
+	sc->v = c->value.data ? (const uint8_t *)c->value.data : (const uint8_t *)"";
+	sc->vl = (uint32_t)c->value.len;
+	sc->qoff = it->sbytes.len;
+	sc->ql = (uint32_t)c->qualifier.len;
+	sc->ts = c->ts;
+	sc->type = c->type;
+	sbytes_add(it, c->qualifier.data, c->qualifier.len);
+}
+
+/* Copies the stashed values that still point into the source's block, before
+ * a move that may leave it (iter.h: values are valid until the next move). */
+static void stash_detach(kv_iter *it)
+{
+	for (size_t i = it->sdetached; i < it->nstash; i++) {
+		stash_cell *sc = &it->stash[i];
+		if (!sc->v)
+			continue;
+		const uint8_t *v = sc->v; /* sbytes may move: not a pointer into it */
+		sc->voff = it->sbytes.len;
+		sc->v = NULL;
+		sbytes_add(it, v, sc->vl);
+	}
+	it->sdetached = it->nstash;
+}
+
+/* iter_row's part for a row kv_iter_skip_rows stopped at: the stashed cells
+ * after the current one; the rest of the row is in the source. */
+static size_t stash_replay(kv_iter *it, const uint64_t *mask, uint32_t nbits, kv_cell_fn fn, void *arg)
+{
+	size_t n = 0;
+	for (size_t i = it->spos; i < it->nstash; i++, n++) {
+		kv_cell c;
+		stash_get(it, i, &c);
+		if (sel_pass(mask, nbits, &c))
+			fn(arg, &c);
+	}
+	it->nstash = 0;
+	return n;
+}
+
+static inline bool is_test_cell(const kv_cell *c, uint32_t id)
+{
+	return c->qualifier.len == 2 && ((uint32_t)c->qualifier.data[0] << 8 | c->qualifier.data[1]) == id;
+}
+
+size_t kv_iter_skip_rows(kv_iter *it, const uint64_t *mask, uint32_t nbits, const kv_row_test *t,
+			 size_t max_rows)
+{
+	/* Only on the fast path, at a row's first cell, with the test's
+	 * column among those the mask lets through. */
+	if (!it->fast || it->rs || !it->valid || it->draining || it->nstash || it->row_cells != 1 ||
+	    (mask && !sel_id(mask, nbits, t->id)))
+		return 0;
+	static const uint64_t none = 0;
+	kv_src *s = it->src;
+	size_t skipped = 0;
+	for (;;) {
+		/* it->cell is the row's first cell; read ahead to the test's. */
+		bool first_start = it->row_start;
+		it->nstash = it->sdetached = 0;
+		it->sbytes.len = 0;
+		sbytes_add(it, it->cell.family.data, it->cell.family.len);
+		it->sflen = it->cell.family.len;
+		int verdict = -1; /* not seen yet; then 0 drop, 1 keep */
+		if (is_test_cell(&it->cell, t->id))
+			verdict = t->fn(t->arg, (const uint8_t *)it->cell.value.data, it->cell.value.len);
+		if (verdict)
+			stash_push(it);
+		bool ended = false;
+		while (verdict < 0) {
+			int r = fast_next_cell(it, s, mask, nbits, true);
+			if (r < 0) {
+				ended = true; /* no test cell (NULL): drop */
+				verdict = 0;
+			} else if (r == 1) {
+				if (is_test_cell(&it->cell, t->id))
+					verdict = t->fn(t->arg, (const uint8_t *)it->cell.value.data,
+							it->cell.value.len);
+				if (verdict)
+					stash_push(it);
+			}
+		}
+		if (verdict > 0) {
+			/* The row's first cell is current again; the source stays
+			 * on the test cell (need_next, in_row: as after it). */
+			it->spos = 1;
+			stash_get(it, 0, &it->cell);
+			it->row_start = first_start;
+			it->valid = true;
+			it->need_next = true;
+			return skipped;
+		}
+		it->nstash = 0;
+		if (!ended)
+			while (fast_next_cell(it, s, &none, 1, false) > 0)
+				; /* the rest of the row: stepped, never set up */
+		skipped++;
+		/* The source is on the first entry after the row, as iter_row
+		 * leaves it. */
+		it->valid = false;
+		it->need_next = false;
+		it->in_row = false;
+		advance_fast(it);
+		if (!it->valid || skipped >= max_rows)
+			return skipped;
+	}
+}
+
 static inline size_t iter_row(kv_iter *it, const uint64_t *mask, uint32_t nbits, kv_cell_fn fn, void *arg)
 {
 	if (it->rs) {
@@ -1719,8 +1899,10 @@ static inline size_t iter_row(kv_iter *it, const uint64_t *mask, uint32_t nbits,
 		if (sel_pass(mask, nbits, &it->cell))
 			fn(arg, &it->cell);
 		n++;
+		if (UTIL_UNLIKELY(it->nstash))
+			n += stash_replay(it, mask, nbits, fn, arg);
 		for (;;) {
-			int r = fast_next_cell(it, s, mask, nbits);
+			int r = fast_next_cell(it, s, mask, nbits, false);
 			if (r < 0)
 				break;
 			n++;
@@ -1803,6 +1985,8 @@ void kv_iter_close(kv_iter *it)
 	util_buf_free(&it->colkey);
 	util_buf_free(&it->rev_target);
 	util_buf_free(&it->seekbuf);
+	util_buf_free(&it->sbytes);
+	free(it->stash);
 	util_buf_free(&it->pending);
 	free(it);
 }

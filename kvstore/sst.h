@@ -117,12 +117,20 @@ kv_status sst_dump(sst_reader *r,
 /* Blocked bloom filter: every probe of a key falls in one 64-byte line, so a
  * lookup costs one cache miss (docs/file-format.md). */
 #define SST_BLOOM_LINE_BITS 512
-static inline size_t sst_bloom_bit(uint64_t h, size_t nlines, int j)
+/* The line of hash h, and the bit of its j-th probe within the line. */
+static inline size_t sst_bloom_line(uint64_t h, size_t nlines)
 {
-	size_t line = (size_t)((h >> 32) % nlines);
+	return (size_t)((h >> 32) % nlines);
+}
+static inline size_t sst_bloom_in_line(uint64_t h, int j)
+{
 	uint32_t h2 = (uint32_t)h;
 	uint32_t delta = ((h2 >> 17) | (h2 << 15)) | 1;
-	return line * SST_BLOOM_LINE_BITS + (size_t)((h2 + (uint32_t)j * delta) % SST_BLOOM_LINE_BITS);
+	return (size_t)((h2 + (uint32_t)j * delta) % SST_BLOOM_LINE_BITS);
+}
+static inline size_t sst_bloom_bit(uint64_t h, size_t nlines, int j)
+{
+	return sst_bloom_line(h, nlines) * SST_BLOOM_LINE_BITS + sst_bloom_in_line(h, j);
 }
 
 /* Bloom hashes (stable on disk). */

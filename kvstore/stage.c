@@ -8,12 +8,14 @@
  * batch keeps only what must be resolved at commit (a Delete without a
  * timestamp: it deletes the newest version, known only under the row
  * locks). Row deletes become DeleteFamily markers of the table's families
- * as they are at the spill. Runs are written with cheap compression and no
- * fsync; stage_finish() merges a group's runs into one file with the
- * family's own options, so a bulk load costs one extra pass of its data,
- * unless the runs' key ranges do not overlap (keys ascending across
+ * as they are at the spill. Runs are written with cheap compression, or
+ * none when they are to be merged (run_merges), and no fsync;
+ * stage_finish() (stage_merge.c) merges a group's runs into one file with
+ * the family's own options, so a bulk load costs one extra pass of its
+ * data, unless the runs' key ranges do not overlap (keys ascending across
  * spills): those are kept as they are, one table file per run.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -143,7 +145,7 @@ static void add_file(bstage *st, const stfile *f)
 	st->f[st->n++] = *f;
 }
 
-static void unlink_file(kv_store *s, uint64_t number)
+void stage_unlink_file(kv_store *s, uint64_t number)
 {
 	char path[4096];
 	store_file_path(s, number, "sst", path, sizeof(path));
@@ -159,12 +161,12 @@ void stage_free(kv_store *s, bstage *st)
 		if (st->f[i].rd)
 			sst_unref(st->f[i].rd);
 		if (st->f[i].number)
-			unlink_file(s, st->f[i].number);
+			stage_unlink_file(s, st->f[i].number);
 		sst_props_free(&st->f[i].props);
 	}
 	if (st->sw) {
 		sst_writer_abandon(st->sw);
-		unlink_file(s, st->scur.number);
+		stage_unlink_file(s, st->scur.number);
 	}
 	util_buf_free(&st->skey);
 	util_buf_free(&st->slast);
@@ -173,8 +175,7 @@ void stage_free(kv_store *s, bstage *st)
 	free(st);
 }
 
-/* The options of family `fam` of t (false if it has none). */
-static bool family_opts(kv_table *t, const char *fam, kv_family_opts *out)
+bool stage_family_opts(kv_table *t, const char *fam, kv_family_opts *out)
 {
 	bool found = false;
 	pthread_mutex_lock(&t->mu);
@@ -223,7 +224,46 @@ static bool add_entries(kv_batch *b, uint32_t i, sent **e, size_t *n, size_t *ca
 	return true;
 }
 
-static kv_status open_file(kv_store *s, kv_table *t, const char *fam, bool gts, int run, stfile *f,
+bool stage_raw_runs = true;
+
+#define STAGE_RAW_MAX ((uint64_t)1 << 30)
+
+/* True if a run of group (t, fam, gts) from key first (to key last; NULL:
+ * not known yet) is to be merged at commit: it overlaps an earlier run of
+ * its group, or, its end unknown, starts before one's end (the next chunk
+ * of a load in random key order), or the group already has STAGE_MAX_APART runs.
+ * Such a run is written uncompressed: the merge reads it once, from the
+ * page cache, so a zstd compression and decompression per block would be
+ * wasted. A run that is kept apart after all is copied compressed at
+ * commit (stage_finish). Past STAGE_RAW_MAX bytes of raw runs the batch
+ * writes compressed runs again: raw ones take ~3x the space and would no
+ * longer stay in the page cache. */
+static bool run_merges(const bstage *stg, const kv_table *t, const char *fam, bool gts, const uint8_t *first,
+		       size_t fl, const uint8_t *last, size_t ll)
+{
+	uint64_t raw_bytes = 0;
+	for (int i = 0; stg && i < stg->n; i++)
+		raw_bytes += stg->f[i].raw ? stg->f[i].props.file_size : 0;
+	if (raw_bytes >= STAGE_RAW_MAX)
+		return false;
+	int n = 0;
+	for (int i = 0; stg && i < stg->n; i++) {
+		const stfile *f = &stg->f[i];
+		const sst_props *p = &f->props;
+		if (f->tid != t->id || f->gts != gts || strcmp(f->fam, fam) || !f->number || !p->slen ||
+		    !p->llen)
+			continue;
+		if (++n >= STAGE_MAX_APART)
+			return true;
+		if (ikey_cmp(first, fl, p->largest, p->llen) <= 0 &&
+		    (!last || ikey_cmp(last, ll, p->smallest, p->slen) >= 0))
+			return true;
+	}
+	return false;
+}
+
+/* Opens run file f of group (t, fam, gts); raw: uncompressed (run_merges). */
+static kv_status open_file(kv_store *s, kv_table *t, const char *fam, bool gts, int run, bool raw, stfile *f,
 			   sst_writer **w)
 {
 	memset(f, 0, sizeof(*f));
@@ -233,11 +273,15 @@ static kv_status open_file(kv_store *s, kv_table *t, const char *fam, bool gts, 
 	f->gts = gts;
 	f->run = run;
 	kv_family_opts fo;
-	if (!family_opts(t, f->fam, &fo))
+	if (!stage_family_opts(t, f->fam, &fo))
 		return kv_fail(KV_NOT_FOUND, "kv table %s has no family %s", t->name, f->fam);
 	/* Runs are usually merged again at commit: compress them cheaply. */
 	if (fo.compression_level > 1)
 		fo.compression_level = 1;
+	if (raw && fo.compression_level > 0 && stage_raw_runs && !getenv("STRATA_STAGE_RUNS_COMPRESSED")) {
+		fo.compression_level = 0;
+		f->raw = true;
+	}
 	f->number = store_next_file(s);
 	char path[4096];
 	store_file_path(s, f->number, "sst", path, sizeof(path));
@@ -249,9 +293,40 @@ static kv_status open_file(kv_store *s, kv_table *t, const char *fam, bool gts, 
 	return st;
 }
 
-static kv_status open_run(kv_store *s, kv_batch *b, const sent *e, int run, stfile *f, sst_writer **w)
+/* Encodes entry e's cell key into key. */
+static void sent_key(const kv_batch *b, const sent *e, util_buf *key)
 {
-	return open_file(s, b->m[e->mi].t, b->fams[e->fam], e->gts, run, f, w);
+	const kv_mut *m = &b->m[e->mi];
+	const char *fam = b->fams[e->fam];
+	size_t fl = strlen(fam), ql = e->type == KV_DELETE_FAMILY ? 0 : m->qlen;
+	util_buf_reset(key);
+	util_buf_reserve(key, ikey_size(m->rlen, fl, ql));
+	key->len = ikey_encode((uint8_t *)key->data, mut_row(b, m), m->rlen, fam, fl, mut_qual(b, m), ql,
+			       e->gts ? 0 : m->ts, e->type);
+}
+
+static bool same_group(const kv_batch *b, const sent *x, const sent *y)
+{
+	return b->m[x->mi].t->id == b->m[y->mi].t->id && x->fam == y->fam && x->gts == y->gts;
+}
+
+/* Opens the run of the group that starts at e[0] (of n entries). */
+static kv_status open_run(kv_store *s, kv_batch *b, const sent *e, size_t n, int run, bstage *stg, stfile *f,
+			  sst_writer **w)
+{
+	size_t j = 0;
+	while (j + 1 < n && same_group(b, &e[0], &e[j + 1]))
+		j++;
+	util_buf lo = UTIL_BUF_INIT, hi = UTIL_BUF_INIT;
+	sent_key(b, &e[0], &lo);
+	sent_key(b, &e[j], &hi);
+	kv_table *t = b->m[e->mi].t;
+	const char *fam = b->fams[e->fam];
+	bool raw = run_merges(stg, t, fam, e->gts, (const uint8_t *)lo.data, lo.len, (const uint8_t *)hi.data,
+			      hi.len);
+	util_buf_free(&lo);
+	util_buf_free(&hi);
+	return open_file(s, t, fam, e->gts, run, raw, f, w);
 }
 
 /* Writes the sorted entries as run files (appended to the stage). */
@@ -265,9 +340,7 @@ static kv_status write_runs(kv_store *s, kv_batch *b, const sent *e, size_t n, b
 	util_buf key = UTIL_BUF_INIT, prev = UTIL_BUF_INIT;
 	for (size_t i = 0; i < n && !st; i++) {
 		const kv_mut *m = &b->m[e[i].mi];
-		bool newgroup = i == 0 || m->t->id != b->m[e[i - 1].mi].t->id || e[i].fam != e[i - 1].fam ||
-				e[i].gts != e[i - 1].gts;
-		if (newgroup) {
+		if (i == 0 || !same_group(b, &e[i], &e[i - 1])) {
 			if (w) {
 				st = sst_writer_finish(w, &cur.props);
 				w = NULL;
@@ -275,16 +348,11 @@ static kv_status write_runs(kv_store *s, kv_batch *b, const sent *e, size_t n, b
 				if (st)
 					break;
 			}
-			if ((st = open_run(s, b, &e[i], run, &cur, &w)))
+			if ((st = open_run(s, b, &e[i], n - i, run, stg, &cur, &w)))
 				break;
 			prev.len = 0;
 		}
-		const char *fam = b->fams[e[i].fam];
-		size_t fl = strlen(fam), ql = e[i].type == KV_DELETE_FAMILY ? 0 : m->qlen;
-		util_buf_reset(&key);
-		util_buf_reserve(&key, ikey_size(m->rlen, fl, ql));
-		key.len = ikey_encode((uint8_t *)key.data, mut_row(b, m), m->rlen, fam, fl, mut_qual(b, m),
-				      ql, e[i].gts ? 0 : m->ts, e[i].type);
+		sent_key(b, &e[i], &key);
 		if (prev.len == key.len && !memcmp(prev.data, key.data, key.len))
 			continue; /* an older copy of the same cell */
 		util_buf_reset(&prev);
@@ -307,7 +375,7 @@ static kv_status write_runs(kv_store *s, kv_batch *b, const sent *e, size_t n, b
 		/* Leave no trace of a failed run. */
 		for (int i = first; i < stg->n; i++) {
 			if (stg->f[i].number)
-				unlink_file(s, stg->f[i].number);
+				stage_unlink_file(s, stg->f[i].number);
 			sst_props_free(&stg->f[i].props);
 		}
 		stg->n = first;
@@ -345,6 +413,18 @@ static kv_status stream_end(kv_batch *b)
 	return stream_close(b->stage);
 }
 
+/* True if key k sorts after last, both of the same family. With the same
+ * row length and total length the parts line up (the qualifiers have the same
+ * length too), so one byte comparison orders as ikey_cmp does: the common case
+ * of a row's next cell or the next row of a fixed-width key. */
+static bool stream_after(const util_buf *last, const util_buf *k)
+{
+	const uint8_t *a = (const uint8_t *)last->data, *b = (const uint8_t *)k->data;
+	if (last->len == k->len && ikey_rowlen(a) == ikey_rowlen(b))
+		return ikey_bytes_cmp(a, last->len, b, k->len) < 0;
+	return ikey_cmp(a, last->len, b, k->len) < 0;
+}
+
 kv_status stage_stream_put(kv_batch *b, kv_table *t, int fi, const void *row, size_t rlen, const void *qual,
 			   size_t qlen, kv_ts ts, const void *val, size_t vlen, bool *taken)
 {
@@ -363,8 +443,7 @@ kv_status stage_stream_put(kv_batch *b, kv_table *t, int fi, const void *row, si
 		/* Strictly after the last cell: an identical cell must stay a
 		 * later mutation (it wins), in a later run or the buffer. */
 		if (t == stg->scur.t && gts == stg->scur.gts && fi == stg->sfi &&
-		    ikey_cmp((const uint8_t *)stg->slast.data, stg->slast.len, (const uint8_t *)k->data,
-			     k->len) < 0)
+		    stream_after(&stg->slast, k))
 			in_order = true;
 		else {
 			kv_status st = stream_end(b);
@@ -378,13 +457,19 @@ kv_status stage_stream_put(kv_batch *b, kv_table *t, int fi, const void *row, si
 			return KV_OK;
 		}
 		kv_family_opts fo;
-		if (!family_opts(t, fam, &fo)) {
+		if (!stage_family_opts(t, fam, &fo)) {
 			b->sorted = b->sorted_runs = false; /* the buffered path reports it */
 			return KV_OK;
 		}
 		if (!stg)
 			stg = b->stage = util_xcalloc(1, sizeof(bstage));
-		kv_status st = open_file(b->s, t, fam, gts, stg->runs, &stg->scur, &stg->sw);
+		util_buf_reset(&stg->skey);
+		util_buf_reserve(&stg->skey, ikey_size(rlen, fl, qlen));
+		stg->skey.len = ikey_encode((uint8_t *)stg->skey.data, row, rlen, fam, fl, qual, qlen,
+					    gts ? 0 : ts, KV_PUT);
+		bool raw =
+		    run_merges(stg, t, fam, gts, (const uint8_t *)stg->skey.data, stg->skey.len, NULL, 0);
+		kv_status st = open_file(b->s, t, fam, gts, stg->runs, raw, &stg->scur, &stg->sw);
 		if (st) {
 			stg->sw = NULL;
 			return st;
@@ -392,10 +477,6 @@ kv_status stage_stream_put(kv_batch *b, kv_table *t, int fi, const void *row, si
 		stg->runs++;
 		stg->sfi = fi;
 		stg->scells = 0;
-		util_buf_reset(&stg->skey);
-		util_buf_reserve(&stg->skey, ikey_size(rlen, fl, qlen));
-		stg->skey.len = ikey_encode((uint8_t *)stg->skey.data, row, rlen, fam, fl, qual, qlen,
-					    gts ? 0 : ts, KV_PUT);
 	}
 	kv_status st = sst_writer_add(stg->sw, (const uint8_t *)stg->skey.data, stg->skey.len, val, vlen);
 	if (st)
@@ -474,168 +555,4 @@ kv_status stage_spill(kv_batch *b)
 	b->spilled_bytes += spilled_bytes - (b->data.len + k * sizeof(kv_mut));
 	(void)ndefer;
 	return KV_OK;
-}
-
-/* ---------------------------------------------------------------- merging at commit */
-
-static int run_desc(const void *a, const void *b)
-{
-	const stfile *x = *(stfile *const *)a, *y = *(stfile *const *)b;
-	return x->run > y->run ? -1 : x->run < y->run;
-}
-
-/* Merges files g[0..n) (one group, newest run first) into one file. */
-static kv_status merge_group(kv_store *s, stfile **g, int n, stfile *out)
-{
-	kv_family_opts fo;
-	if (!family_opts(g[0]->t, g[0]->fam, &fo))
-		return kv_fail(KV_NOT_FOUND, "kv table %s has no family %s", g[0]->t->name, g[0]->fam);
-	kv_status st = KV_OK;
-	kv_src **kids = util_xcalloc((size_t)n, sizeof(kv_src *));
-	int nk = 0;
-	char path[4096];
-	for (int i = 0; i < n && !st; i++) {
-		sst_reader *r;
-		store_file_path(s, g[i]->number, "sst", path, sizeof(path));
-		if ((st = sst_open(s->fs, path, g[i]->number, NULL, &r)))
-			break;
-		kids[nk] = sst_iter_new(r, false);
-		sst_unref(r);
-		if (!kids[nk++])
-			st = kv_fail(KV_NO_MEMORY, "out of memory merging runs");
-	}
-	kv_src *m = st ? NULL : merge_new(kids, nk);
-	if (!st && !m)
-		st = kv_fail(KV_NO_MEMORY, "out of memory merging runs");
-	if (st)
-		for (int i = 0; i < nk; i++)
-			src_close(kids[i]);
-	free(kids);
-	if (st)
-		return st;
-	*out = *g[0];
-	out->props = (sst_props){0};
-	out->number = store_next_file(s);
-	store_file_path(s, out->number, "sst", path, sizeof(path));
-	sst_writer *w;
-	st = sst_writer_open_ex(s->fs, path, &fo, out->tid, SST_W_ASYNC | (out->gts ? SST_W_GLOBAL_TS : 0),
-				&w);
-	if (st) {
-		out->number = 0;
-		src_close(m);
-		return st;
-	}
-	util_buf last = UTIL_BUF_INIT;
-	for (src_seek(m, NULL, 0); !st && m->valid; src_next(m)) {
-		if (last.len == m->klen && !memcmp(last.data, m->key, m->klen))
-			continue; /* the same cell from an older run */
-		util_buf_reset(&last);
-		util_buf_append(&last, m->key, m->klen);
-		st = sst_writer_add(w, m->key, m->klen, m->val, m->vlen);
-	}
-	if (!st)
-		st = m->status;
-	src_close(m);
-	util_buf_free(&last);
-	if (st)
-		sst_writer_abandon(w);
-	else
-		st = sst_writer_finish(w, &out->props);
-	return st;
-}
-
-static int by_smallest(const void *a, const void *b)
-{
-	const stfile *x = *(stfile *const *)a, *y = *(stfile *const *)b;
-	return ikey_cmp(x->props.smallest, x->props.slen, y->props.smallest, y->props.slen);
-}
-
-/* At most this many runs of a group are kept apart: more would bring the
- * table near the write stall (KV_STALL_FILES) with files that a minor
- * compaction leaves alone (compact.c), so a bigger load merges as before. */
-#define MAX_APART 8
-
-/* True if the key ranges of g[0..n) do not overlap; then g is left in key
- * order. Such runs (a load or re-key whose keys ascend, spill after spill)
- * share no cell, so their merge would be their concatenation: they are
- * kept as they are instead of being read and written once more. */
-static bool runs_disjoint(stfile **g, int n)
-{
-	if (n > MAX_APART)
-		return false;
-	for (int i = 0; i < n; i++)
-		if (!g[i]->props.slen || !g[i]->props.llen)
-			return false;
-	qsort(g, (size_t)n, sizeof(stfile *), by_smallest);
-	for (int i = 0; i + 1 < n; i++)
-		if (ikey_cmp(g[i]->props.largest, g[i]->props.llen, g[i + 1]->props.smallest,
-			     g[i + 1]->props.slen) >= 0)
-			return false;
-	return true;
-}
-
-static kv_status sync_file(kv_store *s, uint64_t number)
-{
-	char path[4096];
-	store_file_path(s, number, "sst", path, sizeof(path));
-	kv_file *f;
-	int e = s->fs->open_write(s->fs, path, false, &f);
-	if (!e) {
-		e = s->fs->sync(f);
-		s->fs->close(f);
-	}
-	return e ? kv_fail_errno(e, "fsync", path) : KV_OK;
-}
-
-kv_status stage_finish(kv_store *s, bstage *stg)
-{
-	kv_status st = KV_OK;
-	stfile **g = util_xcalloc((size_t)stg->n + 1, sizeof(stfile *));
-	bool *done = util_xcalloc((size_t)stg->n + 1, sizeof(bool));
-	int nout = 0;
-	stfile *outs = util_xcalloc((size_t)stg->n + 1, sizeof(stfile));
-	for (int i = 0; i < stg->n && !st; i++) {
-		if (done[i])
-			continue;
-		int n = 0;
-		for (int j = i; j < stg->n; j++) {
-			stfile *f = &stg->f[j];
-			if (!done[j] && f->tid == stg->f[i].tid && f->gts == stg->f[i].gts &&
-			    !strcmp(f->fam, stg->f[i].fam)) {
-				g[n++] = f;
-				done[j] = true;
-			}
-		}
-		if (n == 1 || runs_disjoint(g, n)) {
-			for (int j = 0; j < n && !st; j++) {
-				outs[nout] = *g[j];
-				g[j]->number = 0; /* moved */
-				g[j]->props = (sst_props){0};
-				st = sync_file(s, outs[nout].number);
-				nout++;
-			}
-			continue;
-		}
-		qsort(g, (size_t)n, sizeof(stfile *), run_desc);
-		st = merge_group(s, g, n, &outs[nout]);
-		if (outs[nout].number)
-			nout++;
-		for (int j = 0; j < n && !st; j++) {
-			unlink_file(s, g[j]->number);
-			g[j]->number = 0;
-		}
-	}
-	/* The stage now lists the outputs (and what was not merged on failure). */
-	for (int i = 0; i < stg->n; i++) {
-		if (stg->f[i].number)
-			outs[nout++] = stg->f[i];
-		else
-			sst_props_free(&stg->f[i].props);
-	}
-	free(stg->f);
-	stg->f = outs;
-	stg->n = stg->cap = nout;
-	free(g);
-	free(done);
-	return st;
 }

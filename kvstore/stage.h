@@ -1,8 +1,9 @@
 /*
- * stage.h — the spilled part of a large batch (stage.c) and what a large
- * commit (ingest.c) needs of it: sorted files in the store directory, one
- * per (kv table, family, kind) and spill ("run"), not listed in the
- * manifest until the commit adds them. Kind: cells written at the commit
+ * stage.h — the spilled part of a large batch (stage.c), its merge at
+ * commit (stage_merge.c) and what a large commit (ingest.c) needs of it:
+ * sorted files in the store directory, one per (kv table, family, kind)
+ * and spill ("run"), not listed in the manifest until the commit adds
+ * them. Kind: cells written at the commit
  * timestamp (KV_TS_LATEST) are stored with timestamp 0 and become the
  * commit timestamp when the file is ingested (its global timestamp, see
  * docs/file-format.md); cells with explicit timestamps keep theirs.
@@ -18,6 +19,7 @@ typedef struct stfile {
 	char fam[32];
 	bool gts; /* timestamps are the placeholder 0 (global-timestamp file) */
 	int run;  /* spill sequence number: later runs win on identical cells */
+	bool raw; /* written uncompressed, to be merged (stage.c run_merges) */
 	uint64_t number;
 	sst_props props;
 	sst_reader *rd; /* opened by ingest.c for conflict checks */
@@ -41,9 +43,31 @@ struct bstage {
 	size_t scells; /* written to the streamed run */
 };
 
+/* At most this many runs of a group are kept apart: more would bring the
+ * table near the write stall (KV_STALL_FILES) with files that a minor
+ * compaction leaves alone (compact.c), so a bigger load merges as before. */
+#define STAGE_MAX_APART 8
+
+/* Removes run or table file `number` from the store directory. */
+void stage_unlink_file(kv_store *s, uint64_t number);
+
+/* Copies the options of family `fam` of t into *out (false if it has
+ * none). */
+bool stage_family_opts(kv_table *t, const char *fam, kv_family_opts *out);
+
 /* Merges the runs of each (table, family, kind) into one file with the
- * family's options and fsyncs every remaining file. On failure the stage
- * is left for stage_free(). */
+ * family's options (two key-disjoint files, merged on two threads, when
+ * the runs hold at least stage_split_bytes) and fsyncs every remaining
+ * file. On failure the stage is left for stage_free(). */
 kv_status stage_finish(kv_store *s, bstage *st);
+
+/* Run bytes from which a group is merged on two threads (SIZE_MAX: off by
+ * default, see stage_merge.c; tests lower it; the environment's
+ * STRATA_STAGE_SPLIT_BYTES overrides it, e.g. 16777216, for benchmarks). */
+extern size_t stage_split_bytes;
+
+/* Runs to be merged at commit are written uncompressed (true; tests turn
+ * it off, and so does STRATA_STAGE_RUNS_COMPRESSED=1, for benchmarks). */
+extern bool stage_raw_runs;
 
 #endif /* STRATA_KV_STAGE_H */

@@ -767,7 +767,7 @@ static kv_status noop_cb(void *arg, const uint8_t *p, size_t n)
 kv_status kv_store_verify(kv_store *s, void (*fn)(void *arg, const char *problem), void *arg)
 {
 	if (s->etcd)
-		return kv_not_supported("kv_store_verify (checksums of local files)");
+		return ekv_store_verify(s, fn, arg, NULL);
 	kv_status worst = KV_OK;
 	pthread_mutex_lock(&s->mu);
 	int n = s->ntables;

@@ -551,12 +551,61 @@ kv_status kv_table_families(kv_store *s, const char *name, kv_family_opts *out, 
 	kv_status st = kv_table_open(s, name, &t);
 	if (st)
 		return st;
+	table_families_of(t, out, max, n);
+	kv_table_close(t);
+	return KV_OK;
+}
+
+void table_families_of(kv_table *t, kv_family_opts *out, int max, int *n)
+{
 	pthread_mutex_lock(&t->mu);
 	*n = t->nfam;
 	for (int i = 0; i < t->nfam && i < max; i++)
 		out[i] = t->fams[i];
 	pthread_mutex_unlock(&t->mu);
-	kv_table_close(t);
+}
+
+static int table_name_cmp(const void *a, const void *b)
+{
+	return strcmp((*(kv_table *const *)a)->name, (*(kv_table *const *)b)->name);
+}
+
+kv_status table_backup_set(kv_store *s, kv_ts *T, bool pin, kv_table ***out, int *n)
+{
+	*out = NULL;
+	*n = 0;
+	kv_status st = KV_OK;
+	kv_table **v;
+	if (s->etcd) {
+		if (pin && (st = ekv_snapshot_acquire(s, T)))
+			return st;
+		backup_test_pause();
+		if ((st = ekv_tables_at(s, *T, &v, n))) {
+			if (pin)
+				ekv_snapshot_release(s, *T);
+			return st;
+		}
+	} else {
+		/* One critical section: no table is created or dropped between
+		 * the snapshot and the set (ts_mu is taken inside s->mu). */
+		pthread_mutex_lock(&s->mu);
+		if (pin)
+			st = kv_snapshot_acquire(s, T);
+		v = util_xcalloc((size_t)(s->ntables ? s->ntables : 1), sizeof *v);
+		for (int i = 0; !st && i < s->ntables; i++) {
+			v[i] = s->tables[i];
+			atomic_fetch_add(&v[i]->refs, 1);
+			(*n)++;
+		}
+		pthread_mutex_unlock(&s->mu);
+		if (st) {
+			free(v);
+			return st;
+		}
+		backup_test_pause();
+	}
+	qsort(v, (size_t)*n, sizeof *v, table_name_cmp);
+	*out = v;
 	return KV_OK;
 }
 

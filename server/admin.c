@@ -26,6 +26,7 @@ static void usage(void)
 			"  strata backup DIR [--incremental-from DIR] [--as-of TIMESTAMP]\n"
 			"                    [--host HOST] [--port PORT] [--user USER] [--dbname DB]\n"
 			"  strata restore BACKUP_DIR --data-dir DIR [--as-of TIMESTAMP] [--quiet]\n"
+			"  strata restore BACKUP_DIR --store etcd://HOST:PORT[,...]/PREFIX [--as-of TIMESTAMP]\n"
 			"  strata backup-info DIR [--verify]\n");
 }
 
@@ -38,7 +39,8 @@ void srv_admin_print_help(void)
 	printf("  %-22s %s\n", "restore DIR --data-dir D",
 	       "restore a backup (and its incremental chain) into a new data");
 	printf("  %-22s %s\n", "",
-	       "directory; --as-of TS restores a point in time within the backups' history");
+	       "directory; --as-of TS restores a point in time within the backups' history;");
+	printf("  %-22s %s\n", "", "--store etcd://... restores into an empty etcd prefix instead");
 	printf("  %-22s %s\n", "backup-info DIR", "show what a backup holds; --verify checks every checksum");
 }
 
@@ -162,7 +164,8 @@ static int cmd_restore(int argc, char **argv)
 	bool quiet = false;
 	for (int i = 2; i < argc; i++) {
 		const char *v;
-		if (opt(argc, argv, &i, "--data-dir", &v) || opt(argc, argv, &i, "-D", &v))
+		if (opt(argc, argv, &i, "--data-dir", &v) || opt(argc, argv, &i, "-D", &v) ||
+		    opt(argc, argv, &i, "--store", &v)) /* an etcd URI: restore into that prefix */
 			data = v;
 		else if (opt(argc, argv, &i, "--as-of", &v))
 			as_of = v;

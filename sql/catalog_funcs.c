@@ -691,6 +691,24 @@ static ty_datum f_postmaster_start_time(ty_fcinfo *fc)
 	return sql_d_timestamptz_us(sess()->e->start_time_us);
 }
 
+/* The session's temporary schema (0: none yet), as PostgreSQL's. */
+static ty_datum f_my_temp_schema(ty_fcinfo *fc)
+{
+	(void)fc;
+	sql_session *s = sess();
+	cat_snap *cs = s->txn && s->txn->ddl ? cat_txn_snap(s->txn->ddl) : snap(s);
+	return ty_int((int64_t)sql_temp_schema_oid(s, cs));
+}
+
+/* Another session's temporary schema (on this or another server)? */
+static ty_datum f_is_other_temp_schema(ty_fcinfo *fc)
+{
+	sql_session *s = sess();
+	cat_snap *cs = s->txn && s->txn->ddl ? cat_txn_snap(s->txn->ddl) : snap(s);
+	cat_oid oid = (cat_oid)fc->args[0].i;
+	return ty_bool(sql_temp_schema_is_temp(cs, oid) && oid != sql_temp_schema_oid(s, cs));
+}
+
 static ty_datum f_tablespace_location(ty_fcinfo *fc)
 {
 	(void)fc;
@@ -717,6 +735,8 @@ static ty_datum f_tablespace_location(ty_fcinfo *fc)
 static const ty_func funcs[] = {
     F("pg_get_userbyid", 1642, TY_NAME, f_get_userbyid, S, TY_OID),
     F("pg_table_is_visible", 2079, TY_BOOL, f_table_is_visible, S, TY_OID),
+    F0("pg_my_temp_schema", 2854, TY_OID, f_my_temp_schema, S),
+    F("pg_is_other_temp_schema", 2855, TY_BOOL, f_is_other_temp_schema, S, TY_OID),
     F("pg_type_is_visible", 2080, TY_BOOL, f_type_is_visible, S, TY_OID),
     F("pg_function_is_visible", 2081, TY_BOOL, f_function_is_visible, S, TY_OID),
     F("pg_operator_is_visible", 2082, TY_BOOL, f_builtin_is_visible, S, TY_OID),

@@ -11,7 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "copy_par.h"
 #include "copy_sort.h"
 #include "ddl_int.h"
 #include "ops.h"
@@ -213,11 +215,10 @@ static int next_byte(copy_in *ci)
 	return data[0];
 }
 
-/* Reads one raw line (without the newline); false at the end. CSV lines may
- * contain newlines inside quotes. */
-static bool read_line(copy_in *ci, const copy_opts *o)
+/* Reads one raw line (without the newline), appending it to out; false at
+ * the end. CSV lines may contain newlines inside quotes. */
+static bool read_line_into(copy_in *ci, const copy_opts *o, util_buf *out)
 {
-	util_buf_reset(&ci->line);
 	bool in_quote = false;
 	bool any = false;
 	const uint8_t q = (uint8_t)o->quote, e = (uint8_t)o->escape;
@@ -234,7 +235,7 @@ static bool read_line(copy_in *ci, const copy_opts *o)
 				while (x < end && *x != '\n' && *x != '\r' && *x != '\\')
 					x++;
 			if (x > p) {
-				util_buf_append(&ci->line, p, (size_t)(x - p));
+				util_buf_append(out, p, (size_t)(x - p));
 				ci->chunk_pos += (size_t)(x - p);
 				any = true;
 				continue;
@@ -242,27 +243,27 @@ static bool read_line(copy_in *ci, const copy_opts *o)
 		}
 		int c = next_byte(ci);
 		if (c < 0)
-			return any || ci->line.len > 0;
+			return any;
 		any = true;
 		if (o->fmt == SQL_COPY_CSV) {
 			if (in_quote && c == o->escape && o->escape != o->quote) {
-				util_buf_putc(&ci->line, (char)c);
+				util_buf_putc(out, (char)c);
 				int d = next_byte(ci);
 				if (d >= 0)
-					util_buf_putc(&ci->line, (char)d);
+					util_buf_putc(out, (char)d);
 				continue;
 			}
 			if (c == o->quote) {
 				in_quote = !in_quote;
-				util_buf_putc(&ci->line, (char)c);
+				util_buf_putc(out, (char)c);
 				continue;
 			}
 		} else if (c == '\\') {
-			util_buf_putc(&ci->line, (char)c);
+			util_buf_putc(out, (char)c);
 			int d = next_byte(ci);
 			if (d < 0)
 				return true;
-			util_buf_putc(&ci->line, (char)d);
+			util_buf_putc(out, (char)d);
 			continue;
 		}
 		if (!in_quote && (c == '\n' || c == '\r')) {
@@ -273,8 +274,15 @@ static bool read_line(copy_in *ci, const copy_opts *o)
 			}
 			return true;
 		}
-		util_buf_putc(&ci->line, (char)c);
+		util_buf_putc(out, (char)c);
 	}
+}
+
+/* Reads one raw line into ci->line; false at the end. */
+static bool read_line(copy_in *ci, const copy_opts *o)
+{
+	util_buf_reset(&ci->line);
+	return read_line_into(ci, o, &ci->line);
 }
 
 static UTIL_NORETURN void bad_copy(copy_in *ci, const char *table, util_errcode code, const char *msg)
@@ -830,6 +838,264 @@ static void next_row(loader *ld, util_arena *rowa, ty_datum **vals, int ncols, u
 		*vals = ty_alloc(sizeof(ty_datum) * (size_t)(ncols + 1));
 }
 
+/* ---------------------------------------------------------------- one line */
+
+/* What parsing a text or csv line needs; read-only during the COPY, so
+ * the pipeline's workers share it (copy_par.c). */
+typedef struct copy_parse {
+	const copy_opts *o;
+	const cat_rel *r;
+	const int *cols; /* the listed columns */
+	int ncols;
+	const bool *fnn; /* FORCE_NOT_NULL per listed column */
+} copy_parse;
+
+/* As PostgreSQL: the whole line must be valid UTF-8 (22021) before any
+ * field is looked at. */
+static void check_utf8(const char *table, int64_t lineno, const char *line, size_t len)
+{
+	if (ty_str_valid_utf8_prefix(line ? line : "", len) == len)
+		return;
+	TY_TRY(tu) { ty_str_verify_utf8(line, len); }
+	TY_CATCH(tu)
+	{
+		TY_END(tu);
+		util_err_context(ty_err(), "COPY %s, line %lld", table, (long long)lineno);
+		ty_errthrow();
+	}
+	TY_END(tu);
+}
+
+/* Splits ci->line and runs the listed columns' type input into vals (the
+ * table's columns; the others NULL). fields, lens and quoted: scratch of
+ * cp->ncols + 1 entries. */
+static void parse_fields(copy_in *ci, const copy_parse *cp, char **fields, size_t *lens, bool *quoted, ty_datum *vals)
+{
+	const copy_opts *o = cp->o;
+	const cat_rel *r = cp->r;
+	const int *cols = cp->cols;
+	int ncols = cp->ncols;
+	int nf = o->fmt == SQL_COPY_CSV ? split_csv(ci, o, r->name, fields, lens, ncols, quoted)
+					: split_text(ci, o, r->name, fields, lens, ncols);
+	if (ncols == 0 && nf == 1 && fields[0] && lens[0] == 0)
+		nf = 0;
+	if (nf < ncols) {
+		char msg[256];
+		snprintf(msg, sizeof msg, "missing data for column \"%s\"", r->cols[cols[nf]].name);
+		bad_copy(ci, r->name, UTIL_E_BAD_COPY_FILE_FORMAT, msg);
+	}
+	for (int i = 0; i < r->ncols; i++)
+		vals[i] = ty_null();
+	for (int i = 0; i < ncols; i++) {
+		int col = cols[i];
+		const char *fv = fields[i];
+		if (!fv && cp->fnn[i])
+			fv = o->null_str;
+		if (!fv)
+			continue;
+		TY_TRY(tv)
+		{
+			vals[col] = ty_input(r->cols[col].type, fv, fv == o->null_str ? o->null_len : lens[i],
+					     r->cols[col].typmod);
+		}
+		TY_CATCH(tv)
+		{
+			TY_END(tv);
+			util_err_context(ty_err(), "COPY %s, line %lld, column %s: \"%.*s\"", r->name,
+					 (long long)ci->lineno, r->cols[col].name, (int)(lens[i] > 100 ? 100 : lens[i]), fv);
+			ty_errthrow();
+		}
+		TY_END(tv);
+	}
+}
+
+/* The ordered part of a row: defaults, then load_row. Errors of a row
+ * (defaults, constraints) name the line, as PostgreSQL (binary data is
+ * not shown). */
+static void finish_row(loader *ld, ty_datum *vals, copy_in *ci, bool binary, const char *line, size_t len)
+{
+	const cat_rel *r = &ld->rel->rel;
+	TY_TRY(tr)
+	{
+		for (int i = 0; i < r->ncols; i++)
+			if (ld->defaults[i])
+				vals[i] = sql_eval(ld->ex, ld->defaults[i], NULL);
+		load_row(ld, vals, ci);
+	}
+	TY_CATCH(tr)
+	{
+		TY_END(tr);
+		if (!ty_err()->context[0] && binary)
+			util_err_context(ty_err(), "COPY %s, line %lld", r->name, (long long)ci->lineno);
+		else if (!ty_err()->context[0])
+			util_err_context(ty_err(), "COPY %s, line %lld: \"%.*s\"", r->name, (long long)ci->lineno,
+					 (int)(len > 100 ? 100 : len), line ? line : "");
+		ty_errthrow();
+	}
+	TY_END(tr);
+}
+
+/* ---------------------------------------------------------------- the parse pipeline */
+
+/* Text of a chunk handed to the parsers: about this much (a longer line
+ * makes a longer chunk). */
+#define CHUNK_BYTES (128u << 10)
+
+/* The pipeline's parse function (copy_par.h): every line of a chunk into
+ * its row, on a worker thread or on the connection thread. */
+static void par_parse(void *arg, sql_copy_chunk *c)
+{
+	const copy_parse *cp = arg;
+	const cat_rel *r = cp->r;
+	size_t w = (size_t)r->ncols;
+	c->rows = ty_alloc(sizeof(ty_datum) * (size_t)c->nlines * (w ? w : 1));
+	char **fields = ty_alloc(sizeof(char *) * (size_t)(cp->ncols + 1));
+	size_t *lens = ty_alloc(sizeof(size_t) * (size_t)(cp->ncols + 1));
+	bool *quoted = ty_alloc0(sizeof(bool) * (size_t)(cp->ncols + 1));
+	copy_in ci;
+	memset(&ci, 0, sizeof ci);
+	char *text = c->text.data ? c->text.data : (char *)"";
+	TY_TRY(t)
+	{
+		for (int i = 0; i < c->nlines; i++) {
+			size_t st = i ? c->ends[i - 1] : 0;
+			ci.line.data = text + st; /* a view: never grown nor freed */
+			ci.line.len = c->ends[i] - st;
+			ci.lineno = c->first_line + i;
+			c->fail_early = true;
+			check_utf8(r->name, ci.lineno, ci.line.data, ci.line.len);
+			c->fail_early = false;
+			parse_fields(&ci, cp, fields, lens, quoted, c->rows + (size_t)i * w);
+			c->nparsed = i + 1;
+		}
+	}
+	TY_CATCH(t)
+	{
+		TY_END(t);
+		util_buf_free(&ci.field);
+		ty_errthrow();
+	}
+	TY_END(t);
+	util_buf_free(&ci.field);
+}
+
+/* Reads lines into c until it holds CHUNK_BYTES; false at the end of the
+ * data (end of input or the end marker). *readno counts the lines read;
+ * the header line is checked and dropped here. */
+static bool fill_chunk(copy_in *ci, const copy_opts *o, const cat_rel *r, sql_copy_chunk *c, bool *first,
+		       int64_t *readno)
+{
+	while (c->text.len < CHUNK_BYTES) {
+		size_t start = c->text.len;
+		if (!read_line_into(ci, o, &c->text))
+			return false;
+		++*readno;
+		const char *line = c->text.data ? c->text.data + start : "";
+		size_t len = c->text.len - start;
+		/* The end marker, and the header, as the serial loop (the header
+		 * line's UTF-8 check first: it is not parsed later). */
+		if (len == 2 && line[0] == '\\' && line[1] == '.') {
+			c->text.len = start;
+			return false;
+		}
+		if (*first && o->header) {
+			*first = false;
+			check_utf8(r->name, *readno, line, len);
+			c->text.len = start;
+			continue;
+		}
+		*first = false;
+		sql_copy_chunk_add(c, *readno);
+	}
+	return true;
+}
+
+/* The text/csv load through the pipeline: chunks filled while slots are
+ * free, then the oldest one's rows loaded in line order. Returns the
+ * number of rows loaded. byval: per table column. */
+static uint64_t par_load(sql_copy_par *par, loader *ld, copy_in *ci, const copy_opts *o, util_arena *rowa,
+			 ty_datum **vals, const bool *byval, sql_progress *prog)
+{
+	const cat_rel *r = &ld->rel->rel;
+	uint64_t n = 0;
+	bool more = true, first = true;
+	int64_t readno = 0;
+	for (;;) {
+		sql_copy_chunk *f;
+		while (more && (f = sql_copy_par_slot(par)) != NULL) {
+			more = fill_chunk(ci, o, r, f, &first, &readno);
+			if (f->nlines)
+				sql_copy_par_submit(par);
+		}
+		sql_copy_chunk *c = sql_copy_par_next(par);
+		if (!c)
+			break;
+		const char *text = c->text.data ? c->text.data : "";
+		for (int i = 0; i < c->nlines && i <= c->nparsed; i++) {
+			ci->lineno = c->first_line + i;
+			if (i == c->nparsed) {
+				/* Its bad line: in the serial loop's order, after the
+				 * row's start (a flush) unless the line was not UTF-8. */
+				if (!c->fail_early)
+					next_row(ld, rowa, vals, r->ncols, n);
+				ty_throw(&c->err);
+			}
+			next_row(ld, rowa, vals, r->ncols, n);
+			const ty_datum *src = c->rows + (size_t)i * (size_t)r->ncols;
+			for (int k = 0; k < r->ncols; k++)
+				(*vals)[k] = ty_datum_copy(src[k], byval[k]);
+			size_t st = i ? c->ends[i - 1] : 0;
+			finish_row(ld, *vals, ci, false, text + st, c->ends[i] - st);
+			n++;
+			if ((n & 1023) == 0) {
+				ty_check_interrupts();
+				sql_progress_update(prog, "loading", n, 0, 0);
+			}
+		}
+		sql_copy_par_release(par);
+	}
+	return n;
+}
+
+/* Worker threads for a text/csv COPY: strata.copy_workers, -1 (the
+ * default) for one less than the machine's cores (at most 4), 0 for none
+ * (the serial loop). Columns whose input reads the catalog (the reg*
+ * types, through the session's resolver) keep the serial loop. */
+static int copy_workers(sql_session *s, const copy_opts *o, const cat_rel *r, const int *cols, int ncols)
+{
+	if (o->fmt == SQL_COPY_BINARY)
+		return 0;
+	const char *v = sql_guc_get(s, "strata.copy_workers");
+	int nw = v ? atoi(v) : -1;
+	if (nw < 0) {
+		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+		nw = cpus > 1 ? (int)(cpus - 1) : 0;
+		if (nw > 4)
+			nw = 4;
+	}
+	for (int i = 0; nw > 0 && i < ncols; i++) {
+		const ty_type *t = ty_type_get(r->cols[cols[i]].type);
+		ty_oid base = t && t->elem && t->category == 'A' ? t->elem : r->cols[cols[i]].type;
+		switch (base) {
+		case TY_REGCLASS:
+		case TY_REGTYPE:
+		case TY_REGPROC:
+		case TY_REGPROCEDURE:
+		case TY_REGOPER:
+		case TY_REGOPERATOR:
+		case TY_REGNAMESPACE:
+		case TY_REGROLE:
+		case TY_REGCOLLATION:
+		case TY_REGCONFIG:
+		case 3769: /* regdictionary */
+			return 0;
+		default:
+			break;
+		}
+	}
+	return nw;
+}
+
 static void copy_from(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o, sql_complete *c)
 {
 	const cat_obj *rel = sql_lookup_rel(s, s->cat, st->relation, false);
@@ -970,13 +1236,25 @@ static void copy_from(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o,
 	util_arena *rowa = util_arena_new(sorted && ld.bulk ? SORTED_ARENA_BYTES : sorted ? 1u << 20 : 16 * 1024, 0);
 	util_arena *saved = ty_get_arena();
 	sql_progress *prog = sql_progress_begin(s, "copy from", r->name, true); /* strata_progress */
+	copy_parse cp = {o, r, cols, ncols, fnn};
+	/* Text and csv parse on worker threads (copy_par.c); they start only
+	 * once the input is more than one chunk. */
+	int nworkers = copy_workers(s, o, r, cols, ncols);
+	sql_copy_par *volatile par = nworkers > 0 ? sql_copy_par_new(nworkers, par_parse, &cp, &s->tys) : NULL;
+	bool *byval = ty_alloc(sizeof(bool) * (size_t)(r->ncols + 1));
+	for (int i = 0; i < r->ncols; i++) {
+		const ty_type *t = ty_type_get(r->cols[i].type);
+		byval[i] = !t || t->byval;
+	}
 	TY_TRY(tc)
 	{
 		bool first = true;
 		bool binary = o->fmt == SQL_COPY_BINARY;
 		if (binary)
 			read_bin_header(&ci);
-		for (;;) {
+		if (par)
+			n = par_load(par, &ld, &ci, o, rowa, &vals, byval, prog);
+		for (; !par;) {
 			if (binary) {
 				next_row(&ld, rowa, &vals, r->ncols, n);
 				if (!read_bin_row(&ci, r, cols, ncols, vals))
@@ -986,21 +1264,7 @@ static void copy_from(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o,
 			if (!read_line(&ci, o))
 				break;
 			ci.lineno++;
-			/* As PostgreSQL: the whole line must be valid UTF-8 (22021)
-			 * before any field is looked at. */
-			if (ty_str_valid_utf8_prefix(ci.line.data ? ci.line.data : "", ci.line.len) != ci.line.len) {
-				TY_TRY(tu)
-				{
-					ty_str_verify_utf8(ci.line.data, ci.line.len);
-				}
-				TY_CATCH(tu)
-				{
-					TY_END(tu);
-					util_err_context(ty_err(), "COPY %s, line %lld", r->name, (long long)ci.lineno);
-					ty_errthrow();
-				}
-				TY_END(tu);
-			}
+			check_utf8(r->name, ci.lineno, ci.line.data, ci.line.len);
 			if (o->fmt == SQL_COPY_TEXT && ci.line.len == 2 && ci.line.data[0] == '\\' && ci.line.data[1] == '.')
 				break;
 			if (o->fmt == SQL_COPY_CSV && ci.line.len == 2 && ci.line.data[0] == '\\' && ci.line.data[1] == '.')
@@ -1011,66 +1275,17 @@ static void copy_from(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o,
 			}
 			first = false;
 			next_row(&ld, rowa, &vals, r->ncols, n);
-			int nf = o->fmt == SQL_COPY_CSV ? split_csv(&ci, o, r->name, fields, lens, ncols, quoted)
-							: split_text(&ci, o, r->name, fields, lens, ncols);
-			if (ncols == 0 && nf == 1 && fields[0] && lens[0] == 0)
-				nf = 0;
-			if (nf < ncols) {
-				char msg[256];
-				snprintf(msg, sizeof msg, "missing data for column \"%s\"", r->cols[cols[nf]].name);
-				bad_copy(&ci, r->name, UTIL_E_BAD_COPY_FILE_FORMAT, msg);
-			}
-			for (int i = 0; i < r->ncols; i++)
-				vals[i] = ty_null();
-			for (int i = 0; i < ncols; i++) {
-				int col = cols[i];
-				const char *fv = fields[i];
-				if (!fv && fnn[i])
-					fv = o->null_str;
-				if (!fv)
-					continue;
-				TY_TRY(tv)
-				{
-					vals[col] = ty_input(r->cols[col].type, fv, fv == o->null_str ? o->null_len : lens[i],
-							     r->cols[col].typmod);
-				}
-				TY_CATCH(tv)
-				{
-					TY_END(tv);
-					util_err_context(ty_err(), "COPY %s, line %lld, column %s: \"%.*s\"", r->name, (long long)ci.lineno,
-							 r->cols[col].name, (int)(lens[i] > 100 ? 100 : lens[i]), fv);
-					ty_errthrow();
-				}
-				TY_END(tv);
-			}
+			parse_fields(&ci, &cp, fields, lens, quoted, vals);
 		loaded:; /* a label ends at a statement; TY_TRY starts with a declaration */
-			/* Errors of a row (defaults, constraints) name the line, as PostgreSQL
-			 * (binary data is not shown). */
-			TY_TRY(tr)
-			{
-				for (int i = 0; i < r->ncols; i++)
-					if (ld.defaults[i])
-						vals[i] = sql_eval(ld.ex, ld.defaults[i], NULL);
-				load_row(&ld, vals, &ci);
-			}
-			TY_CATCH(tr)
-			{
-				TY_END(tr);
-				if (!ty_err()->context[0] && binary)
-					util_err_context(ty_err(), "COPY %s, line %lld", r->name,
-							 (long long)ci.lineno);
-				else if (!ty_err()->context[0])
-					util_err_context(ty_err(), "COPY %s, line %lld: \"%.*s\"", r->name, (long long)ci.lineno,
-							 (int)(ci.line.len > 100 ? 100 : ci.line.len), ci.line.data ? ci.line.data : "");
-				ty_errthrow();
-			}
-			TY_END(tr);
+			finish_row(&ld, vals, &ci, binary, ci.line.data, ci.line.len);
 			n++;
 			if ((n & 1023) == 0) {
 				ty_check_interrupts();
 				sql_progress_update(prog, "loading", n, 0, 0);
 			}
 		}
+		sql_copy_par_free(par); /* every chunk consumed: the workers are idle */
+		par = NULL;
 		/* Drain the rest of the client's data after the end marker. */
 		if (!ci.file)
 			while (next_byte(&ci) >= 0)
@@ -1090,6 +1305,7 @@ static void copy_from(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o,
 		ty_set_arena(saved);
 		util_err err;
 		memcpy(&err, ty_err(), sizeof err);
+		sql_copy_par_free(par); /* stops and joins the workers */
 		/* A duplicate key in an earlier block of 1000 lines is the error
 		 * PostgreSQL reports (copy_sort.c). */
 		if (ld.sorted) {

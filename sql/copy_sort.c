@@ -281,13 +281,14 @@ static const srow *find_dup(sql_copy_sort *cs)
  * violation at the lowest line below before_line, if any. */
 static void check_unique(sql_copy_sort *cs, int64_t before_line, bool claim_keys)
 {
+	sql_uq_mode mode = !claim_keys ? SQL_UQ_REPORT : cs->in_block ? SQL_UQ_CLAIM_BLOCK : SQL_UQ_CLAIM;
 	if (!cs->unique || !cs->n)
 		return;
 	for (size_t i = 0; i < cs->n; i++) {
 		cs->rows[i] = cs->e[i].vals;
 		cs->lines[i] = cs->e[i].line;
 	}
-	sql_index_unique_check_rows(cs->s, cs->rel, cs->rows, cs->lines, cs->n, before_line, claim_keys);
+	sql_index_unique_check_rows(cs->s, cs->rel, cs->rows, cs->lines, cs->n, before_line, mode);
 }
 
 /* Merges the flushed keys into the sorted keys of earlier flushes. */

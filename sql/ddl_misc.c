@@ -236,6 +236,7 @@ typedef struct rv_walk {
 	cat_snap *cs;
 	cat_oid target;
 	bool found;
+	cat_txn *collect; /* set: every relation named is a dependency of it */
 } rv_walk;
 
 /* Walks every RangeVar in a raw parse tree (protobuf-c reflection). */
@@ -247,7 +248,9 @@ static void walk_msg(const ProtobufCMessage *m, rv_walk *w)
 		const PgQuery__RangeVar *rv = (const PgQuery__RangeVar *)m;
 		const cat_obj *o = sql_lookup_rel_name(
 		    w->s, w->cs, rv->schemaname && *rv->schemaname ? rv->schemaname : NULL, rv->relname);
-		if (o && o->oid == w->target)
+		if (o && w->collect)
+			cat_txn_depend(w->collect, o->oid);
+		else if (o && o->oid == w->target)
 			w->found = true;
 		return;
 	}
@@ -279,7 +282,7 @@ bool sql_view_depends_on(sql_session *s, const cat_obj *view, cat_oid rel)
 	PgQuery__ParseResult *pr = sql_parse_text(view->rel.view_sql, &err);
 	if (!pr)
 		return false;
-	rv_walk w = {s, s->txn && s->txn->ddl ? cat_txn_snap(s->txn->ddl) : s->cat, rel, false};
+	rv_walk w = {s, s->txn && s->txn->ddl ? cat_txn_snap(s->txn->ddl) : s->cat, rel, false, NULL};
 	walk_msg(&pr->base, &w);
 	pg_query__parse_result__free_unpacked(pr, NULL);
 	return w.found;
@@ -391,6 +394,11 @@ void sql_ddl_create_view(sql_session *s, PgQuery__ViewStmt *st, const char *text
 	/* Relations are bound now, as PostgreSQL binds a view's tree at creation:
 	 * the stored text names them with their schema. */
 	r->view_sql = cat_obj_strdup(o, sql_text_deparse_bound(s, cs, st->query));
+	/* The catalog records no dependencies of a view: tell the commit which
+	 * relations it rests on, so that another server dropping or altering
+	 * one meanwhile conflicts with it (docs/scale-out.md). */
+	rv_walk deps = {s, cs, 0, false, ct};
+	walk_msg(&st->query->base, &deps);
 	/* Column aliases become part of the stored query's output names. */
 	if (st->n_aliases) {
 		util_buf b = UTIL_BUF_INIT;

@@ -138,6 +138,21 @@ sql_expr *sql_rewrite_default_expr(sql_session *s, const cat_obj *rel, int col, 
 
 /* ---------------------------------------------------------------- the pass */
 
+typedef struct rk_cell {
+	int col;           /* column index (the same in the old and new table) */
+	uint32_t off, len; /* value bytes in rk_row.bytes */
+} rk_cell;
+
+typedef struct rk_row {
+	const sql_rowmap *map; /* the old table's column ids */
+	const bool *use;       /* per column: its cell matters (a column of the new row) */
+	int *at;               /* per column: its cell in cells[], or -1 */
+	rk_cell *cells;
+	int n, cap;
+	util_buf bytes; /* the cells' values: a cell's bytes last only during its callback */
+	bool exists;
+} rk_row;
+
 typedef struct rw_state {
 	sql_session *s;
 	sql_rewrite *rw;
@@ -153,6 +168,10 @@ typedef struct rw_state {
 	bool unordered;      /* a key came below an earlier one */
 	util_arena *get_arena;
 	const char *pk_name;
+	/* re-key by cells */
+	kv_iter *it;      /* over the old storage */
+	rk_row rk;        /* the row being read */
+	util_arena *keya; /* the new key's decoded values */
 } rw_state;
 
 static UTIL_NORETURN void null_values(const cat_rel *r, const cat_column *c, cat_snap *cs)
@@ -238,11 +257,13 @@ static bool seen_key(rw_state *st, const uint8_t *k, size_t kl)
 	return ks == KV_OK && row.n > 0;
 }
 
-static void write_new_row(rw_state *st, const ty_datum *vals)
+/* Starts a row of the new storage: its key (from vals' key columns) into
+ * st->key, the uniqueness check, the batch, the sentinel. The caller puts
+ * the row's cells (ascending column ids) and ends with end_row. */
+static void begin_row(rw_state *st, const ty_datum *vals)
 {
-	const cat_rel *r = st->newr;
 	util_buf_reset(&st->key);
-	sql_row_key(r, vals, &st->key);
+	sql_row_key(st->newr, vals, &st->key);
 	const uint8_t *k = (const uint8_t *)st->key.data;
 	size_t kl = st->key.len;
 	if (!ascending(st, k, kl)) {
@@ -262,22 +283,41 @@ static void write_new_row(rw_state *st, const ty_datum *vals)
 	/* Cells in key order (the sentinel's empty qualifier first): a batch
 	 * of ascending rows is then one sorted run and needs no sort. */
 	kv_batch_put(st->batch, st->dst, k, kl, SQL_FAMILY, "", 0, st->ts, "", 0);
-	uint8_t q[2];
-	for (int i = 0; i < r->ncols; i++) {
-		const cat_column *c = &r->cols[i];
-		if (c->dropped || vals[i].null || !sql_column_in_cells(r, c))
-			continue;
-		sql_colid_qual(c->col_id, q);
-		util_buf_reset(&st->enc);
-		sql_value_encode(c->type, vals[i], &st->enc);
-		kv_batch_put(st->batch, st->dst, k, kl, SQL_FAMILY, q, 2, st->ts, st->enc.data, st->enc.len);
-	}
+}
+
+static void end_row(rw_state *st)
+{
+	const uint8_t *k = (const uint8_t *)st->key.data;
+	size_t kl = st->key.len;
 	if (st->rw->check_unique_key && st->unordered)
 		util_map_put(&st->batch_keys, k, kl, (void *)1);
 	if (st->unordered && kv_batch_byte_size(st->batch) >= REWRITE_BATCH_BYTES)
 		flush_batch(st);
 	else if (st->s->e->opts.store_uri && kv_batch_count(st->batch) >= SQL_SHARED_BATCH_CELLS)
 		flush_batch(st); /* a shared store: bounded transactions */
+}
+
+/* Puts one value cell of the row begun by begin_row. */
+static void put_cell(rw_state *st, uint16_t col_id, const void *v, size_t vl)
+{
+	uint8_t q[2];
+	sql_colid_qual(col_id, q);
+	kv_batch_put(st->batch, st->dst, st->key.data, st->key.len, SQL_FAMILY, q, 2, st->ts, v, vl);
+}
+
+static void write_new_row(rw_state *st, const ty_datum *vals)
+{
+	const cat_rel *r = st->newr;
+	begin_row(st, vals);
+	for (int i = 0; i < r->ncols; i++) {
+		const cat_column *c = &r->cols[i];
+		if (c->dropped || vals[i].null || !sql_column_in_cells(r, c))
+			continue;
+		util_buf_reset(&st->enc);
+		sql_value_encode(c->type, vals[i], &st->enc);
+		put_cell(st, c->col_id, st->enc.data, st->enc.len);
+	}
+	end_row(st);
 }
 
 static void one_row(rw_state *st, const ty_datum *old, ty_datum *newv)
@@ -339,6 +379,164 @@ static void rw_cleanup(rw_state *st)
 	util_map_free(&st->batch_keys);
 	util_arena_destroy(st->get_arena);
 	st->get_arena = NULL;
+	if (st->it)
+		kv_iter_close(st->it);
+	st->it = NULL;
+	free(st->rk.cells);
+	st->rk.cells = NULL;
+	util_buf_free(&st->rk.bytes);
+	util_arena_destroy(st->keya);
+	st->keya = NULL;
+}
+
+/* ---------------------------------------------------------------- re-key by cells */
+
+/* ADD PRIMARY KEY on a table without one changes only the row key: each
+ * value cell is, byte for byte, the same under the new key (docs/row-format.md).
+ * Such a rewrite reads the old rows' cells straight from the store, decodes
+ * only the new key's columns (and looks for the NOT NULL ones) and copies
+ * the other cells' bytes under the new key: no executor, no decoding and
+ * encoding of values. Same rows in the same order as the executor's scan,
+ * so the same first violation is reported. */
+
+/* True when the rewrite only re-keys rows of a table without a primary
+ * key into the same columns, with the same types and column ids. */
+static bool rekey_by_cells_ok(sql_session *s, const sql_rewrite *rw)
+{
+	const cat_rel *o = &rw->old_rel->rel, *n = &rw->new_rel->rel;
+	if (!rw->new_storage || rw->nchecks || o->npk || !n->npk || o->ilv_depth || o->ilv_nchildren ||
+	    n->ilv_depth || n->ncols < o->ncols)
+		return false;
+	for (int c = 0; c < n->ncols; c++) {
+		if (rw->exprs && rw->exprs[c])
+			return false;
+		if (c >= o->ncols || o->cols[c].dropped || n->cols[c].dropped)
+			continue;
+		if (o->cols[c].col_id != n->cols[c].col_id || o->cols[c].type != n->cols[c].type ||
+		    o->cols[c].typmod != n->cols[c].typmod)
+			return false;
+	}
+	/* The transaction's own writes to the table are merged only by the
+	 * executor's scan. */
+	int nw = 0;
+	sql_txn_table_writes(s->txn, rw->old_rel->oid, ty_get_arena(), &nw);
+	return nw == 0;
+}
+
+static void rk_cell_fn(void *arg, const kv_cell *c)
+{
+	rk_row *rr = arg;
+	if (c->family.len != 1 || c->family.data[0] != SQL_FAMILY[0])
+		return;
+	if (c->qualifier.len == 0) {
+		rr->exists = true;
+		return;
+	}
+	if (c->qualifier.len != 2)
+		return;
+	uint16_t id = (uint16_t)((c->qualifier.data[0] << 8) | c->qualifier.data[1]);
+	if (id >= rr->map->ncolids || rr->map->idx[id] < 0)
+		return; /* a dropped column */
+	int col = rr->map->idx[id];
+	if (!rr->use[col])
+		return;
+	if (rr->n == rr->cap) {
+		rr->cap = rr->cap ? 2 * rr->cap : 16;
+		rr->cells = util_xrealloc(rr->cells, sizeof *rr->cells * (size_t)rr->cap);
+	}
+	rr->at[col] = rr->n;
+	rr->cells[rr->n++] = (rk_cell){col, (uint32_t)rr->bytes.len, (uint32_t)c->value.len};
+	util_buf_append(&rr->bytes, c->value.data, c->value.len);
+}
+
+/* Writes the row collected in rr under its new key; vals holds NULLs
+ * except in the key columns. */
+static void rk_write(rw_state *st, rk_row *rr, ty_datum *vals, const bool *keep)
+{
+	const cat_rel *nr = st->newr;
+	const bool *nn = st->rw->check_notnull;
+	const uint8_t *b = (const uint8_t *)rr->bytes.data;
+	if (nn)
+		for (int c = 0; c < nr->ncols; c++)
+			if (nn[c] && rr->at[c] < 0)
+				null_values(nr, &nr->cols[c], sql_ddl_snap(st->s));
+	for (int i = 0; i < nr->npk; i++) {
+		int c = nr->pk[i] - 1;
+		const rk_cell *cl = rr->at[c] < 0 ? NULL : &rr->cells[rr->at[c]];
+		vals[c] = cl ? sql_value_decode_t(rr->map->types[c], nr->cols[c].type, b + cl->off, cl->len)
+			     : ty_null();
+	}
+	begin_row(st, vals);
+	for (int i = 0; i < rr->n; i++) {
+		const rk_cell *cl = &rr->cells[i];
+		if (keep[cl->col])
+			put_cell(st, nr->cols[cl->col].col_id, b + cl->off, cl->len);
+	}
+	end_row(st);
+}
+
+/* The pass of rekey_by_cells_ok rewrites: throws like the executor's. */
+static void rekey_by_cells(rw_state *st)
+{
+	rk_row *rr = &st->rk;
+	const cat_rel *o = st->oldr, *nr = st->newr;
+	sql_rowmap map;
+	sql_rowmap_build(o, ty_get_arena(), &map);
+	bool *use = ty_alloc0(sizeof(bool) * (size_t)nr->ncols);
+	bool *keep = ty_alloc0(sizeof(bool) * (size_t)nr->ncols);
+	rr->at = ty_alloc(sizeof(int) * (size_t)nr->ncols);
+	for (int c = 0; c < nr->ncols; c++) {
+		use[c] = c < o->ncols && !o->cols[c].dropped && !nr->cols[c].dropped;
+		keep[c] = use[c] && sql_column_in_cells(nr, &nr->cols[c]);
+		rr->at[c] = -1;
+	}
+	rr->map = &map;
+	rr->use = use;
+	ty_datum *vals = ty_alloc(sizeof(ty_datum) * (size_t)(nr->ncols + 1));
+	for (int c = 0; c <= nr->ncols; c++)
+		vals[c] = ty_null();
+	kv_status ks = kv_table_open(st->s->e->kv, o->storage, &st->src);
+	if (ks != KV_OK)
+		sql_kv_error(ks, "opening a table");
+	kv_scan_opts so;
+	memset(&so, 0, sizeof so);
+	so.read.read_ts = st->ts;
+	so.read.no_cache = true; /* the old storage goes away with the commit */
+	sql_txn_note_read(st->s->txn, o->storage, NULL, 0, NULL, 0, false);
+	st->it = kv_scan(st->src, &so);
+	util_arena *saved = ty_get_arena();
+	util_arena *keya = st->keya = util_arena_new(4096, 0);
+	uint64_t n = 0;
+	while (kv_iter_valid(st->it)) {
+		rr->exists = false;
+		kv_iter_row(st->it, rk_cell_fn, rr);
+		if (rr->exists) {
+			ty_set_arena(keya);
+			rk_write(st, rr, vals, keep);
+			ty_set_arena(saved);
+			st->rw->rows++;
+		}
+		for (int i = 0; i < rr->n; i++)
+			rr->at[rr->cells[i].col] = -1;
+		rr->n = 0;
+		util_buf_reset(&rr->bytes);
+		if ((++n & 1023) == 0) {
+			util_arena_reset(keya);
+			sql_check_interrupts(st->s);
+		}
+	}
+	ks = kv_iter_status(st->it);
+	if (ks != KV_OK)
+		sql_kv_error(ks, "scanning a table");
+	flush_batch(st);
+}
+
+/* The rows (own pending writes included) now live in the new storage;
+ * the old one goes when the transaction commits. */
+static void rekeyed(sql_txn *t, const cat_obj *old)
+{
+	sql_txn_table_reshape(t, old->oid, 0, true);
+	sql_txn_drop_storage_after_commit(t, old->rel.storage);
 }
 
 void sql_rewrite_run(sql_session *s, sql_rewrite *rw)
@@ -381,6 +579,26 @@ void sql_rewrite_run(sql_session *s, sql_rewrite *rw)
 		if (ks != KV_OK)
 			sql_kv_error(ks, "opening a table");
 		sql_txn_table_reshape(t, old->oid, nr->ncols, false);
+	}
+	if (rekey_by_cells_ok(s, rw)) {
+		util_arena *saved = ty_get_arena();
+		TY_TRY(tc)
+		{
+			rekey_by_cells(&st);
+		}
+		TY_CATCH(tc)
+		{
+			TY_END(tc);
+			ty_set_arena(saved);
+			util_err err;
+			memcpy(&err, ty_err(), sizeof err);
+			rw_cleanup(&st);
+			ty_throw(&err);
+		}
+		TY_END(tc);
+		rw_cleanup(&st);
+		rekeyed(t, old);
+		return;
 	}
 	/* A scan of the old table as the executor does it (own writes merged). */
 	sql_plan *p = sql_plan_new(SQL_P_SCAN, old->rel.ncols + 1);
@@ -445,10 +663,6 @@ void sql_rewrite_run(sql_session *s, sql_rewrite *rw)
 	ty_set_arena(saved);
 	util_arena_destroy(rowa);
 	rw_cleanup(&st);
-	if (rw->new_storage) {
-		/* The rows (own pending writes included) now live in the new
-		 * storage; the old one goes when the transaction commits. */
-		sql_txn_table_reshape(t, old->oid, 0, true);
-		sql_txn_drop_storage_after_commit(t, old->rel.storage);
-	}
+	if (rw->new_storage)
+		rekeyed(t, old);
 }

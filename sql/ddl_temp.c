@@ -1,6 +1,8 @@
 /*
  * ddl_temp.c — temporary tables, sequences and views. Each session that
- * creates one gets a schema pg_temp_<pid> (named like PostgreSQL's), searched
+ * creates one gets a schema pg_temp_<pid> (named like PostgreSQL's; on a
+ * store shared by several servers pg_temp_<server no>_<pid>, as session
+ * ids are per server: kv_store_server_no), searched
  * before everything else for relations and reachable as "pg_temp". The
  * catalog keeps temporary objects like any other, so they follow the
  * transaction rules; they are dropped when the session ends, and any left
@@ -56,9 +58,18 @@ cat_oid sql_temp_schema(sql_session *s)
 		return have;
 	/* Created in this transaction: gone again if it rolls back. */
 	char name[CAT_NAME_MAX];
-	snprintf(name, sizeof name, TEMP_PREFIX "%d", s->pid);
+	uint64_t srv = kv_store_server_no(s->e->kv);
+	if (srv)
+		snprintf(name, sizeof name, TEMP_PREFIX "%llu_%d", (unsigned long long)srv, s->pid);
+	else
+		snprintf(name, sizeof name, TEMP_PREFIX "%d", s->pid);
 	const cat_obj *old = cat_schema_by_name(cs, s->db_oid, name);
 	if (old) {
+		/* Left by an earlier session with this id whose end could not
+		 * drop it: this server's (names carry the server number). */
+		if (old->schema.temp_owner != kv_store_owner_id(s->e->kv))
+			ty_error(UTIL_E_DUPLICATE_SCHEMA, "temporary schema \"%s\" belongs to another server",
+				 name);
 		temp_of(s)->schema = old->oid;
 		return old->oid;
 	}

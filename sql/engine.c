@@ -48,6 +48,11 @@ int sql_engine_open(const sql_engine_opts *o, sql_engine **out, util_err *err)
 	pthread_cond_init(&e->locks_cv, NULL);
 	pthread_mutex_init(&e->serial_mu, NULL);
 	atomic_init(&e->next_pid, 1000 + (int)(util_now_us() % 20000));
+	/* Tests: two servers whose sessions get the same ids
+	 * (tests/etcd/temp_sweep.py: temporary schema names). */
+	const char *faults = getenv("STRATA_TEST_FAULTS"), *first = getenv("STRATA_TEST_FIRST_PID");
+	if (faults && !strcmp(faults, "1") && first && atoi(first) > 0)
+		atomic_store(&e->next_pid, atoi(first));
 	e->start_time_us = util_now_us();
 
 	if (util_mkdir_p(e->data_dir, err) != 0)

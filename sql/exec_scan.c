@@ -461,7 +461,38 @@ typedef struct rb_pre {
 	int col;
 	bool negate;
 	ty_like_pat pat;
+	/* The same test for the kv loop (kv_iter_skip_rows: rows it drops
+	 * never reach the row builder); id UINT32_MAX when the column has no single
+	 * column id. */
+	kv_row_test test;
 } rb_pre;
+
+/* rb_pre's test on a cell's bytes: true when the conjunct is true. */
+static bool pre_test_fn(void *arg, const uint8_t *v, size_t vl)
+{
+	const rb_pre *pre = arg;
+	return ty_like_exec(&pre->pat, (const char *)v, vl) != pre->negate;
+}
+
+/* Rows skipped in the kv loop per kv_iter_skip_rows call (between two
+ * interrupt checks at most). */
+#define PRE_SKIP_ROWS 256
+
+/* Skips, in the kv loop, rows of it the scan's prefilter drops (none
+ * without pre); the count goes to *ticks, with an interrupt check after
+ * every PRE_SKIP_ROWS. */
+static void pre_skip(kv_iter *it, const rb_pre *pre, const uint64_t *mask, uint32_t nbits, unsigned *ticks)
+{
+	if (!pre || pre->test.id == UINT32_MAX)
+		return;
+	size_t n;
+	do {
+		n = kv_iter_skip_rows(it, mask, nbits, &pre->test, PRE_SKIP_ROWS);
+		*ticks += (unsigned)n;
+		if (n == PRE_SKIP_ROWS)
+			ty_check_interrupts(); /* cancel, statement_timeout */
+	} while (n == PRE_SKIP_ROWS && kv_iter_valid(it));
+}
 
 /* Row assembly: decode one kv row's cells into out (ncols + key). With
  * early set (a filtered scan, see filter_cols), the cells pass decodes only
@@ -729,6 +760,18 @@ static void pre_build(scan_state *st, const sql_plan *p)
 	pre->col = col;
 	pre->negate = negate;
 	ty_like_compile(&pre->pat, b->c.p, b->c.len, icase, false);
+	pre->test.id = UINT32_MAX;
+	pre->test.fn = pre_test_fn;
+	pre->test.arg = pre;
+	for (int id = 0; id < st->map.ncolids; id++) {
+		if (st->map.idx[id] != col)
+			continue;
+		if (pre->test.id != UINT32_MAX) { /* two ids decode into col: not one cell */
+			pre->test.id = UINT32_MAX;
+			break;
+		}
+		pre->test.id = (uint32_t)id;
+	}
 	st->pre = pre;
 }
 
@@ -1402,6 +1445,10 @@ static sql_batch *scan_next(sql_op *op)
 				st->cur++;
 				break;
 			}
+			/* rows the prefilter drops, in the kv loop (rb.pre: not with own writes) */
+			pre_skip(st->it, rb.pre, st->cellmask, st->cellmask_bits, &st->ticks);
+			if (!kv_iter_valid(st->it))
+				continue;
 			const kv_cell *c = kv_iter_cell(st->it);
 			if (st->has_writes) {
 				emit_writes_before(op, st, b, cap, c->row.data, c->row.len, kr);
@@ -2068,6 +2115,9 @@ static bool stream_fill(par_worker *w, sql_exec *wex, kv_table *kv, kv_filter *f
 				sql_kv_error(kv_iter_status(s->it), "scanning a table");
 			continue;
 		}
+		pre_skip(s->it, rb.pre, st->cellmask, st->cellmask_bits, &ticks);
+		if (!kv_iter_valid(s->it))
+			continue;
 		const kv_cell *c = kv_iter_cell(s->it);
 		ty_datum *row = b->rows + (size_t)b->n * (size_t)ps->width;
 		rb.out = row;
@@ -2440,13 +2490,7 @@ static void par_wait(par_scan *ps, bool (*ready)(par_scan *, int), int arg)
 		pthread_mutex_lock(&ps->mu);
 		if (ps->failed || ready(ps, arg))
 			break;
-		struct timespec ts;
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_nsec += 100 * 1000 * 1000;
-		if (ts.tv_nsec >= 1000000000) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000;
-		}
+		struct timespec ts = util_deadline_us(100 * 1000);
 		pthread_cond_timedwait(&ps->cv_ready, &ps->mu, &ts);
 	}
 	if (ps->failed) {

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "sql_index.h"
+#include "txn_vset.h"
 
 /* ---------------------------------------------------------------- per-transaction state */
 
@@ -45,12 +46,20 @@ typedef struct pending_build {
 	uint64_t gen; /* the table's write generation when the backfill started */
 } pending_build;
 
+/* The values COPY blocks in a transaction block claimed in one index,
+ * locked for other transactions as a key set (txn_vset.h). */
+typedef struct block_claims {
+	sql_vset set;
+	sql_keyset *ks;
+} block_claims;
+
 struct sql_txn_ix {
 	util_arena *arena;
 	pending_build *builds; /* CREATE INDEX / REINDEX in this transaction */
 	int nbuilds;
 	util_map sets;    /* table oid -> cached_set* */
-	util_map claims;  /* index oid ++ values -> claim* */
+	util_map claims;  /* index oid ++ values -> claim* (statements, autocommit COPY) */
+	util_map blocks;  /* index oid -> block_claims* (COPY in a transaction block) */
 	util_map bulk_ix; /* table oid -> (void *)(1 + number of indexes maintained by bulk rows) */
 };
 
@@ -76,6 +85,15 @@ void sql_txn_ix_free(sql_txn_ix *tx)
 	}
 	util_map_free(&tx->sets);
 	util_map_free(&tx->claims);
+	/* (After the commit is applied: a waiter for a value then sees the row.) */
+	pos = 0;
+	while (util_map_next(&tx->blocks, &pos, NULL, NULL, &v)) {
+		block_claims *b = v;
+		sql_keyset_free(b->ks);
+		sql_vset_free(&b->set);
+		free(b);
+	}
+	util_map_free(&tx->blocks);
 	util_map_free(&tx->bulk_ix);
 	free(tx->builds);
 	util_arena_destroy(tx->arena);
@@ -108,6 +126,8 @@ static sql_ixset *table_set(sql_session *s, cat_snap *cs, const cat_obj *rel)
 
 static claim *find_claim(sql_txn_ix *tx, cat_oid ix, const void *values, size_t vlen, bool create)
 {
+	if (!create && !util_map_count(&tx->claims))
+		return NULL; /* (a COPY in a block claims in its value sets: no key to build per row) */
 	util_buf k = UTIL_BUF_INIT;
 	util_buf_put_be32(&k, ix);
 	util_buf_append(&k, values, vlen);
@@ -119,6 +139,27 @@ static claim *find_claim(sql_txn_ix *tx, cat_oid ix, const void *values, size_t 
 	}
 	util_buf_free(&k);
 	return c;
+}
+
+static block_claims *blocks_of(sql_txn *t, cat_oid index, bool create)
+{
+	sql_txn_ix *tx = txn_ix(t);
+	block_claims *b = util_map_get_u64(&tx->blocks, index);
+	if (!b && create) {
+		b = util_xcalloc(1, sizeof *b);
+		b->ks = sql_keyset_new_values(t, index, &b->set);
+		util_map_put_u64(&tx->blocks, index, b);
+	}
+	return b;
+}
+
+/* The newest claim of the values by a COPY block, or NULL. */
+static const sql_vclaim *block_claim(sql_txn_ix *tx, cat_oid index, const void *values, size_t vlen)
+{
+	if (!util_map_count(&tx->blocks))
+		return NULL;
+	block_claims *b = util_map_get_u64(&tx->blocks, index);
+	return b ? sql_vset_find(&b->set, values, vlen) : NULL;
 }
 
 bool sql_index_has_unique(sql_session *s, const cat_obj *rel)
@@ -329,12 +370,24 @@ bool sql_index_unique_check(sql_session *s, const cat_obj *rel, const ty_datum *
 				    row_holds(s, rel, dkv, ev, x, c->pk, c->pklen, k.data, vl, scratch))
 					holder = c->pk, holder_len = c->pklen;
 			}
+			/* (A COPY block's claim: validated the same way.) */
+			const sql_vclaim *bc = holder ? NULL : block_claim(tx, x->obj->oid, k.data, vl);
+			if (bc && !(bc->pklen == pk.len && !memcmp(bc->pk, pk.p, pk.len))) {
+				util_arena_reset(scratch);
+				if (row_holds(s, rel, dkv, ev, x, bc->pk, bc->pklen, k.data, vl, scratch))
+					holder = (uint8_t *)bc->pk, holder_len = bc->pklen;
+			}
 			/* Then the committed rows (as this transaction changed them). */
 			if (!holder) {
 				uint8_t *guard;
 				size_t glen;
 				committed_holder(s, rel, dkv, ev, x, (const uint8_t *)k.data, vl, pk, &holder,
 						 &holder_len, &guard, &glen, tx->arena);
+				if (!c->seen && bc) { /* what the block's check saw first */
+					c->seen = true;
+					c->expect = (uint8_t *)bc->expect;
+					c->elen = bc->elen;
+				}
 				if (!c->seen) {
 					c->seen = true;
 					c->expect = guard;
@@ -402,8 +455,9 @@ static int row_vs_values(const kv_slice *row, const uint8_t *v, size_t vl)
 }
 
 void sql_index_unique_check_rows(sql_session *s, const cat_obj *rel, ty_datum *const *rows,
-				 const int64_t *lines, size_t n, int64_t before_line, bool claim_keys)
+				 const int64_t *lines, size_t n, int64_t before_line, sql_uq_mode mode)
 {
+	bool claim_keys = mode != SQL_UQ_REPORT, in_block = mode == SQL_UQ_CLAIM_BLOCK;
 	sql_ixset *set = table_set(s, s->cat, rel);
 	if (!set || !n)
 		return;
@@ -419,6 +473,10 @@ void sql_index_unique_check_rows(sql_session *s, const cat_obj *rel, ty_datum *c
 	util_buf k = UTIL_BUF_INIT;
 	kv_iter *volatile it = NULL;
 	util_arena *volatile scratch = NULL; /* row_holds() of this transaction's claims */
+	sql_vclaim *volatile nc = in_block ? util_xmalloc(n * sizeof *nc) : NULL; /* the block's claims */
+	kv_slice *volatile keys = in_block ? util_xmalloc(n * sizeof *keys) : NULL;
+	if (in_block)
+		t->claim_gen++;
 	/* The violation at the lowest line below before_line. */
 	int64_t best_line = before_line;
 	const sql_ix *best_x = NULL;
@@ -458,12 +516,27 @@ void sql_index_unique_check_rows(sql_session *s, const cat_obj *rel, ty_datum *c
 			qsort(e, m, sizeof *e, uval_cmp);
 			/* As the row-by-row check: each key locked (a concurrent
 			 * inserter makes us wait, then its entry is seen), in key
-			 * order. */
+			 * order. In a transaction block the block's values at once,
+			 * as a key set (txn_lock.c), unless another transaction holds
+			 * one of them: then each as the row-by-row check does. */
+			size_t nk = 0;
+			block_claims *bcs = in_block ? blocks_of(t, x->obj->oid, true) : NULL;
 			for (size_t j = 0; claim_keys && j < m; j++)
-				if (!j || e[j].vl != e[j - 1].vl || memcmp(e[j].v, e[j - 1].v, e[j].vl))
-					sql_txn_lock_row(t, x->obj->oid, e[j].v, e[j].vl,
+				if (!j || e[j].vl != e[j - 1].vl || memcmp(e[j].v, e[j - 1].v, e[j].vl)) {
+					if (in_block)
+						keys[nk++] = (kv_slice){e[j].v, e[j].vl};
+					else
+						sql_txn_lock_row(
+						    t, x->obj->oid, e[j].v, e[j].vl,
+						    PG_QUERY__LOCK_CLAUSE_STRENGTH__LCS_FORUPDATE,
+						    PG_QUERY__LOCK_WAIT_POLICY__LockWaitBlock, NULL);
+				}
+			if (in_block && !sql_keyset_lock_block(bcs->ks, keys, nk))
+				for (size_t j = 0; j < nk; j++)
+					sql_txn_lock_row(t, x->obj->oid, keys[j].data, keys[j].len,
 							 PG_QUERY__LOCK_CLAUSE_STRENGTH__LCS_FORUPDATE,
 							 PG_QUERY__LOCK_WAIT_POLICY__LockWaitBlock, NULL);
+			size_t nnc = 0;
 			/* One scan of the index over the flush's values finds which
 			 * of them have committed cells at all; only those are looked
 			 * at (validated) as the row-by-row check does. */
@@ -481,7 +554,7 @@ void sql_index_unique_check_rows(sql_session *s, const cat_obj *rel, ty_datum *c
 				if (q > p + 1)
 					CANDIDATE(&e[p + 1]); /* a second row of this load with the values */
 				ty_datum pk = rows[g->row][r->ncols];
-				claim *c = find_claim(tx, x->obj->oid, g->v, g->vl, claim_keys);
+				claim *c = find_claim(tx, x->obj->oid, g->v, g->vl, claim_keys && !in_block);
 				bool own = false; /* a row of this transaction holds the values */
 				if (c && c->pk && !(c->pklen == pk.len && !memcmp(c->pk, pk.p, pk.len))) {
 					/* An earlier flush of this load (bulk), or a row this
@@ -493,6 +566,25 @@ void sql_index_unique_check_rows(sql_session *s, const cat_obj *rel, ty_datum *c
 					own = c->bulk || row_holds(s, rel, dkv, ev, x, c->pk, c->pklen, g->v,
 								   g->vl, scratch);
 				}
+				/* An earlier block's claim: validated the same way. */
+				const sql_vclaim *bc = bcs ? sql_vset_find(&bcs->set, g->v, g->vl)
+							   : block_claim(tx, x->obj->oid, g->v, g->vl);
+				if (!own && bc && !(bc->pklen == pk.len && !memcmp(bc->pk, pk.p, pk.len))) {
+					if (!scratch)
+						scratch = util_arena_new(4096, 0);
+					util_arena_reset(scratch);
+					own = row_holds(s, rel, dkv, ev, x, bc->pk, bc->pklen, g->v, g->vl,
+							scratch);
+				}
+				/* What the commit requires of the guard: what the first
+				 * check of the values saw. */
+				const uint8_t *expect = NULL;
+				size_t elen = 0;
+				bool seen = false;
+				if (c && c->seen)
+					expect = c->expect, elen = c->elen, seen = true;
+				else if (bc)
+					expect = bc->expect, elen = bc->elen, seen = true;
 				if (own) {
 					CANDIDATE(g);
 				} else {
@@ -516,18 +608,34 @@ void sql_index_unique_check_rows(sql_session *s, const cat_obj *rel, ty_datum *c
 						if (holder)
 							CANDIDATE(g);
 					}
-					if (c && !c->seen) {
+					if (c && !c->seen && !in_block) {
 						c->seen = true; /* the commit requires the guard unchanged */
 						c->expect = guard;
 						c->elen = glen;
 					}
+					if (!seen)
+						expect = guard, elen = glen;
 				}
-				if (c) {
+				if (c && !in_block) {
 					c->pk = util_arena_memdup_nz(tx->arena, pk.p, pk.len);
 					c->pklen = pk.len;
 					c->bulk = false; /* sql_index_bulk_row marks it */
 				}
+				if (in_block)
+					nc[nnc++] = (sql_vclaim){.v = g->v,
+								 .pk = (const uint8_t *)pk.p,
+								 .expect = expect,
+								 .vl = (uint32_t)g->vl,
+								 .pklen = (uint32_t)pk.len,
+								 .elen = (uint32_t)elen,
+								 .gen = t->claim_gen};
 				p = q;
+			}
+			if (in_block) {
+				sql_vset_keep(&bcs->set, nc, nnc); /* (may throw: outside the lock) */
+				sql_keyset_write_lock(bcs->ks);
+				sql_vset_add(&bcs->set, nc, nnc);
+				sql_keyset_write_unlock(bcs->ks);
 			}
 			kv_status st = kv_iter_status(it);
 			kv_iter_close(it);
@@ -543,6 +651,8 @@ void sql_index_unique_check_rows(sql_session *s, const cat_obj *rel, ty_datum *c
 			kv_iter_close(it);
 		util_buf_free(&k);
 		free(e);
+		free(nc);
+		free(keys);
 		util_arena_destroy(vals);
 		util_arena_destroy(scratch);
 		kv_table_close(dkv);
@@ -550,6 +660,8 @@ void sql_index_unique_check_rows(sql_session *s, const cat_obj *rel, ty_datum *c
 	}
 	TY_END(tc);
 #undef CANDIDATE
+	free(nc);
+	free(keys);
 	util_arena_destroy(scratch);
 	util_buf_free(&k);
 	free(e);
@@ -881,6 +993,17 @@ sql_ixcommit *sql_index_commit_begin(sql_txn *t, kv_batch *b)
 		sql_index_gate_release(e);
 		return NULL;
 	}
+	/* The COPY blocks' claims in one array per index: the rows' lookups
+	 * below search one. */
+	if (t->ix) {
+		pos = 0;
+		while (util_map_next(&t->ix->blocks, &pos, NULL, NULL, &v)) {
+			block_claims *bc = v;
+			sql_keyset_write_lock(bc->ks);
+			sql_vset_compact(&bc->set);
+			sql_keyset_write_unlock(bc->ks);
+		}
+	}
 	sql_ixcommit *ic = util_xcalloc(1, sizeof *ic);
 	ic->t = t;
 	ic->s = s;
@@ -921,6 +1044,11 @@ static void unique_require(sql_ixcommit *ic, table_maint *m, int i, const uint8_
 	claim *c = ic->t->ix ? find_claim(ic->t->ix, x->obj->oid, values, vlen, false) : NULL;
 	if (c && c->seen) {
 		idx_writer_require(ic->w, &x->def, values, vlen, c->expect, c->elen);
+		return;
+	}
+	const sql_vclaim *bc = ic->t->ix ? block_claim(ic->t->ix, x->obj->oid, values, vlen) : NULL;
+	if (bc) {
+		idx_writer_require(ic->w, &x->def, values, vlen, bc->expect, bc->elen);
 		return;
 	}
 	ty_datum pk = row[m->rel->rel.ncols];

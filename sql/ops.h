@@ -60,9 +60,6 @@ struct sql_ops {
 	sql_progress *progress; /* running long operations */
 	int64_t stats_reset_us;
 	atomic_uint_fast64_t xact_commit, xact_rollback;
-	int backups;           /* backups copying the store now */
-	char **deferred_drops; /* storages dropped meanwhile (dropped when the last ends) */
-	int ndeferred;
 };
 
 #define SQL_OPS_MAX_STATEMENTS 5000 /* pg_stat_statements.max */
@@ -143,13 +140,6 @@ void sql_progress_end_session(sql_engine *e, int32_t pid);
 
 /* ---------------------------------------------------------------- backups */
 
-/* txn.c, after a commit dropped a table: drops its storage now, or once the
- * backups running now are done (they copy every storage that existed at
- * their timestamp). */
-void sql_ops_drop_storage(sql_engine *e, const char *storage);
-/* A backup starts / ends copying the store. */
-void sql_ops_backup_begin(sql_engine *e);
-void sql_ops_backup_end(sql_engine *e);
 
 /* ---------------------------------------------------------------- admin */
 

@@ -225,9 +225,9 @@ static ty_datum f_backup(ty_fcinfo *fc)
 		ty_error(UTIL_E_IO_ERROR, "could not create directory \"%s\": %s", dir, strerror(errno));
 	c.p = sql_progress_begin(s, parent ? "incremental backup" : "backup", NULL, false);
 	kv_backup_info bi;
-	sql_ops_backup_begin(s->e); /* DROP TABLE keeps the storage until the copy is done */
+	/* DDL goes on: the backup copies the kv tables of its point, dropped
+	 * since or not (kvstore/backup.c). */
 	kv_status st = kv_backup(s->e->kv, dir, &o, &bi);
-	sql_ops_backup_end(s->e);
 	if (st == KV_OK)
 		write_info(dir, &now);
 	sql_progress_update(c.p, "done", c.tables_done, c.tables_total,
@@ -385,22 +385,27 @@ int sql_restore_backup(const char *backup_dir, const char *data_dir, const char 
 			o.as_of = (kv_ts)p.unix_us;
 		}
 	}
-	if (!dir_empty_or_absent(data_dir))
+	/* An etcd URI (strata restore --store etcd://...): kv_restore restores
+	 * into that prefix, which must hold no kv table. */
+	bool etcd = !strncmp(data_dir, "etcd://", 7) || !strncmp(data_dir, "etcds://", 8);
+	if (!etcd && !dir_empty_or_absent(data_dir))
 		return util_err_set(err, UTIL_E_DUPLICATE_FILE,
 				    "data directory \"%s\" exists and is not empty", data_dir);
-	if (util_mkdir_p(data_dir, err) != 0)
+	if (!etcd && util_mkdir_p(data_dir, err) != 0)
 		return -1;
 	char store[4200];
-	snprintf(store, sizeof store, "%s/store", data_dir);
+	snprintf(store, sizeof store, etcd ? "%s" : "%s/store", data_dir);
 	kv_backup_info bi;
 	kv_status st = kv_restore(backup_dir, store, &o, &bi);
 	if (st != KV_OK) {
 		util_errcode code = st == KV_CORRUPTION  ? UTIL_E_DATA_CORRUPTED
+				    : st == KV_EXISTS    ? UTIL_E_DUPLICATE_FILE
 				    : st == KV_NOT_FOUND ? UTIL_E_UNDEFINED_FILE
 				    : st == KV_INVALID   ? UTIL_E_INVALID_PARAMETER_VALUE
 							 : UTIL_E_IO_ERROR;
 		util_err_set(err, code, "restore failed: %s", kv_errmsg());
-		rmdir(data_dir); /* only if we left it empty */
+		if (!etcd)
+			rmdir(data_dir); /* only if we left it empty */
 		return -1;
 	}
 	if (verbose)

@@ -81,11 +81,6 @@ void sql_ops_engine_close(sql_engine *e)
 	while (util_map_next(&o->tables, &pos, NULL, NULL, &v))
 		free(v);
 	util_map_free(&o->tables);
-	for (int i = 0; i < o->ndeferred; i++) { /* cannot happen: backups end before */
-		kv_table_drop(e->kv, o->deferred_drops[i]);
-		free(o->deferred_drops[i]);
-	}
-	free(o->deferred_drops);
 	while (o->progress) { /* only if a session was still running */
 		sql_progress *p = o->progress;
 		o->progress = p->next;
@@ -126,52 +121,6 @@ sql_table_stat *sql_ops_table_stat(sql_engine *e, cat_oid rel)
 bool sql_ops_terminating(sql_session *s)
 {
 	return atomic_load(&s->terminate);
-}
-
-/* ---------------------------------------------------------------- storage drops during backups */
-
-void sql_ops_drop_storage(sql_engine *e, const char *storage)
-{
-	struct sql_ops *o = e->ops;
-	if (o) {
-		pthread_mutex_lock(&o->mu);
-		if (o->backups > 0) {
-			o->deferred_drops =
-			    util_xrealloc(o->deferred_drops, sizeof(char *) * (size_t)(o->ndeferred + 1));
-			o->deferred_drops[o->ndeferred++] = util_xstrdup(storage);
-			pthread_mutex_unlock(&o->mu);
-			return;
-		}
-		pthread_mutex_unlock(&o->mu);
-	}
-	kv_table_drop(e->kv, storage);
-}
-
-void sql_ops_backup_begin(sql_engine *e)
-{
-	pthread_mutex_lock(&e->ops->mu);
-	e->ops->backups++;
-	pthread_mutex_unlock(&e->ops->mu);
-}
-
-void sql_ops_backup_end(sql_engine *e)
-{
-	struct sql_ops *o = e->ops;
-	pthread_mutex_lock(&o->mu);
-	char **drops = NULL;
-	int n = 0;
-	if (--o->backups == 0) {
-		drops = o->deferred_drops;
-		n = o->ndeferred;
-		o->deferred_drops = NULL;
-		o->ndeferred = 0;
-	}
-	pthread_mutex_unlock(&o->mu);
-	for (int i = 0; i < n; i++) {
-		kv_table_drop(e->kv, drops[i]);
-		free(drops[i]);
-	}
-	free(drops);
 }
 
 /* ---------------------------------------------------------------- progress */

@@ -117,11 +117,16 @@ bool sql_index_unique_check(sql_session *s, const cat_obj *rel, const ty_datum *
  * scan of the index over the flush's values) values with committed cells,
  * validated as sql_index_unique_check() does, are violations. Throws 23505
  * with "COPY table, line N" for the lowest line below before_line, else
- * returns. claim_keys: lock each value and claim it for the commit's
- * check (sql_index_bulk_row); false on an error path that only reports.
+ * returns. mode: SQL_UQ_CLAIM locks each value and claims it for the
+ * commit's check (sql_index_bulk_row); SQL_UQ_CLAIM_BLOCK (a COPY block
+ * in a transaction block, the rows joining the write set) locks the
+ * block's values as a key set and keeps its claims as a sorted array
+ * (txn_vset.h), released by ROLLBACK TO a savepoint set before;
+ * SQL_UQ_REPORT only reports (an error path).
  */
+typedef enum sql_uq_mode { SQL_UQ_REPORT, SQL_UQ_CLAIM, SQL_UQ_CLAIM_BLOCK } sql_uq_mode;
 void sql_index_unique_check_rows(sql_session *s, const cat_obj *rel, ty_datum *const *rows,
-				 const int64_t *lines, size_t n, int64_t before_line, bool claim_keys);
+				 const int64_t *lines, size_t n, int64_t before_line, sql_uq_mode mode);
 /* Before deleting or changing a row: lock the unique keys it leaves, so a
  * concurrent insert of one of them waits for this transaction (as in
  * PostgreSQL). */

@@ -1371,6 +1371,7 @@ struct sql_txn {
 	cat_txn *ddl;             /* catalog changes, when DDL ran */
 	bool ddl_locked;
 	uint32_t xid;             /* pg_locks' transaction id, from the first write lock (txn_lock.c) */
+	uint32_t claim_gen;       /* blocks of unique values claimed by COPY (index_write.c), for savepoints */
 	int nlocks;               /* row locks held */
 	struct sql_rowlock **locks; /* locks_inline until more are held */
 	struct sql_xlock *xlocks;   /* shared store: rows locked, checked at commit (txn.c) */
@@ -1491,6 +1492,7 @@ void sql_txn_unlock_all(sql_txn *t);
  * does for its aborted subtransaction's locks (ROLLBACK TO). */
 typedef struct sql_lock_mark {
 	int nlocks, nups;
+	uint32_t claim_gen; /* unique values claimed by COPY blocks (index_write.c) */
 } sql_lock_mark;
 sql_lock_mark sql_txn_lock_mark(const sql_txn *t);
 void sql_txn_unlock_since(sql_txn *t, sql_lock_mark m);
@@ -1506,6 +1508,13 @@ struct sql_wseg_set;
 /* Registers segs (owned by t, which must hold sql_keyset_write_lock()
  * while changing them); caller frees with sql_keyset_free(). */
 sql_keyset *sql_keyset_new(sql_txn *t, cat_oid table, struct sql_wseg_set *segs);
+/* The same for the unique values t's COPY blocks claimed in an index
+ * (txn_vset.h; table = the index's oid): a transaction that locks one of
+ * them (sql_txn_lock_row with the index as table, as a unique check does)
+ * waits for t. ROLLBACK TO gives back the values claimed after the
+ * savepoint (sql_txn_unlock_since, by claim_gen). */
+struct sql_vset;
+sql_keyset *sql_keyset_new_values(sql_txn *t, cat_oid index, struct sql_vset *vals);
 void sql_keyset_free(sql_keyset *ks);
 void sql_keyset_write_lock(sql_keyset *ks);
 void sql_keyset_write_unlock(sql_keyset *ks);

@@ -1115,7 +1115,7 @@ int sql_txn_commit(sql_txn *t, util_err *err)
 		bool used = sql_ilv_storage_in_use(now, t->drop_after_commit[i]);
 		cat_snap_release(now);
 		if (!used)
-			sql_ops_drop_storage(e, t->drop_after_commit[i]); /* deferred while a backup runs */
+			kv_table_drop(e->kv, t->drop_after_commit[i]); /* a running backup keeps its handle */
 	}
 done:
 	if (t->ddl) {

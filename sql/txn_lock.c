@@ -16,6 +16,7 @@
 #include "ops.h"
 #include "sql_int.h"
 #include "txn_seg.h"
+#include "txn_vset.h"
 
 /* Modes, weakest first: FOR KEY SHARE, FOR SHARE, FOR NO KEY UPDATE, FOR
  * UPDATE (PgQuery's LockClauseStrength values 2..5). */
@@ -97,13 +98,17 @@ static const waiter *waiting(const sql_txn *t)
 static bool blocked(const sql_rowlock *l, const sql_txn *t, int mode);
 
 /* A transaction's bulk-inserted keys of one table (sql_keyset_new):
- * its write-set segments (read by other lockers under rw, changed by the
- * owner under rw's write lock) and the block being checked (copied). */
+ * its write-set segments, or the values its COPY blocks claimed in a
+ * unique index (sql_keyset_new_values; table is then the index) (read by
+ * other lockers under rw, changed by the owner under rw's write lock),
+ * and the block being checked (copied). */
 struct sql_keyset {
 	sql_engine *e;
 	sql_txn *t;
 	cat_oid table;
 	sql_wseg_set *segs;
+	bool undone; /* a ROLLBACK TO left rows of segs dead: they lock nothing */
+	sql_vset *vals;
 	pthread_rwlock_t rw;
 	kv_slice *block; /* ascending, bytes in blockbuf */
 	size_t nblock, block_cap;
@@ -141,7 +146,15 @@ static sql_txn *keyset_owner(sql_engine *e, const sql_txn *t, const uint8_t *k, 
 		if (block_has(ks, k + 4, kl - 4))
 			return ks->t;
 		pthread_rwlock_rdlock(&ks->rw);
-		bool in = sql_wseg_find(ks->segs, k + 4, kl - 4) != NULL;
+		bool in;
+		if (ks->vals) {
+			in = sql_vset_find(ks->vals, k + 4, kl - 4) != NULL;
+		} else {
+			/* (dead is read only once a ROLLBACK TO marked rows, under
+			 * locks_mu: the owner wrote it before taking the mutex) */
+			const sql_wrow *w = sql_wseg_find(ks->segs, k + 4, kl - 4);
+			in = w && !(ks->undone && w->dead);
+		}
 		pthread_rwlock_unlock(&ks->rw);
 		if (in)
 			return ks->t;
@@ -149,7 +162,7 @@ static sql_txn *keyset_owner(sql_engine *e, const sql_txn *t, const uint8_t *k, 
 	return NULL;
 }
 
-sql_keyset *sql_keyset_new(sql_txn *t, cat_oid table, sql_wseg_set *segs)
+static sql_keyset *keyset_new(sql_txn *t, cat_oid table, sql_wseg_set *segs, sql_vset *vals)
 {
 	sql_engine *e = t->s->e;
 	sql_keyset *ks = util_xcalloc(1, sizeof *ks);
@@ -157,6 +170,7 @@ sql_keyset *sql_keyset_new(sql_txn *t, cat_oid table, sql_wseg_set *segs)
 	ks->t = t;
 	ks->table = table;
 	ks->segs = segs;
+	ks->vals = vals;
 	pthread_rwlock_init(&ks->rw, NULL);
 	pthread_mutex_lock(&e->locks_mu);
 	if (e->nkeysets == e->keysets_cap) {
@@ -167,6 +181,16 @@ sql_keyset *sql_keyset_new(sql_txn *t, cat_oid table, sql_wseg_set *segs)
 	assign_xid(t);
 	pthread_mutex_unlock(&e->locks_mu);
 	return ks;
+}
+
+sql_keyset *sql_keyset_new(sql_txn *t, cat_oid table, sql_wseg_set *segs)
+{
+	return keyset_new(t, table, segs, NULL);
+}
+
+sql_keyset *sql_keyset_new_values(sql_txn *t, cat_oid index, struct sql_vset *vals)
+{
+	return keyset_new(t, index, NULL, vals);
 }
 
 void sql_keyset_free(sql_keyset *ks)
@@ -487,13 +511,42 @@ void sql_txn_unlock_all(sql_txn *t)
 	t->nlocks = t->locks_cap = 0;
 }
 
-sql_lock_mark sql_txn_lock_mark(const sql_txn *t) { return (sql_lock_mark){t->nlocks, t->nlock_ups}; }
+sql_lock_mark sql_txn_lock_mark(const sql_txn *t) { return (sql_lock_mark){t->nlocks, t->nlock_ups, t->claim_gen}; }
+
+/* ROLLBACK TO: t's key sets give back what was locked since gen (the
+ * unique values claimed by later blocks; the rows of segments the
+ * rollback left dead; a block being checked: its COPY failed after the
+ * savepoint). With locks_mu. */
+static void keysets_release_after(sql_engine *e, sql_txn *t, uint32_t gen)
+{
+	for (int i = 0; i < e->nkeysets; i++) {
+		sql_keyset *ks = e->keysets[i];
+		if (ks->t != t)
+			continue;
+		ks->nblock = 0;
+		if (ks->segs)
+			ks->undone = true;
+		if (ks->vals && ks->vals->n) {
+			pthread_rwlock_wrlock(&ks->rw);
+			sql_vset_drop_after(ks->vals, gen);
+			pthread_rwlock_unlock(&ks->rw);
+		}
+	}
+}
 
 void sql_txn_unlock_since(sql_txn *t, sql_lock_mark m)
 {
+	sql_engine *e = t->s->e;
+	if (t->claim_gen != m.claim_gen || t->nseg_rows) {
+		pthread_mutex_lock(&e->locks_mu);
+		keysets_release_after(e, t, m.claim_gen);
+		if (nwaiters)
+			pthread_cond_broadcast(&e->locks_cv);
+		pthread_mutex_unlock(&e->locks_mu);
+		t->claim_gen = m.claim_gen;
+	}
 	if (t->nlocks == m.nlocks && t->nlock_ups == m.nups)
 		return;
-	sql_engine *e = t->s->e;
 	pthread_mutex_lock(&e->locks_mu);
 	/* Newest first: a lock strengthened twice ends in its oldest mode. */
 	for (int i = t->nlock_ups; i > m.nups; i--) {

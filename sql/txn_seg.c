@@ -13,58 +13,16 @@ static int row_cmp(const sql_wrow *x, const sql_wrow *y)
 	return sql_wseg_key_cmp(x->key, x->keylen, y->key, y->keylen);
 }
 
-/* Three probes per key, 16 bits a key, all three in one 64-byte line
- * (a blocked filter: one cache miss per lookup, the usual cost being a
- * lookup of an absent key): about 0.5% false positives. */
-#define BLOOM_BITS_PER_KEY 16
-#define BLOOM_PROBES       3
-
-static uint64_t *bloom_line(uint64_t *bits, int shift, uint64_t h)
-{
-	return bits + ((h & ((((uint64_t)1 << shift) >> 9) - 1)) << 3); /* 512-bit lines */
-}
-
-static void bloom_set(uint64_t *bits, int shift, uint64_t h)
-{
-	uint64_t *line = bloom_line(bits, shift, h);
-	for (int i = 0; i < BLOOM_PROBES; i++) {
-		unsigned b = (unsigned)(h >> (32 + 9 * i)) & 511;
-		line[b >> 6] |= (uint64_t)1 << (b & 63);
-	}
-}
-
-static bool bloom_test(const uint64_t *bits, int shift, uint64_t h)
-{
-	const uint64_t *line = bloom_line((uint64_t *)bits, shift, h);
-	for (int i = 0; i < BLOOM_PROBES; i++) {
-		unsigned b = (unsigned)(h >> (32 + 9 * i)) & 511;
-		if (!(line[b >> 6] & ((uint64_t)1 << (b & 63))))
-			return false;
-	}
-	return true;
-}
-
-static uint64_t key_hash(const uint8_t *key, size_t klen)
-{
-	return util_hash64(key, klen, 0x5e9);
-}
-
 /* Makes room for nkeys keys: a filter twice as big, refilled from the
  * segments (amortised: the filter doubles). */
 static void bloom_fit(sql_wseg_set *ss, size_t nkeys)
 {
-	if (ss->bloom && nkeys * BLOOM_BITS_PER_KEY <= ((size_t)1 << ss->bloom_shift))
+	if (!sql_bloom_fit(&ss->bloom, &ss->bloom_shift, nkeys))
 		return;
-	int shift = ss->bloom_shift ? ss->bloom_shift : 16;
-	while (((size_t)1 << shift) < nkeys * BLOOM_BITS_PER_KEY)
-		shift++;
-	free(ss->bloom);
-	ss->bloom = util_xcalloc(((size_t)1 << shift) / 64, sizeof(uint64_t));
-	ss->bloom_shift = shift;
 	for (int s = 0; s < ss->nsegs; s++)
 		for (size_t i = 0; i < ss->segs[s].n; i++)
-			bloom_set(ss->bloom, shift,
-				  key_hash(ss->segs[s].rows[i]->key, ss->segs[s].rows[i]->keylen));
+			sql_bloom_set(ss->bloom, ss->bloom_shift,
+				      sql_bloom_hash(ss->segs[s].rows[i]->key, ss->segs[s].rows[i]->keylen));
 }
 
 /* Merges segment b into a (a older; keys of the two distinct). When b
@@ -73,12 +31,7 @@ static void bloom_fit(sql_wseg_set *ss, size_t nkeys)
 static void merge_into(sql_wseg *a, sql_wseg *b)
 {
 	if (a->n && b->n && row_cmp(a->rows[a->n - 1], b->rows[0]) < 0) {
-		if (a->n + b->n > a->cap) {
-			a->cap = 2 * (a->n + b->n);
-			a->rows = util_xrealloc(a->rows, sizeof *a->rows * a->cap);
-		}
-		memcpy(a->rows + a->n, b->rows, sizeof *a->rows * b->n);
-		a->n += b->n;
+		a->rows = sql_seg_append(a->rows, &a->n, &a->cap, b->rows, b->n, sizeof *a->rows);
 	} else {
 		size_t i = 0, j = 0, k = 0, cap = a->n + b->n;
 		sql_wrow **m = util_xmalloc(sizeof *m * cap);
@@ -104,7 +57,7 @@ void sql_wseg_add(sql_wseg_set *ss, sql_wrow *const *rows, size_t n)
 		return;
 	bloom_fit(ss, ss->nkeys + n);
 	for (size_t i = 0; i < n; i++)
-		bloom_set(ss->bloom, ss->bloom_shift, key_hash(rows[i]->key, rows[i]->keylen));
+		sql_bloom_set(ss->bloom, ss->bloom_shift, sql_bloom_hash(rows[i]->key, rows[i]->keylen));
 	ss->nkeys += n;
 	if (ss->nsegs == ss->cap) {
 		ss->cap = ss->cap ? 2 * ss->cap : 8;
@@ -144,7 +97,7 @@ static sql_wrow *seg_find(const sql_wseg *s, const uint8_t *key, size_t klen)
 
 sql_wrow *sql_wseg_find(const sql_wseg_set *ss, const uint8_t *key, size_t klen)
 {
-	if (!ss->nkeys || !bloom_test(ss->bloom, ss->bloom_shift, key_hash(key, klen)))
+	if (!ss->nkeys || !sql_bloom_test(ss->bloom, ss->bloom_shift, sql_bloom_hash(key, klen)))
 		return NULL;
 	/* Newest first: the small segments are the likelier and cheaper ones. */
 	for (int s = ss->nsegs - 1; s >= 0; s--) {

@@ -50,4 +50,72 @@ static inline int sql_wseg_key_cmp(const uint8_t *a, size_t al, const uint8_t *b
 	return al < bl ? -1 : al > bl;
 }
 
+/* Appends m elements of elsize bytes from src to the array arr of *n
+ * (capacity *cap, grown by doubling); returns the array, which may have
+ * moved. For log-structured merges of sorted arrays (txn_seg.c,
+ * txn_vset.c): a newer array that follows an older one is appended. */
+static inline void *sql_seg_append(void *arr, size_t *n, size_t *cap, const void *src, size_t m,
+				   size_t elsize)
+{
+	if (*n + m > *cap) {
+		*cap = 2 * (*n + m);
+		arr = util_xrealloc(arr, elsize * *cap);
+	}
+	memcpy((char *)arr + elsize * *n, src, elsize * m);
+	*n += m;
+	return arr;
+}
+
+/* A blocked bloom filter (txn_seg.c, txn_vset.c): three probes per key,
+ * 16 bits a key, all three in one 64-byte line (one cache miss per
+ * lookup, the usual cost being a lookup of an absent key): about 0.5%
+ * false positives. bits holds 2^shift bits, shift >= 9. */
+#define SQL_BLOOM_BITS_PER_KEY 16
+
+static inline uint64_t sql_bloom_hash(const uint8_t *key, size_t klen)
+{
+	return util_hash64(key, klen, 0x5e9);
+}
+
+static inline uint64_t *sql_bloom_line(const uint64_t *bits, int shift, uint64_t h)
+{
+	return (uint64_t *)bits + ((h & ((((uint64_t)1 << shift) >> 9) - 1)) << 3); /* 512-bit lines */
+}
+
+static inline void sql_bloom_set(uint64_t *bits, int shift, uint64_t h)
+{
+	uint64_t *line = sql_bloom_line(bits, shift, h);
+	for (int i = 0; i < 3; i++) {
+		unsigned b = (unsigned)(h >> (32 + 9 * i)) & 511;
+		line[b >> 6] |= (uint64_t)1 << (b & 63);
+	}
+}
+
+static inline bool sql_bloom_test(const uint64_t *bits, int shift, uint64_t h)
+{
+	const uint64_t *line = sql_bloom_line(bits, shift, h);
+	for (int i = 0; i < 3; i++) {
+		unsigned b = (unsigned)(h >> (32 + 9 * i)) & 511;
+		if (!(line[b >> 6] & ((uint64_t)1 << (b & 63))))
+			return false;
+	}
+	return true;
+}
+
+/* Makes *bits (2^*shift bits, NULL at first) a filter with room for
+ * nkeys keys: true if it was replaced by a bigger, empty one (from 2^16
+ * bits up, doubling: amortised), which the caller refills. */
+static inline bool sql_bloom_fit(uint64_t **bits, int *shift, size_t nkeys)
+{
+	if (*bits && nkeys * SQL_BLOOM_BITS_PER_KEY <= ((size_t)1 << *shift))
+		return false;
+	int sh = *shift ? *shift : 16;
+	while (((size_t)1 << sh) < nkeys * SQL_BLOOM_BITS_PER_KEY)
+		sh++;
+	free(*bits);
+	*bits = util_xcalloc(((size_t)1 << sh) / 64, sizeof(uint64_t));
+	*shift = sh;
+	return true;
+}
+
 #endif

@@ -6,6 +6,7 @@
 #include "str_int.h"
 
 #include <stdio.h>
+#include <string.h>
 
 /* Length of the valid character at s (n bytes left), or 0 if invalid.
  * PostgreSQL's pg_utf8_islegal: no overlongs, no surrogates, <= U+10FFFF;
@@ -97,9 +98,17 @@ void ty_str_verify_utf8(const char *str, size_t n)
 size_t ty_str_nchars(const char *str, size_t n)
 {
 	const uint8_t *s = (const uint8_t *)str;
-	size_t c = 0;
-	/* Count bytes that are not continuation bytes. */
-	for (size_t i = 0; i < n; i++)
+	size_t c = 0, i = 0;
+	/* Count bytes that are not continuation bytes (top bits 10), 8 at a time
+	 * (bulk loads measure every char(n) value): a byte's bit 7 set and
+	 * its bit 6 (moved to bit 7 by the shift) clear. */
+	for (; i + 8 <= n; i += 8) {
+		uint64_t x;
+		memcpy(&x, s + i, 8);
+		uint64_t cont = (x & ~(x << 1) & 0x8080808080808080ULL) >> 7;
+		c += 8 - (size_t)((cont * 0x0101010101010101ULL) >> 56);
+	}
+	for (; i < n; i++)
 		c += (s[i] & 0xc0) != 0x80;
 	return c;
 }

@@ -39,6 +39,16 @@ int64_t util_now_us(void)
 	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
+struct timespec util_deadline_us(int64_t us)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	int64_t ns = ts.tv_nsec + us % 1000000 * 1000;
+	ts.tv_sec += (time_t)(us / 1000000 + ns / 1000000000);
+	ts.tv_nsec = (long)(ns % 1000000000);
+	return ts;
+}
+
 int64_t util_mono_us(void)
 {
 	struct timespec ts;

@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #define STRATA_VERSION "0.1.0"
 /* The PostgreSQL version Strata reports to clients (server_version). */
@@ -298,6 +299,9 @@ int64_t util_now_us(void);
 /* Monotonic clock, microseconds from an arbitrary origin. */
 int64_t util_mono_us(void);
 void util_sleep_us(int64_t us);
+/* The wall-clock time us microseconds from now: a pthread_cond_timedwait
+ * deadline (waits that wake now and then to check for a cancel). */
+struct timespec util_deadline_us(int64_t us);
 
 /* ---------------------------------------------------------------- hash map */
 

@@ -8,6 +8,7 @@
 #                                   BIN --port P --data-dir $work/srv-NAME ARGS...
 #                                   (log $work/srv-NAME.log); waits for the port;
 #                                   sets PORT and SPID
+#   etcd_bench_cpu PID...           their user+sys CPU ticks, summed
 . "$root/tests/etcd/cluster.sh"
 pids=()
 
@@ -36,4 +37,10 @@ etcd_bench_server() {
 	for _ in $(seq 1 300); do (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null && return 0; sleep 0.1; done
 	echo "server $name did not start (log: $work/srv-$name.log)" >&2
 	exit 1
+}
+
+etcd_bench_cpu() {
+	local t=0 p
+	for p in "$@"; do t=$((t + $(awk '{print $14 + $15}' "/proc/$p/stat"))); done
+	echo "$t"
 }

@@ -21,11 +21,6 @@ GEN=${GEN:-/work/shared/bench/reporting/gen_events.py}
 schema=$(dirname "$GEN")/schema.sql
 . "$root/bench/etcd/lib.sh"
 hz=$(getconf CLK_TCK)
-cpu() { # PID...: user+sys ticks
-	local t=0 p
-	for p in "$@"; do t=$((t + $(awk '{print $14 + $15}' "/proc/$p/stat"))); done
-	echo "$t"
-}
 start() { # NAME BIN: sets PORT_<NAME>, PID_<NAME>
 	etcd_bench_server "$1" "$2" --store "etcd://$ETCD_ENDPOINTS/$1"
 	eval "PORT_$1=$PORT PID_$1=$SPID"
@@ -44,13 +39,15 @@ for s in A B; do
 done
 echo "# $events events, 3-member etcd 3.4 on loopback, $(nproc) cores; A=$bin_a B=$bin_b"
 echo "# load before: $(cut -d' ' -f1-3 /proc/loadavg)"
-# QUERIES (default "r2 r3"): r1 (a tenant's 30 days, forward range) and r4
-# (by user_id through events_user_idx, created when asked for) also exist.
+# QUERIES (default "r2 r3"): r1 (a tenant's 30 days, forward range), r4
+# (by user_id through events_user_idx, created when asked for) and r8 (the
+# full scan with a LIKE filter) also exist.
 queries=${QUERIES:-r2 r3}
 r1="SELECT count(*), sum(amount) FROM events WHERE tenant_id = %(t)s AND event_time >= timestamp '2026-01-01' + %(d)s * interval '1 day' AND event_time < timestamp '2026-01-01' + (%(d)s + 30) * interval '1 day'"
 r2="SELECT event_time, event_id, kind, amount FROM events WHERE tenant_id = %(t)s ORDER BY event_time DESC LIMIT 20"
 r3="SELECT min(event_time), max(event_time) FROM events WHERE tenant_id = %(t)s"
 r4="SELECT count(*), sum(amount) FROM events WHERE user_id = %(u)s"
+r8="SELECT count(*), max(amount) FROM events WHERE note LIKE '%%ab%%'"
 if [[ " $queries " == *" r4 "* ]]; then
 	for s in A B; do q "$(eval echo "\$PORT_$s")" -c "CREATE INDEX events_user_idx ON events (user_id)" -c "ANALYZE" >/dev/null; done
 fi
@@ -62,7 +59,7 @@ for r in $(seq 1 "$rounds"); do
 			n=$qa
 			[[ $s == B ]] && n=$qb
 			sql=${!name}
-			c0=$(cpu "$sp") e0=$(cpu "${ETCD_PID[@]}")
+			c0=$(etcd_bench_cpu "$sp") e0=$(etcd_bench_cpu "${ETCD_PID[@]}")
 			el=$(/usr/bin/python3 - "$p" "$n" "$sql" "$r" <<'EOF'
 import random, sys, time
 import psycopg2
@@ -78,7 +75,7 @@ for _ in range(n):
 print(int((time.time() - t0) * 1000))
 EOF
 			)
-			c1=$(cpu "$sp") e1=$(cpu "${ETCD_PID[@]}")
+			c1=$(etcd_bench_cpu "$sp") e1=$(etcd_bench_cpu "${ETCD_PID[@]}")
 			k="$name,$s"
 			ms[$k]=$(( ${ms[$k]:-0} + el ))
 			cs[$k]=$(( ${cs[$k]:-0} + c1 - c0 ))

@@ -134,6 +134,17 @@ static void assert_same(kv_store *src, kv_ts ts, kv_store *dst)
 	assert_same2(src, ts, dst, false);
 }
 
+/* A temp dir (caller frees) with the paths of a source store, a backup
+ * and a restore inside it (buffers of 4096). */
+static char *test_dirs(const char *tag, char *src_dir, char *bk, char *dst)
+{
+	char *dir = kvt_tmpdir(tag);
+	snprintf(src_dir, 4096, "%s/src", dir);
+	snprintf(bk, 4096, "%s/b0", dir);
+	snprintf(dst, 4096, "%s/dst", dir);
+	return dir;
+}
+
 static void put(kv_store *s, kv_table *t, const char *row, const char *fam, const char *q, const char *v)
 {
 	assert_int_equal(kvt_put(s, t, row, fam, q, KV_TS_LATEST, v), KV_OK);
@@ -197,11 +208,8 @@ static void *write_loop(void *arg)
 static void test_full_while_writing(void **state)
 {
 	(void)state;
-	char *dir = kvt_tmpdir("bk-full");
 	char src_dir[4096], bk[4096], dst[4096];
-	snprintf(src_dir, sizeof src_dir, "%s/src", dir);
-	snprintf(bk, sizeof bk, "%s/b0", dir);
-	snprintf(dst, sizeof dst, "%s/dst", dir);
+	char *dir = test_dirs("bk-full", src_dir, bk, dst);
 	kv_store *s = kvt_open(src_dir, NULL);
 	assert_non_null(s);
 	kv_table *t = make_table(s, "t1", 0, 3);
@@ -564,6 +572,104 @@ static void test_stop(void **state)
 	free(dir);
 }
 
+/* DDL while a backup copies: at the first table's progress call (after
+ * the backup took its point and table set) a table is dropped, one is
+ * created and dropped, one is "truncated" (new storage, old dropped) and
+ * one is created. */
+typedef struct ddl_ctx {
+	kv_store *s;
+	int calls;
+} ddl_ctx;
+
+static bool ddl_on_first_call(void *arg, const char *table, uint64_t cells, uint64_t bytes)
+{
+	(void)table;
+	(void)cells;
+	(void)bytes;
+	ddl_ctx *c = arg;
+	if (c->calls++)
+		return true;
+	kv_store *s = c->s;
+	kv_table *b = make_table(s, "b_drop", 0, 1);
+	put(s, b, "late", "d", "x", "after T"); /* never in the backup */
+	kv_table_close(b);
+	assert_int_equal(kv_table_drop(s, "b_drop"), KV_OK);
+	kv_table *x = make_table(s, "x_tmp", 0, 1);
+	put(s, x, "r", "d", "x", "tmp");
+	kv_table_close(x);
+	assert_int_equal(kv_table_drop(s, "x_tmp"), KV_OK);
+	kv_table *c2 = make_table(s, "c_trunc2", 0, 1);
+	put(s, c2, "r", "d", "x", "new storage");
+	kv_table_close(c2);
+	assert_int_equal(kv_table_drop(s, "c_trunc"), KV_OK);
+	kv_table *n = make_table(s, "n_new", 0, 1);
+	put(s, n, "r", "d", "x", "new");
+	kv_table_close(n);
+	return true;
+}
+
+/* A table dropped after the backup's point (and before the backup reached
+ * it) is in the backup with its cells as of the point, from its memstore
+ * and its sorted files; tables created after the point are not. */
+static void test_ddl_during_backup(void **state)
+{
+	(void)state;
+	char src_dir[4096], bk[4096], dst[4096];
+	char *dir = test_dirs("bk-ddl", src_dir, bk, dst);
+	kv_store *s = kvt_open(src_dir, NULL);
+	const char *names[3] = {"a_keep", "b_drop", "c_trunc"};
+	util_buf before[3];
+	for (int k = 0; k < 3; k++) {
+		kv_table *t = make_table(s, names[k], 0, 3);
+		for (int i = 0; i < 400; i++) {
+			char r[16], v[32];
+			snprintf(r, sizeof r, "r%04d", i);
+			snprintf(v, sizeof v, "%s-%d", names[k], i);
+			put(s, t, r, "d", "a", v);
+			if (i == 200) /* half in sorted files, half in the memstore */
+				assert_int_equal(kv_table_flush(t), KV_OK);
+		}
+		kv_table_close(t);
+		util_buf_init(&before[k]);
+		assert_true(dump_table(s, names[k], KV_TS_MAX, &before[k]));
+	}
+	ddl_ctx c = {.s = s};
+	kv_backup_info info;
+	kv_status st = kv_backup(s, bk, &(kv_backup_opts){.progress = ddl_on_first_call, .arg = &c}, &info);
+	if (st)
+		fprintf(stderr, "backup: %s\n", kv_errmsg());
+	assert_int_equal(st, KV_OK);
+	assert_true(c.calls > 0);
+	assert_int_equal(info.tables, 3);
+	assert_int_equal(kv_backup_inspect(bk, true, NULL, NULL), KV_OK);
+	/* The source keeps the DDL done during the backup. */
+	kv_store_close(s);
+	s = reopen_restored(src_dir);
+	kv_family_opts fo[4];
+	int nf;
+	assert_int_equal(kv_table_families(s, "b_drop", fo, 4, &nf), KV_NOT_FOUND);
+	assert_int_equal(kv_table_families(s, "n_new", fo, 4, &nf), KV_OK);
+	kv_store_close(s);
+
+	assert_int_equal(kv_restore(bk, dst, NULL, NULL), KV_OK);
+	kv_store *d = reopen_restored(dst);
+	tlist l = {0};
+	kv_table_list(d, add_name, &l);
+	assert_int_equal(l.n, 3);
+	for (int k = 0; k < 3; k++) {
+		util_buf y = UTIL_BUF_INIT;
+		assert_true(dump_table(d, names[k], KV_TS_MAX, &y));
+		assert_true(before[k].len > 0);
+		assert_int_equal(y.len, before[k].len);
+		assert_memory_equal(y.data, before[k].data, y.len);
+		util_buf_free(&y);
+		util_buf_free(&before[k]);
+	}
+	kv_store_close(d);
+	kvt_rmdir(dir);
+	free(dir);
+}
+
 /* I/O failures: a backup that cannot write fails cleanly, a crash at any
  * point of a backup leaves either no manifest or a complete backup, and a
  * restore that cannot read leaves nothing behind. */
@@ -680,6 +786,7 @@ int main(void)
 	    cmocka_unit_test(test_retention_rules),
 	    cmocka_unit_test(test_damage_and_move),
 	    cmocka_unit_test(test_stop),
+	    cmocka_unit_test(test_ddl_during_backup),
 	    cmocka_unit_test(test_faults),
 	    cmocka_unit_test(test_read_point_wait),
 	};

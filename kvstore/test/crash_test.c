@@ -45,11 +45,7 @@ static kv_store *open_store(const char *dir)
 	o.memstore_flush_bytes = 256 << 10;
 	o.wal_segment_bytes = 128 << 10;
 	o.batch_spill_bytes = 32 << 10;
-	kv_store *s = NULL;
-	kv_status st = kv_store_open(dir, &o, &s);
-	if (st)
-		fprintf(stderr, "open: %s %s\n", kv_status_name(st), kv_errmsg());
-	return s;
+	return kvt_open(dir, &o);
 }
 
 typedef struct child_ctx {

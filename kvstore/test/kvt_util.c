@@ -61,6 +61,63 @@ kv_store *kvt_open(const char *dir, const kv_store_opts *o)
 	return s;
 }
 
+kv_store *kvt_open_spill(const char *dir, kv_fs *fs, size_t spill)
+{
+	kv_store_opts o;
+	kv_store_opts_default(&o);
+	o.durability = fs ? KV_SYNC_COMMIT : KV_SYNC_NONE;
+	o.batch_spill_bytes = spill;
+	o.fs = fs;
+	o.block_cache_bytes = 1 << 20;
+	/* No background compaction: a load's runs kept apart make enough files
+	 * to start one at any moment. */
+	o.compaction_threads = -1;
+	return kvt_open(dir, &o);
+}
+
+int kvt_count_ssts(const char *dir)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return -1;
+	int n = 0;
+	struct dirent *e;
+	while ((e = readdir(d)))
+		n += strstr(e->d_name, ".sst") != NULL;
+	closedir(d);
+	return n;
+}
+
+uint64_t kvt_file_count(kv_table *t)
+{
+	kv_table_stats ts;
+	return kv_table_get_stats(t, &ts) == KV_OK ? ts.file_count : UINT64_MAX;
+}
+
+size_t kvt_scan_count(kv_table *t, kv_ts read_ts)
+{
+	kv_scan_opts o = {0};
+	o.read.read_ts = read_ts;
+	return kvt_scan_cells(t, &o);
+}
+
+size_t kvt_scan_cells(kv_table *t, const kv_scan_opts *o)
+{
+	kv_iter *it = kv_scan(t, o);
+	size_t n = 0;
+	for (; kv_iter_valid(it); kv_iter_next(it))
+		n++;
+	if (kv_iter_status(it) != KV_OK)
+		n = SIZE_MAX;
+	kv_iter_close(it);
+	return n;
+}
+
+void kvt_rowkey(char *b, int i)
+{
+	snprintf(b, 16, "r%05d", i);
+}
+
 kv_table *kvt_table(kv_store *s, const char *name, int nfam, const char *const *fams)
 {
 	kv_family_opts fo[8];

@@ -13,7 +13,25 @@
  * the string; kvt_rmdir removes it and its contents. */
 char *kvt_tmpdir(const char *tag);
 void kvt_rmdir(const char *path);
+/* Opens a store with options o (NULL: defaults without fsync); NULL, with
+ * the status printed, on failure. */
 kv_store *kvt_open(const char *dir, const kv_store_opts *o);
+/* A store for tests of large batches (sorted, spilled, ingested): batches
+ * spill past `spill` bytes, a 1 MiB block cache, no background compaction
+ * (the tests count files), no fsync unless fs is given (then every commit
+ * syncs through it). NULL on failure, as kvt_open. */
+kv_store *kvt_open_spill(const char *dir, kv_fs *fs, size_t spill);
+/* The number of sorted files (*.sst) in the store directory. */
+int kvt_count_ssts(const char *dir);
+/* The table's live file count (kv_table_get_stats); UINT64_MAX on error. */
+uint64_t kvt_file_count(kv_table *t);
+/* Cells a full scan of the table at read_ts (0: newest) returns; SIZE_MAX
+ * when the scan fails. */
+size_t kvt_scan_count(kv_table *t, kv_ts read_ts);
+/* The same for a scan with options o. */
+size_t kvt_scan_cells(kv_table *t, const kv_scan_opts *o);
+/* The row key "r%05d" of row i into b (16 bytes). */
+void kvt_rowkey(char *b, int i);
 /* Creates a table with the given family names (default options). */
 kv_table *kvt_table(kv_store *s, const char *name, int nfam, const char *const *fams);
 kv_status kvt_put(kv_store *s, kv_table *t, const char *row, const char *fam, const char *q, kv_ts ts,

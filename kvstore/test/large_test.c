@@ -11,7 +11,6 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
-#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -24,64 +23,9 @@
 
 static const char *const FAMS2[] = {"d", "e"};
 
-static kv_store *open_opts(const char *dir, kv_fs *fs, size_t spill)
-{
-	kv_store_opts o;
-	kv_store_opts_default(&o);
-	o.durability = fs ? KV_SYNC_COMMIT : KV_SYNC_NONE;
-	o.batch_spill_bytes = spill;
-	o.fs = fs;
-	o.block_cache_bytes = 1 << 20;
-	/* No background compaction: the tests count files (a load's runs kept
-	 * apart make enough files to start one at any moment). */
-	o.compaction_threads = -1;
-	kv_store *s = NULL;
-	kv_status st = kv_store_open(dir, &o, &s);
-	if (st)
-		fprintf(stderr, "open %s: %s %s\n", dir, kv_status_name(st), kv_errmsg());
-	return s;
-}
-
 static kv_store *open_small(const char *dir)
 {
-	return open_opts(dir, NULL, 4096);
-}
-
-static int count_ssts(const char *dir)
-{
-	DIR *d = opendir(dir);
-	int n = 0;
-	struct dirent *e;
-	while ((e = readdir(d)))
-		n += strstr(e->d_name, ".sst") != NULL;
-	closedir(d);
-	return n;
-}
-
-static uint64_t table_files(kv_table *t)
-{
-	kv_table_stats ts;
-	assert_int_equal(kv_table_get_stats(t, &ts), KV_OK);
-	return ts.file_count;
-}
-
-static void rowkey(char *b, int i)
-{
-	snprintf(b, 16, "r%05d", i);
-}
-
-/* Cells of the scan as "row/fam:q=v;" (one version each). */
-static size_t scan_count(kv_table *t, kv_ts read_ts)
-{
-	kv_scan_opts o = {0};
-	o.read.read_ts = read_ts;
-	kv_iter *it = kv_scan(t, &o);
-	size_t n = 0;
-	for (; kv_iter_valid(it); kv_iter_next(it))
-		n++;
-	assert_int_equal(kv_iter_status(it), KV_OK);
-	kv_iter_close(it);
-	return n;
+	return kvt_open_spill(dir, NULL, 4096);
 }
 
 static void test_spill_commit_reopen(void **state)
@@ -91,17 +35,17 @@ static void test_spill_commit_reopen(void **state)
 	kv_table *t = kvt_table(s, "t", 2, FAMS2);
 	char r[16], v[32];
 	for (int i = 0; i < 100; i++) {
-		rowkey(r, i);
+		kvt_rowkey(r, i);
 		assert_int_equal(kvt_put(s, t, r, "d", "a", 0, "old"), KV_OK);
 		assert_int_equal(kvt_put(s, t, r, "d", "z", 0, "zz"), KV_OK);
 	}
 	assert_int_equal(kv_table_flush(t), KV_OK);
-	uint64_t files_before = table_files(t);
+	uint64_t files_before = kvt_file_count(t);
 
 	kv_batch *b = kv_batch_new();
 	const int N = 3000;
 	for (int i = N; i-- > 0;) { /* descending: the spills must sort */
-		rowkey(r, i);
+		kvt_rowkey(r, i);
 		snprintf(v, sizeof(v), "v%d", i);
 		kv_batch_put(b, t, r, strlen(r), "d", "a", 1, KV_TS_LATEST, v, strlen(v));
 		kv_batch_put(b, t, r, strlen(r), "d", "b", 1, KV_TS_LATEST, "x", 1);
@@ -122,12 +66,12 @@ static void test_spill_commit_reopen(void **state)
 	/* Two families, two kinds: at most 3 groups (d latest, e explicit), each
 	 * merged into one file or, when its runs do not overlap (descending
 	 * keys), kept as up to 8 runs (stage.c MAX_APART). */
-	assert_true(table_files(t) > files_before && table_files(t) <= files_before + 3 * 8);
+	assert_true(kvt_file_count(t) > files_before && kvt_file_count(t) <= files_before + 3 * 8);
 
 	for (int pass = 0; pass < 2; pass++) {
 		char buf[64];
 		for (int i = 0; i < N; i += 97) {
-			rowkey(r, i);
+			kvt_rowkey(r, i);
 			bool gone = i >= 2000 && i < 2010;
 			snprintf(v, sizeof(v), "v%d", i);
 			assert_int_equal(kvt_get(t, r, "d", "a", 0, buf, sizeof(buf)), !gone);
@@ -135,9 +79,9 @@ static void test_spill_commit_reopen(void **state)
 				assert_string_equal(buf, v);
 			assert_false(kvt_get(t, r, "d", "z", 0, buf, sizeof(buf)));
 		}
-		rowkey(r, 2005);
+		kvt_rowkey(r, 2005);
 		assert_false(kvt_get(t, r, "e", "c", 0, buf, sizeof(buf)));
-		rowkey(r, 2500);
+		kvt_rowkey(r, 2500);
 		assert_true(kvt_get(t, r, "e", "c", 0, buf, sizeof(buf)));
 		/* Cells committed at cts; the explicit one kept its timestamp. */
 		util_arena *a = util_arena_new(1024, 0);
@@ -147,10 +91,10 @@ static void test_spill_commit_reopen(void **state)
 		assert_int_equal(row.cells[0].ts, cts);
 		assert_int_equal(row.cells[2].ts, 7777);
 		util_arena_destroy(a);
-		assert_int_equal(scan_count(t, 0), (size_t)(3 * (N - 10)));
+		assert_int_equal(kvt_scan_count(t, 0), (size_t)(3 * (N - 10)));
 		assert_int_equal(kv_store_verify(s, NULL, NULL), KV_OK);
 		/* Nothing left behind: every .sst is a table file. */
-		assert_int_equal(count_ssts(dir), (int)table_files(t));
+		assert_int_equal(kvt_count_ssts(dir), (int)kvt_file_count(t));
 		kv_table_close(t);
 		kv_store_close(s);
 		s = open_small(dir);
@@ -159,7 +103,7 @@ static void test_spill_commit_reopen(void **state)
 	}
 	/* And compaction folds the ingested files in. */
 	assert_int_equal(kv_table_compact(t, true), KV_OK);
-	assert_int_equal(scan_count(t, 0), (size_t)(3 * (N - 10)));
+	assert_int_equal(kvt_scan_count(t, 0), (size_t)(3 * (N - 10)));
 	kv_table_close(t);
 	kv_store_close(s);
 	kvt_rmdir(dir);
@@ -186,8 +130,8 @@ static void count_cell(void *arg, const kv_cell *c)
 static int check_rows(kv_table *t, int lo, int hi, bool reverse, bool by_row, int seek)
 {
 	char a[16], b[16];
-	rowkey(a, lo);
-	rowkey(b, hi);
+	kvt_rowkey(a, lo);
+	kvt_rowkey(b, hi);
 	kv_scan_opts o = {0};
 	o.start = lo >= 0 ? a : NULL;
 	o.start_len = lo >= 0 ? strlen(a) : 0;
@@ -197,7 +141,7 @@ static int check_rows(kv_table *t, int lo, int hi, bool reverse, bool by_row, in
 	kv_iter *it = kv_scan(t, &o);
 	if (seek >= 0) {
 		char sk[16];
-		rowkey(sk, seek);
+		kvt_rowkey(sk, seek);
 		kv_iter_seek_row(it, sk, strlen(sk));
 	}
 	int n = 0, prev = -1;
@@ -235,39 +179,39 @@ static int check_rows(kv_table *t, int lo, int hi, bool reverse, bool by_row, in
 static void test_ascending_runs_kept_apart(void **state)
 {
 	char *dir = kvt_tmpdir("largeasc");
-	kv_store *s = open_opts(dir, NULL, 24 << 10);
+	kv_store *s = kvt_open_spill(dir, NULL, 24 << 10);
 	kv_table *up = kvt_table(s, "up", 1, FAMS2), *down = kvt_table(s, "down", 1, FAMS2);
 	const int N = 3000;
 	char r[16], v[32], buf[32];
 	kv_batch *b = kv_batch_new();
 	for (int i = 0; i < N; i++) {
-		rowkey(r, i);
+		kvt_rowkey(r, i);
 		snprintf(v, sizeof(v), "v%d", i);
 		kv_batch_put(b, up, r, strlen(r), "d", "a", 1, KV_TS_LATEST, v, strlen(v));
 	}
 	assert_int_equal(kv_commit(s, b, NULL, NULL), KV_OK);
 	for (int i = 0; i < 2 * N; i++) { /* even rows, then odd rows: runs overlap */
-		rowkey(r, i < N ? 2 * i % N : (2 * i + 1) % N);
+		kvt_rowkey(r, i < N ? 2 * i % N : (2 * i + 1) % N);
 		kv_batch_put(b, down, r, strlen(r), "d", "a", 1, KV_TS_LATEST, "w", 1);
 	}
 	assert_int_equal(kv_commit(s, b, NULL, NULL), KV_OK);
 	kv_batch_free(b);
-	uint64_t nup = table_files(up);
+	uint64_t nup = kvt_file_count(up);
 	/* several spills, enough to trigger a minor compaction */
 	assert_true(nup >= 4 && nup <= 8);
-	assert_int_equal(table_files(down), 1);
+	assert_int_equal(kvt_file_count(down), 1);
 	for (int pass = 0; pass < 3; pass++) {
 		kv_ts now = kv_read_point(s);
-		assert_int_equal(scan_count(up, now), (size_t)N);
-		assert_int_equal(scan_count(down, now), (size_t)N);
+		assert_int_equal(kvt_scan_count(up, now), (size_t)N);
+		assert_int_equal(kvt_scan_count(down, now), (size_t)N);
 		for (int i = 0; i < N; i += 37) {
-			rowkey(r, i);
+			kvt_rowkey(r, i);
 			snprintf(v, sizeof(v), "v%d", i);
 			assert_true(kvt_get(up, r, "d", "a", 0, buf, sizeof(buf)));
 			assert_string_equal(buf, v);
 			assert_true(kvt_get(down, r, "d", "a", 0, buf, sizeof(buf)));
 		}
-		rowkey(r, N);
+		kvt_rowkey(r, N);
 		assert_false(kvt_get(up, r, "d", "a", 0, buf, sizeof(buf)));
 		/* Ranges across the files' boundaries, both directions, seeks. */
 		assert_int_equal(check_rows(up, -1, -1, false, false, -1), N);
@@ -280,20 +224,20 @@ static void test_ascending_runs_kept_apart(void **state)
 		for (int i = 0; i < N; i += 250)
 			assert_int_equal(check_rows(up, i, i + 1, false, false, -1), 1);
 		assert_int_equal(kv_store_verify(s, NULL, NULL), KV_OK);
-		assert_int_equal(count_ssts(dir), (int)(table_files(up) + table_files(down)));
+		assert_int_equal(kvt_count_ssts(dir), (int)(kvt_file_count(up) + kvt_file_count(down)));
 		if (pass == 0) { /* a manual minor compaction: nothing to gain */
 			assert_int_equal(kv_table_compact(up, false), KV_OK);
-			assert_int_equal(table_files(up), nup);
+			assert_int_equal(kvt_file_count(up), nup);
 		} else if (pass == 1) { /* after a reopen, a major one folds them */
 			kv_table_close(up);
 			kv_table_close(down);
 			kv_store_close(s);
-			s = open_opts(dir, NULL, 16 << 10);
+			s = kvt_open_spill(dir, NULL, 16 << 10);
 			assert_int_equal(kv_table_open(s, "up", &up), KV_OK);
 			assert_int_equal(kv_table_open(s, "down", &down), KV_OK);
-			assert_int_equal(table_files(up), nup);
+			assert_int_equal(kvt_file_count(up), nup);
 			assert_int_equal(kv_table_compact(up, true), KV_OK);
-			assert_int_equal(table_files(up), 1);
+			assert_int_equal(kvt_file_count(up), 1);
 		}
 	}
 	kv_table_close(up);
@@ -359,7 +303,7 @@ static void test_atomic_visibility(void **state)
 		char r[16], v[16];
 		snprintf(v, sizeof(v), "%d", round);
 		for (int i = 0; i < c.rows; i++) {
-			rowkey(r, (i * 7919) % c.rows);
+			kvt_rowkey(r, (i * 7919) % c.rows);
 			kv_batch_put(b, t, r, strlen(r), "d", "v", 1, KV_TS_LATEST, v, strlen(v));
 		}
 		assert_int_equal(kv_commit(s, b, NULL, NULL), KV_OK);
@@ -393,19 +337,19 @@ static void test_snapshot_and_identical_cells(void **state)
 	kv_batch *b = kv_batch_new();
 	char r[16];
 	for (int i = 0; i < 500; i++) {
-		rowkey(r, i);
+		kvt_rowkey(r, i);
 		kv_batch_put(b, t, r, strlen(r), "d", "a", 1, KV_TS_LATEST, "first", 5);
 	}
 	kv_batch_put(b, t, "x", 1, "d", "a", 1, 5000, "new", 3);
 	kv_batch_put(b, t, "y", 1, "d", "a", 1, 6000, "new", 3);
 	kv_batch_put(b, t, "y", 1, "d", "b", 1, 6000, "new", 3);
 	for (int i = 0; i < 500; i++) { /* later copies of the same cells win */
-		rowkey(r, i);
+		kvt_rowkey(r, i);
 		kv_batch_put(b, t, r, strlen(r), "d", "a", 1, KV_TS_LATEST, "second", 6);
 	}
 	assert_int_equal(kv_commit(s, b, NULL, NULL), KV_OK);
 	char buf[32];
-	rowkey(r, 123);
+	kvt_rowkey(r, 123);
 	assert_true(kvt_get(t, r, "d", "a", 0, buf, sizeof(buf)));
 	assert_string_equal(buf, "second");
 	assert_false(kvt_get(t, r, "d", "a", snap, buf, sizeof(buf)));
@@ -417,7 +361,7 @@ static void test_snapshot_and_identical_cells(void **state)
 	assert_string_equal(buf, "new");
 	/* The snapshot does not see the large commit, explicit timestamps
 	 * included (it completed after the snapshot). */
-	assert_int_equal(scan_count(t, snap), 3);
+	assert_int_equal(kvt_scan_count(t, snap), 3);
 	kv_snapshot_release(s, snap);
 	kv_batch_free(b);
 	kv_table_close(t);
@@ -433,7 +377,7 @@ static kv_batch *batch_rows(kv_table *t, int from, int to, const char *v)
 	kv_batch *b = kv_batch_new();
 	char r[16];
 	for (int i = from; i < to; i++) {
-		rowkey(r, i);
+		kvt_rowkey(r, i);
 		kv_batch_put(b, t, r, strlen(r), "d", "v", 1, KV_TS_LATEST, v, strlen(v));
 		kv_batch_put(b, t, r, strlen(r), "d", "w", 1, KV_TS_LATEST, v, strlen(v));
 	}
@@ -447,40 +391,40 @@ static kv_batch *batch_rows(kv_table *t, int from, int to, const char *v)
 static void test_spill_sorted_runs(void **state)
 {
 	char *dir = kvt_tmpdir("largeruns");
-	kv_store *s = open_opts(dir, NULL, 16 << 10); /* each spill holds several runs */
+	kv_store *s = kvt_open_spill(dir, NULL, 16 << 10); /* each spill holds several runs */
 	kv_table *a = kvt_table(s, "a", 1, FAMS2), *z = kvt_table(s, "z", 1, FAMS2);
 	kv_batch *b = kv_batch_new();
 	char r[16];
 	/* z first (a later table id sorts after a), then a's even rows, then a's
 	 * odd rows, then a's rows 0..99 again descending with new values. */
 	for (int i = 0; i < 300; i++) {
-		rowkey(r, i);
+		kvt_rowkey(r, i);
 		kv_batch_put(b, z, r, strlen(r), "d", "v", 1, KV_TS_LATEST, "z", 1);
 	}
 	for (int i = 0; i < 600; i += 2) {
-		rowkey(r, i);
+		kvt_rowkey(r, i);
 		kv_batch_put(b, a, r, strlen(r), "d", "v", 1, KV_TS_LATEST, "even", 4);
 	}
 	for (int i = 1; i < 600; i += 2) {
-		rowkey(r, i);
+		kvt_rowkey(r, i);
 		kv_batch_put(b, a, r, strlen(r), "d", "v", 1, KV_TS_LATEST, "odd", 3);
 	}
 	for (int i = 99; i >= 0; i--) {
-		rowkey(r, i);
+		kvt_rowkey(r, i);
 		kv_batch_put(b, a, r, strlen(r), "d", "v", 1, KV_TS_LATEST, "again", 5);
 	}
 	assert_int_equal(kv_commit(s, b, NULL, NULL), KV_OK);
 	kv_batch_free(b);
 	kv_ts now = kv_read_point(s);
-	assert_int_equal(scan_count(a, now), 600);
-	assert_int_equal(scan_count(z, now), 300);
+	assert_int_equal(kvt_scan_count(a, now), 600);
+	assert_int_equal(kvt_scan_count(z, now), 300);
 	char buf[32];
 	for (int i = 0; i < 600; i++) {
-		rowkey(r, i);
+		kvt_rowkey(r, i);
 		assert_true(kvt_get(a, r, "d", "v", 0, buf, sizeof(buf)));
 		assert_string_equal(buf, i < 100 ? "again" : i % 2 ? "odd" : "even");
 	}
-	rowkey(r, 299);
+	kvt_rowkey(r, 299);
 	assert_true(kvt_get(z, r, "d", "v", 0, buf, sizeof(buf)));
 	assert_string_equal(buf, "z");
 	kv_table_close(a);
@@ -497,12 +441,12 @@ static void test_spill_sorted_runs(void **state)
 static void test_ingest_small_batch(void **state)
 {
 	char *dir = kvt_tmpdir("ingest");
-	kv_store *s = open_opts(dir, NULL, 64 << 20);
+	kv_store *s = kvt_open_spill(dir, NULL, 64 << 20);
 	kv_table *t = kvt_table(s, "t", 2, FAMS2);
 	kv_batch *b = kv_batch_new();
 	char r[16], v[16], buf[32];
 	for (int i = 0; i < 500; i++) {
-		rowkey(r, i);
+		kvt_rowkey(r, i);
 		snprintf(v, sizeof(v), "v%d", i);
 		kv_batch_put(b, t, r, strlen(r), "d", "a", 1, KV_TS_LATEST, v, strlen(v));
 		kv_batch_put(b, t, r, strlen(r), "e", "b", 1, 5, "old", 3);
@@ -518,8 +462,8 @@ static void test_ingest_small_batch(void **state)
 	assert_int_equal(kv_table_get_stats(t, &ts), KV_OK);
 	assert_int_equal(ts.memstore_bytes, mem_before);       /* (an empty memstore's own bytes) */
 	assert_true(ts.file_count >= 1 && ts.file_count <= 2); /* one per family and kind */
-	assert_int_equal(scan_count(t, kv_read_point(s)), 1000);
-	rowkey(r, 7);
+	assert_int_equal(kvt_scan_count(t, kv_read_point(s)), 1000);
+	kvt_rowkey(r, 7);
 	assert_true(kvt_get(t, r, "d", "a", 0, buf, sizeof(buf)));
 	assert_string_equal(buf, "v7");
 	assert_true(kvt_get(t, r, "e", "b", 5, buf, sizeof(buf))); /* at its own timestamp */
@@ -530,12 +474,12 @@ static void test_ingest_small_batch(void **state)
 	kv_batch_free(b);
 	kv_table_close(t);
 	kv_store_close(s);
-	s = open_opts(dir, NULL, 64 << 20);
+	s = kvt_open_spill(dir, NULL, 64 << 20);
 	assert_int_equal(kv_table_open(s, "t", &t), KV_OK);
-	rowkey(r, 499);
+	kvt_rowkey(r, 499);
 	assert_true(kvt_get(t, r, "d", "a", 0, buf, sizeof(buf)));
 	assert_string_equal(buf, "v499");
-	rowkey(r, 7);
+	kvt_rowkey(r, 7);
 	assert_true(kvt_get(t, r, "d", "a", 0, buf, sizeof(buf)));
 	assert_string_equal(buf, "new");
 	kv_table_close(t);
@@ -550,19 +494,19 @@ static void test_commit_if(void **state)
 	char *dir = kvt_tmpdir("largeif");
 	kv_store *s = open_small(dir);
 	kv_table *t = kvt_table(s, "t", 1, FAMS2);
-	int files0 = count_ssts(dir);
+	int files0 = kvt_count_ssts(dir);
 	char r[16], buf[32];
 
 	/* A row written after read_ts, still in the memstore. */
 	kv_ts rts = kv_read_point(s);
-	rowkey(r, 150);
+	kvt_rowkey(r, 150);
 	assert_int_equal(kvt_put(s, t, r, "d", "v", 0, "other"), KV_OK);
 	kv_batch *b = batch_rows(t, 0, 400, "big");
 	assert_int_equal(kv_commit_if(s, b, rts, NULL, NULL), KV_CONFLICT);
 	kv_batch_free(b);
-	rowkey(r, 10);
+	kvt_rowkey(r, 10);
 	assert_false(kvt_get(t, r, "d", "v", 0, buf, sizeof(buf)));
-	assert_int_equal(count_ssts(dir), files0);
+	assert_int_equal(kvt_count_ssts(dir), files0);
 
 	/* The same row in a sorted file. */
 	assert_int_equal(kv_table_flush(t), KV_OK);
@@ -575,7 +519,7 @@ static void test_commit_if(void **state)
 	rts = kv_read_point(s);
 	kv_batch *big = kv_batch_new();
 	for (int i = 10000; i < 14000; i++) {
-		rowkey(r, i);
+		kvt_rowkey(r, i);
 		kv_batch_put(big, t, r, strlen(r), "d", "v", 1, KV_TS_LATEST, "n", 1);
 	}
 	assert_int_equal(kv_commit(s, big, NULL, NULL), KV_OK); /* large itself */
@@ -583,7 +527,7 @@ static void test_commit_if(void **state)
 	b = batch_rows(t, 0, 100, "big");
 	assert_int_equal(kv_commit_if(s, b, rts, NULL, NULL), KV_OK);
 	kv_batch_free(b);
-	rowkey(r, 50);
+	kvt_rowkey(r, 50);
 	assert_true(kvt_get(t, r, "d", "v", 0, buf, sizeof(buf)));
 	b = batch_rows(t, 13950, 14050, "big");
 	assert_int_equal(kv_commit_if(s, b, rts, NULL, NULL), KV_CONFLICT);
@@ -601,7 +545,7 @@ static void test_commit_if(void **state)
 	kv_batch_check_row(b, t, "chk", 3);
 	assert_int_equal(kv_commit_if(s, b, kv_read_point(s), NULL, NULL), KV_OK);
 	kv_batch_free(b);
-	rowkey(r, 20299);
+	kvt_rowkey(r, 20299);
 	assert_true(kvt_get(t, r, "d", "w", 0, buf, sizeof(buf)));
 
 	/* A small commit_if after the large commit sees it as a conflict. */
@@ -611,14 +555,14 @@ static void test_commit_if(void **state)
 	kv_batch_free(sm);
 
 	/* A failing condition: nothing written, nothing left. */
-	int files1 = count_ssts(dir);
+	int files1 = kvt_count_ssts(dir);
 	b = batch_rows(t, 30000, 30400, "cond");
 	kv_batch_require(b, t, "chk", 3, "d", "v", 1, KV_CMP_EQ, "nope", 4);
 	assert_int_equal(kv_commit(s, b, NULL, NULL), KV_CHECK_FAILED);
 	kv_batch_free(b);
-	rowkey(r, 30001);
+	kvt_rowkey(r, 30001);
 	assert_false(kvt_get(t, r, "d", "v", 0, buf, sizeof(buf)));
-	assert_int_equal(count_ssts(dir), files1);
+	assert_int_equal(kvt_count_ssts(dir), files1);
 	b = batch_rows(t, 30000, 30400, "cond");
 	kv_batch_require(b, t, "chk", 3, "d", "v", 1, KV_CMP_EQ, "x", 1);
 	assert_int_equal(kv_commit(s, b, NULL, NULL), KV_OK);
@@ -656,13 +600,13 @@ static void test_delete_newest_and_reserved(void **state)
 	assert_int_equal(kv_table_open(s, "t", &t), KV_OK);
 	char r[16], buf[32];
 	for (int i = 0; i < 50; i++) {
-		rowkey(r, i);
+		kvt_rowkey(r, i);
 		assert_int_equal(kvt_put(s, t, r, "d", "a", 100, "v100"), KV_OK);
 		assert_int_equal(kvt_put(s, t, r, "d", "a", 200, "v200"), KV_OK);
 	}
 	kv_batch *b = batch_rows(t, 1000, 1400, "pad");
 	for (int i = 0; i < 50; i++) {
-		rowkey(r, i);
+		kvt_rowkey(r, i);
 		kv_batch_delete(b, t, r, strlen(r), "d", "a", 1, KV_TS_LATEST, KV_DELETE);
 	}
 	/* A delete of a cell with no version, then its put: the marker at the
@@ -672,7 +616,7 @@ static void test_delete_newest_and_reserved(void **state)
 	assert_int_equal(kv_commit(s, b, NULL, NULL), KV_OK);
 	kv_batch_free(b);
 	for (int i = 0; i < 50; i++) {
-		rowkey(r, i);
+		kvt_rowkey(r, i);
 		assert_true(kvt_get(t, r, "d", "a", 0, buf, sizeof(buf)));
 		assert_string_equal(buf, "v100");
 	}
@@ -693,7 +637,7 @@ static void test_delete_newest_and_reserved(void **state)
 	assert_int_equal(kv_commit(s, b, &wo, &got), KV_OK);
 	pthread_join(th, NULL);
 	assert_int_equal(got, res);
-	rowkey(r, 5100);
+	kvt_rowkey(r, 5100);
 	util_arena *a = util_arena_new(1024, 0);
 	kv_row row;
 	assert_int_equal(kv_get(t, r, strlen(r), NULL, a, &row), KV_OK);
@@ -705,11 +649,11 @@ static void test_delete_newest_and_reserved(void **state)
 	/* A dropped table: the commit fails and leaves nothing. */
 	kv_table *t2 = kvt_table(s, "gone", 1, FAMS2);
 	b = batch_rows(t2, 0, 400, "x");
-	int files = count_ssts(dir);
+	int files = kvt_count_ssts(dir);
 	assert_int_equal(kv_table_drop(s, "gone"), KV_OK);
 	assert_int_equal(kv_commit(s, b, NULL, NULL), KV_NOT_FOUND);
 	kv_batch_free(b);
-	assert_true(count_ssts(dir) <= files);
+	assert_true(kvt_count_ssts(dir) <= files);
 	kv_table_close(t2);
 	kv_table_close(t);
 	kv_store_close(s);
@@ -723,24 +667,24 @@ static void test_enospc(void **state)
 {
 	char *dir = kvt_tmpdir("largenospc");
 	kv_fault_fs *ff = kv_fault_fs_new(kv_fs_posix());
-	kv_store *s = open_opts(dir, kv_fault_fs_get(ff), 4096);
+	kv_store *s = kvt_open_spill(dir, kv_fault_fs_get(ff), 4096);
 	kv_table *t = kvt_table(s, "t", 1, FAMS2);
 	kv_fault_set(ff, KV_FAULT_WRITE, ENOSPC, 3, ".sst");
 	kv_batch *b = batch_rows(t, 0, 2000, "x"); /* spills fail part way */
 	assert_int_equal(kv_commit(s, b, NULL, NULL), KV_NO_SPACE);
 	kv_batch_free(b);
 	kv_fault_clear(ff);
-	assert_int_equal(scan_count(t, 0), 0);
-	assert_int_equal(count_ssts(dir), 0);
+	assert_int_equal(kvt_scan_count(t, 0), 0);
+	assert_int_equal(kvt_count_ssts(dir), 0);
 	/* Space is back. */
 	b = batch_rows(t, 0, 2000, "x");
 	kv_fault_set(ff, KV_FAULT_WRITE, ENOSPC, 0, ".sst"); /* now at commit: the merge */
 	assert_int_equal(kv_commit(s, b, NULL, NULL), KV_NO_SPACE);
 	kv_fault_clear(ff);
-	assert_int_equal(scan_count(t, 0), 0);
+	assert_int_equal(kvt_scan_count(t, 0), 0);
 	assert_int_equal(kv_commit(s, b, NULL, NULL), KV_OK); /* the batch is intact */
 	kv_batch_free(b);
-	assert_int_equal(scan_count(t, 0), 4000);
+	assert_int_equal(kvt_scan_count(t, 0), 4000);
 	kv_table_close(t);
 	kv_store_close(s);
 	kv_fault_fs_free(ff);
@@ -758,12 +702,12 @@ static uint64_t crash_round(uint64_t kill, bool torn, unsigned seed, size_t spil
 {
 	char *dir = kvt_tmpdir("largecrash");
 	kv_fault_fs *ff = kv_fault_fs_new(kv_fs_posix());
-	kv_store *s = open_opts(dir, kv_fault_fs_get(ff), spill);
+	kv_store *s = kvt_open_spill(dir, kv_fault_fs_get(ff), spill);
 	assert_non_null(s);
 	kv_table *t = kvt_table(s, "t", 2, FAMS2);
 	char r[16];
 	for (int i = 0; i < 20; i++) {
-		rowkey(r, 900000 + i);
+		kvt_rowkey(r, 900000 + i);
 		assert_int_equal(kvt_put(s, t, r, "d", "v", 0, "small"), KV_OK);
 	}
 	uint64_t ops0 = kv_fault_ops(ff);
@@ -771,7 +715,7 @@ static uint64_t crash_round(uint64_t kill, bool torn, unsigned seed, size_t spil
 		kv_fault_kill_after(ff, kill);
 	kv_batch *b = kv_batch_new();
 	for (int i = 0; i < 1500; i++) {
-		rowkey(r, i);
+		kvt_rowkey(r, i);
 		kv_batch_put(b, t, r, strlen(r), "d", "v", 1, KV_TS_LATEST, "big", 3);
 		kv_batch_put(b, t, r, strlen(r), "e", "w", 1, 4242, "big", 3);
 	}
@@ -779,16 +723,16 @@ static uint64_t crash_round(uint64_t kill, bool torn, unsigned seed, size_t spil
 	kv_batch_free(b);
 	uint64_t used = kv_fault_ops(ff) - ops0;
 	if (!kill && spill > 4096)
-		assert_true(table_files(t) >= 4); /* the runs were kept apart */
+		assert_true(kvt_file_count(t) >= 4); /* the runs were kept apart */
 	kv_table_close(t);
 	kv_store_close(s);
 	kv_fault_crash(ff, seed, torn);
 	kv_fault_revive(ff);
-	s = open_opts(dir, kv_fault_fs_get(ff), spill);
+	s = kvt_open_spill(dir, kv_fault_fs_get(ff), spill);
 	if (!s)
 		fail_msg("reopen after a crash at op %llu: %s", (unsigned long long)kill, kv_errmsg());
 	assert_int_equal(kv_table_open(s, "t", &t), KV_OK);
-	size_t n = scan_count(t, 0);
+	size_t n = kvt_scan_count(t, 0);
 	size_t big = n - 20;
 	if (n < 20 || (big != 0 && big != 3000))
 		fail_msg("crash at op %llu: %zu cells (20 small + 0 or 3000 large)", (unsigned long long)kill,
@@ -798,7 +742,7 @@ static uint64_t crash_round(uint64_t kill, bool torn, unsigned seed, size_t spil
 	if (st == KV_OK && big != 3000)
 		fail_msg("crash at op %llu: an acknowledged large commit is lost", (unsigned long long)kill);
 	assert_int_equal(kv_store_verify(s, NULL, NULL), KV_OK);
-	assert_int_equal(count_ssts(dir), (int)table_files(t));
+	assert_int_equal(kvt_count_ssts(dir), (int)kvt_file_count(t));
 	kv_table_close(t);
 	kv_store_close(s);
 	kv_fault_fs_free(ff);

@@ -545,10 +545,155 @@ static void rn_expect_sel(kv_table *t, const rn_model *m, int nr, int nq, unsign
 	}
 }
 
+/* kv_iter_skip_rows' test in the model: a value whose byte sum is not a
+ * multiple of 3 passes. */
+static bool rn_pass(const char *v, size_t vl)
+{
+	unsigned sum = 0;
+	for (size_t i = 0; i < vl; i++)
+		sum += (uint8_t)v[i];
+	return sum % 3 != 0;
+}
+
+static bool rn_pass_fn(void *arg, const uint8_t *v, size_t vl)
+{
+	(*(int *)arg)++;
+	return rn_pass((const char *)v, vl);
+}
+
+/* One row read by the caller of kv_iter_skip_rows: its cells, and whether
+ * its test cell was seen and passed (the caller's own check, as the SQL
+ * scan's row builder makes it). */
+typedef struct rn_row {
+	util_buf cells;
+	const char *tq;
+	bool seen, ok;
+} rn_row;
+
+static void rn_row_cell(void *arg, const kv_cell *c)
+{
+	rn_row *r = arg;
+	rn_put(&r->cells, c);
+	if (c->qualifier.len == strlen(r->tq) && !memcmp(c->qualifier.data, r->tq, c->qualifier.len)) {
+		r->seen = true;
+		r->ok = rn_pass((const char *)c->value.data, c->value.len);
+	}
+}
+
+/* Rows skipped by a test (kv_iter_skip_rows) against the model: the test
+ * on the 2-byte column picked by sel, a mask from sel with it, at most
+ * 1-4 rows skipped per call; rows kept are read in turn with
+ * kv_iter_row_sel (masked) and kv_iter_next (every cell, but those read
+ * ahead as the mask says), and the caller drops rows whose test fails
+ * too. On the fast path every row the test drops is skipped by the
+ * store; elsewhere none. */
+static void rn_expect_skip(kv_table *t, const rn_model *m, int nr, int nq, unsigned sel, bool fast)
+{
+	int two[RN_QUALS], n2 = 0;
+	for (int c = 0; c < nq; c++)
+		if (strlen(m->q[c]) == 2)
+			two[n2++] = c;
+	if (!n2)
+		return;
+	int tc = two[sel % (unsigned)n2];
+	static uint64_t mask[0x6300 / 64];
+	memset(mask, 0, sizeof mask);
+	uint32_t nbits = 0x6300;
+	for (int c = 0; c < nq; c++) {
+		if (strlen(m->q[c]) != 2 || (c != tc && !((sel >> (1 + c)) & 1)))
+			continue;
+		uint32_t id = ((uint32_t)(uint8_t)m->q[c][0] << 8) | (uint8_t)m->q[c][1];
+		mask[id >> 6] |= (uint64_t)1 << (id & 63);
+	}
+	util_buf want = UTIL_BUF_INIT, got = UTIL_BUF_INIT;
+	int kept = 0, rows = 0; /* rows with a cell */
+	for (int r = 0; r < nr; r++) {
+		bool any = false;
+		for (int c = 0; c < nq; c++)
+			any = any || m->val[r][c][0];
+		rows += any;
+		if (!m->val[r][tc][0] || !rn_pass(m->val[r][tc], strlen(m->val[r][tc])))
+			continue;
+		int first = -1;
+		for (int c = 0; c < nq; c++) {
+			if (!m->val[r][c][0])
+				continue;
+			if (first < 0)
+				first = c;
+			/* kv_iter_row_sel: the mask's cells; kv_iter_next: every
+			 * cell, but on the fast path those read ahead are the
+			 * mask's (the row's first cell always) */
+			bool ahead = fast && c > first && c < tc;
+			if ((kept % 2 == 0 || ahead) && !rn_sel(mask, nbits, m->q[c]))
+				continue;
+			char line[128];
+			int n = snprintf(line, sizeof line, "%s/%s@%llu.%d=%s;", m->row[r], m->q[c],
+					 (unsigned long long)m->ts[r][c], (int)KV_PUT, m->val[r][c]);
+			util_buf_append(&want, line, (size_t)n);
+		}
+		kept++;
+	}
+	int calls = 0;
+	kv_row_test test = {((uint32_t)(uint8_t)m->q[tc][0] << 8) | (uint8_t)m->q[tc][1], rn_pass_fn, &calls};
+	kv_scan_opts o = {0};
+	o.read.no_cache = sel % 2 == 0; /* blocks freed as the scan leaves them */
+	kv_iter *it = kv_scan(t, &o);
+	size_t skipped = 0;
+	int k = 0, dropped = 0;
+	rn_row row = {UTIL_BUF_INIT, m->q[tc], false, false};
+	while (kv_iter_valid(it)) {
+		size_t max = 1 + sel % 4, n;
+		do /* max skipped: the iterator is on a row not judged yet */
+			skipped += n = kv_iter_skip_rows(it, mask, nbits, &test, max);
+		while (n == max && kv_iter_valid(it));
+		if (!kv_iter_valid(it))
+			break;
+		row.cells.len = 0;
+		row.seen = row.ok = false;
+		if (k % 2 == 0) {
+			kv_iter_row_sel(it, mask, nbits, rn_row_cell, &row);
+		} else {
+			const kv_cell *c = kv_iter_cell(it);
+			char rk[16];
+			size_t rl = c->row.len;
+			memcpy(rk, c->row.data, rl);
+			for (; kv_iter_valid(it); kv_iter_next(it)) {
+				c = kv_iter_cell(it);
+				if (c->row.len != rl || memcmp(c->row.data, rk, rl))
+					break;
+				rn_row_cell(&row, c);
+			}
+		}
+		if (row.seen && row.ok) {
+			util_buf_append(&got, row.cells.data, row.cells.len);
+			k++;
+		} else {
+			dropped++;
+		}
+	}
+	assert_int_equal(kv_iter_status(it), KV_OK);
+	kv_iter_close(it);
+	expect_text(&got, &want);
+	assert_int_equal(k, kept);
+	if (fast) {
+		assert_int_equal(dropped, 0);
+		assert_int_equal((int)skipped, rows - kept);
+		assert_true(calls > 0 || rows == kept);
+	} else {
+		assert_int_equal((int)skipped, 0);
+		assert_int_equal(calls, 0);
+	}
+	util_buf_free(&row.cells);
+	util_buf_free(&want);
+	util_buf_free(&got);
+}
+
 static void rn_expect(kv_table *t, const rn_model *m, int nr, int nq, bool want_fast)
 {
-	for (unsigned sel = 0; sel < 8; sel++)
+	for (unsigned sel = 0; sel < 8; sel++) {
 		rn_expect_sel(t, m, nr, nq, sel * 0x2f + (unsigned)nr);
+		rn_expect_skip(t, m, nr, nq, sel * 0x2f + (unsigned)nr, want_fast);
+	}
 	util_buf want = UTIL_BUF_INIT, a = UTIL_BUF_INIT, b = UTIL_BUF_INIT;
 	for (int r = 0; r < nr; r++)
 		for (int c = 0; c < nq; c++) {

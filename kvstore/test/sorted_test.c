@@ -6,14 +6,14 @@
  * and free leave no file behind; a reopen reads what was committed.
  * Batches of sorted runs (kv_batch_sorted_runs): each ascending chunk is a
  * run file of its own, later chunks win, a delete waits in the buffer, and
- * a run too short ends streaming.
+ * a run too short ends streaming. An ascending stream with one cell
+ * put again out of place, keys of equal lengths, streams only what is in order.
  */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,63 +26,22 @@ static const char *const FAMS2[] = {"d", "e"};
 /* A big spill size: only the stream can write files before the commit. */
 static kv_store *open_big(const char *dir)
 {
-	kv_store_opts o;
-	kv_store_opts_default(&o);
-	o.durability = KV_SYNC_NONE;
-	o.batch_spill_bytes = 64 << 20;
-	o.block_cache_bytes = 1 << 20;
-	o.compaction_threads = -1;
-	kv_store *s = NULL;
-	assert_int_equal(kv_store_open(dir, &o, &s), KV_OK);
+	kv_store *s = kvt_open_spill(dir, NULL, 64 << 20);
+	assert_non_null(s);
 	return s;
-}
-
-static int count_ssts(const char *dir)
-{
-	DIR *d = opendir(dir);
-	int n = 0;
-	struct dirent *e;
-	while ((e = readdir(d)))
-		n += strstr(e->d_name, ".sst") != NULL;
-	closedir(d);
-	return n;
-}
-
-static kv_table_stats stats(kv_table *t)
-{
-	kv_table_stats ts;
-	assert_int_equal(kv_table_get_stats(t, &ts), KV_OK);
-	return ts;
-}
-
-static size_t scan_count(kv_table *t)
-{
-	kv_scan_opts o = {0};
-	kv_iter *it = kv_scan(t, &o);
-	size_t n = 0;
-	for (; kv_iter_valid(it); kv_iter_next(it))
-		n++;
-	assert_int_equal(kv_iter_status(it), KV_OK);
-	kv_iter_close(it);
-	return n;
-}
-
-static void rowkey(char *b, int i)
-{
-	snprintf(b, 16, "r%05d", i);
 }
 
 static void put(kv_batch *b, kv_table *t, int i, const char *fam, const char *q, kv_ts ts, const char *v)
 {
 	char r[16];
-	rowkey(r, i);
+	kvt_rowkey(r, i);
 	kv_batch_put(b, t, r, strlen(r), fam, q, strlen(q), ts, v, strlen(v));
 }
 
 static void expect(kv_table *t, int i, const char *fam, const char *q, kv_ts read_ts, const char *want)
 {
 	char r[16], buf[64];
-	rowkey(r, i);
+	kvt_rowkey(r, i);
 	bool found = kvt_get(t, r, fam, q, read_ts, buf, sizeof(buf));
 	if (!want) {
 		assert_false(found);
@@ -108,16 +67,16 @@ static void test_stream_all_ascending(void **state)
 		put(b, t, i, "d", "a", 20, v);
 		put(b, t, i, "d", "b", 20, "x");
 		if (i == N / 2)
-			assert_int_equal(count_ssts(dir), 1); /* the run, before any commit */
+			assert_int_equal(kvt_count_ssts(dir), 1); /* the run, before any commit */
 	}
 	assert_int_equal(kv_batch_count(b), (size_t)(3 * N));
 	assert_true(kv_batch_byte_size(b) > 0);
 	kv_write_opts wo = {.no_sync = true, .ingest = true};
 	assert_int_equal(kv_commit(s, b, &wo, NULL), KV_OK);
 	assert_int_equal(kv_batch_count(b), 0);
-	assert_int_equal(stats(t).file_count, 1);
-	assert_int_equal(count_ssts(dir), 1);
-	assert_int_equal(scan_count(t), (size_t)(3 * N));
+	assert_int_equal(kvt_file_count(t), 1);
+	assert_int_equal(kvt_count_ssts(dir), 1);
+	assert_int_equal(kvt_scan_count(t, 0), (size_t)(3 * N));
 	expect(t, 0, "d", "a", 20, "v0");
 	expect(t, N - 1, "d", "a", 20, "v4999");
 	expect(t, 1234, "d", "b", 19, NULL); /* its own timestamp kept */
@@ -127,14 +86,14 @@ static void test_stream_all_ascending(void **state)
 	 * through the memstore, not to a file. */
 	put(b, t, N, "d", "a", KV_TS_LATEST, "mem");
 	assert_int_equal(kv_commit(s, b, NULL, NULL), KV_OK);
-	assert_int_equal(stats(t).file_count, 1);
+	assert_int_equal(kvt_file_count(t), 1);
 	expect(t, N, "d", "a", 0, "mem");
 	kv_batch_free(b);
 	kv_table_close(t);
 	kv_store_close(s);
 	s = open_big(dir);
 	assert_int_equal(kv_table_open(s, "t", &t), KV_OK);
-	assert_int_equal(scan_count(t), (size_t)(3 * N + 1));
+	assert_int_equal(kvt_scan_count(t, 0), (size_t)(3 * N + 1));
 	expect(t, 4321, "d", "a", 20, "v4321");
 	kv_table_close(t);
 	kv_store_close(s);
@@ -152,7 +111,7 @@ static void test_stream_fallbacks(void **state)
 	kv_table *t = kvt_table(s, "t", 2, FAMS2);
 	char v[32];
 	for (int mode = 0; mode < 5; mode++) {
-		int before = count_ssts(dir);
+		int before = kvt_count_ssts(dir);
 		kv_batch *b = kv_batch_new();
 		kv_batch_sorted(b);
 		kv_ts ts = 100 + (kv_ts)mode * 10;
@@ -160,9 +119,9 @@ static void test_stream_fallbacks(void **state)
 			snprintf(v, sizeof(v), "m%d-%d", mode, i);
 			put(b, t, i, "d", "a", ts, v);
 		}
-		assert_int_equal(count_ssts(dir), before + 1); /* the run */
+		assert_int_equal(kvt_count_ssts(dir), before + 1); /* the run */
 		char r[16];
-		rowkey(r, 500);
+		kvt_rowkey(r, 500);
 		switch (mode) {
 		case 0: /* a key below the last */
 			put(b, t, 500, "d", "a", ts, "late");
@@ -223,17 +182,17 @@ static void test_stream_abandoned(void **state)
 	kv_batch_sorted(b);
 	for (int i = 0; i < 100; i++)
 		put(b, t, i, "d", "a", 5, "x");
-	assert_int_equal(count_ssts(dir), 1);
+	assert_int_equal(kvt_count_ssts(dir), 1);
 	kv_batch_clear(b);
-	assert_int_equal(count_ssts(dir), 0);
+	assert_int_equal(kvt_count_ssts(dir), 0);
 	assert_int_equal(kv_batch_count(b), 0);
 	kv_batch_sorted(b);
 	for (int i = 0; i < 100; i++)
 		put(b, t, i, "d", "a", 5, "x");
-	assert_int_equal(count_ssts(dir), 1);
+	assert_int_equal(kvt_count_ssts(dir), 1);
 	kv_batch_free(b);
-	assert_int_equal(count_ssts(dir), 0);
-	assert_int_equal(scan_count(t), 0);
+	assert_int_equal(kvt_count_ssts(dir), 0);
+	assert_int_equal(kvt_scan_count(t, 0), 0);
 	kv_table_close(t);
 	kv_store_close(s);
 	kvt_rmdir(dir);
@@ -258,26 +217,26 @@ static void test_sorted_runs(void **state)
 			put(b, t, i, "d", "", KV_TS_LATEST, "");
 			put(b, t, i, "d", "a", KV_TS_LATEST, v);
 		}
-		assert_int_equal(count_ssts(dir), c + 1); /* one run per chunk, nothing buffered */
+		assert_int_equal(kvt_count_ssts(dir), c + 1); /* one run per chunk, nothing buffered */
 	}
 	/* A fourth chunk rewrites rows of the first: the later run wins. */
 	for (int i = 0; i < 3000; i += 3)
 		put(b, t, i, "d", "a", KV_TS_LATEST, "again");
-	assert_int_equal(count_ssts(dir), 4);
+	assert_int_equal(kvt_count_ssts(dir), 4);
 	/* A delete waits in the buffer, and so do the puts after it; they
 	 * are later than every run, and win. */
 	char r[16];
-	rowkey(r, 1);
+	kvt_rowkey(r, 1);
 	kv_batch_delete(b, t, r, strlen(r), "d", "a", 1, KV_TS_LATEST, KV_DELETE_COLUMN);
 	put(b, t, 2, "d", "a", KV_TS_LATEST, "last");
-	assert_int_equal(count_ssts(dir), 4);
+	assert_int_equal(kvt_count_ssts(dir), 4);
 	assert_int_equal(kv_batch_count(b), (size_t)(2 * N + 1000 + 2));
 	kv_write_opts wo = {.no_sync = true, .ingest = true};
 	kv_ts ts;
 	assert_int_equal(kv_commit(s, b, &wo, &ts), KV_OK);
-	assert_int_equal(stats(t).file_count, 1); /* the runs overlap: merged */
-	assert_int_equal(count_ssts(dir), 1);
-	assert_int_equal(scan_count(t), (size_t)(2 * N - 1));
+	assert_int_equal(kvt_file_count(t), 1); /* the runs overlap: merged */
+	assert_int_equal(kvt_count_ssts(dir), 1);
+	assert_int_equal(kvt_scan_count(t, 0), (size_t)(2 * N - 1));
 	expect(t, 0, "d", "a", ts, "again");
 	expect(t, 1, "d", "a", ts, NULL);
 	expect(t, 2, "d", "a", ts, "last");
@@ -293,17 +252,78 @@ static void test_sorted_runs(void **state)
 	kv_batch_sorted_runs(b);
 	for (int i = 0; i < 10; i++)
 		put(b, t, N + 2 * i, "d", "a", KV_TS_LATEST, "short");
-	assert_int_equal(count_ssts(dir), 2);
+	assert_int_equal(kvt_count_ssts(dir), 2);
 	for (int k = 0; k < 20; k++)
 		for (int i = 0; i < 10; i++)
 			put(b, t, N + 2 * i + 1, "e", "a", KV_TS_LATEST, "buffered");
-	assert_int_equal(count_ssts(dir), 2);
+	assert_int_equal(kvt_count_ssts(dir), 2);
 	assert_int_equal(kv_commit(s, b, &wo, &ts), KV_OK);
 	expect(t, N + 2, "d", "a", ts, "short");
 	expect(t, N + 3, "e", "a", ts, "buffered");
-	assert_int_equal(scan_count(t), (size_t)(2 * N - 1 + 20));
+	assert_int_equal(kvt_scan_count(t, 0), (size_t)(2 * N - 1 + 20));
 	kv_batch_free(b);
 	kv_table_close(t);
+	kv_store_close(s);
+	kvt_rmdir(dir);
+	free(dir);
+	(void)state;
+}
+
+/* Cells of 0-3 byte rows and qualifiers (keys of the same length often, with
+ * rows of different lengths) put ascending, but for one cell put again out
+ * of place: the stream must see it is out of order (the scan then returns
+ * each row once, in order) and every cell reads back as its last put. */
+static void test_stream_order_one_late(void **state)
+{
+	static const char *const rows[] = {"a", "ab", "abc", "b", "ba", "c"}; /* ascending */
+	static const char *const quals[] = {"", "x", "xy", "y", "yx"};
+	enum { NR = 6, NQ = 5, NT = 2, NC = NR * NQ * NT };
+	char *dir = kvt_tmpdir("sortedlate");
+	kv_store *s = open_big(dir);
+	srand(6);
+	for (int iter = 0; iter < 200; iter++) {
+		char name[16];
+		snprintf(name, sizeof(name), "t%d", iter);
+		kv_table *t = kvt_table(s, name, 2, FAMS2);
+		/* Cells in key order (row, qualifier ascending, ts descending); cell
+		 * late comes again after cell at. */
+		int at = 1 + rand() % (NC - 1), late = rand() % at;
+		int order[NC + 1], n = 0, last[NC];
+		for (int c = 0; c < NC; c++) {
+			order[n++] = c;
+			if (c == at)
+				order[n++] = late;
+		}
+		kv_batch *b = kv_batch_new();
+		kv_batch_sorted(b);
+		for (int i = 0; i < n; i++) {
+			int c = order[i], r = c / (NQ * NT), q = c / NT % NQ;
+			kv_ts ts = (kv_ts)(NT - c % NT);
+			char v[16];
+			snprintf(v, sizeof(v), "v%d", i);
+			kv_batch_put(b, t, rows[r], strlen(rows[r]), "d", quals[q], strlen(quals[q]), ts, v,
+				     strlen(v));
+			last[c] = i;
+		}
+		kv_write_opts wo = {.no_sync = true, .ingest = true};
+		assert_int_equal(kv_commit(s, b, &wo, NULL), KV_OK);
+		kv_batch_free(b);
+		char seen[64];
+		kv_scan_opts so = {0};
+		kvt_scan_rows(t, &so, seen, sizeof(seen));
+		assert_string_equal(seen, "a,ab,abc,b,ba,c");
+		assert_int_equal(kvt_scan_count(t, 0), (size_t)(NR * NQ));
+		for (int c = 0; c < NC; c++) {
+			int r = c / (NQ * NT), q = c / NT % NQ;
+			char want[16], got[16];
+			snprintf(want, sizeof(want), "v%d", last[c]);
+			assert_true(
+			    kvt_get(t, rows[r], "d", quals[q], (kv_ts)(NT - c % NT), got, sizeof(got)));
+			assert_string_equal(got, want);
+		}
+		kv_table_close(t);
+	}
+	assert_int_equal(kv_store_verify(s, NULL, NULL), KV_OK);
 	kv_store_close(s);
 	kvt_rmdir(dir);
 	free(dir);
@@ -317,6 +337,7 @@ int main(void)
 	    cmocka_unit_test(test_stream_fallbacks),
 	    cmocka_unit_test(test_stream_abandoned),
 	    cmocka_unit_test(test_sorted_runs),
+	    cmocka_unit_test(test_stream_order_one_late),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,6 +4,8 @@
  *   strata-kv wal <segment.wal>            records of a log segment
  *   strata-kv verify <store-dir>           every checksum of every file and segment
  *   strata-kv stats <store-dir>            tables, families, files, sizes
+ *   strata-kv tables|scan|intents|stats|verify etcd://...   an etcd prefix
+ *                                          (etcd_inspect.c)
  * Stores are opened read-only (no recovery writes, no compaction).
  * Exit status: 0 ok, 1 problems found (corruption), 2 usage or I/O error.
  */
@@ -12,13 +14,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ekv.h"
+#include "etcd_inspect.h"
 #include "ikey.h"
 #include "kv.h"
 #include "kv_fs.h"
 #include "sst.h"
 #include "wal.h"
 
-static void print_bytes(const uint8_t *p, size_t n, size_t max)
+void kvtool_print_bytes(const uint8_t *p, size_t n, size_t max)
 {
 	for (size_t i = 0; i < n && i < max; i++) {
 		if (isprint(p[i]) && p[i] != '\\')
@@ -30,7 +34,7 @@ static void print_bytes(const uint8_t *p, size_t n, size_t max)
 		printf("...(%zu bytes)", n);
 }
 
-static const char *type_name(int t)
+const char *kvtool_type_name(int t)
 {
 	switch (t) {
 	case KV_PUT:
@@ -53,15 +57,15 @@ static void dump_cell(void *arg, const uint8_t *k, size_t kl, const uint8_t *v, 
 {
 	ikey_parts p;
 	ikey_split(k, kl, &p);
-	print_bytes(p.row, p.rlen, 64);
+	kvtool_print_bytes(p.row, p.rlen, 64);
 	putchar('/');
-	print_bytes(p.fam, p.flen, 32);
+	kvtool_print_bytes(p.fam, p.flen, 32);
 	putchar(':');
-	print_bytes(p.qual, p.qlen, 64);
-	printf(" @%llu %s", (unsigned long long)p.ts, type_name(p.type));
+	kvtool_print_bytes(p.qual, p.qlen, 64);
+	printf(" @%llu %s", (unsigned long long)p.ts, kvtool_type_name(p.type));
 	if (show_values) {
 		printf(" = ");
-		print_bytes(v, vl, 200);
+		kvtool_print_bytes(v, vl, 200);
 	} else {
 		printf(" (%zu bytes)", vl);
 	}
@@ -196,10 +200,13 @@ static int cmd_stats(const char *dir)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: strata-kv dump <file.sst> [--values]\n"
-			"       strata-kv wal <segment.wal>\n"
-			"       strata-kv verify <store-dir>\n"
-			"       strata-kv stats <store-dir>\n");
+	fprintf(stderr,
+		"usage: strata-kv dump <file.sst> [--values]\n"
+		"       strata-kv wal <segment.wal>\n"
+		"       strata-kv verify <store-dir>\n"
+		"       strata-kv stats <store-dir>\n"
+		"       strata-kv tables|intents|stats|verify etcd://HOST:PORT[,...][/PREFIX]\n"
+		"       strata-kv scan etcd://... KV_TABLE [--from ROW] [--to ROW] [--limit N] [--values]\n");
 	return 2;
 }
 
@@ -207,6 +214,8 @@ int main(int argc, char **argv)
 {
 	if (argc < 3)
 		return usage();
+	if (ekv_is_uri(argv[2]))
+		return etcd_inspect_main(argc, argv);
 	if (!strcmp(argv[1], "dump")) {
 		show_values = argc > 3 && !strcmp(argv[3], "--values");
 		return cmd_dump(argv[2]);

@@ -12,19 +12,8 @@
 # usage: tests/copybig/run.sh        Last line: "N passed, N failed".
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
-. "$root/tests/lib/fixture.sh"
-fixture_start copybig || exit 1
-work=$(mktemp -d -p "${STRATA_TMP:-/tmp}")
-trap 'fixture_stop; rm -rf "$work"' EXIT
-pass=0 fail=0
-q() { psql -X -q -A -t -h "$FIX_HOST" -p "$FIX_PORT" -U postgres postgres "$@" 2>&1; }
-check() { # NAME CONDITION-RESULT DETAIL
-	if [[ $2 = 0 ]]; then
-		pass=$((pass + 1)); echo "ok     $1"
-	else
-		fail=$((fail + 1)); echo "FAIL   $1: $3"
-	fi
-}
+. "$root/tests/lib/psql_suite.sh"
+suite_start copybig || exit 1
 N=240000
 pad=$(printf 'x%.0s' $(seq 400))
 # rows(FIRST, COUNT): keys FIRST..FIRST+COUNT-1 in a scrambled order, 400-byte values.
@@ -74,5 +63,4 @@ if [[ -z ${STRATA_TEST_PORT:-} ]]; then
 	[[ $(q -c "SELECT count(*), sum(id), max(id) FROM cb") = "$M|$((M * (M + 1) / 2))|$M" ]]
 	check after-kill-restart $? "$(q -c 'SELECT count(*), sum(id), max(id) FROM cb')"
 fi
-echo "$pass passed, $fail failed"
-[[ $fail = 0 ]]
+suite_end

@@ -6,30 +6,21 @@
 # transaction inserted waits, then fails; two COPYs of overlapping keys; a deadlock
 # between a COPY's keys and a row lock is detected (40P01). The isolation tester
 # cannot send COPY data, so two psql sessions run side by side with pg_sleep pauses.
-# The same with a unique secondary index (the COPY's claims on its values), and
-# pg_locks while a COPY's block is open and a writer waits for it.
+# The same with a unique secondary index (the COPY's claims on its values, locked
+# as key sets too): an INSERT or a COPY of a claimed value waits; ROLLBACK TO
+# SAVEPOINT gives the values claimed after the savepoint back at once; pg_locks
+# while a COPY's block is open and a writer waits for it.
 # PostgreSQL 15 gives the same results (STRATA_BIN=tests/lib/pg_as_strata.sh).
 #
 # usage: tests/copyblk/run.sh        Last line: "N passed, N failed".
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
-. "$root/tests/lib/fixture.sh"
-fixture_start copyblk || exit 1
-work=$(mktemp -d -p "${STRATA_TMP:-/tmp}")
-trap 'rm -rf "$work"' EXIT
-pass=0 fail=0
-q() { psql -X -q -A -t -h "$FIX_HOST" -p "$FIX_PORT" -U postgres postgres "$@" 2>&1; }
+. "$root/tests/lib/psql_suite.sh"
+suite_start copyblk || exit 1
 seq_rows() { for ((i = $1; i <= $2; i++)); do printf '%d\tcopy\n' "$(((i * 7919) % ($2 - $1 + 1) + $1))"; done; }
 seq_rows 1 3000 >"$work/a.tsv"     # 1..3000, not in key order
 seq_rows 2001 4000 >"$work/b.tsv"  # overlaps a.tsv on 2001..3000
 seq_rows 6001 7000 >"$work/c.tsv"
-check() { # NAME CONDITION-RESULT DETAIL
-	if [[ $2 = 0 ]]; then
-		pass=$((pass + 1)); echo "ok     $1"
-	else
-		fail=$((fail + 1)); echo "FAIL   $1: $3"
-	fi
-}
 reset() { q -c "DROP TABLE IF EXISTS cb" -c "CREATE TABLE cb (id int PRIMARY KEY, v text)" >/dev/null; }
 now() { date +%s%N; }
 # open_copy TABLE FILE END [SECONDS]: in the background, a COPY inside BEGIN, then a
@@ -170,8 +161,48 @@ wait $s1 $s2
 [[ $wait_lock = "transactionid|ShareLock|f" && $(cat "$work/s2") = *"Key (u)=(15000) already exists."* ]]
 check pg-locks-waiter $? "got: $wait_lock / $(cat "$work/s2")"
 
+# 11. Two COPYs in blocks whose unique values overlap (other primary keys): the
+# second waits for the first's key set of values, then 23505 at its first line;
+# after the first's ROLLBACK it loads everything.
+awk 'BEGIN { for (i = 1; i <= 1000; i++) printf "%d\t%d\tcopy2\n", 10000 + i, 20000 + ((i * 7919) % 1000 + 1) * 10 }' \
+	>"$work/ub.tsv" # u: 20010..30000 scrambled, all loaded by ua.tsv too
+first_u=$(head -1 "$work/ub.tsv" | cut -f2)
+reset_u
+open_copy cu "$work/ua.tsv" COMMIT
+timed q -c "BEGIN" -c "\\copy cu FROM '$work/ub.tsv'" -c "COMMIT"
+wait $s1
+[[ $out = *"Key (u)=($first_u) already exists."* && $out = *"COPY cu, line 1"* && $waited -ge 600 &&
+	$(q -c "SELECT count(*) FROM cu") = 3000 ]]
+check unique-copy-waits-for-copy $? "waited ${waited} ms, got: $out"
+reset_u
+open_copy cu "$work/ua.tsv" ROLLBACK
+timed q -c "BEGIN" -c "\\copy cu FROM '$work/ub.tsv'" -c "COMMIT"
+wait $s1
+[[ -z $out && $waited -ge 600 && $(q -c "SELECT count(*), min(v), max(v) FROM cu") = "1000|copy2|copy2" ]]
+check unique-copy-after-copy-rollback $? "waited ${waited} ms, got: $out / $(q -c 'SELECT count(*) FROM cu')"
+
+# 12. ROLLBACK TO SAVEPOINT gives back the keys and values a COPY locked after the
+# savepoint (all its blocks): an INSERT of one of them then goes ahead at once,
+# while the transaction stays open; a value inserted before the savepoint stays locked.
+reset_u
+PGAPPNAME=sp1 q -c "BEGIN" -c "INSERT INTO cu VALUES (8888, 77770, 'before')" -c "SAVEPOINT s" \
+	-c "\\copy cu FROM '$work/ua.tsv'" -c "ROLLBACK TO SAVEPOINT s" -c "SELECT pg_sleep(6)" -c "COMMIT" >"$work/s1" &
+s1=$!
+for _ in $(seq 100); do # until it sleeps, the COPY rolled back
+	[[ $(q -c "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'sp1' AND query LIKE '%pg_sleep%'") = 1 ]] && break
+	sleep 0.1
+done
+timed q -c "INSERT INTO cu VALUES (9999, 15000, 'insert')"
+out_free=$out waited_free=$waited
+timed q -c "INSERT INTO cu VALUES (1500, 5, 'insert')" # a primary key of the COPY
+out_key=$out waited_key=$waited
+timed q -c "INSERT INTO cu VALUES (9998, 77770, 'insert')"
+wait $s1
+[[ -z $out_free && $waited_free -lt 2000 && -z $out_key && $waited_key -lt 2000 &&
+	$out = *"Key (u)=(77770) already exists."* && $waited -ge 600 &&
+	$(q -c "SELECT count(*), min(id), max(id) FROM cu") = "3|1500|9999" ]]
+check savepoint-rollback-frees-keys-and-values $? "value ${waited_free} ms: $out_free / key ${waited_key} ms: $out_key / locked value ${waited} ms: $out / $(cat "$work/s1")"
+
 q -c "DROP TABLE cu" >/dev/null
 q -c "DROP TABLE cb" >/dev/null
-fixture_stop || fail=$((fail + 1))
-echo "$pass passed, $fail failed"
-[[ $fail = 0 ]]
+suite_end

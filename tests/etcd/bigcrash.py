@@ -2,8 +2,12 @@
 commit (docs/scale-out.md, "Large transactions"): after the table lock, after
 the checks, after the first chunk of intents, after all intents, after the
 flip. The rows must end committed (after the flip) or absent (before it),
-never in part; another server writes the table once the dead committer's
-lease expired; the intents of an aborted transaction are deleted by the
+never in part; another server writes a row the transaction does not
+touch at once and one of its rows once the dead committer's lease (and
+with it the row locks) expired: that row is new before the flip, a
+duplicate key (23505) after it. A committer that stalls 5 s after its
+checks, with a 2 s lease, still commits (the lease is renewed by a thread
+of its own, not between the steps). The intents of an aborted transaction are deleted by the
 next reader that meets them and by VACUUM FULL (version GC).
 
 usage: bigcrash.py BIN STORE_URI ENDPOINT TMPDIR
@@ -75,11 +79,22 @@ def main():
             if rc != 137:
                 raise SystemExit("%s: the server exited with %s, want 137 (its fault point)" % (step, rc))
             before = intents(endpoint)
-            # The other server writes the table once the lease expired.
+            # The other server writes another row of the table at once, and
+            # one of the COPY's rows once the lease (its row locks) expired.
             t0 = time.time()
             cb.execute("INSERT INTO bc VALUES (%s, 'after')", (lo + ROWS + 1,))
+            other = time.time() - t0
+            t0 = time.time()
+            try:
+                cb.execute("INSERT INTO bc VALUES (%s, 'mine')", (lo,))
+                code = "committed"
+            except psycopg2.Error as e:
+                code = e.pgcode
             waited = time.time() - t0
-            got = one(b, "SELECT count(*) FROM bc WHERE id >= %s AND id < %s", (lo, lo + ROWS))
+            if code != ("23505" if step == "flipped" else "committed"):
+                raise SystemExit("%s: B's INSERT of one of the COPY's rows after the kill: %s" % (step, code))
+            got = one(b, "SELECT count(*) FROM bc WHERE id >= %s AND id < %s AND v LIKE 'new%%'",
+                      (lo, lo + ROWS))
             after_read = intents(endpoint)
             cb.execute("VACUUM FULL bc")
             after_gc = intents(endpoint)
@@ -95,11 +110,31 @@ def main():
                                      % (step, before, after_read))
             elif after_gc == 0:
                 raise SystemExit("flipped: the committed intents are gone")
-            notes.append("%s: %d rows, %d intents -> %d -> %d, waited %.1f s"
-                         % (step, got, before, after_read, after_gc, waited))
+            notes.append("%s: %d rows, %d intents -> %d -> %d, another row written in %.1f s, one of "
+                         "its rows after %.1f s (%s)" % (step, got, before, after_read, after_gc, other, waited,
+                                                         code))
+        # A committer slower than its lease: the renewal thread keeps it.
+        lo = 90000
+        a_proc, pa = start(binary, uri, tmp, "bc-a-stall",
+                           {"STRATA_TEST_FAULTS": "1", "STRATA_ETCD_BIG_FAULT": "stall_checked",
+                            "STRATA_ETCD_BIG_STALL_S": "5", "STRATA_ETCD_BIG_OPS": "300",
+                            "STRATA_ETCD_BIG_TTL_S": "2"})
+        procs.append(a_proc)
+        a = connect(pa, True)
+        t0 = time.time()
+        a.cursor().copy_from(io.StringIO("".join("%d\tnew%d\n" % (lo + k, k) for k in range(ROWS))), "bc",
+                             columns=("id", "v"))
+        stalled = time.time() - t0
+        if stalled < 5:
+            raise SystemExit("the stalled COPY returned after %.1f s: no stall (fault point not reached?)" % stalled)
+        got = one(b, "SELECT count(*) FROM bc WHERE id >= %s", (lo,))
+        if got != ROWS:
+            raise SystemExit("a COPY whose committer stalled past its lease's TTL: %d of %d rows" % (got, ROWS))
+        a.close()
+        notes.append("stalled 5 s with a 2 s lease: committed in %.1f s" % stalled)
         total = one(b, "SELECT count(*) FROM bc")
-        if total != 10 + ROWS + len(STEPS):
-            raise SystemExit("final row count %d, want %d" % (total, 10 + ROWS + len(STEPS)))
+        if total != 10 + 2 * ROWS + 2 * len(STEPS) - 1:
+            raise SystemExit("final row count %d, want %d" % (total, 10 + 2 * ROWS + 2 * len(STEPS) - 1))
         print("killed at each step: " + "; ".join(notes))
     finally:
         for p in procs:

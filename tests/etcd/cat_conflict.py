@@ -1,12 +1,15 @@
 """cat_conflict.py — catalog commits conflict per object across two servers
 (docs/scale-out.md, "Several servers"): DDL and ANALYZE on different tables
 on two servers both commit; on one table, the same new name, or a table and
-a foreign key to it, the second commit fails with 40001; an ANALYZE racing a
+a foreign key or a view over it, the second commit fails with 40001 (and a
+DROP TABLE of a table with another server's view gets 2BP01); an ANALYZE racing a
 DROP of its table fails cleanly; automatic ANALYZE runs while the other
 server does DDL; both servers end with the same catalog.
 usage: cat_conflict.py PORT_A PORT_B   prints a one-line summary."""
 import sys
 import time
+
+import psycopg2
 
 from twoserver import commit_code, connect, one
 
@@ -87,6 +90,37 @@ def main():
     want("a foreign key to a table on A, DROP TABLE of it on B",
          race(pa, ["CREATE TABLE ccc (p int REFERENCES ccp)"], pb, ["DROP TABLE ccp"]), second)
     out.append("one table, one name, a table and a foreign key to it: the second commit fails with 40001")
+    # A view rests on the relations it reads (the catalog records no
+    # dependency for it; CREATE VIEW names them to the commit): both
+    # orders, a column the view reads, the second table of a join.
+    ca.execute("CREATE TABLE cv1 (id int PRIMARY KEY, v int)")
+    ca.execute("CREATE TABLE cv2 (id int PRIMARY KEY, w int, u int)")
+    ca.execute("INSERT INTO cv1 VALUES (1, 10), (2, 20)")
+    ca.execute("INSERT INTO cv2 VALUES (1, 100, 7)")
+    want("DROP TABLE on A, a view over it on B",
+         race(pa, ["DROP TABLE cv1"], pb, ["CREATE VIEW vv AS SELECT id, v FROM cv1"]), second)
+    ca.execute("CREATE TABLE cv1 (id int PRIMARY KEY, v int)")
+    ca.execute("INSERT INTO cv1 VALUES (1, 10), (2, 20)")
+    want("a view over a table on A, DROP TABLE of it on B",
+         race(pa, ["CREATE VIEW vv AS SELECT id, v FROM cv1"], pb, ["DROP TABLE cv1"]), second)
+    want("a join view on A, DROP TABLE of its second table on B",
+         race(pa, ["CREATE VIEW vj AS SELECT cv1.id, v, w FROM cv1 JOIN cv2 USING (id)"],
+              pb, ["DROP TABLE cv2"]), second)
+    want("DROP COLUMN on A, a view reading it on B",
+         race(pa, ["ALTER TABLE cv2 DROP COLUMN u"], pb, ["CREATE VIEW vw AS SELECT u FROM cv2"]),
+         ("committed", "40001"))
+    want("a view on A, DROP TABLE of another table on B",
+         race(pa, ["CREATE VIEW vo AS SELECT id FROM cv1"], pb, ["DROP TABLE cc3"]), both)
+    # A's views are in B's catalog now: the embedded rule applies.
+    try:
+        cb.execute("DROP TABLE cv1")
+        raise SystemExit("DROP TABLE cv1 on B with A's views over it succeeded")
+    except psycopg2.Error as e:
+        want("DROP TABLE of a table with a view (no CASCADE)", getattr(e, "pgcode", None), "2BP01")
+    want("the view on B", one(b, "SELECT sum(v) FROM vv"), 30)
+    want("the join view on B", one(b, "SELECT w FROM vj"), 100)
+    out.append("a view over a table (both orders, a join's second table, a column it reads) and its DROP: "
+               "the second commit fails with 40001; DROP without CASCADE then gets 2BP01")
     # ANALYZE's row estimate is an update in place: DDL of the table based
     # on an older snapshot still commits; an ANALYZE after a DROP fails.
     want("ANALYZE on A, ALTER TABLE of it on B",
@@ -127,7 +161,7 @@ def main():
     time.sleep(0.5)
     ra, rb = rels(a), rels(b)
     want("the catalogs of the two servers", ra, rb)
-    for t in ("cc1", "cc2", "cc4", "cn2", "gone0"):
+    for t in ("cc1", "cc2", "cc3", "cc4", "cn2", "gone0", "vw"):
         if any(r[0] == t for r in ra):
             raise SystemExit("%s still in the catalog: %s" % (t, ra))
     want("columns of cn1", [r[2] for r in ra if r[0] == "cn1"], ["a,a2,x"])

@@ -15,14 +15,17 @@
 #               sequence used by both; REPEATABLE READ write conflicts (40001);
 #               a READ COMMITTED counter hammered from both loses no update;
 #               FOR UPDATE and upserts across the two servers (rc_lock.py);
-#               foreign keys across the two servers (fk_lock.py,
-#               fk_unique.py, fk_ilv.py); catalog commits conflicting per object,
+#               foreign keys across the two servers (fk_lock.py, plain
+#               and interleaved parents; fk_unique.py); catalog commits conflicting per object,
 #               automatic ANALYZE beside DDL (cat_conflict.py); random
 #               concurrent DDL, then three servers agree (cat_stress.py)
 #   bigtxn      transactions beyond one etcd txn on two servers (bigtxn.py):
-#               all-or-nothing for readers, writers wait, 23505 leaves
+#               all-or-nothing for readers, other rows writable, 23505 leaves
 #               nothing, older snapshots conflict, a killed committer's
 #               locks expire
+#   bigrows     a large transaction's row locks: another server's writes of
+#               other rows of its table commit during it, of its rows wait
+#               (bigrows.py)
 #   bigcrash    a large transaction's committer killed after each step of
 #               its commit: all rows or none, the table writable after the
 #               lease, aborted intents deleted by a reader and VACUUM FULL
@@ -35,8 +38,21 @@
 #               (boot_race.py)
 #   temp        a SIGKILLed server's temporary schema dropped by another
 #               server after its lease; a live one's kept (temp_sweep.py)
+#   longscan    full forward scans of tables of several key distributions
+#               (with versions, deletions, a large transaction's intents,
+#               filters, row limits, 0x00/0xff keys, reverse) read every row
+#               once, and etcd walks its index linearly (longscan.py)
 #   gc          version GC with no window and no history retention under a
 #               long REPEATABLE READ transaction on another server
+#   bggc        background version GC (STRATA_ETCD_GC_S=4, no window, no
+#               retention): old versions go without VACUUM FULL while a
+#               REPEATABLE READ snapshot on the other server reads them
+#               (bggc.py)
+#   ops         backup while writers run on two servers, restore into a fresh
+#               prefix and into an embedded data dir (rows as of the backup,
+#               indexes valid, sequences continue), strata-kv verify clean
+#               and with corrupted keys, strata-kv tables/scan/intents/stats
+#               (ops.py)
 #   failover    the etcd leader is killed during a write workload, restarted,
 #               then the new leader is killed; every acknowledged commit is
 #               still there afterwards
@@ -247,7 +263,7 @@ if server_start shared-a shared && PA=$SPORT SPA=$SPID && server_start shared-b 
 	fi
 	# A foreign key whose parent is an interleaved row: the parent's delete
 	# and a new child on different servers never both commit.
-	if got=$(/usr/bin/python3 "$here/fk_ilv.py" "$PA" "$PB" 2 15 2>&1); then
+	if got=$(/usr/bin/python3 "$here/fk_lock.py" --interleaved "$PA" "$PB" 2 15 2>&1); then
 		ok "shared: foreign keys to interleaved parents from 4 sessions on two servers: $got"
 	else
 		bad "shared: foreign keys to interleaved parents on two servers: $got"
@@ -315,6 +331,17 @@ if server_start big-a big && BA=$SPORT BPA=$SPID && server_start big-b big && BB
 else
 	bad "bigtxn: the servers did not start (logs: $logs/big-*.log)"
 fi
+# A large transaction locks its rows, not its tables: another server's
+# writes of other rows commit during it, of its rows wait (bigrows.py).
+if server_start rows-a bigrows && RA=$SPORT && server_start rows-b bigrows && RB=$SPORT; then
+	if got=$(/usr/bin/python3 "$here/bigrows.py" "$RA" "$RB" 6000 "${ETCD_ENDPOINTS%%,*}" /bigrows 2>&1); then
+		ok "bigrows: $got"
+	else
+		bad "bigrows: $got"
+	fi
+else
+	bad "bigrows: the servers did not start (logs: $logs/rows-*.log)"
+fi
 # A large transaction's committer killed at each step of its commit: rows
 # committed or absent, never in part; aborted intents swept (bigcrash.py).
 mkdir -p "$tmp/bigcrash"
@@ -345,6 +372,19 @@ else
 	keep=1
 fi
 
+# ---------------------------------------------------------------- longscan
+# Full forward scans with pages ending at guessed keys read every row once,
+# walking etcd's index linearly (the per-page lines of --log-level debug).
+if server_start longscan longscan --log-level debug; then
+	if got=$(/usr/bin/python3 "$here/longscan.py" "$SPORT" 8000 "$logs/longscan.log" 2>&1); then
+		ok "longscan: $got"
+	else
+		bad "longscan: $got"
+	fi
+else
+	bad "longscan: the server did not start (logs: $logs/longscan.log)"
+fi
+
 # ---------------------------------------------------------------- gc
 # Version GC keeps what a long transaction on another server reads: no GC
 # window, no history retention, and more read points after it than a server
@@ -359,6 +399,32 @@ if STRATA_ETCD_GC_WINDOW_S=0 server_start gc-a gc --history_retention 0 && GA=$S
 else
 	bad "gc: the servers did not start (logs: $logs/gc-*.log)"
 fi
+
+# ---------------------------------------------------------------- bggc
+# Background version GC (kvstore/etcd_bggc.c): old versions disappear without
+# VACUUM FULL; a long snapshot on the other server still reads them.
+if STRATA_ETCD_GC_S=4 STRATA_ETCD_GC_WINDOW_S=0 server_start bggc-a bggc --history_retention 0 && BA=$SPORT &&
+	STRATA_ETCD_GC_S=4 STRATA_ETCD_GC_WINDOW_S=0 server_start bggc-b bggc --history_retention 0 && BB=$SPORT; then
+	if got=$(/usr/bin/python3 "$here/bggc.py" "$BA" "$BB" "$build/kvstore/strata-kv" "$URI/bggc" 2>&1); then
+		ok "bggc: old versions collected in the background without VACUUM FULL; a REPEATABLE READ snapshot on the other server still reads them"
+	else
+		bad "bggc: $(grep -v '^ok' <<<"$got" | head -5)"
+	fi
+else
+	bad "bggc: the servers did not start (logs: $logs/bggc-*.log)"
+fi
+
+# ---------------------------------------------------------------- ops
+# Backup/restore, verify and inspection of an etcd prefix (ops.py starts its
+# own servers on prefixes ops and ops_r).
+kvtool=$build/kvstore/strata-kv
+mkdir -p "$tmp/ops"
+if got=$(/usr/bin/python3 "$here/ops.py" "$URI" "$bin" "$kvtool" "$tmp/ops" "$logs" 2>&1); then
+	ok "ops: $(grep -c '^ok' <<<"$got") checks of backup/restore, verify and inspection on etcd"
+else
+	bad "ops: $(grep -v '^ok' <<<"$got" | head -5)"
+fi
+rm -rf "$tmp/ops"
 
 # ---------------------------------------------------------------- failover
 # Kill the etcd leader during a write workload: no acknowledged commit lost.

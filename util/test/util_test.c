@@ -158,12 +158,28 @@ static void test_bytes_cmp(void **state)
 	assert_true(util_bytes_cmp("a\0", 2, "a", 1) > 0);      /* NUL is a byte like any other */
 }
 
+/* A deadline is normalised (nanoseconds below a second) and lies the asked
+ * time after the clock, whatever carry the addition makes. */
+static void test_deadline(void **state)
+{
+	(void)state;
+	int64_t steps[] = {0, 1, 999999, 1000000, 100000, 2500000, 3600000000LL};
+	for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+		int64_t before = util_now_us();
+		struct timespec ts = util_deadline_us(steps[i]);
+		int64_t after = util_now_us();
+		assert_true(ts.tv_nsec >= 0 && ts.tv_nsec < 1000000000);
+		int64_t at = (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+		assert_true(at >= before + steps[i] - 1 && at <= after + steps[i] + 1);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_errcodes), cmocka_unit_test(test_arena), cmocka_unit_test(test_buf_varint),
 		cmocka_unit_test(test_crc32c), cmocka_unit_test(test_hash), cmocka_unit_test(test_map),
-		cmocka_unit_test(test_bytes_cmp),
+		cmocka_unit_test(test_bytes_cmp), cmocka_unit_test(test_deadline),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -79,3 +79,23 @@ SELECT k, v FROM pf_k WHERE k LIKE '%5%' ORDER BY k;
 SELECT k, v FROM pf_k WHERE v LIKE '%5%' ORDER BY k;
 DROP TABLE pf_k;
 DROP TABLE pf_t;
+-- rows in one sorted file (the store's fast path): rows whose first conjunct is
+-- not true are skipped inside the kv loop (kv_iter_skip_rows) and the rows kept
+-- get the cells read ahead; long notes are decoded outside the block loop, rows
+-- span block ends
+CREATE TABLE pf_f (id int PRIMARY KEY, amount numeric(10,2), kind int, note text, extra text);
+INSERT INTO pf_f SELECT i, i * 0.5, i % 5,
+	CASE WHEN i % 9 = 0 THEN NULL WHEN i % 10 = 0 THEN repeat('x', 150 + i % 50) || 'ab' || i
+	     WHEN i % 17 = 0 THEN 'ab' || i WHEN i % 23 = 0 THEN 'ÄB' || i ELSE 'n' || i END,
+	CASE WHEN i % 4 = 0 THEN NULL ELSE repeat('e', i % 300) END
+	FROM generate_series(1, 3000) i;
+CHECKPOINT;
+SELECT count(*), max(amount), sum(kind) FROM pf_f WHERE note LIKE '%ab%';
+SELECT id, amount, kind, length(note), length(extra) FROM pf_f WHERE note LIKE '%ab1%' ORDER BY id;
+SELECT count(*), sum(amount), sum(length(extra)) FROM pf_f WHERE note NOT LIKE 'n%';
+SELECT count(*), min(id), max(id) FROM pf_f WHERE note ILIKE 'äb%';
+SELECT id, note FROM pf_f WHERE note LIKE 'ab%' AND kind = 3 ORDER BY id LIMIT 5;
+SELECT count(*) FROM pf_f WHERE note LIKE '%zz%';
+SELECT * FROM pf_f WHERE note LIKE 'ab2%' ORDER BY id;
+SELECT kind, count(*), max(note) FROM pf_f WHERE note LIKE 'n1%' GROUP BY kind ORDER BY kind;
+DROP TABLE pf_f;

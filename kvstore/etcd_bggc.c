@@ -1,0 +1,153 @@
+/*
+ * etcd_bggc.c — background version GC on the etcd backend: Strata's own
+ * old versions, expired cells and applied delete markers (each an etcd
+ * key) are collected without VACUUM FULL.
+ *
+ * One server per prefix does it: every STRATA_ETCD_GC_S seconds (default
+ * 300; 0 turns it off, and so does STRATA_ETCD_COMPACT_S=0, which turns
+ * off the horizon publisher) a server takes or keeps the prefix's GC key
+ * P "/g" on a lease of its own (compare absent, else its own node id) and,
+ * if it holds it, runs ekv_table_gc (etcd_gc.c, the same decisions as
+ * VACUUM FULL: below the GC window and each family's retention) on every
+ * kv table in turn, pausing STRATA_ETCD_GC_PACE_MS (default 200) between
+ * tables so that the pass does not crowd out foreground requests. A
+ * server that dies leaves the key to its lease (3 intervals + 10 s).
+ *
+ * Snapshots are safe as with VACUUM FULL: a pinned snapshot reads its etcd
+ * revision, where the deleted keys are still visible until etcd's
+ * compaction passes it, which the horizons prevent (etcd_horizon.c).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "ekv.h"
+
+static int env_int(const char *name, int dflt)
+{
+	const char *v = getenv(name);
+	return v && *v ? atoi(v) : dflt;
+}
+
+/* Takes or keeps the prefix's GC key on *lease; true if this process
+ * holds it. */
+static bool gc_elect(ekv *e, int64_t *lease, int ttl)
+{
+	bool alive = false;
+	if (!*lease || ekv_lease_keepalive(e, *lease, &alive) || !alive) {
+		*lease = 0;
+		if (ekv_lease_grant(e, ttl, lease))
+			return false;
+	}
+	util_buf k = UTIL_BUF_INIT;
+	util_buf_append(&k, e->prefix, e->plen);
+	util_buf_append(&k, "/g", 2);
+	ekv_txn *t = ekv_txn_new();
+	ekv_txn_cmp_absent(t, (const uint8_t *)k.data, k.len);
+	ekv_txn_put_lease(t, (const uint8_t *)k.data, k.len, e->node_id, 8, *lease);
+	ekv_txn_else_get(t, (const uint8_t *)k.data, k.len);
+	ekv_txn_res r;
+	kv_status st = ekv_txn_run(e, t, &r);
+	bool mine = !st && (r.succeeded || (r.fail_get.n && r.fail_get.kvs[0].vlen == 8 &&
+					    !memcmp(r.fail_get.kvs[0].val, e->node_id, 8)));
+	ekv_txn_res_free(&r);
+	ekv_txn_free(t);
+	util_buf_free(&k);
+	return mine;
+}
+
+/* Waits up to ms (false: asked to stop). Called with gc_mu held. */
+static bool gc_wait(ekv *e, int64_t ms)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	int64_t ns = ts.tv_nsec + (ms % 1000) * 1000000;
+	ts.tv_sec += (time_t)(ms / 1000 + ns / 1000000000);
+	ts.tv_nsec = (long)(ns % 1000000000);
+	while (!e->gc_stop && pthread_cond_timedwait(&e->gc_cv, &e->gc_mu, &ts) == 0)
+		;
+	return !e->gc_stop;
+}
+
+typedef struct pass {
+	kv_store *s;
+	int pace_ms;
+} pass;
+
+/* Collects one kv table, then pauses; nonzero (stop the listing) when
+ * asked to stop. */
+static int gc_table(void *arg, const char *name)
+{
+	pass *p = arg;
+	ekv *e = p->s->etcd;
+	kv_table *t;
+	if (kv_table_open(p->s, name, &t) == KV_OK) {
+		if (ekv_table_gc(t, true) != KV_OK)
+			util_log(UTIL_LOG_WARNING, "etcd: background version GC of %s: %s", name,
+				 kv_errmsg());
+		kv_table_close(t);
+	}
+	pthread_mutex_lock(&e->gc_mu);
+	bool go = gc_wait(e, p->pace_ms);
+	pthread_mutex_unlock(&e->gc_mu);
+	return !go;
+}
+
+/* One pass over every kv table; false if asked to stop. */
+static bool gc_pass(kv_store *s, int pace_ms)
+{
+	pass p = {s, pace_ms};
+	if (ekv_table_list(s, gc_table, &p) == KV_OK && !s->etcd->gc_stop)
+		atomic_fetch_add(&s->etcd->gc_passes, 1);
+	return !s->etcd->gc_stop;
+}
+
+static void *gc_main(void *arg)
+{
+	kv_store *s = arg;
+	ekv *e = s->etcd;
+	int every_s = env_int("STRATA_ETCD_GC_S", 300);
+	int pace_ms = env_int("STRATA_ETCD_GC_PACE_MS", 200);
+	int64_t lease = 0;
+	pthread_mutex_lock(&e->gc_mu);
+	while (gc_wait(e, (int64_t)every_s * 1000)) {
+		pthread_mutex_unlock(&e->gc_mu);
+		bool go = !gc_elect(e, &lease, 3 * every_s + 10) || gc_pass(s, pace_ms);
+		pthread_mutex_lock(&e->gc_mu);
+		if (!go)
+			break;
+	}
+	pthread_mutex_unlock(&e->gc_mu);
+	if (lease)
+		(void)ekv_lease_revoke(e, lease); /* another server takes over at once */
+	return NULL;
+}
+
+void ekv_bggc_start(kv_store *s)
+{
+	ekv *e = s->etcd;
+	if (env_int("STRATA_ETCD_GC_S", 300) <= 0 || env_int("STRATA_ETCD_COMPACT_S", 60) <= 0)
+		return;
+	pthread_mutex_init(&e->gc_mu, NULL);
+	pthread_cond_init(&e->gc_cv, NULL);
+	if (pthread_create(&e->gc_thread, NULL, gc_main, s) == 0) {
+		e->gc_running = true;
+	} else {
+		pthread_cond_destroy(&e->gc_cv);
+		pthread_mutex_destroy(&e->gc_mu);
+	}
+}
+
+void ekv_bggc_stop(ekv *e)
+{
+	if (!e->gc_running)
+		return;
+	pthread_mutex_lock(&e->gc_mu);
+	e->gc_stop = true;
+	pthread_cond_signal(&e->gc_cv);
+	pthread_mutex_unlock(&e->gc_mu);
+	pthread_join(e->gc_thread, NULL);
+	e->gc_running = false;
+	pthread_cond_destroy(&e->gc_cv);
+	pthread_mutex_destroy(&e->gc_mu);
+}
