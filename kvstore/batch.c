@@ -187,7 +187,8 @@ static void add_mut(kv_batch *b, kv_table *t, uint8_t type, const void *row, siz
 	}
 	if (b->sorted && b->n == 0 && type == KV_PUT && !t->s->etcd) {
 		bool taken;
-		kv_status st = stage_stream_put(b, t, fi, row, rlen, qual, qlen, ts, val, vlen, &taken);
+		kv_put_cell c = {qual, qlen, val, vlen};
+		kv_status st = stage_stream_put(b, t, fi, row, rlen, ts, &c, 1, &taken);
 		if (st) {
 			batch_mark_bad(b, st, "writing a sorted run: %s", kv_errmsg());
 			return;
@@ -235,6 +236,45 @@ void kv_batch_put(kv_batch *b, kv_table *t, const void *row, size_t rlen, const 
 		return;
 	}
 	add_mut(b, t, KV_PUT, row, rlen, family, qual, qlen, ts, val, vlen);
+}
+
+/* True when the cells can be streamed as one row: qualifiers strictly
+ * ascending, so that the row's cells follow each other once its first one
+ * follows the last cell written, and each cell valid. */
+static bool row_streamable(kv_batch *b, kv_table *t, const void *row, size_t rlen, const char *family,
+			   const kv_put_cell *c, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if ((!c[i].val && c[i].vlen) ||
+		    !check_args(b, t, row, rlen, i ? NULL : family, c[i].qual, c[i].qlen, c[i].vlen))
+			return false;
+		if (i && ikey_bytes_cmp(c[i - 1].qual, c[i - 1].qlen, c[i].qual, c[i].qlen) >= 0)
+			return false;
+	}
+	return true;
+}
+
+void kv_batch_put_row(kv_batch *b, kv_table *t, const void *row, size_t rlen, const char *family, kv_ts ts,
+		      const kv_put_cell *cells, size_t n)
+{
+	if (b->sorted && b->n == 0 && n && family && !b->bad && t && !t->s->etcd &&
+	    row_streamable(b, t, row, rlen, family, cells, n)) {
+		int fi = batch_fam_index(b, family);
+		if (fi >= 0) {
+			bool taken;
+			kv_status st = stage_stream_put(b, t, fi, row, rlen, ts, cells, n, &taken);
+			if (st) {
+				batch_mark_bad(b, st, "writing a sorted run: %s", kv_errmsg());
+				return;
+			}
+			if (taken)
+				return;
+		}
+	}
+	/* Not streamed: cell by cell (their checks report a bad argument). */
+	for (size_t i = 0; i < n; i++)
+		kv_batch_put(b, t, row, rlen, family, cells[i].qual, cells[i].qlen, ts, cells[i].val,
+			     cells[i].vlen);
 }
 
 void kv_batch_delete(kv_batch *b, kv_table *t, const void *row, size_t rlen, const char *family,

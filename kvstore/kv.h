@@ -266,6 +266,19 @@ void kv_batch_sorted_runs(kv_batch *b);
  * tests, reserve_ts protocols) is kept as given. */
 void kv_batch_put(kv_batch *b, kv_table *t, const void *row, size_t rlen, const char *family,
 		  const void *qual, size_t qlen, kv_ts ts, const void *val, size_t vlen);
+/* One cell of kv_batch_put_row: qualifier and value (borrowed for the call). */
+typedef struct kv_put_cell {
+	const void *qual;
+	size_t qlen;
+	const void *val;
+	size_t vlen;
+} kv_put_cell;
+/* Puts n cells of one row and family at ts, as n kv_batch_put calls in
+ * this order would. With strictly ascending qualifiers a streaming batch
+ * (kv_batch_sorted, kv_batch_sorted_runs) checks the order and encodes the
+ * key once per row, not per cell (bulk loads and re-keys). */
+void kv_batch_put_row(kv_batch *b, kv_table *t, const void *row, size_t rlen, const char *family, kv_ts ts,
+		      const kv_put_cell *cells, size_t n);
 /* type: KV_DELETE, KV_DELETE_COLUMN, KV_DELETE_FAMILY (qual ignored),
  * KV_DELETE_FAMILY_VERSION (qual ignored, ts required). */
 void kv_batch_delete(kv_batch *b, kv_table *t, const void *row, size_t rlen, const char *family,

@@ -285,13 +285,14 @@ static inline const uint8_t *cond_ptr(const kv_batch *b, size_t off)
 /* Sorts the in-memory mutations (except those resolved at commit) and
  * writes them as run files. On failure the batch is unchanged. */
 kv_status stage_spill(kv_batch *b);
-/* Streaming (kv_batch_sorted): writes a put of family index fi straight
- * into the batch's open run if it comes after the last cell written (same
- * table, family and kind); *taken false otherwise, and then streaming is
- * over (b->sorted cleared, the run finished) and the caller buffers the
- * put as usual. An error is a write error of the run. */
-kv_status stage_stream_put(kv_batch *b, kv_table *t, int fi, const void *row, size_t rlen, const void *qual,
-			   size_t qlen, kv_ts ts, const void *val, size_t vlen, bool *taken);
+/* Streaming (kv_batch_sorted): writes the puts of n > 0 cells of one row
+ * (qualifiers strictly ascending: the caller checked) and family index fi
+ * straight into the batch's open run if the first comes after the last
+ * cell written (same table, family and kind); *taken false otherwise, and
+ * then streaming is over (b->sorted cleared, the run finished) and the
+ * caller buffers the puts as usual. An error is a write error of the run. */
+kv_status stage_stream_put(kv_batch *b, kv_table *t, int fi, const void *row, size_t rlen, kv_ts ts,
+			   const kv_put_cell *cells, size_t n, bool *taken);
 void stage_free(kv_store *s, bstage *st); /* unlinks every staged file */
 /* Commits a batch that spilled (ingest.c): its runs become sorted files of
  * the tables, added with one manifest edit. */

@@ -425,8 +425,8 @@ static bool stream_after(const util_buf *last, const util_buf *k)
 	return ikey_cmp(a, last->len, b, k->len) < 0;
 }
 
-kv_status stage_stream_put(kv_batch *b, kv_table *t, int fi, const void *row, size_t rlen, const void *qual,
-			   size_t qlen, kv_ts ts, const void *val, size_t vlen, bool *taken)
+kv_status stage_stream_put(kv_batch *b, kv_table *t, int fi, const void *row, size_t rlen, kv_ts ts,
+			   const kv_put_cell *cells, size_t n, bool *taken)
 {
 	*taken = false;
 	const char *fam = b->fams[fi];
@@ -434,12 +434,13 @@ kv_status stage_stream_put(kv_batch *b, kv_table *t, int fi, const void *row, si
 	bool gts = ts == KV_TS_LATEST;
 	bstage *stg = b->stage;
 	bool in_order = false;
+	const kv_put_cell *c = &cells[0];
 	if (stg && stg->sw) {
 		util_buf *k = &stg->skey;
 		util_buf_reset(k);
-		util_buf_reserve(k, ikey_size(rlen, fl, qlen));
-		k->len =
-		    ikey_encode((uint8_t *)k->data, row, rlen, fam, fl, qual, qlen, gts ? 0 : ts, KV_PUT);
+		util_buf_reserve(k, ikey_size(rlen, fl, c->qlen));
+		k->len = ikey_encode((uint8_t *)k->data, row, rlen, fam, fl, c->qual, c->qlen, gts ? 0 : ts,
+				     KV_PUT);
 		/* Strictly after the last cell: an identical cell must stay a
 		 * later mutation (it wins), in a later run or the buffer. */
 		if (t == stg->scur.t && gts == stg->scur.gts && fi == stg->sfi &&
@@ -464,8 +465,8 @@ kv_status stage_stream_put(kv_batch *b, kv_table *t, int fi, const void *row, si
 		if (!stg)
 			stg = b->stage = util_xcalloc(1, sizeof(bstage));
 		util_buf_reset(&stg->skey);
-		util_buf_reserve(&stg->skey, ikey_size(rlen, fl, qlen));
-		stg->skey.len = ikey_encode((uint8_t *)stg->skey.data, row, rlen, fam, fl, qual, qlen,
+		util_buf_reserve(&stg->skey, ikey_size(rlen, fl, c->qlen));
+		stg->skey.len = ikey_encode((uint8_t *)stg->skey.data, row, rlen, fam, fl, c->qual, c->qlen,
 					    gts ? 0 : ts, KV_PUT);
 		bool raw =
 		    run_merges(stg, t, fam, gts, (const uint8_t *)stg->skey.data, stg->skey.len, NULL, 0);
@@ -478,15 +479,35 @@ kv_status stage_stream_put(kv_batch *b, kv_table *t, int fi, const void *row, si
 		stg->sfi = fi;
 		stg->scells = 0;
 	}
-	kv_status st = sst_writer_add(stg->sw, (const uint8_t *)stg->skey.data, stg->skey.len, val, vlen);
-	if (st)
-		return st;
-	stg->scells++;
+	/* The row's next cells: the same key up to the qualifier, the same
+	 * suffix (timestamp and kind); the writer copies each key it takes. */
+	util_buf *k = &stg->skey;
+	size_t pre = 2 + rlen + 1 + fl;
+	uint8_t suffix[IKEY_SUFFIX];
+	memcpy(suffix, k->data + k->len - IKEY_SUFFIX, IKEY_SUFFIX);
+	size_t bytes = 0;
+	for (size_t i = 0; i < n; i++) {
+		c = &cells[i];
+		if (i) {
+			k->len = pre;
+			util_buf_reserve(k, c->qlen + IKEY_SUFFIX);
+			uint8_t *p = (uint8_t *)k->data + pre;
+			if (c->qlen)
+				memcpy(p, c->qual, c->qlen);
+			memcpy(p + c->qlen, suffix, IKEY_SUFFIX);
+			k->len = pre + c->qlen + IKEY_SUFFIX;
+		}
+		kv_status st = sst_writer_add(stg->sw, (const uint8_t *)k->data, k->len, c->val, c->vlen);
+		if (st)
+			return st;
+		bytes += rlen + c->qlen + c->vlen + sizeof(kv_mut);
+	}
+	stg->scells += n;
 	util_buf tmp = stg->slast;
 	stg->slast = stg->skey;
 	stg->skey = tmp;
-	b->nspilled++;
-	b->spilled_bytes += rlen + qlen + vlen + sizeof(kv_mut);
+	b->nspilled += n;
+	b->spilled_bytes += bytes;
 	*taken = true;
 	return KV_OK;
 }

@@ -584,6 +584,7 @@ typedef struct loader {
 	 * the end as sorted files (one per family after the run merge). */
 	bool direct;
 	kv_batch *dbatch;
+	sql_rowput drow; /* the direct row's cells */
 	kv_ts direct_ts;
 	uint64_t direct_rows;
 	/* Autocommit into a table with a primary key: rows collected, sorted
@@ -645,18 +646,14 @@ static void direct_row(loader *ld, const uint8_t *k, size_t kl, const ty_datum *
 		ld->dbatch = kv_batch_new();
 	if (kv_batch_count(ld->dbatch) == 0)
 		kv_batch_sorted(ld->dbatch); /* generated keys ascend: straight to a sorted file */
-	kv_batch_put(ld->dbatch, ld->kv, k, kl, SQL_FAMILY, "", 0, ld->direct_ts, "", 0);
-	uint8_t q[2];
+	sql_rowput_begin(&ld->drow);
 	for (int i = 0; i < r->ncols; i++) {
 		const cat_column *c = &r->cols[i];
 		if (c->dropped || vals[i].null || !sql_column_in_cells(r, c))
 			continue;
-		sql_colid_qual(c->col_id, q);
-		util_buf_reset(&ld->enc);
-		sql_value_encode(c->type, vals[i], &ld->enc);
-		kv_batch_put(ld->dbatch, ld->kv, k, kl, SQL_FAMILY, q, 2, ld->direct_ts, ld->enc.data,
-			     ld->enc.len);
+		sql_rowput_encode(&ld->drow, c->col_id, c->type, vals[i]);
 	}
+	sql_rowput_write(&ld->drow, ld->dbatch, ld->kv, k, kl, ld->direct_ts);
 	ld->direct_rows++;
 	if (ld->s->e->opts.store_uri && kv_batch_count(ld->dbatch) >= SQL_SHARED_BATCH_CELLS)
 		direct_flush(ld);
@@ -1333,6 +1330,7 @@ static void copy_from(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o,
 			fclose(ci.file);
 		sql_fk_abandon(ld.fk);
 		kv_batch_free(ld.dbatch);
+		sql_rowput_free(&ld.drow);
 		sql_copy_sort_free(ld.sorted);
 		util_buf_free(&ld.enc);
 		util_arena_destroy(rowa);
@@ -1359,6 +1357,7 @@ static void copy_from(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o,
 	util_buf_free(&ld.last_parent);
 	kv_table_close(ld.kv);
 	kv_batch_free(ld.dbatch);
+	sql_rowput_free(&ld.drow);
 	sql_copy_sort_free(ld.sorted);
 	util_buf_free(&ld.enc);
 	if (ld.direct_rows)

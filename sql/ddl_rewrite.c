@@ -160,8 +160,9 @@ typedef struct rw_state {
 	kv_table *dst; /* new storage */
 	kv_table *src; /* old storage (backfill writes) */
 	kv_batch *batch;
+	sql_rowput row; /* the new row's cells */
 	kv_ts ts;
-	util_buf key, enc;
+	util_buf key;
 	uint8_t *maxkey; /* greatest key written so far (uniqueness shortcut) */
 	size_t maxkey_len, maxkey_cap;
 	util_map batch_keys; /* keys in the current batch (once out of order) */
@@ -258,8 +259,8 @@ static bool seen_key(rw_state *st, const uint8_t *k, size_t kl)
 }
 
 /* Starts a row of the new storage: its key (from vals' key columns) into
- * st->key, the uniqueness check, the batch, the sentinel. The caller puts
- * the row's cells (ascending column ids) and ends with end_row. */
+ * st->key, the uniqueness check, the batch, the sentinel. The caller adds
+ * the row's cells to st->row (ascending column ids) and ends with end_row. */
 static void begin_row(rw_state *st, const ty_datum *vals)
 {
 	util_buf_reset(&st->key);
@@ -282,27 +283,20 @@ static void begin_row(rw_state *st, const ty_datum *vals)
 		kv_batch_sorted(st->batch); /* ascending: cells go straight to a sorted file */
 	/* Cells in key order (the sentinel's empty qualifier first): a batch
 	 * of ascending rows is then one sorted run and needs no sort. */
-	kv_batch_put(st->batch, st->dst, k, kl, SQL_FAMILY, "", 0, st->ts, "", 0);
+	sql_rowput_begin(&st->row);
 }
 
 static void end_row(rw_state *st)
 {
 	const uint8_t *k = (const uint8_t *)st->key.data;
 	size_t kl = st->key.len;
+	sql_rowput_write(&st->row, st->batch, st->dst, k, kl, st->ts);
 	if (st->rw->check_unique_key && st->unordered)
 		util_map_put(&st->batch_keys, k, kl, (void *)1);
 	if (st->unordered && kv_batch_byte_size(st->batch) >= REWRITE_BATCH_BYTES)
 		flush_batch(st);
 	else if (st->s->e->opts.store_uri && kv_batch_count(st->batch) >= SQL_SHARED_BATCH_CELLS)
 		flush_batch(st); /* a shared store: bounded transactions */
-}
-
-/* Puts one value cell of the row begun by begin_row. */
-static void put_cell(rw_state *st, uint16_t col_id, const void *v, size_t vl)
-{
-	uint8_t q[2];
-	sql_colid_qual(col_id, q);
-	kv_batch_put(st->batch, st->dst, st->key.data, st->key.len, SQL_FAMILY, q, 2, st->ts, v, vl);
 }
 
 static void write_new_row(rw_state *st, const ty_datum *vals)
@@ -313,9 +307,7 @@ static void write_new_row(rw_state *st, const ty_datum *vals)
 		const cat_column *c = &r->cols[i];
 		if (c->dropped || vals[i].null || !sql_column_in_cells(r, c))
 			continue;
-		util_buf_reset(&st->enc);
-		sql_value_encode(c->type, vals[i], &st->enc);
-		put_cell(st, c->col_id, st->enc.data, st->enc.len);
+		sql_rowput_encode(&st->row, c->col_id, c->type, vals[i]);
 	}
 	end_row(st);
 }
@@ -373,7 +365,7 @@ static void rw_cleanup(rw_state *st)
 		kv_table_close(st->src);
 	st->src = NULL;
 	util_buf_free(&st->key);
-	util_buf_free(&st->enc);
+	sql_rowput_free(&st->row);
 	free(st->maxkey);
 	st->maxkey = NULL;
 	util_map_free(&st->batch_keys);
@@ -470,7 +462,7 @@ static void rk_write(rw_state *st, rk_row *rr, ty_datum *vals, const bool *keep)
 	for (int i = 0; i < rr->n; i++) {
 		const rk_cell *cl = &rr->cells[i];
 		if (keep[cl->col])
-			put_cell(st, nr->cols[cl->col].col_id, b + cl->off, cl->len);
+			sql_rowput_borrow(&st->row, nr->cols[cl->col].col_id, b + cl->off, cl->len);
 	}
 	end_row(st);
 }

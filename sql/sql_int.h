@@ -1323,6 +1323,25 @@ bool sql_row_decode_in(const cat_rel *r, const sql_rowmap *m, const kv_cell *cel
 void sql_key_decode_needed(const cat_rel *r, const uint8_t *key, size_t len, const bool *needed, ty_datum *vals);
 static inline void sql_colid_qual(uint16_t id, uint8_t q[2]) { q[0] = (uint8_t)(id >> 8), q[1] = (uint8_t)id; }
 
+/* rowput.c: one row's cells gathered for kv_batch_put_row (the sentinel
+ * first, then columns by ascending id), so a streaming batch takes the row
+ * with one order check and one key encoding. Reused row after row; owns
+ * its arrays and the encoded values until sql_rowput_free. */
+typedef struct sql_rowput {
+	kv_put_cell *cells;
+	uint8_t (*quals)[2];
+	size_t *off; /* encoded values: offset in vals (SIZE_MAX: borrowed) */
+	int n, cap;
+	util_buf vals;
+} sql_rowput;
+void sql_rowput_begin(sql_rowput *rp); /* forgets the last row; adds the sentinel */
+/* A column's value: encoded into rp (encode), or its stored bytes, which
+ * must last until sql_rowput_write (borrow). */
+void sql_rowput_encode(sql_rowput *rp, uint16_t col_id, ty_oid type, ty_datum v);
+void sql_rowput_borrow(sql_rowput *rp, uint16_t col_id, const void *v, size_t vl);
+void sql_rowput_write(sql_rowput *rp, kv_batch *b, kv_table *t, const uint8_t *key, size_t kl, kv_ts ts);
+void sql_rowput_free(sql_rowput *rp);
+
 /* ---------------------------------------------------------------- transactions */
 
 /* A pending write to one row in a transaction: the row's state as this

@@ -8,6 +8,7 @@
  * run file of its own, later chunks win, a delete waits in the buffer, and
  * a run too short ends streaming. An ascending stream with one cell
  * put again out of place, keys of equal lengths, streams only what is in order.
+ * Whole rows (kv_batch_put_row) stream as their cells would, or go cell by cell.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -330,14 +331,75 @@ static void test_stream_order_one_late(void **state)
 	(void)state;
 }
 
+/* Puts row i's cells with kv_batch_put_row: the qualifiers given, each value
+ * "tag-i-q". */
+static void put_row(kv_batch *b, kv_table *t, int i, const char *const *q, int nq, const char *tag)
+{
+	char r[16], v[8][32];
+	kv_put_cell c[8];
+	kvt_rowkey(r, i);
+	for (int k = 0; k < nq; k++) {
+		snprintf(v[k], sizeof(v[k]), "%s-%d-%s", tag, i, q[k]);
+		c[k] = (kv_put_cell){q[k], strlen(q[k]), v[k], strlen(v[k])};
+	}
+	kv_batch_put_row(b, t, r, strlen(r), "d", 30, c, (size_t)nq);
+}
+
+/* Whole rows (kv_batch_put_row): ascending rows stream into one file; a row
+ * out of place (its first cell not after the last one written), a row whose
+ * qualifiers do not ascend and an unsorted batch go cell by cell, a batch of
+ * sorted runs starts its next run; every cell reads back as its last put. */
+static void test_put_row(void **state)
+{
+	static const char *const up[] = {"", "a", "ab", "b"}, *const down[] = {"b", "a"};
+	enum { NR = 3000, MID = NR / 2 };
+	char *dir = kvt_tmpdir("sortedrow");
+	kv_store *s = open_big(dir);
+	for (int mode = 0; mode < 5; mode++) {
+		char name[16], want[32];
+		snprintf(name, sizeof(name), "t%d", mode);
+		kv_table *t = kvt_table(s, name, 2, FAMS2);
+		kv_batch *b = kv_batch_new();
+		if (mode == 3)
+			kv_batch_sorted_runs(b);
+		else if (mode != 4)
+			kv_batch_sorted(b);
+		int before = kvt_count_ssts(dir);
+		for (int i = 0; i < NR; i++) {
+			if (i == MID && (mode == 1 || mode == 3))
+				put_row(b, t, 100, up, 4, "late"); /* a row again, out of place */
+			if (i == MID && mode == 2)
+				put_row(b, t, i, down, 2, "down"); /* then its ascending cells again */
+			put_row(b, t, i, up, 4, "v");
+		}
+		int runs = mode == 4 ? 0 : mode == 3 ? 2 : 1;
+		assert_int_equal(kvt_count_ssts(dir), before + runs);
+		kv_write_opts wo = {.no_sync = true, .ingest = true};
+		assert_int_equal(kv_commit(s, b, &wo, NULL), KV_OK);
+		kv_batch_free(b);
+		assert_int_equal(kvt_scan_count(t, 0), (size_t)(4 * NR));
+		for (int i = 0; i < NR; i += 7)
+			for (int k = 0; k < 4; k++) {
+				snprintf(want, sizeof(want), "v-%d-%s", i, up[k]);
+				expect(t, i, "d", up[k], 30, want);
+			}
+		snprintf(want, sizeof(want), "%s-100-a", mode == 1 || mode == 3 ? "late" : "v");
+		expect(t, 100, "d", "a", 30, want);
+		kv_table_close(t);
+	}
+	assert_int_equal(kv_store_verify(s, NULL, NULL), KV_OK);
+	kv_store_close(s);
+	kvt_rmdir(dir);
+	free(dir);
+	(void)state;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_stream_all_ascending),
-	    cmocka_unit_test(test_stream_fallbacks),
-	    cmocka_unit_test(test_stream_abandoned),
-	    cmocka_unit_test(test_sorted_runs),
-	    cmocka_unit_test(test_stream_order_one_late),
+	    cmocka_unit_test(test_stream_all_ascending),  cmocka_unit_test(test_stream_fallbacks),
+	    cmocka_unit_test(test_stream_abandoned),      cmocka_unit_test(test_sorted_runs),
+	    cmocka_unit_test(test_stream_order_one_late), cmocka_unit_test(test_put_row),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
