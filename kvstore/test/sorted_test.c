@@ -52,6 +52,15 @@ static void expect(kv_table *t, int i, const char *fam, const char *q, kv_ts rea
 	assert_string_equal(buf, want);
 }
 
+/* The store verified and closed, its directory removed. */
+static void verify_close(kv_store *s, char *dir)
+{
+	assert_int_equal(kv_store_verify(s, NULL, NULL), KV_OK);
+	kv_store_close(s);
+	kvt_rmdir(dir);
+	free(dir);
+}
+
 /* All ascending: one file written while the puts come, none in memory. */
 static void test_stream_all_ascending(void **state)
 {
@@ -324,10 +333,7 @@ static void test_stream_order_one_late(void **state)
 		}
 		kv_table_close(t);
 	}
-	assert_int_equal(kv_store_verify(s, NULL, NULL), KV_OK);
-	kv_store_close(s);
-	kvt_rmdir(dir);
-	free(dir);
+	verify_close(s, dir);
 	(void)state;
 }
 
@@ -387,10 +393,7 @@ static void test_put_row(void **state)
 		expect(t, 100, "d", "a", 30, want);
 		kv_table_close(t);
 	}
-	assert_int_equal(kv_store_verify(s, NULL, NULL), KV_OK);
-	kv_store_close(s);
-	kvt_rmdir(dir);
-	free(dir);
+	verify_close(s, dir);
 	(void)state;
 }
 
