@@ -166,7 +166,7 @@ static kv_status write_block(sst_writer *w, const uint8_t *data, size_t n, bool 
 			w->zc = ZSTD_createCCtx();
 		size_t bound = ZSTD_compressBound(n);
 		util_buf_reset(&w->cbuf);
-		util_buf_reserve(&w->cbuf, bound);
+		util_buf_reserve(&w->cbuf, bound + SST_BLOCK_TRAILER);
 		size_t c =
 		    w->zc ? ZSTD_compressCCtx(w->zc, w->cbuf.data, bound, data, n, w->fo.compression_level)
 			  : 0;
@@ -182,9 +182,16 @@ static kv_status write_block(sst_writer *w, const uint8_t *data, size_t n, bool 
 	uint32_t crc = util_crc32c(0, data, n);
 	crc = util_crc32c(crc, tr, 1);
 	util_put_be32(tr + 1, util_crc_mask(crc));
-	int e = w->fs->append(w->f, data, n);
-	if (!e)
-		e = w->fs->append(w->f, tr, SST_BLOCK_TRAILER);
+	int e;
+	if (type == SST_COMP_ZSTD) {
+		/* The trailer after the compressed bytes: one write per block. */
+		memcpy(w->cbuf.data + n, tr, SST_BLOCK_TRAILER);
+		e = w->fs->append(w->f, data, n + SST_BLOCK_TRAILER);
+	} else {
+		e = w->fs->append(w->f, data, n);
+		if (!e)
+			e = w->fs->append(w->f, tr, SST_BLOCK_TRAILER);
+	}
 	if (e)
 		return kv_fail_errno(e, "write", w->path);
 	*off = w->off;
@@ -283,7 +290,10 @@ static void *bgw_main(void *arg)
 			bg->st = st;
 			snprintf(bg->msg, sizeof(bg->msg), "%s", kv_errmsg());
 		}
-		if (bg->full)
+		/* The caller that waits for room is woken when half the slots
+		 * are free (or on a failure): a wake-up per four blocks, not one per
+		 * block while compressing is the slower side. */
+		if (bg->full && (bg->count <= BG_SLOTS - BG_WAKE || bg->st))
 			pthread_cond_signal(&bg->cv_room);
 	}
 	pthread_mutex_unlock(&bg->mu);
