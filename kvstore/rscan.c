@@ -4,8 +4,8 @@
  * rows read backwards: a chunk [lo, hi) is scanned forward through the
  * normal matcher into a buffer, then its rows are returned last to first;
  * the next chunk ends where this one began. Chunk bounds come from the
- * block index of the table's largest sorted file (about one block of rows
- * per chunk), so a reverse scan costs about as much as a forward one. All
+ * block indexes of the table's big sorted files (about one block of rows
+ * of each per chunk), so a reverse scan costs about as much as a forward one. All
  * sub-scans read the same superversion at the same timestamps. On etcd the
  * chunk bounds come from descending reads of keys (etcd_lo).
  */
@@ -73,10 +73,8 @@ static bool file_below_hi(const rscan *r, const kv_sfile *f, bool hi_inf)
 }
 
 /* The largest file of the families read that holds rows of the range below
- * hi (else the largest file): its index spaces the chunks. Key-disjoint
- * files (a large commit's merge split by key range, runs kept apart) each
- * cover part of the table; a guide without rows near hi would make one
- * chunk of everything between its last block and hi. */
+ * hi (else the largest file): the guide, kept open for the scan (its reader
+ * is reused by choose_lo), and the size the other files are measured by. */
 static kv_sfile *guide_file(const rscan *r, bool hi_inf)
 {
 	kv_sfile *best = NULL, *any = NULL;
@@ -89,21 +87,6 @@ static kv_sfile *guide_file(const rscan *r, bool hi_inf)
 				best = f;
 		}
 	return best ? best : any;
-}
-
-/* Before each chunk: switch the guide to the file that holds the rows
- * just below hi, if it is another one. */
-static void reguide(rscan *r)
-{
-	kv_sfile *f = guide_file(r, r->hi_inf);
-	if (!f || f == r->guide_f)
-		return;
-	sst_reader *rd;
-	if (sfile_reader(f, &rd) != KV_OK)
-		return; /* keep the current guide: chunks stay correct, only sized differently */
-	sst_unref(r->guide);
-	r->guide = rd;
-	r->guide_f = f;
 }
 
 static void pick_guide(rscan *r)
@@ -170,21 +153,21 @@ static void probe_lo(rscan *r, util_buf *lo, bool *none)
 #define SIZED_MAX_BLOCKS 4
 #define SIZED_MEM_CELLS  16384
 
-/* A chunk for the few rows a LIMIT still wants: counts the guide's rows back
+/* A chunk for the few rows a LIMIT still wants: counts file g's rows back
  * from hi by restart interval (16 cells) until `need` lie in [lo, hi), so the
  * chunk holds about the rows returned instead of a block of them. False when
  * the file has fewer rows below hi (the caller reads to the range start). */
-static bool sized_lo(rscan *r, uint64_t need, util_buf *lo, bool *none)
+static bool sized_lo(rscan *r, sst_reader *g, uint64_t need, util_buf *lo, bool *none)
 {
 	uint8_t k[IKEY_ROW_MAX + 16];
 	size_t kl = 0;
-	size_t nb = sst_nblocks(r->guide);
+	size_t nb = sst_nblocks(g);
 	if (!nb)
 		return false;
 	size_t b = nb - 1;
 	if (!r->hi_inf) {
 		kl = ikey_row_first(k, r->hi.data, r->hi.len);
-		b = sst_find_block(r->guide, k, kl);
+		b = sst_find_block(g, k, kl);
 		if (b >= nb) {
 			b = nb - 1;
 			kl = 0; /* every key of the file is below hi */
@@ -197,7 +180,7 @@ static bool sized_lo(rscan *r, uint64_t need, util_buf *lo, bool *none)
 			break; /* huge rows: take what was found */
 		bool first = j == b && kl;
 		uint64_t found;
-		kv_status st = sst_block_rows_before(r->guide, j, first ? k : NULL, first ? kl : 0,
+		kv_status st = sst_block_rows_before(g, j, first ? k : NULL, first ? kl : 0,
 						     !r->o.read.no_cache, need - count, lo, &found);
 		if (st) {
 			rs_fail(r, st);
@@ -240,9 +223,57 @@ static void etcd_lo(rscan *r, util_buf *lo, bool *none, bool *sized)
 	r->ekeys += r->ekeys / want + 16; /* the last row's other cells */
 }
 
-/* Chooses the chunk's lower bound below hi: the row of an index separator
- * one block back, or (sized) about `need` rows back. *none: no bound (read
- * to the start of the range). */
+/* The chunk's lower bound below hi from file g's index: about `need` rows
+ * back (sized) when need, else the row of an index separator one block
+ * back. *none: no bound (read to the start of the range). */
+static void file_lo(rscan *r, sst_reader *g, uint64_t need, util_buf *lo, bool *none, bool *sized)
+{
+	*none = true;
+	*sized = false;
+	util_buf_reset(lo);
+	if (need) {
+		if (sized_lo(r, g, need, lo, none)) {
+			*sized = true;
+			return;
+		}
+		if (r->st)
+			return;
+		util_buf_reset(lo);
+		*none = true;
+	}
+	size_t b;
+	uint8_t k[IKEY_ROW_MAX + 16];
+	if (r->hi_inf) {
+		b = sst_nblocks(g);
+	} else {
+		size_t kl = ikey_row_first(k, r->hi.data, r->hi.len);
+		b = sst_find_block(g, k, kl);
+	}
+	for (size_t j = b; j-- > 0;) {
+		const uint8_t *sk;
+		size_t skl;
+		sst_block_key(g, j, &sk, &skl);
+		const uint8_t *row = sk + 2;
+		size_t rl = ikey_rowlen(sk);
+		if (r->hi_inf || ikey_bytes_cmp(row, rl, (const uint8_t *)r->hi.data, r->hi.len) < 0) {
+			util_buf_append(lo, row, rl);
+			*none = false;
+			return;
+		}
+	}
+}
+
+/* A file smaller than this share of the largest one that holds rows below
+ * hi adds few rows to a chunk whatever its bound: its index is not read. */
+#define GUIDE_MIN_SHARE 8
+
+/* Chooses the chunk's lower bound below hi: the highest of the bounds the
+ * big files holding rows below hi give (file_lo), so that the chunk holds
+ * about a block (or `need` rows) of each. One file's bound alone is not
+ * enough when the files are key-disjoint (a large commit's merge split by
+ * key range, runs kept apart): a file whose rows end below hi would give a
+ * bound below all rows of the file that holds those just below hi. Any
+ * bound below hi is correct; this one sizes the chunk. *none: no bound. */
 static void choose_lo(rscan *r, util_buf *lo, bool *none, bool *sized)
 {
 	*none = true;
@@ -258,38 +289,33 @@ static void choose_lo(rscan *r, util_buf *lo, bool *none, bool *sized)
 	}
 	if (!r->guide)
 		return;
-	reguide(r);
 	uint64_t need = r->o.limit ? r->o.limit - r->rows_out : 0;
-	if (need && need <= PREPASS_ROWS) {
-		if (sized_lo(r, need, lo, none)) {
-			*sized = true;
-			return;
-		}
-		if (r->st)
-			return;
-		util_buf_reset(lo);
-		*none = true;
-	}
-	size_t b;
-	uint8_t k[IKEY_ROW_MAX + 16];
-	if (r->hi_inf) {
-		b = sst_nblocks(r->guide);
-	} else {
-		size_t kl = ikey_row_first(k, r->hi.data, r->hi.len);
-		b = sst_find_block(r->guide, k, kl);
-	}
-	for (size_t j = b; j-- > 0;) {
-		const uint8_t *sk;
-		size_t skl;
-		sst_block_key(r->guide, j, &sk, &skl);
-		const uint8_t *row = sk + 2;
-		size_t rl = ikey_rowlen(sk);
-		if (r->hi_inf || ikey_bytes_cmp(row, rl, (const uint8_t *)r->hi.data, r->hi.len) < 0) {
-			util_buf_append(lo, row, rl);
+	if (need > PREPASS_ROWS)
+		need = 0;
+	kv_sfile *big = guide_file(r, r->hi_inf);
+	util_buf flo = UTIL_BUF_INIT;
+	for (int i = 0; i < r->sv->v->nfam && !r->st; i++)
+		for (int j = 0; j < r->sv->v->fams[i].n && !r->st; j++) {
+			kv_sfile *f = r->sv->v->fams[i].files[j];
+			if (!file_below_hi(r, f, r->hi_inf) ||
+			    (big && f->m.size < big->m.size / GUIDE_MIN_SHARE))
+				continue;
+			sst_reader *g = r->guide;
+			if (f != r->guide_f && sfile_reader(f, &g) != KV_OK)
+				continue; /* chunks stay correct, only sized by the others */
+			bool fnone, fsized;
+			file_lo(r, g, need, &flo, &fnone, &fsized);
+			if (g != r->guide)
+				sst_unref(g);
+			if (fnone || (!*none && ikey_bytes_cmp((const uint8_t *)flo.data, flo.len,
+							       (const uint8_t *)lo->data, lo->len) <= 0))
+				continue;
+			util_buf_reset(lo);
+			util_buf_append(lo, flo.data, flo.len);
 			*none = false;
-			return;
+			*sized = fsized;
 		}
-	}
+	util_buf_free(&flo);
 }
 
 /* Few cells in the memstores: a sized chunk holds little more than the

@@ -1818,6 +1818,97 @@ static inline bool is_test_cell(const kv_cell *c, uint32_t id)
 	return c->qualifier.len == 2 && ((uint32_t)c->qualifier.data[0] << 8 | c->qualifier.data[1]) == id;
 }
 
+/* kv_iter_skip_rows's common case: the row whose first cell is current is
+ * judged from its entries in the source's block without setting anything
+ * up. Only the prefix counts and lengths of an entry are read to place it
+ * (in the row or not, an older version or a new column), its 2-byte
+ * column id from its own bytes or the id before, and the key is rebuilt
+ * only for the next row's first entry (the row's bytes it shares are the
+ * current key's). True when the row was dropped (its test cell missing or
+ * failing) and the iterator moved to the next row (advance_fast); false,
+ * with nothing changed, when the row passes, is not wholly in the block or
+ * has an entry the general loop must see (another family or qualifier
+ * length, a marker, a long or malformed entry). */
+static __attribute__((noinline)) bool skip_block_row(kv_iter *it, kv_src *s, const kv_row_test *t)
+{
+	blk_iter *b = s->blk;
+	if (!b || !b->valid || s->key != b->key || s->klen != b->klen)
+		return false;
+	const uint8_t *rk = b->key; /* the row's first cell (well formed: taken) */
+	size_t rl = it->row.len;
+	size_t qoff = 3 + rl + rk[2 + rl];
+	const uint8_t *d = b->data;
+	size_t at = b->next, lim = b->limit, pkl = b->klen;
+	uint32_t q0 = rk[qoff], q1 = rk[qoff + 1]; /* the key bytes there, of any entry */
+	bool dropped = false;
+	const uint8_t *u;
+	size_t sh, un, vl, kl;
+	for (;;) {
+		if (at + 3 > lim)
+			return false;
+		const uint8_t *p = d + at;
+		__builtin_prefetch(p + 256); /* as blki_next_inline */
+		sh = p[0];
+		un = p[1];
+		vl = p[2];
+		if ((sh | un | vl) >= 0x80 || at + 3 + un + vl > lim)
+			return false;
+		u = p + 3;
+		kl = sh + un;
+		/* A count that is not 0 is exact (fast_step): below the row's
+		 * end it is the next row; 0 (a restart) says nothing. */
+		if (sh < 2 + rl && (sh || kl < 2 + rl || memcmp(u, rk, 2 + rl)))
+			break;
+		if (sh < qoff && (kl < qoff || memcmp(u, rk + sh, qoff - sh)))
+			return false; /* another family, or malformed */
+		if (kl < qoff + IKEY_SUFFIX)
+			return false;
+		at += 3 + un + vl;
+		if (dropped || (kl == pkl && sh + IKEY_SUFFIX >= kl))
+			goto next; /* the row's verdict is in, or an older version */
+		if (kl != qoff + 2 + IKEY_SUFFIX || sh > kl - IKEY_SUFFIX)
+			return false; /* another qualifier length; a suffix not its own */
+		uint8_t type = (uint8_t)~u[un - 1];
+		if (type != KV_PUT)
+			return false;
+		if (sh <= qoff) {
+			q0 = u[qoff - sh];
+			q1 = u[qoff + 1 - sh];
+		} else if (sh == qoff + 1) {
+			q1 = u[0];
+		}
+		if ((q0 << 8 | q1) == t->id) {
+			if (t->fn(t->arg, u + un, vl))
+				return false; /* kept: the general loop hands it out */
+			dropped = true;
+		}
+	next:
+		pkl = kl;
+	}
+	/* Dropped (also with no test cell: NULL). The entry at `at` starts
+	 * the next row: it shares only bytes of this row's key with the
+	 * entry before (sh < 2 + rl), so it is rebuilt over the current key. */
+	if (kl > b->kcap)
+		return false;
+	blk_copy(b->key + sh, u, un);
+	b->klen = kl;
+	b->shared = sh;
+	b->val = u + un;
+	b->vlen = vl;
+	b->cur = at;
+	b->next = at + 3 + un + vl;
+	src_take_blk(s, b);
+	if (UTIL_UNLIKELY(!ikey_valid(b->key, kl))) {
+		s->valid = false;
+		s->status = kv_fail(KV_CORRUPTION, "malformed key in a sorted file's block");
+	}
+	it->valid = false;
+	it->need_next = false;
+	it->in_row = false;
+	advance_fast(it);
+	return true;
+}
+
 size_t kv_iter_skip_rows(kv_iter *it, const uint64_t *mask, uint32_t nbits, const kv_row_test *t,
 			 size_t max_rows)
 {
@@ -1830,6 +1921,12 @@ size_t kv_iter_skip_rows(kv_iter *it, const uint64_t *mask, uint32_t nbits, cons
 	kv_src *s = it->src;
 	size_t skipped = 0;
 	for (;;) {
+		if (!is_test_cell(&it->cell, t->id) && skip_block_row(it, s, t)) {
+			skipped++;
+			if (!it->valid || skipped >= max_rows)
+				return skipped;
+			continue;
+		}
 		/* it->cell is the row's first cell; read ahead to the test's. */
 		bool first_start = it->row_start;
 		it->nstash = it->sdetached = 0;

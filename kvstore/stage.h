@@ -61,9 +61,9 @@ bool stage_family_opts(kv_table *t, const char *fam, kv_family_opts *out);
  * file. On failure the stage is left for stage_free(). */
 kv_status stage_finish(kv_store *s, bstage *st);
 
-/* Run bytes from which a group is merged on two threads (SIZE_MAX: off by
- * default, see stage_merge.c; tests lower it; the environment's
- * STRATA_STAGE_SPLIT_BYTES overrides it, e.g. 16777216, for benchmarks). */
+/* Run bytes from which a group is merged on two threads (16 MiB; tests
+ * lower it; the environment's STRATA_STAGE_SPLIT_BYTES overrides it, e.g.
+ * a huge number to keep one file, for benchmarks). */
 extern size_t stage_split_bytes;
 
 /* Runs to be merged at commit are written uncompressed (true; tests turn

@@ -19,10 +19,10 @@ static int run_desc(const void *a, const void *b)
 	return x->run > y->run ? -1 : x->run < y->run;
 }
 
-/* Off by default: the two key-disjoint halves made reverse scans and last-row
- * seeks of the loaded table about 2x dearer (r2/r3 of the reporting
- * benchmark, docs/performance.md "The split merge is off by default"). */
-size_t stage_split_bytes = SIZE_MAX;
+/* 16 MiB: on again since reverse scans bound their chunks by every big file
+ * of the table (rscan.c choose_lo), so two key-disjoint halves cost last-row
+ * seeks nothing (docs/performance.md "The split merge back on"). */
+size_t stage_split_bytes = (size_t)16 << 20;
 
 /* Opens a merging iterator over files g[0..n) (newest run first: on
  * identical cells the newer run comes first). */

@@ -193,6 +193,29 @@ static void del_row(kv_store *s, kv_table *t, int i)
 	}
 }
 
+/* A store in a new directory (no background compaction) with table "t"
+ * of families f and g in many small blocks, up to 3 versions. */
+static void open_table(char **dir, kv_store **s, kv_table **t)
+{
+	*dir = kvt_tmpdir("rscan");
+	kv_store_opts so;
+	kv_store_opts_default(&so);
+	so.durability = KV_SYNC_NONE;
+	so.compaction_threads = -1;
+	*s = kvt_open(*dir, &so);
+	assert_non_null(*s);
+	kv_family_opts fo[2];
+	kv_family_opts_default(&fo[0], "f");
+	kv_family_opts_default(&fo[1], "g");
+	for (int i = 0; i < 2; i++) {
+		fo[i].block_size = 512; /* a few rows per block */
+		fo[i].max_versions = 3;
+	}
+	assert_int_equal(kv_table_create(*s, "t", fo, 2), KV_OK);
+	*t = NULL;
+	assert_int_equal(kv_table_open(*s, "t", t), KV_OK);
+}
+
 static void test_reverse_vs_forward(void **state)
 {
 	(void)state;
@@ -200,23 +223,10 @@ static void test_reverse_vs_forward(void **state)
 	int nseeds = seeds ? atoi(seeds) : 2;
 	for (int seed = 1; seed <= nseeds; seed++) {
 		rng_state = 0x9e3779b97f4a7c15ull * (uint64_t)seed;
-		char *dir = kvt_tmpdir("rscan");
-		kv_store_opts so;
-		kv_store_opts_default(&so);
-		so.durability = KV_SYNC_NONE;
-		so.compaction_threads = -1;
-		kv_store *s = kvt_open(dir, &so);
-		assert_non_null(s);
-		kv_family_opts fo[2];
-		kv_family_opts_default(&fo[0], "f");
-		kv_family_opts_default(&fo[1], "g");
-		for (int i = 0; i < 2; i++) {
-			fo[i].block_size = 512; /* a few rows per block */
-			fo[i].max_versions = 3;
-		}
-		assert_int_equal(kv_table_create(s, "t", fo, 2), KV_OK);
-		kv_table *t = NULL;
-		assert_int_equal(kv_table_open(s, "t", &t), KV_OK);
+		char *dir;
+		kv_store *s;
+		kv_table *t;
+		open_table(&dir, &s, &t);
 		/* Memstore only, then most rows in one file. */
 		for (int i = 0; i < NROWS; i += 1 + (int)rnd(3))
 			put_row(s, t, i, 0);
@@ -259,10 +269,44 @@ static void test_reverse_vs_forward(void **state)
 	}
 }
 
+/* Key-disjoint files, as a large commit's split merge leaves them: the
+ * larger file below the smaller, so that near the top of the table the
+ * largest file holds no rows (chunks bounded by the highest bound of the
+ * big files, rscan.c choose_lo); then a third file over both. */
+static void test_key_disjoint_files(void **state)
+{
+	(void)state;
+	rng_state = 0x2545f4914f6cdd1dull;
+	char *dir;
+	kv_store *s;
+	kv_table *t;
+	open_table(&dir, &s, &t);
+	for (int i = 0; i < NROWS / 2; i++)
+		put_row(s, t, i, 0);
+	assert_int_equal(kv_table_flush(t), KV_OK);
+	for (int i = NROWS / 2; i < NROWS; i += 3)
+		put_row(s, t, i, 0);
+	assert_int_equal(kv_table_flush(t), KV_OK);
+	for (int k = 0; k < 300; k++)
+		check_scan(t);
+	for (int i = NROWS / 3; i < NROWS; i += 7)
+		put_row(s, t, i, 1);
+	for (int k = 0; k < 100; k++)
+		check_scan(t); /* and the memstore */
+	assert_int_equal(kv_table_flush(t), KV_OK);
+	for (int k = 0; k < 100; k++)
+		check_scan(t);
+	kv_table_close(t);
+	kv_store_close(s);
+	kvt_rmdir(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_reverse_vs_forward),
+	    cmocka_unit_test(test_key_disjoint_files),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
