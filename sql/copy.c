@@ -934,9 +934,9 @@ static void finish_row(loader *ld, ty_datum *vals, copy_in *ci, bool binary, con
 
 /* ---------------------------------------------------------------- the parse pipeline */
 
-/* Text of a chunk handed to the parsers: about this much (a longer line
- * makes a longer chunk). */
-#define CHUNK_BYTES (128u << 10)
+/* A chunk handed to the parsers: about this much text and row array
+ * (copy_par.h; a longer line makes a longer chunk). */
+#define CHUNK_BYTES SQL_COPY_CHUNK_BYTES
 
 /* The pipeline's parse function (copy_par.h): every line of a chunk into
  * its row, on a worker thread or on the connection thread. */
@@ -982,7 +982,11 @@ static void par_parse(void *arg, sql_copy_chunk *c)
 static bool fill_chunk(copy_in *ci, const copy_opts *o, const cat_rel *r, sql_copy_chunk *c, bool *first,
 		       int64_t *readno)
 {
-	while (c->text.len < CHUNK_BYTES) {
+	/* A line costs its newline and its row in c->rows as well: short lines
+	 * (empty ones, a few of many columns) would otherwise make a chunk
+	 * of the whole input, its rows array many times its text. */
+	size_t per_line = 1 + sizeof(ty_datum) * (size_t)r->ncols;
+	while (c->text.len + (size_t)c->nlines * per_line < CHUNK_BYTES) {
 		size_t start = c->text.len;
 		if (!read_line_into(ci, o, &c->text))
 			return false;
@@ -1236,13 +1240,14 @@ static void copy_from(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o,
 	copy_parse cp = {o, r, cols, ncols, fnn};
 	/* Text and csv parse on worker threads (copy_par.c); they start only
 	 * once the input is more than one chunk. */
-	int nworkers = copy_workers(s, o, r, cols, ncols);
-	sql_copy_par *volatile par = nworkers > 0 ? sql_copy_par_new(nworkers, par_parse, &cp, &s->tys) : NULL;
 	bool *byval = ty_alloc(sizeof(bool) * (size_t)(r->ncols + 1));
 	for (int i = 0; i < r->ncols; i++) {
 		const ty_type *t = ty_type_get(r->cols[i].type);
 		byval[i] = !t || t->byval;
 	}
+	/* (Made last before the TY_TRY below: its catch frees it.) */
+	int nworkers = copy_workers(s, o, r, cols, ncols);
+	sql_copy_par *volatile par = nworkers > 0 ? sql_copy_par_new(nworkers, par_parse, &cp, &s->tys) : NULL;
 	TY_TRY(tc)
 	{
 		bool first = true;

@@ -7,7 +7,8 @@
  * Sequence numbers: chunk q lives in slot q % nslots; filled counts the
  * submitted chunks, claimed the ones a parser took, consumed the ones
  * given back. A slot is reused only after its chunk was consumed, so at
- * most nslots chunks (their text and their arena) exist at a time.
+ * most nslots chunks (their text and their arena) exist at a time; with
+ * long lines fewer (inflight, copy_par.h).
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -28,6 +29,8 @@ struct sql_copy_par {
 	sql_copy_chunk *slots;
 	int nslots;
 	uint64_t filled, claimed, consumed;
+	size_t inflight;     /* text bytes of the chunks submitted, not yet released (consumer only) */
+	size_t max_inflight; /* past it at most two chunks are (long lines) */
 	bool stop;
 	int nworkers, started;
 	pthread_t *th;
@@ -90,6 +93,7 @@ sql_copy_par *sql_copy_par_new(int nworkers, sql_copy_parse_fn parse, void *arg,
 	p->nworkers = nworkers < 0 ? 0 : nworkers;
 	p->nslots = SLOTS_PER_WORKER * (p->nworkers ? p->nworkers : 1);
 	p->slots = util_xcalloc((size_t)p->nslots, sizeof *p->slots);
+	p->max_inflight = 2 * (size_t)p->nslots * SQL_COPY_CHUNK_BYTES;
 	for (int i = 0; i < p->nslots; i++)
 		p->slots[i].arena = util_arena_new(64 * 1024, 0);
 	p->th = util_xcalloc((size_t)(p->nworkers ? p->nworkers : 1), sizeof *p->th);
@@ -125,7 +129,8 @@ void sql_copy_par_free(sql_copy_par *p)
 sql_copy_chunk *sql_copy_par_slot(sql_copy_par *p)
 {
 	/* Only this thread moves filled and consumed. */
-	if (p->filled - p->consumed >= (uint64_t)p->nslots)
+	uint64_t n = p->filled - p->consumed;
+	if (n >= (uint64_t)p->nslots || (n >= 2 && p->inflight >= p->max_inflight))
 		return NULL;
 	sql_copy_chunk *c = slot_of(p, p->filled);
 	util_buf_reset(&c->text);
@@ -152,6 +157,7 @@ void sql_copy_chunk_add(sql_copy_chunk *c, int64_t line)
 
 void sql_copy_par_submit(sql_copy_par *p)
 {
+	p->inflight += slot_of(p, p->filled)->text.len;
 	pthread_mutex_lock(&p->mu);
 	p->filled++;
 	/* The second chunk: the input is more than one chunk, threads pay. */
@@ -198,6 +204,14 @@ sql_copy_chunk *sql_copy_par_next(sql_copy_par *p)
 
 void sql_copy_par_release(sql_copy_par *p)
 {
+	sql_copy_chunk *c = slot_of(p, p->consumed);
+	p->inflight -= c->text.len;
+	/* Its rows now, not when the slot comes round again (nslots chunks
+	 * later: with long lines, that many lines' values), and a long
+	 * line's buffer is not kept for the slot's next chunks. */
+	util_arena_reset(c->arena);
+	if (c->text.cap > 4 * (size_t)SQL_COPY_CHUNK_BYTES)
+		util_buf_free(&c->text);
 	p->consumed++;
 }
 

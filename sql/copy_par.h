@@ -7,8 +7,9 @@
  * (split, type input) into datums in the chunk's own arena; the
  * connection thread takes the parsed chunks back in input order and does
  * what must stay ordered (defaults, constraints, the sorted collection,
- * the batch). A fixed number of chunks is in flight: the memory stays
- * bounded whatever the input's size.
+ * the batch). A fixed number of chunks is in flight, and past twice
+ * their usual text (long lines: a chunk is at least one line) only two:
+ * the memory stays bounded whatever the input's size and line length.
  *
  * Errors: a chunk's parse stops at its first bad line and keeps the error
  * (nparsed lines before it are good); the consumer reaches it in line
@@ -25,6 +26,9 @@
 
 #include "sql_int.h"
 
+/* Input text per chunk: the producer ends a chunk at about this many bytes
+ * (a longer line makes a longer chunk). */
+#define SQL_COPY_CHUNK_BYTES (128u << 10)
 /* One chunk of input lines and, once parsed, their rows. */
 typedef struct sql_copy_chunk {
 	util_buf text;  /* the lines' bytes back to back, without newlines */
@@ -57,7 +61,8 @@ sql_copy_par *sql_copy_par_new(int nworkers, sql_copy_parse_fn parse, void *arg,
 void sql_copy_par_free(sql_copy_par *p);
 
 /* The next free chunk to fill, emptied, or NULL when every slot is in
- * flight. Valid until sql_copy_par_submit() or the next call. */
+ * flight (or the text in flight is over its bound, see above). Valid until
+ * sql_copy_par_submit() or the next call. */
 sql_copy_chunk *sql_copy_par_slot(sql_copy_par *p);
 /* Ends the line the caller appended to c->text (its bytes up to
  * text.len), numbered line in the input. */

@@ -8,12 +8,17 @@
 # path, as pgbench -i). Every load with 0, 1 and 3 workers gives the same table.
 # Then a cancel (pg_cancel_backend) and a client killed in the middle of a big COPY:
 # the statement fails with nothing loaded, the session (or server) lives on, and the
-# workers are gone (the server's thread count is back to where it was).
+# workers are gone (the server's thread count is back to where it was). First, the
+# memory of loads stays bounded: short lines into a wide table (chunks count their row
+# arrays) and lines of 12 MB (few such chunks in flight).
 #
 # usage: tests/copypar/run.sh        Last line: "N passed, N failed".
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/tests/lib/fixture.sh"
+# A small ASan quarantine: the memory checks below read the server's peak RSS, which
+# freed memory held in a 256 MB quarantine would blur (no effect on a release build).
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}:quarantine_size_mb=16
 fixture_start copypar || exit 1
 work=$(mktemp -d -p "${STRATA_TMP:-/tmp}")
 trap 'fixture_stop; rm -rf "$work"' EXIT
@@ -26,6 +31,54 @@ check() { # NAME CONDITION-RESULT DETAIL
 		fail=$((fail + 1)); echo "FAIL   $1: $3"
 	fi
 }
+# Memory: a chunk's row array counts toward its size. One column of a 100-column
+# table from 300k short lines: chunks by text alone held 64k lines each, their row
+# arrays (a datum per table column) ~100 MB apiece, read ahead and parsed at once
+# (the serial loop holds one row). The CHECK fails on line 1, so nothing is loaded:
+# the server's peak RSS grows by what the pipeline read ahead and parsed. First in
+# the suite, while the peak is still the idle server's.
+if [[ -n $FIX_PID ]]; then
+	hwm() { awk '/^VmHWM:/ { print $2 }' "/proc/$FIX_PID/status"; }
+	cols=$(seq -f 'c%g int' 1 100 | paste -sd,)
+	q -c "CREATE TABLE wide ($cols, CHECK (c1 > 1))" >/dev/null
+	awk 'BEGIN { for (i = 0; i < 300000; i++) print 1 }' >"$work/ones.txt"
+	h0=$(hwm)
+	out=$(q -c "SET strata.copy_workers = 2" -c "\\copy wide (c1) FROM '$work/ones.txt'")
+	h1=$(hwm)
+	[[ $out = *'violates check constraint'*'line 1:'* ]]
+	check short-lines-first-error $? "$out"
+	((h1 - h0 < 48 * 1024))
+	check short-lines-bounded-memory $? "peak RSS grew by $(((h1 - h0) / 1024)) MB (from $((h0 / 1024)) MB)"
+	q -c "ALTER TABLE wide DROP CONSTRAINT wide_c1_check" >/dev/null
+	q -c "SET strata.copy_workers = 2" -c "\\copy wide (c1) FROM '$work/ones.txt'" >/dev/null
+	[[ $(q -c "SELECT count(*), sum(c1), count(c2) FROM wide") = "300000|300000|0" ]]
+	check short-lines-loaded $? "$(q -c 'SELECT count(*), sum(c1), count(c2) FROM wide')"
+	q -c "DROP TABLE wide" >/dev/null
+	# (A fresh server: the peak above would hide the one below.)
+	fixture_stop
+	check first-server-clean-exit $? "see the kept log above"
+	fixture_start copypar || exit 1
+	# Long lines: a chunk holds at least one, so each slot held a 12 MB line and its
+	# values, kept until the slot came round again (+620 MB over the serial load's peak
+	# here before rev9; now two chunks in flight once their text is over its bound, and a
+	# consumed chunk's values freed at once). The serial load first: its peak is the
+	# baseline.
+	python3 -c "import sys
+for i in range(12): sys.stdout.write(f'{i}\t' + chr(97 + i) * (12 << 20) + '\n')" >"$work/long.txt"
+	q -c "CREATE TABLE long (id int, v text)" >/dev/null
+	for w in 0 2; do
+		h0=$(hwm)
+		q -c "SET strata.copy_workers = $w" -c "\\copy long FROM '$work/long.txt'" >/dev/null
+		grow[w]=$((($(hwm) - h0) / 1024))
+	done
+	[[ $(q -c "SELECT count(*), sum(length(v)), count(DISTINCT md5(v)) FROM long") = "24|301989888|12" ]]
+	check long-lines-loaded $? "$(q -c 'SELECT count(*), sum(length(v)), count(DISTINCT md5(v)) FROM long')"
+	((grow[2] < 128))
+	check long-lines-bounded-memory $? "peak RSS: serial load +${grow[0]} MB, then 2 workers +${grow[2]} MB more"
+	q -c "DROP TABLE long" >/dev/null
+	rm -f "$work/long.txt"
+fi
+
 N=100000
 # gen(FORMAT): N rows (id, g, v) in scrambled id order; v of random length made of
 # letters, spaces, and in about a third of the rows newlines, the delimiter and quotes
