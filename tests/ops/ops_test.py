@@ -1043,7 +1043,7 @@ def test_backuprepair(ctx):
     t0 = int(q(conn, "SELECT backup_ts FROM strata_backup(%s)", (b0,))[0][0])
 
     def restored_sums(name, bk, ts):
-        d = os.path.join(tmp, "r-" + name)
+        d = os.path.join(tmp, "r-repair-" + name)
         cli("restore", bk, "--data-dir", d, "--quiet")
         r = start_restored("ops-backuprepair-" + name, d)
         ctx["servers"].append(r)
