@@ -39,6 +39,7 @@ import io
 import os
 import random
 import re
+import select
 import shutil
 import subprocess
 import sys
@@ -769,6 +770,17 @@ def test_monitor(ctx):
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
     victim.stdin.write("SELECT 'ready';\n")
     victim.stdin.flush()
+    # Terminated before psql ran its first query, psql reports a failed
+    # connection (or the FATAL without its SQLSTATE): wait for the answer.
+    ready = ""
+    deadline = time.monotonic() + 30
+    while "ready" not in ready and time.monotonic() < deadline:
+        if select.select([victim.stdout], [], [], 0.5)[0]:  # unbuffered: os.read
+            chunk = os.read(victim.stdout.fileno(), 4096)
+            if not chunk:
+                break  # psql exited
+            ready += chunk.decode(errors="replace")
+    check("ready" in ready, f"the victim psql answered: {ready}")
     vpid = wait_until(lambda: q1(conn, "SELECT pid FROM pg_stat_activity WHERE application_name = 'victim' AND "
                                        "state = 'idle' AND wait_event = 'ClientRead'"), "the idle session")
     check(q1(conn, "SELECT pg_terminate_backend(%s, 5000)", (vpid,)) is True, "pg_terminate_backend (idle)")
