@@ -90,6 +90,21 @@ static kv_ts retention_bound(const kv_family_opts *f, int64_t now)
 	return b < 0 ? 0 : (kv_ts)b;
 }
 
+/* Where an incremental copy of t starts: after the parent's point, or
+ * before the oldest late cell (a read repair or backfill at an older
+ * timestamp) committed since that point, which the parent cannot hold.
+ * Cells the parent already has are copied again; a restore writes them
+ * once more, which changes nothing. */
+static kv_ts delta_after(kv_store *s, kv_table *t, kv_ts parent_ts)
+{
+	/* etcd: a late cell is a key put at a revision after the parent's,
+	 * which the parent's manifest does not record; copy every cell. */
+	if (s->etcd)
+		return 0;
+	kv_ts floor = table_late_floor(t, parent_ts);
+	return floor <= parent_ts ? (floor ? floor - 1 : 0) : parent_ts;
+}
+
 /* Copies one table's cells with ts in (after, T] into a cell file. */
 static kv_status copy_table(kv_fs *fs, kv_table *t, const char *path, kv_ts after, kv_ts T,
 			    const kv_backup_opts *o, bk_table *rec)
@@ -222,7 +237,7 @@ kv_status kv_backup(kv_store *s, const char *dir, const kv_backup_opts *opts, kv
 		memcpy(rec->fams, fams, sizeof(kv_family_opts) * (size_t)nfam);
 		char path[4096];
 		bk_path(path, sizeof path, dir, rec->file);
-		st = copy_table(fs, t, path, rec->full ? 0 : parent.ts, T, &o, rec);
+		st = copy_table(fs, t, path, rec->full ? 0 : delta_after(s, t, parent.ts), T, &o, rec);
 	}
 	close_tables(tabs, ntabs);
 	tabs = NULL;

@@ -301,8 +301,10 @@ static kv_status compact_files(kv_store *s, kv_table *t, const kv_family_opts *f
 		util_buf ed = UTIL_BUF_INIT;
 		if (have_out) {
 			out = sfile_new(s, t->id, fo->name, number, &props);
-			for (int i = 0; i < nin; i++)
+			for (int i = 0; i < nin; i++) {
 				out->m.seq = UTIL_MAX(out->m.seq, in[i]->m.seq);
+				sfile_merge_late(&out->m, &in[i]->m);
+			}
 			me_add_file(&ed, &out->m);
 		}
 		for (int i = 0; i < nin; i++)

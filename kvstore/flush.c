@@ -67,6 +67,16 @@ kv_sfile *sfile_new(kv_store *s, uint32_t tid, const char *fam, uint64_t number,
 	return f;
 }
 
+void sfile_merge_late(man_file *dst, const man_file *src)
+{
+	if (!src->late_cts)
+		return;
+	if (!dst->late_cts || src->late_min < dst->late_min)
+		dst->late_min = src->late_min;
+	if (src->late_cts > dst->late_cts)
+		dst->late_cts = src->late_cts;
+}
+
 /* A copy of version v with changes: `add` files (one per family entry,
  * prepended as newest) and `del` files removed. REQUIRES: t->mu held. */
 kv_version *version_edit(kv_version *v, kv_sfile **add, int nadd, kv_sfile **del, int ndel)
@@ -209,6 +219,7 @@ static kv_status flush_one(kv_store *s, kv_table *t, kv_mem *m)
 				continue;
 			add[nadd] = sfile_new(s, t->id, outs[i].fo.name, outs[i].number, &outs[i].props);
 			add[nadd]->m.seq = cutoff;
+			mem_late(m, &add[nadd]->m.late_min, &add[nadd]->m.late_cts);
 			me_add_file(&ed, &add[nadd]->m);
 			nadd++;
 		}

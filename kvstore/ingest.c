@@ -391,6 +391,8 @@ static kv_status install(kv_store *s, bstage *stg, kv_ts cts, kv_sfile ***added,
 			if (ikey_ts(sf->m.largest, sf->m.llen) == 0)
 				ikey_set_ts(sf->m.largest, sf->m.llen, cts);
 		}
+		if (sf->m.min_ts < cts) /* cells at explicit older timestamps */
+			sfile_merge_late(&sf->m, &(man_file){.late_cts = cts, .late_min = sf->m.min_ts});
 		sf->ingest_ts = cts;
 		atomic_store(&sf->pending, true);
 		me_add_file(&ed, &sf->m);

@@ -87,6 +87,9 @@ void version_mark_obsolete(kv_version *v);
 kv_version *version_edit(kv_version *v, kv_sfile **add, int nadd, kv_sfile **del, int ndel);
 /* A new file object from a finished writer's properties (refs = 1). */
 kv_sfile *sfile_new(kv_store *s, uint32_t tid, const char *fam, uint64_t number, const sst_props *p);
+/* Adds src's late cells (man_file.late_*) to dst's: a compaction output
+ * holds its inputs' (the oldest ts, the newest commit). */
+void sfile_merge_late(man_file *dst, const man_file *src);
 kv_fileset *version_family(kv_version *v, const char *fam, size_t flen);
 
 /* What a reader needs: memstores + files + family options, pinned together. */
@@ -167,6 +170,12 @@ void table_publish_families(kv_table *t);
  * the last close). etcd (ekv_tables_at): the tables whose metadata key
  * exists at T's revision, dropped since or not. */
 kv_status table_backup_set(kv_store *s, kv_ts *T, bool pin, kv_table ***out, int *n);
+/* The oldest ts of a late cell (mem_late) that a commit newer than `after`
+ * wrote into table t, KV_TS_MAX if none: an incremental backup whose
+ * parent is as of `after` copies cells from there, so that a read repair
+ * or backfill committed after the parent's point at an older timestamp is
+ * not lost. Embedded engine only. */
+kv_ts table_late_floor(kv_table *t, kv_ts after);
 /* Test hook of table_backup_set (STRATA_TEST_FAULTS=1,
  * STRATA_BACKUP_PAUSE=<path>): once the point is pinned (embedded: and the
  * set taken; etcd: before the set is read at T's revision), creates <path>

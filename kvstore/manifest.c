@@ -90,6 +90,13 @@ void me_add_file(util_buf *b, const man_file *f)
 		util_buf_put_varint(b, f->number);
 		util_buf_put_be64(b, f->gts);
 	}
+	if (f->late_cts) {
+		util_buf_put_u8(b, MAN_FILE_LATE);
+		util_buf_put_varint(b, f->table_id);
+		util_buf_put_varint(b, f->number);
+		util_buf_put_be64(b, f->late_cts);
+		util_buf_put_be64(b, f->late_min);
+	}
 }
 
 void me_table_flushed(util_buf *b, uint32_t tid, kv_ts ts)
@@ -183,6 +190,15 @@ static man_table *find_table(man_state *m, uint32_t id)
 	for (size_t i = 0; i < m->ntables; i++)
 		if (m->tables[i].live && m->tables[i].id == id)
 			return &m->tables[i];
+	return NULL;
+}
+
+/* The live file `number` of table tid (numbers are never reused). */
+static man_file *live_file(man_state *m, uint32_t tid, uint64_t number)
+{
+	for (size_t i = 0; i < m->nfiles; i++)
+		if (m->files[i].live && m->files[i].number == number && m->files[i].table_id == tid)
+			return &m->files[i];
 	return NULL;
 }
 
@@ -324,12 +340,20 @@ kv_status man_apply(man_state *m, const uint8_t *p, size_t n)
 			uint32_t tid = (uint32_t)get_var(&c);
 			uint64_t num = get_var(&c);
 			kv_ts gts = get_be(&c, 8);
-			if (c.bad)
-				break;
-			for (size_t i = 0; i < m->nfiles; i++)
-				if (m->files[i].live && m->files[i].number == num &&
-				    m->files[i].table_id == tid)
-					m->files[i].gts = gts;
+			man_file *f = c.bad ? NULL : live_file(m, tid, num);
+			if (f)
+				f->gts = gts;
+			break;
+		}
+		case MAN_FILE_LATE: {
+			uint32_t tid = (uint32_t)get_var(&c);
+			uint64_t num = get_var(&c);
+			kv_ts lc = get_be(&c, 8), lm = get_be(&c, 8);
+			man_file *f = c.bad ? NULL : live_file(m, tid, num);
+			if (f) {
+				f->late_cts = lc;
+				f->late_min = lm;
+			}
 			break;
 		}
 		case MAN_TABLE_FLUSHED: {

@@ -24,7 +24,8 @@ enum {
 	MAN_ADD_FILE = 9,
 	MAN_DEL_FILE = 10,
 	MAN_TABLE_FLUSHED = 11,
-	MAN_FILE_GTS = 12, /* follows the MAN_ADD_FILE of a file with a global timestamp */
+	MAN_FILE_GTS = 12,  /* follows the MAN_ADD_FILE of a file with a global timestamp */
+	MAN_FILE_LATE = 13, /* follows the MAN_ADD_FILE of a file holding late cells */
 };
 
 typedef struct man_file {
@@ -34,6 +35,9 @@ typedef struct man_file {
 	kv_ts min_ts, max_ts;
 	uint64_t seq; /* age: newer files have larger seq (flush cutoff ts, commit ts) */
 	kv_ts gts;    /* global timestamp of an ingested file's ts-0 keys (0: none) */
+	/* Late cells (ts below their commit's timestamp, mem_late): the newest
+	 * commit that wrote one and the oldest such ts (late_cts 0: none). */
+	kv_ts late_cts, late_min;
 	uint8_t *smallest, *largest;
 	size_t slen, llen;
 	bool live;

@@ -35,6 +35,12 @@ uint64_t mem_count(const kv_mem *m);
 /* Oldest WAL segment holding an entry of this memstore (UINT64_MAX if empty). */
 uint64_t mem_min_seg(const kv_mem *m);
 kv_ts mem_max_commit_ts(const kv_mem *m);
+/* Late cells: cells whose ts is below the commit timestamp of the batch
+ * that wrote them (explicit older timestamps: index read repairs and
+ * backfills). *cts: the newest commit that wrote one (0: none); *min_ts:
+ * the oldest such cell's ts. Incremental backups copy these whatever their
+ * ts (backup.c, table_late_floor). */
+void mem_late(const kv_mem *m, kv_ts *min_ts, kv_ts *cts);
 /* Frozen memstores take the commits with ts <= their cutoff (set at
  * freeze; KV_TS_MAX while active), so a flush holds exactly the commits up
  * to a timestamp. */

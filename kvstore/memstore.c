@@ -38,6 +38,10 @@ struct kv_mem {
 	atomic_uint_fast64_t count;
 	atomic_uint_fast64_t min_seg;
 	atomic_uint_fast64_t max_cts;
+	/* Late cells (ts below their commit's ts: read repairs, backfills):
+	 * the oldest such ts and the newest commit that wrote one (0: none);
+	 * incremental backups widen their delta by them (mem_late). */
+	atomic_uint_fast64_t late_min, late_cts;
 	atomic_uint_fast64_t cutoff;
 	uint64_t rnd;
 	_Atomic(_Atomic uint8_t *) bloom; /* row bloom, BLOOM_LINES lines */
@@ -149,6 +153,13 @@ kv_ts mem_cutoff(const kv_mem *m)
 kv_ts mem_max_commit_ts(const kv_mem *m)
 {
 	return atomic_load(&m->max_cts);
+}
+
+void mem_late(const kv_mem *m, kv_ts *min_ts, kv_ts *cts)
+{
+	/* late_cts first: insert() lowers late_min before it raises late_cts. */
+	*cts = atomic_load(&m->late_cts);
+	*min_ts = *cts ? atomic_load(&m->late_min) : 0;
 }
 
 /* Node order: ikey, then newest commit first. */
@@ -319,6 +330,13 @@ static void insert(kv_mem *m, mnode *n, int h, kv_ts cts, uint64_t wal_seg)
 	uint64_t mc = atomic_load(&m->max_cts);
 	while (cts > mc && !atomic_compare_exchange_weak(&m->max_cts, &mc, cts))
 		;
+	kv_ts ts = ikey_ts(n->kv, n->klen);
+	if (ts < cts) { /* writers are serialised: plain load and store */
+		if (!atomic_load(&m->late_cts) || ts < atomic_load(&m->late_min))
+			atomic_store(&m->late_min, ts);
+		if (cts > atomic_load(&m->late_cts))
+			atomic_store(&m->late_cts, cts);
+	}
 }
 
 /* ---------------------------------------------------------------- iterator */

@@ -565,6 +565,33 @@ void table_families_of(kv_table *t, kv_family_opts *out, int max, int *n)
 	pthread_mutex_unlock(&t->mu);
 }
 
+/* Lowers *floor to the oldest late cell of a commit newer than after. */
+static void late_floor(kv_ts late_cts, kv_ts late_min, kv_ts after, kv_ts *floor)
+{
+	if (late_cts > after && late_min < *floor)
+		*floor = late_min;
+}
+
+kv_ts table_late_floor(kv_table *t, kv_ts after)
+{
+	kv_ts floor = KV_TS_MAX, lm, lc;
+	pthread_mutex_lock(&t->mu);
+	for (int i = -1; i < t->nimm; i++) {
+		kv_mem *m = i < 0 ? t->mem : t->imm[i];
+		if (!m)
+			continue;
+		mem_late(m, &lm, &lc);
+		late_floor(lc, lm, after, &floor);
+	}
+	for (int i = 0; t->v && i < t->v->nfam; i++)
+		for (int j = 0; j < t->v->fams[i].n; j++) {
+			const man_file *f = &t->v->fams[i].files[j]->m;
+			late_floor(f->late_cts, f->late_min, after, &floor);
+		}
+	pthread_mutex_unlock(&t->mu);
+	return floor;
+}
+
 static int table_name_cmp(const void *a, const void *b)
 {
 	return strcmp((*(kv_table *const *)a)->name, (*(kv_table *const *)b)->name);

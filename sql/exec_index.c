@@ -52,6 +52,7 @@ typedef struct ixscan_state {
 	int64_t remaining; /* LIMIT + OFFSET still to produce, -1 = no limit */
 	kv_batch *repairs;
 	bool repair_verify; /* the snapshot is recent enough to mark entries verified */
+	bool no_repair;     /* a read of the past (strata.read_as_of) */
 	util_buf k, v;
 	/* Entries read ahead, their rows fetched in key order with one data
 	 * iterator (cheaper than a point read per row). */
@@ -475,6 +476,10 @@ static void ixscan_open(sql_op *op)
 	ty_set_arena(old);
 	kv_ts now = kv_read_point(ex->s->e->kv);
 	st->repair_verify = !st->x->def.unique && ex->read_ts + 10 * 1000000ull >= now;
+	/* Repairs rewrite cells at their own, older timestamps: a time-travel
+	 * read must leave the history it reads as it was (a restore compared
+	 * with the source as of a moment, the next read of that moment). */
+	st->no_repair = ex->s->as_of_ts != 0;
 	st->cur = 0;
 }
 
@@ -490,7 +495,7 @@ static void flush_repairs(sql_op *op, ixscan_state *st)
 
 static void repair(ixscan_state *st, const idx_entry *e, idx_verdict v, kv_ts rts, bool has)
 {
-	if (v == IDX_EXACT && (e->flags & IDX_F_VERIFIED))
+	if (st->no_repair || (v == IDX_EXACT && (e->flags & IDX_F_VERIFIED)))
 		return;
 	if (v != IDX_STALE && (!st->repair_verify || !has))
 		return;

@@ -14,6 +14,13 @@
   backupddl   a backup paused after its point (STRATA_BACKUP_PAUSE) while the
               server drops, creates and truncates tables: restored exactly as
               of the point, indexes verified
+  backuplate  cells written after a backup's point at older timestamps (a
+              COPY into a table created in its REPEATABLE READ transaction
+              before a full backup) are in the next incremental backup
+  backuprepair read repairs (index entries rewritten at older timestamps,
+              after a split write stopped at strata.index_fault): none by a
+              read of the past, and those of a read now in the next
+              incremental backup (cell-for-cell checksums)
   timetravel  strata.read_as_of: reads as of the past, read-only, relative
               values, errors beyond retention (72000) and in the future;
               through an index (moved, deleted, re-payloaded entries) after
@@ -28,9 +35,11 @@
 
 Usage: tests/ops/run.sh [TEST...]   (one line per test, then "N passed, N failed")
 """
+import io
 import os
 import random
 import re
+import select
 import shutil
 import subprocess
 import sys
@@ -761,6 +770,17 @@ def test_monitor(ctx):
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
     victim.stdin.write("SELECT 'ready';\n")
     victim.stdin.flush()
+    # Terminated before psql ran its first query, psql reports a failed
+    # connection (or the FATAL without its SQLSTATE): wait for the answer.
+    ready = ""
+    deadline = time.monotonic() + 30
+    while "ready" not in ready and time.monotonic() < deadline:
+        if select.select([victim.stdout], [], [], 0.5)[0]:  # unbuffered: os.read
+            chunk = os.read(victim.stdout.fileno(), 4096)
+            if not chunk:
+                break  # psql exited
+            ready += chunk.decode(errors="replace")
+    check("ready" in ready, f"the victim psql answered: {ready}")
     vpid = wait_until(lambda: q1(conn, "SELECT pid FROM pg_stat_activity WHERE application_name = 'victim' AND "
                                        "state = 'idle' AND wait_event = 'ClientRead'"), "the idle session")
     check(q1(conn, "SELECT pg_terminate_backend(%s, 5000)", (vpid,)) is True, "pg_terminate_backend (idle)")
@@ -887,7 +907,7 @@ def test_monitor(ctx):
             time.sleep(0.01)
         t.join()
         check(res.get("ok"), f"{ddl}: {res}")
-        check(seen and seen[0][:3] == ("index build", name, "backfilling") and 0 < seen[0][3] < 100000 and
+        check(seen and seen[0][:3] == ("index build", name, "backfilling") and 0 < seen[0][3] <= 100000 and
               seen[0][4] == res["pid"], f"strata_progress during {ddl}: {seen}")
         check(q1(conn, "SELECT count(*) FROM strata_progress") == 0, f"progress ends with {ddl}")
         row = verify_index(conn, name)
@@ -982,7 +1002,135 @@ def test_backupddl(ctx):
     conn.close()
 
 
-TESTS = [("backup", test_backup), ("backupddl", test_backupddl), ("timetravel", test_timetravel), ("policies", test_policies),
+def with_faults(name):
+    """A server started with STRATA_TEST_FAULTS=1 (test hooks honoured)."""
+    saved = os.environ.get("STRATA_TEST_FAULTS")
+    os.environ["STRATA_TEST_FAULTS"] = "1"
+    try:
+        srv = StrataServer(name)
+        srv.start()
+    finally:
+        if saved is None:
+            os.environ.pop("STRATA_TEST_FAULTS", None)
+        else:
+            os.environ["STRATA_TEST_FAULTS"] = saved
+    return srv
+
+
+def test_backuprepair(ctx):
+    """Read repairs rewrite index entries at the entries' own (older)
+    timestamps. An update whose split index write stops after its data step
+    (strata.index_fault = after_data: the server exits) leaves its new entry
+    unverified and its old one stale. A read of the past through the index
+    (strata.read_as_of) repairs nothing, so the source as of a full backup's
+    point still equals the restored backup cell for cell; a read now repairs
+    (verified in place, the stale entry masked), and the next incremental
+    backup carries those cells although their timestamps are older than its
+    parent's."""
+    tmp = ctx["tmp"]
+    src = with_faults("ops-backuprepair")
+    ctx["servers"].append(src)
+    conn = connect(src)
+    q(conn, "CREATE TABLE r (k int PRIMARY KEY, v text)")
+    q(conn, "CREATE INDEX r_v ON r (v)")
+    q(conn, "INSERT INTO r SELECT g, 'v' || g FROM generate_series(1, 50) g")
+    kv = q1(conn, "SELECT kv_table FROM strata_kv_tables WHERE relation IN ('r_v', 'public.r_v')")
+    check(kv, "the index's kv table")
+    c = connect(src)
+    q(c, "SET strata.index_write_mode = 'split'")
+    q(c, "SET strata.index_fault = 'after_data'")
+    try:
+        q(c, "UPDATE r SET v = 'moved' WHERE k = 7")
+    except psycopg2.Error:
+        pass  # the server exited at the fault point
+    src.proc.wait(timeout=60)
+    src.proc = None
+    src.start()
+    conn = connect(src)
+    sql = "SELECT k, v FROM r WHERE v >= ''"
+    want = scan_answer(conn, sql, None)
+    check((7, "moved") in want, "the update committed before the fault point")
+    b0 = os.path.join(tmp, "repair", "b0")
+    os.makedirs(os.path.dirname(b0))
+    t0 = int(q(conn, "SELECT backup_ts FROM strata_backup(%s)", (b0,))[0][0])
+
+    def restored_sums(name, bk, ts):
+        d = os.path.join(tmp, "r-repair-" + name)
+        cli("restore", bk, "--data-dir", d, "--quiet")
+        r = start_restored("ops-backuprepair-" + name, d)
+        ctx["servers"].append(r)
+        rc = connect(r)
+        got = kv_sums(rc, [kv])[kv]
+        check(scan_answer(rc, sql, "r_v") == want, f"{name}: the restored index answers as the table")
+        rc.close()
+        r.stop()
+        q(conn, "SET strata.read_as_of = %s", (str(ts),))
+        try:
+            return got, kv_sums(conn, [kv])[kv]
+        finally:
+            q(conn, "RESET strata.read_as_of")
+
+    q(conn, "BEGIN READ ONLY")
+    q(conn, "SET LOCAL strata.read_as_of = %s", (str(t0),))
+    check(scan_answer(conn, sql, "r_v") == want, "a read of the past through the index")
+    q(conn, "ROLLBACK")
+    got, now = restored_sums("b0", b0, t0)
+    check(got == now, f"index kv table {kv}: restored {got}, the source as of the backup {now}")
+    check(scan_answer(conn, sql, "r_v") == want, "a read now through the index (repairs)")
+    b1 = os.path.join(tmp, "repair", "b1")
+    t1 = int(q(conn, "SELECT backup_ts FROM strata_backup(%s, %s)", (b1, b0))[0][0])
+    got, now = restored_sums("b1", b1, t1)
+    check(got == now, f"index kv table {kv} after repairs: restored {got}, the source as of the backup {now}")
+    conn.close()
+
+
+def test_backuplate(ctx):
+    """Cells written after a backup's point at an older timestamp are in the
+    next incremental: a COPY into a table created in the same REPEATABLE
+    READ transaction writes its rows at the transaction's snapshot, which is
+    older than a full backup taken between the CREATE and the COPY (the
+    table's storage is in that backup, empty)."""
+    tmp = ctx["tmp"]
+    src = StrataServer("ops-backuplate")
+    src.start()
+    ctx["servers"].append(src)
+    conn = connect(src)
+    q(conn, "CREATE TABLE keep (k int PRIMARY KEY)")
+    q(conn, "INSERT INTO keep VALUES (1)")
+    writer = connect(src, autocommit=False)
+    q(writer, "BEGIN ISOLATION LEVEL REPEATABLE READ")
+    q1(writer, "SELECT count(*) FROM keep")  # takes the snapshot
+    q(writer, "CREATE TABLE late (v text)")
+    b0 = os.path.join(tmp, "late", "b0")
+    os.makedirs(os.path.dirname(b0))
+    q(conn, "SELECT * FROM strata_backup(%s)", (b0,))
+    rows = "".join(f"row {i}\n" for i in range(1000))
+    with writer.cursor() as cur:
+        cur.copy_expert("COPY late FROM STDIN", io.StringIO(rows))
+    writer.commit()
+    writer.close()
+    b1 = os.path.join(tmp, "late", "b1")
+    t1 = int(q(conn, "SELECT backup_ts FROM strata_backup(%s, %s)", (b1, b0))[0][0])
+    d = os.path.join(tmp, "r-late")
+    cli("restore", b1, "--data-dir", d, "--quiet")
+    r = start_restored("ops-backuplate-r", d)
+    ctx["servers"].append(r)
+    rc = connect(r)
+    check(q1(rc, "SELECT count(*) FROM late") == 1000, f"late has {q1(rc, 'SELECT count(*) FROM late')} rows restored, "
+                                                       "1000 committed before the incremental backup")
+    q(conn, "SET strata.read_as_of = %s", (str(t1),))
+    try:
+        for t in ("keep", "late"):
+            check(table_rows(conn, t) == table_rows(rc, t), f"{t} restored as the source as of the backup")
+    finally:
+        q(conn, "RESET strata.read_as_of")
+    rc.close()
+    r.stop()
+    conn.close()
+
+
+TESTS = [("backup", test_backup), ("backupddl", test_backupddl),
+         ("backuplate", test_backuplate), ("backuprepair", test_backuprepair), ("timetravel", test_timetravel), ("policies", test_policies),
          ("monitor", test_monitor)]
 
 

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # run.sh — the operations suite (tests/ops/ops_test.py): backups while writing,
-# incremental and point-in-time restores, time travel, table policies, monitoring
-# views, cancel/terminate, the slow-statement log (~60 s with the ASan build).
+# incremental and point-in-time restores, late cells in incrementals (COPY, read
+# repairs), time travel, table policies, monitoring views, cancel/terminate, the
+# slow-statement log (~80 s with the ASan build).
 #
-# usage: tests/ops/run.sh [backup|timetravel|policies|monitor ...]
+# usage: tests/ops/run.sh [backup|backupddl|backuplate|backuprepair|timetravel|policies|monitor ...]
 # Server: the fixture's (STRATA_BIN, STRATA_BUILD); it starts several servers
 # (restores) so STRATA_TEST_PORT is not supported.
 set -uo pipefail
