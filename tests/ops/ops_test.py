@@ -868,7 +868,19 @@ def test_monitor(ctx):
     # A long COPY shows in strata_progress while it runs.
     q(conn, "CREATE TABLE big (id int PRIMARY KEY, v text)")
     import io
-    data = io.StringIO("".join(f"{i}\tvalue {i}\n" for i in range(100000)))
+    seen_evt = threading.Event()
+
+    class HeldCopy(io.StringIO):
+        # Hands the COPY its second half only once the monitor has seen the
+        # first half loading (or after 20 s), so the sample cannot miss a
+        # COPY that finishes too fast on a quiet machine.
+        def read(self, size=-1):
+            if self.tell() >= half:
+                seen_evt.wait(20)
+            return super().read(min(size, 65536) if size and size > 0 else 65536)
+    text = "".join(f"{i}\tvalue {i}\n" for i in range(100000))
+    half = len(text) // 2
+    data = HeldCopy(text)
     res = {}
 
     def load():
@@ -883,6 +895,7 @@ def test_monitor(ctx):
     while t.is_alive() and not seen:
         seen = q(conn, "SELECT operation, relation, phase, done FROM strata_progress WHERE done > 0")
         time.sleep(0.01)
+    seen_evt.set()
     t.join()
     check(res.get("done"), "the COPY finished")
     check(seen and seen[0][:3] == ("copy from", "big", "loading"), f"strata_progress during COPY: {seen}")
