@@ -344,6 +344,39 @@ static int split_name(const char *lit, char parts[3][CAT_NAME_MAX])
 	return n;
 }
 
+const cat_obj *sql_text_regclass_ref(sql_session *s, cat_snap *cs, const ProtobufCMessage *m)
+{
+	pnode *a = NULL;
+	if (m->descriptor == &pg_query__func_call__descriptor) {
+		const PgQuery__FuncCall *fc = (const PgQuery__FuncCall *)m;
+		const char *fn = fc->n_funcname ? str_of(fc->funcname[fc->n_funcname - 1]) : NULL;
+		if (!fn || (strcmp(fn, "nextval") && strcmp(fn, "currval") && strcmp(fn, "setval")) ||
+		    !fc->n_args)
+			return NULL;
+		a = fc->args[0];
+		if (a->node_case == PG_QUERY__NODE__NODE_TYPE_CAST)
+			a = a->type_cast->arg;
+	} else if (m->descriptor == &pg_query__type_cast__descriptor) {
+		const PgQuery__TypeCast *tc = (const PgQuery__TypeCast *)m;
+		const PgQuery__TypeName *tn = tc->type_name;
+		if (!tn || !tn->n_names || tn->n_array_bounds ||
+		    strcmp(str_of(tn->names[tn->n_names - 1]) ? str_of(tn->names[tn->n_names - 1]) : "",
+			   "regclass"))
+			return NULL;
+		a = tc->arg;
+	} else {
+		return NULL;
+	}
+	if (!a || a->node_case != PG_QUERY__NODE__NODE_A_CONST ||
+	    a->a_const->val_case != PG_QUERY__A__CONST__VAL_SVAL)
+		return NULL;
+	char parts[3][CAT_NAME_MAX];
+	int n = split_name(a->a_const->sval->sval, parts);
+	return n == 1   ? sql_lookup_rel_name(s, cs, NULL, parts[0])
+	       : n >= 2 ? sql_lookup_rel_name(s, cs, parts[n - 2], parts[n - 1])
+			: NULL;
+}
+
 typedef struct seqref {
 	sql_session *s;
 	cat_snap *cs;
@@ -356,21 +389,7 @@ static bool seqref_fn(ProtobufCMessage *m, void *arg)
 	seqref *w = arg;
 	if (m->descriptor != &pg_query__func_call__descriptor)
 		return false;
-	PgQuery__FuncCall *fc = (PgQuery__FuncCall *)m;
-	const char *fn = fc->n_funcname ? str_of(fc->funcname[fc->n_funcname - 1]) : NULL;
-	if (!fn || (strcmp(fn, "nextval") && strcmp(fn, "currval") && strcmp(fn, "setval")) || !fc->n_args)
-		return false;
-	pnode *a = fc->args[0];
-	if (a->node_case == PG_QUERY__NODE__NODE_TYPE_CAST)
-		a = a->type_cast->arg;
-	if (a->node_case != PG_QUERY__NODE__NODE_A_CONST ||
-	    a->a_const->val_case != PG_QUERY__A__CONST__VAL_SVAL)
-		return false;
-	char parts[3][CAT_NAME_MAX];
-	int n = split_name(a->a_const->sval->sval, parts);
-	const cat_obj *o = n == 1   ? sql_lookup_rel_name(w->s, w->cs, NULL, parts[0])
-			   : n >= 2 ? sql_lookup_rel_name(w->s, w->cs, parts[n - 2], parts[n - 1])
-				    : NULL;
+	const cat_obj *o = sql_text_regclass_ref(w->s, w->cs, m);
 	if (o && o->oid == w->seq) {
 		w->found = true;
 		return true;
