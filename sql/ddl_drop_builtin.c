@@ -15,23 +15,49 @@ static const char *str_of(pnode *n)
 	return n && n->node_case == PG_QUERY__NODE__NODE_STRING ? n->string->sval : NULL;
 }
 
-/* "name(type, ...)" as PostgreSQL prints a function signature; throws
- * 42704 for an unknown argument type. Fills types[]. */
-static void signature(sql_actx *ax, PgQuery__ObjectWithArgs *ow, util_buf *out, ty_oid *types, int *n)
+/* The argument types (throws 42704 for an unknown one), then
+ * "name(type, ...)" as PostgreSQL prints a function signature. */
+static char *signature(sql_actx *ax, PgQuery__ObjectWithArgs *ow, ty_oid *types, int *n)
 {
-	util_buf_puts(out, ow->n_objname ? str_of(ow->objname[ow->n_objname - 1]) : "?");
-	util_buf_puts(out, "(");
 	*n = 0;
 	for (size_t i = 0; i < ow->n_objargs && i < TY_FUNC_MAX_ARGS; i++) {
 		pnode *a = ow->objargs[i];
+		int32_t typmod;
+		if (a->node_case == PG_QUERY__NODE__NODE_TYPE_NAME)
+			sql_typename(ax, a->type_name, &types[(*n)++], &typmod);
+	}
+	util_buf out = UTIL_BUF_INIT;
+	util_buf_puts(&out, ow->n_objname ? str_of(ow->objname[ow->n_objname - 1]) : "?");
+	util_buf_puts(&out, "(");
+	for (int i = 0; i < *n; i++) {
+		if (i)
+			util_buf_puts(&out, ", ");
+		ty_format_type(types[i], -1, &out);
+	}
+	util_buf_puts(&out, ")");
+	char *text = ty_strdup(out.data);
+	util_buf_free(&out);
+	return text;
+}
+
+/* "name(arg, ...)" with each argument type as written (dotted names,
+ * [] per array bound): PostgreSQL's IF EXISTS notice (TypeNameToString). */
+static void written_signature(PgQuery__ObjectWithArgs *ow, util_buf *out)
+{
+	util_buf_puts(out, ow->n_objname ? str_of(ow->objname[ow->n_objname - 1]) : "?");
+	util_buf_puts(out, "(");
+	for (size_t i = 0; i < ow->n_objargs; i++) {
+		pnode *a = ow->objargs[i];
 		if (a->node_case != PG_QUERY__NODE__NODE_TYPE_NAME)
 			continue;
-		int32_t typmod;
-		sql_typename(ax, a->type_name, &types[*n], &typmod);
-		if (*n)
-			util_buf_puts(out, ", ");
-		ty_format_type(types[*n], -1, out);
-		(*n)++;
+		PgQuery__TypeName *tn = a->type_name;
+		if (i)
+			util_buf_puts(out, ",");
+		for (size_t k = 0; k < tn->n_names; k++)
+			util_buf_printf(out, "%s%s", k ? "." : "",
+					str_of(tn->names[k]) ? str_of(tn->names[k]) : "");
+		for (size_t k = 0; k < tn->n_array_bounds; k++)
+			util_buf_puts(out, "[]");
 	}
 	util_buf_puts(out, ")");
 }
@@ -55,18 +81,20 @@ static void drop_function(sql_actx *ax, PgQuery__DropStmt *st, pnode *obj)
 	PgQuery__ObjectWithArgs *ow = obj->object_with_args;
 	ty_oid types[TY_FUNC_MAX_ARGS];
 	int n;
-	util_buf sig = UTIL_BUF_INIT;
-	signature(ax, ow, &sig, types, &n);
+	char *sig = signature(ax, ow, types, &n);
 	const char *name = ow->n_objname ? str_of(ow->objname[ow->n_objname - 1]) : NULL;
 	bool found = name && function_exists(name, types, n, ow->args_unspecified);
-	char *text = ty_strdup(ow->args_unspecified ? name : sig.data);
-	util_buf_free(&sig);
+	const char *text = ow->args_unspecified && name ? name : sig;
 	if (found)
 		ty_error(UTIL_E_DEPENDENT_OBJECTS_STILL_EXIST,
 			 "cannot drop function %s because it is required by the database system", text);
-	if (st->missing_ok)
-		sql_notice(ax->s, UTIL_E_SUCCESSFUL_COMPLETION, "function %s does not exist, skipping", text);
-	else
+	if (st->missing_ok) {
+		util_buf w = UTIL_BUF_INIT;
+		written_signature(ow, &w);
+		sql_notice(ax->s, UTIL_E_SUCCESSFUL_COMPLETION, "function %s does not exist, skipping",
+			   w.data);
+		util_buf_free(&w);
+	} else
 		ty_error(UTIL_E_UNDEFINED_FUNCTION, "function %s does not exist", text);
 }
 
@@ -105,7 +133,9 @@ bool sql_ddl_drop_builtin(sql_session *s, PgQuery__DropStmt *st, const char *tex
 	bool fn = st->remove_type == PG_QUERY__OBJECT_TYPE__OBJECT_FUNCTION;
 	if (!fn && st->remove_type != PG_QUERY__OBJECT_TYPE__OBJECT_TYPE)
 		return false;
-	sql_actx ax = {s, s->cat, ty_get_arena(), &(sql_pstate){.text = text}};
+	/* (no statement text: PostgreSQL's errors here carry no position) */
+	(void)text;
+	sql_actx ax = {s, s->cat, ty_get_arena(), &(sql_pstate){0}};
 	for (size_t i = 0; i < st->n_objects; i++) {
 		if (fn)
 			drop_function(&ax, st, st->objects[i]);

@@ -262,7 +262,7 @@ static void walk_msg(const ProtobufCMessage *m, rv_walk *w)
 	}
 	/* nextval('s'), 'r'::regclass: PostgreSQL binds the literal to the
 	 * relation, so the view depends on it as on one it reads. */
-	note_rel(w, sql_text_regclass_ref(w->s, w->cs, m));
+	note_rel(w, sql_text_regclass_ref(w->s, w->cs, m, NULL));
 	const ProtobufCMessageDescriptor *d = m->descriptor;
 	for (unsigned i = 0; i < d->n_fields; i++) {
 		const ProtobufCFieldDescriptor *f = &d->fields[i];

@@ -161,10 +161,10 @@ static int index_fn(void *arg, const cat_obj *o)
 	idx_check_report r;
 	sql_verify_index_obj(g->s, o, g->ts, &r, index_problem, v);
 	char d[240];
-	int n = snprintf(d, sizeof d, "%llu rows, %llu entries, %llu missing, %llu stale, %llu mismatched",
-			 (unsigned long long)r.rows, (unsigned long long)r.entries,
-			 (unsigned long long)r.missing, (unsigned long long)r.stale,
-			 (unsigned long long)r.mismatched);
+	int n =
+	    snprintf(d, sizeof d, "%llu rows, %llu entries, %llu missing, %llu stale, %llu mismatched",
+		     (unsigned long long)r.rows, (unsigned long long)r.entries, (unsigned long long)r.missing,
+		     (unsigned long long)r.stale, (unsigned long long)r.mismatched);
 	if (v->index_problems > INDEX_PROBLEM_ROWS)
 		snprintf(d + n, sizeof d - (size_t)n, " (%d more problems not listed)",
 			 v->index_problems - INDEX_PROBLEM_ROWS);
@@ -177,14 +177,10 @@ static int index_fn(void *arg, const cat_obj *o)
 
 /* ---------------------------------------------------------------- strata_verify() */
 
-static void run(sql_session *s, vstate *v)
+static void checks(sql_session *s, vstate *v, storages *g, kv_ts ts)
 {
 	kv_store *kv = s->e->kv;
-	kv_ts ts = s->txn ? sql_txn_read_ts(s->txn) : 0;
-	if (!ts)
-		ts = kv_read_point(kv);
 	char d[160];
-
 	size_t before = v->n;
 	v->check = "kv";
 	v->object = "store";
@@ -205,13 +201,27 @@ static void run(sql_session *s, vstate *v)
 	if (v->n == before)
 		add(v, "catalog", "sys.catalog", true, d);
 
+	cat_foreach(s->cat, CAT_REL, 0, rel_fn, g);
+	indexes ix = {s, v, &g->kv, ts};
+	cat_foreach(s->cat, CAT_REL, 0, index_fn, &ix);
+	orphans(g);
+}
+
+static void run(sql_session *s, vstate *v)
+{
+	kv_ts ts = s->txn ? sql_txn_read_ts(s->txn) : 0;
+	if (!ts)
+		ts = kv_read_point(s->e->kv);
+	/* The kv tables right after the read point: one another server
+	 * creates and commits while the checks run is not taken for an
+	 * orphan. */
 	storages g = {s, v, UTIL_MAP_INIT, UTIL_MAP_INIT, cat_current(s->e->cat)};
-	kv_table_list(kv, list_fn, &g.kv);
-	cat_foreach(s->cat, CAT_REL, 0, rel_fn, &g);
-	indexes ix = {s, v, &g.kv, ts};
+	kv_status st = kv_table_list(s->e->kv, list_fn, &g.kv);
 	TY_TRY(tc)
 	{
-		cat_foreach(s->cat, CAT_REL, 0, index_fn, &ix);
+		if (st != KV_OK)
+			sql_kv_error(st, "listing the kv tables");
+		checks(s, v, &g, ts);
 	}
 	TY_CATCH(tc)
 	{
@@ -222,7 +232,6 @@ static void run(sql_session *s, vstate *v)
 		ty_errthrow();
 	}
 	TY_END(tc);
-	orphans(&g);
 	util_map_free(&g.kv);
 	util_map_free(&g.used);
 	cat_snap_release(g.now);

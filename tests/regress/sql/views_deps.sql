@@ -2,8 +2,10 @@
 -- views_deps: a view depends on the sequences and relations its query names
 -- by a regclass literal (nextval('s'), currval, 'r'::regclass), as on those
 -- it reads: DROP without CASCADE fails with 2BP01 naming the view, CASCADE
--- drops the view too. (On a shared store the same dependencies make
--- CREATE VIEW on one server and DROP on another conflict: docs/scale-out.md.)
+-- drops the view too, a rename keeps the view working. DROP FUNCTION /
+-- DROP TYPE of built-ins.
+-- (On a shared store the same dependencies make CREATE VIEW on one server
+-- and DROP on another conflict: docs/scale-out.md.)
 --
 CREATE SEQUENCE vd_seq;
 CREATE SEQUENCE vd_seq2;
@@ -25,6 +27,16 @@ DROP SEQUENCE vd_free;
 -- the views still work
 SELECT n FROM vd_next;
 SELECT r FROM vd_cls;
+-- renaming the relation keeps the view working and depending on it
+ALTER SEQUENCE vd_seq RENAME TO vd_seq_r;
+SELECT n FROM vd_next;
+DROP SEQUENCE vd_seq_r;
+ALTER SEQUENCE vd_seq_r RENAME TO vd_seq;
+ALTER TABLE vd_t RENAME TO vd_t2;
+SELECT r FROM vd_cls;
+DROP TABLE vd_t2;
+ALTER TABLE vd_t2 RENAME TO vd_t;
+SELECT r FROM vd_cls;
 -- CASCADE drops the dependent view
 DROP SEQUENCE vd_seq CASCADE;
 SELECT relname FROM pg_class WHERE relname LIKE 'vd\_%' AND relkind = 'v' ORDER BY 1;
@@ -37,3 +49,8 @@ DROP TABLE vd_u;
 -- exist in Strata)
 DROP FUNCTION lower(text);
 DROP TYPE int4;
+DROP FUNCTION IF EXISTS lower(text);
+DROP FUNCTION vd_nosuch(int, text);
+DROP FUNCTION IF EXISTS vd_nosuch(int);
+DROP TYPE vd_nosuch;
+DROP TYPE IF EXISTS vd_nosuch;
