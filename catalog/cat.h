@@ -376,6 +376,11 @@ void cat_txn_write(cat_txn *t, kv_batch *b);
 void cat_txn_publish(cat_txn *t);
 /* Discards the changes and frees the txn. */
 void cat_txn_abort(cat_txn *t);
+/* Reads the stored catalog rows at read point `at` (not the cached
+ * snapshots) and calls fn with a description of each row that does not
+ * parse; *objects counts the objects that do. Returns the scan's status. */
+typedef void (*cat_verify_fn)(void *arg, const char *problem);
+kv_status cat_verify_rows(cat *c, kv_ts at, cat_verify_fn fn, void *arg, uint64_t *objects);
 /* Reloads the catalog from the store (after an external change: another
  * front end on a shared backend). */
 int cat_reload(cat *c, util_err *err);

@@ -1,9 +1,10 @@
 /*
- * admin.c — `strata backup`, `strata restore`, `strata backup-info`.
+ * admin.c — `strata backup`, `strata restore`, `strata backup-info`,
+ * `strata verify`.
  *
- * backup talks to a running server with libpq and runs strata_backup()
- * there (the backup is written by the server, into a directory on its
- * machine, while it keeps serving). restore and backup-info work offline
+ * backup and verify talk to a running server with libpq and run
+ * strata_backup() / strata_verify() there (the backup is written by the
+ * server, into a directory on its machine, while it keeps serving). restore and backup-info work offline
  * on directories (restore refuses a data directory that is in use or not
  * empty). Usage in docs/operations.md.
  */
@@ -27,7 +28,8 @@ static void usage(void)
 			"                    [--host HOST] [--port PORT] [--user USER] [--dbname DB]\n"
 			"  strata restore BACKUP_DIR --data-dir DIR [--as-of TIMESTAMP] [--quiet]\n"
 			"  strata restore BACKUP_DIR --store etcd://HOST:PORT[,...]/PREFIX [--as-of TIMESTAMP]\n"
-			"  strata backup-info DIR [--verify]\n");
+			"  strata backup-info DIR [--verify]\n"
+			"  strata verify [--verbose] [--host HOST] [--port PORT] [--user USER] [--dbname DB]\n");
 }
 
 void srv_admin_print_help(void)
@@ -42,11 +44,15 @@ void srv_admin_print_help(void)
 	       "directory; --as-of TS restores a point in time within the backups' history;");
 	printf("  %-22s %s\n", "", "--store etcd://... restores into an empty etcd prefix instead");
 	printf("  %-22s %s\n", "backup-info DIR", "show what a backup holds; --verify checks every checksum");
+	printf("  %-22s %s\n", "verify [options]",
+	       "check a running server's store: kv layer, catalog rows, kv tables, every index");
+	printf("  %-22s %s\n", "", "(--verbose lists every check; exit status 1 on a problem)");
 }
 
 bool srv_admin_is_command(const char *arg)
 {
-	return arg && (!strcmp(arg, "backup") || !strcmp(arg, "restore") || !strcmp(arg, "backup-info"));
+	return arg && (!strcmp(arg, "backup") || !strcmp(arg, "restore") || !strcmp(arg, "backup-info") ||
+		       !strcmp(arg, "verify"));
 }
 
 /* --name VALUE or --name=VALUE at argv[*i]; advances *i. */
@@ -79,24 +85,63 @@ static const char *absolute(const char *p, char *buf, size_t len)
 	return buf;
 }
 
+/* libpq connection options of the subcommands that talk to a server. */
+typedef struct conn_opts {
+	const char *host, *port, *user, *db;
+} conn_opts;
+
+static bool conn_opt(int argc, char **argv, int *i, conn_opts *c)
+{
+	return opt(argc, argv, i, "--host", &c->host) || opt(argc, argv, i, "-h", &c->host) ||
+	       opt(argc, argv, i, "--port", &c->port) || opt(argc, argv, i, "-p", &c->port) ||
+	       opt(argc, argv, i, "--user", &c->user) || opt(argc, argv, i, "-U", &c->user) ||
+	       opt(argc, argv, i, "--dbname", &c->db) || opt(argc, argv, i, "-d", &c->db);
+}
+
+/* NULL after printing why (prefixed with what). */
+static PGconn *conn_open(const conn_opts *o, const char *what)
+{
+	const char *keys[6], *vals[6];
+	int n = 0;
+	if (o->host) {
+		keys[n] = "host";
+		vals[n++] = o->host;
+	}
+	if (o->port) {
+		keys[n] = "port";
+		vals[n++] = o->port;
+	}
+	keys[n] = "user";
+	vals[n++] = o->user ? o->user : (getenv("PGUSER") ? getenv("PGUSER") : "postgres");
+	if (o->db) {
+		keys[n] = "dbname";
+		vals[n++] = o->db;
+	}
+	keys[n] = "application_name";
+	vals[n++] = what;
+	keys[n] = NULL;
+	vals[n] = NULL;
+	PGconn *c = PQconnectdbParams(keys, vals, 0);
+	if (PQstatus(c) != CONNECTION_OK) {
+		fprintf(stderr, "%s: %s", what, PQerrorMessage(c));
+		PQfinish(c);
+		return NULL;
+	}
+	return c;
+}
+
 static int cmd_backup(int argc, char **argv)
 {
-	const char *dir = NULL, *parent = NULL, *as_of = NULL, *host = NULL, *port = NULL, *user = NULL,
-		   *db = NULL;
+	const char *dir = NULL, *parent = NULL, *as_of = NULL;
+	conn_opts co = {0};
 	for (int i = 2; i < argc; i++) {
 		const char *v;
 		if (opt(argc, argv, &i, "--incremental-from", &v))
 			parent = v;
 		else if (opt(argc, argv, &i, "--as-of", &v))
 			as_of = v;
-		else if (opt(argc, argv, &i, "--host", &v) || opt(argc, argv, &i, "-h", &v))
-			host = v;
-		else if (opt(argc, argv, &i, "--port", &v) || opt(argc, argv, &i, "-p", &v))
-			port = v;
-		else if (opt(argc, argv, &i, "--user", &v) || opt(argc, argv, &i, "-U", &v))
-			user = v;
-		else if (opt(argc, argv, &i, "--dbname", &v) || opt(argc, argv, &i, "-d", &v))
-			db = v;
+		else if (conn_opt(argc, argv, &i, &co))
+			continue;
 		else if (argv[i][0] != '-' && !dir)
 			dir = argv[i];
 		else {
@@ -112,32 +157,9 @@ static int cmd_backup(int argc, char **argv)
 	char b1[PATH_MAX + 256], b2[PATH_MAX + 256];
 	dir = absolute(dir, b1, sizeof b1);
 	parent = absolute(parent, b2, sizeof b2);
-	const char *keys[6], *vals[6];
-	int n = 0;
-	if (host) {
-		keys[n] = "host";
-		vals[n++] = host;
-	}
-	if (port) {
-		keys[n] = "port";
-		vals[n++] = port;
-	}
-	keys[n] = "user";
-	vals[n++] = user ? user : (getenv("PGUSER") ? getenv("PGUSER") : "postgres");
-	if (db) {
-		keys[n] = "dbname";
-		vals[n++] = db;
-	}
-	keys[n] = "application_name";
-	vals[n++] = "strata backup";
-	keys[n] = NULL;
-	vals[n] = NULL;
-	PGconn *c = PQconnectdbParams(keys, vals, 0);
-	if (PQstatus(c) != CONNECTION_OK) {
-		fprintf(stderr, "strata backup: %s", PQerrorMessage(c));
-		PQfinish(c);
+	PGconn *c = conn_open(&co, "strata backup");
+	if (!c)
 		return 1;
-	}
 	const char *params[3] = {dir, parent, as_of};
 	PGresult *r = PQexecParams(
 	    c,
@@ -152,6 +174,47 @@ static int cmd_backup(int argc, char **argv)
 		for (int i = 0; i < PQnfields(r); i++)
 			printf("%-13s %s\n", PQfname(r, i), PQgetisnull(r, 0, i) ? "" : PQgetvalue(r, 0, i));
 		printf("%-13s %s\n", "directory", dir);
+	}
+	PQclear(r);
+	PQfinish(c);
+	return rc;
+}
+
+/* strata_verify() through a running server: every problem, a summary;
+ * status 1 when there is a problem (docs/operations.md, "Verify"). */
+static int cmd_verify(int argc, char **argv)
+{
+	conn_opts co = {0};
+	bool verbose = false;
+	for (int i = 2; i < argc; i++) {
+		if (!strcmp(argv[i], "--verbose") || !strcmp(argv[i], "-v"))
+			verbose = true;
+		else if (!conn_opt(argc, argv, &i, &co)) {
+			fprintf(stderr, "strata verify: unexpected argument \"%s\"\n", argv[i]);
+			usage();
+			return 2;
+		}
+	}
+	PGconn *c = conn_open(&co, "strata verify");
+	if (!c)
+		return 2;
+	PGresult *r = PQexec(c, "SELECT \"check\", object, ok, detail FROM strata_verify()");
+	int rc = 0;
+	if (PQresultStatus(r) != PGRES_TUPLES_OK) {
+		fprintf(stderr, "strata verify: %s", PQresultErrorMessage(r));
+		rc = 2;
+	} else {
+		int problems = 0, n = PQntuples(r);
+		for (int i = 0; i < n; i++) {
+			bool ok = PQgetvalue(r, i, 2)[0] == 't';
+			problems += !ok;
+			if (!ok || verbose)
+				printf("%s %-8s %s: %s\n", ok ? "ok     " : "PROBLEM", PQgetvalue(r, i, 0),
+				       PQgetvalue(r, i, 1), PQgetvalue(r, i, 3));
+		}
+		printf("verify: %s (%d checks, %d problem%s)\n", problems ? "DAMAGED" : "ok", n - problems,
+		       problems, problems == 1 ? "" : "s");
+		rc = problems ? 1 : 0;
 	}
 	PQclear(r);
 	PQfinish(c);
@@ -234,5 +297,7 @@ int srv_admin_main(int argc, char **argv)
 		return cmd_backup(argc, argv);
 	if (!strcmp(argv[1], "restore"))
 		return cmd_restore(argc, argv);
+	if (!strcmp(argv[1], "verify"))
+		return cmd_verify(argc, argv);
 	return cmd_info(argc, argv);
 }

@@ -1,6 +1,6 @@
 /*
  * admin.h — the administration subcommands of the `strata` binary:
- * `strata backup`, `strata restore`, `strata backup-info`.
+ * `strata backup`, `strata restore`, `strata backup-info`, `strata verify`.
  */
 #ifndef STRATA_SERVER_ADMIN_H
 #define STRATA_SERVER_ADMIN_H

@@ -448,7 +448,8 @@ static const cat_obj *drop_target(sql_session *s, cat_snap *cs, PgQuery__DropStm
 
 void sql_ddl_drop(sql_session *s, PgQuery__DropStmt *st, const char *text)
 {
-	(void)text;
+	if (sql_ddl_drop_builtin(s, st, text))
+		return;
 	if (st->concurrent && (s->txn_state != SQL_TXN_IDLE || s->implicit_block || s->txn->explicit_block))
 		ty_error(UTIL_E_ACTIVE_SQL_TRANSACTION,
 			 "DROP INDEX CONCURRENTLY cannot run inside a transaction block");

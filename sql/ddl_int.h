@@ -146,6 +146,18 @@ int sql_text_column_refs(pnode *expr, const char **out, int max);
 /* Deparses a statement with every relation name schema-qualified as it
  * resolves now (CTE names excepted); the tree is left as it was. */
 char *sql_text_deparse_bound(sql_session *s, cat_snap *cs, pnode *stmt);
+/* The relation a regclass literal in m names, as it resolves now: m is a
+ * call of nextval/currval/setval ('name' its first argument) or a
+ * 'name'::regclass cast; NULL for any other node or an unknown name.
+ * *lit (lit may be NULL) gets the literal's node.
+ * PostgreSQL binds such literals to the relation (a view or default
+ * depends on it). */
+const cat_obj *sql_text_regclass_ref(sql_session *s, cat_snap *cs, const ProtobufCMessage *m,
+				     PgQuery__AConst **lit);
+/* DROP FUNCTION / DROP TYPE (ddl_drop_builtin.c): every one is built in,
+ * so it throws 2BP01, or 42883/42704 (a NOTICE with IF EXISTS). False for
+ * other kinds of DROP. */
+bool sql_ddl_drop_builtin(sql_session *s, PgQuery__DropStmt *st, const char *text);
 /* Does a stored default call nextval/currval/setval on sequence seq? */
 bool sql_text_default_uses_seq(sql_session *s, cat_snap *cs, const char *sql, cat_oid seq);
 char *sql_text_view_rename_column(sql_session *s, cat_snap *cs, const char *view_sql, cat_oid rel,

@@ -239,7 +239,16 @@ typedef struct rv_walk {
 	cat_txn *collect; /* set: every relation named is a dependency of it */
 } rv_walk;
 
-/* Walks every RangeVar in a raw parse tree (protobuf-c reflection). */
+static void note_rel(rv_walk *w, const cat_obj *o)
+{
+	if (o && w->collect)
+		cat_txn_depend(w->collect, o->oid);
+	else if (o && o->oid == w->target)
+		w->found = true;
+}
+
+/* Walks every RangeVar and regclass literal in a raw parse tree
+ * (protobuf-c reflection). */
 static void walk_msg(const ProtobufCMessage *m, rv_walk *w)
 {
 	if (!m || w->found)
@@ -248,12 +257,12 @@ static void walk_msg(const ProtobufCMessage *m, rv_walk *w)
 		const PgQuery__RangeVar *rv = (const PgQuery__RangeVar *)m;
 		const cat_obj *o = sql_lookup_rel_name(
 		    w->s, w->cs, rv->schemaname && *rv->schemaname ? rv->schemaname : NULL, rv->relname);
-		if (o && w->collect)
-			cat_txn_depend(w->collect, o->oid);
-		else if (o && o->oid == w->target)
-			w->found = true;
+		note_rel(w, o);
 		return;
 	}
+	/* nextval('s'), 'r'::regclass: PostgreSQL binds the literal to the
+	 * relation, so the view depends on it as on one it reads. */
+	note_rel(w, sql_text_regclass_ref(w->s, w->cs, m, NULL));
 	const ProtobufCMessageDescriptor *d = m->descriptor;
 	for (unsigned i = 0; i < d->n_fields; i++) {
 		const ProtobufCFieldDescriptor *f = &d->fields[i];

@@ -172,9 +172,29 @@ typedef struct relref {
 	patches *p;
 } relref;
 
+/* A regclass literal naming the relation: renamed (or moved) with it, as
+ * PostgreSQL's view holds the oid. */
+static void relref_literal(relref *w, ProtobufCMessage *m)
+{
+	PgQuery__AConst *lit = NULL;
+	const cat_obj *o = sql_text_regclass_ref(w->s, w->cs, m, &lit);
+	if (!o || o->oid != w->rel || !lit || (!w->newname && !w->newschema))
+		return;
+	util_buf b = UTIL_BUF_INIT;
+	sql_quote_ident(w->newschema ? w->newschema : sql_schema_name(w->cs, o->rel.schema), &b);
+	util_buf_puts(&b, ".");
+	sql_quote_ident(w->newname ? w->newname : o->rel.name, &b);
+	patch(w->p, &lit->sval->sval, ty_strdup(b.data));
+	util_buf_free(&b);
+	w->found = true;
+}
+
 static bool relref_fn(ProtobufCMessage *m, void *arg)
 {
 	relref *w = arg;
+	if (m->descriptor == &pg_query__func_call__descriptor ||
+	    m->descriptor == &pg_query__type_cast__descriptor)
+		relref_literal(w, m);
 	if (m->descriptor != &pg_query__range_var__descriptor)
 		return false;
 	PgQuery__RangeVar *rv = (PgQuery__RangeVar *)m;
@@ -344,6 +364,46 @@ static int split_name(const char *lit, char parts[3][CAT_NAME_MAX])
 	return n;
 }
 
+static bool is_regclass(const PgQuery__TypeName *tn)
+{
+	const char *t = tn && tn->n_names && !tn->n_array_bounds ? str_of(tn->names[tn->n_names - 1]) : NULL;
+	return t && !strcmp(t, "regclass");
+}
+
+const cat_obj *sql_text_regclass_ref(sql_session *s, cat_snap *cs, const ProtobufCMessage *m,
+				     PgQuery__AConst **lit)
+{
+	pnode *a = NULL;
+	if (m->descriptor == &pg_query__func_call__descriptor) {
+		const PgQuery__FuncCall *fc = (const PgQuery__FuncCall *)m;
+		const char *fn = fc->n_funcname ? str_of(fc->funcname[fc->n_funcname - 1]) : NULL;
+		if (!fn || (strcmp(fn, "nextval") && strcmp(fn, "currval") && strcmp(fn, "setval")) ||
+		    !fc->n_args)
+			return NULL;
+		a = fc->args[0];
+		/* ('s'::text: looked up when called, no dependency in PostgreSQL) */
+		if (a->node_case == PG_QUERY__NODE__NODE_TYPE_CAST)
+			a = is_regclass(a->type_cast->type_name) ? a->type_cast->arg : NULL;
+	} else if (m->descriptor == &pg_query__type_cast__descriptor) {
+		const PgQuery__TypeCast *tc = (const PgQuery__TypeCast *)m;
+		if (!is_regclass(tc->type_name))
+			return NULL;
+		a = tc->arg;
+	} else {
+		return NULL;
+	}
+	if (!a || a->node_case != PG_QUERY__NODE__NODE_A_CONST ||
+	    a->a_const->val_case != PG_QUERY__A__CONST__VAL_SVAL)
+		return NULL;
+	if (lit)
+		*lit = a->a_const;
+	char parts[3][CAT_NAME_MAX];
+	int n = split_name(a->a_const->sval->sval, parts);
+	return n == 1   ? sql_lookup_rel_name(s, cs, NULL, parts[0])
+	       : n >= 2 ? sql_lookup_rel_name(s, cs, parts[n - 2], parts[n - 1])
+			: NULL;
+}
+
 typedef struct seqref {
 	sql_session *s;
 	cat_snap *cs;
@@ -356,21 +416,7 @@ static bool seqref_fn(ProtobufCMessage *m, void *arg)
 	seqref *w = arg;
 	if (m->descriptor != &pg_query__func_call__descriptor)
 		return false;
-	PgQuery__FuncCall *fc = (PgQuery__FuncCall *)m;
-	const char *fn = fc->n_funcname ? str_of(fc->funcname[fc->n_funcname - 1]) : NULL;
-	if (!fn || (strcmp(fn, "nextval") && strcmp(fn, "currval") && strcmp(fn, "setval")) || !fc->n_args)
-		return false;
-	pnode *a = fc->args[0];
-	if (a->node_case == PG_QUERY__NODE__NODE_TYPE_CAST)
-		a = a->type_cast->arg;
-	if (a->node_case != PG_QUERY__NODE__NODE_A_CONST ||
-	    a->a_const->val_case != PG_QUERY__A__CONST__VAL_SVAL)
-		return false;
-	char parts[3][CAT_NAME_MAX];
-	int n = split_name(a->a_const->sval->sval, parts);
-	const cat_obj *o = n == 1   ? sql_lookup_rel_name(w->s, w->cs, NULL, parts[0])
-			   : n >= 2 ? sql_lookup_rel_name(w->s, w->cs, parts[n - 2], parts[n - 1])
-				    : NULL;
+	const cat_obj *o = sql_text_regclass_ref(w->s, w->cs, m, NULL);
 	if (o && o->oid == w->seq) {
 		w->found = true;
 		return true;

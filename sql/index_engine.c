@@ -355,11 +355,15 @@ static const sql_sysview index_views[] = {
 
 static pthread_once_t views_once = PTHREAD_ONCE_INIT;
 void sql_register_index_functions(void);
+void sql_register_verify_functions(void);
+void sql_register_fault_kv_functions(void);
 
 static void views_init(void)
 {
 	sql_sysview_register(index_views, (int)UTIL_ARRAY_LEN(index_views));
 	sql_register_index_functions();
+	sql_register_verify_functions();
+	sql_register_fault_kv_functions();
 }
 
 /* ---------------------------------------------------------------- resuming builds */

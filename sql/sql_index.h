@@ -203,6 +203,13 @@ void sql_index_fault(sql_session *s, idx_split_step step);
 kv_status sql_ilv_index_backfill(kv_table *data, const cat_rel *r, const idx_def *d, const idx_rowmodel *m,
 				 uint64_t *rows, util_err *err);
 /* idx_check for an index of interleaved child r. */
+/* Checks index o (of s->cat) against its table's rows at ts (0: now) with
+ * index/'s checker, inside an entity group too; fn gets each problem and a
+ * description of it ("missing entry (k)=(1) for row key \x..: why (ts)").
+ * Throws on errors (kv status included). */
+typedef void (*sql_ix_problem_fn)(void *arg, const idx_check_problem *p, const char *text);
+void sql_verify_index_obj(sql_session *s, const cat_obj *o, kv_ts ts, idx_check_report *r,
+			  sql_ix_problem_fn fn, void *arg);
 kv_status sql_ilv_index_check(kv_table *data, const cat_rel *r, const idx_def *d, const idx_rowmodel *m,
 			      kv_ts ts, idx_check_report *rep, idx_check_fn fn, void *arg);
 

@@ -1,8 +1,9 @@
 """cat_conflict.py — catalog commits conflict per object across two servers
 (docs/scale-out.md, "Several servers"): DDL and ANALYZE on different tables
 on two servers both commit; on one table, the same new name, or a table and
-a foreign key or a view over it, the second commit fails with 40001 (and a
-DROP TABLE of a table with another server's view gets 2BP01); an ANALYZE racing a
+a foreign key or a view over it (or naming it by nextval('s') or
+'r'::regclass), the second commit fails with 40001 (and a DROP of a table or
+sequence with another server's view gets 2BP01); an ANALYZE racing a
 DROP of its table fails cleanly; automatic ANALYZE runs while the other
 server does DDL; both servers end with the same catalog.
 usage: cat_conflict.py PORT_A PORT_B   prints a one-line summary."""
@@ -121,6 +122,28 @@ def main():
     want("the join view on B", one(b, "SELECT w FROM vj"), 100)
     out.append("a view over a table (both orders, a join's second table, a column it reads) and its DROP: "
                "the second commit fails with 40001; DROP without CASCADE then gets 2BP01")
+    # A view also rests on what it names by a regclass literal
+    # (nextval('s'), 'r'::regclass), as PostgreSQL binds those; built-in
+    # functions and types, the only ones Strata has, cannot be dropped.
+    ca.execute("CREATE SEQUENCE cs1")
+    ca.execute("CREATE TABLE cr1 (a int)")
+    want("DROP SEQUENCE on A, a view calling nextval on it on B",
+         race(pa, ["DROP SEQUENCE cs1"], pb, ["CREATE VIEW vs AS SELECT nextval('cs1') AS n"]), second)
+    ca.execute("CREATE SEQUENCE cs1")
+    want("a view calling nextval on A, DROP SEQUENCE on B",
+         race(pa, ["CREATE VIEW vs AS SELECT nextval('cs1') AS n"], pb, ["DROP SEQUENCE cs1"]), second)
+    want("a view with a regclass literal on A, DROP TABLE of it on B",
+         race(pa, ["CREATE VIEW vr AS SELECT 'cr1'::regclass AS r"], pb, ["DROP TABLE cr1"]), second)
+    for what, stmt in (("DROP SEQUENCE", "DROP SEQUENCE cs1"), ("DROP TABLE", "DROP TABLE cr1"),
+                       ("DROP FUNCTION of a built-in", "DROP FUNCTION nextval(regclass)")):
+        try:
+            cb.execute(stmt)
+            raise SystemExit("%s on B with A's view depending on it succeeded" % stmt)
+        except psycopg2.Error as e:
+            want(what + " with a view on the other server (no CASCADE)", getattr(e, "pgcode", None), "2BP01")
+    want("the nextval view on B", one(b, "SELECT n FROM vs") > 0, True)
+    out.append("a view calling nextval or naming a regclass literal and DROP of that relation: 40001 "
+               "(both orders), then 2BP01; DROP FUNCTION of a built-in: 2BP01")
     # ANALYZE's row estimate is an update in place: DDL of the table based
     # on an older snapshot still commits; an ANALYZE after a DROP fails.
     want("ANALYZE on A, ALTER TABLE of it on B",

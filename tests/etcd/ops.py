@@ -3,7 +3,9 @@
 docs/scale-out.md, docs/operations.md): backup while writers run, restore
 into a fresh etcd prefix and into an embedded data directory, kv_store_verify
 (strata-kv verify) clean and with corrupted keys, the inspection commands of
-strata-kv on an etcd prefix, a backup paused (STRATA_BACKUP_PAUSE) while
+strata-kv on an etcd prefix, strata verify (SQL-level checks) clean and
+after a catalog row, an index entry and a kv table damaged over etcd's
+gateway, a backup paused (STRATA_BACKUP_PAUSE) while
 another server drops, creates and truncates tables, the row locks of a
 stalled large transaction in `strata-kv intents`.
 
@@ -84,6 +86,41 @@ def etcd_put(key, value):
     body = json.dumps({"key": base64.b64encode(key).decode(), "value": base64.b64encode(value).decode()})
     req = urllib.request.Request("http://%s/v3/kv/put" % endpoint, body.encode(), {"Content-Type": "application/json"})
     urllib.request.urlopen(req, timeout=10).read()
+
+
+def etcd_call(path, body):
+    req = urllib.request.Request("http://%s/v3/kv/%s" % (endpoint, path), json.dumps(body).encode(),
+                                 {"Content-Type": "application/json"})
+    return json.loads(urllib.request.urlopen(req, timeout=10).read())
+
+
+def b64(b):
+    return base64.b64encode(b).decode()
+
+
+def etcd_first_key(prefix):
+    """The first key under prefix (bytes), or None."""
+    end = prefix[:-1] + bytes([prefix[-1] + 1])
+    r = etcd_call("range", {"key": b64(prefix), "range_end": b64(end), "limit": 1})
+    kvs = r.get("kvs") or []
+    return base64.b64decode(kvs[0]["key"]) if kvs else None
+
+
+def etcd_delete_prefix(prefix):
+    end = prefix[:-1] + bytes([prefix[-1] + 1])
+    etcd_call("deleterange", {"key": b64(prefix), "range_end": b64(end)})
+
+
+def etcd_table_id(pfx, name):
+    """A kv table's id: the create_revision of its metadata key P/t/name."""
+    r = etcd_call("range", {"key": b64(pfx + b"/t/" + name.encode())})
+    return int(r["kvs"][0]["create_revision"])
+
+
+def strata_verify(port):
+    r = subprocess.run([strata, "verify", "--port", str(port), "--host", "127.0.0.1"], capture_output=True,
+                       text=True, timeout=600)
+    return r.returncode, r.stdout + r.stderr
 
 
 def kv_tool(*args):
@@ -337,6 +374,63 @@ try:
           % (mr.group(0) if mr else out.strip().splitlines()[-3:]))
     rc, out = kv_tool("intents", uri + "/opsd")
     check(rc == 0 and "row locks of" not in out, "after the commit no row lock is left")
+
+    # strata verify (strata_verify(): kv layer, catalog rows, kv tables,
+    # indexes) clean, then damaged behind Strata's back over etcd's
+    # gateway: a catalog row that does not parse, an index entry deleted,
+    # a table's kv table deleted (metadata and every key).
+    pv, _ = start("ops-v", uri + "/opsv")
+    q(pv, "CREATE TABLE vt (k int PRIMARY KEY, v text, n int)")
+    q(pv, "CREATE INDEX vt_v ON vt (v)")
+    q(pv, "CREATE UNIQUE INDEX vt_n ON vt (n)")
+    q(pv, "INSERT INTO vt SELECT g, 'v' || (g % 37), g FROM generate_series(1, 300) g")
+    q(pv, "UPDATE vt SET v = 'moved' WHERE k % 5 = 0")
+    q(pv, "DELETE FROM vt WHERE k % 7 = 0")
+    q(pv, "CREATE TABLE vgone (k int PRIMARY KEY, v text)")
+    q(pv, "CREATE INDEX vgone_v ON vgone (v)")
+    q(pv, "INSERT INTO vgone SELECT g, 'x' || g FROM generate_series(1, 50) g")
+    rc, out = strata_verify(pv)
+    check(rc == 0 and "verify: ok" in out, "strata verify on an etcd prefix: clean (%s)" % out.strip().splitlines()[-1:])
+    live = q(pv, "SELECT count(*) FROM vt")[0][0]
+    rows = q(pv, 'SELECT "check", object, ok, detail FROM strata_verify()')
+    ix = dict((r[1], r[3]) for r in rows if r[0] == "index")
+    check(ix.get("public.vt_v", "").startswith("%d rows, %d entries, 0 missing" % (live, live))
+          and "public.vt_n" in ix and "public.vgone_v" in ix and all(r[2] for r in rows),
+          "strata_verify() checks every index against its %d rows: %s" % (live, ix.get("public.vt_v")))
+    # A server killed inside CREATE TABLE leaves a kv table no catalog
+    # object names (on a shared store nobody drops it at start).
+    pv2, pv2p = start("ops-v2", uri + "/opsv")
+    c2 = psycopg2.connect(host="127.0.0.1", port=pv2, user="postgres", dbname="postgres")
+    c2.cursor().execute("CREATE TABLE vorphan (k int PRIMARY KEY, v text)")
+    pv2p.send_signal(signal.SIGKILL)
+    pv2p.wait()
+    pfx = b"/opsv"
+    kix = q(pv, "SELECT kv_table FROM strata_compactions WHERE relation = 'public.vt_v'")[0][0]
+    kgone = q(pv, "SELECT kv_table FROM strata_compactions WHERE relation = 'public.vgone'")[0][0]
+    cat_id = etcd_table_id(pfx, "sys.catalog")
+    ix_id = etcd_table_id(pfx, kix)
+    gone_id = etcd_table_id(pfx, kgone)
+    # catalog row 'o' || oid 0x7ffffff0, family d, empty qualifier, ts 1, Put
+    inv = lambda v, n: (~v & ((1 << (8 * n)) - 1)).to_bytes(n, "big")
+    etcd_put(pfx + b"/d/" + cat_id.to_bytes(8, "big") + b"o\x7f\xff\xff\xf0\x00\x01" + b"d\x00\x01" + b"\x00\x01"
+             + inv(1, 8) + inv(4, 1), b"\xde\xad\xbe\xef")
+    first = etcd_first_key(pfx + b"/d/" + ix_id.to_bytes(8, "big"))
+    check(first is not None, "index vt_v has an entry in etcd")
+    etcd_call("deleterange", {"key": b64(first)})
+    for kind in (b"d", b"r", b"s", b"m", b"l"):
+        etcd_delete_prefix(pfx + b"/" + kind + b"/" + gone_id.to_bytes(8, "big"))
+    etcd_call("deleterange", {"key": b64(pfx + b"/t/" + kgone.encode())})
+    rc, out = strata_verify(pv)
+    probs = [l for l in out.splitlines() if l.startswith("PROBLEM")]
+    check(any(re.search(r"storage +r\S+: kv table named by no catalog object", l) for l in probs),
+          "strata verify reports the kv table of the killed server's CREATE TABLE: %s" % probs)
+    probs = [l for l in probs if "named by no catalog object" not in l]
+    check(rc == 1 and len(probs) == 3 and "verify: DAMAGED" in out
+          and any(re.search(r"index +public\.vt_v: missing entry", l) for l in probs)
+          and any("catalog entry for oid 2147483632 does not parse" in l for l in probs)
+          and any(re.search(r"storage +public\.vgone: its kv table %s does not exist" % re.escape(kgone), l) for l in probs),
+          "strata verify reports the catalog row, the index entry and the kv table: %s" % probs)
+    check(q(pv, "SELECT count(*) FROM vt")[0][0] == live, "the server on the damaged prefix still answers")
 finally:
     for p in procs:
         if p.poll() is None:

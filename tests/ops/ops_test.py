@@ -27,6 +27,9 @@
               flushes and compactions of the index, equal to a full scan
   policies    reloptions -> kv family options: versions and keep_deleted_cells
               after major compactions, ttl and min_versions, the catalog views
+  verify      strata_verify() and `strata verify`: clean, then an index entry,
+              a catalog row and a kv table damaged behind the SQL layer's back
+              (strata_test_kv, STRATA_TEST_FAULTS=1) are reported
   monitor     pg_stat_activity (states, row-lock wait events), pg_cancel_backend,
               pg_terminate_backend (idle and running sessions), pg_stat_statements,
               pg_stat_user_tables, log_min_duration_statement, strata_* views,
@@ -1142,9 +1145,68 @@ def test_backuplate(ctx):
     conn.close()
 
 
+def kv_table_of(conn, rel):
+    return q1(conn, "SELECT kv_table FROM strata_kv_tables WHERE relation = %s", (rel,))
+
+
+def test_verify(ctx):
+    """strata_verify() / `strata verify` (docs/operations.md, "Verify"):
+    clean on tables with indexes of several kinds, a sequence and a view;
+    then an index entry deleted, a catalog row that does not parse and a
+    table's kv table dropped behind the SQL layer's back (strata_test_kv):
+    exactly those three problems, exit status 1."""
+    srv = with_faults("ops-verify")
+    ctx["servers"].append(srv)
+    conn = connect(srv)
+    q(conn, "CREATE TABLE vt (k int PRIMARY KEY, v text, n int)")
+    q(conn, "CREATE INDEX vt_v ON vt (v)")
+    q(conn, "CREATE UNIQUE INDEX vt_n ON vt (n)")
+    q(conn, "CREATE INDEX vt_part ON vt (v) WHERE n % 2 = 0")
+    q(conn, "INSERT INTO vt SELECT g, 'v' || (g % 37), g FROM generate_series(1, 500) g")
+    q(conn, "UPDATE vt SET v = 'moved' WHERE k % 5 = 0")
+    q(conn, "DELETE FROM vt WHERE k % 7 = 0")
+    q(conn, "CREATE TABLE vgone (k int PRIMARY KEY, v text)")
+    q(conn, "CREATE INDEX vgone_v ON vgone (v)")
+    q(conn, "INSERT INTO vgone SELECT g, 'x' || g FROM generate_series(1, 50) g")
+    q(conn, "CREATE SEQUENCE vseq")
+    q(conn, "CREATE VIEW vview AS SELECT k, v FROM vt WHERE n > 10")
+    rc, out = cli("verify", "--port", str(srv.port), "--host", srv.host, "--verbose")
+    check(rc == 0 and "verify: ok" in out, f"strata verify is clean: {out}")
+    rows = q(conn, 'SELECT "check", object, ok, detail FROM strata_verify()')
+    bad = [r for r in rows if not r[2]]
+    check(not bad, f"strata_verify() finds no problem: {bad}")
+    ix = {r[1]: r[3] for r in rows if r[0] == "index"}
+    for name in ("public.vt_v", "public.vt_n", "public.vt_part", "public.vgone_v"):
+        check(name in ix, f"strata_verify() checked index {name}: {sorted(ix)}")
+    live = q1(conn, "SELECT count(*) FROM vt")
+    check(ix["public.vt_v"].startswith(f"{live} rows, {live} entries, 0 missing"),
+          f"vt_v: every one of the {live} rows has its entry: {ix['public.vt_v']}")
+    st = {r[1] for r in rows if r[0] == "storage" and r[2]}
+    check({"public.vt", "public.vgone", "public.vt_v"} <= st, f"storages checked: {sorted(st)}")
+    check(any(r[0] == "catalog" and r[2] for r in rows), f"catalog rows parse: {rows[:3]}")
+
+    kix = kv_table_of(conn, "public.vt_v")
+    entry = q1(conn, "SELECT strata_test_kv('first_row', %s, NULL, NULL, NULL)", (kix,))
+    check(entry is not None, f"index vt_v has a first entry in kv table {kix}")
+    q(conn, "SELECT strata_test_kv('delete_row', %s, %s, NULL, NULL)", (kix, entry))
+    q(conn, "SELECT strata_test_kv('put', 'sys.catalog', '\\x6f7ffffff0'::bytea, 'd', '\\xdeadbeef'::bytea)")
+    kgone = kv_table_of(conn, "public.vgone")
+    q(conn, "SELECT strata_test_kv('drop', %s, NULL, NULL, NULL)", (kgone,))
+    rc, out = cli("verify", "--port", str(srv.port), "--host", srv.host, ok=False)
+    probs = [ln for ln in out.splitlines() if ln.startswith("PROBLEM")]
+    check(rc == 1 and "verify: DAMAGED" in out and len(probs) == 3, f"strata verify reports three problems: {rc} {out}")
+    check(any(re.search(r"index +public\.vt_v: missing entry", ln) for ln in probs), f"the missing entry: {probs}")
+    check(any("catalog entry for oid 2147483632 does not parse" in ln for ln in probs), f"the catalog row: {probs}")
+    check(any(re.search(r"storage +public\.vgone: its kv table " + re.escape(kgone) + " does not exist", ln)
+              for ln in probs), f"the dropped kv table: {probs}")
+    check(q1(conn, "SELECT count(*) FROM vt") == live, "the server still answers")
+    expect_error(conn, "SELECT strata_test_kv('bogus', 'sys.catalog', NULL, NULL, NULL)", "22023")
+    conn.close()
+
+
 TESTS = [("backup", test_backup), ("backupddl", test_backupddl),
-         ("backuplate", test_backuplate), ("backuprepair", test_backuprepair), ("timetravel", test_timetravel), ("policies", test_policies),
-         ("monitor", test_monitor)]
+         ("backuplate", test_backuplate), ("backuprepair", test_backuprepair), ("timetravel", test_timetravel),
+         ("policies", test_policies), ("monitor", test_monitor), ("verify", test_verify)]
 
 
 def main():

@@ -4,7 +4,7 @@
 # repairs), time travel, table policies, monitoring views, cancel/terminate, the
 # slow-statement log (~80 s with the ASan build).
 #
-# usage: tests/ops/run.sh [backup|backupddl|backuplate|backuprepair|timetravel|policies|monitor ...]
+# usage: tests/ops/run.sh [backup|backupddl|backuplate|backuprepair|timetravel|policies|monitor|verify ...]
 # Server: the fixture's (STRATA_BIN, STRATA_BUILD); it starts several servers
 # (restores) so STRATA_TEST_PORT is not supported.
 set -uo pipefail
