@@ -357,8 +357,38 @@ static size_t stmt_text(const char *query, PgQuery__RawStmt *rs, char **out)
  * change was based on (row locks are per server; txn.c). A single
  * autocommit statement of that kind runs again at a new snapshot, as
  * PostgreSQL's READ COMMITTED waits for the other writer and re-reads,
- * provided nothing of it reached the client yet (no rows). */
-#define AUTOCOMMIT_RETRIES 32
+ * provided nothing of it reached the client yet (no rows).
+ *
+ * The number of reruns is not limited: PostgreSQL's writer waits as long
+ * as it takes, and a count was exhausted by starvation (a server whose
+ * sessions hand the row to each other locally commits back to back, and
+ * a lone session on another server, which learns of each loss a few round
+ * trips late, lost 32 times in a row: docs/scale-out.md). Reruns end at a
+ * cancel request or the statement timeout (counted from the first run,
+ * 57014), and after AUTOCOMMIT_RETRY_S seconds of conflicts, a guard
+ * against a conflict that never clears (the 40001 then stands). */
+#define AUTOCOMMIT_RETRY_S 60
+
+static void check_interrupts(void *s)
+{
+	sql_check_interrupts(s);
+}
+
+/* May a statement whose first run started at start_us (util_mono_us) run
+ * again after a conflict? On a cancel or timeout, *err says so. */
+static bool rerun_allowed(sql_session *s, int64_t start_us, util_err *err)
+{
+	s->deadline_us = s->statement_timeout_ms > 0 ? start_us + s->statement_timeout_ms * 1000 : 0;
+	util_err e;
+	util_err_clear(&e);
+	int rc = ty_protect(check_interrupts, s, &e);
+	s->deadline_us = 0;
+	if (rc != 0) {
+		*err = e;
+		return false;
+	}
+	return util_mono_us() - start_us < AUTOCOMMIT_RETRY_S * 1000000LL;
+}
 
 typedef struct watch_dest {
 	sql_dest d;
@@ -389,6 +419,32 @@ static void watch_init(watch_dest *w, sql_dest *inner)
 	w->d.row = wd_row;
 }
 
+/* What reruns allocate in the statement's arenas (executor state) is freed
+ * before the next rerun: memory stays that of one run however many there
+ * are. Marked after the first run, whose lazily made parts stay. */
+typedef struct rerun_mem {
+	util_arena *a[2];
+	util_arena_pos at[2];
+	int n;
+} rerun_mem;
+
+static void rerun_mem_mark(rerun_mem *m, util_arena *a, util_arena *b)
+{
+	m->n = 0;
+	m->a[m->n] = a;
+	m->at[m->n++] = util_arena_mark(a);
+	if (b && b != a) {
+		m->a[m->n] = b;
+		m->at[m->n++] = util_arena_mark(b);
+	}
+}
+
+static void rerun_mem_rewind(rerun_mem *m)
+{
+	for (int i = 0; i < m->n; i++)
+		util_arena_rewind(m->a[i], &m->at[i]);
+}
+
 /* Runs one statement and the commit of its implicit transaction; retries
  * as above when the commit fails on a READ COMMITTED write conflict. */
 static int run_autocommit(sql_session *s, sql_prepared *ps, sql_dest *dest, bool last, sql_complete *c,
@@ -400,7 +456,13 @@ static int run_autocommit(sql_session *s, sql_prepared *ps, sql_dest *dest, bool
 	 * without writes, a session's first, is fine to restart). */
 	bool retry_ok = last && !ps->is_utility && s->e->opts.store_uri && s->txn_state == SQL_TXN_IDLE &&
 			!s->implicit_block && (!s->txn || s->txn->nwrites == 0);
+	int64_t start_us = util_mono_us();
+	rerun_mem mem;
 	for (int attempt = 0;; attempt++) {
+		if (attempt == 1)
+			rerun_mem_mark(&mem, s->stmt_arena, NULL);
+		else if (attempt > 1)
+			rerun_mem_rewind(&mem);
 		memset(c, 0, sizeof *c);
 		s->commit_retryable = false;
 		if (sql_stmt_run(s, ps, NULL, retry_ok ? &w.d : dest, 0, c, err) != 0)
@@ -410,8 +472,7 @@ static int run_autocommit(sql_session *s, sql_prepared *ps, sql_dest *dest, bool
 		s->implicit_block = false;
 		if (finish_implicit(s, err) == 0)
 			return 0;
-		if (!retry_ok || !s->commit_retryable || w.sent || attempt + 1 >= AUTOCOMMIT_RETRIES ||
-		    s->txn)
+		if (!retry_ok || !s->commit_retryable || w.sent || s->txn || !rerun_allowed(s, start_us, err))
 			return -1;
 		util_debug("autocommit statement retried after a write conflict (attempt %d)", attempt + 1);
 		memset(err, 0, sizeof *err);
@@ -675,7 +736,12 @@ static int retry_sync(sql_session *s, util_err *err)
 	if (!s->commit_retryable || s->ext_execs != 1 || !s->ext_retry_ok || !po || s->txn ||
 	    util_map_gets(&s->portals, s->ext_portal_name) != po)
 		return -1;
-	for (int attempt = 1; attempt < AUTOCOMMIT_RETRIES; attempt++) {
+	int64_t start_us = util_mono_us();
+	rerun_mem mem;
+	rerun_mem_mark(&mem, s->stmt_arena, po->arena);
+	for (int attempt = 1; rerun_allowed(s, start_us, err); attempt++) {
+		if (attempt > 1)
+			rerun_mem_rewind(&mem);
 		util_err e2;
 		util_err_clear(&e2);
 		po->done = po->exhausted = false;

@@ -354,6 +354,26 @@ size_t util_arena_used(const util_arena *a)
 {
 	return a->total;
 }
+
+util_arena_pos util_arena_mark(const util_arena *a)
+{
+	return (util_arena_pos){a->head, a->ptr, a->total, a->used};
+}
+
+void util_arena_rewind(util_arena *a, const util_arena_pos *m)
+{
+	arena_block *head = m->head;
+	/* Blocks are linked newest first: those before the mark's go. */
+	free_chain(a->head, head);
+	uncharge(a, a->total - m->total);
+	a->head = head;
+	if (!head)
+		a->first = NULL;
+	a->ptr = m->ptr;
+	a->end = head ? (char *)(head + 1) + head->size : NULL;
+	a->total = m->total;
+	a->used = m->used;
+}
 void util_arena_set_budget(util_arena *a, size_t budget)
 {
 	a->budget = budget;

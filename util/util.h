@@ -163,6 +163,17 @@ char *util_arena_strndup(util_arena *a, const char *s, size_t n);
 char *util_arena_sprintf(util_arena *a, const char *fmt, ...) UTIL_PRINTF(2, 3);
 size_t util_arena_used(const util_arena *a);
 void util_arena_set_budget(util_arena *a, size_t budget);
+/* A position in an arena: util_arena_rewind(a, m) frees everything
+ * allocated since util_arena_mark(a) returned m (blocks made since go back
+ * to malloc), for work repeated in a loop. Nothing allocated after the mark
+ * may be used after the rewind; no reset between the two. */
+typedef struct util_arena_pos {
+	void *head;
+	char *ptr;
+	size_t total, used;
+} util_arena_pos;
+util_arena_pos util_arena_mark(const util_arena *a);
+void util_arena_rewind(util_arena *a, const util_arena_pos *m);
 
 /* util_mem_account: the bytes of arena blocks charged to one consumer (the
  * sorts and hash tables of one statement), with a limit (0 = none) past

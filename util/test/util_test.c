@@ -54,6 +54,32 @@ static void test_arena(void **state)
 	util_arena_destroy(b);
 }
 
+/* Work repeated after a mark takes no more memory than one round of it,
+ * and what came before the mark stays intact; a mark of an empty arena too. */
+static void test_arena_rewind(void **state)
+{
+	(void)state;
+	for (int empty = 0; empty < 2; empty++) {
+		util_arena *a = util_arena_new(256, 0);
+		char *keep = empty ? NULL : util_arena_strdup(a, "kept");
+		util_arena_pos m = util_arena_mark(a);
+		size_t one = 0;
+		for (int round = 0; round < 50; round++) {
+			for (int i = 0; i < 40; i++)
+				memset(util_arena_alloc(a, (size_t)i * 7 + 1), 0xcd, (size_t)i * 7 + 1);
+			if (round == 0)
+				one = util_arena_used(a);
+			assert_int_equal(util_arena_used(a), one);
+			util_arena_rewind(a, &m);
+		}
+		if (keep)
+			assert_string_equal(keep, "kept");
+		assert_string_equal(util_arena_strdup(a, "after"), "after");
+		util_arena_reset(a);
+		util_arena_destroy(a);
+	}
+}
+
 static void test_buf_varint(void **state)
 {
 	(void)state;
@@ -177,9 +203,11 @@ static void test_deadline(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_errcodes), cmocka_unit_test(test_arena), cmocka_unit_test(test_buf_varint),
-		cmocka_unit_test(test_crc32c), cmocka_unit_test(test_hash), cmocka_unit_test(test_map),
-		cmocka_unit_test(test_bytes_cmp), cmocka_unit_test(test_deadline),
+	    cmocka_unit_test(test_errcodes),     cmocka_unit_test(test_arena),
+	    cmocka_unit_test(test_arena_rewind), cmocka_unit_test(test_buf_varint),
+	    cmocka_unit_test(test_crc32c),       cmocka_unit_test(test_hash),
+	    cmocka_unit_test(test_map),          cmocka_unit_test(test_bytes_cmp),
+	    cmocka_unit_test(test_deadline),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
