@@ -165,12 +165,12 @@ def stale_hints(conn, tables, log, notes):
         del d[k]
     check(conn, "ls_dense", d, "ls_dense after its first rows were deleted")
     new = {-k: k % 1000 for k in range(1, 501)}  # rows before the first key
-    cur.execute("INSERT INTO ls_dense SELECT -g, g %% 1000 FROM generate_series(1, 500) g")
+    cur.execute("INSERT INTO ls_dense SELECT -g, g % 1000 FROM generate_series(1, 500) g")
     d.update(new)
     check(conn, "ls_dense", d, "ls_dense after rows before its first key")
     sp = tables["ls_sparse"]
     dense = {k: k % 997 for k in range(1, 3001)}  # a dense cluster in a sparse table
-    cur.execute("INSERT INTO ls_sparse SELECT g, g %% 997 FROM generate_series(1, 3000) g")
+    cur.execute("INSERT INTO ls_sparse SELECT g, g % 997 FROM generate_series(1, 3000) g")
     sp.update(dense)
     check(conn, "ls_sparse", sp, "ls_sparse after a dense cluster")
     if log:
