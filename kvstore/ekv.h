@@ -240,6 +240,24 @@ ekv_span ekv_span_scale(ekv_span s, double f);
  * past every key. */
 bool ekv_span_add(const uint8_t *k, size_t klen, ekv_span s, util_buf *out);
 
+/* ---------------------------------------------------------------- density hints (etcd_density.c) */
+
+/* The span a table's scans remember holds this many keys. */
+#define EKV_DENSITY_KEYS 1024
+/* Longer first keys are not remembered. */
+#define EKV_DENSITY_KEY_MAX 256
+
+/* A new scan's hints from earlier scans of t: true and *span sized for
+ * `keys` keys if a density is known (at_start: a scan from the table's
+ * start, the density there if known); `first` gets the table's first key
+ * as last seen (left empty if unknown). Hints only: any may be stale. */
+bool ekv_density_get(kv_table *t, int64_t keys, bool at_start, ekv_span *span, util_buf *first);
+/* A page saw `keys` keys spread over span (at_start: read from the
+ * table's start). */
+void ekv_density_note(kv_table *t, ekv_span span, int64_t keys, bool at_start);
+/* A page read from the table's start found k first. */
+void ekv_density_note_first(kv_table *t, const uint8_t *k, size_t n);
+
 /* ---------------------------------------------------------------- sources (etcd_src.c) */
 
 /* A kv_src over the cells of one kv table whose rows lie in [lo_row, hi_row)
@@ -304,6 +322,18 @@ extern _Thread_local int64_t ekv_latest_pin;
 
 /* Version GC of a kv table (kv_table_compact; etcd_gc.c). */
 kv_status ekv_table_gc(kv_table *t, bool major);
+
+/* Background version GC's pacing within a table (etcd_bggc.c): fn(arg) is
+ * called after every EKV_GC_STEP_KEYS keys read; false stops the table's
+ * collection there (what was deleted so far stays deleted). */
+#define EKV_GC_STEP_KEYS 1024
+typedef struct ekv_gc_pace {
+	bool (*fn)(void *arg);
+	void *arg;
+	uint64_t keys, dropped; /* out: keys read, keys deleted */
+} ekv_gc_pace;
+/* ekv_table_gc (major) paced by pace (NULL: not paced). */
+kv_status ekv_table_gc_paced(kv_table *t, ekv_gc_pace *pace);
 
 /* The etcd key of a source's current entry (an intent's own key). *twin:
  * -1 or +1 if an older write of the same cell at the same explicit

@@ -10,8 +10,10 @@
  * if it holds it, runs ekv_table_gc (etcd_gc.c, the same decisions as
  * VACUUM FULL: below the GC window and each family's retention) on every
  * kv table in turn, pausing STRATA_ETCD_GC_PACE_MS (default 200) between
- * tables so that the pass does not crowd out foreground requests. A
- * server that dies leaves the key to its lease (3 intervals + 10 s).
+ * tables and STRATA_ETCD_GC_STEP_MS (default 20) after every
+ * EKV_GC_STEP_KEYS keys read within a table, so that the pass, a large
+ * table's too, does not crowd out foreground requests. A server that dies
+ * leaves the key to its lease (3 intervals + 10 s).
  *
  * Snapshots are safe as with VACUUM FULL: a pinned snapshot reads its etcd
  * revision, where the deleted keys are still visible until etcd's
@@ -71,8 +73,32 @@ static bool gc_wait(ekv *e, int64_t ms)
 
 typedef struct pass {
 	kv_store *s;
-	int pace_ms;
+	int pace_ms, step_ms;
 } pass;
+
+/* Pauses for ms; false when asked to stop. */
+static bool gc_pause(ekv *e, int ms)
+{
+	pthread_mutex_lock(&e->gc_mu);
+	bool go = gc_wait(e, ms);
+	pthread_mutex_unlock(&e->gc_mu);
+	return go;
+}
+
+/* Within a table: after every EKV_GC_STEP_KEYS keys (ekv_gc_pace). */
+static bool gc_step(void *arg)
+{
+	pass *p = arg;
+	return gc_pause(p->s->etcd, p->step_ms);
+}
+
+/* One line per table with something collected (tests/etcd/bggc.py). */
+static void log_collected(const char *name, const ekv_gc_pace *pace)
+{
+	unsigned long long keys = pace->keys, steps = keys / EKV_GC_STEP_KEYS + 1;
+	util_info("etcd: background version GC of %s: %llu keys read in %llu steps, %llu deleted", name, keys,
+		  steps, (unsigned long long)pace->dropped);
+}
 
 /* Collects one kv table, then pauses; nonzero (stop the listing) when
  * asked to stop. */
@@ -82,21 +108,21 @@ static int gc_table(void *arg, const char *name)
 	ekv *e = p->s->etcd;
 	kv_table *t;
 	if (kv_table_open(p->s, name, &t) == KV_OK) {
-		if (ekv_table_gc(t, true) != KV_OK)
+		ekv_gc_pace pace = {gc_step, p, 0, 0};
+		if (ekv_table_gc_paced(t, &pace) != KV_OK)
 			util_log(UTIL_LOG_WARNING, "etcd: background version GC of %s: %s", name,
 				 kv_errmsg());
+		else if (pace.dropped)
+			log_collected(name, &pace);
 		kv_table_close(t);
 	}
-	pthread_mutex_lock(&e->gc_mu);
-	bool go = gc_wait(e, p->pace_ms);
-	pthread_mutex_unlock(&e->gc_mu);
-	return !go;
+	return !gc_pause(e, p->pace_ms);
 }
 
 /* One pass over every kv table; false if asked to stop. */
-static bool gc_pass(kv_store *s, int pace_ms)
+static bool gc_pass(kv_store *s, int pace_ms, int step_ms)
 {
-	pass p = {s, pace_ms};
+	pass p = {s, pace_ms, step_ms};
 	if (ekv_table_list(s, gc_table, &p) == KV_OK && !s->etcd->gc_stop)
 		atomic_fetch_add(&s->etcd->gc_passes, 1);
 	return !s->etcd->gc_stop;
@@ -108,11 +134,12 @@ static void *gc_main(void *arg)
 	ekv *e = s->etcd;
 	int every_s = env_int("STRATA_ETCD_GC_S", 300);
 	int pace_ms = env_int("STRATA_ETCD_GC_PACE_MS", 200);
+	int step_ms = env_int("STRATA_ETCD_GC_STEP_MS", 20);
 	int64_t lease = 0;
 	pthread_mutex_lock(&e->gc_mu);
 	while (gc_wait(e, (int64_t)every_s * 1000)) {
 		pthread_mutex_unlock(&e->gc_mu);
-		bool go = !gc_elect(e, &lease, 3 * every_s + 10) || gc_pass(s, pace_ms);
+		bool go = !gc_elect(e, &lease, 3 * every_s + 10) || gc_pass(s, pace_ms, step_ms);
 		pthread_mutex_lock(&e->gc_mu);
 		if (!go)
 			break;

@@ -12,6 +12,11 @@
  * below each family's retention window are candidates: a transaction
  * older than the window may read a collected version (docs/scale-out.md).
  * A minor compaction has nothing to merge here and returns at once.
+ *
+ * The table is read at a pinned snapshot (kv_snapshot_acquire), so that
+ * Strata's revision compaction (etcd_horizon.c) never passes the revision
+ * while a long or paced pass still reads it. Background GC paces the read
+ * (ekv_gc_pace, every EKV_GC_STEP_KEYS keys).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -43,14 +48,21 @@ static const kv_family_opts *family_of(const kv_family_opts *f, int n, const ike
 
 kv_status ekv_table_gc(kv_table *t, bool major)
 {
-	if (!major)
-		return KV_OK;
+	return major ? ekv_table_gc_paced(t, NULL) : KV_OK;
+}
+
+kv_status ekv_table_gc_paced(kv_table *t, ekv_gc_pace *pace)
+{
 	ekv *e = t->s->etcd;
 	kv_ts clock;
-	int64_t rev;
-	kv_status st = ekv_clock_read(e, &clock, &rev);
+	kv_status st = ekv_snapshot_acquire(t->s, &clock);
 	if (st)
 		return st;
+	int64_t rev = ekv_rev_for(e, clock);
+	if (!rev) { /* the cluster was unreachable: no revision pinned */
+		ekv_snapshot_release(t->s, clock);
+		return kv_fail(KV_IO_ERROR, "etcd: version GC could not pin a snapshot");
+	}
 	const char *w = getenv("STRATA_ETCD_GC_WINDOW_S");
 	int64_t window_us = (w ? atoll(w) : 600) * 1000000;
 	kv_ts horizon = clock > (kv_ts)window_us ? clock - (kv_ts)window_us : 0;
@@ -69,8 +81,10 @@ kv_status ekv_table_gc(kv_table *t, bool major)
 	util_buf famkey = UTIL_BUF_INIT, key = UTIL_BUF_INIT;
 	ekv_txn *txn = ekv_txn_new();
 	size_t nd = 0;
-	uint64_t dropped = 0;
+	uint64_t dropped = 0, seen = 0;
 	for (src_seek(m, NULL, 0); !st && m->valid; src_next(m)) {
+		if (++seen % EKV_GC_STEP_KEYS == 0 && pace && !pace->fn(pace->arg))
+			break;
 		ikey_parts p;
 		ikey_split(m->key, m->klen, &p);
 		const kv_family_opts *fo = family_of(fams, nf, &p);
@@ -129,6 +143,11 @@ kv_status ekv_table_gc(kv_table *t, bool major)
 	if (!st)
 		st = flush_deletes(e, &txn, &nd);
 	src_close(m);
+	ekv_snapshot_release(t->s, clock);
+	if (pace) {
+		pace->keys = seen;
+		pace->dropped = dropped;
+	}
 	ekv_txn_free(txn);
 	util_buf_free(&famkey);
 	util_buf_free(&key);

@@ -15,7 +15,9 @@
  * of key space past its start (etcd_span.c), sized from the key count etcd
  * reports for the previous range so that it holds about a page, and the
  * next page starts where that range ended; a full scan costs linear time
- * (docs/scale-out.md, "Long scans").
+ * (docs/scale-out.md, "Long scans"). A new source's first page is sized
+ * from the density earlier scans of the table noted (etcd_density.c), so
+ * a short scan of a large table costs about the keys it reads.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -29,10 +31,15 @@
  * SPAN_GROW^GAP_STEPS_MAX. */
 #define SPAN_GROW     16
 #define GAP_STEPS_MAX 8
+/* A page's keys say how dense the table is from this many on. */
+#define DENSITY_MIN_KEYS 8
 
 typedef struct esrc {
 	kv_src base;
 	ekv *e;
+	kv_table *t;     /* referenced: its density hints */
+	util_buf first;  /* the table's first key as last seen (empty: unknown) */
+	bool at_start;   /* no key in [the table's start, the next page's start) */
 	util_buf tpre;   /* the table's cell prefix */
 	util_buf lo, hi; /* etcd key bounds [lo, hi) */
 	int64_t rev;
@@ -133,14 +140,22 @@ static void set_pagesz(esrc *s, int64_t n)
 }
 
 /* Sets the range end of a page read from `from`: from + the span when one
- * is known and that is before the scan's end, else the scan's end (also
- * when no more than two pages of keys are left before it). */
+ * is known and twice that is before the scan's end, else the scan's end
+ * (also when no more than two pages of keys are left before it, by etcd's
+ * count or, twice the span reaching it, by the density). From before the
+ * table's first key as last seen, that key + the span (no gap to widen
+ * over between the table's start and its first row). */
 static void guess_end(esrc *s, const uint8_t *from, size_t flen)
 {
 	s->end_final = true;
+	if (s->first.len && kv_slice_cmp((kv_slice){from, flen}, buf_slice(&s->first)) < 0) {
+		from = (const uint8_t *)s->first.data;
+		flen = s->first.len;
+	}
 	if (s->span_known && !(s->rem_known && s->rem <= 2 * s->pagesz) &&
-	    ekv_span_add(from, flen, s->span, &s->end) &&
-	    kv_slice_cmp(buf_slice(&s->end), buf_slice(&s->hi)) < 0) {
+	    ekv_span_add(from, flen, ekv_span_scale(s->span, 2), &s->end) &&
+	    kv_slice_cmp(buf_slice(&s->end), buf_slice(&s->hi)) < 0 &&
+	    ekv_span_add(from, flen, s->span, &s->end)) {
 		s->end_final = false;
 		return;
 	}
@@ -247,6 +262,23 @@ static void settle(esrc *s)
 	}
 }
 
+/* Keeps what the page read shows for the table's next scans: the
+ * density of a page that filled its limit (the spread of its keys), the
+ * first key of a page read from the table's start. */
+static void note_density(esrc *s)
+{
+	const ekv_range_res *r = &s->page;
+	if (r->more && r->n >= DENSITY_MIN_KEYS) {
+		const ekv_kv *a = &r->kvs[0], *z = &r->kvs[r->n - 1];
+		ekv_density_note(s->t, ekv_span_between(a->key, a->klen, z->key, z->klen), (int64_t)r->n - 1,
+				 s->at_start);
+	}
+	if (s->at_start && r->n) {
+		ekv_density_note_first(s->t, r->kvs[0].key, r->kvs[0].klen);
+		s->at_start = false;
+	}
+}
+
 /* Reads a page ascending from etcd key `from` (inclusive), no entry
  * current yet. */
 static void fetch_forward(esrc *s, const uint8_t *from, size_t flen)
@@ -280,6 +312,7 @@ static void fetch_forward(esrc *s, const uint8_t *from, size_t flen)
 		s->rem_known = true;
 		s->rem = s->page.count;
 	}
+	note_density(s);
 	/* Per-page trace for the scans' benchmarks (--log-level debug). */
 	util_debug("etcd scan page: %s, limit %lld, %zu keys of %lld in range, %lld us",
 		   s->end_final ? "to the end" : "guessed end", (long long)s->pagesz, s->page.n,
@@ -294,12 +327,26 @@ static void load_forward(esrc *s, const uint8_t *from, size_t flen)
 		settle(s);
 }
 
+/* Is a seek to ikey k (NULL: the start) one to the first key of any row? */
+static bool seek_from_start(const uint8_t *k, size_t n)
+{
+	if (!k)
+		return true;
+	ikey_parts p;
+	ikey_split(k, n, &p);
+	return !p.rlen && !p.flen && !p.qlen;
+}
+
 /* A seek keeps the density learnt by earlier pages (filters' seek hints
- * within a scan), its span resized to the seek's first page. */
+ * within a scan), its span resized to the seek's first page; a source's
+ * first seek takes the table's (etcd_density.c). */
 static void es_seek(kv_src *b, const uint8_t *k, size_t n)
 {
 	esrc *s = (esrc *)b;
 	set_pagesz(s, s->first_page ? s->first_page : PAGE_FIRST);
+	s->at_start = s->lo.len == s->tpre.len && seek_from_start(k, n);
+	if (!s->span_known && !s->first_page) /* with a hint the caller sized the range */
+		s->span_known = ekv_density_get(s->t, s->pagesz, s->at_start, &s->span, &s->first);
 	s->rem_known = false;
 	s->gaps = 0;
 	util_buf_reset(&s->tmp);
@@ -327,6 +374,7 @@ static void es_seek_lt(kv_src *b, const uint8_t *k, size_t n)
 	s->end_final = true; /* next() goes on after the entry found */
 	s->rem_known = false;
 	s->gaps = 0;
+	s->at_start = false;
 	set_pagesz(s, PAGE_FIRST);
 	util_buf_reset(&s->tmp);
 	if (k) {
@@ -384,6 +432,8 @@ static void es_close(kv_src *b)
 	util_buf_free(&s->ik);
 	util_buf_free(&s->tmp);
 	util_buf_free(&s->end);
+	util_buf_free(&s->first);
+	table_unref(s->t);
 	free(s);
 }
 
@@ -509,6 +559,8 @@ kv_src *ekv_src_new(kv_table *t, const uint8_t *lo_row, size_t lolen, const uint
 	esrc *s = util_xcalloc(1, sizeof *s);
 	s->base.ops = &es_ops;
 	s->e = t->s->etcd;
+	s->t = t;
+	atomic_fetch_add(&t->refs, 1);
 	s->rev = rev;
 	s->pagesz = PAGE_FIRST;
 	ekv_cell_prefix(s->e, t->eid, &s->tpre);

@@ -145,6 +145,9 @@ struct kv_table {
 	void *cf_arg;
 	atomic_uint_fast64_t n_flushes, n_compactions;
 	uint64_t eid; /* etcd backend: the table's id in cell keys (ekv.h) */
+	/* etcd backend: what scans learnt of the keys (etcd_density.c); NULL
+	 * until the first note, under mu, freed with the table. */
+	struct ekv_density *edens;
 };
 
 /* The memstore a commit at cts goes to. REQUIRES: t->apply_mu held. */

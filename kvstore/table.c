@@ -247,6 +247,7 @@ void table_unref(kv_table *t)
 	free(t->imm);
 	version_unref(t->v);
 	free(t->fams);
+	free(t->edens);
 	free(t->name);
 	famnames *f = atomic_load(&t->fnames);
 	while (f) {

@@ -15,6 +15,13 @@ table's full scan are checked too: guessed ends were used, and the keys
 etcd walked over all pages (the sum of the ranges' counts) stay within a
 few times the keys read — linear, where pages to the scan's end walk
 about N²/2048.
+With LOG, repeated short scans (LIMIT 10, each its own scan) of the
+largest table are checked to walk far fewer etcd keys than the table
+holds each: their first page is sized from the density earlier scans of
+the table left in the server (kvstore/etcd_density.c). Then the hints are
+made stale — the table's first rows deleted, rows inserted before its
+first key, a dense cluster inserted into the sparse table — and every
+scan shape still reads every row once.
 usage: longscan.py PORT [SCALE [LOG]]   (SCALE: rows of the largest table,
 default 8000) prints a one-line summary."""
 import random
@@ -118,6 +125,58 @@ def check_linear(conn, table, log, label):
     return "%s: %d keys in %d pages, %d walked" % (label, read, len(pages), walked)
 
 
+def check_short(conn, table, expect, log, label, runs=20):
+    """runs LIMIT 10 scans of table each walk a small part of it (the
+    table's density is known to the server by now); returns a note."""
+    cur = conn.cursor()
+    log.skip()
+    cur.execute("SELECT count(*) FROM %s" % table)
+    cur.fetchone()
+    keys = sum(p[1] for p in log.pages())  # the table's etcd keys
+    log.skip()
+    first = sorted(expect)[:10]
+    for i in range(runs):
+        if i % 2:
+            cur.execute("SELECT k, v FROM %s LIMIT 10" % table)
+            got = cur.fetchall()
+            if len(got) != 10 or any(expect.get(k) != v for k, v in got):
+                raise SystemExit("%s: LIMIT 10 read rows it should not (%s)" % (label, got))
+        else:
+            cur.execute("SELECT k FROM %s ORDER BY k LIMIT 10" % table)
+            if [r[0] for r in cur.fetchall()] != first:
+                raise SystemExit("%s: ORDER BY k LIMIT 10 differs" % label)
+    pages = log.pages()
+    walked = sum(p[2] for p in pages)
+    # Before the density hints every one walked the whole table (runs x keys).
+    if not pages or walked * 20 > runs * keys:
+        raise SystemExit("%s: %d LIMIT 10 scans walked %d etcd keys, the table holds %d" %
+                         (label, runs, walked, keys))
+    return "%s: %d LIMIT 10 scans walked %d keys (table %d)" % (label, runs, walked, keys)
+
+
+def stale_hints(conn, tables, log, notes):
+    """Makes the server's hints stale; every scan shape still reads every
+    row once. tables: name -> expect."""
+    cur = conn.cursor()
+    d = tables["ls_dense"]
+    gone = sorted(d)[:len(d) // 8]  # the first rows: the first key hint is stale
+    cur.execute("DELETE FROM ls_dense WHERE k = ANY(%s)", (gone,))
+    for k in gone:
+        del d[k]
+    check(conn, "ls_dense", d, "ls_dense after its first rows were deleted")
+    new = {-k: k % 1000 for k in range(1, 501)}  # rows before the first key
+    cur.execute("INSERT INTO ls_dense SELECT -g, g % 1000 FROM generate_series(1, 500) g")
+    d.update(new)
+    check(conn, "ls_dense", d, "ls_dense after rows before its first key")
+    sp = tables["ls_sparse"]
+    dense = {k: k % 997 for k in range(1, 3001)}  # a dense cluster in a sparse table
+    cur.execute("INSERT INTO ls_sparse SELECT g, g % 997 FROM generate_series(1, 3000) g")
+    sp.update(dense)
+    check(conn, "ls_sparse", sp, "ls_sparse after a dense cluster")
+    if log:
+        notes.append(check_short(conn, "ls_sparse", sp, log, "ls_sparse with its cluster"))
+
+
 def main():
     port = int(sys.argv[1])
     n = int(sys.argv[2]) if len(sys.argv) > 2 else 8000
@@ -127,6 +186,7 @@ def main():
     conn = connect(port, True)
     cur = conn.cursor()
     done = []
+    tables = {}
     for name, keys in key_sets(n, rnd).items():
         t = "ls_" + name
         cur.execute("DROP TABLE IF EXISTS %s" % t)
@@ -147,8 +207,11 @@ def main():
             for k in gone:
                 del expect[k]
         check(conn, t, expect, t)
+        tables[t] = expect
         if log and name in ("dense", "gaps", "neg"):
             notes.append(check_linear(conn, t, log, t))
+        if log and name in ("dense", "gaps"):
+            notes.append(check_short(conn, t, expect, log, t))
         done.append("%s %d" % (name, len(expect)))
     # Text keys of varying length, one transaction beyond --max-txn-ops (a
     # large transaction: intents until swept).
@@ -206,6 +269,8 @@ def main():
         if tuple(cur.fetchone()) != (len(vs), sum(vs)):
             raise SystemExit("ls_pair: the filtered scan of g = %d differs" % g)
     done.append("pair %d" % len(pk))
+    stale_hints(conn, tables, log, notes)
+    done.append("stale hints")
     print("full, filtered, bounded, limited and reverse scans read every row once: " + ", ".join(done) +
           ("; " + "; ".join(notes) if notes else ""))
 
