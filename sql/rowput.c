@@ -56,10 +56,13 @@ void sql_rowput_borrow(sql_rowput *rp, uint16_t col_id, const void *v, size_t vl
 
 void sql_rowput_write(sql_rowput *rp, kv_batch *b, kv_table *t, const uint8_t *key, size_t kl, kv_ts ts)
 {
-	/* The encoded values' buffer is final now: their addresses. */
-	for (int i = 0; i < rp->n; i++)
+	/* The qualifier and encoded-value arrays are final now (next_cell may
+	 * have moved them): their addresses. */
+	for (int i = 0; i < rp->n; i++) {
+		rp->cells[i].qual = rp->quals[i];
 		if (rp->off[i] != SIZE_MAX)
 			rp->cells[i].val = rp->vals.data + rp->off[i];
+	}
 	kv_batch_put_row(b, t, key, kl, SQL_FAMILY, ts, rp->cells, (size_t)rp->n);
 }
 

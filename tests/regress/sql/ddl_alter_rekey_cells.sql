@@ -88,3 +88,19 @@ COMMIT;
 SELECT count(*), sum(abalance) FROM kd;
 SELECT aid, abalance, filler FROM kd WHERE aid IN (2, 3, 3001) ORDER BY aid;
 DROP TABLE kd;
+-- rows wider than the re-key's first cell arrays (more than 15 columns)
+CREATE TABLE kw (a int, c1 int, c2 int, c3 int, c4 int, c5 int, c6 int, c7 int, c8 int, c9 int, c10 int, c11 int, c12 int, c13 int, c14 int, c15 int, c16 int, c17 int, c18 int, c19 int, c20 int, c21 int, c22 int, t text);
+INSERT INTO kw SELECT g, g + 1, g + 2, g + 3, g + 4, g + 5, g + 6, g + 7, g + 8, g + 9, g + 10, g + 11, g + 12, g + 13, g + 14, g + 15, g + 16, g + 17, g + 18, g + 19, g + 20, g + 21, g + 22, 'w' || g FROM generate_series(1, 300) g;
+ALTER TABLE kw ADD PRIMARY KEY (a);
+SELECT count(*), sum(c1), sum(c15), sum(c16), sum(c22), max(t) FROM kw;
+SELECT * FROM kw WHERE a = 7;
+-- the same width through COPY into a table created in the transaction
+BEGIN;
+CREATE TABLE kw2 (a int PRIMARY KEY, c1 int, c2 int, c3 int, c4 int, c5 int, c6 int, c7 int, c8 int, c9 int, c10 int, c11 int, c12 int, c13 int, c14 int, c15 int, c16 int, c17 int, c18 int, c19 int, c20 int, c21 int, c22 int, t text);
+COPY kw2 FROM stdin;
+1	2	3	4	5	6	7	8	9	10	11	12	13	14	15	16	17	18	19	20	21	22	23	x1
+2	2	4	6	8	10	12	14	16	18	20	22	24	26	28	30	32	34	36	38	40	42	44	x2
+\.
+COMMIT;
+SELECT * FROM kw2 ORDER BY a;
+DROP TABLE kw, kw2;
