@@ -351,7 +351,7 @@ static kv_status post_ex(ekv *e, const char *path, json_t *req, bool noauth, jso
 	*ambiguous = false;
 	bool reauthed = false;
 	for (int attempt = 0;; attempt++) {
-		int ep = atomic_load(&e->cur) % e->nendpoints;
+		int cur = atomic_load(&e->cur), ep = cur % e->nendpoints;
 		bool sent;
 		int r = post_once(e, ep, path, json, noauth, resp, &sent, &st);
 		if (r == R_OK) {
@@ -370,7 +370,10 @@ static kv_status post_ex(ekv *e, const char *path, json_t *req, bool noauth, jso
 			continue;
 		}
 		*ambiguous |= sent;
-		atomic_compare_exchange_strong(&e->cur, &ep, ep + 1);
+		/* Next endpoint, kept below nendpoints: a cur past the last one
+		 * never equalled the ep it was compared with, so failover stopped
+		 * at endpoint 0 for good (stuck there when it died). */
+		atomic_compare_exchange_strong(&e->cur, &cur, (ep + 1) % e->nendpoints);
 		if (util_now_us() > deadline)
 			break;
 		if (attempt >= e->nendpoints) {

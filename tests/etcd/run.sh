@@ -58,6 +58,8 @@
 #   failover    the etcd leader is killed during a write workload, restarted,
 #               then the new leader is killed; every acknowledged commit is
 #               still there afterwards
+#   endpoints   each member killed in turn (restarted before the next): the
+#               client fails over past the last endpoint back to the first
 #   tls         a TLS-only member with client certificates and etcd
 #               authentication (tls.py): statements run, a wrong CA, a wrong
 #               password and a missing user are refused clearly
@@ -484,6 +486,29 @@ if server_start failover failover; then
 	etcd_member_start "$victim"
 else
 	bad "failover: the server did not start (log: $logs/failover.log)"
+fi
+
+# ---------------------------------------------------------------- endpoints
+# The client walks its endpoint list round and round: each member in turn
+# is killed (and restarted before the next), so failover passes the last
+# endpoint back to the first; every statement must still commit.
+if server_start endpoints endpoints; then
+	q "$SPORT" -c "CREATE TABLE ep (id int PRIMARY KEY)" >/dev/null
+	ep_ok=0
+	for n in 1 2 3 1 2; do
+		sleep 2
+		etcd_member_kill "$n"
+		q "$SPORT" -c "INSERT INTO ep VALUES ($((ep_ok + 1)))" >>"$logs/endpoints.txt" 2>&1 && ep_ok=$((ep_ok + 1))
+		etcd_member_start "$n"
+	done
+	got=$(q "$SPORT" -c "SELECT count(*) FROM ep" 2>>"$logs/endpoints.txt")
+	if [[ $ep_ok == 5 && $got == 5 ]]; then
+		ok "endpoints: members 1 2 3 1 2 killed in turn (each restarted before the next): 5 of 5 INSERTs committed"
+	else
+		bad "endpoints: $ep_ok of 5 INSERTs committed, $got rows (see $logs/endpoints.txt)"
+	fi
+else
+	bad "endpoints: the server did not start (log: $logs/endpoints.log)"
 fi
 
 # ---------------------------------------------------------------- clean exits
