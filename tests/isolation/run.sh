@@ -11,15 +11,16 @@
 #   --host/--port use an already running server (e.g. PostgreSQL on 55432)
 #   --logs DIR    where transcripts and diffs of failing specs go
 #                 (default $STRATA_LOGS/isolation, else build/test-logs/isolation)
-#   --wait-ms MS  a step still running after MS ms counts as waiting (default 500)
+#   --wait-ms MS  a step still running after MS ms whose session waits for a lock
+#                 (pg_locks) counts as waiting (default 500)
 #   --pending     also run pending/*.spec (known engine bugs, KNOWN_ISSUES.md):
 #                 reported, never counted as failures; one that now passes says so
 # expected/NAME_strata.out, where it exists, replaces expected/NAME.out: a
 # deliberate difference from PostgreSQL (docs/compatibility.md), checked by hand;
 # only when the server is Strata (its version() says so).
 # Each spec gets a fresh server. A spec whose transcript differs is run once
-# more with twice the wait threshold, so a machine too loaded to finish an
-# unblocked step in time does not fail the suite; "passed on retry" is printed.
+# more with twice the wait threshold (a loaded machine); a step past the
+# threshold that waits for no lock is waited for; "passed on retry" is printed.
 # Specs in pending/ count as skipped. Last line: "N passed, N failed, N skipped".
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -39,7 +40,7 @@ while (($#)); do
 	--logs) logs=$2; shift 2 ;;
 	--wait-ms) wait_ms=$2; shift 2 ;;
 	--pending) pending=1; shift ;;
-	-h | --help) sed -n '2,22p' "$0"; exit 0 ;;
+	-h | --help) sed -n '2,23p' "$0"; exit 0 ;;
 	-*) echo "isolation: unknown option $1" >&2; exit 2 ;;
 	*) args+=("$1"); shift ;;
 	esac
