@@ -279,6 +279,13 @@ typedef struct kv_put_cell {
  * key once per row, not per cell (bulk loads and re-keys). */
 void kv_batch_put_row(kv_batch *b, kv_table *t, const void *row, size_t rlen, const char *family, kv_ts ts,
 		      const kv_put_cell *cells, size_t n);
+/* Moves src's streamed run files behind dst's runs, to be committed by dst's
+ * commit as one large commit (files of key-disjoint runs kept apart, as
+ * one batch's runs are): two threads streaming two key ranges into two
+ * kv_batch_sorted batches commit as one. Both streams end; src is left
+ * empty. KV_INVALID (nothing moved) when either batch holds buffered
+ * mutations, conditions or checks, or they belong to different stores. */
+kv_status kv_batch_take_runs(kv_batch *dst, kv_batch *src);
 /* type: KV_DELETE, KV_DELETE_COLUMN, KV_DELETE_FAMILY (qual ignored),
  * KV_DELETE_FAMILY_VERSION (qual ignored, ts required). */
 void kv_batch_delete(kv_batch *b, kv_table *t, const void *row, size_t rlen, const char *family,

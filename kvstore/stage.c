@@ -512,6 +512,42 @@ kv_status stage_stream_put(kv_batch *b, kv_table *t, int fi, const void *row, si
 	return KV_OK;
 }
 
+kv_status kv_batch_take_runs(kv_batch *dst, kv_batch *src)
+{
+	if (dst->n || src->n || dst->nc || src->nc || dst->nk || src->nk ||
+	    (dst->s && src->s && dst->s != src->s))
+		return kv_fail(KV_INVALID, "only the runs of streamed batches can be moved");
+	if (src->bad)
+		return kv_fail(src->bad, "%s", src->badmsg);
+	kv_status st = stream_close(dst->stage), st2 = stream_close(src->stage);
+	dst->sorted = dst->sorted_runs = src->sorted = src->sorted_runs = false;
+	if (st || st2)
+		return st ? st : st2;
+	bstage *from = src->stage;
+	if (!from)
+		return KV_OK;
+	if (!dst->stage)
+		dst->stage = util_xcalloc(1, sizeof(bstage));
+	if (!dst->s)
+		dst->s = src->s;
+	bstage *to = dst->stage;
+	/* Later runs than dst's: they win on identical cells, as a later
+	 * spill of one batch would. */
+	for (int i = 0; i < from->n; i++) {
+		stfile f = from->f[i];
+		f.run += to->runs;
+		add_file(to, &f);
+	}
+	to->runs += from->runs;
+	from->n = 0; /* the files are dst's now */
+	dst->nspilled += src->nspilled;
+	dst->spilled_bytes += src->spilled_bytes;
+	src->nspilled = src->spilled_bytes = 0;
+	stage_free(src->s, from);
+	src->stage = NULL;
+	return KV_OK;
+}
+
 kv_status stage_spill(kv_batch *b)
 {
 	if (b->sorted) {

@@ -16,9 +16,13 @@
  *     non-key columns) through the transaction's buffer; nothing else of
  *     the row is rewritten.
  */
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "ddl_int.h"
 #include "plan_int.h"
@@ -173,6 +177,12 @@ typedef struct rw_state {
 	kv_iter *it;      /* over the old storage */
 	rk_row rk;        /* the row being read */
 	util_arena *keya; /* the new key's decoded values */
+	uint64_t rows;    /* rows written by this pass */
+	/* A half of a re-key on two threads (rekey_halves) is strict: at a key
+	 * not above the last one or a NOT NULL column without a cell it stops
+	 * with bail set, and the serial pass reports what is wrong. */
+	bool strict, bail;
+	util_buf first; /* a strict pass's first key */
 } rw_state;
 
 static UTIL_NORETURN void null_values(const cat_rel *r, const cat_column *c, cat_snap *cs)
@@ -228,6 +238,8 @@ static bool ascending(rw_state *st, const uint8_t *k, size_t kl)
 {
 	if (st->maxkey_len && util_bytes_cmp(k, kl, st->maxkey, st->maxkey_len) <= 0)
 		return false;
+	if (!st->maxkey_len && st->strict)
+		util_buf_append(&st->first, k, kl);
 	if (kl > st->maxkey_cap) {
 		st->maxkey_cap = kl * 2;
 		st->maxkey = util_xrealloc(st->maxkey, st->maxkey_cap);
@@ -268,6 +280,10 @@ static void begin_row(rw_state *st, const ty_datum *vals)
 	const uint8_t *k = (const uint8_t *)st->key.data;
 	size_t kl = st->key.len;
 	if (!ascending(st, k, kl)) {
+		if (st->strict) {
+			st->bail = true;
+			return;
+		}
 		if (!st->unordered) {
 			/* What came so far goes in sorted; the rest through the
 			 * memstore, where the lookups below find it. */
@@ -379,6 +395,7 @@ static void rw_cleanup(rw_state *st)
 	util_buf_free(&st->rk.bytes);
 	util_arena_destroy(st->keya);
 	st->keya = NULL;
+	util_buf_free(&st->first);
 }
 
 /* ---------------------------------------------------------------- re-key by cells */
@@ -450,8 +467,13 @@ static void rk_write(rw_state *st, rk_row *rr, ty_datum *vals, const bool *keep)
 	const uint8_t *b = (const uint8_t *)rr->bytes.data;
 	if (nn)
 		for (int c = 0; c < nr->ncols; c++)
-			if (nn[c] && rr->at[c] < 0)
+			if (nn[c] && rr->at[c] < 0) {
+				if (st->strict) {
+					st->bail = true;
+					return;
+				}
 				null_values(nr, &nr->cols[c], sql_ddl_snap(st->s));
+			}
 	for (int i = 0; i < nr->npk; i++) {
 		int c = nr->pk[i] - 1;
 		const rk_cell *cl = rr->at[c] < 0 ? NULL : &rr->cells[rr->at[c]];
@@ -459,6 +481,8 @@ static void rk_write(rw_state *st, rk_row *rr, ty_datum *vals, const bool *keep)
 			     : ty_null();
 	}
 	begin_row(st, vals);
+	if (st->bail)
+		return;
 	for (int i = 0; i < rr->n; i++) {
 		const rk_cell *cl = &rr->cells[i];
 		if (keep[cl->col])
@@ -467,46 +491,62 @@ static void rk_write(rw_state *st, rk_row *rr, ty_datum *vals, const bool *keep)
 	end_row(st);
 }
 
-/* The pass of rekey_by_cells_ok rewrites: throws like the executor's. */
-static void rekey_by_cells(rw_state *st)
+/* What every pass of one re-key shares, read only. */
+typedef struct rk_plan {
+	sql_rowmap map; /* the old table's column ids */
+	bool *use;      /* per column: its cell matters */
+	bool *keep;     /* per column: its cell goes into the new row */
+} rk_plan;
+
+static void rk_plan_build(rw_state *st, rk_plan *pl)
+{
+	const cat_rel *o = st->oldr, *nr = st->newr;
+	sql_rowmap_build(o, ty_get_arena(), &pl->map);
+	pl->use = ty_alloc0(sizeof(bool) * (size_t)nr->ncols);
+	pl->keep = ty_alloc0(sizeof(bool) * (size_t)nr->ncols);
+	for (int c = 0; c < nr->ncols; c++) {
+		pl->use[c] = c < o->ncols && !o->cols[c].dropped && !nr->cols[c].dropped;
+		pl->keep[c] = pl->use[c] && sql_column_in_cells(nr, &nr->cols[c]);
+	}
+}
+
+/* Re-keys the old rows of [start, stop) (NULL: unbounded) into st's batch,
+ * at st->ts; throws like the executor's pass. halt (a strict pass's, else
+ * NULL) stops it, with bail set, when the other half bailed or failed;
+ * interrupts are checked when st is the session's own. */
+static void rk_pass(rw_state *st, const rk_plan *pl, kv_slice start, kv_slice stop, atomic_bool *halt,
+		    bool own)
 {
 	rk_row *rr = &st->rk;
-	const cat_rel *o = st->oldr, *nr = st->newr;
-	sql_rowmap map;
-	sql_rowmap_build(o, ty_get_arena(), &map);
-	bool *use = ty_alloc0(sizeof(bool) * (size_t)nr->ncols);
-	bool *keep = ty_alloc0(sizeof(bool) * (size_t)nr->ncols);
+	const cat_rel *nr = st->newr;
 	rr->at = ty_alloc(sizeof(int) * (size_t)nr->ncols);
-	for (int c = 0; c < nr->ncols; c++) {
-		use[c] = c < o->ncols && !o->cols[c].dropped && !nr->cols[c].dropped;
-		keep[c] = use[c] && sql_column_in_cells(nr, &nr->cols[c]);
+	for (int c = 0; c < nr->ncols; c++)
 		rr->at[c] = -1;
-	}
-	rr->map = &map;
-	rr->use = use;
+	rr->map = &pl->map;
+	rr->use = pl->use;
 	ty_datum *vals = ty_alloc(sizeof(ty_datum) * (size_t)(nr->ncols + 1));
 	for (int c = 0; c <= nr->ncols; c++)
 		vals[c] = ty_null();
-	kv_status ks = kv_table_open(st->s->e->kv, o->storage, &st->src);
-	if (ks != KV_OK)
-		sql_kv_error(ks, "opening a table");
 	kv_scan_opts so;
 	memset(&so, 0, sizeof so);
 	so.read.read_ts = st->ts;
 	so.read.no_cache = true; /* the old storage goes away with the commit */
-	sql_txn_note_read(st->s->txn, o->storage, NULL, 0, NULL, 0, false);
+	so.start = start.data;
+	so.start_len = start.len;
+	so.stop = stop.data;
+	so.stop_len = stop.len;
 	st->it = kv_scan(st->src, &so);
 	util_arena *saved = ty_get_arena();
 	util_arena *keya = st->keya = util_arena_new(4096, 0);
 	uint64_t n = 0;
-	while (kv_iter_valid(st->it)) {
+	while (kv_iter_valid(st->it) && !st->bail) {
 		rr->exists = false;
 		kv_iter_row(st->it, rk_cell_fn, rr);
 		if (rr->exists) {
 			ty_set_arena(keya);
-			rk_write(st, rr, vals, keep);
+			rk_write(st, rr, vals, pl->keep);
 			ty_set_arena(saved);
-			st->rw->rows++;
+			st->rows += !st->bail;
 		}
 		for (int i = 0; i < rr->n; i++)
 			rr->at[rr->cells[i].col] = -1;
@@ -514,12 +554,224 @@ static void rekey_by_cells(rw_state *st)
 		util_buf_reset(&rr->bytes);
 		if ((++n & 1023) == 0) {
 			util_arena_reset(keya);
-			sql_check_interrupts(st->s);
+			if (halt && atomic_load(halt))
+				st->bail = true;
+			if (own)
+				sql_check_interrupts(st->s);
 		}
 	}
-	ks = kv_iter_status(st->it);
+	kv_status ks = kv_iter_status(st->it);
 	if (ks != KV_OK)
 		sql_kv_error(ks, "scanning a table");
+}
+
+/* ---------------------------------------------------------------- two halves on two threads */
+
+/* A re-key of a table of at least this many blocks in its sorted files
+ * runs as two halves (a thread's start is then noise). */
+#define RK_HALVES_MIN_BLOCKS 64
+
+typedef struct rk_half {
+	rw_state st; /* its own scan, batch, row and keys; the tables borrowed */
+	const rk_plan *pl;
+	kv_slice start;
+	atomic_bool *halt;
+	const ty_settings *tys;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	bool done; /* under mu */
+} rk_half;
+
+static void *rk_half_main(void *arg)
+{
+	rk_half *h = arg;
+	ty_set_settings(h->tys);
+	util_arena *a = util_arena_new(4096, 0);
+	ty_set_arena(a);
+	TY_TRY(t)
+	{
+		rk_pass(&h->st, h->pl, h->start, (kv_slice){NULL, 0}, h->halt, false);
+	}
+	TY_CATCH(t)
+	{
+		TY_END(t);
+		h->st.bail = true; /* the serial pass meets it again and reports it */
+	}
+	TY_END(t);
+	if (h->st.bail)
+		atomic_store(h->halt, true);
+	ty_set_arena(NULL);
+	util_arena_destroy(a);
+	pthread_mutex_lock(&h->mu);
+	h->done = true;
+	pthread_cond_signal(&h->cv);
+	pthread_mutex_unlock(&h->mu);
+	return NULL;
+}
+
+/* Waits for the helper's half, checking the session's interrupts (a cancel
+ * throws; the caller stops the helper). */
+static void rk_wait(rk_half *h, sql_session *s)
+{
+	pthread_mutex_lock(&h->mu);
+	while (!h->done) {
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += 20 * 1000 * 1000;
+		if (ts.tv_nsec >= 1000000000) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000;
+		}
+		pthread_cond_timedwait(&h->cv, &h->mu, &ts);
+		if (!h->done) {
+			pthread_mutex_unlock(&h->mu);
+			sql_check_interrupts(s);
+			pthread_mutex_lock(&h->mu);
+		}
+	}
+	pthread_mutex_unlock(&h->mu);
+}
+
+/* The old table's middle row key (in the statement's arena), or false when
+ * the table is too small to be worth a second thread, or so large that its
+ * blocks' keys pass the budget (they are all copied to pick the points). */
+static bool rk_middle(rw_state *st, kv_slice *mid)
+{
+	kv_slice pts[RK_HALVES_MIN_BLOCKS];
+	int n = 0;
+	util_arena *a = util_arena_new(64 * 1024, 32u << 20);
+	bool ok = kv_split_points(st->src, NULL, 0, NULL, 0, RK_HALVES_MIN_BLOCKS, a, pts, &n) == KV_OK &&
+		  n >= RK_HALVES_MIN_BLOCKS - 1;
+	if (ok) {
+		uint8_t *k = ty_alloc(pts[n / 2].len + 1);
+		memcpy(k, pts[n / 2].data, pts[n / 2].len);
+		*mid = (kv_slice){k, pts[n / 2].len};
+	}
+	util_arena_destroy(a);
+	return ok;
+}
+
+/* Undoes a pass that wrote nothing committed (its batch's files go). */
+static void rk_reset(rw_state *st)
+{
+	kv_batch_free(st->batch);
+	st->batch = NULL;
+	if (st->it)
+		kv_iter_close(st->it);
+	st->it = NULL;
+	st->maxkey_len = 0;
+	st->rows = 0;
+	st->strict = st->bail = false;
+	util_buf_reset(&st->first);
+	util_buf_reset(&st->rk.bytes);
+	st->rk.n = 0;
+	util_arena_destroy(st->keya);
+	st->keya = NULL;
+}
+
+/* The re-key as two key ranges of the old table read, re-keyed and streamed
+ * into sorted files on two threads (this one and a helper), committed as one
+ * large commit: both halves' new keys must ascend and the second's start
+ * above the first's end, which is the case the serial pass streams too (new
+ * keys in the old rows' order, as pgbench's accounts). Anything else (a key
+ * out of order, a duplicate, a NULL key column, an error in the helper)
+ * drops both halves' files and returns false: the serial pass then runs
+ * from the start and reports the first violation in row order as before. */
+static bool rekey_halves(rw_state *st, const rk_plan *pl)
+{
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2 || st->s->e->opts.store_uri)
+		return false;
+	kv_slice mid;
+	if (!rk_middle(st, &mid))
+		return false;
+	atomic_bool halt;
+	atomic_init(&halt, false);
+	rk_half h;
+	memset(&h, 0, sizeof h);
+	h.st.s = st->s;
+	h.st.rw = st->rw;
+	h.st.oldr = st->oldr;
+	h.st.newr = st->newr;
+	h.st.dst = st->dst;
+	h.st.src = st->src;
+	h.st.ts = st->ts;
+	h.st.pk_name = st->pk_name;
+	h.st.strict = true;
+	h.pl = pl;
+	h.start = mid;
+	h.halt = &halt;
+	h.tys = ty_get_settings();
+	pthread_mutex_init(&h.mu, NULL);
+	pthread_cond_init(&h.cv, NULL);
+	pthread_t th;
+	if (pthread_create(&th, NULL, rk_half_main, &h) != 0) {
+		pthread_cond_destroy(&h.cv);
+		pthread_mutex_destroy(&h.mu);
+		return false;
+	}
+	st->strict = true;
+	util_arena *saved = ty_get_arena();
+	bool failed = false;
+	util_err err;
+	TY_TRY(tc)
+	{
+		rk_pass(st, pl, (kv_slice){NULL, 0}, mid, &halt, true);
+		if (st->bail)
+			atomic_store(&halt, true);
+		rk_wait(&h, st->s);
+	}
+	TY_CATCH(tc)
+	{
+		TY_END(tc);
+		ty_set_arena(saved);
+		failed = true;
+		memcpy(&err, ty_err(), sizeof err);
+	}
+	TY_END(tc);
+	if (failed || st->bail)
+		atomic_store(&halt, true);
+	pthread_join(th, NULL);
+	pthread_cond_destroy(&h.cv);
+	pthread_mutex_destroy(&h.mu);
+	bool ok = !failed && !st->bail && !h.st.bail;
+	if (ok && st->maxkey_len && h.st.first.len)
+		ok = util_bytes_cmp(st->maxkey, st->maxkey_len, (const uint8_t *)h.st.first.data,
+				    h.st.first.len) < 0;
+	if (ok && h.st.batch) {
+		if (!st->batch) {
+			st->batch = h.st.batch;
+			h.st.batch = NULL;
+		} else {
+			/* A failure leaves both halves' files to rk_reset; the serial
+			 * pass meets a lasting one again. */
+			ok = kv_batch_take_runs(st->batch, h.st.batch) == KV_OK;
+		}
+	}
+	st->rows += h.st.rows;
+	h.st.src = h.st.dst = NULL; /* borrowed */
+	rw_cleanup(&h.st);
+	if (failed)
+		ty_throw(&err);
+	if (!ok) {
+		rk_reset(st);
+		return false;
+	}
+	st->strict = false;
+	return true;
+}
+
+/* The pass of rekey_by_cells_ok rewrites: throws like the executor's. */
+static void rekey_by_cells(rw_state *st)
+{
+	rk_plan pl;
+	rk_plan_build(st, &pl);
+	kv_status ks = kv_table_open(st->s->e->kv, st->oldr->storage, &st->src);
+	if (ks != KV_OK)
+		sql_kv_error(ks, "opening a table");
+	sql_txn_note_read(st->s->txn, st->oldr->storage, NULL, 0, NULL, 0, false);
+	if (!rekey_halves(st, &pl))
+		rk_pass(st, &pl, (kv_slice){NULL, 0}, (kv_slice){NULL, 0}, NULL, true);
+	st->rw->rows += st->rows;
 	flush_batch(st);
 }
 

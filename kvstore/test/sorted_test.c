@@ -9,6 +9,9 @@
  * a run too short ends streaming. An ascending stream with one cell
  * put again out of place, keys of equal lengths, streams only what is in order.
  * Whole rows (kv_batch_put_row) stream as their cells would, or go cell by cell.
+ * One batch takes another's streamed runs (kv_batch_take_runs): committed
+ * as one commit, key-disjoint runs kept apart, overlapping ones merged with
+ * the taken run winning; a batch with buffered puts is refused.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -397,12 +400,82 @@ static void test_put_row(void **state)
 	(void)state;
 }
 
+/* Streams rows [from, to) into a new sorted batch, values tagged. */
+static kv_batch *stream_rows(kv_table *t, int from, int to, const char *tag)
+{
+	kv_batch *b = kv_batch_new();
+	kv_batch_sorted(b);
+	char v[32];
+	for (int i = from; i < to; i++) {
+		snprintf(v, sizeof(v), "%s%d", tag, i);
+		put(b, t, i, "d", "a", 20, v);
+	}
+	return b;
+}
+
+static void test_take_runs(void **state)
+{
+	enum { N = 6000 };
+	char *dir = kvt_tmpdir("sortedtake");
+	kv_store *s = open_big(dir);
+	kv_write_opts wo = {.no_sync = true, .ingest = true};
+	/* Two key ranges, as two threads would stream them: one commit, the
+	 * two files kept apart. */
+	kv_table *t = kvt_table(s, "t", 2, FAMS2);
+	kv_batch *hi = stream_rows(t, N / 2, N, "v"), *lo = stream_rows(t, 0, N / 2, "v");
+	assert_int_equal(kvt_count_ssts(dir), 2);
+	assert_int_equal(kv_batch_take_runs(lo, hi), KV_OK);
+	assert_int_equal(kv_batch_count(hi), 0);
+	assert_int_equal(kv_batch_count(lo), (size_t)N);
+	kv_batch_free(hi); /* owns no file any more */
+	assert_int_equal(kvt_count_ssts(dir), 2);
+	assert_int_equal(kv_commit(s, lo, &wo, NULL), KV_OK);
+	kv_batch_free(lo);
+	assert_int_equal(kvt_file_count(t), 2);
+	assert_int_equal(kvt_scan_count(t, 0), (size_t)N);
+	expect(t, 0, "d", "a", 20, "v0");
+	expect(t, N / 2 - 1, "d", "a", 20, "v2999");
+	expect(t, N / 2, "d", "a", 20, "v3000");
+	expect(t, N - 1, "d", "a", 20, "v5999");
+	kv_table_close(t);
+	/* Overlapping ranges: merged at commit, the taken run's cells win. */
+	kv_table *u = kvt_table(s, "u", 2, FAMS2);
+	kv_batch *a = stream_rows(u, 0, N / 2 + 100, "a"), *b = stream_rows(u, N / 2, N, "b");
+	assert_int_equal(kv_batch_take_runs(a, b), KV_OK);
+	assert_int_equal(kv_commit(s, a, &wo, NULL), KV_OK);
+	kv_batch_free(a);
+	kv_batch_free(b);
+	assert_int_equal(kvt_file_count(u), 1);
+	assert_int_equal(kvt_scan_count(u, 0), (size_t)N);
+	expect(u, N / 2 - 1, "d", "a", 20, "a2999");
+	expect(u, N / 2 + 50, "d", "a", 20, "b3050");
+	kv_table_close(u);
+	/* A batch with buffered puts: refused, nothing moved. */
+	kv_table *w = kvt_table(s, "w", 2, FAMS2);
+	kv_batch *plain = kv_batch_new(), *st = stream_rows(w, 100, 200, "s");
+	put(plain, w, 1, "d", "a", 20, "p");
+	int files = kvt_count_ssts(dir);
+	assert_int_equal(kv_batch_take_runs(plain, st), KV_INVALID);
+	assert_int_equal(kv_batch_take_runs(st, plain), KV_INVALID);
+	assert_int_equal(kv_batch_count(st), 100);
+	kv_batch_free(plain);
+	kv_batch_free(st);
+	assert_int_equal(kvt_count_ssts(dir), files - 1);
+	kv_table_close(w);
+	verify_close(s, dir);
+	(void)state;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_stream_all_ascending),  cmocka_unit_test(test_stream_fallbacks),
-	    cmocka_unit_test(test_stream_abandoned),      cmocka_unit_test(test_sorted_runs),
-	    cmocka_unit_test(test_stream_order_one_late), cmocka_unit_test(test_put_row),
+	    cmocka_unit_test(test_stream_all_ascending),
+	    cmocka_unit_test(test_stream_fallbacks),
+	    cmocka_unit_test(test_stream_abandoned),
+	    cmocka_unit_test(test_sorted_runs),
+	    cmocka_unit_test(test_stream_order_one_late),
+	    cmocka_unit_test(test_put_row),
+	    cmocka_unit_test(test_take_runs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
