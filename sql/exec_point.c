@@ -33,6 +33,9 @@ struct sql_point {
 	bool key_needed;    /* some needed column is decoded from the key */
 	int nout;
 	int *slots; /* output column -> table column */
+	/* pg_stat_user_tables' entry (NULL without ops); entries live as long
+	 * as the engine; looking one up takes the mutex all sessions share. */
+	sql_table_stat *stat;
 };
 
 static bool plain_value(const sql_expr *e, ty_oid type)
@@ -43,7 +46,7 @@ static bool plain_value(const sql_expr *e, ty_oid type)
 }
 
 /* The point read of cp's plan, or NULL if the plan is not one. */
-static sql_point *build(sql_cached_plan *cp)
+static sql_point *build(sql_engine *eng, sql_cached_plan *cp)
 {
 	const sql_planned *pl = cp->planned;
 	if (pl->cmd != SQL_CMD_SELECT || !pl->returns_rows || pl->nctes || pl->nexec_params ||
@@ -107,13 +110,14 @@ static sql_point *build(sql_cached_plan *cp)
 	pt->needed = sc->scan.needed;
 	pt->nkey = r->npk;
 	sql_rowmap_build(r, a, &pt->map);
+	pt->stat = eng->ops ? sql_ops_table_stat(eng, pt->reloid) : NULL;
 	return pt;
 }
 
 const sql_point *sql_point_of(sql_session *s, sql_cached_plan *cp)
 {
 	if (cp->point_state == 0) {
-		cp->point = build(cp);
+		cp->point = build(s->e, cp);
 		cp->point_state = cp->point ? 1 : -1;
 	}
 	if (cp->point_state < 0)
@@ -189,10 +193,10 @@ ty_datum *sql_point_read(sql_session *s, const sql_point *pt, const ty_datum *pa
 			sql_key_decode_needed(r, key, klen, pt->needed, vals);
 	}
 	/* pg_stat_user_tables: one index scan, as the scan operator counts it. */
-	if (s->e->ops) {
-		sql_table_stat *ts = sql_ops_table_stat(s->e, pt->reloid);
-		atomic_fetch_add(&ts->idx_scan, 1);
-		atomic_fetch_add(&ts->idx_tup_fetch, exists ? 1 : 0);
+	if (pt->stat) {
+		atomic_fetch_add(&pt->stat->idx_scan, 1);
+		if (exists)
+			atomic_fetch_add(&pt->stat->idx_tup_fetch, 1);
 	}
 	if (!exists)
 		return NULL;

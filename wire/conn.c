@@ -34,7 +34,7 @@ pgw_conn *pgw_conn_new(pgw_server *s, int fd, const struct sockaddr *addr, sockl
 		if (!inet_ntop(addr->sa_family, a, c->host, sizeof c->host))
 			snprintf(c->host, sizeof c->host, "?");
 	}
-	pgw_io_init(&c->io, fd, s->stop_pipe[0]);
+	pgw_io_init(&c->io, fd, s->stop_pipe[0], &s->stopping);
 	util_buf_init(&c->cur);
 	return c;
 }

@@ -1,8 +1,11 @@
-/* io.c — a connection's byte stream: buffered reads and writes over a non-blocking socket or a
- * TLS session, waiting with poll() on the socket and the server's shutdown pipe, with deadlines. */
+/* io.c — a connection's byte stream: buffered reads and writes over a socket (calls that must not
+ * block pass MSG_DONTWAIT) or a TLS session (non-blocking socket), waiting with poll() on the
+ * socket and the server's shutdown pipe, with deadlines; or, for a plain socket waiting for the
+ * next request without a deadline, blocked in recv() itself. */
 #include "pgw_int.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
 #include <stdio.h>
@@ -19,11 +22,13 @@
  * is shutting down. */
 #define STOP_GRACE_US (1000 * 1000)
 
-void pgw_io_init(pgw_io *io, int fd, int stop_fd)
+void pgw_io_init(pgw_io *io, int fd, int stop_fd, const atomic_bool *stopping)
 {
 	memset(io, 0, sizeof *io);
 	io->fd = fd;
 	io->stop_fd = stop_fd;
+	io->stopping = stopping;
+	atomic_init(&io->parked, false);
 	io->rcap = RBUF_DEFAULT;
 	io->rbuf = util_xmalloc(io->rcap);
 	util_buf_init(&io->out);
@@ -71,7 +76,8 @@ static ssize_t ssl_result(SSL *ssl, int n, short *events)
 	}
 }
 
-static ssize_t raw_read(pgw_io *io, void *buf, size_t n, short *events)
+/* wait: block in recv() (plain sockets only). */
+static ssize_t raw_read(pgw_io *io, void *buf, size_t n, short *events, bool wait)
 {
 	*events = POLLIN;
 	if (io->ssl) {
@@ -80,7 +86,7 @@ static ssize_t raw_read(pgw_io *io, void *buf, size_t n, short *events)
 		return ssl_result(io->ssl, r, events);
 	}
 	for (;;) {
-		ssize_t r = recv(io->fd, buf, n, 0);
+		ssize_t r = recv(io->fd, buf, n, wait ? 0 : MSG_DONTWAIT);
 		if (r >= 0)
 			return r;
 		if (errno == EINTR)
@@ -100,7 +106,7 @@ static ssize_t raw_write(pgw_io *io, const void *buf, size_t n, short *events)
 		return ssl_result(io->ssl, r, events);
 	}
 	for (;;) {
-		ssize_t r = send(io->fd, buf, n, MSG_NOSIGNAL);
+		ssize_t r = send(io->fd, buf, n, MSG_NOSIGNAL | MSG_DONTWAIT);
 		if (r >= 0)
 			return r;
 		if (errno == EINTR)
@@ -170,16 +176,34 @@ pgw_io_status pgw_io_fill(pgw_io *io, size_t n, int64_t deadline)
 			io->rstart = 0;
 		}
 		short ev;
+		bool wait = false;
 		if (io->replied && !io->ssl && io->rend == io->rstart) {
 			/* Just answered with nothing buffered: a read now would
 			 * almost always find nothing (a wasted syscall per
-			 * statement), so wait for the request first. */
+			 * statement), so wait for the request first: in recv()
+			 * itself when no deadline needs poll()'s timeout. */
 			io->replied = false;
-			pgw_io_status st = wait_io(io, POLLIN, deadline, true);
-			if (st != PGW_IO_OK)
-				return st;
+			if (!deadline) {
+				wait = true;
+				atomic_store(&io->parked, true);
+				/* Shutdown stores the flag before looking at
+				 * parked: one of the two sees the other. */
+				if (io->stopping && atomic_load(io->stopping)) {
+					atomic_store(&io->parked, false);
+					return PGW_IO_STOP;
+				}
+			} else {
+				pgw_io_status st = wait_io(io, POLLIN, deadline, true);
+				if (st != PGW_IO_OK)
+					return st;
+			}
 		}
-		ssize_t r = raw_read(io, io->rbuf + io->rend, io->rcap - io->rend, &ev);
+		ssize_t r = raw_read(io, io->rbuf + io->rend, io->rcap - io->rend, &ev, wait);
+		if (wait) {
+			atomic_store(&io->parked, false);
+			if (r == R_EOF && io->stopping && atomic_load(io->stopping))
+				return PGW_IO_STOP; /* pgw_io_unpark */
+		}
 		if (r > 0) {
 			io->rend += (size_t)r;
 			io->replied = false;
@@ -213,6 +237,12 @@ void pgw_io_consume(pgw_io *io, size_t n)
 		io->rstart = 0;
 		io->rend = left;
 	}
+}
+
+void pgw_io_unpark(pgw_io *io)
+{
+	if (atomic_load(&io->parked))
+		shutdown(io->fd, SHUT_RD);
 }
 
 pgw_io_status pgw_io_flush(pgw_io *io, int64_t deadline)
@@ -271,6 +301,12 @@ pgw_io_status pgw_io_write_now(pgw_io *io, const void *p, size_t n, int64_t dead
 pgw_io_status pgw_io_start_tls(pgw_io *io, SSL_CTX *ctx, int64_t deadline, char *why, size_t whylen)
 {
 	why[0] = '\0';
+	/* OpenSSL reads and writes without MSG_DONTWAIT. */
+	int fl = fcntl(io->fd, F_GETFL);
+	if (fl < 0 || fcntl(io->fd, F_SETFL, fl | O_NONBLOCK) < 0) {
+		snprintf(why, whylen, "could not set the socket non-blocking: %s", strerror(errno));
+		return PGW_IO_ERROR;
+	}
 	io->ssl = SSL_new(ctx);
 	if (!io->ssl || SSL_set_fd(io->ssl, io->fd) != 1) {
 		snprintf(why, whylen, "could not initialize SSL connection");

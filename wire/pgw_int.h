@@ -273,9 +273,13 @@ typedef struct ssl_st SSL;
 typedef struct ssl_ctx_st SSL_CTX;
 
 typedef struct pgw_io {
-	int fd;
-	SSL *ssl;    /* NULL = plain socket */
+	int fd;      /* a blocking socket: every call but the idle read passes MSG_DONTWAIT */
+	SSL *ssl;    /* NULL = plain socket; TLS makes the socket non-blocking */
 	int stop_fd; /* readable once the server shuts down */
+	const atomic_bool *stopping; /* the server's flag (may be NULL) */
+	/* Set while blocked in the idle read, which has no poll() on stop_fd:
+	 * shutdown ends that read with shutdown(fd, SHUT_RD) (pgw_io_unpark). */
+	atomic_bool parked;
 	uint8_t *rbuf;
 	size_t rcap, rstart, rend;
 	util_buf out;
@@ -284,7 +288,7 @@ typedef struct pgw_io {
 		       * likely still busy, so wait before trying to read */
 } pgw_io;
 
-void pgw_io_init(pgw_io *io, int fd, int stop_fd);
+void pgw_io_init(pgw_io *io, int fd, int stop_fd, const atomic_bool *stopping);
 void pgw_io_free(pgw_io *io);
 /* Makes sure at least n bytes are buffered; deadline is a util_mono_us()
  * time or 0 for none. Pending output is flushed before blocking. The buffer
@@ -300,6 +304,9 @@ static inline size_t pgw_io_buffered(const pgw_io *io)
 	return io->rend - io->rstart;
 }
 void pgw_io_consume(pgw_io *io, size_t n);
+/* Ends an idle read blocked in recv() (server shutdown, after setting the
+ * stopping flag); the caller keeps the fd open meanwhile (srv->mu). */
+void pgw_io_unpark(pgw_io *io);
 /* Writes all pending output. */
 pgw_io_status pgw_io_flush(pgw_io *io, int64_t deadline);
 /* TLS handshake on the socket (nothing may be buffered). */
@@ -422,7 +429,8 @@ void pgw_server_thread_done(pgw_server *s);
 /* Current hba rules (re-read when the file changed); returns a rule set the
  * caller matches against under srv->mu. */
 pgw_auth_method pgw_server_hba_match(pgw_server *s, const pgw_hba_client *c, int *line);
-/* Asks the engine to cancel every running statement (shutdown). */
+/* Shutdown (after setting srv->stopping): asks the engine to cancel every
+ * running statement and ends the sessions' idle reads. */
 void pgw_server_cancel_all(pgw_server *s);
 
 #endif /* STRATA_PGW_INT_H */

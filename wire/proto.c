@@ -497,7 +497,8 @@ void pgw_proto_run(pgw_conn *c)
 			pgw_conn_fatal(c, &c->err);
 			return;
 		default:
-			if (c->sess && sql_session_terminating(c->sess)) /* pg_terminate_backend */
+			/* pg_terminate_backend, or shutdown ending a read */
+			if (atomic_load(&c->srv->stopping) || (c->sess && sql_session_terminating(c->sess)))
 				fatal_msg(c, UTIL_E_ADMIN_SHUTDOWN,
 					  "terminating connection due to administrator command");
 			return; /* EOF: the client went away */

@@ -263,9 +263,11 @@ pgw_auth_method pgw_server_hba_match(pgw_server *s, const pgw_hba_client *c, int
 void pgw_server_cancel_all(pgw_server *s)
 {
 	pthread_mutex_lock(&s->mu);
-	for (pgw_conn *c = s->conns; c; c = c->next)
+	for (pgw_conn *c = s->conns; c; c = c->next) {
 		if (c->has_key)
 			sql_cancel(s->engine, c->pid, c->secret);
+		pgw_io_unpark(&c->io);
+	}
 	pthread_mutex_unlock(&s->mu);
 }
 
@@ -288,7 +290,8 @@ static void accept_on(pgw_server *s, int lfd, bool is_unix)
 	for (;;) {
 		struct sockaddr_storage ss;
 		socklen_t len = sizeof ss;
-		int fd = accept4(lfd, (struct sockaddr *)&ss, &len, SOCK_CLOEXEC | SOCK_NONBLOCK);
+		/* Blocking: the idle read waits in recv() (io.c). */
+		int fd = accept4(lfd, (struct sockaddr *)&ss, &len, SOCK_CLOEXEC);
 		if (fd < 0) {
 			if (errno == EINTR)
 				continue;

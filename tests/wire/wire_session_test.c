@@ -1,6 +1,7 @@
 /* wire_session_test.c — session lifetime: CancelRequest (right and wrong key), statement_timeout,
  * idle_in_transaction_session_timeout and idle_session_timeout (FATAL 25P03 / 57P05), and a
- * server shutdown that ends idle and busy sessions with FATAL 57P01. */
+ * server shutdown that ends idle, busy and COPY-receiving sessions with FATAL 57P01 (idle reads
+ * wait in recv(), ended by shutdown(SHUT_RD)). */
 #include <arpa/inet.h>
 #include <signal.h>
 #include <stdio.h>
@@ -130,10 +131,15 @@ static void test_shutdown(fixture_server *shared)
 		fixture_stop(&fx, true);
 		return;
 	}
-	raw_conn idle, busy;
-	bool ok =
-	    raw_login(&idle, fx.host, fx.port, "postgres") && raw_login(&busy, fx.host, fx.port, "postgres");
+	raw_conn idle, busy, copy;
+	bool ok = raw_login(&idle, fx.host, fx.port, "postgres") &&
+		  raw_login(&busy, fx.host, fx.port, "postgres") &&
+		  raw_login(&copy, fx.host, fx.port, "postgres");
 	CHECK(ok, "login");
+	const char *mk = "create table shut_copy(a int)", *cp = "copy shut_copy from stdin";
+	ok = ok && raw_send_msg(&copy, 'Q', mk, strlen(mk) + 1) && raw_until_ready(&copy, 10000) &&
+	     raw_send_msg(&copy, 'Q', cp, strlen(cp) + 1) && raw_read(&copy, 10000) == 1 && copy.type == 'G';
+	CHECK(ok, "COPY FROM STDIN started");
 	if (ok) {
 		raw_send_msg(&busy, 'Q', "select pg_sleep(60)", 20);
 		usleep(300 * 1000);
@@ -148,10 +154,15 @@ static void test_shutdown(fixture_server *shared)
 		t = raw_trace(&busy, 10000, st);
 		CHECK(strstr(t, "E") && strstr(t, "EOF") && strcmp(st, "57P01") == 0, "busy session: %s (%s)",
 		      t, st);
+		/* Waiting for COPY data: no poll() on the stop pipe there either. */
+		t = raw_trace(&copy, 10000, st);
+		CHECK(strstr(t, "E") && strstr(t, "EOF") && strcmp(st, "57P01") == 0,
+		      "session in COPY FROM STDIN: %s (%s)", t, st);
 		CHECK(now_s() - t0 < 10, "shutdown took %.1f s", now_s() - t0);
 	}
 	raw_close(&idle);
 	raw_close(&busy);
+	raw_close(&copy);
 	CHECK(fixture_stop(&fx, wt_case_failures() > 0) == 0, "the server did not exit cleanly (%s)",
 	      fx.kept);
 }
