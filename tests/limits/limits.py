@@ -493,14 +493,15 @@ def expected_block_cache():
 
 def block_cache(t):
     if t.pg:
-        log("# limits: block_cache: Strata only")
-        return
+        return log("# limits: block_cache: Strata only")
     c = t.conn()
-    cur = c.cursor()
-    cur.execute("SELECT capacity_bytes FROM strata_cache")
-    got, want = cur.fetchone()[0], expected_block_cache()
-    t.check(got == want, f"the default block cache is an eighth of memory, at least 256 MB: {got} (want {want})")
-    c.close()
+    try:
+        with c.cursor() as cur:
+            cur.execute("SELECT capacity_bytes FROM strata_cache")
+            got, want = cur.fetchone()[0], expected_block_cache()
+        t.check(got == want, f"the default block cache is an eighth of memory, at least 256 MB: {got} (want {want})")
+    finally:
+        c.close()
 
 
 def cancel(t):
