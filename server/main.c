@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "admin.h"
 #include "config.h"
@@ -16,6 +17,40 @@
 #include "pgw.h"
 #include "sql.h"
 #include "util.h"
+
+/* A limit from a cgroup file ("max" or bytes), 0 if none. */
+static unsigned long long cgroup_limit(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return 0;
+	unsigned long long v = 0;
+	if (fscanf(f, "%llu", &v) != 1)
+		v = 0;
+	fclose(f);
+	return v;
+}
+
+/* block_cache_mb = 0: an eighth of the memory this server may use (the
+ * machine's, or its cgroup's limit when lower), at least 256 MB. The
+ * cache holds decompressed blocks; PostgreSQL gets the same from the OS
+ * page cache, which here only holds the compressed files, and a working
+ * set past the cache costs a zstd decompression per block read (a 10M
+ * row table's point reads 7x the CPU with 256 MB, docs/performance.md). */
+static size_t auto_block_cache(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGE_SIZE);
+	unsigned long long mem =
+	    pages > 0 && psz > 0 ? (unsigned long long)pages * (unsigned long long)psz : 0;
+	const char *limits[] = {"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"};
+	for (size_t i = 0; i < UTIL_ARRAY_LEN(limits); i++) {
+		unsigned long long l = cgroup_limit(limits[i]);
+		if (l && (!mem || l < mem))
+			mem = l;
+	}
+	unsigned long long c = mem / 8, floor = 256ull << 20;
+	return (size_t)(c > floor ? c : floor);
+}
 
 static int parse_args(int argc, char **argv, srv_config *cfg)
 {
@@ -140,7 +175,7 @@ int main(int argc, char **argv)
 	eo.store_uri = cfg.store[0] ? cfg.store : NULL;
 	eo.max_connections = cfg.max_connections;
 	eo.work_mem = (size_t)cfg.work_mem_kb * 1024;
-	eo.block_cache_bytes = (size_t)cfg.block_cache_mb << 20;
+	eo.block_cache_bytes = cfg.block_cache_mb > 0 ? (size_t)cfg.block_cache_mb << 20 : auto_block_cache();
 	eo.sync_commit = cfg.sync_commit;
 	eo.history_retention_s = cfg.history_retention_s;
 	eo.log_min_duration_ms = cfg.log_min_duration_ms;

@@ -776,6 +776,27 @@ static sql_expr *execparam(sql_planner *pl, ty_oid type, int32_t typmod, int *id
 	return e;
 }
 
+/* Whether a hash join keeping `rows` rows of table o (ncols datums each)
+ * would pass its memory (2 x work_mem, exec_join.c) and spill. Per row it
+ * keeps the datums, the by-reference bytes (ANALYZE's average widths, 8
+ * when not known), the row header and its slot in the row array (three
+ * times over while the array doubles in the arena) and two bucket
+ * pointers: 88 bytes. */
+static bool hash_spills(sql_session *s, const cat_obj *o, int ncols, double rows)
+{
+	double width = 0;
+	for (int i = 0; i < o->rel.ncols; i++) {
+		const cat_column *c = &o->rel.cols[i];
+		if (c->dropped)
+			continue;
+		int w = sql_stats_avg_width(s, o, c->attnum);
+		width += w >= 0 ? w : 8;
+	}
+	double per_row = (double)ncols * sizeof(ty_datum) + 88 + width;
+	size_t wm = s->work_mem ? s->work_mem : (size_t)4 << 20;
+	return rows * per_row > 2.0 * (double)wm;
+}
+
 sql_plan *sql_plan_lookup_join(sql_planner *pl, sql_jointype type, sql_plan *lp, sql_tlist *ltl,
 			       const bool *lset, sql_plan *rp, sql_tlist *rtl, const bool *rset,
 			       sql_expr **jq, int njq, sql_tlist **tl_out)
@@ -796,9 +817,13 @@ sql_plan *sql_plan_lookup_join(sql_planner *pl, sql_jointype type, sql_plan *lp,
 	if (!rte || q->rtes[rte - 1]->kind != SQL_RTE_TABLE || rp->scan.reloid != q->rtes[rte - 1]->rel->oid)
 		return NULL;
 	const cat_rel *rel = &q->rtes[rte - 1]->rel->rel;
-	/* Few outer rows against a big table: one lookup each beats reading it. */
+	/* Few outer rows against a big table: one lookup each beats reading it.
+	 * A table whose hash table would pass the hash join's memory is read,
+	 * written to files and read back: a lookup per outer row wins up to
+	 * as many outer rows as the table has. */
 	double inner_rows = table_rows(rel);
-	if (lp->rows * 4 > inner_rows)
+	double lookup_rows = hash_spills(s, q->rtes[rte - 1]->rel, rp->ncols, inner_rows) ? 1 : 4;
+	if (lp->rows * lookup_rows > inner_rows)
 		return NULL;
 	eqpair *pairs = ty_alloc(sizeof(eqpair) * (size_t)(njq + 1));
 	int npairs = 0;

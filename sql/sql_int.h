@@ -1284,6 +1284,8 @@ void sql_autoanalyze_note(sql_session *s, const cat_snap *cs, cat_oid table, siz
 void sql_analyze_rel(sql_session *s, const cat_obj *o);
 double sql_stats_fraction_below(sql_session *s, const cat_obj *rel, int attnum, ty_datum v, bool inclusive);
 double sql_stats_ndistinct(sql_session *s, const cat_obj *rel, int attnum);
+/* ANALYZE's average width of a column in bytes, -1 if not known. */
+int sql_stats_avg_width(sql_session *s, const cat_obj *rel, int attnum);
 /* At commit of DDL: every interleaved table still has its parent (else
  * 2BP01); a storage still named by a relation is not dropped. */
 void sql_ilv_check_catalog(cat_snap *before, cat_snap *after);

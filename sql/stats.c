@@ -828,26 +828,38 @@ double sql_stats_fraction_below(sql_session *s, const cat_obj *rel, int attnum, 
 	return below + rest * hist_frac;
 }
 
-double sql_stats_ndistinct(sql_session *s, const cat_obj *rel, int attnum)
+/* read_col() for the planner's estimates: false on any error too. */
+static bool read_col_quiet(sql_session *s, const cat_obj *rel, int attnum, sql_stats_col *st)
 {
 	const cat_column *col = cat_column_by_attnum(&rel->rel, attnum);
 	if (!col || !rel->rel.stats_rows)
-		return -1;
-	sql_stats_col st;
+		return false;
 	bool ok = false;
 	TY_TRY(tc)
 	{
-		ok = read_col(s, rel->oid, col, &st);
+		ok = read_col(s, rel->oid, col, st);
 	}
 	TY_CATCH(tc)
 	{
 		TY_END(tc);
-		return -1;
+		return false;
 	}
 	TY_END(tc);
-	if (!ok)
+	return ok;
+}
+
+double sql_stats_ndistinct(sql_session *s, const cat_obj *rel, int attnum)
+{
+	sql_stats_col st;
+	if (!read_col_quiet(s, rel, attnum, &st))
 		return -1;
 	return st.n_distinct < 0 ? -st.n_distinct * (double)rel->rel.stats_rows : st.n_distinct;
+}
+
+int sql_stats_avg_width(sql_session *s, const cat_obj *rel, int attnum)
+{
+	sql_stats_col st;
+	return read_col_quiet(s, rel, attnum, &st) ? st.avg_width : -1;
 }
 
 /* pg_stats: one row per analyzed column. */

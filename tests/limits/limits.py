@@ -10,7 +10,8 @@ writes and a recursive query's work tables), max_connections (FATAL 53300, a slo
 freed is usable again), the maximum message size (an announced 1 GiB
 message is refused at once; announcing a big one allocates nothing until
 its bytes arrive) and query cancel (57014; a CancelRequest with the wrong
-key cancels nothing). After each case the session that hit the limit, or a
+key cancels nothing), and the default block cache size (an eighth of
+memory, at least 256 MB). After each case the session that hit the limit, or a
 new one, must work, and a bystander session must not notice anything.
 
 usage: limits.py [CASE...]    (STRATA_BIN=tests/lib/pg_as_strata.sh checks the
@@ -475,6 +476,34 @@ def message_size(t):
     c.close()
 
 
+def expected_block_cache():
+    """What block_cache_mb = 0 should give: an eighth of the memory the server
+    may use (physical memory, or a lower cgroup limit), at least 256 MB."""
+    mem = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    for path in ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"):
+        try:
+            with open(path) as f:
+                v = f.read().strip()
+        except OSError:
+            continue
+        if v.isdigit() and 0 < int(v) < mem:
+            mem = int(v)
+    return max(mem // 8, 256 << 20)
+
+
+def block_cache(t):
+    if t.pg:
+        return log("# limits: block_cache: Strata only")
+    c = t.conn()
+    try:
+        with c.cursor() as cur:
+            cur.execute("SELECT capacity_bytes FROM strata_cache")
+            got, want = cur.fetchone()[0], expected_block_cache()
+        t.check(got == want, f"the default block cache is an eighth of memory, at least 256 MB: {got} (want {want})")
+    finally:
+        c.close()
+
+
 def cancel(t):
     c = t.conn()
     cur = c.cursor()
@@ -535,7 +564,7 @@ def read_until_closed_or(s, marker, timeout):
 
 
 CASES = [statement_timeout, lock_timeout, idle_in_transaction, idle_session, work_mem, memory_budget,
-         savepoint_budget, max_connections, message_size, cancel]
+         savepoint_budget, max_connections, message_size, cancel, block_cache]
 
 
 def main(argv):

@@ -87,4 +87,25 @@ SELECT count(*), sum(t0.id), sum(t2.a) FROM jo_f3 t0 JOIN jo_f5 t1 ON t1.a = t0.
 SELECT count(*), sum(t2.id) FROM jo_f3 t0 JOIN jo_f5 t1 ON t1.a = t0.id AND t1.k2 > 3
   JOIN jo_f2 t2 ON t2.a = t0.a WHERE t0.id <= 100;
 DROP TABLE jo_f2, jo_f3, jo_f5;
+-- Hashing the inner table would pass the hash join's memory (2 x work_mem):
+-- each outer row is looked up instead, also past a quarter of the table's rows.
+CREATE TABLE jo_lk_u (id int PRIMARY KEY, name text, country text);
+CREATE TABLE jo_lk_e (t int, id int, user_id int, amount int, PRIMARY KEY (t, id));
+INSERT INTO jo_lk_u SELECT i, 'user ' || i, 'c' || (i % 7) FROM generate_series(1, 3000) i;
+INSERT INTO jo_lk_e SELECT i % 10, i, (i * 7) % 3000 + 1, i % 100 FROM generate_series(1, 20000) i;
+ANALYZE jo_lk_u;
+ANALYZE jo_lk_e;
+EXPLAIN (COSTS OFF)
+SELECT u.country, count(*), sum(e.amount) FROM jo_lk_e e JOIN jo_lk_u u ON u.id = e.user_id
+  WHERE e.t = 3 GROUP BY 1 ORDER BY 1;
+SET work_mem = '64kB';
+EXPLAIN (COSTS OFF)
+SELECT u.country, count(*), sum(e.amount) FROM jo_lk_e e JOIN jo_lk_u u ON u.id = e.user_id
+  WHERE e.t = 3 GROUP BY 1 ORDER BY 1;
+SELECT u.country, count(*), sum(e.amount) FROM jo_lk_e e JOIN jo_lk_u u ON u.id = e.user_id
+  WHERE e.t = 3 GROUP BY 1 ORDER BY 1;
+RESET work_mem;
+SELECT u.country, count(*), sum(e.amount) FROM jo_lk_e e JOIN jo_lk_u u ON u.id = e.user_id
+  WHERE e.t = 3 GROUP BY 1 ORDER BY 1;
+DROP TABLE jo_lk_u, jo_lk_e;
 DROP TABLE jo_ord, jo_prod, jo_cust, jo_region;
