@@ -38,7 +38,7 @@ export PGOPTIONS="-c client_min_messages=warning"
 setup() {
 	if [[ $1 == w1 ]]; then
 		psql -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$port" -U postgres \
-			-f "$rep/schema.sql" -f "$rep/indexes.sql" >/dev/null
+			-f "$rep/schema.sql" -f "$rep/indexes.sql" 2>&1 >/dev/null | grep -v NOTICE >&2
 	else
 		pgbench -q -i -s 1 -h 127.0.0.1 -p "$port" -U postgres postgres >/dev/null 2>&1
 	fi

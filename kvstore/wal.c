@@ -11,9 +11,10 @@
 
 /* Zero-filling ahead: in steps of PREP_STEP bytes, each fsynced on its own
  * (a commit's fdatasync may have to wait for a step's dirty pages: keep
- * them few), until the zeros reach as far past the last record as the
- * segment already holds records, at least one step, at most PREP_AHEAD (a
- * store that is opened and barely written costs one step). */
+ * them few), once the segment has a record (a store opened and closed
+ * unwritten costs nothing, one barely written one step), until the zeros
+ * reach as far past the last record as the segment already holds records,
+ * at least one step, at most PREP_AHEAD. */
 #define PREP_STEP  (256u << 10)
 #define PREP_AHEAD (4u << 20)
 
@@ -87,7 +88,8 @@ static kv_status open_seg(kv_wal *w, uint64_t n, kv_file **f)
 static uint64_t prep_step(const kv_wal *w)
 {
 	uint64_t from = UTIL_MAX(w->zend, w->seg_size);
-	if (from >= w->seg_bytes || w->failed || w->rolling || w->beyond || w->ragged || !w->f)
+	if (!w->seg_size || from >= w->seg_bytes || w->failed || w->rolling || w->beyond || w->ragged ||
+	    !w->f)
 		return 0;
 	uint64_t ahead = UTIL_MIN(UTIL_MAX(w->seg_size, PREP_STEP), PREP_AHEAD);
 	if (w->zend >= w->seg_size + ahead)
@@ -206,6 +208,14 @@ uint64_t wal_current_seg(kv_wal *w)
 	return s;
 }
 
+uint64_t wal_zeroed(kv_wal *w)
+{
+	pthread_mutex_lock(&w->mu);
+	uint64_t z = w->zend;
+	pthread_mutex_unlock(&w->mu);
+	return z;
+}
+
 bool wal_failed(kv_wal *w)
 {
 	pthread_mutex_lock(&w->mu);
@@ -255,6 +265,26 @@ static kv_status write_group(kv_wal *w)
 	return e ? kv_fail_errno(e, "append to log segment", "") : KV_OK;
 }
 
+/* fsyncs the current segment (the leader's). */
+static kv_status sync_seg(kv_wal *w)
+{
+	int e = w->fs->sync(w->f);
+	w->syncs++;
+	if (e) {
+		w->failed = true;
+		return kv_fail_errno(e, "fsync log segment", "");
+	}
+	/* A zero-fill step's fsync that failed meanwhile may have dropped
+	 * this group's pages although ours reported success. */
+	pthread_mutex_lock(&w->mu);
+	bool failed = w->failed;
+	pthread_mutex_unlock(&w->mu);
+	if (failed)
+		return kv_fail(KV_IO_ERROR, "fsync of the log failed while zero-filling it");
+	w->synced_size = w->seg_size;
+	return KV_OK;
+}
+
 /* Switches to a new segment once the current one is full: waits out a
  * zero-fill step, cuts the file to its records (only the last segment may
  * end in zeros, docs/wal-format.md; zeros stop at seg_bytes, so this only
@@ -272,14 +302,7 @@ static kv_status roll(kv_wal *w)
 	kv_file *nf = NULL;
 	uint64_t n = 0;
 	bool cut = w->fs->truncate(w->f, w->seg_size) == 0;
-	int e = w->fs->sync(w->f);
-	w->syncs++;
-	if (e) {
-		w->failed = true;
-		st = kv_fail_errno(e, "fsync log segment", "");
-	} else {
-		w->synced_size = w->seg_size;
-	}
+	st = sync_seg(w);
 	if (!st && cut) {
 		n = w->next_fn(w->next_arg);
 		if (open_seg(w, n, &nf) != KV_OK)
@@ -330,22 +353,8 @@ static kv_status lead(kv_wal *w, wal_req *first, wal_req *last, uint64_t *seg)
 	}
 	if (w->seg_size >= w->seg_bytes)
 		return roll(w);
-	if (sync && w->synced_size != w->seg_size) {
-		int e = w->fs->sync(w->f);
-		w->syncs++;
-		if (e) {
-			w->failed = true;
-			return kv_fail_errno(e, "fsync log segment", "");
-		}
-		/* A zero-fill step's fsync that failed meanwhile may have dropped
-		 * this group's pages although ours reported success. */
-		pthread_mutex_lock(&w->mu);
-		bool failed = w->failed;
-		pthread_mutex_unlock(&w->mu);
-		if (failed)
-			return kv_fail(KV_IO_ERROR, "fsync of the log failed while zero-filling it");
-		w->synced_size = w->seg_size;
-	}
+	if (sync && w->synced_size != w->seg_size)
+		return sync_seg(w);
 	return KV_OK;
 }
 
