@@ -19,6 +19,10 @@ typedef struct track {
 	uint64_t synced; /* durable bytes */
 	bool new_file;   /* created since its directory was last fsynced */
 	bool dirty;      /* written since the last fsync */
+	/* Lowest offset a pwrite changed since the last fsync (UINT64_MAX:
+	 * none). Only the log pwrites, always over zeros it made durable, so a
+	 * crash turns [lo, synced) back into zeros. */
+	uint64_t pw_lo;
 	struct track *next;
 } track;
 
@@ -55,6 +59,7 @@ static track *find_track(kv_fault_fs *f, const char *path, bool create)
 		return NULL;
 	track *t = util_xcalloc(1, sizeof(*t));
 	t->path = util_xstrdup(path);
+	t->pw_lo = UINT64_MAX;
 	t->next = f->tracks;
 	f->tracks = t;
 	return t;
@@ -95,6 +100,15 @@ static int inject(kv_fault_fs *f, int kind, const char *path)
 	return rc;
 }
 
+static kv_file *wrap(kv_fs *fs, kv_file *in, const char *path)
+{
+	ffile *x = util_xcalloc(1, sizeof(*x));
+	x->base.fs = fs;
+	x->inner = in;
+	x->path = util_xstrdup(path);
+	return &x->base;
+}
+
 static int f_open_read(kv_fs *fs, const char *path, kv_file **out)
 {
 	kv_fault_fs *f = F(fs);
@@ -104,15 +118,12 @@ static int f_open_read(kv_fs *fs, const char *path, kv_file **out)
 	kv_file *in;
 	if ((e = f->base->open_read(f->base, path, &in)))
 		return e;
-	ffile *x = util_xcalloc(1, sizeof(*x));
-	x->base.fs = fs;
-	x->inner = in;
-	x->path = util_xstrdup(path);
-	*out = &x->base;
+	*out = wrap(fs, in, path);
 	return 0;
 }
 
-static int f_open_write(kv_fs *fs, const char *path, bool truncate, kv_file **out)
+/* open_write (rw false) or create_rw (rw true: always truncates). */
+static int open_tracked(kv_fs *fs, const char *path, bool rw, bool truncate, kv_file **out)
 {
 	kv_fault_fs *f = F(fs);
 	int e = inject(f, KV_FAULT_OPEN, path);
@@ -120,7 +131,8 @@ static int f_open_write(kv_fs *fs, const char *path, bool truncate, kv_file **ou
 		return e;
 	bool existed = f->base->exists(f->base, path) == 0;
 	kv_file *in;
-	if ((e = f->base->open_write(f->base, path, truncate, &in)))
+	if ((e = rw ? f->base->create_rw(f->base, path, &in)
+		    : f->base->open_write(f->base, path, truncate, &in)))
 		return e;
 	pthread_mutex_lock(&f->mu);
 	track *t = find_track(f, path, true);
@@ -129,18 +141,25 @@ static int f_open_write(kv_fs *fs, const char *path, bool truncate, kv_file **ou
 	if (truncate || !existed) {
 		t->synced = 0;
 		t->dirty = true;
+		t->pw_lo = UINT64_MAX;
 	} else if (!t->dirty) {
 		uint64_t sz = 0;
 		f->base->size(in, &sz);
 		t->synced = sz;
 	}
 	pthread_mutex_unlock(&f->mu);
-	ffile *x = util_xcalloc(1, sizeof(*x));
-	x->base.fs = fs;
-	x->inner = in;
-	x->path = util_xstrdup(path);
-	*out = &x->base;
+	*out = wrap(fs, in, path);
 	return 0;
+}
+
+static int f_open_write(kv_fs *fs, const char *path, bool truncate, kv_file **out)
+{
+	return open_tracked(fs, path, false, truncate, out);
+}
+
+static int f_create_rw(kv_fs *fs, const char *path, kv_file **out)
+{
+	return open_tracked(fs, path, true, true, out);
 }
 
 static int f_pread(kv_file *file, void *buf, size_t n, uint64_t off, size_t *got)
@@ -169,6 +188,26 @@ static int f_append(kv_file *file, const void *buf, size_t n)
 	return x->inner->fs->append(x->inner, buf, n);
 }
 
+static int f_pwrite(kv_file *file, const void *buf, size_t n, uint64_t off)
+{
+	ffile *x = (ffile *)file;
+	kv_fault_fs *f = F(file->fs);
+	int e = inject(f, KV_FAULT_WRITE, x->path);
+	if (e) {
+		if (e != EIO && n > 1)
+			x->inner->fs->pwrite(x->inner, buf, n / 2, off);
+		else
+			n = 0;
+	}
+	pthread_mutex_lock(&f->mu);
+	track *t = find_track(f, x->path, true);
+	t->dirty = true;
+	if (n && off < t->pw_lo)
+		t->pw_lo = off;
+	pthread_mutex_unlock(&f->mu);
+	return e ? e : x->inner->fs->pwrite(x->inner, buf, n, off);
+}
+
 static int f_sync(kv_file *file)
 {
 	ffile *x = (ffile *)file;
@@ -184,6 +223,7 @@ static int f_sync(kv_file *file)
 	track *t = find_track(f, x->path, true);
 	t->synced = sz;
 	t->dirty = false;
+	t->pw_lo = UINT64_MAX;
 	pthread_mutex_unlock(&f->mu);
 	return 0;
 }
@@ -306,8 +346,22 @@ static int f_exists(kv_fs *fs, const char *path)
 kv_fault_fs *kv_fault_fs_new(kv_fs *base)
 {
 	kv_fault_fs *f = util_xcalloc(1, sizeof(*f));
-	f->fs = (kv_fs){f_open_read, f_open_write, f_pread,  f_append, f_sync,     f_truncate, f_size,
-			f_close,     f_rename,     f_unlink, f_mkdir,  f_sync_dir, f_list,     f_exists};
+	f->fs = (kv_fs){.open_read = f_open_read,
+			.open_write = f_open_write,
+			.create_rw = f_create_rw,
+			.pread = f_pread,
+			.append = f_append,
+			.pwrite = f_pwrite,
+			.sync = f_sync,
+			.truncate = f_truncate,
+			.size = f_size,
+			.close = f_close,
+			.rename = f_rename,
+			.unlink = f_unlink,
+			.mkdir = f_mkdir,
+			.sync_dir = f_sync_dir,
+			.list = f_list,
+			.exists = f_exists};
 	f->base = base;
 	pthread_mutex_init(&f->mu, NULL);
 	return f;
@@ -387,6 +441,18 @@ void kv_fault_revive(kv_fault_fs *f)
 	pthread_mutex_unlock(&f->mu);
 }
 
+/* Zeros [from, to) of fd: unsynced pwrites over durable zeros are lost. */
+static void zero_range(int fd, uint64_t from, uint64_t to)
+{
+	static const uint8_t z[4096];
+	while (from < to) {
+		size_t n = (size_t)UTIL_MIN(to - from, sizeof(z));
+		if (pwrite(fd, z, n, (off_t)from) != (ssize_t)n)
+			return;
+		from += n;
+	}
+}
+
 void kv_fault_crash(kv_fault_fs *f, unsigned seed, bool torn)
 {
 	pthread_mutex_lock(&f->mu);
@@ -404,12 +470,18 @@ void kv_fault_crash(kv_fault_fs *f, unsigned seed, bool torn)
 		int fd = open(t->path, O_RDWR);
 		if (fd >= 0) {
 			off_t size = lseek(fd, 0, SEEK_END);
-			uint64_t keep = t->synced;
+			uint64_t lo = UTIL_MIN(t->synced, t->pw_lo), keep = lo;
 			if (torn && (uint64_t)size > keep) {
 				r = r * 1103515245u + 12345u;
 				keep += (r >> 8) % ((uint64_t)size - keep + 1);
 			}
-			if ((uint64_t)size > keep && ftruncate(fd, (off_t)keep) == 0 && torn && (r & 1)) {
+			bool lost = (uint64_t)size > keep;
+			if (keep < t->synced)
+				zero_range(fd, keep, t->synced);
+			uint64_t cut = UTIL_MAX(keep, t->synced);
+			if ((uint64_t)size > cut && ftruncate(fd, (off_t)cut) != 0)
+				lost = false;
+			if (lost && torn && (r & 1)) {
 				/* Garbage where the lost data was. */
 				uint8_t junk[64];
 				for (size_t i = 0; i < sizeof(junk); i++) {
@@ -423,6 +495,7 @@ void kv_fault_crash(kv_fault_fs *f, unsigned seed, bool torn)
 		}
 		t->synced = 0;
 		t->dirty = false;
+		t->pw_lo = UINT64_MAX;
 		pp = &t->next;
 	}
 	/* Re-read durable sizes. */

@@ -41,6 +41,11 @@ static int p_open_write(kv_fs *fs, const char *path, bool truncate, kv_file **ou
 	return p_open(fs, path, O_WRONLY | O_CREAT | O_APPEND | (truncate ? O_TRUNC : 0), out);
 }
 
+static int p_create_rw(kv_fs *fs, const char *path, kv_file **out)
+{
+	return p_open(fs, path, O_WRONLY | O_CREAT | O_TRUNC, out);
+}
+
 static int p_pread(kv_file *f, void *buf, size_t n, uint64_t off, size_t *got)
 {
 	int fd = ((posix_file *)f)->fd;
@@ -60,12 +65,15 @@ static int p_pread(kv_file *f, void *buf, size_t n, uint64_t off, size_t *got)
 	return 0;
 }
 
-static int p_append(kv_file *f, const void *buf, size_t n)
+/* Writes all n bytes, at off or (off < 0) at the file position. */
+static int write_all(kv_file *f, const void *buf, size_t n, int64_t off)
 {
 	int fd = ((posix_file *)f)->fd;
 	size_t done = 0;
 	while (done < n) {
-		ssize_t r = write(fd, (const char *)buf + done, n - done);
+		const char *p = (const char *)buf + done;
+		ssize_t r =
+		    off < 0 ? write(fd, p, n - done) : pwrite(fd, p, n - done, (off_t)(off + (int64_t)done));
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
@@ -74,6 +82,16 @@ static int p_append(kv_file *f, const void *buf, size_t n)
 		done += (size_t)r;
 	}
 	return 0;
+}
+
+static int p_append(kv_file *f, const void *buf, size_t n)
+{
+	return write_all(f, buf, n, -1);
+}
+
+static int p_pwrite(kv_file *f, const void *buf, size_t n, uint64_t off)
+{
+	return write_all(f, buf, n, (int64_t)off);
 }
 
 static int p_sync(kv_file *f)
@@ -153,8 +171,10 @@ static int p_exists(kv_fs *fs, const char *path)
 static kv_fs posix_fs = {
     .open_read = p_open_read,
     .open_write = p_open_write,
+    .create_rw = p_create_rw,
     .pread = p_pread,
     .append = p_append,
+    .pwrite = p_pwrite,
     .sync = p_sync,
     .truncate = p_truncate,
     .size = p_size,

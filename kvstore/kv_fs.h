@@ -29,10 +29,15 @@ struct kv_fs {
 	int (*open_read)(kv_fs *fs, const char *path, kv_file **out);
 	/* Creates (truncating) or opens for appending. */
 	int (*open_write)(kv_fs *fs, const char *path, bool truncate, kv_file **out);
+	/* Creates (truncating) a file for writing at offsets with pwrite (not
+	 * appending: the log writes into space it zero-filled ahead). */
+	int (*create_rw)(kv_fs *fs, const char *path, kv_file **out);
 	/* Reads up to n bytes at off; *got < n only at end of file. */
 	int (*pread)(kv_file *f, void *buf, size_t n, uint64_t off, size_t *got);
 	/* Appends all n bytes (a short write is an error). */
 	int (*append)(kv_file *f, const void *buf, size_t n);
+	/* Writes all n bytes at off (files from create_rw only). */
+	int (*pwrite)(kv_file *f, const void *buf, size_t n, uint64_t off);
 	/* fsync (data and metadata needed to read it back). */
 	int (*sync)(kv_file *f);
 	/* Cuts the file to size bytes (undoing a failed append). */

@@ -9,6 +9,15 @@
 
 #include "kv_int.h"
 
+/* Zero-filling ahead: in steps of PREP_STEP bytes, each fsynced on its own
+ * (a commit's fdatasync may have to wait for a step's dirty pages: keep
+ * them few), once the segment has a record (a store opened and closed
+ * unwritten costs nothing, one barely written one step), until the zeros
+ * reach as far past the last record as the segment already holds records,
+ * at least one step, at most PREP_AHEAD. */
+#define PREP_STEP  (256u << 10)
+#define PREP_AHEAD (4u << 20)
+
 typedef struct wal_req {
 	const uint8_t *p;
 	size_t len;
@@ -29,10 +38,23 @@ struct kv_wal {
 	pthread_cond_t cv;
 	wal_req *head, *tail;
 	bool leader;
-	/* Leader-owned (only the leader touches these while leader is set). */
+	/* Under mu, shared by the leader and the preparer thread: the
+	 * segment's record bytes, how far it is zero-filled and synced, and
+	 * who is writing where (the preparer zero-fills [zend, ...) only while
+	 * the leader writes below zend; the leader waits for it otherwise). */
 	kv_file *f;
 	uint64_t seg;
 	uint64_t seg_size;
+	uint64_t zend;
+	bool zeroing; /* the preparer is writing zeros past zend */
+	bool beyond;  /* the leader is writing past zend */
+	bool rolling; /* the leader is switching segments: no zeroing */
+	bool ragged;  /* a failed zero-fill may have left zeros past zend */
+	bool stop;
+	pthread_cond_t pcv; /* preparer work and its completion */
+	pthread_t prep;
+	bool prep_started;
+	/* Leader-owned (only the leader touches these while leader is set). */
 	uint64_t synced_size;
 	util_buf buf;
 	bool failed; /* fsync failed: refuse writes until reopened */
@@ -49,7 +71,7 @@ static kv_status open_seg(kv_wal *w, uint64_t n, kv_file **f)
 {
 	char path[4096];
 	wal_seg_path(path, sizeof(path), w->dir, n);
-	int e = w->fs->open_write(w->fs, path, true, f);
+	int e = w->fs->create_rw(w->fs, path, f);
 	if (!e)
 		e = w->fs->sync_dir(w->fs, w->dir);
 	if (e) {
@@ -59,6 +81,73 @@ static kv_status open_seg(kv_wal *w, uint64_t n, kv_file **f)
 		return kv_fail_errno(e, "create log segment", path);
 	}
 	return KV_OK;
+}
+
+/* The size of the next zero-fill step, from max(zend, seg_size), 0 if none
+ * is due. Zeros never go past seg_bytes, where the log rolls. REQUIRES: mu. */
+static uint64_t prep_step(const kv_wal *w)
+{
+	uint64_t from = UTIL_MAX(w->zend, w->seg_size);
+	if (!w->seg_size || from >= w->seg_bytes || w->failed || w->rolling || w->beyond || w->ragged ||
+	    !w->f)
+		return 0;
+	uint64_t ahead = UTIL_MIN(UTIL_MAX(w->seg_size, PREP_STEP), PREP_AHEAD);
+	if (w->zend >= w->seg_size + ahead)
+		return 0;
+	return UTIL_MIN(PREP_STEP, w->seg_bytes - from);
+}
+
+static int write_zeros(kv_fs *fs, kv_file *f, uint64_t from, uint64_t to)
+{
+	static const uint8_t z[64 << 10];
+	for (uint64_t o = from; o < to;) {
+		size_t n = (size_t)UTIL_MIN(to - o, sizeof(z));
+		int e = fs->pwrite(f, z, n, o);
+		if (e)
+			return e;
+		o += n;
+	}
+	return 0;
+}
+
+/* The preparer: keeps the current segment zero-filled and synced ahead of
+ * the writer, so a commit's fdatasync writes data blocks only and no
+ * file-size change (which costs an extra journal commit on ext4/xfs). */
+static void *prep_main(void *arg)
+{
+	kv_wal *w = arg;
+	pthread_mutex_lock(&w->mu);
+	while (!w->stop) {
+		uint64_t step = prep_step(w);
+		if (!step) {
+			pthread_cond_wait(&w->pcv, &w->mu);
+			continue;
+		}
+		uint64_t from = UTIL_MAX(w->zend, w->seg_size), seg = w->seg;
+		kv_file *f = w->f;
+		w->zeroing = true;
+		pthread_mutex_unlock(&w->mu);
+		int e = write_zeros(w->fs, f, from, from + step), se = e ? 0 : w->fs->sync(f);
+		pthread_mutex_lock(&w->mu);
+		w->zeroing = false;
+		if (!e && !se)
+			w->zend = from + step;
+		else
+			/* A failed write is not fatal: the leader writes past zend
+			 * (the file grows) as before, and the roll cuts whatever this
+			 * step left; no more steps in this segment. A failed fsync
+			 * is: it may have dropped records' dirty pages, and a later
+			 * fsync would not report that (docs/wal-format.md). */
+			w->ragged = true;
+		if (se)
+			w->failed = true;
+		pthread_cond_broadcast(&w->pcv);
+		if (e || se)
+			util_log(UTIL_LOG_WARNING, "kvstore: zero-filling log segment %llu: %s",
+				 (unsigned long long)seg, strerror(e ? e : se));
+	}
+	pthread_mutex_unlock(&w->mu);
+	return NULL;
 }
 
 kv_status wal_open(kv_fs *fs, const char *dir, uint64_t seg, size_t seg_bytes, wal_next_fn next, void *arg,
@@ -72,12 +161,16 @@ kv_status wal_open(kv_fs *fs, const char *dir, uint64_t seg, size_t seg_bytes, w
 	w->next_arg = arg;
 	pthread_mutex_init(&w->mu, NULL);
 	pthread_cond_init(&w->cv, NULL);
+	pthread_cond_init(&w->pcv, NULL);
 	w->seg = seg;
 	kv_status st = open_seg(w, seg, &w->f);
+	if (!st && pthread_create(&w->prep, NULL, prep_main, w) != 0)
+		st = kv_fail(KV_NO_MEMORY, "cannot start the log preparer thread");
 	if (st) {
 		wal_close(w);
 		return st;
 	}
+	w->prep_started = true;
 	*out = w;
 	return KV_OK;
 }
@@ -86,11 +179,23 @@ void wal_close(kv_wal *w)
 {
 	if (!w)
 		return;
-	if (w->f)
+	if (w->prep_started) {
+		pthread_mutex_lock(&w->mu);
+		w->stop = true;
+		pthread_cond_broadcast(&w->pcv);
+		pthread_mutex_unlock(&w->mu);
+		pthread_join(w->prep, NULL);
+	}
+	if (w->f) {
+		/* Cut the zeroed tail (the next open would, as a torn tail). */
+		if (!w->failed && (w->zend > w->seg_size || w->ragged) && !w->fs->truncate(w->f, w->seg_size))
+			w->fs->sync(w->f);
 		w->fs->close(w->f);
+	}
 	util_buf_free(&w->buf);
 	pthread_mutex_destroy(&w->mu);
 	pthread_cond_destroy(&w->cv);
+	pthread_cond_destroy(&w->pcv);
 	free(w->dir);
 	free(w);
 }
@@ -101,6 +206,14 @@ uint64_t wal_current_seg(kv_wal *w)
 	uint64_t s = w->seg;
 	pthread_mutex_unlock(&w->mu);
 	return s;
+}
+
+uint64_t wal_zeroed(kv_wal *w)
+{
+	pthread_mutex_lock(&w->mu);
+	uint64_t z = w->zend;
+	pthread_mutex_unlock(&w->mu);
+	return z;
 }
 
 bool wal_failed(kv_wal *w)
@@ -119,8 +232,101 @@ void wal_stats(kv_wal *w, uint64_t *bytes, uint64_t *syncs)
 	pthread_mutex_unlock(&w->mu);
 }
 
+/* Writes the group's bytes at the end of the records. Past the zeroed
+ * space it first waits for a running zero-fill step (whose range it would
+ * overlap). A failed write is undone by cutting the file back to the end
+ * of the records, as without zero-filling: rewriting zeros could fail the
+ * same way (ENOSPC), and a half-written group must not stay in the log. */
+static kv_status write_group(kv_wal *w)
+{
+	uint64_t at = w->seg_size, end = at + w->buf.len;
+	pthread_mutex_lock(&w->mu);
+	while (end > w->zend && w->zeroing)
+		pthread_cond_wait(&w->pcv, &w->mu);
+	w->beyond = end > w->zend;
+	pthread_mutex_unlock(&w->mu);
+
+	int e = w->fs->pwrite(w->f, w->buf.data, w->buf.len, at);
+	pthread_mutex_lock(&w->mu);
+	if (e) {
+		while (w->zeroing)
+			pthread_cond_wait(&w->pcv, &w->mu);
+		if (w->fs->truncate(w->f, at))
+			w->failed = true;
+		w->zend = UTIL_MIN(w->zend, at);
+	} else {
+		w->seg_size = end;
+		w->bytes += w->buf.len;
+	}
+	w->beyond = false;
+	if (prep_step(w))
+		pthread_cond_signal(&w->pcv);
+	pthread_mutex_unlock(&w->mu);
+	return e ? kv_fail_errno(e, "append to log segment", "") : KV_OK;
+}
+
+/* fsyncs the current segment (the leader's). */
+static kv_status sync_seg(kv_wal *w)
+{
+	int e = w->fs->sync(w->f);
+	w->syncs++;
+	if (e) {
+		w->failed = true;
+		return kv_fail_errno(e, "fsync log segment", "");
+	}
+	/* A zero-fill step's fsync that failed meanwhile may have dropped
+	 * this group's pages although ours reported success. */
+	pthread_mutex_lock(&w->mu);
+	bool failed = w->failed;
+	pthread_mutex_unlock(&w->mu);
+	if (failed)
+		return kv_fail(KV_IO_ERROR, "fsync of the log failed while zero-filling it");
+	w->synced_size = w->seg_size;
+	return KV_OK;
+}
+
+/* Switches to a new segment once the current one is full: waits out a
+ * zero-fill step, cuts the file to its records (only the last segment may
+ * end in zeros, docs/wal-format.md; zeros stop at seg_bytes, so this only
+ * matters after a failed zero-fill step) and syncs it, then creates the
+ * next one. If the cut or the create fails the log stays in this segment. */
+static kv_status roll(kv_wal *w)
+{
+	pthread_mutex_lock(&w->mu);
+	w->rolling = true;
+	while (w->zeroing)
+		pthread_cond_wait(&w->pcv, &w->mu);
+	pthread_mutex_unlock(&w->mu);
+
+	kv_status st = KV_OK;
+	kv_file *nf = NULL;
+	uint64_t n = 0;
+	bool cut = w->fs->truncate(w->f, w->seg_size) == 0;
+	st = sync_seg(w);
+	if (!st && cut) {
+		n = w->next_fn(w->next_arg);
+		if (open_seg(w, n, &nf) != KV_OK)
+			nf = NULL;
+	}
+	pthread_mutex_lock(&w->mu);
+	if (cut)
+		w->zend = UTIL_MIN(w->zend, w->seg_size);
+	if (nf) {
+		w->fs->close(w->f);
+		w->f = nf;
+		w->seg = n;
+		w->seg_size = w->synced_size = w->zend = 0;
+		w->ragged = false;
+	}
+	w->rolling = false;
+	pthread_cond_broadcast(&w->pcv);
+	pthread_mutex_unlock(&w->mu);
+	return st;
+}
+
 /* The leader's work for a group: write, maybe fsync, maybe roll. Runs
- * without the mutex; returns the group's status. */
+ * without the mutex except around the shared segment state; returns the
+ * group's status. */
 static kv_status lead(kv_wal *w, wal_req *first, wal_req *last, uint64_t *seg)
 {
 	bool sync = false;
@@ -141,37 +347,14 @@ static kv_status lead(kv_wal *w, wal_req *first, wal_req *last, uint64_t *seg)
 	}
 	*seg = w->seg;
 	if (w->buf.len) {
-		int e = w->fs->append(w->f, w->buf.data, w->buf.len);
-		if (e) {
-			/* Undo a partial append so the log has no garbage in the middle. */
-			int te = w->fs->truncate(w->f, w->seg_size);
-			if (te)
-				w->failed = true;
-			return kv_fail_errno(e, "append to log segment", "");
-		}
-		w->seg_size += w->buf.len;
-		w->bytes += w->buf.len;
+		kv_status st = write_group(w);
+		if (st)
+			return st;
 	}
-	bool roll = w->seg_size >= w->seg_bytes;
-	if ((sync || roll) && w->synced_size != w->seg_size) {
-		int e = w->fs->sync(w->f);
-		w->syncs++;
-		if (e) {
-			w->failed = true;
-			return kv_fail_errno(e, "fsync log segment", "");
-		}
-		w->synced_size = w->seg_size;
-	}
-	if (roll) {
-		kv_file *nf = NULL;
-		uint64_t n = w->next_fn(w->next_arg);
-		if (open_seg(w, n, &nf) == KV_OK) {
-			w->fs->close(w->f);
-			w->f = nf;
-			w->seg = n;
-			w->seg_size = w->synced_size = 0;
-		}
-	}
+	if (w->seg_size >= w->seg_bytes)
+		return roll(w);
+	if (sync && w->synced_size != w->seg_size)
+		return sync_seg(w);
 	return KV_OK;
 }
 

@@ -33,6 +33,8 @@ kv_status wal_sync(kv_wal *w);
 uint64_t wal_current_seg(kv_wal *w);
 bool wal_failed(kv_wal *w);
 void wal_stats(kv_wal *w, uint64_t *bytes, uint64_t *syncs);
+/* How many bytes of the current segment are zero-filled and synced. */
+uint64_t wal_zeroed(kv_wal *w);
 
 /* Path of segment n in dir (buf of at least len bytes). */
 void wal_seg_path(char *buf, size_t len, const char *dir, uint64_t n);

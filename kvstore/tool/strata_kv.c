@@ -114,6 +114,22 @@ static kv_status wal_rec(void *arg, const uint8_t *p, size_t n)
 	return KV_OK;
 }
 
+/* Is everything from off on zeros (space the log zero-filled ahead)? */
+static bool zero_tail(const char *path, uint64_t off)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f || fseek(f, (long)off, SEEK_SET) != 0) {
+		if (f)
+			fclose(f);
+		return false;
+	}
+	int c;
+	while ((c = getc(f)) == 0)
+		;
+	fclose(f);
+	return c == EOF;
+}
+
 static int cmd_wal(const char *path)
 {
 	uint64_t cnt = 0, end = 0, size = 0;
@@ -123,7 +139,10 @@ static int cmd_wal(const char *path)
 		return st == KV_CORRUPTION ? 1 : 2;
 	}
 	printf("%llu records, valid up to byte %llu of %llu%s\n", (unsigned long long)cnt,
-	       (unsigned long long)end, (unsigned long long)size, end < size ? " (torn tail)" : "");
+	       (unsigned long long)end, (unsigned long long)size,
+	       end == size            ? ""
+	       : zero_tail(path, end) ? " (zero-filled tail)"
+				      : " (torn tail)");
 	return 0;
 }
 
