@@ -173,6 +173,10 @@ typedef struct ekv_txn_res {
 
 kv_status ekv_txn_run(ekv *e, ekv_txn *t, ekv_txn_res *out);
 void ekv_txn_res_free(ekv_txn_res *r);
+/* A failed txn whose else branch read the value v (vl bytes) at its key:
+ * the key already holds what the request puts (an earlier attempt of it
+ * applied, or the key is this process's). */
+bool ekv_txn_res_got(const ekv_txn_res *r, const void *v, size_t vl);
 
 /* Leases: grant one of ttl_s seconds, renew it (*alive false once it
  * expired), revoke it (deletes the keys attached). */

@@ -520,7 +520,7 @@ static kv_status flip(big *g, kv_store *s, kv_ts *cts_out)
 		ekv_range_res *fg = &r.fail_get;
 		int64_t rev = r.rev;
 		bool ok = r.succeeded;
-		if (!ok && fg->n && fg->kvs[0].vlen == 16 && !memcmp(fg->kvs[0].val, clockval, 16)) {
+		if (ekv_txn_res_got(&r, clockval, 16)) {
 			ok = true; /* an earlier attempt of this very request applied */
 			rev = fg->kvs[0].mod_rev;
 		}

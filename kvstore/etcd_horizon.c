@@ -95,8 +95,7 @@ bool ekv_elect(ekv *e, const uint8_t *k, size_t klen, int64_t lease)
 	ekv_txn_else_get(t, k, klen);
 	ekv_txn_res r;
 	kv_status st = ekv_txn_run(e, t, &r);
-	bool mine = !st && (r.succeeded || (r.fail_get.n && r.fail_get.kvs[0].vlen == 8 &&
-					    !memcmp(r.fail_get.kvs[0].val, e->node_id, 8)));
+	bool mine = !st && (r.succeeded || ekv_txn_res_got(&r, e->node_id, 8));
 	ekv_txn_res_free(&r);
 	ekv_txn_free(t);
 	return mine;
