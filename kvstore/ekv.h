@@ -13,7 +13,8 @@
  *   etcd_commit.c  kv_commit / kv_commit_if as one etcd transaction
  *   etcd_gc.c      version garbage collection (kv_table_compact)
  *   etcd_horizon.c publishes the oldest revision this process reads and,
- *                  when elected, compacts etcd below every server's
+ *                  when elected, compacts etcd below every server's;
+ *                  ekv_elect (the election on a leased key)
  *   etcd_verify.c  kv_store_verify; a paged walk over keys at one revision
  *   etcd_bggc.c    background version GC of every kv table, paced, on the
  *                  one server per prefix that holds P "/g"
@@ -87,18 +88,12 @@ typedef struct ekv {
 	size_t nrecs, recs_next;
 	atomic_uint_fast64_t big_seq; /* distinguishes this process's large commits */
 	/* etcd_horizon.c: the publishing / compacting thread. */
-	pthread_mutex_t hz_mu;
-	pthread_cond_t hz_cv;
-	pthread_t hz_thread;
-	bool hz_running, hz_stop;
+	kv_bg hz;
 	int64_t hz_lease;
 	int64_t hz_compacted; /* the revision compacted to (by this process) */
 	atomic_int hz_compactions;
 	/* etcd_bggc.c: the background version GC thread. */
-	pthread_mutex_t gc_mu;
-	pthread_cond_t gc_cv;
-	pthread_t gc_thread;
-	bool gc_running, gc_stop;
+	kv_bg gc;
 	atomic_int gc_passes; /* passes over every kv table completed */
 } ekv;
 
@@ -178,6 +173,10 @@ typedef struct ekv_txn_res {
 
 kv_status ekv_txn_run(ekv *e, ekv_txn *t, ekv_txn_res *out);
 void ekv_txn_res_free(ekv_txn_res *r);
+/* A failed txn whose else branch read the value v (vl bytes) at its key:
+ * the key already holds what the request puts (an earlier attempt of it
+ * applied, or the key is this process's). */
+bool ekv_txn_res_got(const ekv_txn_res *r, const void *v, size_t vl);
 
 /* Leases: grant one of ttl_s seconds, renew it (*alive false once it
  * expired), revoke it (deletes the keys attached). */
@@ -410,6 +409,9 @@ kv_status ekv_tlock_state(ekv *e, const ekv_tlock *l, size_t n, int64_t checked_
  * the lease. */
 void ekv_horizon_start(ekv *e);
 void ekv_horizon_stop(ekv *e);
+/* Takes the election key k (klen bytes) on lease if no one holds it;
+ * true if this process holds it now (its node id is the value). */
+bool ekv_elect(ekv *e, const uint8_t *k, size_t klen, int64_t lease);
 
 /* ---------------------------------------------------------------- background GC (etcd_bggc.c) */
 

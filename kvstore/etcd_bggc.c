@@ -21,7 +21,6 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "ekv.h"
 
@@ -44,31 +43,9 @@ static bool gc_elect(ekv *e, int64_t *lease, int ttl)
 	util_buf k = UTIL_BUF_INIT;
 	util_buf_append(&k, e->prefix, e->plen);
 	util_buf_append(&k, "/g", 2);
-	ekv_txn *t = ekv_txn_new();
-	ekv_txn_cmp_absent(t, (const uint8_t *)k.data, k.len);
-	ekv_txn_put_lease(t, (const uint8_t *)k.data, k.len, e->node_id, 8, *lease);
-	ekv_txn_else_get(t, (const uint8_t *)k.data, k.len);
-	ekv_txn_res r;
-	kv_status st = ekv_txn_run(e, t, &r);
-	bool mine = !st && (r.succeeded || (r.fail_get.n && r.fail_get.kvs[0].vlen == 8 &&
-					    !memcmp(r.fail_get.kvs[0].val, e->node_id, 8)));
-	ekv_txn_res_free(&r);
-	ekv_txn_free(t);
+	bool mine = ekv_elect(e, (const uint8_t *)k.data, k.len, *lease);
 	util_buf_free(&k);
 	return mine;
-}
-
-/* Waits up to ms (false: asked to stop). Called with gc_mu held. */
-static bool gc_wait(ekv *e, int64_t ms)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	int64_t ns = ts.tv_nsec + (ms % 1000) * 1000000;
-	ts.tv_sec += (time_t)(ms / 1000 + ns / 1000000000);
-	ts.tv_nsec = (long)(ns % 1000000000);
-	while (!e->gc_stop && pthread_cond_timedwait(&e->gc_cv, &e->gc_mu, &ts) == 0)
-		;
-	return !e->gc_stop;
 }
 
 typedef struct pass {
@@ -77,12 +54,9 @@ typedef struct pass {
 } pass;
 
 /* Pauses for ms; false when asked to stop. */
-static bool gc_pause(ekv *e, int ms)
+static bool gc_pause(ekv *e, int64_t ms)
 {
-	pthread_mutex_lock(&e->gc_mu);
-	bool go = gc_wait(e, ms);
-	pthread_mutex_unlock(&e->gc_mu);
-	return go;
+	return kv_bg_sleep(&e->gc, (int64_t)ms * 1000);
 }
 
 /* Within a table: after every EKV_GC_STEP_KEYS keys (ekv_gc_pace). */
@@ -123,9 +97,11 @@ static int gc_table(void *arg, const char *name)
 static bool gc_pass(kv_store *s, int pace_ms, int step_ms)
 {
 	pass p = {s, pace_ms, step_ms};
-	if (ekv_table_list(s, gc_table, &p) == KV_OK && !s->etcd->gc_stop)
+	bool listed = ekv_table_list(s, gc_table, &p) == KV_OK;
+	bool go = !kv_bg_stopping(&s->etcd->gc);
+	if (listed && go)
 		atomic_fetch_add(&s->etcd->gc_passes, 1);
-	return !s->etcd->gc_stop;
+	return go;
 }
 
 static void *gc_main(void *arg)
@@ -136,15 +112,9 @@ static void *gc_main(void *arg)
 	int pace_ms = env_int("STRATA_ETCD_GC_PACE_MS", 200);
 	int step_ms = env_int("STRATA_ETCD_GC_STEP_MS", 20);
 	int64_t lease = 0;
-	pthread_mutex_lock(&e->gc_mu);
-	while (gc_wait(e, (int64_t)every_s * 1000)) {
-		pthread_mutex_unlock(&e->gc_mu);
-		bool go = !gc_elect(e, &lease, 3 * every_s + 10) || gc_pass(s, pace_ms, step_ms);
-		pthread_mutex_lock(&e->gc_mu);
-		if (!go)
+	while (gc_pause(e, (int64_t)every_s * 1000))
+		if (gc_elect(e, &lease, 3 * every_s + 10) && !gc_pass(s, pace_ms, step_ms))
 			break;
-	}
-	pthread_mutex_unlock(&e->gc_mu);
 	if (lease)
 		(void)ekv_lease_revoke(e, lease); /* another server takes over at once */
 	return NULL;
@@ -152,29 +122,12 @@ static void *gc_main(void *arg)
 
 void ekv_bggc_start(kv_store *s)
 {
-	ekv *e = s->etcd;
 	if (env_int("STRATA_ETCD_GC_S", 300) <= 0 || env_int("STRATA_ETCD_COMPACT_S", 60) <= 0)
 		return;
-	pthread_mutex_init(&e->gc_mu, NULL);
-	pthread_cond_init(&e->gc_cv, NULL);
-	if (pthread_create(&e->gc_thread, NULL, gc_main, s) == 0) {
-		e->gc_running = true;
-	} else {
-		pthread_cond_destroy(&e->gc_cv);
-		pthread_mutex_destroy(&e->gc_mu);
-	}
+	(void)kv_bg_start(&s->etcd->gc, gc_main, s);
 }
 
 void ekv_bggc_stop(ekv *e)
 {
-	if (!e->gc_running)
-		return;
-	pthread_mutex_lock(&e->gc_mu);
-	e->gc_stop = true;
-	pthread_cond_signal(&e->gc_cv);
-	pthread_mutex_unlock(&e->gc_mu);
-	pthread_join(e->gc_thread, NULL);
-	e->gc_running = false;
-	pthread_cond_destroy(&e->gc_cv);
-	pthread_mutex_destroy(&e->gc_mu);
+	kv_bg_stop(&e->gc);
 }

@@ -58,11 +58,7 @@ typedef struct big {
 	int64_t ttl_s; /* the lease's (STRATA_ETCD_BIG_TTL_S, default 10 s) */
 	/* The keep-alive thread (renew_loop): renews the lease every ttl/4
 	 * whatever the committer is doing, retrying failed renewals. */
-	pthread_t ka_thread;
-	bool ka_running;
-	pthread_mutex_t ka_mu;
-	pthread_cond_t ka_cv;
-	bool ka_stop;     /* under ka_mu */
+	kv_bg ka;
 	atomic_bool lost; /* the lease ended (etcd said so, or no renewal for a whole TTL) */
 } big;
 
@@ -236,21 +232,10 @@ static void *renew_loop(void *arg)
 {
 	big *g = arg;
 	int64_t period = g->ttl_s * 1000000 / 4, last_ok = util_now_us(), wait = period;
-	pthread_mutex_lock(&g->ka_mu);
-	while (!g->ka_stop) {
-		struct timespec until;
-		clock_gettime(CLOCK_REALTIME, &until);
-		int64_t ns = (int64_t)until.tv_nsec + wait * 1000;
-		until.tv_sec += (time_t)(ns / 1000000000);
-		until.tv_nsec = (long)(ns % 1000000000);
-		pthread_cond_timedwait(&g->ka_cv, &g->ka_mu, &until);
-		if (g->ka_stop)
-			break;
-		pthread_mutex_unlock(&g->ka_mu);
+	while (kv_bg_sleep(&g->ka, wait)) {
 		bool alive = true;
 		kv_status st = ekv_lease_keepalive(g->e, g->lease, &alive);
 		int64_t now = util_now_us();
-		pthread_mutex_lock(&g->ka_mu);
 		if (!st && !alive) {
 			atomic_store(&g->lost, true);
 			break;
@@ -266,32 +251,14 @@ static void *renew_loop(void *arg)
 			wait = 200 * 1000;
 		}
 	}
-	pthread_mutex_unlock(&g->ka_mu);
 	return NULL;
 }
 
 static void renew_start(big *g)
 {
-	pthread_mutex_init(&g->ka_mu, NULL);
-	pthread_cond_init(&g->ka_cv, NULL);
-	g->ka_running = pthread_create(&g->ka_thread, NULL, renew_loop, g) == 0;
-	if (!g->ka_running)
+	if (!kv_bg_start(&g->ka, renew_loop, g))
 		util_warn("etcd: no keep-alive thread for a large transaction's lease (%d s TTL)",
 			  (int)g->ttl_s);
-}
-
-static void renew_stop(big *g)
-{
-	if (!g->ka_running)
-		return;
-	pthread_mutex_lock(&g->ka_mu);
-	g->ka_stop = true;
-	pthread_cond_signal(&g->ka_cv);
-	pthread_mutex_unlock(&g->ka_mu);
-	pthread_join(g->ka_thread, NULL);
-	pthread_cond_destroy(&g->ka_cv);
-	pthread_mutex_destroy(&g->ka_mu);
-	g->ka_running = false;
 }
 
 /* Between steps: has the lease ended? (The steps' etcd txns also compare
@@ -553,7 +520,7 @@ static kv_status flip(big *g, kv_store *s, kv_ts *cts_out)
 		ekv_range_res *fg = &r.fail_get;
 		int64_t rev = r.rev;
 		bool ok = r.succeeded;
-		if (!ok && fg->n && fg->kvs[0].vlen == 16 && !memcmp(fg->kvs[0].val, clockval, 16)) {
+		if (ekv_txn_res_got(&r, clockval, 16)) {
 			ok = true; /* an earlier attempt of this very request applied */
 			rev = fg->kvs[0].mod_rev;
 		}
@@ -635,7 +602,7 @@ kv_status ekv_commit_big(kv_store *s, kv_batch *b, bool check, kv_ts read_ts, co
 			*commit_ts = cts;
 	}
 out:
-	renew_stop(&g);
+	kv_bg_stop(&g.ka);
 	/* Committed: the record and the locks were put again without the
 	 * lease, so revoking it deletes nothing. Failed: it deletes the
 	 * record and the locks (the intents stay invisible). */

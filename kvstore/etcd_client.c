@@ -611,6 +611,12 @@ void ekv_txn_res_free(ekv_txn_res *r)
 	ekv_range_res_free(&r->fail_get);
 }
 
+bool ekv_txn_res_got(const ekv_txn_res *r, const void *v, size_t vl)
+{
+	const ekv_range_res *g = &r->fail_get;
+	return !r->succeeded && g->n && g->kvs[0].vlen == vl && !memcmp(g->kvs[0].val, v, vl);
+}
+
 kv_status ekv_txn_run(ekv *e, ekv_txn *t, ekv_txn_res *out)
 {
 	memset(out, 0, sizeof *out);
@@ -638,14 +644,27 @@ kv_status ekv_txn_run(ekv *e, ekv_txn *t, ekv_txn_res *out)
 
 /* ---------------------------------------------------------------- leases */
 
-kv_status ekv_lease_grant(ekv *e, int ttl_s, int64_t *id)
+/* POSTs {field: val} (takes ownership of val) to path; *resp (caller
+ * frees) the response when resp is not NULL and the request succeeded. */
+static kv_status post_field(ekv *e, const char *path, const char *field, json_t *val, json_t **resp)
 {
 	json_t *req = json_object();
-	json_object_set_new(req, "TTL", json_integer(ttl_s));
-	json_t *resp = NULL;
+	json_object_set_new(req, field, val);
+	json_t *r = NULL;
 	bool amb;
-	kv_status st = post(e, "/v3/lease/grant", req, &resp, &amb);
+	kv_status st = post(e, path, req, &r, &amb);
 	json_decref(req);
+	if (resp && !st)
+		*resp = r;
+	else
+		json_decref(r);
+	return st;
+}
+
+kv_status ekv_lease_grant(ekv *e, int ttl_s, int64_t *id)
+{
+	json_t *resp;
+	kv_status st = post_field(e, "/v3/lease/grant", "TTL", json_integer(ttl_s), &resp);
 	if (st)
 		return st;
 	*id = jint(resp, "ID");
@@ -655,12 +674,8 @@ kv_status ekv_lease_grant(ekv *e, int ttl_s, int64_t *id)
 
 kv_status ekv_lease_keepalive(ekv *e, int64_t id, bool *alive)
 {
-	json_t *req = json_object();
-	json_object_set_new(req, "ID", jrev(id));
-	json_t *resp = NULL;
-	bool amb;
-	kv_status st = post(e, "/v3/lease/keepalive", req, &resp, &amb);
-	json_decref(req);
+	json_t *resp;
+	kv_status st = post_field(e, "/v3/lease/keepalive", "ID", jrev(id), &resp);
 	if (st)
 		return st;
 	json_t *r = json_object_get(resp, "result");
@@ -671,24 +686,10 @@ kv_status ekv_lease_keepalive(ekv *e, int64_t id, bool *alive)
 
 kv_status ekv_lease_revoke(ekv *e, int64_t id)
 {
-	json_t *req = json_object();
-	json_object_set_new(req, "ID", jrev(id));
-	json_t *resp = NULL;
-	bool amb;
-	kv_status st = post(e, "/v3/kv/lease/revoke", req, &resp, &amb);
-	json_decref(req);
-	json_decref(resp);
-	return st;
+	return post_field(e, "/v3/kv/lease/revoke", "ID", jrev(id), NULL);
 }
 
 kv_status ekv_compact(ekv *e, int64_t rev)
 {
-	json_t *req = json_object();
-	json_object_set_new(req, "revision", jrev(rev));
-	json_t *resp = NULL;
-	bool amb;
-	kv_status st = post(e, "/v3/kv/compaction", req, &resp, &amb);
-	json_decref(req);
-	json_decref(resp);
-	return st;
+	return post_field(e, "/v3/kv/compaction", "revision", jrev(rev), NULL);
 }

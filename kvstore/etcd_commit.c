@@ -560,10 +560,10 @@ kv_status ekv_commit(kv_store *s, kv_batch *b, bool check, kv_ts read_ts, const 
 			ekv_txn_res_free(&r);
 			break;
 		}
+		ekv_range_res *fg = &r.fail_get;
 		int64_t rev = r.rev;
 		bool ok = r.succeeded;
-		ekv_range_res *fg = &r.fail_get;
-		if (!ok && fg->n && fg->kvs[0].vlen == 16 && !memcmp(fg->kvs[0].val, clockval, 16)) {
+		if (ekv_txn_res_got(&r, clockval, 16)) {
 			ok = true; /* an earlier attempt of this very request applied */
 			rev = fg->kvs[0].mod_rev;
 		}

@@ -18,7 +18,6 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "ekv.h"
 
@@ -88,21 +87,26 @@ static kv_status publish(ekv *e)
 	return st;
 }
 
+bool ekv_elect(ekv *e, const uint8_t *k, size_t klen, int64_t lease)
+{
+	ekv_txn *t = ekv_txn_new();
+	ekv_txn_cmp_absent(t, k, klen);
+	ekv_txn_put_lease(t, k, klen, e->node_id, 8, lease);
+	ekv_txn_else_get(t, k, klen);
+	ekv_txn_res r;
+	kv_status st = ekv_txn_run(e, t, &r);
+	bool mine = !st && (r.succeeded || ekv_txn_res_got(&r, e->node_id, 8));
+	ekv_txn_res_free(&r);
+	ekv_txn_free(t);
+	return mine;
+}
+
 /* Takes the compactor key if free; true if this process holds it. */
 static bool elect(ekv *e)
 {
 	util_buf k = UTIL_BUF_INIT;
 	gk_key(&k);
-	ekv_txn *t = ekv_txn_new();
-	ekv_txn_cmp_absent(t, (const uint8_t *)k.data, k.len);
-	ekv_txn_put_lease(t, (const uint8_t *)k.data, k.len, e->node_id, 8, e->hz_lease);
-	ekv_txn_else_get(t, (const uint8_t *)k.data, k.len);
-	ekv_txn_res r;
-	kv_status st = ekv_txn_run(e, t, &r);
-	bool mine = !st && (r.succeeded || (r.fail_get.n && r.fail_get.kvs[0].vlen == 8 &&
-					    !memcmp(r.fail_get.kvs[0].val, e->node_id, 8)));
-	ekv_txn_res_free(&r);
-	ekv_txn_free(t);
+	bool mine = ekv_elect(e, (const uint8_t *)k.data, k.len, e->hz_lease);
 	util_buf_free(&k);
 	return mine;
 }
@@ -146,15 +150,7 @@ static void *hz_main(void *arg)
 	int every_s = env_int("STRATA_ETCD_COMPACT_S", 60);
 	int ttl = env_int("STRATA_ETCD_HORIZON_TTL_S", 10);
 	int64_t next_compact = util_now_us() + (int64_t)every_s * 1000000;
-	pthread_mutex_lock(&e->hz_mu);
-	while (!e->hz_stop) {
-		struct timespec ts;
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_sec += PUBLISH_US / 1000000;
-		pthread_cond_timedwait(&e->hz_cv, &e->hz_mu, &ts);
-		if (e->hz_stop)
-			break;
-		pthread_mutex_unlock(&e->hz_mu);
+	while (kv_bg_sleep(&e->hz, PUBLISH_US)) {
 		bool alive = false;
 		if (!e->hz_lease || ekv_lease_keepalive(e, e->hz_lease, &alive) || !alive) {
 			e->hz_lease = 0;
@@ -165,9 +161,7 @@ static void *hz_main(void *arg)
 			if (elect(e))
 				compact(e);
 		}
-		pthread_mutex_lock(&e->hz_mu);
 	}
-	pthread_mutex_unlock(&e->hz_mu);
 	return NULL;
 }
 
@@ -175,38 +169,28 @@ void ekv_horizon_start(ekv *e)
 {
 	if (env_int("STRATA_ETCD_COMPACT_S", 60) <= 0)
 		return;
-	pthread_mutex_init(&e->hz_mu, NULL);
-	pthread_cond_init(&e->hz_cv, NULL);
 	/* Published before the first snapshot: see the top of this file. */
 	if (ekv_lease_grant(e, env_int("STRATA_ETCD_HORIZON_TTL_S", 10), &e->hz_lease) == KV_OK)
 		(void)publish(e);
 	else
 		e->hz_lease = 0;
-	if (pthread_create(&e->hz_thread, NULL, hz_main, e) == 0)
-		e->hz_running = true;
+	(void)kv_bg_start(&e->hz, hz_main, e);
 }
 
 void ekv_horizon_stop(ekv *e)
 {
-	if (!e->hz_running)
+	if (!e->hz.running)
 		return;
-	pthread_mutex_lock(&e->hz_mu);
-	e->hz_stop = true;
-	pthread_cond_signal(&e->hz_cv);
-	pthread_mutex_unlock(&e->hz_mu);
-	pthread_join(e->hz_thread, NULL);
-	e->hz_running = false;
+	kv_bg_stop(&e->hz);
 	if (e->hz_lease)
 		(void)ekv_lease_revoke(e, e->hz_lease); /* the horizon goes at once */
-	pthread_cond_destroy(&e->hz_cv);
-	pthread_mutex_destroy(&e->hz_mu);
 }
 
 /* ---- owners (kv_store_owner_id): the horizon key is the liveness mark ---- */
 
 uint64_t kv_store_owner_id(kv_store *s)
 {
-	if (!s->etcd || !s->etcd->hz_running)
+	if (!s->etcd || !s->etcd->hz.running)
 		return 0;
 	return util_get_be64(s->etcd->node_id); /* (all-zero: "none", never swept) */
 }

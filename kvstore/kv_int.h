@@ -311,6 +311,30 @@ void stage_free(kv_store *s, bstage *st); /* unlinks every staged file */
 kv_status commit_large(kv_store *s, kv_batch *b, bool check, kv_ts read_ts, const kv_write_opts *o,
 		       kv_ts *commit_ts);
 
+/* ---------------------------------------------------------------- background threads (bgthread.c) */
+
+/* A thread that works between timed sleeps until asked to stop. The
+ * caller owns the struct (zeroed, or left by kv_bg_stop) and keeps it
+ * alive until kv_bg_stop returns. */
+typedef struct kv_bg {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	pthread_t thread;
+	bool running; /* started and not yet stopped (the starter's thread only) */
+	bool stop;    /* under mu */
+} kv_bg;
+
+/* Starts fn(arg) on a thread of its own; false (and nothing to stop)
+ * if the thread could not be created. */
+bool kv_bg_start(kv_bg *bg, void *(*fn)(void *), void *arg);
+/* From the thread: sleeps up to us microseconds; false (at once) when
+ * asked to stop. */
+bool kv_bg_sleep(kv_bg *bg, int64_t us);
+/* From the thread: has it been asked to stop? */
+bool kv_bg_stopping(kv_bg *bg);
+/* Asks the thread to stop, wakes it and joins it; nothing if not running. */
+void kv_bg_stop(kv_bg *bg);
+
 /* ---------------------------------------------------------------- store */
 
 typedef struct kv_pend {

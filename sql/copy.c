@@ -1077,22 +1077,8 @@ static int copy_workers(sql_session *s, const copy_opts *o, const cat_rel *r, co
 	for (int i = 0; nw > 0 && i < ncols; i++) {
 		const ty_type *t = ty_type_get(r->cols[cols[i]].type);
 		ty_oid base = t && t->elem && t->category == 'A' ? t->elem : r->cols[cols[i]].type;
-		switch (base) {
-		case TY_REGCLASS:
-		case TY_REGTYPE:
-		case TY_REGPROC:
-		case TY_REGPROCEDURE:
-		case TY_REGOPER:
-		case TY_REGOPERATOR:
-		case TY_REGNAMESPACE:
-		case TY_REGROLE:
-		case TY_REGCOLLATION:
-		case TY_REGCONFIG:
-		case 3769: /* regdictionary */
+		if (ty_is_reg_type(base))
 			return 0;
-		default:
-			break;
-		}
 	}
 	return nw;
 }

@@ -10,6 +10,9 @@
 
 #include "sql_int.h"
 
+/* The row format's widths (docs/row-format.md): a switch, as this runs for
+ * every stored value. regcollation, regconfig and regdictionary are not
+ * listed (8 bytes, as they have been stored since they were added). */
 static int byval_len(ty_oid type)
 {
 	switch (type) {

@@ -130,6 +130,14 @@ static ty_type reg_types[] = {
     REG_TYPE(regdictionary, 3769, 3770),
 };
 
+bool ty_is_reg_type(ty_oid oid)
+{
+	for (size_t i = 0; i < UTIL_ARRAY_LEN(reg_types); i++)
+		if (reg_types[i].oid == oid)
+			return true;
+	return false;
+}
+
 /* Registers the reg* types with oid's binary I/O, order, hash and keys. */
 void num_register_reg_types(void)
 {

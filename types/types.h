@@ -370,6 +370,9 @@ struct ty_type {
 
 /* The type registry (built-in types; arrays included). */
 const ty_type *ty_type_get(ty_oid oid); /* NULL if unknown */
+/* True for the oid-alias types regclass ... regdictionary (numeric.h),
+ * whose text input reads the catalog through the SQL layer's resolver. */
+bool ty_is_reg_type(ty_oid oid);
 const ty_type *ty_type_by_name(const char *name); /* pg_type.typname or SQL alias */
 /* Iterates all types (for pg_type): returns the i-th or NULL past the end. */
 const ty_type *ty_type_nth(int i);

@@ -272,9 +272,7 @@ static void test_full_while_writing(void **state)
 	kv_snapshot_release(s, pin);
 	kv_table_close(t);
 	kv_table_close(u);
-	kv_store_close(s);
-	kvt_rmdir(dir);
-	free(dir);
+	kvt_close_rm(s, dir);
 }
 
 /* Full + two incrementals with deletes of every kind, tables created and
@@ -367,9 +365,7 @@ static void test_incremental_chain(void **state)
 
 	kv_table_close(t);
 	kv_table_close(fresh);
-	kv_store_close(s);
-	kvt_rmdir(dir);
-	free(dir);
+	kvt_close_rm(s, dir);
 }
 
 /* Commits one put at ts (KV_TS_LATEST: the commit's) and returns the
@@ -443,9 +439,7 @@ static void test_late_writes(void **state)
 	assert_int_equal(info[3].cells, 1);
 	assert_restores(s, bk[3], info[3].ts, dir, 3);
 	kv_table_close(t);
-	kv_store_close(s);
-	kvt_rmdir(dir);
-	free(dir);
+	kvt_close_rm(s, dir);
 }
 
 /* Retention rules: incrementals and past-timestamp backups need the
@@ -519,9 +513,7 @@ static void test_retention_rules(void **state)
 	assert_int_equal(kv_backup(s, b0, NULL, NULL), KV_EXISTS);
 	kv_table_close(t);
 	kv_table_close(u);
-	kv_store_close(s);
-	kvt_rmdir(dir);
-	free(dir);
+	kvt_close_rm(s, dir);
 }
 
 static void flip_byte(const char *path, long off)
@@ -595,9 +587,7 @@ static void test_damage_and_move(void **state)
 	snprintf(b2, sizeof b2, "%s/b2", dir);
 	assert_int_equal(kv_backup(s, b2, &(kv_backup_opts){.parent = path}, NULL), KV_NOT_FOUND);
 	kv_table_close(t);
-	kv_store_close(s);
-	kvt_rmdir(dir);
-	free(dir);
+	kvt_close_rm(s, dir);
 }
 
 static bool stop_after_two(void *arg, const char *table, uint64_t cells, uint64_t bytes)
@@ -645,9 +635,7 @@ static void test_stop(void **state)
 	assert_int_equal(kv_restore(b0, dst, NULL, NULL), KV_OK);
 	kv_table_close(t);
 	kv_table_close(u);
-	kv_store_close(s);
-	kvt_rmdir(dir);
-	free(dir);
+	kvt_close_rm(s, dir);
 }
 
 /* DDL while a backup copies: at the first table's progress call (after
@@ -743,9 +731,7 @@ static void test_ddl_during_backup(void **state)
 		util_buf_free(&y);
 		util_buf_free(&before[k]);
 	}
-	kv_store_close(d);
-	kvt_rmdir(dir);
-	free(dir);
+	kvt_close_rm(d, dir);
 }
 
 /* I/O failures: a backup that cannot write fails cleanly, a crash at any
@@ -821,8 +807,7 @@ static void test_faults(void **state)
 	kv_table_close(t);
 	kv_store_close(s);
 	kv_fault_fs_free(ff);
-	kvt_rmdir(dir);
-	free(dir);
+	kvt_close_rm(NULL, dir);
 }
 
 /* kv_read_point_wait brings an idle store's read point up to a recent
@@ -851,9 +836,7 @@ static void test_read_point_wait(void **state)
 			 KV_OK);
 	assert_int_equal(bi.cells, 1);
 	kv_table_close(t);
-	kv_store_close(s);
-	kvt_rmdir(dir);
-	free(dir);
+	kvt_close_rm(s, dir);
 }
 
 int main(void)

@@ -142,9 +142,7 @@ static void test_major_policies(void **state)
 	assert_int_equal(kv_table_get_stats(t, &ts), KV_OK);
 	assert_true(ts.compactions >= 1);
 	kv_table_close(t);
-	kv_store_close(s);
-	kvt_rmdir(dir);
-	free(dir);
+	kvt_close_rm(s, dir);
 }
 
 static void test_minor_and_open_files(void **state)
@@ -181,9 +179,7 @@ static void test_minor_and_open_files(void **state)
 	assert_true(kvt_get(t, "r007", "f", "q", 0, buf, sizeof(buf)));
 	assert_string_equal(buf, "odd");
 	kv_table_close(t);
-	kv_store_close(s);
-	kvt_rmdir(dir);
-	free(dir);
+	kvt_close_rm(s, dir);
 }
 
 static void fill_wide(kv_store *s, kv_table *t, int ncols)
@@ -256,9 +252,7 @@ static void test_filters_skip_blocks(void **state)
 	assert_int_equal(scan_count(t, f), 20);
 	kv_filter_free(f);
 	kv_table_close(t);
-	kv_store_close(s);
-	kvt_rmdir(dir);
-	free(dir);
+	kvt_close_rm(s, dir);
 }
 
 static void test_split_points_and_findmax(void **state)
@@ -339,9 +333,7 @@ static void test_split_points_and_findmax(void **state)
 	}
 	util_arena_destroy(a);
 	kv_table_close(t);
-	kv_store_close(s);
-	kvt_rmdir(dir);
-	free(dir);
+	kvt_close_rm(s, dir);
 }
 
 static void test_snapshot_pins(void **state)
@@ -371,9 +363,7 @@ static void test_snapshot_pins(void **state)
 	assert_false(kvt_get(t, "r", "f", "q", snap, buf, sizeof(buf)));
 	assert_false(kvt_get(t, "gone", "f", "q", snap, buf, sizeof(buf)));
 	kv_table_close(t);
-	kv_store_close(s);
-	kvt_rmdir(dir);
-	free(dir);
+	kvt_close_rm(s, dir);
 }
 
 int main(void)

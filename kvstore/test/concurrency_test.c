@@ -108,8 +108,7 @@ static void test_atomic_batches(void **state)
 	assert_int_equal(atomic_load(&sh.batches), 450);
 	kv_table_close(sh.t);
 	kv_store_close(sh.s);
-	kvt_rmdir(dir);
-	free(dir);
+	kvt_close_rm(NULL, dir);
 }
 
 static void *incrementer(void *arg)
@@ -177,8 +176,7 @@ static void test_counters(void **state)
 	assert_true(st.wal_syncs > 0);
 	kv_table_close(sh.t);
 	kv_store_close(sh.s);
-	kvt_rmdir(dir);
-	free(dir);
+	kvt_close_rm(NULL, dir);
 }
 
 int main(void)

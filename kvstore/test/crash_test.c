@@ -240,8 +240,7 @@ static void test_kill9(void **state)
 	assert_true(large > 0);
 	assert_true(total > 0);
 	free(acked.v);
-	kvt_rmdir(dir);
-	free(dir);
+	kvt_close_rm(NULL, dir);
 }
 
 int main(void)

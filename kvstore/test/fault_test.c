@@ -126,8 +126,7 @@ static void crash_round(unsigned seed, kv_durability d, bool torn)
 	kv_table_close(t);
 	kv_store_close(s);
 	kv_fault_fs_free(ff);
-	kvt_rmdir(dir);
-	free(dir);
+	kvt_close_rm(NULL, dir);
 }
 
 static void test_crashes(void **state)
@@ -170,8 +169,7 @@ static void test_fsync_failure(void **state)
 	kv_table_close(t);
 	kv_store_close(s);
 	kv_fault_fs_free(ff);
-	kvt_rmdir(dir);
-	free(dir);
+	kvt_close_rm(NULL, dir);
 }
 
 static void test_enospc(void **state)
@@ -211,8 +209,7 @@ static void test_enospc(void **state)
 	kv_table_close(t);
 	kv_store_close(s);
 	kv_fault_fs_free(ff);
-	kvt_rmdir(dir);
-	free(dir);
+	kvt_close_rm(NULL, dir);
 }
 
 static void test_read_eio(void **state)
@@ -242,8 +239,7 @@ static void test_read_eio(void **state)
 	kv_table_close(t);
 	kv_store_close(s);
 	kv_fault_fs_free(ff);
-	kvt_rmdir(dir);
-	free(dir);
+	kvt_close_rm(NULL, dir);
 }
 
 static int find_ext(const char *dir, const char *ext, char *out, size_t n)
@@ -330,8 +326,7 @@ static void test_bit_flips(void **state)
 		assert_int_equal(st, KV_CORRUPTION);
 	}
 	kv_fault_fs_free(ff);
-	kvt_rmdir(dir);
-	free(dir);
+	kvt_close_rm(NULL, dir);
 }
 
 int main(void)

@@ -47,6 +47,14 @@ void kvt_rmdir(const char *path)
 	rmdir(path);
 }
 
+void kvt_close_rm(kv_store *s, char *dir)
+{
+	if (s)
+		kv_store_close(s);
+	kvt_rmdir(dir);
+	free(dir);
+}
+
 kv_store *kvt_open(const char *dir, const kv_store_opts *o)
 {
 	kv_store_opts def;

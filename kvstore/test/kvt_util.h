@@ -13,6 +13,9 @@
  * the string; kvt_rmdir removes it and its contents. */
 char *kvt_tmpdir(const char *tag);
 void kvt_rmdir(const char *path);
+/* The end of a test: closes s (unless NULL), removes dir (a kvt_tmpdir)
+ * and frees it. */
+void kvt_close_rm(kv_store *s, char *dir);
 /* Opens a store with options o (NULL: defaults without fsync); NULL, with
  * the status printed, on failure. */
 kv_store *kvt_open(const char *dir, const kv_store_opts *o);

@@ -105,9 +105,7 @@ static void test_spill_commit_reopen(void **state)
 	assert_int_equal(kv_table_compact(t, true), KV_OK);
 	assert_int_equal(kvt_scan_count(t, 0), (size_t)(3 * (N - 10)));
 	kv_table_close(t);
-	kv_store_close(s);
-	kvt_rmdir(dir);
-	free(dir);
+	kvt_close_rm(s, dir);
 }
 
 /* Rows of `up` (row i holds "v<i>") between rows lo and hi (exclusive; -1:
@@ -242,9 +240,7 @@ static void test_ascending_runs_kept_apart(void **state)
 	}
 	kv_table_close(up);
 	kv_table_close(down);
-	kv_store_close(s);
-	kvt_rmdir(dir);
-	free(dir);
+	kvt_close_rm(s, dir);
 	(void)state;
 }
 
@@ -318,9 +314,7 @@ static void test_atomic_visibility(void **state)
 	assert_true(c.checks > 0);
 	kv_batch_free(b);
 	kv_table_close(t);
-	kv_store_close(s);
-	kvt_rmdir(dir);
-	free(dir);
+	kvt_close_rm(s, dir);
 }
 
 static void test_snapshot_and_identical_cells(void **state)
@@ -365,9 +359,7 @@ static void test_snapshot_and_identical_cells(void **state)
 	kv_snapshot_release(s, snap);
 	kv_batch_free(b);
 	kv_table_close(t);
-	kv_store_close(s);
-	kvt_rmdir(dir);
-	free(dir);
+	kvt_close_rm(s, dir);
 }
 
 /* ---------------------------------------------------------------- conflicts and conditions */
@@ -429,9 +421,7 @@ static void test_spill_sorted_runs(void **state)
 	assert_string_equal(buf, "z");
 	kv_table_close(a);
 	kv_table_close(z);
-	kv_store_close(s);
-	kvt_rmdir(dir);
-	free(dir);
+	kvt_close_rm(s, dir);
 	(void)state;
 }
 
@@ -483,9 +473,7 @@ static void test_ingest_small_batch(void **state)
 	assert_true(kvt_get(t, r, "d", "a", 0, buf, sizeof(buf)));
 	assert_string_equal(buf, "new");
 	kv_table_close(t);
-	kv_store_close(s);
-	kvt_rmdir(dir);
-	free(dir);
+	kvt_close_rm(s, dir);
 	(void)state;
 }
 
@@ -570,9 +558,7 @@ static void test_commit_if(void **state)
 	assert_true(kvt_get(t, r, "d", "v", 0, buf, sizeof(buf)));
 	assert_string_equal(buf, "cond");
 	kv_table_close(t);
-	kv_store_close(s);
-	kvt_rmdir(dir);
-	free(dir);
+	kvt_close_rm(s, dir);
 }
 
 typedef struct fin {
@@ -656,9 +642,7 @@ static void test_delete_newest_and_reserved(void **state)
 	assert_true(kvt_count_ssts(dir) <= files);
 	kv_table_close(t2);
 	kv_table_close(t);
-	kv_store_close(s);
-	kvt_rmdir(dir);
-	free(dir);
+	kvt_close_rm(s, dir);
 }
 
 /* ---------------------------------------------------------------- faults */
@@ -688,8 +672,7 @@ static void test_enospc(void **state)
 	kv_table_close(t);
 	kv_store_close(s);
 	kv_fault_fs_free(ff);
-	kvt_rmdir(dir);
-	free(dir);
+	kvt_close_rm(NULL, dir);
 }
 
 /* One crash round: small commits, then a large one killed after `kill`
@@ -746,8 +729,7 @@ static uint64_t crash_round(uint64_t kill, bool torn, unsigned seed, size_t spil
 	kv_table_close(t);
 	kv_store_close(s);
 	kv_fault_fs_free(ff);
-	kvt_rmdir(dir);
-	free(dir);
+	kvt_close_rm(NULL, dir);
 	return used;
 }
 

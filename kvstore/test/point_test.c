@@ -233,9 +233,7 @@ static void run_seed(uint64_t seed, int rows, int steps, int flush_per_mille)
 		random_read(t, now, &nonempty);
 	assert_true(nonempty > 100); /* the reads did find rows */
 	kv_table_close(t);
-	kv_store_close(s);
-	kvt_rmdir(dir);
-	free(dir);
+	kvt_close_rm(s, dir);
 }
 
 static void test_point_vs_scan(void **state)
@@ -290,9 +288,7 @@ static void test_big_row(void **state)
 	}
 	util_arena_destroy(a);
 	kv_table_close(t);
-	kv_store_close(s);
-	kvt_rmdir(dir);
-	free(dir);
+	kvt_close_rm(s, dir);
 }
 
 int main(void)

@@ -263,9 +263,7 @@ static void test_reverse_vs_forward(void **state)
 				check_scan(t);
 		}
 		kv_table_close(t);
-		kv_store_close(s);
-		kvt_rmdir(dir);
-		free(dir);
+		kvt_close_rm(s, dir);
 	}
 }
 
@@ -297,9 +295,7 @@ static void test_key_disjoint_files(void **state)
 	for (int k = 0; k < 100; k++)
 		check_scan(t);
 	kv_table_close(t);
-	kv_store_close(s);
-	kvt_rmdir(dir);
-	free(dir);
+	kvt_close_rm(s, dir);
 }
 
 int main(void)

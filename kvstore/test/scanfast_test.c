@@ -813,9 +813,7 @@ static void test_random_prefixes(void **state)
 		rn_expect(t, m, nr, nq, true); /* one file, up to 3 versions per cell */
 		free(m);
 		kv_table_close(t);
-		kv_store_close(s);
-		kvt_rmdir(dir);
-		free(dir);
+		kvt_close_rm(s, dir);
 	}
 }
 

@@ -59,9 +59,7 @@ static void expect(kv_table *t, int i, const char *fam, const char *q, kv_ts rea
 static void verify_close(kv_store *s, char *dir)
 {
 	assert_int_equal(kv_store_verify(s, NULL, NULL), KV_OK);
-	kv_store_close(s);
-	kvt_rmdir(dir);
-	free(dir);
+	kvt_close_rm(s, dir);
 }
 
 /* All ascending: one file written while the puts come, none in memory. */
@@ -109,9 +107,7 @@ static void test_stream_all_ascending(void **state)
 	assert_int_equal(kvt_scan_count(t, 0), (size_t)(3 * N + 1));
 	expect(t, 4321, "d", "a", 20, "v4321");
 	kv_table_close(t);
-	kv_store_close(s);
-	kvt_rmdir(dir);
-	free(dir);
+	kvt_close_rm(s, dir);
 	(void)state;
 }
 
@@ -179,9 +175,7 @@ static void test_stream_fallbacks(void **state)
 			expect(t, 1000, "d", "a", 0, "late");
 	}
 	kv_table_close(t);
-	kv_store_close(s);
-	kvt_rmdir(dir);
-	free(dir);
+	kvt_close_rm(s, dir);
 	(void)state;
 }
 
@@ -207,9 +201,7 @@ static void test_stream_abandoned(void **state)
 	assert_int_equal(kvt_count_ssts(dir), 0);
 	assert_int_equal(kvt_scan_count(t, 0), 0);
 	kv_table_close(t);
-	kv_store_close(s);
-	kvt_rmdir(dir);
-	free(dir);
+	kvt_close_rm(s, dir);
 	(void)state;
 }
 
@@ -276,9 +268,7 @@ static void test_sorted_runs(void **state)
 	assert_int_equal(kvt_scan_count(t, 0), (size_t)(2 * N - 1 + 20));
 	kv_batch_free(b);
 	kv_table_close(t);
-	kv_store_close(s);
-	kvt_rmdir(dir);
-	free(dir);
+	kvt_close_rm(s, dir);
 	(void)state;
 }
 

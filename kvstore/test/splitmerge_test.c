@@ -138,8 +138,7 @@ static void close_and_remove(kv_table *t, kv_store *s, kv_fault_fs *ff, char *di
 	kv_store_close(s);
 	if (ff)
 		kv_fault_fs_free(ff);
-	kvt_rmdir(dir);
-	free(dir);
+	kvt_close_rm(NULL, dir);
 }
 
 /* Commits b with a write error injected into the files matching match:

@@ -144,8 +144,7 @@ static void test_same_bytes(void **state)
 	spec none = {1, KV_BLOOM_ROW, false, 0, 1024};
 	sst_props p;
 	assert_int_equal(write_file(kv_fs_posix(), pb, &none, SST_W_ASYNC, &p), KV_INVALID);
-	kvt_rmdir(dir);
-	free(dir);
+	kvt_close_rm(NULL, dir);
 }
 
 /* An append failing in the thread fails a later add or the finish with its
@@ -173,8 +172,7 @@ static void test_write_error(void **state)
 	assert_int_equal(write_file(kv_fault_fs_get(ff), path, &s, SST_W_ASYNC, &p), KV_OK);
 	sst_props_free(&p);
 	kv_fault_fs_free(ff);
-	kvt_rmdir(dir);
-	free(dir);
+	kvt_close_rm(NULL, dir);
 }
 
 /* Abandoning with blocks queued (and after a failure) stops the thread
@@ -208,8 +206,7 @@ static void test_abandon(void **state)
 		kv_fault_clear(ff);
 	}
 	kv_fault_fs_free(ff);
-	kvt_rmdir(dir);
-	free(dir);
+	kvt_close_rm(NULL, dir);
 }
 
 int main(void)

@@ -115,8 +115,7 @@ static void test_roundtrip(void **state)
 		unlink(path);
 		free(path);
 	}
-	kvt_rmdir(dir);
-	free(dir);
+	kvt_close_rm(NULL, dir);
 }
 
 static int problems;
@@ -206,8 +205,7 @@ static void test_corruption(void **state)
 	sst_props_free(&p);
 	unlink(path);
 	free(path);
-	kvt_rmdir(dir);
-	free(dir);
+	kvt_close_rm(NULL, dir);
 }
 
 int main(void)

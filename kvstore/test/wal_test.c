@@ -110,8 +110,7 @@ static void test_group_commit(void **state)
 	replay_all(dir, &s);
 	assert_int_equal(s.count, 4 * PER_THREAD);
 	assert_true(s.order_ok);
-	kvt_rmdir(dir);
-	free(dir);
+	kvt_close_rm(NULL, dir);
 }
 
 static void write_n(const char *path, int n)
@@ -171,8 +170,7 @@ static void test_torn_tail_and_damage(void **state)
 	s.last[0] = -1;
 	assert_int_equal(wal_replay(kv_fs_posix(), p, on_rec, &s, &ve, &sz), KV_CORRUPTION);
 	free(d);
-	kvt_rmdir(dir);
-	free(dir);
+	kvt_close_rm(NULL, dir);
 }
 
 static uint64_t file_size(const char *path)

@@ -40,6 +40,8 @@ from strata_fixture import NoServerInTree, StrataServer  # noqa: E402
 import psycopg2  # noqa: E402
 
 PG_BIN = "/usr/lib/postgresql/15/bin"
+# A PostgreSQL 15 server started by the fixture in place of strata.
+PG15_ENV = {"STRATA_BIN": os.path.join(ROOT, "tests", "lib", "pg_as_strata.sh")}
 VERBOSE = "-v" in sys.argv[1:]
 SCHEMAS = ("public", "other")
 passed = 0
@@ -335,19 +337,10 @@ def dumpall(servers, tmp):
         report("pg_dumpall of strata", e)
         return
     for tname in ("strata", "pg15"):
-        fresh = StrataServer(f"dumpall-{tname}")
-        saved = os.environ.get("STRATA_BIN")
-        if tname == "pg15":
-            os.environ["STRATA_BIN"] = os.path.join(ROOT, "tests", "lib", "pg_as_strata.sh")
+        fresh = StrataServer(f"dumpall-{tname}", env=PG15_ENV if tname == "pg15" else None)
         label = f"pg_dumpall strata -> fresh {tname}"
         try:
-            try:
-                fresh.start()
-            finally:
-                if saved is None:
-                    os.environ.pop("STRATA_BIN", None)
-                else:
-                    os.environ["STRATA_BIN"] = saved
+            fresh.start()
             wait_ready(fresh)
             env = fresh.env()
             r = subprocess.run([tool("psql"), "-X", "-q", "-d", "postgres", "-f", path], env=env,
@@ -370,8 +363,7 @@ def dumpall(servers, tmp):
 def main():
     tmp = tempfile.mkdtemp(prefix="strata-dump.")
     strata = StrataServer("dump")
-    pg = StrataServer("dump-pg15")
-    saved_bin = os.environ.get("STRATA_BIN")
+    pg = StrataServer("dump-pg15", env=PG15_ENV)
     try:
         strata.start()
     except NoServerInTree as e:
@@ -380,14 +372,7 @@ def main():
         return 0
     servers = {"strata": strata, "pg15": pg}
     try:
-        try:
-            os.environ["STRATA_BIN"] = os.path.join(ROOT, "tests", "lib", "pg_as_strata.sh")
-            pg.start()
-        finally:
-            if saved_bin is None:
-                os.environ.pop("STRATA_BIN", None)
-            else:
-                os.environ["STRATA_BIN"] = saved_bin
+        pg.start()
         wait_ready(pg)
         # roles are per cluster: the grants in the dumps name dump_reader
         for name, srv in servers.items():

@@ -37,7 +37,7 @@ import sys
 import threading
 
 import psycopg2
-from twoserver import commit_code, connect, one
+from twoserver import commit_code, connect, hammer, one
 
 args = sys.argv[1:]
 interleaved = bool(args) and args[0] == "--interleaved"
@@ -201,11 +201,7 @@ def worker(i, port):
         errors.append(repr(e))
 
 
-ts = [threading.Thread(target=worker, args=(i, pa if i % 2 == 0 else pb)) for i in range(2 * nsess)]
-for t in ts:
-    t.start()
-for t in ts:
-    t.join()
+hammer(worker, nsess, pa, pb)
 orph = one(adm, S.orphans)
 nc = one(adm, "SELECT count(*) FROM " + S.child)
 for tbl in S.tables:

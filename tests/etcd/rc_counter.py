@@ -19,19 +19,13 @@ usage: rc_counter.py PORT_A PORT_B [SESSIONS_PER_SERVER [UPDATES_PER_SESSION [v]
 Prints a summary or what went wrong; exit status 0/1.
 """
 import sys
-import threading
 
 import psycopg2
+from twoserver import connect, hammer
 
 pa, pb = int(sys.argv[1]), int(sys.argv[2])
 nsess = int(sys.argv[3]) if len(sys.argv) > 3 else 4
 nupd = int(sys.argv[4]) if len(sys.argv) > 4 else 40
-
-
-def connect(port, autocommit):
-    c = psycopg2.connect(host="127.0.0.1", port=port, user="postgres", dbname="postgres")
-    c.autocommit = autocommit
-    return c
 
 
 def value(conn):
@@ -121,11 +115,7 @@ def worker(i, port):
         errors.append(repr(e))
 
 
-ts = [threading.Thread(target=worker, args=(i, pa if i % 2 == 0 else pb)) for i in range(2 * nsess)]
-for t in ts:
-    t.start()
-for t in ts:
-    t.join()
+hammer(worker, nsess, pa, pb)
 cur = adm.cursor()
 cur.execute("SELECT k, v FROM rc ORDER BY k")
 rows = dict(cur.fetchall())

@@ -35,7 +35,7 @@ import threading
 import time
 
 import psycopg2
-from twoserver import commit_code, connect, one
+from twoserver import commit_code, connect, hammer, one
 
 pa, pb = int(sys.argv[1]), int(sys.argv[2])
 nsess = int(sys.argv[3]) if len(sys.argv) > 3 else 3
@@ -174,11 +174,7 @@ def worker(i, port):
         errors.append(repr(e))
 
 
-ts = [threading.Thread(target=worker, args=(i, pa if i % 2 == 0 else pb)) for i in range(2 * nsess)]
-for t in ts:
-    t.start()
-for t in ts:
-    t.join()
+hammer(worker, nsess, pa, pb)
 v = one(adm, "SELECT v FROM lk WHERE id = 1")
 nc = one(adm, "SELECT count(*) FROM lc")
 nup = one(adm, "SELECT coalesce(sum(n), 0) FROM up")

@@ -123,6 +123,38 @@ server_start() {
 	SERVER_PIDS+=("$SPID")
 	fixture_wait_port 127.0.0.1 "$SPORT" "$SPID" 60
 }
+# servers NAME PREFIX N [ARGS...]: starts N servers on PREFIX, logs NAME (N = 1)
+# or NAME-a, NAME-b, ...; their ports in SP[], pids in SPIDS[]. If one does
+# not start: bad "NAME: ..." and false.
+servers() {
+	local name=$1 prefix=$2 n=$3 i log letters=abcdefgh
+	SP=() SPIDS=()
+	for ((i = 0; i < n; i++)); do
+		log=$name
+		((n > 1)) && log=$name-${letters:i:1}
+		if ! server_start "$log" "$prefix" "${@:4}"; then
+			bad "$name: a server did not start (logs: $logs/$name*.log)"
+			return 1
+		fi
+		SP+=("$SPORT") SPIDS+=("$SPID")
+	done
+}
+# step NAME OK CMD...: runs CMD, its output in $got; ok "NAME: OK" (OK empty:
+# the output), else bad "NAME: " and the output's lines other than "ok ..."
+# (ops.py and bggc.py print one per check), naming and keeping STEP_LOGS
+# if set. The status is CMD's.
+step() {
+	local name=$1 msg=$2
+	shift 2
+	if got=$("$@" 2>&1); then
+		ok "$name: ${msg:-$got}"
+		return 0
+	fi
+	bad "$name: $(grep -v '^ok' <<<"$got")${STEP_LOGS:+ (logs: $STEP_LOGS)}"
+	[[ -z ${STEP_LOGS:-} ]] || keep=1
+	return 1
+}
+py() { /usr/bin/python3 "$here/$1" "${@:2}"; }
 q() { # PORT SQL...
 	local p=$1
 	shift
@@ -152,7 +184,7 @@ else
 fi
 
 # ---------------------------------------------------------------- regress
-if server_start regress regress; then
+if servers regress regress 1; then
 	names=()
 	for f in "$root"/tests/regress/sql/*.sql; do
 		n=$(basename "$f" .sql)
@@ -181,13 +213,11 @@ if server_start regress regress; then
 	else
 		bad "regress: $rf of $((rp + rf)) files failed:$bad_files (see $logs/regress.txt)"
 	fi
-else
-	bad "regress: the server did not start on etcd (log: $logs/regress.log)"
 fi
 
 # ---------------------------------------------------------------- isolation
 # The isolation suite (concurrent sessions, one server) on the etcd store.
-if server_start isolation isolation; then
+if servers isolation isolation 1; then
 	"$root/tests/isolation/run.sh" --host 127.0.0.1 --port "$SPORT" --logs "$logs/isolation" \
 		>"$logs/isolation.txt" 2>&1
 	line=$(tail -n 1 "$logs/isolation.txt")
@@ -196,13 +226,12 @@ if server_start isolation isolation; then
 	else
 		bad "isolation: $line (see $logs/isolation.txt)"
 	fi
-else
-	bad "isolation: the server did not start (log: $logs/isolation.log)"
 fi
 
 # ---------------------------------------------------------------- shared
 # Two servers on one key prefix: DDL and rows of one are seen by the other.
-if server_start shared-a shared && PA=$SPORT SPA=$SPID && server_start shared-b shared && PB=$SPORT; then
+if servers shared shared 2; then
+	PA=${SP[0]} SPA=${SPIDS[0]} PB=${SP[1]}
 	want=$'100|5050\n101|5151|t\nERROR'
 	got=$({
 		q "$PA" -c "CREATE TABLE sh (id int PRIMARY KEY, v text)" \
@@ -232,61 +261,34 @@ if server_start shared-a shared && PA=$SPORT SPA=$SPID && server_start shared-b 
 		bad "shared: sequence used by two servers: want 240|240|2, got $got"
 	fi
 	# REPEATABLE READ on two servers: first committer wins, the other gets 40001.
-	if got=$(/usr/bin/python3 "$here/rr_conflict.py" "$PA" "$PB" 2>&1); then
-		ok "shared: REPEATABLE READ updates of one row on two servers: the second commit fails with 40001"
-	else
-		bad "shared: cross-server write conflict: $got"
-	fi
+	step "shared: REPEATABLE READ updates of one row on two servers" "the second commit fails with 40001" \
+		py rr_conflict.py "$PA" "$PB"
 	# READ COMMITTED read-modify-write of one row from both servers: no lost update.
-	if got=$(/usr/bin/python3 "$here/rc_counter.py" "$PA" "$PB" 4 30 2>&1); then
-		ok "shared: READ COMMITTED counter updated from 8 sessions on two servers: $got"
-	else
-		bad "shared: READ COMMITTED counter on two servers: $got"
-	fi
+	step "shared: READ COMMITTED counter updated from 8 sessions on two servers" "" py rc_counter.py "$PA" "$PB" 4 30
 	# Row locks and upserts across the two servers: FOR UPDATE serializes
 	# read-modify-write cycles (the loser retries on 40001), ON CONFLICT DO
 	# UPDATE updates the newest version.
-	if got=$(/usr/bin/python3 "$here/rc_lock.py" "$PA" "$PB" 3 12 2>&1); then
-		ok "shared: FOR UPDATE and upserts from 6 sessions on two servers: $got"
-	else
-		bad "shared: FOR UPDATE / upserts on two servers: $got"
-	fi
+	step "shared: FOR UPDATE and upserts from 6 sessions on two servers" "" py rc_lock.py "$PA" "$PB" 3 12
 	# Foreign keys across the two servers: a child's insert and its parent's
 	# delete on different servers never both commit (no orphan).
-	if got=$(/usr/bin/python3 "$here/fk_lock.py" "$PA" "$PB" 2 20 2>&1); then
-		ok "shared: foreign keys from 4 sessions on two servers: $got"
-	else
-		bad "shared: foreign keys on two servers: $got"
-	fi
+	step "shared: foreign keys from 4 sessions on two servers" "" py fk_lock.py "$PA" "$PB" 2 20
 	# A foreign key to a unique non-key column: changing the referenced
 	# value loses (40001) to another server's newer child.
-	if got=$(/usr/bin/python3 "$here/fk_unique.py" "$PA" "$PB" 2>&1); then
-		ok "shared: foreign key to a unique non-key column on two servers: $got"
-	else
-		bad "shared: foreign key to a unique non-key column: $got"
-	fi
+	step "shared: foreign key to a unique non-key column on two servers" "" py fk_unique.py "$PA" "$PB"
 	# A foreign key whose parent is an interleaved row: the parent's delete
 	# and a new child on different servers never both commit.
-	if got=$(/usr/bin/python3 "$here/fk_lock.py" --interleaved "$PA" "$PB" 2 15 2>&1); then
-		ok "shared: foreign keys to interleaved parents from 4 sessions on two servers: $got"
-	else
-		bad "shared: foreign keys to interleaved parents on two servers: $got"
-	fi
+	step "shared: foreign keys to interleaved parents from 4 sessions on two servers" "" \
+		py fk_lock.py --interleaved "$PA" "$PB" 2 15
 	# Catalog commits conflict per object: DDL and ANALYZE on different
 	# tables on the two servers both commit, on one object the second
 	# fails with 40001; automatic ANALYZE runs beside the other's DDL.
-	if got=$(/usr/bin/python3 "$here/cat_conflict.py" "$PA" "$PB" 2>&1); then
-		ok "shared: catalog conflicts per object: $got"
-	else
-		bad "shared: catalog conflicts per object: $got"
-	fi
+	step "shared: catalog conflicts per object" "" py cat_conflict.py "$PA" "$PB"
 	# Random concurrent DDL from both servers: then both and a third server
 	# reading the stored catalog agree (cat_stress.py).
-	if server_start shared-c shared && PC=$SPORT &&
-		got=$(/usr/bin/python3 "$here/cat_stress.py" "$PA" "$PB" "$PC" 20 2>&1); then
-		ok "shared: random DDL from 4 sessions on two servers: $got"
+	if server_start shared-c shared; then
+		step "shared: random DDL from 4 sessions on two servers" "" py cat_stress.py "$PA" "$PB" "$SPORT" 20
 	else
-		bad "shared: random DDL on two servers: $got"
+		bad "shared: random DDL: the third server did not start (log: $logs/shared-c.log)"
 	fi
 	# The same over the extended query protocol (pgbench -M prepared): a
 	# conflict at the commit at Sync reruns the statement; no client aborts.
@@ -327,111 +329,55 @@ $why}"
 	else
 		bad "shared: after killing the writer, want 50|1275, got $got"
 	fi
-else
-	bad "shared: the servers did not start (logs: $logs/shared-*.log)"
 fi
 
 # ---------------------------------------------------------------- bigtxn
 # Large transactions (more cells than --max-txn-ops) on two servers.
-if server_start big-a big && BA=$SPORT BPA=$SPID && server_start big-b big && BB=$SPORT; then
-	if got=$(/usr/bin/python3 "$here/bigtxn.py" "$BA" "$BB" 6000 "$BPA" 2>&1); then
-		ok "bigtxn: $got"
-	else
-		bad "bigtxn: $got"
-	fi
-else
-	bad "bigtxn: the servers did not start (logs: $logs/big-*.log)"
-fi
+servers bigtxn big 2 && step bigtxn "" py bigtxn.py "${SP[0]}" "${SP[1]}" 6000 "${SPIDS[0]}"
 # A large transaction locks its rows, not its tables: another server's
 # writes of other rows commit during it, of its rows wait (bigrows.py).
-if server_start rows-a bigrows && RA=$SPORT && server_start rows-b bigrows && RB=$SPORT; then
-	if got=$(/usr/bin/python3 "$here/bigrows.py" "$RA" "$RB" 6000 "${ETCD_ENDPOINTS%%,*}" /bigrows 2>&1); then
-		ok "bigrows: $got"
-	else
-		bad "bigrows: $got"
-	fi
-else
-	bad "bigrows: the servers did not start (logs: $logs/rows-*.log)"
-fi
+servers bigrows bigrows 2 && step bigrows "" py bigrows.py "${SP[0]}" "${SP[1]}" 6000 "${ETCD_ENDPOINTS%%,*}" /bigrows
 # A large transaction's committer killed at each step of its commit: rows
 # committed or absent, never in part; aborted intents swept (bigcrash.py).
 mkdir -p "$tmp/bigcrash"
-if got=$(/usr/bin/python3 "$here/bigcrash.py" "$bin" "$URI" "${ETCD_ENDPOINTS%%,*}" "$tmp/bigcrash" 2>&1); then
-	ok "bigcrash: $got"
-else
-	bad "bigcrash: $got (logs: $tmp/bigcrash)"
-	keep=1
-fi
+STEP_LOGS=$tmp/bigcrash step bigcrash "" py bigcrash.py "$bin" "$URI" "${ETCD_ENDPOINTS%%,*}" "$tmp/bigcrash"
 
 # ---------------------------------------------------------------- boot
 # Three servers started at once on a new prefix, several times: exactly one
 # writes the first catalog, the others load it (boot_race.py).
 mkdir -p "$tmp/boot"
-if got=$(/usr/bin/python3 "$here/boot_race.py" "$bin" "$URI" "$tmp/boot" "${ETCD_BOOT_ROUNDS:-5}" 2>&1); then
-	ok "boot: $got"
-else
-	bad "boot: $got (logs: $tmp/boot)"
-	keep=1
-fi
+STEP_LOGS=$tmp/boot step boot "" py boot_race.py "$bin" "$URI" "$tmp/boot" "${ETCD_BOOT_ROUNDS:-5}"
 # A SIGKILLed server's temporary schema is dropped by another server once
 # its lease is gone; a live server's is not (temp_sweep.py).
 mkdir -p "$tmp/temp"
-if got=$(/usr/bin/python3 "$here/temp_sweep.py" "$bin" "$URI" "${ETCD_ENDPOINTS%%,*}" "$tmp/temp" 2>&1); then
-	ok "temp: $got"
-else
-	bad "temp: $got (logs: $tmp/temp)"
-	keep=1
-fi
+STEP_LOGS=$tmp/temp step temp "" py temp_sweep.py "$bin" "$URI" "${ETCD_ENDPOINTS%%,*}" "$tmp/temp"
 
 # ---------------------------------------------------------------- longscan
 # Full forward scans with pages ending at guessed keys read every row once,
 # walking etcd's index linearly (the per-page lines of --log-level debug).
-if server_start longscan longscan --log-level debug; then
-	if got=$(/usr/bin/python3 "$here/longscan.py" "$SPORT" 8000 "$logs/longscan.log" 2>&1); then
-		ok "longscan: $got"
-	else
-		bad "longscan: $got"
-	fi
-else
-	bad "longscan: the server did not start (logs: $logs/longscan.log)"
-fi
+servers longscan longscan 1 --log-level debug && step longscan "" py longscan.py "${SP[0]}" 8000 "$logs/longscan.log"
 
 # ---------------------------------------------------------------- gc
 # Version GC keeps what a long transaction on another server reads: no GC
 # window, no history retention, and more read points after it than a server
 # remembers unpinned.
-if STRATA_ETCD_GC_WINDOW_S=0 server_start gc-a gc --history_retention 0 && GA=$SPORT &&
-	STRATA_ETCD_GC_WINDOW_S=0 server_start gc-b gc --history_retention 0 && GB=$SPORT; then
-	if got=$(/usr/bin/python3 "$here/gc_snapshot.py" "$GA" "$GB" 5000 2>&1); then
-		ok "gc: a REPEATABLE READ snapshot on one server reads its rows after the other updated them and ran VACUUM FULL (no GC window)"
-	else
-		bad "gc: $got"
-	fi
-else
-	bad "gc: the servers did not start (logs: $logs/gc-*.log)"
-fi
+STRATA_ETCD_GC_WINDOW_S=0 servers gc gc 2 --history_retention 0 &&
+	step gc "a REPEATABLE READ snapshot on one server reads its rows after the other updated them and ran VACUUM FULL (no GC window)" \
+		py gc_snapshot.py "${SP[0]}" "${SP[1]}" 5000
 
 # ---------------------------------------------------------------- bggc
 # Background version GC (kvstore/etcd_bggc.c): old versions disappear without
 # VACUUM FULL; a long snapshot on the other server still reads them.
-if STRATA_ETCD_GC_S=4 STRATA_ETCD_GC_WINDOW_S=0 server_start bggc-a bggc --history_retention 0 && BA=$SPORT &&
-	STRATA_ETCD_GC_S=4 STRATA_ETCD_GC_WINDOW_S=0 server_start bggc-b bggc --history_retention 0 && BB=$SPORT; then
-	if got=$(/usr/bin/python3 "$here/bggc.py" "$BA" "$BB" "$build/kvstore/strata-kv" "$URI/bggc" \
-		"$logs/bggc-a.log" "$logs/bggc-b.log" 2>&1); then
-		ok "bggc: old versions collected in the background without VACUUM FULL, a large table's in paced steps; a REPEATABLE READ snapshot on the other server still reads them"
-	else
-		bad "bggc: $(grep -v '^ok' <<<"$got" | head -5)"
-	fi
-else
-	bad "bggc: the servers did not start (logs: $logs/bggc-*.log)"
-fi
+STRATA_ETCD_GC_S=4 STRATA_ETCD_GC_WINDOW_S=0 servers bggc bggc 2 --history_retention 0 &&
+	step bggc "old versions collected in the background without VACUUM FULL, a large table's in paced steps; a REPEATABLE READ snapshot on the other server still reads them" \
+		py bggc.py "${SP[0]}" "${SP[1]}" "$build/kvstore/strata-kv" "$URI/bggc" "$logs/bggc-a.log" "$logs/bggc-b.log"
 
 # ---------------------------------------------------------------- ops
 # Backup/restore, verify and inspection of an etcd prefix (ops.py starts its
 # own servers on prefixes ops and ops_r).
 kvtool=$build/kvstore/strata-kv
 mkdir -p "$tmp/ops"
-if got=$(/usr/bin/python3 "$here/ops.py" "$URI" "$bin" "$kvtool" "$tmp/ops" "$logs" 2>&1); then
+if got=$(py ops.py "$URI" "$bin" "$kvtool" "$tmp/ops" "$logs" 2>&1); then
 	ok "ops: $(grep -c '^ok' <<<"$got") checks of backup/restore, verify and inspection on etcd"
 else
 	bad "ops: $(grep -v '^ok' <<<"$got" | head -5)"
@@ -451,9 +397,9 @@ leader_member() {
 	done
 	echo 1
 }
-if server_start failover failover; then
+if servers failover failover 1; then
 	q "$SPORT" -c "CREATE TABLE ft (id int PRIMARY KEY, at timestamptz)" >/dev/null
-	/usr/bin/python3 "$here/failover.py" "$SPORT" 14 "$tmp/acked" >"$logs/failover.txt" 2>&1 &
+	py failover.py "$SPORT" 14 "$tmp/acked" >"$logs/failover.txt" 2>&1 &
 	wl=$!
 	# Two kills: the leader; it comes back; then the new leader.
 	sleep 3
@@ -484,15 +430,13 @@ if server_start failover failover; then
 		bad "failover: $lost of $nacked acknowledged commits lost (see $logs/failover.txt)"
 	fi
 	etcd_member_start "$victim"
-else
-	bad "failover: the server did not start (log: $logs/failover.log)"
 fi
 
 # ---------------------------------------------------------------- endpoints
 # The client walks its endpoint list round and round: each member in turn
 # is killed (and restarted before the next), so failover passes the last
 # endpoint back to the first; every statement must still commit.
-if server_start endpoints endpoints; then
+if servers endpoints endpoints 1; then
 	q "$SPORT" -c "CREATE TABLE ep (id int PRIMARY KEY)" >/dev/null
 	ep_ok=0
 	for n in 1 2 3 1 2; do
@@ -507,8 +451,6 @@ if server_start endpoints endpoints; then
 	else
 		bad "endpoints: $ep_ok of 5 INSERTs committed, $got rows (see $logs/endpoints.txt)"
 	fi
-else
-	bad "endpoints: the server did not start (log: $logs/endpoints.log)"
 fi
 
 # ---------------------------------------------------------------- clean exits
@@ -526,29 +468,13 @@ fi
 # ---------------------------------------------------------------- horizon
 # Strata drives etcd's compaction (horizon.py): alone on the cluster now,
 # three servers compacting every second with no margin and 3 s leases.
-hz_env=(env STRATA_ETCD_COMPACT_S=1 STRATA_ETCD_COMPACT_MARGIN=0 STRATA_ETCD_HORIZON_TTL_S=3)
-hz_start() { # NAME: sets SPORT, SPID
-	SPORT=$(fixture_free_port)
-	mkdir -p "$tmp/$1"
-	"${hz_env[@]}" "$bin" --port "$SPORT" --data-dir "$tmp/$1" --store "$URI/horizon" >"$logs/$1.log" 2>&1 &
-	SPID=$!
-	SERVER_PIDS+=("$SPID")
-	fixture_wait_port 127.0.0.1 "$SPORT" "$SPID" 60
-}
-if hz_start hz-a && HA=$SPORT && hz_start hz-b && HB=$SPORT && hz_start hz-c && HC=$SPORT HPC=$SPID; then
-	if got=$(/usr/bin/python3 "$here/horizon.py" "$HA" "$HB" "$HC" "$HPC" "${ETCD_ENDPOINTS%%,*}" 2>&1); then
-		ok "horizon: $got"
-	else
-		bad "horizon: $got"
-	fi
-else
-	bad "horizon: the servers did not start (logs: $logs/hz-*.log)"
-fi
+STRATA_ETCD_COMPACT_S=1 STRATA_ETCD_COMPACT_MARGIN=0 STRATA_ETCD_HORIZON_TTL_S=3 servers horizon horizon 3 &&
+	step horizon "" py horizon.py "${SP[@]}" "${SPIDS[2]}" "${ETCD_ENDPOINTS%%,*}"
 for p in "${SERVER_PIDS[@]}"; do kill "$p" 2>/dev/null; done
 for p in "${SERVER_PIDS[@]}"; do wait "$p" 2>/dev/null; done
 SERVER_PIDS=()
-if grep -q 'Sanitizer\|runtime error' "$logs"/hz-a.log "$logs"/hz-b.log 2>/dev/null; then
-	bad "horizon: sanitizer reports in $logs/hz-a.log or hz-b.log"
+if grep -q 'Sanitizer\|runtime error' "$logs"/horizon-a.log "$logs"/horizon-b.log 2>/dev/null; then
+	bad "horizon: sanitizer reports in $logs/horizon-a.log or horizon-b.log"
 fi
 
 # ---------------------------------------------------------------- tls
@@ -556,7 +482,7 @@ fi
 # authentication (tls.py: certificates made with openssl here).
 if ! command -v openssl >/dev/null 2>&1; then
 	bad "tls: openssl is not installed (scripts/deps.sh)"
-elif got=$(/usr/bin/python3 "$here/tls.py" "$bin" "$tmp/tls" 2>&1); then
+elif got=$(py tls.py "$bin" "$tmp/tls" 2>&1); then
 	ok "tls: $got"
 	if grep -q 'Sanitizer\|runtime error' "$tmp"/tls/*.log 2>/dev/null; then
 		bad "tls: sanitizer reports in $tmp/tls/*.log"

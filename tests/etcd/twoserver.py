@@ -1,10 +1,12 @@
 """twoserver.py — small helpers shared by the etcd tests (rc_lock.py,
 fk_lock.py, bigcrash.py, boot_race.py, temp_sweep.py, ...): connect to a
 server by port, fetch one value, commit reporting the SQLSTATE instead of
-raising, pick a free port, start a server and wait for its port."""
+raising, run a hammer of sessions on two servers, pick a free port, start a
+server and wait for its port."""
 import os
 import socket
 import subprocess
+import threading
 import time
 
 import psycopg2
@@ -30,6 +32,16 @@ def commit_code(conn):
     except psycopg2.Error as e:
         conn.rollback()
         return e.pgcode
+
+
+def hammer(worker, nsess, pa, pb):
+    """Runs worker(i, port) in 2 * nsess threads, even i on port pa, odd i
+    on pb, and waits for them all."""
+    ts = [threading.Thread(target=worker, args=(i, pa if i % 2 == 0 else pb)) for i in range(2 * nsess)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
 
 
 def free_port():

@@ -17,6 +17,11 @@ In Python:
     # leaving the block stops the server; srv.clean tells whether it exited
     # cleanly. Call srv.mark_failed() to keep the log although it did.
 
+Extra environment for the server process (test hooks, another binary):
+    StrataServer("ops-verify", env={"STRATA_TEST_FAULTS": "1"})
+it applies to every start of that server, restarts too; STRATA_BIN in it
+picks the binary.
+
 Crash tests: srv.kill() SIGKILLs the server (nothing is checked, the data
 directory stays); srv.start() then starts it again on the same data directory
 and, if it is still free, the same port (the log goes on in the same file).
@@ -41,9 +46,10 @@ SANITIZER_RE = re.compile(r"ERROR: (AddressSanitizer|LeakSanitizer)|[0-9]+:[0-9]
                           r"|SUMMARY: (Address|Undefined|Leak)Sanitizer")
 
 
-def strata_bin():
-    """The server binary the fixture uses, or None."""
-    cands = [os.environ.get("STRATA_BIN")]
+def strata_bin(env=None):
+    """The server binary the fixture uses (STRATA_BIN of env, else of the
+    process), or None."""
+    cands = [(env or {}).get("STRATA_BIN") or os.environ.get("STRATA_BIN")]
     if os.environ.get("STRATA_BUILD"):
         cands.append(os.path.join(os.environ["STRATA_BUILD"], "server", "strata"))
     cands += [os.path.join(ROOT, "build", "asan", "server", "strata"),
@@ -79,9 +85,10 @@ class NoServerInTree(FixtureError):
 class StrataServer:
     """One server for a test; see the module docstring."""
 
-    def __init__(self, name="test", args=(), start_timeout=None, stop_timeout=None):
+    def __init__(self, name="test", args=(), start_timeout=None, stop_timeout=None, env=None):
         self.name = name
         self.args = list(args)
+        self.extra_env = dict(env or {})  # the server process's, beside os.environ
         self.start_timeout = float(start_timeout or os.environ.get("FIX_START_TIMEOUT", 60))
         self.stop_timeout = float(stop_timeout or os.environ.get("FIX_STOP_TIMEOUT", 15))
         self.host = os.environ.get("STRATA_TEST_HOST", "127.0.0.1")
@@ -114,7 +121,7 @@ class StrataServer:
                 raise FixtureError(f"no server accepts connections on {self.host}:{self.port}")
             return self
         self.host = "127.0.0.1"
-        binary = strata_bin()
+        binary = strata_bin(self.extra_env)
         if not binary and not os.path.exists(os.path.join(ROOT, "server")):
             raise NoServerInTree("this tree has no server/ yet; nothing to start")
         if not binary:
@@ -126,7 +133,7 @@ class StrataServer:
             self.dir = tempfile.mkdtemp(prefix=f"strata-{self.name}.",
                                         dir=os.environ.get("STRATA_TMP", "/tmp"))
         self.log_path = os.path.join(self.dir, "server.log")
-        env = dict(os.environ)
+        env = dict(os.environ, **self.extra_env)
         env.setdefault("ASAN_OPTIONS", "detect_leaks=1:abort_on_error=0")
         env.setdefault("UBSAN_OPTIONS", "print_stacktrace=1:halt_on_error=1")
         for attempt in range(5):

@@ -958,17 +958,8 @@ def test_backupddl(ctx):
     creates one: the restore has the tables of the point with their rows."""
     tmp = ctx["tmp"]
     pause = os.path.join(tmp, "bk-pause")
-    saved = {k: os.environ.get(k) for k in ("STRATA_TEST_FAULTS", "STRATA_BACKUP_PAUSE")}
-    os.environ.update(STRATA_TEST_FAULTS="1", STRATA_BACKUP_PAUSE=pause)
-    try:
-        src = StrataServer("ops-backupddl")
-        src.start()
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
+    src = StrataServer("ops-backupddl", env={"STRATA_TEST_FAULTS": "1", "STRATA_BACKUP_PAUSE": pause})
+    src.start()
     ctx["servers"].append(src)
     conn = connect(src)
     names = ["keep", "gone", "trunc"]
@@ -1020,17 +1011,7 @@ def test_backupddl(ctx):
 
 def with_faults(name):
     """A server started with STRATA_TEST_FAULTS=1 (test hooks honoured)."""
-    saved = os.environ.get("STRATA_TEST_FAULTS")
-    os.environ["STRATA_TEST_FAULTS"] = "1"
-    try:
-        srv = StrataServer(name)
-        srv.start()
-    finally:
-        if saved is None:
-            os.environ.pop("STRATA_TEST_FAULTS", None)
-        else:
-            os.environ["STRATA_TEST_FAULTS"] = saved
-    return srv
+    return StrataServer(name, env={"STRATA_TEST_FAULTS": "1"}).start()
 
 
 def test_backuprepair(ctx):
