@@ -11,7 +11,7 @@
 # Each suite's output goes to BUILD_DIR/test-logs/<suite>.log; suites keep their own
 # failure artefacts (diffs, server logs) under BUILD_DIR/test-logs/. The directory
 # is emptied at the start of every run. Exit status: 0 only if every suite passed.
-# A suite is bounded by STRATA_SUITE_TIMEOUT seconds (default 1200, 7200 with --long).
+# A suite is bounded by STRATA_SUITE_TIMEOUT seconds (default 1800, 7200 with --long).
 # STRATA_SUITES_FILE replaces tests/suites.list (tests/lib/selftest.sh uses it).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -40,7 +40,7 @@ mkdir -p "$logs"
 export STRATA_BUILD=$build STRATA_LOGS=$logs STRATA_LONG=$long
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-suite_timeout=${STRATA_SUITE_TIMEOUT:-$((long ? 7200 : 1200))}
+suite_timeout=${STRATA_SUITE_TIMEOUT:-$((long ? 7200 : 1800))}
 
 total_p=0
 total_f=0
