@@ -7,7 +7,7 @@
 -- and every row is kept.
 --
 CREATE TABLE rh (id int, g int, t text);
-INSERT INTO rh SELECT g, g % 10, repeat('x', 20) || g FROM generate_series(1, 40000) g;
+INSERT INTO rh SELECT g, g % 10, repeat('f', 20) || g FROM generate_series(1, 40000) g;
 VACUUM rh; -- into sorted files: enough blocks for two halves
 -- a NULL in the new key late in the table: 23502, the table unchanged
 UPDATE rh SET id = NULL WHERE id = 31000;
@@ -17,7 +17,7 @@ UPDATE rh SET id = 31000 WHERE id IS NULL;
 -- a duplicate late in the table: 23505 with the key in DETAIL
 UPDATE rh SET id = 35000 WHERE id = 35001;
 ALTER TABLE rh ADD PRIMARY KEY (id);
-UPDATE rh SET id = 35001 WHERE t = repeat('x', 20) || 35001;
+UPDATE rh SET id = 35001 WHERE t = repeat('f', 20) || 35001;
 -- in a transaction rolled back: the table keeps no key
 BEGIN;
 ALTER TABLE rh ADD PRIMARY KEY (id);
