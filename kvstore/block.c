@@ -60,9 +60,18 @@ void blkb_add_same(blk_builder *b, const uint8_t *key, size_t klen, const void *
 		b->counter = 0;
 	}
 	uint8_t hdr[30];
-	size_t h = util_varint_put(hdr, shared);
-	h += util_varint_put(hdr + h, klen - shared);
-	h += util_varint_put(hdr + h, vlen);
+	size_t h;
+	if ((shared | (klen - shared) | vlen) < 0x80) {
+		/* The usual case: three one-byte varints. */
+		hdr[0] = (uint8_t)shared;
+		hdr[1] = (uint8_t)(klen - shared);
+		hdr[2] = (uint8_t)vlen;
+		h = 3;
+	} else {
+		h = util_varint_put(hdr, shared);
+		h += util_varint_put(hdr + h, klen - shared);
+		h += util_varint_put(hdr + h, vlen);
+	}
 	/* One reserve, then plain copies (this runs once per cell written). */
 	size_t total = h + klen - shared + vlen;
 	util_buf_reserve(&b->buf, total);
