@@ -39,8 +39,15 @@ void blkb_free(blk_builder *b);
 void blkb_reset(blk_builder *b);
 /* REQUIRES: key > every key added before (in the caller's order). */
 void blkb_add(blk_builder *b, const uint8_t *key, size_t klen, const void *val, size_t vlen);
+/* blkb_add of a key whose first `same` bytes are those of the key added
+ * last (a row's next cell): the shared prefix is searched from there. */
+void blkb_add_same(blk_builder *b, const uint8_t *key, size_t klen, const void *val, size_t vlen,
+		   size_t same);
 /* Size the block would have if finished now. */
-size_t blkb_size(const blk_builder *b);
+static inline size_t blkb_size(const blk_builder *b)
+{
+	return b->buf.len + 4 * b->nrest + 4;
+}
 static inline bool blkb_empty(const blk_builder *b)
 {
 	return b->nentries == 0;

@@ -35,10 +35,16 @@ void blkb_reset(blk_builder *b)
  * scans infer "same row" and "same column" from it (scan.c fast_step). */
 void blkb_add(blk_builder *b, const uint8_t *key, size_t klen, const void *val, size_t vlen)
 {
+	blkb_add_same(b, key, klen, val, vlen, 0);
+}
+
+void blkb_add_same(blk_builder *b, const uint8_t *key, size_t klen, const void *val, size_t vlen, size_t same)
+{
 	size_t shared = 0;
 	if (b->counter < b->interval && b->nentries > 0) {
 		size_t n = UTIL_MIN(b->last.len, klen);
 		n = n > b->keep_suffix ? n - b->keep_suffix : 0;
+		shared = UTIL_MIN(same, n);
 		const uint8_t *l = (const uint8_t *)b->last.data;
 		/* Eight bytes at a time, then the rest (keys share long prefixes). */
 		while (shared + 8 <= n && !memcmp(l + shared, key + shared, 8))
@@ -54,9 +60,18 @@ void blkb_add(blk_builder *b, const uint8_t *key, size_t klen, const void *val, 
 		b->counter = 0;
 	}
 	uint8_t hdr[30];
-	size_t h = util_varint_put(hdr, shared);
-	h += util_varint_put(hdr + h, klen - shared);
-	h += util_varint_put(hdr + h, vlen);
+	size_t h;
+	if ((shared | (klen - shared) | vlen) < 0x80) {
+		/* The usual case: three one-byte varints. */
+		hdr[0] = (uint8_t)shared;
+		hdr[1] = (uint8_t)(klen - shared);
+		hdr[2] = (uint8_t)vlen;
+		h = 3;
+	} else {
+		h = util_varint_put(hdr, shared);
+		h += util_varint_put(hdr + h, klen - shared);
+		h += util_varint_put(hdr + h, vlen);
+	}
 	/* One reserve, then plain copies (this runs once per cell written). */
 	size_t total = h + klen - shared + vlen;
 	util_buf_reserve(&b->buf, total);
@@ -67,17 +82,16 @@ void blkb_add(blk_builder *b, const uint8_t *key, size_t klen, const void *val, 
 		memcpy(p + h + klen - shared, val, vlen);
 	b->buf.len += total;
 	b->buf.data[b->buf.len] = '\0';
-	b->last.len = 0;
-	util_buf_reserve(&b->last, klen);
-	memcpy(b->last.data, key, klen);
+	/* The last key's first shared bytes are the new key's already. */
+	if (klen + 1 > b->last.cap) {
+		b->last.len = 0;
+		shared = 0;
+		util_buf_reserve(&b->last, klen);
+	}
+	memcpy(b->last.data + shared, key + shared, klen - shared);
 	b->last.len = klen;
 	b->counter++;
 	b->nentries++;
-}
-
-size_t blkb_size(const blk_builder *b)
-{
-	return b->buf.len + 4 * b->nrest + 4;
 }
 
 void blkb_finish(blk_builder *b)

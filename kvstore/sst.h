@@ -61,6 +61,12 @@ kv_status sst_writer_open_ex(kv_fs *fs, const char *path, const kv_family_opts *
 /* REQUIRES: keys strictly increasing in ikey order (duplicates dropped by
  * the caller). */
 kv_status sst_writer_add(sst_writer *w, const uint8_t *k, size_t kl, const uint8_t *v, size_t vl);
+/* sst_writer_add of a row's next cell: k is the key added last with its
+ * bytes from `same` on replaced, `same` covering row and family, and the
+ * same timestamp and kind (a later qualifier). Skips the per-row work
+ * (key split, bloom row check, statistics). */
+kv_status sst_writer_add_next(sst_writer *w, const uint8_t *k, size_t kl, const uint8_t *v, size_t vl,
+			      size_t same);
 uint64_t sst_writer_entries(const sst_writer *w);
 uint64_t sst_writer_bytes(const sst_writer *w); /* file bytes written so far */
 /* Writes index, bloom, info and trailer, fsyncs and closes; frees w (also

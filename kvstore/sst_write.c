@@ -427,17 +427,40 @@ static void add_hash(sst_writer *w, uint64_t h)
 	w->hashes[w->nhash++] = h;
 }
 
+/* The index entry of the block flushed before k, now that its separator
+ * from k can be chosen. */
+static void index_pending(sst_writer *w, const uint8_t *k, size_t kl)
+{
+	util_buf sep = UTIL_BUF_INIT;
+	separator(&sep, (const uint8_t *)w->last.data, w->last.len, k, kl);
+	add_index(w, (const uint8_t *)sep.data, sep.len, w->pend_off, w->pend_size);
+	util_buf_free(&sep);
+	w->pending = false;
+}
+
+kv_status sst_writer_add_next(sst_writer *w, const uint8_t *k, size_t kl, const uint8_t *v, size_t vl,
+			      size_t same)
+{
+	/* A row-and-column bloom hashes each column: the general path. */
+	if (w->fo.bloom == KV_BLOOM_ROWCOL || w->pr.entries == 0)
+		return sst_writer_add(w, k, kl, v, vl);
+	if (w->st)
+		return w->st;
+	if (w->pending)
+		index_pending(w, k, kl);
+	w->pr.entries++;
+	blkb_add_same(&w->data, k, kl, v, vl, same);
+	if (blkb_size(&w->data) >= w->fo.block_size)
+		w->st = flush_data(w);
+	return w->st;
+}
+
 kv_status sst_writer_add(sst_writer *w, const uint8_t *k, size_t kl, const uint8_t *v, size_t vl)
 {
 	if (w->st)
 		return w->st;
-	if (w->pending) {
-		util_buf sep = UTIL_BUF_INIT;
-		separator(&sep, (const uint8_t *)w->last.data, w->last.len, k, kl);
-		add_index(w, (const uint8_t *)sep.data, sep.len, w->pend_off, w->pend_size);
-		util_buf_free(&sep);
-		w->pending = false;
-	}
+	if (w->pending)
+		index_pending(w, k, kl);
 	ikey_parts p;
 	ikey_split(k, kl, &p);
 	if ((w->flags & SST_W_GLOBAL_TS) && p.ts != 0)

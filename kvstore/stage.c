@@ -497,7 +497,9 @@ kv_status stage_stream_put(kv_batch *b, kv_table *t, int fi, const void *row, si
 			memcpy(p + c->qlen, suffix, IKEY_SUFFIX);
 			k->len = pre + c->qlen + IKEY_SUFFIX;
 		}
-		kv_status st = sst_writer_add(stg->sw, (const uint8_t *)k->data, k->len, c->val, c->vlen);
+		kv_status st =
+		    i ? sst_writer_add_next(stg->sw, (const uint8_t *)k->data, k->len, c->val, c->vlen, pre)
+		      : sst_writer_add(stg->sw, (const uint8_t *)k->data, k->len, c->val, c->vlen);
 		if (st)
 			return st;
 		bytes += rlen + c->qlen + c->vlen + sizeof(kv_mut);

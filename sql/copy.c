@@ -585,6 +585,10 @@ typedef struct loader {
 	bool direct;
 	kv_batch *dbatch;
 	sql_rowput drow; /* the direct row's cells */
+	util_buf pack;   /* the direct row's packed cells, when the parse did not pack them */
+	/* The row's cells packed by the parse worker (copy_parse.pack), or NULL. */
+	const uint8_t *packed;
+	size_t packed_len;
 	kv_ts direct_ts;
 	uint64_t direct_rows;
 	/* Autocommit into a table with a primary key: rows collected, sorted
@@ -646,12 +650,12 @@ static void direct_row(loader *ld, const uint8_t *k, size_t kl, const ty_datum *
 		ld->dbatch = kv_batch_new();
 	if (kv_batch_count(ld->dbatch) == 0)
 		kv_batch_sorted(ld->dbatch); /* generated keys ascend: straight to a sorted file */
-	sql_rowput_begin(&ld->drow);
-	for (int i = 0; i < r->ncols; i++) {
-		const cat_column *c = &r->cols[i];
-		if (c->dropped || vals[i].null || !sql_column_in_cells(r, c))
-			continue;
-		sql_rowput_encode(&ld->drow, c->col_id, c->type, vals[i]);
+	if (ld->packed) {
+		sql_rowput_unpack(&ld->drow, ld->packed, ld->packed_len);
+	} else {
+		util_buf_reset(&ld->pack);
+		sql_rowput_pack(r, vals, &ld->pack);
+		sql_rowput_unpack(&ld->drow, (const uint8_t *)ld->pack.data, ld->pack.len);
 	}
 	sql_rowput_write(&ld->drow, ld->dbatch, ld->kv, k, kl, ld->direct_ts);
 	ld->direct_rows++;
@@ -845,6 +849,10 @@ typedef struct copy_parse {
 	const int *cols; /* the listed columns */
 	int ncols;
 	const bool *fnn; /* FORCE_NOT_NULL per listed column */
+	/* A direct load whose parsed values are final (no defaults to add):
+	 * the parse packs each row's cells too (sql_rowput_pack), so the
+	 * encoding runs on the workers, not on the connection thread. */
+	bool pack;
 } copy_parse;
 
 /* As PostgreSQL: the whole line must be valid UTF-8 (22021) before any
@@ -952,6 +960,8 @@ static void par_parse(void *arg, sql_copy_chunk *c)
 	copy_in ci;
 	memset(&ci, 0, sizeof ci);
 	char *text = c->text.data ? c->text.data : (char *)"";
+	if (cp->pack)
+		c->cell_ends = ty_alloc(sizeof(uint32_t) * (size_t)c->nlines);
 	TY_TRY(t)
 	{
 		for (int i = 0; i < c->nlines; i++) {
@@ -963,6 +973,10 @@ static void par_parse(void *arg, sql_copy_chunk *c)
 			check_utf8(r->name, ci.lineno, ci.line.data, ci.line.len);
 			c->fail_early = false;
 			parse_fields(&ci, cp, fields, lens, quoted, c->rows + (size_t)i * w);
+			if (cp->pack) {
+				sql_rowput_pack(r, c->rows + (size_t)i * w, &c->cells);
+				c->cell_ends[i] = (uint32_t)c->cells.len;
+			}
 			c->nparsed = i + 1;
 		}
 	}
@@ -1014,9 +1028,10 @@ static bool fill_chunk(copy_in *ci, const copy_opts *o, const cat_rel *r, sql_co
 /* The text/csv load through the pipeline: chunks filled while slots are
  * free, then the oldest one's rows loaded in line order. Returns the
  * number of rows loaded. byval: per table column. */
-static uint64_t par_load(sql_copy_par *par, loader *ld, copy_in *ci, const copy_opts *o, util_arena *rowa,
+static uint64_t par_load(sql_copy_par *par, loader *ld, copy_in *ci, const copy_parse *cp, util_arena *rowa,
 			 ty_datum **vals, const bool *byval, sql_progress *prog)
 {
+	const copy_opts *o = cp->o;
 	const cat_rel *r = &ld->rel->rel;
 	uint64_t n = 0;
 	bool more = true, first = true;
@@ -1042,11 +1057,21 @@ static uint64_t par_load(sql_copy_par *par, loader *ld, copy_in *ci, const copy_
 				ty_throw(&c->err);
 			}
 			next_row(ld, rowa, vals, r->ncols, n);
-			const ty_datum *src = c->rows + (size_t)i * (size_t)r->ncols;
-			for (int k = 0; k < r->ncols; k++)
-				(*vals)[k] = ty_datum_copy(src[k], byval[k]);
+			ty_datum *src = c->rows + (size_t)i * (size_t)r->ncols;
 			size_t st = i ? c->ends[i - 1] : 0;
-			finish_row(ld, *vals, ci, false, text + st, c->ends[i] - st);
+			if (cp->pack) {
+				/* Final values, read in place (the chunk outlives the
+				 * row), and the row's cells packed by the parse. */
+				size_t cs = i ? c->cell_ends[i - 1] : 0;
+				ld->packed = (const uint8_t *)c->cells.data + cs;
+				ld->packed_len = c->cell_ends[i] - cs;
+				finish_row(ld, src, ci, false, text + st, c->ends[i] - st);
+				ld->packed = NULL;
+			} else {
+				for (int k = 0; k < r->ncols; k++)
+					(*vals)[k] = ty_datum_copy(src[k], byval[k]);
+				finish_row(ld, *vals, ci, false, text + st, c->ends[i] - st);
+			}
 			n++;
 			if ((n & 1023) == 0) {
 				ty_check_interrupts();
@@ -1223,7 +1248,9 @@ static void copy_from(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o,
 	util_arena *rowa = util_arena_new(sorted && ld.bulk ? SORTED_ARENA_BYTES : sorted ? 1u << 20 : 16 * 1024, 0);
 	util_arena *saved = ty_get_arena();
 	sql_progress *prog = sql_progress_begin(s, "copy from", r->name, true); /* strata_progress */
-	copy_parse cp = {o, r, cols, ncols, fnn};
+	copy_parse cp = {o, r, cols, ncols, fnn, ld.direct};
+	for (int i = 0; i < r->ncols; i++)
+		cp.pack = cp.pack && !ld.defaults[i];
 	/* Text and csv parse on worker threads (copy_par.c); they start only
 	 * once the input is more than one chunk. */
 	bool *byval = ty_alloc(sizeof(bool) * (size_t)(r->ncols + 1));
@@ -1241,7 +1268,7 @@ static void copy_from(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o,
 		if (binary)
 			read_bin_header(&ci);
 		if (par)
-			n = par_load(par, &ld, &ci, o, rowa, &vals, byval, prog);
+			n = par_load(par, &ld, &ci, &cp, rowa, &vals, byval, prog);
 		for (; !par;) {
 			if (binary) {
 				next_row(&ld, rowa, &vals, r->ncols, n);
@@ -1322,6 +1349,7 @@ static void copy_from(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o,
 		sql_fk_abandon(ld.fk);
 		kv_batch_free(ld.dbatch);
 		sql_rowput_free(&ld.drow);
+		util_buf_free(&ld.pack);
 		sql_copy_sort_free(ld.sorted);
 		util_buf_free(&ld.enc);
 		util_arena_destroy(rowa);
@@ -1349,6 +1377,7 @@ static void copy_from(sql_session *s, PgQuery__CopyStmt *st, const copy_opts *o,
 	kv_table_close(ld.kv);
 	kv_batch_free(ld.dbatch);
 	sql_rowput_free(&ld.drow);
+	util_buf_free(&ld.pack);
 	sql_copy_sort_free(ld.sorted);
 	util_buf_free(&ld.enc);
 	if (ld.direct_rows)

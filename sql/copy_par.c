@@ -115,6 +115,7 @@ void sql_copy_par_free(sql_copy_par *p)
 		pthread_join(p->th[i], NULL);
 	for (int i = 0; i < p->nslots; i++) {
 		util_buf_free(&p->slots[i].text);
+		util_buf_free(&p->slots[i].cells);
 		free(p->slots[i].ends);
 		util_arena_destroy(p->slots[i].arena);
 	}
@@ -137,6 +138,8 @@ sql_copy_chunk *sql_copy_par_slot(sql_copy_par *p)
 	c->nlines = 0;
 	c->first_line = 0;
 	c->rows = NULL;
+	util_buf_reset(&c->cells);
+	c->cell_ends = NULL;
 	c->nparsed = 0;
 	c->failed = c->fail_early = false;
 	c->done = false;
@@ -212,6 +215,8 @@ void sql_copy_par_release(sql_copy_par *p)
 	util_arena_reset(c->arena);
 	if (c->text.cap > 4 * (size_t)SQL_COPY_CHUNK_BYTES)
 		util_buf_free(&c->text);
+	if (c->cells.cap > 4 * (size_t)SQL_COPY_CHUNK_BYTES)
+		util_buf_free(&c->cells);
 	p->consumed++;
 }
 

@@ -40,6 +40,12 @@ typedef struct sql_copy_chunk {
 	ty_datum *rows;    /* per line, the parse function's row */
 	util_arena *arena; /* reset when the slot is reused */
 	int nparsed;       /* lines parsed without error */
+	/* The parse function's own bytes per line, if it makes any (COPY's
+	 * direct path: each row's packed cells): line i's are
+	 * cells.data[cell_ends[i-1] .. cell_ends[i]) (from 0 for i = 0);
+	 * cell_ends is in arena. Emptied with the slot. */
+	util_buf cells;
+	uint32_t *cell_ends;
 	bool failed;       /* line nparsed failed with err */
 	bool fail_early;   /* the parse function's mark: it failed before its row began */
 	util_err err;

@@ -22,7 +22,7 @@ static int next_cell(sql_rowput *rp, const uint8_t *q, size_t ql)
 	int i = rp->n++;
 	if (ql)
 		memcpy(rp->quals[i], q, ql);
-	rp->cells[i] = (kv_put_cell){rp->quals[i], ql, NULL, 0};
+	rp->cells[i] = (kv_put_cell){NULL, ql, NULL, 0}; /* qual: quals[i], set by sql_rowput_write */
 	rp->off[i] = SIZE_MAX;
 	return i;
 }
@@ -54,12 +54,46 @@ void sql_rowput_borrow(sql_rowput *rp, uint16_t col_id, const void *v, size_t vl
 	rp->cells[i].vlen = vl;
 }
 
+/* Packed cells: per cell its qualifier (2 bytes), the value's length (4,
+ * host order: the bytes never leave the process) and the value. */
+#define PACK_HDR 6
+
+void sql_rowput_pack(const cat_rel *r, const ty_datum *vals, util_buf *out)
+{
+	for (int i = 0; i < r->ncols; i++) {
+		const cat_column *c = &r->cols[i];
+		if (c->dropped || vals[i].null || !sql_column_in_cells(r, c))
+			continue;
+		util_buf_reserve(out, PACK_HDR);
+		size_t at = out->len;
+		sql_colid_qual(c->col_id, (uint8_t *)out->data + at);
+		out->len += PACK_HDR;
+		sql_value_encode(c->type, vals[i], out);
+		uint32_t vl = (uint32_t)(out->len - at - PACK_HDR);
+		memcpy(out->data + at + 2, &vl, 4);
+	}
+}
+
+void sql_rowput_unpack(sql_rowput *rp, const uint8_t *p, size_t n)
+{
+	sql_rowput_begin(rp);
+	for (const uint8_t *end = p + n; p < end;) {
+		uint32_t vl;
+		memcpy(&vl, p + 2, 4);
+		int i = next_cell(rp, NULL, 0);
+		/* Qualifier and value borrowed in place. */
+		rp->cells[i] = (kv_put_cell){p, 2, vl ? (const void *)(p + PACK_HDR) : "", vl};
+		p += PACK_HDR + vl;
+	}
+}
+
 void sql_rowput_write(sql_rowput *rp, kv_batch *b, kv_table *t, const uint8_t *key, size_t kl, kv_ts ts)
 {
 	/* The qualifier and encoded-value arrays are final now (next_cell may
 	 * have moved them): their addresses. */
 	for (int i = 0; i < rp->n; i++) {
-		rp->cells[i].qual = rp->quals[i];
+		if (!rp->cells[i].qual)
+			rp->cells[i].qual = rp->quals[i];
 		if (rp->off[i] != SIZE_MAX)
 			rp->cells[i].val = rp->vals.data + rp->off[i];
 	}

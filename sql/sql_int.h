@@ -1341,6 +1341,12 @@ void sql_rowput_begin(sql_rowput *rp); /* forgets the last row; adds the sentine
  * must last until sql_rowput_write (borrow). */
 void sql_rowput_encode(sql_rowput *rp, uint16_t col_id, ty_oid type, ty_datum v);
 void sql_rowput_borrow(sql_rowput *rp, uint16_t col_id, const void *v, size_t vl);
+/* A row's cells (the columns kept in cells, not NULL, by column order)
+ * encoded and appended to out in a packed form, and that form taken back
+ * as the row's cells (borrowed: p must last until sql_rowput_write). A
+ * direct COPY packs on its parse workers (copy.c). */
+void sql_rowput_pack(const cat_rel *r, const ty_datum *vals, util_buf *out);
+void sql_rowput_unpack(sql_rowput *rp, const uint8_t *p, size_t n);
 void sql_rowput_write(sql_rowput *rp, kv_batch *b, kv_table *t, const uint8_t *key, size_t kl, kv_ts ts);
 void sql_rowput_free(sql_rowput *rp);
 

@@ -20,7 +20,7 @@ void util_buf_reset(util_buf *b)
 		b->data[0] = '\0';
 }
 
-void util_buf_reserve(util_buf *b, size_t extra)
+void util_buf_grow(util_buf *b, size_t extra)
 {
 	if (b->len + extra + 1 <= b->cap)
 		return;
@@ -29,22 +29,6 @@ void util_buf_reserve(util_buf *b, size_t extra)
 		cap *= 2;
 	b->data = util_xrealloc(b->data, cap);
 	b->cap = cap;
-}
-
-void util_buf_append(util_buf *b, const void *p, size_t n)
-{
-	util_buf_reserve(b, n);
-	if (n)
-		memcpy(b->data + b->len, p, n);
-	b->len += n;
-	b->data[b->len] = '\0';
-}
-
-void util_buf_putc(util_buf *b, char c)
-{
-	util_buf_reserve(b, 1);
-	b->data[b->len++] = c;
-	b->data[b->len] = '\0';
 }
 
 void util_buf_puts(util_buf *b, const char *s) { util_buf_append(b, s, strlen(s)); }

@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <time.h>
 
 #define STRATA_VERSION "0.1.0"
@@ -203,9 +204,29 @@ typedef struct util_buf {
 void util_buf_init(util_buf *b);
 void util_buf_free(util_buf *b);
 void util_buf_reset(util_buf *b);
-void util_buf_reserve(util_buf *b, size_t extra);
-void util_buf_append(util_buf *b, const void *p, size_t n);
-void util_buf_putc(util_buf *b, char c);
+/* Grows b to hold extra more bytes and the NUL (util_buf_reserve's slow path). */
+void util_buf_grow(util_buf *b, size_t extra);
+/* Inline: the writers' per-cell and per-field paths call these millions of
+ * times, nearly always with room to spare. */
+static inline void util_buf_reserve(util_buf *b, size_t extra)
+{
+	if (b->len + extra + 1 > b->cap)
+		util_buf_grow(b, extra);
+}
+static inline void util_buf_append(util_buf *b, const void *p, size_t n)
+{
+	util_buf_reserve(b, n);
+	if (n)
+		memcpy(b->data + b->len, p, n);
+	b->len += n;
+	b->data[b->len] = '\0';
+}
+static inline void util_buf_putc(util_buf *b, char c)
+{
+	util_buf_reserve(b, 1);
+	b->data[b->len++] = c;
+	b->data[b->len] = '\0';
+}
 void util_buf_puts(util_buf *b, const char *s);
 void util_buf_printf(util_buf *b, const char *fmt, ...) UTIL_PRINTF(2, 3);
 void util_buf_vprintf(util_buf *b, const char *fmt, va_list ap);

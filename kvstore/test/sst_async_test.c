@@ -2,7 +2,9 @@
  * writer (SST_W_ASYNC): the file is byte for byte the one written without
  * it (compression levels, bloom kinds, global timestamps, sizes from one
  * entry to a multi-level index), a write failure in the thread reaches the
- * caller, and abandoning a writer with blocks queued stops the thread. */
+ * caller, and abandoning a writer with blocks queued stops the thread.
+ * Also a row's next cells added with sst_writer_add_next make the same
+ * file as sst_writer_add. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -48,17 +50,23 @@ static size_t mkval(char *v, size_t cap, int i)
 	return n;
 }
 
-/* Writes s's entries to path through fs with flags; returns the status of
- * the first failing add or of finish (props valid on KV_OK). */
-static kv_status write_file(kv_fs *fs, const char *path, const spec *s, int flags, sst_props *p)
+/* A writer of path with s's family options. */
+static kv_status open_writer(kv_fs *fs, const char *path, const spec *s, int flags, sst_writer **w)
 {
 	kv_family_opts fo;
 	kv_family_opts_default(&fo, "f");
 	fo.block_size = s->block_size;
 	fo.compression_level = s->level;
 	fo.bloom = s->bloom;
+	return sst_writer_open_ex(fs, path, &fo, 9, flags | (s->gts ? SST_W_GLOBAL_TS : 0), w);
+}
+
+/* Writes s's entries to path through fs with flags; returns the status of
+ * the first failing add or of finish (props valid on KV_OK). */
+static kv_status write_file(kv_fs *fs, const char *path, const spec *s, int flags, sst_props *p)
+{
 	sst_writer *w;
-	kv_status st = sst_writer_open_ex(fs, path, &fo, 9, flags | (s->gts ? SST_W_GLOBAL_TS : 0), &w);
+	kv_status st = open_writer(fs, path, s, flags, &w);
 	if (st)
 		return st;
 	uint8_t k[64];
@@ -95,13 +103,32 @@ static void no_problem(void *arg, const char *msg)
 	fail_msg("verify: %s", msg);
 }
 
+/* The two files have the same bytes; returns their size. */
+static size_t assert_same_files(const char *pa, const char *pb)
+{
+	size_t na, nb;
+	uint8_t *da = slurp(pa, &na), *db = slurp(pb, &nb);
+	assert_int_equal(na, nb);
+	assert_memory_equal(da, db, na);
+	free(da);
+	free(db);
+	return na;
+}
+
+/* A fresh directory (kvt_tmpdir) and the paths of two files in it. */
+static char *two_paths(const char *tag, char pa[4096], char pb[4096])
+{
+	char *dir = kvt_tmpdir(tag);
+	snprintf(pa, 4096, "%s/000001.sst", dir);
+	snprintf(pb, 4096, "%s/000002.sst", dir);
+	return dir;
+}
+
 static void test_same_bytes(void **state)
 {
 	(void)state;
-	char *dir = kvt_tmpdir("sst_async");
 	char pa[4096], pb[4096];
-	snprintf(pa, sizeof(pa), "%s/000001.sst", dir);
-	snprintf(pb, sizeof(pb), "%s/000002.sst", dir);
+	char *dir = two_paths("sst_async", pa, pb);
 	const spec specs[] = {
 	    {1, KV_BLOOM_ROW, false, 1, 1024},        {1, KV_BLOOM_ROW, false, 40, 1024},
 	    {0, KV_BLOOM_NONE, false, 20000, 1024},   {1, KV_BLOOM_ROW, false, 20000, 1024},
@@ -112,10 +139,7 @@ static void test_same_bytes(void **state)
 		sst_props a, b;
 		assert_int_equal(write_file(kv_fs_posix(), pa, &specs[i], 0, &a), KV_OK);
 		assert_int_equal(write_file(kv_fs_posix(), pb, &specs[i], SST_W_ASYNC, &b), KV_OK);
-		size_t na, nb;
-		uint8_t *da = slurp(pa, &na), *db = slurp(pb, &nb);
-		assert_int_equal(na, nb);
-		assert_memory_equal(da, db, na);
+		size_t nb = assert_same_files(pa, pb);
 		assert_int_equal(a.file_size, b.file_size);
 		assert_int_equal(b.file_size, nb);
 		assert_int_equal(a.entries, b.entries);
@@ -135,8 +159,6 @@ static void test_same_bytes(void **state)
 		assert_int_equal(sst_verify(r, no_problem, NULL), KV_OK);
 		sst_unref(r);
 		cache_free(cache);
-		free(da);
-		free(db);
 		sst_props_free(&a);
 		sst_props_free(&b);
 	}
@@ -209,12 +231,68 @@ static void test_abandon(void **state)
 	kvt_close_rm(NULL, dir);
 }
 
+/* Rows of four cells at one timestamp each (as a row put streams them),
+ * every cell through sst_writer_add, or each row's later ones through
+ * sst_writer_add_next: the same bytes, whatever the bloom kind, with
+ * blocks that end inside rows, and async or not. */
+static kv_status write_rows(const char *path, const spec *s, int flags, bool next)
+{
+	sst_writer *w;
+	kv_status st = open_writer(kv_fs_posix(), path, s, flags, &w);
+	if (st)
+		return st;
+	uint8_t k[64];
+	char v[512];
+	for (int i = 0; !st && i < s->n; i++) {
+		char r[16];
+		size_t rl = (size_t)snprintf(r, sizeof(r), "row%07d", i / 4);
+		uint8_t q[2] = {0, (uint8_t)(i % 4 * 3)};
+		size_t ql = i % 4 ? 2 : 0; /* the sentinel's is empty */
+		size_t kl = ikey_encode(k, r, rl, "f", 1, q, ql, s->gts ? 0 : (kv_ts)(9000 - i / 4), KV_PUT);
+		size_t vl = mkval(v, sizeof(v), i);
+		if (next && i % 4)
+			st = sst_writer_add_next(w, k, kl, (const uint8_t *)v, vl, 2 + rl + 1 + 1);
+		else
+			st = sst_writer_add(w, k, kl, (const uint8_t *)v, vl);
+	}
+	if (st) {
+		sst_writer_abandon(w);
+		return st;
+	}
+	sst_props p;
+	st = sst_writer_finish(w, &p);
+	if (!st)
+		sst_props_free(&p);
+	return st;
+}
+
+static void test_add_next(void **state)
+{
+	(void)state;
+	char pa[4096], pb[4096];
+	char *dir = two_paths("sst_next", pa, pb);
+	const spec specs[] = {
+	    {1, KV_BLOOM_ROW, false, 1, 1024},       {1, KV_BLOOM_ROW, false, 3, 1024},
+	    {1, KV_BLOOM_ROW, false, 20000, 1024},   {0, KV_BLOOM_NONE, false, 20000, 4096},
+	    {3, KV_BLOOM_ROWCOL, false, 8000, 1024}, {1, KV_BLOOM_ROW, true, 20000, 16384},
+	};
+	for (size_t i = 0; i < sizeof(specs) / sizeof(specs[0]); i++)
+		for (int async = 0; async < 2; async++) {
+			int fl = async ? SST_W_ASYNC : 0;
+			assert_int_equal(write_rows(pa, &specs[i], fl, false), KV_OK);
+			assert_int_equal(write_rows(pb, &specs[i], fl, true), KV_OK);
+			assert_same_files(pa, pb);
+		}
+	kvt_close_rm(NULL, dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_same_bytes),
 	    cmocka_unit_test(test_write_error),
 	    cmocka_unit_test(test_abandon),
+	    cmocka_unit_test(test_add_next),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
