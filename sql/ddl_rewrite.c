@@ -34,6 +34,15 @@
  * came before: batches of this size through the memstore from then on. */
 #define REWRITE_BATCH_BYTES (4u << 20)
 
+/* An old table of at most this many cells (in files, in its memstore by
+ * ~64 bytes each, and the transaction's own rows by 8 cells each) is
+ * rewritten through the memstore and the log, not into a sorted file: a
+ * file costs the new storage three fsyncs (file, directory, manifest edit)
+ * before the commit's own, milliseconds each, for a few blocks of rows
+ * (pgbench's branches and tellers). The log records need no fsync of their
+ * own: the commit's fsync of the log follows them. */
+#define REWRITE_SMALL_CELLS 4096u
+
 sql_exec *sql_rewrite_exec(sql_session *s, sql_pstate *ps)
 {
 	sql_planned *pl = ty_alloc0(sizeof *pl);
@@ -171,6 +180,7 @@ typedef struct rw_state {
 	size_t maxkey_len, maxkey_cap;
 	util_map batch_keys; /* keys in the current batch (once out of order) */
 	bool unordered;      /* a key came below an earlier one */
+	bool small;          /* a small old table: through the memstore (REWRITE_SMALL_CELLS) */
 	util_arena *get_arena;
 	const char *pk_name;
 	/* re-key by cells */
@@ -222,7 +232,7 @@ static void flush_batch(rw_state *st)
 		return;
 	/* Ascending keys: the batch holds one sorted run, committed as a
 	 * sorted file (no memstore insert, no log record per cell). */
-	kv_write_opts wo = {.no_sync = true, .ts = 0, .ingest = !st->unordered};
+	kv_write_opts wo = {.no_sync = true, .ts = 0, .ingest = !st->unordered && !st->small};
 	kv_status ks = kv_commit(st->s->e->kv, st->batch, &wo, NULL);
 	if (ks != KV_OK)
 		sql_kv_error(ks, "writing a table");
@@ -295,7 +305,7 @@ static void begin_row(rw_state *st, const ty_datum *vals)
 	}
 	if (!st->batch)
 		st->batch = kv_batch_new();
-	if (!st->unordered && kv_batch_count(st->batch) == 0)
+	if (!st->unordered && !st->small && kv_batch_count(st->batch) == 0)
 		kv_batch_sorted(st->batch); /* ascending: cells go straight to a sorted file */
 	/* Cells in key order (the sentinel's empty qualifier first): a batch
 	 * of ascending rows is then one sorted run and needs no sort. */
@@ -309,7 +319,7 @@ static void end_row(rw_state *st)
 	sql_rowput_write(&st->row, st->batch, st->dst, k, kl, st->ts);
 	if (st->rw->check_unique_key && st->unordered)
 		util_map_put(&st->batch_keys, k, kl, (void *)1);
-	if (st->unordered && kv_batch_byte_size(st->batch) >= REWRITE_BATCH_BYTES)
+	if ((st->unordered || st->small) && kv_batch_byte_size(st->batch) >= REWRITE_BATCH_BYTES)
 		flush_batch(st);
 	else if (st->s->e->opts.store_uri && kv_batch_count(st->batch) >= SQL_SHARED_BATCH_CELLS)
 		flush_batch(st); /* a shared store: bounded transactions */
@@ -582,6 +592,25 @@ typedef struct rk_half {
 	bool done; /* under mu */
 } rk_half;
 
+/* Ends st's streamed run here and now: its last blocks, filter, index
+ * and footer are written by this thread, not by the commit on the
+ * connection thread after it (the helper's file finishes while the
+ * connection thread finishes its own). Moving the runs into a new batch
+ * is what closes the stream; the commit takes them from there. */
+static void rk_finish_stream(rw_state *st)
+{
+	if (!st->batch)
+		return;
+	kv_batch *b = kv_batch_new();
+	if (kv_batch_take_runs(b, st->batch) != KV_OK) {
+		kv_batch_free(b);
+		st->bail = true; /* the serial pass meets a lasting failure again */
+		return;
+	}
+	kv_batch_free(st->batch);
+	st->batch = b;
+}
+
 static void *rk_half_main(void *arg)
 {
 	rk_half *h = arg;
@@ -591,6 +620,8 @@ static void *rk_half_main(void *arg)
 	TY_TRY(t)
 	{
 		rk_pass(&h->st, h->pl, h->start, (kv_slice){NULL, 0}, h->halt, false);
+		if (!h->st.bail)
+			rk_finish_stream(&h->st);
 	}
 	TY_CATCH(t)
 	{
@@ -679,7 +710,7 @@ static void rk_reset(rw_state *st)
  * from the start and reports the first violation in row order as before. */
 static bool rekey_halves(rw_state *st, const rk_plan *pl)
 {
-	if (sysconf(_SC_NPROCESSORS_ONLN) < 2 || st->s->e->opts.store_uri)
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2 || st->s->e->opts.store_uri || st->small)
 		return false;
 	kv_slice mid;
 	if (!rk_middle(st, &mid))
@@ -775,6 +806,43 @@ static void rekey_by_cells(rw_state *st)
 	flush_batch(st);
 }
 
+/* True when the old table is small enough to be rewritten through the
+ * memstore (REWRITE_SMALL_CELLS). Not on a shared store: its batches
+ * commit as they are. */
+static bool small_table(sql_session *s, const cat_obj *old)
+{
+	int nw = 0;
+	sql_txn_table_writes(s->txn, old->oid, ty_get_arena(), &nw);
+	if (s->e->opts.store_uri || (uint64_t)nw * 8 > REWRITE_SMALL_CELLS)
+		return false;
+	kv_table *t;
+	if (kv_table_open(s->e->kv, old->rel.storage, &t) != KV_OK)
+		return false; /* the pass reports it */
+	kv_table_stats ts;
+	bool small = kv_table_get_stats(t, &ts) == KV_OK &&
+		     ts.entries + ts.memstore_bytes / 64 + (uint64_t)nw * 8 <= REWRITE_SMALL_CELLS;
+	kv_table_close(t);
+	return small;
+}
+
+/* Creates the new storage with the old one's family options (the table's
+ * policy, applied to the old storage when it was set): the policy's pass
+ * after the commit then finds nothing to change, where a storage of
+ * default options cost a manifest edit and its fsync on every rewrite. */
+static void create_storage_like(sql_session *s, sql_txn *t, const char *name, const char *like)
+{
+	kv_family_opts fams[16];
+	int n = 0;
+	if (kv_table_families(s->e->kv, like, fams, 16, &n) != KV_OK || n < 1 || n > 16) {
+		sql_create_storage(s, t, name);
+		return;
+	}
+	kv_status st = kv_table_create(s->e->kv, name, fams, n);
+	if (st != KV_OK && st != KV_EXISTS)
+		sql_kv_error(st, "creating a table");
+	sql_txn_drop_storage_on_abort(t, name);
+}
+
 /* The rows (own pending writes included) now live in the new storage;
  * the old one goes when the transaction commits. */
 static void rekeyed(sql_txn *t, const cat_obj *old)
@@ -814,10 +882,11 @@ void sql_rewrite_run(sql_session *s, sql_rewrite *rw)
 		sql_ddl_next_storage(&old->rel, 'r', old->oid, nr->storage, sizeof nr->storage);
 		/* A leftover of a crashed transaction may carry the name: start empty. */
 		kv_table_drop(s->e->kv, nr->storage);
-		sql_create_storage(s, t, nr->storage);
+		create_storage_like(s, t, nr->storage, old->rel.storage);
 		kv_status ks = kv_table_open(s->e->kv, nr->storage, &st.dst);
 		if (ks != KV_OK)
 			sql_kv_error(ks, "opening a table");
+		st.small = small_table(s, old);
 	} else if (rw->backfill) {
 		kv_status ks = kv_table_open(s->e->kv, old->rel.storage, &st.src);
 		if (ks != KV_OK)
