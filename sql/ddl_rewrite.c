@@ -154,6 +154,7 @@ sql_expr *sql_rewrite_default_expr(sql_session *s, const cat_obj *rel, int col, 
 typedef struct rk_cell {
 	int col;           /* column index (the same in the old and new table) */
 	uint32_t off, len; /* value bytes in rk_row.bytes */
+	uint8_t qual[2];   /* its qualifier: the column id, the same in the new table */
 } rk_cell;
 
 typedef struct rk_row {
@@ -164,6 +165,7 @@ typedef struct rk_row {
 	int n, cap;
 	util_buf bytes; /* the cells' values: a cell's bytes last only during its callback */
 	bool exists;
+	kv_put_cell *put; /* the new row's cells (sentinel first), cap + 1 of them */
 } rk_row;
 
 typedef struct rw_state {
@@ -312,17 +314,23 @@ static void begin_row(rw_state *st, const ty_datum *vals)
 	sql_rowput_begin(&st->row);
 }
 
-static void end_row(rw_state *st)
+/* end_row after the row's cells went into the batch. */
+static void row_put(rw_state *st)
 {
 	const uint8_t *k = (const uint8_t *)st->key.data;
 	size_t kl = st->key.len;
-	sql_rowput_write(&st->row, st->batch, st->dst, k, kl, st->ts);
 	if (st->rw->check_unique_key && st->unordered)
 		util_map_put(&st->batch_keys, k, kl, (void *)1);
 	if ((st->unordered || st->small) && kv_batch_byte_size(st->batch) >= REWRITE_BATCH_BYTES)
 		flush_batch(st);
 	else if (st->s->e->opts.store_uri && kv_batch_count(st->batch) >= SQL_SHARED_BATCH_CELLS)
 		flush_batch(st); /* a shared store: bounded transactions */
+}
+
+static void end_row(rw_state *st)
+{
+	sql_rowput_write(&st->row, st->batch, st->dst, (const uint8_t *)st->key.data, st->key.len, st->ts);
+	row_put(st);
 }
 
 static void write_new_row(rw_state *st, const ty_datum *vals)
@@ -402,6 +410,8 @@ static void rw_cleanup(rw_state *st)
 	st->it = NULL;
 	free(st->rk.cells);
 	st->rk.cells = NULL;
+	free(st->rk.put);
+	st->rk.put = NULL;
 	util_buf_free(&st->rk.bytes);
 	util_arena_destroy(st->keya);
 	st->keya = NULL;
@@ -462,10 +472,19 @@ static void rk_cell_fn(void *arg, const kv_cell *c)
 	if (rr->n == rr->cap) {
 		rr->cap = rr->cap ? 2 * rr->cap : 16;
 		rr->cells = util_xrealloc(rr->cells, sizeof *rr->cells * (size_t)rr->cap);
+		rr->put = util_xrealloc(rr->put, sizeof *rr->put * (size_t)(rr->cap + 1));
 	}
 	rr->at[col] = rr->n;
-	rr->cells[rr->n++] = (rk_cell){col, (uint32_t)rr->bytes.len, (uint32_t)c->value.len};
-	util_buf_append(&rr->bytes, c->value.data, c->value.len);
+	rk_cell *cl = &rr->cells[rr->n++];
+	*cl = (rk_cell){col, (uint32_t)rr->bytes.len, (uint32_t)c->value.len, {0, 0}};
+	memcpy(cl->qual, c->qualifier.data, 2);
+	util_buf *b = &rr->bytes;
+	if (c->value.len) {
+		if (UTIL_UNLIKELY(b->cap - b->len <= c->value.len))
+			util_buf_reserve(b, c->value.len);
+		memcpy(b->data + b->len, c->value.data, c->value.len);
+		b->len += c->value.len;
+	}
 }
 
 /* Writes the row collected in rr under its new key; vals holds NULLs
@@ -493,12 +512,21 @@ static void rk_write(rw_state *st, rk_row *rr, ty_datum *vals, const bool *keep)
 	begin_row(st, vals);
 	if (st->bail)
 		return;
+	/* The cells straight into the batch (the old cells' qualifiers are the
+	 * new ones: same column ids), not through st->row. */
+	if (!rr->put)
+		rr->put = util_xmalloc(sizeof *rr->put * (size_t)(rr->cap + 1));
+	kv_put_cell *put = rr->put;
+	size_t n = 0;
+	put[n++] = (kv_put_cell){"", 0, "", 0};
 	for (int i = 0; i < rr->n; i++) {
 		const rk_cell *cl = &rr->cells[i];
 		if (keep[cl->col])
-			sql_rowput_borrow(&st->row, nr->cols[cl->col].col_id, b + cl->off, cl->len);
+			put[n++] =
+			    (kv_put_cell){cl->qual, 2, cl->len ? b + cl->off : (const uint8_t *)"", cl->len};
 	}
-	end_row(st);
+	kv_batch_put_row(st->batch, st->dst, st->key.data, st->key.len, SQL_FAMILY, st->ts, put, n);
+	row_put(st);
 }
 
 /* What every pass of one re-key shares, read only. */

@@ -1332,15 +1332,13 @@ static inline void sql_colid_qual(uint16_t id, uint8_t q[2]) { q[0] = (uint8_t)(
 typedef struct sql_rowput {
 	kv_put_cell *cells;
 	uint8_t (*quals)[2];
-	size_t *off; /* encoded values: offset in vals (SIZE_MAX: borrowed) */
+	size_t *off; /* encoded values: offset in vals (SIZE_MAX: the sentinel) */
 	int n, cap;
 	util_buf vals;
 } sql_rowput;
 void sql_rowput_begin(sql_rowput *rp); /* forgets the last row; adds the sentinel */
-/* A column's value: encoded into rp (encode), or its stored bytes, which
- * must last until sql_rowput_write (borrow). */
+/* A column's value, encoded into rp. */
 void sql_rowput_encode(sql_rowput *rp, uint16_t col_id, ty_oid type, ty_datum v);
-void sql_rowput_borrow(sql_rowput *rp, uint16_t col_id, const void *v, size_t vl);
 void sql_rowput_write(sql_rowput *rp, kv_batch *b, kv_table *t, const uint8_t *key, size_t kl, kv_ts ts);
 void sql_rowput_free(sql_rowput *rp);
 
