@@ -34,6 +34,15 @@
  * came before: batches of this size through the memstore from then on. */
 #define REWRITE_BATCH_BYTES (4u << 20)
 
+/* An old table of at most this many cells (in files, in its memstore by
+ * ~64 bytes each, and the transaction's own rows by 8 cells each) is
+ * rewritten through the memstore and the log, not into a sorted file: a
+ * file costs the new storage three fsyncs (file, directory, manifest edit)
+ * before the commit's own, milliseconds each, for a few blocks of rows
+ * (pgbench's branches and tellers). The log records need no fsync of their
+ * own: the commit's fsync of the log follows them. */
+#define REWRITE_SMALL_CELLS 4096u
+
 sql_exec *sql_rewrite_exec(sql_session *s, sql_pstate *ps)
 {
 	sql_planned *pl = ty_alloc0(sizeof *pl);
@@ -145,6 +154,7 @@ sql_expr *sql_rewrite_default_expr(sql_session *s, const cat_obj *rel, int col, 
 typedef struct rk_cell {
 	int col;           /* column index (the same in the old and new table) */
 	uint32_t off, len; /* value bytes in rk_row.bytes */
+	uint8_t qual[2];   /* its qualifier: the column id, the same in the new table */
 } rk_cell;
 
 typedef struct rk_row {
@@ -155,6 +165,7 @@ typedef struct rk_row {
 	int n, cap;
 	util_buf bytes; /* the cells' values: a cell's bytes last only during its callback */
 	bool exists;
+	kv_put_cell *put; /* the new row's cells (sentinel first), cap + 1 of them */
 } rk_row;
 
 typedef struct rw_state {
@@ -171,6 +182,7 @@ typedef struct rw_state {
 	size_t maxkey_len, maxkey_cap;
 	util_map batch_keys; /* keys in the current batch (once out of order) */
 	bool unordered;      /* a key came below an earlier one */
+	bool small;          /* a small old table: through the memstore (REWRITE_SMALL_CELLS) */
 	util_arena *get_arena;
 	const char *pk_name;
 	/* re-key by cells */
@@ -222,7 +234,7 @@ static void flush_batch(rw_state *st)
 		return;
 	/* Ascending keys: the batch holds one sorted run, committed as a
 	 * sorted file (no memstore insert, no log record per cell). */
-	kv_write_opts wo = {.no_sync = true, .ts = 0, .ingest = !st->unordered};
+	kv_write_opts wo = {.no_sync = true, .ts = 0, .ingest = !st->unordered && !st->small};
 	kv_status ks = kv_commit(st->s->e->kv, st->batch, &wo, NULL);
 	if (ks != KV_OK)
 		sql_kv_error(ks, "writing a table");
@@ -295,24 +307,30 @@ static void begin_row(rw_state *st, const ty_datum *vals)
 	}
 	if (!st->batch)
 		st->batch = kv_batch_new();
-	if (!st->unordered && kv_batch_count(st->batch) == 0)
+	if (!st->unordered && !st->small && kv_batch_count(st->batch) == 0)
 		kv_batch_sorted(st->batch); /* ascending: cells go straight to a sorted file */
 	/* Cells in key order (the sentinel's empty qualifier first): a batch
 	 * of ascending rows is then one sorted run and needs no sort. */
 	sql_rowput_begin(&st->row);
 }
 
-static void end_row(rw_state *st)
+/* end_row after the row's cells went into the batch. */
+static void row_put(rw_state *st)
 {
 	const uint8_t *k = (const uint8_t *)st->key.data;
 	size_t kl = st->key.len;
-	sql_rowput_write(&st->row, st->batch, st->dst, k, kl, st->ts);
 	if (st->rw->check_unique_key && st->unordered)
 		util_map_put(&st->batch_keys, k, kl, (void *)1);
-	if (st->unordered && kv_batch_byte_size(st->batch) >= REWRITE_BATCH_BYTES)
+	if ((st->unordered || st->small) && kv_batch_byte_size(st->batch) >= REWRITE_BATCH_BYTES)
 		flush_batch(st);
 	else if (st->s->e->opts.store_uri && kv_batch_count(st->batch) >= SQL_SHARED_BATCH_CELLS)
 		flush_batch(st); /* a shared store: bounded transactions */
+}
+
+static void end_row(rw_state *st)
+{
+	sql_rowput_write(&st->row, st->batch, st->dst, (const uint8_t *)st->key.data, st->key.len, st->ts);
+	row_put(st);
 }
 
 static void write_new_row(rw_state *st, const ty_datum *vals)
@@ -392,6 +410,8 @@ static void rw_cleanup(rw_state *st)
 	st->it = NULL;
 	free(st->rk.cells);
 	st->rk.cells = NULL;
+	free(st->rk.put);
+	st->rk.put = NULL;
 	util_buf_free(&st->rk.bytes);
 	util_arena_destroy(st->keya);
 	st->keya = NULL;
@@ -452,10 +472,19 @@ static void rk_cell_fn(void *arg, const kv_cell *c)
 	if (rr->n == rr->cap) {
 		rr->cap = rr->cap ? 2 * rr->cap : 16;
 		rr->cells = util_xrealloc(rr->cells, sizeof *rr->cells * (size_t)rr->cap);
+		rr->put = util_xrealloc(rr->put, sizeof *rr->put * (size_t)(rr->cap + 1));
 	}
 	rr->at[col] = rr->n;
-	rr->cells[rr->n++] = (rk_cell){col, (uint32_t)rr->bytes.len, (uint32_t)c->value.len};
-	util_buf_append(&rr->bytes, c->value.data, c->value.len);
+	rk_cell *cl = &rr->cells[rr->n++];
+	*cl = (rk_cell){col, (uint32_t)rr->bytes.len, (uint32_t)c->value.len, {0, 0}};
+	memcpy(cl->qual, c->qualifier.data, 2);
+	util_buf *b = &rr->bytes;
+	if (c->value.len) {
+		if (UTIL_UNLIKELY(b->cap - b->len <= c->value.len))
+			util_buf_reserve(b, c->value.len);
+		memcpy(b->data + b->len, c->value.data, c->value.len);
+		b->len += c->value.len;
+	}
 }
 
 /* Writes the row collected in rr under its new key; vals holds NULLs
@@ -483,12 +512,21 @@ static void rk_write(rw_state *st, rk_row *rr, ty_datum *vals, const bool *keep)
 	begin_row(st, vals);
 	if (st->bail)
 		return;
+	/* The cells straight into the batch (the old cells' qualifiers are the
+	 * new ones: same column ids), not through st->row. */
+	if (!rr->put)
+		rr->put = util_xmalloc(sizeof *rr->put * (size_t)(rr->cap + 1));
+	kv_put_cell *put = rr->put;
+	size_t n = 0;
+	put[n++] = (kv_put_cell){"", 0, "", 0};
 	for (int i = 0; i < rr->n; i++) {
 		const rk_cell *cl = &rr->cells[i];
 		if (keep[cl->col])
-			sql_rowput_borrow(&st->row, nr->cols[cl->col].col_id, b + cl->off, cl->len);
+			put[n++] =
+			    (kv_put_cell){cl->qual, 2, cl->len ? b + cl->off : (const uint8_t *)"", cl->len};
 	}
-	end_row(st);
+	kv_batch_put_row(st->batch, st->dst, st->key.data, st->key.len, SQL_FAMILY, st->ts, put, n);
+	row_put(st);
 }
 
 /* What every pass of one re-key shares, read only. */
@@ -582,6 +620,25 @@ typedef struct rk_half {
 	bool done; /* under mu */
 } rk_half;
 
+/* Ends st's streamed run here and now: its last blocks, filter, index
+ * and footer are written by this thread, not by the commit on the
+ * connection thread after it (the helper's file finishes while the
+ * connection thread finishes its own). Moving the runs into a new batch
+ * is what closes the stream; the commit takes them from there. */
+static void rk_finish_stream(rw_state *st)
+{
+	if (!st->batch)
+		return;
+	kv_batch *b = kv_batch_new();
+	if (kv_batch_take_runs(b, st->batch) != KV_OK) {
+		kv_batch_free(b);
+		st->bail = true; /* the serial pass meets a lasting failure again */
+		return;
+	}
+	kv_batch_free(st->batch);
+	st->batch = b;
+}
+
 static void *rk_half_main(void *arg)
 {
 	rk_half *h = arg;
@@ -591,6 +648,8 @@ static void *rk_half_main(void *arg)
 	TY_TRY(t)
 	{
 		rk_pass(&h->st, h->pl, h->start, (kv_slice){NULL, 0}, h->halt, false);
+		if (!h->st.bail)
+			rk_finish_stream(&h->st);
 	}
 	TY_CATCH(t)
 	{
@@ -679,7 +738,7 @@ static void rk_reset(rw_state *st)
  * from the start and reports the first violation in row order as before. */
 static bool rekey_halves(rw_state *st, const rk_plan *pl)
 {
-	if (sysconf(_SC_NPROCESSORS_ONLN) < 2 || st->s->e->opts.store_uri)
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2 || st->s->e->opts.store_uri || st->small)
 		return false;
 	kv_slice mid;
 	if (!rk_middle(st, &mid))
@@ -775,6 +834,43 @@ static void rekey_by_cells(rw_state *st)
 	flush_batch(st);
 }
 
+/* True when the old table is small enough to be rewritten through the
+ * memstore (REWRITE_SMALL_CELLS). Not on a shared store: its batches
+ * commit as they are. */
+static bool small_table(sql_session *s, const cat_obj *old)
+{
+	int nw = 0;
+	sql_txn_table_writes(s->txn, old->oid, ty_get_arena(), &nw);
+	if (s->e->opts.store_uri || (uint64_t)nw * 8 > REWRITE_SMALL_CELLS)
+		return false;
+	kv_table *t;
+	if (kv_table_open(s->e->kv, old->rel.storage, &t) != KV_OK)
+		return false; /* the pass reports it */
+	kv_table_stats ts;
+	bool small = kv_table_get_stats(t, &ts) == KV_OK &&
+		     ts.entries + ts.memstore_bytes / 64 + (uint64_t)nw * 8 <= REWRITE_SMALL_CELLS;
+	kv_table_close(t);
+	return small;
+}
+
+/* Creates the new storage with the old one's family options (the table's
+ * policy, applied to the old storage when it was set): the policy's pass
+ * after the commit then finds nothing to change, where a storage of
+ * default options cost a manifest edit and its fsync on every rewrite. */
+static void create_storage_like(sql_session *s, sql_txn *t, const char *name, const char *like)
+{
+	kv_family_opts fams[16];
+	int n = 0;
+	if (kv_table_families(s->e->kv, like, fams, 16, &n) != KV_OK || n < 1 || n > 16) {
+		sql_create_storage(s, t, name);
+		return;
+	}
+	kv_status st = kv_table_create(s->e->kv, name, fams, n);
+	if (st != KV_OK && st != KV_EXISTS)
+		sql_kv_error(st, "creating a table");
+	sql_txn_drop_storage_on_abort(t, name);
+}
+
 /* The rows (own pending writes included) now live in the new storage;
  * the old one goes when the transaction commits. */
 static void rekeyed(sql_txn *t, const cat_obj *old)
@@ -814,10 +910,11 @@ void sql_rewrite_run(sql_session *s, sql_rewrite *rw)
 		sql_ddl_next_storage(&old->rel, 'r', old->oid, nr->storage, sizeof nr->storage);
 		/* A leftover of a crashed transaction may carry the name: start empty. */
 		kv_table_drop(s->e->kv, nr->storage);
-		sql_create_storage(s, t, nr->storage);
+		create_storage_like(s, t, nr->storage, old->rel.storage);
 		kv_status ks = kv_table_open(s->e->kv, nr->storage, &st.dst);
 		if (ks != KV_OK)
 			sql_kv_error(ks, "opening a table");
+		st.small = small_table(s, old);
 	} else if (rw->backfill) {
 		kv_status ks = kv_table_open(s->e->kv, old->rel.storage, &st.src);
 		if (ks != KV_OK)

@@ -1,8 +1,10 @@
 /*
  * rowput.c — a row's cells (docs/row-format.md) gathered for one
  * kv_batch_put_row: the bulk writers (COPY into private storage, ALTER
- * TABLE's re-key) hand the store whole rows, which a streaming batch checks
- * for order and encodes the key of once per row rather than per cell.
+ * TABLE's rewrite through the executor) hand the store whole rows, which a
+ * streaming batch checks for order and encodes the key of once per row
+ * rather than per cell. The re-key by cells builds its rows' cells itself
+ * (sql/ddl_rewrite.c rk_write).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -43,15 +45,6 @@ void sql_rowput_encode(sql_rowput *rp, uint16_t col_id, ty_oid type, ty_datum v)
 	rp->off[i] = rp->vals.len;
 	sql_value_encode(type, v, &rp->vals);
 	rp->cells[i].vlen = rp->vals.len - rp->off[i];
-}
-
-void sql_rowput_borrow(sql_rowput *rp, uint16_t col_id, const void *v, size_t vl)
-{
-	uint8_t q[2];
-	sql_colid_qual(col_id, q);
-	int i = next_cell(rp, q, 2);
-	rp->cells[i].val = vl ? v : "";
-	rp->cells[i].vlen = vl;
 }
 
 /* Packed cells: per cell its qualifier (2 bytes), the value's length (4,

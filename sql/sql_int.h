@@ -1332,15 +1332,13 @@ static inline void sql_colid_qual(uint16_t id, uint8_t q[2]) { q[0] = (uint8_t)(
 typedef struct sql_rowput {
 	kv_put_cell *cells;
 	uint8_t (*quals)[2];
-	size_t *off; /* encoded values: offset in vals (SIZE_MAX: borrowed) */
+	size_t *off; /* encoded values: offset in vals (SIZE_MAX: the sentinel) */
 	int n, cap;
 	util_buf vals;
 } sql_rowput;
 void sql_rowput_begin(sql_rowput *rp); /* forgets the last row; adds the sentinel */
-/* A column's value: encoded into rp (encode), or its stored bytes, which
- * must last until sql_rowput_write (borrow). */
+/* A column's value, encoded into rp. */
 void sql_rowput_encode(sql_rowput *rp, uint16_t col_id, ty_oid type, ty_datum v);
-void sql_rowput_borrow(sql_rowput *rp, uint16_t col_id, const void *v, size_t vl);
 /* A row's cells (the columns kept in cells, not NULL, by column order)
  * encoded and appended to out in a packed form, and that form taken back
  * as the row's cells (borrowed: p must last until sql_rowput_write). A

@@ -659,6 +659,18 @@ def test_policies(ctx):
         conn.rollback()
         conn.autocommit = True
         check(q1(conn, "SELECT versions FROM strata_tables WHERE relname = 'pol'") == 5, "rolled-back ALTER")
+        # A re-keying rewrite's new storage has the table's options (created with
+        # the old storage's), also when the same statement changes them.
+        q(conn, "CREATE TABLE polk (id int, v int) WITH (versions = 3, compression = 'zstd:9', "
+                "block_size = 8192, retention = 0)")
+        q(conn, "INSERT INTO polk SELECT g, g FROM generate_series(1, 50) g")
+        opts = "SELECT versions, compression, block_size, retention FROM strata_tables WHERE relname = 'polk'"
+        q(conn, "ALTER TABLE polk ADD PRIMARY KEY (id)")
+        check(q(conn, opts) == [(3, "zstd:9", 8192, 0)], f"options after ADD PRIMARY KEY: {q(conn, opts)}")
+        q(conn, "ALTER TABLE polk DROP CONSTRAINT polk_pkey, SET (versions = 4)")
+        check(q(conn, opts) == [(4, "zstd:9", 8192, 0)], f"options after DROP PRIMARY KEY, SET: {q(conn, opts)}")
+        check(q(conn, "SELECT count(*), sum(v) FROM polk") == [(50, 1275)], "rows after the re-keys")
+        q(conn, "DROP TABLE polk")
     q(conn, "DROP TABLE pol")
 
     # versions: a major compaction keeps that many versions per cell (each row
