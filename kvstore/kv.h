@@ -468,6 +468,13 @@ typedef struct kv_scan_opts {
 	bool reverse;         /* rows descending; cells within a row still in order */
 	uint64_t limit;       /* max rows; 0 = no limit */
 	uint32_t batch;       /* max cells returned per row chunk (wide rows); 0 = no limit */
+	/* Reverse scans: the column mask the caller will read rows with
+	 * (kv_iter_row_sel's mask and nbits; NULL: every cell). Rows are
+	 * buffered with only the cells it passes plus each row's first cell,
+	 * so kv_iter_next() and kv_iter_row() may not see the others. Read
+	 * until kv_iter_close() (caller keeps it alive). Forward scans ignore it. */
+	const uint64_t *sel;
+	uint32_t sel_bits;
 } kv_scan_opts;
 
 /* A row read with kv_get(): cells in order, bytes owned by the arena

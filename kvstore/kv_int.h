@@ -226,6 +226,20 @@ typedef struct kv_chk {
 	bool guard_share;  /* kv_batch_guard_shares: compares the share mark */
 } kv_chk;
 
+/* kv_iter_row_sel's test on a 2-byte qualifier's column id: true when its
+ * column is wanted (a set bit of the mask). */
+static inline bool sel_id(const uint64_t *mask, uint32_t nbits, uint32_t id)
+{
+	return id < nbits && ((mask[id >> 6] >> (id & 63)) & 1);
+}
+
+/* kv_iter_row_sel's test: true when the cell goes to fn. */
+static inline bool sel_pass(const uint64_t *mask, uint32_t nbits, const kv_cell *c)
+{
+	return !mask || c->qualifier.len != 2 ||
+	       sel_id(mask, nbits, (uint32_t)c->qualifier.data[0] << 8 | c->qualifier.data[1]);
+}
+
 /* The timestamp a check row is checked against, 0 if this commit does not
  * check it (check: kv_commit_if). */
 static inline kv_ts chk_ts(const kv_chk *k, bool check, kv_ts read_ts)

@@ -485,9 +485,17 @@ static void next_chunk(rscan *r)
 		/* Row by row: a plain forward scan hands out a row's cells
 		 * without the per-cell iterator step. */
 		struct chunk_fill cf = {r, false};
-		do
+		do {
 			cf.first = true;
-		while (kv_iter_row(it, fill_cell, &cf));
+			/* With a column mask, only the cells it passes are
+			 * copied; the row's first cell always is (it keeps a
+			 * row whose other cells are all left out). */
+			if (r->o.sel && kv_iter_valid(it)) {
+				const kv_cell *c = kv_iter_cell(it);
+				if (!sel_pass(r->o.sel, r->o.sel_bits, c))
+					fill_cell(&cf, c);
+			}
+		} while (kv_iter_row_sel(it, r->o.sel, r->o.sel_bits, fill_cell, &cf));
 		kv_status st = kv_iter_status(it);
 		kv_iter_close(it);
 		if (st) {

@@ -710,13 +710,6 @@ static inline bool fast_same_row(const kv_iter *it, const uint8_t *k)
 	return rl == it->row.len && bytes_eq(k + 2, (const uint8_t *)it->row.data, rl);
 }
 
-/* kv_iter_row_sel's test on a 2-byte qualifier's column id: true when its
- * column is wanted (a set bit of the mask). */
-static inline bool sel_id(const uint64_t *mask, uint32_t nbits, uint32_t id)
-{
-	return id < nbits && ((mask[id >> 6] >> (id & 63)) & 1);
-}
-
 /* fast_take for an entry known to be in the current row, cheaper: the
  * row's parts are the current cell's. new_col: known to start another
  * column (no compare with the last one). With a mask (kv_iter_row_sel), a
@@ -1711,13 +1704,6 @@ bool kv_iter_row_start(const kv_iter *it)
 	if (it->rs)
 		return rscan_row_start(it->rs);
 	return it->valid && it->row_start;
-}
-
-/* kv_iter_row_sel's test: true when the cell goes to fn. */
-static inline bool sel_pass(const uint64_t *mask, uint32_t nbits, const kv_cell *c)
-{
-	return !mask || c->qualifier.len != 2 ||
-	       sel_id(mask, nbits, (uint32_t)c->qualifier.data[0] << 8 | c->qualifier.data[1]);
 }
 
 typedef struct sel_arg {

@@ -676,7 +676,7 @@ static void rb_key_cols(row_build *rb, const bool *mask, int8_t *kc)
 				*kc = 1;
 	}
 	if (*kc > 0) {
-		sql_key_decode_needed(r, rb->out[r->ncols].p, rb->out[r->ncols].len, mask, rb->out);
+		sql_key_decode_map(r, rb->map, rb->out[r->ncols].p, rb->out[r->ncols].len, mask, rb->out);
 		rb->dirty = ~(uint64_t)0;
 	}
 }
@@ -1004,6 +1004,12 @@ static void open_iter(sql_op *op, scan_state *st)
 			so.read.filter = st->slice_cells;
 	}
 	so.reverse = st->reverse;
+	/* A reverse scan buffers rows: only the cells kv_iter_row_sel will
+	 * pass (interleaved rows are read cell by cell, unmasked). */
+	if (!st->ilv && !st->rel->ilv_nchildren) {
+		so.sel = st->cellmask;
+		so.sel_bits = st->cellmask_bits;
+	}
 	/* The store may stop early when every row it returns is a result row. */
 	if (st->left >= 0 && !p->qual && !st->has_writes && !p->scan.lock_strength && !st->ilv)
 		so.limit = (uint64_t)st->left;

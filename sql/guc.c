@@ -5,6 +5,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -369,9 +370,24 @@ const sql_guc *sql_guc_nth(int i) { return i >= 0 && i < sql_guc_count() ? &gucs
 
 const sql_guc *sql_guc_find(const char *name)
 {
+	/* Executors look a few settings up per statement by literal name: a
+	 * per-thread cache by the name's address saves comparing with every
+	 * setting; the hit is checked by text (the address may be reused). */
+	static _Thread_local struct {
+		const char *name;
+		const sql_guc *g;
+	} cache[16];
+	size_t h = ((uintptr_t)name >> 3) % UTIL_ARRAY_LEN(cache);
+	if (cache[h].name == name && strcmp(name, cache[h].g->name) == 0)
+		return cache[h].g;
 	for (size_t i = 0; i < UTIL_ARRAY_LEN(gucs); i++)
-		if (util_strcasecmp(gucs[i].name, name) == 0)
+		if (util_strcasecmp(gucs[i].name, name) == 0) {
+			if (strcmp(name, gucs[i].name) == 0) {
+				cache[h].name = name;
+				cache[h].g = &gucs[i];
+			}
 			return &gucs[i];
+		}
 	return NULL;
 }
 

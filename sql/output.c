@@ -20,8 +20,11 @@ void sql_format_row(sql_session *s, const ty_datum *vals, int ncols, const ty_oi
 			util_buf_put_be32(out, 0xffffffffu);
 			continue;
 		}
+		/* The length goes in front once the text is out: its 4 bytes
+		 * are only reserved here (this runs per value of every row). */
+		util_buf_reserve(out, 4);
 		size_t lenpos = out->len;
-		util_buf_put_be32(out, 0);
+		out->len += 4;
 		const ty_type *t = ty_type_get(types[i]);
 		if (formats && formats[i] == 1) {
 			if (!t || !t->send)
@@ -34,6 +37,7 @@ void sql_format_row(sql_session *s, const ty_datum *vals, int ncols, const ty_oi
 			t->out(vals[i], out);
 		}
 		util_put_be32((uint8_t *)out->data + lenpos, (uint32_t)(out->len - lenpos - 4));
+		out->data[out->len] = '\0'; /* as util_buf keeps it (reserve left room) */
 	}
 }
 

@@ -240,6 +240,12 @@ bool sql_column_in_cells(const cat_rel *r, const cat_column *c) { return !key_on
 
 void sql_key_decode_needed(const cat_rel *r, const uint8_t *key, size_t len, const bool *needed, ty_datum *vals)
 {
+	sql_key_decode_map(r, NULL, key, len, needed, vals);
+}
+
+void sql_key_decode_map(const cat_rel *r, const sql_rowmap *m, const uint8_t *key, size_t len,
+			const bool *needed, ty_datum *vals)
+{
 	/* Decode up to the last key column anybody needs; skip the others. */
 	int last = r->npk - 1;
 	if (needed)
@@ -263,9 +269,14 @@ void sql_key_decode_needed(const cat_rel *r, const uint8_t *key, size_t len, con
 		}
 		const cat_column *c = cat_column_by_attnum(r, r->pk[i]);
 		ty_keycol kc = {c->type, r->pk_desc ? r->pk_desc[i] : false, false};
-		bool want = (!needed || needed[c->attnum - 1]) && !ty_type_get(c->type)->key_lossy;
+		const ty_type *t = NULL;
+		bool want = !needed || needed[c->attnum - 1];
+		if (want) {
+			t = m ? m->types[c - r->cols] : ty_type_get(c->type);
+			want = t && !t->key_lossy;
+		}
 		ty_datum d;
-		size_t n = want ? ty_key_decode(&kc, p, end, &d) : ty_key_skip(&kc, p, end);
+		size_t n = want ? ty_key_decode_t(t, &kc, p, end, &d) : ty_key_skip(&kc, p, end);
 		if (n == 0)
 			ty_error(UTIL_E_DATA_CORRUPTED, "malformed row key in table \"%s\"", r->name);
 		if (want)

@@ -1323,6 +1323,10 @@ bool sql_row_decode_in(const cat_rel *r, const sql_rowmap *m, const kv_cell *cel
 		       const uint8_t *key, size_t klen, const bool *needed, ty_datum *vals);
 /* Only the key columns with needed[attnum-1] (NULL: all). */
 void sql_key_decode_needed(const cat_rel *r, const uint8_t *key, size_t len, const bool *needed, ty_datum *vals);
+/* sql_key_decode_needed with the column types from m (sql_rowmap_build of r):
+ * for scans, which decode many keys. m NULL: looked up per call. */
+void sql_key_decode_map(const cat_rel *r, const sql_rowmap *m, const uint8_t *key, size_t len,
+			const bool *needed, ty_datum *vals);
 static inline void sql_colid_qual(uint16_t id, uint8_t q[2]) { q[0] = (uint8_t)(id >> 8), q[1] = (uint8_t)id; }
 
 /* rowput.c: one row's cells gathered for kv_batch_put_row (the sentinel

@@ -194,16 +194,15 @@ static char *iso_time(char *p, int hour, int min, int sec, int32_t fsec)
 	*p++ = ':';
 	p = two(p, sec);
 	if (fsec) {
-		int n = 6;
-		while (fsec % 10 == 0) {
-			fsec /= 10;
-			n--;
-		}
+		/* All six digits (three two-digit steps), then the trailing
+		 * zeros dropped: fsec is not 0, so at least one digit stays. */
 		*p++ = '.';
-		for (int i = n - 1; i >= 0; i--) {
-			p[i] = (char)('0' + fsec % 10);
-			fsec /= 10;
-		}
+		two(p, fsec / 10000);
+		two(p + 2, fsec / 100 % 100);
+		two(p + 4, fsec % 100);
+		int n = 6;
+		while (p[n - 1] == '0')
+			n--;
 		p += n;
 	}
 	return p;

@@ -38,7 +38,8 @@ void ty_key_encode(const ty_keycol *col, ty_datum v, util_buf *out)
 }
 
 /* Runs fn on [p, end) with DESC bytes un-inverted into a scratch copy. */
-static size_t with_plain(const ty_keycol *col, const uint8_t *p, const uint8_t *end, ty_datum *out, bool skip)
+static size_t with_plain(const ty_type *t, const ty_keycol *col, const uint8_t *p, const uint8_t *end,
+			 ty_datum *out, bool skip)
 {
 	if (p >= end)
 		return 0;
@@ -61,7 +62,7 @@ static size_t with_plain(const ty_keycol *col, const uint8_t *p, const uint8_t *
 	if (m != TY_KEY_VALUE)
 		return 0;
 	ty_datum d;
-	size_t n = key_type(col->type)->keydec(q + 1, end, &d);
+	size_t n = (t ? t : key_type(col->type))->keydec(q + 1, end, &d);
 	if (n == 0)
 		return 0;
 	if (!skip && out) {
@@ -74,11 +75,28 @@ static size_t with_plain(const ty_keycol *col, const uint8_t *p, const uint8_t *
 
 size_t ty_key_decode(const ty_keycol *col, const uint8_t *p, const uint8_t *end, ty_datum *out)
 {
-	return with_plain(col, p, end, out, false);
+	return with_plain(NULL, col, p, end, out, false);
+}
+
+size_t ty_key_decode_t(const ty_type *t, const ty_keycol *col, const uint8_t *p, const uint8_t *end,
+		       ty_datum *out)
+{
+	if (!col->desc && t->keydec && p < end && p[0] == TY_KEY_VALUE) {
+		/* The common case without with_plain's checks and copies. */
+		ty_datum d;
+		size_t n = t->keydec(p + 1, end, &d);
+		if (n == 0)
+			return 0;
+		*out = d;
+		return n + 1;
+	}
+	if (!t->keydec)
+		t = NULL; /* key_type's error */
+	return with_plain(t, col, p, end, out, false);
 }
 
 size_t ty_key_skip(const ty_keycol *col, const uint8_t *p, const uint8_t *end)
 {
 	ty_datum d;
-	return with_plain(col, p, end, &d, true);
+	return with_plain(NULL, col, p, end, &d, true);
 }

@@ -40,15 +40,32 @@ int64_t num_parse_int(const char *s, size_t len, int bits, const char *typname)
 	return v;
 }
 
+const char num_digit_pairs[201] = "00010203040506070809101112131415161718192021222324"
+				  "25262728293031323334353637383940414243444546474849"
+				  "50515253545556575859606162636465666768697071727374"
+				  "75767778798081828384858687888990919293949596979899";
+
 void num_put_int(util_buf *out, int64_t v)
 {
+	/* Two digits per division (result sets print many ids). */
+	const char *pairs = num_digit_pairs;
 	char tmp[24];
 	char *q = tmp + sizeof tmp;
 	uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-	do {
-		*--q = (char)('0' + u % 10);
-		u /= 10;
-	} while (u);
+	while (u >= 100) {
+		unsigned d = (unsigned)(u % 100) * 2;
+		u /= 100;
+		q -= 2;
+		q[0] = pairs[d];
+		q[1] = pairs[d + 1];
+	}
+	if (u >= 10) {
+		q -= 2;
+		q[0] = pairs[u * 2];
+		q[1] = pairs[u * 2 + 1];
+	} else {
+		*--q = (char)('0' + u);
+	}
 	if (v < 0)
 		*--q = '-';
 	util_buf_append(out, q, (size_t)(tmp + sizeof tmp - q));
@@ -139,7 +156,7 @@ size_t num_int_keydec(const uint8_t *p, const uint8_t *end, ty_datum *out)
 {
 	if (end - p < 8)
 		return 0;
-	*out = ty_int((int64_t)(get_be(p, 8) ^ (UINT64_C(1) << 63)));
+	*out = ty_int((int64_t)(util_get_be64(p) ^ (UINT64_C(1) << 63)));
 	return 8;
 }
 

@@ -241,8 +241,10 @@ static int dig_at(const uint8_t *p, int i)
 /* Four decimal digits of a base-10000 digit, the first `skip` left out. */
 static char *dig4(char *q, int dig, int skip, int n)
 {
-	char t[4] = {(char)('0' + dig / 1000), (char)('0' + dig / 100 % 10), (char)('0' + dig / 10 % 10),
-		     (char)('0' + dig % 10)};
+	if (UTIL_UNLIKELY(dig < 0 || dig > 9999))
+		dig = 0; /* a malformed datum (a digit is 0..9999): not read out of the table */
+	const char *hi = &num_digit_pairs[2 * (dig / 100)], *lo = &num_digit_pairs[2 * (dig % 100)];
+	char t[4] = {hi[0], hi[1], lo[0], lo[1]};
 	for (int i = skip; i < n; i++)
 		*q++ = t[i];
 	return q;

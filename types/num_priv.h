@@ -46,6 +46,9 @@ static inline bool num_isspace(char c)
 int64_t num_parse_int(const char *s, size_t len, int bits, const char *typname);
 /* Decimal text of v appended to out. */
 void num_put_int(util_buf *out, int64_t v);
+/* "00".."99": the two digits of n at num_digit_pairs[2 * n] (output
+ * builds two digits per division). */
+extern const char num_digit_pairs[201];
 
 /* ---------------------------------------------------------------- floats */
 

@@ -561,6 +561,11 @@ void ty_key_encode(const ty_keycol *col, ty_datum v, util_buf *out);
 /* Decodes one column; returns bytes consumed or 0 if malformed. The
  * value is allocated in the current arena. */
 size_t ty_key_decode(const ty_keycol *col, const uint8_t *p, const uint8_t *end, ty_datum *out);
+/* ty_key_decode with col->type's entry already looked up (t is
+ * ty_type_get(col->type), which must be non-NULL): for decoding many keys
+ * of the same columns. */
+size_t ty_key_decode_t(const ty_type *t, const ty_keycol *col, const uint8_t *p, const uint8_t *end,
+		       ty_datum *out);
 /* Skips one encoded column without decoding; 0 if malformed. */
 size_t ty_key_skip(const ty_keycol *col, const uint8_t *p, const uint8_t *end);
 
