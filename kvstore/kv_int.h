@@ -95,6 +95,7 @@ kv_fileset *version_family(kv_version *v, const char *fam, size_t flen);
 /* What a reader needs: memstores + files + family options, pinned together. */
 typedef struct kv_sv {
 	atomic_int refs;
+	uint64_t seq; /* unique over all tables (svl_next_seq) */
 	kv_mem *mem;
 	kv_mem **imm; /* frozen, newest first */
 	int nimm;
@@ -126,6 +127,7 @@ struct kv_table {
 	pthread_mutex_t apply_mu; /* inserts into the active memstore; its swap */
 	pthread_mutex_t mu;       /* everything below */
 	kv_sv *sv;
+	_Atomic uint64_t sv_seq; /* sv->seq, for sv_local.c's lock-free check */
 	kv_family_opts *fams;
 	int nfam;
 	_Atomic(struct famnames *) fnames; /* published names (table_has_family) */
@@ -154,6 +156,25 @@ struct kv_table {
 kv_mem *table_target_mem(kv_table *t, kv_ts cts);
 /* Takes a reference to the table's current superversion. */
 kv_sv *table_sv(kv_table *t);
+/* The table's current superversion through the calling thread's cache
+ * (sv_local.c): no lock, no shared reference count when the cached one is
+ * still current. Valid until svl_put(ref), on the same thread, with no
+ * other svl_get of the table in between (a nested one takes a plain
+ * reference). */
+typedef struct svl_ref {
+	void *slot; /* NULL: sv is a plain reference */
+	struct svl_entry *e;
+	kv_sv *sv;
+} svl_ref;
+kv_sv *svl_get(kv_table *t, svl_ref *ref);
+/* A reader of f (a file of ref's superversion), from the thread's cache when
+ * it has one; *unref says whether the caller must sst_unref it. */
+kv_status svl_reader(svl_ref *ref, kv_sfile *f, sst_reader **out, bool *unref);
+void svl_put(svl_ref *ref);
+/* Drops every thread's cached superversions and readers: after an install
+ * (the old superversion must not stay pinned) and before a table is freed. */
+void svl_scrape(void);
+uint64_t svl_next_seq(void);
 /* Rebuilds t->sv from t->mem/imm/v/fams. REQUIRES: t->mu held. */
 void table_install_sv(kv_table *t);
 void table_unref(kv_table *t);

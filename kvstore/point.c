@@ -450,7 +450,8 @@ bool point_get(kv_table *t, const void *row, size_t rlen, const kv_read_opts *ro
 	uint8_t seek[IKEY_ROW_MAX + 2 + 3 + IKEY_SUFFIX];
 	size_t seeklen = ikey_row_first(seek, row, rlen);
 
-	kv_sv *sv = table_sv(t);
+	svl_ref svr;
+	kv_sv *sv = svl_get(t, &svr);
 	kv_status st = KV_OK;
 	if (mem_count(sv->mem) && mem_may_have_row(sv->mem, row, rlen))
 		st = read_src(b, mem_iter_new(sv->mem, rp), seek, seeklen, row, rlen);
@@ -469,30 +470,32 @@ bool point_get(kv_table *t, const void *row, size_t rlen, const kv_read_opts *ro
 			    ikey_row_cmp(f->m.smallest, row, rlen) > 0)
 				continue;
 			sst_reader *r;
-			if ((st = sfile_reader(f, &r)))
+			bool unref;
+			if ((st = svl_reader(&svr, f, &r, &unref)))
 				break;
 			if (sst_may_have_row(r, row, rlen)) {
 				pt_row pr = {b, row, rlen};
 				st = sst_with_iter(r, !ro->no_cache, seek, seeklen, &b->keybuf, &b->keycap,
 						   collect_cb, &pr);
 			}
-			sst_unref(r);
+			if (unref)
+				sst_unref(r);
 		}
 	}
 	if (!st && b->overflow) {
-		sv_unref(sv);
+		svl_put(&svr);
 		return false;
 	}
 	if (!st) {
 		st = visible(b, sv, ro, sel, nsel, read_ts, arena, out);
 		if (st == KV_BUSY) { /* too many markers, or a dropped version needed */
-			sv_unref(sv);
+			svl_put(&svr);
 			out->cells = NULL;
 			out->n = 0;
 			return false;
 		}
 	}
-	sv_unref(sv);
+	svl_put(&svr);
 	if (st) {
 		out->cells = NULL;
 		out->n = 0;

@@ -185,6 +185,7 @@ void table_install_sv(kv_table *t)
 {
 	kv_sv *sv = util_xcalloc(1, sizeof(*sv));
 	atomic_init(&sv->refs, 1);
+	sv->seq = svl_next_seq();
 	sv->mem = t->mem;
 	mem_ref(sv->mem);
 	sv->nimm = t->nimm;
@@ -200,7 +201,10 @@ void table_install_sv(kv_table *t)
 	memcpy(sv->fams, t->fams, sizeof(kv_family_opts) * (size_t)t->nfam);
 	kv_sv *old = t->sv;
 	t->sv = sv;
+	atomic_store(&t->sv_seq, sv->seq);
 	sv_unref(old);
+	if (old)
+		svl_scrape();
 	/* Without compaction threads nothing would bring the count down. */
 	bool many = false;
 	for (int i = 0; i < t->v->nfam && t->s->o.compaction_threads >= 0; i++)
@@ -240,6 +244,7 @@ void table_unref(kv_table *t)
 {
 	if (!t || atomic_fetch_sub(&t->refs, 1) != 1)
 		return;
+	svl_scrape(); /* no thread keeps this table's superversions */
 	sv_unref(t->sv);
 	mem_unref(t->mem);
 	for (int i = 0; i < t->nimm; i++)

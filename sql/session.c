@@ -169,8 +169,25 @@ void sql_portal_free(sql_session *s, sql_portal_s *p)
 	util_arena_destroy(p->arena);
 }
 
+/* A portal by name; the unnamed one ("") is kept outside the map. */
+static sql_portal_s *portal_find(sql_session *s, const char *name)
+{
+	return *name ? util_map_gets(&s->portals, name) : s->unnamed_portal;
+}
+
+/* Removes the portal from the session; the caller frees it. */
+static sql_portal_s *portal_take(sql_session *s, const char *name)
+{
+	if (*name)
+		return util_map_del(&s->portals, name, strlen(name));
+	sql_portal_s *p = s->unnamed_portal;
+	s->unnamed_portal = NULL;
+	return p;
+}
+
 static void drop_all_portals(sql_session *s, bool keep_holdable)
 {
+	sql_portal_free(s, portal_take(s, "")); /* never a cursor */
 	size_t pos = 0;
 	const void *k;
 	size_t kl;
@@ -299,17 +316,13 @@ static int finish_implicit(sql_session *s, util_err *err)
  * Called where no portal is running. */
 static void drop_txn_portals(sql_session *s)
 {
-	if (s->txn_state != SQL_TXN_IDLE || s->implicit_block || util_map_count(&s->portals) == 0)
+	if (s->txn_state != SQL_TXN_IDLE || s->implicit_block)
 		return;
-	/* The extended protocol's usual case, the unnamed portal alone: drop
-	 * it and keep the map's table for the next Bind. */
-	sql_portal_s *un;
-	if (util_map_count(&s->portals) == 1 && (un = util_map_get(&s->portals, "", 0)) &&
-	    !(un->is_cursor && un->holdable)) {
-		util_map_del(&s->portals, "", 0);
-		sql_portal_free(s, un);
+	/* The extended protocol's usual case, the unnamed portal alone: no map
+	 * to walk or rebuild. */
+	sql_portal_free(s, portal_take(s, ""));
+	if (util_map_count(&s->portals) == 0)
 		return;
-	}
 	size_t pos = 0;
 	const void *k;
 	size_t kl;
@@ -635,14 +648,15 @@ int sql_bind(sql_session *s, const char *portal, const char *stmt, const sql_bin
 		util_err_set(err, UTIL_E_DUPLICATE_CURSOR, "portal \"%s\" already exists", portal);
 		goto out;
 	}
-	if (!*portal) {
-		sql_portal_s *old = util_map_del(&s->portals, "", 0);
-		sql_portal_free(s, old);
-	}
+	if (!*portal)
+		sql_portal_free(s, portal_take(s, ""));
 	sql_portal_s *po = sql_portal_create(s, portal, p, bp, err);
 	if (!po)
 		goto out;
-	util_map_puts(&s->portals, portal, po);
+	if (*portal)
+		util_map_puts(&s->portals, portal, po);
+	else
+		s->unnamed_portal = po;
 	rc = 0;
 out:
 	if (rc != 0 && s->txn_state == SQL_TXN_BLOCK)
@@ -655,7 +669,7 @@ int sql_describe_portal(sql_session *s, const char *portal, sql_rowdesc *desc, b
 {
 	enter(s);
 	int rc = -1;
-	sql_portal_s *po = util_map_gets(&s->portals, portal);
+	sql_portal_s *po = portal_find(s, portal);
 	if (!po) {
 		util_err_set(err, UTIL_E_INVALID_CURSOR_NAME, "portal \"%s\" does not exist", portal);
 		goto out;
@@ -678,7 +692,7 @@ int sql_execute(sql_session *s, const char *portal, int64_t max_rows, sql_dest *
 	enter(s);
 	int rc = -1;
 	memset(c, 0, sizeof *c);
-	sql_portal_s *po = util_map_gets(&s->portals, portal);
+	sql_portal_s *po = portal_find(s, portal);
 	if (!po) {
 		util_err_set(err, UTIL_E_INVALID_CURSOR_NAME, "portal \"%s\" does not exist", portal);
 		goto out;
@@ -719,8 +733,7 @@ int sql_close_stmt(sql_session *s, const char *name)
 int sql_close_portal(sql_session *s, const char *name)
 {
 	enter(s);
-	sql_portal_s *p = util_map_del(&s->portals, name, strlen(name));
-	sql_portal_free(s, p);
+	sql_portal_free(s, portal_take(s, name));
 	leave(s);
 	return 0;
 }
@@ -734,7 +747,7 @@ static int retry_sync(sql_session *s, util_err *err)
 {
 	sql_portal_s *po = s->ext_portal;
 	if (!s->commit_retryable || s->ext_execs != 1 || !s->ext_retry_ok || !po || s->txn ||
-	    util_map_gets(&s->portals, s->ext_portal_name) != po)
+	    portal_find(s, s->ext_portal_name) != po)
 		return -1;
 	int64_t start_us = util_mono_us();
 	rerun_mem mem;

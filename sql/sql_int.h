@@ -146,7 +146,8 @@ struct sql_session {
 	util_map prep_cache;         /* unnamed statements by text and context -> sql_prepared* (stmt.c) */
 	util_map lit_cache;          /* simple queries by shape -> struct lit_entry* (litcache.c) */
 	uint64_t guc_gen;            /* bumped whenever a setting's value changes (guc.c) */
-	util_map portals;            /* name -> sql_portal_s* */
+	util_map portals;            /* name -> sql_portal_s*, named ones only */
+	struct sql_portal_s *unnamed_portal; /* Bind's "": outside the map, no lookups per message */
 	util_arena *spare_portal_arena; /* a freed portal's arena, reset, for the next (session.c) */
 	int ncursors;                   /* portals that are cursors (DECLARE): none, no walk at commit */
 	bool ext_failed;             /* an error in an extended batch: skip to Sync */

@@ -110,6 +110,9 @@ static bool portal_running(sql_session *s)
 	const void *k;
 	size_t kl;
 	void *v;
+	const sql_portal_s *un = s->unnamed_portal; /* outside the map */
+	if (un && (un->ex || un->mat))
+		return true;
 	while (util_map_next(&s->portals, &pos, &k, &kl, &v)) {
 		const sql_portal_s *po = v;
 		if (po->ex || po->mat)

@@ -7,6 +7,7 @@
  * ranges, column selections, dropped families' leftovers). Every read must
  * give the same cells in the same order.
  */
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -291,12 +292,103 @@ static void test_big_row(void **state)
 	kvt_close_rm(s, dir);
 }
 
+/* The point read's per-thread superversion cache (sv_local.c): a thread
+ * that keeps cached entries for two tables sees every commit, flush and
+ * compaction of the main thread; its idle entries do not keep replaced
+ * files on disk (installs scrape them), and closing the tables and store
+ * while it still lives leaves nothing behind (ASan). */
+typedef struct tc_reader {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	kv_table *t[2];
+	int step, done; /* main bumps step; the reader sets done = step */
+	char got[2][32];
+	bool quit;
+} tc_reader;
+
+static void *tc_main(void *arg)
+{
+	tc_reader *r = arg;
+	pthread_mutex_lock(&r->mu);
+	for (;;) {
+		while (r->done == r->step && !r->quit)
+			pthread_cond_wait(&r->cv, &r->mu);
+		if (r->quit)
+			break;
+		for (int i = 0; i < 2; i++)
+			kvt_get(r->t[i], "k", "d", "q", 0, r->got[i], sizeof r->got[i]);
+		r->done = r->step;
+		pthread_cond_broadcast(&r->cv);
+	}
+	pthread_mutex_unlock(&r->mu);
+	return NULL;
+}
+
+static void tc_read(tc_reader *r)
+{
+	pthread_mutex_lock(&r->mu);
+	r->step++;
+	pthread_cond_broadcast(&r->cv);
+	while (r->done != r->step)
+		pthread_cond_wait(&r->cv, &r->mu);
+	pthread_mutex_unlock(&r->mu);
+}
+
+static void test_thread_cache(void **state)
+{
+	(void)state;
+	char *dir = kvt_tmpdir("point_tc");
+	kv_store *s = kvt_open(dir, NULL);
+	assert_non_null(s);
+	const char *fams[] = {"d"};
+	tc_reader r = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
+	r.t[0] = kvt_table(s, "tc0", 1, fams);
+	r.t[1] = kvt_table(s, "tc1", 1, fams);
+	assert_non_null(r.t[0]);
+	assert_non_null(r.t[1]);
+	pthread_t th;
+	assert_int_equal(pthread_create(&th, NULL, tc_main, &r), 0);
+	for (int i = 0; i < 40; i++) {
+		char v[2][32];
+		for (int j = 0; j < 2; j++) {
+			snprintf(v[j], sizeof v[j], "v%d.%d", i, j);
+			assert_int_equal(kvt_put(s, r.t[j], "k", "d", "q", KV_TS_LATEST, v[j]), KV_OK);
+		}
+		if (i % 3 == 1)
+			assert_int_equal(kv_table_flush(r.t[i % 2]), KV_OK);
+		if (i % 8 == 7)
+			assert_int_equal(kv_table_compact(r.t[0], true), KV_OK);
+		tc_read(&r);
+		assert_string_equal(r.got[0], v[0]);
+		assert_string_equal(r.got[1], v[1]);
+	}
+	/* The reader is idle with entries cached: a major compaction's inputs
+	 * still go from the disk. */
+	assert_int_equal(kv_table_flush(r.t[0]), KV_OK);
+	assert_int_equal(kv_table_flush(r.t[1]), KV_OK);
+	tc_read(&r);
+	assert_int_equal(kv_table_compact(r.t[0], true), KV_OK);
+	assert_int_equal(kv_table_compact(r.t[1], true), KV_OK);
+	assert_int_equal(kvt_file_count(r.t[0]), 1);
+	assert_int_equal(kvt_file_count(r.t[1]), 1);
+	assert_int_equal(kvt_count_ssts(dir), 2);
+	kv_table_close(r.t[0]);
+	kv_table_close(r.t[1]);
+	kvt_close_rm(s, dir);
+	pthread_mutex_lock(&r.mu);
+	r.quit = true;
+	pthread_cond_broadcast(&r.cv);
+	pthread_mutex_unlock(&r.mu);
+	pthread_join(th, NULL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_point_vs_scan),
 	    cmocka_unit_test(test_big_row),
 	    cmocka_unit_test(test_many_versions),
+	    cmocka_unit_test(test_thread_cache),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
