@@ -84,8 +84,8 @@ static void fault_point(big *g, const char *step)
 	if (!on || strcmp(on, "1") != 0 || !f)
 		return;
 	if (!strncmp(f, "stall_", 6) && !strcmp(f + 6, step)) {
-		const char *sec = getenv("STRATA_ETCD_BIG_STALL_S");
-		struct timespec ts = {sec && atoi(sec) > 0 ? atoi(sec) : 5, 0};
+		int64_t sec = util_env_int("STRATA_ETCD_BIG_STALL_S", 5);
+		struct timespec ts = {sec > 0 ? (time_t)sec : 5, 0};
 		fprintf(stderr, "strata: large transaction stalls %d s after %s\n", (int)ts.tv_sec, step);
 		nanosleep(&ts, NULL);
 		return;
@@ -631,8 +631,8 @@ kv_status ekv_commit_big(kv_store *s, kv_batch *b, bool check, kv_ts read_ts, co
 {
 	big g = {.e = s->etcd, .rec = UTIL_BUF_INIT, .ck = UTIL_BUF_INIT};
 	ekv_clock_key(g.e, &g.ck);
-	const char *ttl = getenv("STRATA_ETCD_BIG_TTL_S");
-	g.ttl_s = ttl && atoll(ttl) > 0 ? atoll(ttl) : 10;
+	int64_t ttl = util_env_int("STRATA_ETCD_BIG_TTL_S", 10);
+	g.ttl_s = ttl > 0 ? ttl : 10;
 	kv_status st = KV_OK;
 	for (int attempt = 1; attempt <= LEASE_ATTEMPTS; attempt++) {
 		cctx c = {0};
