@@ -147,23 +147,6 @@ static kv_status copy_table(kv_fs *fs, kv_table *t, const char *path, kv_ts afte
 	return st;
 }
 
-static int remove_entry(void *arg, const char *name)
-{
-	void **a = arg;
-	kv_fs *fs = a[0];
-	char path[4096];
-	bk_path(path, sizeof path, a[1], name);
-	fs->unlink(fs, path);
-	return 0;
-}
-
-/* Removes what a failed backup wrote (the directory itself stays). */
-static void cleanup(kv_fs *fs, const char *dir)
-{
-	void *a[2] = {fs, (void *)dir};
-	fs->list(fs, dir, remove_entry, a);
-}
-
 kv_status kv_backup(kv_store *s, const char *dir, const kv_backup_opts *opts, kv_backup_info *out)
 {
 	kv_backup_opts o;
@@ -295,7 +278,7 @@ fail:;
 	close_tables(tabs, ntabs);
 	if (pinned)
 		kv_snapshot_release(s, T);
-	cleanup(fs, dir);
+	bk_remove_files(fs, dir); /* what the failed backup wrote */
 	bk_manifest_free(&m);
 	bk_manifest_free(&parent);
 	return kv_fail(st, "%s", msg);

@@ -77,5 +77,8 @@ void bk_reader_close(bk_reader *r);
 
 /* dir + "/" + name into buf. */
 void bk_path(char *buf, size_t len, const char *dir, const char *name);
+/* Unlinks every file in dir (flat: backups and stores have no
+ * subdirectories); the directory itself stays. Best effort. */
+void bk_remove_files(kv_fs *fs, const char *dir);
 
 #endif /* STRATA_KV_BK_INT_H */

@@ -18,6 +18,22 @@ void bk_path(char *buf, size_t len, const char *dir, const char *name)
 	snprintf(buf, len, "%s/%s", dir, name);
 }
 
+static int remove_entry(void *arg, const char *name)
+{
+	void **a = arg;
+	kv_fs *fs = a[0];
+	char path[4096];
+	bk_path(path, sizeof path, a[1], name);
+	fs->unlink(fs, path);
+	return 0;
+}
+
+void bk_remove_files(kv_fs *fs, const char *dir)
+{
+	void *a[2] = {fs, (void *)dir};
+	fs->list(fs, dir, remove_entry, a);
+}
+
 /* ---------------------------------------------------------------- manifest */
 
 /* Names are printable but may hold spaces: bytes outside '!'..'~' and '%'

@@ -24,12 +24,6 @@
 
 #include "ekv.h"
 
-static int env_int(const char *name, int dflt)
-{
-	const char *v = getenv(name);
-	return v && *v ? atoi(v) : dflt;
-}
-
 /* Takes or keeps the prefix's GC key on *lease; true if this process
  * holds it. */
 static bool gc_elect(ekv *e, int64_t *lease, int ttl)
@@ -108,9 +102,9 @@ static void *gc_main(void *arg)
 {
 	kv_store *s = arg;
 	ekv *e = s->etcd;
-	int every_s = env_int("STRATA_ETCD_GC_S", 300);
-	int pace_ms = env_int("STRATA_ETCD_GC_PACE_MS", 200);
-	int step_ms = env_int("STRATA_ETCD_GC_STEP_MS", 20);
+	int every_s = util_env_int("STRATA_ETCD_GC_S", 300);
+	int pace_ms = util_env_int("STRATA_ETCD_GC_PACE_MS", 200);
+	int step_ms = util_env_int("STRATA_ETCD_GC_STEP_MS", 20);
 	int64_t lease = 0;
 	while (gc_pause(e, (int64_t)every_s * 1000))
 		if (gc_elect(e, &lease, 3 * every_s + 10) && !gc_pass(s, pace_ms, step_ms))
@@ -122,7 +116,7 @@ static void *gc_main(void *arg)
 
 void ekv_bggc_start(kv_store *s)
 {
-	if (env_int("STRATA_ETCD_GC_S", 300) <= 0 || env_int("STRATA_ETCD_COMPACT_S", 60) <= 0)
+	if (util_env_int("STRATA_ETCD_GC_S", 300) <= 0 || util_env_int("STRATA_ETCD_COMPACT_S", 60) <= 0)
 		return;
 	(void)kv_bg_start(&s->etcd->gc, gc_main, s);
 }

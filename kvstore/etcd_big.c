@@ -47,6 +47,9 @@
 #define LOCK_WAIT_US (600LL * 1000000)
 #define MAX_ATTEMPTS 64
 
+/* Attempts of a large commit whose lease ends under it (ekv_commit_big). */
+#define LEASE_ATTEMPTS 3
+
 typedef struct big {
 	ekv *e;
 	uint8_t txid[EKV_TXID];
@@ -60,6 +63,9 @@ typedef struct big {
 	 * whatever the committer is doing, retrying failed renewals. */
 	kv_bg ka;
 	atomic_bool lost; /* the lease ended (etcd said so, or no renewal for a whole TTL) */
+	/* The flip's txn went unanswered: it may have committed, so the
+	 * attempt must not be run again (ekv_commit_big). */
+	bool flip_unsure;
 } big;
 
 /* Crash tests (tests/etcd/bigcrash.py): a server started with
@@ -67,17 +73,28 @@ typedef struct big {
  * if killed, after that step of its first large commit; with
  * STRATA_ETCD_BIG_FAULT=stall_<step> it sleeps STRATA_ETCD_BIG_STALL_S
  * seconds there instead (a committer slower than its lease's TTL: the
- * renewal thread must keep the lease). */
-static void fault_point(const char *step)
+ * renewal thread must keep the lease); with expire_<step> it revokes its
+ * own lease there, once per process (etcd dropping the lease under a live
+ * committer, as a starved renewal did at load ~50: the commit must run
+ * again on a new lease). */
+static void fault_point(big *g, const char *step)
 {
+	static atomic_bool expired;
 	const char *on = getenv("STRATA_TEST_FAULTS"), *f = getenv("STRATA_ETCD_BIG_FAULT");
 	if (!on || strcmp(on, "1") != 0 || !f)
 		return;
 	if (!strncmp(f, "stall_", 6) && !strcmp(f + 6, step)) {
-		const char *sec = getenv("STRATA_ETCD_BIG_STALL_S");
-		struct timespec ts = {sec && atoi(sec) > 0 ? atoi(sec) : 5, 0};
+		int64_t sec = util_env_int("STRATA_ETCD_BIG_STALL_S", 5);
+		struct timespec ts = {sec > 0 ? (time_t)sec : 5, 0};
 		fprintf(stderr, "strata: large transaction stalls %d s after %s\n", (int)ts.tv_sec, step);
 		nanosleep(&ts, NULL);
+		return;
+	}
+	if (!strncmp(f, "expire_", 7) && !strcmp(f + 7, step)) {
+		if (!atomic_exchange(&expired, true)) {
+			fprintf(stderr, "strata: large transaction's lease revoked after %s\n", step);
+			(void)ekv_lease_revoke(g->e, g->lease);
+		}
 		return;
 	}
 	if (strcmp(f, step) != 0)
@@ -234,6 +251,10 @@ static void *renew_loop(void *arg)
 	int64_t period = g->ttl_s * 1000000 / 4, last_ok = util_now_us(), wait = period;
 	while (kv_bg_sleep(&g->ka, wait)) {
 		bool alive = true;
+		/* etcd restarts the TTL when it handles the request, at or
+		 * after it was sent: counting from the send never overstates
+		 * how long the lease has left. */
+		int64_t sent = util_now_us();
 		kv_status st = ekv_lease_keepalive(g->e, g->lease, &alive);
 		int64_t now = util_now_us();
 		if (!st && !alive) {
@@ -241,7 +262,7 @@ static void *renew_loop(void *arg)
 			break;
 		}
 		if (!st) {
-			last_ok = now;
+			last_ok = sent;
 			wait = period;
 		} else {
 			if (now - last_ok >= g->ttl_s * 1000000) {
@@ -471,7 +492,7 @@ static kv_status stage(big *g, const cctx *c, kv_ts cts, bool explicit_ts)
 		}
 		i = j;
 		if (!st && i < c->n)
-			fault_point("staged_part");
+			fault_point(g, "staged_part");
 		if (!st)
 			st = keepalive(g);
 	}
@@ -509,6 +530,7 @@ static kv_status flip(big *g, kv_store *s, kv_ts *cts_out)
 		kv_status st = ekv_txn_run(e, t, &r);
 		ekv_txn_free(t);
 		if (st) {
+			g->flip_unsure = r.ambiguous;
 			if (r.ambiguous && st == KV_IO_ERROR)
 				st = kv_fail(KV_IO_ERROR,
 					     "the etcd cluster did not answer; the commit may or may not "
@@ -544,29 +566,21 @@ static kv_status flip(big *g, kv_store *s, kv_ts *cts_out)
 	return kv_fail(KV_BUSY, "large transaction: too many concurrent commits at its flip");
 }
 
-kv_status ekv_commit_big(kv_store *s, kv_batch *b, bool check, kv_ts read_ts, const kv_write_opts *o,
-			 ekv_mset *ms, kv_ts *commit_ts)
+/* One attempt on the lease g->lease; c receives the resolved cells. */
+static kv_status commit_once(big *g, kv_store *s, kv_batch *b, bool check, kv_ts read_ts,
+			     const kv_write_opts *o, ekv_mset *ms, cctx *c, kv_ts *cts)
 {
-	big g = {.e = s->etcd, .rec = UTIL_BUF_INIT, .ck = UTIL_BUF_INIT};
-	ekv_clock_key(g.e, &g.ck);
-	cctx c = {0};
-	const char *ttl = getenv("STRATA_ETCD_BIG_TTL_S");
-	g.ttl_s = ttl && atoll(ttl) > 0 ? atoll(ttl) : 10;
-	kv_status st = ekv_lease_grant(g.e, g.ttl_s, &g.lease);
-	if (st)
-		goto out;
-	renew_start(&g);
+	kv_status st;
 	int64_t rrev = 0;
 	kv_ts t0 = 0;
-	if ((st = lock_tables(&g, s, ms, check, read_ts, &rrev, &t0)))
-		goto out;
-	if (!g.ntl) {
-		st = kv_fail(KV_INVALID, "large transaction without tables");
-		goto out;
-	}
-	if ((st = lock_rows(&g, ms)))
-		goto out;
-	fault_point("locked");
+	fault_point(g, "granted");
+	if ((st = lock_tables(g, s, ms, check, read_ts, &rrev, &t0)))
+		return st;
+	if (!g->ntl)
+		return kv_fail(KV_INVALID, "large transaction without tables");
+	if ((st = lock_rows(g, ms)))
+		return st;
+	fault_point(g, "locked");
 	/* Conditions, increments and appends against the state after the
 	 * row locks: it cannot change under them until the flip. The cells'
 	 * timestamp (shown as the commit's once it flips) is past every
@@ -574,41 +588,89 @@ kv_status ekv_commit_big(kv_store *s, kv_batch *b, bool check, kv_ts read_ts, co
 	 * the table lock and the row's lock has a later timestamp than t0. */
 	kv_ts clock;
 	int64_t crev;
-	if ((st = ekv_clock_read(g.e, &clock, &crev)))
-		goto out;
-	ekv_observe(g.e, clock);
-	t0 = ekv_next_ts(g.e);
+	if ((st = ekv_clock_read(g->e, &clock, &crev)))
+		return st;
+	ekv_observe(g->e, clock);
+	t0 = ekv_next_ts(g->e);
 	ekv_latest_pin = crev;
 	st = commit_check_conditions(b);
 	if (!st)
-		st = commit_resolve(b, &c);
+		st = commit_resolve(b, c);
 	ekv_latest_pin = 0;
 	if (!st)
-		st = check_rows(&g, ms, rrev);
+		st = check_rows(g, ms, rrev);
 	if (!st)
-		fault_point("checked");
+		fault_point(g, "checked");
 	if (!st)
-		st = stage(&g, &c, o && o->ts ? o->ts : t0, o && o->ts);
+		st = stage(g, c, o && o->ts ? o->ts : t0, o && o->ts);
 	if (!st)
-		fault_point("staged");
-	kv_ts cts = 0;
+		fault_point(g, "staged");
 	if (!st)
-		st = flip(&g, s, &cts);
+		st = flip(g, s, cts);
 	if (!st)
-		fault_point("flipped");
-	if (!st) {
-		atomic_fetch_add(&s->n_commits, 1);
-		if (commit_ts)
-			*commit_ts = cts;
+		fault_point(g, "flipped");
+	return st;
+}
+
+/* After a failed attempt: did its lease end under it? Then nothing of the
+ * attempt is visible (its record and locks went with the lease, its
+ * intents stay invisible) and it may run again — unless its flip went
+ * unanswered and may have committed. */
+static bool lease_ended(big *g)
+{
+	if (g->flip_unsure)
+		return false;
+	if (atomic_load(&g->lost))
+		return true;
+	bool alive = true;
+	return ekv_lease_keepalive(g->e, g->lease, &alive) == KV_OK && !alive;
+}
+
+kv_status ekv_commit_big(kv_store *s, kv_batch *b, bool check, kv_ts read_ts, const kv_write_opts *o,
+			 ekv_mset *ms, kv_ts *commit_ts)
+{
+	big g = {.e = s->etcd, .rec = UTIL_BUF_INIT, .ck = UTIL_BUF_INIT};
+	ekv_clock_key(g.e, &g.ck);
+	int64_t ttl = util_env_int("STRATA_ETCD_BIG_TTL_S", 10);
+	g.ttl_s = ttl > 0 ? ttl : 10;
+	kv_status st = KV_OK;
+	for (int attempt = 1; attempt <= LEASE_ATTEMPTS; attempt++) {
+		cctx c = {0};
+		kv_ts cts = 0;
+		g.lease = 0;
+		atomic_store(&g.lost, false);
+		st = ekv_lease_grant(g.e, g.ttl_s, &g.lease);
+		if (!st) {
+			renew_start(&g);
+			st = commit_once(&g, s, b, check, read_ts, o, ms, &c, &cts);
+		}
+		/* The revoke of an ended lease fails ("requested lease not
+		 * found"): the attempt's own error is kept, not that one. */
+		char why[512];
+		snprintf(why, sizeof why, "%s", st ? kv_errmsg() : "");
+		bool again = st && g.lease && attempt < LEASE_ATTEMPTS && lease_ended(&g);
+		kv_bg_stop(&g.ka);
+		/* Committed: the record and the locks were put again without the
+		 * lease, so revoking it deletes nothing. Failed: it deletes the
+		 * record and the locks (the intents stay invisible), before a
+		 * next attempt waits for its own table lock. */
+		if (g.lease)
+			(void)ekv_lease_revoke(g.e, g.lease);
+		commit_cc_free(&c);
+		if (!st) {
+			atomic_fetch_add(&s->n_commits, 1);
+			if (commit_ts)
+				*commit_ts = cts;
+			break;
+		}
+		if (!again) {
+			st = kv_fail(st, "%s", why);
+			break;
+		}
+		util_warn("etcd: a large transaction's lease ended under it (%s); running it again on a "
+			  "new lease (attempt %d of %d)",
+			  why, attempt + 1, LEASE_ATTEMPTS);
 	}
-out:
-	kv_bg_stop(&g.ka);
-	/* Committed: the record and the locks were put again without the
-	 * lease, so revoking it deletes nothing. Failed: it deletes the
-	 * record and the locks (the intents stay invisible). */
-	if (g.lease)
-		(void)ekv_lease_revoke(g.e, g.lease);
-	commit_cc_free(&c);
 	ekv_tlocks_free(g.tl, g.ntl);
 	util_buf_free(&g.rec);
 	util_buf_free(&g.ck);

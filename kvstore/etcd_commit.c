@@ -427,8 +427,7 @@ kv_status ekv_tlock_state(ekv *e, const ekv_tlock *l, size_t n, int64_t rrev_lim
  * smaller ones too when the cluster refuses them as too large. */
 static size_t big_ops(void)
 {
-	const char *v = getenv("STRATA_ETCD_BIG_OPS");
-	long n = v ? strtol(v, NULL, 10) : 0;
+	int64_t n = util_env_int("STRATA_ETCD_BIG_OPS", 0);
 	return n > 0 ? (size_t)n : 8000;
 }
 #define BIG_BYTES    (8u << 20)

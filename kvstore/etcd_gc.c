@@ -63,8 +63,7 @@ kv_status ekv_table_gc_paced(kv_table *t, ekv_gc_pace *pace)
 		ekv_snapshot_release(t->s, clock);
 		return kv_fail(KV_IO_ERROR, "etcd: version GC could not pin a snapshot");
 	}
-	const char *w = getenv("STRATA_ETCD_GC_WINDOW_S");
-	int64_t window_us = (w ? atoll(w) : 600) * 1000000;
+	int64_t window_us = util_env_int("STRATA_ETCD_GC_WINDOW_S", 600) * 1000000;
 	kv_ts horizon = clock > (kv_ts)window_us ? clock - (kv_ts)window_us : 0;
 	int64_t now = util_now_us();
 

@@ -23,12 +23,6 @@
 
 #define PUBLISH_US (2LL * 1000000)
 
-static int env_int(const char *name, int dflt)
-{
-	const char *v = getenv(name);
-	return v && *v ? atoi(v) : dflt;
-}
-
 /* etcd compacts the whole cluster, so the keys are the cluster's, not a
  * Strata prefix's: every server of every prefix publishes here. */
 #define HZ_ROOT "/strata-compaction"
@@ -134,7 +128,7 @@ static void compact(ekv *e)
 			min = h;
 	}
 	ekv_range_res_free(&r);
-	int64_t target = min - env_int("STRATA_ETCD_COMPACT_MARGIN", 1000);
+	int64_t target = min - util_env_int("STRATA_ETCD_COMPACT_MARGIN", 1000);
 	if (!min || target <= e->hz_compacted)
 		return;
 	if (ekv_compact(e, target) == KV_OK) {
@@ -147,8 +141,8 @@ static void compact(ekv *e)
 static void *hz_main(void *arg)
 {
 	ekv *e = arg;
-	int every_s = env_int("STRATA_ETCD_COMPACT_S", 60);
-	int ttl = env_int("STRATA_ETCD_HORIZON_TTL_S", 10);
+	int every_s = util_env_int("STRATA_ETCD_COMPACT_S", 60);
+	int ttl = util_env_int("STRATA_ETCD_HORIZON_TTL_S", 10);
 	int64_t next_compact = util_now_us() + (int64_t)every_s * 1000000;
 	while (kv_bg_sleep(&e->hz, PUBLISH_US)) {
 		bool alive = false;
@@ -167,10 +161,10 @@ static void *hz_main(void *arg)
 
 void ekv_horizon_start(ekv *e)
 {
-	if (env_int("STRATA_ETCD_COMPACT_S", 60) <= 0)
+	if (util_env_int("STRATA_ETCD_COMPACT_S", 60) <= 0)
 		return;
 	/* Published before the first snapshot: see the top of this file. */
-	if (ekv_lease_grant(e, env_int("STRATA_ETCD_HORIZON_TTL_S", 10), &e->hz_lease) == KV_OK)
+	if (ekv_lease_grant(e, util_env_int("STRATA_ETCD_HORIZON_TTL_S", 10), &e->hz_lease) == KV_OK)
 		(void)publish(e);
 	else
 		e->hz_lease = 0;

@@ -12,6 +12,7 @@
  */
 #include <fcntl.h>
 #include <jansson.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -456,8 +457,8 @@ kv_status ekv_store_open(const char *uri, const kv_store_opts *o, kv_store **out
 	ekv *e = util_xcalloc(1, sizeof *e);
 	pthread_mutex_init(&e->map_mu, NULL);
 	pthread_mutex_init(&e->auth_mu, NULL);
-	const char *tmo = getenv("STRATA_ETCD_TIMEOUT_MS");
-	e->timeout_ms = tmo && atoi(tmo) > 0 ? atoi(tmo) : 5000;
+	int64_t tmo = util_env_int("STRATA_ETCD_TIMEOUT_MS", 0);
+	e->timeout_ms = tmo > 0 && tmo <= INT_MAX ? (int)tmo : 5000;
 	kv_status st = parse_uri(e, uri);
 	if (st) {
 		ekv_free(e);
@@ -914,8 +915,7 @@ static int64_t meta_cache_us(void)
 	static _Atomic int64_t v = -1;
 	int64_t x = atomic_load(&v);
 	if (x < 0) {
-		const char *e = getenv("STRATA_ETCD_META_CACHE_MS");
-		x = (e ? atoll(e) : 1000) * 1000;
+		x = util_env_int("STRATA_ETCD_META_CACHE_MS", 1000) * 1000;
 		atomic_store(&v, x);
 	}
 	return x;

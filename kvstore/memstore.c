@@ -422,16 +422,23 @@ static void mi_close(kv_src *s)
 
 static const kv_src_ops mem_ops = {mi_seek, mi_seek_lt, mi_next, mi_close};
 
-kv_src *mem_iter_new(kv_mem *m, kv_ts read_ts)
+/* An iterator of m with ops (holds a reference to m); NULL without memory. */
+static kv_src *mi_alloc(kv_mem *m, const kv_src_ops *ops, kv_ts read_ts, kv_ts after)
 {
 	mem_iter *it = calloc(1, sizeof(*it));
 	if (!it)
 		return NULL;
-	it->base.ops = &mem_ops;
+	it->base.ops = ops;
 	it->m = m;
 	it->read_ts = read_ts;
+	it->after = after;
 	mem_ref(m);
 	return &it->base;
+}
+
+kv_src *mem_iter_new(kv_mem *m, kv_ts read_ts)
+{
+	return mi_alloc(m, &mem_ops, read_ts, 0);
 }
 
 /* ---------------------------------------------------------------- entries since a timestamp */
@@ -460,13 +467,5 @@ static const kv_src_ops mem_since_ops = {ms_seek, mi_seek_lt, ms_next, mi_close}
 
 kv_src *mem_iter_since(kv_mem *m, kv_ts after)
 {
-	mem_iter *it = calloc(1, sizeof(*it));
-	if (!it)
-		return NULL;
-	it->base.ops = &mem_since_ops;
-	it->m = m;
-	it->read_ts = KV_TS_MAX;
-	it->after = after;
-	mem_ref(m);
-	return &it->base;
+	return mi_alloc(m, &mem_since_ops, KV_TS_MAX, after);
 }

@@ -286,23 +286,12 @@ static kv_status drop_absent(kv_store *s, const bk_manifest *m)
 	return st;
 }
 
-static int rm_entry(void *arg, const char *name)
-{
-	void **a = arg;
-	kv_fs *fs = a[0];
-	char path[4096];
-	bk_path(path, sizeof path, a[1], name);
-	fs->unlink(fs, path);
-	return 0;
-}
-
 /* Removes a store directory a restore created (flat: a store has no
  * subdirectories). kv_fs has no rmdir; the directory itself goes with
  * POSIX rmdir, which is harmless for file systems it does not know. */
 static void rm_store_dir(kv_fs *fs, const char *dir)
 {
-	void *a[2] = {fs, (void *)dir};
-	fs->list(fs, dir, rm_entry, a);
+	bk_remove_files(fs, dir);
 	rmdir(dir);
 }
 

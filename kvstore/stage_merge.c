@@ -199,8 +199,7 @@ static kv_status merge_group(kv_store *s, stfile **g, int n, bool copy, stfile o
 		bytes += g[i]->props.file_size;
 	int64_t t0 = util_mono_us();
 	util_buf split = UTIL_BUF_INIT;
-	const char *se = getenv("STRATA_STAGE_SPLIT_BYTES");
-	size_t sb = se ? (size_t)strtoull(se, NULL, 10) : stage_split_bytes;
+	size_t sb = (size_t)util_env_int("STRATA_STAGE_SPLIT_BYTES", (int64_t)stage_split_bytes);
 	bool two = !copy && bytes >= sb && pick_split(s, g, n, &split);
 	mpart p[2];
 	for (int i = 0; i < 1 + two; i++) {

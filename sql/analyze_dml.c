@@ -503,42 +503,57 @@ int sql_analyze_set_list(sql_actx *ax, sql_query *q, const cat_rel *r, const sql
 	return nset;
 }
 
-sql_query *sql_analyze_update(sql_actx *ax, PgQuery__UpdateStmt *st)
+/* UPDATE's and DELETE's target (a table, or an automatically updatable
+ * view: then *vt points at vtb and the view's base table is returned),
+ * their FROM or USING items and WHERE (and the view's condition) into q. */
+static const cat_obj *target_from_where(sql_actx *ax, sql_query *q, PgQuery__RangeVar *relation,
+					const char *verb, PgQuery__Node **from, size_t nfrom,
+					PgQuery__Node *where, sql_view_target *vtb, sql_view_target **vt)
 {
-	sql_query *q = sql_new_query(ax, SQL_CMD_UPDATE, NULL);
-	if (st->with_clause)
-		sql_transform_with(ax, q, st->with_clause);
-	const cat_obj *rel = target_rel(ax, st->relation, "update");
+	const cat_obj *rel = target_rel(ax, relation, verb);
 	sql_jnode *j;
-	const char *alias = st->relation->alias ? st->relation->alias->aliasname : NULL;
-	sql_view_target vtb, *vt = NULL;
+	const char *alias = relation->alias ? relation->alias->aliasname : NULL;
+	*vt = NULL;
 	if (rel->rel.relkind == CAT_RELKIND_VIEW) {
-		vt = &vtb;
-		q->result_rte = sql_add_view_target(ax, q, rel, alias, "update", vt);
-		q->nview_inner = vt->ninner;
-		q->view_inner = vt->inner;
-		rel = vt->base;
-		q->nview_checks = vt->nchecks;
-		q->view_checks = vt->checks;
-		q->view_check_names = vt->check_names;
+		*vt = vtb;
+		q->result_rte = sql_add_view_target(ax, q, rel, alias, verb, vtb);
+		q->nview_inner = vtb->ninner;
+		q->view_inner = vtb->inner;
+		rel = vtb->base;
 		j = q->from[0];
 	} else {
 		q->result_rte = sql_add_table_rte(ax, q, rel, alias, &j);
 		sql_add_namespace(q, q->result_rte, true, true);
 	}
-	const cat_rel *r = &rel->rel;
-	q->from = ty_alloc(sizeof(sql_jnode *) * (st->n_from_clause + 1));
+	q->from = ty_alloc(sizeof(sql_jnode *) * (nfrom + 1));
 	q->nfrom = 0;
 	q->from[q->nfrom++] = j;
-	for (size_t i = 0; i < st->n_from_clause; i++) {
+	for (size_t i = 0; i < nfrom; i++) {
 		sql_jnode *fj;
-		sql_add_from_item(ax, q, st->from_clause[i], &fj);
+		sql_add_from_item(ax, q, from[i], &fj);
 		q->from[q->nfrom++] = fj;
 	}
-	if (st->where_clause)
-		q->where = sql_coerce_bool(ax, sql_transform_expr(ax, q, st->where_clause, SQL_EXPR_WHERE), "WHERE");
-	if (vt && vt->where)
-		q->where = q->where ? and2(vt->where, q->where) : vt->where;
+	if (where)
+		q->where = sql_coerce_bool(ax, sql_transform_expr(ax, q, where, SQL_EXPR_WHERE), "WHERE");
+	if (*vt && vtb->where)
+		q->where = q->where ? and2(vtb->where, q->where) : vtb->where;
+	return rel;
+}
+
+sql_query *sql_analyze_update(sql_actx *ax, PgQuery__UpdateStmt *st)
+{
+	sql_query *q = sql_new_query(ax, SQL_CMD_UPDATE, NULL);
+	if (st->with_clause)
+		sql_transform_with(ax, q, st->with_clause);
+	sql_view_target vtb, *vt;
+	const cat_obj *rel = target_from_where(ax, q, st->relation, "update", st->from_clause,
+					       st->n_from_clause, st->where_clause, &vtb, &vt);
+	if (vt) { /* WITH CHECK OPTION: UPDATE only (DELETE adds no row) */
+		q->nview_checks = vt->nchecks;
+		q->view_checks = vt->checks;
+		q->view_check_names = vt->check_names;
+	}
+	const cat_rel *r = &rel->rel;
 	/* SET */
 	q->set_cols = ty_alloc(sizeof(int16_t) * (st->n_target_list ? st->n_target_list : 1));
 	q->set_exprs = ty_alloc(sizeof(sql_expr *) * (st->n_target_list ? st->n_target_list : 1));
@@ -554,32 +569,9 @@ sql_query *sql_analyze_delete(sql_actx *ax, PgQuery__DeleteStmt *st)
 	sql_query *q = sql_new_query(ax, SQL_CMD_DELETE, NULL);
 	if (st->with_clause)
 		sql_transform_with(ax, q, st->with_clause);
-	const cat_obj *rel = target_rel(ax, st->relation, "delete from");
-	sql_jnode *j;
-	const char *alias = st->relation->alias ? st->relation->alias->aliasname : NULL;
-	sql_view_target vtb, *vt = NULL;
-	if (rel->rel.relkind == CAT_RELKIND_VIEW) {
-		vt = &vtb;
-		q->result_rte = sql_add_view_target(ax, q, rel, alias, "delete from", vt);
-		q->nview_inner = vt->ninner;
-		q->view_inner = vt->inner;
-		j = q->from[0];
-	} else {
-		q->result_rte = sql_add_table_rte(ax, q, rel, alias, &j);
-		sql_add_namespace(q, q->result_rte, true, true);
-	}
-	q->from = ty_alloc(sizeof(sql_jnode *) * (st->n_using_clause + 1));
-	q->nfrom = 0;
-	q->from[q->nfrom++] = j;
-	for (size_t i = 0; i < st->n_using_clause; i++) {
-		sql_jnode *fj;
-		sql_add_from_item(ax, q, st->using_clause[i], &fj);
-		q->from[q->nfrom++] = fj;
-	}
-	if (st->where_clause)
-		q->where = sql_coerce_bool(ax, sql_transform_expr(ax, q, st->where_clause, SQL_EXPR_WHERE), "WHERE");
-	if (vt && vt->where)
-		q->where = q->where ? and2(vt->where, q->where) : vt->where;
+	sql_view_target vtb, *vt;
+	(void)target_from_where(ax, q, st->relation, "delete from", st->using_clause, st->n_using_clause,
+				st->where_clause, &vtb, &vt);
 	if (q->has_aggs)
 		sql_error_at(ax, -1, UTIL_E_GROUPING_ERROR, "aggregate functions are not allowed in WHERE");
 	add_returning(ax, q, st->returning_list, st->n_returning_list);

@@ -398,13 +398,12 @@ static void *sweeper_main(void *arg)
 
 struct sql_temp_sweeper *sql_temp_sweeper_start(sql_engine *e)
 {
-	const char *env = getenv("STRATA_TEMP_SWEEP_S");
-	int every = env && *env ? atoi(env) : 5;
+	int64_t every = util_env_int("STRATA_TEMP_SWEEP_S", 5);
 	if (every <= 0 || !kv_store_owner_id(e->kv))
 		return NULL;
 	struct sql_temp_sweeper *w = util_xcalloc(1, sizeof *w);
 	w->e = e;
-	w->every_s = every;
+	w->every_s = (int)every;
 	pthread_mutex_init(&w->mu, NULL);
 	pthread_cond_init(&w->cv, NULL);
 	if (pthread_create(&w->thread, NULL, sweeper_main, w) != 0) {

@@ -276,6 +276,33 @@ static void grace_put(sql_spill **slot, const ty_datum *row, const ty_oid *types
 	sql_spill_put(*slot, row, types, n);
 }
 
+/* The rest of child's rows into parts by the hash of keys; rows with a NULL
+ * key into *nulls (NULL: dropped). Batches are read in arena old, rows
+ * hashed in scratch (reset per row). */
+static void grace_partition_input(sql_op *op, sql_op *child, sql_expr **keys, sql_spill **parts,
+				  sql_spill **nulls, const ty_oid *types, int n, util_arena *old,
+				  util_arena *scratch)
+{
+	ty_datum kv[64];
+	for (;;) {
+		ty_set_arena(old);
+		sql_batch *b = sql_op_next(child);
+		if (b->n == 0)
+			break;
+		ty_set_arena(scratch);
+		for (int i = 0; i < b->n; i++) {
+			const ty_datum *r = sql_batch_row(b, i);
+			uint64_t h;
+			if (key_hash(op->ex, op->plan, keys, r, &h, kv))
+				grace_put(&parts[grace_part(h)], r, types, n);
+			else if (nulls)
+				grace_put(nulls, r, types, n);
+			util_arena_reset(scratch);
+		}
+		ty_check_interrupts();
+	}
+}
+
 /* Right side: the rows in memory and the rest of the input into partitions. */
 static void grace_partition_right(sql_op *op, join_state *st)
 {
@@ -301,43 +328,13 @@ static void grace_partition_right(sql_op *op, join_state *st)
 	util_arena_reset(st->arena);
 	st->rows = NULL;
 	st->nrows = 0;
-	for (;;) {
-		ty_set_arena(old);
-		sql_batch *b = sql_op_next(op->right);
-		if (b->n == 0)
-			break;
-		ty_set_arena(scratch);
-		for (int i = 0; i < b->n; i++) {
-			const ty_datum *r = sql_batch_row(b, i);
-			uint64_t h;
-			if (key_hash(op->ex, p, p->join.rkeys, r, &h, kv))
-				grace_put(&g->rpart[grace_part(h)], r, g->rtypes, rn);
-			else if (keep_right)
-				grace_put(&g->rnull, r, g->rtypes, rn);
-			util_arena_reset(scratch);
-		}
-		ty_check_interrupts();
-	}
+	grace_partition_input(op, op->right, p->join.rkeys, g->rpart, keep_right ? &g->rnull : NULL,
+			      g->rtypes, rn, old, scratch);
 	/* Left side, likewise. */
 	bool keep_left = p->join.type == SQL_JOIN_LEFT || p->join.type == SQL_JOIN_FULL;
 	int ln = p->left->ncols;
-	for (;;) {
-		ty_set_arena(old);
-		sql_batch *b = sql_op_next(op->left);
-		if (b->n == 0)
-			break;
-		ty_set_arena(scratch);
-		for (int i = 0; i < b->n; i++) {
-			const ty_datum *l = sql_batch_row(b, i);
-			uint64_t h;
-			if (key_hash(op->ex, p, p->join.lkeys, l, &h, kv))
-				grace_put(&g->lpart[grace_part(h)], l, g->ltypes, ln);
-			else if (keep_left)
-				grace_put(&g->lnull, l, g->ltypes, ln);
-			util_arena_reset(scratch);
-		}
-		ty_check_interrupts();
-	}
+	grace_partition_input(op, op->left, p->join.lkeys, g->lpart, keep_left ? &g->lnull : NULL, g->ltypes,
+			      ln, old, scratch);
 	ty_set_arena(old);
 	util_arena_destroy(scratch);
 	for (int i = 0; i < GRACE_NPART; i++) {

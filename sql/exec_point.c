@@ -170,25 +170,7 @@ ty_datum *sql_point_read(sql_session *s, const sql_point *pt, const ty_datum *pa
 	ty_datum *vals = NULL;
 	if (st == KV_OK && row.n) {
 		vals = ty_alloc(sizeof(ty_datum) * (size_t)(r->ncols + 1));
-		for (int i = 0; i < r->ncols; i++)
-			vals[i] = ty_null();
-		for (size_t i = 0; i < row.n; i++) {
-			const kv_cell *c = &row.cells[i];
-			if (c->qualifier.len == 0) {
-				exists = true;
-				continue;
-			}
-			if (c->qualifier.len != 2)
-				continue;
-			uint16_t id = (uint16_t)((c->qualifier.data[0] << 8) | c->qualifier.data[1]);
-			if (id >= pt->map.ncolids || pt->map.idx[id] < 0)
-				continue; /* a dropped column */
-			int col = pt->map.idx[id];
-			if (!pt->needed[col])
-				continue;
-			vals[col] = sql_value_decode_t(pt->map.types[col], r->cols[col].type,
-						       (const uint8_t *)c->value.data, c->value.len);
-		}
+		exists = sql_row_decode_cells(r, &pt->map, row.cells, row.n, pt->needed, vals);
 		if (exists && pt->key_needed)
 			sql_key_decode_needed(r, key, klen, pt->needed, vals);
 	}

@@ -308,8 +308,8 @@ void sql_rowmap_build(const cat_rel *r, util_arena *a, sql_rowmap *m)
 			m->idx[r->cols[i].col_id] = (int16_t)i;
 }
 
-bool sql_row_decode(const cat_rel *r, const sql_rowmap *m, const kv_cell *cells, size_t n, const bool *needed,
-		    ty_datum *vals)
+bool sql_row_decode_cells(const cat_rel *r, const sql_rowmap *m, const kv_cell *cells, size_t n,
+			  const bool *needed, ty_datum *vals)
 {
 	bool exists = false;
 	for (int i = 0; i < r->ncols; i++)
@@ -328,8 +328,15 @@ bool sql_row_decode(const cat_rel *r, const sql_rowmap *m, const kv_cell *cells,
 		int col = m->idx[id];
 		if (needed && !needed[col])
 			continue;
-		vals[col] = sql_value_decode(r->cols[col].type, c->value.data, c->value.len);
+		vals[col] = sql_value_decode_t(m->types[col], r->cols[col].type, c->value.data, c->value.len);
 	}
+	return exists;
+}
+
+bool sql_row_decode(const cat_rel *r, const sql_rowmap *m, const kv_cell *cells, size_t n, const bool *needed,
+		    ty_datum *vals)
+{
+	bool exists = sql_row_decode_cells(r, m, cells, n, needed, vals);
 	if (exists && r->npk && n)
 		sql_key_decode(r, cells[0].row.data, cells[0].row.len, vals);
 	return exists;

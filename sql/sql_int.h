@@ -1254,6 +1254,10 @@ void sql_rowmap_build(const cat_rel *r, util_arena *a, sql_rowmap *m);
  * (does not exist). Values are copied into the current arena. */
 bool sql_row_decode(const cat_rel *r, const sql_rowmap *m, const kv_cell *cells, size_t n, const bool *needed,
 		    ty_datum *vals);
+/* sql_row_decode without the key columns: only those stored in cells (the
+ * point read decodes just the key columns it needs, often none). */
+bool sql_row_decode_cells(const cat_rel *r, const sql_rowmap *m, const kv_cell *cells, size_t n,
+			  const bool *needed, ty_datum *vals);
 /* False for primary-key columns stored only in the row key. */
 bool sql_column_in_cells(const cat_rel *r, const cat_column *c);
 /* Decodes the key columns from a row key into vals (for lossless types). */

@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
@@ -118,4 +119,15 @@ int util_fsync_dir(const char *path)
 	int r = fsync(fd);
 	close(fd);
 	return r;
+}
+
+int64_t util_env_int(const char *name, int64_t dflt)
+{
+	const char *v = getenv(name);
+	if (!v || !*v)
+		return dflt;
+	char *end;
+	errno = 0;
+	long long x = strtoll(v, &end, 10);
+	return end == v || errno ? dflt : (int64_t)x;
 }

@@ -407,5 +407,8 @@ int util_strcasecmp(const char *a, const char *b);
 int util_mkdir_p(const char *path, util_err *err);
 /* fsyncs a directory so that creates and renames inside it are durable. */
 int util_fsync_dir(const char *path);
+/* The integer in environment variable name (a tuning or test knob), or
+ * dflt when it is unset, empty or not a number. */
+int64_t util_env_int(const char *name, int64_t dflt);
 
 #endif /* STRATA_UTIL_H */

@@ -478,8 +478,7 @@ static int cmd_stats(kv_store *s)
 		fprintf(stderr, "strata-kv: %s: %s\n", kv_status_name(st), kv_errmsg());
 		return 2;
 	}
-	const char *w = getenv("STRATA_ETCD_GC_WINDOW_S");
-	int64_t window = (w ? atoll(w) : 600) * 1000000;
+	int64_t window = util_env_int("STRATA_ETCD_GC_WINDOW_S", 600) * 1000000;
 	printf("prefix %s at revision %" PRId64 "\n", e->prefix, rev);
 	printf("cluster clock %" PRIu64 " (newest commit)\n", (uint64_t)clock);
 	printf("version GC horizon %" PRIu64 " (clock - %" PRId64

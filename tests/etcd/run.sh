@@ -28,7 +28,8 @@
 #               (bigrows.py)
 #   bigcrash    a large transaction's committer killed after each step of
 #               its commit: all rows or none, the table writable after the
-#               lease, aborted intents deleted by a reader and VACUUM FULL
+#               lease, aborted intents deleted by a reader and VACUUM FULL;
+#               one whose lease ends under it commits on a new lease
 #               (bigcrash.py)
 #   horizon     Strata drives etcd's revision compaction: a REPEATABLE READ
 #               snapshot holds it, a SIGKILLed server stops holding it after

@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "util.h"
@@ -200,6 +201,32 @@ static void test_deadline(void **state)
 	}
 }
 
+/* An environment knob: its integer, else the default (unset, empty, not a
+ * number, out of range). */
+static void test_env_int(void **state)
+{
+	(void)state;
+	const char *n = "STRATA_UTIL_TEST_ENV_INT";
+	unsetenv(n);
+	assert_int_equal(util_env_int(n, 7), 7);
+	const struct {
+		const char *v;
+		int64_t want;
+	} cases[] = {{"", 7},
+		     {"abc", 7},
+		     {"42", 42},
+		     {"-3", -3},
+		     {" 12", 12},
+		     {"8x", 8},
+		     {"99999999999999999999", 7},
+		     {"600", 600}};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		setenv(n, cases[i].v, 1);
+		assert_int_equal(util_env_int(n, 7), cases[i].want);
+	}
+	unsetenv(n);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -207,7 +234,7 @@ int main(void)
 	    cmocka_unit_test(test_arena_rewind), cmocka_unit_test(test_buf_varint),
 	    cmocka_unit_test(test_crc32c),       cmocka_unit_test(test_hash),
 	    cmocka_unit_test(test_map),          cmocka_unit_test(test_bytes_cmp),
-	    cmocka_unit_test(test_deadline),
+	    cmocka_unit_test(test_deadline),     cmocka_unit_test(test_env_int),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
