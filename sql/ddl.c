@@ -859,14 +859,19 @@ void sql_ddl_set_storage_key(sql_tbl_build *tb)
 	}
 }
 
+void sql_create_storage_fams(sql_session *s, sql_txn *t, const char *name, const kv_family_opts *fams, int n)
+{
+	kv_status st = kv_table_create(s->e->kv, name, fams, n);
+	if (st != KV_OK && st != KV_EXISTS)
+		sql_kv_error(st, "creating a table");
+	sql_txn_drop_storage_on_abort(t, name);
+}
+
 void sql_create_storage(sql_session *s, sql_txn *t, const char *name)
 {
 	kv_family_opts fam;
 	kv_family_opts_default(&fam, SQL_FAMILY);
-	kv_status st = kv_table_create(s->e->kv, name, &fam, 1);
-	if (st != KV_OK && st != KV_EXISTS)
-		sql_kv_error(st, "creating a table");
-	sql_txn_drop_storage_on_abort(t, name);
+	sql_create_storage_fams(s, t, name, &fam, 1);
 }
 
 void sql_apply_reloptions(sql_session *s, cat_obj *o, PgQuery__Node **opts, size_t n);

@@ -865,10 +865,7 @@ static void create_storage_like(sql_session *s, sql_txn *t, const char *name, co
 		sql_create_storage(s, t, name);
 		return;
 	}
-	kv_status st = kv_table_create(s->e->kv, name, fams, n);
-	if (st != KV_OK && st != KV_EXISTS)
-		sql_kv_error(st, "creating a table");
-	sql_txn_drop_storage_on_abort(t, name);
+	sql_create_storage_fams(s, t, name, fams, n);
 }
 
 /* The rows (own pending writes included) now live in the new storage;
