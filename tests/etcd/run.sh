@@ -17,7 +17,9 @@
 #               FOR UPDATE and upserts across the two servers (rc_lock.py);
 #               foreign keys across the two servers (fk_lock.py, plain
 #               and interleaved parents; fk_unique.py); catalog commits conflicting per object,
-#               automatic ANALYZE beside DDL (cat_conflict.py); random
+#               automatic ANALYZE beside DDL (cat_conflict.py); DDL
+#               replacing one relation's storage, or building an index on
+#               it, on both servers (storage_race.py); random
 #               concurrent DDL, then three servers agree (cat_stress.py)
 #   bigtxn      transactions beyond one etcd txn on two servers (bigtxn.py):
 #               all-or-nothing for readers, other rows writable, 23505 leaves
@@ -288,6 +290,17 @@ if servers shared shared 2; then
 	# tables on the two servers both commit, on one object the second
 	# fails with 40001; automatic ANALYZE runs beside the other's DDL.
 	step "shared: catalog conflicts per object" "" py cat_conflict.py "$PA" "$PB"
+	# DDL replacing a relation's storage on one server while a transaction on
+	# the other builds an index on it or replaces it too: 40001, the
+	# winner's storage and rows kept (storage_race.py). The builder reads kv
+	# table metadata afresh, so its commit opens the storage by name.
+	if STRATA_ETCD_META_CACHE_MS=0 server_start shared-d shared; then
+		step "shared: DDL replacing one relation's storage on two servers" "" py storage_race.py "$PA" "$SPORT"
+		kill "$SPID"
+		wait "$SPID" 2>/dev/null
+	else
+		bad "shared: storage races: the fourth server did not start (log: $logs/shared-d.log)"
+	fi
 	# Random concurrent DDL from both servers: then both and a third server
 	# reading the stored catalog agree (cat_stress.py).
 	if server_start shared-c shared; then
