@@ -426,7 +426,8 @@ if servers failover failover 1; then
 	echo "killed etcd member m$victim (the leader) at $(date +%T)" >>"$logs/failover.txt"
 	sleep 3
 	etcd_member_start "$victim"
-	sleep 3
+	# The new leader is killed once the first is back: a quorum remains.
+	etcd_member_wait "$victim"
 	victim2=$(leader_member)
 	etcd_member_kill "$victim2"
 	echo "killed etcd member m$victim2 (the leader then) at $(date +%T)" >>"$logs/failover.txt"
@@ -458,10 +459,11 @@ if servers endpoints endpoints 1; then
 	q "$SPORT" -c "CREATE TABLE ep (id int PRIMARY KEY)" >/dev/null
 	ep_ok=0
 	for n in 1 2 3 1 2; do
-		sleep 2
 		etcd_member_kill "$n"
 		q "$SPORT" -c "INSERT INTO ep VALUES ($((ep_ok + 1)))" >>"$logs/endpoints.txt" 2>&1 && ep_ok=$((ep_ok + 1))
 		etcd_member_start "$n"
+		# Back in the cluster before the next one goes (else no quorum).
+		etcd_member_wait "$n" || echo "member m$n did not rejoin within 30 s" >>"$logs/endpoints.txt"
 	done
 	got=$(q "$SPORT" -c "SELECT count(*) FROM ep" 2>>"$logs/endpoints.txt")
 	if [[ $ep_ok == 5 && $got == 5 ]]; then
