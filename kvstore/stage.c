@@ -485,10 +485,16 @@ kv_status stage_stream_put(kv_batch *b, kv_table *t, int fi, const void *row, si
 	size_t pre = 2 + rlen + 1 + fl;
 	uint8_t suffix[IKEY_SUFFIX];
 	memcpy(suffix, k->data + k->len - IKEY_SUFFIX, IKEY_SUFFIX);
-	size_t bytes = 0;
+	size_t bytes = 0, kq = cells[0].qlen; /* the qualifier width k holds */
 	for (size_t i = 0; i < n; i++) {
 		c = &cells[i];
-		if (i) {
+		if (i && c->qlen == kq) {
+			/* Same width: the suffix is in place, only the qualifier
+			 * changes (a few bytes, not worth a libc call). */
+			uint8_t *p = (uint8_t *)k->data + pre;
+			for (size_t j = 0; j < kq; j++)
+				p[j] = ((const uint8_t *)c->qual)[j];
+		} else if (i) {
 			k->len = pre;
 			util_buf_reserve(k, c->qlen + IKEY_SUFFIX);
 			uint8_t *p = (uint8_t *)k->data + pre;
@@ -496,6 +502,7 @@ kv_status stage_stream_put(kv_batch *b, kv_table *t, int fi, const void *row, si
 				memcpy(p, c->qual, c->qlen);
 			memcpy(p + c->qlen, suffix, IKEY_SUFFIX);
 			k->len = pre + c->qlen + IKEY_SUFFIX;
+			kq = c->qlen;
 		}
 		kv_status st =
 		    i ? sst_writer_add_next(stg->sw, (const uint8_t *)k->data, k->len, c->val, c->vlen, pre)
