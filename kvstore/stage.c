@@ -287,6 +287,11 @@ static kv_status open_file(kv_store *s, kv_table *t, const char *fam, bool gts, 
 	store_file_path(s, f->number, "sst", path, sizeof(path));
 	/* Written in the foreground of a load: compression on a second thread. */
 	int flags = SST_W_NO_SYNC | SST_W_ASYNC | (f->gts ? SST_W_GLOBAL_TS : 0);
+	/* A compressed run is usually kept as a table file, fsynced at commit:
+	 * its writeback starts as it is written, so that fsync waits for the
+	 * last MiB rather than the whole file. A raw run is merged and deleted. */
+	if (!f->raw)
+		flags |= SST_W_WRITEBACK;
 	kv_status st = sst_writer_open_ex(s->fs, path, &fo, f->tid, flags, w);
 	if (st)
 		f->number = 0;
