@@ -874,6 +874,20 @@ void sql_create_storage(sql_session *s, sql_txn *t, const char *name)
 	sql_create_storage_fams(s, t, name, &fam, 1);
 }
 
+/* The old storage carries the table's policy (applied when it was set):
+ * the policy's pass after the commit then finds nothing to change, where a
+ * storage of default options cost a manifest edit and its fsync each. */
+void sql_create_storage_like(sql_session *s, sql_txn *t, const char *name, const char *like)
+{
+	kv_family_opts fams[16];
+	int n = 0;
+	if (kv_table_families(s->e->kv, like, fams, 16, &n) != KV_OK || n < 1 || n > 16) {
+		sql_create_storage(s, t, name);
+		return;
+	}
+	sql_create_storage_fams(s, t, name, fams, n);
+}
+
 void sql_apply_reloptions(sql_session *s, cat_obj *o, PgQuery__Node **opts, size_t n);
 
 void sql_ddl_create_table(sql_session *s, PgQuery__CreateStmt *st, const char *text)

@@ -1876,6 +1876,9 @@ char *sql_deparse_stmt(pnode *stmt);
 void sql_create_storage(sql_session *s, sql_txn *t, const char *name);
 /* The same with the given families (a rewrite's new storage takes the old one's). */
 void sql_create_storage_fams(sql_session *s, sql_txn *t, const char *name, const kv_family_opts *fams, int n);
+/* sql_create_storage with the families and options of kv table like (a
+ * rewrite's or TRUNCATE's new generation); default options if it has none. */
+void sql_create_storage_like(sql_session *s, sql_txn *t, const char *name, const char *like);
 void sql_create_constraint_indexes(sql_session *s, cat_oid table);
 /* CREATE TABLE (LIKE src INCLUDING INDEXES): src's indexes other than its
  * constraints' on the new table, map giving the new attnum of each source
