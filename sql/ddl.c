@@ -899,6 +899,18 @@ void sql_ddl_create_next_storage(sql_session *s, sql_txn *t, const cat_rel *r, c
 		 NEXT_STORAGE_TRIES, r->storage);
 }
 
+/* The old storage carries the table's policy (applied when it was set):
+ * the policy's pass after the commit then finds nothing to change, where a
+ * storage of default options cost a manifest edit and its fsync each. */
+void sql_ddl_create_next_storage_like(sql_session *s, sql_txn *t, const cat_rel *r, char prefix, cat_oid oid,
+				      char *out, size_t n)
+{
+	kv_family_opts fams[16];
+	int nf = 0;
+	bool like = kv_table_families(s->e->kv, r->storage, fams, 16, &nf) == KV_OK && nf >= 1 && nf <= 16;
+	sql_ddl_create_next_storage(s, t, r, prefix, oid, like ? fams : NULL, like ? nf : 0, out, n);
+}
+
 void sql_apply_reloptions(sql_session *s, cat_obj *o, PgQuery__Node **opts, size_t n);
 
 void sql_ddl_create_table(sql_session *s, PgQuery__CreateStmt *st, const char *text)

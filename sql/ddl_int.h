@@ -72,6 +72,10 @@ char *sql_ddl_nextval_default(cat_snap *cs, cat_oid schema, const char *seqname)
  * sharing it would let one transaction's abort drop the other's rows. */
 void sql_ddl_create_next_storage(sql_session *s, sql_txn *t, const cat_rel *r, char prefix, cat_oid oid,
 				 const kv_family_opts *fams, int nfams, char *out, size_t n);
+/* The same with the families and options of r's current storage (a
+ * rewrite's or TRUNCATE's new generation); default ones if it has none. */
+void sql_ddl_create_next_storage_like(sql_session *s, sql_txn *t, const cat_rel *r, char prefix, cat_oid oid,
+				      char *out, size_t n);
 /* OWNED BY of CREATE/ALTER SEQUENCE options into info (ddl_misc.c). */
 void sql_seq_owned_by(sql_session *s, cat_snap *cs, const cat_obj *seq, cat_sequence_info *info, cat_oid seq_schema,
 		      cat_oid seq_owner, PgQuery__Node **opts, size_t n);
