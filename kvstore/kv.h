@@ -526,6 +526,16 @@ size_t kv_iter_row(kv_iter *it, kv_cell_fn fn, void *arg);
  * touched. mask NULL: every cell. Returns the number of cells read (passed
  * or skipped). mask is only read during the call. */
 size_t kv_iter_row_sel(kv_iter *it, const uint64_t *mask, uint32_t nbits, kv_cell_fn fn, void *arg);
+/* kv_iter_row() whose cells' values outlive their call: a value passed to
+ * fn stays valid until leave(arg) is called, which kv_iter_row_hold does
+ * (maybe several times, maybe not at all) before the iterator moves off
+ * the memory the values point into; so leave copies the values held so
+ * far that are still needed. Without a leave call, the values stay valid
+ * until the next call that moves or closes the iterator. Row, family and
+ * qualifier bytes are valid only during fn, as with kv_iter_row(). On a
+ * plain forward scan of sorted files the values point into the source's
+ * block (no copy); elsewhere leave follows every fn. */
+size_t kv_iter_row_hold(kv_iter *it, kv_cell_fn fn, void (*leave)(void *arg), void *arg);
 /* A test on one column of a row, for kv_iter_skip_rows: id is a 2-byte
  * qualifier read as a big-endian number; fn gets the value of the row's
  * (visible) cell with that qualifier, valid only during the call, and

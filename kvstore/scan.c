@@ -134,6 +134,10 @@ struct kv_iter {
 	struct stash_cell *stash;
 	size_t nstash, cstash, spos, sdetached, sflen;
 	util_buf sbytes;
+	/* kv_iter_row_hold: called before a move that may leave the block the
+	 * values handed out point into (NULL outside that call). */
+	void (*leave)(void *arg);
+	void *leave_arg;
 };
 
 typedef struct stash_cell {
@@ -855,6 +859,8 @@ static inline __attribute__((always_inline)) int fast_next_cell(kv_iter *it, kv_
 		} else {
 			if (stashing)
 				stash_detach(it); /* the move may leave the block */
+			else if (it->leave)
+				it->leave(it->leave_arg);
 			src_next(s);
 			if (UTIL_UNLIKELY(!s->valid || s->status))
 				return -1;
@@ -898,6 +904,8 @@ static void advance_fast(kv_iter *it)
 		if (it->done)
 			return;
 		if (it->need_next) {
+			if (UTIL_UNLIKELY(it->leave != NULL))
+				it->leave(it->leave_arg);
 			src_next(s);
 			it->need_next = false;
 		}
@@ -1804,6 +1812,73 @@ static inline bool is_test_cell(const kv_cell *c, uint32_t id)
 	return c->qualifier.len == 2 && ((uint32_t)c->qualifier.data[0] << 8 | c->qualifier.data[1]) == id;
 }
 
+/* A walk over the entries of a row in its block (skip_block_row,
+ * hold_block_row): the row's first cell's key and offsets, the next
+ * entry's place, and its parts once read. */
+typedef struct row_walk {
+	const uint8_t *rk; /* the row's first cell's key (well formed: taken) */
+	size_t rl, qoff;   /* the row's length; its qualifiers' offset in a key */
+	size_t at, lim;    /* the next entry; the end of the block's entries */
+	const uint8_t *u;  /* the entry's own key bytes (its value follows) */
+	size_t sh, un, vl, kl;
+} row_walk;
+
+static inline void walk_start(row_walk *w, const kv_iter *it, const blk_iter *b)
+{
+	w->rk = b->key;
+	w->rl = it->row.len;
+	w->qoff = 3 + w->rl + w->rk[2 + w->rl];
+	w->at = b->next;
+	w->lim = b->limit;
+}
+
+/* Reads the entry at w->at (not stepping over it): 1 when it is of the
+ * row and its family, 0 when it starts the next row, -1 when the general
+ * loop must see it (block end, a long or malformed entry, another family). */
+static inline __attribute__((always_inline)) int walk_entry(row_walk *w, const uint8_t *d)
+{
+	if (w->at + 3 > w->lim)
+		return -1;
+	const uint8_t *p = d + w->at;
+	__builtin_prefetch(p + 256); /* as blki_next_inline */
+	size_t sh = w->sh = p[0], un = w->un = p[1], vl = w->vl = p[2];
+	if ((sh | un | vl) >= 0x80 || w->at + 3 + un + vl > w->lim)
+		return -1;
+	const uint8_t *u = w->u = p + 3;
+	size_t kl = w->kl = sh + un, rl = w->rl, qoff = w->qoff;
+	/* A count that is not 0 is exact (fast_step): below the row's
+	 * end it is the next row; 0 (a restart) says nothing. */
+	if (sh < 2 + rl && (sh || kl < 2 + rl || memcmp(u, w->rk, 2 + rl)))
+		return 0;
+	if (sh < qoff && (kl < qoff || memcmp(u, w->rk + sh, qoff - sh)))
+		return -1; /* another family, or malformed */
+	return 1;
+}
+
+/* After a walk's 0: the entry at w->at starts the next row. It shares
+ * only bytes of this row's key with the entry before (sh < 2 + rl), so it
+ * is rebuilt over the current key; then the iterator takes it
+ * (advance_fast). REQUIRES: w->kl <= b->kcap. */
+static void walk_next_row(kv_iter *it, kv_src *s, blk_iter *b, const row_walk *w)
+{
+	blk_copy(b->key + w->sh, w->u, w->un);
+	b->klen = w->kl;
+	b->shared = w->sh;
+	b->val = w->u + w->un;
+	b->vlen = w->vl;
+	b->cur = w->at;
+	b->next = w->at + 3 + w->un + w->vl;
+	src_take_blk(s, b);
+	if (UTIL_UNLIKELY(!ikey_valid(b->key, w->kl))) {
+		s->valid = false;
+		s->status = kv_fail(KV_CORRUPTION, "malformed key in a sorted file's block");
+	}
+	it->valid = false;
+	it->need_next = false;
+	it->in_row = false;
+	advance_fast(it);
+}
+
 /* kv_iter_skip_rows's common case: the row whose first cell is current is
  * judged from its entries in the source's block without setting anything
  * up. Only the prefix counts and lengths of an entry are read to place it
@@ -1820,36 +1895,19 @@ static __attribute__((noinline)) bool skip_block_row(kv_iter *it, kv_src *s, con
 	blk_iter *b = s->blk;
 	if (!b || !b->valid || s->key != b->key || s->klen != b->klen)
 		return false;
-	const uint8_t *rk = b->key; /* the row's first cell (well formed: taken) */
-	size_t rl = it->row.len;
-	size_t qoff = 3 + rl + rk[2 + rl];
-	const uint8_t *d = b->data;
-	size_t at = b->next, lim = b->limit, pkl = b->klen;
+	row_walk w;
+	walk_start(&w, it, b);
+	const uint8_t *rk = w.rk, *d = b->data;
+	size_t qoff = w.qoff, pkl = b->klen;
 	uint32_t q0 = rk[qoff], q1 = rk[qoff + 1]; /* the key bytes there, of any entry */
 	bool dropped = false;
-	const uint8_t *u;
-	size_t sh, un, vl, kl;
-	for (;;) {
-		if (at + 3 > lim)
-			return false;
-		const uint8_t *p = d + at;
-		__builtin_prefetch(p + 256); /* as blki_next_inline */
-		sh = p[0];
-		un = p[1];
-		vl = p[2];
-		if ((sh | un | vl) >= 0x80 || at + 3 + un + vl > lim)
-			return false;
-		u = p + 3;
-		kl = sh + un;
-		/* A count that is not 0 is exact (fast_step): below the row's
-		 * end it is the next row; 0 (a restart) says nothing. */
-		if (sh < 2 + rl && (sh || kl < 2 + rl || memcmp(u, rk, 2 + rl)))
-			break;
-		if (sh < qoff && (kl < qoff || memcmp(u, rk + sh, qoff - sh)))
-			return false; /* another family, or malformed */
+	int r;
+	while ((r = walk_entry(&w, d)) > 0) {
+		const uint8_t *u = w.u;
+		size_t sh = w.sh, un = w.un, kl = w.kl;
 		if (kl < qoff + IKEY_SUFFIX)
 			return false;
-		at += 3 + un + vl;
+		w.at += 3 + un + w.vl;
 		if (dropped || (kl == pkl && sh + IKEY_SUFFIX >= kl))
 			goto next; /* the row's verdict is in, or an older version */
 		if (kl != qoff + 2 + IKEY_SUFFIX || sh > kl - IKEY_SUFFIX)
@@ -1864,34 +1922,17 @@ static __attribute__((noinline)) bool skip_block_row(kv_iter *it, kv_src *s, con
 			q1 = u[0];
 		}
 		if ((q0 << 8 | q1) == t->id) {
-			if (t->fn(t->arg, u + un, vl))
+			if (t->fn(t->arg, u + un, w.vl))
 				return false; /* kept: the general loop hands it out */
 			dropped = true;
 		}
 	next:
 		pkl = kl;
 	}
-	/* Dropped (also with no test cell: NULL). The entry at `at` starts
-	 * the next row: it shares only bytes of this row's key with the
-	 * entry before (sh < 2 + rl), so it is rebuilt over the current key. */
-	if (kl > b->kcap)
+	/* Dropped (also with no test cell: NULL). */
+	if (r < 0 || w.kl > b->kcap)
 		return false;
-	blk_copy(b->key + sh, u, un);
-	b->klen = kl;
-	b->shared = sh;
-	b->val = u + un;
-	b->vlen = vl;
-	b->cur = at;
-	b->next = at + 3 + un + vl;
-	src_take_blk(s, b);
-	if (UTIL_UNLIKELY(!ikey_valid(b->key, kl))) {
-		s->valid = false;
-		s->status = kv_fail(KV_CORRUPTION, "malformed key in a sorted file's block");
-	}
-	it->valid = false;
-	it->need_next = false;
-	it->in_row = false;
-	advance_fast(it);
+	walk_next_row(it, s, b, &w);
 	return true;
 }
 
@@ -2030,6 +2071,114 @@ size_t kv_iter_row(kv_iter *it, kv_cell_fn fn, void *arg)
 size_t kv_iter_row_sel(kv_iter *it, const uint64_t *mask, uint32_t nbits, kv_cell_fn fn, void *arg)
 {
 	return iter_row(it, mask, nbits, fn, arg);
+}
+
+/* fn, then leave: a cell's value held only during its call. */
+typedef struct hold_arg {
+	kv_cell_fn fn;
+	void (*leave)(void *arg);
+	void *arg;
+} hold_arg;
+
+static void hold_fn(void *arg, const kv_cell *c)
+{
+	hold_arg *h = arg;
+	h->fn(h->arg, c);
+	h->leave(h->arg);
+}
+
+/* A cell of hold_block_row's row after its first: the column id, value
+ * (in the block) and timestamp. */
+typedef struct held_cell {
+	const uint8_t *v;
+	uint32_t vl;
+	uint8_t q[2];
+	kv_ts ts;
+} held_cell;
+
+#define HOLD_ROW_CELLS 32
+
+/* kv_iter_row_hold's common case, as skip_block_row walks a row: the row
+ * whose first cell is current is read from its entries in the source's
+ * block without rebuilding each key or setting up the iterator per cell;
+ * the cells after the first are collected (values in the block), then
+ * handed to fn, and the key rebuilt only for the next row's first entry.
+ * False, with nothing called or changed, when the row is not wholly in
+ * the block or has an entry the general loop must see (another family or
+ * qualifier length, a marker, a long entry, more than HOLD_ROW_CELLS). */
+static __attribute__((noinline)) bool hold_block_row(kv_iter *it, kv_cell_fn fn, void *arg, size_t *ncells)
+{
+	kv_src *s = it->src;
+	blk_iter *b = s->blk;
+	if (!b || !b->valid || s->key != b->key || s->klen != b->klen || it->batch || it->row_cells != 1)
+		return false;
+	row_walk w;
+	walk_start(&w, it, b);
+	const uint8_t *rk = w.rk, *d = b->data;
+	size_t qoff = w.qoff;
+	/* The last column id taken (-1: none); an entry of the same id is an
+	 * older version, also after a restart point (no shared count). */
+	int32_t last = b->klen == qoff + 2 + IKEY_SUFFIX ? (int32_t)(rk[qoff] << 8 | rk[qoff + 1]) : -1;
+	held_cell cells[HOLD_ROW_CELLS];
+	size_t n = 0;
+	for (int r; (r = walk_entry(&w, d)) != 0;) {
+		if (r < 0)
+			return false;
+		const uint8_t *u = w.u;
+		size_t sh = w.sh, un = w.un, kl = w.kl;
+		if (kl != qoff + 2 + IKEY_SUFFIX || sh > kl - IKEY_SUFFIX)
+			return false; /* another qualifier length; a suffix not its own */
+		w.at += 3 + un + w.vl;
+		/* The qualifier's bytes not in the entry are the entry's before,
+		 * which had this length (its id is last) or was the first. */
+		if (sh > qoff && last < 0)
+			return false;
+		uint32_t q0 = sh <= qoff ? u[qoff - sh] : (uint32_t)last >> 8;
+		uint32_t q1 = sh <= qoff + 1 ? u[qoff + 1 - sh] : (uint32_t)last & 0xff;
+		int32_t id = (int32_t)(q0 << 8 | q1);
+		if (id == last)
+			continue; /* an older version */
+		uint8_t type = (uint8_t)~u[un - 1];
+		if (type != KV_PUT || n == HOLD_ROW_CELLS)
+			return false;
+		held_cell *hc = &cells[n++];
+		*hc = (held_cell){u + un, (uint32_t)w.vl, {(uint8_t)q0, (uint8_t)q1}, 0};
+		hc->ts = ikey_ts(u + un - IKEY_SUFFIX, IKEY_SUFFIX);
+		last = id;
+	}
+	if (w.kl > b->kcap)
+		return false;
+	fn(arg, &it->cell);
+	kv_cell c = it->cell; /* row and family: the first cell's */
+	c.qualifier.len = 2;
+	c.type = KV_PUT;
+	for (size_t i = 0; i < n; i++) {
+		c.qualifier.data = cells[i].q;
+		c.value.data = cells[i].v;
+		c.value.len = cells[i].vl;
+		c.ts = cells[i].ts;
+		fn(arg, &c);
+	}
+	*ncells = n + 1;
+	walk_next_row(it, s, b, &w);
+	return true;
+}
+
+size_t kv_iter_row_hold(kv_iter *it, kv_cell_fn fn, void (*leave)(void *arg), void *arg)
+{
+	/* Values stay put only on the fast path, where they point into the
+	 * source's block; everywhere else each is let go after its call. */
+	if (it->rs || !it->fast || it->nstash) {
+		hold_arg h = {fn, leave, arg};
+		return iter_row(it, NULL, 0, hold_fn, &h);
+	}
+	it->leave = leave;
+	it->leave_arg = arg;
+	size_t n = 0;
+	if (!it->valid || !hold_block_row(it, fn, arg, &n))
+		n = iter_row(it, NULL, 0, fn, arg);
+	it->leave = NULL;
+	return n;
 }
 
 kv_status kv_iter_status(const kv_iter *it)

@@ -153,7 +153,8 @@ sql_expr *sql_rewrite_default_expr(sql_session *s, const cat_obj *rel, int col, 
 
 typedef struct rk_cell {
 	int col;           /* column index (the same in the old and new table) */
-	uint32_t off, len; /* value bytes in rk_row.bytes */
+	const uint8_t *v;  /* its value in the old storage's block, or NULL: ... */
+	uint32_t off, len; /* ... at off in rk_row.bytes (copied by rk_leave) */
 	uint8_t qual[2];   /* its qualifier: the column id, the same in the new table */
 } rk_cell;
 
@@ -163,7 +164,8 @@ typedef struct rk_row {
 	int *at;               /* per column: its cell in cells[], or -1 */
 	rk_cell *cells;
 	int n, cap;
-	util_buf bytes; /* the cells' values: a cell's bytes last only during its callback */
+	int held;       /* cells[held..n) point into the old storage's block */
+	util_buf bytes; /* values copied out of a block the scan left (rk_leave) */
 	bool exists;
 	kv_put_cell *put; /* the new row's cells (sentinel first), cap + 1 of them */
 } rk_row;
@@ -476,15 +478,28 @@ static void rk_cell_fn(void *arg, const kv_cell *c)
 	}
 	rr->at[col] = rr->n;
 	rk_cell *cl = &rr->cells[rr->n++];
-	*cl = (rk_cell){col, (uint32_t)rr->bytes.len, (uint32_t)c->value.len, {0, 0}};
+	*cl = (rk_cell){
+	    col, c->value.len ? c->value.data : (const uint8_t *)"", 0, (uint32_t)c->value.len, {0, 0}};
 	memcpy(cl->qual, c->qualifier.data, 2);
-	util_buf *b = &rr->bytes;
-	if (c->value.len) {
-		if (UTIL_UNLIKELY(b->cap - b->len <= c->value.len))
-			util_buf_reserve(b, c->value.len);
-		memcpy(b->data + b->len, c->value.data, c->value.len);
-		b->len += c->value.len;
+}
+
+/* The scan is about to leave the block the row's held values point into
+ * (kv_iter_row_hold): they are copied (a row rarely crosses a block). */
+static void rk_leave(void *arg)
+{
+	rk_row *rr = arg;
+	for (int i = rr->held; i < rr->n; i++) {
+		rk_cell *cl = &rr->cells[i];
+		cl->off = (uint32_t)rr->bytes.len;
+		util_buf_append(&rr->bytes, cl->v, cl->len);
+		cl->v = NULL;
 	}
+	rr->held = rr->n;
+}
+
+static inline const uint8_t *rk_value(const rk_row *rr, const rk_cell *cl)
+{
+	return cl->v ? cl->v : (const uint8_t *)rr->bytes.data + cl->off;
 }
 
 /* Writes the row collected in rr under its new key; vals holds NULLs
@@ -493,7 +508,6 @@ static void rk_write(rw_state *st, rk_row *rr, ty_datum *vals, const bool *keep)
 {
 	const cat_rel *nr = st->newr;
 	const bool *nn = st->rw->check_notnull;
-	const uint8_t *b = (const uint8_t *)rr->bytes.data;
 	if (nn)
 		for (int c = 0; c < nr->ncols; c++)
 			if (nn[c] && rr->at[c] < 0) {
@@ -506,8 +520,9 @@ static void rk_write(rw_state *st, rk_row *rr, ty_datum *vals, const bool *keep)
 	for (int i = 0; i < nr->npk; i++) {
 		int c = nr->pk[i] - 1;
 		const rk_cell *cl = rr->at[c] < 0 ? NULL : &rr->cells[rr->at[c]];
-		vals[c] = cl ? sql_value_decode_t(rr->map->types[c], nr->cols[c].type, b + cl->off, cl->len)
-			     : ty_null();
+		vals[c] =
+		    cl ? sql_value_decode_t(rr->map->types[c], nr->cols[c].type, rk_value(rr, cl), cl->len)
+		       : ty_null();
 	}
 	begin_row(st, vals);
 	if (st->bail)
@@ -522,8 +537,8 @@ static void rk_write(rw_state *st, rk_row *rr, ty_datum *vals, const bool *keep)
 	for (int i = 0; i < rr->n; i++) {
 		const rk_cell *cl = &rr->cells[i];
 		if (keep[cl->col])
-			put[n++] =
-			    (kv_put_cell){cl->qual, 2, cl->len ? b + cl->off : (const uint8_t *)"", cl->len};
+			put[n++] = (kv_put_cell){cl->qual, 2,
+						 cl->len ? rk_value(rr, cl) : (const uint8_t *)"", cl->len};
 	}
 	kv_batch_put_row(st->batch, st->dst, st->key.data, st->key.len, SQL_FAMILY, st->ts, put, n);
 	row_put(st);
@@ -579,7 +594,7 @@ static void rk_pass(rw_state *st, const rk_plan *pl, kv_slice start, kv_slice st
 	uint64_t n = 0;
 	while (kv_iter_valid(st->it) && !st->bail) {
 		rr->exists = false;
-		kv_iter_row(st->it, rk_cell_fn, rr);
+		kv_iter_row_hold(st->it, rk_cell_fn, rk_leave, rr);
 		if (rr->exists) {
 			ty_set_arena(keya);
 			rk_write(st, rr, vals, pl->keep);
@@ -588,7 +603,7 @@ static void rk_pass(rw_state *st, const rk_plan *pl, kv_slice start, kv_slice st
 		}
 		for (int i = 0; i < rr->n; i++)
 			rr->at[rr->cells[i].col] = -1;
-		rr->n = 0;
+		rr->n = rr->held = 0;
 		util_buf_reset(&rr->bytes);
 		if ((++n & 1023) == 0) {
 			util_arena_reset(keya);
@@ -723,7 +738,7 @@ static void rk_reset(rw_state *st)
 	st->strict = st->bail = false;
 	util_buf_reset(&st->first);
 	util_buf_reset(&st->rk.bytes);
-	st->rk.n = 0;
+	st->rk.n = st->rk.held = 0;
 	util_arena_destroy(st->keya);
 	st->keya = NULL;
 }
