@@ -244,11 +244,15 @@ void kv_batch_put(kv_batch *b, kv_table *t, const void *row, size_t rlen, const 
 static bool row_streamable(kv_batch *b, kv_table *t, const void *row, size_t rlen, const char *family,
 			   const kv_put_cell *c, size_t n)
 {
-	for (size_t i = 0; i < n; i++) {
-		if ((!c[i].val && c[i].vlen) ||
-		    !check_args(b, t, row, rlen, i ? NULL : family, c[i].qual, c[i].qlen, c[i].vlen))
+	if ((!c[0].val && c[0].vlen) || !check_args(b, t, row, rlen, family, c[0].qual, c[0].qlen, c[0].vlen))
+		return false;
+	/* The table, row and family are the first cell's: the next cells'
+	 * own bytes only (a limit passed goes cell by cell and reports it). */
+	for (size_t i = 1; i < n; i++) {
+		if ((!c[i].val && c[i].vlen) || (!c[i].qual && c[i].qlen) || c[i].qlen > KV_QUAL_MAX ||
+		    c[i].vlen > KV_VALUE_MAX)
 			return false;
-		if (i && ikey_bytes_cmp(c[i - 1].qual, c[i - 1].qlen, c[i].qual, c[i].qlen) >= 0)
+		if (ikey_bytes_cmp(c[i - 1].qual, c[i - 1].qlen, c[i].qual, c[i].qlen) >= 0)
 			return false;
 	}
 	return true;

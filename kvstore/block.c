@@ -31,6 +31,31 @@ void blkb_reset(blk_builder *b)
 	b->nentries = 0;
 }
 
+/* Copies n bytes; the short copies of a cell (its key's unshared tail, a
+ * small value) as two fixed-size overlapping moves the compiler inlines,
+ * not a libc call each (several per cell written). Reads only src[0, n). */
+static inline void copy_short(uint8_t *dst, const uint8_t *src, size_t n)
+{
+	if (n >= 8 && n <= 16) {
+		uint64_t a, b;
+		memcpy(&a, src, 8);
+		memcpy(&b, src + n - 8, 8);
+		memcpy(dst, &a, 8);
+		memcpy(dst + n - 8, &b, 8);
+	} else if (n >= 4 && n < 8) {
+		uint32_t a, b;
+		memcpy(&a, src, 4);
+		memcpy(&b, src + n - 4, 4);
+		memcpy(dst, &a, 4);
+		memcpy(dst + n - 4, &b, 4);
+	} else if (n < 4) {
+		for (size_t i = 0; i < n; i++)
+			dst[i] = src[i];
+	} else {
+		memcpy(dst, src, n);
+	}
+}
+
 /* shared is the whole common prefix below the keep_suffix cap, never less:
  * scans infer "same row" and "same column" from it (scan.c fast_step). */
 void blkb_add(blk_builder *b, const uint8_t *key, size_t klen, const void *val, size_t vlen)
@@ -76,10 +101,15 @@ void blkb_add_same(blk_builder *b, const uint8_t *key, size_t klen, const void *
 	size_t total = h + klen - shared + vlen;
 	util_buf_reserve(&b->buf, total);
 	uint8_t *p = (uint8_t *)b->buf.data + b->buf.len;
-	memcpy(p, hdr, h);
-	memcpy(p + h, key + shared, klen - shared);
-	if (vlen)
-		memcpy(p + h + klen - shared, val, vlen);
+	if (h == 3) {
+		p[0] = hdr[0];
+		p[1] = hdr[1];
+		p[2] = hdr[2];
+	} else {
+		memcpy(p, hdr, h);
+	}
+	copy_short(p + h, key + shared, klen - shared);
+	copy_short(p + h + klen - shared, val, vlen);
 	b->buf.len += total;
 	b->buf.data[b->buf.len] = '\0';
 	/* The last key's first shared bytes are the new key's already. */
@@ -88,7 +118,7 @@ void blkb_add_same(blk_builder *b, const uint8_t *key, size_t klen, const void *
 		shared = 0;
 		util_buf_reserve(&b->last, klen);
 	}
-	memcpy(b->last.data + shared, key + shared, klen - shared);
+	copy_short((uint8_t *)b->last.data + shared, key + shared, klen - shared);
 	b->last.len = klen;
 	b->counter++;
 	b->nentries++;

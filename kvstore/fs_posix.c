@@ -99,6 +99,17 @@ static int p_sync(kv_file *f)
 	return fdatasync(((posix_file *)f)->fd) < 0 ? errno : 0;
 }
 
+static void p_writeback(kv_file *f, uint64_t off, uint64_t n)
+{
+#ifdef SYNC_FILE_RANGE_WRITE
+	(void)sync_file_range(((posix_file *)f)->fd, (off_t)off, (off_t)n, SYNC_FILE_RANGE_WRITE);
+#else
+	(void)f;
+	(void)off;
+	(void)n;
+#endif
+}
+
 static int p_truncate(kv_file *f, uint64_t size)
 {
 	return ftruncate(((posix_file *)f)->fd, (off_t)size) < 0 ? errno : 0;
@@ -176,6 +187,7 @@ static kv_fs posix_fs = {
     .append = p_append,
     .pwrite = p_pwrite,
     .sync = p_sync,
+    .writeback = p_writeback,
     .truncate = p_truncate,
     .size = p_size,
     .close = p_close,

@@ -211,6 +211,10 @@ void kv_family_opts_default(kv_family_opts *o, const char *name);
  * KV_EXISTS if it exists. Durable when it returns. */
 kv_status kv_table_create(kv_store *s, const char *name, const kv_family_opts *fams, int nfams);
 kv_status kv_table_drop(kv_store *s, const char *name);
+/* Drops each of the n named tables that exists (the others are skipped) in
+ * one manifest edit: one fsync for a commit's several old storages. KV_OK
+ * when none exists. On a shared store (etcd), one drop after the other. */
+kv_status kv_table_drop_many(kv_store *s, const char *const *names, int n);
 /* Adds, changes or removes a family (remove: drop=true). */
 kv_status kv_table_alter_family(kv_store *s, const char *name, const kv_family_opts *fam, bool drop);
 /* Lists tables: calls fn for each; stops early if fn returns non-zero. */

@@ -40,6 +40,10 @@ struct kv_fs {
 	int (*pwrite)(kv_file *f, const void *buf, size_t n, uint64_t off);
 	/* fsync (data and metadata needed to read it back). */
 	int (*sync)(kv_file *f);
+	/* Optional (NULL: none): starts writing back the n bytes at off without
+	 * waiting, so a later sync waits for less. A hint only: nothing is
+	 * durable until sync returns, and a failure shows there, not here. */
+	void (*writeback)(kv_file *f, uint64_t off, uint64_t n);
 	/* Cuts the file to size bytes (undoing a failed append). */
 	int (*truncate)(kv_file *f, uint64_t size);
 	int (*size)(kv_file *f, uint64_t *out);

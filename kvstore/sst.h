@@ -55,6 +55,10 @@ enum {
 			      * the file is byte for byte the one written without
 			      * the flag. For large files written in the
 			      * foreground (a commit's runs) */
+	SST_W_WRITEBACK = 8, /* start the writeback of every written MiB
+			      * (kv_fs writeback) so that the fsync before the
+			      * file is listed waits for little: for files that
+			      * will be kept (not runs merged and deleted) */
 };
 kv_status sst_writer_open_ex(kv_fs *fs, const char *path, const kv_family_opts *fo, uint32_t table_id,
 			     int flags, sst_writer **out);

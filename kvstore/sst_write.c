@@ -16,6 +16,8 @@
 
 #define RESTART_INTERVAL       16
 #define INDEX_RESTART_INTERVAL 1
+/* SST_W_WRITEBACK: the bytes written between two writeback hints. */
+#define WRITEBACK_BYTES (1u << 20)
 
 /* Finished data blocks queued for the background writer (SST_W_ASYNC). An
  * idle writer is woken when half of them are full (or at the end): one
@@ -36,6 +38,7 @@ struct sst_writer {
 	kv_family_opts fo;
 	uint32_t table_id;
 	uint64_t off;
+	uint64_t wb_off; /* SST_W_WRITEBACK: written back from here on */
 	blk_builder data;
 	util_buf last; /* last key added */
 	bool pending;  /* a finished block awaits its index separator */
@@ -197,6 +200,10 @@ static kv_status write_block(sst_writer *w, const uint8_t *data, size_t n, bool 
 	*off = w->off;
 	*size = (uint32_t)n;
 	w->off += n + SST_BLOCK_TRAILER;
+	if ((w->flags & SST_W_WRITEBACK) && w->fs->writeback && w->off - w->wb_off >= WRITEBACK_BYTES) {
+		w->fs->writeback(w->f, w->wb_off, w->off - w->wb_off);
+		w->wb_off = w->off;
+	}
 	return KV_OK;
 }
 
@@ -577,13 +584,14 @@ done:
 	return st;
 }
 
-static kv_status write_bloom(sst_writer *w, uint64_t *off, uint32_t *size)
+/* The bloom filter block's bytes (NULL, 0: no filter). It reads only the
+ * hashes, so finish builds it while the background writer drains its
+ * queue. Caller frees. */
+static uint8_t *build_bloom(const sst_writer *w, size_t *len)
 {
-	if (w->fo.bloom == KV_BLOOM_NONE || w->nhash == 0) {
-		*off = 0;
-		*size = 0;
-		return KV_OK;
-	}
+	*len = 0;
+	if (w->fo.bloom == KV_BLOOM_NONE || w->nhash == 0)
+		return NULL;
 	size_t nlines = (w->nhash * 10 + SST_BLOOM_LINE_BITS - 1) / SST_BLOOM_LINE_BITS;
 	if (nlines < 1)
 		nlines = 1;
@@ -611,9 +619,18 @@ static kv_status write_bloom(sst_writer *w, uint64_t *off, uint32_t *size)
 		}
 	}
 	bits[nbits / 8] = (uint8_t)k;
-	kv_status st = write_block(w, bits, nbits / 8 + 1, false, off, size);
-	free(bits);
-	return st;
+	*len = nbits / 8 + 1;
+	return bits;
+}
+
+static kv_status write_bloom(sst_writer *w, const uint8_t *bits, size_t len, uint64_t *off, uint32_t *size)
+{
+	if (!bits) {
+		*off = 0;
+		*size = 0;
+		return KV_OK;
+	}
+	return write_block(w, bits, len, false, off, size);
 }
 
 static kv_status write_info(sst_writer *w, uint64_t *off, uint32_t *size)
@@ -653,6 +670,8 @@ kv_status sst_writer_finish(sst_writer *w, sst_props *props)
 		add_index(w, (const uint8_t *)w->last.data, w->last.len, w->pend_off, w->pend_size);
 		w->pending = false;
 	}
+	size_t bloom_len = 0;
+	uint8_t *bloom = st ? NULL : build_bloom(w, &bloom_len);
 	if (w->bg) {
 		kv_status bs = bgw_join(w, st != KV_OK);
 		if (!st)
@@ -673,7 +692,8 @@ kv_status sst_writer_finish(sst_writer *w, sst_props *props)
 	if (!st)
 		st = write_index(w, &ioff, &isz, &levels);
 	if (!st)
-		st = write_bloom(w, &boff, &bsz);
+		st = write_bloom(w, bloom, bloom_len, &boff, &bsz);
+	free(bloom);
 	if (!st)
 		st = write_info(w, &foff, &fsz);
 	if (!st) {

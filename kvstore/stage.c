@@ -287,6 +287,11 @@ static kv_status open_file(kv_store *s, kv_table *t, const char *fam, bool gts, 
 	store_file_path(s, f->number, "sst", path, sizeof(path));
 	/* Written in the foreground of a load: compression on a second thread. */
 	int flags = SST_W_NO_SYNC | SST_W_ASYNC | (f->gts ? SST_W_GLOBAL_TS : 0);
+	/* A compressed run is usually kept as a table file, fsynced at commit:
+	 * its writeback starts as it is written, so that fsync waits for the
+	 * last MiB rather than the whole file. A raw run is merged and deleted. */
+	if (!f->raw)
+		flags |= SST_W_WRITEBACK;
 	kv_status st = sst_writer_open_ex(s->fs, path, &fo, f->tid, flags, w);
 	if (st)
 		f->number = 0;
@@ -485,10 +490,16 @@ kv_status stage_stream_put(kv_batch *b, kv_table *t, int fi, const void *row, si
 	size_t pre = 2 + rlen + 1 + fl;
 	uint8_t suffix[IKEY_SUFFIX];
 	memcpy(suffix, k->data + k->len - IKEY_SUFFIX, IKEY_SUFFIX);
-	size_t bytes = 0;
+	size_t bytes = 0, kq = cells[0].qlen; /* the qualifier width k holds */
 	for (size_t i = 0; i < n; i++) {
 		c = &cells[i];
-		if (i) {
+		if (i && c->qlen == kq) {
+			/* Same width: the suffix is in place, only the qualifier
+			 * changes (a few bytes, not worth a libc call). */
+			uint8_t *p = (uint8_t *)k->data + pre;
+			for (size_t j = 0; j < kq; j++)
+				p[j] = ((const uint8_t *)c->qual)[j];
+		} else if (i) {
 			k->len = pre;
 			util_buf_reserve(k, c->qlen + IKEY_SUFFIX);
 			uint8_t *p = (uint8_t *)k->data + pre;
@@ -496,6 +507,7 @@ kv_status stage_stream_put(kv_batch *b, kv_table *t, int fi, const void *row, si
 				memcpy(p, c->qual, c->qlen);
 			memcpy(p + c->qlen, suffix, IKEY_SUFFIX);
 			k->len = pre + c->qlen + IKEY_SUFFIX;
+			kq = c->qlen;
 		}
 		kv_status st =
 		    i ? sst_writer_add_next(stg->sw, (const uint8_t *)k->data, k->len, c->val, c->vlen, pre)

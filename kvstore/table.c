@@ -409,6 +409,57 @@ void version_mark_obsolete(kv_version *v)
 			atomic_store(&v->fams[i].files[j]->obsolete, true);
 }
 
+/* Marks s->tables[idx] dropped once its edit is logged and takes it out of
+ * the store's list. REQUIRES: s->mu. Returns the table for table_unref
+ * after the lock. */
+static kv_table *drop_logged(kv_store *s, int idx)
+{
+	kv_table *t = s->tables[idx];
+	s->tables[idx] = s->tables[--s->ntables];
+	atomic_store(&t->dropped, true);
+	pthread_mutex_lock(&t->mu);
+	version_mark_obsolete(t->v);
+	size_t mb = mem_bytes(t->mem);
+	for (int i = 0; i < t->nimm; i++)
+		mb += mem_bytes(t->imm[i]);
+	pthread_mutex_unlock(&t->mu);
+	atomic_fetch_sub(&s->mem_total, UTIL_MIN(mb, atomic_load(&s->mem_total)));
+	return t;
+}
+
+/* Logs one edit dropping each of the named tables that exists and takes
+ * them out of the store; *gone receives them for table_unref after the
+ * lock (caller frees the array). REQUIRES: s->mu. */
+static kv_status drop_locked(kv_store *s, const char *const *names, int n, kv_table ***gone, int *ngone)
+{
+	util_buf e = UTIL_BUF_INIT;
+	int nfound = 0;
+	for (int i = 0; i < n; i++) {
+		kv_table *t = names[i] ? find_name(s, names[i], NULL) : NULL;
+		if (t) {
+			me_drop_table(&e, t->id);
+			nfound++;
+		}
+	}
+	kv_status st = nfound ? store_log_edit(s, &e) : KV_OK;
+	util_buf_free(&e);
+	*gone = util_xcalloc((size_t)nfound + 1, sizeof(kv_table *));
+	*ngone = 0;
+	for (int i = 0; !st && i < n; i++) {
+		int idx;
+		if (names[i] && find_name(s, names[i], &idx))
+			(*gone)[(*ngone)++] = drop_logged(s, idx);
+	}
+	return st;
+}
+
+static void unref_all(kv_table **gone, int n)
+{
+	for (int i = 0; i < n; i++)
+		table_unref(gone[i]);
+	free(gone);
+}
+
 kv_status kv_table_drop(kv_store *s, const char *name)
 {
 	if (s->etcd)
@@ -417,30 +468,34 @@ kv_status kv_table_drop(kv_store *s, const char *name)
 	if (st)
 		return st;
 	pthread_mutex_lock(&s->mu);
-	int idx;
-	kv_table *t = name ? find_name(s, name, &idx) : NULL;
-	if (!t) {
+	if (!name || !find_name(s, name, NULL)) {
 		pthread_mutex_unlock(&s->mu);
 		return kv_fail(KV_NOT_FOUND, "kv table %s does not exist", name ? name : "(null)");
 	}
-	util_buf e = UTIL_BUF_INIT;
-	me_drop_table(&e, t->id);
-	st = store_log_edit(s, &e);
-	util_buf_free(&e);
-	if (!st) {
-		s->tables[idx] = s->tables[--s->ntables];
-		atomic_store(&t->dropped, true);
-		pthread_mutex_lock(&t->mu);
-		version_mark_obsolete(t->v);
-		size_t mb = mem_bytes(t->mem);
-		for (int i = 0; i < t->nimm; i++)
-			mb += mem_bytes(t->imm[i]);
-		pthread_mutex_unlock(&t->mu);
-		atomic_fetch_sub(&s->mem_total, UTIL_MIN(mb, atomic_load(&s->mem_total)));
-	}
+	kv_table **gone;
+	int ngone;
+	st = drop_locked(s, &name, 1, &gone, &ngone);
 	pthread_mutex_unlock(&s->mu);
-	if (!st)
-		table_unref(t);
+	unref_all(gone, ngone);
+	return st;
+}
+
+kv_status kv_table_drop_many(kv_store *s, const char *const *names, int n)
+{
+	kv_status st = KV_OK;
+	if (s->etcd) {
+		for (int i = 0; i < n && (!st || st == KV_NOT_FOUND); i++)
+			st = ekv_table_drop(s, names[i]);
+		return st == KV_NOT_FOUND ? KV_OK : st;
+	}
+	if ((st = store_writable(s)))
+		return st;
+	pthread_mutex_lock(&s->mu);
+	kv_table **gone;
+	int ngone;
+	st = drop_locked(s, names, n, &gone, &ngone);
+	pthread_mutex_unlock(&s->mu);
+	unref_all(gone, ngone);
 	return st;
 }
 

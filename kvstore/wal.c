@@ -51,15 +51,15 @@ struct kv_wal {
 	bool rolling; /* the leader is switching segments: no zeroing */
 	bool ragged;  /* a failed zero-fill may have left zeros past zend */
 	bool stop;
+	bool failed;        /* fsync failed: refuse writes until reopened */
 	pthread_cond_t pcv; /* preparer work and its completion */
 	pthread_t prep;
 	bool prep_started;
 	/* Leader-owned (only the leader touches these while leader is set). */
 	uint64_t synced_size;
 	util_buf buf;
-	bool failed; /* fsync failed: refuse writes until reopened */
 	char lasterr[256];
-	uint64_t bytes, syncs;
+	uint64_t bytes, syncs; /* written under mu (wal_stats reads them) */
 };
 
 void wal_seg_path(char *buf, size_t len, const char *dir, uint64_t n)
@@ -269,16 +269,18 @@ static kv_status write_group(kv_wal *w)
 static kv_status sync_seg(kv_wal *w)
 {
 	int e = w->fs->sync(w->f);
+	/* Under mu: the preparer reads failed (prep_step) and sets it, and
+	 * wal_stats reads syncs (a data race under TSan before). */
+	pthread_mutex_lock(&w->mu);
 	w->syncs++;
-	if (e) {
+	bool failed = w->failed;
+	if (e)
 		w->failed = true;
+	pthread_mutex_unlock(&w->mu);
+	if (e)
 		return kv_fail_errno(e, "fsync log segment", "");
-	}
 	/* A zero-fill step's fsync that failed meanwhile may have dropped
 	 * this group's pages although ours reported success. */
-	pthread_mutex_lock(&w->mu);
-	bool failed = w->failed;
-	pthread_mutex_unlock(&w->mu);
 	if (failed)
 		return kv_fail(KV_IO_ERROR, "fsync of the log failed while zero-filling it");
 	w->synced_size = w->seg_size;

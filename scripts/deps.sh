@@ -11,7 +11,7 @@ pkgs=(gcc make cmake pkg-config git libpg-query-dev libprotobuf-c-dev libzstd-de
 if [[ $mode == test || $mode == bench ]]; then
   pkgs+=(libcmocka-dev postgresql-15 python3 python3-psycopg2 python3-psycopg python3-sqlalchemy
          libpostgresql-jdbc-java default-jdk-headless nodejs npm clang libclang-rt-14-dev valgrind
-         etcd-server openssl)
+         etcd-server openssl libtsan2)
 fi
 if [[ $mode == bench ]]; then
   pkgs+=(rocksdb-tools linux-perf)

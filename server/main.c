@@ -208,10 +208,14 @@ int main(int argc, char **argv)
 
 	sc.server = server;
 	pthread_t st;
-	pthread_create(&st, NULL, signal_thread, &sc);
-	pthread_detach(st);
+	bool st_started = pthread_create(&st, NULL, signal_thread, &sc) == 0;
 
 	int rc = pgw_server_run(server);
+	/* The run ends once the signal thread called pgw_server_shutdown; join
+	 * it before the server is freed (it may still be writing the stop pipe
+	 * the free closes: a data race under TSan when it was detached). */
+	if (st_started)
+		pthread_join(st, NULL);
 	pgw_server_free(server);
 	sql_engine_close(engine);
 	util_info("shutdown complete");

@@ -764,13 +764,6 @@ static void storage_name(cat_obj *o, char prefix)
 	snprintf(o->rel.storage, sizeof o->rel.storage, "%c%u.1", prefix, o->oid);
 }
 
-void sql_ddl_next_storage(const cat_rel *r, char prefix, cat_oid oid, char *out, size_t n)
-{
-	const char *dot = strrchr(r->storage, '.');
-	int gen = dot ? atoi(dot + 1) : 1;
-	snprintf(out, n, "%c%u.%d", prefix, oid, gen + 1);
-}
-
 char *sql_ddl_nextval_default(cat_snap *cs, cat_oid schema, const char *seqname)
 {
 	util_buf q = UTIL_BUF_INIT, b = UTIL_BUF_INIT;
@@ -859,19 +852,63 @@ void sql_ddl_set_storage_key(sql_tbl_build *tb)
 	}
 }
 
-void sql_create_storage_fams(sql_session *s, sql_txn *t, const char *name, const kv_family_opts *fams, int n)
+/* Creates kv table name, dropped if t aborts: KV_OK, or KV_EXISTS (then
+ * nothing is done); other failures throw. */
+static kv_status create_fams(sql_session *s, sql_txn *t, const char *name, const kv_family_opts *fams, int n)
 {
+	kv_family_opts def;
+	if (!fams) {
+		kv_family_opts_default(&def, SQL_FAMILY);
+		fams = &def;
+		n = 1;
+	}
 	kv_status st = kv_table_create(s->e->kv, name, fams, n);
 	if (st != KV_OK && st != KV_EXISTS)
 		sql_kv_error(st, "creating a table");
-	sql_txn_drop_storage_on_abort(t, name);
+	if (st == KV_OK)
+		sql_txn_drop_storage_on_abort(t, name);
+	return st;
 }
 
 void sql_create_storage(sql_session *s, sql_txn *t, const char *name)
 {
-	kv_family_opts fam;
-	kv_family_opts_default(&fam, SQL_FAMILY);
-	sql_create_storage_fams(s, t, name, &fam, 1);
+	/* The name holds the new relation's oid, unique among servers: one
+	 * that exists is a crashed transaction's leftover. */
+	if (create_fams(s, t, name, NULL, 0) == KV_EXISTS)
+		sql_txn_drop_storage_on_abort(t, name);
+}
+
+/* Generations tried past an existing one before giving up: each taken one
+ * is a concurrent rewrite on another server or a crashed transaction's
+ * leftover. */
+#define NEXT_STORAGE_TRIES 64
+
+void sql_ddl_create_next_storage(sql_session *s, sql_txn *t, const cat_rel *r, char prefix, cat_oid oid,
+				 const kv_family_opts *fams, int nfams, char *out, size_t n)
+{
+	const char *dot = strrchr(r->storage, '.');
+	int gen = dot ? atoi(dot + 1) : 1;
+	for (int i = 1; i <= NEXT_STORAGE_TRIES; i++) {
+		snprintf(out, n, "%c%u.%d", prefix, oid, gen + i);
+		if (create_fams(s, t, out, fams, nfams) == KV_OK)
+			return;
+	}
+	ty_error(UTIL_E_T_R_SERIALIZATION_FAILURE,
+		 "could not serialize access: %d storage generations after \"%s\" are taken by concurrent "
+		 "transactions",
+		 NEXT_STORAGE_TRIES, r->storage);
+}
+
+/* The old storage carries the table's policy (applied when it was set):
+ * the policy's pass after the commit then finds nothing to change, where a
+ * storage of default options cost a manifest edit and its fsync each. */
+void sql_ddl_create_next_storage_like(sql_session *s, sql_txn *t, const cat_rel *r, char prefix, cat_oid oid,
+				      char *out, size_t n)
+{
+	kv_family_opts fams[16];
+	int nf = 0;
+	bool like = kv_table_families(s->e->kv, r->storage, fams, 16, &nf) == KV_OK && nf >= 1 && nf <= 16;
+	sql_ddl_create_next_storage(s, t, r, prefix, oid, like ? fams : NULL, like ? nf : 0, out, n);
 }
 
 void sql_apply_reloptions(sql_session *s, cat_obj *o, PgQuery__Node **opts, size_t n);

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ddl_int.h"
 #include "ops.h"
 #include "sql_index.h"
 
@@ -897,11 +898,9 @@ static void reindex_one(sql_session *s, cat_oid oid, bool allow_resume)
 	if (tbl && tbl->rel.ilv_depth)
 		sql_rel_lock(s, tbl->oid, true); /* as create_in_txn */
 	cat_obj *n = cat_obj_copy(ix);
-	const char *dot = strrchr(ix->rel.storage, '.');
-	int gen = dot ? atoi(dot + 1) : 1;
-	snprintf(n->rel.storage, sizeof n->rel.storage, "i%u.%d", ix->oid, gen + 1);
 	n->rel.index->state = CAT_INDEX_PUBLIC;
-	sql_create_storage(s, s->txn, n->rel.storage);
+	sql_ddl_create_next_storage(s, s->txn, &ix->rel, 'i', ix->oid, NULL, 0, n->rel.storage,
+				    sizeof n->rel.storage);
 	sql_txn_drop_storage_after_commit(s->txn, ix->rel.storage);
 	cat_txn_put(ct, n);
 	cs = cat_txn_snap(ct);

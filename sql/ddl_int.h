@@ -64,8 +64,18 @@ cat_obj *sql_ddl_make_sequence(sql_session *s, cat_oid schema, const char *name,
 /* The DEFAULT text of a column fed by a sequence: nextval('seq'::regclass),
  * schema-qualified when the schema is not public. Result in the arena. */
 char *sql_ddl_nextval_default(cat_snap *cs, cat_oid schema, const char *seqname);
-/* The next storage generation of a relation: "r123.2" after "r123.1". */
-void sql_ddl_next_storage(const cat_rel *r, char prefix, cat_oid oid, char *out, size_t n);
+/* Creates the next storage generation of relation r ("r123.2" after
+ * "r123.1"; fams NULL: the default family), dropped if the transaction
+ * aborts, and writes its name to out. A generation that exists is skipped,
+ * never adopted or dropped: on a shared store it may be another server's
+ * concurrent rewrite of the same relation (committed, or about to be), and
+ * sharing it would let one transaction's abort drop the other's rows. */
+void sql_ddl_create_next_storage(sql_session *s, sql_txn *t, const cat_rel *r, char prefix, cat_oid oid,
+				 const kv_family_opts *fams, int nfams, char *out, size_t n);
+/* The same with the families and options of r's current storage (a
+ * rewrite's or TRUNCATE's new generation); default ones if it has none. */
+void sql_ddl_create_next_storage_like(sql_session *s, sql_txn *t, const cat_rel *r, char prefix, cat_oid oid,
+				      char *out, size_t n);
 /* OWNED BY of CREATE/ALTER SEQUENCE options into info (ddl_misc.c). */
 void sql_seq_owned_by(sql_session *s, cat_snap *cs, const cat_obj *seq, cat_sequence_info *info, cat_oid seq_schema,
 		      cat_oid seq_owner, PgQuery__Node **opts, size_t n);

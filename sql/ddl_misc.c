@@ -524,9 +524,8 @@ void sql_truncate_rel(sql_session *s, cat_txn *ct, const cat_obj *o)
 		ty_error(UTIL_E_FEATURE_NOT_SUPPORTED,
 			 "TRUNCATE of interleaved table \"%s\" is not supported; use DELETE", o->rel.name);
 	cat_obj *c = cat_obj_copy(o);
-	sql_ddl_next_storage(&o->rel, 'r', o->oid, c->rel.storage, sizeof c->rel.storage);
-	kv_table_drop(s->e->kv, c->rel.storage); /* a crashed transaction's leftover */
-	sql_create_storage(s, s->txn, c->rel.storage);
+	sql_ddl_create_next_storage_like(s, s->txn, &o->rel, 'r', o->oid, c->rel.storage,
+					 sizeof c->rel.storage);
 	sql_txn_drop_storage_after_commit(s->txn, o->rel.storage);
 	/* Rows this transaction wrote before are gone with the old storage. */
 	sql_txn_table_reshape(s->txn, o->oid, 0, true);
@@ -541,9 +540,8 @@ void sql_truncate_indexes(sql_session *s, cat_txn *ct, const cat_obj *o)
 		if (!ix)
 			continue;
 		cat_obj *nx = cat_obj_copy(ix);
-		sql_ddl_next_storage(&ix->rel, 'i', ix->oid, nx->rel.storage, sizeof nx->rel.storage);
-		kv_table_drop(s->e->kv, nx->rel.storage);
-		sql_create_storage(s, s->txn, nx->rel.storage);
+		sql_ddl_create_next_storage_like(s, s->txn, &ix->rel, 'i', ix->oid, nx->rel.storage,
+						 sizeof nx->rel.storage);
 		sql_txn_drop_storage_after_commit(s->txn, ix->rel.storage);
 		sql_txn_table_reshape(s->txn, ix->oid, 0, true);
 		cat_txn_put(ct, nx);

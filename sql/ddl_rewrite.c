@@ -872,21 +872,6 @@ static bool small_table(sql_session *s, const cat_obj *old)
 	return small;
 }
 
-/* Creates the new storage with the old one's family options (the table's
- * policy, applied to the old storage when it was set): the policy's pass
- * after the commit then finds nothing to change, where a storage of
- * default options cost a manifest edit and its fsync on every rewrite. */
-static void create_storage_like(sql_session *s, sql_txn *t, const char *name, const char *like)
-{
-	kv_family_opts fams[16];
-	int n = 0;
-	if (kv_table_families(s->e->kv, like, fams, 16, &n) != KV_OK || n < 1 || n > 16) {
-		sql_create_storage(s, t, name);
-		return;
-	}
-	sql_create_storage_fams(s, t, name, fams, n);
-}
-
 /* The rows (own pending writes included) now live in the new storage;
  * the old one goes when the transaction commits. */
 static void rekeyed(sql_txn *t, const cat_obj *old)
@@ -923,10 +908,8 @@ void sql_rewrite_run(sql_session *s, sql_rewrite *rw)
 		/* Secondary indexes point at the old row keys: the caller rebuilds
 		 * them (sql_ddl_reindex_after_rekey) once the new shape is in the
 		 * transaction's catalog. */
-		sql_ddl_next_storage(&old->rel, 'r', old->oid, nr->storage, sizeof nr->storage);
-		/* A leftover of a crashed transaction may carry the name: start empty. */
-		kv_table_drop(s->e->kv, nr->storage);
-		create_storage_like(s, t, nr->storage, old->rel.storage);
+		sql_ddl_create_next_storage_like(s, t, &old->rel, 'r', old->oid, nr->storage,
+						 sizeof nr->storage);
 		kv_status ks = kv_table_open(s->e->kv, nr->storage, &st.dst);
 		if (ks != KV_OK)
 			sql_kv_error(ks, "opening a table");

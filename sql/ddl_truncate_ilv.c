@@ -52,9 +52,8 @@ static void truncate_hierarchy(sql_session *s, cat_txn *ct, const cat_obj *root)
 {
 	cat_snap *cs = cat_txn_snap(ct);
 	cat_obj *c = cat_obj_copy(root);
-	sql_ddl_next_storage(&root->rel, 'r', root->oid, c->rel.storage, sizeof c->rel.storage);
-	kv_table_drop(s->e->kv, c->rel.storage); /* a crashed transaction's leftover */
-	sql_create_storage(s, s->txn, c->rel.storage);
+	sql_ddl_create_next_storage(s, s->txn, &root->rel, 'r', root->oid, NULL, 0, c->rel.storage,
+				    sizeof c->rel.storage);
 	if (root->rel.ilv_next_tag) {
 		/* The children's family, as sql_ilv_create made it. */
 		kv_family_opts fam;

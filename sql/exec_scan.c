@@ -2136,7 +2136,12 @@ static bool stream_fill(par_worker *w, sql_exec *wex, kv_table *kv, kv_filter *f
 			so.reverse = ps->reverse;
 			if (s->left > 0 && !p->qual)
 				so.limit = (uint64_t)s->left; /* every row read is a result row */
-			s->worker = w->idx;
+			if (s->worker != w->idx) {
+				/* Under mu: the other workers' exits read it (par_worker_main). */
+				pthread_mutex_lock(&ps->mu);
+				s->worker = w->idx;
+				pthread_mutex_unlock(&ps->mu);
+			}
 			s->it = kv_scan(kv, &so);
 			if (kv_iter_status(s->it) != KV_OK)
 				sql_kv_error(kv_iter_status(s->it), "scanning a table");
@@ -2372,12 +2377,18 @@ static void *par_worker_main(void *arg)
 		pthread_mutex_unlock(&ps->mu);
 	}
 	TY_END(tc);
-	/* Iterators this worker left open (an error, a stop) are on its table. */
-	for (int i = 0; i < ps->nstreams; i++)
-		if (ps->streams[i].it && ps->streams[i].worker == w->idx) {
+	/* Iterators this worker left open (an error, a stop) are on its table.
+	 * Only this worker's streams' it is read: another worker may be
+	 * writing its own (a data race TSan found when it was read first). */
+	for (int i = 0; i < ps->nstreams; i++) {
+		pthread_mutex_lock(&ps->mu);
+		bool mine = ps->streams[i].worker == w->idx;
+		pthread_mutex_unlock(&ps->mu);
+		if (mine && ps->streams[i].it) {
 			kv_iter_close(ps->streams[i].it);
 			ps->streams[i].it = NULL;
 		}
+	}
 	kv_filter_free(f);
 	if (kv)
 		kv_table_close(kv);

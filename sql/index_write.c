@@ -786,6 +786,9 @@ static table_maint *maint_for(sql_ixcommit *ic, cat_oid table)
 	return m;
 }
 
+/* sql_kv_error's "what" for a storage gone from under a build: 40001. */
+#define BUILD_GONE "opening the storage of an index build"
+
 /* Rows of the index's table with a cell written after `from` (by other
  * transactions, while the build ran): their entries as of now. */
 static void catch_up_one(sql_ixcommit *ic, const pending_build *pb)
@@ -803,12 +806,18 @@ static void catch_up_one(sql_ixcommit *ic, const pending_build *pb)
 	sql_ix *x = sql_ix_compile(s, ic->cs, ixo, NULL);
 	sql_exec *ev = sql_ix_evaluator(s, x, ic->arena);
 	kv_table *data = NULL, *ikv = NULL;
-	if (kv_table_open(s->e->kv, table->rel.storage, &data) != KV_OK ||
-	    kv_table_open(s->e->kv, ixo->rel.storage, &ikv) != KV_OK) {
+	kv_status os = kv_table_open(s->e->kv, table->rel.storage, &data);
+	if (os == KV_OK)
+		os = kv_table_open(s->e->kv, ixo->rel.storage, &ikv);
+	if (os != KV_OK) {
 		if (data)
 			kv_table_close(data);
 		ty_set_arena(old);
-		ty_error(UTIL_E_IO_ERROR, "could not open index \"%s\" to finish its build", ixo->rel.name);
+		/* On a shared store another server's DROP TABLE or rewrite
+		 * (TRUNCATE, ALTER) may have committed and dropped the table's
+		 * storage since this transaction read its catalog: 40001, as the
+		 * commit's catalog check would give. */
+		sql_kv_error(os, BUILD_GONE);
 	}
 	x->def.kv = ikv;
 	/* Nobody wrote the table since the backfill started: nothing to do. */
@@ -835,6 +844,7 @@ static void catch_up_one(sql_ixcommit *ic, const pending_build *pb)
 	const cat_rel *r = &table->rel;
 	sql_rowmap map;
 	sql_rowmap_build(r, ic->arena, &map);
+	kv_status ist = KV_OK;
 	for (; it && kv_iter_valid(it); kv_iter_next_row(it)) {
 		const kv_cell *c = kv_iter_cell(it);
 		util_buf_reset(&last);
@@ -846,8 +856,12 @@ static void catch_up_one(sql_ixcommit *ic, const pending_build *pb)
 		ty_set_arena(ic->scratch);
 		kv_row row;
 		kv_status st = kv_get(data, last.data, last.len, &ro, ic->scratch, &row);
+		if (st != KV_OK) {
+			ist = st; /* a row skipped would have no entry */
+			break;
+		}
 		ty_datum *vals = ty_alloc(sizeof(ty_datum) * (size_t)(r->ncols + 1));
-		if (st != KV_OK || row.n == 0 || !sql_row_decode(r, &map, row.cells, row.n, x->deps, vals))
+		if (row.n == 0 || !sql_row_decode(r, &map, row.cells, row.n, x->deps, vals))
 			continue;
 		vals[r->ncols] = ty_bytes(last.data, last.len);
 		util_buf_reset(&k);
@@ -882,7 +896,8 @@ static void catch_up_one(sql_ixcommit *ic, const pending_build *pb)
 		v.data[0] |= IDX_F_VERIFIED;
 		kv_batch_put(ic->b, ikv, k.data, k.len, IDX_FAMILY, "", 0, rts, v.data, v.len);
 	}
-	kv_status ist = it ? kv_iter_status(it) : KV_OK;
+	if (it && ist == KV_OK)
+		ist = kv_iter_status(it);
 	if (it)
 		kv_iter_close(it);
 	/* The backfill may have written entries of those rows as they were
@@ -925,8 +940,9 @@ static void catch_up_one(sql_ixcommit *ic, const pending_build *pb)
 	/* The writer keeps the index handle for the commit. */
 	ic->extra_kv = util_xrealloc(ic->extra_kv, sizeof(kv_table *) * (size_t)(ic->nextra + 1));
 	ic->extra_kv[ic->nextra++] = ikv;
+	/* Reads of a storage dropped after it was opened: as above. */
 	if (ist != KV_OK)
-		sql_kv_error(ist, "catching up an index build");
+		sql_kv_error(ist, ist == KV_NOT_FOUND ? BUILD_GONE : "catching up an index build");
 	/* Readers whose snapshot is older than this must not use the index. */
 	cat_obj *n = cat_obj_copy(ixo);
 	n->rel.index->valid_from = now;

@@ -58,6 +58,9 @@ struct sql_ops {
 	util_map stmts;         /* queryid -> sql_stmt_stat* */
 	util_map tables;        /* relation oid -> sql_table_stat* */
 	sql_progress *progress; /* running long operations */
+	/* How many: a statement's end reads it without mu to skip the list
+	 * when empty (reading progress there was a data race under TSan). */
+	atomic_int nprogress;
 	int64_t stats_reset_us;
 	atomic_uint_fast64_t xact_commit, xact_rollback;
 };

@@ -157,6 +157,7 @@ sql_progress *sql_progress_begin(sql_session *s, const char *op, const char *rel
 	pthread_mutex_lock(&o->mu);
 	p->next = o->progress;
 	o->progress = p;
+	atomic_fetch_add_explicit(&o->nprogress, 1, memory_order_relaxed);
 	pthread_mutex_unlock(&o->mu);
 	if (!quiet)
 		util_info("[%d] %s%s%s started", (int)p->pid, p->op, p->relation[0] ? " of " : "",
@@ -198,6 +199,7 @@ void sql_progress_end(sql_progress *p)
 	for (sql_progress **pp = &o->progress; *pp; pp = &(*pp)->next)
 		if (*pp == p) {
 			*pp = p->next;
+			atomic_fetch_sub_explicit(&o->nprogress, 1, memory_order_relaxed);
 			break;
 		}
 	pthread_mutex_unlock(&o->mu);

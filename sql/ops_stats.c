@@ -274,7 +274,8 @@ void sql_ops_stmt_done(sql_session *s, const char *text, const sql_complete *c, 
 	sql_ops_set_wait(s, NULL, NULL);
 	if (!s->e->ops)
 		return;
-	if (s->e->ops->progress)
+	/* Relaxed: this session's own entries were counted by this thread. */
+	if (atomic_load_explicit(&s->e->ops->nprogress, memory_order_relaxed))
 		sql_progress_end_session(s->e, s->pid);
 	if (!text)
 		return;

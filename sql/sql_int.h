@@ -1930,8 +1930,6 @@ void sql_info(sql_session *s, util_errcode code, const char *fmt, ...) UTIL_PRIN
 char *sql_deparse_select_expr(pnode *expr);
 char *sql_deparse_stmt(pnode *stmt);
 void sql_create_storage(sql_session *s, sql_txn *t, const char *name);
-/* The same with the given families (a rewrite's new storage takes the old one's). */
-void sql_create_storage_fams(sql_session *s, sql_txn *t, const char *name, const kv_family_opts *fams, int n);
 void sql_create_constraint_indexes(sql_session *s, cat_oid table);
 /* CREATE TABLE (LIKE src INCLUDING INDEXES): src's indexes other than its
  * constraints' on the new table, map giving the new attnum of each source

@@ -1141,13 +1141,19 @@ int sql_txn_commit(sql_txn *t, util_err *err)
 			sql_autoanalyze_note(t->s, now, t->bulk_table, t->bulk_rows);
 		cat_snap_release(now);
 	}
-	for (int i = 0; i < t->ndrop; i++) {
-		/* A storage an interleaved table still lives in stays. */
+	if (t->ndrop) {
+		/* A storage an interleaved table still lives in stays. The others
+		 * go in one manifest edit (one fsync, not one per storage); a
+		 * running backup keeps its handles. */
+		const char **gone = util_xcalloc((size_t)t->ndrop, sizeof(char *));
+		int ngone = 0;
 		cat_snap *now = cat_current(e->cat);
-		bool used = sql_ilv_storage_in_use(now, t->drop_after_commit[i]);
+		for (int i = 0; i < t->ndrop; i++)
+			if (!sql_ilv_storage_in_use(now, t->drop_after_commit[i]))
+				gone[ngone++] = t->drop_after_commit[i];
 		cat_snap_release(now);
-		if (!used)
-			kv_table_drop(e->kv, t->drop_after_commit[i]); /* a running backup keeps its handle */
+		kv_table_drop_many(e->kv, gone, ngone);
+		free(gone);
 	}
 done:
 	if (t->ddl) {

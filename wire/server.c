@@ -411,7 +411,10 @@ int pgw_server_run(pgw_server *s)
 			if (p[i].revents & POLLIN)
 				accept_on(s, p[i].fd, p[i].fd == s->unix_fd);
 	}
-	util_info("shutting down: ending %d connection(s)", s->nthreads);
+	pthread_mutex_lock(&s->mu); /* connection threads change nthreads under it */
+	int nconn = s->nthreads;
+	pthread_mutex_unlock(&s->mu);
+	util_info("shutting down: ending %d connection(s)", nconn);
 	for (int i = 0; i < s->nlfd; i++) {
 		close(s->lfd[i]);
 		s->lfd[i] = -1;

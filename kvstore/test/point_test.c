@@ -390,5 +390,8 @@ int main(void)
 	    cmocka_unit_test(test_many_versions),
 	    cmocka_unit_test(test_thread_cache),
 	};
+	/* The tsan suite runs the threaded tests only (tests/tsan/run.sh). */
+	if (getenv("STRATA_UNIT_FILTER"))
+		cmocka_set_test_filter(getenv("STRATA_UNIT_FILTER"));
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -496,6 +496,37 @@ static void test_tables(void **state)
 	kv_table_close(u);
 }
 
+/* Several tables dropped in one manifest edit (a commit's old storages):
+ * missing names skipped, the drops durable across a reopen, the table not
+ * named untouched. */
+static void test_drop_many(void **state)
+{
+	env *e = *state;
+	kv_family_opts fo;
+	kv_family_opts_default(&fo, "a");
+	const char *names[] = {"d1", "d2", "d3"};
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(kv_table_create(e->s, names[i], &fo, 1), KV_OK);
+	kv_table *d1;
+	assert_int_equal(kv_table_open(e->s, "d1", &d1), KV_OK);
+	assert_int_equal(kvt_put(e->s, d1, "r", "a", "q", 0, "v"), KV_OK);
+	const char *gone[] = {"d1", "missing", "d3", "d1"};
+	assert_int_equal(kv_table_drop_many(e->s, gone, 4), KV_OK);
+	assert_int_equal(kvt_put(e->s, d1, "r", "a", "q", 0, "v"), KV_NOT_FOUND);
+	kv_table_close(d1);
+	assert_int_equal(kv_table_drop_many(e->s, gone, 0), KV_OK);
+	assert_int_equal(kv_table_drop_many(e->s, gone + 1, 1), KV_OK);
+	for (int pass = 0; pass < 2; pass++) {
+		kv_table *t;
+		assert_int_equal(kv_table_open(e->s, "d1", &t), KV_NOT_FOUND);
+		assert_int_equal(kv_table_open(e->s, "d3", &t), KV_NOT_FOUND);
+		assert_int_equal(kv_table_open(e->s, "d2", &t), KV_OK);
+		kv_table_close(t);
+		reopen(e);
+	}
+	assert_int_equal(kv_table_create(e->s, "d1", &fo, 1), KV_OK);
+}
+
 static void test_big_values(void **state)
 {
 	env *e = *state;
@@ -544,6 +575,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_increment_append, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_reserved_ts, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_tables, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_drop_many, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_big_values, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

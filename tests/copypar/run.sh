@@ -148,6 +148,18 @@ settle() {
 	done
 	return 1
 }
+# copy_running: waits (up to 60 s) until a COPY is active and the server has more
+# threads than $base (its workers run); pid = its backend.
+copy_running() {
+	local i
+	pid=
+	for ((i = 0; i < 600; i++)); do
+		pid=$(q -c "SELECT pid FROM pg_stat_activity WHERE query LIKE 'COPY %' AND state = 'active' AND pid <> pg_backend_pid()")
+		[[ -n $pid ]] && (($(threads) > base)) && return 0
+		sleep 0.1
+	done
+	return 1
+}
 awk 'BEGIN { for (i = 1; i <= 4000000; i++) print (i * 7919) % 4000000 "," i % 13 ",some text " i }' >"$work/big.csv"
 q -c "DROP TABLE IF EXISTS t" -c "CREATE TABLE t (id int PRIMARY KEY, g int NOT NULL, v text)" >/dev/null
 if [[ -n $FIX_PID ]]; then
@@ -155,13 +167,7 @@ if [[ -n $FIX_PID ]]; then
 	# A cancel in the middle of the load.
 	q -c "SET strata.copy_workers = 2" -c "\\copy t FROM '$work/big.csv' WITH (FORMAT csv)" >"$work/cancel.out" &
 	cpid=$!
-	pid=
-	for ((i = 0; i < 100; i++)); do
-		pid=$(q -c "SELECT pid FROM pg_stat_activity WHERE query LIKE 'COPY %' AND state = 'active' AND pid <> pg_backend_pid()")
-		[[ -n $pid ]] && break
-		sleep 0.1
-	done
-	sleep 2
+	copy_running
 	peak=$(threads)
 	q -c "SELECT pg_cancel_backend($pid)" >/dev/null
 	wait $cpid
@@ -179,7 +185,7 @@ if [[ -n $FIX_PID ]]; then
 	psql -X -q -h "$FIX_HOST" -p "$FIX_PORT" -U postgres -c "SET strata.copy_workers = 2" \
 		-c "\\copy t FROM '$work/big.csv' WITH (FORMAT csv)" postgres >/dev/null 2>&1 &
 	cpid=$!
-	sleep 3
+	copy_running
 	kill -9 $cpid
 	wait $cpid 2>/dev/null
 	settle "$base"

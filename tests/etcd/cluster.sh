@@ -4,6 +4,7 @@
 #                            (host:port,host:port,host:port) and ETCD_PIDS
 #   etcd_member_kill N       SIGKILLs member N (1..3)
 #   etcd_member_start N      restarts member N on its data dir
+#   etcd_member_wait N       waits until member N serves a linearizable read
 #   etcd_cluster_stop        stops every member still running
 # Limits are raised above etcd's defaults (128 ops, 1.5 MiB per request) so
 # SQL transactions of a few hundred rows fit; docs/scale-out.md.
@@ -40,16 +41,22 @@ etcd_cluster_start() { # DIR
 	ETCD_INITIAL=$init
 	ETCD_ENDPOINTS=$eps
 	for n in 1 2 3; do etcd_member_start $n; done
-	# Ready when a linearizable read succeeds (needs a leader).
+	etcd_member_wait 1 && return 0
+	echo "etcd cluster did not start; logs in $ETCD_DIR" >&2
+	return 1
+}
+
+# A linearizable read needs a leader and the member caught up with it: a
+# restarted member that serves one has rejoined the cluster. False after 30 s.
+etcd_member_wait() { # N
 	local i
 	for i in $(seq 1 150); do
-		if curl -s -m 2 -X POST -d '{"key":"AA=="}' "http://127.0.0.1:${ETCD_CPORT[1]}/v3/kv/range" |
+		if curl -s -m 2 -X POST -d '{"key":"AA=="}' "http://127.0.0.1:${ETCD_CPORT[$1]}/v3/kv/range" |
 			grep -q '"header"'; then
 			return 0
 		fi
 		sleep 0.2
 	done
-	echo "etcd cluster did not start; logs in $ETCD_DIR" >&2
 	return 1
 }
 

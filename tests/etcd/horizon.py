@@ -85,6 +85,8 @@ def main():
         bc.execute("UPDATE hz SET v = v + 1 WHERE k = %s", (i % 10 + 1,))
     rev_mid = current_rev()
     time.sleep(4)  # several publish / compaction rounds
+    # (a loaded machine may not have compacted yet: up to a minute more)
+    wait_for(lambda: compacted_below() > 1, 60)
     c1 = compacted_below()
     if c1 <= 1:
         raise SystemExit("no compaction happened while A held a snapshot")
@@ -93,7 +95,7 @@ def main():
     if one(rr, "SELECT sum(v) FROM hz") != 0 or one(rr, "SELECT count(*) FROM hz") != 10:
         raise SystemExit("A's snapshot changed or failed")
     rr.commit()
-    if not wait_for(lambda: compacted_below() > rev_mid, 15):
+    if not wait_for(lambda: compacted_below() > rev_mid, 60):
         raise SystemExit("compaction did not pass A's snapshot after its commit (at %d, want > %d)"
                          % (compacted_below(), rev_mid))
     out.append("A's REPEATABLE READ snapshot held compaction at %d (<= %d, %d revisions later) and "

@@ -17,7 +17,9 @@
 #               FOR UPDATE and upserts across the two servers (rc_lock.py);
 #               foreign keys across the two servers (fk_lock.py, plain
 #               and interleaved parents; fk_unique.py); catalog commits conflicting per object,
-#               automatic ANALYZE beside DDL (cat_conflict.py); random
+#               automatic ANALYZE beside DDL (cat_conflict.py); DDL
+#               replacing one relation's storage, or building an index on
+#               it, on both servers (storage_race.py); random
 #               concurrent DDL, then three servers agree (cat_stress.py)
 #   bigtxn      transactions beyond one etcd txn on two servers (bigtxn.py):
 #               all-or-nothing for readers, other rows writable, 23505 leaves
@@ -288,6 +290,17 @@ if servers shared shared 2; then
 	# tables on the two servers both commit, on one object the second
 	# fails with 40001; automatic ANALYZE runs beside the other's DDL.
 	step "shared: catalog conflicts per object" "" py cat_conflict.py "$PA" "$PB"
+	# DDL replacing a relation's storage on one server while a transaction on
+	# the other builds an index on it or replaces it too: 40001, the
+	# winner's storage and rows kept (storage_race.py). The builder reads kv
+	# table metadata afresh, so its commit opens the storage by name.
+	if STRATA_ETCD_META_CACHE_MS=0 server_start shared-d shared; then
+		step "shared: DDL replacing one relation's storage on two servers" "" py storage_race.py "$PA" "$SPORT"
+		kill "$SPID"
+		wait "$SPID" 2>/dev/null
+	else
+		bad "shared: storage races: the fourth server did not start (log: $logs/shared-d.log)"
+	fi
 	# Random concurrent DDL from both servers: then both and a third server
 	# reading the stored catalog agree (cat_stress.py).
 	if server_start shared-c shared; then
@@ -413,7 +426,8 @@ if servers failover failover 1; then
 	echo "killed etcd member m$victim (the leader) at $(date +%T)" >>"$logs/failover.txt"
 	sleep 3
 	etcd_member_start "$victim"
-	sleep 3
+	# The new leader is killed once the first is back: a quorum remains.
+	etcd_member_wait "$victim"
 	victim2=$(leader_member)
 	etcd_member_kill "$victim2"
 	echo "killed etcd member m$victim2 (the leader then) at $(date +%T)" >>"$logs/failover.txt"
@@ -445,10 +459,11 @@ if servers endpoints endpoints 1; then
 	q "$SPORT" -c "CREATE TABLE ep (id int PRIMARY KEY)" >/dev/null
 	ep_ok=0
 	for n in 1 2 3 1 2; do
-		sleep 2
 		etcd_member_kill "$n"
 		q "$SPORT" -c "INSERT INTO ep VALUES ($((ep_ok + 1)))" >>"$logs/endpoints.txt" 2>&1 && ep_ok=$((ep_ok + 1))
 		etcd_member_start "$n"
+		# Back in the cluster before the next one goes (else no quorum).
+		etcd_member_wait "$n" || echo "member m$n did not rejoin within 30 s" >>"$logs/endpoints.txt"
 	done
 	got=$(q "$SPORT" -c "SELECT count(*) FROM ep" 2>>"$logs/endpoints.txt")
 	if [[ $ep_ok == 5 && $got == 5 ]]; then

@@ -58,9 +58,9 @@ fixture_wait_port() {
 	return 1
 }
 
-# fixture_sanitizer_report LOG: 0 if LOG holds an ASan/UBSan/LSan report.
+# fixture_sanitizer_report LOG: 0 if LOG holds an ASan/UBSan/LSan/TSan report.
 fixture_sanitizer_report() {
-	grep -qE 'ERROR: (AddressSanitizer|LeakSanitizer)|[0-9]+:[0-9]+: runtime error: |SUMMARY: (Address|Undefined|Leak)Sanitizer' \
+	grep -qE 'ERROR: (AddressSanitizer|LeakSanitizer)|WARNING: ThreadSanitizer|[0-9]+:[0-9]+: runtime error: |SUMMARY: (Address|Undefined|Leak|Thread)Sanitizer' \
 		"$1" 2>/dev/null
 }
 

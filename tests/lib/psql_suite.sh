@@ -29,6 +29,87 @@ suite_start() {
 # q ARGS...: psql on the suite's server, unaligned tuples only, errors on stdout.
 q() { psql -X -q -A -t -h "$FIX_HOST" -p "$FIX_PORT" -U postgres postgres "$@" 2>&1; }
 
+# Sessions a test holds open while others run (fixed pauses such as pg_sleep
+# are outrun by a loaded machine): session NAME is a psql (application_name
+# NAME, output in $work/NAME) reading statements from a pipe.
+#   hold NAME SQL...     starts NAME, sends BEGIN and SQL and returns once they
+#                        are done (NAME idle in its transaction after them)
+#   send NAME SQL...     sends more (";" appended unless a backslash command)
+#   run_bg NAME ARGS...  runs q ARGS (application_name NAME) in the background
+#   blocked NAME         true once pg_locks shows NAME waiting for a lock; false
+#                        if NAME ends first (or after 120 s)
+#   finish NAME [SQL...] sends SQL, ends NAME and waits for it; out = its output
+declare -A sess_pid sess_fd
+sess_seq=0
+send() {
+	local n=$1 l
+	shift
+	for l in "$@"; do
+		if [[ $l = \\* ]]; then printf '%s\n' "$l"; else printf '%s;\n' "$l"; fi
+	done >&"${sess_fd[$n]}"
+}
+# (in a child: the other sessions' pipes, whose end is their only writer closing)
+sess_close_fds() {
+	local fd
+	for fd in "${sess_fd[@]}"; do exec {fd}>&-; done
+}
+hold() {
+	local n=$1 fd
+	shift
+	rm -f "$work/$n.in"
+	mkfifo "$work/$n.in" || return 1
+	(
+		sess_close_fds
+		PGAPPNAME=$n q <"$work/$n.in" >"$work/$n"
+	) &
+	sess_pid[$n]=$!
+	exec {fd}>"$work/$n.in"
+	sess_fd[$n]=$fd
+	sess_seq=$((sess_seq + 1))
+	local mark="$n ready $sess_seq"
+	send "$n" BEGIN "$@" "SELECT '$mark'"
+	# The marker is the session's last statement once the others are done.
+	until_seen "$n" "SELECT count(*) FROM pg_stat_activity WHERE application_name = '$n'
+		AND state LIKE 'idle in transaction%' AND query LIKE '%$mark%'"
+}
+run_bg() {
+	local n=$1
+	shift
+	(
+		sess_close_fds
+		PGAPPNAME=$n q "$@" >"$work/$n"
+	) &
+	sess_pid[$n]=$!
+}
+blocked() {
+	until_seen "$1" "SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+		WHERE a.application_name = '$1' AND NOT l.granted"
+}
+# until_seen NAME SQL: until SQL (a count) is above 0; false if session NAME
+# ends first or 120 s pass.
+until_seen() {
+	local i c
+	for ((i = 0; i < 600; i++)); do
+		c=$(q -c "$2")
+		[[ $c =~ ^[0-9]+$ && $c -gt 0 ]] && return 0
+		kill -0 "${sess_pid[$1]}" 2>/dev/null || return 1
+		sleep 0.2
+	done
+	return 1
+}
+finish() {
+	local n=$1
+	shift
+	if [[ -n ${sess_fd[$n]:-} ]]; then
+		send "$n" "$@"
+		local fd=${sess_fd[$n]}
+		exec {fd}>&-
+		unset "sess_fd[$n]"
+	fi
+	wait "${sess_pid[$n]}"
+	out=$(<"$work/$n")
+}
+
 # check NAME STATUS DETAIL: counts a check passed when STATUS is 0, else failed
 # with DETAIL printed.
 check() {

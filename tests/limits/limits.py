@@ -66,6 +66,20 @@ class T:
         except psycopg2.Error as e:
             return e.pgcode or "conn"
 
+    def wait_active(self, pid):
+        """Until backend pid's query runs (pg_stat_activity, from another
+        session; up to 60 s): a cancel sent before it starts cancels nothing."""
+        w = self.conn()
+        try:
+            cur = w.cursor()
+            for _ in range(600):
+                cur.execute("SELECT count(*) FROM pg_stat_activity WHERE pid = %s AND state = 'active'", (pid,))
+                if cur.fetchone()[0]:
+                    return
+                time.sleep(0.1)
+        finally:
+            w.close()
+
     def alive(self, c, what):
         try:
             cur = c.cursor()
@@ -438,13 +452,19 @@ def max_connections(t):
     except OSError as e:
         t.check(False, f"raw connection: {e}")
     conns.pop().close()
-    time.sleep(0.3)
-    try:
-        c = t.conn()
-        conns.append(c)
-        t.check(True, "a freed slot can be used again")
-    except psycopg2.Error as e:
-        t.check(False, f"a freed slot can be used again: {e}")
+    # The slot is free once the server has seen the close (up to 60 s).
+    err = None
+    for _ in range(300):
+        try:
+            conns.append(t.conn())
+            err = None
+            break
+        except psycopg2.OperationalError as e:
+            err = e
+            if "too many clients" not in str(e):
+                break
+            time.sleep(0.2)
+    t.check(err is None, f"a freed slot can be used again: {err}")
     for c in conns:
         c.close()
 
@@ -514,9 +534,10 @@ def cancel(t):
         res["st"] = t.state(cur, "SELECT pg_sleep(30)")
         res["secs"] = time.monotonic() - t0
 
+    pid = c.get_backend_pid()
     th = threading.Thread(target=run)
     th.start()
-    time.sleep(0.7)
+    t.wait_active(pid)
     c.cancel()
     th.join(timeout=40)
     t.check(res.get("st") == "57014" and res.get("secs", 99) < 10,
@@ -530,7 +551,7 @@ def cancel(t):
 
     th = threading.Thread(target=run2)
     th.start()
-    time.sleep(0.7)
+    t.wait_active(pid)
     c.cancel()
     th.join(timeout=40)
     t.check(res.get("st2") == "57014", f"cancel of a CPU-bound query: {res.get('st2')!r}")

@@ -670,6 +670,12 @@ def test_policies(ctx):
         q(conn, "ALTER TABLE polk DROP CONSTRAINT polk_pkey, SET (versions = 4)")
         check(q(conn, opts) == [(4, "zstd:9", 8192, 0)], f"options after DROP PRIMARY KEY, SET: {q(conn, opts)}")
         check(q(conn, "SELECT count(*), sum(v) FROM polk") == [(50, 1275)], "rows after the re-keys")
+        # TRUNCATE's new storage generation too (of the table and its index).
+        q(conn, "CREATE UNIQUE INDEX polk_v ON polk (v)")
+        q(conn, "TRUNCATE polk")
+        check(q(conn, opts) == [(4, "zstd:9", 8192, 0)], f"options after TRUNCATE: {q(conn, opts)}")
+        q(conn, "INSERT INTO polk SELECT g, g FROM generate_series(1, 10) g")
+        check(q(conn, "SELECT count(*), sum(v) FROM polk WHERE v > 0") == [(10, 55)], "rows after TRUNCATE")
         q(conn, "DROP TABLE polk")
     q(conn, "DROP TABLE pol")
 
