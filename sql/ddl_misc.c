@@ -235,8 +235,9 @@ void sql_default_row_format(sql_session *s, cat_obj *o)
 	const char *v = sql_guc_get(s, "strata.row_format");
 	if (!v || !strcmp(v, "default"))
 		v = getenv("STRATA_ROW_FORMAT");
-	/* Not an option: \d+ and pg_dump show only one given in WITH (...). */
-	r->packed = v && !strcmp(v, "packed");
+	/* Not an option: \d+ and pg_dump show only one given in WITH (...).
+	 * Packed unless asked for cells (docs/row-format.md, "Packed rows"). */
+	r->packed = !v || strcmp(v, "cells");
 }
 
 ty_datum sql_reloptions_array(const cat_rel *r)

@@ -338,7 +338,7 @@ static const sql_guc gucs[] = {
 	 "Reads see the database as of this timestamp (read-only transactions; within the retention window).", NULL,
 	 0, 0, sql_asof_check, sql_asof_assign},
 	{"strata.row_format", GUC_ENUM, "default", NULL, false, false, "Strata",
-	 "Row format of new tables: cells (a cell per column), packed (a row's columns in one cell) or default (the server's STRATA_ROW_FORMAT, else cells).",
+	 "Row format of new tables: cells (a cell per column), packed (a row's columns in one cell) or default (the server's STRATA_ROW_FORMAT, else packed).",
 	 row_formats, 0, 0, NULL, NULL},
 	G("strata.scan_prefilter", GUC_BOOL, "on", NULL, false, false, "Strata",
 	  "Lets a scan judge a LIKE on one column from the cell's bytes before decoding the row."),

@@ -1943,7 +1943,7 @@ void sql_apply_reloptions(sql_session *s, cat_obj *o, PgQuery__Node **opts, size
 void sql_default_salt(sql_session *s, cat_obj *o);
 /* The row format of a new table given no row_format option: strata.row_format,
  * "default" there meaning the server's STRATA_ROW_FORMAT environment variable,
- * else cells (docs/row-format.md). Not recorded as an option (ddl_misc.c). */
+ * else packed (docs/row-format.md). Not recorded as an option (ddl_misc.c). */
 void sql_default_row_format(sql_session *s, cat_obj *o);
 int64_t sql_def_int(pnode *arg, bool *ok);
 void sql_ctas(sql_session *s, PgQuery__CreateTableAsStmt *st, const char *text, sql_complete *c);
