@@ -213,6 +213,8 @@ typedef struct cat_rel {
 	int ilv_nchildren;          /* tables interleaved directly in this one */
 	uint16_t ilv_next_tag;      /* root: the next tag to hand out */
 	int salt_buckets;           /* 0 = not salted */
+	bool packed;                /* row format (docs/row-format.md): a row's columns packed in its
+				     * sentinel cell; false = a cell per column */
 	char *comment;
 	uint64_t stats_rows;        /* ANALYZE: estimated row count (0 = unknown) */
 } cat_rel;

@@ -212,7 +212,7 @@ enum {
 	F_REL_KIND = 30, F_REL_SCHEMA, F_REL_STORAGE, F_REL_COL, F_REL_NEXT_COL_ID, F_REL_PK, F_REL_PK_DESC,
 	F_REL_CON, F_REL_INDEXES, F_REL_OPT, F_REL_VIEW_SQL, F_REL_INDEX, F_REL_SEQ, F_REL_INTERLEAVE,
 	F_REL_SALT, F_REL_STATS_ROWS, F_REL_ILV_ROOT, F_REL_ILV_PATH, F_REL_ILV_CASCADE, F_REL_ILV_NCHILDREN,
-	F_REL_ILV_NEXT_TAG,
+	F_REL_ILV_NEXT_TAG, F_REL_PACKED,
 	/* schema */
 	F_SCHEMA_TEMP_OWNER = 60,
 	/* column */
@@ -522,6 +522,8 @@ void cat_obj_encode(const cat_obj *o, util_buf *b)
 			put_u(b, F_REL_ILV_NCHILDREN, (uint64_t)r->ilv_nchildren);
 		if (r->ilv_next_tag)
 			put_u(b, F_REL_ILV_NEXT_TAG, r->ilv_next_tag);
+		if (r->packed) /* (absent: the cells format every older table has) */
+			put_u(b, F_REL_PACKED, 1);
 		break;
 	}
 	}
@@ -663,6 +665,7 @@ cat_obj *cat_obj_decode(cat_oid oid, const uint8_t *p, size_t n)
 			case F_REL_ILV_CASCADE: rl->ilv_cascade = get_u(&v) != 0; break;
 			case F_REL_ILV_NCHILDREN: rl->ilv_nchildren = (int)get_u(&v); break;
 			case F_REL_ILV_NEXT_TAG: rl->ilv_next_tag = (uint16_t)get_u(&v); break;
+			case F_REL_PACKED: rl->packed = get_u(&v) != 0; break;
 			}
 			break;
 		}

@@ -552,6 +552,8 @@ typedef struct scan_internal {
 kv_iter *scan_open(kv_table *t, const kv_scan_opts *o, const scan_internal *in);
 /* True if the scan runs the plain-scan fast path (tests). */
 bool scan_is_fast(const kv_iter *it);
+/* The source cells the (merging) scan looked at so far (tests). */
+uint64_t scan_cells_looked(const kv_iter *it);
 /* The number of sorted files the fast path reads as its one source (2 or
  * more: a chain of key-disjoint files, chain.c), 0 off the fast path (tests). */
 int scan_fast_files(const kv_iter *it);
@@ -560,6 +562,8 @@ int scan_fast_files(const kv_iter *it);
  * result and out the row as kv_get returns it. */
 bool point_get(kv_table *t, const void *row, size_t rlen, const kv_read_opts *ro, util_arena *arena, kv_row *out,
 	       kv_status *status);
+/* The source cells the calling thread's last point_get looked at (tests). */
+uint64_t point_last_steps(void);
 /* etcd backend: the revision a scan at read_ts reads (0 = latest). */
 int64_t scan_etcd_rev(kv_table *t, bool latest, kv_ts read_ts);
 /* Reverse scans (rscan.c). */

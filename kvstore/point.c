@@ -28,6 +28,7 @@ typedef struct pt_ent {
 	uint32_t koff, klen, voff, vlen;
 	uint16_t src; /* newer sources have lower numbers */
 	bool trunc;   /* its source's older cells of the column were dropped */
+	bool marks;   /* ... and they were the empty qualifier's, markers included */
 } pt_ent;
 
 typedef struct pt_buf {
@@ -43,6 +44,7 @@ typedef struct pt_buf {
 	 * timestamp, its max_ts (0: none) and how many puts a column shows. */
 	kv_ts read_ts, max_ts;
 	int keep;
+	uint64_t steps; /* source cells looked at by the last read (tests) */
 } pt_buf;
 
 typedef struct pt_sel {
@@ -110,12 +112,17 @@ static void skip_column(pt_buf *b, kv_src *s, const uint8_t *col, size_t clen)
  * every update until a flush); copying them all made a point read grow with
  * the updates. Versions come newest first, so once the source has given
  * b->keep puts the read could show (ts <= read_ts, under max_ts), its older
- * cells of the column are dropped: with a non-empty qualifier all of them
- * (a delete marker there only hides cells older than itself), in the
- * empty-qualifier column only the puts (its family delete markers hide
- * other columns' cells). The last kept put is marked; visible() checks the
- * column needs nothing past it and otherwise gives the read to the scan
- * path (a marker in another source may hide a kept put). */
+ * cells of the column are dropped and the source seeks past the column:
+ * with a non-empty qualifier all of them (a delete marker there only hides
+ * cells older than itself), in the empty-qualifier column too, its family
+ * delete markers included. Those markers hide only cells older than the
+ * last kept put; visible() gives the read to the scan path should it show
+ * such a cell of the family (a packed row's updates pile up versions of
+ * its sentinel alone, so their reads stay here: walking them one by one
+ * made TPC-B-like updates of packed rows grow with every update). The last
+ * kept put is marked; visible() also checks the column needs nothing past
+ * it and otherwise gives the read to the scan path (a marker in another
+ * source may hide a kept put). */
 static kv_status collect(pt_buf *b, kv_src *s, const uint8_t *row, size_t rlen)
 {
 	int src = b->nsrc++;
@@ -125,6 +132,7 @@ static kv_status collect(pt_buf *b, kv_src *s, const uint8_t *row, size_t rlen)
 	int puts = 0;  /* puts counted in the current column */
 	int last = -1; /* the entry of the last counted put */
 	while (s->valid) {
+		b->steps++;
 		if (!ikey_valid(s->key, s->klen))
 			return kv_fail(KV_CORRUPTION, "malformed key in a point read");
 		if (ikey_row_cmp(s->key, row, rlen) != 0)
@@ -132,18 +140,12 @@ static kv_status collect(pt_buf *b, kv_src *s, const uint8_t *row, size_t rlen)
 		bool same = col && s->klen == clen + IKEY_SUFFIX && !memcmp(s->key, col, clen);
 		uint8_t type = (uint8_t)~s->key[s->klen - 1];
 		if (same && puts >= b->keep) {
-			bool empty_qual = s->key[2 + ikey_rowlen(s->key)] + 3 + ikey_rowlen(s->key) == clen;
-			if (!empty_qual) {
-				b->ents[last].trunc = true;
-				skip_column(b, s, col, clen);
-				col = NULL;
-				continue;
-			}
-			if (type == KV_PUT) {
-				b->ents[last].trunc = true;
-				src_next(s);
-				continue;
-			}
+			b->ents[last].trunc = true;
+			b->ents[last].marks =
+			    s->key[2 + ikey_rowlen(s->key)] + 3 + ikey_rowlen(s->key) == clen;
+			skip_column(b, s, col, clen);
+			col = NULL;
+			continue;
 		}
 		if (b->n == PT_CELLS || PT_BYTES - b->used < s->klen + s->vlen) {
 			b->overflow = true;
@@ -165,7 +167,7 @@ static kv_status collect(pt_buf *b, kv_src *s, const uint8_t *row, size_t rlen)
 			memcpy(b->bytes + b->used, s->val, s->vlen);
 		b->used += s->vlen;
 		e->src = (uint16_t)src;
-		e->trunc = false;
+		e->trunc = e->marks = false;
 		if (type == KV_PUT) {
 			kv_ts ts = ikey_ts(s->key, s->klen);
 			if (ts <= b->read_ts && (!b->max_ts || ts < b->max_ts)) {
@@ -252,6 +254,7 @@ static kv_status visible(const pt_buf *b, const kv_sv *sv, const kv_read_opts *r
 	kv_ts df_ts = 0;
 	kv_ts dfv[PT_DFV];
 	int ndfv = 0;
+	kv_ts marks_ts = 0; /* the family's markers older than this were dropped */
 	const uint8_t *colkey = NULL;
 	size_t collen = 0;
 	bool col_done = false, col_selected = true, has_dc = false, has_del = false, have_last = false;
@@ -282,6 +285,7 @@ static kv_status visible(const pt_buf *b, const kv_sv *sv, const kv_read_opts *r
 				flen = p.flen;
 				has_df = false;
 				ndfv = 0;
+				marks_ts = 0;
 				fo = sv_family(sv, p.fam, p.flen);
 				fsel = NULL;
 				fam_skip = !fo || (nsel && !(fsel = find_sel(sel, nsel, p.fam, p.flen)));
@@ -302,6 +306,8 @@ static kv_status visible(const pt_buf *b, const kv_sv *sv, const kv_read_opts *r
 			continue;
 		}
 		pend = e->trunc;
+		if (e->marks && p.ts > marks_ts)
+			marks_ts = p.ts;
 		if (col_done && (p.qlen || p.type == KV_PUT))
 			continue;
 		/* match() */
@@ -368,6 +374,8 @@ static kv_status visible(const pt_buf *b, const kv_sv *sv, const kv_read_opts *r
 		}
 		if (!col_selected)
 			continue;
+		if (p.ts < marks_ts)
+			return KV_BUSY; /* a dropped family marker may hide it */
 		versions++;
 		if (out->n == cap) {
 			size_t ncap = cap ? 2 * cap : 8;
@@ -402,6 +410,12 @@ static kv_status visible(const pt_buf *b, const kv_sv *sv, const kv_read_opts *r
 		out->n++;
 	}
 	return KV_OK;
+}
+
+uint64_t point_last_steps(void)
+{
+	pt_buf *b = util_tls_get(&buf_slot);
+	return b ? b->steps : 0;
 }
 
 bool point_get(kv_table *t, const void *row, size_t rlen, const kv_read_opts *ro, util_arena *arena,
@@ -444,6 +458,7 @@ bool point_get(kv_table *t, const void *row, size_t rlen, const kv_read_opts *ro
 	b->n = 0;
 	b->nsrc = 0;
 	b->overflow = false;
+	b->steps = 0;
 	b->read_ts = read_ts;
 	b->max_ts = ro->max_ts;
 	b->keep = ro->max_versions > 0 ? ro->max_versions : 1;

@@ -120,6 +120,7 @@ struct kv_iter {
 	/* Plain-scan fast path (advance_fast): one sorted file, no markers,
 	 * every cell visible. */
 	bool fast;
+	uint64_t looked;  /* source cells the merging loop looked at (tests) */
 	size_t fast_klen; /* key length of the cell last emitted by fast_take */
 	/* The single source when it is a sorted file, or a chain of key-disjoint
 	 * files of one large commit (chain.c): only_files[0..n_only). */
@@ -1033,6 +1034,7 @@ static void advance(kv_iter *it)
 
 		ikey_parts p;
 		ikey_split(s->key, s->klen, &p);
+		it->looked++;
 		act a = A_EMIT;
 		if (it->colkey.len + IKEY_SUFFIX != s->klen ||
 		    !bytes_eq((const uint8_t *)it->colkey.data, s->key, it->colkey.len)) {
@@ -1064,7 +1066,16 @@ static void advance(kv_iter *it)
 		}
 		if (a == A_EMIT)
 			a = match(it, &p, s);
-		if (p.qlen == 0 && (a == A_NEXT_COL || a == A_SEEK)) {
+		/* Family markers older than the read's min_ts hide only cells it
+		 * does not show: past them (the rest of the column is older
+		 * still) the column is skipped as any other. A packed row's
+		 * updates pile up versions of its sentinel alone, and an UPDATE's
+		 * recheck reads the row from its statement's timestamp on
+		 * (sql_txn_row_changed). */
+		bool past_min = p.qlen == 0 && p.ts < it->min_ts;
+		if (past_min && a == A_SKIP)
+			a = A_NEXT_COL;
+		if (p.qlen == 0 && !past_min && (a == A_NEXT_COL || a == A_SEEK)) {
 			/* Never skip over family markers: walk the rest of this
 			 * column, seek afterwards. */
 			if (a == A_SEEK) {
@@ -1700,6 +1711,11 @@ void kv_iter_seek_row(kv_iter *it, const void *row, size_t rlen)
 bool scan_is_fast(const kv_iter *it)
 {
 	return it->fast;
+}
+
+uint64_t scan_cells_looked(const kv_iter *it)
+{
+	return it->looked;
 }
 
 int scan_fast_files(const kv_iter *it)

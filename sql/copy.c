@@ -650,6 +650,7 @@ static void direct_row(loader *ld, const uint8_t *k, size_t kl, const ty_datum *
 		ld->dbatch = kv_batch_new();
 	if (kv_batch_count(ld->dbatch) == 0)
 		kv_batch_sorted(ld->dbatch); /* generated keys ascend: straight to a sorted file */
+	ld->drow.packed = r->packed;         /* a packed table's row: the sentinel alone */
 	if (ld->packed) {
 		sql_rowput_unpack(&ld->drow, ld->packed, ld->packed_len);
 	} else {

@@ -981,6 +981,7 @@ void sql_ddl_create_table(sql_session *s, PgQuery__CreateStmt *st, const char *t
 			sql_ddl_apply_constraint(&tb, st->constraints[i]->constraint, NULL);
 		sql_apply_reloptions(s, tb.o, st->options, st->n_options);
 		sql_default_salt(s, tb.o);
+		sql_default_row_format(s, tb.o);
 		/* Primary key: its columns are NOT NULL and form the row key. */
 		sql_ddl_set_storage_key(&tb);
 		validate_exprs(&tb);

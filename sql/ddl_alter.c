@@ -658,7 +658,8 @@ static void options(alter_ctx *ac, PgQuery__AlterTableCmd *cmd, bool reset)
 	const char *old_order = cat_rel_option(r, "key_order");
 	for (size_t i = 0; i < l->n_items; i++) {
 		PgQuery__DefElem *d = l->items[i]->def_elem;
-		if (!strcmp(d->defname, "salt_buckets") || !strcmp(d->defname, "interleave_in_parent"))
+		if (!strcmp(d->defname, "salt_buckets") || !strcmp(d->defname, "interleave_in_parent") ||
+		    !strcmp(d->defname, "row_format"))
 			ty_error(UTIL_E_FEATURE_NOT_SUPPORTED,
 				 "option \"%s\" can only be set by CREATE TABLE", d->defname);
 	}

@@ -77,6 +77,7 @@ void sql_ctas(sql_session *s, PgQuery__CreateTableAsStmt *st, const char *text, 
 		r->next_col_id = (uint16_t)(k + 1);
 		sql_apply_reloptions(s, o, into->options, into->n_options);
 		sql_default_salt(s, o);
+		sql_default_row_format(s, o);
 		snprintf(r->storage, sizeof r->storage, "r%u.1", oid);
 		sql_create_storage(s, s->txn, r->storage);
 		sql_priv_apply_default_acl(s, cs, o);

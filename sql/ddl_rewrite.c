@@ -313,6 +313,7 @@ static void begin_row(rw_state *st, const ty_datum *vals)
 		kv_batch_sorted(st->batch); /* ascending: cells go straight to a sorted file */
 	/* Cells in key order (the sentinel's empty qualifier first): a batch
 	 * of ascending rows is then one sorted run and needs no sort. */
+	st->row.packed = st->newr->packed;
 	sql_rowput_begin(&st->row);
 }
 
@@ -454,18 +455,10 @@ static bool rekey_by_cells_ok(sql_session *s, const sql_rewrite *rw)
 	return nw == 0;
 }
 
-static void rk_cell_fn(void *arg, const kv_cell *c)
+/* One stored column value of the row being read (a cell's or a packed one). */
+static void rk_col(void *arg, uint16_t id, const uint8_t *v, size_t vl)
 {
 	rk_row *rr = arg;
-	if (c->family.len != 1 || c->family.data[0] != SQL_FAMILY[0])
-		return;
-	if (c->qualifier.len == 0) {
-		rr->exists = true;
-		return;
-	}
-	if (c->qualifier.len != 2)
-		return;
-	uint16_t id = (uint16_t)((c->qualifier.data[0] << 8) | c->qualifier.data[1]);
 	if (id >= rr->map->ncolids || rr->map->idx[id] < 0)
 		return; /* a dropped column */
 	int col = rr->map->idx[id];
@@ -478,13 +471,13 @@ static void rk_cell_fn(void *arg, const kv_cell *c)
 	}
 	rr->at[col] = rr->n;
 	rk_cell *cl = &rr->cells[rr->n++];
-	*cl = (rk_cell){
-	    col, c->value.len ? c->value.data : (const uint8_t *)"", 0, (uint32_t)c->value.len, {0, 0}};
-	memcpy(cl->qual, c->qualifier.data, 2);
+	*cl = (rk_cell){col, vl ? v : (const uint8_t *)"", 0, (uint32_t)vl, {0, 0}};
+	sql_colid_qual(id, cl->qual);
 }
 
 /* The scan is about to leave the block the row's held values point into
- * (kv_iter_row_hold): they are copied (a row rarely crosses a block). */
+ * (kv_iter_row_hold): they are copied (a row rarely crosses a block). A
+ * packed row's values point into its sentinel's value, held the same way. */
 static void rk_leave(void *arg)
 {
 	rk_row *rr = arg;
@@ -500,6 +493,23 @@ static void rk_leave(void *arg)
 static inline const uint8_t *rk_value(const rk_row *rr, const rk_cell *cl)
 {
 	return cl->v ? cl->v : (const uint8_t *)rr->bytes.data + cl->off;
+}
+
+static void rk_cell_fn(void *arg, const kv_cell *c)
+{
+	rk_row *rr = arg;
+	if (c->family.len != 1 || c->family.data[0] != SQL_FAMILY[0])
+		return;
+	if (c->qualifier.len == 0) {
+		rr->exists = true;
+		if (c->value.len) /* a packed row (rowpack.c): its values as cells */
+			sql_packed_each(&c->value, rk_col, rr);
+		return;
+	}
+	if (c->qualifier.len != 2)
+		return;
+	rk_col(rr, (uint16_t)((c->qualifier.data[0] << 8) | c->qualifier.data[1]), c->value.data,
+	       c->value.len);
 }
 
 /* Writes the row collected in rr under its new key; vals holds NULLs
@@ -527,6 +537,15 @@ static void rk_write(rw_state *st, rk_row *rr, ty_datum *vals, const bool *keep)
 	begin_row(st, vals);
 	if (st->bail)
 		return;
+	if (nr->packed) { /* one cell: the values packed through st->row */
+		for (int i = 0; i < rr->n; i++) {
+			const rk_cell *cl = &rr->cells[i];
+			if (keep[cl->col])
+				sql_rowput_raw(&st->row, util_get_be16(cl->qual), rk_value(rr, cl), cl->len);
+		}
+		end_row(st);
+		return;
+	}
 	/* The cells straight into the batch (the old cells' qualifiers are the
 	 * new ones: same column ids), not through st->row. */
 	if (!rr->put)

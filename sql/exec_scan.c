@@ -564,25 +564,22 @@ static void rb_start_key(row_build *rb, const uint8_t *key, size_t klen)
 	rb->started = true;
 }
 
+static void rb_col(row_build *rb, uint16_t id, const uint8_t *v, size_t vl);
+static void rb_packed(row_build *rb, const kv_cell *c);
+
 /* One cell of an interleaved row: q is the qualifier after the row's
  * prefix; descendants' cells (SQL_ILV_SEP ...) are not the row's. */
 static void rb_ilv_cell(row_build *rb, const uint8_t *q, size_t ql, const kv_cell *c)
 {
 	if (ql == 0) {
 		rb->exists = true;
+		if (c->value.len)
+			rb_packed(rb, c);
 		return;
 	}
 	if (ql != 2 || q[0] == SQL_ILV_SEP)
 		return;
-	uint16_t id = (uint16_t)((q[0] << 8) | q[1]);
-	if (id >= rb->map->ncolids || rb->map->idx[id] < 0)
-		return;
-	int col = rb->map->idx[id];
-	if (rb->needed && !rb->needed[col])
-		return;
-	rb_dirty(rb, col);
-	rb->out[col] = sql_value_decode_t(rb->map->types[col], rb->rel->cols[col].type,
-					  (const uint8_t *)c->value.data, c->value.len);
+	rb_col(rb, (uint16_t)((q[0] << 8) | q[1]), c->value.data, c->value.len);
 }
 
 static void rb_start(row_build *rb, const kv_cell *c)
@@ -616,15 +613,9 @@ static void rb_start_filtered(row_build *rb, const kv_cell *c)
 	rb->pre_seen = rb->pre_fail = false;
 }
 
-static void rb_cell(row_build *rb, const kv_cell *c)
+/* One column's stored value (a cell's, or one packed in the sentinel). */
+static void rb_col(row_build *rb, uint16_t id, const uint8_t *v, size_t vl)
 {
-	if (c->qualifier.len == 0) {
-		rb->exists = true;
-		return;
-	}
-	if (c->qualifier.len != 2)
-		return;
-	uint16_t id = (uint16_t)((c->qualifier.data[0] << 8) | c->qualifier.data[1]);
 	if (id >= rb->map->ncolids || rb->map->idx[id] < 0)
 		return;
 	int col = rb->map->idx[id];
@@ -635,7 +626,7 @@ static void rb_cell(row_build *rb, const kv_cell *c)
 			return; /* the row is dropped: nothing more to decode */
 		if (col == rb->pre->col) {
 			rb->pre_seen = true;
-			bool m = ty_like_exec(&rb->pre->pat, (const char *)c->value.data, c->value.len);
+			bool m = ty_like_exec(&rb->pre->pat, (const char *)v, vl);
 			if (m == rb->pre->negate) {
 				rb->pre_fail = true;
 				return;
@@ -644,20 +635,48 @@ static void rb_cell(row_build *rb, const kv_cell *c)
 	}
 	if (rb->early && !rb->early[col]) {
 		rb_raw *raw = rb->raw;
-		if (raw->n < RB_RAW_CELLS && c->value.len <= RB_RAW_BYTES - raw->used) {
+		if (raw->n < RB_RAW_CELLS && vl <= RB_RAW_BYTES - raw->used) {
 			raw->col[raw->n] = col;
 			raw->off[raw->n] = (uint32_t)raw->used;
-			raw->len[raw->n] = (uint32_t)c->value.len;
-			memcpy(raw->bytes + raw->used, c->value.data, c->value.len);
-			raw->used += c->value.len;
+			raw->len[raw->n] = (uint32_t)vl;
+			memcpy(raw->bytes + raw->used, v, vl);
+			raw->used += vl;
 			raw->n++;
 			return;
 		}
 		/* no room: decode it now (same result, only not deferred) */
 	}
 	rb_dirty(rb, col);
-	rb->out[col] = sql_value_decode_t(rb->map->types[col], rb->rel->cols[col].type,
-					  (const uint8_t *)c->value.data, c->value.len);
+	rb->out[col] = sql_value_decode_t(rb->map->types[col], rb->rel->cols[col].type, v, vl);
+}
+
+/* A packed row's values (rowpack.c), each as its cell would be. */
+static void rb_packed(row_build *rb, const kv_cell *c)
+{
+	sql_packed pk;
+	sql_packed_open(&pk, c->value.data, c->value.len);
+	uint16_t id;
+	const uint8_t *v;
+	size_t vl;
+	for (int i = 0; sql_packed_value(&pk, i, &id, &v, &vl); i++) {
+		rb_col(rb, id, v, vl);
+		if (rb->pre_fail)
+			return; /* the row is dropped: nothing more to decode */
+	}
+}
+
+static void rb_cell(row_build *rb, const kv_cell *c)
+{
+	if (c->qualifier.len == 0) {
+		rb->exists = true;
+		if (c->value.len)
+			rb_packed(rb, c);
+		return;
+	}
+	if (c->qualifier.len != 2)
+		return;
+	rb_col(rb, (uint16_t)((c->qualifier.data[0] << 8) | c->qualifier.data[1]), c->value.data,
+	       c->value.len);
 }
 
 static void rb_cell_fn(void *arg, const kv_cell *c)
@@ -763,7 +782,9 @@ static void pre_build(scan_state *st, const sql_plan *p)
 	pre->test.id = UINT32_MAX;
 	pre->test.fn = pre_test_fn;
 	pre->test.arg = pre;
-	for (int id = 0; id < st->map.ncolids; id++) {
+	/* A packed table has no cell per column for the kv loop to test (its
+	 * rows are judged by rb_col, after the store hands them over). */
+	for (int id = 0; !r->packed && id < st->map.ncolids; id++) {
 		if (st->map.idx[id] != col)
 			continue;
 		if (pre->test.id != UINT32_MAX) { /* two ids decode into col: not one cell */
@@ -1059,7 +1080,7 @@ static void scan_open(sql_op *op)
 		total++;
 		need += p->scan.needed[c];
 	}
-	if (total >= 32 && need * 8 <= total && !st->rel->ilv_depth) {
+	if (total >= 32 && need * 8 <= total && !st->rel->ilv_depth && !st->rel->packed) {
 		st->cols = ty_alloc(sizeof(kv_column) * (size_t)(need + 1));
 		st->cols[0] = (kv_column){SQL_FAMILY, "", 0};
 		int k = 1;

@@ -172,6 +172,7 @@ static const char *const msg_levels[] = {"debug5", "debug4", "debug3", "debug2",
 static const char *const xmloptions[] = {"content", "document", NULL};
 static const char *const backslash_quotes[] = {"safe_encoding", "on", "off", NULL};
 static const char *const plan_cache_modes[] = {"auto", "force_generic_plan", "force_custom_plan", NULL};
+static const char *const row_formats[] = {"default", "cells", "packed", NULL};
 static const char *const sync_commits[] = {"local", "remote_write", "remote_apply", "on", "off", NULL};
 
 #define G(name, type, boot, unit, report, ro, cat, desc) {name, type, boot, unit, report, ro, cat, desc, NULL, 0, 0, NULL, NULL}
@@ -336,6 +337,9 @@ static const sql_guc gucs[] = {
 	{"strata.read_as_of", GUC_STRING, "", NULL, false, false, "Strata",
 	 "Reads see the database as of this timestamp (read-only transactions; within the retention window).", NULL,
 	 0, 0, sql_asof_check, sql_asof_assign},
+	{"strata.row_format", GUC_ENUM, "default", NULL, false, false, "Strata",
+	 "Row format of new tables: cells (a cell per column), packed (a row's columns in one cell) or default (the server's STRATA_ROW_FORMAT, else packed).",
+	 row_formats, 0, 0, NULL, NULL},
 	G("strata.scan_prefilter", GUC_BOOL, "on", NULL, false, false, "Strata",
 	  "Lets a scan judge a LIKE on one column from the cell's bytes before decoding the row."),
 	{"synchronize_seqscans", GUC_BOOL, "on", NULL, false, false,

@@ -1115,7 +1115,9 @@ void sql_index_commit_row(sql_ixcommit *ic, sql_wrow *w)
 	}
 	for (int i = 0; i < m->set->n; i++) {
 		const sql_ix *x = m->set->ix[i];
-		bool written = !w->present || w->inserted;
+		/* A packed row's update rewrites its sentinel, the timestamp its
+		 * entries are judged by (sql_ix_row_ts): rewrite them too. */
+		bool written = !w->present || w->inserted || r->packed;
 		for (int c = 0; !written && c < r->ncols && c < w->ncols; c++)
 			written = w->set[c] && x->deps[c];
 		if (!written)

@@ -308,6 +308,24 @@ void sql_rowmap_build(const cat_rel *r, util_arena *a, sql_rowmap *m)
 			m->idx[r->cols[i].col_id] = (int16_t)i;
 }
 
+/* The values of a packed sentinel (rowpack.c) into vals. */
+static void decode_packed(const cat_rel *r, const sql_rowmap *m, const kv_slice *v, const bool *needed,
+			  ty_datum *vals)
+{
+	sql_packed pk;
+	sql_packed_open(&pk, v->data, v->len);
+	uint16_t id;
+	const uint8_t *p;
+	size_t len;
+	for (int i = 0; sql_packed_value(&pk, i, &id, &p, &len); i++) {
+		if (id >= m->ncolids || m->idx[id] < 0)
+			continue; /* a dropped column */
+		int col = m->idx[id];
+		if (!needed || needed[col])
+			vals[col] = sql_value_decode_t(m->types[col], r->cols[col].type, p, len);
+	}
+}
+
 bool sql_row_decode_cells(const cat_rel *r, const sql_rowmap *m, const kv_cell *cells, size_t n,
 			  const bool *needed, ty_datum *vals)
 {
@@ -318,6 +336,8 @@ bool sql_row_decode_cells(const cat_rel *r, const sql_rowmap *m, const kv_cell *
 		const kv_cell *c = &cells[k];
 		if (c->qualifier.len == 0) {
 			exists = true;
+			if (c->value.len)
+				decode_packed(r, m, &c->value, needed, vals);
 			continue;
 		}
 		if (c->qualifier.len != 2)
@@ -382,6 +402,8 @@ bool sql_row_decode_in(const cat_rel *r, const sql_rowmap *m, const kv_cell *cel
 		size_t ql = c->qualifier.len - qpre;
 		if (ql == 0) {
 			exists = true;
+			if (c->value.len)
+				decode_packed(r, m, &c->value, needed, vals);
 			continue;
 		}
 		if (ql != 2 || q[0] == SQL_ILV_SEP)

@@ -1334,6 +1334,56 @@ void sql_key_decode_map(const cat_rel *r, const sql_rowmap *m, const uint8_t *ke
 			const bool *needed, ty_datum *vals);
 static inline void sql_colid_qual(uint16_t id, uint8_t q[2]) { q[0] = (uint8_t)(id >> 8), q[1] = (uint8_t)id; }
 
+/* rowpack.c: packed rows (docs/row-format.md, "Packed rows"). A table with
+ * rel->packed keeps a row's non-key, non-NULL values in its sentinel cell:
+ * the values, then per value its column id (2 bytes) and end offset (2 or
+ * 4 bytes, big-endian), then the count (2 bytes) and a tag byte (the
+ * offsets' width). A row without such values has an empty sentinel, as in
+ * the cells format, so readers take both: a sentinel's non-empty value is
+ * a packed row. */
+#define SQL_PACK_TAG_W2 0x01
+#define SQL_PACK_TAG_W4 0x02
+#define SQL_PACK_TAIL   3 /* count + tag */
+#define SQL_PACK_INLINE 64
+/* Builds one packed value in out: append a value's encoding to out, then
+ * mark its column id; end appends the trailer. Frees what it allocated at
+ * end (call it, also for a row with no values). */
+typedef struct sql_packer {
+	util_buf *out;
+	size_t base;
+	int n, cap;
+	uint16_t *ids;
+	uint32_t *ends;
+	uint16_t ids0[SQL_PACK_INLINE];
+	uint32_t ends0[SQL_PACK_INLINE];
+} sql_packer;
+void sql_packer_begin(sql_packer *p, util_buf *out);
+void sql_packer_mark(sql_packer *p, uint16_t col_id);
+void sql_packer_end(sql_packer *p);
+/* Appends the packed value of a row (values indexed by attnum-1, the first
+ * nvals of them; the columns stored as cells in the cells format). */
+void sql_row_pack(const cat_rel *r, const ty_datum *vals, int nvals, util_buf *out);
+/* A packed value opened for reading (borrows the bytes; XX001 if malformed). */
+typedef struct sql_packed {
+	const uint8_t *vals, *ids, *ends;
+	size_t vlen;
+	int n;
+	bool wide;
+} sql_packed;
+void sql_packed_open(sql_packed *pk, const uint8_t *v, size_t n);
+static inline size_t sql_packed_end(const sql_packed *pk, int i)
+{
+	const uint8_t *e = pk->ends + (size_t)i * (pk->wide ? 4 : 2);
+	return pk->wide ? util_get_be32(e) : util_get_be16(e);
+}
+/* The i-th value (false past the last); its bytes borrowed. */
+bool sql_packed_value(const sql_packed *pk, int i, uint16_t *col_id, const uint8_t **v, size_t *len);
+/* The value of one column id (false: NULL or not stored), not decoding others. */
+bool sql_packed_find(const sql_packed *pk, uint16_t col_id, const uint8_t **v, size_t *len);
+/* Calls fn for each value of a packed sentinel's value v, in order. */
+typedef void (*sql_packed_fn)(void *arg, uint16_t col_id, const uint8_t *v, size_t len);
+void sql_packed_each(const kv_slice *v, sql_packed_fn fn, void *arg);
+
 /* rowput.c: one row's cells gathered for kv_batch_put_row (the sentinel
  * first, then columns by ascending id), so a streaming batch takes the row
  * with one order check and one key encoding. Reused row after row; owns
@@ -1344,14 +1394,20 @@ typedef struct sql_rowput {
 	size_t *off; /* encoded values: offset in vals (SIZE_MAX: the sentinel) */
 	int n, cap;
 	util_buf vals;
+	bool packed;  /* set by the owner: rows of a packed table (one cell, rowpack.c) */
+	bool packing; /* a packed row begun: its values are in vals, pk marks them */
+	sql_packer pk;
 } sql_rowput;
 void sql_rowput_begin(sql_rowput *rp); /* forgets the last row; adds the sentinel */
 /* A column's value, encoded into rp. */
 void sql_rowput_encode(sql_rowput *rp, uint16_t col_id, ty_oid type, ty_datum v);
+/* A column's value already encoded (copied). */
+void sql_rowput_raw(sql_rowput *rp, uint16_t col_id, const uint8_t *v, size_t vl);
 /* A row's cells (the columns kept in cells, not NULL, by column order)
  * encoded and appended to out in a packed form, and that form taken back
  * as the row's cells (borrowed: p must last until sql_rowput_write). A
- * direct COPY packs on its parse workers (copy.c). */
+ * direct COPY packs on its parse workers (copy.c). For a packed table the
+ * form is the sentinel's value (rowpack.c; unpack: rp->packed set). */
 void sql_rowput_pack(const cat_rel *r, const ty_datum *vals, util_buf *out);
 void sql_rowput_unpack(sql_rowput *rp, const uint8_t *p, size_t n);
 void sql_rowput_write(sql_rowput *rp, kv_batch *b, kv_table *t, const uint8_t *key, size_t kl, kv_ts ts);
@@ -1885,6 +1941,10 @@ void sql_apply_reloptions(sql_session *s, cat_obj *o, PgQuery__Node **opts, size
 /* strata.default_salt_buckets: salts a new table (not interleaved) given no
  * salt_buckets option, recorded as that option (ddl_misc.c). */
 void sql_default_salt(sql_session *s, cat_obj *o);
+/* The row format of a new table given no row_format option: strata.row_format,
+ * "default" there meaning the server's STRATA_ROW_FORMAT environment variable,
+ * else packed (docs/row-format.md). Not recorded as an option (ddl_misc.c). */
+void sql_default_row_format(sql_session *s, cat_obj *o);
 int64_t sql_def_int(pnode *arg, bool *ok);
 void sql_ctas(sql_session *s, PgQuery__CreateTableAsStmt *st, const char *text, sql_complete *c);
 void sql_drop_database_objects(sql_session *s, cat_txn *ct, cat_oid db);

@@ -341,6 +341,15 @@ typedef struct part_reader {
 	bool exists;
 } part_reader;
 
+static void part_col(void *arg, uint16_t id, const uint8_t *v, size_t vl)
+{
+	part_reader *pr = arg;
+	if (id >= pr->map->ncolids || pr->map->idx[id] < 0)
+		return; /* a dropped column */
+	int col = pr->map->idx[id];
+	pr->vals[col] = sql_value_decode_t(pr->map->types[col], pr->r->cols[col].type, v, vl);
+}
+
 static void part_cell(void *arg, const kv_cell *c)
 {
 	part_reader *pr = arg;
@@ -348,16 +357,14 @@ static void part_cell(void *arg, const kv_cell *c)
 		return;
 	if (c->qualifier.len == 0) {
 		pr->exists = true;
+		if (pr->decode && c->value.len) /* a packed row (rowpack.c) */
+			sql_packed_each(&c->value, part_col, pr);
 		return;
 	}
 	if (!pr->decode || c->qualifier.len != 2)
 		return;
-	uint16_t id = (uint16_t)((c->qualifier.data[0] << 8) | c->qualifier.data[1]);
-	if (id >= pr->map->ncolids || pr->map->idx[id] < 0)
-		return; /* a dropped column */
-	int col = pr->map->idx[id];
-	pr->vals[col] =
-	    sql_value_decode_t(pr->map->types[col], pr->r->cols[col].type, c->value.data, c->value.len);
+	part_col(pr, (uint16_t)((c->qualifier.data[0] << 8) | c->qualifier.data[1]), c->value.data,
+		 c->value.len);
 }
 
 /* Reads [start, stop) of the table: its first `offer` rows go into the

@@ -280,6 +280,19 @@ static void copy_vals(sql_txn *t, const cat_rel *r, sql_wrow *w, const ty_datum 
 	ty_set_arena(old);
 }
 
+/* The values of the columns not in set, without marking them written. */
+static void copy_unset(sql_txn *t, const cat_rel *r, sql_wrow *w, const ty_datum *vals, const bool *set)
+{
+	util_arena *old = ty_set_arena(sql_txn_write_arena(t));
+	for (int i = 0; i < w->ncols; i++) {
+		if (set[i] || r->cols[i].dropped)
+			continue;
+		const ty_type *ty = ty_type_get(r->cols[i].type);
+		w->cols[i] = ty_datum_copy(vals[i], ty ? ty->byval : true);
+	}
+	ty_set_arena(old);
+}
+
 /* Heap bytes of one pending write outside the arena (its entries in the
  * writes and undo maps), roughly. */
 #define WRITE_OVERHEAD 48
@@ -340,6 +353,10 @@ sql_wrow *sql_txn_put_row(sql_txn *t, const cat_obj *rel, kv_table *kv, const ui
 	} else {
 		w->present = true;
 		copy_vals(t, &rel->rel, w, vals, set);
+		/* A packed table writes whole rows (write_row): keep the columns
+		 * not set too (vals is the whole new row: the update read it). */
+		if (rel->rel.packed && set)
+			copy_unset(t, &rel->rel, w, vals, set);
 	}
 	return w;
 }
@@ -741,11 +758,18 @@ void sql_txn_bulk_row_data(sql_txn *t, const cat_obj *rel, kv_table *kv, const u
 	qual x;
 	qual_init(&x, key + rl, klen - rl);
 	const char *fam = rl < klen ? SQL_ILV_FAMILY : SQL_FAMILY;
+	t->bulk_table = rel->oid;
+	t->bulk_rows++;
+	if (r->packed) { /* one cell: the sentinel holds the values (rowpack.c) */
+		util_buf_reset(buf);
+		sql_row_pack(r, vals, r->ncols, buf);
+		kv_batch_put(t->bulk, kv, key, rl, fam, x.q, x.pre, KV_TS_LATEST, buf->data, buf->len);
+		t->nwrites++;
+		return;
+	}
 	/* Cells in key order (the sentinel's empty qualifier first), so the
 	 * store's memstore inserts them next to each other. */
 	kv_batch_put(t->bulk, kv, key, rl, fam, x.q, x.pre, KV_TS_LATEST, "", 0);
-	t->bulk_table = rel->oid;
-	t->bulk_rows++;
 	for (int i = 0; i < r->ncols; i++) {
 		const cat_column *c = &r->cols[i];
 		if (c->dropped || vals[i].null || !sql_column_in_cells(r, c))
@@ -823,6 +847,14 @@ static void write_row(sql_txn *t, kv_batch *b, const cat_snap *cs, sql_wrow *w, 
 	const char *fam = rl < w->keylen ? SQL_ILV_FAMILY : SQL_FAMILY;
 	qual x;
 	qual_init(&x, w->key + rl, w->keylen - rl);
+	if (r->packed) {
+		/* The whole row, also for an update (w->cols holds every column
+		 * then: sql_txn_put_row); its new sentinel hides the old one. */
+		util_buf_reset(buf);
+		sql_row_pack(r, w->cols, w->ncols, buf);
+		kv_batch_put(b, w->kv, w->key, rl, fam, x.q, x.pre, KV_TS_LATEST, buf->data, buf->len);
+		return;
+	}
 	if (whole) /* first: cells in key order */
 		kv_batch_put(b, w->kv, w->key, rl, fam, x.q, x.pre, KV_TS_LATEST, "", 0);
 	for (int i = 0; i < r->ncols && i < w->ncols; i++) {

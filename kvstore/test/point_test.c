@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "kv.h"
+#include "kv_int.h"
 #include "kvt_util.h"
 
 #define NROWS  12
@@ -187,6 +188,18 @@ static void random_read(kv_table *t, kv_ts now, int *nonempty)
 	compare(t, row, &ro, nonempty);
 }
 
+/* A store without fsyncs or background compactions (the tests compact). */
+static kv_store *open_quiet(const char *dir)
+{
+	kv_store_opts o;
+	kv_store_opts_default(&o);
+	o.durability = KV_SYNC_NONE;
+	o.compaction_threads = -1;
+	kv_store *s = kvt_open(dir, &o);
+	assert_non_null(s);
+	return s;
+}
+
 /* rows: how many rows; steps: writes; flush_per_mille: chance of a flush
  * (and of a compaction) after each write. */
 static void run_seed(uint64_t seed, int rows, int steps, int flush_per_mille)
@@ -194,12 +207,7 @@ static void run_seed(uint64_t seed, int rows, int steps, int flush_per_mille)
 	rng = seed;
 	nrows = rows;
 	char *dir = kvt_tmpdir("point");
-	kv_store_opts o;
-	kv_store_opts_default(&o);
-	o.durability = KV_SYNC_NONE;
-	o.compaction_threads = -1;
-	kv_store *s = kvt_open(dir, &o);
-	assert_non_null(s);
+	kv_store *s = open_quiet(dir);
 	kv_family_opts fo[3];
 	for (int i = 0; i < 3; i++) {
 		kv_family_opts_default(&fo[i], FAMS[i]);
@@ -254,6 +262,87 @@ static void test_many_versions(void **state)
 	(void)state;
 	for (uint64_t seed = 11; seed <= 14; seed++)
 		run_seed(0x9e3779b97f4a7c15ull * seed, 2, 4000, 2);
+}
+
+/* The row's cells a scan from min_ts on shows (raw: markers too, as an
+ * UPDATE's recheck reads it), and how many source cells it looked at. */
+static size_t scan_from(kv_table *t, const char *row, kv_ts min_ts, bool raw, uint64_t *looked)
+{
+	kv_scan_opts so;
+	memset(&so, 0, sizeof so);
+	so.read.min_ts = min_ts;
+	so.read.raw = raw;
+	so.start = so.stop = row;
+	so.start_len = so.stop_len = strlen(row);
+	so.stop_inclusive = true;
+	kv_iter *it = kv_scan(t, &so);
+	size_t n = 0;
+	for (; kv_iter_valid(it); kv_iter_next(it))
+		n++;
+	assert_int_equal(kv_iter_status(it), KV_OK);
+	*looked = scan_cells_looked(it);
+	kv_iter_close(it);
+	return n;
+}
+
+/* A hot packed row (docs/row-format.md): every update puts a new sentinel
+ * (empty qualifier) with the whole row as its value. A point read, and a
+ * scan from a recent min_ts, look at a bounded number of cells however
+ * many versions pile up in the memstore or in files; a family delete
+ * marker among the dropped versions still hides an older cell of another
+ * column (the point read goes to the scan then). */
+static void test_hot_sentinel(void **state)
+{
+	(void)state;
+	char *dir = kvt_tmpdir("point_hot");
+	kv_store *s = open_quiet(dir);
+	const char *fams[] = {"d"};
+	kv_table *t = kvt_table(s, "hot", 1, fams);
+	assert_non_null(t);
+	/* Row "old": a column cell, then a family delete, then hot updates. */
+	assert_int_equal(kvt_put(s, t, "old", "d", "c", KV_TS_LATEST, "gone"), KV_OK);
+	kv_batch *b = kv_batch_new();
+	kv_batch_delete(b, t, "old", 3, "d", NULL, 0, KV_TS_LATEST, KV_DELETE_FAMILY);
+	assert_int_equal(kv_commit(s, b, NULL, NULL), KV_OK);
+	kv_batch_free(b);
+	char val[100];
+	util_arena *a = util_arena_new(4096, 0);
+	kv_row r;
+	for (int pass = 0; pass < 2; pass++) {
+		for (int i = 0; i < 3000; i++) {
+			snprintf(val, sizeof val,
+				 "%d.%d-------------------------------------------------------", pass, i);
+			assert_int_equal(kvt_put(s, t, "hot", "d", "", KV_TS_LATEST, val), KV_OK);
+			assert_int_equal(kvt_put(s, t, "old", "d", "", KV_TS_LATEST, val), KV_OK);
+		}
+		kv_ts before = kv_read_point(s);
+		assert_int_equal(kvt_put(s, t, "hot", "d", "", KV_TS_LATEST, val), KV_OK);
+		uint64_t looked;
+		assert_int_equal(scan_from(t, "hot", before + 1, true, &looked), 1);
+		assert_true(looked <= 8);
+		assert_int_equal(scan_from(t, "hot", before + 1, false, &looked), 1);
+		assert_true(looked <= 8);
+		assert_int_equal(scan_from(t, "hot", kv_read_point(s) + 1, true, &looked), 0);
+		assert_true(looked <= 8);
+		assert_int_equal(kv_get(t, "hot", 3, NULL, a, &r), KV_OK);
+		assert_true(point_last_steps() <= 8);
+		assert_int_equal(r.n, 1);
+		assert_int_equal(r.cells[0].value.len, strlen(val));
+		assert_memory_equal(r.cells[0].value.data, val, strlen(val));
+		/* The dropped marker hides "c": the scan path answers. */
+		kv_read_opts ro = {0};
+		compare(t, "old", &ro, &(int){0});
+		assert_int_equal(kv_get(t, "old", 3, NULL, a, &r), KV_OK);
+		assert_int_equal(r.n, 1);
+		assert_int_equal(r.cells[0].qualifier.len, 0);
+		util_arena_reset(a);
+		assert_int_equal(kv_table_flush(t), KV_OK); /* pass 1: a file and the memstore */
+	}
+	assert_int_equal(kv_get(t, "hot", 3, NULL, a, &r), KV_OK);
+	assert_true(point_last_steps() <= 8);
+	util_arena_destroy(a);
+	kv_table_close(t);
+	kvt_close_rm(s, dir);
 }
 
 /* A row too big for the point path's buffer falls back to the scan and
@@ -388,6 +477,7 @@ int main(void)
 	    cmocka_unit_test(test_point_vs_scan),
 	    cmocka_unit_test(test_big_row),
 	    cmocka_unit_test(test_many_versions),
+	    cmocka_unit_test(test_hot_sentinel),
 	    cmocka_unit_test(test_thread_cache),
 	};
 	/* The tsan suite runs the threaded tests only (tests/tsan/run.sh). */

@@ -153,7 +153,8 @@ try:
     # Server A makes large transactions (intents) from 300 etcd operations.
     pa, _ = start("ops-a", uri + "/ops", {"STRATA_ETCD_BIG_OPS": "300"})
     pb, _ = start("ops-b", uri + "/ops")
-    q(pa, "CREATE TABLE t1 (k int PRIMARY KEY, v int, s text)")
+    # t1 a cell per column (3 per row: strata-kv tables' count below), t2 packed (the default).
+    q(pa, "CREATE TABLE t1 (k int PRIMARY KEY, v int, s text) WITH (row_format = cells)")
     q(pa, "CREATE INDEX t1_v ON t1 (v)")
     q(pa, "CREATE SEQUENCE sq")
     q(pa, "INSERT INTO t1 SELECT g, g % 500, 'row ' || g FROM generate_series(1, 800) g")  # a large txn
