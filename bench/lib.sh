@@ -47,6 +47,39 @@ bench_stop() {
 	pid=
 }
 
+# bench_ab_init BINARY_A BINARY_B [ROUNDS] [SCALE]: the arguments of an A/B script
+# (bin_a, bin_b, rounds default 5, scale default 10) and a scratch directory `tmp` (under
+# $STRATA_TMP or /tmp) removed on exit with the server stopped.
+bench_ab_init() {
+	bin_a=$1
+	bin_b=$2
+	rounds=${3:-5}
+	scale=${4:-10}
+	tmp=$(mktemp -d -p "${STRATA_TMP:-/tmp}")
+	bench_trap "$tmp"
+}
+
+# bench_ab_rounds FN: ROUNDS rounds of one run per binary, interleaved (A then B in odd
+# rounds, B then A in even ones), each on a fresh server (bench_start) over a fresh
+# "$tmp/data": FN runs with `r` (the round), `k` (a or b) and `bin` set and the server up;
+# the server is stopped after it (FN may stop it earlier). After bench_ab_init.
+bench_ab_rounds() {
+	local order
+	for ((r = 1; r <= rounds; r++)); do
+		order="a b"
+		((r % 2)) || order="b a"
+		for k in $order; do
+			bin=$bin_a
+			[[ $k == b ]] && bin=$bin_b
+			rm -rf "$tmp/data"
+			mkdir "$tmp/data"
+			bench_start "$tmp/data" "$bin" --listen 127.0.0.1
+			"$1"
+			bench_stop
+		done
+	done
+}
+
 # bench_trap DIR: on exit, stop the server (if running) and remove DIR.
 bench_trap() {
 	# shellcheck disable=SC2064 # DIR is expanded now, on purpose

@@ -12,44 +12,33 @@
 set -euo pipefail
 BENCH_NAME=pgi_pk_stmts
 . "$(dirname "$0")/lib.sh"
-bin_a=$1
-bin_b=$2
-rounds=${3:-5}
-scale=${4:-10}
-tmp=$(mktemp -d -p "${STRATA_TMP:-/tmp}")
-bench_trap "$tmp"
+bench_ab_init "$@"
 hz=$(getconf CLK_TCK)
 declare -A res
 echo "# load average: $(bench_load)"
-for ((r = 1; r <= rounds; r++)); do
-	order="a b"
-	((r % 2)) || order="b a"
-	for k in $order; do
-		bin=$bin_a
-		[[ $k == b ]] && bin=$bin_b
-		rm -rf "$tmp/data"
-		mkdir "$tmp/data"
-		bench_start "$tmp/data" "$bin" --listen 127.0.0.1
-		pgbench -h 127.0.0.1 -p "$port" -U postgres -i -s "$scale" -q -I dtgv postgres >/dev/null 2>&1
-		c0=$(bench_cpu_ticks)
-		ms=$(psql -X -h 127.0.0.1 -p "$port" -U postgres -v ON_ERROR_STOP=1 postgres <<-'EOF' |
-			\timing on
-			alter table pgbench_branches add primary key (bid);
-			alter table pgbench_tellers add primary key (tid);
-			alter table pgbench_accounts add primary key (aid);
-		EOF
-			sed -nE 's/^Time: ([0-9.]+) ms.*/\1/p' | tr '\n' ' ')
-		cpu=$(($(bench_cpu_ticks) - c0))
-		bench_stop
-		read -r b t a <<<"$ms"
-		sum=$(echo "$b + $t + $a" | bc)
-		printf 'round %s %s: branches %s tellers %s accounts %s ms, sum %s ms, server cpu %s ms (load %s)\n' \
-			"$r" "$k" "$b" "$t" "$a" "$sum" "$((cpu * 1000 / hz))" "$(cut -d' ' -f1 /proc/loadavg)"
-		res[$k.small]+="$(echo "$b + $t" | bc) "
-		res[$k.sum]+="$sum "
-		res[$k.cpu]+="$((cpu * 1000 / hz)) "
-	done
-done
+# one_run: the three statements on the server bench_ab_rounds started
+one_run() {
+	local c0 ms cpu b t a sum
+	pgbench -h 127.0.0.1 -p "$port" -U postgres -i -s "$scale" -q -I dtgv postgres >/dev/null 2>&1
+	c0=$(bench_cpu_ticks)
+	ms=$(psql -X -h 127.0.0.1 -p "$port" -U postgres -v ON_ERROR_STOP=1 postgres <<-'EOF' |
+		\timing on
+		alter table pgbench_branches add primary key (bid);
+		alter table pgbench_tellers add primary key (tid);
+		alter table pgbench_accounts add primary key (aid);
+	EOF
+		sed -nE 's/^Time: ([0-9.]+) ms.*/\1/p' | tr '\n' ' ')
+	cpu=$(($(bench_cpu_ticks) - c0))
+	bench_stop
+	read -r b t a <<<"$ms"
+	sum=$(echo "$b + $t + $a" | bc)
+	printf 'round %s %s: branches %s tellers %s accounts %s ms, sum %s ms, server cpu %s ms (load %s)\n' \
+		"$r" "$k" "$b" "$t" "$a" "$sum" "$((cpu * 1000 / hz))" "$(cut -d' ' -f1 /proc/loadavg)"
+	res[$k.small]+="$(echo "$b + $t" | bc) "
+	res[$k.sum]+="$sum "
+	res[$k.cpu]+="$((cpu * 1000 / hz)) "
+}
+bench_ab_rounds one_run
 for k in a b; do
 	printf '%s: median small tables %s ms, all three %s ms, server cpu %s ms\n' "$k" \
 		"$(bench_median ${res[$k.small]})" "$(bench_median ${res[$k.sum]})" "$(bench_median ${res[$k.cpu]})"

@@ -15,42 +15,31 @@
 set -euo pipefail
 BENCH_NAME=pgi_threads
 . "$(dirname "$0")/lib.sh"
-bin_a=$1
-bin_b=$2
-rounds=${3:-5}
-scale=${4:-10}
 phase=${5:-p}
 before=dtgv
 [[ $phase == g ]] && before=dt
 [[ $phase == p || $phase == g ]] || { echo "pgi_threads: phase p or g" >&2; exit 2; }
-tmp=$(mktemp -d -p "${STRATA_TMP:-/tmp}")
-bench_trap "$tmp"
+bench_ab_init "$@"
 pgi() { pgbench -h 127.0.0.1 -p "$port" -U postgres -i -s "$scale" -q -I "$1" postgres 2>&1; }
 echo "# load average: $(bench_load)"
-for ((r = 1; r <= rounds; r++)); do
-	order="a b"
-	((r % 2)) || order="b a"
-	for k in $order; do
-		bin=$bin_a
-		[[ $k == b ]] && bin=$bin_b
-		rm -rf "$tmp/data" "$tmp/perf.data"
-		mkdir "$tmp/data"
-		bench_start "$tmp/data" "$bin" --listen 127.0.0.1
-		pgi "$before" >/dev/null
-		perf record -q -e task-clock -c 1000000 -o "$tmp/perf.data" -p "$pid" >/dev/null 2>&1 &
-		perf_pid=$!
-		sleep 1 # perf attached (it took longer than 0.5 s once at load 13)
-		out=$(pgi "$phase" | grep 'done in')
-		kill -INT "$perf_pid"
-		wait "$perf_pid" || true
-		# Samples per thread (perf's "pid" key is the thread), largest first.
-		ms=$(perf report -i "$tmp/perf.data" --stdio -s pid -F sample 2>/dev/null |
-			awk '/^ +[0-9]/ {print $1}' | sort -rn)
-		printf 'round %s %s: phase %s wall %s s, server cpu %s ms, busiest threads %s (load %s)\n' "$r" "$k" \
-			"$phase" "$(sed -E 's/done in ([0-9.]+) s.*/\1/' <<<"$out")" \
-			"$(awk '{s += $1} END {print s}' <<<"$ms")" "$(head -4 <<<"$ms" | tr '\n' ' ')" \
-			"$(cut -d' ' -f1 /proc/loadavg)"
-		bench_stop
-	done
-done
+# one_run: the phase under perf on the server bench_ab_rounds started
+one_run() {
+	local perf_pid out ms
+	rm -f "$tmp/perf.data"
+	pgi "$before" >/dev/null
+	perf record -q -e task-clock -c 1000000 -o "$tmp/perf.data" -p "$pid" >/dev/null 2>&1 &
+	perf_pid=$!
+	sleep 1 # perf attached (it took longer than 0.5 s once at load 13)
+	out=$(pgi "$phase" | grep 'done in')
+	kill -INT "$perf_pid"
+	wait "$perf_pid" || true
+	# Samples per thread (perf's "pid" key is the thread), largest first.
+	ms=$(perf report -i "$tmp/perf.data" --stdio -s pid -F sample 2>/dev/null |
+		awk '/^ +[0-9]/ {print $1}' | sort -rn)
+	printf 'round %s %s: phase %s wall %s s, server cpu %s ms, busiest threads %s (load %s)\n' "$r" "$k" \
+		"$phase" "$(sed -E 's/done in ([0-9.]+) s.*/\1/' <<<"$out")" \
+		"$(awk '{s += $1} END {print s}' <<<"$ms")" "$(head -4 <<<"$ms" | tr '\n' ' ')" \
+		"$(cut -d' ' -f1 /proc/loadavg)"
+}
+bench_ab_rounds one_run
 echo "# load average: $(bench_load)"

@@ -59,7 +59,19 @@ enum {
 			      * (kv_fs writeback) so that the fsync before the
 			      * file is listed waits for little: for files that
 			      * will be kept (not runs merged and deleted) */
+	SST_W_BULK = 16,     /* data blocks at SST_BULK_LEVEL when the family
+			      * compresses at all (level > 0), whatever its
+			      * level, or at level 1 while sampled blocks show
+			      * that its Huffman-coded literals save 1/8: for
+			      * files built by bulk writes (a large commit's
+			      * runs and their merges), rewritten at the
+			      * family's level by a later compaction */
 };
+/* zstd's fast level -1 (docs/kvstore.md, "Compression of bulk-built
+ * files"): level 1's match finder without Huffman-coded literals, whose
+ * fixed cost per 16 KiB block is a third of level 1's time on repetitive
+ * rows; decompression is faster too. */
+#define SST_BULK_LEVEL (-1)
 kv_status sst_writer_open_ex(kv_fs *fs, const char *path, const kv_family_opts *fo, uint32_t table_id,
 			     int flags, sst_writer **out);
 /* REQUIRES: keys strictly increasing in ikey order (duplicates dropped by

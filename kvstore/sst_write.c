@@ -36,6 +36,8 @@ struct sst_writer {
 	kv_file *f;
 	char *path;
 	kv_family_opts fo;
+	int level;        /* zstd level of the next data block; 0: none */
+	uint64_t zblocks; /* data blocks compressed (SST_W_BULK's probes) */
 	uint32_t table_id;
 	uint64_t off;
 	uint64_t wb_off; /* SST_W_WRITEBACK: written back from here on */
@@ -60,8 +62,8 @@ struct sst_writer {
 };
 
 /* The background writer of one file. Between its start and bgw_stop() it
- * alone calls write_block (owning zc, cbuf, off and the file); the caller
- * only fills slots. Block i's handle is offs[i]/sizes[i], read after the
+ * alone calls write_block (owning zc, cbuf, level, zblocks, off and the
+ * file); the caller only fills slots. Block i's handle is offs[i]/sizes[i], read after the
  * join: the caller's index entries hold block numbers until then. */
 typedef struct bgw {
 	pthread_t th;
@@ -99,6 +101,7 @@ kv_status sst_writer_open_ex(kv_fs *fs, const char *path, const kv_family_opts *
 	w->f = f;
 	w->path = util_xstrdup(path);
 	w->fo = *fo;
+	w->level = fo->compression_level > 0 && (flags & SST_W_BULK) ? SST_BULK_LEVEL : fo->compression_level;
 	if (w->fo.block_size < 1024)
 		w->fo.block_size = 1024;
 	w->table_id = table_id;
@@ -159,26 +162,51 @@ uint64_t sst_writer_bytes(const sst_writer *w)
 	return off + blkb_size(&w->data);
 }
 
+/* Data block data[0..n) zstd-compressed into w->cbuf, with room after it
+ * for the block trailer: its bytes and *cn their count, or NULL when
+ * compression does not save at least 1/8 (the block is stored raw).
+ * SST_W_BULK: every BULK_PROBE-th data block is compressed at level 1 as
+ * well; while level 1's Huffman-coded literals save at least 1/8 of the
+ * fast level's output (text that repeats little), that block and the next
+ * ones are written at level 1, otherwise at the fast level. */
+#define BULK_PROBE 64
+static uint8_t *compress_block(sst_writer *w, const uint8_t *data, size_t n, size_t *cn)
+{
+	if (!w->zc && !(w->zc = ZSTD_createCCtx()))
+		return NULL;
+	size_t bound = ZSTD_compressBound(n);
+	bool probe = (w->flags & SST_W_BULK) && w->zblocks++ % BULK_PROBE == 0;
+	util_buf_reset(&w->cbuf);
+	util_buf_reserve(&w->cbuf, (probe ? 2 : 1) * (bound + SST_BLOCK_TRAILER));
+	uint8_t *out = (uint8_t *)w->cbuf.data;
+	size_t c = ZSTD_compressCCtx(w->zc, out, bound, data, n, probe ? SST_BULK_LEVEL : w->level);
+	if (probe && !ZSTD_isError(c)) {
+		uint8_t *o1 = out + bound + SST_BLOCK_TRAILER;
+		size_t c1 = ZSTD_compressCCtx(w->zc, o1, bound, data, n, 1);
+		bool l1 = !ZSTD_isError(c1) && c1 < c - c / 8;
+		w->level = l1 ? 1 : SST_BULK_LEVEL;
+		if (l1) {
+			out = o1;
+			c = c1;
+		}
+	}
+	if (ZSTD_isError(c) || c >= n - n / 8)
+		return NULL;
+	*cn = c;
+	return out;
+}
+
 /* Writes one physical block: bytes, type, masked CRC. */
 static kv_status write_block(sst_writer *w, const uint8_t *data, size_t n, bool compress, uint64_t *off,
 			     uint32_t *size)
 {
 	uint8_t type = SST_COMP_NONE;
-	if (compress && w->fo.compression_level > 0) {
-		if (!w->zc)
-			w->zc = ZSTD_createCCtx();
-		size_t bound = ZSTD_compressBound(n);
-		util_buf_reset(&w->cbuf);
-		util_buf_reserve(&w->cbuf, bound + SST_BLOCK_TRAILER);
-		size_t c =
-		    w->zc ? ZSTD_compressCCtx(w->zc, w->cbuf.data, bound, data, n, w->fo.compression_level)
-			  : 0;
-		/* Keep the raw block unless compression saves at least 1/8. */
-		if (w->zc && !ZSTD_isError(c) && c < n - n / 8) {
-			data = (const uint8_t *)w->cbuf.data;
-			n = c;
-			type = SST_COMP_ZSTD;
-		}
+	uint8_t *z = NULL; /* the compressed bytes, in w->cbuf */
+	size_t zn;
+	if (compress && w->level != 0 && (z = compress_block(w, data, n, &zn))) {
+		data = z;
+		n = zn;
+		type = SST_COMP_ZSTD;
 	}
 	uint8_t tr[SST_BLOCK_TRAILER];
 	tr[0] = type;
@@ -188,7 +216,7 @@ static kv_status write_block(sst_writer *w, const uint8_t *data, size_t n, bool 
 	int e;
 	if (type == SST_COMP_ZSTD) {
 		/* The trailer after the compressed bytes: one write per block. */
-		memcpy(w->cbuf.data + n, tr, SST_BLOCK_TRAILER);
+		memcpy(z + n, tr, SST_BLOCK_TRAILER);
 		e = w->fs->append(w->f, data, n + SST_BLOCK_TRAILER);
 	} else {
 		e = w->fs->append(w->f, data, n);

@@ -275,9 +275,6 @@ static kv_status open_file(kv_store *s, kv_table *t, const char *fam, bool gts, 
 	kv_family_opts fo;
 	if (!stage_family_opts(t, f->fam, &fo))
 		return kv_fail(KV_NOT_FOUND, "kv table %s has no family %s", t->name, f->fam);
-	/* Runs are usually merged again at commit: compress them cheaply. */
-	if (fo.compression_level > 1)
-		fo.compression_level = 1;
 	if (raw && fo.compression_level > 0 && stage_raw_runs && !getenv("STRATA_STAGE_RUNS_COMPRESSED")) {
 		fo.compression_level = 0;
 		f->raw = true;
@@ -285,8 +282,9 @@ static kv_status open_file(kv_store *s, kv_table *t, const char *fam, bool gts, 
 	f->number = store_next_file(s);
 	char path[4096];
 	store_file_path(s, f->number, "sst", path, sizeof(path));
-	/* Written in the foreground of a load: compression on a second thread. */
-	int flags = SST_W_NO_SYNC | SST_W_ASYNC | (f->gts ? SST_W_GLOBAL_TS : 0);
+	/* Written in the foreground of a load: compression on a second thread,
+	 * at the bulk level (a run is kept as a table file or merged). */
+	int flags = SST_W_NO_SYNC | SST_W_ASYNC | SST_W_BULK | (f->gts ? SST_W_GLOBAL_TS : 0);
 	/* A compressed run is usually kept as a table file, fsynced at commit:
 	 * its writeback starts as it is written, so that fsync waits for the
 	 * last MiB rather than the whole file. A raw run is merged and deleted. */

@@ -77,8 +77,10 @@ static kv_status merge_part(mpart *p)
 	char path[4096];
 	store_file_path(p->s, p->out->number, "sst", path, sizeof(path));
 	sst_writer *w;
+	/* A load's file, at the bulk level as its runs (a copy: as the run
+	 * would have been written). */
 	st = sst_writer_open_ex(p->s->fs, path, p->fo, p->out->tid,
-				SST_W_ASYNC | (p->out->gts ? SST_W_GLOBAL_TS : 0), &w);
+				SST_W_ASYNC | SST_W_BULK | (p->out->gts ? SST_W_GLOBAL_TS : 0), &w);
 	if (st) {
 		src_close(m);
 		return st;
@@ -192,8 +194,6 @@ static kv_status merge_group(kv_store *s, stfile **g, int n, bool copy, stfile o
 	kv_family_opts fo;
 	if (!stage_family_opts(g[0]->t, g[0]->fam, &fo))
 		return kv_fail(KV_NOT_FOUND, "kv table %s has no family %s", g[0]->t->name, g[0]->fam);
-	if (copy && fo.compression_level > 1)
-		fo.compression_level = 1; /* as the run would have been written */
 	uint64_t bytes = 0;
 	for (int i = 0; i < n; i++)
 		bytes += g[i]->props.file_size;

@@ -201,3 +201,32 @@ void kvt_scan_rows(kv_table *t, const kv_scan_opts *o, char *buf, size_t len)
 		snprintf(buf, len, "ERROR:%s", kv_errmsg());
 	kv_iter_close(it);
 }
+
+uint8_t *kvt_read_file(const char *path, size_t *n)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	uint8_t *b = NULL;
+	long len = fseek(f, 0, SEEK_END) ? -1 : ftell(f);
+	if (len >= 0 && !fseek(f, 0, SEEK_SET) && (b = malloc((size_t)len + 1)) &&
+	    fread(b, 1, (size_t)len, f) != (size_t)len) {
+		free(b);
+		b = NULL;
+	}
+	fclose(f);
+	*n = b ? (size_t)len : 0;
+	return b;
+}
+
+bool kvt_same_files(const char *pa, const char *pb, size_t *n)
+{
+	size_t na, nb;
+	uint8_t *da = kvt_read_file(pa, &na), *db = kvt_read_file(pb, &nb);
+	bool same = da && db && na == nb && !memcmp(da, db, na);
+	free(da);
+	free(db);
+	if (n)
+		*n = na;
+	return same;
+}

@@ -24,6 +24,12 @@ kv_store *kvt_open(const char *dir, const kv_store_opts *o);
  * (the tests count files), no fsync unless fs is given (then every commit
  * syncs through it). NULL on failure, as kvt_open. */
 kv_store *kvt_open_spill(const char *dir, kv_fs *fs, size_t spill);
+/* The whole file at path (malloc'd, caller frees; *n its size); NULL if it
+ * cannot be read. */
+uint8_t *kvt_read_file(const char *path, size_t *n);
+/* True if both files can be read and hold the same bytes; *n (may be NULL)
+ * receives the first one's size. */
+bool kvt_same_files(const char *pa, const char *pb, size_t *n);
 /* The number of sorted files (*.sst) in the store directory. */
 int kvt_count_ssts(const char *dir);
 /* The table's live file count (kv_table_get_stats); UINT64_MAX on error. */

@@ -83,20 +83,6 @@ static kv_status write_file(kv_fs *fs, const char *path, const spec *s, int flag
 	return sst_writer_finish(w, p);
 }
 
-static uint8_t *slurp(const char *path, size_t *n)
-{
-	FILE *f = fopen(path, "rb");
-	assert_non_null(f);
-	fseek(f, 0, SEEK_END);
-	long len = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	uint8_t *b = malloc((size_t)len + 1);
-	assert_int_equal(fread(b, 1, (size_t)len, f), (size_t)len);
-	fclose(f);
-	*n = (size_t)len;
-	return b;
-}
-
 static void no_problem(void *arg, const char *msg)
 {
 	(void)arg;
@@ -106,13 +92,9 @@ static void no_problem(void *arg, const char *msg)
 /* The two files have the same bytes; returns their size. */
 static size_t assert_same_files(const char *pa, const char *pb)
 {
-	size_t na, nb;
-	uint8_t *da = slurp(pa, &na), *db = slurp(pb, &nb);
-	assert_int_equal(na, nb);
-	assert_memory_equal(da, db, na);
-	free(da);
-	free(db);
-	return na;
+	size_t n;
+	assert_true(kvt_same_files(pa, pb, &n));
+	return n;
 }
 
 /* A fresh directory (kvt_tmpdir) and the paths of two files in it. */
