@@ -137,7 +137,8 @@ void blkb_add_row(blk_builder *b, size_t pre, const kv_put_cell *c, size_t n, co
 	 * its row prefix; it takes the row's last key at the end). */
 	for (size_t i = 1; i < n; i++) {
 		const uint8_t *q = c[i].qual;
-		size_t ql = c[i].qlen, pl = c[i - 1].qlen, klen = pre + ql + slen, vlen = c[i].vlen, shared = 0;
+		size_t ql = c[i].qlen, pl = c[i - 1].qlen, klen = pre + ql + slen, vlen = c[i].vlen,
+		       shared = 0;
 		if (b->counter < b->interval) {
 			size_t m = UTIL_MIN(pre + pl + slen, klen);
 			m = m > b->keep_suffix ? m - b->keep_suffix : 0;

@@ -350,8 +350,8 @@ static void test_add_row(void **state)
 {
 	(void)state;
 	const spec specs[] = {
-	    {1, KV_BLOOM_ROW, false, 1, 1024},      {1, KV_BLOOM_ROW, false, 5, 1024},
-	    {1, KV_BLOOM_ROW, false, 6000, 1024},   {0, KV_BLOOM_NONE, false, 6000, 4096},
+	    {1, KV_BLOOM_ROW, false, 1, 1024},       {1, KV_BLOOM_ROW, false, 5, 1024},
+	    {1, KV_BLOOM_ROW, false, 6000, 1024},    {0, KV_BLOOM_NONE, false, 6000, 4096},
 	    {3, KV_BLOOM_ROWCOL, false, 3000, 1024}, {1, KV_BLOOM_ROW, true, 6000, 16384},
 	    {0, KV_BLOOM_NONE, true, 6000, 1024},
 	};
