@@ -18,6 +18,7 @@
 
 #include <string.h>
 
+#include "kv.h"
 #include "util.h"
 
 typedef struct blk_builder {
@@ -43,6 +44,26 @@ void blkb_add(blk_builder *b, const uint8_t *key, size_t klen, const void *val, 
  * last (a row's next cell): the shared prefix is searched from there. */
 void blkb_add_same(blk_builder *b, const uint8_t *key, size_t klen, const void *val, size_t vlen,
 		   size_t same);
+/* The rest of a row after its first cell, added at once (kvstore/stage.c
+ * streams a row's cells so): c[0] is the cell added last, and cells 1 to
+ * n - 1 follow, cell i's key being the last key's first `pre` bytes (row
+ * and family), c[i].qual, then suffix[0, slen) (timestamp and kind), with
+ * qualifiers strictly ascending. The entries are those n - 1 blkb_add_same
+ * calls would make (restart points included): the row prefix is taken as
+ * shared, each key compared with the cell before it, the last key updated
+ * once. REQUIRES: b not empty, suffix not inside b's buffers,
+ * room >= blkb_row_room() of cells 1 to n - 1. */
+void blkb_add_row(blk_builder *b, size_t pre, const kv_put_cell *c, size_t n, const uint8_t *suffix,
+		  size_t slen, size_t room);
+/* Bytes blkb_add_row may add to blkb_size() at most: each entry's header
+ * (three varints of at most 5 bytes), whole key, value and a restart. */
+static inline size_t blkb_row_room(size_t pre, const kv_put_cell *c, size_t n, size_t slen)
+{
+	size_t room = n * (15 + pre + slen + 4);
+	for (size_t i = 0; i < n; i++)
+		room += c[i].qlen + c[i].vlen;
+	return room;
+}
 /* Size the block would have if finished now. */
 static inline size_t blkb_size(const blk_builder *b)
 {
@@ -111,7 +132,8 @@ void blki_last(blk_iter *it);
 bool blki_decode_slow(blk_iter *it);
 
 /* Copies n bytes with a few fixed-size moves when n is small (keys' unshared
- * parts and qualifiers are a few bytes: a libc call costs more). */
+ * parts and qualifiers are a few bytes, values often under 128: a libc call
+ * costs more). Reads only src[0, n); src and dst must not overlap. */
 static inline void blk_copy(uint8_t *dst, const uint8_t *src, size_t n)
 {
 	if (n >= 8 && n <= 16) { /* the next cell of a row: a qualifier's end, ts, type */
@@ -123,6 +145,9 @@ static inline void blk_copy(uint8_t *dst, const uint8_t *src, size_t n)
 	} else if (n > 32 && n <= 64) {
 		memcpy(dst, src, 32);
 		memcpy(dst + n - 32, src + n - 32, 32);
+	} else if (n > 64 && n <= 128) { /* a writer's value (a filler column) */
+		memcpy(dst, src, 64);
+		memcpy(dst + n - 64, src + n - 64, 64);
 	} else if (n >= 4 && n < 8) {
 		memcpy(dst, src, 4);
 		memcpy(dst + n - 4, src + n - 4, 4);

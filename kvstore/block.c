@@ -31,31 +31,6 @@ void blkb_reset(blk_builder *b)
 	b->nentries = 0;
 }
 
-/* Copies n bytes; the short copies of a cell (its key's unshared tail, a
- * small value) as two fixed-size overlapping moves the compiler inlines,
- * not a libc call each (several per cell written). Reads only src[0, n). */
-static inline void copy_short(uint8_t *dst, const uint8_t *src, size_t n)
-{
-	if (n >= 8 && n <= 16) {
-		uint64_t a, b;
-		memcpy(&a, src, 8);
-		memcpy(&b, src + n - 8, 8);
-		memcpy(dst, &a, 8);
-		memcpy(dst + n - 8, &b, 8);
-	} else if (n >= 4 && n < 8) {
-		uint32_t a, b;
-		memcpy(&a, src, 4);
-		memcpy(&b, src + n - 4, 4);
-		memcpy(dst, &a, 4);
-		memcpy(dst + n - 4, &b, 4);
-	} else if (n < 4) {
-		for (size_t i = 0; i < n; i++)
-			dst[i] = src[i];
-	} else {
-		memcpy(dst, src, n);
-	}
-}
-
 /* shared is the whole common prefix below the keep_suffix cap, never less:
  * scans infer "same row" and "same column" from it (scan.c fast_step). */
 void blkb_add(blk_builder *b, const uint8_t *key, size_t klen, const void *val, size_t vlen)
@@ -108,8 +83,8 @@ void blkb_add_same(blk_builder *b, const uint8_t *key, size_t klen, const void *
 	} else {
 		memcpy(p, hdr, h);
 	}
-	copy_short(p + h, key + shared, klen - shared);
-	copy_short(p + h + klen - shared, val, vlen);
+	blk_copy(p + h, key + shared, klen - shared);
+	blk_copy(p + h + klen - shared, val, vlen);
 	b->buf.len += total;
 	b->buf.data[b->buf.len] = '\0';
 	/* The last key's first shared bytes are the new key's already. */
@@ -118,10 +93,99 @@ void blkb_add_same(blk_builder *b, const uint8_t *key, size_t klen, const void *
 		shared = 0;
 		util_buf_reserve(&b->last, klen);
 	}
-	copy_short((uint8_t *)b->last.data + shared, key + shared, klen - shared);
+	blk_copy((uint8_t *)b->last.data + shared, key + shared, klen - shared);
 	b->last.len = klen;
 	b->counter++;
 	b->nentries++;
+}
+
+/* Byte j of a row's cell key after the row prefix: the qualifier, then the
+ * suffix. */
+static inline uint8_t tail_byte(const uint8_t *q, size_t ql, const uint8_t *s, size_t j)
+{
+	return j < ql ? q[j] : s[j - ql];
+}
+
+/* The common prefix, below lim, of two cells' keys after their shared row
+ * prefix: qualifier p or q, then the same suffix s. */
+static inline size_t tail_shared(const uint8_t *p, size_t pl, const uint8_t *q, size_t ql, const uint8_t *s,
+				 size_t lim)
+{
+	size_t j = 0;
+	if (pl == ql) {
+		/* Equal widths (a row's column qualifiers): they differ inside. */
+		while (j < ql && j < lim && p[j] == q[j])
+			j++;
+		return j < ql ? j : lim;
+	}
+	while (j < lim && tail_byte(p, pl, s, j) == tail_byte(q, ql, s, j))
+		j++;
+	return j;
+}
+
+void blkb_add_row(blk_builder *b, size_t pre, const kv_put_cell *c, size_t n, const uint8_t *suffix,
+		  size_t slen, size_t room)
+{
+	/* One reserve for the entries, one for the last key, up front. */
+	util_buf_reserve(&b->buf, room);
+	const kv_put_cell *e = &c[n - 1];
+	size_t elen = pre + e->qlen + slen;
+	if (elen + 1 > b->last.cap)
+		util_buf_reserve(&b->last, elen - b->last.len);
+	uint8_t *base = (uint8_t *)b->buf.data, *p = base + b->buf.len, *l = (uint8_t *)b->last.data;
+	/* Cell i is compared with cell i - 1 (the last key holds cell 0's and
+	 * its row prefix; it takes the row's last key at the end). */
+	for (size_t i = 1; i < n; i++) {
+		const uint8_t *q = c[i].qual;
+		size_t ql = c[i].qlen, pl = c[i - 1].qlen, klen = pre + ql + slen, vlen = c[i].vlen,
+		       shared = 0;
+		if (b->counter < b->interval) {
+			size_t m = UTIL_MIN(pre + pl + slen, klen);
+			m = m > b->keep_suffix ? m - b->keep_suffix : 0;
+			shared = pre < m ? pre + tail_shared(c[i - 1].qual, pl, q, ql, suffix, m - pre) : m;
+		} else {
+			if (b->nrest == b->crest) {
+				b->crest = 2 * b->crest;
+				b->rest = util_xrealloc(b->rest, b->crest * sizeof(uint32_t));
+			}
+			b->rest[b->nrest++] = (uint32_t)(p - base);
+			b->counter = 0;
+		}
+		if ((shared | (klen - shared) | vlen) < 0x80) {
+			p[0] = (uint8_t)shared;
+			p[1] = (uint8_t)(klen - shared);
+			p[2] = (uint8_t)vlen;
+			p += 3;
+		} else {
+			p += util_varint_put(p, shared);
+			p += util_varint_put(p, klen - shared);
+			p += util_varint_put(p, vlen);
+		}
+		/* The key from `shared` on: the rest of the row prefix (a restart
+		 * point), then the qualifier's and the suffix's unshared parts. */
+		size_t o = shared;
+		if (o < pre) {
+			blk_copy(p, l + o, pre - o);
+			p += pre - o;
+			o = pre;
+		}
+		if (o - pre < ql) {
+			blk_copy(p, q + (o - pre), ql - (o - pre));
+			p += ql - (o - pre);
+			o = pre + ql;
+		}
+		blk_copy(p, suffix + (o - pre - ql), slen - (o - pre - ql));
+		p += slen - (o - pre - ql);
+		blk_copy(p, c[i].val, vlen);
+		p += vlen;
+		b->counter++;
+	}
+	blk_copy(l + pre, e->qual, e->qlen);
+	blk_copy(l + pre + e->qlen, suffix, slen);
+	b->last.len = elen;
+	b->nentries += n - 1;
+	b->buf.len = (size_t)(p - base);
+	b->buf.data[b->buf.len] = '\0';
 }
 
 void blkb_finish(blk_builder *b)

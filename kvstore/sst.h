@@ -83,6 +83,14 @@ kv_status sst_writer_add(sst_writer *w, const uint8_t *k, size_t kl, const uint8
  * (key split, bloom row check, statistics). */
 kv_status sst_writer_add_next(sst_writer *w, const uint8_t *k, size_t kl, const uint8_t *v, size_t vl,
 			      size_t same);
+/* A row's n >= 1 cells at once, as sst_writer_add of each cell's key in
+ * turn would add them: k is the first cell's key (c[0]'s qualifier), its
+ * first `pre` bytes the row and family, and the next cells' keys are k with
+ * their qualifiers in c[0]'s place (same timestamp and kind), ascending.
+ * The cells' bytes are borrowed for the call. The same file bytes as
+ * adding the cells one by one. */
+kv_status sst_writer_add_row(sst_writer *w, const uint8_t *k, size_t kl, size_t pre, const kv_put_cell *c,
+			     size_t n);
 uint64_t sst_writer_entries(const sst_writer *w);
 uint64_t sst_writer_bytes(const sst_writer *w); /* file bytes written so far */
 /* Writes index, bloom, info and trailer, fsyncs and closes; frees w (also

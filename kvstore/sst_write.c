@@ -53,6 +53,7 @@ struct sst_writer {
 	size_t nhash, chash;
 	util_buf last_row, last_col; /* for bloom dedup */
 	util_buf smallest;
+	util_buf rowkey; /* sst_writer_add_row: a row's next key, built cell by cell */
 	sst_props pr;
 	ZSTD_CCtx *zc;
 	util_buf cbuf;
@@ -129,6 +130,7 @@ static void free_writer(sst_writer *w)
 	util_buf_free(&w->last_row);
 	util_buf_free(&w->last_col);
 	util_buf_free(&w->smallest);
+	util_buf_free(&w->rowkey);
 	util_buf_free(&w->cbuf);
 	if (w->zc)
 		ZSTD_freeCCtx(w->zc);
@@ -488,6 +490,36 @@ kv_status sst_writer_add_next(sst_writer *w, const uint8_t *k, size_t kl, const 
 	if (blkb_size(&w->data) >= w->fo.block_size)
 		w->st = flush_data(w);
 	return w->st;
+}
+
+kv_status sst_writer_add_row(sst_writer *w, const uint8_t *k, size_t kl, size_t pre, const kv_put_cell *c,
+			     size_t n)
+{
+	kv_status st = sst_writer_add(w, k, kl, c[0].val, c[0].vlen);
+	if (st || n == 1)
+		return st;
+	const uint8_t *suffix = k + kl - IKEY_SUFFIX;
+	/* The rest at once when it ends inside this block: no block ends inside
+	 * (so no separator needs a next key) and the row bloom has the row. */
+	size_t room = blkb_row_room(pre, c + 1, n - 1, IKEY_SUFFIX);
+	if (w->fo.bloom != KV_BLOOM_ROWCOL && !w->pending && !blkb_empty(&w->data) &&
+	    blkb_size(&w->data) + room < w->fo.block_size) {
+		blkb_add_row(&w->data, pre, c, n, suffix, IKEY_SUFFIX, room);
+		w->pr.entries += n - 1;
+		return KV_OK;
+	}
+	/* Cell by cell, each key built (a block ending inside the row needs the
+	 * next key for its separator; a row-and-column bloom hashes each). */
+	util_buf *key = &w->rowkey;
+	util_buf_reset(key);
+	util_buf_append(key, k, pre);
+	for (size_t i = 1; i < n && !st; i++) {
+		key->len = pre;
+		util_buf_append(key, c[i].qual, c[i].qlen);
+		util_buf_append(key, suffix, IKEY_SUFFIX);
+		st = sst_writer_add_next(w, (const uint8_t *)key->data, key->len, c[i].val, c[i].vlen, pre);
+	}
+	return st;
 }
 
 kv_status sst_writer_add(sst_writer *w, const uint8_t *k, size_t kl, const uint8_t *v, size_t vl)

@@ -482,42 +482,37 @@ kv_status stage_stream_put(kv_batch *b, kv_table *t, int fi, const void *row, si
 		stg->sfi = fi;
 		stg->scells = 0;
 	}
-	/* The row's next cells: the same key up to the qualifier, the same
-	 * suffix (timestamp and kind); the writer copies each key it takes. */
+	/* The whole row in one call: the writer takes the next cells' keys as
+	 * k's with their qualifiers in place of the first's. */
 	util_buf *k = &stg->skey;
 	size_t pre = 2 + rlen + 1 + fl;
-	uint8_t suffix[IKEY_SUFFIX];
-	memcpy(suffix, k->data + k->len - IKEY_SUFFIX, IKEY_SUFFIX);
-	size_t bytes = 0, kq = cells[0].qlen; /* the qualifier width k holds */
-	for (size_t i = 0; i < n; i++) {
-		c = &cells[i];
-		if (i && c->qlen == kq) {
-			/* Same width: the suffix is in place, only the qualifier
-			 * changes (a few bytes, not worth a libc call). */
-			uint8_t *p = (uint8_t *)k->data + pre;
-			for (size_t j = 0; j < kq; j++)
-				p[j] = ((const uint8_t *)c->qual)[j];
-		} else if (i) {
-			k->len = pre;
-			util_buf_reserve(k, c->qlen + IKEY_SUFFIX);
-			uint8_t *p = (uint8_t *)k->data + pre;
-			if (c->qlen)
-				memcpy(p, c->qual, c->qlen);
-			memcpy(p + c->qlen, suffix, IKEY_SUFFIX);
-			k->len = pre + c->qlen + IKEY_SUFFIX;
-			kq = c->qlen;
-		}
-		kv_status st =
-		    i ? sst_writer_add_next(stg->sw, (const uint8_t *)k->data, k->len, c->val, c->vlen, pre)
-		      : sst_writer_add(stg->sw, (const uint8_t *)k->data, k->len, c->val, c->vlen);
-		if (st)
-			return st;
-		bytes += rlen + c->qlen + c->vlen + sizeof(kv_mut);
-	}
+	kv_status st = sst_writer_add_row(stg->sw, (const uint8_t *)k->data, k->len, pre, cells, n);
+	if (st)
+		return st;
+	size_t bytes = n * (rlen + sizeof(kv_mut));
+	for (size_t i = 0; i < n; i++)
+		bytes += cells[i].qlen + cells[i].vlen;
+	/* The row's key becomes the last (swapped before k is patched: a swap
+	 * right after the patch's stores stalled on their forwarding). */
 	stg->scells += n;
-	util_buf tmp = stg->slast;
-	stg->slast = stg->skey;
-	stg->skey = tmp;
+	util_buf tmp = stg->skey;
+	stg->skey = stg->slast;
+	stg->slast = tmp;
+	k = &stg->slast;
+	if (n > 1) {
+		/* Made the row's last cell's key (the next put's order check). */
+		const kv_put_cell *e = &cells[n - 1];
+		uint8_t suffix[IKEY_SUFFIX];
+		memcpy(suffix, k->data + k->len - IKEY_SUFFIX, IKEY_SUFFIX);
+		k->len = pre;
+		util_buf_reserve(k, e->qlen + IKEY_SUFFIX);
+		/* A qualifier is a few bytes: no libc call. */
+		uint8_t *p = (uint8_t *)k->data + pre;
+		for (size_t j = 0; j < e->qlen; j++)
+			p[j] = ((const uint8_t *)e->qual)[j];
+		memcpy(p + e->qlen, suffix, IKEY_SUFFIX);
+		k->len = pre + e->qlen + IKEY_SUFFIX;
+	}
 	b->nspilled += n;
 	b->spilled_bytes += bytes;
 	*taken = true;

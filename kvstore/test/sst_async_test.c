@@ -3,8 +3,8 @@
  * it (compression levels, bloom kinds, global timestamps, sizes from one
  * entry to a multi-level index), a write failure in the thread reaches the
  * caller, and abandoning a writer with blocks queued stops the thread.
- * Also a row's next cells added with sst_writer_add_next make the same
- * file as sst_writer_add. */
+ * Also a row's next cells added with sst_writer_add_next, and whole rows
+ * added with sst_writer_add_row, make the same file as sst_writer_add. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -213,6 +213,37 @@ static void test_abandon(void **state)
 	kvt_close_rm(NULL, dir);
 }
 
+/* Finishes w after adds ending with status st (abandons it on failure). */
+static kv_status end_writer(sst_writer *w, kv_status st)
+{
+	if (st) {
+		sst_writer_abandon(w);
+		return st;
+	}
+	sst_props p;
+	st = sst_writer_finish(w, &p);
+	if (!st)
+		sst_props_free(&p);
+	return st;
+}
+
+/* Writes each spec's file both ways (fn's last argument false, then true),
+ * async or not, and checks the two files are the same bytes. */
+typedef kv_status (*write_fn)(const char *path, const spec *s, int flags, bool other_way);
+static void assert_both_ways(const char *tag, const spec *specs, size_t n, write_fn fn)
+{
+	char pa[4096], pb[4096];
+	char *dir = two_paths(tag, pa, pb);
+	for (size_t i = 0; i < n; i++)
+		for (int async = 0; async < 2; async++) {
+			int fl = async ? SST_W_ASYNC : 0;
+			assert_int_equal(fn(pa, &specs[i], fl, false), KV_OK);
+			assert_int_equal(fn(pb, &specs[i], fl, true), KV_OK);
+			assert_same_files(pa, pb);
+		}
+	kvt_close_rm(NULL, dir);
+}
+
 /* Rows of four cells at one timestamp each (as a row put streams them),
  * every cell through sst_writer_add, or each row's later ones through
  * sst_writer_add_next: the same bytes, whatever the bloom kind, with
@@ -237,35 +268,76 @@ static kv_status write_rows(const char *path, const spec *s, int flags, bool nex
 		else
 			st = sst_writer_add(w, k, kl, (const uint8_t *)v, vl);
 	}
-	if (st) {
-		sst_writer_abandon(w);
-		return st;
-	}
-	sst_props p;
-	st = sst_writer_finish(w, &p);
-	if (!st)
-		sst_props_free(&p);
-	return st;
+	return end_writer(w, st);
 }
 
 static void test_add_next(void **state)
 {
 	(void)state;
-	char pa[4096], pb[4096];
-	char *dir = two_paths("sst_next", pa, pb);
 	const spec specs[] = {
 	    {1, KV_BLOOM_ROW, false, 1, 1024},       {1, KV_BLOOM_ROW, false, 3, 1024},
 	    {1, KV_BLOOM_ROW, false, 20000, 1024},   {0, KV_BLOOM_NONE, false, 20000, 4096},
 	    {3, KV_BLOOM_ROWCOL, false, 8000, 1024}, {1, KV_BLOOM_ROW, true, 20000, 16384},
 	};
-	for (size_t i = 0; i < sizeof(specs) / sizeof(specs[0]); i++)
-		for (int async = 0; async < 2; async++) {
-			int fl = async ? SST_W_ASYNC : 0;
-			assert_int_equal(write_rows(pa, &specs[i], fl, false), KV_OK);
-			assert_int_equal(write_rows(pb, &specs[i], fl, true), KV_OK);
-			assert_same_files(pa, pb);
+	assert_both_ways("sst_next", specs, sizeof(specs) / sizeof(specs[0]), write_rows);
+}
+
+/* Row r's cells (1 to 6 of them) at one timestamp: row keys short or
+ * long (varint lengths, restart points copying much of the row), qualifiers
+ * of mixed widths with shared prefixes (the sentinel's empty one first),
+ * values from empty to half a block. */
+static size_t row_cells(int r, char *row, size_t *rl, kv_put_cell *c, char (*qs)[32], char (*vs)[512])
+{
+	int len = r % 7 == 0 ? 200 + r % 50 : 10;
+	snprintf(row, 9, "%08d", r); /* ascending rows */
+	memset(row + 8, 'a' + r % 3, (size_t)len - 8);
+	*rl = (size_t)len;
+	static const char *const quals[] = {"", "a", "ab", "abc", "abcdefghijklmnopq", "b", "c\xff"};
+	size_t n = (size_t)(1 + r * 5 % 6), first = (size_t)(r % 2);
+	for (size_t i = 0; i < n; i++) {
+		snprintf(qs[i], sizeof(qs[i]), "%s", quals[first + i]);
+		size_t vl = mkval(vs[i], sizeof(vs[i]), r * 6 + (int)i);
+		c[i] = (kv_put_cell){qs[i], strlen(quals[first + i]), vs[i], vl};
+	}
+	return n;
+}
+
+/* The rows of row_cells cell by cell (sst_writer_add) or each at once
+ * (sst_writer_add_row). */
+static kv_status write_whole_rows(const char *path, const spec *s, int flags, bool at_once)
+{
+	sst_writer *w;
+	kv_status st = open_writer(kv_fs_posix(), path, s, flags, &w);
+	if (st)
+		return st;
+	uint8_t k[512];
+	char row[256], qs[6][32], vs[6][512];
+	kv_put_cell c[6];
+	for (int r = 0; !st && r < s->n; r++) {
+		size_t rl, n = row_cells(r, row, &rl, c, qs, vs);
+		kv_ts ts = s->gts ? 0 : (kv_ts)(90000 - r);
+		for (size_t i = 0; !st && i < (at_once ? 1 : n); i++) {
+			size_t kl = ikey_encode(k, row, rl, "f", 1, c[i].qual, c[i].qlen, ts, KV_PUT);
+			st = at_once ? sst_writer_add_row(w, k, kl, 2 + rl + 1 + 1, c, n)
+				     : sst_writer_add(w, k, kl, c[i].val, c[i].vlen);
 		}
-	kvt_close_rm(NULL, dir);
+	}
+	return end_writer(w, st);
+}
+
+/* A row added at once makes the file its cells added one by one make:
+ * blocks ending inside rows and after them, restart points inside rows,
+ * long keys, every bloom kind, global timestamps, async or not. */
+static void test_add_row(void **state)
+{
+	(void)state;
+	const spec specs[] = {
+	    {1, KV_BLOOM_ROW, false, 1, 1024},       {1, KV_BLOOM_ROW, false, 5, 1024},
+	    {1, KV_BLOOM_ROW, false, 6000, 1024},    {0, KV_BLOOM_NONE, false, 6000, 4096},
+	    {3, KV_BLOOM_ROWCOL, false, 3000, 1024}, {1, KV_BLOOM_ROW, true, 6000, 16384},
+	    {0, KV_BLOOM_NONE, true, 6000, 1024},
+	};
+	assert_both_ways("sst_row", specs, sizeof(specs) / sizeof(specs[0]), write_whole_rows);
 }
 
 int main(void)
@@ -275,6 +347,7 @@ int main(void)
 	    cmocka_unit_test(test_write_error),
 	    cmocka_unit_test(test_abandon),
 	    cmocka_unit_test(test_add_next),
+	    cmocka_unit_test(test_add_row),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
