@@ -80,6 +80,36 @@ bench_ab_rounds() {
 	done
 }
 
+# bench_ab_servers [FN]: after bench_ab_init, one server per binary kept up for the
+# whole run, each on its own data directory ("$tmp/a", "$tmp/b"): spid[k] and sport[k]
+# for k in a b; FN (optional) runs once per server with `k` and `port` set, e.g. to
+# load its data. Both are stopped and $tmp removed on exit.
+bench_ab_servers() {
+	declare -gA spid sport
+	local k bin
+	trap bench_ab_stop EXIT
+	for k in a b; do
+		bin=$bin_a
+		[[ $k == b ]] && bin=$bin_b
+		mkdir -p "$tmp/$k"
+		BENCH_LOG=$tmp/$k.log bench_start "$tmp/$k" "$bin" --listen 127.0.0.1
+		spid[$k]=$pid
+		sport[$k]=$port
+		pid=
+		[[ -z ${1:-} ]] || "$1"
+	done
+}
+
+bench_ab_stop() {
+	local k
+	for k in a b; do
+		[[ -n ${spid[$k]:-} ]] || continue
+		kill "${spid[$k]}" 2>/dev/null || true
+		wait "${spid[$k]}" 2>/dev/null || true
+	done
+	rm -rf "$tmp"
+}
+
 # bench_trap DIR: on exit, stop the server (if running) and remove DIR.
 bench_trap() {
 	# shellcheck disable=SC2064 # DIR is expanded now, on purpose

@@ -9,30 +9,8 @@
 set -euo pipefail
 BENCH_NAME=pgi_ab
 . "$(dirname "$0")/lib.sh"
-bin_a=$1
-bin_b=$2
-rounds=${3:-5}
-scale=${4:-10}
-tmp=$(mktemp -d -p "${STRATA_TMP:-/tmp}")
-declare -A spid sport
-stop_all() {
-	for k in a b; do
-		[[ -n ${spid[$k]:-} ]] || continue
-		kill "${spid[$k]}" 2>/dev/null || true
-		wait "${spid[$k]}" 2>/dev/null || true
-	done
-	rm -rf "$tmp"
-}
-trap stop_all EXIT
-for k in a b; do
-	bin=$bin_a
-	[[ $k == b ]] && bin=$bin_b
-	mkdir -p "$tmp/$k"
-	BENCH_LOG=$tmp/$k.log bench_start "$tmp/$k" "$bin" --listen 127.0.0.1
-	spid[$k]=$pid
-	sport[$k]=$port
-	pid=
-done
+bench_ab_init "$1" "$2" "${3:-5}" "${4:-10}"
+bench_ab_servers
 echo "# load average: $(bench_load)"
 printf '%-5s %-2s %8s %8s %8s %8s %8s %9s\n' round ab wall gen vacuum pkeys other server_cpu
 declare -A walls cpus
