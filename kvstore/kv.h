@@ -536,14 +536,18 @@ size_t kv_iter_row_sel(kv_iter *it, const uint64_t *mask, uint32_t nbits, kv_cel
  * plain forward scan of sorted files the values point into the source's
  * block (no copy); elsewhere leave follows every fn. */
 size_t kv_iter_row_hold(kv_iter *it, kv_cell_fn fn, void (*leave)(void *arg), void *arg);
-/* A test on one column of a row, for kv_iter_skip_rows: id is a 2-byte
- * qualifier read as a big-endian number; fn gets the value of the row's
- * (visible) cell with that qualifier, valid only during the call, and
- * returns whether the row may be wanted. */
+/* A test on one cell of a row, for kv_iter_skip_rows: the cell whose
+ * qualifier is id, a 2-byte qualifier read as a big-endian number, or with
+ * empty set the cell with the empty qualifier (id not used; a row whose
+ * cells hold several values in that one, as SQL's packed rows: fn finds
+ * its part of the whole value). fn gets the value of the row's (visible)
+ * test cell, valid only during the call, and returns whether the row may
+ * be wanted. */
 typedef struct kv_row_test {
 	uint32_t id;
 	bool (*fn)(void *arg, const uint8_t *v, size_t vl);
 	void *arg;
+	bool empty;
 } kv_row_test;
 /* With the iterator on a row's first cell (after kv_scan, kv_iter_row or
  * kv_iter_row_sel): skips rows whose t->id cell is missing or fails t->fn,

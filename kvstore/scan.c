@@ -1823,9 +1823,11 @@ static size_t stash_replay(kv_iter *it, const uint64_t *mask, uint32_t nbits, kv
 	return n;
 }
 
-static inline bool is_test_cell(const kv_cell *c, uint32_t id)
+static inline bool is_test_cell(const kv_cell *c, const kv_row_test *t)
 {
-	return c->qualifier.len == 2 && ((uint32_t)c->qualifier.data[0] << 8 | c->qualifier.data[1]) == id;
+	if (t->empty)
+		return c->qualifier.len == 0;
+	return c->qualifier.len == 2 && ((uint32_t)c->qualifier.data[0] << 8 | c->qualifier.data[1]) == t->id;
 }
 
 /* A walk over the entries of a row in its block (skip_block_row,
@@ -1937,7 +1939,7 @@ static __attribute__((noinline)) bool skip_block_row(kv_iter *it, kv_src *s, con
 		} else if (sh == qoff + 1) {
 			q1 = u[0];
 		}
-		if ((q0 << 8 | q1) == t->id) {
+		if (!t->empty && (q0 << 8 | q1) == t->id) {
 			if (t->fn(t->arg, u + un, w.vl))
 				return false; /* kept: the general loop hands it out */
 			dropped = true;
@@ -1958,13 +1960,13 @@ size_t kv_iter_skip_rows(kv_iter *it, const uint64_t *mask, uint32_t nbits, cons
 	/* Only on the fast path, at a row's first cell, with the test's
 	 * column among those the mask lets through. */
 	if (!it->fast || it->rs || !it->valid || it->draining || it->nstash || it->row_cells != 1 ||
-	    (mask && !sel_id(mask, nbits, t->id)))
+	    (mask && !t->empty && !sel_id(mask, nbits, t->id)))
 		return 0;
 	static const uint64_t none = 0;
 	kv_src *s = it->src;
 	size_t skipped = 0;
 	for (;;) {
-		if (!is_test_cell(&it->cell, t->id) && skip_block_row(it, s, t)) {
+		if (!is_test_cell(&it->cell, t) && skip_block_row(it, s, t)) {
 			skipped++;
 			if (!it->valid || skipped >= max_rows)
 				return skipped;
@@ -1973,14 +1975,15 @@ size_t kv_iter_skip_rows(kv_iter *it, const uint64_t *mask, uint32_t nbits, cons
 		/* it->cell is the row's first cell; read ahead to the test's. */
 		bool first_start = it->row_start;
 		it->nstash = it->sdetached = 0;
-		it->sbytes.len = 0;
-		sbytes_add(it, it->cell.family.data, it->cell.family.len);
-		it->sflen = it->cell.family.len;
 		int verdict = -1; /* not seen yet; then 0 drop, 1 keep */
-		if (is_test_cell(&it->cell, t->id))
+		if (is_test_cell(&it->cell, t))
 			verdict = t->fn(t->arg, (const uint8_t *)it->cell.value.data, it->cell.value.len);
-		if (verdict)
+		if (verdict) { /* the stash only for a row kept or not judged yet */
+			it->sbytes.len = 0;
+			sbytes_add(it, it->cell.family.data, it->cell.family.len);
+			it->sflen = it->cell.family.len;
 			stash_push(it);
+		}
 		bool ended = false;
 		while (verdict < 0) {
 			int r = fast_next_cell(it, s, mask, nbits, true);
@@ -1988,7 +1991,7 @@ size_t kv_iter_skip_rows(kv_iter *it, const uint64_t *mask, uint32_t nbits, cons
 				ended = true; /* no test cell (NULL): drop */
 				verdict = 0;
 			} else if (r == 1) {
-				if (is_test_cell(&it->cell, t->id))
+				if (is_test_cell(&it->cell, t))
 					verdict = t->fn(t->arg, (const uint8_t *)it->cell.value.data,
 							it->cell.value.len);
 				if (verdict)
