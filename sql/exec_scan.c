@@ -450,8 +450,8 @@ typedef struct rb_raw {
 } rb_raw;
 
 /* A first conjunct of the scan filter of the form `col [NOT] [I]LIKE
- * 'constant'` on a text column stored in cells (pre_build): rb_cell runs
- * the same matcher on the cell's bytes (a text datum is those bytes, and
+ * 'constant'` on a text column stored in cells (pre_build), or packed in
+ * the sentinel: rb_cell runs the same matcher on the value's bytes (a text datum is those bytes, and
  * LIKE compares bytes: there are no collations) and a row whose conjunct
  * is not true (no cell: NULL) is dropped before the rest of it is
  * decoded and before the filter runs. The filter still runs on the rows
@@ -463,8 +463,10 @@ typedef struct rb_pre {
 	ty_like_pat pat;
 	/* The same test for the kv loop (kv_iter_skip_rows: rows it drops
 	 * never reach the row builder); id UINT32_MAX when the column has no single
-	 * column id. */
+	 * column id. A packed table's test is on the sentinel (test.empty),
+	 * colid the column's id in it. */
 	kv_row_test test;
+	uint16_t colid;
 } rb_pre;
 
 /* rb_pre's test on a cell's bytes: true when the conjunct is true. */
@@ -472,6 +474,24 @@ static bool pre_test_fn(void *arg, const uint8_t *v, size_t vl)
 {
 	const rb_pre *pre = arg;
 	return ty_like_exec(&pre->pat, (const char *)v, vl) != pre->negate;
+}
+
+/* The column's value in a packed sentinel's value v: false when it is
+ * NULL (absent: also a column added after the row was written). */
+static bool pre_packed_find(const rb_pre *pre, const uint8_t *v, size_t vl, const uint8_t **p, size_t *n)
+{
+	sql_packed pk;
+	sql_packed_open(&pk, v, vl);
+	return sql_packed_find(&pk, pre->colid, p, n);
+}
+
+/* rb_pre's test on a packed sentinel's value: the column found in place,
+ * NULL (absent) not true, as a missing cell. */
+static bool pre_test_packed_fn(void *arg, const uint8_t *v, size_t vl)
+{
+	const uint8_t *p;
+	size_t n;
+	return pre_packed_find(arg, v, vl, &p, &n) && pre_test_fn(arg, p, n);
 }
 
 /* Rows skipped in the kv loop per kv_iter_skip_rows call (between two
@@ -650,9 +670,17 @@ static void rb_col(row_build *rb, uint16_t id, const uint8_t *v, size_t vl)
 	rb->out[col] = sql_value_decode_t(rb->map->types[col], rb->rel->cols[col].type, v, vl);
 }
 
-/* A packed row's values (rowpack.c), each as its cell would be. */
+/* A packed row's values (rowpack.c), each as its cell would be; with
+ * pre on a packed column, its value is judged first, so a row it drops
+ * decodes nothing (rows the kv loop did not judge: memstore, overlaps). */
 static void rb_packed(row_build *rb, const kv_cell *c)
 {
+	const rb_pre *pre = rb->pre;
+	if (pre && pre->test.empty && pre->test.id != UINT32_MAX && !rb->pre_fail &&
+	    !pre_test_packed_fn((void *)pre, c->value.data, c->value.len)) {
+		rb->pre_fail = true;
+		return;
+	}
 	sql_packed pk;
 	sql_packed_open(&pk, c->value.data, c->value.len);
 	uint16_t id;
@@ -780,11 +808,12 @@ static void pre_build(scan_state *st, const sql_plan *p)
 	pre->negate = negate;
 	ty_like_compile(&pre->pat, b->c.p, b->c.len, icase, false);
 	pre->test.id = UINT32_MAX;
-	pre->test.fn = pre_test_fn;
+	pre->test.fn = r->packed ? pre_test_packed_fn : pre_test_fn;
 	pre->test.arg = pre;
-	/* A packed table has no cell per column for the kv loop to test (its
-	 * rows are judged by rb_col, after the store hands them over). */
-	for (int id = 0; !r->packed && id < st->map.ncolids; id++) {
+	/* A packed table's column is one value in the sentinel: the kv loop
+	 * tests the sentinel, the fn finds the column's value in it. */
+	pre->test.empty = r->packed;
+	for (int id = 0; id < st->map.ncolids; id++) {
 		if (st->map.idx[id] != col)
 			continue;
 		if (pre->test.id != UINT32_MAX) { /* two ids decode into col: not one cell */
@@ -793,6 +822,7 @@ static void pre_build(scan_state *st, const sql_plan *p)
 		}
 		pre->test.id = (uint32_t)id;
 	}
+	pre->colid = (uint16_t)pre->test.id;
 	st->pre = pre;
 }
 
