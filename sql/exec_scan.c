@@ -451,12 +451,12 @@ typedef struct rb_raw {
 
 /* A first conjunct of the scan filter of the form `col [NOT] [I]LIKE
  * 'constant'` on a text column stored in cells (pre_build), or packed in
- * the sentinel: rb_cell runs the same matcher on the value's bytes (a text datum is those bytes, and
- * LIKE compares bytes: there are no collations) and a row whose conjunct
- * is not true (no cell: NULL) is dropped before the rest of it is
- * decoded and before the filter runs. The filter still runs on the rows
- * kept, so it needs only to be false or NULL where the row is dropped:
- * then the whole AND is not true. */
+ * the sentinel: rb_cell runs the same matcher on the value's bytes (a
+ * text datum is those bytes, and LIKE compares bytes: there are no
+ * collations) and a row whose conjunct is not true (no cell or no value:
+ * NULL) is dropped before the rest of it is decoded and before the filter
+ * runs. The filter still runs on the rows kept, so it needs only to be
+ * false or NULL where the row is dropped: then the whole AND is not true. */
 typedef struct rb_pre {
 	int col;
 	bool negate;
