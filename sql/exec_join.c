@@ -60,6 +60,7 @@ typedef struct grace {
 	mrow *cur;
 	int unmatched_pos;
 	ty_oid *ltypes, *rtypes;
+	util_arena *scratch; /* partitioning's hashing arena, until done (grace_free on error) */
 } grace;
 
 static void grace_partition_right(sql_op *op, join_state *st);
@@ -315,7 +316,7 @@ static void grace_partition_right(sql_op *op, join_state *st)
 	st->grace = g;
 	ty_datum kv[64];
 	util_arena *old = ty_get_arena();
-	util_arena *scratch = util_arena_new(16 * 1024, 0);
+	util_arena *scratch = g->scratch = util_arena_new(16 * 1024, 0);
 	ty_set_arena(scratch);
 	for (int i = 0; i < st->nrows; i++) {
 		uint64_t h;
@@ -337,6 +338,7 @@ static void grace_partition_right(sql_op *op, join_state *st)
 			      ln, old, scratch);
 	ty_set_arena(old);
 	util_arena_destroy(scratch);
+	g->scratch = NULL;
 	for (int i = 0; i < GRACE_NPART; i++) {
 		if (g->rpart[i])
 			sql_spill_rewind(g->rpart[i]);
@@ -525,6 +527,8 @@ static void grace_free(grace *g)
 	sql_spill_free(g->rnull);
 	if (g->in)
 		util_arena_destroy(g->in->arena);
+	if (g->scratch)
+		util_arena_destroy(g->scratch);
 }
 
 static sql_batch *join_next(sql_op *op)
