@@ -127,7 +127,7 @@ static bool check_args(kv_batch *b, kv_table *t, const void *row, size_t rlen, c
 		batch_mark_bad(b, KV_TOO_LARGE, "value of %zu bytes exceeds %u", vlen, KV_VALUE_MAX);
 		return false;
 	}
-	if (family && (family[0] == 0 || strlen(family) > IKEY_FAM_MAX)) {
+	if (family && (family[0] == 0 || ikey_fam_len(family) > IKEY_FAM_MAX)) {
 		batch_mark_bad(b, KV_INVALID, "bad family name");
 		return false;
 	}

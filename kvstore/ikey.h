@@ -23,6 +23,17 @@
 #define IKEY_TS_END  9      /* a key's timestamp starts this many bytes before its end */
 #define IKEY_ROW_MAX 0x7fff /* like HBase (Short.MAX_VALUE); leaves room for row successors */
 #define IKEY_FAM_MAX 31
+/* strlen of a family name, counting at most IKEY_FAM_MAX + 1 bytes (so a
+ * result above IKEY_FAM_MAX means too long). Inline: the bulk paths measure
+ * a family per row, and libc's strlen of a 1-byte name showed as 1.5-3% of
+ * ADD PRIMARY KEY's samples. */
+static inline size_t ikey_fam_len(const char *f)
+{
+	size_t n = 0;
+	while (n <= IKEY_FAM_MAX && f[n])
+		n++;
+	return n;
+}
 /* The smallest type byte (~0xff = 0) sorts first at a given ts. */
 #define IKEY_TYPE_MIN_SORT 0xff
 

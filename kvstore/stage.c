@@ -433,7 +433,7 @@ kv_status stage_stream_put(kv_batch *b, kv_table *t, int fi, const void *row, si
 {
 	*taken = false;
 	const char *fam = b->fams[fi];
-	size_t fl = strlen(fam);
+	size_t fl = ikey_fam_len(fam); /* valid: checked by the batch */
 	bool gts = ts == KV_TS_LATEST;
 	bstage *stg = b->stage;
 	bool in_order = false;

@@ -51,17 +51,22 @@ void sql_packer_end(sql_packer *p)
 		size_t vlen = out->len - p->base;
 		bool wide = vlen > UINT16_MAX;
 		int w = wide ? 4 : 2;
-		util_buf_reserve(out, (size_t)p->n * (size_t)(2 + w) + SQL_PACK_TAIL);
-		for (int i = 0; i < p->n; i++)
-			util_buf_put_be16(out, p->ids[i]);
-		for (int i = 0; i < p->n; i++) {
+		size_t tail = (size_t)p->n * (size_t)(2 + w) + SQL_PACK_TAIL;
+		util_buf_reserve(out, tail);
+		/* written in place, once per row: the reserve above covers it all */
+		uint8_t *q = (uint8_t *)out->data + out->len;
+		for (int i = 0; i < p->n; i++, q += 2)
+			util_put_be16(q, p->ids[i]);
+		for (int i = 0; i < p->n; i++, q += w) {
 			if (wide)
-				util_buf_put_be32(out, p->ends[i]);
+				util_put_be32(q, p->ends[i]);
 			else
-				util_buf_put_be16(out, (uint16_t)p->ends[i]);
+				util_put_be16(q, (uint16_t)p->ends[i]);
 		}
-		util_buf_put_be16(out, (uint16_t)p->n);
-		util_buf_put_u8(out, wide ? SQL_PACK_TAG_W4 : SQL_PACK_TAG_W2);
+		util_put_be16(q, (uint16_t)p->n);
+		q[2] = wide ? SQL_PACK_TAG_W4 : SQL_PACK_TAG_W2;
+		out->len += tail;
+		out->data[out->len] = '\0';
 	}
 	if (p->ids != p->ids0) {
 		free(p->ids);

@@ -13,13 +13,6 @@ void util_buf_free(util_buf *b)
 	util_buf_init(b);
 }
 
-void util_buf_reset(util_buf *b)
-{
-	b->len = 0;
-	if (b->data)
-		b->data[0] = '\0';
-}
-
 void util_buf_grow(util_buf *b, size_t extra)
 {
 	if (b->len + extra + 1 <= b->cap)
@@ -61,25 +54,6 @@ void util_buf_printf(util_buf *b, const char *fmt, ...)
 	va_end(ap);
 }
 
-void util_buf_put_u8(util_buf *b, uint8_t v) { util_buf_append(b, &v, 1); }
-void util_buf_put_be16(util_buf *b, uint16_t v)
-{
-	uint8_t t[2];
-	util_put_be16(t, v);
-	util_buf_append(b, t, 2);
-}
-void util_buf_put_be32(util_buf *b, uint32_t v)
-{
-	uint8_t t[4];
-	util_put_be32(t, v);
-	util_buf_append(b, t, 4);
-}
-void util_buf_put_be64(util_buf *b, uint64_t v)
-{
-	uint8_t t[8];
-	util_put_be64(t, v);
-	util_buf_append(b, t, 8);
-}
 void util_buf_put_varint(util_buf *b, uint64_t v)
 {
 	uint8_t t[10];
