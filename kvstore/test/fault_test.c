@@ -148,7 +148,12 @@ static void test_fsync_failure(void **state)
 	kv_table *t = kvt_table(s, "t", 1, FAMS);
 	assert_int_equal(commit_batch(s, t, 1), KV_OK);
 	kv_fault_set(ff, KV_FAULT_SYNC, EIO, 0, ".wal");
-	assert_int_equal(commit_batch(s, t, 2), KV_IO_ERROR);
+	/* The commit's own fsync fails (KV_IO_ERROR), or the log's preparer,
+	 * zero-filling the segment ahead of it, hit the fault first and the
+	 * log already refuses writes (KV_READ_ONLY): either way batch 2 is
+	 * not acknowledged. */
+	kv_status st2 = commit_batch(s, t, 2);
+	assert_true(st2 == KV_IO_ERROR || st2 == KV_READ_ONLY);
 	kv_fault_clear(ff);
 	/* fsyncgate: no more writes, even though fsync works again. */
 	assert_int_equal(commit_batch(s, t, 3), KV_READ_ONLY);
