@@ -6,13 +6,16 @@
 # and warm-up excluded). Made for short queries, where scan_cpu.sh's ms resolution is too coarse.
 #
 # usage: bench/query_cpu.sh [--script FILE] [--mode extended|prepared|simple] [--tx N]
-#                           [--rounds R] [--clients C] [--callgrind] --data DIR BINARY [BINARY...]
+#                           [--rounds R] [--clients C] [--callgrind] [--fresh-seed]
+#                           --data DIR BINARY [BINARY...]
 #   --script FILE  pgbench script (default /work/shared/bench/reporting/queries/r2_last_n.sql)
 #   --mode M       pgbench -M (default extended)
 #   --tx N         transactions per client per measurement (default 20000; 1000 with --callgrind),
 #                  after N/10 warm-up ones (at least 500 with --callgrind)
 #   --rounds R     A/B rounds (default 3; 1 with --callgrind)
 #   --clients C    pgbench clients (default 1); pgbench runs with --random-seed=1
+#   --fresh-seed   a new seed for every pgbench run (2, 3, ...): for scripts that insert
+#                  (w1_insert), whose repeated rows would otherwise all be conflicts
 #   --data DIR     a data directory holding the reporting tables (bench/scan_cpu.sh --data DIR
 #                  loads one)
 #   --pg PORT      also run the script against a PostgreSQL on PORT holding the same tables,
@@ -26,6 +29,8 @@ tx=
 rounds=
 clients=1
 cg=0
+fresh=0
+seed=1
 data=
 pg=
 bins=()
@@ -37,13 +42,14 @@ while [[ $# -gt 0 ]]; do
 	--rounds) rounds=$2; shift 2 ;;
 	--clients) clients=$2; shift 2 ;;
 	--callgrind) cg=1; shift ;;
+	--fresh-seed) fresh=1; shift ;;
 	--data) data=$2; shift 2 ;;
 	--pg) pg=$2; shift 2 ;;
-	-h | --help) sed -n '2,21p' "$0"; exit 0 ;;
+	-h | --help) sed -n '2,24p' "$0"; exit 0 ;;
 	*) bins+=("$1"); shift ;;
 	esac
 done
-[[ ${#bins[@]} -gt 0 && -d $data ]] || { sed -n '2,21p' "$0"; exit 2; }
+[[ ${#bins[@]} -gt 0 && -d $data ]] || { sed -n '2,24p' "$0"; exit 2; }
 [[ -n $tx ]] || { [[ $cg = 1 ]] && tx=1000 || tx=20000; }
 [[ -n $rounds ]] || { [[ $cg = 1 ]] && rounds=1 || rounds=3; }
 work=$(mktemp -d)
@@ -70,8 +76,10 @@ start() {
 	exit 1
 }
 stop() { kill "$pid"; wait "$pid" 2>/dev/null; pid=; }
-bench() { pgbench -n -h 127.0.0.1 -p "$port" -U postgres -M "$mode" -c "$clients" -j "$clients" \
-	-t "$1" --random-seed=1 -f "$script" postgres >"$work/pgbench.log" 2>&1 || { cat "$work/pgbench.log" >&2; exit 1; }; }
+bench() {
+	[[ $fresh = 1 ]] && seed=$((seed + 1))
+	pgbench -n -h 127.0.0.1 -p "$port" -U postgres -M "$mode" -c "$clients" -j "$clients" \
+	-t "$1" --random-seed="$seed" -f "$script" postgres >"$work/pgbench.log" 2>&1 || { cat "$work/pgbench.log" >&2; exit 1; }; }
 
 echo "# $(date -u '+%F %H:%M UTC'), $(nproc) cores, script: $script, -M $mode, $clients client(s), $tx tx each"
 for r in $(seq "$rounds"); do

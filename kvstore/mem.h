@@ -32,6 +32,11 @@ kv_status mem_add_cell(kv_mem *m, const void *row, size_t rlen, const void *fam,
 		       uint64_t wal_seg);
 size_t mem_bytes(const kv_mem *m);
 uint64_t mem_count(const kv_mem *m);
+/* False until a family-wide marker (DeleteFamily, DeleteFamilyVersion) is
+ * inserted: scans then need not walk the empty-qualifier column, where such
+ * markers live, past the versions they show. A reader that sees a marker's
+ * entry sees this true. */
+bool mem_has_family_markers(const kv_mem *m);
 /* Oldest WAL segment holding an entry of this memstore (UINT64_MAX if empty). */
 uint64_t mem_min_seg(const kv_mem *m);
 kv_ts mem_max_commit_ts(const kv_mem *m);

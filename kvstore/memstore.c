@@ -43,6 +43,7 @@ struct kv_mem {
 	 * incremental backups widen their delta by them (mem_late). */
 	atomic_uint_fast64_t late_min, late_cts;
 	atomic_uint_fast64_t cutoff;
+	atomic_bool fam_markers; /* mem_has_family_markers */
 	uint64_t rnd;
 	_Atomic(_Atomic uint8_t *) bloom; /* row bloom, BLOOM_LINES lines */
 	bool bloom_tried;
@@ -133,6 +134,11 @@ size_t mem_bytes(const kv_mem *m)
 uint64_t mem_count(const kv_mem *m)
 {
 	return atomic_load(&m->count);
+}
+
+bool mem_has_family_markers(const kv_mem *m)
+{
+	return atomic_load_explicit(&m->fam_markers, memory_order_acquire);
 }
 
 uint64_t mem_min_seg(const kv_mem *m)
@@ -275,6 +281,10 @@ static void insert(kv_mem *m, mnode *n, int h, kv_ts cts, uint64_t wal_seg)
 	}
 	if (bl)
 		bloom_add(bl, n->kv);
+	/* Before the node is linked (released below), like the bloom bits. */
+	uint8_t type = (uint8_t)~n->kv[n->klen - 1];
+	if (type == KV_DELETE_FAMILY || type == KV_DELETE_FAMILY_VERSION)
+		atomic_store_explicit(&m->fam_markers, true, memory_order_release);
 	const uint8_t *key = n->kv;
 	size_t klen = n->klen;
 	mnode *prev[MAX_HEIGHT];

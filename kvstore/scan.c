@@ -41,6 +41,9 @@ struct kv_iter {
 	kv_ts min_ts, max_ts;
 	int max_versions;
 	bool raw;
+	/* No source holds a family-wide marker (build_sources): the
+	 * empty-qualifier column is skipped past as any other. */
+	bool no_fam_markers;
 	int64_t now_us;
 	colsel *cols;
 	int ncols;
@@ -1075,7 +1078,7 @@ static void advance(kv_iter *it)
 		bool past_min = p.qlen == 0 && p.ts < it->min_ts;
 		if (past_min && a == A_SKIP)
 			a = A_NEXT_COL;
-		if (p.qlen == 0 && !past_min && (a == A_NEXT_COL || a == A_SEEK)) {
+		if (p.qlen == 0 && !past_min && !it->no_fam_markers && (a == A_NEXT_COL || a == A_SEEK)) {
 			/* Never skip over family markers: walk the rest of this
 			 * column, seek afterwards. */
 			if (a == A_SEEK) {
@@ -1395,11 +1398,21 @@ static kv_status build_sources(kv_iter *it, const kv_scan_opts *o, bool fill_cac
 	/* A point read (one row) can skip memstores and files by bloom filter. */
 	bool point = o->start && o->stop && o->stop_inclusive && !o->start_exclusive &&
 		     o->start_len == o->stop_len && !memcmp(o->start, o->stop, o->start_len);
-	if (mem_count(sv->mem) && (!point || mem_may_have_row(sv->mem, o->start, o->start_len)))
+	/* Files count every delete marker (info block), memstores only the
+	 * family-wide ones. Reads of the newest state (latest) may see
+	 * markers committed after this check, and a shared store's cells
+	 * are in etcd: those keep walking. */
+	it->no_fam_markers = !it->latest && !it->raw && !it->reverse && !t_etcd(it->t);
+	if (mem_count(sv->mem) && (!point || mem_may_have_row(sv->mem, o->start, o->start_len))) {
+		it->no_fam_markers &= !mem_has_family_markers(sv->mem);
 		kids[n++] = mem_iter_new(sv->mem, mts);
+	}
 	for (int i = 0; i < sv->nimm; i++)
-		if (mem_count(sv->imm[i]) && (!point || mem_may_have_row(sv->imm[i], o->start, o->start_len)))
+		if (mem_count(sv->imm[i]) &&
+		    (!point || mem_may_have_row(sv->imm[i], o->start, o->start_len))) {
+			it->no_fam_markers &= !mem_has_family_markers(sv->imm[i]);
 			kids[n++] = mem_iter_new(sv->imm[i], mts);
+		}
 	for (int i = 0; i < sv->v->nfam && !st; i++) {
 		kv_fileset *fs = &sv->v->fams[i];
 		if (!family_wanted(it, fs->family) ||
@@ -1429,6 +1442,7 @@ static kv_status build_sources(kv_iter *it, const kv_scan_opts *o, bool fill_cac
 				sst_unref(r);
 				continue;
 			}
+			it->no_fam_markers &= f->m.deletes == 0;
 			kf[n] = f;
 			kids[n++] = sst_iter_new(r, fill_cache);
 			sst_unref(r);

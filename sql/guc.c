@@ -377,12 +377,16 @@ const sql_guc *sql_guc_find(const char *name)
 	/* Executors look a few settings up per statement by literal name: a
 	 * per-thread cache by the name's address saves comparing with every
 	 * setting; the hit is checked by text (the address may be reused). */
+	/* A name that is no setting (the placeholders strata.index_write_mode
+	 * and strata.index_fault, read at every commit with indexes) is cached
+	 * too, with a copy of its text to check the hit by. */
 	static _Thread_local struct {
 		const char *name;
 		const sql_guc *g;
+		char miss[40];
 	} cache[16];
 	size_t h = ((uintptr_t)name >> 3) % UTIL_ARRAY_LEN(cache);
-	if (cache[h].name == name && strcmp(name, cache[h].g->name) == 0)
+	if (cache[h].name == name && strcmp(name, cache[h].g ? cache[h].g->name : cache[h].miss) == 0)
 		return cache[h].g;
 	for (size_t i = 0; i < UTIL_ARRAY_LEN(gucs); i++)
 		if (util_strcasecmp(gucs[i].name, name) == 0) {
@@ -392,6 +396,12 @@ const sql_guc *sql_guc_find(const char *name)
 			}
 			return &gucs[i];
 		}
+	size_t n = strlen(name);
+	if (n < sizeof cache[h].miss) {
+		cache[h].name = name;
+		cache[h].g = NULL;
+		memcpy(cache[h].miss, name, n + 1);
+	}
 	return NULL;
 }
 

@@ -754,7 +754,8 @@ struct sql_ixcommit {
 	util_map tables; /* table oid -> table_maint* */
 	idx_writer *w;
 	util_buf k1, v1, k2, v2;
-	util_err fail; /* a unique key taken by a writer that did not lock it */
+	util_err *fail; /* a unique key taken by a writer that did not lock it (a
+			 * util_err is 4 KB: allocated when one is, not per commit) */
 	bool failed;
 	bool exclusive;      /* holds the gate exclusively (catch-up of builds) */
 	kv_batch *b;         /* the commit batch (catch-up entries go straight in) */
@@ -767,6 +768,14 @@ typedef struct table_maint {
 	sql_ixset *set;
 	kv_table *data;
 } table_maint;
+
+/* The error to fill in for the first taken unique key. */
+static util_err *new_fail(sql_ixcommit *ic)
+{
+	ic->fail = util_xcalloc(1, sizeof *ic->fail);
+	ic->failed = true;
+	return ic->fail;
+}
 
 static table_maint *maint_for(sql_ixcommit *ic, cat_oid table)
 {
@@ -882,11 +891,11 @@ static void catch_up_one(sql_ixcommit *ic, const pending_build *pb)
 			if (holder && !ic->failed) {
 				util_buf d = UTIL_BUF_INIT;
 				sql_ix_describe_key(x, (const uint8_t *)k.data, vl, &d);
-				util_err_set(&ic->fail, UTIL_E_UNIQUE_VIOLATION,
+				util_err *f = new_fail(ic);
+				util_err_set(f, UTIL_E_UNIQUE_VIOLATION,
 					     "could not create unique index \"%s\"", ixo->rel.name);
-				util_err_detail(&ic->fail, "Key %s is duplicated.", d.data);
+				util_err_detail(f, "Key %s is duplicated.", d.data);
 				util_buf_free(&d);
-				ic->failed = true;
 			}
 			util_buf g = UTIL_BUF_INIT;
 			idx_make_guard_value(last.data, last.len, &g);
@@ -1075,11 +1084,11 @@ static void unique_require(sql_ixcommit *ic, table_maint *m, int i, const uint8_
 	if (holder && !ic->failed) {
 		util_buf d = UTIL_BUF_INIT;
 		sql_ix_describe_key(x, values, vlen, &d);
-		util_err_set(&ic->fail, UTIL_E_UNIQUE_VIOLATION,
+		util_err *f = new_fail(ic);
+		util_err_set(f, UTIL_E_UNIQUE_VIOLATION,
 			     "duplicate key value violates unique constraint \"%s\"", x->obj->rel.name);
-		util_err_detail(&ic->fail, "Key %s already exists.", d.data);
+		util_err_detail(f, "Key %s already exists.", d.data);
 		util_buf_free(&d);
-		ic->failed = true;
 	}
 	idx_writer_require(ic->w, &x->def, values, vlen, guard, gl);
 }
@@ -1153,8 +1162,8 @@ kv_status sql_index_commit_finish(sql_ixcommit *ic, kv_batch *b, bool commit_if,
 {
 	kv_store *kv = ic->s->e->kv;
 	if (ic->failed) {
-		util_err *e = ty_errstart(ic->fail.code, "%s", ic->fail.message);
-		util_err_detail(e, "%s", ic->fail.detail);
+		util_err *e = ty_errstart(ic->fail->code, "%s", ic->fail->message);
+		util_err_detail(e, "%s", ic->fail->detail);
 		ty_errthrow();
 	}
 	if (idx_writer_count(ic->w) && sql_index_split_mode(ic->s)) {
@@ -1186,6 +1195,7 @@ void sql_index_commit_end(sql_ixcommit *ic)
 	if (ic->own_cs)
 		cat_snap_release(ic->cs);
 	idx_writer_free(ic->w);
+	free(ic->fail);
 	util_buf_free(&ic->k1);
 	util_buf_free(&ic->v1);
 	util_buf_free(&ic->k2);

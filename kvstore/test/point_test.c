@@ -291,20 +291,32 @@ static size_t scan_from(kv_table *t, const char *row, kv_ts min_ts, bool raw, ui
  * many versions pile up in the memstore or in files; a family delete
  * marker among the dropped versions still hides an older cell of another
  * column (the point read goes to the scan then). */
+/* A table of family "d" with one cell: row, qualifier "c", value. */
+static kv_table *one_cell_table(kv_store *s, const char *name, const char *row, const char *val)
+{
+	const char *fams[] = {"d"};
+	kv_table *t = kvt_table(s, name, 1, fams);
+	assert_non_null(t);
+	assert_int_equal(kvt_put(s, t, row, "d", "c", KV_TS_LATEST, val), KV_OK);
+	return t;
+}
+
+static void delete_family(kv_store *s, kv_table *t, const char *row)
+{
+	kv_batch *b = kv_batch_new();
+	kv_batch_delete(b, t, row, strlen(row), "d", NULL, 0, KV_TS_LATEST, KV_DELETE_FAMILY);
+	assert_int_equal(kv_commit(s, b, NULL, NULL), KV_OK);
+	kv_batch_free(b);
+}
+
 static void test_hot_sentinel(void **state)
 {
 	(void)state;
 	char *dir = kvt_tmpdir("point_hot");
 	kv_store *s = open_quiet(dir);
-	const char *fams[] = {"d"};
-	kv_table *t = kvt_table(s, "hot", 1, fams);
-	assert_non_null(t);
 	/* Row "old": a column cell, then a family delete, then hot updates. */
-	assert_int_equal(kvt_put(s, t, "old", "d", "c", KV_TS_LATEST, "gone"), KV_OK);
-	kv_batch *b = kv_batch_new();
-	kv_batch_delete(b, t, "old", 3, "d", NULL, 0, KV_TS_LATEST, KV_DELETE_FAMILY);
-	assert_int_equal(kv_commit(s, b, NULL, NULL), KV_OK);
-	kv_batch_free(b);
+	kv_table *t = one_cell_table(s, "hot", "old", "gone");
+	delete_family(s, t, "old");
 	char val[100];
 	util_arena *a = util_arena_new(4096, 0);
 	kv_row r;
@@ -341,6 +353,54 @@ static void test_hot_sentinel(void **state)
 	assert_int_equal(kv_get(t, "hot", 3, NULL, a, &r), KV_OK);
 	assert_true(point_last_steps() <= 8);
 	util_arena_destroy(a);
+	kv_table_close(t);
+	kvt_close_rm(s, dir);
+}
+
+/* The same hot sentinel read by a whole-table scan without min_ts (a
+ * sequential scan of pgbench_branches): while no source holds a family
+ * marker the scan seeks past the sentinel's older versions, in the memstore
+ * and in a flushed file; once one does it walks them again (and still
+ * answers right). */
+static void test_hot_sentinel_scan(void **state)
+{
+	(void)state;
+	char *dir = kvt_tmpdir("point_hot_scan");
+	kv_store *s = open_quiet(dir);
+	kv_table *t = one_cell_table(s, "hotscan", "a", "cell");
+	char val[100];
+	for (int pass = 0; pass < 3; pass++) {
+		for (int i = 0; i < 3000; i++) {
+			snprintf(val, sizeof val, "%d.%d-------------------------------------------", pass,
+				 i);
+			assert_int_equal(kvt_put(s, t, "hot", "d", "", KV_TS_LATEST, val), KV_OK);
+		}
+		kv_scan_opts so;
+		memset(&so, 0, sizeof so);
+		kv_iter *it = kv_scan(t, &so);
+		size_t n = 0;
+		bool newest = false;
+		for (; kv_iter_valid(it); kv_iter_next(it)) {
+			const kv_cell *c = kv_iter_cell(it);
+			n++;
+			if (c->row.len == 3 && c->value.len == strlen(val) &&
+			    !memcmp(c->value.data, val, strlen(val)))
+				newest = true;
+		}
+		assert_int_equal(kv_iter_status(it), KV_OK);
+		uint64_t looked = scan_cells_looked(it);
+		kv_iter_close(it);
+		assert_int_equal(n, pass < 2 ? 2 : 1); /* "a"'s cell, the hot row's newest sentinel */
+		assert_true(newest);
+		if (pass < 2)
+			assert_true(looked <= 16);
+		else
+			assert_true(looked >= 3000); /* a family marker in the memstore: walked */
+		if (pass == 0)
+			assert_int_equal(kv_table_flush(t), KV_OK); /* pass 1: a file and the memstore */
+		if (pass == 1)
+			delete_family(s, t, "a");
+	}
 	kv_table_close(t);
 	kvt_close_rm(s, dir);
 }
@@ -478,6 +538,7 @@ int main(void)
 	    cmocka_unit_test(test_big_row),
 	    cmocka_unit_test(test_many_versions),
 	    cmocka_unit_test(test_hot_sentinel),
+	    cmocka_unit_test(test_hot_sentinel_scan),
 	    cmocka_unit_test(test_thread_cache),
 	};
 	/* The tsan suite runs the threaded tests only (tests/tsan/run.sh). */

@@ -12,6 +12,8 @@
 #include <cmocka.h>
 #include <float.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "num_priv.h"
@@ -90,8 +92,53 @@ static void test_float(void **st)
 	check_float(FLT_MIN);
 }
 
+/* num_float8_parse's plain-integer path gives strtod's double, bit for bit
+ * (-0 included), and what it does not take still parses as before. */
+static void test_float8_integers(void **st)
+{
+	(void)st;
+	static const char *fixed[] = {"0",
+				      "-0",
+				      "7",
+				      "-7",
+				      "000123",
+				      "-000",
+				      "999999999999999",
+				      "1000000000000000",
+				      "-999999999999999",
+				      "9007199254740993",
+				      "+5",
+				      " 42",
+				      "42 ",
+				      "1e3",
+				      "31535999"};
+	char buf[40];
+	util_arena *a = util_arena_new(1 << 16, 0); /* the strtod path's copies */
+	ty_set_arena(a);
+	for (size_t i = 0; i < sizeof fixed / sizeof *fixed + 20000; i++) {
+		const char *s = fixed[i % (sizeof fixed / sizeof *fixed)];
+		if (i >= sizeof fixed / sizeof *fixed) {
+			uint64_t r = rnd();
+			int digits = 1 + (int)(r % 17);
+			int n = (r >> 8) & 1 ? snprintf(buf, sizeof buf, "-") : 0;
+			for (int d = 0; d < digits; d++)
+				buf[n++] = (char)('0' + (rnd() % 10));
+			buf[n] = 0;
+			s = buf;
+		}
+		double want = strtod(s, NULL),
+		       got = num_float8_parse(s, strlen(s), "double precision", s, strlen(s));
+		if (memcmp(&want, &got, sizeof want) != 0)
+			fail_msg("\"%s\": strtod %.17g, parsed %.17g", s, want, got);
+		util_arena_reset(a);
+	}
+	ty_set_arena(NULL);
+	util_arena_destroy(a);
+}
+
 int main(void)
 {
-	const struct CMUnitTest tests[] = {cmocka_unit_test(test_double), cmocka_unit_test(test_float)};
+	const struct CMUnitTest tests[] = {cmocka_unit_test(test_double), cmocka_unit_test(test_float),
+					   cmocka_unit_test(test_float8_integers)};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
