@@ -1104,6 +1104,14 @@ int sql_txn_commit(sql_txn *t, util_err *err)
 		else if (st == KV_TOO_LARGE)
 			util_err_set(err, UTIL_E_PROGRAM_LIMIT_EXCEEDED, "transaction is too large to commit: %s",
 				     kv_errmsg());
+		else if (st == KV_NOT_FOUND)
+			/* A storage the transaction writes is gone: on a shared
+			 * store another server's DROP, TRUNCATE or rewrite replaced
+			 * it after the writes (as sql_kv_error's "opening" case). */
+			util_err_set(err, UTIL_E_T_R_SERIALIZATION_FAILURE,
+				     "could not serialize access: a relation this transaction writes was dropped "
+				     "or rewritten by a concurrent transaction (%s)",
+				     kv_errmsg());
 		else
 			util_err_set(err, st == KV_NO_SPACE ? UTIL_E_DISK_FULL : UTIL_E_IO_ERROR,
 				     "could not commit the transaction: %s", kv_errmsg());
