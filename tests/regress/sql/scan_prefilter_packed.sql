@@ -81,7 +81,7 @@ CREATE TABLE pp_w (id int PRIMARY KEY,
 	c61 text, c62 text, c63 text, c64 text, c65 text, c66 text, c67 text, c68 text, c69 text, c70 text,
 	big text, note text);
 INSERT INTO pp_w (id, c01, c35, c70, big, note) SELECT i, 'a' || i, 'b' || i, 'c' || i,
-	CASE WHEN i % 10 = 0 THEN repeat('x', 70000 + i) ELSE NULL END,
+	CASE WHEN i % 10 = 0 THEN repeat('y', 70000 + i) ELSE NULL END,
 	CASE WHEN i % 5 = 0 THEN NULL WHEN i % 3 = 0 THEN 'ab' || i ELSE 'n' || i END
 	FROM generate_series(1, 60) i;
 UPDATE pp_w SET c02 = c01, c03 = c01, c04 = c01, c05 = c01, c06 = c01, c07 = c01, c08 = c01, c09 = c01,
@@ -94,10 +94,10 @@ UPDATE pp_w SET c02 = c01, c03 = c01, c04 = c01, c05 = c01, c06 = c01, c07 = c01
 	c65 = c70, c66 = c70, c67 = c70, c68 = c70, c69 = c70
 	WHERE id % 2 = 0;
 SELECT id, c01, c69, length(big), note FROM pp_w WHERE note LIKE 'ab%' ORDER BY id;
-SELECT count(*), sum(length(big)) FROM pp_w WHERE big LIKE '%x';
+SELECT count(*), sum(length(big)) FROM pp_w WHERE big LIKE '%y';
 CHECKPOINT;
 SELECT id, c01, c69, length(big), note FROM pp_w WHERE note LIKE 'ab%' ORDER BY id;
-SELECT count(*), sum(length(big)) FROM pp_w WHERE big LIKE 'xxx%';
+SELECT count(*), sum(length(big)) FROM pp_w WHERE big LIKE 'yyy%';
 SELECT id, c02, c70 FROM pp_w WHERE c70 LIKE '%5' AND note IS NULL ORDER BY id;
 SELECT count(*) FROM pp_w WHERE note IS NULL;
 SELECT count(*) FROM pp_w WHERE c02 = 'a4';
