@@ -309,7 +309,6 @@ static int split_text(copy_in *ci, const copy_opts *o, const char *table, char *
 		util_buf_reset(f);
 		if (!plain)
 			util_buf_append(f, start, (size_t)(p - start));
-		bool raw_null = false;
 		while (p < end && *p != o->delim) {
 			if (*p == '\\' && p + 1 < end) {
 				p++;
@@ -351,7 +350,7 @@ static int split_text(copy_in *ci, const copy_opts *o, const char *table, char *
 			}
 		}
 		size_t rawlen = (size_t)(p - start);
-		raw_null = rawlen == o->null_len && memcmp(start, o->null_str, rawlen) == 0;
+		bool raw_null = rawlen == o->null_len && memcmp(start, o->null_str, rawlen) == 0;
 		if (n >= max)
 			bad_copy(ci, table, UTIL_E_BAD_COPY_FILE_FORMAT, "extra data after last expected column");
 		if (raw_null) {
