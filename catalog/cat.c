@@ -230,6 +230,7 @@ int cat_open_shared(kv_store *kv, bool shared, cat **out, util_err *err)
 	c->shared = shared;
 	pthread_mutex_init(&c->mu, NULL);
 	pthread_mutex_init(&c->ddl_mu, NULL);
+	pthread_cond_init(&c->ddl_cv, NULL);
 	pthread_mutex_init(&c->ver_mu, NULL);
 	atomic_init(&c->reload, false);
 	kv_status st = kv_table_open(kv, CAT_KV_TABLE, &c->tbl);
@@ -293,6 +294,7 @@ void cat_close(cat *c)
 	kv_table_close(c->tbl);
 	pthread_mutex_destroy(&c->mu);
 	pthread_mutex_destroy(&c->ddl_mu);
+	pthread_cond_destroy(&c->ddl_cv);
 	pthread_mutex_destroy(&c->ver_mu);
 	free(c);
 }
@@ -403,8 +405,26 @@ int cat_refresh(cat *c, kv_ts read_ts, util_err *err)
 	return rc;
 }
 
-void cat_ddl_lock(cat *c) { pthread_mutex_lock(&c->ddl_mu); }
-void cat_ddl_unlock(cat *c) { pthread_mutex_unlock(&c->ddl_mu); }
+void cat_ddl_lock(cat *c)
+{
+	pthread_mutex_lock(&c->ddl_mu);
+	if (c->ddl_held) {
+		util_wait_begin();
+		while (c->ddl_held)
+			pthread_cond_wait(&c->ddl_cv, &c->ddl_mu);
+		util_wait_end();
+	}
+	c->ddl_held = true;
+	pthread_mutex_unlock(&c->ddl_mu);
+}
+
+void cat_ddl_unlock(cat *c)
+{
+	pthread_mutex_lock(&c->ddl_mu);
+	c->ddl_held = false;
+	pthread_cond_signal(&c->ddl_cv);
+	pthread_mutex_unlock(&c->ddl_mu);
+}
 
 /* The stored oid limit (4 bytes), latest state. */
 static kv_status read_next_oid(cat *c, uint8_t out[4])

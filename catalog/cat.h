@@ -335,7 +335,8 @@ const char *cat_rel_option(const cat_rel *r, const char *name);
 
 /* ---------------------------------------------------------------- changes */
 
-/* Serialises DDL: held from a transaction's first DDL to its end. */
+/* Serialises DDL: held from a transaction's first DDL to its end (its
+ * statements may run on different threads: any thread may unlock). */
 void cat_ddl_lock(cat *c);
 void cat_ddl_unlock(cat *c);
 

@@ -25,7 +25,12 @@ struct cat {
 	kv_store *kv;
 	kv_table *tbl; /* sys.catalog */
 	pthread_mutex_t mu; /* guards current, oid allocation */
+	/* The DDL lock: held by a transaction from its first DDL to its end,
+	 * across statements that may run on different threads (the wire pool),
+	 * so a flag under a mutex rather than a mutex held. */
 	pthread_mutex_t ddl_mu;
+	pthread_cond_t ddl_cv;
+	bool ddl_held;
 	cat_snap *current;
 	_Atomic(const cat_snap *) published; /* = current, for cat_is_current without mu */
 	cat_oid next_oid, oid_limit; /* allocated range [next_oid, oid_limit) */

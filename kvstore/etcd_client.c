@@ -211,7 +211,9 @@ static int post_with(tls_curl *c, ekv *e, int ep, const char *path, const char *
 	curl_easy_setopt(c->h, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(c->h, CURLOPT_CONNECTTIMEOUT_MS, 1000L);
 	curl_easy_setopt(c->h, CURLOPT_TIMEOUT_MS, (long)e->timeout_ms);
+	util_wait_begin(); /* a network round trip: a thread pool may run someone else */
 	CURLcode cc = curl_easy_perform(c->h);
+	util_wait_end();
 	curl_slist_free_all(hdr);
 	*sent = false;
 	if (cc != CURLE_OK) {

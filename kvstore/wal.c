@@ -360,7 +360,7 @@ static kv_status lead(kv_wal *w, wal_req *first, wal_req *last, uint64_t *seg)
 	return KV_OK;
 }
 
-kv_status wal_write(kv_wal *w, const uint8_t *payload, size_t len, bool sync, uint64_t *seg)
+static kv_status write_record(kv_wal *w, const uint8_t *payload, size_t len, bool sync, uint64_t *seg)
 {
 	if (len > WAL_MAX_RECORD)
 		return kv_fail(KV_TOO_LARGE, "batch of %zu bytes exceeds the log record limit", len);
@@ -412,6 +412,18 @@ kv_status wal_write(kv_wal *w, const uint8_t *payload, size_t len, bool sync, ui
 	pthread_mutex_unlock(&w->mu);
 	if (seg)
 		*seg = s;
+	return st;
+}
+
+kv_status wal_write(kv_wal *w, const uint8_t *payload, size_t len, bool sync, uint64_t *seg)
+{
+	if (!sync)
+		return write_record(w, payload, len, false, seg);
+	/* Waiting for the fsync (our own or the group's) blocks: a thread pool
+	 * may run someone else meanwhile. */
+	util_wait_begin();
+	kv_status st = write_record(w, payload, len, true, seg);
+	util_wait_end();
 	return st;
 }
 

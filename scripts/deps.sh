@@ -14,7 +14,7 @@ if [[ $mode == test || $mode == bench ]]; then
          etcd-server openssl libtsan2)
 fi
 if [[ $mode == bench ]]; then
-  pkgs+=(rocksdb-tools linux-perf)
+  pkgs+=(rocksdb-tools linux-perf time)
 fi
 
 missing=()

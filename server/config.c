@@ -38,6 +38,8 @@ static const setting settings[] = {
 	S("unix_socket_dir", unix_socket_dir, "", "directory for a Unix-domain socket (empty = none)"),
 	S("store", store, "", "kv backend URI: etcd://host:port,host:port[/prefix] keeps the data in an etcd v3 cluster shared by several servers; etcds://...?cacert=&cert=&key=&user=&password_file= for TLS and etcd authentication (docs/scale-out.md; empty = embedded store in data_dir)"),
 	I("max_connections", max_connections, "200", "maximum concurrent client connections"),
+	M("worker_threads", worker_threads, "0",
+	  "threads that run the sessions' statements, more while some block (0 = one per core, -1 = a thread per connection)"),
 	L("work_mem_kb", work_mem_kb, "4096", "memory per sort/hash operator before spilling, in kB"),
 	L("block_cache_mb", block_cache_mb, "0",
 	  "block cache size, in MB (0 = an eighth of the memory the server may use, at least 256 MB)"),

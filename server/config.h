@@ -24,6 +24,7 @@ typedef struct srv_config {
 	char unix_socket_dir[1024];
 	char store[1024];
 	int max_connections;
+	int worker_threads;
 	long long work_mem_kb;
 	long long block_cache_mb;
 	bool sync_commit;

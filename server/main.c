@@ -192,6 +192,7 @@ int main(int argc, char **argv)
 	wo.listen_addr = cfg.listen;
 	wo.port = cfg.port;
 	wo.max_connections = cfg.max_connections;
+	wo.worker_threads = cfg.worker_threads;
 	wo.hba_file = cfg.hba_file[0] ? cfg.hba_file : NULL;
 	wo.tls_cert_file = cfg.tls_cert[0] ? cfg.tls_cert : NULL;
 	wo.tls_key_file = cfg.tls_key[0] ? cfg.tls_key : NULL;

@@ -794,6 +794,15 @@ void sql_guc_show(sql_session *s, const char *name, util_buf *out, util_err *err
 
 void sql_guc_free_session(sql_session *s)
 {
+	/* A session that ends inside a transaction (idle timeout, terminate,
+	 * a lost client) still holds the transaction's undo entries. */
+	for (guc_undo *u = s->guc_undo, *next; u; u = next) {
+		next = u->next;
+		free(u->name);
+		free(u->prior);
+		free(u);
+	}
+	s->guc_undo = NULL;
 	size_t pos = 0;
 	void *v;
 	while (util_map_next(&s->gucs, &pos, NULL, NULL, &v)) {

@@ -449,7 +449,9 @@ void sql_txn_lock_row(sql_txn *t, cat_oid table, const uint8_t *key, size_t klen
 		}
 		/* (PostgreSQL's waiter waits for the holder's transaction id.) */
 		sql_ops_set_wait(t->s, "Lock", klen ? "transactionid" : "relation");
+		util_wait_begin();
 		pthread_cond_timedwait(&e->locks_cv, &e->locks_mu, &ts);
+		util_wait_end();
 		/* l may have been freed meanwhile: look it up again. */
 		remove_waiter(t);
 		bool timed_out = deadline && util_mono_us() >= deadline;

@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
@@ -60,8 +61,37 @@ int64_t util_mono_us(void)
 void util_sleep_us(int64_t us)
 {
 	struct timespec ts = {us / 1000000, (us % 1000000) * 1000};
+	util_wait_begin();
 	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
 		;
+	util_wait_end();
+}
+
+static _Atomic(util_wait_fn) wait_hook;
+
+void util_wait_set_hook(util_wait_fn fn)
+{
+	atomic_store(&wait_hook, fn);
+}
+
+void util_wait_begin(void)
+{
+	util_wait_fn fn = atomic_load_explicit(&wait_hook, memory_order_relaxed);
+	if (fn) {
+		int e = errno; /* callers look at the errno of the call they wrap */
+		fn(true);
+		errno = e;
+	}
+}
+
+void util_wait_end(void)
+{
+	util_wait_fn fn = atomic_load_explicit(&wait_hook, memory_order_relaxed);
+	if (fn) {
+		int e = errno;
+		fn(false);
+		errno = e;
+	}
 }
 
 int util_random_bytes(void *buf, size_t n)

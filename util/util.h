@@ -358,10 +358,24 @@ static inline uint64_t util_hash_mix(uint64_t h)
 int64_t util_now_us(void);
 /* Monotonic clock, microseconds from an arbitrary origin. */
 int64_t util_mono_us(void);
+/* Sleeps; a blocking wait in the sense of util_wait_begin(). */
 void util_sleep_us(int64_t us);
 /* The wall-clock time us microseconds from now: a pthread_cond_timedwait
  * deadline (waits that wake now and then to check for a cancel). */
 struct timespec util_deadline_us(int64_t us);
+
+/* ---------------------------------------------------------------- blocking waits */
+
+/* A thread about to block on something other than the CPU (a commit's log
+ * fsync, a lock, a sleep, a slow client) calls util_wait_begin(), and
+ * util_wait_end() once awake; pairs may nest. The hook, installed once by a
+ * thread pool (wire/pool.c) before its threads start and never removed, lets
+ * the pool run another thread on the core meanwhile; without one both calls
+ * do nothing. The hook must not block or throw. */
+typedef void (*util_wait_fn)(bool begin);
+void util_wait_set_hook(util_wait_fn fn);
+void util_wait_begin(void);
+void util_wait_end(void);
 
 /* ---------------------------------------------------------------- hash map */
 

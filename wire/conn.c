@@ -117,6 +117,8 @@ static pgw_read_result io_result(pgw_io_status st)
 		return PGW_RM_TIMEOUT;
 	case PGW_IO_STOP:
 		return PGW_RM_STOP;
+	case PGW_IO_WAIT:
+		return PGW_RM_WAIT;
 	default:
 		return PGW_RM_EOF;
 	}
@@ -358,15 +360,9 @@ static int open_session(pgw_conn *c)
 	return 0;
 }
 
-void *pgw_conn_main(void *arg)
+void pgw_conn_end(pgw_conn *c)
 {
-	pgw_conn *c = arg;
 	pgw_server *s = c->srv;
-	int64_t deadline = util_mono_us() + (int64_t)s->opts.auth_timeout_ms * 1000;
-	util_debug("connection received: host=%s", c->host);
-	int rc = do_startup(c, deadline);
-	if (rc == SU_PROCEED && take_slot(c) == 0 && pgw_auth(c, deadline) == 0 && open_session(c) == 0)
-		pgw_proto_run(c);
 	if (c->sess) {
 		pthread_mutex_lock(&s->mu);
 		c->has_key = false;
@@ -383,8 +379,33 @@ void *pgw_conn_main(void *arg)
 		s->conns = c->next;
 	if (c->next)
 		c->next->prev = c->prev;
-	pgw_server_thread_done(s);
+	s->nconns--;
+	pthread_cond_broadcast(&s->cv);
 	pthread_mutex_unlock(&s->mu);
 	conn_free(c);
+}
+
+void *pgw_conn_main(void *arg)
+{
+	pgw_conn *c = arg;
+	pgw_server *s = c->srv;
+	int64_t deadline = util_mono_us() + (int64_t)s->opts.auth_timeout_ms * 1000;
+	util_debug("connection received: host=%s", c->host);
+	int rc = do_startup(c, deadline);
+	bool over = true;
+	if (rc == SU_PROCEED && take_slot(c) == 0 && pgw_auth(c, deadline) == 0 && open_session(c) == 0) {
+		/* TLS keeps its thread: OpenSSL may hold decrypted bytes that no
+		 * epoll set would report. */
+		c->pooled = s->pool && !c->io.ssl;
+		c->send_ready = true;
+		over = pgw_proto_run(c);
+	}
+	if (!over)
+		pgw_pool_add(s->pool, c); /* the pool owns c from here */
+	else
+		pgw_conn_end(c);
+	pthread_mutex_lock(&s->mu);
+	pgw_server_thread_done(s);
+	pthread_mutex_unlock(&s->mu);
 	return NULL;
 }

@@ -86,7 +86,11 @@ static ssize_t raw_read(pgw_io *io, void *buf, size_t n, short *events, bool wai
 		return ssl_result(io->ssl, r, events);
 	}
 	for (;;) {
+		if (wait)
+			util_wait_begin();
 		ssize_t r = recv(io->fd, buf, n, wait ? 0 : MSG_DONTWAIT);
+		if (wait)
+			util_wait_end();
 		if (r >= 0)
 			return r;
 		if (errno == EINTR)
@@ -132,7 +136,9 @@ static pgw_io_status wait_io(pgw_io *io, short events, int64_t deadline, bool wa
 				return PGW_IO_TIMEOUT;
 			timeout = (int)UTIL_MIN((left + 999) / 1000, (int64_t)INT_MAX);
 		}
+		util_wait_begin();
 		int rc = poll(p, (nfds_t)np, timeout);
+		util_wait_end();
 		if (rc < 0) {
 			if (errno == EINTR)
 				continue;
@@ -183,6 +189,16 @@ pgw_io_status pgw_io_fill(pgw_io *io, size_t n, int64_t deadline)
 			 * statement), so wait for the request first: in recv()
 			 * itself when no deadline needs poll()'s timeout. */
 			io->replied = false;
+			if (io->yield) {
+				/* The pool's epoll set waits instead (pool.c);
+				 * parked as for the blocking read below. */
+				atomic_store(&io->parked, true);
+				if (io->stopping && atomic_load(io->stopping)) {
+					atomic_store(&io->parked, false);
+					return PGW_IO_STOP;
+				}
+				return PGW_IO_WAIT;
+			}
 			if (!deadline) {
 				wait = true;
 				atomic_store(&io->parked, true);
@@ -213,6 +229,14 @@ pgw_io_status pgw_io_fill(pgw_io *io, size_t n, int64_t deadline)
 			return PGW_IO_EOF;
 		if (r == R_ERROR)
 			return PGW_IO_ERROR;
+		if (io->yield && ev == POLLIN) {
+			atomic_store(&io->parked, true);
+			if (io->stopping && atomic_load(io->stopping)) {
+				atomic_store(&io->parked, false);
+				return PGW_IO_STOP;
+			}
+			return PGW_IO_WAIT;
+		}
 		pgw_io_status st = wait_io(io, ev, deadline, true);
 		if (st != PGW_IO_OK)
 			return st;

@@ -1,6 +1,7 @@
 /*
  * pgw.h — the PostgreSQL v3 wire-protocol server: listens, authenticates
- * and drives one sql_session per connection (one thread per connection).
+ * and drives one sql_session per connection (on a pool of worker threads,
+ * or one thread per connection).
  * Protocol coverage, the hba file format and TLS setup: docs/wire.md.
  *
  * pgw_server_start() sets SIGPIPE to SIG_IGN for the whole process (writes
@@ -29,6 +30,10 @@ typedef struct pgw_opts {
 	const char *unix_socket_dir; /* NULL = no Unix socket */
 	int auth_timeout_ms;         /* default 60000: startup + authentication must end in time */
 	int auth_failure_delay_ms;   /* default 200: pause before reporting a failed password */
+	/* Sessions between messages wait in an epoll set served by this many
+	 * worker threads (more while some block; docs/wire.md "Threads"):
+	 * 0 = one per core (default), -1 = a thread per connection instead. */
+	int worker_threads;
 } pgw_opts;
 
 void pgw_opts_default(pgw_opts *o);

@@ -267,6 +267,7 @@ typedef enum pgw_io_status {
 	PGW_IO_TIMEOUT, /* deadline passed */
 	PGW_IO_STOP,    /* server is shutting down */
 	PGW_IO_ERROR,   /* socket or TLS error */
+	PGW_IO_WAIT,    /* no data yet and io->yield set: come back when readable */
 } pgw_io_status;
 
 typedef struct ssl_st SSL;
@@ -286,6 +287,8 @@ typedef struct pgw_io {
 	bool broken;  /* a write failed: the connection is unusable */
 	bool replied; /* output was sent since the last read: the client is
 		       * likely still busy, so wait before trying to read */
+	bool yield;   /* a read finding no data returns PGW_IO_WAIT instead of
+		       * blocking (a pooled connection between messages) */
 } pgw_io;
 
 void pgw_io_init(pgw_io *io, int fd, int stop_fd, const atomic_bool *stopping);
@@ -327,6 +330,7 @@ void pgw_tls_free(SSL_CTX *ctx);
 #define PGW_MAX_LISTEN 16
 
 typedef struct pgw_conn pgw_conn;
+typedef struct pgw_pool pgw_pool;
 
 struct pgw_server {
 	pgw_opts opts; /* strings owned (copied) */
@@ -346,7 +350,8 @@ struct pgw_server {
 	pthread_mutex_t mu; /* guards everything below */
 	pthread_cond_t cv;  /* signalled when a connection thread ends */
 	pgw_conn *conns;
-	int nthreads; /* connection threads alive */
+	int nconns;   /* connections alive (with a thread or pooled) */
+	int nthreads; /* connection threads alive (pool workers not counted) */
 	/* Threads that finished and await pthread_join (joining, not
 	 * detaching, makes sure their exit, OpenSSL's per-thread cleanup
 	 * included, is over before the server is freed). */
@@ -355,6 +360,7 @@ struct pgw_server {
 	int nsessions; /* connections counted against max_connections */
 	pgw_hba *hba;
 	int64_t hba_mtime_ns;
+	pgw_pool *pool; /* NULL: a thread per connection throughout */
 };
 
 /* A reported setting (ParameterStatus) and its last value sent. */
@@ -369,6 +375,7 @@ typedef enum pgw_read_result {
 	PGW_RM_STOP,       /* shutdown */
 	PGW_RM_BAD,        /* framing error: c->err holds the FATAL to send */
 	PGW_RM_UNEXPECTED, /* during COPY: a type that does not belong there */
+	PGW_RM_WAIT,       /* pooled: no complete message yet (PGW_IO_WAIT) */
 } pgw_read_result;
 
 struct pgw_conn {
@@ -391,6 +398,17 @@ struct pgw_conn {
 	char mtype;
 	const uint8_t *mbody;
 	size_t mlen, mconsume;
+
+	/* Served by the worker pool between messages (pool.c); the message
+	 * loop's state lives here so that it can stop at the next read. */
+	bool pooled;
+	bool send_ready;  /* ReadyForQuery is due before the next read */
+	int64_t deadline; /* of the pending read: idle timeouts (0 = none) */
+	util_errcode idle_code;
+	/* Set while a thread owns the connection (pool.c): cleared (release)
+	 * once the socket is back in an epoll set and the thread is done with
+	 * it; the worker woken for it may come before that returns, and waits. */
+	atomic_bool pool_busy;
 
 	bool ignore_till_sync; /* an extended-protocol error: skip to Sync */
 	bool in_copy_in;
@@ -416,16 +434,30 @@ void pgw_conn_fatal(pgw_conn *c, util_err *e);
  * AuthenticationOk; -1 after sending the FATAL (or on a silent close). */
 int pgw_auth(pgw_conn *c, int64_t deadline);
 /* The session's message loop (proto.c), from the first ReadyForQuery to the
- * end of the connection. */
-void pgw_proto_run(pgw_conn *c);
+ * end of the connection: returns true when the connection is over, false when
+ * a pooled connection (c->pooled) waits for input; call again once its socket
+ * is readable. c->send_ready must be true for the first call. */
+bool pgw_proto_run(pgw_conn *c);
 /* The sql_client callbacks of a connection (proto.c). */
 void pgw_proto_client(pgw_conn *c, sql_client *cl);
 
-/* The connection thread's entry point (conn.c); takes ownership of c. */
+/* The connection thread's entry point (conn.c); takes ownership of c:
+ * serves it to its end or hands it to the pool. */
 void *pgw_conn_main(void *arg);
+/* Closes c's session, drops it from the server's lists and frees it. */
+void pgw_conn_end(pgw_conn *c);
 pgw_conn *pgw_conn_new(pgw_server *s, int fd, const struct sockaddr *addr, socklen_t len, bool is_unix);
 /* Called by a connection thread as its last act, under srv->mu. */
 void pgw_server_thread_done(pgw_server *s);
+/* The worker pool (pool.c). start: `workers` threads (> 0) and the monitor;
+ * on failure s->pool may be set and is freed by pgw_pool_stop. add: takes
+ * ownership of a pooled connection that waits for input (its socket must
+ * not be in the set yet). stop: once no connection is left; joins every
+ * thread and frees the pool (NULL: nothing). */
+int pgw_pool_start(pgw_server *s, int workers, util_err *err);
+void pgw_pool_add(pgw_pool *p, pgw_conn *c);
+void pgw_pool_stop(pgw_pool *p);
+
 /* Current hba rules (re-read when the file changed); returns a rule set the
  * caller matches against under srv->mu. */
 pgw_auth_method pgw_server_hba_match(pgw_server *s, const pgw_hba_client *c, int *line);

@@ -451,61 +451,66 @@ static void fatal_msg(pgw_conn *c, util_errcode code, const char *msg)
 	pgw_conn_fatal(c, &c->err);
 }
 
-void pgw_proto_run(pgw_conn *c)
+bool pgw_proto_run(pgw_conn *c)
 {
-	bool send_ready = true;
 	for (;;) {
-		int64_t deadline = 0;
-		util_errcode idle_code = UTIL_E_IDLE_SESSION_TIMEOUT;
-		if (send_ready) {
+		if (c->send_ready) {
 			if (atomic_load(&c->srv->stopping) || sql_session_terminating(c->sess)) {
 				fatal_msg(c, UTIL_E_ADMIN_SHUTDOWN,
 					  "terminating connection due to administrator command");
-				return;
+				return true;
 			}
 			char st = sql_session_txn_status(c->sess);
 			send_pending_params(c);
 			pgw_wr_ready(&c->io.out, st);
 			if (pgw_io_flush(&c->io, 0) != PGW_IO_OK)
-				return;
-			send_ready = false;
+				return true;
+			c->send_ready = false;
 			int64_t ms;
+			c->idle_code = UTIL_E_IDLE_SESSION_TIMEOUT;
 			if (st == 'I') {
 				ms = sql_session_idle_timeout(c->sess);
 			} else {
 				ms = sql_session_idle_in_txn_timeout(c->sess);
-				idle_code = UTIL_E_IDLE_IN_TRANSACTION_SESSION_TIMEOUT;
+				c->idle_code = UTIL_E_IDLE_IN_TRANSACTION_SESSION_TIMEOUT;
 			}
-			if (ms > 0)
-				deadline = util_mono_us() + ms * 1000;
+			c->deadline = ms > 0 ? util_mono_us() + ms * 1000 : 0;
 		}
-		switch (pgw_conn_read(c, deadline, false)) {
+		/* A pooled connection gives its thread back while it waits, unless
+		 * an idle timeout needs the deadline of a waiting read. */
+		c->io.yield = c->pooled && !c->deadline;
+		pgw_read_result rr = pgw_conn_read(c, c->deadline, false);
+		c->io.yield = false;
+		if (rr == PGW_RM_WAIT)
+			return false;
+		c->deadline = 0; /* the timeout covers one wait between messages */
+		switch (rr) {
 		case PGW_RM_OK:
 			break;
 		case PGW_RM_TIMEOUT:
-			fatal_msg(c, idle_code,
-				  idle_code == UTIL_E_IDLE_SESSION_TIMEOUT
+			fatal_msg(c, c->idle_code,
+				  c->idle_code == UTIL_E_IDLE_SESSION_TIMEOUT
 				      ? "terminating connection due to idle-session timeout"
 				      : "terminating connection due to idle-in-transaction timeout");
-			return;
+			return true;
 		case PGW_RM_STOP:
 			fatal_msg(c, UTIL_E_ADMIN_SHUTDOWN,
 				  "terminating connection due to administrator command");
-			return;
+			return true;
 		case PGW_RM_BAD:
 		case PGW_RM_UNEXPECTED:
 			pgw_conn_fatal(c, &c->err);
-			return;
+			return true;
 		default:
 			/* pg_terminate_backend, or shutdown ending a read */
 			if (atomic_load(&c->srv->stopping) || (c->sess && sql_session_terminating(c->sess)))
 				fatal_msg(c, UTIL_E_ADMIN_SHUTDOWN,
 					  "terminating connection due to administrator command");
-			return; /* EOF: the client went away */
+			return true; /* EOF: the client went away */
 		}
 		char t = c->mtype;
 		if (t == 'X')
-			return;
+			return true;
 		if (t == 'S')
 			c->ignore_till_sync = false;
 		else if (c->ignore_till_sync)
@@ -516,7 +521,7 @@ void pgw_proto_run(pgw_conn *c)
 		switch (t) {
 		case 'Q':
 			rc = do_query(c);
-			send_ready = true;
+			c->send_ready = true;
 			break;
 		case 'P':
 			extended = true;
@@ -547,7 +552,7 @@ void pgw_proto_run(pgw_conn *c)
 			extended = true;
 			break;
 		case 'S':
-			send_ready = true;
+			c->send_ready = true;
 			if (c->mlen != 0) {
 				util_err_set(&c->err, UTIL_E_PROTOCOL_VIOLATION, "invalid message format");
 				sql_extended_error(c->sess);
@@ -561,7 +566,7 @@ void pgw_proto_run(pgw_conn *c)
 			break;
 		case 'F':
 			rc = do_fcall(c);
-			send_ready = true;
+			c->send_ready = true;
 			break;
 		default:
 			/* CopyData/CopyDone/CopyFail outside COPY: ignored, as the
@@ -570,7 +575,7 @@ void pgw_proto_run(pgw_conn *c)
 		}
 		if (rc < 0) {
 			if (!report_error(c))
-				return;
+				return true;
 			if (extended) {
 				sql_extended_error(c->sess);
 				c->ignore_till_sync = true;
@@ -578,9 +583,9 @@ void pgw_proto_run(pgw_conn *c)
 		} else if (c->terminate) {
 			if (c->fatal_pending)
 				pgw_conn_fatal(c, &c->fatal);
-			return;
+			return true;
 		}
 		if (c->io.broken)
-			return;
+			return true;
 	}
 }

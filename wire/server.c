@@ -1,5 +1,6 @@
 /* server.c — the listener: binds TCP addresses and the optional Unix socket, accepts connections
- * and starts a thread for each, keeps the hba rules current, and shuts down cleanly. */
+ * and starts a thread for each (which hands the session to the worker pool once authenticated,
+ * pool.c), keeps the hba rules current, and shuts down cleanly. */
 #include "pgw_int.h"
 
 #include <errno.h>
@@ -219,6 +220,12 @@ int pgw_server_start(const pgw_opts *o, sql_engine *e, pgw_server **out, util_er
 		goto fail;
 	if (s->opts.unix_socket_dir && listen_unix(s, err) < 0)
 		goto fail;
+	if (s->opts.worker_threads >= 0) {
+		long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+		int n = s->opts.worker_threads ? s->opts.worker_threads : (int)(ncpu > 0 ? ncpu : 2);
+		if (pgw_pool_start(s, n, err) < 0)
+			goto fail;
+	}
 	/* A peer closing a TLS connection must not kill the process. */
 	signal(SIGPIPE, SIG_IGN);
 	util_info("listening on %s port %d%s%s", s->opts.listen_addr, s->port,
@@ -311,7 +318,7 @@ static void accept_on(pgw_server *s, int lfd, bool is_unix)
 			setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof one);
 		}
 		pthread_mutex_lock(&s->mu);
-		bool room = s->nthreads < MAX_THREADS(s->opts.max_connections);
+		bool room = s->nconns < MAX_THREADS(s->opts.max_connections);
 		pgw_conn *c = NULL;
 		if (room) {
 			c = pgw_conn_new(s, fd, (struct sockaddr *)&ss, len, is_unix);
@@ -319,6 +326,7 @@ static void accept_on(pgw_server *s, int lfd, bool is_unix)
 			if (s->conns)
 				s->conns->prev = c;
 			s->conns = c;
+			s->nconns++;
 			s->nthreads++;
 		}
 		pthread_mutex_unlock(&s->mu);
@@ -341,6 +349,7 @@ static void accept_on(pgw_server *s, int lfd, bool is_unix)
 				s->conns = c->next;
 			if (c->next)
 				c->next->prev = c->prev;
+			s->nconns--;
 			s->nthreads--;
 			pthread_mutex_unlock(&s->mu);
 			pgw_io_free(&c->io);
@@ -411,8 +420,8 @@ int pgw_server_run(pgw_server *s)
 			if (p[i].revents & POLLIN)
 				accept_on(s, p[i].fd, p[i].fd == s->unix_fd);
 	}
-	pthread_mutex_lock(&s->mu); /* connection threads change nthreads under it */
-	int nconn = s->nthreads;
+	pthread_mutex_lock(&s->mu); /* connection threads change nconns under it */
+	int nconn = s->nconns;
 	pthread_mutex_unlock(&s->mu);
 	util_info("shutting down: ending %d connection(s)", nconn);
 	for (int i = 0; i < s->nlfd; i++) {
@@ -430,7 +439,7 @@ int pgw_server_run(pgw_server *s)
 	 * are cancelled (again every second, in case one was between
 	 * statements when asked). */
 	pthread_mutex_lock(&s->mu);
-	while (s->nthreads > 0) {
+	while (s->nconns > 0 || s->nthreads > 0) {
 		pthread_mutex_unlock(&s->mu);
 		pgw_server_cancel_all(s);
 		pthread_mutex_lock(&s->mu);
@@ -441,6 +450,8 @@ int pgw_server_run(pgw_server *s)
 	}
 	pthread_mutex_unlock(&s->mu);
 	reap(s);
+	pgw_pool_stop(s->pool);
+	s->pool = NULL;
 	return 0;
 }
 
@@ -457,6 +468,7 @@ void pgw_server_free(pgw_server *s)
 {
 	if (!s)
 		return;
+	pgw_pool_stop(s->pool);
 	for (int i = 0; i < s->nlfd; i++)
 		close(s->lfd[i]);
 	if (s->unix_fd >= 0) {
