@@ -18,7 +18,7 @@ if [[ ! -x $bin ]]; then
 fi
 secs=${SECS:-10}
 scale=${SCALE:-10}
-work=$(mktemp -d /tmp/strata-scalecpu.XXXXXX)
+work=$(mktemp -d) # a fresh directory under $TMPDIR (default /tmp)
 port=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 # shellcheck disable=SC2086
 "$bin" --listen 127.0.0.1 --port "$port" --data-dir "$work/d" ${EXTRA:-} >"$work/log" 2>&1 &

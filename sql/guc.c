@@ -680,6 +680,13 @@ int sql_guc_set(sql_session *s, const char *name, const char *value, bool local,
 	return 0;
 }
 
+static void undo_free(guc_undo *u)
+{
+	free(u->name);
+	free(u->prior);
+	free(u);
+}
+
 void sql_guc_end_txn(sql_session *s, bool commit)
 {
 	/* Newest first. On abort every change is undone; on commit only SET
@@ -695,9 +702,7 @@ void sql_guc_end_txn(sql_session *s, bool commit)
 			util_map_puts(&plain, u->name, (void *)1);
 		else if (!util_map_gets(&plain, u->name))
 			set_value(s, sql_guc_find(u->name), u->name, u->prior, false);
-		free(u->name);
-		free(u->prior);
-		free(u);
+		undo_free(u);
 		u = next;
 	}
 	util_map_free(&plain);
@@ -798,9 +803,7 @@ void sql_guc_free_session(sql_session *s)
 	 * a lost client) still holds the transaction's undo entries. */
 	for (guc_undo *u = s->guc_undo, *next; u; u = next) {
 		next = u->next;
-		free(u->name);
-		free(u->prior);
-		free(u);
+		undo_free(u);
 	}
 	s->guc_undo = NULL;
 	size_t pos = 0;
