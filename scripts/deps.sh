@@ -6,7 +6,7 @@ set -euo pipefail
 mode=${1:-test}
 
 pkgs=(gcc make cmake pkg-config git libpg-query-dev libprotobuf-c-dev libzstd-dev libssl-dev
-      libcurl4-openssl-dev libjansson-dev
+      libcurl4-openssl-dev libjansson-dev liburing-dev
       libpq-dev postgresql-client-15 tzdata ca-certificates)
 if [[ $mode == test || $mode == bench ]]; then
   pkgs+=(libcmocka-dev postgresql-15 python3 python3-psycopg2 python3-psycopg python3-sqlalchemy

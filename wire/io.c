@@ -156,6 +156,15 @@ static pgw_io_status wait_io(pgw_io *io, short events, int64_t deadline, bool wa
 pgw_io_status pgw_io_fill(pgw_io *io, size_t n, int64_t deadline)
 {
 	while (io->rend - io->rstart < n) {
+		if (io->out.len && pgw_io_deferring(io)) {
+			io->replied = false; /* the next step starts readable */
+			atomic_store(&io->parked, true);
+			if (io->stopping && atomic_load(io->stopping)) {
+				atomic_store(&io->parked, false);
+				return PGW_IO_STOP;
+			}
+			return PGW_IO_WAIT;
+		}
 		if (io->out.len) {
 			pgw_io_status st = pgw_io_flush(io, deadline);
 			if (st != PGW_IO_OK)
@@ -269,6 +278,30 @@ void pgw_io_unpark(pgw_io *io)
 		shutdown(io->fd, SHUT_RD);
 }
 
+bool pgw_io_deferring(const pgw_io *io)
+{
+	return io->defer && io->yield && !io->ssl && !io->broken && io->rend == io->rstart;
+}
+
+static void out_reset(pgw_io *io)
+{
+	io->out.len = 0;
+	/* Output buffers grow with big rows; do not keep megabytes per idle
+	 * connection. */
+	if (io->out.cap > (1u << 20))
+		util_buf_free(&io->out);
+}
+
+void pgw_io_sent(pgw_io *io, size_t n)
+{
+	if (n >= io->out.len) {
+		out_reset(io);
+		return;
+	}
+	memmove(io->out.data, io->out.data + n, io->out.len - n);
+	io->out.len -= n;
+}
+
 pgw_io_status pgw_io_flush(pgw_io *io, int64_t deadline)
 {
 	size_t off = 0;
@@ -308,11 +341,7 @@ done:
 		io->broken = true;
 	if (off)
 		io->replied = true;
-	io->out.len = 0;
-	/* Output buffers grow with big rows; do not keep megabytes per idle
-	 * connection. */
-	if (io->out.cap > (1u << 20))
-		util_buf_free(&io->out);
+	out_reset(io);
 	return st;
 }
 

@@ -289,6 +289,9 @@ typedef struct pgw_io {
 		       * likely still busy, so wait before trying to read */
 	bool yield;   /* a read finding no data returns PGW_IO_WAIT instead of
 		       * blocking (a pooled connection between messages) */
+	bool defer;   /* with yield: a reply followed by nothing to read stays in
+		       * out and the read returns PGW_IO_WAIT; the pool sends it
+		       * together with other sessions' replies (pool.c) */
 } pgw_io;
 
 void pgw_io_init(pgw_io *io, int fd, int stop_fd, const atomic_bool *stopping);
@@ -298,6 +301,11 @@ void pgw_io_free(pgw_io *io);
  * grows only as data arrives, so a client announcing a huge message costs
  * nothing until it sends it. */
 pgw_io_status pgw_io_fill(pgw_io *io, size_t n, int64_t deadline);
+/* True when output would be left to the pool rather than flushed now
+ * (io->defer, and no input buffered). */
+bool pgw_io_deferring(const pgw_io *io);
+/* Drops the first n bytes of out, sent by the caller. */
+void pgw_io_sent(pgw_io *io, size_t n);
 static inline const uint8_t *pgw_io_data(const pgw_io *io)
 {
 	return io->rbuf + io->rstart;
@@ -409,6 +417,7 @@ struct pgw_conn {
 	 * once the socket is back in an epoll set and the thread is done with
 	 * it; the worker woken for it may come before that returns, and waits. */
 	atomic_bool pool_busy;
+	bool pool_doomed; /* its reply or re-arm failed: the next step ends it */
 
 	bool ignore_till_sync; /* an extended-protocol error: skip to Sync */
 	bool in_copy_in;

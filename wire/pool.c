@@ -19,6 +19,7 @@
 #include "pgw_int.h"
 
 #include <errno.h>
+#include <liburing.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,7 @@
 #define IDLE_US      (2 * 1000 * 1000) /* a parked extra worker leaves after this */
 #define WORKER_STACK (32u << 20)       /* as a connection thread (server.c) */
 #define BATCH        32                /* connections taken from epoll at once */
+#define HOLD_MIN     4                 /* replies are held only for a batch of this many */
 
 typedef struct group group;
 
@@ -46,6 +48,13 @@ struct pgw_worker {
 	bool waiting;     /* counted out by a wait (else by the monitor) */
 	bool unpinned;    /* a long step may run on any core (the monitor) */
 	int64_t step_start;
+	/* Sessions whose replies wait to be sent together (serve), under
+	 * g->mu: taken and out of every epoll set until sent. The monitor
+	 * sends them if the worker is stuck in a long step. */
+	int npending;
+	pgw_conn *pending[BATCH];
+	struct io_uring ring; /* sends a batch of replies in one system call */
+	bool ring_ok;
 };
 
 struct group {
@@ -88,6 +97,7 @@ struct pgw_pool {
 static _Thread_local pgw_worker *self;
 
 static void *worker_main(void *arg);
+static void flush_pending(group *g, pgw_worker *w);
 
 /* Starts a worker; under g->mu. */
 static void spawn(group *g)
@@ -172,6 +182,9 @@ static void wait_hook(bool begin)
 			w->step_start = util_mono_us();
 		}
 	}
+	/* The replies held for a batch do not wait for this wait. */
+	if (begin && w->npending)
+		flush_pending(g, w);
 	pthread_mutex_unlock(&g->mu);
 }
 
@@ -214,36 +227,163 @@ static void give(pgw_conn *c)
 	atomic_store_explicit(&c->pool_busy, false, memory_order_release);
 }
 
-/* Runs one readable connection until it waits again or ends. */
-static void serve(group *g, pgw_conn *c)
+static void end_conn(group *g, pgw_conn *c)
 {
-	take(c);
-	atomic_store(&c->io.parked, false);
-	if (!pgw_proto_run(c)) {
-		/* c may be woken on another worker as soon as it is re-armed. */
-		struct epoll_event ev = {.events = EPOLLIN | EPOLLONESHOT, .data.ptr = c};
-		group *h = home_group(g, c);
-		if (h == g) {
-			if (epoll_ctl(g->epfd, EPOLL_CTL_MOD, c->fd, &ev) == 0) {
-				give(c);
-				return;
-			}
-		} else if (epoll_ctl(g->epfd, EPOLL_CTL_DEL, c->fd, NULL) == 0) {
-			join_group(g, -1);
-			join_group(h, 1);
-			if (epoll_ctl(h->epfd, EPOLL_CTL_ADD, c->fd, &ev) == 0) {
-				give(c);
-				return;
-			}
-			join_group(h, -1);
-			pgw_conn_end(c);
-			return;
-		}
-		util_warn("could not wait for a connection: %s", strerror(errno));
-	}
 	epoll_ctl(g->epfd, EPOLL_CTL_DEL, c->fd, NULL);
 	join_group(g, -1);
 	pgw_conn_end(c);
+}
+
+/* Puts a session that waits for input (and, with EPOLLOUT, has output
+ * left) back in an epoll set: its home group's. On failure returns the
+ * group that counts it, which no longer watches it. */
+static group *rearm(group *g, pgw_conn *c, uint32_t events)
+{
+	/* c may be woken on another worker as soon as it is re-armed. */
+	struct epoll_event ev = {.events = events | EPOLLONESHOT, .data.ptr = c};
+	group *h = home_group(g, c);
+	if (h == g) {
+		if (epoll_ctl(g->epfd, EPOLL_CTL_MOD, c->fd, &ev) == 0) {
+			give(c);
+			return NULL;
+		}
+	} else if (epoll_ctl(g->epfd, EPOLL_CTL_DEL, c->fd, NULL) == 0) {
+		join_group(g, -1);
+		join_group(h, 1);
+		if (epoll_ctl(h->epfd, EPOLL_CTL_ADD, c->fd, &ev) == 0) {
+			give(c);
+			return NULL;
+		}
+		g = h;
+	}
+	util_warn("could not wait for a connection: %s", strerror(errno));
+	return g;
+}
+
+/* Ends c in a step of its own, on a worker of g (the caller may be in
+ * another session's step, or the monitor). */
+static void doom(group *g, pgw_conn *c)
+{
+	c->pool_doomed = true;
+	give(c);
+	pthread_mutex_lock(&g->mu);
+	push_ready(g, c);
+	ensure_poller(g);
+	pthread_mutex_unlock(&g->mu);
+}
+
+/* Sends the held replies of sessions cs[0..n) of g and re-arms them; ring
+ * may be NULL (plain sends). One io_uring submission for the lot is the
+ * point: the clients woken by the replies then run one after another while
+ * the worker finishes, instead of each preempting it as its reply goes out,
+ * and the worker finds their next requests together in one epoll_wait. A
+ * send that would block leaves the rest in the buffer: the session waits
+ * for writability too, and its next step flushes it first. */
+static void send_replies(group *g, pgw_conn **cs, int n, struct io_uring *ring)
+{
+	int res[BATCH];
+	int got = 0;
+	if (ring && n > 1) {
+		for (int i = 0; i < n; i++) {
+			struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+			io_uring_prep_send(sqe, cs[i]->fd, cs[i]->io.out.data, cs[i]->io.out.len,
+					   MSG_NOSIGNAL | MSG_DONTWAIT);
+			io_uring_sqe_set_data64(sqe, (uint64_t)i);
+		}
+		int rc;
+		do
+			rc = io_uring_submit_and_wait(ring, (unsigned)n);
+		while (rc == -EINTR);
+		while (rc == n && got < n) {
+			struct io_uring_cqe *cqe;
+			int wrc = io_uring_wait_cqe(ring, &cqe);
+			if (wrc == -EINTR)
+				continue;
+			if (wrc < 0) {
+				rc = wrc;
+				break;
+			}
+			res[cqe->user_data] = cqe->res;
+			io_uring_cqe_seen(ring, cqe);
+			got++;
+		}
+		if (got < n) {
+			/* Never seen: which replies went out is unknown, so
+			 * those sessions end (as after a network failure). */
+			util_warn("io_uring send failed: %s", strerror(rc < 0 ? -rc : EIO));
+			for (int i = 0; i < n; i++)
+				res[i] = -EIO;
+			got = n;
+		}
+	}
+	for (int i = got; i < n; i++) {
+		ssize_t r;
+		do
+			r = send(cs[i]->fd, cs[i]->io.out.data, cs[i]->io.out.len,
+				 MSG_NOSIGNAL | MSG_DONTWAIT);
+		while (r < 0 && errno == EINTR);
+		res[i] = r < 0 ? -errno : (int)r;
+	}
+	for (int i = 0; i < n; i++) {
+		pgw_conn *c = cs[i];
+		int r = res[i];
+		if (r > 0) {
+			pgw_io_sent(&c->io, (size_t)r);
+		} else if (r < 0 && r != -EAGAIN && r != -EWOULDBLOCK) {
+			c->io.broken = true;
+			c->io.out.len = 0;
+			doom(g, c);
+			continue;
+		}
+		group *f = rearm(g, c, c->io.out.len ? EPOLLIN | EPOLLOUT : EPOLLIN);
+		if (f)
+			doom(f, c);
+	}
+}
+
+/* Moves w's held replies to cs (at least BATCH long); under g->mu. */
+static int take_pending(pgw_worker *w, pgw_conn **cs)
+{
+	int n = w->npending;
+	memcpy(cs, w->pending, sizeof *cs * (size_t)n);
+	w->npending = 0;
+	return n;
+}
+
+/* Sends the calling worker's held replies; under g->mu (released meanwhile). */
+static void flush_pending(group *g, pgw_worker *w)
+{
+	pgw_conn *cs[BATCH];
+	int n = take_pending(w, cs);
+	pthread_mutex_unlock(&g->mu);
+	send_replies(g, cs, n, w->ring_ok ? &w->ring : NULL);
+	pthread_mutex_lock(&g->mu);
+}
+
+/* Runs one readable connection until it waits again or ends; true when it
+ * waits with its reply held (if hold: the caller queues it). */
+static bool serve(group *g, pgw_conn *c, bool hold)
+{
+	take(c);
+	if (c->pool_doomed) {
+		end_conn(g, c);
+		return false;
+	}
+	atomic_store(&c->io.parked, false);
+	/* Output left from a send that would have blocked goes out first. */
+	c->io.defer = hold && c->io.out.len == 0;
+	bool ended = pgw_proto_run(c);
+	c->io.defer = false;
+	if (ended) {
+		end_conn(g, c);
+		return false;
+	}
+	if (c->io.out.len)
+		return true;
+	group *f = rearm(g, c, EPOLLIN);
+	if (f)
+		end_conn(f, c);
+	return false;
 }
 
 /* Keeps the calling worker on its group's core (best effort: a core taken
@@ -264,8 +404,16 @@ static void *worker_main(void *arg)
 	group *g = w->g;
 	self = w;
 	pin(g);
+	w->ring_ok = io_uring_queue_init(BATCH, &w->ring, 0) == 0;
 	pthread_mutex_lock(&g->mu);
 	for (;;) {
+		/* Held replies go out before the worker polls, parks or
+		 * leaves, and by the batch. */
+		if (w->npending &&
+		    (w->npending == BATCH || g->stopping || g->rcount == 0 || g->nrunning > 0)) {
+			flush_pending(g, w);
+			continue;
+		}
 		if (g->stopping)
 			break;
 		/* Someone else runs, or polls while nothing is ready: park. */
@@ -298,15 +446,19 @@ static void *worker_main(void *arg)
 		pgw_conn *c = g->ready[g->rhead];
 		g->rhead = (g->rhead + 1) % g->rcap;
 		g->rcount--;
+		/* Its reply is held for a batch when there is one. */
+		bool hold = g->rcount + w->npending + 1 >= HOLD_MIN;
 		g->nrunning++;
 		g->nstep++;
 		w->in_step = true;
 		w->step_start = util_mono_us();
 		pthread_mutex_unlock(&g->mu);
 
-		serve(g, c);
+		bool held = serve(g, c, hold);
 
 		pthread_mutex_lock(&g->mu);
+		if (held)
+			w->pending[w->npending++] = c;
 		if (!w->counted_out)
 			g->nrunning--;
 		g->nstep--;
@@ -326,6 +478,8 @@ static void *worker_main(void *arg)
 	g->gone = w;
 	g->nworkers--;
 	pthread_mutex_unlock(&g->mu);
+	if (w->ring_ok)
+		io_uring_queue_exit(&w->ring);
 	self = NULL;
 	return NULL;
 }
@@ -347,6 +501,8 @@ static void join_gone(group *g)
 static void *monitor_main(void *arg)
 {
 	pgw_pool *p = arg;
+	pgw_conn **stolen = NULL;
+	int nstolen = 0;
 	pthread_mutex_lock(&p->mu);
 	while (!p->stopping) {
 		struct timespec ts = util_deadline_us(MONITOR_US);
@@ -358,6 +514,12 @@ static void *monitor_main(void *arg)
 			for (pgw_worker *w = g->workers; w; w = w->next)
 				if (w->in_step && !w->counted_out && now - w->step_start > STALL_US) {
 					count_out(g, w, false);
+					/* The replies it held go out now. */
+					if (w->npending) {
+						stolen = util_xrealloc(stolen, sizeof *stolen *
+										   (size_t)(nstolen + BATCH));
+						nstolen += take_pending(w, stolen + nstolen);
+					}
 					/* A long statement (a load, an index build)
 					 * and its helper threads share every core. */
 					if (g->cpu >= 0 && !w->unpinned &&
@@ -366,9 +528,13 @@ static void *monitor_main(void *arg)
 				}
 			join_gone(g);
 			pthread_mutex_unlock(&g->mu);
+			for (int j = 0; j < nstolen; j += BATCH)
+				send_replies(g, stolen + j, UTIL_MIN(BATCH, nstolen - j), NULL);
+			nstolen = 0;
 		}
 	}
 	pthread_mutex_unlock(&p->mu);
+	free(stolen);
 	return NULL;
 }
 

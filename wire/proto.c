@@ -463,9 +463,6 @@ bool pgw_proto_run(pgw_conn *c)
 			char st = sql_session_txn_status(c->sess);
 			send_pending_params(c);
 			pgw_wr_ready(&c->io.out, st);
-			if (pgw_io_flush(&c->io, 0) != PGW_IO_OK)
-				return true;
-			c->send_ready = false;
 			int64_t ms;
 			c->idle_code = UTIL_E_IDLE_SESSION_TIMEOUT;
 			if (st == 'I') {
@@ -475,6 +472,18 @@ bool pgw_proto_run(pgw_conn *c)
 				c->idle_code = UTIL_E_IDLE_IN_TRANSACTION_SESSION_TIMEOUT;
 			}
 			c->deadline = ms > 0 ? util_mono_us() + ms * 1000 : 0;
+			/* A pooled session may leave the reply to the pool (io.defer)
+			 * when nothing follows the message just handled. */
+			if (c->mconsume) {
+				pgw_io_consume(&c->io, c->mconsume);
+				c->mconsume = 0;
+			}
+			c->io.yield = c->pooled && !c->deadline;
+			bool defer = pgw_io_deferring(&c->io);
+			c->io.yield = false;
+			if (!defer && pgw_io_flush(&c->io, 0) != PGW_IO_OK)
+				return true;
+			c->send_ready = false;
 		}
 		/* A pooled connection gives its thread back while it waits, unless
 		 * an idle timeout needs the deadline of a waiting read. */

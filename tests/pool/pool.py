@@ -20,12 +20,19 @@ after the others are done (or after a generous timeout, which fails the check).
   - pg_terminate_backend of an idle pooled session (57P01 on its next use);
   - shutdown with idle pooled sessions: FATAL 57P01 or a closed connection,
     clean exit (no sanitizer report);
+  - replies held to be sent in a batch (wire/pool.c send_replies) are not
+    held up by a long step that follows them on the same worker;
+  - replies to a client that does not read fill its socket: a held reply
+    goes out in part and the rest once the client reads, others are served
+    meanwhile; pipelined queries get every answer;
   - --worker-threads -1 (a thread per connection) and the default (one per
     core) serve the same workload.
 Prints "N passed, N failed".
 """
 import io
 import os
+import socket
+import struct
 import sys
 import threading
 import time
@@ -314,6 +321,142 @@ def test_shutdown(srv):
     check(all(x in ("57P01", "closed") for x in codes), f"shutdown: every session ended ({set(codes)})")
 
 
+class Raw:
+    """A protocol-level session: sends and reads exactly when told."""
+
+    def __init__(self, srv, rcvbuf=None):
+        self.s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        if rcvbuf:
+            self.s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+        self.s.settimeout(LIVENESS_S)
+        self.s.connect((srv.host, srv.port))
+        self.buf = b""
+        body = struct.pack("!I", 196608) + b"user\0postgres\0database\0postgres\0\0"
+        self.s.sendall(struct.pack("!I", len(body) + 4) + body)
+        self.until_ready()
+
+    def msg(self):
+        while len(self.buf) < 5 or len(self.buf) < 1 + struct.unpack("!I", self.buf[1:5])[0]:
+            d = self.s.recv(65536)
+            if not d:
+                raise OSError("connection closed")
+            self.buf += d
+        n = 1 + struct.unpack("!I", self.buf[1:5])[0]
+        m, self.buf = self.buf[:n], self.buf[n:]
+        return m[:1], m[5:]
+
+    def until_ready(self):
+        """The messages up to and including ReadyForQuery."""
+        out = []
+        while True:
+            t, body = self.msg()
+            out.append((t, body))
+            if t == b"Z":
+                return out
+
+    @staticmethod
+    def query_bytes(sql):
+        b = sql.encode() + b"\0"
+        return b"Q" + struct.pack("!I", len(b) + 4) + b
+
+    def send(self, *sqls):
+        self.s.sendall(b"".join(self.query_bytes(q) for q in sqls))
+
+    def close(self):
+        self.s.close()
+
+
+def rows(msgs):
+    return [body for t, body in msgs if t == b"D"]
+
+
+def test_held_reply_long_step(srv):
+    """With one worker, three short queries and a CPU-bound one arrive
+    together: the short ones' replies are held for a batch (4 sessions
+    ready) when the worker takes the long one; they must still arrive within
+    milliseconds, not after the long query (the monitor sends the replies
+    of a worker stuck in a step)."""
+    worst = 0.0
+    bad = []
+    for rnd in range(5):
+        shorts = [Raw(srv) for _ in range(3)]
+        b = Raw(srv)
+        b.send("SET statement_timeout = '1500ms'")
+        b.until_ready()
+        t0 = time.monotonic()
+        for i, a in enumerate(shorts):
+            a.send(f"SELECT {rnd * 10 + i}")
+        b.send("SELECT count(*) FROM generate_series(1, 10000000000)")
+        for i, a in enumerate(shorts):
+            got = [r[6:] for r in rows(a.until_ready())]
+            worst = max(worst, time.monotonic() - t0)
+            if got != [str(rnd * 10 + i).encode()]:
+                bad.append(got)
+        codes = [body for t, body in b.until_ready() if t == b"E"]
+        if not codes or b"C57014" not in codes[0]:
+            bad.append(codes)
+        for a in shorts + [b]:
+            a.close()
+    check(not bad and worst < 0.5,
+          f"replies held for a batch are not held up by the long query after them (worst {worst:.3f} s, {bad})")
+
+
+def test_unread_reply(srv):
+    """4 clients with 4 kB receive buffers send 100 rounds of queries with
+    ~55 kB results, together, and read nothing until the end: the replies
+    (held for a batch: 4 sessions ready) fill the server's socket buffers, a
+    send goes out in part, the rest waits for writability and then a
+    blocking flush; no worker may block meanwhile, and every row must
+    arrive in order."""
+    q = "SELECT repeat('x', 100) || g FROM generate_series(1, 500) g"
+    want = [f"{'x' * 100}{g}".encode() for g in range(1, 501)]
+    clients = [Raw(srv, rcvbuf=4096) for _ in range(4)]
+    for _ in range(100):
+        for a in clients:
+            a.send(q)
+        time.sleep(0.01)
+    ok, out = others_while(srv, lambda: None, nsessions=2, nqueries=30)
+    time.sleep(0.5)
+    good = sum([r[6:] for r in rows(a.until_ready())] == want for a in clients for _ in range(100))
+    check(ok, f"unread replies: 2 other sessions ran 30 queries each meanwhile ({out})")
+    check(good == 400, f"unread replies: all 4 x 100 x 500 rows arrived in order ({good} of 400 right)")
+    a = clients[0]
+    a.send("SELECT 'a'", "SELECT 'b'", "SELECT 'c'")
+    got = [[r[6:] for r in rows(a.until_ready())] for _ in range(3)]
+    check(got == [[b"a"], [b"b"], [b"c"]], f"pipelined queries after them: every answer ({got})")
+    for a in clients:
+        a.close()
+
+
+def test_client_gone(srv):
+    """Rounds of 6 clients that send pg_sleep(0.1) together and reset their
+    connections at once (SO_LINGER 0): the replies, held for a batch, fail
+    to send; the sessions must end and the server go on."""
+    c = connect(srv)
+    cur = c.cursor()
+    cur.execute("SELECT count(*) FROM pg_stat_activity")
+    base = cur.fetchone()[0]
+    for rnd in range(4):
+        gone = [Raw(srv) for _ in range(6)]
+        for i, a in enumerate(gone):
+            a.send(f"SELECT pg_sleep(0.1), {rnd * 10 + i}")
+        for a in gone:
+            a.s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            a.close()
+        time.sleep(0.3)
+    n = None
+    for _ in range(100):
+        cur.execute("SELECT count(*) FROM pg_stat_activity")
+        n = cur.fetchone()[0]
+        if n == base:
+            break
+        time.sleep(0.1)
+    cur.execute("SELECT count(*) FROM kv")
+    check(n == base and cur.fetchone()[0] == 100,
+          f"24 clients gone before their replies: sessions ended ({n} left, {base} before), server goes on")
+    c.close()
+
+
 def workload(srv, label):
     setup(srv)
     out = {}
@@ -335,6 +478,9 @@ def main():
         test_long_query(srv)
         test_slow_copy(srv)
         test_many_sessions(srv)
+        test_held_reply_long_step(srv)
+        test_unread_reply(srv)
+        test_client_gone(srv)
         test_idle_timeouts(srv)
         test_terminate(srv)
         test_shutdown(srv)
