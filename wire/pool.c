@@ -272,18 +272,19 @@ static void doom(group *g, pgw_conn *c)
 	pthread_mutex_unlock(&g->mu);
 }
 
-/* Sends the held replies of sessions cs[0..n) of g and re-arms them; ring
- * may be NULL (plain sends). One io_uring submission for the lot is the
+/* Sends the held replies of sessions cs[0..n) of g and re-arms them; w is
+ * the calling worker, whose ring is used, or NULL (plain sends). One io_uring submission for the lot is the
  * point: the clients woken by the replies then run one after another while
  * the worker finishes, instead of each preempting it as its reply goes out,
  * and the worker finds their next requests together in one epoll_wait. A
  * send that would block leaves the rest in the buffer: the session waits
  * for writability too, and its next step flushes it first. */
-static void send_replies(group *g, pgw_conn **cs, int n, struct io_uring *ring)
+static void send_replies(group *g, pgw_conn **cs, int n, pgw_worker *w)
 {
 	int res[BATCH];
 	int got = 0;
-	if (ring && n > 1) {
+	struct io_uring *ring = w && w->ring_ok ? &w->ring : NULL;
+	if (ring && n > 1 && io_uring_sq_space_left(ring) >= (unsigned)n) {
 		for (int i = 0; i < n; i++) {
 			struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
 			io_uring_prep_send(sqe, cs[i]->fd, cs[i]->io.out.data, cs[i]->io.out.len,
@@ -309,8 +310,11 @@ static void send_replies(group *g, pgw_conn **cs, int n, struct io_uring *ring)
 		}
 		if (got < n) {
 			/* Never seen: which replies went out is unknown, so
-			 * those sessions end (as after a network failure). */
+			 * those sessions end (as after a network failure), and
+			 * the ring, which may still complete some, is closed. */
 			util_warn("io_uring send failed: %s", strerror(rc < 0 ? -rc : EIO));
+			io_uring_queue_exit(ring);
+			w->ring_ok = false;
 			for (int i = 0; i < n; i++)
 				res[i] = -EIO;
 			got = n;
@@ -356,7 +360,7 @@ static void flush_pending(group *g, pgw_worker *w)
 	pgw_conn *cs[BATCH];
 	int n = take_pending(w, cs);
 	pthread_mutex_unlock(&g->mu);
-	send_replies(g, cs, n, w->ring_ok ? &w->ring : NULL);
+	send_replies(g, cs, n, w);
 	pthread_mutex_lock(&g->mu);
 }
 
