@@ -273,12 +273,13 @@ static void doom(group *g, pgw_conn *c)
 }
 
 /* Sends the held replies of sessions cs[0..n) of g and re-arms them; w is
- * the calling worker, whose ring is used, or NULL (plain sends). One io_uring submission for the lot is the
- * point: the clients woken by the replies then run one after another while
- * the worker finishes, instead of each preempting it as its reply goes out,
- * and the worker finds their next requests together in one epoll_wait. A
- * send that would block leaves the rest in the buffer: the session waits
- * for writability too, and its next step flushes it first. */
+ * the calling worker, whose ring is used, or NULL (plain sends). One
+ * io_uring submission for the lot is the point: the clients woken by the
+ * replies then run one after another while the worker finishes, instead of
+ * each preempting it as its reply goes out, and the worker finds their next
+ * requests together in one epoll_wait. A send that would block leaves the
+ * rest in the buffer: the session waits for writability too, and its next
+ * step flushes it first. */
 static void send_replies(group *g, pgw_conn **cs, int n, pgw_worker *w)
 {
 	int res[BATCH];
